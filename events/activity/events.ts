@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
+import { defineEvent } from "../catalogue.ts";
+
+/**
+ * The seam between uploads (which derive facts from device files) and activities (which serve
+ * them). Facts derived once are recorded here and never recomputed on replay.
+ */
+
+const latlng = z.tuple([z.number(), z.number()]);
+const activityType = z.enum(ACTIVITY_TYPES);
+
+export const lapFacts = z.object({
+  lapIndex: z.number().int(),
+  name: z.string(),
+  startIndex: z.number().int(),
+  endIndex: z.number().int(),
+  startDate: z.string(),
+  elapsedTime: z.number().int(),
+  movingTime: z.number().int(),
+  distance: z.number(),
+  totalElevationGain: z.number(),
+  averageSpeed: z.number(),
+  maxSpeed: z.number(),
+  averageCadence: z.number().nullable(),
+  averageWatts: z.number().nullable(),
+  averageHeartrate: z.number().nullable(),
+  maxHeartrate: z.number().nullable(),
+});
+
+export const splitFacts = z.object({
+  split: z.number().int(),
+  distance: z.number(),
+  elapsedTime: z.number().int(),
+  movingTime: z.number().int(),
+  elevationDifference: z.number().nullable(),
+  averageSpeed: z.number(),
+  averageHeartrate: z.number().nullable(),
+  paceZone: z.number().int(),
+});
+
+export const bestEffortFacts = z.object({
+  name: z.string(),
+  distance: z.number(),
+  elapsedTime: z.number().int(),
+  movingTime: z.number().int(),
+  startIndex: z.number().int(),
+  endIndex: z.number().int(),
+  startDate: z.string(),
+  /** PR rank among the athlete's efforts of that distance at upload time (1–3) or null. */
+  prRank: z.number().int().nullable(),
+});
+
+/** Everything derived from a device file, once, at upload time. */
+export const activityFacts = z.object({
+  type: activityType,
+  name: z.string(),
+  description: z.string().nullable(),
+  externalId: z.string().nullable(),
+  uploadId: z.number().int().nullable(),
+  startDate: z.string(),
+  startDateLocal: z.string(),
+  timezone: z.string(),
+  distance: z.number(),
+  movingTime: z.number().int(),
+  elapsedTime: z.number().int(),
+  totalElevationGain: z.number(),
+  elevHigh: z.number().nullable(),
+  elevLow: z.number().nullable(),
+  startLatlng: latlng.nullable(),
+  endLatlng: latlng.nullable(),
+  averageSpeed: z.number(),
+  maxSpeed: z.number(),
+  averageCadence: z.number().nullable(),
+  averageTemp: z.number().nullable(),
+  averageWatts: z.number().nullable(),
+  maxWatts: z.number().int().nullable(),
+  weightedAverageWatts: z.number().int().nullable(),
+  kilojoules: z.number().nullable(),
+  deviceWatts: z.boolean().nullable(),
+  hasHeartrate: z.boolean(),
+  averageHeartrate: z.number().nullable(),
+  maxHeartrate: z.number().int().nullable(),
+  calories: z.number().nullable(),
+  sufferScore: z.number().int().nullable(),
+  private: z.boolean(),
+  trainer: z.boolean(),
+  commute: z.boolean(),
+  deviceName: z.string().nullable(),
+  workoutType: z.number().int().nullable(),
+  /** Encoded polyline of the full track, and a simplified one for summaries. */
+  polyline: z.string().nullable(),
+  summaryPolyline: z.string().nullable(),
+  /** sha-256 of the stored ActivityStreams JSON blob; null for activities without streams. */
+  streamsSha256: z.string().nullable(),
+  laps: z.array(lapFacts),
+  splitsMetric: z.array(splitFacts),
+  splitsStandard: z.array(splitFacts),
+  bestEfforts: z.array(bestEffortFacts),
+});
+
+export const activityRecorded = defineEvent({
+  type: "ActivityRecorded",
+  description: "An upload was processed into an activity; every derived fact is recorded here.",
+  schema: z.object({ activityId: z.number().int().positive(), athleteId: z.number().int().positive() })
+    .extend(activityFacts.shape),
+});
+
+export const activityCreated = defineEvent({
+  type: "ActivityCreated",
+  description: "An athlete created a manual activity (POST /v3/activities).",
+  schema: z.object({
+    activityId: z.number().int().positive(),
+    athleteId: z.number().int().positive(),
+    name: z.string(),
+    type: activityType,
+    startDate: z.string(),
+    startDateLocal: z.string(),
+    timezone: z.string(),
+    elapsedTime: z.number().int(),
+    distance: z.number(),
+    description: z.string().nullable(),
+    private: z.boolean(),
+    trainer: z.boolean(),
+    commute: z.boolean(),
+  }),
+});
+
+export const activityStream = (activityId: number) => `activity-${activityId}`;

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { defineEvent } from "../catalogue.ts";
+
+export const athleteRegistered = defineEvent({
+  type: "AthleteRegistered",
+  description: "An athlete signed up (web page) or was created by an operator (CLI).",
+  schema: z.object({
+    athleteId: z.number().int().positive(),
+    firstname: z.string(),
+    lastname: z.string(),
+    email: z.string(),
+    /** scrypt hash "scrypt$N$r$p$salt$hash"; never the password itself. */
+    passwordHash: z.string(),
+    sex: z.enum(["M", "F"]).nullable(),
+    premium: z.boolean(),
+    city: z.string().nullable(),
+    state: z.string().nullable(),
+    country: z.string().nullable(),
+    birthdate: z.string().nullable(),
+    weight: z.number().nullable(),
+  }),
+});
+
+export const athleteProfileUpdated = defineEvent({
+  type: "AthleteProfileUpdated",
+  description: "Profile fields of an athlete changed (only the fields present changed).",
+  schema: z.object({
+    athleteId: z.number().int().positive(),
+    firstname: z.string().optional(),
+    lastname: z.string().optional(),
+    sex: z.enum(["M", "F"]).nullable().optional(),
+    premium: z.boolean().optional(),
+    city: z.string().nullable().optional(),
+    state: z.string().nullable().optional(),
+    country: z.string().nullable().optional(),
+    birthdate: z.string().nullable().optional(),
+    weight: z.number().nullable().optional(),
+    ftp: z.number().int().nullable().optional(),
+  }),
+});
+
+export const athleteStream = (athleteId: number) => `athlete-${athleteId}`;

@@ -1,0 +1,52 @@
+import { PGlite } from "@electric-sql/pglite";
+import { parseJsonExact } from "../../shared/json.ts";
+import { type Db, parseInt8, type Queryable, type Row } from "./types.ts";
+
+const INT8 = 20;
+const TIMESTAMPTZ = 1184;
+const TIMESTAMP = 1114;
+const JSON_OID = 114;
+const JSONB_OID = 3802;
+
+/** Keeps timestamps as ISO strings so both engines return the same values. */
+function isoTimestamp(text: string): string {
+  return new Date(text.includes("+") || text.endsWith("Z") ? text : `${text}Z`).toISOString();
+}
+
+const parsers = {
+  [INT8]: parseInt8,
+  [TIMESTAMPTZ]: isoTimestamp,
+  [TIMESTAMP]: isoTimestamp,
+  [JSON_OID]: parseJsonExact,
+  [JSONB_OID]: parseJsonExact,
+};
+
+function wrap(q: { query: PGlite["query"]; exec: PGlite["exec"] }): Queryable {
+  return {
+    async query<T = Row>(sql: string, params: unknown[] = []) {
+      const result = await q.query<T>(sql, params);
+      return result.rows;
+    },
+    async exec(sql: string) {
+      await q.exec(sql);
+    },
+  };
+}
+
+/** Embedded PGlite in a directory (or in memory when dataDir is undefined). */
+export async function openPglite(
+  dataDir?: string,
+  options: { searchPath?: string } = {},
+): Promise<Db> {
+  const pg = new PGlite(dataDir, { parsers });
+  await pg.waitReady;
+  if (options.searchPath) await pg.exec(`set search_path to ${options.searchPath}`);
+  const base = wrap(pg);
+  return {
+    kind: "pglite",
+    query: base.query,
+    exec: base.exec,
+    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    close: () => pg.close(),
+  };
+}

@@ -1,0 +1,69 @@
+import pg from "pg";
+import { parseJsonExact } from "../../shared/json.ts";
+import { type Db, parseInt8, type Queryable, type Row } from "./types.ts";
+
+const INT8 = 20;
+const TIMESTAMPTZ = 1184;
+const TIMESTAMP = 1114;
+const JSON_OID = 114;
+const JSONB_OID = 3802;
+
+const types = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === INT8) return parseInt8;
+    if (oid === JSON_OID || oid === JSONB_OID) return parseJsonExact;
+    if (oid === TIMESTAMPTZ || oid === TIMESTAMP) {
+      return (text: string) => new Date(oid === TIMESTAMP ? `${text}Z` : text).toISOString();
+    }
+    // deno-lint-ignore no-explicit-any
+    return (pg.types.getTypeParser as any)(oid, format);
+  },
+};
+
+function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<T = Row>(sql: string, params: unknown[] = []) {
+      const result = await client.query({ text: sql, values: params, types });
+      return result.rows as T[];
+    },
+    async exec(sql: string) {
+      await client.query({ text: sql, types });
+    },
+  };
+}
+
+/** A PostgreSQL server reached through DATABASE_URL, with a connection pool. */
+export async function openPostgres(
+  url: string,
+  options: { max?: number; searchPath?: string } = {},
+): Promise<Db> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
+  });
+  // An idle client error must never crash the process (e.g. the server restarting).
+  pool.on("error", () => {});
+  await pool.query("select 1");
+  const base = wrap(pool);
+  return {
+    kind: "postgres",
+    query: base.query,
+    exec: base.exec,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("begin");
+        const result = await fn(wrap(client));
+        await client.query("commit");
+        return result;
+      } catch (error) {
+        await client.query("rollback").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

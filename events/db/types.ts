@@ -1,0 +1,28 @@
+/** One SQL dialect, two engines: the part of a database both adapters offer. */
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  /** Runs one statement with $1… parameters and returns its rows. */
+  query<T = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Runs one or more statements without parameters. */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: "pglite" | "postgres";
+  /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** int8 values: a number when exact, else a bigint (64-bit ids stay exact). */
+export function parseInt8(text: string): number | bigint {
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : BigInt(text);
+}
+
+/** PostgreSQL's SQLSTATE of a driver error, when it has one. */
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}

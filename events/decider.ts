@@ -1,0 +1,63 @@
+import type { NewEvent } from "./catalogue.ts";
+import type { AppendOptions, EventStore } from "./store.ts";
+import { type AppendResult, ConcurrencyError } from "./types.ts";
+
+/** Why a command was refused; the server maps the kind onto an HTTP status. */
+export type DomainErrorKind = "invalid" | "not_found" | "forbidden" | "conflict" | "unauthorized";
+
+/** A business rule refused a command (typed, never a crash). */
+export class DomainError extends Error {
+  constructor(
+    readonly kind: DomainErrorKind,
+    readonly resource: string,
+    readonly field: string,
+    readonly code: string,
+    message?: string,
+  ) {
+    super(message ?? `${resource}.${field}: ${code}`);
+    this.name = "DomainError";
+  }
+}
+
+/** Business rules as pure functions: state + command → events, or a DomainError thrown. */
+export interface Decider<State, Command> {
+  initialState(): State;
+  evolve(state: State, event: NewEvent): State;
+  decide(command: Command, state: State): NewEvent[];
+}
+
+/** Folds a stream's events into a decider's state. */
+export function fold<State>(
+  decider: Pick<Decider<State, unknown>, "initialState" | "evolve">,
+  events: NewEvent[],
+): State {
+  return events.reduce((state, event) => decider.evolve(state, event), decider.initialState());
+}
+
+/**
+ * Loads the stream, decides, appends with the version it read; on a conflict it re-decides on
+ * fresh state (never overwrites). Returns the append result (no append when no events decided).
+ */
+export async function handleCommand<State, Command>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<State, Command>,
+  command: Command,
+  options: AppendOptions & { retries?: number } = {},
+): Promise<{ events: NewEvent[]; state: State; result?: AppendResult }> {
+  const retries = options.retries ?? 20;
+  for (let attempt = 0; ; attempt++) {
+    const history = await store.readStream(streamId);
+    const state = fold(decider, history);
+    const events = decider.decide(command, state);
+    if (events.length === 0) return { events, state };
+    try {
+      const result = await store.append(streamId, history.length, events, options);
+      const after = events.reduce((s, e) => decider.evolve(s, e), state);
+      return { events, state: after, result };
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError) || attempt >= retries) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+    }
+  }
+}

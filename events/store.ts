@@ -1,0 +1,251 @@
+import { toJson } from "../shared/json.ts";
+import { eventDefinition, type NewEvent, upcast } from "./catalogue.ts";
+import { type Db, type Queryable, sqlState } from "./db/types.ts";
+import { EVENT_STORE_SCHEMA } from "./schema.ts";
+import {
+  type AppendResult,
+  ConcurrencyError,
+  type EventMetadata,
+  type ExpectedVersion,
+  type RecordedEvent,
+  UniqueViolationError,
+} from "./types.ts";
+
+/** Runs inside the append's transaction with the events just written (inline projections). */
+export type InlineHandler = (tx: Queryable, events: RecordedEvent[]) => Promise<void>;
+
+/** Where a catch-up reader stands: the last (transaction id, position) it has seen. */
+export interface CatchUpCursor {
+  transactionId: string;
+  position: number;
+}
+
+export const CATCH_UP_START: CatchUpCursor = { transactionId: "0", position: 0 };
+
+export interface AppendOptions {
+  idempotencyKey?: string;
+  metadata?: EventMetadata;
+}
+
+interface EventRow {
+  global_position: number;
+  stream_id: string;
+  stream_version: number;
+  type: string;
+  schema_version: number;
+  data: unknown;
+  metadata: EventMetadata;
+  recorded_at: string;
+}
+
+const COLUMNS =
+  "global_position, stream_id, stream_version, type, schema_version, data, metadata, recorded_at";
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    position: Number(row.global_position),
+    streamId: row.stream_id,
+    streamVersion: row.stream_version,
+    type: row.type,
+    schemaVersion: row.schema_version,
+    data: upcast(row.type, row.schema_version, row.data),
+    metadata: row.metadata ?? {},
+    recordedAt: row.recorded_at,
+  };
+}
+
+/** The append-only event log on PGlite or PostgreSQL. */
+export class EventStore {
+  #inline: InlineHandler | undefined;
+
+  constructor(readonly db: Db) {}
+
+  static async open(db: Db): Promise<EventStore> {
+    await db.exec(EVENT_STORE_SCHEMA);
+    return new EventStore(db);
+  }
+
+  /** Sets the handler that runs in every append's transaction. */
+  onAppend(handler: InlineHandler): void {
+    this.#inline = handler;
+  }
+
+  /**
+   * Appends events to a stream when its version equals expectedVersion (the number of events it
+   * holds; 0 = must not exist; "any" = no check). A repeated idempotency key returns the original
+   * result and writes nothing.
+   */
+  async append(
+    streamId: string,
+    expectedVersion: ExpectedVersion,
+    events: NewEvent[],
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
+    if (events.length === 0) throw new Error("append needs at least one event");
+    const payload = events.map((event) => {
+      const definition = eventDefinition(event.type);
+      if (!definition) throw new Error(`unknown event type ${event.type}`);
+      const parsed = definition.schema.safeParse(event.data);
+      if (!parsed.success) {
+        throw new Error(`invalid ${event.type} event: ${parsed.error.message}`);
+      }
+      return { type: event.type, v: definition.version, data: parsed.data };
+    });
+    const metadata = options.metadata ?? {};
+    const key = options.idempotencyKey;
+    try {
+      return await this.db.transaction(async (tx) => {
+        if (key) {
+          const prior = await this.#priorResult(tx, key);
+          if (prior) return prior;
+        }
+        const [{ version }] = await tx.query<{ version: number }>(
+          "select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1",
+          [streamId],
+        );
+        if (expectedVersion !== "any" && version !== expectedVersion) {
+          throw new ConcurrencyError(streamId, expectedVersion, version);
+        }
+        const rows = await tx.query<EventRow>(
+          `insert into events (stream_id, stream_version, type, schema_version, data, metadata)
+           select $1, $2::int + t.ord::int, t.e->>'type', (t.e->>'v')::int, t.e->'data', $4::jsonb
+             from jsonb_array_elements($3::jsonb) with ordinality as t(e, ord)
+            order by t.ord
+           returning ${COLUMNS}`,
+          [streamId, version, toJson(payload), toJson(metadata)],
+        );
+        const recorded = rows.map(toRecorded).sort((a, b) => a.streamVersion - b.streamVersion);
+        const result: AppendResult = {
+          streamId,
+          nextExpectedVersion: version + events.length,
+          firstPosition: recorded[0].position,
+          lastPosition: recorded[recorded.length - 1].position,
+          duplicate: false,
+          events: recorded,
+        };
+        if (key) {
+          await tx.query(
+            `insert into event_idempotency (key, stream_id, first_position, last_position, next_version)
+             values ($1, $2, $3, $4, $5)`,
+            [key, streamId, result.firstPosition, result.lastPosition, result.nextExpectedVersion],
+          );
+        }
+        if (this.#inline) await this.#inline(tx, recorded);
+        return result;
+      });
+    } catch (error) {
+      if (sqlState(error) !== "23505") throw error;
+      if (key) {
+        const prior = await this.#priorResult(this.db, key);
+        if (prior) return prior;
+      }
+      const constraint = String((error as { constraint?: string }).constraint ?? "");
+      if (constraint === "events_stream_version" || constraint === "") {
+        const [{ version }] = await this.db.query<{ version: number }>(
+          "select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1",
+          [streamId],
+        );
+        if (constraint === "events_stream_version" || version !== expectedVersion) {
+          throw new ConcurrencyError(streamId, expectedVersion, version);
+        }
+      }
+      throw new UniqueViolationError(constraint);
+    }
+  }
+
+  async #priorResult(q: Queryable, key: string): Promise<AppendResult | undefined> {
+    const [prior] = await q.query<{
+      stream_id: string;
+      first_position: number;
+      last_position: number;
+      next_version: number;
+    }>("select * from event_idempotency where key = $1", [key]);
+    if (!prior) return undefined;
+    const events = await q.query<EventRow>(
+      `select ${COLUMNS} from events where global_position between $1 and $2 and stream_id = $3
+        order by global_position`,
+      [prior.first_position, prior.last_position, prior.stream_id],
+    );
+    return {
+      streamId: prior.stream_id,
+      nextExpectedVersion: prior.next_version,
+      firstPosition: Number(prior.first_position),
+      lastPosition: Number(prior.last_position),
+      duplicate: true,
+      events: events.map(toRecorded),
+    };
+  }
+
+  /** Every event of a stream, in stream order (from a version, exclusive). */
+  async readStream(streamId: string, afterVersion = 0): Promise<RecordedEvent[]> {
+    const rows = await this.db.query<EventRow>(
+      `select ${COLUMNS} from events where stream_id = $1 and stream_version > $2
+        order by stream_version`,
+      [streamId, afterVersion],
+    );
+    return rows.map(toRecorded);
+  }
+
+  /**
+   * Events after a global position, in order, never skipping one whose transaction commits late:
+   * only transactions older than every transaction still running are read (xid8 snapshot guard).
+   */
+  async readAll(
+    after: number,
+    options: { limit?: number; types?: string[]; until?: number } = {},
+  ): Promise<RecordedEvent[]> {
+    const params: unknown[] = [after, options.limit ?? 1000];
+    let filter = "";
+    if (options.types?.length) {
+      params.push(options.types);
+      filter += ` and type = any($${params.length}::text[])`;
+    }
+    if (options.until !== undefined) {
+      params.push(options.until);
+      filter += ` and global_position <= $${params.length}`;
+    }
+    const rows = await this.db.query<EventRow>(
+      `select ${COLUMNS} from events
+        where global_position > $1
+          and transaction_id < pg_snapshot_xmin(pg_current_snapshot())${filter}
+        order by global_position
+        limit $2`,
+      params,
+    );
+    return rows.map(toRecorded);
+  }
+
+  /**
+   * Catch-up reading for subscribers that run while others append (outbox, async projections):
+   * ordered by (transaction id, position) and only below the oldest running transaction, so an
+   * event whose transaction commits after a later position became visible is never skipped.
+   */
+  async readAfter(
+    cursor: CatchUpCursor,
+    limit = 500,
+  ): Promise<{ events: RecordedEvent[]; cursor: CatchUpCursor }> {
+    const rows = await this.db.query<EventRow & { transaction_id: string }>(
+      `select ${COLUMNS}, transaction_id::text as transaction_id from events
+        where (transaction_id, global_position) > ($1::xid8, $2::bigint)
+          and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        order by transaction_id, global_position
+        limit $3`,
+      [cursor.transactionId, cursor.position, limit],
+    );
+    const last = rows[rows.length - 1];
+    return {
+      events: rows.map(toRecorded),
+      cursor: last
+        ? { transactionId: last.transaction_id, position: Number(last.global_position) }
+        : cursor,
+    };
+  }
+
+  /** The highest position visible to readers. */
+  async headPosition(): Promise<number> {
+    const [row] = await this.db.query<{ head: number }>(
+      "select coalesce(max(global_position), 0) as head from events",
+    );
+    return Number(row.head);
+  }
+}

@@ -1,0 +1,94 @@
+import type { EventData } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import {
+  accessTokenIssued,
+  accessTokensRevoked,
+  applicationRegistered,
+  applicationSecretRegenerated,
+} from "../../events/application/events.ts";
+import type { Projection } from "../projection.ts";
+
+
+/** Applications and the access tokens issued for them (hashes only). */
+export const applicationsProjection: Projection = {
+  name: "applications",
+  tables: ["applications", "access_tokens"],
+  schema: `
+    create table if not exists applications (
+      id bigint primary key,
+      owner_id bigint not null,
+      name text not null,
+      website text,
+      description text,
+      callback_domain text not null,
+      client_secret_hash text not null,
+      internal boolean not null,
+      kudos_enabled boolean not null,
+      challenges_enabled boolean not null,
+      created_at timestamptz not null,
+      updated_at timestamptz not null
+    );
+    create table if not exists access_tokens (
+      token_hash text primary key,
+      athlete_id bigint not null,
+      application_id bigint not null,
+      scopes text not null,
+      kind text not null,
+      expires_at timestamptz,
+      grant_id text,
+      revoked boolean not null default false,
+      created_at timestamptz not null
+    );
+    create index if not exists access_tokens_pair on access_tokens (athlete_id, application_id);
+  `,
+  handles: [
+    applicationRegistered.type,
+    applicationSecretRegenerated.type,
+    accessTokenIssued.type,
+    accessTokensRevoked.type,
+  ],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    switch (event.type) {
+      case applicationRegistered.type: {
+        const d = event.data as EventData<typeof applicationRegistered>;
+        await tx.query(
+          `insert into applications (id, owner_id, name, website, description, callback_domain,
+             client_secret_hash, internal, kudos_enabled, challenges_enabled, created_at, updated_at)
+           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11)`,
+          [d.applicationId, d.ownerId, d.name, d.website, d.description, d.callbackDomain,
+            d.clientSecretHash, d.internal, d.kudosEnabled, d.challengesEnabled, event.recordedAt],
+        );
+        return;
+      }
+      case applicationSecretRegenerated.type: {
+        const d = event.data as EventData<typeof applicationSecretRegenerated>;
+        await tx.query(
+          "update applications set client_secret_hash = $2, updated_at = $3 where id = $1",
+          [d.applicationId, d.clientSecretHash, event.recordedAt],
+        );
+        return;
+      }
+      case accessTokenIssued.type: {
+        const d = event.data as EventData<typeof accessTokenIssued>;
+        await tx.query(
+          `insert into access_tokens (token_hash, athlete_id, application_id, scopes, kind,
+             expires_at, grant_id, created_at)
+           values ($1,$2,$3,$4,$5,$6,$7,$8)`,
+          [d.tokenHash, d.athleteId, d.applicationId, d.scopes.join(","), d.kind, d.expiresAt,
+            d.grantId, event.recordedAt],
+        );
+        return;
+      }
+      case accessTokensRevoked.type: {
+        const d = event.data as EventData<typeof accessTokensRevoked>;
+        await tx.query(
+          `update access_tokens set revoked = true
+            where athlete_id = $1 and application_id = $2 and kind = 'access'`,
+          [d.athleteId, d.applicationId],
+        );
+        return;
+      }
+    }
+  },
+};

@@ -1,0 +1,73 @@
+import type { EventData } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import { athleteProfileUpdated, athleteRegistered } from "../../events/athlete/events.ts";
+import type { Projection } from "../projection.ts";
+
+type Registered = EventData<typeof athleteRegistered>;
+
+const COLUMNS: Record<string, string> = {
+  firstname: "firstname",
+  lastname: "lastname",
+  sex: "sex",
+  premium: "premium",
+  city: "city",
+  state: "state",
+  country: "country",
+  birthdate: "birthdate",
+  weight: "weight",
+  ftp: "ftp",
+};
+
+/** Athletes: profile, credentials (hashed) and timestamps. */
+export const athletesProjection: Projection = {
+  name: "athletes",
+  tables: ["athletes"],
+  schema: `
+    create table if not exists athletes (
+      id bigint primary key,
+      firstname text not null,
+      lastname text not null,
+      email text not null,
+      password_hash text not null,
+      sex text,
+      premium boolean not null default false,
+      city text,
+      state text,
+      country text,
+      birthdate text,
+      weight double precision,
+      ftp integer,
+      created_at timestamptz not null,
+      updated_at timestamptz not null
+    );
+    create unique index if not exists athletes_email_unique on athletes (lower(email));
+  `,
+  handles: [athleteRegistered.type, athleteProfileUpdated.type],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    if (event.type === athleteRegistered.type) {
+      const d = event.data as Registered;
+      await tx.query(
+        `insert into athletes (id, firstname, lastname, email, password_hash, sex, premium, city,
+           state, country, birthdate, weight, created_at, updated_at)
+         values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13)`,
+        [d.athleteId, d.firstname, d.lastname, d.email, d.passwordHash, d.sex, d.premium, d.city,
+          d.state, d.country, d.birthdate, d.weight, event.recordedAt],
+      );
+      return;
+    }
+    const d = event.data as Record<string, unknown>;
+    const sets: string[] = [];
+    const params: unknown[] = [d.athleteId, event.recordedAt];
+    for (const [key, column] of Object.entries(COLUMNS)) {
+      if (key in d && d[key] !== undefined) {
+        params.push(d[key]);
+        sets.push(`${column} = $${params.length}`);
+      }
+    }
+    await tx.query(
+      `update athletes set ${[...sets, "updated_at = $2"].join(", ")} where id = $1`,
+      params,
+    );
+  },
+};

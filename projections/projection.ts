@@ -1,0 +1,18 @@
+import type { Queryable } from "../events/db/types.ts";
+import type { RecordedEvent } from "../events/types.ts";
+
+/**
+ * A read model: its tables (unqualified names; the runner points search_path at the live schema or
+ * a scratch one), and how each event changes them. Handlers must be deterministic: only event data,
+ * positions and recordedAt — never the clock — so a replay reproduces the tables exactly.
+ */
+export interface Projection {
+  readonly name: string;
+  /** Tables this read model owns, compared by `cli verify`. */
+  readonly tables: readonly string[];
+  /** Idempotent DDL (create table if not exists …) with unqualified names. */
+  readonly schema: string;
+  /** Event types it handles; others are not passed to apply. */
+  readonly handles: readonly string[];
+  apply(tx: Queryable, event: RecordedEvent): Promise<void>;
+}

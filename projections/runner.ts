@@ -1,0 +1,201 @@
+import type { Db, Queryable } from "../events/db/types.ts";
+import type { EventStore } from "../events/store.ts";
+import type { RecordedEvent } from "../events/types.ts";
+import type { Projection } from "./projection.ts";
+
+/** The schema holding the live read models; connections use search_path = rm, public. */
+export const LIVE_SCHEMA = "rm";
+
+const CHECKPOINTS = `
+create table if not exists projection_checkpoints (
+  name text primary key,
+  position bigint not null default 0
+);`;
+
+export interface RebuildProgress {
+  applied: number;
+  total: number;
+  position: number;
+}
+
+export interface RebuildReport {
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  position: number;
+}
+
+export interface TableDifference {
+  projection: string;
+  table: string;
+  onlyLive: string[];
+  onlyRebuilt: string[];
+  liveCount: number;
+  rebuiltCount: number;
+}
+
+function ident(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad identifier ${name}`);
+  return name;
+}
+
+/** Builds read models from events: inline in the append's transaction, or by rebuilding. */
+export class ProjectionRunner {
+  readonly #byType = new Map<string, Projection[]>();
+
+  constructor(readonly db: Db, readonly store: EventStore, readonly projections: Projection[]) {
+    for (const projection of projections) {
+      for (const type of projection.handles) {
+        const list = this.#byType.get(type) ?? [];
+        list.push(projection);
+        this.#byType.set(type, list);
+      }
+    }
+  }
+
+  /** Creates the schema and every read model's tables (idempotent). */
+  async migrate(schema = LIVE_SCHEMA, db: Db = this.db): Promise<void> {
+    await db.transaction((tx) => this.migrateIn(tx, schema));
+  }
+
+  /** The same, inside a transaction the caller holds (search_path is restored at its end). */
+  async migrateIn(tx: Queryable, schema = LIVE_SCHEMA): Promise<void> {
+    await tx.exec(`create schema if not exists ${ident(schema)}`);
+    await tx.exec(`set local search_path to ${ident(schema)}, public`);
+    await tx.exec(CHECKPOINTS);
+    for (const projection of this.projections) await tx.exec(projection.schema);
+  }
+
+  /** Applies events to every projection that handles them, then moves their checkpoints. */
+  async apply(tx: Queryable, events: RecordedEvent[]): Promise<void> {
+    const touched = new Set<string>();
+    for (const event of events) {
+      for (const projection of this.#byType.get(event.type) ?? []) {
+        await projection.apply(tx, event);
+        touched.add(projection.name);
+      }
+    }
+    if (touched.size === 0) return;
+    await tx.query(
+      `insert into projection_checkpoints (name, position)
+       select n, $2::bigint from unnest($1::text[]) as n
+       on conflict (name) do update set position = greatest(projection_checkpoints.position, excluded.position)`,
+      [[...touched], events[events.length - 1].position],
+    );
+  }
+
+  /** The inline handler for EventStore.onAppend. */
+  readonly inline = (tx: Queryable, events: RecordedEvent[]): Promise<void> => this.apply(tx, events);
+
+  /**
+   * Rebuilds every read model into `schema` (dropped first) from the log, up to `until` (a
+   * position) when given, into `target` (another database) when given.
+   */
+  async rebuild(
+    schema: string,
+    options: {
+      until?: number;
+      target?: Db;
+      batch?: number;
+      onProgress?: (progress: RebuildProgress) => void;
+    } = {},
+  ): Promise<RebuildReport> {
+    const target = options.target ?? this.db;
+    const started = performance.now();
+    await target.exec(`drop schema if exists ${ident(schema)} cascade`);
+    await this.migrate(schema, target);
+    const head = options.until ?? await this.store.headPosition();
+    const [{ total }] = await this.db.query<{ total: number }>(
+      "select count(*)::int as total from events where global_position <= $1",
+      [head],
+    );
+    let position = 0;
+    let applied = 0;
+    const batch = options.batch ?? 2000;
+    for (;;) {
+      const events = await this.store.readAll(position, { limit: batch, until: head });
+      if (events.length === 0) break;
+      await target.transaction(async (tx) => {
+        await tx.exec(`set local search_path to ${ident(schema)}, public`);
+        await this.apply(tx, events);
+      });
+      position = events[events.length - 1].position;
+      applied += events.length;
+      options.onProgress?.({ applied, total, position });
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return { events: applied, seconds, eventsPerSecond: applied / Math.max(seconds, 1e-9), position };
+  }
+
+  /** Rebuilds the live read models: into a fresh schema, then swapped in at once. */
+  async replay(options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<RebuildReport> {
+    const report = await this.rebuild(`${LIVE_SCHEMA}_next`, options);
+    await this.db.transaction(async (tx) => {
+      await tx.exec(`drop schema if exists ${LIVE_SCHEMA} cascade`);
+      await tx.exec(`alter schema ${LIVE_SCHEMA}_next rename to ${LIVE_SCHEMA}`);
+    });
+    // Appends that landed during the rebuild (after its head) are applied now.
+    await this.catchUp(report.position);
+    return report;
+  }
+
+  async #catchUpFrom(position: number): Promise<void> {
+    for (;;) {
+      const events = await this.store.readAll(position, { limit: 2000 });
+      if (events.length === 0) return;
+      await this.db.transaction((tx) => this.apply(tx, events));
+      position = events[events.length - 1].position;
+    }
+  }
+
+  /** Applies events after a position to the live read models. */
+  catchUp(position: number): Promise<void> {
+    return this.#catchUpFrom(position);
+  }
+
+  /** Rebuilds into a scratch schema and compares it with the live read models, table by table. */
+  async verify(options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{
+    report: RebuildReport;
+    differences: TableDifference[];
+    tables: number;
+  }> {
+    const scratch = `${LIVE_SCHEMA}_verify`;
+    const head = await this.store.headPosition();
+    const report = await this.rebuild(scratch, { until: head, onProgress: options.onProgress });
+    const differences: TableDifference[] = [];
+    let tables = 0;
+    for (const projection of this.projections) {
+      for (const table of projection.tables) {
+        tables++;
+        const columns = await this.db.query<{ column_name: string }>(
+          `select column_name from information_schema.columns
+            where table_schema = $1 and table_name = $2 order by ordinal_position`,
+          [scratch, table],
+        );
+        const list = columns.map((c) => `"${c.column_name}"`).join(", ");
+        const live = `select ${list} from ${LIVE_SCHEMA}.${ident(table)}`;
+        const rebuilt = `select ${list} from ${scratch}.${ident(table)}`;
+        const diff = async (a: string, b: string) =>
+          (await this.db.query<{ row: string }>(
+            `select row_to_json(d)::text as row from (${a} except all ${b}) d limit 20`,
+          )).map((r) => r.row);
+        const count = async (q: string) =>
+          (await this.db.query<{ n: number }>(`select count(*)::int as n from (${q}) q`))[0].n;
+        const onlyLive = await diff(live, rebuilt);
+        const onlyRebuilt = await diff(rebuilt, live);
+        if (onlyLive.length || onlyRebuilt.length) {
+          differences.push({
+            projection: projection.name,
+            table,
+            onlyLive,
+            onlyRebuilt,
+            liveCount: await count(live),
+            rebuiltCount: await count(rebuilt),
+          });
+        }
+      }
+    }
+    await this.db.exec(`drop schema if exists ${scratch} cascade`);
+    return { report, differences, tables };
+  }
+}

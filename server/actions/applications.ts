@@ -1,0 +1,107 @@
+import { DomainError } from "../../events/decider.ts";
+import {
+  accessTokenIssued,
+  applicationRegistered,
+  applicationSecretRegenerated,
+  applicationStream,
+  authorizationStream,
+} from "../../events/application/events.ts";
+import { type Permission } from "../http/auth.ts";
+import { nextId } from "../ids.ts";
+import type { Platform } from "../platform.ts";
+import { hashSecret, randomSecret } from "../security.ts";
+
+export interface NewApplication {
+  name: string;
+  ownerId: number;
+  callbackDomain: string;
+  website?: string | null;
+  description?: string | null;
+  internal?: boolean;
+  kudosEnabled?: boolean;
+  challengesEnabled?: boolean;
+}
+
+export interface CreatedApplication {
+  client_id: number;
+  client_secret: string;
+  access_token: string;
+}
+
+const DOMAIN = /^(localhost|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:\d+)?$/i;
+
+async function ownerExists(platform: Platform, athleteId: number): Promise<boolean> {
+  const rows = await platform.db.query("select 1 from athletes where id = $1", [athleteId]);
+  return rows.length > 0;
+}
+
+/**
+ * Registers an API application; returns the client secret and the application's public access
+ * token once (only their hashes are stored).
+ */
+export async function createApplication(platform: Platform, input: NewApplication, source = "cli"): Promise<CreatedApplication> {
+  if (!input.name.trim()) throw new DomainError("invalid", "Application", "name", "missing");
+  const callbackDomain = input.callbackDomain.trim().toLowerCase();
+  if (!DOMAIN.test(callbackDomain)) throw new DomainError("invalid", "Application", "callback_domain", "invalid");
+  if (!(await ownerExists(platform, input.ownerId))) throw new DomainError("not_found", "Athlete", "owner", "invalid");
+  const applicationId = await nextId(platform.db, "application");
+  const clientSecret = randomSecret();
+  const publicToken = randomSecret();
+  await platform.store.append(applicationStream(applicationId), 0, [
+    applicationRegistered.create({
+      applicationId,
+      ownerId: input.ownerId,
+      name: input.name.trim(),
+      website: input.website ?? null,
+      description: input.description ?? null,
+      callbackDomain,
+      clientSecretHash: hashSecret(clientSecret),
+      internal: input.internal ?? false,
+      kudosEnabled: input.kudosEnabled ?? false,
+      challengesEnabled: input.challengesEnabled ?? false,
+    }),
+    accessTokenIssued.create({
+      tokenHash: hashSecret(publicToken),
+      athleteId: input.ownerId,
+      applicationId,
+      scopes: ["read"],
+      kind: "public",
+      expiresAt: null,
+      grantId: null,
+    }),
+  ], { metadata: { athleteId: input.ownerId, source } });
+  return { client_id: applicationId, client_secret: clientSecret, access_token: publicToken };
+}
+
+/** Replaces the client secret; returns the new one (shown once). */
+export async function regenerateClientSecret(platform: Platform, applicationId: number, actorId: number): Promise<string> {
+  const clientSecret = randomSecret();
+  await platform.store.append(applicationStream(applicationId), "any", [
+    applicationSecretRegenerated.create({ applicationId, clientSecretHash: hashSecret(clientSecret) }),
+  ], { metadata: { athleteId: actorId } });
+  return clientSecret;
+}
+
+/** Issues an access token for an athlete and application (CLI and OAuth). */
+export async function issueToken(
+  platform: Platform,
+  input: { athleteId: number; applicationId: number; permissions: Permission[]; expiresAt?: string | null; grantId?: string | null },
+  source = "cli",
+): Promise<string> {
+  const [app] = await platform.db.query("select 1 from applications where id = $1", [input.applicationId]);
+  if (!app) throw new DomainError("not_found", "Application", "client_id", "invalid");
+  if (!(await ownerExists(platform, input.athleteId))) throw new DomainError("not_found", "Athlete", "athlete", "invalid");
+  const token = randomSecret();
+  await platform.store.append(authorizationStream(input.athleteId, input.applicationId), "any", [
+    accessTokenIssued.create({
+      tokenHash: hashSecret(token),
+      athleteId: input.athleteId,
+      applicationId: input.applicationId,
+      scopes: [...new Set<Permission>(["read", ...input.permissions])].sort(),
+      kind: "access",
+      expiresAt: input.expiresAt ?? null,
+      grantId: input.grantId ?? null,
+    }),
+  ], { metadata: { athleteId: input.athleteId, applicationId: input.applicationId, source } });
+  return token;
+}

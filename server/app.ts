@@ -1,0 +1,88 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { ConcurrencyError, UniqueViolationError } from "../events/types.ts";
+import { DomainError } from "../events/decider.ts";
+import { apiConventions, faultResponse, jsonResponse } from "./http/conventions.ts";
+import { ApiError } from "./http/errors.ts";
+import { mountRoutes } from "./http/mount.ts";
+import { docsPage, openApiDocument } from "./http/openapi.ts";
+import { RateLimiter } from "./http/rate-limit.ts";
+import type { AnyRoute } from "./http/route.ts";
+import type { Platform } from "./platform.ts";
+import { allRoutes } from "./routes/index.ts";
+import { webMounts } from "./web/index.ts";
+
+const DOMAIN_STATUS: Record<DomainError["kind"], [number, string]> = {
+  invalid: [400, "Bad Request"],
+  not_found: [404, "Record Not Found"],
+  forbidden: [403, "Forbidden"],
+  conflict: [409, "Conflict"],
+  unauthorized: [401, "Authorization Error"],
+};
+
+/** Maps any error to the documented fault body; never a stack trace to a client. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) {
+    const [status, message] = DOMAIN_STATUS[error.kind];
+    return new ApiError(status, message, [{ resource: error.resource, field: error.field, code: error.code }]);
+  }
+  if (error instanceof ConcurrencyError) {
+    return new ApiError(409, "Conflict", [{ resource: "Stream", field: "version", code: "conflict" }]);
+  }
+  if (error instanceof UniqueViolationError) {
+    return new ApiError(409, "Conflict", [{ resource: "Resource", field: error.constraint, code: "already exists" }]);
+  }
+  const status = (error as { status?: number } | null)?.status;
+  if (status === 413) {
+    return new ApiError(413, "Payload Too Large", [{ resource: "Request", field: "body", code: "too large" }]);
+  }
+  return new ApiError(500, "Internal Server Error", []);
+}
+
+export interface AppOptions {
+  routes?: AnyRoute[];
+}
+
+/** The whole HTTP surface: /v3 API (also /api/v3), OpenAPI, docs, OAuth and web pages. */
+export function createApp(platform: Platform, options: AppOptions = {}): { app: Hono; routes: AnyRoute[] } {
+  const routes = options.routes ?? allRoutes;
+  const app = new Hono();
+  const limiter = new RateLimiter(platform.config.rateLimitShort, platform.config.rateLimitLong);
+  let requestCounter = 0;
+
+  app.onError((error, c) => {
+    const api = toApiError(error);
+    if (api.status >= 500) {
+      console.error(`[${c.get("requestId" as never)}] ${c.req.method} ${c.req.path}: ${(error as Error)?.stack ?? error}`);
+    }
+    return faultResponse(c, api);
+  });
+  app.notFound((c) =>
+    faultResponse(c, new ApiError(404, "Record Not Found", [{ resource: "resource", field: "path", code: "invalid" }]))
+  );
+
+  app.use("*", async (c, next) => {
+    c.set("requestId" as never, `${Date.now().toString(36)}-${(++requestCounter).toString(36)}` as never);
+    await next();
+  });
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: platform.config.maxBodyBytes,
+      onError: (c) =>
+        faultResponse(c, new ApiError(413, "Payload Too Large", [{ resource: "Request", field: "body", code: "too large" }])),
+    }),
+  );
+  const conventions = apiConventions(platform, limiter);
+  app.use("/v3/*", conventions);
+  app.use("/api/v3/*", conventions);
+
+  app.get("/v3/openapi.json", (c) => jsonResponse(c, openApiDocument(routes, `${platform.config.publicUrl}`)));
+  app.get("/docs", (c) => c.html(docsPage(routes)));
+  app.get("/health", (c) => jsonResponse(c, { ok: true }));
+
+  mountRoutes(app, platform, routes);
+  for (const mount of webMounts) mount(app, platform);
+  return { app, routes };
+}

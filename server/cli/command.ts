@@ -1,0 +1,57 @@
+import type { Platform } from "../platform.ts";
+
+export interface OptionSpec {
+  type: "string" | "boolean";
+  description: string;
+  required?: boolean;
+  multiple?: boolean;
+}
+
+/** Where a command writes progress (stderr locally; collected when run through the server). */
+export interface CliIo {
+  progress(text: string): void;
+  /** Whether progress can redraw one line (a terminal). */
+  interactive: boolean;
+}
+
+/**
+ * One admin CLI command. It runs against an opened platform, either in the CLI's own process or
+ * inside the running server (reached through its loopback admin endpoint), so every command works
+ * whether or not the server runs.
+ */
+export interface CliCommand {
+  /** Words that name it: "athlete create". */
+  name: string;
+  summary: string;
+  options: Record<string, OptionSpec>;
+  run(platform: Platform, options: Record<string, unknown>, io: CliIo): Promise<unknown>;
+  /** Human-readable form of the result (default: key: value lines). */
+  format?(result: unknown): string;
+}
+
+export class CliUsageError extends Error {}
+
+export function requireString(options: Record<string, unknown>, name: string): string {
+  const value = options[name];
+  if (typeof value !== "string" || value === "") throw new CliUsageError(`--${name} is required`);
+  return value;
+}
+
+export function optionalString(options: Record<string, unknown>, name: string): string | undefined {
+  const value = options[name];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+export function requireInt(options: Record<string, unknown>, name: string): number {
+  const text = requireString(options, name);
+  if (!/^\d+$/.test(text)) throw new CliUsageError(`--${name} must be a positive integer`);
+  return Number(text);
+}
+
+export function optionalNumber(options: Record<string, unknown>, name: string): number | undefined {
+  const text = optionalString(options, name);
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n)) throw new CliUsageError(`--${name} must be a number`);
+  return n;
+}

@@ -1,0 +1,131 @@
+import { parseScope } from "../../http/auth.ts";
+import { createApplication, issueToken } from "../../actions/applications.ts";
+import { createAthlete } from "../../actions/athletes.ts";
+import { type CliCommand, CliUsageError, optionalNumber, optionalString, requireInt, requireString } from "../command.ts";
+import { progressBar } from "../progress.ts";
+
+export const coreCommands: CliCommand[] = [
+  {
+    name: "athlete create",
+    summary: "Create an athlete.",
+    options: {
+      firstname: { type: "string", description: "first name", required: true },
+      lastname: { type: "string", description: "last name", required: true },
+      email: { type: "string", description: "email (unique)", required: true },
+      password: { type: "string", description: "password (8 characters or more)", required: true },
+      sex: { type: "string", description: "M or F" },
+      premium: { type: "boolean", description: "premium athlete" },
+      city: { type: "string", description: "city" },
+      state: { type: "string", description: "state" },
+      country: { type: "string", description: "country" },
+      birthdate: { type: "string", description: "YYYY-MM-DD" },
+      weight: { type: "string", description: "weight in kg" },
+    },
+    async run(platform, o) {
+      const sex = optionalString(o, "sex");
+      if (sex !== undefined && sex !== "M" && sex !== "F") throw new CliUsageError("--sex must be M or F");
+      const id = await createAthlete(platform, {
+        firstname: requireString(o, "firstname"),
+        lastname: requireString(o, "lastname"),
+        email: requireString(o, "email"),
+        password: requireString(o, "password"),
+        sex: sex as "M" | "F" | undefined,
+        premium: o.premium === true,
+        city: optionalString(o, "city"),
+        state: optionalString(o, "state"),
+        country: optionalString(o, "country"),
+        birthdate: optionalString(o, "birthdate"),
+        weight: optionalNumber(o, "weight"),
+      });
+      return { id };
+    },
+  },
+  {
+    name: "app create",
+    summary: "Register an API application; prints its client id, client secret and public access token.",
+    options: {
+      name: { type: "string", description: "application name", required: true },
+      "callback-domain": { type: "string", description: "authorization callback domain", required: true },
+      owner: { type: "string", description: "owner athlete id", required: true },
+      internal: { type: "boolean", description: "internal application (may create comments)" },
+      kudos: { type: "boolean", description: "may give kudos" },
+      challenges: { type: "boolean", description: "may use challenges" },
+      website: { type: "string", description: "website" },
+      description: { type: "string", description: "description" },
+    },
+    run: (platform, o) =>
+      createApplication(platform, {
+        name: requireString(o, "name"),
+        callbackDomain: requireString(o, "callback-domain"),
+        ownerId: requireInt(o, "owner"),
+        internal: o.internal === true,
+        kudosEnabled: o.kudos === true,
+        challengesEnabled: o.challenges === true,
+        website: optionalString(o, "website"),
+        description: optionalString(o, "description"),
+      }),
+  },
+  {
+    name: "token issue",
+    summary: "Issue an access token for an athlete and application.",
+    options: {
+      athlete: { type: "string", description: "athlete id", required: true },
+      "client-id": { type: "string", description: "application (client) id", required: true },
+      scope: { type: "string", description: "public, write, view_private or view_private,write", required: true },
+      "expires-in": { type: "string", description: "seconds until it expires (default: never)" },
+    },
+    async run(platform, o) {
+      const permissions = parseScope(requireString(o, "scope"));
+      if (!permissions) throw new CliUsageError("--scope: unknown scope name");
+      const expiresIn = optionalNumber(o, "expires-in");
+      const access_token = await issueToken(platform, {
+        athleteId: requireInt(o, "athlete"),
+        applicationId: requireInt(o, "client-id"),
+        permissions,
+        expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000).toISOString() : null,
+      });
+      return { access_token };
+    },
+  },
+  {
+    name: "replay",
+    summary: "Rebuild every read model from the event log (progress bar, events/s).",
+    options: {},
+    async run(platform, _o, io) {
+      const report = await platform.projections.replay({ onProgress: progressBar(io, "replay") });
+      if (io.interactive) io.progress("\n");
+      return {
+        events: report.events,
+        seconds: Number(report.seconds.toFixed(3)),
+        events_per_second: Math.round(report.eventsPerSecond),
+      };
+    },
+    format: (r) => {
+      const x = r as { events: number; seconds: number; events_per_second: number };
+      return `replayed ${x.events} events in ${x.seconds} s (${x.events_per_second} events/s)`;
+    },
+  },
+  {
+    name: "verify",
+    summary: "Rebuild into a scratch schema and compare with the live read models (non-zero exit on a difference).",
+    options: {},
+    async run(platform, _o, io) {
+      const { report, differences, tables } = await platform.projections.verify({
+        onProgress: progressBar(io, "verify"),
+      });
+      if (io.interactive) io.progress("\n");
+      return { ok: differences.length === 0, events: report.events, tables, differences };
+    },
+    format: (r) => {
+      const x = r as { ok: boolean; events: number; tables: number; differences: { table: string; onlyLive: string[]; onlyRebuilt: string[]; liveCount: number; rebuiltCount: number }[] };
+      if (x.ok) return `verify: ${x.tables} read-model tables rebuilt from ${x.events} events are equal to the live ones`;
+      const lines = [`verify: ${x.differences.length} of ${x.tables} tables differ`];
+      for (const d of x.differences) {
+        lines.push(`  ${d.table}: live ${d.liveCount} rows, rebuilt ${d.rebuiltCount} rows`);
+        for (const row of d.onlyLive) lines.push(`    only live:    ${row}`);
+        for (const row of d.onlyRebuilt) lines.push(`    only rebuilt: ${row}`);
+      }
+      return lines.join("\n");
+    },
+  },
+];

@@ -1,0 +1,102 @@
+import { parseArgs } from "node:util";
+import { DomainError } from "../../events/decider.ts";
+import { toJson } from "../../shared/json.ts";
+import type { Platform } from "../platform.ts";
+import { type CliCommand, type CliIo, CliUsageError } from "./command.ts";
+import { allCommands } from "./commands/index.ts";
+
+export interface CliOutcome {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+function usage(command: CliCommand): string {
+  const lines = [`Usage: npm run cli -- ${command.name} [options]`, "", command.summary, "", "Options:"];
+  for (const [name, spec] of Object.entries(command.options)) {
+    const arg = spec.type === "string" ? ` <${name.split("-").pop()}>` : "";
+    lines.push(`  --${name}${arg}`.padEnd(34) + `${spec.description}${spec.required ? " (required)" : ""}`);
+  }
+  lines.push("  --json".padEnd(34) + "print the result as one JSON object");
+  lines.push("  --help".padEnd(34) + "show this help");
+  return lines.join("\n");
+}
+
+function overview(commands: CliCommand[]): string {
+  const lines = ["Usage: npm run cli -- <command> [options]   (same as: deno task cli <command>)", "", "Commands:"];
+  for (const c of commands) lines.push(`  ${c.name.padEnd(24)}${c.summary}`);
+  lines.push("", "Every command takes --help and --json. Works whether or not the server is running.");
+  return lines.join("\n");
+}
+
+function defaultFormat(result: unknown): string {
+  if (result && typeof result === "object" && !Array.isArray(result)) {
+    return Object.entries(result as Record<string, unknown>)
+      .map(([k, v]) => `${k}: ${typeof v === "object" ? toJson(v) : String(v)}`)
+      .join("\n");
+  }
+  return toJson(result);
+}
+
+export function findCommand(argv: string[], commands = allCommands): { command?: CliCommand; rest: string[] } {
+  const words: string[] = [];
+  for (const arg of argv) {
+    if (arg.startsWith("-")) break;
+    words.push(arg);
+  }
+  for (let n = words.length; n > 0; n--) {
+    const name = words.slice(0, n).join(" ");
+    const command = commands.find((c) => c.name === name);
+    if (command) return { command, rest: argv.slice(n) };
+  }
+  return { rest: argv };
+}
+
+/** Parses argv, runs the command on a platform, and says what to print and the exit code. */
+export async function dispatch(
+  argv: string[],
+  withPlatform: <T>(fn: (platform: Platform) => Promise<T>) => Promise<T>,
+  io: CliIo,
+  commands = allCommands,
+): Promise<CliOutcome> {
+  const { command, rest } = findCommand(argv, commands);
+  if (!command) {
+    const help = argv.length === 0 || argv.includes("--help") || argv[0] === "help";
+    return { exitCode: help ? 0 : 2, stdout: help ? overview(commands) : "", stderr: help ? "" : `unknown command: ${argv.join(" ")}\n\n${overview(commands)}` };
+  }
+  let values: Record<string, unknown>;
+  try {
+    const parsed = parseArgs({
+      args: rest,
+      options: {
+        ...Object.fromEntries(Object.entries(command.options).map(([k, s]) => [k, { type: s.type, multiple: s.multiple }])),
+        json: { type: "boolean" },
+        help: { type: "boolean" },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    values = parsed.values as Record<string, unknown>;
+  } catch (error) {
+    return { exitCode: 2, stdout: "", stderr: `${(error as Error).message}\n\n${usage(command)}` };
+  }
+  if (values.help) return { exitCode: 0, stdout: usage(command), stderr: "" };
+  for (const [name, spec] of Object.entries(command.options)) {
+    if (spec.required && (values[name] === undefined || values[name] === "")) {
+      return { exitCode: 2, stdout: "", stderr: `--${name} is required\n\n${usage(command)}` };
+    }
+  }
+  try {
+    const result = await withPlatform((platform) => command.run(platform, values, io));
+    const failed = !!result && typeof result === "object" && (result as { ok?: unknown }).ok === false;
+    const text = values.json ? toJson(result) : (command.format ?? defaultFormat)(result);
+    return { exitCode: failed ? 1 : 0, stdout: text, stderr: "" };
+  } catch (error) {
+    if (error instanceof CliUsageError) return { exitCode: 2, stdout: "", stderr: `${error.message}\n\n${usage(command)}` };
+    if (error instanceof DomainError) {
+      const body = { message: error.message, errors: [{ resource: error.resource, field: error.field, code: error.code }] };
+      return { exitCode: 1, stdout: values.json ? toJson({ error: body }) : "", stderr: `error: ${error.message}` };
+    }
+    return { exitCode: 1, stdout: "", stderr: `error: ${(error as Error).message}` };
+  }
+}

@@ -1,0 +1,45 @@
+/** The admin CLI: `npm run cli -- <command>` (deno task cli). */
+import process from "node:process";
+import { adminAlive, readAdminHandle } from "../admin.ts";
+import { configFromEnv } from "../config.ts";
+import { openPlatform, type Platform } from "../platform.ts";
+import { dispatch, findCommand } from "./dispatch.ts";
+
+const argv = process.argv.slice(2);
+const config = configFromEnv({ quiet: true, runJobs: false, seedDemo: false });
+
+async function main(): Promise<number> {
+  const { command } = findCommand(argv);
+  const wantsHelp = !command || argv.includes("--help");
+  const handle = config.databaseUrl || wantsHelp ? undefined : readAdminHandle(config.dataDir);
+  if (handle && await adminAlive(handle)) {
+    // The server holds the embedded database: run the command inside it.
+    const res = await fetch(`http://127.0.0.1:${handle.port}/cli`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${handle.secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ argv }),
+    });
+    const outcome = await res.json() as { exitCode: number; stdout: string; stderr: string };
+    if (outcome.stderr) process.stderr.write(outcome.stderr.endsWith("\n") ? outcome.stderr : `${outcome.stderr}\n`);
+    if (outcome.stdout) process.stdout.write(`${outcome.stdout}\n`);
+    return outcome.exitCode;
+  }
+  let platform: Platform | undefined;
+  try {
+    const outcome = await dispatch(
+      argv,
+      async (fn) => {
+        platform = await openPlatform(config);
+        return fn(platform);
+      },
+      { interactive: !!process.stderr.isTTY, progress: (t) => process.stderr.write(t) },
+    );
+    if (outcome.stderr) process.stderr.write(`${outcome.stderr}\n`);
+    if (outcome.stdout) process.stdout.write(`${outcome.stdout}\n`);
+    return outcome.exitCode;
+  } finally {
+    await (platform as Platform | undefined)?.close();
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,51 @@
+import { resolve } from "node:path";
+import process from "node:process";
+
+/** Everything the server reads from its environment, with the defaults the README lists. */
+export interface Config {
+  port: number;
+  /** Where embedded PGlite keeps the platform (and the admin secret). */
+  dataDir: string;
+  /** A PostgreSQL URL; when set, PGlite is not used. */
+  databaseUrl?: string;
+  /** Public base URL used in links (web_url, tile_path, activity links). */
+  publicUrl: string;
+  rateLimitShort: number;
+  rateLimitLong: number;
+  /** Largest request body accepted (413 above). */
+  maxBodyBytes: number;
+  /** Largest upload file after decompression. */
+  maxUploadBytes: number;
+  /** Whether to create the demo platform on first start. */
+  seedDemo: boolean;
+  /** Run background jobs (upload processing, heatmap builds, webhook deliveries) in this process. */
+  runJobs: boolean;
+  /** Quiet start-up banner (tests). */
+  quiet: boolean;
+}
+
+function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number`);
+  return Math.floor(n);
+}
+
+export function configFromEnv(overrides: Partial<Config> = {}): Config {
+  const port = overrides.port ?? intEnv("PORT", 8080);
+  return {
+    port,
+    dataDir: resolve(process.env.DATA_DIR ?? "./data"),
+    databaseUrl: process.env.DATABASE_URL || undefined,
+    publicUrl: process.env.PUBLIC_URL ?? `http://localhost:${port}`,
+    rateLimitShort: intEnv("RATE_LIMIT_SHORT", 600),
+    rateLimitLong: intEnv("RATE_LIMIT_LONG", 30000),
+    maxBodyBytes: intEnv("MAX_BODY_BYTES", 64 * 1024 * 1024),
+    maxUploadBytes: intEnv("MAX_UPLOAD_BYTES", 64 * 1024 * 1024),
+    seedDemo: process.env.SEED_DEMO !== "0",
+    runJobs: process.env.RUN_JOBS !== "0",
+    quiet: process.env.QUIET === "1",
+    ...overrides,
+  };
+}

@@ -1,0 +1,90 @@
+import type { Queryable } from "../../events/db/types.ts";
+import { hashSecret } from "../security.ts";
+
+/** Permissions a token can carry. The legacy scope names are the spec's; newer names map onto them. */
+export type Permission = "read" | "write" | "view_private";
+
+/** Scope names accepted at /oauth/authorize and by the CLI, and the permissions each grants. */
+export const SCOPE_PERMISSIONS: Record<string, Permission[]> = {
+  public: ["read"],
+  read: ["read"],
+  "activity:read": ["read"],
+  write: ["read", "write"],
+  "activity:write": ["read", "write"],
+  "profile:write": ["read", "write"],
+  view_private: ["read", "view_private"],
+  read_all: ["read", "view_private"],
+  "activity:read_all": ["read", "view_private"],
+  "profile:read_all": ["read", "view_private"],
+};
+
+/** Parses a comma-delimited scope string; undefined when any name is unknown. Blank = public. */
+export function parseScope(scope: string | undefined | null): Permission[] | undefined {
+  const names = (scope ?? "").split(/[,\s]+/).map((s) => s.trim()).filter(Boolean);
+  const permissions = new Set<Permission>(["read"]);
+  for (const name of names) {
+    const granted = SCOPE_PERMISSIONS[name];
+    if (!granted) return undefined;
+    for (const p of granted) permissions.add(p);
+  }
+  return [...permissions].sort();
+}
+
+/** Writes permissions back as the spec's scope string (public, write, view_private, view_private,write). */
+export function scopeString(permissions: readonly Permission[]): string {
+  const parts = [];
+  if (permissions.includes("view_private")) parts.push("view_private");
+  if (permissions.includes("write")) parts.push("write");
+  return parts.length ? parts.join(",") : "public";
+}
+
+/** Who a request acts for, from its access token. */
+export interface Auth {
+  athleteId: number;
+  applicationId: number;
+  permissions: ReadonlySet<Permission>;
+  tokenHash: string;
+  application: { internal: boolean; kudosEnabled: boolean; challengesEnabled: boolean };
+}
+
+export type TokenLookup =
+  | { ok: true; auth: Auth }
+  | { ok: false; reason: "unknown" | "revoked" | "expired" };
+
+/** Resolves an access token through the access_tokens read model. */
+export async function lookupToken(db: Queryable, token: string, now = new Date()): Promise<TokenLookup> {
+  const tokenHash = hashSecret(token);
+  const [row] = await db.query<{
+    athlete_id: number;
+    application_id: number;
+    scopes: string;
+    expires_at: string | null;
+    revoked: boolean;
+    internal: boolean;
+    kudos_enabled: boolean;
+    challenges_enabled: boolean;
+  }>(
+    `select t.athlete_id, t.application_id, t.scopes, t.expires_at, t.revoked,
+            a.internal, a.kudos_enabled, a.challenges_enabled
+       from access_tokens t join applications a on a.id = t.application_id
+      where t.token_hash = $1`,
+    [tokenHash],
+  );
+  if (!row) return { ok: false, reason: "unknown" };
+  if (row.revoked) return { ok: false, reason: "revoked" };
+  if (row.expires_at && new Date(row.expires_at) <= now) return { ok: false, reason: "expired" };
+  return {
+    ok: true,
+    auth: {
+      athleteId: Number(row.athlete_id),
+      applicationId: Number(row.application_id),
+      permissions: new Set(row.scopes.split(",").filter(Boolean) as Permission[]),
+      tokenHash,
+      application: {
+        internal: row.internal,
+        kudosEnabled: row.kudos_enabled,
+        challengesEnabled: row.challenges_enabled,
+      },
+    },
+  };
+}

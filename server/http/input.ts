@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { ApiError } from "./errors.ts";
+
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** A path or query id: digits only, within 64 bits; a number when exact, else a bigint. */
+export const zId = z
+  .union([z.string(), z.number()])
+  .transform((value, ctx) => {
+    const text = String(value).trim();
+    if (!/^\d{1,19}$/.test(text) || BigInt(text) > INT64_MAX || BigInt(text) === 0n) {
+      ctx.addIssue({ code: "custom", message: "not a positive 64-bit integer id" });
+      return z.NEVER;
+    }
+    const big = BigInt(text);
+    return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+  });
+
+/** A 32/53-bit id that must be a plain number (athletes, activities, clubs…). */
+export const zNumId = zId.transform((v, ctx) => {
+  if (typeof v !== "number") {
+    ctx.addIssue({ code: "custom", message: "id out of range" });
+    return z.NEVER;
+  }
+  return v;
+});
+
+/** An integer sent as a form field, query parameter or JSON number. */
+export const zInt = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const text = String(value).trim();
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    ctx.addIssue({ code: "custom", message: "not an integer" });
+    return z.NEVER;
+  }
+  return Number(text);
+});
+
+/** A float sent as a form field, query parameter or JSON number. */
+export const zFloat = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const n = typeof value === "number" ? value : Number(String(value).trim());
+  if (String(value).trim() === "" || !Number.isFinite(n)) {
+    ctx.addIssue({ code: "custom", message: "not a number" });
+    return z.NEVER;
+  }
+  return n;
+});
+
+/** A boolean: true/false, 1/0 (forms send strings). */
+export const zBool = z.union([z.string(), z.boolean(), z.number()]).transform((value, ctx) => {
+  const text = String(value).trim().toLowerCase();
+  if (text === "true" || text === "1") return true;
+  if (text === "false" || text === "0") return false;
+  ctx.addIssue({ code: "custom", message: "not a boolean" });
+  return z.NEVER;
+});
+
+export const DEFAULT_PER_PAGE = 30;
+export const MAX_PER_PAGE = 200;
+
+/** page (1-based) and per_page (default 30, at most 200; more is a 400). */
+export const zPaging = {
+  page: zInt.pipe(z.number().int().min(1)).optional(),
+  per_page: zInt.pipe(z.number().int().min(1).max(MAX_PER_PAGE)).optional(),
+};
+
+export interface Paging {
+  page: number;
+  perPage: number;
+  offset: number;
+}
+
+export function paging(query: { page?: number; per_page?: number }, defaultPerPage = DEFAULT_PER_PAGE): Paging {
+  const page = query.page ?? 1;
+  const perPage = query.per_page ?? defaultPerPage;
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+/** Turns a zod failure into the documented 400 body, one triple per bad field. */
+export function zodToApiError(error: z.ZodError, resource: string, input: unknown): ApiError {
+  const seen = new Set<string>();
+  const errors = [];
+  for (const issue of error.issues) {
+    const field = issue.path.length ? issue.path.map(String).join(".") : "body";
+    if (seen.has(field)) continue;
+    seen.add(field);
+    let value: unknown = input;
+    for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey];
+    errors.push({ resource, field, code: value === undefined || value === "" ? "missing" : "invalid" });
+  }
+  return new ApiError(400, "Bad Request", errors);
+}
+
+/** Parses input with a schema or throws the documented 400. */
+export function parseWith<T>(schema: z.ZodType<T>, input: unknown, resource: string): T {
+  const result = schema.safeParse(input);
+  if (!result.success) throw zodToApiError(result.error, resource, input);
+  return result.data;
+}

@@ -1,0 +1,117 @@
+import { z } from "zod";
+import type { AnyRoute } from "./route.ts";
+
+function jsonSchema(schema: unknown): Record<string, unknown> {
+  try {
+    return z.toJSONSchema(schema as z.ZodType, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** The OpenAPI 3.1 document, generated from the same route table and zod schemas the server runs. */
+export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:([A-Za-z_]+)/g, "{$1}");
+    const parameters: unknown[] = [];
+    for (const [where, schema] of [["path", route.params], ["query", route.query]] as const) {
+      if (!schema) continue;
+      const js = jsonSchema(schema);
+      const props = (js.properties ?? {}) as Record<string, unknown>;
+      const required = new Set((js.required ?? []) as string[]);
+      for (const [name, prop] of Object.entries(props)) {
+        parameters.push({ name, in: where, required: where === "path" || required.has(name), schema: prop });
+      }
+    }
+    const operation: Record<string, unknown> = {
+      summary: route.summary,
+      tags: [route.tag],
+      parameters,
+      responses: {
+        [String(route.status ?? 200)]: { description: "Success" },
+        "4XX": {
+          description: "Fault: {message, errors:[{resource, field, code}]}",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Fault" } } },
+        },
+      },
+    };
+    if (route.description) operation.description = route.description;
+    if (route.auth === "token") {
+      operation.security = [{ bearer: [route.permission ?? "read"] }];
+    }
+    if (route.body) {
+      const schema = jsonSchema(route.body);
+      operation.requestBody = {
+        content: {
+          "application/x-www-form-urlencoded": { schema },
+          "application/json": { schema },
+          "multipart/form-data": { schema },
+        },
+      };
+    }
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Fitness platform API v3",
+      version: "3",
+      description: "Strava-style v3 API of a self-hosted, event-sourced fitness platform.",
+    },
+    servers: [{ url: serverUrl }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "Access token (also access_token query or body field)" },
+      },
+      schemas: {
+        Fault: {
+          type: "object",
+          properties: {
+            message: { type: "string" },
+            errors: {
+              type: "array",
+              items: {
+                type: "object",
+                properties: {
+                  resource: { type: "string" },
+                  field: { type: "string" },
+                  code: { type: "string" },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+const escape = (s: string) =>
+  s.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
+
+/** A readable reference page of the same document (no outside scripts). */
+export function docsPage(routes: AnyRoute[]): string {
+  const byTag = new Map<string, AnyRoute[]>();
+  for (const route of routes) byTag.set(route.tag, [...(byTag.get(route.tag) ?? []), route]);
+  const sections = [...byTag.entries()].map(([tag, list]) => {
+    const rows = list.map((r) => {
+      const scope = r.auth === "token" ? r.permission ?? "read" : r.auth === "optional" ? "optional" : "—";
+      const params = [r.params, r.query, r.body]
+        .filter(Boolean)
+        .flatMap((s) => Object.keys((jsonSchema(s).properties ?? {}) as object))
+        .join(", ");
+      return `<tr><td><code class="m ${r.method.toLowerCase()}">${r.method}</code></td><td><code>${escape(r.path)}</code></td><td>${escape(r.summary)}</td><td>${escape(params)}</td><td>${scope}</td></tr>`;
+    }).join("\n");
+    return `<h2>${escape(tag)}</h2><table><thead><tr><th></th><th>Path</th><th>What it does</th><th>Inputs</th><th>Scope</th></tr></thead><tbody>${rows}</tbody></table>`;
+  }).join("\n");
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>API v3 reference</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;width:100%;margin-bottom:2rem}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left;vertical-align:top}
+code.m{font-weight:bold}.get{color:#0a7}.post{color:#06c}.put{color:#c80}.delete{color:#c22}h1{margin-bottom:0}</style></head>
+<body><h1>API v3 reference</h1><p>Generated from the server's route table. Machine-readable: <a href="/v3/openapi.json">/v3/openapi.json</a>.
+Every /v3 path also answers under /api/v3. Errors: <code>{"message", "errors":[{"resource","field","code"}]}</code>.</p>
+${sections}</body></html>`;
+}

@@ -1,0 +1,45 @@
+/**
+ * Per-application request limits: a short window (15 minutes, resetting at :00, :15, :30, :45) and
+ * a daily one (resetting at midnight UTC). Requests refused for the short limit still count toward
+ * the daily one. Counters live in this process's memory (documented in the README).
+ */
+export class RateLimiter {
+  readonly #usage = new Map<string, { shortWindow: number; short: number; day: number; long: number }>();
+
+  constructor(readonly shortLimit: number, readonly longLimit: number) {}
+
+  /** Counts one request; returns the usage after it and whether it is allowed. */
+  hit(key: string, now = Date.now()): { allowed: boolean; short: number; long: number } {
+    const shortWindow = Math.floor(now / (15 * 60 * 1000));
+    const day = Math.floor(now / (24 * 60 * 60 * 1000));
+    let entry = this.#usage.get(key);
+    if (!entry) {
+      entry = { shortWindow, short: 0, day, long: 0 };
+      this.#usage.set(key, entry);
+    }
+    if (entry.shortWindow !== shortWindow) {
+      entry.shortWindow = shortWindow;
+      entry.short = 0;
+    }
+    if (entry.day !== day) {
+      entry.day = day;
+      entry.long = 0;
+    }
+    entry.short++;
+    entry.long++;
+    const allowed = entry.short <= this.shortLimit && entry.long <= this.longLimit;
+    return { allowed, short: entry.short, long: entry.long };
+  }
+
+  /** Current usage without counting. */
+  peek(key: string, now = Date.now()): { short: number; long: number } {
+    const entry = this.#usage.get(key);
+    if (!entry) return { short: 0, long: 0 };
+    const shortWindow = Math.floor(now / (15 * 60 * 1000));
+    const day = Math.floor(now / (24 * 60 * 60 * 1000));
+    return {
+      short: entry.shortWindow === shortWindow ? entry.short : 0,
+      long: entry.day === day ? entry.long : 0,
+    };
+  }
+}

@@ -1,0 +1,120 @@
+import type { Db } from "../../events/db/types.ts";
+import { randomSecret } from "../security.ts";
+
+/**
+ * A durable job kind. Its state lives in events and read models: `pending` finds work that is not
+ * finished (e.g. uploads still "being processed"), so a restart simply finds it again. `run` must
+ * be idempotent (append its result events with an idempotency key).
+ */
+export interface JobKind {
+  kind: string;
+  pending(db: Db, limit: number): Promise<string[]>;
+  run(id: string): Promise<void>;
+  /** Seconds a claim lasts before another worker may take the job over (default 120). */
+  leaseSeconds?: number;
+}
+
+export const JOB_SCHEMA = `
+create table if not exists public.job_leases (
+  kind text not null,
+  id text not null,
+  owner text not null,
+  expires_at timestamptz not null,
+  attempts integer not null default 0,
+  primary key (kind, id)
+);`;
+
+/** Polls every registered kind for pending work; claims with a lease so several servers share. */
+export class JobRunner {
+  readonly #kinds = new Map<string, JobKind>();
+  readonly #owner = randomSecret(8);
+  readonly #running = new Set<string>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopped = true;
+  #wake: (() => void) | undefined;
+  #loop: Promise<void> | undefined;
+
+  constructor(readonly db: Db, readonly options: { pollMs?: number; concurrency?: number } = {}) {}
+
+  register(kind: JobKind): void {
+    this.#kinds.set(kind.kind, kind);
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#loop = this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.kick();
+    await this.#loop;
+    while (this.#running.size > 0) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  /** Looks for work now instead of at the next poll. */
+  kick(): void {
+    this.#wake?.();
+  }
+
+  async #claim(kind: JobKind, id: string): Promise<boolean> {
+    const rows = await this.db.query(
+      `insert into public.job_leases (kind, id, owner, expires_at, attempts)
+       values ($1, $2, $3, now() + make_interval(secs => $4), 1)
+       on conflict (kind, id) do update
+         set owner = excluded.owner, expires_at = excluded.expires_at,
+             attempts = public.job_leases.attempts + 1
+         where public.job_leases.expires_at < now() or public.job_leases.owner = excluded.owner
+       returning id`,
+      [kind.kind, id, this.#owner, kind.leaseSeconds ?? 120],
+    );
+    return rows.length > 0;
+  }
+
+  async #release(kind: JobKind, id: string): Promise<void> {
+    await this.db.query("delete from public.job_leases where kind = $1 and id = $2 and owner = $3", [
+      kind.kind, id, this.#owner,
+    ]);
+  }
+
+  /** Runs one pass over every kind; resolves when the claimed jobs are started. */
+  async #pass(): Promise<void> {
+    const concurrency = this.options.concurrency ?? 2;
+    for (const kind of this.#kinds.values()) {
+      if (this.#running.size >= concurrency) return;
+      let ids: string[];
+      try {
+        ids = await kind.pending(this.db, concurrency * 4);
+      } catch (error) {
+        console.error(`jobs: listing ${kind.kind} failed: ${(error as Error).message}`);
+        continue;
+      }
+      for (const id of ids) {
+        const key = `${kind.kind}:${id}`;
+        if (this.#running.has(key) || this.#running.size >= concurrency) continue;
+        if (!(await this.#claim(kind, id).catch(() => false))) continue;
+        this.#running.add(key);
+        kind.run(id)
+          .catch((error) => console.error(`jobs: ${key} failed: ${(error as Error).message}`))
+          .finally(async () => {
+            await this.#release(kind, id).catch(() => {});
+            this.#running.delete(key);
+            this.kick();
+          });
+      }
+    }
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopped) {
+      await this.#pass().catch((error) => console.error(`jobs: ${(error as Error).message}`));
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        this.#timer = setTimeout(resolve, this.options.pollMs ?? 500);
+      });
+      clearTimeout(this.#timer);
+      this.#wake = undefined;
+    }
+  }
+}

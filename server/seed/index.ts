@@ -1,0 +1,73 @@
+import type { Platform } from "../platform.ts";
+import { createApplication, issueToken } from "../actions/applications.ts";
+import { createAthlete } from "../actions/athletes.ts";
+
+/** What the demo created, shared between seed steps and printed at the end. */
+export interface Demo {
+  athletes: { id: number; firstname: string; email: string; password: string }[];
+  application: { client_id: number; client_secret: string; access_token: string };
+  /** A token of the first athlete with view_private,write. */
+  token: string;
+  /** Lines printed under "Try it" after the token. */
+  examples: string[];
+}
+
+export type SeedStep = (platform: Platform, demo: Demo) => Promise<void>;
+
+/** Later families (segments, clubs, challenges, activities) add their steps here. */
+export const seedSteps: SeedStep[] = [];
+
+const PEOPLE = [
+  { firstname: "Ada", lastname: "Lovelace", sex: "F" as const, city: "London", country: "United Kingdom", premium: true },
+  { firstname: "Eddy", lastname: "Merckx", sex: "M" as const, city: "Brussels", country: "Belgium", premium: false },
+  { firstname: "Grace", lastname: "Hopper", sex: "F" as const, city: "New York", state: "NY", country: "United States", premium: false },
+];
+
+/** Creates the demo platform on an empty database. Returns undefined when there already are events. */
+export async function seedDemo(platform: Platform): Promise<Demo | undefined> {
+  if ((await platform.store.headPosition()) > 0) return undefined;
+  const athletes = [];
+  for (const [i, p] of PEOPLE.entries()) {
+    const email = `${p.firstname.toLowerCase()}@example.com`;
+    const password = "demo-password";
+    const id = await createAthlete(platform, { ...p, email, password, birthdate: `19${80 + i}-05-0${i + 1}`, weight: 60 + i * 8 }, "seed");
+    athletes.push({ id, firstname: p.firstname, email, password });
+  }
+  const application = await createApplication(platform, {
+    name: "Demo App",
+    ownerId: athletes[0].id,
+    callbackDomain: "localhost",
+    internal: true,
+    kudosEnabled: true,
+    challengesEnabled: true,
+    description: "Created on first start",
+  }, "seed");
+  const token = await issueToken(platform, {
+    athleteId: athletes[0].id,
+    applicationId: application.client_id,
+    permissions: ["read", "write", "view_private"],
+  }, "seed");
+  const demo: Demo = { athletes, application, token, examples: [] };
+  for (const step of seedSteps) await step(platform, demo);
+  return demo;
+}
+
+export function demoBanner(demo: Demo, baseUrl: string): string {
+  const t = demo.token;
+  return [
+    "",
+    "Demo platform created:",
+    ...demo.athletes.map((a) => `  athlete ${a.id}: ${a.firstname} <${a.email}> password "${a.password}"`),
+    `  application ${demo.application.client_id} (client secret ${demo.application.client_secret})`,
+    "",
+    `Access token (athlete ${demo.athletes[0].id}, scope view_private,write):`,
+    `  ${t}`,
+    "",
+    "Try it:",
+    `  curl -H "Authorization: Bearer ${t}" ${baseUrl}/v3/athlete`,
+    `  curl -H "Authorization: Bearer ${t}" ${baseUrl}/v3/athletes/${demo.athletes[1].id}`,
+    ...demo.examples.map((e) => `  ${e.replaceAll("$TOKEN", t).replaceAll("$BASE", baseUrl)}`),
+    `  open ${baseUrl}/docs for the API reference`,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,31 @@
+/** Listens on a port with whatever runtime runs us: Deno.serve on Deno, @hono/node-server on Node. */
+export interface Listening {
+  port: number;
+  close(): Promise<void>;
+}
+
+type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+export async function listen(fetch: FetchHandler, options: { port: number; hostname?: string }): Promise<Listening> {
+  // deno-lint-ignore no-explicit-any
+  const deno = (globalThis as any).Deno;
+  if (deno?.serve) {
+    const server = deno.serve(
+      { port: options.port, hostname: options.hostname ?? "0.0.0.0", onListen: () => {} },
+      fetch,
+    );
+    return { port: server.addr.port, close: () => server.shutdown() };
+  }
+  const { serve } = await import("@hono/node-server");
+  return await new Promise<Listening>((resolve) => {
+    const server = serve({ fetch, port: options.port, hostname: options.hostname ?? "0.0.0.0" }, (info) =>
+      resolve({
+        port: info.port,
+        close: () =>
+          new Promise<void>((done) => {
+            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+            server.close(() => done());
+          }),
+      }));
+  });
+}

@@ -1,0 +1,61 @@
+import { mkdirSync } from "node:fs";
+import process from "node:process";
+import { type AdminHandle, adminAlive, readAdminHandle, startAdmin } from "./admin.ts";
+import { createApp } from "./app.ts";
+import type { Config } from "./config.ts";
+import { jobKinds } from "./jobs/index.ts";
+import { openPlatform, type Platform } from "./platform.ts";
+import { demoBanner, seedDemo } from "./seed/index.ts";
+import { listen } from "./serve.ts";
+
+export interface RunningServer {
+  platform: Platform;
+  port: number;
+  url: string;
+  admin: AdminHandle;
+  close(): Promise<void>;
+}
+
+/** Starts the platform: database, jobs, API on a port, admin endpoint on loopback. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  if (!config.databaseUrl) {
+    mkdirSync(config.dataDir, { recursive: true });
+    const other = readAdminHandle(config.dataDir);
+    if (other && other.pid !== process.pid && await adminAlive(other)) {
+      throw new Error(`another server (pid ${other.pid}, port ${other.apiPort}) holds ${config.dataDir}`);
+    }
+  }
+  const platform = await openPlatform(config);
+  try {
+    for (const make of jobKinds) platform.jobs.register(make(platform));
+    const demo = config.seedDemo ? await seedDemo(platform) : undefined;
+    const { app } = createApp(platform);
+    const api = await listen(app.fetch, { port: config.port });
+    const url = `http://localhost:${api.port}`;
+    if (config.port === 0) platform.config.publicUrl = url;
+    const admin = await startAdmin(platform, api.port);
+    if (config.runJobs) platform.jobs.start();
+    if (!config.quiet) {
+      console.log(`Fitness platform API listening on ${url} (${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`})`);
+      if (demo) console.log(demoBanner(demo, url));
+    }
+    let closed = false;
+    return {
+      platform,
+      port: api.port,
+      url,
+      admin: admin.handle,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await api.close().catch(() => {});
+        await admin.listening.close().catch(() => {});
+        admin.remove();
+        await platform.close();
+      },
+    };
+  } catch (error) {
+    await platform.close().catch(() => {});
+    throw error;
+  }
+}

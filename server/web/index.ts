@@ -1,0 +1,5 @@
+import type { Hono } from "hono";
+import type { Platform } from "../platform.ts";
+
+/** Mounts of non-API pages (sign-in, consent, viewer pages…). Add one per page family. */
+export const webMounts: ((app: Hono, platform: Platform) => void)[] = [];
