@@ -40,3 +40,17 @@ export const athleteProfileUpdated = defineEvent({
 });
 
 export const athleteStream = (athleteId: number) => `athlete-${athleteId}`;
+
+export const athleteFollowed = defineEvent({
+  type: "AthleteFollowed",
+  description: "An athlete started following another athlete.",
+  schema: z.object({ athleteId: z.number().int().positive(), targetId: z.number().int().positive() }),
+});
+
+export const athleteUnfollowed = defineEvent({
+  type: "AthleteUnfollowed",
+  description: "An athlete stopped following another athlete.",
+  schema: z.object({ athleteId: z.number().int().positive(), targetId: z.number().int().positive() }),
+});
+
+export const followStream = (athleteId: number) => `follows-${athleteId}`;

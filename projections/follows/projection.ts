@@ -1,0 +1,49 @@
+import type { Queryable } from "../../events/db/types.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import { athleteFollowed, athleteUnfollowed } from "../../events/athlete/events.ts";
+import type { Projection } from "../projection.ts";
+
+/** Who follows whom (friend = the viewer follows them; follower = they follow the viewer). */
+export const followsProjection: Projection = {
+  name: "follows",
+  tables: ["follows"],
+  schema: `
+    create table if not exists follows (
+      follower_id bigint not null,
+      followee_id bigint not null,
+      created_at timestamptz not null,
+      primary key (follower_id, followee_id)
+    );
+    create index if not exists follows_followee on follows (followee_id);
+  `,
+  handles: [athleteFollowed.type, athleteUnfollowed.type],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    const d = event.data as { athleteId: number; targetId: number };
+    if (event.type === athleteFollowed.type) {
+      await tx.query(
+        "insert into follows (follower_id, followee_id, created_at) values ($1, $2, $3) on conflict do nothing",
+        [d.athleteId, d.targetId, event.recordedAt],
+      );
+    } else {
+      await tx.query("delete from follows where follower_id = $1 and followee_id = $2", [d.athleteId, d.targetId]);
+    }
+  },
+};
+
+/** friend/follower of listed athletes relative to a viewer: "accepted" or null, as the real service writes them. */
+export async function relationships(db: Queryable, viewerId: number, athleteIds: number[]) {
+  const result = new Map<number, { friend: string | null; follower: string | null }>();
+  for (const id of athleteIds) result.set(id, { friend: null, follower: null });
+  if (athleteIds.length === 0) return result;
+  const rows = await db.query<{ follower_id: number; followee_id: number }>(
+    `select follower_id, followee_id from follows
+      where (follower_id = $1 and followee_id = any($2::bigint[]))
+         or (followee_id = $1 and follower_id = any($2::bigint[]))`,
+    [viewerId, athleteIds],
+  );
+  for (const r of rows) {
+    if (Number(r.follower_id) === viewerId) result.get(Number(r.followee_id))!.friend = "accepted";
+    else result.get(Number(r.follower_id))!.follower = "accepted";
+  }
+  return result;
+}

@@ -1,0 +1,20 @@
+import type { EventData, NewEvent } from "../events/catalogue.ts";
+import type { activityRecorded } from "../events/activity/events.ts";
+import type { ActivityStreams } from "../shared/streams.ts";
+import type { Platform } from "./platform.ts";
+
+export interface RecordedActivity {
+  platform: Platform;
+  activity: EventData<typeof activityRecorded>;
+  streams: ActivityStreams | null;
+}
+
+/**
+ * Work that follows an activity's recording during upload processing (segment matching, …). Each
+ * processor returns events that the upload job appends to the activity's stream right after
+ * ActivityRecorded, in the same job (idempotently), so they are facts of upload time.
+ */
+export type ActivityProcessor = (recorded: RecordedActivity) => Promise<NewEvent[]>;
+
+/** Registered processors, run in order. Add one line per processor. */
+export const activityProcessors: ActivityProcessor[] = [];
