@@ -4,32 +4,66 @@
  */
 export function toJson(value: unknown, indent?: number): string {
   const marks: string[] = [];
+  // A per-call nonce, so no string a user wrote can pose as a marker.
+  const nonce = Math.random().toString(36).slice(2, 10);
   const text = JSON.stringify(
     value,
     (_key, v) => {
       if (typeof v === "bigint") {
         marks.push(v.toString());
-        return `\u0000big${marks.length - 1}\u0000`;
+        return `\u0000${nonce}:${marks.length - 1}\u0000`;
       }
       return v;
     },
     indent,
   );
   if (marks.length === 0) return text;
-  return text.replace(/"\\u0000big(\d+)\\u0000"/g, (_m, i) => marks[Number(i)]);
+  return text.replace(new RegExp(`"\\\\u0000${nonce}:(\\d+)\\\\u0000"`, "g"), (_m, i) => marks[Number(i)]);
 }
 
-/** Parses JSON keeping integers beyond 2^53 exact as bigint. */
+const MARK = "\u0000big";
+
+/** Parses JSON keeping integers beyond 2^53 exact as bigint (strings are never touched). */
 export function parseJsonExact(text: string): unknown {
-  const big = /(?<=[:\[,]\s*)-?\d{16,}(?=\s*[,\]}])/g;
-  const marked = text.replace(big, (digits) => {
-    const n = BigInt(digits);
-    return n > BigInt(Number.MAX_SAFE_INTEGER) || n < -BigInt(Number.MAX_SAFE_INTEGER)
-      ? `"\u0000big${digits}"`
-      : digits;
-  });
-  return JSON.parse(marked, (_k, v) =>
-    typeof v === "string" && v.startsWith("\u0000big") ? BigInt(v.slice(4)) : v);
+  let out = "";
+  let last = 0;
+  let i = 0;
+  let marked = false;
+  const n = text.length;
+  while (i < n) {
+    const ch = text.charCodeAt(i);
+    if (ch === 34 /* " */) {
+      i++;
+      while (i < n) {
+        const c = text.charCodeAt(i);
+        if (c === 92 /* \ */) i += 2;
+        else if (c === 34) break;
+        else i++;
+      }
+      i++;
+      continue;
+    }
+    if (ch === 45 /* - */ || (ch >= 48 && ch <= 57)) {
+      const start = i;
+      i++;
+      while (i < n) {
+        const c = text.charCodeAt(i);
+        if ((c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45) i++;
+        else break;
+      }
+      const token = text.slice(start, i);
+      if (token.length >= 16 && /^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token))) {
+        out += text.slice(last, start) + `"\\u0000big${token}"`;
+        last = i;
+        marked = true;
+      }
+      continue;
+    }
+    i++;
+  }
+  if (!marked) return JSON.parse(text);
+  out += text.slice(last);
+  return JSON.parse(out, (_k, v) => (typeof v === "string" && v.startsWith(MARK) ? BigInt(v.slice(MARK.length)) : v));
 }
 
 /** A number when it fits exactly, else a bigint. */

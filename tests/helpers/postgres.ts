@@ -6,10 +6,20 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "";
 /** A fresh, empty database on the test server; drop() removes it. */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  // CREATE DATABASE fails while another session is copying template1 at the same moment: retry.
+  for (let attempt = 0; ; attempt++) {
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    try {
+      await admin.query(`create database ${name}`);
+      break;
+    } catch (error) {
+      if (attempt >= 10) throw error;
+      await new Promise((r) => setTimeout(r, 200 + Math.random() * 500));
+    } finally {
+      await admin.end();
+    }
+  }
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;
   return {
