@@ -40,7 +40,7 @@ export async function openPostgres(
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
-    options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
+    options: options.searchPath ? `-c search_path=${options.searchPath.replace(/\s+/g, "")}` : undefined,
   });
   // An idle client error must never crash the process (e.g. the server restarting).
   pool.on("error", () => {});

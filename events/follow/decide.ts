@@ -24,9 +24,10 @@ export const followDecider: Decider<FollowState, FollowCommand> = {
     if (command.athleteId === command.targetId) {
       throw new DomainError("invalid", "Athlete", "target", "invalid", "an athlete cannot follow themselves");
     }
+    const data = { athleteId: command.athleteId, targetId: command.targetId };
     if (command.type === "follow") {
-      return state.following.has(command.targetId) ? [] : [athleteFollowed.create(command)];
+      return state.following.has(command.targetId) ? [] : [athleteFollowed.create(data)];
     }
-    return state.following.has(command.targetId) ? [athleteUnfollowed.create(command)] : [];
+    return state.following.has(command.targetId) ? [athleteUnfollowed.create(data)] : [];
   },
 };

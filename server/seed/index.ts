@@ -1,6 +1,11 @@
+import { PLATFORM_STREAM, platformInitialized } from "../../events/platform/events.ts";
+import { ConcurrencyError } from "../../events/types.ts";
 import type { Platform } from "../platform.ts";
 import { createApplication, issueToken } from "../actions/applications.ts";
 import { createAthlete } from "../actions/athletes.ts";
+import { seedActivities } from "./activities.ts";
+import { seedSegments } from "./segments.ts";
+import { seedClubs } from "./clubs.ts";
 
 /** What the demo created, shared between seed steps and printed at the end. */
 export interface Demo {
@@ -15,7 +20,11 @@ export interface Demo {
 export type SeedStep = (platform: Platform, demo: Demo) => Promise<void>;
 
 /** Later families (segments, clubs, challenges, activities) add their steps here. */
-export const seedSteps: SeedStep[] = [];
+export const seedSteps: SeedStep[] = [
+  seedActivities,
+  seedSegments,
+  seedClubs,
+];
 
 const PEOPLE = [
   { firstname: "Ada", lastname: "Lovelace", sex: "F" as const, city: "London", country: "United Kingdom", premium: true },
@@ -26,6 +35,13 @@ const PEOPLE = [
 /** Creates the demo platform on an empty database. Returns undefined when there already are events. */
 export async function seedDemo(platform: Platform): Promise<Demo | undefined> {
   if ((await platform.store.headPosition()) > 0) return undefined;
+  // Several servers may start together on one empty PostgreSQL: the one whose claim lands seeds.
+  try {
+    await platform.store.append(PLATFORM_STREAM, 0, [platformInitialized.create({ demo: true })], { metadata: { source: "seed" } });
+  } catch (error) {
+    if (error instanceof ConcurrencyError) return undefined;
+    throw error;
+  }
   const athletes = [];
   for (const [i, p] of PEOPLE.entries()) {
     const email = `${p.firstname.toLowerCase()}@example.com`;
@@ -48,7 +64,14 @@ export async function seedDemo(platform: Platform): Promise<Demo | undefined> {
     permissions: ["read", "write", "view_private"],
   }, "seed");
   const demo: Demo = { athletes, application, token, examples: [] };
-  for (const step of seedSteps) await step(platform, demo);
+  for (const step of seedSteps) {
+    try {
+      await step(platform, demo);
+    } catch (error) {
+      // A demo step that fails must not keep the platform from starting.
+      console.error(`demo data: a step failed (${(error as Error).message}); continuing`);
+    }
+  }
   return demo;
 }
 

@@ -1,0 +1,11 @@
+import { z } from "zod";
+import { defineEvent } from "../catalogue.ts";
+
+export const platformInitialized = defineEvent({
+  type: "PlatformInitialized",
+  description:
+    "The first server to start on an empty database claimed its initialisation (and creates the demo platform when asked to).",
+  schema: z.object({ demo: z.boolean() }),
+});
+
+export const PLATFORM_STREAM = "platform";
