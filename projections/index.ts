@@ -2,10 +2,34 @@ import type { Projection } from "./projection.ts";
 import { athletesProjection } from "./athletes/projection.ts";
 import { applicationsProjection } from "./applications/projection.ts";
 import { followsProjection } from "./follows/projection.ts";
+import { activitiesProjection } from "./activities/projection.ts";
+import { gearProjection } from "./gear/projection.ts";
+import { oauthProjection } from "./oauth/projection.ts";
+import { clubsProjection } from "./clubs/projection.ts";
+import { clubFeedProjection } from "./club-feed/projection.ts";
+import { challengesProjection } from "./challenges/projection.ts";
+import { privacyZonesProjection } from "./privacy-zones/projection.ts";
+import { heatmapsProjection } from "./heatmaps/projection.ts";
+import { heatmapSourcesProjection } from "./heatmaps/sources.ts";
+import { segmentsProjection } from "./segments/projection.ts";
+import { uploadsProjection } from "./uploads/projection.ts";
+import { pushSubscriptionsProjection } from "./push-subscriptions/projection.ts";
 
 /** Every read model of the platform. Add one line per projection. */
 export const allProjections: Projection[] = [
   athletesProjection,
   applicationsProjection,
   followsProjection,
+  activitiesProjection,
+  gearProjection,
+  oauthProjection,
+  clubsProjection,
+  clubFeedProjection,
+  challengesProjection,
+  privacyZonesProjection,
+  heatmapsProjection,
+  heatmapSourcesProjection,
+  segmentsProjection,
+  uploadsProjection,
+  pushSubscriptionsProjection,
 ];

@@ -2,6 +2,7 @@ import type { EventData, NewEvent } from "../events/catalogue.ts";
 import type { activityRecorded } from "../events/activity/events.ts";
 import type { ActivityStreams } from "../shared/streams.ts";
 import type { Platform } from "./platform.ts";
+import { segmentEffortsProcessor } from "./segments/efforts.ts";
 
 export interface RecordedActivity {
   platform: Platform;
@@ -17,4 +18,6 @@ export interface RecordedActivity {
 export type ActivityProcessor = (recorded: RecordedActivity) => Promise<NewEvent[]>;
 
 /** Registered processors, run in order. Add one line per processor. */
-export const activityProcessors: ActivityProcessor[] = [];
+export const activityProcessors: ActivityProcessor[] = [
+  segmentEffortsProcessor,
+];

@@ -22,6 +22,10 @@ export interface Config {
   runJobs: boolean;
   /** Quiet start-up banner (tests). */
   quiet: boolean;
+  /** Webhook delivery attempts per event, first included (WEBHOOK_ATTEMPTS, default 3). */
+  webhookAttempts?: number;
+  /** Webhook retry back-off base in ms, doubled per attempt (WEBHOOK_RETRY_MS, default 10000). */
+  webhookRetryMs?: number;
 }
 
 function intEnv(name: string, fallback: number): number {
@@ -46,6 +50,8 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     seedDemo: process.env.SEED_DEMO !== "0",
     runJobs: process.env.RUN_JOBS !== "0",
     quiet: process.env.QUIET === "1",
+    webhookAttempts: Math.max(1, intEnv("WEBHOOK_ATTEMPTS", 3)),
+    webhookRetryMs: intEnv("WEBHOOK_RETRY_MS", 10_000),
     ...overrides,
   };
 }

@@ -32,6 +32,8 @@ export async function openPlatform(config: Config): Promise<Platform> {
     // One migration at a time, even when several servers start together on one PostgreSQL.
     await db.transaction(async (tx) => {
       await tx.query("select pg_advisory_xact_lock(724311)");
+      // The log, ids and jobs live in public: unqualified DDL must not land in rm once it exists.
+      await tx.exec("set local search_path to public");
       await tx.exec(EVENT_STORE_SCHEMA);
       await tx.exec(idSchema());
       await tx.exec(JOB_SCHEMA);

@@ -7,6 +7,7 @@ import {
   applicationRegistered,
   applicationSecretRegenerated,
 } from "../../events/application/events.ts";
+import { authorizationCodeReplayed } from "../../events/oauth/events.ts";
 import type { Projection } from "../projection.ts";
 
 
@@ -47,6 +48,7 @@ export const applicationsProjection: Projection = {
     applicationSecretRegenerated.type,
     accessTokenIssued.type,
     accessTokensRevoked.type,
+    authorizationCodeReplayed.type,
   ],
   async apply(tx: Queryable, event: RecordedEvent) {
     switch (event.type) {
@@ -87,6 +89,12 @@ export const applicationsProjection: Projection = {
             where athlete_id = $1 and application_id = $2 and kind = 'access'`,
           [d.athleteId, d.applicationId],
         );
+        return;
+      }
+      case authorizationCodeReplayed.type: {
+        // A used OAuth code was presented again: every token issued from its grant stops working.
+        const d = event.data as EventData<typeof authorizationCodeReplayed>;
+        await tx.query("update access_tokens set revoked = true where grant_id = $1", [d.grantId]);
         return;
       }
     }

@@ -12,6 +12,8 @@ export interface CliIo {
   progress(text: string): void;
   /** Whether progress can redraw one line (a terminal). */
   interactive: boolean;
+  /** Streams output to stdout as it is produced (local runs only; absent inside the server). */
+  write?(chunk: string): Promise<void>;
 }
 
 /**
@@ -24,6 +26,8 @@ export interface CliCommand {
   name: string;
   summary: string;
   options: Record<string, OptionSpec>;
+  /** One optional positional argument (e.g. `import FILE`), passed as options[name]. */
+  positional?: { name: string; description: string };
   run(platform: Platform, options: Record<string, unknown>, io: CliIo): Promise<unknown>;
   /** Human-readable form of the result (default: key: value lines). */
   format?(result: unknown): string;

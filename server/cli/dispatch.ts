@@ -12,7 +12,9 @@ export interface CliOutcome {
 }
 
 function usage(command: CliCommand): string {
-  const lines = [`Usage: npm run cli -- ${command.name} [options]`, "", command.summary, "", "Options:"];
+  const arg = command.positional ? ` <${command.positional.name}>` : "";
+  const lines = [`Usage: npm run cli -- ${command.name}${arg} [options]`, "", command.summary, "", "Options:"];
+  if (command.positional) lines.splice(4, 0, "Arguments:", `  <${command.positional.name}>`.padEnd(34) + command.positional.description, "");
   for (const [name, spec] of Object.entries(command.options)) {
     const arg = spec.type === "string" ? ` <${name.split("-").pop()}>` : "";
     lines.push(`  --${name}${arg}`.padEnd(34) + `${spec.description}${spec.required ? " (required)" : ""}`);
@@ -69,14 +71,18 @@ export async function dispatch(
     const parsed = parseArgs({
       args: rest,
       options: {
-        ...Object.fromEntries(Object.entries(command.options).map(([k, s]) => [k, { type: s.type, multiple: s.multiple }])),
+        ...Object.fromEntries(Object.entries(command.options).map(([k, s]) => [k, { type: s.type, multiple: s.multiple ?? false }])),
         json: { type: "boolean" },
         help: { type: "boolean" },
       },
       strict: true,
-      allowPositionals: false,
+      allowPositionals: !!command.positional,
     });
     values = parsed.values as Record<string, unknown>;
+    if (command.positional) {
+      if (parsed.positionals.length > 1) throw new Error(`unexpected argument ${parsed.positionals[1]}`);
+      if (parsed.positionals.length === 1) values = { ...values, [command.positional.name]: parsed.positionals[0] };
+    }
   } catch (error) {
     return { exitCode: 2, stdout: "", stderr: `${(error as Error).message}\n\n${usage(command)}` };
   }

@@ -32,7 +32,11 @@ async function main(): Promise<number> {
         platform = await openPlatform(config);
         return fn(platform);
       },
-      { interactive: !!process.stderr.isTTY, progress: (t) => process.stderr.write(t) },
+      {
+        interactive: !!process.stderr.isTTY,
+        progress: (t) => process.stderr.write(t),
+        write: (chunk) => new Promise<void>((done) => process.stdout.write(chunk) ? done() : process.stdout.once("drain", () => done())),
+      },
     );
     if (outcome.stderr) process.stderr.write(`${outcome.stderr}\n`);
     if (outcome.stdout) process.stdout.write(`${outcome.stdout}\n`);

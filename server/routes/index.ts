@@ -1,7 +1,31 @@
 import type { AnyRoute } from "../http/route.ts";
 import { athleteRoutes } from "./athletes.ts";
+import { activityRoutes } from "./activities.ts";
+import { activitySocialRoutes } from "./activity-social.ts";
+import { activityPhotoRoutes } from "./activity-photos.ts";
+import { activityDataRoutes } from "./activity-data.ts";
+import { gearRoutes } from "./gear.ts";
+import { clubRoutes } from "./clubs.ts";
+import { challengeRoutes } from "./challenges.ts";
+import { segmentRoutes } from "./segments.ts";
+import { uploadRoutes } from "./uploads.ts";
+import { heatmapRoutes } from "./heatmaps.ts";
+import { privacyZoneRoutes } from "./privacy-zones.ts";
+import { pushSubscriptionRoutes } from "./push-subscriptions.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
+  ...segmentRoutes,
   ...athleteRoutes,
+  ...activityRoutes,
+  ...activitySocialRoutes,
+  ...activityPhotoRoutes,
+  ...activityDataRoutes,
+  ...gearRoutes,
+  ...clubRoutes,
+  ...challengeRoutes,
+  ...uploadRoutes,
+  ...heatmapRoutes,
+  ...privacyZoneRoutes,
+  ...pushSubscriptionRoutes,
 ];

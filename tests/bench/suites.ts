@@ -1,4 +1,12 @@
 import type { BenchSuite } from "./harness.ts";
 
 /** Every benchmark suite, by name (`npm run bench -- <name>` runs one). Add one line per suite. */
-export const suites: Record<string, () => Promise<BenchSuite>> = {};
+export const suites: Record<string, () => Promise<BenchSuite>> = {
+  clubs: async () => (await import("./clubs.bench.ts")).clubsBench,
+  segments: async () => (await import("./segments.bench.ts")).segmentsSuite,
+  uploads: async () => (await import("./uploads.bench.ts")).uploadsBench,
+  heatmaps: async () => (await import("./heatmaps.bench.ts")).heatmapsBench,
+  companion: async () => (await import("./companion.bench.ts")).companionBench,
+  core: async () => (await import("./core.bench.ts")).coreSuite,
+  analysts: async () => (await import("./analysts.bench.ts")).analystsSuite,
+};

@@ -2,7 +2,6 @@ import { parseScope } from "../../http/auth.ts";
 import { createApplication, issueToken } from "../../actions/applications.ts";
 import { createAthlete } from "../../actions/athletes.ts";
 import { type CliCommand, CliUsageError, optionalNumber, optionalString, requireInt, requireString } from "../command.ts";
-import { progressBar } from "../progress.ts";
 
 export const coreCommands: CliCommand[] = [
   {
@@ -85,47 +84,6 @@ export const coreCommands: CliCommand[] = [
         expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000).toISOString() : null,
       });
       return { access_token };
-    },
-  },
-  {
-    name: "replay",
-    summary: "Rebuild every read model from the event log (progress bar, events/s).",
-    options: {},
-    async run(platform, _o, io) {
-      const report = await platform.projections.replay({ onProgress: progressBar(io, "replay") });
-      if (io.interactive) io.progress("\n");
-      return {
-        events: report.events,
-        seconds: Number(report.seconds.toFixed(3)),
-        events_per_second: Math.round(report.eventsPerSecond),
-      };
-    },
-    format: (r) => {
-      const x = r as { events: number; seconds: number; events_per_second: number };
-      return `replayed ${x.events} events in ${x.seconds} s (${x.events_per_second} events/s)`;
-    },
-  },
-  {
-    name: "verify",
-    summary: "Rebuild into a scratch schema and compare with the live read models (non-zero exit on a difference).",
-    options: {},
-    async run(platform, _o, io) {
-      const { report, differences, tables } = await platform.projections.verify({
-        onProgress: progressBar(io, "verify"),
-      });
-      if (io.interactive) io.progress("\n");
-      return { ok: differences.length === 0, events: report.events, tables, differences };
-    },
-    format: (r) => {
-      const x = r as { ok: boolean; events: number; tables: number; differences: { table: string; onlyLive: string[]; onlyRebuilt: string[]; liveCount: number; rebuiltCount: number }[] };
-      if (x.ok) return `verify: ${x.tables} read-model tables rebuilt from ${x.events} events are equal to the live ones`;
-      const lines = [`verify: ${x.differences.length} of ${x.tables} tables differ`];
-      for (const d of x.differences) {
-        lines.push(`  ${d.table}: live ${d.liveCount} rows, rebuilt ${d.rebuiltCount} rows`);
-        for (const row of d.onlyLive) lines.push(`    only live:    ${row}`);
-        for (const row of d.onlyRebuilt) lines.push(`    only rebuilt: ${row}`);
-      }
-      return lines.join("\n");
     },
   },
 ];

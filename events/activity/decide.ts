@@ -1,0 +1,119 @@
+import type { NewEvent } from "../catalogue.ts";
+import { type Decider, DomainError } from "../decider.ts";
+import { activityCreated, activityRecorded } from "./events.ts";
+import {
+  activityDeleted,
+  activityUpdated,
+  commentAdded,
+  commentDeleted,
+  kudosGiven,
+  photoAdded,
+  photoLinked,
+} from "./changes.ts";
+
+/** What the rules of one activity stream need to know. */
+export interface ActivityState {
+  exists: boolean;
+  deleted: boolean;
+  athleteId: number | null;
+  uploadId: number | null;
+  kudoers: Set<number>;
+  /** comment id → author. */
+  comments: Map<number, number>;
+}
+
+type UpdateFields = Omit<Extract<ActivityCommand, { type: "update" }>, "type" | "athleteId" | "activityId">;
+
+export type ActivityCommand =
+  | {
+    type: "update";
+    activityId: number;
+    athleteId: number;
+    name?: string;
+    activityType?: import("../../shared/activity-types.ts").ActivityType;
+    private?: boolean;
+    commute?: boolean;
+    trainer?: boolean;
+    gearId?: string | null;
+    description?: string | null;
+  }
+  | { type: "delete"; activityId: number; athleteId: number }
+  | { type: "kudos"; activityId: number; athleteId: number }
+  | { type: "comment"; activityId: number; athleteId: number; commentId: number; text: string }
+  | { type: "deleteComment"; activityId: number; athleteId: number; commentId: number }
+  | { type: "addPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoAdded.create>["data"], "activityId" | "athleteId"> }
+  | { type: "linkPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoLinked.create>["data"], "activityId" | "athleteId"> };
+
+function notFound(): never {
+  throw new DomainError("not_found", "Activity", "id", "invalid", "no such activity");
+}
+
+/**
+ * Rules of one activity: only the owner edits, deletes or adds photos; kudos not on one's own
+ * activity and not twice; comments are deleted by the activity owner or the commenter.
+ */
+export const activityDecider: Decider<ActivityState, ActivityCommand> = {
+  initialState: () => ({ exists: false, deleted: false, athleteId: null, uploadId: null, kudoers: new Set(), comments: new Map() }),
+  evolve(state, event: NewEvent) {
+    const d = event.data as Record<string, unknown>;
+    switch (event.type) {
+      case activityRecorded.type:
+      case activityCreated.type:
+        return { ...state, exists: true, athleteId: d.athleteId as number, uploadId: (d.uploadId as number | null) ?? null };
+      case activityDeleted.type:
+        return { ...state, deleted: true };
+      case kudosGiven.type:
+        return { ...state, kudoers: new Set([...state.kudoers, d.athleteId as number]) };
+      case commentAdded.type: {
+        const comments = new Map(state.comments);
+        comments.set(d.commentId as number, d.athleteId as number);
+        return { ...state, comments };
+      }
+      case commentDeleted.type: {
+        const comments = new Map(state.comments);
+        comments.delete(d.commentId as number);
+        return { ...state, comments };
+      }
+      default:
+        return state;
+    }
+  },
+  decide(command, state) {
+    if (!state.exists || state.deleted) notFound();
+    const owner = state.athleteId === command.athleteId;
+    switch (command.type) {
+      case "update": {
+        if (!owner) notFound();
+        const { type: _t, activityType, activityId, athleteId, ...rest } = command;
+        const fields: UpdateFields & { type?: typeof activityType } = { ...rest };
+        const data = Object.fromEntries(Object.entries({ ...fields, type: activityType }).filter(([, v]) => v !== undefined));
+        return [activityUpdated.create({ activityId, athleteId, ...data })];
+      }
+      case "delete":
+        if (!owner) notFound();
+        return [activityDeleted.create({ activityId: command.activityId, athleteId: command.athleteId, uploadId: state.uploadId })];
+      case "kudos":
+        if (owner) throw new DomainError("forbidden", "Kudos", "athlete", "own activity", "no kudos on one's own activity");
+        if (state.kudoers.has(command.athleteId)) {
+          throw new DomainError("conflict", "Kudos", "athlete", "already exists", "kudos already given");
+        }
+        return [kudosGiven.create({ activityId: command.activityId, athleteId: command.athleteId })];
+      case "comment":
+        return [commentAdded.create({ commentId: command.commentId, activityId: command.activityId, athleteId: command.athleteId, text: command.text })];
+      case "deleteComment": {
+        const author = state.comments.get(command.commentId);
+        if (author === undefined) throw new DomainError("not_found", "Comment", "id", "invalid", "no such comment");
+        if (!owner && author !== command.athleteId) {
+          throw new DomainError("forbidden", "Comment", "id", "forbidden", "only the activity owner or the commenter may delete");
+        }
+        return [commentDeleted.create({ commentId: command.commentId, activityId: command.activityId, deletedBy: command.athleteId })];
+      }
+      case "addPhoto":
+        if (!owner) notFound();
+        return [photoAdded.create({ ...command.photo, activityId: command.activityId, athleteId: command.athleteId })];
+      case "linkPhoto":
+        if (!owner) notFound();
+        return [photoLinked.create({ ...command.photo, activityId: command.activityId, athleteId: command.athleteId })];
+    }
+  },
+};

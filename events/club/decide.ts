@@ -1,0 +1,155 @@
+import type { EventData, NewEvent } from "../catalogue.ts";
+import { type Decider, DomainError } from "../decider.ts";
+import {
+  clubAdminDemoted,
+  clubAdminPromoted,
+  clubCreated,
+  clubJoined,
+  clubLeft,
+  clubMemberInvited,
+  clubMembershipApproved,
+  clubMembershipDeclined,
+  clubMembershipRequested,
+} from "./events.ts";
+
+export type ClubFacts = Omit<EventData<typeof clubCreated>, "clubId">;
+
+export interface ClubMember {
+  membership: "member" | "pending";
+  admin: boolean;
+}
+
+export interface ClubState {
+  exists: boolean;
+  clubId: number;
+  ownerId: number;
+  private: boolean;
+  members: Map<number, ClubMember>;
+  /** Invited athletes who have not joined yet. */
+  invited: Set<number>;
+}
+
+export type ClubCommand =
+  | { type: "create"; clubId: number; facts: ClubFacts }
+  | { type: "invite"; athleteId: number; invitedBy: number | null }
+  | { type: "join"; athleteId: number }
+  | { type: "leave"; athleteId: number }
+  | { type: "approve"; callerId: number; athleteId: number }
+  | { type: "decline"; callerId: number; athleteId: number }
+  | { type: "promote"; callerId: number; athleteId: number }
+  | { type: "demote"; callerId: number; athleteId: number };
+
+const refuse = (kind: DomainError["kind"], field: string, code: string, message: string) =>
+  new DomainError(kind, "Club", field, code, message);
+
+function requireAdmin(state: ClubState, callerId: number): void {
+  if (!state.members.get(callerId)?.admin || state.members.get(callerId)?.membership !== "member") {
+    throw refuse("forbidden", "athlete", "not admin", "only a club admin may do this");
+  }
+}
+
+function requirePending(state: ClubState, callerId: number, athleteId: number): void {
+  requireAdmin(state, callerId);
+  if (!state.private) throw refuse("invalid", "private", "not private", "the club is public: there are no requests to answer");
+  if (state.members.get(athleteId)?.membership !== "pending") {
+    throw refuse("not_found", "athlete_id", "no request", "the athlete has not requested membership");
+  }
+}
+
+function evolve(state: ClubState, event: NewEvent): ClubState {
+  const d = event.data as { clubId: number; athleteId: number };
+  const members = new Map(state.members);
+  const invited = new Set(state.invited);
+  switch (event.type) {
+    case clubCreated.type: {
+      const c = event.data as EventData<typeof clubCreated>;
+      members.set(c.ownerId, { membership: "member", admin: true });
+      return { exists: true, clubId: c.clubId, ownerId: c.ownerId, private: c.private, members, invited };
+    }
+    case clubMemberInvited.type:
+      invited.add(d.athleteId);
+      break;
+    case clubJoined.type:
+    case clubMembershipApproved.type:
+      members.set(d.athleteId, { membership: "member", admin: false });
+      invited.delete(d.athleteId);
+      break;
+    case clubMembershipRequested.type:
+      members.set(d.athleteId, { membership: "pending", admin: false });
+      break;
+    case clubMembershipDeclined.type:
+    case clubLeft.type:
+      members.delete(d.athleteId);
+      break;
+    case clubAdminPromoted.type:
+      members.set(d.athleteId, { membership: "member", admin: true });
+      break;
+    case clubAdminDemoted.type:
+      members.set(d.athleteId, { membership: "member", admin: false });
+      break;
+    default:
+      return state;
+  }
+  return { ...state, members, invited };
+}
+
+/**
+ * The club membership state machine, as the spec's table states it:
+ * not a member → join → member (public club, or invited) | pending (private, not invited);
+ * pending → approve (admin, private club) → member; pending → decline (admin) → not a member;
+ * member → leave → not a member; member → promote (admin) → admin; admin → demote (admin; never the
+ * owner) → member. Repeating a move that is already true decides nothing (idempotent).
+ */
+export const clubDecider: Decider<ClubState, ClubCommand> = {
+  initialState: () => ({ exists: false, clubId: 0, ownerId: 0, private: false, members: new Map(), invited: new Set() }),
+  evolve,
+  decide(command, state) {
+    if (command.type === "create") {
+      if (state.exists) throw refuse("conflict", "id", "already exists", "the club exists");
+      return [clubCreated.create({ clubId: command.clubId, ...command.facts })];
+    }
+    if (!state.exists) throw refuse("not_found", "id", "invalid", "no such club");
+    const clubId = state.clubId;
+    const target = state.members.get(command.athleteId);
+    switch (command.type) {
+      case "invite":
+        if (target?.membership === "member" || state.invited.has(command.athleteId)) return [];
+        return [clubMemberInvited.create({ clubId, athleteId: command.athleteId, invitedBy: command.invitedBy })];
+      case "join":
+        if (target?.membership === "member") return [];
+        if (!state.private || state.invited.has(command.athleteId)) {
+          return [clubJoined.create({ clubId, athleteId: command.athleteId })];
+        }
+        if (target?.membership === "pending") return [];
+        return [clubMembershipRequested.create({ clubId, athleteId: command.athleteId })];
+      case "leave":
+        if (command.athleteId === state.ownerId) {
+          throw refuse("forbidden", "athlete", "owner", "the owner cannot leave the club");
+        }
+        return target ? [clubLeft.create({ clubId, athleteId: command.athleteId })] : [];
+      case "approve":
+        requirePending(state, command.callerId, command.athleteId);
+        return [clubMembershipApproved.create({ clubId, athleteId: command.athleteId, approvedBy: command.callerId })];
+      case "decline":
+        requirePending(state, command.callerId, command.athleteId);
+        return [clubMembershipDeclined.create({ clubId, athleteId: command.athleteId, declinedBy: command.callerId })];
+      case "promote":
+        requireAdmin(state, command.callerId);
+        if (target?.membership !== "member") {
+          throw refuse("invalid", "athlete_id", "not a member", "only a member can be made an admin");
+        }
+        if (target.admin) return [];
+        return [clubAdminPromoted.create({ clubId, athleteId: command.athleteId, promotedBy: command.callerId })];
+      case "demote":
+        requireAdmin(state, command.callerId);
+        if (command.athleteId === state.ownerId) {
+          throw refuse("forbidden", "athlete_id", "owner", "the owner cannot be removed from the admins");
+        }
+        if (target?.membership !== "member") {
+          throw refuse("invalid", "athlete_id", "not a member", "the athlete is not a member");
+        }
+        if (!target.admin) return [];
+        return [clubAdminDemoted.create({ clubId, athleteId: command.athleteId, demotedBy: command.callerId })];
+    }
+  },
+};

@@ -1,0 +1,87 @@
+import type { NewEvent } from "../catalogue.ts";
+import { type Decider, DomainError } from "../decider.ts";
+import {
+  heatmapActivitiesSelected,
+  heatmapBuildStarted,
+  heatmapBuilt,
+  heatmapDeleted,
+  heatmapFailed,
+  heatmapRequested,
+  type HeatmapStatus,
+  heatmapTracksGathered,
+  STATUS_AFTER,
+} from "./events.ts";
+import type { EventData } from "../catalogue.ts";
+
+export interface HeatmapState {
+  exists: boolean;
+  deleted: boolean;
+  athleteId: number;
+  status: HeatmapStatus | null;
+}
+
+type Ids = { mapId: number; athleteId: number };
+
+export type HeatmapCommand =
+  | ({ type: "request" } & EventData<typeof heatmapRequested>)
+  | ({ type: "start" } & Ids)
+  | ({ type: "select" } & EventData<typeof heatmapActivitiesSelected>)
+  | ({ type: "gathered" } & EventData<typeof heatmapTracksGathered>)
+  | ({ type: "built" } & EventData<typeof heatmapBuilt>)
+  | ({ type: "fail" } & EventData<typeof heatmapFailed>)
+  | ({ type: "delete" } & Ids);
+
+/** The status a build step must find before it may run. */
+const STEP_FROM: Record<string, HeatmapStatus> = {
+  start: "queued",
+  select: "building",
+  gathered: "gathering",
+  built: "generating",
+};
+
+const conflict = () => new DomainError("conflict", "Heatmap", "status", "invalid");
+
+/** A heatmap: requested once, built in order, failed or deleted (only by its athlete). */
+export const heatmapDecider: Decider<HeatmapState, HeatmapCommand> = {
+  initialState: () => ({ exists: false, deleted: false, athleteId: 0, status: null }),
+  evolve(state, event: NewEvent) {
+    if (event.type === heatmapRequested.type) {
+      return { ...state, exists: true, athleteId: (event.data as Ids).athleteId, status: "queued" };
+    }
+    if (event.type === heatmapDeleted.type) return { ...state, deleted: true };
+    const status = STATUS_AFTER[event.type];
+    return status ? { ...state, status } : state;
+  },
+  decide(command, state) {
+    const { type, ...data } = command;
+    if (type === "request") {
+      if (state.exists) throw new DomainError("conflict", "Heatmap", "id", "already exists");
+      const d = data as EventData<typeof heatmapRequested>;
+      if (d.startDateLocal !== null && d.endDateLocal !== null && d.startDateLocal > d.endDateLocal) {
+        throw new DomainError("invalid", "Heatmap", "end_date_local", "invalid");
+      }
+      return [heatmapRequested.create(d)];
+    }
+    if (!state.exists || state.deleted) throw new DomainError("not_found", "Heatmap", "id", "invalid");
+    if (type === "delete") {
+      if (state.athleteId !== command.athleteId) throw new DomainError("forbidden", "Heatmap", "athlete_id", "forbidden");
+      return [heatmapDeleted.create({ mapId: command.mapId, athleteId: state.athleteId })];
+    }
+    if (type === "fail") {
+      if (state.status === "done" || state.status === "error") throw conflict();
+      return [heatmapFailed.create(data as EventData<typeof heatmapFailed>)];
+    }
+    if (state.status !== STEP_FROM[type]) throw conflict();
+    switch (type) {
+      case "start":
+        return [heatmapBuildStarted.create(data as Ids)];
+      case "select":
+        return [heatmapActivitiesSelected.create(data as EventData<typeof heatmapActivitiesSelected>)];
+      case "gathered":
+        return [heatmapTracksGathered.create(data as EventData<typeof heatmapTracksGathered>)];
+      case "built":
+        return [heatmapBuilt.create(data as EventData<typeof heatmapBuilt>)];
+    }
+    throw conflict();
+  },
+};

@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { defineEvent } from "../catalogue.ts";
+
+/**
+ * A heatmap's life, one stream per map (`heatmap-<mapId>`). Each build step is an event, so the
+ * status (queued → building → gathering → generating → done | error) is durable and a restarted
+ * server resumes the build at the step it had reached.
+ */
+const ids = { mapId: z.number().int().positive(), athleteId: z.number().int().positive() };
+
+export const heatmapRequested = defineEvent({
+  type: "HeatmapRequested",
+  description: "An athlete asked for a heatmap of their public activities of some types in an optional local-time window (status queued).",
+  schema: z.object({
+    ...ids,
+    activityTypeIds: z.array(z.number().int().positive()).min(1),
+    /** Epoch seconds compared with the activities' local start and end times, or null. */
+    startDateLocal: z.number().int().nullable(),
+    endDateLocal: z.number().int().nullable(),
+  }),
+});
+
+export const heatmapBuildStarted = defineEvent({
+  type: "HeatmapBuildStarted",
+  description: "The build job picked the heatmap up (status building).",
+  schema: z.object(ids),
+});
+
+export const heatmapActivitiesSelected = defineEvent({
+  type: "HeatmapActivitiesSelected",
+  description: "The public activities matching the types and window were chosen (status gathering).",
+  schema: z.object({ ...ids, activityIds: z.array(z.number().int().positive()) }),
+});
+
+export const heatmapTracksGathered = defineEvent({
+  type: "HeatmapTracksGathered",
+  description: "The activities' positions, trimmed by the athlete's privacy zones, were stored as a tracks blob (status generating).",
+  schema: z.object({
+    ...ids,
+    tracksSha256: z.string(),
+    activitiesCount: z.number().int().nonnegative(),
+    pointsCount: z.number().int().nonnegative(),
+  }),
+});
+
+export const heatmapBuilt = defineEvent({
+  type: "HeatmapBuilt",
+  description: "Tile statistics were computed; the tiles can be served (status done).",
+  schema: z.object({
+    ...ids,
+    tilesCount: z.number().int().nonnegative(),
+    centerLatlng: z.tuple([z.number(), z.number()]).nullable(),
+    centerZoom: z.number().int().min(0).max(18).nullable(),
+  }),
+});
+
+export const heatmapFailed = defineEvent({
+  type: "HeatmapFailed",
+  description: "The build failed (status error) with an English explanation.",
+  schema: z.object({ ...ids, statusMessage: z.string() }),
+});
+
+export const heatmapDeleted = defineEvent({
+  type: "HeatmapDeleted",
+  description: "The athlete deleted the heatmap; its tiles are gone.",
+  schema: z.object(ids),
+});
+
+export const heatmapStream = (mapId: number) => `heatmap-${mapId}`;
+
+export const HEATMAP_STATUSES = ["queued", "building", "gathering", "generating", "done", "error"] as const;
+export type HeatmapStatus = (typeof HEATMAP_STATUSES)[number];
+
+/** The status each event puts the heatmap in. */
+export const STATUS_AFTER: Record<string, HeatmapStatus> = {
+  [heatmapRequested.type]: "queued",
+  [heatmapBuildStarted.type]: "building",
+  [heatmapActivitiesSelected.type]: "gathering",
+  [heatmapTracksGathered.type]: "generating",
+  [heatmapBuilt.type]: "done",
+  [heatmapFailed.type]: "error",
+};

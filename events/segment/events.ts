@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { defineEvent } from "../catalogue.ts";
+
+/**
+ * Segments: created by operators (CLI) or athletes (from their own activity); starred by athletes;
+ * efforts matched while an upload is processed (appended to the activity's stream).
+ */
+
+const latlng = z.tuple([z.number(), z.number()]);
+
+export const segmentCreated = defineEvent({
+  type: "SegmentCreated",
+  description: "A segment was laid out; its geometry and every derived fact are recorded here.",
+  schema: z.object({
+    segmentId: z.number().int().positive(),
+    /** The athlete who created it (null when an operator did, through the CLI). */
+    athleteId: z.number().int().positive().nullable(),
+    /** The activity it was cut from, when it was. */
+    activityId: z.number().int().positive().nullable(),
+    name: z.string().min(1),
+    activityType: z.enum(["Ride", "Run"]),
+    points: z.array(latlng).min(2),
+    altitudes: z.array(z.number()).nullable(),
+    distance: z.number(),
+    averageGrade: z.number(),
+    maximumGrade: z.number(),
+    elevationHigh: z.number().nullable(),
+    elevationLow: z.number().nullable(),
+    totalElevationGain: z.number(),
+    climbCategory: z.number().int().min(0).max(5),
+    startLatlng: latlng,
+    endLatlng: latlng,
+    polyline: z.string(),
+    city: z.string().nullable(),
+    state: z.string().nullable(),
+    country: z.string().nullable(),
+    private: z.boolean(),
+    hazardous: z.boolean(),
+  }),
+});
+
+export const segmentStarred = defineEvent({
+  type: "SegmentStarred",
+  description: "An athlete starred a segment.",
+  schema: z.object({ segmentId: z.number().int().positive(), athleteId: z.number().int().positive() }),
+});
+
+export const segmentUnstarred = defineEvent({
+  type: "SegmentUnstarred",
+  description: "An athlete removed a segment's star.",
+  schema: z.object({ segmentId: z.number().int().positive(), athleteId: z.number().int().positive() }),
+});
+
+export const achievement = z.object({
+  typeId: z.union([z.literal(2), z.literal(3), z.literal(5)]),
+  type: z.enum(["overall", "pr", "year_overall"]),
+  rank: z.number().int().min(1).max(10),
+});
+
+/** 64-bit effort ids are carried as decimal digits so they stay exact in JSON everywhere. */
+export const effortId = z.string().regex(/^[1-9]\d{0,18}$/);
+
+export const matchedEffort = z.object({
+  effortId,
+  segmentId: z.number().int().positive(),
+  name: z.string(),
+  startIndex: z.number().int().min(0),
+  endIndex: z.number().int().min(0),
+  startDate: z.string(),
+  startDateLocal: z.string(),
+  elapsedTime: z.number().int().min(0),
+  movingTime: z.number().int().min(0),
+  distance: z.number(),
+  averageHeartrate: z.number().nullable(),
+  maxHeartrate: z.number().nullable(),
+  averageWatts: z.number().nullable(),
+  averageCadence: z.number().nullable(),
+  /** Rank on the segment's overall board at upload time (1–10) or null. Never updated. */
+  komRank: z.number().int().min(1).max(10).nullable(),
+  /** Rank among the athlete's own efforts at upload time (1–3) or null. Never updated. */
+  prRank: z.number().int().min(1).max(3).nullable(),
+  achievements: z.array(achievement),
+  /** false = 'important' (shown in the activity detail by default); decided at upload time. */
+  hidden: z.boolean(),
+});
+
+export const segmentEffortsMatched = defineEvent({
+  type: "SegmentEffortsMatched",
+  description:
+    "Upload processing matched the activity's track against the segments; ranks and achievements are those at upload time.",
+  schema: z.object({
+    activityId: z.number().int().positive(),
+    athleteId: z.number().int().positive(),
+    activityType: z.string(),
+    private: z.boolean(),
+    efforts: z.array(matchedEffort),
+    prCount: z.number().int().min(0),
+    achievementCount: z.number().int().min(0),
+  }),
+});
+
+export const segmentStream = (segmentId: number) => `segment-${segmentId}`;
+export const segmentStarStream = (athleteId: number, segmentId: number) => `segment-star-${athleteId}-${segmentId}`;

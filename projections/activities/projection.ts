@@ -1,0 +1,235 @@
+import type { EventData } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
+import {
+  activityDeleted,
+  activityUpdated,
+  commentAdded,
+  commentDeleted,
+  kudosGiven,
+  photoAdded,
+  photoLinked,
+} from "../../events/activity/changes.ts";
+import type { Projection } from "../projection.ts";
+
+type Recorded = EventData<typeof activityRecorded>;
+type Created = EventData<typeof activityCreated>;
+
+/**
+ * Facts kept as jsonb (everything the summary list does not filter or sort on). Manual activities
+ * get the same shape with the measured facts null.
+ */
+export type ActivityFacts = Omit<
+  Recorded,
+  | "activityId" | "athleteId" | "name" | "type" | "description" | "externalId" | "uploadId" | "startDate"
+  | "startDateLocal" | "timezone" | "distance" | "movingTime" | "elapsedTime" | "totalElevationGain"
+  | "private" | "trainer" | "commute"
+>;
+
+function recordedFacts(d: Recorded): ActivityFacts {
+  const {
+    activityId: _a, athleteId: _b, name: _c, type: _d, description: _e, externalId: _f, uploadId: _g,
+    startDate: _h, startDateLocal: _i, timezone: _j, distance: _k, movingTime: _l, elapsedTime: _m,
+    totalElevationGain: _n, private: _o, trainer: _p, commute: _q, ...facts
+  } = d;
+  return facts;
+}
+
+function manualFacts(d: Created): ActivityFacts {
+  return {
+    elevHigh: null, elevLow: null, startLatlng: null, endLatlng: null,
+    averageSpeed: d.elapsedTime > 0 ? d.distance / d.elapsedTime : 0, maxSpeed: 0,
+    averageCadence: null, averageTemp: null, averageWatts: null, maxWatts: null, weightedAverageWatts: null,
+    kilojoules: null, deviceWatts: null, hasHeartrate: false, averageHeartrate: null, maxHeartrate: null,
+    calories: null, sufferScore: null, deviceName: null, workoutType: null, polyline: null,
+    summaryPolyline: null, streamsSha256: null, laps: [], splitsMetric: [], splitsStandard: [], bestEfforts: [],
+  };
+}
+
+const UPDATE_COLUMNS: Record<string, string> = {
+  name: "name", type: "type", private: "private", commute: "commute", trainer: "trainer",
+  gearId: "gear_id", description: "description",
+};
+
+const epoch = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
+/**
+ * Activities read model: summary-list columns in SQL, other facts as jsonb; kudos, comments and
+ * photos in their own tables. Projects both ActivityRecorded (uploads) and ActivityCreated (manual).
+ */
+export const activitiesProjection: Projection = {
+  name: "activities",
+  tables: ["activities", "activity_kudos", "activity_comments", "activity_photos"],
+  schema: `
+    create table if not exists activities (
+      id bigint primary key,
+      athlete_id bigint not null,
+      upload_id bigint,
+      external_id text,
+      name text not null,
+      type text not null,
+      description text,
+      start_date text not null,
+      start_epoch bigint not null,
+      start_date_local text not null,
+      timezone text not null,
+      distance double precision not null,
+      moving_time integer not null,
+      elapsed_time integer not null,
+      total_elevation_gain double precision not null,
+      private boolean not null,
+      commute boolean not null,
+      trainer boolean not null,
+      manual boolean not null,
+      gear_id text,
+      kudos_count integer not null default 0,
+      comment_count integer not null default 0,
+      photo_count integer not null default 0,
+      total_photo_count integer not null default 0,
+      facts jsonb not null,
+      recorded_position bigint not null
+    );
+    create index if not exists activities_athlete_start on activities (athlete_id, start_epoch);
+    create index if not exists activities_gear on activities (gear_id);
+    create table if not exists activity_kudos (
+      activity_id bigint not null,
+      athlete_id bigint not null,
+      position bigint not null,
+      primary key (activity_id, athlete_id)
+    );
+    create table if not exists activity_comments (
+      id bigint primary key,
+      activity_id bigint not null,
+      athlete_id bigint not null,
+      text text not null,
+      created_at text not null,
+      position bigint not null
+    );
+    create index if not exists activity_comments_activity on activity_comments (activity_id, position);
+    create table if not exists activity_photos (
+      key text primary key,
+      activity_id bigint not null,
+      source integer not null,
+      position bigint not null,
+      data jsonb not null
+    );
+    create index if not exists activity_photos_activity on activity_photos (activity_id, position);
+  `,
+  handles: [
+    activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type, kudosGiven.type,
+    commentAdded.type, commentDeleted.type, photoAdded.type, photoLinked.type,
+  ],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    const insert = `insert into activities (id, athlete_id, upload_id, external_id, name, type, description,
+        start_date, start_epoch, start_date_local, timezone, distance, moving_time, elapsed_time,
+        total_elevation_gain, private, commute, trainer, manual, facts, recorded_position)
+      values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)
+      on conflict (id) do nothing`;
+    switch (event.type) {
+      case activityRecorded.type: {
+        const d = event.data as Recorded;
+        await tx.query(insert, [
+          d.activityId, d.athleteId, d.uploadId, d.externalId, d.name, d.type, d.description, d.startDate,
+          epoch(d.startDate), d.startDateLocal, d.timezone, d.distance, d.movingTime, d.elapsedTime,
+          d.totalElevationGain, d.private, d.commute, d.trainer, false, JSON.stringify(recordedFacts(d)), event.position,
+        ]);
+        return;
+      }
+      case activityCreated.type: {
+        const d = event.data as Created;
+        await tx.query(insert, [
+          d.activityId, d.athleteId, null, null, d.name, d.type, d.description, d.startDate,
+          epoch(d.startDate), d.startDateLocal, d.timezone, d.distance, d.elapsedTime, d.elapsedTime,
+          0, d.private, d.commute, d.trainer, true, JSON.stringify(manualFacts(d)), event.position,
+        ]);
+        return;
+      }
+      case activityUpdated.type: {
+        const d = event.data as Record<string, unknown>;
+        const sets: string[] = [];
+        const params: unknown[] = [d.activityId];
+        for (const [key, column] of Object.entries(UPDATE_COLUMNS)) {
+          if (key in d && d[key] !== undefined) {
+            params.push(d[key]);
+            sets.push(`${column} = $${params.length}`);
+          }
+        }
+        if (sets.length) await tx.query(`update activities set ${sets.join(", ")} where id = $1`, params);
+        return;
+      }
+      case activityDeleted.type: {
+        const { activityId } = event.data as EventData<typeof activityDeleted>;
+        await tx.query("delete from activities where id = $1", [activityId]);
+        await tx.query("delete from activity_kudos where activity_id = $1", [activityId]);
+        await tx.query("delete from activity_comments where activity_id = $1", [activityId]);
+        await tx.query("delete from activity_photos where activity_id = $1", [activityId]);
+        return;
+      }
+      case kudosGiven.type: {
+        const d = event.data as EventData<typeof kudosGiven>;
+        await tx.query(
+          "insert into activity_kudos (activity_id, athlete_id, position) values ($1,$2,$3) on conflict do nothing",
+          [d.activityId, d.athleteId, event.position],
+        );
+        await tx.query(
+          "update activities set kudos_count = (select count(*) from activity_kudos where activity_id = $1) where id = $1",
+          [d.activityId],
+        );
+        return;
+      }
+      case commentAdded.type: {
+        const d = event.data as EventData<typeof commentAdded>;
+        await tx.query(
+          "insert into activity_comments (id, activity_id, athlete_id, text, created_at, position) values ($1,$2,$3,$4,$5,$6) on conflict do nothing",
+          [d.commentId, d.activityId, d.athleteId, d.text, event.recordedAt, event.position],
+        );
+        await countComments(tx, d.activityId);
+        return;
+      }
+      case commentDeleted.type: {
+        const d = event.data as EventData<typeof commentDeleted>;
+        await tx.query("delete from activity_comments where id = $1", [d.commentId]);
+        await countComments(tx, d.activityId);
+        return;
+      }
+      case photoAdded.type: {
+        const d = event.data as EventData<typeof photoAdded>;
+        const data = { ...d, uploadedAt: event.recordedAt };
+        await tx.query(
+          "insert into activity_photos (key, activity_id, source, position, data) values ($1,$2,1,$3,$4) on conflict do nothing",
+          [`n:${d.uniqueId}`, d.activityId, event.position, JSON.stringify(data)],
+        );
+        await countPhotos(tx, d.activityId);
+        return;
+      }
+      case photoLinked.type: {
+        const d = event.data as EventData<typeof photoLinked>;
+        const data = { ...d, createdAt: event.recordedAt };
+        await tx.query(
+          "insert into activity_photos (key, activity_id, source, position, data) values ($1,$2,2,$3,$4) on conflict do nothing",
+          [`e:${d.photoId}`, d.activityId, event.position, JSON.stringify(data)],
+        );
+        await countPhotos(tx, d.activityId);
+        return;
+      }
+    }
+  },
+};
+
+async function countComments(tx: Queryable, activityId: number) {
+  await tx.query(
+    "update activities set comment_count = (select count(*) from activity_comments where activity_id = $1) where id = $1",
+    [activityId],
+  );
+}
+
+async function countPhotos(tx: Queryable, activityId: number) {
+  await tx.query(
+    `update activities set
+       photo_count = (select count(*) from activity_photos where activity_id = $1 and source = 2),
+       total_photo_count = (select count(*) from activity_photos where activity_id = $1)
+     where id = $1`,
+    [activityId],
+  );
+}

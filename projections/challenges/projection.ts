@@ -1,0 +1,252 @@
+import type { EventData } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
+import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
+import { challengeCreated, challengeJoined, challengeLeft } from "../../events/challenge/events.ts";
+import { segmentEffortsMatched } from "../../events/segment/events.ts";
+import type { Projection } from "../projection.ts";
+
+type Created = EventData<typeof challengeCreated>;
+
+interface ChallengeRule {
+  type: string;
+  dimension: string;
+  goal: number;
+  start_date: string;
+  end_date: string;
+  activity_type: string | null;
+  segment_id: number | null;
+}
+
+/** The measured value of one activity for a dimension (pace: average speed in m/s, higher is better). */
+const VALUE: Record<string, string> = {
+  distance: "a.distance",
+  elevation: "a.elevation_gain",
+  time: "a.moving_time::double precision",
+  pace: "case when a.moving_time > 0 then a.distance / a.moving_time else 0 end",
+};
+
+/** The goal in the measured value's unit: pace goals are seconds per kilometre, turned into m/s. */
+export function goalValue(dimension: string, goal: number): number {
+  if (dimension === "pace") return goal > 0 ? 1000 / goal : 0;
+  return goal;
+}
+
+/**
+ * Recomputes one participant's progress from the activities and efforts in the challenge's window
+ * (local start dates, inclusive; the challenge's activity type when it has one).
+ */
+async function recompute(tx: Queryable, challengeId: number, athleteId: number): Promise<void> {
+  const [rule] = await tx.query<ChallengeRule>(
+    "select type, dimension, goal, start_date, end_date, activity_type, segment_id from challenges where id = $1",
+    [challengeId],
+  );
+  const [joined] = await tx.query("select 1 from challenge_participants where challenge_id = $1 and athlete_id = $2", [challengeId, athleteId]);
+  if (!rule || !joined) return;
+  let row: { value: number; score: number; activity_id: number | null; activity_count: number; success_count: number; completed: boolean };
+  if (rule.type === "SegmentChallenge") {
+    const [r] = await tx.query<{ n: number; best: number | null; activity_id: number | null }>(
+      `select count(*)::int as n, min(e.elapsed_time) as best,
+              (select e2.activity_id from challenge_efforts e2
+                where e2.athlete_id = $1 and e2.segment_id = $2 and substr(e2.start_date_local, 1, 10) between $3 and $4
+                order by e2.elapsed_time, e2.effort_id limit 1) as activity_id
+         from challenge_efforts e
+        where e.athlete_id = $1 and e.segment_id = $2 and substr(e.start_date_local, 1, 10) between $3 and $4`,
+      [athleteId, rule.segment_id, rule.start_date, rule.end_date],
+    );
+    const n = Number(r.n);
+    row = {
+      value: n ? Number(r.best) : 0, score: n ? -Number(r.best) : 0, activity_id: r.activity_id === null ? null : Number(r.activity_id),
+      activity_count: n, success_count: n, completed: n > 0,
+    };
+  } else {
+    const value = VALUE[rule.dimension];
+    const where = `a.athlete_id = $1 and substr(a.start_date_local, 1, 10) between $2 and $3 and ($4::text is null or a.type = $4)`;
+    const params = [athleteId, rule.start_date, rule.end_date, rule.activity_type];
+    const goal = goalValue(rule.dimension, Number(rule.goal));
+    if (rule.type === "CumulativeChallenge") {
+      const [r] = await tx.query<{ n: number; total: number; last: number | null }>(
+        `select count(*)::int as n, coalesce(sum(${value}), 0)::double precision as total,
+                (select a.activity_id from challenge_activities a where ${where}
+                  order by a.start_date_local desc, a.activity_id desc limit 1) as last
+           from challenge_activities a where ${where}`,
+        params,
+      );
+      const total = Number(r.total);
+      row = {
+        value: total, score: total, activity_id: r.last === null ? null : Number(r.last), activity_count: Number(r.n),
+        success_count: Number(r.n) > 0 && total >= goal ? 1 : 0, completed: Number(r.n) > 0 && total >= goal,
+      };
+    } else {
+      const [r] = await tx.query<{ n: number; best: number | null; success: number; best_id: number | null }>(
+        `select count(*)::int as n, max(${value})::double precision as best,
+                count(*) filter (where ${value} >= $5)::int as success,
+                (select a.activity_id from challenge_activities a where ${where}
+                  order by ${value} desc, a.activity_id limit 1) as best_id
+           from challenge_activities a where ${where}`,
+        [...params, goal],
+      );
+      const best = r.best === null ? 0 : Number(r.best);
+      row = {
+        value: best, score: best, activity_id: r.best_id === null ? null : Number(r.best_id), activity_count: Number(r.n),
+        success_count: Number(r.success), completed: Number(r.n) > 0 && best >= goal,
+      };
+    }
+  }
+  await tx.query(
+    `update challenge_participants set value = $3, score = $4, activity_id = $5, activity_count = $6,
+       success_count = $7, completed = $8 where challenge_id = $1 and athlete_id = $2`,
+    [challengeId, athleteId, row.value, row.score, row.activity_id, row.activity_count, row.success_count, row.completed],
+  );
+}
+
+async function recomputeAthlete(tx: Queryable, athleteId: number): Promise<void> {
+  const rows = await tx.query<{ challenge_id: number }>(
+    "select challenge_id from challenge_participants where athlete_id = $1 order by challenge_id",
+    [athleteId],
+  );
+  for (const r of rows) await recompute(tx, Number(r.challenge_id), athleteId);
+}
+
+/**
+ * Challenges, their participants' progress (kept by projection from activities and segment
+ * efforts), and the activity/effort facts progress is computed from.
+ */
+export const challengesProjection: Projection = {
+  name: "challenges",
+  tables: ["challenges", "challenge_participants", "challenge_activities", "challenge_efforts"],
+  schema: `
+    create table if not exists challenges (
+      id bigint primary key,
+      name text not null,
+      type text not null,
+      dimension text not null,
+      goal bigint not null,
+      start_date text not null,
+      end_date text not null,
+      activity_type text,
+      segment_id bigint,
+      external_url text,
+      description text not null,
+      mobile_description text not null,
+      additional_info text not null,
+      rules text not null,
+      prizes text not null,
+      teaser text not null,
+      url text not null,
+      logo_url text not null,
+      color text not null,
+      social_hashtag text not null,
+      created_at timestamptz not null
+    );
+    create table if not exists challenge_participants (
+      challenge_id bigint not null,
+      athlete_id bigint not null,
+      joined_at timestamptz not null,
+      value double precision not null default 0,
+      score double precision not null default 0,
+      activity_id bigint,
+      activity_count integer not null default 0,
+      success_count integer not null default 0,
+      completed boolean not null default false,
+      primary key (challenge_id, athlete_id)
+    );
+    create index if not exists challenge_participants_athlete on challenge_participants (athlete_id);
+    create index if not exists challenge_participants_board on challenge_participants (challenge_id, score desc, athlete_id);
+    create table if not exists challenge_activities (
+      activity_id bigint primary key,
+      athlete_id bigint not null,
+      type text not null,
+      start_date_local text not null,
+      distance double precision not null,
+      elevation_gain double precision not null,
+      moving_time integer not null,
+      elapsed_time integer not null
+    );
+    create index if not exists challenge_activities_athlete on challenge_activities (athlete_id, start_date_local);
+    create table if not exists challenge_efforts (
+      effort_id text primary key,
+      activity_id bigint not null,
+      athlete_id bigint not null,
+      segment_id bigint not null,
+      start_date_local text not null,
+      elapsed_time integer not null
+    );
+    create index if not exists challenge_efforts_athlete on challenge_efforts (athlete_id, segment_id);
+    create index if not exists challenge_efforts_activity on challenge_efforts (activity_id);
+  `,
+  handles: [
+    challengeCreated.type, challengeJoined.type, challengeLeft.type, activityRecorded.type, activityCreated.type,
+    activityUpdated.type, activityDeleted.type, segmentEffortsMatched.type,
+  ],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    switch (event.type) {
+      case challengeCreated.type: {
+        const c = event.data as Created;
+        await tx.query(
+          `insert into challenges (id, name, type, dimension, goal, start_date, end_date, activity_type, segment_id,
+             external_url, description, mobile_description, additional_info, rules, prizes, teaser, url, logo_url,
+             color, social_hashtag, created_at)
+           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)`,
+          [c.challengeId, c.name, c.type, c.dimension, c.goal, c.startDate, c.endDate, c.activityType, c.segmentId,
+            c.externalUrl, c.description, c.mobileDescription, c.additionalInfo, c.rules, c.prizes, c.teaser, c.url,
+            c.logoUrl, c.color, c.socialHashtag, event.recordedAt],
+        );
+        return;
+      }
+      case challengeJoined.type: {
+        const d = event.data as EventData<typeof challengeJoined>;
+        await tx.query(
+          "insert into challenge_participants (challenge_id, athlete_id, joined_at) values ($1,$2,$3) on conflict do nothing",
+          [d.challengeId, d.athleteId, event.recordedAt],
+        );
+        await recompute(tx, d.challengeId, d.athleteId);
+        return;
+      }
+      case challengeLeft.type: {
+        const d = event.data as EventData<typeof challengeLeft>;
+        await tx.query("delete from challenge_participants where challenge_id = $1 and athlete_id = $2", [d.challengeId, d.athleteId]);
+        return;
+      }
+      case activityRecorded.type:
+      case activityCreated.type: {
+        const d = event.data as EventData<typeof activityCreated> & { movingTime?: number; totalElevationGain?: number };
+        await tx.query(
+          `insert into challenge_activities (activity_id, athlete_id, type, start_date_local, distance, elevation_gain,
+             moving_time, elapsed_time) values ($1,$2,$3,$4,$5,$6,$7,$8) on conflict do nothing`,
+          [d.activityId, d.athleteId, d.type, d.startDateLocal, d.distance, d.totalElevationGain ?? 0,
+            d.movingTime ?? d.elapsedTime, d.elapsedTime],
+        );
+        await recomputeAthlete(tx, d.athleteId);
+        return;
+      }
+      case activityUpdated.type: {
+        const d = event.data as EventData<typeof activityUpdated>;
+        if (d.type === undefined) return;
+        await tx.query("update challenge_activities set type = $2 where activity_id = $1", [d.activityId, d.type]);
+        await recomputeAthlete(tx, d.athleteId);
+        return;
+      }
+      case activityDeleted.type: {
+        const d = event.data as EventData<typeof activityDeleted>;
+        await tx.query("delete from challenge_activities where activity_id = $1", [d.activityId]);
+        await tx.query("delete from challenge_efforts where activity_id = $1", [d.activityId]);
+        await recomputeAthlete(tx, d.athleteId);
+        return;
+      }
+      case segmentEffortsMatched.type: {
+        const d = event.data as EventData<typeof segmentEffortsMatched>;
+        for (const e of d.efforts) {
+          await tx.query(
+            `insert into challenge_efforts (effort_id, activity_id, athlete_id, segment_id, start_date_local, elapsed_time)
+             values ($1,$2,$3,$4,$5,$6) on conflict do nothing`,
+            [e.effortId, d.activityId, d.athleteId, e.segmentId, e.startDateLocal, e.elapsedTime],
+          );
+        }
+        if (d.efforts.length) await recomputeAthlete(tx, d.athleteId);
+        return;
+      }
+    }
+  },
+};

@@ -1,0 +1,140 @@
+import type { EventData } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import {
+  athleteEnhancedPrivacyChanged,
+  clubAdminDemoted,
+  clubAdminPromoted,
+  clubCreated,
+  clubJoined,
+  clubLeft,
+  clubMemberInvited,
+  clubMembershipApproved,
+  clubMembershipDeclined,
+  clubMembershipRequested,
+} from "../../events/club/events.ts";
+import type { Projection } from "../projection.ts";
+
+type Created = EventData<typeof clubCreated>;
+type Ids = { clubId: number; athleteId: number };
+
+/**
+ * Clubs and their members (membership 'member' or 'pending', admin, owner), open invitations, and
+ * the athletes' Enhanced Privacy setting that hides them from non-members' member lists.
+ */
+export const clubsProjection: Projection = {
+  name: "clubs",
+  tables: ["clubs", "club_members", "club_invitations", "athlete_enhanced_privacy"],
+  schema: `
+    create table if not exists clubs (
+      id bigint primary key,
+      name text not null,
+      description text,
+      club_type text not null,
+      sport_type text not null,
+      city text,
+      state text,
+      country text,
+      private boolean not null,
+      verified boolean not null,
+      owner_id bigint not null,
+      url text not null,
+      created_at timestamptz not null,
+      updated_at timestamptz not null
+    );
+    create unique index if not exists clubs_url_unique on clubs (url);
+    create table if not exists club_members (
+      club_id bigint not null,
+      athlete_id bigint not null,
+      membership text not null,
+      admin boolean not null,
+      owner boolean not null,
+      since timestamptz not null,
+      primary key (club_id, athlete_id)
+    );
+    create index if not exists club_members_athlete on club_members (athlete_id);
+    create table if not exists club_invitations (
+      club_id bigint not null,
+      athlete_id bigint not null,
+      invited_at timestamptz not null,
+      primary key (club_id, athlete_id)
+    );
+    create table if not exists athlete_enhanced_privacy (
+      athlete_id bigint primary key,
+      enhanced_privacy boolean not null
+    );
+  `,
+  handles: [
+    clubCreated.type, clubMemberInvited.type, clubJoined.type, clubMembershipRequested.type,
+    clubMembershipApproved.type, clubMembershipDeclined.type, clubLeft.type, clubAdminPromoted.type,
+    clubAdminDemoted.type, athleteEnhancedPrivacyChanged.type,
+  ],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    const at = event.recordedAt;
+    const d = event.data as Ids;
+    const touch = () => tx.query("update clubs set updated_at = $2 where id = $1", [d.clubId, at]);
+    switch (event.type) {
+      case clubCreated.type: {
+        const c = event.data as Created;
+        await tx.query(
+          `insert into clubs (id, name, description, club_type, sport_type, city, state, country, private,
+             verified, owner_id, url, created_at, updated_at)
+           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13)`,
+          [c.clubId, c.name, c.description, c.clubType, c.sportType, c.city, c.state, c.country, c.private,
+            c.verified, c.ownerId, c.url, at],
+        );
+        await tx.query(
+          `insert into club_members (club_id, athlete_id, membership, admin, owner, since)
+           values ($1, $2, 'member', true, true, $3)`,
+          [c.clubId, c.ownerId, at],
+        );
+        return;
+      }
+      case clubMemberInvited.type:
+        await tx.query(
+          "insert into club_invitations (club_id, athlete_id, invited_at) values ($1,$2,$3) on conflict do nothing",
+          [d.clubId, d.athleteId, at],
+        );
+        return;
+      case clubJoined.type:
+      case clubMembershipApproved.type:
+        await tx.query(
+          `insert into club_members (club_id, athlete_id, membership, admin, owner, since)
+           values ($1, $2, 'member', false, false, $3)
+           on conflict (club_id, athlete_id) do update set membership = 'member', since = excluded.since`,
+          [d.clubId, d.athleteId, at],
+        );
+        await tx.query("delete from club_invitations where club_id = $1 and athlete_id = $2", [d.clubId, d.athleteId]);
+        await touch();
+        return;
+      case clubMembershipRequested.type:
+        await tx.query(
+          `insert into club_members (club_id, athlete_id, membership, admin, owner, since)
+           values ($1, $2, 'pending', false, false, $3) on conflict do nothing`,
+          [d.clubId, d.athleteId, at],
+        );
+        return;
+      case clubMembershipDeclined.type:
+      case clubLeft.type:
+        await tx.query("delete from club_members where club_id = $1 and athlete_id = $2", [d.clubId, d.athleteId]);
+        await touch();
+        return;
+      case clubAdminPromoted.type:
+      case clubAdminDemoted.type:
+        await tx.query(
+          "update club_members set admin = $3 where club_id = $1 and athlete_id = $2",
+          [d.clubId, d.athleteId, event.type === clubAdminPromoted.type],
+        );
+        return;
+      case athleteEnhancedPrivacyChanged.type: {
+        const p = event.data as EventData<typeof athleteEnhancedPrivacyChanged>;
+        await tx.query(
+          `insert into athlete_enhanced_privacy (athlete_id, enhanced_privacy) values ($1, $2)
+           on conflict (athlete_id) do update set enhanced_privacy = excluded.enhanced_privacy`,
+          [p.athleteId, p.enhancedPrivacy],
+        );
+        return;
+      }
+    }
+  },
+};

@@ -1,0 +1,106 @@
+import type { Queryable } from "../../events/db/types.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import {
+  heatmapActivitiesSelected,
+  heatmapBuildStarted,
+  heatmapBuilt,
+  heatmapDeleted,
+  heatmapFailed,
+  heatmapRequested,
+  heatmapTracksGathered,
+} from "../../events/heatmap/events.ts";
+import type { Projection } from "../projection.ts";
+
+/** English status_message of each status (progress responses). */
+export function heatmapStatusMessage(status: string, detail: { activities?: number; error?: string } = {}): string {
+  switch (status) {
+    case "queued":
+      return "Your heatmap is waiting to be built.";
+    case "building":
+      return "Your heatmap is being built: choosing your public activities.";
+    case "gathering":
+      return `Gathering the routes of ${detail.activities ?? 0} public ${detail.activities === 1 ? "activity" : "activities"}.`;
+    case "generating":
+      return "Generating the map tiles.";
+    case "done":
+      return "Your heatmap is ready.";
+    default:
+      return detail.error ?? "There was an error building your heatmap.";
+  }
+}
+
+/** Heatmaps by id with their build status and, once built, their statistics. */
+export const heatmapsProjection: Projection = {
+  name: "heatmaps",
+  tables: ["heatmaps"],
+  schema: `
+    create table if not exists heatmaps (
+      id bigint primary key,
+      athlete_id bigint not null,
+      activity_type_ids integer[] not null,
+      start_date_local bigint,
+      end_date_local bigint,
+      status text not null,
+      status_message text not null,
+      selected_count integer not null default 0,
+      activities_count integer not null default 0,
+      points_count integer not null default 0,
+      tiles_count integer not null default 0,
+      tracks_sha256 text,
+      center_lat double precision,
+      center_lng double precision,
+      center_zoom integer,
+      created_at timestamptz not null,
+      updated_at timestamptz not null
+    );
+    create index if not exists heatmaps_athlete on heatmaps (athlete_id, created_at);
+    create index if not exists heatmaps_pending on heatmaps (status) where status not in ('done', 'error');
+  `,
+  handles: [
+    heatmapRequested.type, heatmapBuildStarted.type, heatmapActivitiesSelected.type, heatmapTracksGathered.type,
+    heatmapBuilt.type, heatmapFailed.type, heatmapDeleted.type,
+  ],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    const at = event.recordedAt;
+    const d = event.data as Record<string, unknown> & { mapId: number };
+    const set = (sql: string, params: unknown[]) =>
+      tx.query(`update heatmaps set ${sql}, updated_at = $2 where id = $1`, [d.mapId, at, ...params]);
+    switch (event.type) {
+      case heatmapRequested.type: {
+        const r = event.data as { mapId: number; athleteId: number; activityTypeIds: number[]; startDateLocal: number | null; endDateLocal: number | null };
+        await tx.query(
+          `insert into heatmaps (id, athlete_id, activity_type_ids, start_date_local, end_date_local, status, status_message, created_at, updated_at)
+           values ($1, $2, $3::integer[], $4, $5, 'queued', $6, $7, $7) on conflict (id) do nothing`,
+          [r.mapId, r.athleteId, r.activityTypeIds, r.startDateLocal, r.endDateLocal, heatmapStatusMessage("queued"), at],
+        );
+        return;
+      }
+      case heatmapBuildStarted.type:
+        await set("status = 'building', status_message = $3", [heatmapStatusMessage("building")]);
+        return;
+      case heatmapActivitiesSelected.type: {
+        const n = (d.activityIds as number[]).length;
+        await set("status = 'gathering', status_message = $3, selected_count = $4", [heatmapStatusMessage("gathering", { activities: n }), n]);
+        return;
+      }
+      case heatmapTracksGathered.type:
+        await set("status = 'generating', status_message = $3, tracks_sha256 = $4, activities_count = $5, points_count = $6", [
+          heatmapStatusMessage("generating"), d.tracksSha256, d.activitiesCount, d.pointsCount,
+        ]);
+        return;
+      case heatmapBuilt.type: {
+        const center = d.centerLatlng as [number, number] | null;
+        await set("status = 'done', status_message = $3, tiles_count = $4, center_lat = $5, center_lng = $6, center_zoom = $7", [
+          heatmapStatusMessage("done"), d.tilesCount, center?.[0] ?? null, center?.[1] ?? null, d.centerZoom,
+        ]);
+        return;
+      }
+      case heatmapFailed.type:
+        await set("status = 'error', status_message = $3", [d.statusMessage]);
+        return;
+      case heatmapDeleted.type:
+        await tx.query("delete from heatmaps where id = $1", [d.mapId]);
+        return;
+    }
+  },
+};

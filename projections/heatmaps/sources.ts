@@ -1,0 +1,84 @@
+import type { Queryable } from "../../events/db/types.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import { activityRecorded } from "../../events/activity/events.ts";
+import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
+import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
+import type { Projection } from "../projection.ts";
+
+/** Epoch seconds of a local time written as UTC ("2024-05-01T07:30:00Z"); null when unreadable. */
+export function localEpochSeconds(text: string): number | null {
+  const ms = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}Z`);
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
+}
+
+/**
+ * What heatmap builds need, kept apart from the activities read model: each activity's owner, type,
+ * privacy, local start/end (epoch seconds) and streams blob; and per athlete a privacy epoch (the
+ * position of the last event that changed what may be shown), which keys the tile caches.
+ */
+export const heatmapSourcesProjection: Projection = {
+  name: "heatmap_sources",
+  tables: ["heatmap_activities", "heatmap_privacy_epochs"],
+  schema: `
+    create table if not exists heatmap_activities (
+      activity_id bigint primary key,
+      athlete_id bigint not null,
+      type text not null,
+      private boolean not null,
+      start_local bigint,
+      end_local bigint,
+      streams_sha256 text
+    );
+    create index if not exists heatmap_activities_athlete on heatmap_activities (athlete_id, type);
+    create table if not exists heatmap_privacy_epochs (
+      athlete_id bigint primary key,
+      position bigint not null
+    );
+  `,
+  handles: [activityRecorded.type, activityUpdated.type, activityDeleted.type, privacyZoneCreated.type, privacyZoneDeleted.type],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    if (event.type === activityRecorded.type) {
+      const d = event.data as {
+        activityId: number; athleteId: number; type: string; private: boolean; startDateLocal: string;
+        elapsedTime: number; streamsSha256: string | null;
+      };
+      const start = localEpochSeconds(d.startDateLocal);
+      await tx.query(
+        `insert into heatmap_activities (activity_id, athlete_id, type, private, start_local, end_local, streams_sha256)
+         values ($1, $2, $3, $4, $5, $6, $7)
+         on conflict (activity_id) do update set athlete_id = excluded.athlete_id, type = excluded.type,
+           private = excluded.private, start_local = excluded.start_local, end_local = excluded.end_local,
+           streams_sha256 = excluded.streams_sha256`,
+        [d.activityId, d.athleteId, d.type, d.private, start, start === null ? null : start + d.elapsedTime, d.streamsSha256],
+      );
+      return;
+    }
+    if (event.type === activityUpdated.type) {
+      const d = event.data as { activityId: number; athleteId: number; type?: string; private?: boolean };
+      if (d.type !== undefined) await tx.query("update heatmap_activities set type = $2 where activity_id = $1", [d.activityId, d.type]);
+      if (d.private === undefined) return;
+      const changed = await tx.query(
+        "update heatmap_activities set private = $2 where activity_id = $1 and private <> $2 returning athlete_id",
+        [d.activityId, d.private],
+      );
+      if (changed.length > 0) await bumpPrivacyEpoch(tx, d.athleteId, event.position);
+      return;
+    }
+    if (event.type === activityDeleted.type) {
+      const d = event.data as { activityId: number; athleteId: number };
+      await tx.query("delete from heatmap_activities where activity_id = $1", [d.activityId]);
+      await bumpPrivacyEpoch(tx, d.athleteId, event.position);
+      return;
+    }
+    const d = event.data as { athleteId: number };
+    await bumpPrivacyEpoch(tx, d.athleteId, event.position);
+  },
+};
+
+export async function bumpPrivacyEpoch(tx: Queryable, athleteId: number, position: number): Promise<void> {
+  await tx.query(
+    `insert into heatmap_privacy_epochs (athlete_id, position) values ($1, $2)
+     on conflict (athlete_id) do update set position = excluded.position`,
+    [athleteId, position],
+  );
+}

@@ -1,0 +1,172 @@
+import type { EventData } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import { accessTokenIssued, accessTokensRevoked, authorizationStream } from "../../events/application/events.ts";
+import {
+  authorizationCodeRedeemed,
+  authorizationCodeReplayed,
+  authorizationGranted,
+  refreshTokenIssued,
+} from "../../events/oauth/events.ts";
+import type { Projection } from "../projection.ts";
+
+/**
+ * OAuth read models: one row per athlete-and-application pair (what My apps lists, and the pair
+ * stream's version used for optimistic concurrency), authorization codes and refresh tokens
+ * (hashes only).
+ */
+export const oauthProjection: Projection = {
+  name: "oauth",
+  tables: ["oauth_authorizations", "oauth_codes", "oauth_refresh_tokens"],
+  schema: `
+    create table if not exists oauth_authorizations (
+      athlete_id bigint not null,
+      application_id bigint not null,
+      authorized boolean not null default false,
+      consented boolean not null default false,
+      permissions text not null default '',
+      scope text not null default '',
+      authorized_at timestamptz,
+      revoked_at timestamptz,
+      stream_version integer not null,
+      primary key (athlete_id, application_id)
+    );
+    create table if not exists oauth_codes (
+      code_hash text primary key,
+      grant_id text not null,
+      athlete_id bigint not null,
+      application_id bigint not null,
+      permissions text not null,
+      scope text not null,
+      redirect_uri text not null,
+      code_challenge text,
+      expires_at timestamptz not null,
+      redeemed boolean not null default false,
+      replayed boolean not null default false,
+      revoked boolean not null default false,
+      created_at timestamptz not null
+    );
+    create table if not exists oauth_refresh_tokens (
+      token_hash text primary key,
+      grant_id text not null,
+      athlete_id bigint not null,
+      application_id bigint not null,
+      permissions text not null,
+      access_token_hash text not null,
+      access_expires_at timestamptz not null,
+      sealed_access_token text not null,
+      public_client boolean not null,
+      replaces_hash text,
+      replaced boolean not null default false,
+      revoked boolean not null default false,
+      created_at timestamptz not null
+    );
+    create unique index if not exists oauth_refresh_tokens_replaces on oauth_refresh_tokens (replaces_hash);
+    create index if not exists oauth_refresh_tokens_grant on oauth_refresh_tokens (grant_id);
+    create index if not exists oauth_codes_pair on oauth_codes (athlete_id, application_id);
+  `,
+  handles: [
+    authorizationGranted.type,
+    authorizationCodeRedeemed.type,
+    authorizationCodeReplayed.type,
+    refreshTokenIssued.type,
+    accessTokenIssued.type,
+    accessTokensRevoked.type,
+  ],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    const pair = event.data as { athleteId: number; applicationId: number };
+    // Only events of the pair stream count (the application's public token lives on its own stream).
+    if (event.streamId !== authorizationStream(pair.athleteId, pair.applicationId)) return;
+    await tx.query(
+      `insert into oauth_authorizations (athlete_id, application_id, stream_version) values ($1, $2, $3)
+       on conflict (athlete_id, application_id) do update set stream_version = excluded.stream_version`,
+      [pair.athleteId, pair.applicationId, event.streamVersion],
+    );
+    switch (event.type) {
+      case authorizationGranted.type: {
+        const d = event.data as EventData<typeof authorizationGranted>;
+        await tx.query(
+          `insert into oauth_codes (code_hash, grant_id, athlete_id, application_id, permissions, scope,
+             redirect_uri, code_challenge, expires_at, created_at)
+           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
+          [d.codeHash, d.grantId, d.athleteId, d.applicationId, d.permissions.join(","), d.scope,
+            d.redirectUri, d.codeChallenge, d.codeExpiresAt, event.recordedAt],
+        );
+        await authorize(tx, d.athleteId, d.applicationId, d.permissions, event.recordedAt, true, d.scope);
+        return;
+      }
+      case accessTokenIssued.type: {
+        const d = event.data as EventData<typeof accessTokenIssued>;
+        if (d.kind === "access") await authorize(tx, d.athleteId, d.applicationId, d.scopes, event.recordedAt, false, null);
+        return;
+      }
+      case authorizationCodeRedeemed.type: {
+        const d = event.data as EventData<typeof authorizationCodeRedeemed>;
+        await tx.query("update oauth_codes set redeemed = true where code_hash = $1", [d.codeHash]);
+        return;
+      }
+      case authorizationCodeReplayed.type: {
+        const d = event.data as EventData<typeof authorizationCodeReplayed>;
+        await tx.query("update oauth_codes set replayed = true where code_hash = $1", [d.codeHash]);
+        await tx.query("update oauth_refresh_tokens set revoked = true where grant_id = $1", [d.grantId]);
+        return;
+      }
+      case refreshTokenIssued.type: {
+        const d = event.data as EventData<typeof refreshTokenIssued>;
+        if (d.replacesHash) {
+          await tx.query("update oauth_refresh_tokens set replaced = true where token_hash = $1", [d.replacesHash]);
+        }
+        await tx.query(
+          `insert into oauth_refresh_tokens (token_hash, grant_id, athlete_id, application_id, permissions,
+             access_token_hash, access_expires_at, sealed_access_token, public_client, replaces_hash, created_at)
+           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+          [d.refreshTokenHash, d.grantId, d.athleteId, d.applicationId, d.permissions.join(","),
+            d.accessTokenHash, d.accessExpiresAt, d.sealedAccessToken, d.publicClient, d.replacesHash,
+            event.recordedAt],
+        );
+        return;
+      }
+      case accessTokensRevoked.type: {
+        const d = event.data as EventData<typeof accessTokensRevoked>;
+        await tx.query(
+          `update oauth_authorizations set authorized = false, consented = false, permissions = '', scope = '',
+             revoked_at = $3 where athlete_id = $1 and application_id = $2`,
+          [d.athleteId, d.applicationId, event.recordedAt],
+        );
+        await tx.query(
+          "update oauth_refresh_tokens set revoked = true where athlete_id = $1 and application_id = $2",
+          [d.athleteId, d.applicationId],
+        );
+        await tx.query(
+          "update oauth_codes set revoked = true where athlete_id = $1 and application_id = $2",
+          [d.athleteId, d.applicationId],
+        );
+        return;
+      }
+    }
+  },
+};
+
+/** Marks the pair authorized and widens its permissions (union, sorted). */
+async function authorize(
+  tx: Queryable,
+  athleteId: number,
+  applicationId: number,
+  permissions: readonly string[],
+  at: string,
+  consented: boolean,
+  scope: string | null,
+): Promise<void> {
+  const [row] = await tx.query<{ permissions: string; scope: string; authorized: boolean }>(
+    "select permissions, scope, authorized from oauth_authorizations where athlete_id = $1 and application_id = $2",
+    [athleteId, applicationId],
+  );
+  const union = [...new Set([...(row?.permissions ?? "").split(",").filter(Boolean), ...permissions])].sort();
+  const scopes = [...new Set([...(row?.scope ?? "").split(",").filter(Boolean), ...(scope ?? "").split(",").filter(Boolean)])];
+  await tx.query(
+    `update oauth_authorizations set authorized = true, consented = consented or $3, permissions = $4, scope = $5,
+       authorized_at = case when authorized then authorized_at else $6::timestamptz end
+     where athlete_id = $1 and application_id = $2`,
+    [athleteId, applicationId, consented, union.join(","), scopes.join(","), at],
+  );
+}

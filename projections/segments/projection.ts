@@ -1,0 +1,266 @@
+import type { EventData } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import { athleteProfileUpdated } from "../../events/athlete/events.ts";
+import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
+import {
+  segmentCreated,
+  segmentEffortsMatched,
+  segmentStarred,
+  segmentUnstarred,
+} from "../../events/segment/events.ts";
+import type { Projection } from "../projection.ts";
+
+type Created = EventData<typeof segmentCreated>;
+type Matched = EventData<typeof segmentEffortsMatched>;
+
+/**
+ * Segments, stars, efforts and each athlete's best effort per segment (the leaderboard's rows).
+ *
+ * - `segments`: geometry, derived facts, and effort_count / athlete_count / star_count.
+ * - `segment_efforts`: every matched effort; `private` follows the activity's privacy. Deleting an
+ *   activity removes its efforts; a private activity's efforts leave boards and counts.
+ * - `segment_bests`: one row per (segment, athlete): their best public effort (elapsed time, then
+ *   earlier start, then lower id), with the athlete's sex / birthdate / weight copied for filters.
+ * - `segment_activity_facts`: pr_count and achievement_count of each activity (frozen at upload).
+ */
+export const segmentsProjection: Projection = {
+  name: "segments",
+  tables: ["segments", "segment_stars", "segment_efforts", "segment_bests", "segment_activity_facts"],
+  schema: `
+    create table if not exists segments (
+      id bigint primary key,
+      athlete_id bigint,
+      activity_id bigint,
+      name text not null,
+      activity_type text not null,
+      points jsonb not null,
+      altitudes jsonb,
+      distance double precision not null,
+      average_grade double precision not null,
+      maximum_grade double precision not null,
+      elevation_high double precision,
+      elevation_low double precision,
+      total_elevation_gain double precision not null,
+      climb_category integer not null,
+      start_lat double precision not null,
+      start_lng double precision not null,
+      end_lat double precision not null,
+      end_lng double precision not null,
+      polyline text not null,
+      city text,
+      state text,
+      country text,
+      private boolean not null,
+      hazardous boolean not null,
+      effort_count integer not null default 0,
+      athlete_count integer not null default 0,
+      star_count integer not null default 0,
+      created_at timestamptz not null,
+      updated_at timestamptz not null
+    );
+    create index if not exists segments_explore on segments (activity_type, start_lat, start_lng);
+    create table if not exists segment_stars (
+      athlete_id bigint not null,
+      segment_id bigint not null,
+      starred_at timestamptz not null,
+      primary key (athlete_id, segment_id)
+    );
+    create table if not exists segment_efforts (
+      id bigint primary key,
+      segment_id bigint not null,
+      activity_id bigint not null,
+      athlete_id bigint not null,
+      ord integer not null,
+      name text not null,
+      start_index integer not null,
+      end_index integer not null,
+      start_date timestamptz not null,
+      start_date_local timestamp not null,
+      elapsed_time integer not null,
+      moving_time integer not null,
+      distance double precision not null,
+      average_heartrate double precision,
+      max_heartrate double precision,
+      average_watts double precision,
+      average_cadence double precision,
+      kom_rank integer,
+      pr_rank integer,
+      achievements jsonb not null,
+      hidden boolean not null,
+      private boolean not null
+    );
+    create index if not exists segment_efforts_activity on segment_efforts (activity_id, ord);
+    create index if not exists segment_efforts_segment_local on segment_efforts (segment_id, start_date_local);
+    create index if not exists segment_efforts_athlete on segment_efforts (segment_id, athlete_id, elapsed_time);
+    create table if not exists segment_bests (
+      segment_id bigint not null,
+      athlete_id bigint not null,
+      effort_id bigint not null,
+      activity_id bigint not null,
+      elapsed_time integer not null,
+      moving_time integer not null,
+      start_date timestamptz not null,
+      start_date_local timestamp not null,
+      sex text,
+      birthdate text,
+      weight double precision,
+      primary key (segment_id, athlete_id)
+    );
+    create index if not exists segment_bests_board on segment_bests (segment_id, elapsed_time, start_date, effort_id);
+    create index if not exists segment_bests_sex on segment_bests (segment_id, sex, elapsed_time, start_date, effort_id);
+    create table if not exists segment_activity_facts (
+      activity_id bigint primary key,
+      pr_count integer not null,
+      achievement_count integer not null
+    );
+  `,
+  handles: [
+    segmentCreated.type, segmentStarred.type, segmentUnstarred.type, segmentEffortsMatched.type,
+    activityDeleted.type, activityUpdated.type, athleteProfileUpdated.type,
+  ],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    switch (event.type) {
+      case segmentCreated.type:
+        return created(tx, event.data as Created, event.recordedAt);
+      case segmentStarred.type: {
+        const d = event.data as { segmentId: number; athleteId: number };
+        const rows = await tx.query(
+          `insert into segment_stars (athlete_id, segment_id, starred_at) values ($1, $2, $3)
+           on conflict do nothing returning segment_id`,
+          [d.athleteId, d.segmentId, event.recordedAt],
+        );
+        if (rows.length) await tx.query("update segments set star_count = star_count + 1 where id = $1", [d.segmentId]);
+        return;
+      }
+      case segmentUnstarred.type: {
+        const d = event.data as { segmentId: number; athleteId: number };
+        const rows = await tx.query(
+          "delete from segment_stars where athlete_id = $1 and segment_id = $2 returning segment_id",
+          [d.athleteId, d.segmentId],
+        );
+        if (rows.length) await tx.query("update segments set star_count = star_count - 1 where id = $1", [d.segmentId]);
+        return;
+      }
+      case segmentEffortsMatched.type:
+        return matched(tx, event.data as Matched);
+      case activityDeleted.type: {
+        const d = event.data as { activityId: number };
+        const gone = await tx.query<{ segment_id: number; athlete_id: number }>(
+          "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id",
+          [d.activityId],
+        );
+        await tx.query("delete from segment_activity_facts where activity_id = $1", [d.activityId]);
+        await refresh(tx, gone);
+        return;
+      }
+      case activityUpdated.type: {
+        const d = event.data as { activityId: number; private?: boolean };
+        if (d.private === undefined) return;
+        const changed = await tx.query<{ segment_id: number; athlete_id: number }>(
+          `update segment_efforts set private = $2 where activity_id = $1 and private <> $2
+           returning segment_id, athlete_id`,
+          [d.activityId, d.private],
+        );
+        await refresh(tx, changed);
+        return;
+      }
+      case athleteProfileUpdated.type: {
+        const d = event.data as { athleteId: number; sex?: string | null; birthdate?: string | null; weight?: number | null };
+        const sets: string[] = [];
+        const params: unknown[] = [d.athleteId];
+        for (const key of ["sex", "birthdate", "weight"] as const) {
+          if (d[key] !== undefined) {
+            params.push(d[key]);
+            sets.push(`${key} = $${params.length}`);
+          }
+        }
+        if (sets.length) await tx.query(`update segment_bests set ${sets.join(", ")} where athlete_id = $1`, params);
+        return;
+      }
+    }
+  },
+};
+
+async function created(tx: Queryable, d: Created, recordedAt: string) {
+  await tx.query(
+    `insert into segments (id, athlete_id, activity_id, name, activity_type, points, altitudes, distance,
+       average_grade, maximum_grade, elevation_high, elevation_low, total_elevation_gain, climb_category,
+       start_lat, start_lng, end_lat, end_lng, polyline, city, state, country, private, hazardous,
+       created_at, updated_at)
+     values ($1,$2,$3,$4,$5,$6::jsonb,$7::jsonb,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$25)`,
+    [d.segmentId, d.athleteId, d.activityId, d.name, d.activityType, JSON.stringify(d.points),
+      d.altitudes === null ? null : JSON.stringify(d.altitudes), d.distance, d.averageGrade, d.maximumGrade,
+      d.elevationHigh, d.elevationLow, d.totalElevationGain, d.climbCategory, d.startLatlng[0], d.startLatlng[1],
+      d.endLatlng[0], d.endLatlng[1], d.polyline, d.city, d.state, d.country, d.private, d.hazardous, recordedAt],
+  );
+}
+
+async function matched(tx: Queryable, d: Matched) {
+  await tx.query(
+    "insert into segment_activity_facts (activity_id, pr_count, achievement_count) values ($1, $2, $3) on conflict (activity_id) do update set pr_count = excluded.pr_count, achievement_count = excluded.achievement_count",
+    [d.activityId, d.prCount, d.achievementCount],
+  );
+  if (d.efforts.length === 0) return;
+  const rows = d.efforts.map((e, ord) => ({
+    id: e.effortId, segment_id: e.segmentId, ord, name: e.name, start_index: e.startIndex, end_index: e.endIndex,
+    start_date: e.startDate, start_date_local: e.startDateLocal.replace(/Z$/, ""), elapsed_time: e.elapsedTime,
+    moving_time: e.movingTime, distance: e.distance, average_heartrate: e.averageHeartrate,
+    max_heartrate: e.maxHeartrate, average_watts: e.averageWatts, average_cadence: e.averageCadence,
+    kom_rank: e.komRank, pr_rank: e.prRank, achievements: e.achievements.map((a) => ({ type_id: a.typeId, type: a.type, rank: a.rank })),
+    hidden: e.hidden,
+  }));
+  await tx.query(
+    `insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index,
+       start_date, start_date_local, elapsed_time, moving_time, distance, average_heartrate, max_heartrate,
+       average_watts, average_cadence, kom_rank, pr_rank, achievements, hidden, private)
+     select r.id, r.segment_id, $2, $3, r.ord, r.name, r.start_index, r.end_index, r.start_date, r.start_date_local,
+            r.elapsed_time, r.moving_time, r.distance, r.average_heartrate, r.max_heartrate, r.average_watts,
+            r.average_cadence, r.kom_rank, r.pr_rank, r.achievements, r.hidden, $4
+       from jsonb_to_recordset($1::jsonb) as r(id bigint, segment_id bigint, ord integer, name text,
+            start_index integer, end_index integer, start_date timestamptz, start_date_local timestamp,
+            elapsed_time integer, moving_time integer, distance double precision, average_heartrate double precision,
+            max_heartrate double precision, average_watts double precision, average_cadence double precision,
+            kom_rank integer, pr_rank integer, achievements jsonb, hidden boolean)
+     on conflict (id) do nothing`,
+    [JSON.stringify(rows), d.activityId, d.athleteId, d.private],
+  );
+  await refresh(tx, d.efforts.map((e) => ({ segment_id: e.segmentId, athlete_id: d.athleteId })));
+}
+
+/**
+ * Recomputes the bests of the given (segment, athlete) pairs from their public efforts, then the
+ * segments' effort and athlete counts. Touches only the rows of those pairs / segments (index scans).
+ */
+async function refresh(tx: Queryable, pairs: { segment_id: number; athlete_id: number }[]) {
+  if (pairs.length === 0) return;
+  const byAthlete = new Map<number, Set<number>>();
+  for (const p of pairs) {
+    const set = byAthlete.get(Number(p.athlete_id)) ?? new Set<number>();
+    set.add(Number(p.segment_id));
+    byAthlete.set(Number(p.athlete_id), set);
+  }
+  const segmentIds = new Set<number>();
+  for (const [athleteId, segments] of byAthlete) {
+    const ids = [...segments];
+    for (const id of ids) segmentIds.add(id);
+    await tx.query("delete from segment_bests where athlete_id = $1 and segment_id = any($2::bigint[])", [athleteId, ids]);
+    await tx.query(
+      `insert into segment_bests (segment_id, athlete_id, effort_id, activity_id, elapsed_time, moving_time, start_date,
+         start_date_local, sex, birthdate, weight)
+       select distinct on (e.segment_id) e.segment_id, e.athlete_id, e.id, e.activity_id, e.elapsed_time, e.moving_time,
+              e.start_date, e.start_date_local, a.sex, a.birthdate, a.weight
+         from segment_efforts e left join athletes a on a.id = e.athlete_id
+        where e.athlete_id = $1 and e.segment_id = any($2::bigint[]) and not e.private
+        order by e.segment_id, e.elapsed_time, e.start_date, e.id`,
+      [athleteId, ids],
+    );
+  }
+  await tx.query(
+    `update segments s
+        set effort_count = (select count(*) from segment_efforts e where e.segment_id = s.id and not e.private),
+            athlete_count = (select count(*) from segment_bests b where b.segment_id = s.id)
+      where s.id = any($1::bigint[])`,
+    [[...segmentIds]],
+  );
+}

@@ -1,0 +1,85 @@
+import { DomainError, handleCommand } from "../../events/decider.ts";
+import { type ClubCommand, clubDecider, type ClubFacts } from "../../events/club/decide.ts";
+import {
+  athleteEnhancedPrivacyChanged,
+  athleteSettingsStream,
+  CLUB_SPORT_TYPES,
+  CLUB_TYPES,
+  clubStream,
+} from "../../events/club/events.ts";
+import { nextId } from "../ids.ts";
+import type { Platform } from "../platform.ts";
+import { findAthlete } from "../representations/athlete.ts";
+
+export interface NewClub {
+  name: string;
+  ownerId: number;
+  description?: string | null;
+  clubType?: string;
+  sportType?: string;
+  city?: string | null;
+  state?: string | null;
+  country?: string | null;
+  private?: boolean;
+}
+
+/** A vanity slug from the name: lower-case words joined by dashes ("Ride London" → "ride-london"). */
+export function slugOf(name: string): string {
+  const slug = name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60);
+  return slug || "club";
+}
+
+const MAX_NAME = 100;
+const MAX_TEXT = 2000;
+
+/** Creates a club (CLI, POST /v3/clubs, demo): its owner becomes its first member and admin. */
+export async function createClub(platform: Platform, input: NewClub, metadata: { athleteId?: number; applicationId?: number; requestId?: string; source?: string }) {
+  const name = input.name.trim();
+  if (!name) throw new DomainError("invalid", "Club", "name", "missing");
+  if (name.length > MAX_NAME) throw new DomainError("invalid", "Club", "name", "too long");
+  if ((input.description ?? "").length > MAX_TEXT) throw new DomainError("invalid", "Club", "description", "too long");
+  const clubType = input.clubType ?? "casual_club";
+  const sportType = input.sportType ?? "cycling";
+  if (!(CLUB_TYPES as readonly string[]).includes(clubType)) throw new DomainError("invalid", "Club", "club_type", "invalid");
+  if (!(CLUB_SPORT_TYPES as readonly string[]).includes(sportType)) throw new DomainError("invalid", "Club", "sport_type", "invalid");
+  if (!(await findAthlete(platform.db, input.ownerId))) throw new DomainError("not_found", "Athlete", "owner_id", "invalid", "no such athlete");
+  const clubId = await nextId(platform.db, "club");
+  let url = slugOf(name);
+  const [taken] = await platform.db.query("select 1 from clubs where url = $1", [url]);
+  if (taken) url = `${url}-${clubId}`;
+  const facts: ClubFacts = {
+    ownerId: input.ownerId,
+    name,
+    description: input.description?.trim() || null,
+    clubType: clubType as ClubFacts["clubType"],
+    sportType: sportType as ClubFacts["sportType"],
+    city: input.city?.trim() || null,
+    state: input.state?.trim() || null,
+    country: input.country?.trim() || null,
+    private: input.private ?? false,
+    verified: false,
+    url,
+  };
+  await handleCommand(platform.store, clubStream(clubId), clubDecider, { type: "create", clubId, facts }, { metadata });
+  return clubId;
+}
+
+/** Runs one membership move on a club's stream; returns whether anything changed. */
+export async function clubCommand(
+  platform: Platform,
+  clubId: number,
+  command: Exclude<ClubCommand, { type: "create" }>,
+  metadata: { athleteId?: number; applicationId?: number; requestId?: string; source?: string },
+): Promise<boolean> {
+  const { events } = await handleCommand(platform.store, clubStream(clubId), clubDecider, command, { metadata });
+  return events.length > 0;
+}
+
+/** Turns an athlete's Enhanced Privacy on or off. */
+export async function setEnhancedPrivacy(platform: Platform, athleteId: number, enhancedPrivacy: boolean, source = "cli") {
+  if (!(await findAthlete(platform.db, athleteId))) throw new DomainError("not_found", "Athlete", "id", "invalid", "no such athlete");
+  await platform.store.append(athleteSettingsStream(athleteId), "any", [
+    athleteEnhancedPrivacyChanged.create({ athleteId, enhancedPrivacy }),
+  ], { metadata: { athleteId, source } });
+}

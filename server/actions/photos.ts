@@ -1,0 +1,51 @@
+import { activityStream } from "../../events/activity/events.ts";
+import { activityDecider } from "../../events/activity/decide.ts";
+import { DomainError, handleCommand } from "../../events/decider.ts";
+import { MAX_CAPTION } from "../activities/input.ts";
+import { nextId } from "../ids.ts";
+import type { Platform } from "../platform.ts";
+import { findActivity } from "../representations/activity.ts";
+
+export interface ExternalPhoto {
+  activityId: number;
+  /** Link to the image page at the external source. */
+  ref: string;
+  /** Image URL served for every size. */
+  url: string;
+  /** Id given by the external source (defaults to the ref). */
+  uid?: string;
+  caption?: string;
+  /** When uploaded to the external source (ISO 8601; default now). */
+  uploadedAt?: string;
+  location?: [number, number] | null;
+}
+
+const URL_PATTERN = /^https?:\/\/\S+$/i;
+
+/** Links an external-source photo (source 2) to an activity, as its owner. Returns the photo id. */
+export async function linkExternalPhoto(platform: Platform, input: ExternalPhoto, source = "cli"): Promise<number> {
+  const activity = await findActivity(platform.db, input.activityId);
+  if (!activity) throw new DomainError("not_found", "Activity", "id", "invalid");
+  if (!URL_PATTERN.test(input.ref)) throw new DomainError("invalid", "Photo", "ref", "invalid");
+  if (!URL_PATTERN.test(input.url)) throw new DomainError("invalid", "Photo", "url", "invalid");
+  const caption = input.caption ?? "";
+  if (caption.length > MAX_CAPTION) throw new DomainError("invalid", "Photo", "caption", "invalid");
+  const uploadedAt = input.uploadedAt ?? new Date().toISOString();
+  if (Number.isNaN(Date.parse(uploadedAt))) throw new DomainError("invalid", "Photo", "uploaded_at", "invalid");
+  const photoId = await nextId(platform.db, "photo");
+  await handleCommand(platform.store, activityStream(activity.id), activityDecider, {
+    type: "linkPhoto",
+    activityId: activity.id,
+    athleteId: activity.athlete_id,
+    photo: {
+      photoId,
+      ref: input.ref,
+      uid: input.uid ?? input.ref,
+      caption,
+      url: input.url,
+      uploadedAt: new Date(uploadedAt).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      location: input.location ?? null,
+    },
+  }, { metadata: { athleteId: activity.athlete_id, source } });
+  return photoId;
+}

@@ -1,0 +1,28 @@
+import type { Queryable } from "../../events/db/types.ts";
+import type { Auth } from "../http/auth.ts";
+import { forbidden, notFound } from "../http/errors.ts";
+import { canSeeActivity, viewerOf } from "../privacy/activities.ts";
+import { type ActivityContext, type ActivityRow, findActivity } from "../representations/activity.ts";
+import type { Platform } from "../platform.ts";
+
+/** An activity the caller may see, or the documented 404 (unknown, deleted, or another's private one). */
+export async function visibleActivity(db: Queryable, id: number, auth: Auth | null): Promise<ActivityRow> {
+  const row = await findActivity(db, id);
+  if (!row || !canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
+  return row;
+}
+
+/** An activity the caller owns (and may see): 404 when not visible, 403 when visible but another's. */
+export async function ownedActivity(db: Queryable, id: number, auth: Auth): Promise<ActivityRow> {
+  const row = await visibleActivity(db, id, auth);
+  if (row.athlete_id !== auth.athleteId) throw forbidden("Activity", "athlete", "forbidden");
+  return row;
+}
+
+export function activityContext(platform: Platform, auth: Auth | null, includeAllEfforts = false): ActivityContext {
+  return { db: platform.db, viewer: viewerOf(auth), publicUrl: platform.config.publicUrl, includeAllEfforts };
+}
+
+export function commandMetadata(auth: Auth, requestId: string) {
+  return { metadata: { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId } };
+}

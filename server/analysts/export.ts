@@ -1,0 +1,135 @@
+import { stringify } from "csv-stringify/sync";
+import { eventDefinition } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import { type LogBound, logEnd } from "./log-bounds.ts";
+
+export type ExportFormat = "csv" | "ndjson";
+
+/** The columns of an export, in order (CSV header = these names; ndjson keys = the same). */
+export const EXPORT_COLUMNS = [
+  "position",
+  "stream_id",
+  "stream_version",
+  "type",
+  "schema_version",
+  "recorded_at",
+  "data",
+  "metadata",
+] as const;
+
+export interface ExportOptions {
+  format: ExportFormat;
+  types?: string[];
+  stream?: string;
+  /** Inclusive lower bound (position or recorded time). */
+  from?: LogBound;
+  /** Inclusive upper bound (position or recorded time). */
+  to?: LogBound;
+  /** Events per page read from the database (memory stays bounded by one page). */
+  pageSize?: number;
+}
+
+/** One event as exported: data and metadata are the stored JSON text (not upcast). */
+export interface ExportRow {
+  position: number;
+  stream_id: string;
+  stream_version: number;
+  type: string;
+  schema_version: number;
+  recorded_at: string;
+  data: string;
+  metadata: string;
+}
+
+/** An option names an event type neither the catalogue nor the log knows. */
+export class UnknownTypeError extends Error {}
+
+/** Refuses event types that the catalogue does not define and the log never held. */
+export async function checkTypes(db: Queryable, types: string[]): Promise<void> {
+  for (const type of types) {
+    if (eventDefinition(type)) continue;
+    const [row] = await db.query<{ found: boolean }>(
+      "select exists(select 1 from events where type = $1) as found",
+      [type],
+    );
+    if (!row.found) {
+      throw new UnknownTypeError(
+        `unknown event type ${type} (see docs/events.md for the catalogue)`,
+      );
+    }
+  }
+}
+
+/** One exported event as an ndjson line (with its newline). */
+export function ndjsonLine(row: ExportRow): string {
+  return `{"position":${row.position},"stream_id":${JSON.stringify(row.stream_id)},"stream_version":${row.stream_version},"type":${JSON.stringify(row.type)},"schema_version":${row.schema_version},"recorded_at":${JSON.stringify(row.recorded_at)},"data":${row.data},"metadata":${row.metadata}}\n`;
+}
+
+function csvText(rows: ExportRow[], header: boolean): string {
+  return stringify(
+    rows.map((r) => EXPORT_COLUMNS.map((c) => r[c])),
+    { header, columns: [...EXPORT_COLUMNS], record_delimiter: "unix" },
+  );
+}
+
+/**
+ * Streams events of the log to `write`, page by page in position order, so memory stays bounded
+ * by one page whatever the log's size. Covers the events committed when it starts.
+ */
+export async function exportEvents(
+  db: Queryable,
+  options: ExportOptions,
+  write: (chunk: string) => void | Promise<void>,
+  onPage?: (exported: number, position: number) => void,
+): Promise<{ events: number; lastPosition: number }> {
+  if (options.types?.length) await checkTypes(db, options.types);
+  const end = await logEnd(db);
+  const params: unknown[] = [0, options.pageSize ?? 1000, end.position];
+  let filter = "";
+  if (options.types?.length) {
+    params.push(options.types);
+    filter += ` and type = any($${params.length}::text[])`;
+  }
+  if (options.stream !== undefined) {
+    params.push(options.stream);
+    filter += ` and stream_id = $${params.length}`;
+  }
+  for (const [bound, op] of [[options.from, ">="], [options.to, "<="]] as const) {
+    if (!bound) continue;
+    if ("position" in bound) {
+      params.push(bound.position);
+      filter += ` and global_position ${op} $${params.length}`;
+    } else {
+      params.push(bound.time);
+      filter += op === ">="
+        ? ` and recorded_at >= $${params.length}::timestamptz`
+        : ` and recorded_at < $${params.length}::timestamptz + interval '1 millisecond'`;
+    }
+  }
+  const sql = `select global_position as position, stream_id, stream_version, type, schema_version,
+      to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as recorded_at,
+      data::text as data, metadata::text as metadata
+    from events where global_position > $1 and global_position <= $3${filter}
+    order by global_position limit $2`;
+  let position = 0;
+  let events = 0;
+  let last = 0;
+  for (;;) {
+    params[0] = position;
+    const rows = await db.query<ExportRow>(sql, params);
+    if (rows.length === 0) break;
+    for (const r of rows) r.position = Number(r.position);
+    const text = options.format === "csv"
+      ? csvText(rows, events === 0)
+      : rows.map(ndjsonLine).join("");
+    await write(text);
+    events += rows.length;
+    position = rows[rows.length - 1].position;
+    last = position;
+    onPage?.(events, position);
+    if (rows.length < (params[1] as number)) break;
+  }
+  // An empty CSV export still has its header.
+  if (events === 0 && options.format === "csv") await write(csvText([], true));
+  return { events, lastPosition: last };
+}

@@ -1,0 +1,211 @@
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { parse as parseCsv } from "csv-parse";
+import { eventDefinition, upcast } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import { parseJsonExact, toJson } from "../../shared/json.ts";
+import { advanceId, ID_KINDS, type IdKind } from "../ids.ts";
+import type { Platform } from "../platform.ts";
+import { EXPORT_COLUMNS } from "./export.ts";
+
+/** The import file is malformed: nothing was written. */
+export class ImportError extends Error {}
+
+interface ImportedEvent {
+  position: number;
+  stream_id: string;
+  stream_version: number;
+  type: string;
+  schema_version: number;
+  recorded_at: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+
+/** Data fields holding ids drawn from server/ids.ts sequences: athleteId → athlete, … */
+const ID_FIELDS = new Map<string, IdKind>(
+  ID_KINDS.map((kind) => [kind.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()) + "Id", kind]),
+);
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+function positiveInt(value: unknown): number | undefined {
+  if (typeof value === "string" && /^\d+$/.test(value)) value = Number(value);
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+/** Checks one record's shape and its data against the catalogue (after upcasting). */
+function toEvent(record: Record<string, unknown>): ImportedEvent {
+  const missing = EXPORT_COLUMNS.filter((c) => !(c in record));
+  if (missing.length) throw new Error(`missing ${missing.join(", ")}`);
+  const position = positiveInt(record.position);
+  if (position === undefined) throw new Error("position must be a positive integer");
+  const streamVersion = positiveInt(record.stream_version);
+  if (streamVersion === undefined) throw new Error("stream_version must be a positive integer");
+  const schemaVersion = positiveInt(record.schema_version);
+  if (schemaVersion === undefined) throw new Error("schema_version must be a positive integer");
+  if (typeof record.stream_id !== "string" || record.stream_id === "") throw new Error("stream_id must be a non-empty string");
+  if (typeof record.type !== "string") throw new Error("type must be a string");
+  if (typeof record.recorded_at !== "string" || !ISO_TIME.test(record.recorded_at) || Number.isNaN(Date.parse(record.recorded_at))) {
+    throw new Error("recorded_at must be an ISO 8601 time");
+  }
+  if (!isObject(record.data)) throw new Error("data must be a JSON object");
+  if (!isObject(record.metadata)) throw new Error("metadata must be a JSON object");
+  const definition = eventDefinition(record.type);
+  if (!definition) throw new Error(`unknown event type ${record.type}`);
+  if (schemaVersion > definition.version) {
+    throw new Error(`${record.type} schema version ${schemaVersion} is newer than this server's (${definition.version})`);
+  }
+  let current: unknown;
+  try {
+    current = upcast(record.type, schemaVersion, record.data);
+  } catch (error) {
+    throw new Error((error as Error).message);
+  }
+  const parsed = definition.schema.safeParse(current);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${record.type} data does not match its schema: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  return {
+    position,
+    stream_id: record.stream_id,
+    stream_version: streamVersion,
+    type: record.type,
+    schema_version: schemaVersion,
+    recorded_at: record.recorded_at,
+    data: record.data,
+    metadata: record.metadata,
+  };
+}
+
+/** Reads the records of an ndjson or CSV export, one at a time, with their line numbers. */
+async function* records(file: string, format: "csv" | "ndjson"): AsyncGenerator<{ line: number; record: unknown }> {
+  if (format === "ndjson") {
+    const lines = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
+    let line = 0;
+    for await (const text of lines) {
+      line++;
+      if (text.trim() === "") continue;
+      let record: unknown;
+      try {
+        record = parseJsonExact(text);
+      } catch {
+        throw new ImportError(`${file}:${line}: not valid JSON (corrupt or truncated file); nothing was imported`);
+      }
+      yield { line, record };
+    }
+    return;
+  }
+  const parser = createReadStream(file).pipe(parseCsv({ columns: true, relax_column_count: false, skip_empty_lines: true }));
+  let row = 1;
+  try {
+    for await (const csvRecord of parser) {
+      row++;
+      const record = { ...(csvRecord as Record<string, unknown>) };
+      for (const field of ["data", "metadata"] as const) {
+        try {
+          record[field] = parseJsonExact(String(record[field]));
+        } catch {
+          throw new ImportError(`${file}: record ${row - 1}: ${field} is not valid JSON (corrupt or truncated file); nothing was imported`);
+        }
+      }
+      yield { line: row, record };
+    }
+  } catch (error) {
+    if (error instanceof ImportError) throw error;
+    throw new ImportError(`${file}: not a valid CSV export (${(error as Error).message}); nothing was imported`);
+  }
+}
+
+export interface ImportReport {
+  events: number;
+  streams: number;
+  lastPosition: number;
+}
+
+/**
+ * Imports an export (ndjson, or CSV with the export's columns) into an EMPTY store, keeping
+ * positions, stream versions, types, schema versions, data, metadata and recorded times. Everything
+ * is checked and written in one transaction, so a bad file leaves the store unchanged. Afterwards the
+ * id sequences are moved past the imported ids; the caller replays the read models.
+ */
+export async function importEvents(
+  platform: Platform,
+  file: string,
+  options: { format?: "csv" | "ndjson"; batch?: number; onProgress?: (events: number) => void } = {},
+): Promise<ImportReport> {
+  if (!existsSync(file) || !statSync(file).isFile()) throw new ImportError(`${file}: no such file`);
+  const format = options.format ?? (file.toLowerCase().endsWith(".csv") ? "csv" : "ndjson");
+  const batchSize = options.batch ?? 1000;
+  return await platform.db.transaction(async (tx) => {
+    const [{ found }] = await tx.query<{ found: boolean }>("select exists(select 1 from events) as found");
+    if (found) {
+      throw new ImportError("the event store is not empty: import only fills a new, empty store (nothing was imported)");
+    }
+    const versions = new Map<string, number>();
+    const maxIds = new Map<IdKind, number>();
+    let lastPosition = 0;
+    let count = 0;
+    let batch: ImportedEvent[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      await insertBatch(tx, batch);
+      count += batch.length;
+      batch = [];
+      options.onProgress?.(count);
+    };
+    for await (const { line, record } of records(file, format)) {
+      if (!isObject(record)) throw new ImportError(`${file}:${line}: not a JSON object; nothing was imported`);
+      let event: ImportedEvent;
+      try {
+        event = toEvent(record);
+      } catch (error) {
+        throw new ImportError(`${file}:${line}: ${(error as Error).message}; nothing was imported`);
+      }
+      if (event.position <= lastPosition) {
+        throw new ImportError(`${file}:${line}: position ${event.position} does not follow ${lastPosition}; nothing was imported`);
+      }
+      const previous = versions.get(event.stream_id) ?? 0;
+      if (event.stream_version <= previous) {
+        throw new ImportError(
+          `${file}:${line}: stream ${event.stream_id} version ${event.stream_version} does not follow ${previous}; nothing was imported`,
+        );
+      }
+      versions.set(event.stream_id, event.stream_version);
+      lastPosition = event.position;
+      for (const [field, value] of Object.entries(event.data)) {
+        const kind = ID_FIELDS.get(field);
+        if (kind && typeof value === "number" && Number.isSafeInteger(value)) {
+          maxIds.set(kind, Math.max(maxIds.get(kind) ?? 0, value));
+        }
+      }
+      batch.push(event);
+      if (batch.length >= batchSize) await flush();
+    }
+    await flush();
+    if (count === 0) throw new ImportError(`${file}: holds no events; nothing was imported`);
+    await tx.query(
+      "select setval(pg_get_serial_sequence('public.events', 'global_position'), $1::bigint)",
+      [lastPosition],
+    );
+    for (const [kind, max] of maxIds) await advanceId(tx, kind, max);
+    return { events: count, streams: versions.size, lastPosition };
+  });
+}
+
+async function insertBatch(tx: Queryable, batch: ImportedEvent[]): Promise<void> {
+  await tx.query(
+    `insert into public.events (global_position, stream_id, stream_version, type, schema_version, data, metadata, recorded_at)
+     overriding system value
+     select t.position, t.stream_id, t.stream_version, t.type, t.schema_version, t.data, t.metadata, t.recorded_at
+       from jsonb_to_recordset($1::jsonb) as t(position bigint, stream_id text, stream_version integer,
+         type text, schema_version integer, data jsonb, metadata jsonb, recorded_at timestamptz)
+      order by t.position`,
+    [toJson(batch)],
+  );
+}

@@ -1,0 +1,231 @@
+import { closeSync, openSync, writeSync } from "node:fs";
+import { resolve } from "node:path";
+import { checkTypes, type ExportFormat, exportEvents, UnknownTypeError } from "../../analysts/export.ts";
+import { ImportError, importEvents } from "../../analysts/import.ts";
+import { BoundError, parseBound, positionAt } from "../../analysts/log-bounds.ts";
+import { timeTravel, TimeTravelTargetError } from "../../analysts/time-travel.ts";
+import { type CliCommand, type CliIo, CliUsageError, optionalString } from "../command.ts";
+import { progressBar } from "../progress.ts";
+
+/** Errors of analysts' commands whose message is the whole story (exit 1, store unchanged). */
+function clear(error: unknown): never {
+  if (
+    error instanceof BoundError || error instanceof UnknownTypeError || error instanceof ImportError ||
+    error instanceof TimeTravelTargetError
+  ) {
+    throw new Error(error.message);
+  }
+  throw error;
+}
+
+function rate(events: number, seconds: number): number {
+  return Math.round(events / Math.max(seconds, 1e-9));
+}
+
+/** A counter redrawn in place on a terminal, every 100,000 events otherwise. */
+function counter(io: CliIo, label: string): (n: number) => void {
+  const started = performance.now();
+  let lastStep = 0;
+  return (n) => {
+    const line = `${label}: ${n} events, ${rate(n, (performance.now() - started) / 1000)} events/s`;
+    if (io.interactive) io.progress(`\r${line}`);
+    else if (Math.floor(n / 100_000) > lastStep) {
+      lastStep = Math.floor(n / 100_000);
+      io.progress(`${line}\n`);
+    }
+  };
+}
+
+const replay: CliCommand = {
+  name: "replay",
+  summary:
+    "Rebuild every read model from the event log (progress bar, events/s, time taken); with --until and --into, build them as they stood at a point of the log into a separate database.",
+  options: {
+    until: {
+      type: "string",
+      description: "a global position or an ISO 8601 time (inclusive); needs --into",
+    },
+    into: {
+      type: "string",
+      description: "a new PGlite directory or an empty PostgreSQL URL (postgres://…) to build into",
+    },
+  },
+  async run(platform, o, io) {
+    const untilText = optionalString(o, "until");
+    const into = optionalString(o, "into");
+    if (untilText !== undefined && into === undefined) {
+      throw new CliUsageError("--until needs --into: the live read models always follow the whole log");
+    }
+    if (into === undefined) {
+      const report = await platform.projections.replay({ onProgress: progressBar(io, "replay") });
+      if (io.interactive) io.progress("\n");
+      return {
+        events: report.events,
+        seconds: Number(report.seconds.toFixed(3)),
+        events_per_second: Math.round(report.eventsPerSecond),
+      };
+    }
+    try {
+      const until = untilText === undefined
+        ? await platform.store.headPosition()
+        : await positionAt(platform.db, parseBound(untilText, "until"), "until");
+      const report = await timeTravel(platform, until, into, progressBar(io, "time travel"));
+      if (io.interactive) io.progress("\n");
+      return {
+        events: report.events,
+        seconds: Number(report.seconds.toFixed(3)),
+        events_per_second: Math.round(report.eventsPerSecond),
+        until_position: report.until,
+        until_recorded_at: report.untilRecordedAt,
+        into: report.into,
+      };
+    } catch (error) {
+      clear(error);
+    }
+  },
+  format: (r) => {
+    const x = r as { events: number; seconds: number; events_per_second: number; until_position?: number; until_recorded_at?: string | null; into?: string };
+    const timing = `${x.events} events in ${x.seconds} s (${x.events_per_second} events/s)`;
+    if (x.into === undefined) return `replayed ${timing}`;
+    return `built the read models as of position ${x.until_position}${x.until_recorded_at ? ` (recorded ${x.until_recorded_at})` : ""} into ${x.into}: ${timing}\nquery them with SQL in schema rm (search_path rm, public)`;
+  },
+};
+
+const verify: CliCommand = {
+  name: "verify",
+  summary: "Rebuild into a scratch schema and compare with the live read models (non-zero exit on a difference).",
+  options: {},
+  async run(platform, _o, io) {
+    const { report, differences, tables } = await platform.projections.verify({
+      onProgress: progressBar(io, "verify"),
+    });
+    if (io.interactive) io.progress("\n");
+    return { ok: differences.length === 0, events: report.events, tables, differences };
+  },
+  format: (r) => {
+    const x = r as { ok: boolean; events: number; tables: number; differences: { table: string; onlyLive: string[]; onlyRebuilt: string[]; liveCount: number; rebuiltCount: number }[] };
+    if (x.ok) return `verify: ${x.tables} read-model tables rebuilt from ${x.events} events are equal to the live ones`;
+    const lines = [`verify: ${x.differences.length} of ${x.tables} tables differ`];
+    for (const d of x.differences) {
+      lines.push(`  ${d.table}: live ${d.liveCount} rows, rebuilt ${d.rebuiltCount} rows`);
+      for (const row of d.onlyLive) lines.push(`    only live:    ${row}`);
+      for (const row of d.onlyRebuilt) lines.push(`    only rebuilt: ${row}`);
+    }
+    return lines.join("\n");
+  },
+};
+
+const exportCommand: CliCommand = {
+  name: "export",
+  summary: "Export events as CSV or ndjson (streamed page by page, constant memory).",
+  options: {
+    format: { type: "string", description: "csv or ndjson", required: true },
+    types: { type: "string", description: "only these event types (comma-separated)" },
+    stream: { type: "string", description: "only this stream" },
+    from: { type: "string", description: "from this position or ISO time (inclusive)" },
+    to: { type: "string", description: "up to this position or ISO time (inclusive)" },
+    out: { type: "string", description: "write to this file (default: stdout)" },
+  },
+  async run(platform, o, io) {
+    const format = optionalString(o, "format");
+    if (format !== "csv" && format !== "ndjson") throw new CliUsageError("--format must be csv or ndjson");
+    const typesText = optionalString(o, "types");
+    const types = typesText?.split(",").map((t) => t.trim()).filter((t) => t !== "");
+    if (typesText !== undefined && !types?.length) throw new CliUsageError("--types needs at least one event type");
+    let from, to;
+    try {
+      from = optionalString(o, "from") === undefined ? undefined : parseBound(optionalString(o, "from")!, "from");
+      to = optionalString(o, "to") === undefined ? undefined : parseBound(optionalString(o, "to")!, "to");
+    } catch (error) {
+      throw new CliUsageError((error as Error).message);
+    }
+    const out = optionalString(o, "out");
+    if (out === undefined && !io.write) {
+      throw new CliUsageError(
+        "the running server executes this command: pass --out FILE (an absolute path, written by the server)",
+      );
+    }
+    const options = { format: format as ExportFormat, types, stream: optionalString(o, "stream"), from, to };
+    const progress = counter(io, "export");
+    const started = performance.now();
+    let fd: number | undefined;
+    try {
+      // Unknown types are refused before a file is created.
+      if (types?.length) await checkTypes(platform.db, types);
+      if (out !== undefined) fd = openSync(resolve(out), "w");
+      const write = fd === undefined ? io.write! : (chunk: string) => {
+        writeSync(fd!, chunk);
+      };
+      const { events, lastPosition } = await exportEvents(platform.db, options, write, (n) => progress(n));
+      if (io.interactive) io.progress("\n");
+      const seconds = (performance.now() - started) / 1000;
+      const summary = {
+        events,
+        last_position: lastPosition,
+        format,
+        out: out === undefined ? "stdout" : resolve(out),
+        seconds: Number(seconds.toFixed(3)),
+        events_per_second: rate(events, seconds),
+      };
+      if (out !== undefined) return summary;
+      // stdout carries the events: the summary goes to stderr.
+      io.progress(`exported ${events} events in ${summary.seconds} s (${summary.events_per_second} events/s)\n`);
+      return undefined;
+    } catch (error) {
+      clear(error);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  },
+  format: (r) => {
+    if (r === undefined) return "";
+    const x = r as { events: number; out: string; seconds: number; events_per_second: number; format: string };
+    return `exported ${x.events} events (${x.format}) to ${x.out} in ${x.seconds} s (${x.events_per_second} events/s)`;
+  },
+};
+
+const importCommand: CliCommand = {
+  name: "import",
+  summary:
+    "Import an export (ndjson, or CSV with the export's columns) into an EMPTY store, then replay the read models.",
+  positional: { name: "file", description: "the export file (.ndjson, or .csv)" },
+  options: {
+    file: { type: "string", description: "the export file (same as the positional argument)" },
+    format: { type: "string", description: "csv or ndjson (default: from the file name; ndjson unless .csv)" },
+  },
+  async run(platform, o, io) {
+    const file = optionalString(o, "file");
+    if (file === undefined) throw new CliUsageError("give the file to import: import FILE");
+    const format = optionalString(o, "format");
+    if (format !== undefined && format !== "csv" && format !== "ndjson") {
+      throw new CliUsageError("--format must be csv or ndjson");
+    }
+    const started = performance.now();
+    try {
+      const report = await importEvents(platform, resolve(file), {
+        format: format as "csv" | "ndjson" | undefined,
+        onProgress: counter(io, "import"),
+      });
+      if (io.interactive) io.progress("\n");
+      const replayed = await platform.projections.replay({ onProgress: progressBar(io, "replay") });
+      if (io.interactive) io.progress("\n");
+      const seconds = (performance.now() - started) / 1000;
+      return {
+        events: report.events,
+        streams: report.streams,
+        last_position: report.lastPosition,
+        replayed: replayed.events,
+        seconds: Number(seconds.toFixed(3)),
+      };
+    } catch (error) {
+      clear(error);
+    }
+  },
+  format: (r) => {
+    const x = r as { events: number; streams: number; last_position: number; seconds: number };
+    return `imported ${x.events} events in ${x.streams} streams (last position ${x.last_position}) and replayed the read models in ${x.seconds} s`;
+  },
+};
+
+/** The event log for analysts: replay, time travel, verify, export, import. */
+export const analystsCommands: CliCommand[] = [replay, verify, exportCommand, importCommand];

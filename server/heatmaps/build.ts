@@ -1,0 +1,110 @@
+import { DomainError, fold, handleCommand } from "../../events/decider.ts";
+import { type HeatmapCommand, heatmapDecider } from "../../events/heatmap/decide.ts";
+import { heatmapActivitiesSelected, heatmapRequested, heatmapStream, heatmapTracksGathered } from "../../events/heatmap/events.ts";
+import type { EventData } from "../../events/catalogue.ts";
+import { activityTypeById } from "../../shared/activity-types.ts";
+import { getBlob, putBlob } from "../blobs.ts";
+import type { JobKind } from "../jobs/runner.ts";
+import type { Platform } from "../platform.ts";
+import { privacyZonesOf } from "../privacy/privacy-zones.ts";
+import { gatherTracks, HeatmapBuildError } from "./gather.ts";
+import { heatmapStats } from "./stats.ts";
+import { decodeTracks } from "./tracks.ts";
+
+export const HEATMAP_JOB = "heatmap-build";
+
+/** The public activities of the athlete matching the types and the local-time window. */
+export async function selectActivities(platform: Platform, request: EventData<typeof heatmapRequested>): Promise<number[]> {
+  const types = request.activityTypeIds.map((id) => activityTypeById(id)).filter((t) => t !== undefined);
+  const rows = await platform.db.query<{ activity_id: number }>(
+    `select activity_id from heatmap_activities
+      where athlete_id = $1 and not private and type = any($2::text[]) and streams_sha256 is not null
+        and ($3::bigint is null or start_local >= $3) and ($4::bigint is null or end_local <= $4)
+      order by activity_id`,
+    [request.athleteId, types, request.startDateLocal, request.endDateLocal],
+  );
+  return rows.map((r) => Number(r.activity_id));
+}
+
+/**
+ * Runs one heatmap build from whatever status it has reached: each step appends the event of the
+ * next status (queued → building → gathering → generating → done), so a restart resumes at the
+ * step it was in. A failure becomes status error with an English message. Idempotent.
+ */
+export async function buildHeatmap(platform: Platform, mapId: number): Promise<void> {
+  const stream = heatmapStream(mapId);
+  const run = (command: HeatmapCommand) =>
+    handleCommand(platform.store, stream, heatmapDecider, command, {
+      idempotencyKey: `${stream}:${command.type}`,
+      metadata: { athleteId: command.athleteId, source: `job:${HEATMAP_JOB}` },
+    });
+  for (let step = 0; step < 10; step++) {
+    const history = await platform.store.readStream(stream);
+    const state = fold(heatmapDecider, history);
+    if (!state.exists || state.deleted || state.status === "done" || state.status === "error") return;
+    const ids = { mapId, athleteId: state.athleteId };
+    try {
+      switch (state.status) {
+        case "queued":
+          await run({ type: "start", ...ids });
+          break;
+        case "building": {
+          const request = history.find((e) => e.type === heatmapRequested.type)!.data as EventData<typeof heatmapRequested>;
+          await run({ type: "select", ...ids, activityIds: await selectActivities(platform, request) });
+          break;
+        }
+        case "gathering": {
+          const selected = history.find((e) => e.type === heatmapActivitiesSelected.type)!.data as EventData<typeof heatmapActivitiesSelected>;
+          const zones = await privacyZonesOf(platform.db, state.athleteId);
+          const gathered = await gatherTracks(platform.db, mapId, selected.activityIds, zones);
+          const tracksSha256 = await putBlob(platform.db, gathered.bytes);
+          try {
+            await run({ type: "gathered", ...ids, tracksSha256, activitiesCount: gathered.activitiesCount, pointsCount: gathered.pointsCount });
+          } catch (error) {
+            // Deleted meanwhile: the blob holds this map's id, so no other map shares it.
+            if (error instanceof DomainError) await deleteTracksBlob(platform, tracksSha256);
+            throw error;
+          }
+          break;
+        }
+        case "generating": {
+          const gathered = history.find((e) => e.type === heatmapTracksGathered.type)!.data as EventData<typeof heatmapTracksGathered>;
+          const bytes = await getBlob(platform.db, gathered.tracksSha256);
+          if (!bytes) throw new HeatmapBuildError("The gathered routes of this heatmap could not be read.");
+          const stats = heatmapStats(decodeTracks(bytes));
+          await run({ type: "built", ...ids, ...stats });
+          break;
+        }
+      }
+    } catch (error) {
+      if (error instanceof DomainError) continue; // another worker moved on, or the map was deleted: re-read
+      const statusMessage = error instanceof HeatmapBuildError
+        ? `There was an error building your heatmap: ${error.message}`
+        : "There was an error building your heatmap.";
+      if (!(error instanceof HeatmapBuildError)) console.error(`heatmap ${mapId}: ${(error as Error)?.stack ?? error}`);
+      await run({ type: "fail", ...ids, statusMessage }).catch(() => {});
+      return;
+    }
+  }
+}
+
+/** Removes a map's tracks blob (unique to its map: the blob embeds the map id). */
+export async function deleteTracksBlob(platform: Platform, sha256: string): Promise<void> {
+  await platform.db.query("delete from public.blobs where sha256 = $1", [sha256]);
+}
+
+/** The durable job: pending work is every heatmap not yet done or failed (found again after a restart). */
+export function heatmapBuildJob(platform: Platform): JobKind {
+  return {
+    kind: HEATMAP_JOB,
+    leaseSeconds: 300,
+    async pending(db, limit) {
+      const rows = await db.query<{ id: number }>(
+        "select id from heatmaps where status not in ('done', 'error') order by created_at, id limit $1",
+        [limit],
+      );
+      return rows.map((r) => String(r.id));
+    },
+    run: (id) => buildHeatmap(platform, Number(id)),
+  };
+}

@@ -1,0 +1,98 @@
+import type { Queryable } from "../../events/db/types.ts";
+import { metaAthlete } from "../representations/athlete.ts";
+
+export interface HeatmapRow {
+  id: number;
+  athlete_id: number;
+  activity_type_ids: number[];
+  start_date_local: number | null;
+  end_date_local: number | null;
+  status: string;
+  status_message: string;
+  activities_count: number;
+  tiles_count: number;
+  tracks_sha256: string | null;
+  center_lat: number | null;
+  center_lng: number | null;
+  center_zoom: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = `id, athlete_id, activity_type_ids, start_date_local, end_date_local, status, status_message,
+  activities_count, tiles_count, tracks_sha256, center_lat, center_lng, center_zoom, created_at, updated_at`;
+
+function normalize(r: HeatmapRow): HeatmapRow {
+  return {
+    ...r,
+    id: Number(r.id),
+    athlete_id: Number(r.athlete_id),
+    activity_type_ids: (r.activity_type_ids ?? []).map(Number),
+    start_date_local: r.start_date_local === null ? null : Number(r.start_date_local),
+    end_date_local: r.end_date_local === null ? null : Number(r.end_date_local),
+    center_lat: r.center_lat === null ? null : Number(r.center_lat),
+    center_lng: r.center_lng === null ? null : Number(r.center_lng),
+  };
+}
+
+export async function findHeatmap(db: Queryable, athleteId: number, mapId: number): Promise<HeatmapRow | undefined> {
+  const [row] = await db.query<HeatmapRow>(`select ${COLUMNS} from heatmaps where id = $1 and athlete_id = $2`, [mapId, athleteId]);
+  return row ? normalize(row) : undefined;
+}
+
+export async function heatmapsOf(db: Queryable, athleteId: number): Promise<HeatmapRow[]> {
+  const rows = await db.query<HeatmapRow>(
+    `select ${COLUMNS} from heatmaps where athlete_id = $1 order by created_at desc, id desc`,
+    [athleteId],
+  );
+  return rows.map(normalize);
+}
+
+/** Where the map's page and tiles live (outside /v3: browsers fetch them without a token). */
+export function heatmapUrls(publicUrl: string, athleteId: number, mapId: number) {
+  const web = `${publicUrl.replace(/\/+$/, "")}/heatmaps/${athleteId}/${mapId}`;
+  return { web_url: web, tile_path: `${web}/tiles` };
+}
+
+const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+const time = (value: string) => new Date(value).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** The subset answered by POST: id, resource_state, athlete, activity_type_ids, web_url. */
+export function createdHeatmap(row: Pick<HeatmapRow, "id" | "athlete_id" | "activity_type_ids">, publicUrl: string) {
+  return {
+    id: row.id,
+    resource_state: 2,
+    athlete: metaAthlete(row.athlete_id),
+    activity_type_ids: row.activity_type_ids,
+    web_url: heatmapUrls(publicUrl, row.athlete_id, row.id).web_url,
+  };
+}
+
+/**
+ * Heatmap summary (resource_state 2). center_latlng and center_zoom are null until the map is
+ * built (and when no position was drawn); start/end_date_local appear only when requested.
+ */
+export function summaryHeatmap(row: HeatmapRow, publicUrl: string) {
+  const urls = heatmapUrls(publicUrl, row.athlete_id, row.id);
+  return {
+    id: row.id,
+    resource_state: 2,
+    athlete: metaAthlete(row.athlete_id),
+    created_at: time(row.created_at),
+    updated_at: time(row.updated_at),
+    activity_type_ids: row.activity_type_ids,
+    activities_count: row.activities_count,
+    tiles_count: row.tiles_count,
+    center_latlng: row.center_lat === null || row.center_lng === null ? null : [row.center_lat, row.center_lng],
+    center_zoom: row.center_zoom,
+    tile_path: urls.tile_path,
+    web_url: urls.web_url,
+    ...(row.start_date_local !== null ? { start_date_local: iso(row.start_date_local) } : {}),
+    ...(row.end_date_local !== null ? { end_date_local: iso(row.end_date_local) } : {}),
+  };
+}
+
+/** Progress: the summary with status and status_message. */
+export function progressHeatmap(row: HeatmapRow, publicUrl: string) {
+  return { ...summaryHeatmap(row, publicUrl), status: row.status, status_message: row.status_message };
+}

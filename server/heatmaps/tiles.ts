@@ -1,0 +1,126 @@
+import { createHash } from "node:crypto";
+import type { Queryable } from "../../events/db/types.ts";
+import { getBlob } from "../blobs.ts";
+import { privacyZonesOf } from "../privacy/privacy-zones.ts";
+import { type PrivacyFilter, TileRenderer } from "./render.ts";
+import { decodeTracks } from "./tracks.ts";
+
+/** What a tile request needs to know of its map (null when there is no such done map). */
+export interface TileSource {
+  mapId: number;
+  athleteId: number;
+  status: string;
+  tracksSha256: string | null;
+  /** Position of the last event that changed what the athlete allows to be drawn. */
+  privacyEpoch: number;
+}
+
+export async function findTileSource(db: Queryable, athleteId: number, mapId: number): Promise<TileSource | null> {
+  const [row] = await db.query<{ status: string; tracks_sha256: string | null; epoch: number }>(
+    `select h.status, h.tracks_sha256, coalesce(e.position, 0) as epoch
+       from heatmaps h left join heatmap_privacy_epochs e on e.athlete_id = h.athlete_id
+      where h.id = $1 and h.athlete_id = $2`,
+    [mapId, athleteId],
+  );
+  if (!row) return null;
+  return { mapId, athleteId, status: row.status, tracksSha256: row.tracks_sha256, privacyEpoch: Number(row.epoch) };
+}
+
+interface Loaded {
+  sha256: string;
+  renderer: TileRenderer;
+  epoch: number;
+  privacy: PrivacyFilter;
+}
+
+export interface RenderedTile {
+  png: Uint8Array;
+  etag: string;
+}
+
+/**
+ * Renders and caches tiles: decoded tracks per map (a few maps), rendered PNGs per tile (LRU by
+ * count). Cache keys carry the athlete's privacy epoch, so a new privacy zone, an activity made
+ * private or deleted, changes every tile at once; a deleted map is refused before the cache is read.
+ */
+export class TileService {
+  readonly #maps = new Map<number, Loaded>();
+  readonly #tiles = new Map<string, RenderedTile>();
+  readonly #loading = new Map<number, Promise<Loaded>>();
+
+  constructor(readonly options: { maxMaps?: number; maxTiles?: number } = {}) {}
+
+  async tile(db: Queryable, source: TileSource, z: number, x: number, y: number): Promise<RenderedTile> {
+    const key = `${source.mapId}/${source.privacyEpoch}/${z}/${x}/${y}`;
+    const hit = this.#tiles.get(key);
+    if (hit) {
+      this.#tiles.delete(key);
+      this.#tiles.set(key, hit);
+      return hit;
+    }
+    const loaded = await this.#load(db, source);
+    const png = loaded.renderer.png(z, x, y, loaded.privacy);
+    const etag = `"${createHash("sha256").update(`${source.tracksSha256}/${key}`).digest("hex").slice(0, 32)}"`;
+    const tile = { png, etag };
+    this.#tiles.set(key, tile);
+    const maxTiles = this.options.maxTiles ?? 4096;
+    while (this.#tiles.size > maxTiles) this.#tiles.delete(this.#tiles.keys().next().value!);
+    return tile;
+  }
+
+  /** Forgets a map (deleted): its decoded tracks and rendered tiles. */
+  forget(mapId: number): void {
+    this.#maps.delete(mapId);
+    for (const key of [...this.#tiles.keys()]) if (key.startsWith(`${mapId}/`)) this.#tiles.delete(key);
+  }
+
+  async #load(db: Queryable, source: TileSource): Promise<Loaded> {
+    const current = this.#maps.get(source.mapId);
+    if (current && current.sha256 === source.tracksSha256 && current.epoch === source.privacyEpoch) return current;
+    const pending = this.#loading.get(source.mapId);
+    if (pending) return pending;
+    const promise = (async () => {
+      let renderer = current?.sha256 === source.tracksSha256 ? current.renderer : undefined;
+      if (!renderer) {
+        const bytes = source.tracksSha256 ? await getBlob(db, source.tracksSha256) : undefined;
+        if (!bytes) throw new Error(`tracks of heatmap ${source.mapId} are missing`);
+        renderer = new TileRenderer(decodeTracks(bytes));
+      }
+      const privacy = await privacyFilter(db, source.athleteId, renderer.tracks.activityIds);
+      const loaded: Loaded = { sha256: source.tracksSha256!, renderer, epoch: source.privacyEpoch, privacy };
+      if (current && current.epoch !== source.privacyEpoch) this.forget(source.mapId);
+      this.#maps.set(source.mapId, loaded);
+      const maxMaps = this.options.maxMaps ?? 8;
+      while (this.#maps.size > maxMaps) this.forget(this.#maps.keys().next().value!);
+      return loaded;
+    })();
+    this.#loading.set(source.mapId, promise);
+    try {
+      return await promise;
+    } finally {
+      this.#loading.delete(source.mapId);
+    }
+  }
+}
+
+/** The athlete's current zones, and the map's activities that are no longer public (or deleted). */
+export async function privacyFilter(db: Queryable, athleteId: number, activityIds: readonly number[]): Promise<PrivacyFilter> {
+  const zones = await privacyZonesOf(db, athleteId);
+  const visible = activityIds.length === 0 ? [] : await db.query<{ activity_id: number }>(
+    "select activity_id from heatmap_activities where activity_id = any($1::bigint[]) and not private",
+    [activityIds],
+  );
+  const shown = new Set(visible.map((r) => Number(r.activity_id)));
+  const excluded = new Uint8Array(activityIds.length);
+  activityIds.forEach((id, i) => (excluded[i] = shown.has(id) ? 0 : 1));
+  return { excluded, zones };
+}
+
+const services = new WeakMap<object, TileService>();
+
+/** The tile service of a platform (one per running server). */
+export function tileServiceOf(platform: object): TileService {
+  let service = services.get(platform);
+  if (!service) services.set(platform, service = new TileService());
+  return service;
+}

@@ -1,0 +1,66 @@
+import { gunzipSync } from "node:zlib";
+import { parseFit } from "./fit.ts";
+import { parseGpx } from "./gpx.ts";
+import { parseTcx } from "./tcx.ts";
+import { IngestError, type ParsedFile } from "./types.ts";
+
+export const DATA_TYPES = ["fit", "fit.gz", "tcx", "tcx.gz", "gpx", "gpx.gz"] as const;
+export type DataType = (typeof DATA_TYPES)[number];
+
+export function dataTypeOf(value: string): DataType | undefined {
+  const v = value.trim().toLowerCase();
+  return (DATA_TYPES as readonly string[]).includes(v) ? v as DataType : undefined;
+}
+
+/** The inflated file is larger than allowed (HTTP 413 at submission). */
+export class TooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`The file is larger than ${limit} bytes once decompressed.`);
+    this.name = "TooLargeError";
+  }
+}
+
+/** Inflates a .gz upload with a cap on the inflated size (gzip bombs stop at the cap). */
+export function inflate(bytes: Uint8Array, dataType: DataType, maxBytes: number): Uint8Array {
+  if (!dataType.endsWith(".gz")) {
+    if (bytes.byteLength > maxBytes) throw new TooLargeError(maxBytes);
+    return bytes;
+  }
+  if (bytes.byteLength < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) {
+    throw new IngestError(`The file is not gzip-compressed, but data_type is ${dataType}.`);
+  }
+  try {
+    return new Uint8Array(gunzipSync(bytes, { maxOutputLength: maxBytes }));
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (error instanceof RangeError || code === "ERR_BUFFER_TOO_LARGE") throw new TooLargeError(maxBytes);
+    throw new IngestError(`The gzip data is corrupt: ${(error as Error).message}.`);
+  }
+}
+
+/** Cheap content check at submission: the bytes must look like the declared format. */
+export function sniff(content: Uint8Array, dataType: DataType): void {
+  const kind = dataType.replace(".gz", "");
+  if (content.byteLength === 0) throw new IngestError("The file is empty.");
+  if (kind === "fit") {
+    const ok = content.byteLength >= 12 && String.fromCharCode(...content.subarray(8, 12)) === ".FIT";
+    if (!ok) throw new IngestError(`The file is not a FIT file, but data_type is ${dataType}.`);
+    return;
+  }
+  const head = new TextDecoder().decode(content.subarray(0, 8192));
+  const root = kind === "gpx" ? /<([A-Za-z_][\w.-]*:)?gpx[\s>]/ : /<([A-Za-z_][\w.-]*:)?TrainingCenterDatabase[\s>]/;
+  if (!root.test(head)) {
+    throw new IngestError(`The file is not a ${kind.toUpperCase()} file, but data_type is ${dataType}.`);
+  }
+}
+
+/** Parses the (inflated) bytes of a device file of the given type. */
+export async function parseDeviceFile(content: Uint8Array, dataType: DataType): Promise<ParsedFile> {
+  sniff(content, dataType);
+  const kind = dataType.replace(".gz", "");
+  const parsed = kind === "fit" ? await parseFit(content) : kind === "tcx" ? parseTcx(content) : parseGpx(content);
+  if (parsed.samples.length === 0) {
+    throw new IngestError(`The ${kind.toUpperCase()} file holds no timed records or trackpoints.`);
+  }
+  return parsed;
+}

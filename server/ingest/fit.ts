@@ -1,0 +1,178 @@
+import FitParser, { getFitGarminProductDisplayName } from "fit-file-parser";
+import { fitIndoor, fitSportType } from "./sports.ts";
+import { type DeviceLap, emptySample, IngestError, num, type ParsedFile, type Pause, type Sample } from "./types.ts";
+
+type Message = Record<string, unknown>;
+
+const MAKERS: Record<string, string> = {
+  garmin: "Garmin", wahoo_fitness: "Wahoo", hammerhead: "Hammerhead", sigmasport: "SIGMA", suunto: "Suunto",
+  coros: "COROS", zwift: "Zwift", strava: "Strava", stryd: "Stryd", polar: "Polar", bryton: "Bryton",
+  development: "Development", onelap: "Onelap",
+};
+
+function maker(name: unknown): string | null {
+  if (typeof name !== "string" || name === "") return null;
+  return MAKERS[name] ?? name.split("_").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(" ");
+}
+
+function ms(value: unknown): number | null {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === "string" || typeof value === "number") {
+    const t = new Date(value).getTime();
+    return Number.isFinite(t) ? t : null;
+  }
+  return null;
+}
+
+async function decode(bytes: Uint8Array, force: boolean): Promise<Record<string, unknown>> {
+  const parser = new FitParser({
+    force, mode: "list", lengthUnit: "m", speedUnit: "m/s", temperatureUnit: "celsius", elapsedRecordField: false,
+  });
+  const copy = bytes.slice().buffer as ArrayBuffer;
+  return await parser.parseAsync(copy) as unknown as Record<string, unknown>;
+}
+
+function deviceNameOf(fit: Record<string, unknown>): string | null {
+  const fileId = ((fit.file_ids as Message[] | undefined) ?? [])[0] ?? (fit.file_id as Message | undefined) ?? {};
+  const creator = ((fit.device_infos as Message[] | undefined) ?? []).find((d) => d.device_index === "creator") ?? {};
+  const manufacturer = fileId.manufacturer ?? creator.manufacturer;
+  const product = num(fileId.product ?? creator.product);
+  const productName = (fileId.product_name ?? creator.product_name) as string | undefined;
+  const make = maker(manufacturer);
+  if (manufacturer === "garmin" && product !== null) {
+    const display = getFitGarminProductDisplayName(product);
+    if (display) return `Garmin ${display}`;
+  }
+  if (typeof productName === "string" && productName.trim() !== "") {
+    const clean = productName.replace(/\0/g, "").trim();
+    return make && !clean.toLowerCase().startsWith(make.toLowerCase()) ? `${make} ${clean}` : clean;
+  }
+  return make;
+}
+
+/** Decodes a FIT file (list mode: cascade mode drops records of files without sessions). */
+export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
+  if (bytes.byteLength < 12 || String.fromCharCode(...bytes.subarray(8, 12)) !== ".FIT") {
+    throw new IngestError("The file is not a FIT file (no .FIT header).");
+  }
+  const notes: string[] = [];
+  let fit: Record<string, unknown>;
+  try {
+    fit = await decode(bytes, false);
+  } catch (strictError) {
+    const reason = String((strictError as Error)?.message ?? strictError);
+    if (!/crc/i.test(reason)) throw new IngestError(`The FIT file could not be read: ${reason}.`);
+    try {
+      fit = await decode(bytes, true);
+    } catch (error) {
+      throw new IngestError(`The FIT file could not be read: ${String((error as Error)?.message ?? error)}.`);
+    }
+    notes.push("The FIT file's CRC check failed; the activity was built from its readable records.");
+  }
+
+  const samples: Sample[] = [];
+  let lastTime = -Infinity;
+  for (const r of (fit.records as Message[] | undefined) ?? []) {
+    const time = ms(r.timestamp);
+    if (time === null || time < lastTime) continue;
+    const s = emptySample(time);
+    const lat = num(r.position_lat);
+    const lng = num(r.position_long);
+    if (lat !== null && lng !== null && Math.abs(lat) <= 90 && Math.abs(lng) <= 180 && !(lat === 0 && lng === 0)) {
+      s.lat = lat;
+      s.lng = lng;
+    }
+    s.altitude = num(r.enhanced_altitude) ?? num(r.altitude);
+    const hr = num(r.heart_rate);
+    s.heartrate = hr !== null && hr > 0 && hr < 255 ? hr : null;
+    const cad = num(r.cadence);
+    s.cadence = cad !== null && cad < 255 ? cad + (num(r.fractional_cadence) ?? 0) : null;
+    const watts = num(r.power);
+    s.watts = watts !== null && watts < 65535 ? watts : null;
+    const temp = num(r.temperature);
+    s.temp = temp !== null && temp < 127 ? temp : null;
+    s.distance = num(r.distance);
+    s.speed = num(r.enhanced_speed) ?? num(r.speed);
+    if (time === lastTime && samples.length) {
+      samples[samples.length - 1] = mergeSample(samples[samples.length - 1], s);
+      continue;
+    }
+    samples.push(s);
+    lastTime = time;
+  }
+
+  const sessions = ((fit.sessions as Message[] | undefined) ?? []);
+  let sport = null;
+  let indoor = false;
+  let longest = -1;
+  for (const session of sessions) {
+    const type = fitSportType(session.sport, session.sub_sport);
+    const timer = num(session.total_timer_time) ?? num(session.total_elapsed_time) ?? 0;
+    if (type && timer > longest) {
+      longest = timer;
+      sport = type;
+      indoor = fitIndoor(session.sub_sport);
+    }
+  }
+  if (sessions.length > 1) notes.push(`The file holds ${sessions.length} sessions; they were combined into one activity.`);
+  const sum = (key: string) => {
+    const values = sessions.map((s) => num(s[key])).filter((v): v is number => v !== null);
+    return values.length ? values.reduce((a, b) => a + b, 0) : null;
+  };
+
+  const laps: DeviceLap[] = [];
+  for (const lap of (fit.laps as Message[] | undefined) ?? []) {
+    const start = ms(lap.start_time);
+    if (start === null) continue;
+    laps.push({ startTime: start, elapsedTime: num(lap.total_elapsed_time), distance: num(lap.total_distance) });
+  }
+  laps.sort((a, b) => a.startTime - b.startTime);
+
+  const pauses: Pause[] = [];
+  let stoppedAt: number | null = null;
+  for (const event of (fit.events as Message[] | undefined) ?? []) {
+    if (event.event !== "timer") continue;
+    const at = ms(event.timestamp);
+    if (at === null) continue;
+    if (event.event_type === "stop" || event.event_type === "stop_all") stoppedAt ??= at;
+    else if (event.event_type === "start" && stoppedAt !== null) {
+      if (at > stoppedAt) pauses.push({ start: stoppedAt, end: at });
+      stoppedAt = null;
+    }
+  }
+
+  let utcOffsetSeconds: number | null = null;
+  const activity = fit.activity as Message | undefined;
+  if (activity) {
+    const ts = ms(activity.timestamp);
+    const raw = activity.local_timestamp;
+    const local = typeof raw === "number" ? (raw + 631065600) * 1000 : ms(raw);
+    if (ts !== null && local !== null) {
+      const offset = Math.round((local - ts) / 900_000) * 900;
+      if (Math.abs(offset) <= 14 * 3600) utcOffsetSeconds = offset;
+    }
+  }
+
+  const ascent = sum("total_ascent");
+  return {
+    format: "fit",
+    sport,
+    indoor,
+    deviceName: deviceNameOf(fit),
+    barometric: ascent !== null,
+    samples,
+    laps,
+    pauses,
+    deviceTotals: { ascent, calories: sum("total_calories"), distance: sum("total_distance") },
+    utcOffsetSeconds,
+    notes,
+  };
+}
+
+function mergeSample(a: Sample, b: Sample): Sample {
+  const out = { ...a };
+  for (const key of Object.keys(b) as (keyof Sample)[]) {
+    if (out[key] === null && b[key] !== null) (out as Record<string, unknown>)[key] = b[key];
+  }
+  return out;
+}

@@ -1,0 +1,81 @@
+import type { ActivityType } from "../../shared/activity-types.ts";
+
+/** One timed record of a device file (FIT record, TCX Trackpoint, GPX trkpt). */
+export interface Sample {
+  /** Milliseconds since the Unix epoch. */
+  time: number;
+  lat: number | null;
+  lng: number | null;
+  /** Metres. */
+  altitude: number | null;
+  heartrate: number | null;
+  cadence: number | null;
+  watts: number | null;
+  /** °C. */
+  temp: number | null;
+  /** Cumulative metres as the device recorded them (may be absent). */
+  distance: number | null;
+  /** m/s as the device recorded it (may be absent). */
+  speed: number | null;
+}
+
+/** A lap as the device wrote it. */
+export interface DeviceLap {
+  /** ms since the epoch. */
+  startTime: number;
+  /** Seconds (FIT total_elapsed_time, TCX TotalTimeSeconds); null when unknown. */
+  elapsedTime: number | null;
+  /** Metres as the device summed them; null when unknown. */
+  distance: number | null;
+}
+
+/** A device pause (timer stop → start), ms since the epoch. */
+export interface Pause {
+  start: number;
+  end: number;
+}
+
+/** What a parser gets out of a device file, before anything is derived. */
+export interface ParsedFile {
+  format: "fit" | "tcx" | "gpx";
+  /** The activity type the file names (FIT session.sport, TCX Sport, GPX type), or null. */
+  sport: ActivityType | null;
+  /** A weak hint ("Other" in TCX → Workout) used only when neither the file nor the form names a type. */
+  sportHint?: ActivityType | null;
+  /** Indoor / virtual sub-sports mark the activity as on a trainer. */
+  indoor: boolean;
+  deviceName: string | null;
+  /** Whether the altitude comes from a barometric altimeter. */
+  barometric: boolean;
+  samples: Sample[];
+  laps: DeviceLap[];
+  pauses: Pause[];
+  /** Totals the device computed itself (FIT session), used where the rules say so. */
+  deviceTotals: { ascent: number | null; calories: number | null; distance: number | null };
+  /** Offset of local time from UTC in seconds when the file says it (FIT local_timestamp, TCX offsets). */
+  utcOffsetSeconds: number | null;
+  /** Things worth telling the uploader (e.g. a bad CRC that was tolerated). */
+  notes: string[];
+}
+
+/** A file that cannot become an activity; the message is shown as the upload's error. */
+export class IngestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "IngestError";
+  }
+}
+
+export function emptySample(time: number): Sample {
+  return {
+    time, lat: null, lng: null, altitude: null, heartrate: null, cadence: null, watts: null, temp: null,
+    distance: null, speed: null,
+  };
+}
+
+/** A finite number from anything (strings included), else null. */
+export function num(value: unknown): number | null {
+  if (value === null || value === undefined || value === "") return null;
+  const n = typeof value === "number" ? value : Number(String(value).trim());
+  return Number.isFinite(n) ? n : null;
+}

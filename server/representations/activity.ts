@@ -1,0 +1,298 @@
+import { createHash } from "node:crypto";
+import type { Queryable } from "../../events/db/types.ts";
+import type { ActivityFacts } from "../../projections/activities/projection.ts";
+import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
+import { roundLatlng, seesPrivateData, type Viewer } from "../privacy/activities.ts";
+import { metaAthlete } from "./athlete.ts";
+import { findGear, summaryGear } from "./gear.ts";
+import { photosOf, photosSummary } from "./photo.ts";
+
+/** A row of the activities read model, with the owner's premium flag. */
+export interface ActivityRow {
+  id: number;
+  athlete_id: number;
+  upload_id: number | null;
+  external_id: string | null;
+  name: string;
+  type: string;
+  description: string | null;
+  start_date: string;
+  start_date_local: string;
+  timezone: string;
+  distance: number;
+  moving_time: number;
+  elapsed_time: number;
+  total_elevation_gain: number;
+  private: boolean;
+  commute: boolean;
+  trainer: boolean;
+  manual: boolean;
+  gear_id: string | null;
+  kudos_count: number;
+  comment_count: number;
+  photo_count: number;
+  total_photo_count: number;
+  facts: ActivityFacts;
+  owner_premium: boolean;
+}
+
+export const ACTIVITY_SELECT = `select a.id, a.athlete_id, a.upload_id, a.external_id, a.name, a.type, a.description,
+    a.start_date, a.start_date_local, a.timezone, a.distance, a.moving_time, a.elapsed_time,
+    a.total_elevation_gain, a.private, a.commute, a.trainer, a.manual, a.gear_id, a.kudos_count,
+    a.comment_count, a.photo_count, a.total_photo_count, a.facts, coalesce(ath.premium, false) as owner_premium
+  from activities a left join athletes ath on ath.id = a.athlete_id`;
+
+export function normalizeActivityRow(raw: ActivityRow): ActivityRow {
+  return {
+    ...raw,
+    id: Number(raw.id),
+    athlete_id: Number(raw.athlete_id),
+    upload_id: raw.upload_id === null ? null : Number(raw.upload_id),
+    distance: Number(raw.distance),
+    total_elevation_gain: Number(raw.total_elevation_gain),
+    facts: typeof raw.facts === "string" ? JSON.parse(raw.facts) : raw.facts,
+  };
+}
+
+export async function findActivity(db: Queryable, id: number): Promise<ActivityRow | undefined> {
+  const [row] = await db.query<ActivityRow>(`${ACTIVITY_SELECT} where a.id = $1`, [id]);
+  return row ? normalizeActivityRow(row) : undefined;
+}
+
+/**
+ * Whether an activity id belongs to an upload that is still processing (the Uploads family
+ * reserves the id at upload time; its read model `uploads(activity_id, status, …)`). Such an
+ * activity reads resource_state -1 until ActivityRecorded lands.
+ */
+export async function processingUploadOf(db: Queryable, activityId: number): Promise<{ athleteId: number } | undefined> {
+  const [exists] = await db.query<{ t: string | null }>("select to_regclass('uploads')::text as t");
+  if (!exists?.t) return undefined;
+  const [row] = await db.query<{ athlete_id: number }>(
+    "select athlete_id from uploads where activity_id = $1 and status = $2",
+    [activityId, UPLOAD_STATUS.processing],
+  );
+  return row ? { athleteId: Number(row.athlete_id) } : undefined;
+}
+
+/** What a representation is built for. */
+export interface ActivityContext {
+  db: Queryable;
+  viewer: Viewer | null;
+  publicUrl: string;
+  /** GET /v3/activities/:id?include_all_efforts=true */
+  includeAllEfforts: boolean;
+}
+
+/**
+ * Extension point for other families (Segments: segment_efforts, pr_count, achievement_count).
+ * A detail contributor returns fields merged over the defaults of the detailed activity
+ * (segment_efforts: [], pr_count: 0, achievement_count: 0); a summary contributor answers, for a
+ * page of activities at once, the fields to merge into each summary (pr_count, achievement_count).
+ * Register by pushing onto the arrays (no edit of the handlers needed).
+ */
+export type ActivityDetailContributor = (row: ActivityRow, context: ActivityContext) => Promise<Record<string, unknown>>;
+export type ActivitySummaryContributor = (
+  rows: readonly ActivityRow[],
+  context: ActivityContext,
+) => Promise<Map<number, Record<string, unknown>>>;
+
+export const activityDetailContributors: ActivityDetailContributor[] = [];
+export const activitySummaryContributors: ActivitySummaryContributor[] = [];
+
+export function metaActivity(id: number) {
+  return { id, resource_state: 1 };
+}
+
+/** An activity whose upload is still processing. */
+export function processingActivity(id: number) {
+  return { id, resource_state: -1 };
+}
+
+/** Not a secret: a stable token derived from the activity (documented in the README). */
+export function embedToken(row: ActivityRow): string {
+  return createHash("sha256").update(`embed:${row.id}:${row.athlete_id}:${row.start_date}`).digest("hex").slice(0, 40);
+}
+
+/** Fields common to summary and detail, in the real service's order. */
+function baseActivity(row: ActivityRow, viewer: Viewer | null, hasKudoed: boolean) {
+  const f = row.facts;
+  const exact = seesPrivateData(row, viewer);
+  const latlng = (p: [number, number] | null) => (exact ? p ?? null : roundLatlng(p));
+  return {
+    id: row.id,
+    resource_state: 2,
+    external_id: row.external_id,
+    upload_id: row.upload_id,
+    athlete: metaAthlete(row.athlete_id),
+    name: row.name,
+    distance: row.distance,
+    moving_time: row.moving_time,
+    elapsed_time: row.elapsed_time,
+    total_elevation_gain: row.total_elevation_gain,
+    type: row.type,
+    workout_type: f.workoutType,
+    start_date: row.start_date,
+    start_date_local: row.start_date_local,
+    timezone: row.timezone,
+    start_latlng: latlng(f.startLatlng),
+    end_latlng: latlng(f.endLatlng),
+    location_city: null,
+    location_state: null,
+    location_country: null,
+    achievement_count: 0,
+    pr_count: 0,
+    kudos_count: row.kudos_count,
+    comment_count: row.comment_count,
+    athlete_count: 1,
+    photo_count: row.photo_count,
+    total_photo_count: row.total_photo_count,
+    map: { id: `a${row.id}`, summary_polyline: f.summaryPolyline, resource_state: 2 } as Record<string, unknown>,
+    trainer: row.trainer,
+    commute: row.commute,
+    manual: row.manual,
+    private: row.private,
+    flagged: false,
+    gear_id: row.gear_id,
+    average_speed: f.averageSpeed,
+    max_speed: f.maxSpeed,
+    average_cadence: f.averageCadence,
+    average_temp: f.averageTemp,
+    average_watts: f.averageWatts,
+    max_watts: f.maxWatts,
+    weighted_average_watts: f.weightedAverageWatts,
+    kilojoules: f.kilojoules,
+    device_watts: f.deviceWatts,
+    has_heartrate: f.hasHeartrate,
+    average_heartrate: f.averageHeartrate,
+    max_heartrate: f.maxHeartrate,
+    elev_high: f.elevHigh,
+    elev_low: f.elevLow,
+    suffer_score: row.owner_premium ? f.sufferScore : null,
+    has_kudoed: hasKudoed,
+  };
+}
+
+async function kudoedBy(db: Queryable, viewer: Viewer | null, ids: readonly number[]): Promise<Set<number>> {
+  if (!viewer || ids.length === 0) return new Set();
+  const rows = await db.query<{ activity_id: number }>(
+    "select activity_id from activity_kudos where athlete_id = $1 and activity_id = any($2::bigint[])",
+    [viewer.athleteId, [...ids]],
+  );
+  return new Set(rows.map((r) => Number(r.activity_id)));
+}
+
+/** Summary activities (resource_state 2) for a page of rows: detail-only attributes absent. */
+export async function summaryActivities(rows: readonly ActivityRow[], context: ActivityContext) {
+  const kudoed = await kudoedBy(context.db, context.viewer, rows.map((r) => r.id));
+  const extras = await Promise.all(activitySummaryContributors.map((c) => c(rows, context)));
+  return rows.map((row) => {
+    const base: Record<string, unknown> = baseActivity(row, context.viewer, kudoed.has(row.id));
+    for (const extra of extras) Object.assign(base, extra.get(row.id) ?? {});
+    return base;
+  });
+}
+
+function runsOnly<T>(row: ActivityRow, items: T[]): T[] {
+  return row.type === "Run" ? items : [];
+}
+
+/** Offset between local and UTC start, to shift lap and effort start dates. */
+function localOffsetMs(row: ActivityRow): number {
+  return Date.parse(row.start_date_local) - Date.parse(row.start_date);
+}
+
+export function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** Lap summaries (spec, Lap); lap ids are derived: activity id × 10000 + lap_index. */
+export function laps(row: ActivityRow) {
+  const offset = localOffsetMs(row);
+  return row.facts.laps.map((lap) => ({
+    id: row.id * 10000 + lap.lapIndex,
+    resource_state: 2,
+    name: lap.name,
+    activity: metaActivity(row.id),
+    athlete: metaAthlete(row.athlete_id),
+    elapsed_time: lap.elapsedTime,
+    moving_time: lap.movingTime,
+    start_date: lap.startDate,
+    start_date_local: isoSeconds(Date.parse(lap.startDate) + offset),
+    distance: lap.distance,
+    start_index: lap.startIndex,
+    end_index: lap.endIndex,
+    total_elevation_gain: lap.totalElevationGain,
+    average_speed: lap.averageSpeed,
+    max_speed: lap.maxSpeed,
+    average_cadence: lap.averageCadence,
+    average_watts: lap.averageWatts,
+    average_heartrate: lap.averageHeartrate,
+    max_heartrate: lap.maxHeartrate,
+    lap_index: lap.lapIndex,
+    split: lap.lapIndex,
+    pace_zone: row.type === "Run" ? 0 : null,
+  }));
+}
+
+function splits(row: ActivityRow, items: ActivityFacts["splitsMetric"]) {
+  return runsOnly(row, items.map((s) => ({
+    distance: s.distance,
+    elapsed_time: s.elapsedTime,
+    elevation_difference: s.elevationDifference,
+    moving_time: s.movingTime,
+    split: s.split,
+    average_speed: s.averageSpeed,
+    ...(s.averageHeartrate === null ? {} : { average_heartrate: s.averageHeartrate }),
+    pace_zone: s.paceZone,
+  })));
+}
+
+/** Best efforts (spec, Best effort): segment, kom_rank, pr_rank null; activity and athlete hold only id. */
+function bestEfforts(row: ActivityRow) {
+  const offset = localOffsetMs(row);
+  return runsOnly(row, row.facts.bestEfforts.map((e, i) => ({
+    id: row.id * 100 + i + 1,
+    resource_state: 2,
+    name: e.name,
+    segment: null,
+    activity: { id: row.id },
+    athlete: { id: row.athlete_id },
+    kom_rank: null,
+    pr_rank: null,
+    elapsed_time: e.elapsedTime,
+    moving_time: e.movingTime,
+    start_date: e.startDate,
+    start_date_local: isoSeconds(Date.parse(e.startDate) + offset),
+    distance: e.distance,
+    start_index: e.startIndex,
+    end_index: e.endIndex,
+    hidden: false,
+    achievements: e.prRank === null ? [] : [{ type_id: 3, type: "pr", rank: e.prRank }],
+  })));
+}
+
+/** The detailed activity (resource_state 3): every field of the spec's Activity table. */
+export async function detailedActivity(row: ActivityRow, context: ActivityContext) {
+  const [summary] = await summaryActivities([row], context);
+  const f = row.facts;
+  const gear = row.gear_id ? await findGear(context.db, row.gear_id) : undefined;
+  const photos = await photosOf(context.db, row.id);
+  const detail: Record<string, unknown> = {
+    ...summary,
+    resource_state: 3,
+    map: { id: `a${row.id}`, polyline: f.polyline, summary_polyline: f.summaryPolyline, resource_state: 3 },
+    description: row.description,
+    calories: f.calories,
+    segment_efforts: [],
+    splits_metric: splits(row, f.splitsMetric),
+    splits_standard: splits(row, f.splitsStandard),
+    laps: laps(row),
+    best_efforts: bestEfforts(row),
+    gear: gear ? summaryGear(gear) : null,
+    photos: photosSummary(context.publicUrl, photos),
+    device_name: f.deviceName,
+    embed_token: embedToken(row),
+  };
+  for (const contribute of activityDetailContributors) Object.assign(detail, await contribute(row, context));
+  return detail;
+}

@@ -1,0 +1,119 @@
+import type { Queryable } from "../../events/db/types.ts";
+
+export interface Rendition {
+  size: number;
+  width: number;
+  height: number;
+  sha256: string;
+  contentType: string;
+}
+
+export interface NativePhotoData {
+  activityId: number;
+  athleteId: number;
+  uniqueId: string;
+  caption: string;
+  createdAt: string;
+  uploadedAt: string;
+  location: [number, number] | null;
+  renditions: Rendition[];
+}
+
+export interface ExternalPhotoData {
+  photoId: number;
+  activityId: number;
+  athleteId: number;
+  ref: string;
+  uid: string;
+  caption: string;
+  url: string;
+  uploadedAt: string;
+  createdAt: string;
+  location: [number, number] | null;
+}
+
+export type PhotoRow =
+  | { source: 1; position: number; data: NativePhotoData }
+  | { source: 2; position: number; data: ExternalPhotoData };
+
+export async function photosOf(db: Queryable, activityId: number, sources: readonly (1 | 2)[] = [1, 2]): Promise<PhotoRow[]> {
+  const rows = await db.query<{ source: number; position: number; data: unknown }>(
+    "select source, position, data from activity_photos where activity_id = $1 and source = any($2::int[]) order by position",
+    [activityId, [...sources]],
+  );
+  return rows.map((r) => ({
+    source: Number(r.source),
+    position: Number(r.position),
+    data: typeof r.data === "string" ? JSON.parse(r.data) : r.data,
+  }) as PhotoRow);
+}
+
+/** The spec's best match: the smallest rendition larger than `size` on at least one side (else the largest). */
+export function bestRendition(renditions: readonly Rendition[], size: number): Rendition {
+  const sorted = [...renditions].sort((a, b) => Math.max(a.width, a.height) - Math.max(b.width, b.height));
+  return sorted.find((r) => r.width > size || r.height > size) ?? sorted[sorted.length - 1];
+}
+
+export function photoUrl(publicUrl: string, uniqueId: string, rendition: Rendition): string {
+  return `${publicUrl.replace(/\/$/, "")}/photos/${uniqueId}/${rendition.size}`;
+}
+
+/** urls map: each requested size → the URL of its best match. */
+function urlsFor(publicUrl: string, photo: PhotoRow, sizes: readonly number[]): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const size of sizes) {
+    urls[String(size)] = photo.source === 1
+      ? photoUrl(publicUrl, photo.data.uniqueId, bestRendition(photo.data.renditions, size))
+      : photo.data.url;
+  }
+  return urls;
+}
+
+/** A photo of the activity photos endpoint, in the shape of its kind (spec, Photo). */
+export function photoRepresentation(publicUrl: string, photo: PhotoRow, size: number) {
+  if (photo.source === 1) {
+    const d = photo.data;
+    return {
+      unique_id: d.uniqueId,
+      activity_id: d.activityId,
+      resource_state: 2,
+      urls: urlsFor(publicUrl, photo, [size]),
+      caption: d.caption,
+      source: 1,
+      uploaded_at: d.uploadedAt,
+      created_at: d.createdAt,
+      location: d.location,
+    };
+  }
+  const d = photo.data;
+  return {
+    id: d.photoId,
+    activity_id: d.activityId,
+    resource_state: 2,
+    ref: d.ref,
+    urls: urlsFor(publicUrl, photo, [size]),
+    uid: d.uid,
+    caption: d.caption,
+    type: "ExternalPhoto",
+    source: 2,
+    uploaded_at: d.uploadedAt,
+    created_at: d.createdAt,
+    location: d.location,
+  };
+}
+
+/** The activity's photos summary: count and the first photo as primary (urls for sizes 100 and 600). */
+export function photosSummary(publicUrl: string, photos: readonly PhotoRow[]) {
+  const first = photos[0];
+  return {
+    primary: first
+      ? {
+        id: first.source === 2 ? first.data.photoId : null,
+        source: first.source,
+        unique_id: first.source === 1 ? first.data.uniqueId : null,
+        urls: urlsFor(publicUrl, first, [100, 600]),
+      }
+      : null,
+    count: photos.length,
+  };
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { activityStream } from "../../events/activity/events.ts";
+import { activityDecider } from "../../events/activity/decide.ts";
+import { handleCommand } from "../../events/decider.ts";
+import { commandMetadata, ownedActivity } from "../activities/access.ts";
+import { imageInfo, MAX_PHOTO_BYTES } from "../activities/images.ts";
+import { MAX_CAPTION } from "../activities/input.ts";
+import { getBlob, putBlob } from "../blobs.ts";
+import { badRequest, notFound } from "../http/errors.ts";
+import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
+import { defineRoute } from "../http/route.ts";
+import { photoRepresentation, photosOf } from "../representations/photo.ts";
+
+const zFile = z.custom<Blob>((v) => v instanceof Blob, { message: "a file" });
+
+export const activityPhotoRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/v3/activities/:id/photos",
+    summary: "Photos of an activity (owner only). photo_sources=true returns both kinds; without it only external photos.",
+    description: "size (default 0): each photo's urls hold the best match — the smallest rendition larger than size on at least one side.",
+    tag: "Activities",
+    auth: "token",
+    resource: "Photo",
+    params: z.object({ id: zNumId }),
+    query: z.object({
+      photo_sources: zBool.optional(),
+      size: zInt.pipe(z.number().int().min(0).max(100000)).optional(),
+    }),
+    async handler({ platform, auth, params, query }) {
+      await ownedActivity(platform.db, params.id, auth);
+      const photos = await photosOf(platform.db, params.id, query.photo_sources ? [1, 2] : [2]);
+      return photos.map((p) => photoRepresentation(platform.config.publicUrl, p, query.size ?? 0));
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v3/activities/:id/photos",
+    summary: "Add a native photo to one's activity (multipart: file, caption, optional lat/lng). 201 with the photo.",
+    description: `file: a JPEG, PNG or GIF image (checked by its bytes), at most ${MAX_PHOTO_BYTES} bytes; caption ≤ ${MAX_CAPTION}.`,
+    tag: "Activities",
+    auth: "token",
+    permission: "write",
+    resource: "Photo",
+    params: z.object({ id: zNumId }),
+    body: z.object({
+      file: zFile,
+      caption: z.string().max(MAX_CAPTION).optional(),
+      lat: zFloat.pipe(z.number().min(-90).max(90)).optional(),
+      lng: zFloat.pipe(z.number().min(-180).max(180)).optional(),
+    }),
+    status: 201,
+    async handler({ platform, auth, params, body, requestId }) {
+      await ownedActivity(platform.db, params.id, auth);
+      if (body.file.size > MAX_PHOTO_BYTES) throw badRequest("Photo", "file", "too large");
+      const bytes = new Uint8Array(await body.file.arrayBuffer());
+      const info = imageInfo(bytes);
+      if (!info) throw badRequest("Photo", "file", "invalid");
+      if ((body.lat === undefined) !== (body.lng === undefined)) throw badRequest("Photo", body.lat === undefined ? "lat" : "lng", "missing");
+      const sha256 = await putBlob(platform.db, bytes);
+      const uniqueId = randomUUID().toUpperCase();
+      const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+      await handleCommand(platform.store, activityStream(params.id), activityDecider, {
+        type: "addPhoto",
+        activityId: params.id,
+        athleteId: auth.athleteId,
+        photo: {
+          uniqueId,
+          caption: body.caption ?? "",
+          createdAt: now,
+          location: body.lat !== undefined && body.lng !== undefined ? [body.lat, body.lng] : null,
+          renditions: [{ size: Math.max(info.width, info.height), width: info.width, height: info.height, sha256, contentType: info.contentType }],
+        },
+      }, commandMetadata(auth, requestId));
+      const photo = (await photosOf(platform.db, params.id, [1])).find((p) => p.source === 1 && p.data.uniqueId === uniqueId);
+      if (!photo) throw notFound("Photo");
+      return photoRepresentation(platform.config.publicUrl, photo, 0);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/photos/:unique_id/:size",
+    summary: "The bytes of a native photo rendition (the URLs in photo urls maps; unguessable ids).",
+    tag: "Activities",
+    auth: "none",
+    resource: "Photo",
+    params: z.object({ unique_id: z.string().regex(/^[0-9A-F-]{36}$/), size: zInt.pipe(z.number().int().min(0)) }),
+    async handler({ platform, params }) {
+      const [row] = await platform.db.query<{ data: unknown }>(
+        "select data from activity_photos where key = $1",
+        [`n:${params.unique_id}`],
+      );
+      if (!row) throw notFound("Photo");
+      const data = (typeof row.data === "string" ? JSON.parse(row.data) : row.data) as {
+        renditions: { size: number; sha256: string; contentType: string }[];
+      };
+      const rendition = data.renditions.find((r) => r.size === params.size);
+      if (!rendition) throw notFound("Photo", "size");
+      const bytes = await getBlob(platform.db, rendition.sha256);
+      if (!bytes) throw notFound("Photo");
+      return new Response(new Uint8Array(bytes) as Uint8Array<ArrayBuffer>, { status: 200, headers: { "content-type": rendition.contentType, "cache-control": "private, max-age=86400" } });
+    },
+  }),
+];

@@ -1,0 +1,326 @@
+import { z } from "zod";
+import type { Queryable } from "../../events/db/types.ts";
+import { DomainError } from "../../events/decider.ts";
+import { relationships } from "../../projections/follows/projection.ts";
+import { clubCommand, createClub } from "../actions/clubs.ts";
+import type { Auth } from "../http/auth.ts";
+import { badRequest, notFound } from "../http/errors.ts";
+import { paging, zBool, zInt, zNumId, zPaging } from "../http/input.ts";
+import { defineRoute } from "../http/route.ts";
+import type { Platform } from "../platform.ts";
+import { type AthleteRow, findAthlete, findAthletes, summaryAthlete } from "../representations/athlete.ts";
+import { type ActivitySocial, type ClubFeedRow, summaryClubActivity } from "../representations/club-activity.ts";
+import {
+  clubsOfAthlete,
+  detailedClub,
+  findClub,
+  followingCount,
+  type MembershipFields,
+  membershipOf,
+  summaryClub,
+} from "../representations/club.ts";
+import { athleteDetailExtensions } from "./athletes.ts";
+
+/** How many of the members' latest activities a club feed reaches (spec: Limits). */
+export const CLUB_FEED_WINDOW = 200;
+
+const meta = (auth: Auth, requestId: string) => ({ athleteId: auth.athleteId, applicationId: auth.applicationId, requestId });
+
+async function requireClub(db: Queryable, id: number) {
+  const club = await findClub(db, id);
+  if (!club) throw notFound("Club");
+  return club;
+}
+
+async function clubDetail(db: Queryable, clubId: number, viewerId: number) {
+  const club = await requireClub(db, clubId);
+  return detailedClub(club, await membershipOf(db, clubId, viewerId), await followingCount(db, clubId, viewerId));
+}
+
+type MemberRow = AthleteRow & { membership: "member" | "pending"; admin: boolean; owner: boolean };
+
+/** Summary athletes with friend/follower relative to the viewer and their membership fields. */
+async function membersWithFields(db: Queryable, viewerId: number, rows: MemberRow[]) {
+  const rel = await relationships(db, viewerId, rows.map((r) => Number(r.id)));
+  return rows.map((r) => ({
+    ...summaryAthlete(r, rel.get(Number(r.id))),
+    membership: r.membership,
+    admin: r.admin,
+    owner: r.owner,
+  } satisfies Record<string, unknown> & MembershipFields));
+}
+
+const ATHLETE_COLS = `a.id, a.firstname, a.lastname, a.email, a.sex, a.premium, a.city, a.state, a.country,
+  a.birthdate, a.weight, a.ftp, a.created_at, a.updated_at`;
+
+/** The target's membership after a move, as a summary athlete with membership fields. */
+async function memberAnswer(db: Queryable, clubId: number, athleteId: number, viewerId: number) {
+  const athlete = (await findAthletes(db, [athleteId])).get(athleteId)!;
+  const fields = await membershipOf(db, clubId, athleteId);
+  const rel = await relationships(db, viewerId, [athleteId]);
+  return { ...summaryAthlete(athlete, rel.get(athleteId)), ...fields };
+}
+
+async function requireAthlete(db: Queryable, id: number) {
+  if (!(await findAthlete(db, id))) throw notFound("Athlete", "athlete_id");
+}
+
+const clubParams = z.object({ id: zNumId });
+const memberParams = z.object({ club_id: zNumId, athlete_id: zNumId });
+const clubForm = z.object({
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(2000).optional(),
+  club_type: z.enum(["casual_club", "racing_team", "shop", "company", "other"]).optional(),
+  sport_type: z.enum(["cycling", "running", "triathlon", "other"]).optional(),
+  city: z.string().max(100).optional(),
+  state: z.string().max(100).optional(),
+  country: z.string().max(100).optional(),
+  private: zBool.optional(),
+});
+
+/** One membership move through the decider, answering the target's membership fields. */
+function memberMove(
+  method: "PUT" | "DELETE",
+  path: string,
+  type: "approve" | "decline" | "promote" | "demote",
+  summary: string,
+) {
+  return defineRoute({
+    method,
+    path,
+    summary,
+    tag: "Clubs",
+    auth: "token",
+    permission: "write",
+    resource: "Club",
+    params: memberParams,
+    description: "Answers the target athlete (summary) with membership, admin and owner after the move.",
+    async handler({ platform, auth, params, requestId }) {
+      await requireClub(platform.db, params.club_id);
+      await requireAthlete(platform.db, params.athlete_id);
+      await clubCommand(platform, params.club_id, { type, callerId: auth.athleteId, athleteId: params.athlete_id }, meta(auth, requestId));
+      return memberAnswer(platform.db, params.club_id, params.athlete_id, auth.athleteId);
+    },
+  });
+}
+
+async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: { before?: number; page?: number; per_page?: number }) {
+  const { perPage, offset } = paging(query);
+  const params: unknown[] = [clubId, CLUB_FEED_WINDOW, perPage, offset];
+  let before = "";
+  if (query.before !== undefined) {
+    params.push(new Date(query.before * 1000).toISOString());
+    before = `where w.start_date < $${params.length}`;
+  }
+  const rows = await platform.db.query<ClubFeedRow & { start_date: string }>(
+    `select w.activity_id, w.athlete_id, w.private, w.facts, w.start_date from (
+       select f.activity_id, f.athlete_id, f.private, f.facts, f.start_date
+         from club_feed_activities f
+        where not f.private
+          and exists (select 1 from club_members m
+                       where m.club_id = $1 and m.athlete_id = f.athlete_id and m.membership = 'member')
+        order by f.start_date desc, f.activity_id desc
+        limit $2
+     ) w ${before}
+     order by w.start_date desc, w.activity_id desc
+     limit $3 offset $4`,
+    params,
+  );
+  const ids = [...new Set(rows.map((r) => Number(r.athlete_id)))];
+  const athletes = await findAthletes(platform.db, ids);
+  const rel = await relationships(platform.db, auth.athleteId, ids);
+  const social = await socialOf(platform.db, rows.map((r) => Number(r.activity_id)), auth.athleteId);
+  return rows.map((r) => {
+    const athleteId = Number(r.athlete_id);
+    const athlete = athletes.get(athleteId);
+    const facts = typeof r.facts === "string" ? JSON.parse(r.facts) : r.facts;
+    const exact = athleteId === auth.athleteId && auth.permissions.has("view_private");
+    return summaryClubActivity(
+      { ...r, facts },
+      athlete ? summaryAthlete(athlete, rel.get(athleteId)) : { id: athleteId, resource_state: 1 },
+      exact,
+      social.get(Number(r.activity_id)),
+    );
+  });
+}
+
+/** Kudos, comments and photos of listed activities (the activities read model) and the viewer's kudos. */
+async function socialOf(db: Queryable, activityIds: number[], viewerId: number) {
+  const result = new Map<number, ActivitySocial>();
+  if (activityIds.length === 0) return result;
+  const rows = await db.query<ActivitySocial & { id: number }>(
+    `select a.id, a.kudos_count, a.comment_count, a.photo_count, a.total_photo_count,
+            exists (select 1 from activity_kudos k where k.activity_id = a.id and k.athlete_id = $2) as has_kudoed
+       from activities a where a.id = any($1::bigint[])`,
+    [activityIds, viewerId],
+  );
+  for (const r of rows) result.set(Number(r.id), { ...r, kudos_count: Number(r.kudos_count), comment_count: Number(r.comment_count) });
+  return result;
+}
+
+/** The detailed athlete's `clubs`: summary clubs with the athlete's membership fields. */
+athleteDetailExtensions.push(async (db, athleteId) => ({
+  clubs: (await clubsOfAthlete(db, athleteId)).map((c) => ({
+    ...summaryClub(c),
+    membership: "member",
+    admin: c.admin,
+    owner: c.owner,
+  })),
+}));
+
+export const clubRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/v3/clubs",
+    summary: "Create a club owned by the authenticated athlete (beyond the spec). Form fields as the Club table names them.",
+    tag: "Clubs",
+    auth: "token",
+    permission: "write",
+    resource: "Club",
+    body: clubForm,
+    status: 201,
+    async handler({ platform, auth, body, requestId }) {
+      const id = await createClub(platform, {
+        name: body.name,
+        ownerId: auth.athleteId,
+        description: body.description,
+        clubType: body.club_type,
+        sportType: body.sport_type,
+        city: body.city,
+        state: body.state,
+        country: body.country,
+        private: body.private,
+      }, meta(auth, requestId));
+      return clubDetail(platform.db, id, auth.athleteId);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/clubs/:id",
+    summary: "A club (detailed, with the requester's membership, admin and owner).",
+    tag: "Clubs",
+    auth: "token",
+    resource: "Club",
+    params: clubParams,
+    handler: ({ platform, auth, params }) => clubDetail(platform.db, params.id, auth.athleteId),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/athlete/clubs",
+    summary: "Summary clubs the authenticated athlete is a member of, by name.",
+    tag: "Clubs",
+    auth: "token",
+    resource: "Club",
+    async handler({ platform, auth }) {
+      return (await clubsOfAthlete(platform.db, auth.athleteId)).map(summaryClub);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/clubs/:id/members",
+    summary: "Members (summary athletes with membership fields): those the caller follows first, then by first name.",
+    description: "Enhanced Privacy members are listed only to members; admins also see pending requests.",
+    tag: "Clubs",
+    auth: "token",
+    resource: "Club",
+    params: clubParams,
+    query: z.object(zPaging),
+    async handler({ platform, auth, params, query }) {
+      await requireClub(platform.db, params.id);
+      const viewer = await membershipOf(platform.db, params.id, auth.athleteId);
+      const isMember = viewer.membership === "member";
+      const { perPage, offset } = paging(query);
+      const rows = await platform.db.query<MemberRow>(
+        `select ${ATHLETE_COLS}, m.membership, m.admin, m.owner
+           from club_members m join athletes a on a.id = m.athlete_id
+           left join follows f on f.follower_id = $2 and f.followee_id = m.athlete_id
+           left join athlete_enhanced_privacy p on p.athlete_id = m.athlete_id
+          where m.club_id = $1
+            and (m.membership = 'member' or $3::boolean)
+            and ($4::boolean or coalesce(p.enhanced_privacy, false) = false or m.athlete_id = $2)
+          order by (f.follower_id is not null) desc, lower(a.firstname), lower(a.lastname), a.id
+          limit $5 offset $6`,
+        [params.id, auth.athleteId, isMember && viewer.admin, isMember, perPage, offset],
+      );
+      return membersWithFields(platform.db, auth.athleteId, rows);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/clubs/:id/admins",
+    summary: "Admins (summary athletes with membership fields): the owner first, then by first name.",
+    tag: "Clubs",
+    auth: "token",
+    resource: "Club",
+    params: clubParams,
+    query: z.object(zPaging),
+    async handler({ platform, auth, params, query }) {
+      await requireClub(platform.db, params.id);
+      const { perPage, offset } = paging(query);
+      const rows = await platform.db.query<MemberRow>(
+        `select ${ATHLETE_COLS}, m.membership, m.admin, m.owner
+           from club_members m join athletes a on a.id = m.athlete_id
+          where m.club_id = $1 and m.admin and m.membership = 'member'
+          order by m.owner desc, lower(a.firstname), lower(a.lastname), a.id
+          limit $2 offset $3`,
+        [params.id, perPage, offset],
+      );
+      return membersWithFields(platform.db, auth.athleteId, rows);
+    },
+  }),
+  memberMove("PUT", "/v3/clubs/:club_id/members/:athlete_id", "approve", "Approve a pending request to a private club (club admin)."),
+  memberMove("DELETE", "/v3/clubs/:club_id/members/:athlete_id", "decline", "Decline a pending request to a private club (club admin)."),
+  memberMove("PUT", "/v3/clubs/:club_id/admins/:athlete_id", "promote", "Make a member an admin (club admin)."),
+  memberMove("DELETE", "/v3/clubs/:club_id/admins/:athlete_id", "demote", "Make an admin a plain member (club admin; never the owner)."),
+  defineRoute({
+    method: "GET",
+    path: "/v3/clubs/:id/activities",
+    summary: "Recent activities of the club's members (members only; the latest 200 are reachable).",
+    description: "`before` (epoch seconds) and `page` cannot be combined. Private activities are not listed.",
+    tag: "Clubs",
+    auth: "token",
+    resource: "Club",
+    params: clubParams,
+    query: z.object({ ...zPaging, before: zInt.pipe(z.number().int().min(0).max(253402300799)).optional() }),
+    async handler({ platform, auth, params, query }) {
+      if (query.before !== undefined && query.page !== undefined) throw badRequest("Club", "before", "cannot be combined with page");
+      await requireClub(platform.db, params.id);
+      const viewer = await membershipOf(platform.db, params.id, auth.athleteId);
+      if (viewer.membership !== "member") {
+        throw new DomainError("forbidden", "Club", "membership", "not a member", "only club members see club activities");
+      }
+      return clubFeed(platform, params.id, auth, query);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v3/clubs/:id/join",
+    summary: "Join a club: member at once (public club or invited), else a pending request.",
+    tag: "Clubs",
+    auth: "token",
+    permission: "write",
+    resource: "Club",
+    params: clubParams,
+    async handler({ platform, auth, params, requestId }) {
+      await requireClub(platform.db, params.id);
+      await clubCommand(platform, params.id, { type: "join", athleteId: auth.athleteId }, meta(auth, requestId));
+      const after = await membershipOf(platform.db, params.id, auth.athleteId);
+      return { success: true, active: after.membership === "member", membership: after.membership };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v3/clubs/:id/leave",
+    summary: "Leave a club (or withdraw a pending request). The owner cannot leave.",
+    tag: "Clubs",
+    auth: "token",
+    permission: "write",
+    resource: "Club",
+    params: clubParams,
+    async handler({ platform, auth, params, requestId }) {
+      await requireClub(platform.db, params.id);
+      await clubCommand(platform, params.id, { type: "leave", athleteId: auth.athleteId }, meta(auth, requestId));
+      return { success: true, active: false };
+    },
+  }),
+];

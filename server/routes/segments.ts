@@ -1,0 +1,351 @@
+import { z } from "zod";
+import { handleCommand } from "../../events/decider.ts";
+import { starDecider } from "../../events/segment/decide.ts";
+import { segmentStarStream } from "../../events/segment/events.ts";
+import { badRequest, forbidden, notFound } from "../http/errors.ts";
+import { paging, zBool, zId, zInt, zNumId, zPaging } from "../http/input.ts";
+import { defineRoute } from "../http/route.ts";
+import { canSeeActivity, viewerOf } from "../privacy/activities.ts";
+import { findActivity } from "../representations/activity.ts";
+import { findAthlete } from "../representations/athlete.ts";
+import {
+  detailedSegment, EFFORT_COLUMNS, type EffortRow, effortsWithSegments, exploreSegment, findSegment, SEGMENT_COLUMNS,
+  type SegmentRow, starredBy, summarySegment,
+} from "../representations/segment.ts";
+import { createSegment, pointsFromActivity } from "../segments/create.ts";
+import { exploreSegments } from "../segments/explore.ts";
+import { cumulativeDistances, type LatLng } from "../segments/geometry.ts";
+import { AGE_GROUPS, DATE_RANGES, leaderboard, WEIGHT_CLASSES } from "../segments/leaderboard.ts";
+import "../segments/activity-detail.ts";
+
+const idParams = z.object({ id: zNumId });
+
+/** A local date-time (ISO 8601, with or without zone; read as local wall time). */
+const zLocalDateTime = z.string().transform((value, ctx) => {
+  const text = value.trim();
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?(Z|[+-]\d{2}:?\d{2})?$/.exec(text);
+  if (!m || Number.isNaN(Date.parse(`${m[1]}T${m[2] ?? "00:00:00"}Z`))) {
+    ctx.addIssue({ code: "custom", message: "not an ISO 8601 date-time" });
+    return z.NEVER;
+  }
+  const time = m[2] ? (m[2].length === 5 ? `${m[2]}:00` : m[2].slice(0, 8)) : null;
+  return { date: m[1], time };
+});
+
+async function segmentOr404(db: Parameters<typeof findSegment>[0], id: number, viewerId: number | null): Promise<SegmentRow> {
+  const row = await findSegment(db, id, viewerId);
+  if (!row) throw notFound("Segment");
+  return row;
+}
+
+/** Parses `bounds` = south,west,north,east; out of range or inverted → 400. */
+function parseBounds(text: string): [number, number, number, number] {
+  const parts = text.split(",").map((s) => s.trim());
+  if (parts.length !== 4 || parts.some((p) => p === "" || !Number.isFinite(Number(p)))) throw badRequest("Segment", "bounds", "invalid");
+  const [south, west, north, east] = parts.map(Number);
+  if ([south, north].some((v) => v < -90 || v > 90) || [west, east].some((v) => v < -180 || v > 180)) {
+    throw badRequest("Segment", "bounds", "invalid");
+  }
+  if (south > north || west > east) throw badRequest("Segment", "bounds", "invalid");
+  return [south, west, north, east];
+}
+
+export const segmentRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/v3/segments/explore",
+    summary: "Up to 10 segments starting inside a map area (most attempted first).",
+    tag: "Segments",
+    auth: "token",
+    resource: "Segment",
+    query: z.object({
+      bounds: z.string().min(1),
+      activity_type: z.enum(["running", "riding"]).optional(),
+      min_cat: zInt.pipe(z.number().int().min(0).max(5)).optional(),
+      max_cat: zInt.pipe(z.number().int().min(0).max(5)).optional(),
+    }),
+    async handler({ platform, auth, query }) {
+      const [south, west, north, east] = parseBounds(query.bounds);
+      const minCat = query.min_cat ?? 0;
+      const maxCat = query.max_cat ?? 5;
+      if (minCat > maxCat) throw badRequest("Segment", "min_cat", "invalid");
+      const rows = await exploreSegments(platform.db, {
+        bounds: [south, west, north, east], activityType: query.activity_type === "running" ? "Run" : "Ride", minCat, maxCat,
+      });
+      const starred = await starredBy(platform.db, auth.athleteId, rows.map((r) => Number(r.id)));
+      return { segments: rows.map((r) => exploreSegment(r, starred.has(Number(r.id)))) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/segments/starred",
+    summary: "Segments the authenticated athlete starred (summary), most recently starred first.",
+    tag: "Segments",
+    auth: "token",
+    resource: "Segment",
+    query: z.object(zPaging),
+    async handler({ platform, auth, query }) {
+      const { perPage, offset } = paging(query);
+      const rows = await platform.db.query<SegmentRow>(
+        `select ${SEGMENT_COLUMNS} from segment_stars t join segments s on s.id = t.segment_id
+          where t.athlete_id = $1 and (not s.private or s.athlete_id = $1)
+          order by t.starred_at desc, s.id desc offset $2 limit $3`,
+        [auth.athleteId, offset, perPage],
+      );
+      return rows.map((r) => summarySegment(r, true));
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/athletes/:id/segments/starred",
+    summary: "Segments an athlete starred, with start/end coordinates, the requester's PR and the starred date.",
+    tag: "Segments",
+    auth: "token",
+    resource: "Segment",
+    params: idParams,
+    query: z.object(zPaging),
+    async handler({ platform, auth, params, query }) {
+      if (!(await findAthlete(platform.db, params.id))) throw notFound("Athlete");
+      const { perPage, offset } = paging(query);
+      const rows = await platform.db.query<SegmentRow & { starred_date: string }>(
+        `select ${SEGMENT_COLUMNS}, t.starred_at as starred_date
+           from segment_stars t join segments s on s.id = t.segment_id
+          where t.athlete_id = $1 and (not s.private or s.athlete_id = $2)
+          order by t.starred_at desc, s.id desc offset $3 limit $4`,
+        [params.id, auth.athleteId, offset, perPage],
+      );
+      const ids = rows.map((r) => Number(r.id));
+      const mine = await starredBy(platform.db, auth.athleteId, ids);
+      const prs = ids.length === 0 ? [] : await platform.db.query<{
+        segment_id: number; effort_id: number | bigint; elapsed_time: number; start_date: string; start_date_local: string;
+        distance: number; kom: boolean;
+      }>(
+        `select distinct on (e.segment_id) e.segment_id, e.id as effort_id, e.elapsed_time, e.start_date, e.start_date_local,
+                e.distance,
+                not exists (select 1 from segment_bests b where b.segment_id = e.segment_id and b.athlete_id <> e.athlete_id
+                             and b.elapsed_time <= e.elapsed_time) and not e.private as kom
+           from segment_efforts e
+          where e.athlete_id = $1 and e.segment_id = any($2::bigint[]) and (not e.private or $3)
+          order by e.segment_id, e.elapsed_time, e.start_date, e.id`,
+        [auth.athleteId, ids, auth.permissions.has("view_private")],
+      );
+      const prBy = new Map(prs.map((p) => [Number(p.segment_id), p]));
+      return rows.map((r) => {
+        const pr = prBy.get(Number(r.id));
+        return {
+          ...summarySegment(r, mine.has(Number(r.id))),
+          start_latitude: r.start_lat,
+          start_longitude: r.start_lng,
+          end_latitude: r.end_lat,
+          end_longitude: r.end_lng,
+          pr_time: pr ? pr.elapsed_time : null,
+          athlete_pr_effort: pr
+            ? {
+              id: pr.effort_id,
+              elapsed_time: pr.elapsed_time,
+              distance: pr.distance,
+              start_date: pr.start_date.replace(/\.\d{3}Z$/, "Z"),
+              start_date_local: pr.start_date_local.replace(/\.\d{3}Z$/, "Z"),
+              is_kom: pr.kom,
+            }
+            : null,
+          starred_date: r.starred_date.replace(/\.\d{3}Z$/, "Z"),
+        };
+      });
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v3/segments",
+    summary: "Creates a segment from a stretch of one of the athlete's own activities (activity id and stream index range).",
+    tag: "Segments",
+    auth: "token",
+    permission: "write",
+    resource: "Segment",
+    status: 201,
+    body: z.object({
+      name: z.string().trim().min(1).max(255),
+      activity_id: zNumId,
+      start_index: zInt.pipe(z.number().int().min(0)),
+      end_index: zInt.pipe(z.number().int().min(1)),
+      private: zBool.optional(),
+      hazardous: zBool.optional(),
+    }),
+    async handler({ platform, auth, body }) {
+      const activity = await findActivity(platform.db, body.activity_id);
+      if (!activity || activity.athlete_id !== auth.athleteId) throw notFound("Activity");
+      const cut = await pointsFromActivity(platform, activity, body.start_index, body.end_index);
+      const id = await createSegment(platform, {
+        name: body.name, ...cut, athleteId: auth.athleteId, activityId: activity.id,
+        private: body.private ?? false, hazardous: body.hazardous ?? false,
+      }, "api");
+      return detailedSegment(await segmentOr404(platform.db, id, auth.athleteId), false);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/segments/:id",
+    summary: "A segment (detailed), with starred for the authenticated athlete and attempt counts.",
+    tag: "Segments",
+    auth: "token",
+    resource: "Segment",
+    params: idParams,
+    async handler({ platform, auth, params }) {
+      const row = await segmentOr404(platform.db, params.id, auth.athleteId);
+      const starred = await starredBy(platform.db, auth.athleteId, [row.id]);
+      return detailedSegment(row, starred.has(row.id));
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/v3/segments/:id/starred",
+    summary: "Stars (starred=true) or unstars a segment for the authenticated athlete.",
+    tag: "Segments",
+    auth: "token",
+    permission: "write",
+    resource: "Segment",
+    params: idParams,
+    body: z.object({ starred: zBool }),
+    async handler({ platform, auth, params, body, requestId }) {
+      await segmentOr404(platform.db, params.id, auth.athleteId);
+      await handleCommand(platform.store, segmentStarStream(auth.athleteId, params.id), starDecider, {
+        type: "star", starred: body.starred, athleteId: auth.athleteId, segmentId: params.id,
+      }, { metadata: { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId } });
+      const row = await segmentOr404(platform.db, params.id, auth.athleteId);
+      return detailedSegment(row, body.starred);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/segments/:id/all_efforts",
+    summary: "Efforts on a segment, ascending by start_date_local; optionally one athlete's and within local dates.",
+    tag: "Segments",
+    auth: "token",
+    resource: "Segment",
+    params: idParams,
+    query: z.object({
+      athlete_id: zNumId.optional(),
+      start_date_local: zLocalDateTime.optional(),
+      end_date_local: zLocalDateTime.optional(),
+      ...zPaging,
+    }),
+    async handler({ platform, auth, params, query }) {
+      await segmentOr404(platform.db, params.id, auth.athleteId);
+      if ((query.start_date_local === undefined) !== (query.end_date_local === undefined)) {
+        throw badRequest("Segment", query.start_date_local === undefined ? "start_date_local" : "end_date_local", "missing");
+      }
+      const { perPage, offset } = paging(query);
+      const sql: string[] = ["e.segment_id = $1", "(not e.private or (e.athlete_id = $2 and $3))"];
+      const values: unknown[] = [params.id, auth.athleteId, auth.permissions.has("view_private")];
+      if (query.athlete_id !== undefined) {
+        values.push(query.athlete_id);
+        sql.push(`e.athlete_id = $${values.length}`);
+      }
+      if (query.start_date_local && query.end_date_local) {
+        const from = `${query.start_date_local.date}T${query.start_date_local.time ?? "00:00:00"}`;
+        const to = `${query.end_date_local.date}T${query.end_date_local.time ?? "23:59:59.999"}`;
+        if (from > to) throw badRequest("Segment", "end_date_local", "invalid");
+        values.push(from, to);
+        sql.push(`e.start_date_local between $${values.length - 1}::timestamp and $${values.length}::timestamp`);
+      }
+      values.push(offset, perPage);
+      const rows = await platform.db.query<EffortRow>(
+        `select ${EFFORT_COLUMNS} from segment_efforts e where ${sql.join(" and ")}
+          order by e.start_date_local, e.id offset $${values.length - 1} limit $${values.length}`,
+        values,
+      );
+      return effortsWithSegments(platform.db, rows, auth.athleteId);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/segments/:id/leaderboard",
+    summary: "The segment's leaderboard: one entry per athlete (their best), filtered; the requester's entry with context.",
+    tag: "Segments",
+    auth: "token",
+    resource: "Leaderboard",
+    params: idParams,
+    query: z.object({
+      gender: z.enum(["M", "F"]).optional(),
+      age_group: z.enum(AGE_GROUPS).optional(),
+      weight_class: z.enum(WEIGHT_CLASSES).optional(),
+      following: zBool.optional(),
+      club_id: zNumId.optional(),
+      date_range: z.enum(DATE_RANGES).optional(),
+      context_entries: zInt.pipe(z.number().int().min(0).max(15)).optional(),
+      page: zInt.pipe(z.number().int().min(1)).optional(),
+      per_page: zInt.pipe(z.number().int().min(1).max(200)).optional(),
+    }),
+    async handler({ platform, auth, params, query }) {
+      await segmentOr404(platform.db, params.id, auth.athleteId);
+      if (query.age_group || query.weight_class) {
+        const me = await findAthlete(platform.db, auth.athleteId);
+        if (!me?.premium) throw forbidden("Leaderboard", query.age_group ? "age_group" : "weight_class", "premium_required");
+      }
+      if (query.club_id !== undefined) {
+        const [{ table }] = await platform.db.query<{ table: string | null }>("select to_regclass('club_members')::text as table");
+        const member = table
+          ? await platform.db.query("select 1 from club_members where club_id = $1 and athlete_id = $2 and membership = 'member'", [query.club_id, auth.athleteId])
+          : [];
+        if (member.length === 0) throw badRequest("Leaderboard", "club_id", "invalid");
+      }
+      return leaderboard(platform.db, {
+        segmentId: params.id,
+        viewerId: auth.athleteId,
+        filters: {
+          gender: query.gender, ageGroup: query.age_group, weightClass: query.weight_class,
+          following: query.following, clubId: query.club_id, dateRange: query.date_range,
+        },
+        page: query.page ?? 1,
+        perPage: query.per_page ?? 10,
+        contextEntries: query.context_entries ?? 2,
+      });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/segments/:id/streams",
+    summary: "A segment's streams: distance, altitude (when known) and latlng, whatever keys are asked.",
+    tag: "Segments",
+    auth: "token",
+    resource: "Segment",
+    params: idParams,
+    query: z.object({ keys: z.string().optional(), key_by_type: zBool.optional() }),
+    async handler({ platform, auth, params, query }) {
+      await segmentOr404(platform.db, params.id, auth.athleteId);
+      const [row] = await platform.db.query<{ points: string; altitudes: string | null }>(
+        "select points::text as points, altitudes::text as altitudes from segments where id = $1",
+        [params.id],
+      );
+      const points = JSON.parse(row.points) as LatLng[];
+      const altitudes = row.altitudes ? JSON.parse(row.altitudes) as number[] : null;
+      const distance = cumulativeDistances(points).map((d) => Math.round(d * 10) / 10);
+      const streams: [string, unknown[]][] = [["distance", distance]];
+      if (altitudes) streams.push(["altitude", altitudes]);
+      streams.push(["latlng", points]);
+      const shaped = (data: unknown[]) => ({ data, series_type: "distance", original_size: points.length, resolution: "high" });
+      if (query.key_by_type) return Object.fromEntries(streams.map(([type, data]) => [type, shaped(data)]));
+      return streams.map(([type, data]) => ({ type, ...shaped(data) }));
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/segment_efforts/:id",
+    summary: "One segment effort (64-bit id) with its segment.",
+    tag: "Segments",
+    auth: "token",
+    resource: "SegmentEffort",
+    params: z.object({ id: zId }),
+    async handler({ platform, auth, params }) {
+      const [row] = await platform.db.query<EffortRow>(
+        `select ${EFFORT_COLUMNS} from segment_efforts e where e.id = $1::bigint`,
+        [params.id.toString()],
+      );
+      const viewer = viewerOf(auth);
+      if (!row || !canSeeActivity({ athlete_id: row.athlete_id, private: row.private }, viewer)) throw notFound("SegmentEffort");
+      if (!(await findSegment(platform.db, Number(row.segment_id), auth.athleteId))) throw notFound("SegmentEffort");
+      const [effort] = await effortsWithSegments(platform.db, [row], auth.athleteId);
+      return { ...effort, resource_state: 3 };
+    },
+  }),
+];

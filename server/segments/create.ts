@@ -1,0 +1,88 @@
+import polylineModule from "@mapbox/polyline";
+import { DomainError } from "../../events/decider.ts";
+import { segmentCreated, segmentStream } from "../../events/segment/events.ts";
+import type { ActivityStreams } from "../../shared/streams.ts";
+import { getBlob } from "../blobs.ts";
+import { nextId } from "../ids.ts";
+import type { Platform } from "../platform.ts";
+import { type LatLng, segmentFacts } from "./geometry.ts";
+
+// @mapbox/polyline ships no types.
+const polyline = polylineModule as unknown as { encode(points: [number, number][], precision?: number): string };
+
+export interface NewSegment {
+  name: string;
+  activityType: "Ride" | "Run";
+  points: LatLng[];
+  altitudes: (number | null)[] | null;
+  athleteId: number | null;
+  activityId: number | null;
+  city?: string | null;
+  state?: string | null;
+  country?: string | null;
+  private?: boolean;
+  hazardous?: boolean;
+}
+
+/** Records a new segment with its derived facts; returns its id. */
+export async function createSegment(platform: Platform, s: NewSegment, source: string): Promise<number> {
+  if (!s.name.trim()) throw new DomainError("invalid", "Segment", "name", "missing");
+  if (s.points.length < 2) throw new DomainError("invalid", "Segment", "points", "invalid");
+  const facts = segmentFacts(s.points, s.altitudes);
+  if (!(facts.distance > 0)) throw new DomainError("invalid", "Segment", "points", "invalid");
+  const segmentId = await nextId(platform.db, "segment");
+  const altitudes = s.altitudes && s.altitudes.every((a) => typeof a === "number") ? s.altitudes as number[] : null;
+  await platform.store.append(segmentStream(segmentId), 0, [segmentCreated.create({
+    segmentId,
+    athleteId: s.athleteId,
+    activityId: s.activityId,
+    name: s.name.trim(),
+    activityType: s.activityType,
+    points: s.points,
+    altitudes,
+    ...facts,
+    polyline: polyline.encode(s.points, 5),
+    city: s.city ?? null,
+    state: s.state ?? null,
+    country: s.country ?? null,
+    private: s.private ?? false,
+    hazardous: s.hazardous ?? false,
+  })], { metadata: { athleteId: s.athleteId ?? undefined, source } });
+  return segmentId;
+}
+
+/** The stored streams of an activity (null when it has none). */
+export async function activityStreams(platform: Platform, sha256: string | null | undefined): Promise<ActivityStreams | null> {
+  if (!sha256) return null;
+  const bytes = await getBlob(platform.db, sha256);
+  if (!bytes) return null;
+  return JSON.parse(new TextDecoder().decode(bytes)) as ActivityStreams;
+}
+
+/**
+ * The points (and altitudes) of an activity between two stream indexes, for a segment cut from it.
+ * Throws a DomainError naming the bad field.
+ */
+export async function pointsFromActivity(
+  platform: Platform,
+  activity: { type: string; facts: { streamsSha256?: string | null } },
+  startIndex: number,
+  endIndex: number,
+): Promise<{ activityType: "Ride" | "Run"; points: LatLng[]; altitudes: (number | null)[] | null }> {
+  if (activity.type !== "Ride" && activity.type !== "Run") throw new DomainError("invalid", "Segment", "activity_id", "invalid");
+  const streams = await activityStreams(platform, activity.facts.streamsSha256);
+  if (!streams?.latlng) throw new DomainError("invalid", "Segment", "activity_id", "invalid");
+  const length = streams.latlng.length;
+  if (!Number.isInteger(startIndex) || startIndex < 0 || startIndex >= length) throw new DomainError("invalid", "Segment", "start_index", "invalid");
+  if (!Number.isInteger(endIndex) || endIndex <= startIndex || endIndex >= length) throw new DomainError("invalid", "Segment", "end_index", "invalid");
+  const points: LatLng[] = [];
+  const altitudes: (number | null)[] = [];
+  for (let k = startIndex; k <= endIndex; k++) {
+    const p = streams.latlng[k];
+    if (!p) continue;
+    points.push([p[0], p[1]]);
+    altitudes.push(streams.altitude?.[k] ?? null);
+  }
+  if (points.length < 2) throw new DomainError("invalid", "Segment", "end_index", "invalid");
+  return { activityType: activity.type, points, altitudes: altitudes.every((a) => a !== null) ? altitudes : null };
+}

@@ -1,0 +1,195 @@
+import type { NewEvent } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import { type matchedEffort, segmentEffortsMatched } from "../../events/segment/events.ts";
+import type { ActivityStreams } from "../../shared/streams.ts";
+import type { RecordedActivity } from "../activity-processors.ts";
+import type { LatLng } from "./geometry.ts";
+import { effortTimes, PreparedTrack, segmentTypesFor } from "./matching.ts";
+import { segmentIndexFor } from "./segment-index.ts";
+import type { z } from "zod";
+
+type MatchedEffort = z.infer<typeof matchedEffort>;
+type Achievement = MatchedEffort["achievements"][number];
+
+/** Effort ids live above 2^53 (64-bit, exact end to end): 2^53 + activity id × 1024 + n. */
+export const EFFORT_ID_BASE = 2n ** 53n;
+export function effortIdFor(activityId: number, n: number): string {
+  return (EFFORT_ID_BASE + BigInt(activityId) * 1024n + BigInt(n)).toString();
+}
+
+/** Competition rank (1-based): 1 + the number of strictly better values; ties share a rank. */
+export function competitionRank(better: number): number {
+  return better + 1;
+}
+
+/** "2024-05-01T10:00:00Z" + seconds → ISO string without milliseconds. */
+export function addSeconds(iso: string, seconds: number): string {
+  const base = Date.parse(iso.endsWith("Z") || /[+-]\d\d:\d\d$/.test(iso) ? iso : `${iso}Z`);
+  return new Date(base + Math.round(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function mean(values: (number | null)[] | undefined, from: number, to: number): number | null {
+  if (!values) return null;
+  let sum = 0, n = 0;
+  for (let k = from; k <= to; k++) {
+    const v = values[k];
+    if (typeof v === "number") {
+      sum += v;
+      n++;
+    }
+  }
+  return n ? Math.round((sum / n) * 10) / 10 : null;
+}
+
+function max(values: (number | null)[] | undefined, from: number, to: number): number | null {
+  if (!values) return null;
+  let m: number | null = null;
+  for (let k = from; k <= to; k++) {
+    const v = values[k];
+    if (typeof v === "number" && (m === null || v > m)) m = v;
+  }
+  return m;
+}
+
+/**
+ * Importance (effort `hidden`), decided at upload time from the spec's factors we hold: an effort is
+ * important (hidden false) when it earned an achievement (PR or top-10), when the athlete starred
+ * the segment, when the segment is popular (≥ 3 stars), or when it is established (created ≥ 30 days
+ * before the upload and ridden ≥ 10 times). Otherwise it is hidden (still listed with
+ * include_all_efforts).
+ */
+export function isImportant(f: { achievements: number; starredByAthlete: boolean; starCount: number; segmentAgeDays: number; effortCount: number }): boolean {
+  return f.achievements > 0 || f.starredByAthlete || f.starCount >= 3 || (f.segmentAgeDays >= 30 && f.effortCount >= 10);
+}
+
+interface SegmentStats {
+  star_count: number;
+  effort_count: number;
+  created_at: string;
+  starred: boolean;
+}
+
+/** Ranks and achievements of a new effort, against the board as it stands (plus this activity's earlier efforts). */
+async function rankEffort(
+  db: Queryable,
+  e: { segmentId: number; athleteId: number; elapsedTime: number; startDateLocal: string; private: boolean },
+  earlierInActivity: number[],
+): Promise<{ komRank: number | null; prRank: number | null; achievements: Achievement[] }> {
+  const [own] = await db.query<{ n: number }>(
+    "select count(*)::int as n from segment_efforts where segment_id = $1 and athlete_id = $2 and elapsed_time < $3",
+    [e.segmentId, e.athleteId, e.elapsedTime],
+  );
+  const prPlace = competitionRank(own.n + earlierInActivity.filter((t) => t < e.elapsedTime).length);
+  const prRank = prPlace <= 3 ? prPlace : null;
+  let komRank: number | null = null;
+  let yearRank: number | null = null;
+  if (!e.private) {
+    const [overall] = await db.query<{ n: number }>(
+      "select count(*)::int as n from segment_bests where segment_id = $1 and athlete_id <> $2 and elapsed_time < $3",
+      [e.segmentId, e.athleteId, e.elapsedTime],
+    );
+    const place = competitionRank(overall.n);
+    komRank = place <= 10 ? place : null;
+    const year = e.startDateLocal.slice(0, 4);
+    const [yearly] = await db.query<{ n: number }>(
+      `select count(distinct athlete_id)::int as n from segment_efforts
+        where segment_id = $1 and athlete_id <> $2 and not private and elapsed_time < $3
+          and start_date_local >= $4::timestamp and start_date_local < $5::timestamp`,
+      [e.segmentId, e.athleteId, e.elapsedTime, `${year}-01-01T00:00:00`, `${Number(year) + 1}-01-01T00:00:00`],
+    );
+    const yearPlace = competitionRank(yearly.n);
+    yearRank = yearPlace <= 10 ? yearPlace : null;
+  }
+  const achievements: Achievement[] = [];
+  if (komRank !== null) achievements.push({ typeId: 2, type: "overall", rank: komRank });
+  else if (yearRank !== null) achievements.push({ typeId: 5, type: "year_overall", rank: yearRank });
+  if (prRank !== null) achievements.push({ typeId: 3, type: "pr", rank: prRank });
+  return { komRank, prRank, achievements };
+}
+
+/**
+ * Efforts of a recorded activity: the track matched against every nearby segment of its sport,
+ * each effort ranked at upload time. Returns the SegmentEffortsMatched data (efforts may be empty).
+ */
+export async function matchActivity(
+  db: Queryable,
+  activity: RecordedActivity["activity"],
+  streams: ActivityStreams | null,
+  now = new Date(),
+) {
+  const types = segmentTypesFor(activity.type);
+  const efforts: MatchedEffort[] = [];
+  if (streams?.latlng && types.length && streams.time.length === streams.latlng.length) {
+    const { index, meta } = await segmentIndexFor(db);
+    const track = new PreparedTrack(streams.latlng as (LatLng | null)[]);
+    const matches = index.match(track, types, streams.distance ?? null)
+      .filter((m) => {
+        const s = meta.get(m.segmentId);
+        return s && (!s.private || s.athleteId === activity.athleteId);
+      });
+    const stats = new Map<number, SegmentStats>();
+    if (matches.length) {
+      const rows = await db.query<SegmentStats & { id: number }>(
+        `select s.id, s.star_count, s.effort_count, s.created_at,
+                exists (select 1 from segment_stars t where t.segment_id = s.id and t.athlete_id = $2) as starred
+           from segments s where s.id = any($1::bigint[])`,
+        [[...new Set(matches.map((m) => m.segmentId))], activity.athleteId],
+      );
+      for (const r of rows) stats.set(Number(r.id), r);
+    }
+    const earlier = new Map<number, number[]>();
+    for (const [n, m] of matches.entries()) {
+      if (n >= 1024) break;
+      const times = effortTimes(streams, m.startIndex, m.endIndex);
+      const startDateLocal = addSeconds(activity.startDateLocal, times.startOffset);
+      const prior = earlier.get(m.segmentId) ?? [];
+      const ranks = await rankEffort(db, {
+        segmentId: m.segmentId, athleteId: activity.athleteId, elapsedTime: times.elapsedTime, startDateLocal,
+        private: activity.private,
+      }, prior);
+      prior.push(times.elapsedTime);
+      earlier.set(m.segmentId, prior);
+      const s = stats.get(m.segmentId);
+      const important = isImportant({
+        achievements: ranks.achievements.length,
+        starredByAthlete: s?.starred ?? false,
+        starCount: s?.star_count ?? 0,
+        segmentAgeDays: s ? (now.getTime() - Date.parse(s.created_at)) / 86_400_000 : 0,
+        effortCount: s?.effort_count ?? 0,
+      });
+      efforts.push({
+        effortId: effortIdFor(activity.activityId, n),
+        segmentId: m.segmentId,
+        name: meta.get(m.segmentId)!.name,
+        startIndex: m.startIndex,
+        endIndex: m.endIndex,
+        startDate: addSeconds(activity.startDate, times.startOffset),
+        startDateLocal,
+        elapsedTime: times.elapsedTime,
+        movingTime: times.movingTime,
+        distance: times.distance,
+        averageHeartrate: mean(streams.heartrate, m.startIndex, m.endIndex),
+        maxHeartrate: max(streams.heartrate, m.startIndex, m.endIndex),
+        averageWatts: mean(streams.watts, m.startIndex, m.endIndex),
+        averageCadence: mean(streams.cadence, m.startIndex, m.endIndex),
+        ...ranks,
+        hidden: !important,
+      });
+    }
+  }
+  return {
+    activityId: activity.activityId,
+    athleteId: activity.athleteId,
+    activityType: activity.type,
+    private: activity.private,
+    efforts,
+    prCount: efforts.filter((e) => e.prRank === 1).length,
+    achievementCount: efforts.reduce((n, e) => n + e.achievements.length, 0),
+  };
+}
+
+/** The activity processor registered in server/activity-processors.ts. */
+export async function segmentEffortsProcessor(recorded: RecordedActivity): Promise<NewEvent[]> {
+  const data = await matchActivity(recorded.platform.db, recorded.activity, recorded.streams);
+  return data.efforts.length ? [segmentEffortsMatched.create(data)] : [];
+}

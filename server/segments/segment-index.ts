@@ -1,0 +1,57 @@
+import type { Queryable } from "../../events/db/types.ts";
+import type { LatLng } from "./geometry.ts";
+import { SegmentIndex } from "./matching.ts";
+
+export interface IndexedSegmentMeta {
+  name: string;
+  private: boolean;
+  athleteId: number | null;
+}
+
+interface Cached {
+  index: SegmentIndex;
+  meta: Map<number, IndexedSegmentMeta>;
+  maxId: number;
+  refreshing: Promise<void> | null;
+}
+
+const caches = new WeakMap<object, Cached>();
+
+/**
+ * The in-memory matching index of a database's segments, built from the `segments` read model and
+ * kept current: before each use, segments with ids above the highest one loaded are read (an index
+ * range scan, usually empty) and added. Segments never change geometry once created, so adding is
+ * all that is needed; the static spatial index is rebuilt once enough have been added.
+ */
+export async function segmentIndexFor(db: Queryable): Promise<{ index: SegmentIndex; meta: Map<number, IndexedSegmentMeta> }> {
+  let cached = caches.get(db);
+  if (!cached) {
+    cached = { index: new SegmentIndex(), meta: new Map(), maxId: 0, refreshing: null };
+    caches.set(db, cached);
+  }
+  const c = cached;
+  while (c.refreshing) await c.refreshing;
+  c.refreshing = (async () => {
+    const batch = 20_000;
+    for (;;) {
+      const rows = await db.query<{ id: number; activity_type: string; points: string; private: boolean; athlete_id: number | null; name: string }>(
+        `select id, activity_type, points::text as points, private, athlete_id, name from segments
+          where id > $1 order by id limit ${batch}`,
+        [c.maxId],
+      );
+      if (rows.length === 0) break;
+      c.index.add(rows.map((r) => ({ id: Number(r.id), activityType: r.activity_type, points: JSON.parse(r.points) as LatLng[] })));
+      for (const r of rows) {
+        c.meta.set(Number(r.id), { name: r.name, private: r.private, athleteId: r.athlete_id === null ? null : Number(r.athlete_id) });
+      }
+      c.maxId = Number(rows[rows.length - 1].id);
+      if (rows.length < batch) break;
+    }
+  })();
+  try {
+    await c.refreshing;
+  } finally {
+    c.refreshing = null;
+  }
+  return { index: c.index, meta: c.meta };
+}

@@ -1,0 +1,182 @@
+import { activityRecorded, activityStream } from "../../events/activity/events.ts";
+import type { EventData } from "../../events/catalogue.ts";
+import type { Db } from "../../events/db/types.ts";
+import { ConcurrencyError } from "../../events/types.ts";
+import { uploadFailed, uploadReceived, uploadStream, uploadSucceeded } from "../../events/upload/events.ts";
+import type { ActivityStreams } from "../../shared/streams.ts";
+import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
+import { activityProcessors } from "../activity-processors.ts";
+import { getBlob, putBlob } from "../blobs.ts";
+import { inflate, parseDeviceFile } from "../ingest/decode.ts";
+import { deriveActivity } from "../ingest/derive.ts";
+import type { JobKind } from "../jobs/runner.ts";
+import type { Platform } from "../platform.ts";
+import { duplicateAtProcessing, duplicateMessage } from "./duplicates.ts";
+import { findUpload } from "./status.ts";
+
+type Received = EventData<typeof uploadReceived>;
+type Recorded = EventData<typeof activityRecorded>;
+
+export const UPLOAD_JOB = "upload";
+
+/**
+ * The upload job. Its steps are events, each appended idempotently, so a restart at any point
+ * resumes where it stopped: ActivityRecorded (stream activity-<id>), then each processor's events,
+ * then UploadSucceeded; or UploadFailed when the file cannot become an activity.
+ */
+export function uploadJob(platform: Platform): JobKind {
+  return {
+    kind: UPLOAD_JOB,
+    leaseSeconds: 300,
+    async pending(db: Db, limit: number) {
+      const rows = await db.query<{ id: number }>(
+        "select id from uploads where status = $1 order by id limit $2",
+        [UPLOAD_STATUS.processing, limit],
+      );
+      return rows.map((r) => String(r.id));
+    },
+    run: (id: string) => processUpload(platform, Number(id)),
+  };
+}
+
+async function fail(platform: Platform, received: Received, error: string, duplicateOf: number | null) {
+  try {
+    await platform.store.append(uploadStream(received.uploadId), 1, [
+      uploadFailed.create({ uploadId: received.uploadId, athleteId: received.athleteId, error, duplicateOf }),
+    ], { idempotencyKey: `upload-${received.uploadId}:outcome`, metadata: { athleteId: received.athleteId, source: "job:upload" } });
+  } catch (e) {
+    if (!(e instanceof ConcurrencyError)) throw e;
+  }
+}
+
+/** Derives the activity from the stored original (pure work; any failure is the file's). */
+async function derive(platform: Platform, received: Received): Promise<
+  { ok: true; activity: Recorded; streams: ActivityStreams; notes: string[] } | { ok: false; error: string; duplicateOf: number | null }
+> {
+  const original = await getBlob(platform.db, received.originalSha256);
+  if (!original) return { ok: false, error: `${received.fileName}: the uploaded file is no longer stored.`, duplicateOf: null };
+  const [athlete] = await platform.db.query<{ premium: boolean; weight: number | null; birthdate: string | null }>(
+    "select premium, weight, birthdate from athletes where id = $1",
+    [received.athleteId],
+  );
+  let derived;
+  let notes: string[];
+  try {
+    const content = inflate(original, received.dataType, platform.config.maxUploadBytes);
+    const parsed = await parseDeviceFile(content, received.dataType);
+    notes = parsed.notes;
+    derived = deriveActivity(parsed, {
+      uploadId: received.uploadId,
+      externalId: received.externalId,
+      activityType: received.activityType,
+      defaultType: "Ride",
+      name: received.name,
+      description: received.description,
+      private: received.private,
+      trainer: received.trainer,
+      commute: received.commute,
+      athlete: {
+        premium: athlete?.premium ?? false,
+        weight: athlete?.weight ?? null,
+        birthdate: athlete?.birthdate ?? null,
+      },
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: `${received.fileName}: ${message}`, duplicateOf: null };
+  }
+  const duplicateOf = await duplicateAtProcessing(platform.db, {
+    athleteId: received.athleteId,
+    activityId: received.activityId,
+    contentSha256: received.contentSha256,
+    startDate: derived.facts.startDate,
+    deviceName: derived.facts.deviceName,
+  });
+  if (duplicateOf !== null) return { ok: false, error: duplicateMessage(received.fileName, duplicateOf), duplicateOf };
+  const streamsSha256 = await putBlob(platform.db, new TextEncoder().encode(JSON.stringify(derived.streams)));
+  return {
+    ok: true,
+    activity: { activityId: received.activityId, athleteId: received.athleteId, ...derived.facts, streamsSha256 },
+    streams: derived.streams,
+    notes,
+  };
+}
+
+export async function processUpload(platform: Platform, uploadId: number): Promise<void> {
+  const row = await findUpload(platform.db, uploadId);
+  if (!row || row.status !== UPLOAD_STATUS.processing) return;
+  const [first] = await platform.store.readStream(uploadStream(uploadId));
+  if (!first || first.type !== uploadReceived.type) return;
+  const received = first.data as Received;
+  const metadata = { athleteId: received.athleteId, source: "job:upload" };
+
+  // Step 1: ActivityRecorded (skipped when a previous run got that far).
+  const existing = (await platform.store.readStream(activityStream(received.activityId)))
+    .find((e) => e.type === activityRecorded.type);
+  let activity: Recorded;
+  let streams: ActivityStreams | null;
+  let notes: string[] = [];
+  if (existing) {
+    activity = existing.data as Recorded;
+    const blob = activity.streamsSha256 ? await getBlob(platform.db, activity.streamsSha256) : undefined;
+    streams = blob ? JSON.parse(new TextDecoder().decode(blob)) as ActivityStreams : null;
+    notes = (await reparseNotes(platform, received)) ?? [];
+  } else {
+    const result = await derive(platform, received);
+    if (!result.ok) return await fail(platform, received, result.error, result.duplicateOf);
+    activity = result.activity;
+    streams = result.streams;
+    notes = result.notes;
+    try {
+      await platform.store.append(activityStream(received.activityId), 0, [activityRecorded.create(activity)], {
+        idempotencyKey: `upload-${uploadId}:recorded`,
+        metadata,
+      });
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) throw error;
+      const again = (await platform.store.readStream(activityStream(received.activityId)))
+        .find((e) => e.type === activityRecorded.type);
+      if (!again) throw error;
+      activity = again.data as Recorded;
+    }
+  }
+
+  // Step 2: every registered processor (segment matching, …), appended once each.
+  for (const [index, processor] of activityProcessors.entries()) {
+    const events = await processor({ platform, activity, streams });
+    if (events.length === 0) continue;
+    await platform.store.append(activityStream(received.activityId), "any", events, {
+      idempotencyKey: `upload-${uploadId}:processor-${index}`,
+      metadata,
+    });
+  }
+
+  // Step 3: the upload is ready.
+  try {
+    await platform.store.append(uploadStream(uploadId), 1, [
+      uploadSucceeded.create({
+        uploadId,
+        athleteId: received.athleteId,
+        activityId: received.activityId,
+        startDate: activity.startDate,
+        deviceName: activity.deviceName,
+        contentSha256: received.contentSha256,
+        notes,
+      }),
+    ], { idempotencyKey: `upload-${uploadId}:outcome`, metadata });
+  } catch (error) {
+    if (!(error instanceof ConcurrencyError)) throw error;
+  }
+}
+
+/** Notes of a file whose activity was recorded before a restart (the parse is cheap to redo). */
+async function reparseNotes(platform: Platform, received: Received): Promise<string[] | null> {
+  const original = await getBlob(platform.db, received.originalSha256);
+  if (!original) return null;
+  try {
+    const parsed = await parseDeviceFile(inflate(original, received.dataType, platform.config.maxUploadBytes), received.dataType);
+    return parsed.notes;
+  } catch {
+    return null;
+  }
+}

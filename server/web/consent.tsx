@@ -1,0 +1,207 @@
+import type { Context, Hono } from "hono";
+import { findApplication, findAuthorization, grantAuthorization, redirectAllowed, type ApplicationRow } from "../actions/oauth.ts";
+import { jsonResponse } from "../http/conventions.ts";
+import { type Permission, parseScope, SCOPE_PERMISSIONS } from "../http/auth.ts";
+import type { Platform } from "../platform.ts";
+import { csrfRefused, formOf, toSignIn, web } from "./context.tsx";
+import { Csrf } from "./layout.tsx";
+
+/** A refused authorization request: shown as a page (never a redirect). */
+class AuthorizeRefusal {
+  constructor(readonly resource: string, readonly field: string, readonly code: string) {}
+}
+
+export interface AuthorizeRequest {
+  app: ApplicationRow;
+  redirectUri: string;
+  approvalPrompt: "auto" | "force";
+  permissions: Permission[];
+  /** The requested scope names, in order, without repeats ("read" when blank). */
+  scopeNames: string[];
+  state: string | undefined;
+  codeChallenge: string | null;
+}
+
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Checks the parameters of /oauth/authorize in the order a client would fix them. */
+async function checkRequest(platform: Platform, p: Record<string, string | undefined>): Promise<AuthorizeRequest> {
+  if (!p.client_id) throw new AuthorizeRefusal("Application", "client_id", "missing");
+  if (!/^\d{1,15}$/.test(p.client_id)) throw new AuthorizeRefusal("Application", "client_id", "invalid");
+  const app = await findApplication(platform, Number(p.client_id));
+  if (!app) throw new AuthorizeRefusal("Application", "client_id", "invalid");
+  if (!p.redirect_uri) throw new AuthorizeRefusal("Application", "redirect_uri", "missing");
+  if (!redirectAllowed(p.redirect_uri, app.callback_domain)) throw new AuthorizeRefusal("Application", "redirect_uri", "invalid");
+  if (!p.response_type) throw new AuthorizeRefusal("Authorize", "response_type", "missing");
+  if (p.response_type !== "code") throw new AuthorizeRefusal("Authorize", "response_type", "invalid");
+  const approvalPrompt = p.approval_prompt || "auto";
+  if (approvalPrompt !== "auto" && approvalPrompt !== "force") throw new AuthorizeRefusal("Authorize", "approval_prompt", "invalid");
+  const permissions = parseScope(p.scope);
+  if (!permissions || (p.scope ?? "").length > 500) throw new AuthorizeRefusal("Authorize", "scope", "invalid");
+  const names = [...new Set((p.scope ?? "").split(/[,\s]+/).filter(Boolean))];
+  if ((p.state ?? "").length > 2000) throw new AuthorizeRefusal("Authorize", "state", "invalid");
+  let codeChallenge: string | null = null;
+  if (p.code_challenge !== undefined || p.code_challenge_method !== undefined) {
+    if (p.code_challenge_method !== "S256") throw new AuthorizeRefusal("Authorize", "code_challenge_method", "invalid");
+    if (!p.code_challenge) throw new AuthorizeRefusal("Authorize", "code_challenge", "missing");
+    if (!S256_CHALLENGE.test(p.code_challenge)) throw new AuthorizeRefusal("Authorize", "code_challenge", "invalid");
+    codeChallenge = p.code_challenge;
+  }
+  return {
+    app,
+    redirectUri: p.redirect_uri,
+    approvalPrompt,
+    permissions,
+    scopeNames: names.length ? names : ["read"],
+    state: p.state,
+    codeChallenge,
+  };
+}
+
+function redirectTo(c: Context, redirectUri: string, params: Record<string, string | undefined>): Response {
+  const url = new URL(redirectUri);
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value);
+  c.header("cache-control", "no-store");
+  return c.redirect(url.toString(), 302);
+}
+
+const BASIC = (name: string) => (SCOPE_PERMISSIONS[name] ?? []).every((p) => p === "read");
+
+const SCOPE_TEXT: Record<string, string> = {
+  public: "View your public profile and public activities",
+  read: "View your public profile, segments, clubs and leaderboards",
+  "activity:read": "View your public activities",
+  read_all: "View your private data (routes, segments, events)",
+  "profile:read_all": "View your complete profile",
+  "activity:read_all": "View your private activities and data within privacy zones",
+  view_private: "View your private activities and data within privacy zones",
+  write: "Upload activities and change your activities and profile",
+  "activity:write": "Upload activities and change your activities",
+  "profile:write": "Change your profile (weight, FTP) and star segments",
+};
+
+function ConsentForm(props: { csrf: string; request: AuthorizeRequest; athleteName: string }) {
+  const r = props.request;
+  return (
+    <div class="card">
+      <h1>Authorize {r.app.name}</h1>
+      <p>
+        <strong>{r.app.name}</strong> {r.app.website ? <span class="muted">({r.app.website})</span> : null} asks to
+        connect to your account, <strong>{props.athleteName}</strong>.
+      </p>
+      {r.app.description ? <p class="muted">{r.app.description}</p> : null}
+      <form method="post" action="/oauth/authorize">
+        <Csrf token={props.csrf} />
+        <input type="hidden" name="client_id" value={String(r.app.id)} />
+        <input type="hidden" name="redirect_uri" value={r.redirectUri} />
+        <input type="hidden" name="response_type" value="code" />
+        <input type="hidden" name="approval_prompt" value={r.approvalPrompt} />
+        <input type="hidden" name="scope" value={r.scopeNames.join(",")} />
+        {r.state !== undefined ? <input type="hidden" name="state" value={r.state} /> : null}
+        {r.codeChallenge ? <input type="hidden" name="code_challenge" value={r.codeChallenge} /> : null}
+        {r.codeChallenge ? <input type="hidden" name="code_challenge_method" value="S256" /> : null}
+        <h2>It will be able to</h2>
+        <ul class="scopes">
+          {r.scopeNames.map((name) =>
+            BASIC(name)
+              ? <li><input type="checkbox" checked disabled /> {SCOPE_TEXT[name] ?? name} <span class="muted">({name}, required)</span></li>
+              : (
+                <li>
+                  <label style="display:inline;font-weight:normal">
+                    <input type="checkbox" name={`grant.${name}`} value="1" checked /> {SCOPE_TEXT[name] ?? name} <span class="muted">({name})</span>
+                  </label>
+                </li>
+              )
+          )}
+        </ul>
+        <p class="hint">You will return to {new URL(r.redirectUri).host}. You can revoke access at any time on My apps.</p>
+        <div class="actions">
+          <button type="submit" name="decision" value="approve" id="approve">Authorize</button>
+          <button type="submit" name="decision" value="deny" id="deny" class="secondary">Cancel</button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+/** The consent page: GET shows it (or skips it with approval_prompt=auto), POST records the decision. */
+export function mountConsentPages(app: Hono, platform: Platform): void {
+  const refuse = async (c: Context, refusal: AuthorizeRefusal) => {
+    const triple = { resource: refusal.resource, field: refusal.field, code: refusal.code };
+    if (!(c.req.header("accept") ?? "").includes("text/html")) {
+      return jsonResponse(c, { message: "Bad Request", errors: [triple] }, 400);
+    }
+    const w = await web(c, platform);
+    return w.render(
+      "Authorization error",
+      <div class="card">
+        <h1>This authorization request is not valid</h1>
+        <div class="error" role="alert">
+          The application sent an invalid request ({triple.resource} {triple.field}: {triple.code}), so you were not
+          sent back to it. Please contact the application's developer.
+        </div>
+      </div>,
+      400,
+    );
+  };
+
+  app.get("/oauth/authorize", async (c) => {
+    let request: AuthorizeRequest;
+    try {
+      request = await checkRequest(platform, c.req.query());
+    } catch (error) {
+      if (error instanceof AuthorizeRefusal) return refuse(c, error);
+      throw error;
+    }
+    const w = await web(c, platform);
+    if (!w.athlete) return toSignIn(c);
+    if (request.approvalPrompt === "auto") {
+      const pair = await findAuthorization(platform, w.athlete.id, request.app.id);
+      const held = new Set((pair?.permissions ?? "").split(","));
+      if (pair?.authorized && pair.consented && request.permissions.every((p) => held.has(p))) {
+        const code = await grantAuthorization(platform, {
+          athleteId: w.athlete.id,
+          applicationId: request.app.id,
+          permissions: request.permissions,
+          scope: request.scopeNames.join(","),
+          redirectUri: request.redirectUri,
+          codeChallenge: request.codeChallenge,
+          prompted: false,
+        });
+        return redirectTo(c, request.redirectUri, { state: request.state ?? "", code, scope: request.scopeNames.join(",") });
+      }
+    }
+    return w.render(`Authorize ${request.app.name}`, <ConsentForm csrf={w.session.csrf} request={request} athleteName={w.athlete.name} />);
+  });
+
+  app.post("/oauth/authorize", async (c) => {
+    const w = await web(c, platform);
+    const form = await formOf(c);
+    const refused = csrfRefused(w, form);
+    if (refused) return refused;
+    let request: AuthorizeRequest;
+    try {
+      request = await checkRequest(platform, form);
+    } catch (error) {
+      if (error instanceof AuthorizeRefusal) return refuse(c, error);
+      throw error;
+    }
+    if (!w.athlete) return toSignIn(c);
+    if (form.decision !== "approve") {
+      return redirectTo(c, request.redirectUri, { state: request.state ?? "", error: "access_denied" });
+    }
+    const granted = request.scopeNames.filter((name) => BASIC(name) || form[`grant.${name}`] === "1");
+    const permissions = parseScope(granted.join(",")) ?? ["read"];
+    const scope = granted.length ? granted.join(",") : "read";
+    const code = await grantAuthorization(platform, {
+      athleteId: w.athlete.id,
+      applicationId: request.app.id,
+      permissions,
+      scope,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      prompted: true,
+    });
+    return redirectTo(c, request.redirectUri, { state: request.state ?? "", code, scope });
+  });
+}

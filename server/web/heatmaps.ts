@@ -1,0 +1,159 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import type { Context, Hono } from "hono";
+import { activityTypeById } from "../../shared/activity-types.ts";
+import { faultResponse } from "../http/conventions.ts";
+import { ApiError, badRequest, notFound } from "../http/errors.ts";
+import { findHeatmap, heatmapUrls, type HeatmapRow } from "../heatmaps/representation.ts";
+import { validTile } from "../heatmaps/mercator.ts";
+import { findTileSource, tileServiceOf } from "../heatmaps/tiles.ts";
+import type { Platform } from "../platform.ts";
+
+/** Where Leaflet's files are (node_modules/leaflet/dist). */
+function leafletDir(): string {
+  try {
+    return dirname(createRequire(import.meta.url).resolve("leaflet/dist/leaflet.js"));
+  } catch {
+    return fileURLToPath(new URL("../../node_modules/leaflet/dist/", import.meta.url));
+  }
+}
+
+/** The viewer's static files: Leaflet (from npm) and our viewer script, by URL name. */
+const ASSETS: Record<string, { file: () => string; type: string }> = {
+  "leaflet.js": { file: () => join(leafletDir(), "leaflet.js"), type: "text/javascript; charset=utf-8" },
+  "leaflet.css": { file: () => join(leafletDir(), "leaflet.css"), type: "text/css; charset=utf-8" },
+  "images/layers.png": { file: () => join(leafletDir(), "images/layers.png"), type: "image/png" },
+  "images/layers-2x.png": { file: () => join(leafletDir(), "images/layers-2x.png"), type: "image/png" },
+  "images/marker-icon.png": { file: () => join(leafletDir(), "images/marker-icon.png"), type: "image/png" },
+  "viewer.js": { file: () => fileURLToPath(new URL("./heatmap-viewer/viewer.js", import.meta.url)), type: "text/javascript; charset=utf-8" },
+};
+const assetCache = new Map<string, Uint8Array>();
+
+function asset(name: string): Uint8Array | undefined {
+  const spec = ASSETS[name];
+  if (!spec) return undefined;
+  let bytes = assetCache.get(name);
+  if (!bytes) assetCache.set(name, bytes = new Uint8Array(readFileSync(spec.file())));
+  return bytes;
+}
+
+/** Optional base map for deployments that can reach one (HEATMAP_BASEMAP_URL, …_ATTRIBUTION). */
+export function baseMapSetting(): { url: string; attribution: string; origin: string } | null {
+  const url = process.env.HEATMAP_BASEMAP_URL?.trim();
+  if (!url) return null;
+  try {
+    const origin = new URL(url.replace(/\{[a-z]\}/g, "a")).origin;
+    return { url, attribution: process.env.HEATMAP_BASEMAP_ATTRIBUTION ?? "", origin };
+  } catch {
+    return null;
+  }
+}
+
+const DIGITS = /^\d{1,16}$/;
+
+function ids(c: Context): { athleteId: number; mapId: number } {
+  const a = c.req.param("athlete_id") ?? "", m = c.req.param("map_id") ?? "";
+  if (!DIGITS.test(a) || Number(a) === 0) throw badRequest("Heatmap", "athlete_id");
+  if (!DIGITS.test(m) || Number(m) === 0 || !Number.isSafeInteger(Number(m))) throw badRequest("Heatmap", "map_id");
+  return { athleteId: Number(a), mapId: Number(m) };
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+function page(title: string, body: string, head = "", extraCsp = ""): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title>${head}
+<style>
+html,body{margin:0;height:100%;background:#0b0e14;color:#d8dee9;font:14px/1.4 system-ui,-apple-system,Segoe UI,sans-serif}
+#map{position:absolute;inset:0;background:#0b0e14}
+.panel{position:absolute;z-index:1000;top:12px;left:56px;background:rgba(11,14,20,.86);border:1px solid #273042;border-radius:8px;padding:10px 14px;max-width:340px}
+.panel h1{font-size:16px;margin:0 0 4px;color:#ffb347}.panel p{margin:2px 0;color:#aab4c3}
+.leaflet-container{background:#0b0e14}.leaflet-control-attribution{background:rgba(11,14,20,.75)!important;color:#8893a5}
+.leaflet-control-attribution a{color:#ffb347}.leaflet-tile.heat{mix-blend-mode:screen}
+.status{margin:20vh auto;max-width:520px;text-align:center}
+</style></head><body>${body}</body></html>`;
+}
+
+function describe(row: HeatmapRow): string {
+  const types = row.activity_type_ids.map((id) => activityTypeById(id) ?? String(id)).join(", ");
+  const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
+  const window = row.start_date_local !== null || row.end_date_local !== null
+    ? `${row.start_date_local !== null ? day(row.start_date_local) : "…"} – ${row.end_date_local !== null ? day(row.end_date_local) : "…"}`
+    : "all dates";
+  return `<p>${escapeHtml(types)} · ${escapeHtml(window)}</p><p>${row.activities_count} public ${row.activities_count === 1 ? "activity" : "activities"} · ${row.tiles_count} tiles</p>`;
+}
+
+/** The viewer page, its assets, and the tiles (`<tile_path>/{z}/{x}/{y}.png`). No token: the id is the key. */
+export function mountHeatmapPages(app: Hono, platform: Platform): void {
+  app.get("/heatmap-viewer/*", (c) => {
+    const name = c.req.path.slice("/heatmap-viewer/".length);
+    const bytes = asset(name);
+    if (!bytes) return faultResponse(c, notFound("Asset", "path"));
+    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+      "content-type": ASSETS[name].type,
+      "cache-control": "public, max-age=86400",
+      "x-content-type-options": "nosniff",
+    });
+  });
+
+  app.get("/heatmaps/:athlete_id/:map_id/tiles/:z/:x/:file", async (c) => {
+    const { athleteId, mapId } = ids(c);
+    const match = /^(\d{1,6})\.png$/.exec(c.req.param("file") ?? "");
+    const zText = c.req.param("z") ?? "", xText = c.req.param("x") ?? "";
+    if (!/^\d{1,2}$/.test(zText)) throw badRequest("Tile", "z");
+    if (!/^\d{1,6}$/.test(xText)) throw badRequest("Tile", "x");
+    if (!match) throw badRequest("Tile", "y");
+    const z = Number(zText), x = Number(xText), y = Number(match[1]);
+    if (!validTile(z, x, y)) {
+      const field = z > 18 ? "z" : x >= 2 ** z ? "x" : "y";
+      throw badRequest("Tile", field, "outside the map");
+    }
+    const source = await findTileSource(platform.db, athleteId, mapId);
+    if (!source) throw notFound("Heatmap");
+    if (source.status !== "done") throw new ApiError(404, "Record Not Found", [{ resource: "Heatmap", field: "status", code: "not ready" }]);
+    const tile = await tileServiceOf(platform).tile(platform.db, source, z, x, y);
+    const headers = {
+      "cache-control": "private, max-age=600",
+      etag: tile.etag,
+      "access-control-allow-origin": "*",
+      "x-content-type-options": "nosniff",
+    };
+    if ((c.req.header("if-none-match") ?? "").split(/\s*,\s*/).includes(tile.etag)) return c.body(null, 304, headers);
+    return c.body(tile.png as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-type": "image/png" });
+  });
+
+  app.get("/heatmaps/:athlete_id/:map_id", async (c) => {
+    let key;
+    try {
+      key = ids(c);
+    } catch {
+      return c.html(page("Heatmap", `<div class="status"><h1>Bad heatmap address</h1></div>`), 400);
+    }
+    const row = await findHeatmap(platform.db, key.athleteId, key.mapId);
+    if (!row) return c.html(page("Heatmap not found", `<div class="status"><h1>No such heatmap</h1><p>It may have been deleted.</p></div>`), 404);
+    const security = { "referrer-policy": "no-referrer", "x-content-type-options": "nosniff", "cache-control": "private, no-cache" };
+    if (row.status !== "done") {
+      const refresh = row.status === "error" ? "" : `<meta http-equiv="refresh" content="2">`;
+      return c.html(page("Heatmap", `<div class="status"><h1>Heatmap: ${escapeHtml(row.status)}</h1><p>${escapeHtml(row.status_message)}</p></div>`, refresh), 200, security);
+    }
+    const base = baseMapSetting();
+    const config = {
+      tilePath: heatmapUrls("", row.athlete_id, row.id).tile_path,
+      center: row.center_lat === null ? null : [row.center_lat, row.center_lng],
+      zoom: row.center_zoom ?? 2,
+      activitiesCount: row.activities_count,
+      baseMapUrl: base?.url ?? null,
+      baseMapAttribution: base?.attribution ?? null,
+    };
+    const head = `<link rel="stylesheet" href="/heatmap-viewer/leaflet.css">`;
+    const body = `<div id="map"></div><div class="panel"><h1>Heatmap</h1>${describe(row)}</div>
+<script type="application/json" id="heatmap-config">${JSON.stringify(config).replace(/</g, "\\u003c")}</script>
+<script src="/heatmap-viewer/leaflet.js"></script><script src="/heatmap-viewer/viewer.js"></script>`;
+    const csp = `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:${base ? ` ${base.origin}` : ""}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+    return c.html(page("Heatmap", body, head), 200, { ...security, "content-security-policy": csp });
+  });
+}

@@ -1,0 +1,88 @@
+import type { Child } from "hono/jsx";
+
+const CSS = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#f6f7f9}
+header{background:#fc5200;color:#fff}
+header .bar{max-width:760px;margin:0 auto;padding:.75rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
+header a,header button.link{color:#fff;text-decoration:none;font-weight:600}
+header .brand{font-size:1.15rem;margin-right:auto}
+main{max-width:760px;margin:1.5rem auto;padding:0 1rem}
+.card{background:#fff;border:1px solid #dde1e6;border-radius:8px;padding:1.25rem 1.5rem;margin-bottom:1.25rem}
+h1{font-size:1.5rem;margin:0 0 1rem}
+h2{font-size:1.15rem;margin:0 0 .75rem}
+label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+input[type=text],input[type=email],input[type=password],input[type=url],textarea{width:100%;padding:.55rem .65rem;border:1px solid #b8bfc7;border-radius:6px;font:inherit}
+textarea{min-height:5rem}
+.hint{color:#57606a;font-size:.875rem;margin:.2rem 0 0}
+button,.button{display:inline-block;background:#fc5200;color:#fff;border:0;border-radius:6px;padding:.55rem 1.1rem;font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
+button.secondary{background:#fff;color:#1f2328;border:1px solid #b8bfc7}
+button.danger{background:#cf222e}
+button.link{background:none;padding:0;border:0}
+.actions{display:flex;gap:.75rem;margin-top:1.25rem;flex-wrap:wrap}
+.error{background:#ffebe9;border:1px solid #ff8182;color:#82071e;border-radius:6px;padding:.6rem .8rem;margin-bottom:1rem}
+.notice{background:#dafbe1;border:1px solid #4ac26b;color:#116329;border-radius:6px;padding:.6rem .8rem;margin-bottom:1rem}
+.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;background:#f6f8fa;border:1px solid #dde1e6;border-radius:4px;padding:.15rem .4rem;word-break:break-all}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.5rem 1rem;margin:0}
+dt{font-weight:600}dd{margin:0}
+ul.scopes{list-style:none;padding:0;margin:.5rem 0}
+ul.scopes li{padding:.4rem 0;border-bottom:1px solid #eef0f2}
+table{width:100%;border-collapse:collapse}
+th,td{text-align:left;padding:.5rem;border-bottom:1px solid #eef0f2;vertical-align:top}
+.muted{color:#57606a}
+`;
+
+export interface PageProps {
+  title: string;
+  /** The signed-in athlete's name, or null. */
+  athlete: { name: string } | null;
+  csrf: string;
+  children?: Child;
+}
+
+/** The page frame: header with navigation (sign out is a POST with the CSRF token) and the content. */
+export function Page(props: PageProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{props.title} · Fitness Platform</title>
+        <style dangerouslySetInnerHTML={{ __html: CSS }} />
+      </head>
+      <body>
+        <header>
+          <div class="bar">
+            <a class="brand" href="/settings/apps">Fitness Platform</a>
+            {props.athlete
+              ? (
+                <>
+                  <a href="/settings/api">My API application</a>
+                  <a href="/settings/apps">My apps</a>
+                  <form method="post" action="/logout" style="margin:0">
+                    <input type="hidden" name="_csrf" value={props.csrf} />
+                    <button class="link" type="submit">Sign out ({props.athlete.name})</button>
+                  </form>
+                </>
+              )
+              : (
+                <>
+                  <a href="/login">Sign in</a>
+                  <a href="/register">Sign up</a>
+                </>
+              )}
+          </div>
+        </header>
+        <main>{props.children}</main>
+      </body>
+    </html>
+  );
+}
+
+export function Csrf(props: { token: string }) {
+  return <input type="hidden" name="_csrf" value={props.token} />;
+}
+
+export function ErrorBox(props: { message?: string | null }) {
+  return props.message ? <div class="error" role="alert">{props.message}</div> : null;
+}

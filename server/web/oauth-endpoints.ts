@@ -1,0 +1,79 @@
+import type { Context, Hono } from "hono";
+import { toJson } from "../../shared/json.ts";
+import { badRequest } from "../http/errors.ts";
+import { deauthorizeToken, exchangeCode, refreshAccess } from "../actions/oauth.ts";
+import { readBody } from "../http/body.ts";
+import { JSON_TYPE } from "../http/conventions.ts";
+import type { Platform } from "../platform.ts";
+import { findAthlete, summaryAthlete } from "../representations/athlete.ts";
+
+/** The OAuth JSON endpoints (client credentials, not access tokens; outside the /v3 route table). */
+export const OAUTH_TOKEN_PATHS = ["/oauth/token", "/api/v3/oauth/token"] as const;
+export const OAUTH_DEAUTHORIZE_PATHS = ["/oauth/deauthorize", "/oauth/revoke"] as const;
+
+/** Parameters from the query string and the body (form or JSON); the body wins. */
+async function paramsOf(c: Context): Promise<Record<string, string | undefined>> {
+  const out: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(c.req.query())) out[key] = value;
+  for (const [key, value] of Object.entries(await readBody(c))) {
+    if (typeof value === "string") out[key] = value;
+    else if (typeof value === "number" || typeof value === "bigint") out[key] = String(value);
+  }
+  return out;
+}
+
+/** client_id and client_secret from HTTP Basic authentication (RFC 6749 §2.3.1), when used. */
+function basicCredentials(c: Context): { clientId?: string; clientSecret?: string } {
+  const header = c.req.header("authorization") ?? "";
+  const match = /^\s*basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) return {};
+  try {
+    const decoded = atob(match[1]);
+    const colon = decoded.indexOf(":");
+    if (colon < 0) return {};
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, colon)),
+      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
+  } catch {
+    return {};
+  }
+}
+
+function noStoreJson(c: Context, value: unknown): Response {
+  return c.body(toJson(value), 200, { "content-type": JSON_TYPE, "cache-control": "no-store", pragma: "no-cache" });
+}
+
+export function mountOAuthEndpoints(app: Hono, platform: Platform): void {
+  const token = async (c: Context) => {
+    const p = await paramsOf(c);
+    const basic = basicCredentials(c);
+    const credentials = { clientId: p.client_id ?? basic.clientId, clientSecret: p.client_secret ?? basic.clientSecret };
+    const grantType = p.grant_type ?? "authorization_code";
+    if (grantType === "authorization_code") {
+      const { athleteId, ...tokens } = await exchangeCode(platform, {
+        ...credentials,
+        code: p.code,
+        redirectUri: p.redirect_uri,
+        codeVerifier: p.code_verifier,
+      });
+      const athlete = await findAthlete(platform.db, athleteId);
+      return noStoreJson(c, { ...tokens, athlete: athlete ? { ...summaryAthlete(athlete), email: athlete.email } : null });
+    }
+    if (grantType === "refresh_token") {
+      return noStoreJson(c, await refreshAccess(platform, { ...credentials, refreshToken: p.refresh_token }));
+    }
+    throw badRequest("Request", "grant_type", "invalid");
+  };
+  for (const path of OAUTH_TOKEN_PATHS) app.post(path, token);
+
+  const deauthorize = async (c: Context) => {
+    const header = c.req.header("authorization") ?? "";
+    const bearer = /^\s*(?:bearer|access_token|token)\s+(\S+)\s*$/i.exec(header)?.[1];
+    const p = await paramsOf(c);
+    const submitted = p.access_token || bearer || p.token;
+    await deauthorizeToken(platform, submitted);
+    return noStoreJson(c, { access_token: submitted });
+  };
+  for (const path of OAUTH_DEAUTHORIZE_PATHS) app.post(path, deauthorize);
+}

@@ -1,0 +1,232 @@
+import type { Hono } from "hono";
+import { DomainError } from "../../events/decider.ts";
+import { createApplication, regenerateClientSecret } from "../actions/applications.ts";
+import { revokeAuthorization } from "../actions/oauth.ts";
+import type { Platform } from "../platform.ts";
+import { csrfRefused, formOf, toSignIn, web } from "./context.tsx";
+import { Csrf, ErrorBox } from "./layout.tsx";
+
+interface OwnApplication {
+  id: number;
+  name: string;
+  website: string | null;
+  description: string | null;
+  callback_domain: string;
+  created_at: string;
+}
+
+async function ownApplication(platform: Platform, athleteId: number): Promise<OwnApplication | undefined> {
+  const [row] = await platform.db.query<OwnApplication>(
+    `select id, name, website, description, callback_domain, created_at from applications
+      where owner_id = $1 order by id limit 1`,
+    [athleteId],
+  );
+  return row ? { ...row, id: Number(row.id) } : undefined;
+}
+
+const PERMISSION_TEXT: Record<string, string> = {
+  read: "View your public profile and public activities (public / read)",
+  write: "Upload and change activities and your profile (write)",
+  view_private: "View your private activities and data in privacy zones (view_private)",
+};
+
+function RegisterForm(props: { csrf: string; values: Record<string, string>; error?: string }) {
+  const v = props.values;
+  return (
+    <div class="card">
+      <h1>My API application</h1>
+      <p class="muted">Register an application to use the API. You will get a client id, a client secret and a public access token.</p>
+      <ErrorBox message={props.error} />
+      <form method="post" action="/settings/api">
+        <Csrf token={props.csrf} />
+        <label for="name">Application name</label>
+        <input type="text" id="name" name="name" value={v.name ?? ""} required maxlength={100} />
+        <label for="website">Website</label>
+        <input type="url" id="website" name="website" value={v.website ?? ""} placeholder="https://example.com" />
+        <label for="description">Application description</label>
+        <textarea id="description" name="description" maxlength={1000}>{v.description ?? ""}</textarea>
+        <label for="callback_domain">Authorization callback domain</label>
+        <input type="text" id="callback_domain" name="callback_domain" value={v.callback_domain ?? ""} required placeholder="example.com" />
+        <p class="hint">redirect_uri must be on this domain or a sub-domain of it; localhost and 127.0.0.1 are always allowed.</p>
+        <div class="actions"><button type="submit">Create application</button></div>
+      </form>
+    </div>
+  );
+}
+
+function Hidden(props: { what: string }) {
+  return <span class="muted">hidden — shown only once, when {props.what}</span>;
+}
+
+/** My API application (register, show credentials, regenerate the secret) and My apps (revoke). */
+export function mountSettingsPages(app: Hono, platform: Platform): void {
+  app.get("/settings/api", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return toSignIn(c);
+    const own = await ownApplication(platform, w.athlete.id);
+    if (!own) return w.render("My API application", <RegisterForm csrf={w.session.csrf} values={{}} />);
+    const reveal = w.session.reveal?.applicationId === own.id ? w.session.reveal : undefined;
+    w.session.reveal = undefined;
+    const flash = w.session.flash;
+    w.session.flash = undefined;
+    return w.render(
+      "My API application",
+      <>
+        {flash ? <div class="notice" role="status">{flash}</div> : null}
+        {reveal
+          ? (
+            <div class="notice" role="status">
+              Copy the new credentials now: only their hashes are stored, so they cannot be shown again.
+            </div>
+          )
+          : null}
+        <div class="card">
+          <h1>My API application</h1>
+          <dl>
+            <dt>Application name</dt><dd id="app-name">{own.name}</dd>
+            <dt>Website</dt><dd>{own.website ?? <span class="muted">—</span>}</dd>
+            <dt>Description</dt><dd>{own.description ?? <span class="muted">—</span>}</dd>
+            <dt>Callback domain</dt><dd>{own.callback_domain}</dd>
+            <dt>Client ID</dt><dd><span class="secret" id="client-id">{own.id}</span></dd>
+            <dt>Client Secret</dt>
+            <dd>
+              {reveal?.clientSecret
+                ? <span class="secret" id="client-secret">{reveal.clientSecret}</span>
+                : <Hidden what="the application is created or the secret regenerated" />}
+            </dd>
+            <dt>Your access token</dt>
+            <dd>
+              {reveal?.accessToken
+                ? <span class="secret" id="access-token">{reveal.accessToken}</span>
+                : <Hidden what="the application is created" />}
+              <p class="hint">Public token for getting started (read permission, your own account, no expiry).</p>
+            </dd>
+          </dl>
+          <form method="post" action="/settings/api/secret" class="actions">
+            <Csrf token={w.session.csrf} />
+            <button type="submit" class="secondary">Regenerate client secret</button>
+          </form>
+        </div>
+      </>,
+    );
+  });
+
+  app.post("/settings/api", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return toSignIn(c);
+    const form = await formOf(c);
+    const refused = csrfRefused(w, form);
+    if (refused) return refused;
+    if (await ownApplication(platform, w.athlete.id)) {
+      return w.render("My API application", <div class="card"><ErrorBox message="You already have an API application." /></div>, 409);
+    }
+    const website = (form.website ?? "").trim();
+    if (website && !/^https?:\/\/\S+$/i.test(website)) {
+      return w.render("My API application", <RegisterForm csrf={w.session.csrf} values={form} error="The website must be an http(s) address." />, 400);
+    }
+    if ((form.name ?? "").length > 100 || (form.description ?? "").length > 1000) {
+      return w.render("My API application", <RegisterForm csrf={w.session.csrf} values={form} error="The name or description is too long." />, 400);
+    }
+    try {
+      const created = await createApplication(platform, {
+        name: form.name ?? "",
+        ownerId: w.athlete.id,
+        callbackDomain: form.callback_domain ?? "",
+        website: website || null,
+        description: (form.description ?? "").trim() || null,
+      }, "web");
+      w.session.reveal = { applicationId: created.client_id, clientSecret: created.client_secret, accessToken: created.access_token };
+      return c.redirect("/settings/api", 303);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      const message = error.field === "name" ? "Please enter a name." : "Please enter a valid callback domain (for example example.com).";
+      return w.render("My API application", <RegisterForm csrf={w.session.csrf} values={form} error={message} />, 400);
+    }
+  });
+
+  app.post("/settings/api/secret", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return toSignIn(c);
+    const form = await formOf(c);
+    const refused = csrfRefused(w, form);
+    if (refused) return refused;
+    const own = await ownApplication(platform, w.athlete.id);
+    if (!own) return c.redirect("/settings/api", 303);
+    const clientSecret = await regenerateClientSecret(platform, own.id, w.athlete.id);
+    w.session.reveal = { applicationId: own.id, clientSecret };
+    w.session.flash = "The client secret was regenerated; the old one no longer works.";
+    return c.redirect("/settings/api", 303);
+  });
+
+  app.get("/settings/apps", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return toSignIn(c);
+    const rows = await platform.db.query<{ id: number; name: string; website: string | null; permissions: string; scope: string; authorized_at: string | null }>(
+      `select a.id, a.name, a.website, o.permissions, o.scope, o.authorized_at
+         from oauth_authorizations o join applications a on a.id = o.application_id
+        where o.athlete_id = $1 and o.authorized order by a.name, a.id`,
+      [w.athlete.id],
+    );
+    const flash = w.session.flash;
+    w.session.flash = undefined;
+    return w.render(
+      "My apps",
+      <>
+        {flash ? <div class="notice" role="status">{flash}</div> : null}
+        <div class="card">
+          <h1>My apps</h1>
+          {rows.length === 0
+            ? <p class="muted" id="no-apps">You have not authorized any application.</p>
+            : (
+              <table>
+                <thead><tr><th>Application</th><th>Access</th><th></th></tr></thead>
+                <tbody>
+                  {rows.map((row) => (
+                    <tr data-application={String(row.id)}>
+                      <td>
+                        <strong>{row.name}</strong>
+                        {row.website ? <div class="hint">{row.website}</div> : null}
+                        {row.authorized_at ? <div class="hint">Authorized {new Date(row.authorized_at).toISOString().slice(0, 10)}</div> : null}
+                      </td>
+                      <td>
+                        <ul class="scopes">
+                          {row.permissions.split(",").filter(Boolean).map((p) => <li>{PERMISSION_TEXT[p] ?? p}</li>)}
+                        </ul>
+                        {row.scope ? <div class="hint">Scopes: {row.scope}</div> : null}
+                      </td>
+                      <td>
+                        <form method="post" action={`/settings/apps/${row.id}/revoke`}>
+                          <Csrf token={w.session.csrf} />
+                          <button type="submit" class="danger">Revoke</button>
+                        </form>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+        </div>
+      </>,
+    );
+  });
+
+  app.post("/settings/apps/:id/revoke", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return toSignIn(c);
+    const form = await formOf(c);
+    const refused = csrfRefused(w, form);
+    if (refused) return refused;
+    const id = c.req.param("id");
+    if (!/^\d{1,15}$/.test(id)) return c.redirect("/settings/apps", 303);
+    const [row] = await platform.db.query<{ name: string }>(
+      `select a.name from oauth_authorizations o join applications a on a.id = o.application_id
+        where o.athlete_id = $1 and o.application_id = $2 and o.authorized`,
+      [w.athlete.id, Number(id)],
+    );
+    if (row) {
+      await revokeAuthorization(platform, w.athlete.id, Number(id), "revoked on My apps");
+      w.session.flash = `Access for ${row.name} was revoked.`;
+    }
+    return c.redirect("/settings/apps", 303);
+  });
+}

@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApplication, issueToken } from "../../server/actions/applications.ts";
+import { createAthlete } from "../../server/actions/athletes.ts";
+import { configFromEnv } from "../../server/config.ts";
+import { startServer } from "../../server/start.ts";
+import { type BenchFigure, type BenchSuite, percentiles } from "./harness.ts";
+
+const MEMBERS = 5_000;
+const ACTIVITIES = 100_000;
+const PARTICIPANTS = 50_000;
+const SAMPLES = 40;
+
+async function time(fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 3; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  return percentiles(samples).p50;
+}
+
+/**
+ * Club feed and challenge leaderboard p50 over HTTP, next to the bare SQL each needs. The bulk data
+ * (athletes, members, activities, participants) is written straight into the read models with
+ * generate_series — it is not replayable, which a benchmark does not need.
+ */
+export const clubsBench: BenchSuite = async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-clubs-"));
+  const server = await startServer(configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined, runJobs: false, rateLimitShort: 1e9, rateLimitLong: 1e9 }));
+  try {
+    const { platform } = server;
+    const db = platform.db;
+    const me = await createAthlete(platform, { firstname: "Bench", lastname: "Mark", email: "bench@example.com", password: "password123" });
+    const app = await createApplication(platform, { name: "Bench", ownerId: me, callbackDomain: "localhost", internal: true, kudosEnabled: true, challengesEnabled: true });
+    const token = await issueToken(platform, { athleteId: me, applicationId: app.client_id, permissions: ["read", "write"] });
+    const clubId = 1_000_001;
+    const challengeId = 2_000_001;
+    const base = 10_000_000;
+    await db.exec(`
+      insert into athletes (id, firstname, lastname, email, password_hash, premium, created_at, updated_at)
+        select ${base} + g, 'Rider' || g, 'Bulk', 'r' || g || '@bulk.example', 'x', false, now(), now()
+          from generate_series(1, ${PARTICIPANTS}) g;
+      insert into clubs (id, name, club_type, sport_type, private, verified, owner_id, url, created_at, updated_at)
+        values (${clubId}, 'Bench club', 'casual_club', 'cycling', false, false, ${me}, 'bench-club', now(), now());
+      insert into club_members (club_id, athlete_id, membership, admin, owner, since)
+        values (${clubId}, ${me}, 'member', true, true, now());
+      insert into club_members (club_id, athlete_id, membership, admin, owner, since)
+        select ${clubId}, ${base} + g, 'member', false, false, now() from generate_series(1, ${MEMBERS - 1}) g;
+      insert into club_feed_activities (activity_id, athlete_id, start_date, private, facts)
+        select g, ${base} + 1 + (g % ${MEMBERS * 2}), timestamptz '2024-01-01' + g * interval '7 minutes', g % 10 = 0,
+               jsonb_build_object('name', 'Ride ' || g, 'type', 'Ride', 'distance', 20000, 'moving_time', 3600,
+                 'elapsed_time', 3700, 'total_elevation_gain', 100, 'start_date', '2024-01-01T00:00:00Z',
+                 'start_date_local', '2024-01-01T00:00:00Z', 'timezone', 'UTC', 'average_speed', 5.5, 'max_speed', 10,
+                 'has_heartrate', false, 'trainer', false, 'commute', false, 'manual', false)
+          from generate_series(1, ${ACTIVITIES}) g;
+      insert into challenges (id, name, type, dimension, goal, start_date, end_date, description, mobile_description,
+          additional_info, rules, prizes, teaser, url, logo_url, color, social_hashtag, created_at)
+        values (${challengeId}, 'Bench', 'CumulativeChallenge', 'distance', 100000, '2024-01-01', '2024-12-31', '', '', '',
+          '', '', '', 'bench', '', '', '', now());
+      insert into challenge_participants (challenge_id, athlete_id, joined_at, value, score, activity_id, activity_count, success_count, completed)
+        select ${challengeId}, ${base} + g, now(), (g * 7919) % 200000, (g * 7919) % 200000, g, 1 + g % 5, 0, (g * 7919) % 200000 >= 100000
+          from generate_series(1, ${PARTICIPANTS - 1}) g;
+      insert into challenge_participants (challenge_id, athlete_id, joined_at, value, score, activity_id, activity_count, success_count, completed)
+        values (${challengeId}, ${me}, now(), 100000, 100000, 1, 1, 0, true);
+      analyze;
+    `);
+    const get = async (path: string) => {
+      const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      await res.arrayBuffer();
+    };
+    const feed = await time(() => get(`/v3/clubs/${clubId}/activities`));
+    const feedSql = await time(() => db.query(
+      `select f.activity_id, f.athlete_id, f.facts, a.firstname, a.lastname from club_feed_activities f
+         join club_members m on m.athlete_id = f.athlete_id and m.club_id = $1 and m.membership = 'member'
+         join athletes a on a.id = f.athlete_id
+        where not f.private order by f.start_date desc limit 30`,
+      [clubId],
+    ));
+    const board = await time(() => get(`/v3/challenges/${challengeId}/leaderboard`));
+    const boardSql = await time(() => db.query(
+      `select p.athlete_id, p.value, a.firstname, a.lastname from challenge_participants p join athletes a on a.id = p.athlete_id
+        where p.challenge_id = $1 and p.activity_count > 0 order by p.score desc limit 10`,
+      [challengeId],
+    ));
+    const figures: BenchFigure[] = [
+      { suite: "clubs", name: `club activity feed p50 (${MEMBERS} members, ${ACTIVITIES} activities, HTTP)`, ours: feed, baseline: feedSql, baselineName: "raw SQL top 30", unit: "ms", higherIsBetter: false },
+      { suite: "clubs", name: `challenge leaderboard p50 (${PARTICIPANTS} participants, first page + context, HTTP)`, ours: board, baseline: boardSql, baselineName: "raw SQL top 10", unit: "ms", higherIsBetter: false },
+    ];
+    return figures;
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+};

@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configFromEnv } from "../../server/config.ts";
+import { openPlatform } from "../../server/platform.ts";
+import { exploreSegments } from "../../server/segments/explore.ts";
+import type { LatLng } from "../../server/segments/geometry.ts";
+import { type LeaderboardFilters, leaderboard } from "../../server/segments/leaderboard.ts";
+import { matchAll, type MatchableSegment, prepareSegment, PreparedTrack, SegmentIndex } from "../../server/segments/matching.ts";
+import { type BenchFigure, type BenchSuite, percentiles } from "./harness.ts";
+
+/**
+ * Segments: leaderboard p50/p99 on one segment with 100,000 efforts by 20,000 athletes (each filter)
+ * next to a raw SQL window query over the same efforts; explore over 100,000 segments next to a
+ * scan of them in memory; matching a 6 h ride against 10,000 and 100,000 segments next to checking
+ * every segment. Read-model rows are generated in bulk with SQL (generate_series), as the
+ * projection would have written them.
+ */
+const ATHLETES = 20_000;
+const EFFORTS = 100_000;
+const SEGMENTS = 100_000;
+
+let seed = 42;
+const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+
+async function time(fn: () => Promise<unknown> | unknown, runs: number): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < 5; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  return percentiles(samples);
+}
+
+/** A 6 h ride at 1 Hz: 21,600 points wandering over ~150 km around a centre. */
+function sixHourRide(): LatLng[] {
+  const points: LatLng[] = [];
+  let lat = 45.5, lng = 7.5, heading = 0;
+  for (let i = 0; i < 21_600; i++) {
+    heading += (random() - 0.5) * 0.05;
+    lat += Math.cos(heading) * 7 / 111_195;
+    lng += Math.sin(heading) * 7 / (111_195 * Math.cos(lat * Math.PI / 180));
+    points.push([lat, lng]);
+  }
+  return points;
+}
+
+/** n segments spread over the ride's region; the same 20 (ids 500, 1000, … 10,000) laid on the ride itself. */
+function segmentsAround(ride: LatLng[], n: number): MatchableSegment[] {
+  const lats = ride.map((p) => p[0]), lngs = ride.map((p) => p[1]);
+  const [minLat, maxLat, minLng, maxLng] = [Math.min(...lats) - 0.3, Math.max(...lats) + 0.3, Math.min(...lngs) - 0.3, Math.max(...lngs) + 0.3];
+  const out: MatchableSegment[] = [];
+  for (let id = 1; id <= n; id++) {
+    if (id % 500 === 0 && id <= 10_000) {
+      const start = Math.floor(random() * (ride.length - 400));
+      out.push({ id, activityType: "Ride", points: ride.slice(start, start + 300).filter((_, k) => k % 10 === 0) });
+      continue;
+    }
+    const lat = minLat + random() * (maxLat - minLat), lng = minLng + random() * (maxLng - minLng);
+    const pts: LatLng[] = [];
+    let h = random() * 6.28;
+    for (let k = 0; k < 20; k++) {
+      h += (random() - 0.5) * 0.3;
+      pts.push([lat + Math.cos(h) * k * 100 / 111_195, lng + Math.sin(h) * k * 100 / 78_000]);
+    }
+    out.push({ id, activityType: "Ride", points: pts });
+  }
+  return out;
+}
+
+export const segmentsSuite: BenchSuite = async () => {
+  const figures: BenchFigure[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-segments-"));
+  const platform = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
+  try {
+    const db = platform.db;
+    // --- bulk data -------------------------------------------------------------------------------
+    await db.exec(`
+      insert into athletes (id, firstname, lastname, email, password_hash, sex, premium, birthdate, weight, created_at, updated_at)
+      select g, 'A' || g, 'B', 'a' || g || '@x', 'x', case when g % 2 = 0 then 'F' else 'M' end, true,
+             (1950 + g % 55)::text || '-06-01', 45 + (g % 60), now(), now()
+        from generate_series(1, ${ATHLETES}) g;
+      insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index, start_date,
+             start_date_local, elapsed_time, moving_time, distance, achievements, hidden, private)
+      select 9007199254740992 + g, 1, g, 1 + (g % ${ATHLETES}), 0, 'S', 0, 10,
+             now() - ((g % 400) || ' days')::interval, (now() - ((g % 400) || ' days')::interval)::timestamp,
+             300 + ((g * 7919) % 900), 300 + ((g * 7919) % 900), 1000, '[]'::jsonb, false, false
+        from generate_series(1, ${EFFORTS}) g;
+      insert into segment_bests (segment_id, athlete_id, effort_id, activity_id, elapsed_time, moving_time, start_date,
+             start_date_local, sex, birthdate, weight)
+      select distinct on (e.athlete_id) e.segment_id, e.athlete_id, e.id, e.activity_id, e.elapsed_time, e.moving_time,
+             e.start_date, e.start_date_local, a.sex, a.birthdate, a.weight
+        from segment_efforts e join athletes a on a.id = e.athlete_id
+       order by e.athlete_id, e.elapsed_time, e.start_date, e.id;
+      insert into follows (follower_id, followee_id, created_at) select 1, g * 97, now() from generate_series(1, 200) g;
+      insert into club_members (club_id, athlete_id, membership, admin, owner, since)
+      select 1, g * 31, 'member', false, false, now() from generate_series(1, 600) g;
+      insert into club_members (club_id, athlete_id, membership, admin, owner, since) values (1, 1, 'member', true, true, now())
+        on conflict do nothing;
+      insert into segments (id, name, activity_type, points, distance, average_grade, maximum_grade, total_elevation_gain,
+             climb_category, start_lat, start_lng, end_lat, end_lng, polyline, private, hazardous, effort_count, athlete_count,
+             created_at, updated_at)
+      select g, 'Seg ' || g, case when g % 2 = 0 then 'Ride' else 'Run' end, '[[0,0],[0,0.01]]'::jsonb, 1000, 3, 5, 30, g % 6,
+             40 + (g % 1000) * 0.01 + (g % 7) * 0.001, -5 + (g / 1000) * 0.1, 40.01, -5, 'abc', false, false, g % 50, g % 40, now(), now()
+        from generate_series(2, ${SEGMENTS + 1}) g;
+      analyze;
+    `);
+    // --- leaderboard -----------------------------------------------------------------------------
+    const filters: [string, LeaderboardFilters][] = [
+      ["none", {}], ["gender", { gender: "F" }], ["age_group", { ageGroup: "35_44" }], ["weight_class", { weightClass: "75_84" }],
+      ["following", { following: true }], ["club_id", { clubId: 1 }], ["date_range", { dateRange: "this_month" }],
+    ];
+    const baselineSql = `
+      select * from (
+        select athlete_id, elapsed_time, rank() over (order by elapsed_time) - 1 as rank from (
+          select distinct on (athlete_id) athlete_id, elapsed_time, start_date, id from segment_efforts
+           where segment_id = 1 and not private order by athlete_id, elapsed_time, start_date, id) b) r
+       order by rank limit 10`;
+    const baseline = await time(() => db.query(baselineSql), 20);
+    for (const [name, f] of filters) {
+      const viewer = 1 + Math.floor(random() * ATHLETES);
+      const ours = await time(() => leaderboard(db, { segmentId: 1, viewerId: viewer, filters: { ...f }, page: 1, perPage: 10, contextEntries: 2 }), 100);
+      figures.push({ suite: "segments", name: `leaderboard p50, filter ${name}`, ours: ours.p50, baseline: baseline.p50, baselineName: "raw SQL rank() over distinct-on efforts", unit: "ms", higherIsBetter: false, target: "p50 ≤ 5 ms" });
+      figures.push({ suite: "segments", name: `leaderboard p99, filter ${name}`, ours: ours.p99, baseline: baseline.p99, baselineName: "raw SQL", unit: "ms", higherIsBetter: false });
+    }
+    // --- explore ---------------------------------------------------------------------------------
+    const rows = await db.query<{ id: number; activity_type: string; start_lat: number; start_lng: number; climb_category: number; athlete_count: number; effort_count: number }>(
+      "select id, activity_type, start_lat, start_lng, climb_category, athlete_count, effort_count from segments",
+    );
+    const box = (): [number, number, number, number] => {
+      const s = 40 + random() * 9.5, w = -5 + random() * 9.5;
+      return [s, w, s + 0.3, w + 0.3];
+    };
+    const exploreOurs = await time(() => exploreSegments(db, { bounds: box(), activityType: "Ride", minCat: 0, maxCat: 5 }), 100);
+    const exploreScan = await time(() => {
+      const [s, w, n, e] = box();
+      return rows.filter((r) => r.activity_type === "Ride" && r.start_lat >= s && r.start_lat <= n && r.start_lng >= w && r.start_lng <= e)
+        .sort((a, b) => b.athlete_count - a.athlete_count || b.effort_count - a.effort_count || a.id - b.id).slice(0, 10);
+    }, 100);
+    figures.push({ suite: "segments", name: `explore p50 over ${SEGMENTS.toLocaleString("en-US")} segments`, ours: exploreOurs.p50, baseline: exploreScan.p50, baselineName: "scan of all rows in memory", unit: "ms", higherIsBetter: false, target: "p50 ≤ 10 ms" });
+    figures.push({ suite: "segments", name: "explore p99", ours: exploreOurs.p99, baseline: exploreScan.p99, baselineName: "scan in memory", unit: "ms", higherIsBetter: false });
+    // --- matching --------------------------------------------------------------------------------
+    const ride = sixHourRide();
+    const track = new PreparedTrack(ride);
+    const all = segmentsAround(ride, 100_000);
+    const results: Record<number, number> = {};
+    for (const n of [10_000, 100_000]) {
+      const subset = all.slice(0, n);
+      const index = new SegmentIndex();
+      index.add(subset);
+      index.rebuild();
+      const prepared = subset.map(prepareSegment);
+      const ours = await time(() => index.match(track, ["Ride"]), 5);
+      const brute = await time(() => matchAll(track, prepared, ["Ride"]), 3);
+      const found = index.match(track, ["Ride"]).length;
+      results[n] = ours.p50;
+      figures.push({ suite: "segments", name: `match 6 h ride vs ${n.toLocaleString("en-US")} segments (${found} efforts)`, ours: ours.p50, baseline: brute.p50, baselineName: "every segment checked", unit: "ms", higherIsBetter: false });
+    }
+    figures.push({ suite: "segments", name: "matching cost 100k / 10k", ours: results[100_000] / results[10_000], unit: "×", higherIsBetter: false, target: "≤ 2×" });
+  } finally {
+    await platform.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return figures;
+};

@@ -1,0 +1,136 @@
+import { Encoder, Profile } from "@garmin/fitsdk";
+import FitParser from "fit-file-parser";
+import { mkdtempSync, rmSync } from "node:fs";
+import process from "node:process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { uploadStream } from "../../events/upload/events.ts";
+import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
+import { createApplication, issueToken } from "../../server/actions/applications.ts";
+import { createAthlete } from "../../server/actions/athletes.ts";
+import { configFromEnv } from "../../server/config.ts";
+import { createSegment } from "../../server/segments/create.ts";
+import { startServer } from "../../server/start.ts";
+import type { BenchFigure, BenchSuite } from "./harness.ts";
+
+const SEMI = 2 ** 31 / 180;
+const CENTER: [number, number] = [45.5, 6.5];
+
+/** A position on a 20 km loop around CENTER at a distance along it. */
+function along(distance: number): [number, number] {
+  const r = 20_000 / (2 * Math.PI);
+  const a = distance / r;
+  return [CENTER[0] + (r * Math.sin(a)) / 111_320, CENTER[1] + (r * Math.cos(a)) / (111_320 * Math.cos(CENTER[0] * Math.PI / 180))];
+}
+
+/** A 1 Hz ride of `seconds` records, encoded with the Garmin FIT SDK. */
+export function generateRide(seconds: number, startIso: string): Uint8Array {
+  const encoder = new Encoder();
+  const put = (num: number, mesg: Record<string, unknown>) =>
+    (encoder.onMesg as unknown as (n: number, m: Record<string, unknown>) => void).call(encoder, num, mesg);
+  const start = new Date(startIso);
+  put(Profile.MesgNum.FILE_ID, {
+    type: "activity", manufacturer: "development", product: 0, timeCreated: start, serialNumber: 1234,
+  });
+  let distance = 0;
+  for (let i = 0; i < seconds; i++) {
+    const speed = 8 + 2 * Math.sin(i / 300);
+    distance += speed;
+    const [lat, lng] = along(distance);
+    put(Profile.MesgNum.RECORD, {
+      timestamp: new Date(start.getTime() + i * 1000),
+      positionLat: Math.round(lat * SEMI),
+      positionLong: Math.round(lng * SEMI),
+      altitude: 500 + 50 * Math.sin(distance / 2000),
+      heartRate: 130 + Math.round(20 * Math.sin(i / 200)),
+      cadence: 85,
+      power: 180 + Math.round(60 * Math.sin(i / 90)),
+      speed,
+      distance,
+    });
+  }
+  const end = new Date(start.getTime() + seconds * 1000);
+  put(Profile.MesgNum.LAP, {
+    timestamp: end, startTime: start, totalElapsedTime: seconds, totalTimerTime: seconds, totalDistance: distance,
+  });
+  put(Profile.MesgNum.SESSION, {
+    timestamp: end, startTime: start, totalElapsedTime: seconds, totalTimerTime: seconds, totalDistance: distance,
+    sport: "cycling", subSport: "road", numLaps: 1, firstLapIndex: 0,
+  });
+  put(Profile.MesgNum.ACTIVITY, { timestamp: end, numSessions: 1, totalTimerTime: seconds });
+  return encoder.close() as Uint8Array;
+}
+
+async function bareDecode(bytes: Uint8Array): Promise<number> {
+  const t0 = performance.now();
+  await new FitParser({ mode: "list", force: false }).parseAsync(bytes.slice().buffer as ArrayBuffer);
+  return performance.now() - t0;
+}
+
+export const uploadsBench: BenchSuite = async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-uploads-"));
+  const server = await startServer(configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined }));
+  const figures: BenchFigure[] = [];
+  try {
+    const { platform } = server;
+    const ownerId = await createAthlete(platform, { firstname: "B", lastname: "O", email: "bench-owner@example.com", password: "password123" });
+    const app = await createApplication(platform, { name: "Bench", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true, challengesEnabled: true });
+    const athleteId = await createAthlete(platform, { firstname: "B", lastname: "R", email: "bench-rider@example.com", password: "password123", weight: 72 });
+    const token = await issueToken(platform, { athleteId, applicationId: app.client_id, permissions: ["read", "write"] });
+
+    // 10,000 segments: 200 along the generated loop, the rest scattered over the region.
+    const segments = Number(process.env.BENCH_SEGMENTS ?? 10_000);
+    const t0 = performance.now();
+    for (let i = 0; i < segments; i++) {
+      const onRoute = i % 50 === 0;
+      const from = onRoute ? (i / 50) * 97 % 19_000 : 0;
+      const points: [number, number][] = onRoute
+        ? [along(from), along(from + 300), along(from + 600)]
+        : (() => {
+          const lat = CENTER[0] - 1 + 2 * ((i * 7919) % 10_000) / 10_000;
+          const lng = CENTER[1] - 1 + 2 * ((i * 104_729) % 10_000) / 10_000;
+          return [[lat, lng], [lat + 0.003, lng + 0.002], [lat + 0.006, lng + 0.003]] as [number, number][];
+        })();
+      await createSegment(platform, { name: `Bench ${i}`, activityType: "Ride", points, altitudes: null, athleteId: ownerId, activityId: null }, "bench");
+    }
+    console.error(`uploads: ${segments} segments loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    for (const [label, seconds] of [["1 h", 3600], ["6 h", 21_600]] as const) {
+      const bytes = generateRide(seconds, seconds === 3600 ? "2024-05-04T07:00:00Z" : "2024-05-05T07:00:00Z");
+      const decode = await bareDecode(bytes);
+      const form = new FormData();
+      form.set("file", new Blob([bytes.slice().buffer as ArrayBuffer]), `bench-${seconds}.fit`);
+      form.set("data_type", "fit");
+      const posted = performance.now();
+      const res = await fetch(`${server.url}/v3/uploads`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+      const body = await res.json() as { id: number };
+      if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`);
+      let latency = 0;
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 1000)); // a client polling once a second
+        const poll = await fetch(`${server.url}/v3/uploads/${body.id}`, { headers: { authorization: `Bearer ${token}` } });
+        const status = await poll.json() as { status: string; error: string | null };
+        if (status.status === UPLOAD_STATUS.ready) {
+          latency = performance.now() - posted;
+          break;
+        }
+        if (status.status !== UPLOAD_STATUS.processing) throw new Error(`upload error: ${status.error}`);
+      }
+      // Server-side processing: from UploadReceived to UploadSucceeded as recorded.
+      const events = await platform.store.readStream(uploadStream(body.id));
+      const processing = new Date(events[events.length - 1].recordedAt).getTime() - new Date(events[0].recordedAt).getTime();
+      figures.push({
+        suite: "uploads", name: `${label} ride (${seconds} records) processing, ${segments} segments`, ours: processing,
+        baseline: decode, baselineName: "bare fit-file-parser decode", unit: "ms", higherIsBetter: false, target: "≤ 3× the bare decode",
+      });
+      figures.push({
+        suite: "uploads", name: `${label} ride upload → ready, polling once a second`, ours: latency, unit: "ms",
+        higherIsBetter: false, target: "spec: mean about 8 s",
+      });
+    }
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return figures;
+};
