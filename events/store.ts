@@ -99,25 +99,30 @@ export class EventStore {
           const prior = await this.#priorResult(tx, key);
           if (prior) return prior;
         }
-        const [{ version }] = await tx.query<{ version: number }>(
-          "select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1",
-          [streamId],
-        );
-        if (expectedVersion !== "any" && version !== expectedVersion) {
-          throw new ConcurrencyError(streamId, expectedVersion, version);
-        }
+        // The version check and the insert are one statement: no row is written on a mismatch.
         const rows = await tx.query<EventRow>(
-          `insert into events (stream_id, stream_version, type, schema_version, data, metadata)
-           select $1, $2::int + t.ord::int, t.e->>'type', (t.e->>'v')::int, t.e->'data', $4::jsonb
-             from jsonb_array_elements($3::jsonb) with ordinality as t(e, ord)
+          `with current_version as (
+             select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1
+           )
+           insert into events (stream_id, stream_version, type, schema_version, data, metadata)
+           select $1, c.version + t.ord::int, t.e->>'type', (t.e->>'v')::int, t.e->'data', $3::jsonb
+             from current_version c, jsonb_array_elements($2::jsonb) with ordinality as t(e, ord)
+            where $4::int is null or c.version = $4::int
             order by t.ord
            returning ${COLUMNS}`,
-          [streamId, version, toJson(payload), toJson(metadata)],
+          [streamId, toJson(payload), toJson(metadata), expectedVersion === "any" ? null : expectedVersion],
         );
+        if (rows.length === 0) {
+          const [{ version }] = await tx.query<{ version: number }>(
+            "select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1",
+            [streamId],
+          );
+          throw new ConcurrencyError(streamId, expectedVersion, version);
+        }
         const recorded = rows.map(toRecorded).sort((a, b) => a.streamVersion - b.streamVersion);
         const result: AppendResult = {
           streamId,
-          nextExpectedVersion: version + events.length,
+          nextExpectedVersion: recorded[recorded.length - 1].streamVersion,
           firstPosition: recorded[0].position,
           lastPosition: recorded[recorded.length - 1].position,
           duplicate: false,
@@ -149,6 +154,76 @@ export class EventStore {
           throw new ConcurrencyError(streamId, expectedVersion, version);
         }
       }
+      throw new UniqueViolationError(constraint);
+    }
+  }
+
+  /**
+   * Bulk path (imports, benchmark setup): appends to several distinct streams in one transaction,
+   * all or nothing. Each entry is checked against its expected version as `append` does; the
+   * inline projections see every event once, in position order. No idempotency keys.
+   */
+  async appendMany(
+    appends: { streamId: string; expectedVersion: ExpectedVersion; events: NewEvent[] }[],
+    options: { metadata?: EventMetadata } = {},
+  ): Promise<AppendResult[]> {
+    if (appends.length === 0) return [];
+    const streams = appends.map((a) => a.streamId);
+    if (new Set(streams).size !== streams.length) throw new Error("appendMany needs distinct streams");
+    const payload = appends.flatMap((a, s) => {
+      if (a.events.length === 0) throw new Error("append needs at least one event");
+      return a.events.map((event, n) => {
+        const definition = eventDefinition(event.type);
+        if (!definition) throw new Error(`unknown event type ${event.type}`);
+        const parsed = definition.schema.safeParse(event.data);
+        if (!parsed.success) throw new Error(`invalid ${event.type} event: ${parsed.error.message}`);
+        return { s, n: n + 1, type: event.type, v: definition.version, data: parsed.data };
+      });
+    });
+    try {
+      return await this.db.transaction(async (tx) => {
+        const rows = await tx.query<{ stream_id: string; version: number }>(
+          `select stream_id, max(stream_version)::int as version from events
+            where stream_id = any($1::text[]) group by stream_id`,
+          [streams],
+        );
+        const versions = new Map(rows.map((r) => [r.stream_id, Number(r.version)]));
+        const bases = appends.map((a) => {
+          const version = versions.get(a.streamId) ?? 0;
+          if (a.expectedVersion !== "any" && version !== a.expectedVersion) {
+            throw new ConcurrencyError(a.streamId, a.expectedVersion, version);
+          }
+          return version;
+        });
+        const inserted = await tx.query<EventRow>(
+          `insert into events (stream_id, stream_version, type, schema_version, data, metadata)
+           select ($1::text[])[(t.e->>'s')::int + 1], ($2::int[])[(t.e->>'s')::int + 1] + (t.e->>'n')::int,
+                  t.e->>'type', (t.e->>'v')::int, t.e->'data', $4::jsonb
+             from jsonb_array_elements($3::jsonb) with ordinality as t(e, ord)
+            order by t.ord
+           returning ${COLUMNS}`,
+          [streams, bases, toJson(payload), toJson(options.metadata ?? {})],
+        );
+        const recorded = inserted.map(toRecorded).sort((a, b) => a.position - b.position);
+        if (this.#inline) await this.#inline(tx, recorded);
+        const byStream = new Map<string, RecordedEvent[]>();
+        for (const e of recorded) byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e]);
+        return appends.map((a, s) => {
+          const own = byStream.get(a.streamId)!;
+          return {
+            streamId: a.streamId,
+            nextExpectedVersion: bases[s] + a.events.length,
+            firstPosition: own[0].position,
+            lastPosition: own[own.length - 1].position,
+            duplicate: false,
+            events: own,
+          };
+        });
+      });
+    } catch (error) {
+      if (sqlState(error) !== "23505") throw error;
+      const constraint = String((error as { constraint?: string }).constraint ?? "");
+      if (constraint === "events_stream_version") throw new ConcurrencyError(streams.join(","), "any", -1);
       throw new UniqueViolationError(constraint);
     }
   }

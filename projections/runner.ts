@@ -69,12 +69,30 @@ export class ProjectionRunner {
   /** Applies events to every projection that handles them, then moves their checkpoints. */
   async apply(tx: Queryable, events: RecordedEvent[]): Promise<void> {
     const touched = new Set<string>();
+    // Runs of events whose handlers all batch are applied per projection in few statements; any
+    // other handler first sees every earlier event applied, so the outcome equals one by one.
+    const pending = new Map<Projection, RecordedEvent[]>();
+    const flush = async () => {
+      for (const [projection, run] of pending) await projection.applyBatch!(tx, run);
+      pending.clear();
+    };
     for (const event of events) {
-      for (const projection of this.#byType.get(event.type) ?? []) {
-        await projection.apply(tx, event);
+      const handlers = this.#byType.get(event.type);
+      if (!handlers) continue;
+      const batchable = handlers.every((p) => p.applyBatch);
+      if (!batchable) await flush();
+      for (const projection of handlers) {
         touched.add(projection.name);
+        if (batchable) {
+          const run = pending.get(projection);
+          if (run) run.push(event);
+          else pending.set(projection, [event]);
+        }
+        else if (projection.applyBatch) await projection.applyBatch(tx, [event]);
+        else await projection.apply(tx, event);
       }
     }
+    await flush();
     if (touched.size === 0) return;
     await tx.query(
       `insert into projection_checkpoints (name, position)

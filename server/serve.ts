@@ -27,5 +27,8 @@ export async function listen(fetch: FetchHandler, options: { port: number; hostn
             server.close(() => done());
           }),
       }));
+    // Idle keep-alive connections stay open longer than clients keep them (undici: 4 s; proxies: 60 s),
+    // so a client never reuses a socket the server is closing (ECONNRESET when the loop was busy).
+    (server as unknown as { keepAliveTimeout: number }).keepAliveTimeout = 65_000;
   });
 }

@@ -96,7 +96,9 @@ export class Companion {
   #rateLimitMessage: string | undefined;
   #problem: string | undefined;
 
-  constructor(options: CompanionOptions) {
+  constructor(given: CompanionOptions) {
+    // Options given as undefined keep their defaults.
+    const options = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as CompanionOptions;
     this.#options = {
       volumeRoots: defaultVolumeRoots(),
       volumeScanMs: 2000,

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import { PGlite } from "@electric-sql/pglite";
 import { parseJsonExact } from "../../shared/json.ts";
 import { type Db, parseInt8, type Queryable, type Row } from "./types.ts";
@@ -7,13 +8,30 @@ const TIMESTAMPTZ = 1184;
 const TIMESTAMP = 1114;
 const JSON_OID = 114;
 const JSONB_OID = 3802;
+const BYTEA = 17;
 
 /** Keeps timestamps as ISO strings so both engines return the same values. */
 function isoTimestamp(text: string): string {
   return new Date(text.includes("+") || text.endsWith("Z") ? text : `${text}Z`).toISOString();
 }
 
+/**
+ * bytea in PGlite's text protocol is "\\x" + hex. Its built-in codec converts byte by byte in JS
+ * (about 50 ms for a 100 kB blob); node:buffer's native hex codec does the same in well under 1 ms.
+ */
+function parseBytea(text: string): Uint8Array {
+  return new Uint8Array(Buffer.from(text.slice(2), "hex"));
+}
+
+function serializeBytea(value: unknown): string {
+  if (!(value instanceof Uint8Array)) throw new Error("Invalid input for bytea type");
+  return "\\x" + Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex");
+}
+
+const serializers = { [BYTEA]: serializeBytea };
+
 const parsers = {
+  [BYTEA]: parseBytea,
   [INT8]: parseInt8,
   [TIMESTAMPTZ]: isoTimestamp,
   [TIMESTAMP]: isoTimestamp,
@@ -38,7 +56,7 @@ export async function openPglite(
   dataDir?: string,
   options: { searchPath?: string } = {},
 ): Promise<Db> {
-  const pg = new PGlite(dataDir, { parsers });
+  const pg = new PGlite(dataDir, { parsers, serializers });
   await pg.waitReady;
   if (options.searchPath) await pg.exec(`set search_path to ${options.searchPath}`);
   const base = wrap(pg);

@@ -44,6 +44,34 @@ export const athletesProjection: Projection = {
     create unique index if not exists athletes_email_unique on athletes (lower(email));
   `,
   handles: [athleteRegistered.type, athleteProfileUpdated.type],
+  async applyBatch(tx: Queryable, events: RecordedEvent[]) {
+    // Consecutive registrations go in one insert; a profile update applies in its place.
+    let registered: RecordedEvent[] = [];
+    const insertRegistered = async () => {
+      if (registered.length === 0) return;
+      const rows = registered.map((e) => ({ ...(e.data as Registered), at: e.recordedAt }));
+      await tx.query(
+        `insert into athletes (id, firstname, lastname, email, password_hash, sex, premium, city,
+           state, country, birthdate, weight, created_at, updated_at)
+         select r."athleteId", r.firstname, r.lastname, r.email, r."passwordHash", r.sex, r.premium, r.city,
+                r.state, r.country, r.birthdate, r.weight, r.at, r.at
+           from jsonb_to_recordset($1::jsonb) as r("athleteId" bigint, firstname text, lastname text, email text,
+             "passwordHash" text, sex text, premium boolean, city text, state text, country text, birthdate text,
+             weight double precision, at timestamptz)`,
+        [JSON.stringify(rows)],
+      );
+      registered = [];
+    };
+    for (const event of events) {
+      if (event.type === athleteRegistered.type) {
+        registered.push(event);
+        continue;
+      }
+      await insertRegistered();
+      await this.apply(tx, event);
+    }
+    await insertRegistered();
+  },
   async apply(tx: Queryable, event: RecordedEvent) {
     if (event.type === athleteRegistered.type) {
       const d = event.data as Registered;

@@ -6,6 +6,7 @@ import { activityDeleted, activityUpdated } from "../../events/activity/changes.
 import { challengeCreated, challengeJoined, challengeLeft } from "../../events/challenge/events.ts";
 import { segmentEffortsMatched } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
+import { countRankKey, rankCountsSchema, rankKeySql } from "./rank-counts.ts";
 
 type Created = EventData<typeof challengeCreated>;
 
@@ -94,11 +95,21 @@ async function recompute(tx: Queryable, challengeId: number, athleteId: number):
       };
     }
   }
-  await tx.query(
+  const [before] = await tx.query<{ activity_count: number; rank_key: string }>(
+    "select activity_count, rank_key from challenge_participants where challenge_id = $1 and athlete_id = $2",
+    [challengeId, athleteId],
+  );
+  const [after] = await tx.query<{ rank_key: string }>(
     `update challenge_participants set value = $3, score = $4, activity_id = $5, activity_count = $6,
-       success_count = $7, completed = $8 where challenge_id = $1 and athlete_id = $2`,
+       success_count = $7, completed = $8, rank_key = ${rankKeySql("$4::double precision")}
+      where challenge_id = $1 and athlete_id = $2 returning rank_key`,
     [challengeId, athleteId, row.value, row.score, row.activity_id, row.activity_count, row.success_count, row.completed],
   );
+  const wasOnBoard = Number(before.activity_count) > 0;
+  const isOnBoard = row.activity_count > 0;
+  if (wasOnBoard && isOnBoard && String(before.rank_key) === String(after.rank_key)) return;
+  if (wasOnBoard) await countRankKey(tx, challengeId, before.rank_key, -1);
+  if (isOnBoard) await countRankKey(tx, challengeId, after.rank_key, 1);
 }
 
 async function recomputeAthlete(tx: Queryable, athleteId: number): Promise<void> {
@@ -115,7 +126,7 @@ async function recomputeAthlete(tx: Queryable, athleteId: number): Promise<void>
  */
 export const challengesProjection: Projection = {
   name: "challenges",
-  tables: ["challenges", "challenge_participants", "challenge_activities", "challenge_efforts"],
+  tables: ["challenges", "challenge_participants", "challenge_rank_counts", "challenge_activities", "challenge_efforts"],
   schema: `
     create table if not exists challenges (
       id bigint primary key,
@@ -150,10 +161,15 @@ export const challengesProjection: Projection = {
       activity_count integer not null default 0,
       success_count integer not null default 0,
       completed boolean not null default false,
+      rank_key bigint not null default 0,
       primary key (challenge_id, athlete_id)
     );
     create index if not exists challenge_participants_athlete on challenge_participants (athlete_id);
-    create index if not exists challenge_participants_board on challenge_participants (challenge_id, score desc, athlete_id);
+    create index if not exists challenge_participants_leaderboard on challenge_participants (challenge_id, score desc, athlete_id)
+      where activity_count > 0;
+    create index if not exists challenge_participants_rank_key on challenge_participants (challenge_id, rank_key, score)
+      where activity_count > 0;
+    ${rankCountsSchema}
     create table if not exists challenge_activities (
       activity_id bigint primary key,
       athlete_id bigint not null,
@@ -206,7 +222,11 @@ export const challengesProjection: Projection = {
       }
       case challengeLeft.type: {
         const d = event.data as EventData<typeof challengeLeft>;
-        await tx.query("delete from challenge_participants where challenge_id = $1 and athlete_id = $2", [d.challengeId, d.athleteId]);
+        const [gone] = await tx.query<{ activity_count: number; rank_key: string }>(
+          "delete from challenge_participants where challenge_id = $1 and athlete_id = $2 returning activity_count, rank_key",
+          [d.challengeId, d.athleteId],
+        );
+        if (gone && Number(gone.activity_count) > 0) await countRankKey(tx, d.challengeId, gone.rank_key, -1);
         return;
       }
       case activityRecorded.type:

@@ -28,7 +28,49 @@ export const followsProjection: Projection = {
       await tx.query("delete from follows where follower_id = $1 and followee_id = $2", [d.athleteId, d.targetId]);
     }
   },
+  async applyBatch(tx: Queryable, events: RecordedEvent[]) {
+    const net = netFollows(events);
+    const removed = net.filter((p) => p.action !== "keep");
+    const added = net.filter((p) => p.action !== "delete");
+    if (removed.length) {
+      await tx.query(
+        `delete from follows f using jsonb_to_recordset($1::jsonb) as r(follower bigint, followee bigint)
+          where f.follower_id = r.follower and f.followee_id = r.followee`,
+        [JSON.stringify(removed)],
+      );
+    }
+    if (added.length) {
+      await tx.query(
+        `insert into follows (follower_id, followee_id, created_at)
+         select r.follower, r.followee, r.at from jsonb_to_recordset($1::jsonb) as r(follower bigint, followee bigint, at timestamptz)
+         on conflict do nothing`,
+        [JSON.stringify(added)],
+      );
+    }
+  },
 };
+
+/**
+ * The net effect of a run of follow events per (follower, followee) pair, equal to applying them
+ * one by one: "keep" = insert if absent (an existing row keeps its time), "replace" = the pair was
+ * unfollowed in the run and followed again, "delete" = unfollowed last.
+ */
+export function netFollows(events: RecordedEvent[]) {
+  const pairs = new Map<string, { follower: number; followee: number; action: "keep" | "replace" | "delete"; at: string }>();
+  for (const event of events) {
+    const d = event.data as { athleteId: number; targetId: number };
+    const key = `${d.athleteId}:${d.targetId}`;
+    const current = pairs.get(key);
+    if (event.type === athleteUnfollowed.type) {
+      pairs.set(key, { follower: d.athleteId, followee: d.targetId, action: "delete", at: event.recordedAt });
+    } else if (!current) {
+      pairs.set(key, { follower: d.athleteId, followee: d.targetId, action: "keep", at: event.recordedAt });
+    } else if (current.action === "delete") {
+      pairs.set(key, { ...current, action: "replace", at: event.recordedAt });
+    }
+  }
+  return [...pairs.values()];
+}
 
 /** friend/follower of listed athletes relative to a viewer: "accepted" or null, as the real service writes them. */
 export async function relationships(db: Queryable, viewerId: number, athleteIds: number[]) {

@@ -10,6 +10,7 @@ import {
   segmentUnstarred,
 } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
+import { refreshBoards, updateBoardAthlete } from "./boards.ts";
 
 type Created = EventData<typeof segmentCreated>;
 type Matched = EventData<typeof segmentEffortsMatched>;
@@ -22,11 +23,18 @@ type Matched = EventData<typeof segmentEffortsMatched>;
  *   activity removes its efforts; a private activity's efforts leave boards and counts.
  * - `segment_bests`: one row per (segment, athlete): their best public effort (elapsed time, then
  *   earlier start, then lower id), with the athlete's sex / birthdate / weight copied for filters.
+ * - `segment_period_bests` / `segment_board_counts`: the leaderboard's per-period bests and ranked
+ *   counts (see boards.ts).
  * - `segment_activity_facts`: pr_count and achievement_count of each activity (frozen at upload).
+ *
+ * effort_count and athlete_count are kept incrementally (never recounted over a segment's efforts).
  */
 export const segmentsProjection: Projection = {
   name: "segments",
-  tables: ["segments", "segment_stars", "segment_efforts", "segment_bests", "segment_activity_facts"],
+  tables: [
+    "segments", "segment_stars", "segment_efforts", "segment_bests", "segment_period_bests", "segment_board_counts",
+    "segment_activity_facts",
+  ],
   schema: `
     create table if not exists segments (
       id bigint primary key,
@@ -109,6 +117,35 @@ export const segmentsProjection: Projection = {
     );
     create index if not exists segment_bests_board on segment_bests (segment_id, elapsed_time, start_date, effort_id);
     create index if not exists segment_bests_sex on segment_bests (segment_id, sex, elapsed_time, start_date, effort_id);
+    create index if not exists segment_bests_birthdate on segment_bests (segment_id, birthdate);
+    create index if not exists segment_bests_athlete on segment_bests (athlete_id);
+    create table if not exists segment_period_bests (
+      segment_id bigint not null,
+      period text not null,
+      athlete_id bigint not null,
+      effort_id bigint not null,
+      activity_id bigint not null,
+      elapsed_time integer not null,
+      moving_time integer not null,
+      start_date timestamptz not null,
+      start_date_local timestamp not null,
+      sex text,
+      birthdate text,
+      weight double precision,
+      primary key (segment_id, period, athlete_id)
+    );
+    create index if not exists segment_period_bests_board on segment_period_bests (segment_id, period, elapsed_time, start_date, effort_id);
+    create index if not exists segment_period_bests_sex on segment_period_bests (segment_id, period, sex, elapsed_time, start_date, effort_id);
+    create index if not exists segment_period_bests_birthdate on segment_period_bests (segment_id, period, birthdate);
+    create index if not exists segment_period_bests_athlete on segment_period_bests (athlete_id);
+    create table if not exists segment_board_counts (
+      segment_id bigint not null,
+      board text not null,
+      shift integer not null,
+      slot integer not null,
+      n integer not null,
+      primary key (segment_id, board, shift, slot)
+    );
     create table if not exists segment_activity_facts (
       activity_id bigint primary key,
       pr_count integer not null,
@@ -146,36 +183,28 @@ export const segmentsProjection: Projection = {
         return matched(tx, event.data as Matched);
       case activityDeleted.type: {
         const d = event.data as { activityId: number };
-        const gone = await tx.query<{ segment_id: number; athlete_id: number }>(
-          "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id",
+        const gone = await tx.query<EffortChange>(
+          "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id, not private as public",
           [d.activityId],
         );
         await tx.query("delete from segment_activity_facts where activity_id = $1", [d.activityId]);
-        await refresh(tx, gone);
+        await refresh(tx, gone, gone.map((g) => (g.public ? -1 : 0)));
         return;
       }
       case activityUpdated.type: {
         const d = event.data as { activityId: number; private?: boolean };
         if (d.private === undefined) return;
-        const changed = await tx.query<{ segment_id: number; athlete_id: number }>(
+        const changed = await tx.query<EffortChange>(
           `update segment_efforts set private = $2 where activity_id = $1 and private <> $2
            returning segment_id, athlete_id`,
           [d.activityId, d.private],
         );
-        await refresh(tx, changed);
+        await refresh(tx, changed, changed.map(() => (d.private ? -1 : 1)));
         return;
       }
       case athleteProfileUpdated.type: {
         const d = event.data as { athleteId: number; sex?: string | null; birthdate?: string | null; weight?: number | null };
-        const sets: string[] = [];
-        const params: unknown[] = [d.athleteId];
-        for (const key of ["sex", "birthdate", "weight"] as const) {
-          if (d[key] !== undefined) {
-            params.push(d[key]);
-            sets.push(`${key} = $${params.length}`);
-          }
-        }
-        if (sets.length) await tx.query(`update segment_bests set ${sets.join(", ")} where athlete_id = $1`, params);
+        await updateBoardAthlete(tx, d.athleteId, d);
         return;
       }
     }
@@ -210,7 +239,7 @@ async function matched(tx: Queryable, d: Matched) {
     kom_rank: e.komRank, pr_rank: e.prRank, achievements: e.achievements.map((a) => ({ type_id: a.typeId, type: a.type, rank: a.rank })),
     hidden: e.hidden,
   }));
-  await tx.query(
+  const inserted = await tx.query<{ segment_id: number }>(
     `insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index,
        start_date, start_date_local, elapsed_time, moving_time, distance, average_heartrate, max_heartrate,
        average_watts, average_cadence, kom_rank, pr_rank, achievements, hidden, private)
@@ -222,45 +251,38 @@ async function matched(tx: Queryable, d: Matched) {
             elapsed_time integer, moving_time integer, distance double precision, average_heartrate double precision,
             max_heartrate double precision, average_watts double precision, average_cadence double precision,
             kom_rank integer, pr_rank integer, achievements jsonb, hidden boolean)
-     on conflict (id) do nothing`,
+     on conflict (id) do nothing
+     returning segment_id`,
     [JSON.stringify(rows), d.activityId, d.athleteId, d.private],
   );
-  await refresh(tx, d.efforts.map((e) => ({ segment_id: e.segmentId, athlete_id: d.athleteId })));
+  await refresh(
+    tx,
+    inserted.map((e) => ({ segment_id: e.segment_id, athlete_id: d.athleteId })),
+    inserted.map(() => (d.private ? 0 : 1)),
+  );
+}
+
+interface EffortChange {
+  segment_id: number;
+  athlete_id: number;
+  public?: boolean;
 }
 
 /**
- * Recomputes the bests of the given (segment, athlete) pairs from their public efforts, then the
- * segments' effort and athlete counts. Touches only the rows of those pairs / segments (index scans).
+ * Recomputes the bests of the given (segment, athlete) pairs (boards.ts), then moves the segments'
+ * effort_count by `effortDeltas` (one per change: public efforts added/removed) and athlete_count by
+ * the entries the all-time board gained or lost.
  */
-async function refresh(tx: Queryable, pairs: { segment_id: number; athlete_id: number }[]) {
-  if (pairs.length === 0) return;
-  const byAthlete = new Map<number, Set<number>>();
-  for (const p of pairs) {
-    const set = byAthlete.get(Number(p.athlete_id)) ?? new Set<number>();
-    set.add(Number(p.segment_id));
-    byAthlete.set(Number(p.athlete_id), set);
-  }
-  const segmentIds = new Set<number>();
-  for (const [athleteId, segments] of byAthlete) {
-    const ids = [...segments];
-    for (const id of ids) segmentIds.add(id);
-    await tx.query("delete from segment_bests where athlete_id = $1 and segment_id = any($2::bigint[])", [athleteId, ids]);
-    await tx.query(
-      `insert into segment_bests (segment_id, athlete_id, effort_id, activity_id, elapsed_time, moving_time, start_date,
-         start_date_local, sex, birthdate, weight)
-       select distinct on (e.segment_id) e.segment_id, e.athlete_id, e.id, e.activity_id, e.elapsed_time, e.moving_time,
-              e.start_date, e.start_date_local, a.sex, a.birthdate, a.weight
-         from segment_efforts e left join athletes a on a.id = e.athlete_id
-        where e.athlete_id = $1 and e.segment_id = any($2::bigint[]) and not e.private
-        order by e.segment_id, e.elapsed_time, e.start_date, e.id`,
-      [athleteId, ids],
-    );
-  }
+async function refresh(tx: Queryable, changes: EffortChange[], effortDeltas: number[]) {
+  if (changes.length === 0) return;
+  const gained = await refreshBoards(tx, changes);
+  const efforts = new Map<string, number>();
+  changes.forEach((c, k) => efforts.set(String(c.segment_id), (efforts.get(String(c.segment_id)) ?? 0) + effortDeltas[k]));
+  const ids = [...efforts.keys()];
   await tx.query(
-    `update segments s
-        set effort_count = (select count(*) from segment_efforts e where e.segment_id = s.id and not e.private),
-            athlete_count = (select count(*) from segment_bests b where b.segment_id = s.id)
-      where s.id = any($1::bigint[])`,
-    [[...segmentIds]],
+    `update segments s set effort_count = s.effort_count + d.efforts, athlete_count = s.athlete_count + d.athletes
+       from unnest($1::bigint[], $2::int[], $3::int[]) as d(id, efforts, athletes)
+      where s.id = d.id and (d.efforts <> 0 or d.athletes <> 0)`,
+    [ids, ids.map((id) => efforts.get(id) ?? 0), ids.map((id) => gained.get(id) ?? 0)],
   );
 }

@@ -55,7 +55,7 @@ export async function createPushSubscription(
   requestId: string,
 ): Promise<PushSubscriptionRow> {
   if (!input.callbackUrl) throw invalid("PushSubscription", "callback_url", "missing");
-  if (input.verifyToken === undefined) throw invalid("PushSubscription", "verify_token", "missing");
+  if (!input.verifyToken) throw invalid("PushSubscription", "verify_token", "missing");
   if (!callbackUrlAllowed(input.callbackUrl)) throw invalid("PushSubscription", "callback url", "not verifiable");
   if ((await subscriptionsOf(platform, applicationId)).length > 0) throw invalid("PushSubscription", "", "already exists");
   if (!(await verifyCallback(input.callbackUrl, input.verifyToken))) {

@@ -1,6 +1,6 @@
-import { encode } from "fast-png";
 import { insidePrivacyZone, type PrivacyZoneCircle, privacyZoneBounds } from "../../shared/privacy-zones.ts";
 import { latOf, lngOf, MAX_ZOOM, TILE_SIZE, unitsPerPixel, worldX, worldY } from "./mercator.ts";
+import { encodeRgbaPng } from "./png.ts";
 import type { Tracks } from "./tracks.ts";
 
 /** Segments per chunk: the unit a tile query tests against its bounding box. */
@@ -62,7 +62,7 @@ export function colourRamp(activitiesCount: number): Uint8Array {
 }
 
 /** A transparent 256 × 256 PNG (tiles with nothing drawn). */
-export const EMPTY_TILE: Uint8Array = encode({ width: TILE_SIZE, height: TILE_SIZE, data: new Uint8Array(PIXELS * 4), channels: 4, depth: 8 });
+export const EMPTY_TILE: Uint8Array = encodeRgbaPng(TILE_SIZE, TILE_SIZE, new Uint8Array(PIXELS * 4));
 
 /** A heatmap's tracks in memory with per-zoom simplified levels, rendering tiles on request. */
 export class TileRenderer {
@@ -192,11 +192,11 @@ export class TileRenderer {
     return any ? rgba : null;
   }
 
-  /** The tile as a PNG (the shared transparent tile when nothing is drawn). */
+  /** The tile as a PNG (the shared transparent tile when nothing is drawn); native zlib. */
   png(z: number, x: number, y: number, privacy: PrivacyFilter): Uint8Array {
     const rgba = this.rgba(z, x, y, privacy);
     if (!rgba) return EMPTY_TILE;
-    return encode({ width: TILE_SIZE, height: TILE_SIZE, data: rgba, channels: 4, depth: 8 }, { zlib: { level: 1 } });
+    return encodeRgbaPng(TILE_SIZE, TILE_SIZE, rgba);
   }
 }
 

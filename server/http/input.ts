@@ -90,8 +90,25 @@ export function zodToApiError(error: z.ZodError, resource: string, input: unknow
   return new ApiError(400, "Bad Request", errors);
 }
 
-/** Parses input with a schema or throws the documented 400. */
+/** U+0000 and unpaired surrogates: text PostgreSQL cannot store (text, jsonb), so never valid input. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Paths of input strings (and uploaded file names) holding unstorable characters. */
+function unstorableFields(value: unknown, path: string[] = [], out: string[] = [], depth = 0): string[] {
+  if (typeof value === "string") {
+    if (UNSTORABLE.test(value)) out.push(path.join(".") || "body");
+  } else if (typeof File !== "undefined" && value instanceof File) {
+    if (UNSTORABLE.test(value.name)) out.push(path.join(".") || "body");
+  } else if (value && typeof value === "object" && depth < 32) {
+    for (const [key, v] of Object.entries(value)) unstorableFields(v, [...path, key], out, depth + 1);
+  }
+  return out;
+}
+
+/** Parses input with a schema or throws the documented 400 (also for text with U+0000 or lone surrogates). */
 export function parseWith<T>(schema: z.ZodType<T>, input: unknown, resource: string): T {
+  const unstorable = unstorableFields(input);
+  if (unstorable.length) throw new ApiError(400, "Bad Request", unstorable.map((field) => ({ resource, field, code: "invalid" })));
   const result = schema.safeParse(input);
   if (!result.success) throw zodToApiError(result.error, resource, input);
   return result.data;

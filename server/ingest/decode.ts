@@ -54,6 +54,14 @@ export function sniff(content: Uint8Array, dataType: DataType): void {
   }
 }
 
+/** Longest recording accepted: beyond it a timestamp is corrupt (and durations would overflow). */
+export const MAX_RECORDING_SECONDS = 30 * 24 * 3600;
+
+/** Text from a file made storable: U+0000 and unpaired surrogates (refused by PostgreSQL) become U+FFFD. */
+export function storableText(text: string): string {
+  return text.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
+}
+
 /** Parses the (inflated) bytes of a device file of the given type. */
 export async function parseDeviceFile(content: Uint8Array, dataType: DataType): Promise<ParsedFile> {
   sniff(content, dataType);
@@ -62,5 +70,12 @@ export async function parseDeviceFile(content: Uint8Array, dataType: DataType): 
   if (parsed.samples.length === 0) {
     throw new IngestError(`The ${kind.toUpperCase()} file holds no timed records or trackpoints.`);
   }
+  const times = parsed.samples.map((s) => s.time);
+  const span = (Math.max(...times) - Math.min(...times)) / 1000;
+  if (!Number.isFinite(span) || span > MAX_RECORDING_SECONDS) {
+    throw new IngestError(`The ${kind.toUpperCase()} file's timestamps span more than ${MAX_RECORDING_SECONDS / 86400} days.`);
+  }
+  parsed.deviceName = parsed.deviceName === null ? null : storableText(parsed.deviceName);
+  parsed.notes = parsed.notes.map(storableText);
   return parsed;
 }

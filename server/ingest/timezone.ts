@@ -12,9 +12,33 @@ export function zoneAt(lat: number, lng: number): string | null {
   }
 }
 
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function offsetFormat(zone: string): Intl.DateTimeFormat {
+  let format = formats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" });
+    if (formats.size > 512) formats.clear();
+    formats.set(zone, format);
+  }
+  return format;
+}
+
+let prepared = false;
+
+/**
+ * Loads the runtime's time-zone data once (the first Intl time-zone formatter costs tens of
+ * milliseconds; later ones well under one), so no upload pays for it. Cheap to call again.
+ */
+export function prepareTimezones(): void {
+  if (prepared) return;
+  prepared = true;
+  zoneOffsetSeconds(zoneAt(48.85, 2.35) ?? "UTC", Date.UTC(2024, 0, 1));
+}
+
 /** Offset of a zone from UTC at an instant, in seconds. */
 export function zoneOffsetSeconds(zone: string, at: number): number {
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" }).formatToParts(new Date(at));
+  const parts = offsetFormat(zone).formatToParts(new Date(at));
   const name = parts.find((p) => p.type === "timeZoneName")?.value ?? "GMT";
   const m = /GMT([+-])(\d{1,2})(?::?(\d{2}))?/.exec(name);
   if (!m) return 0;

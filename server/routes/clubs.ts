@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Queryable } from "../../events/db/types.ts";
 import { DomainError } from "../../events/decider.ts";
 import { relationships } from "../../projections/follows/projection.ts";
+import { activityContext } from "../activities/access.ts";
 import { clubCommand, createClub } from "../actions/clubs.ts";
 import type { Auth } from "../http/auth.ts";
 import { badRequest, notFound } from "../http/errors.ts";
@@ -9,7 +10,7 @@ import { paging, zBool, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import type { Platform } from "../platform.ts";
 import { type AthleteRow, findAthlete, findAthletes, summaryAthlete } from "../representations/athlete.ts";
-import { type ActivitySocial, type ClubFeedRow, summaryClubActivity } from "../representations/club-activity.ts";
+import { clubActivities } from "../representations/club-activity.ts";
 import {
   clubsOfAthlete,
   detailedClub,
@@ -19,6 +20,7 @@ import {
   membershipOf,
   summaryClub,
 } from "../representations/club.ts";
+import { viewerOf } from "../privacy/activities.ts";
 import { athleteDetailExtensions } from "./athletes.ts";
 
 /** How many of the members' latest activities a club feed reaches (spec: Limits). */
@@ -104,6 +106,10 @@ function memberMove(
   });
 }
 
+/**
+ * The club feed: the window (latest CLUB_FEED_WINDOW public activities of current members, walking
+ * the feed table's start index), then `before`/page inside it; bodies from the activities read model.
+ */
 async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: { before?: number; page?: number; per_page?: number }) {
   const { perPage, offset } = paging(query);
   const params: unknown[] = [clubId, CLUB_FEED_WINDOW, perPage, offset];
@@ -112,9 +118,9 @@ async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: {
     params.push(new Date(query.before * 1000).toISOString());
     before = `where w.start_date < $${params.length}`;
   }
-  const rows = await platform.db.query<ClubFeedRow & { start_date: string }>(
-    `select w.activity_id, w.athlete_id, w.private, w.facts, w.start_date from (
-       select f.activity_id, f.athlete_id, f.private, f.facts, f.start_date
+  const rows = await platform.db.query<{ activity_id: number }>(
+    `select w.activity_id from (
+       select f.activity_id, f.start_date
          from club_feed_activities f
         where not f.private
           and exists (select 1 from club_members m
@@ -126,36 +132,8 @@ async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: {
      limit $3 offset $4`,
     params,
   );
-  const ids = [...new Set(rows.map((r) => Number(r.athlete_id)))];
-  const athletes = await findAthletes(platform.db, ids);
-  const rel = await relationships(platform.db, auth.athleteId, ids);
-  const social = await socialOf(platform.db, rows.map((r) => Number(r.activity_id)), auth.athleteId);
-  return rows.map((r) => {
-    const athleteId = Number(r.athlete_id);
-    const athlete = athletes.get(athleteId);
-    const facts = typeof r.facts === "string" ? JSON.parse(r.facts) : r.facts;
-    const exact = athleteId === auth.athleteId && auth.permissions.has("view_private");
-    return summaryClubActivity(
-      { ...r, facts },
-      athlete ? summaryAthlete(athlete, rel.get(athleteId)) : { id: athleteId, resource_state: 1 },
-      exact,
-      social.get(Number(r.activity_id)),
-    );
-  });
-}
-
-/** Kudos, comments and photos of listed activities (the activities read model) and the viewer's kudos. */
-async function socialOf(db: Queryable, activityIds: number[], viewerId: number) {
-  const result = new Map<number, ActivitySocial>();
-  if (activityIds.length === 0) return result;
-  const rows = await db.query<ActivitySocial & { id: number }>(
-    `select a.id, a.kudos_count, a.comment_count, a.photo_count, a.total_photo_count,
-            exists (select 1 from activity_kudos k where k.activity_id = a.id and k.athlete_id = $2) as has_kudoed
-       from activities a where a.id = any($1::bigint[])`,
-    [activityIds, viewerId],
-  );
-  for (const r of rows) result.set(Number(r.id), { ...r, kudos_count: Number(r.kudos_count), comment_count: Number(r.comment_count) });
-  return result;
+  const context = activityContext(platform, auth);
+  return clubActivities(rows.map((r) => Number(r.activity_id)), { ...context, viewer: viewerOf(auth)! });
 }
 
 /** The detailed athlete's `clubs`: summary clubs with the athlete's membership fields. */

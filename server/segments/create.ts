@@ -24,15 +24,18 @@ export interface NewSegment {
   hazardous?: boolean;
 }
 
-/** Records a new segment with its derived facts; returns its id. */
-export async function createSegment(platform: Platform, s: NewSegment, source: string): Promise<number> {
+/** Checks a new segment and derives its facts (throws a DomainError naming the bad field). */
+function validated(s: NewSegment): ReturnType<typeof segmentFacts> {
   if (!s.name.trim()) throw new DomainError("invalid", "Segment", "name", "missing");
   if (s.points.length < 2) throw new DomainError("invalid", "Segment", "points", "invalid");
   const facts = segmentFacts(s.points, s.altitudes);
   if (!(facts.distance > 0)) throw new DomainError("invalid", "Segment", "points", "invalid");
-  const segmentId = await nextId(platform.db, "segment");
+  return facts;
+}
+
+function createdEvent(segmentId: number, s: NewSegment, facts: ReturnType<typeof segmentFacts>) {
   const altitudes = s.altitudes && s.altitudes.every((a) => typeof a === "number") ? s.altitudes as number[] : null;
-  await platform.store.append(segmentStream(segmentId), 0, [segmentCreated.create({
+  return segmentCreated.create({
     segmentId,
     athleteId: s.athleteId,
     activityId: s.activityId,
@@ -47,8 +50,37 @@ export async function createSegment(platform: Platform, s: NewSegment, source: s
     country: s.country ?? null,
     private: s.private ?? false,
     hazardous: s.hazardous ?? false,
-  })], { metadata: { athleteId: s.athleteId ?? undefined, source } });
+  });
+}
+
+/** Records a new segment with its derived facts; returns its id. */
+export async function createSegment(platform: Platform, s: NewSegment, source: string): Promise<number> {
+  const facts = validated(s);
+  const segmentId = await nextId(platform.db, "segment");
+  await platform.store.append(segmentStream(segmentId), 0, [createdEvent(segmentId, s, facts)], {
+    metadata: { athleteId: s.athleteId ?? undefined, source },
+  });
   return segmentId;
+}
+
+/**
+ * Records many segments at once (bulk loads: imports, benchmark setup): the same events as
+ * createSegment, one per segment stream, written in a single transaction (all or nothing).
+ * Returns their ids in order.
+ */
+export async function createSegments(platform: Platform, list: NewSegment[], source: string): Promise<number[]> {
+  if (list.length === 0) return [];
+  const facts = list.map(validated);
+  const rows = await platform.db.query<{ id: number }>(
+    "select nextval('public.ids_segment') as id from generate_series(1, $1::int)",
+    [list.length],
+  );
+  const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+  await platform.store.appendMany(
+    list.map((s, i) => ({ streamId: segmentStream(ids[i]), expectedVersion: 0, events: [createdEvent(ids[i], s, facts[i])] })),
+    { metadata: { athleteId: list.every((s) => s.athleteId === list[0].athleteId) ? list[0].athleteId ?? undefined : undefined, source } },
+  );
+  return ids;
 }
 
 /** The stored streams of an activity (null when it has none). */

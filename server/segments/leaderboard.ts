@@ -1,10 +1,10 @@
 import type { Queryable } from "../../events/db/types.ts";
+import {
+  AGE_GROUPS, SHIFTS, WEIGHT_CLASSES, WEIGHT_CLASSES_KG, WEIGHT_CLASSES_LB, weightBounds, weightCohort,
+} from "../../projections/segments/boards.ts";
 import { exactInteger } from "../../shared/json.ts";
 
-export const AGE_GROUPS = ["0_19", "20_24", "25_34", "35_44", "45_54", "55_64", "65_69", "70_74", "75_plus"] as const;
-export const WEIGHT_CLASSES_LB = ["0_74", "75_99", "100_124", "125_149", "150_164", "165_179", "180_199", "200_224", "225_249", "250_plus"] as const;
-export const WEIGHT_CLASSES_KG = ["0_34", "35_44", "45_54", "55_64", "65_74", "75_84", "85_94", "95_104", "105_114", "115_plus"] as const;
-export const WEIGHT_CLASSES = [...WEIGHT_CLASSES_LB, ...WEIGHT_CLASSES_KG] as const;
+export { AGE_GROUPS, WEIGHT_CLASSES, WEIGHT_CLASSES_KG, WEIGHT_CLASSES_LB, weightBounds };
 export const DATE_RANGES = ["this_year", "this_month", "this_week", "today"] as const;
 
 export interface LeaderboardFilters {
@@ -28,22 +28,10 @@ export interface LeaderboardRequest {
   today?: Date;
 }
 
-const LB = 0.45359237;
 const isoDate = (d: Date) => d.toISOString().slice(0, 10);
 
 function yearsBefore(today: Date, years: number): string {
-  const d = new Date(Date.UTC(today.getUTCFullYear() - years, today.getUTCMonth(), today.getUTCDate()));
-  return isoDate(d);
-}
-
-/** Lower (inclusive) and upper (exclusive) bounds in kg of a weight class; null = open. */
-export function weightBounds(weightClass: string): [number | null, number | null] {
-  const pounds = (WEIGHT_CLASSES_LB as readonly string[]).includes(weightClass);
-  const [lo, hi] = weightClass.split("_");
-  const factor = pounds ? LB : 1;
-  const lower = Number(lo) === 0 ? null : Number(lo) * factor;
-  const upper = hi === "plus" ? null : (Number(hi) + 1) * factor;
-  return [lower, upper];
+  return isoDate(new Date(Date.UTC(today.getUTCFullYear() - years, today.getUTCMonth(), today.getUTCDate())));
 }
 
 /** Birthdates (ISO text) of an age group today: [after (exclusive), atMost (inclusive)]; null = open. */
@@ -66,6 +54,14 @@ export function rangeStart(range: (typeof DATE_RANGES)[number], today: Date): st
   return start.toISOString().slice(0, 19);
 }
 
+/** The period key (segment_period_bests.period) of a date range today: y2026, m2026-11, w2026-11-16, d2026-11-22. */
+export function periodKey(range: (typeof DATE_RANGES)[number], today: Date): string {
+  const start = rangeStart(range, today);
+  if (range === "this_year") return `y${start.slice(0, 4)}`;
+  if (range === "this_month") return `m${start.slice(0, 7)}`;
+  return `${range === "this_week" ? "w" : "d"}${start.slice(0, 10)}`;
+}
+
 interface BoardRow {
   athlete_id: number;
   effort_id: number | bigint;
@@ -73,68 +69,156 @@ interface BoardRow {
   elapsed_time: number;
   moving_time: number;
   start_date: string;
+  start_key: string;
   start_date_local: string;
   firstname: string | null;
   lastname: string | null;
-  sex: string | null;
+  athlete_sex: string | null;
 }
 
 /**
- * Builds the board (one row per athlete: their best public effort) as SQL over `board` plus params.
- * Without a date range it reads the maintained `segment_bests`; with one, the bests within the
- * range are computed from `segment_efforts`.
+ * Collects SQL parameters: `p(v)` answers a marker, and `query` numbers the markers a statement
+ * uses ($1, $2, …) and passes only those values (unused ones could not be typed by the server).
  */
-function boardSql(req: LeaderboardRequest): { cte: string; params: unknown[] } {
-  const today = req.today ?? new Date();
-  const params: unknown[] = [req.segmentId];
-  const where: string[] = [];
-  const p = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
-  const f = req.filters;
-  if (f.gender) where.push(`b.sex = ${p(f.gender)}`);
-  if (f.ageGroup) {
-    const [after, atMost] = birthdateBounds(f.ageGroup, today);
-    where.push("b.birthdate is not null");
-    if (after) where.push(`b.birthdate > ${p(after)}`);
-    if (atMost) where.push(`b.birthdate <= ${p(atMost)}`);
+class Sql {
+  private readonly values: unknown[] = [];
+  p(value: unknown): string {
+    this.values.push(value);
+    return `\u0001${this.values.length - 1}\u0001`;
   }
-  if (f.weightClass) {
-    const [lower, upper] = weightBounds(f.weightClass);
-    where.push("b.weight is not null");
-    if (lower !== null) where.push(`b.weight >= ${p(lower)}`);
-    if (upper !== null) where.push(`b.weight < ${p(upper)}`);
+  query<T>(db: Queryable, text: string): Promise<T[]> {
+    const params: unknown[] = [];
+    const numbers = new Map<string, number>();
+    const sql = text.replace(/\u0001(\d+)\u0001/g, (_, k: string) => {
+      if (!numbers.has(k)) {
+        params.push(this.values[Number(k)]);
+        numbers.set(k, params.length);
+      }
+      return `$${numbers.get(k)}`;
+    });
+    return db.query<T>(sql, params);
   }
-  if (f.following) {
-    const me = p(req.viewerId);
-    where.push(`(b.athlete_id = ${me} or b.athlete_id in (select followee_id from follows where follower_id = ${me}))`);
-  }
-  if (f.clubId !== undefined) {
-    where.push(`b.athlete_id in (select athlete_id from club_members where club_id = ${p(f.clubId)} and membership = 'member')`);
-  }
-  const filter = where.length ? ` and ${where.join(" and ")}` : "";
-  if (!f.dateRange) {
-    return {
-      cte: `board as (select b.athlete_id, b.effort_id, b.activity_id, b.elapsed_time, b.moving_time, b.start_date,
-              b.start_date_local from segment_bests b where b.segment_id = $1${filter})`,
-      params,
-    };
-  }
-  const from = p(rangeStart(f.dateRange, today));
-  return {
-    cte: `board as (select * from (
-              select distinct on (e.athlete_id) e.athlete_id, e.id as effort_id, e.activity_id, e.elapsed_time,
-                     e.moving_time, e.start_date, e.start_date_local, a.sex, a.birthdate, a.weight
-                from segment_efforts e left join athletes a on a.id = e.athlete_id
-               where e.segment_id = $1 and not e.private and e.start_date_local >= ${from}::timestamp
-               order by e.athlete_id, e.elapsed_time, e.start_date, e.id) b
-            where true${filter})`,
-    params,
-  };
 }
 
-const ORDER = "order by elapsed_time, start_date, effort_id";
+/**
+ * Which rows make the board: the all-time bests or one period's, narrowed by the filters; and how
+ * to count "entries strictly faster than t" — from `segment_board_counts` when the filters form
+ * one cohort (none, gender, weight class, age group = whole birth years plus the two partial
+ * years counted directly), else by counting rows.
+ */
+class Board {
+  readonly table: string;
+  readonly source: string;
+  readonly filters: string[] = [];
+  /** Boards of segment_board_counts summed for counting; null = count rows. */
+  readonly boards: string[] | null;
+  /** Extra conditions (birthdate ranges) whose rows are counted directly on top of `boards`. */
+  readonly partials: string[] = [];
+  /** The segment id's placeholder. */
+  readonly seg: string;
+
+  constructor(readonly sql: Sql, req: LeaderboardRequest) {
+    const today = req.today ?? new Date();
+    const f = req.filters;
+    const seg = this.seg = sql.p(req.segmentId);
+    const period = f.dateRange ? periodKey(f.dateRange, today) : "all";
+    if (f.dateRange) {
+      this.table = "segment_period_bests";
+      this.source = `b.segment_id = ${seg} and b.period = ${sql.p(period)}`;
+    } else {
+      this.table = "segment_bests";
+      this.source = `b.segment_id = ${seg}`;
+    }
+    const cohorts = [f.gender, f.ageGroup, f.weightClass].filter((v) => v !== undefined).length;
+    let boards: string[] | null = cohorts <= 1 ? [period] : null;
+    if (f.gender) {
+      this.filters.push(`b.sex = ${sql.p(f.gender)}`);
+      if (boards) boards = [`${period}|sex:${f.gender}`];
+    }
+    if (f.weightClass) {
+      const [lower, upper] = weightBounds(f.weightClass);
+      this.filters.push("b.weight is not null");
+      if (lower !== null) this.filters.push(`b.weight >= ${sql.p(lower)}`);
+      if (upper !== null) this.filters.push(`b.weight < ${sql.p(upper)}`);
+      if (boards) boards = [`${period}|${weightCohort(f.weightClass)}`];
+    }
+    if (f.ageGroup) {
+      const [after, atMost] = birthdateBounds(f.ageGroup, today);
+      const age = ["b.birthdate is not null"];
+      if (after) age.push(`b.birthdate > ${sql.p(after)}`);
+      if (atMost) age.push(`b.birthdate <= ${sql.p(atMost)}`);
+      this.filters.push(...age);
+      if (boards) {
+        // Whole birth years come from the counts; the partial years at either end are counted.
+        const first = after ? Number(after.slice(0, 4)) + 1 : 1900;
+        const last = atMost ? Number(atMost.slice(0, 4)) - 1 : today.getUTCFullYear() + 1;
+        boards = [];
+        for (let y = first; y <= last; y++) boards.push(`${period}|by:${String(y).padStart(4, "0")}`);
+        const lowerPart = after ? `b.birthdate > ${sql.p(after)}` : "true";
+        this.partials.push(`${lowerPart} and b.birthdate < ${sql.p(String(first).padStart(4, "0"))}`);
+        const upperPart = atMost ? `b.birthdate <= ${sql.p(atMost)}` : "true";
+        this.partials.push(`b.birthdate >= ${sql.p(String(last + 1).padStart(4, "0"))} and ${upperPart}`);
+        if (first > last) {
+          boards = [];
+          this.partials.splice(0, 2, age.join(" and "));
+        }
+      }
+    }
+    this.boards = boards;
+  }
+
+  /** The board's rows: `from … where …` over alias b. */
+  get from(): string {
+    return `from ${this.table} b where ${[this.source, ...this.filters].join(" and ")}`;
+  }
+
+  /** The board's rows with their athletes (alias a). */
+  get fromWithAthletes(): string {
+    return `from ${this.table} b left join athletes a on a.id = b.athlete_id where ${[this.source, ...this.filters].join(" and ")}`;
+  }
+
+  /** SQL of the number of entries strictly faster than `t` (null: all entries). */
+  count(t: number | null): string {
+    const sql = this.sql;
+    const faster = t === null ? "" : ` and b.elapsed_time < ${sql.p(t)}`;
+    if (!this.boards) return `(select count(*) ${this.from}${faster})`;
+    const parts: string[] = [];
+    const boards = this.boards.length ? sql.p(this.boards) : null;
+    const seg = this.seg;
+    if (boards) {
+      const ranges: [number, number | null, number][] = t === null
+        ? [[31, null, 1]]
+        : SHIFTS.slice(0, -1).map((shift, k) => {
+          const up = SHIFTS[k + 1];
+          return [shift, ((t >> up) << (up - shift)) >>> 0, t >> shift];
+        });
+      for (const [shift, from, to] of ranges) {
+        const slots = from === null ? "" : ` and slot >= ${from} and slot < ${to}`;
+        parts.push(`(select coalesce(sum(n), 0) from segment_board_counts
+                      where segment_id = ${seg} and board = any(${boards}::text[]) and shift = ${shift}${slots})`);
+      }
+    }
+    for (const partial of this.partials) {
+      parts.push(`(select count(*) from ${this.table} b where ${this.source} and ${partial}${faster})`);
+    }
+    return parts.length ? `(${parts.join(" + ")})` : "0";
+  }
+}
+
+const COLUMNS = `b.athlete_id, b.effort_id, b.activity_id, b.elapsed_time, b.moving_time, b.start_date,
+  b.start_date::text as start_key, b.start_date_local, a.firstname, a.lastname, a.sex as athlete_sex`;
+const ORDER = "b.elapsed_time, b.start_date, b.effort_id";
+
+type Ranked = BoardRow & { rank: number; position: number };
+
+/** Competition ranks of consecutive rows starting at `position`, the first being `firstRank`. */
+function rankRun(rows: BoardRow[], position: number, firstRank: number): Ranked[] {
+  let rank = firstRank;
+  return rows.map((row, k) => {
+    if (k > 0 && row.elapsed_time !== rows[k - 1].elapsed_time) rank = position + k;
+    return { ...row, rank, position: position + k };
+  });
+}
 
 /**
  * The segment leaderboard: entry_count, the requested page, and the viewer's entry with
@@ -142,50 +226,9 @@ const ORDER = "order by elapsed_time, start_date, effort_id";
  * (ties share it, the next is skipped).
  */
 export async function leaderboard(db: Queryable, req: LeaderboardRequest) {
-  const { cte, params } = boardSql(req);
-  const n = params.length;
-  const [{ count }] = await db.query<{ count: number }>(`with ${cte} select count(*)::int as count from board`, params);
-  const windows: { offset: number; limit: number }[] = [{ offset: (req.page - 1) * req.perPage, limit: req.perPage }];
-  // The viewer's row, then how many rows come before it (one index range scan; the CTE is inlined).
-  const [me] = await db.query<{ elapsed_time: number; start_date: string; effort_id: string }>(
-    `with ${cte} select elapsed_time, start_date, effort_id::text as effort_id from board where athlete_id = $${n + 1}`,
-    [...params, req.viewerId],
-  );
-  const mine = me
-    ? (await db.query<{ position: number }>(
-      `with ${cte} select count(*)::int as position from board
-        where (elapsed_time, start_date, effort_id) < ($${n + 1}::int, $${n + 2}::timestamptz, $${n + 3}::bigint)`,
-      [...params, me.elapsed_time, me.start_date, me.effort_id],
-    ))[0]
-    : undefined;
-  if (mine) {
-    const from = Math.max(0, mine.position - req.contextEntries);
-    windows.push({ offset: from, limit: mine.position + req.contextEntries + 1 - from });
-  }
-  const entries = new Map<number, BoardRow & { rank: number }>();
-  for (const w of windows) {
-    if (w.offset >= count || w.limit <= 0) continue;
-    const rows = await db.query<BoardRow>(
-      `with ${cte}
-       select b.athlete_id, b.effort_id, b.activity_id, b.elapsed_time, b.moving_time, b.start_date, b.start_date_local,
-              a.firstname, a.lastname, a.sex
-         from (select * from board ${ORDER} offset ${w.offset} limit ${w.limit}) b
-         left join athletes a on a.id = b.athlete_id
-        order by b.elapsed_time, b.start_date, b.effort_id`,
-      params,
-    );
-    if (rows.length === 0) continue;
-    const [{ faster }] = await db.query<{ faster: number }>(
-      `with ${cte} select count(*)::int as faster from board where elapsed_time < $${n + 1}`,
-      [...params, rows[0].elapsed_time],
-    );
-    let rank = faster;
-    rows.forEach((row, k) => {
-      if (k > 0 && row.elapsed_time !== rows[k - 1].elapsed_time) rank = w.offset + k;
-      entries.set(w.offset + k, { ...row, rank });
-    });
-  }
-  const ordered = [...entries.entries()].sort((a, b) => a[0] - b[0]).map(([, e]) => e);
+  const f = req.filters;
+  const { count, entries } = f.following || f.clubId !== undefined ? await smallBoard(db, req) : await countedBoard(db, req);
+  const ordered = [...entries.values()].sort((a, b) => a.position - b.position);
   return {
     effort_count: count,
     entry_count: count,
@@ -193,7 +236,7 @@ export async function leaderboard(db: Queryable, req: LeaderboardRequest) {
     entries: ordered.map((e) => ({
       athlete_name: `${e.firstname ?? ""} ${(e.lastname ?? "").slice(0, 1)}.`.trim(),
       athlete_id: Number(e.athlete_id),
-      athlete_gender: e.sex,
+      athlete_gender: e.athlete_sex,
       effort_id: exactInteger(e.effort_id),
       activity_id: Number(e.activity_id),
       elapsed_time: e.elapsed_time,
@@ -203,4 +246,91 @@ export async function leaderboard(db: Queryable, req: LeaderboardRequest) {
       rank: e.rank,
     })),
   };
+}
+
+/**
+ * following / club_id: the board is at most the (small) follow or member list, so it is read whole —
+ * driven from that list, each athlete's best found by primary key — and ranked in memory.
+ */
+async function smallBoard(db: Queryable, req: LeaderboardRequest) {
+  const sql = new Sql();
+  const board = new Board(sql, req);
+  const f = req.filters;
+  const me = sql.p(req.viewerId);
+  const lists: string[] = [];
+  if (f.following) lists.push(`select followee_id as athlete_id from follows where follower_id = ${me} union select ${me}::bigint`);
+  if (f.clubId !== undefined) {
+    lists.push(`select athlete_id from club_members where club_id = ${sql.p(f.clubId)} and membership = 'member'`);
+  }
+  const [driver, ...others] = lists;
+  const rows = await sql.query<BoardRow>(
+    db,
+    `select ${COLUMNS}
+       from (${driver}) l
+       join ${board.table} b on ${board.source} and b.athlete_id = l.athlete_id
+       left join athletes a on a.id = b.athlete_id
+      where ${["true", ...board.filters, ...others.map((o) => `b.athlete_id in (${o})`)].join(" and ")}
+      order by ${ORDER}`,
+  );
+  const ranked = rankRun(rows, 0, 0);
+  const entries = new Map<number, Ranked>();
+  const offset = (req.page - 1) * req.perPage;
+  for (const row of ranked.slice(offset, offset + req.perPage)) entries.set(row.position, row);
+  const mine = ranked.findIndex((r) => Number(r.athlete_id) === req.viewerId);
+  if (mine >= 0) {
+    for (const row of ranked.slice(Math.max(0, mine - req.contextEntries), mine + req.contextEntries + 1)) entries.set(row.position, row);
+  }
+  return { count: rows.length, entries };
+}
+
+/**
+ * Every other board: the page and the viewer's context rows are read through the board's
+ * ordered index (page by offset, context by keyset from the viewer's row); entry_count, the
+ * viewer's position and the ranks of the first row of each run come from `Board.count`.
+ */
+async function countedBoard(db: Queryable, req: LeaderboardRequest) {
+  const sql = new Sql();
+  const board = new Board(sql, req);
+  const offset = (req.page - 1) * req.perPage;
+  const k = req.contextEntries;
+  // 1. The viewer's own entry (primary key), if they are on this board.
+  const meSql = new Sql();
+  const meBoard = new Board(meSql, req);
+  const [me] = await meSql.query<BoardRow>(db, `select ${COLUMNS} ${meBoard.fromWithAthletes} and b.athlete_id = ${meSql.p(req.viewerId)}`);
+  // 2. The page, and the context rows before and from the viewer (keyset on the board's order).
+  const from = board.fromWithAthletes;
+  const selects = [`(select 0 as part, ${COLUMNS} ${from} order by ${ORDER} offset ${offset} limit ${req.perPage})`];
+  if (me) {
+    const key = `(${sql.p(me.elapsed_time)}::int, ${sql.p(me.start_key)}::timestamptz, ${sql.p(String(me.effort_id))}::bigint)`;
+    if (k > 0) {
+      selects.push(`(select 1 as part, ${COLUMNS} ${from} and (${ORDER}) < ${key}
+                      order by b.elapsed_time desc, b.start_date desc, b.effort_id desc limit ${k})`);
+    }
+    selects.push(`(select 2 as part, ${COLUMNS} ${from} and (${ORDER}) >= ${key} order by ${ORDER} limit ${k + 1})`);
+  }
+  const rows = await sql.query<BoardRow & { part: number }>(db, selects.join(" union all "));
+  const page = rows.filter((r) => r.part === 0);
+  const context = [...rows.filter((r) => r.part === 1).reverse(), ...rows.filter((r) => r.part === 2)];
+  // 3. Counts: entries, and how many are strictly faster than the viewer and than each run's first row.
+  const counts = new Sql();
+  const countBoard = new Board(counts, req);
+  const exprs = [`${countBoard.count(null)}::int as total`];
+  if (me) {
+    exprs.push(`${countBoard.count(me.elapsed_time)}::int as mine`);
+    exprs.push(`(select count(*) ${countBoard.from} and b.elapsed_time = ${counts.p(me.elapsed_time)}
+      and (b.start_date, b.effort_id) < (${counts.p(me.start_key)}::timestamptz, ${counts.p(String(me.effort_id))}::bigint))::int as ties`);
+    if (context.length) exprs.push(`${countBoard.count(context[0].elapsed_time)}::int as context_first`);
+  }
+  if (page.length && offset > 0) exprs.push(`${countBoard.count(page[0].elapsed_time)}::int as page_first`);
+  const [n] = await counts.query<{ total: number; mine?: number; ties?: number; context_first?: number; page_first?: number }>(
+    db,
+    `select ${exprs.join(", ")}`,
+  );
+  const entries = new Map<number, Ranked>();
+  if (offset < n.total) for (const row of rankRun(page, offset, offset === 0 ? 0 : n.page_first!)) entries.set(row.position, row);
+  if (me && context.length) {
+    const position = n.mine! + n.ties! - rows.filter((r) => r.part === 1).length;
+    for (const row of rankRun(context, position, n.context_first!)) entries.set(row.position, row);
+  }
+  return { count: n.total, entries };
 }

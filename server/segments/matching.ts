@@ -60,9 +60,16 @@ export class PreparedTrack {
   /** Bounding boxes of consecutive chunks of the track (for querying the segment index). */
   readonly chunks: { minLat: number; minLng: number; maxLat: number; maxLng: number }[] = [];
 
+  /** recordedBefore[i]: how many of points[0 … i-1] are recorded (have a position). */
+  readonly recordedBefore: Uint32Array;
+
   constructor(latlng: (LatLng | null)[], chunkSize = 64) {
     this.points = latlng;
-    for (let i = 0; i < latlng.length; i++) if (latlng[i]) this.#pointIndexOf.push(i);
+    this.recordedBefore = new Uint32Array(latlng.length + 1);
+    for (let i = 0; i < latlng.length; i++) {
+      this.recordedBefore[i + 1] = this.recordedBefore[i] + (latlng[i] ? 1 : 0);
+      if (latlng[i]) this.#pointIndexOf.push(i);
+    }
     if (this.#pointIndexOf.length === 0) {
       this.#index = null;
       return;
@@ -109,8 +116,8 @@ function nearestOfRuns(track: PreparedTrack, indexes: number[], target: LatLng):
   let bestDistance = Infinity;
   let previous = -2;
   for (const i of indexes) {
-    let contiguous = previous >= 0;
-    for (let k = previous + 1; contiguous && k < i; k++) if (track.points[k]) contiguous = false;
+    // Contiguous: no recorded point strictly between the previous candidate and this one.
+    const contiguous = previous >= 0 && track.recordedBefore[i] === track.recordedBefore[previous + 1];
     if (!contiguous && best >= 0) {
       out.push(best);
       best = -1;
@@ -156,6 +163,8 @@ function nearestOnPath(
 function follow(track: PreparedTrack, segment: PreparedSegment, start: number, trackDistance: number[] | null): number | null {
   const { endpointRadius, corridor, maxDistanceFactor } = MATCH_TOLERANCE;
   const end = segment.points[segment.points.length - 1];
+  const endX = segment.xs[segment.xs.length - 1], endY = segment.ys[segment.ys.length - 1];
+  const farFromEnd2 = (endpointRadius * 1.5 + 5) ** 2;
   const maxTravel = segment.length * maxDistanceFactor + corridor;
   let edge = 0;
   let progress = 0;
@@ -169,7 +178,10 @@ function follow(track: PreparedTrack, segment: PreparedSegment, start: number, t
     travelled = trackDistance ? trackDistance[k] - trackDistance[start] : travelled + haversine(last, p);
     last = p;
     const x = segment.projection.x(p), y = segment.projection.y(p);
-    const toEnd = haversine(p, end);
+    // The great-circle distance only where the local projection says the end may be in reach
+    // (with a wide margin for the projection's error), so the result is the same as always using it.
+    const ex = x - endX, ey = y - endY;
+    const toEnd = ex * ex + ey * ey > farFromEnd2 ? Infinity : haversine(p, end);
     const nearEnd = toEnd <= endpointRadius && progress >= segment.length - endpointRadius - corridor;
     if (bestEnd >= 0 && !nearEnd) return bestEnd; // left the end's neighbourhood: nearest point wins
     if (nearEnd) {

@@ -7,11 +7,14 @@ import type { ActivityStreams } from "../../shared/streams.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { activityProcessors } from "../activity-processors.ts";
 import { getBlob, putBlob } from "../blobs.ts";
-import { inflate, parseDeviceFile } from "../ingest/decode.ts";
+import { inflate, parseDeviceFile, storableText } from "../ingest/decode.ts";
 import { deriveActivity } from "../ingest/derive.ts";
+import { prepareTimezones } from "../ingest/timezone.ts";
 import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
+import { segmentIndexFor } from "../segments/segment-index.ts";
 import { duplicateAtProcessing, duplicateMessage } from "./duplicates.ts";
+import { takeReceivedOriginal } from "./originals.ts";
 import { findUpload } from "./status.ts";
 
 type Received = EventData<typeof uploadReceived>;
@@ -33,6 +36,12 @@ export function uploadJob(platform: Platform): JobKind {
         "select id from uploads where status = $1 order by id limit $2",
         [UPLOAD_STATUS.processing, limit],
       );
+      // While idle, keep the in-memory segment index current (new segments are read incrementally),
+      // so an upload never waits for thousands of segments to be loaded at once.
+      if (rows.length === 0) {
+        prepareTimezones();
+        void segmentIndexFor(platform.db).catch(() => {});
+      }
       return rows.map((r) => String(r.id));
     },
     run: (id: string) => processUpload(platform, Number(id)),
@@ -42,7 +51,7 @@ export function uploadJob(platform: Platform): JobKind {
 async function fail(platform: Platform, received: Received, error: string, duplicateOf: number | null) {
   try {
     await platform.store.append(uploadStream(received.uploadId), 1, [
-      uploadFailed.create({ uploadId: received.uploadId, athleteId: received.athleteId, error, duplicateOf }),
+      uploadFailed.create({ uploadId: received.uploadId, athleteId: received.athleteId, error: storableText(error), duplicateOf }),
     ], { idempotencyKey: `upload-${received.uploadId}:outcome`, metadata: { athleteId: received.athleteId, source: "job:upload" } });
   } catch (e) {
     if (!(e instanceof ConcurrencyError)) throw e;
@@ -53,7 +62,7 @@ async function fail(platform: Platform, received: Received, error: string, dupli
 async function derive(platform: Platform, received: Received): Promise<
   { ok: true; activity: Recorded; streams: ActivityStreams; notes: string[] } | { ok: false; error: string; duplicateOf: number | null }
 > {
-  const original = await getBlob(platform.db, received.originalSha256);
+  const original = takeReceivedOriginal(received.originalSha256) ?? await getBlob(platform.db, received.originalSha256);
   if (!original) return { ok: false, error: `${received.fileName}: the uploaded file is no longer stored.`, duplicateOf: null };
   const [athlete] = await platform.db.query<{ premium: boolean; weight: number | null; birthdate: string | null }>(
     "select premium, weight, birthdate from athletes where id = $1",

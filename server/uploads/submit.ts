@@ -9,6 +9,7 @@ import { type DataType, inflate, sniff, TooLargeError } from "../ingest/decode.t
 import { IngestError } from "../ingest/types.ts";
 import type { Platform } from "../platform.ts";
 import { duplicateAtSubmission, duplicateMessage } from "./duplicates.ts";
+import { rememberReceivedOriginal } from "./originals.ts";
 import { refusedStatusBody } from "./status.ts";
 
 export interface UploadSubmission {
@@ -58,6 +59,7 @@ export async function submitUpload(platform: Platform, input: UploadSubmission):
     throw new ApiError(400, "Bad Request", [], refusedStatusBody(id, externalId, duplicateMessage(input.fileName, duplicateOf)));
   }
   const originalSha256 = await putBlob(platform.db, input.bytes);
+  rememberReceivedOriginal(originalSha256, input.bytes);
   const uploadId = await nextId(platform.db, "upload");
   const activityId = await nextId(platform.db, "activity");
   await platform.store.append(uploadStream(uploadId), 0, [

@@ -21,7 +21,7 @@ import { type ActivityView, activityAspect, deauthorization, eventTime, type Web
  *   event by the state at that point of the log;
  * - webhook_deliveries: one row per (subscription, event) with the exact body, its status
  *   (pending, delivered, failed after the last attempt, cancelled when the subscription went),
- *   attempts, next attempt time and the last outcome.
+ *   attempts, next attempt time, the last HTTP status and the last failure (kept after a success).
  */
 export const OUTBOX_SCHEMA = `
 create table if not exists public.webhook_cursor (

@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const cli = (argv: string[]) => dispatch([...argv, "--json"], (fn) => fn(server.platform));
+const cli = (argv: string[]) => dispatch([...argv, "--json"], (fn) => fn(server.platform), { interactive: false, progress: () => {} });
 
 async function challenge(args: Record<string, string>) {
   const argv = ["challenge", "create", "--start", "2024-06-01", "--end", "2024-06-30"];

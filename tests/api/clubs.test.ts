@@ -1,8 +1,7 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activityCreated, activityStream } from "../../events/activity/events.ts";
-import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { dispatch } from "../../server/cli/dispatch.ts";
-import { nextId } from "../../server/ids.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -11,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const cli = (argv: string[]) => dispatch([...argv, "--json"], (fn) => fn(server.platform));
+const cli = (argv: string[]) => dispatch([...argv, "--json"], (fn) => fn(server.platform), { interactive: false, progress: () => {} });
 
 async function createClub(owner: TestAthlete, form: Record<string, string | boolean> = {}) {
   const res = await server.api("POST", "/v3/clubs", { token: owner.token, form: { name: "Club", ...form } });
@@ -24,14 +23,33 @@ async function follow(a: TestAthlete, b: TestAthlete) {
   expect(out.exitCode).toBe(0);
 }
 
-async function recordActivity(athleteId: number, startDate: string, options: { private?: boolean; name?: string } = {}) {
-  const activityId = await nextId(server.platform.db, "activity");
-  await server.platform.store.append(activityStream(activityId), 0, [activityCreated.create({
-    activityId, athleteId, name: options.name ?? `Ride ${activityId}`, type: "Ride", startDate,
-    startDateLocal: startDate, timezone: "(GMT+00:00) Europe/London", elapsedTime: 3600, distance: 30000,
-    description: null, private: options.private ?? false, trainer: false, commute: false,
-  })]);
-  return activityId;
+/** A manual activity through POST /v3/activities. */
+async function createActivity(athlete: TestAthlete, startDate: string, options: { private?: boolean; name?: string } = {}) {
+  const res = await server.api("POST", "/v3/activities", {
+    token: athlete.token,
+    form: { name: options.name ?? "Ride", type: "Ride", start_date_local: startDate, elapsed_time: 3600, distance: 30000, private: options.private ? 1 : 0 },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id as number;
+}
+
+const DEVICES = join(import.meta.dirname ?? ".", "../../../shared/fixtures/devices");
+
+/** A recorded activity: a real device file through POST /v3/uploads and the upload job. */
+async function uploadActivity(athlete: TestAthlete, file: string) {
+  const form = new FormData();
+  form.set("file", new Blob([readFileSync(join(DEVICES, file))]), file.split("/").pop()!);
+  form.set("data_type", file.split(".").pop()!);
+  const res = await server.api("POST", "/v3/uploads", { token: athlete.token, multipart: form });
+  expect(res.status, res.text).toBe(201);
+  for (let i = 0; i < 600; i++) {
+    const status = await server.api("GET", `/v3/uploads/${res.body.id}`, { token: athlete.token });
+    expect(status.body.error ?? null).toBeNull();
+    if (status.body.activity_id) return status.body.activity_id as number;
+    server.platform.jobs.kick();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("upload did not finish");
 }
 
 describe("creating clubs", () => {
@@ -310,9 +328,9 @@ describe("GET /v3/clubs/:id/activities", () => {
     const base = Date.parse("2024-01-01T08:00:00Z");
     const iso = (i: number) => new Date(base + i * 3600_000).toISOString().replace(/\.000Z$/, "Z");
     const ids: number[] = [];
-    for (let i = 0; i < 205; i++) ids.push(await recordActivity(i % 2 ? owner.id : member.id, iso(i)));
-    const privateId = await recordActivity(member.id, iso(300), { private: true });
-    await recordActivity(outsider.id, iso(301));
+    for (let i = 0; i < 205; i++) ids.push(await createActivity(i % 2 ? owner : member, iso(i), { name: `Ride ${i}` }));
+    const privateId = await createActivity(member, iso(300), { private: true });
+    await createActivity(outsider, iso(301));
 
     const denied = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: outsider.token });
     expect(denied.status).toBe(403);
@@ -343,18 +361,58 @@ describe("GET /v3/clubs/:id/activities", () => {
     expect(both.status).toBe(400);
     expect(both.body.errors[0]).toMatchObject({ resource: "Club", field: "before" });
 
-    // privacy changes and deletions reach the feed
-    await server.platform.store.append(activityStream(ids[204]), "any", [activityUpdated.create({ activityId: ids[204], athleteId: member.id, private: true })]);
-    await server.platform.store.append(activityStream(ids[203]), "any", [activityDeleted.create({ activityId: ids[203], athleteId: owner.id, uploadId: null })]);
-    await server.platform.store.append(activityStream(ids[202]), "any", [activityUpdated.create({ activityId: ids[202], athleteId: member.id, name: "Renamed" })]);
+    // privacy changes, renames and deletions reach the feed
+    expect((await server.api("PUT", `/v3/activities/${ids[204]}`, { token: member.token, json: { private: true } })).status).toBe(200);
+    expect((await server.api("DELETE", `/v3/activities/${ids[203]}`, { token: owner.token })).status).toBe(204);
+    expect((await server.api("PUT", `/v3/activities/${ids[202]}`, { token: member.token, json: { name: "Renamed" } })).status).toBe(200);
     const after = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: member.token, query: { per_page: 2 } });
-    expect(after.body.map((a: { id: number; name: string }) => [a.id, a.name])).toEqual([[ids[202], "Renamed"], [ids[201], `Ride ${ids[201]}`]]);
+    expect(after.body.map((a: { id: number; name: string }) => [a.id, a.name])).toEqual([[ids[202], "Renamed"], [ids[201], "Ride 201"]]);
 
     // leaving removes the member's activities from the feed
     await server.api("POST", `/v3/clubs/${clubId}/leave`, { token: member.token });
     const owners = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: owner.token, query: { per_page: 200 } });
+    expect(owners.body.length).toBeGreaterThan(0);
     expect(owners.body.every((a: { athlete: { id: number } }) => a.athlete.id === owner.id)).toBe(true);
-   }, 120_000);
+  }, 120_000);
+
+  it("lists the same summary activity as GET /v3/athlete/activities, field by field, plus guid", async () => {
+    const owner = await server.athlete({ firstname: "Shape" });
+    const rider = await server.athlete({ firstname: "Rider" });
+    const clubId = await createClub(owner);
+    await server.api("POST", `/v3/clubs/${clubId}/join`, { token: rider.token });
+    await follow(owner, rider);
+    const recorded = await uploadActivity(rider, "fit/garmin-edge500-cycling-hr-cad-pauses.fit");
+    const manual = await createActivity(rider, "2030-05-01T08:00:00Z", { name: "Manual" });
+    const kudos = await server.api("POST", `/v3/activities/${manual}/kudos`, { token: owner.token });
+    expect(kudos.status).toBeLessThan(300);
+
+    const own = await server.api("GET", "/v3/athlete/activities", { token: rider.token, query: { per_page: 200 } });
+    const feed = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: rider.token, query: { per_page: 200 } });
+    expect(feed.status).toBe(200);
+    for (const id of [recorded, manual]) {
+      const summary = own.body.find((a: { id: number }) => a.id === id);
+      const item = feed.body.find((a: { id: number }) => a.id === id);
+      expect(summary).toBeDefined();
+      const { athlete, guid, ...rest } = item;
+      expect(guid).toBe(`activity-${id}`);
+      expect(athlete).toMatchObject({ id: summary.athlete.id, resource_state: 2, firstname: "Rider", friend: null, follower: null });
+      expect(Object.keys(rest).sort()).toEqual(Object.keys(summary).filter((k) => k !== "athlete").sort());
+      for (const key of Object.keys(rest)) expect([key, rest[key]]).toEqual([key, summary[key]]);
+      for (const omitted of ["description", "calories", "laps", "splits_metric", "segment_efforts", "best_efforts", "photos", "gear", "device_name", "embed_token"]) {
+        expect(item[omitted]).toBeUndefined();
+      }
+    }
+    const recordedItem = feed.body.find((a: { id: number }) => a.id === recorded);
+    expect(recordedItem.start_latlng).toHaveLength(2);
+    expect(recordedItem.map.summary_polyline).toEqual(expect.any(String));
+    expect(feed.body.find((a: { id: number }) => a.id === manual).kudos_count).toBe(1);
+
+    // another member sees the recorded activity's locations rounded to 2 decimals
+    const seenByOwner = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: owner.token, query: { per_page: 200 } });
+    const rounded = seenByOwner.body.find((a: { id: number }) => a.id === recorded);
+    expect(rounded.start_latlng).toEqual(recordedItem.start_latlng.map((x: number) => Math.round(x * 100) / 100));
+    expect(rounded.athlete).toMatchObject({ id: rider.id, friend: "accepted", follower: null });
+  }, 120_000);
 });
 
 describe("replay", () => {

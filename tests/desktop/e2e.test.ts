@@ -132,7 +132,7 @@ describe("plug in a device, the activities appear — once", () => {
     }
   });
 
-  it("the server stops in the middle of a queue and starts again: every file arrives once", async () => {
+  it("the server stops in the middle of a queue, the device is unplugged, the server starts again: every file arrives once", async () => {
     const before = await activityIds();
     const more = ["hammerhead-karoo2-cycling-power-hr.fit", "sigma-rox11-cycling-power-laps.fit", "zwift-virtual-cycling-power.fit"];
     const c = companion();
@@ -140,12 +140,16 @@ describe("plug in a device, the activities appear — once", () => {
     await c.start();
     try {
       for (const name of more) copyFileSync(join(FIT, name), join(activityFolder, name));
+      await log.settled(more, ["seen"], 30_000);
       await log.until((e) => e.some((x) => x.event === "uploading"), 30_000, "first upload");
       await server.close();
       await log.until((e) => e.some((x) => x.event === "error" && "will_retry" in x && x.will_retry === true), 30_000, "a retry during the outage");
       expect(c.state().counts.pending).toBeGreaterThan(0);
+      // Unplugged while files wait: the queue keeps its own copies.
+      rmSync(join(media, "GARMIN"), { recursive: true, force: true });
+      await log.until((e) => e.some((x) => x.event === "device_removed"), 20_000, "device_removed");
       server = await startTestServer({ dataDir, port });
-      await log.settled(more, ["ready"], 120_000);
+      await log.settled(more, ["ready"], 100_000);
       const ids = more.map((name) => log.files((e) => e.file === name && e.event === "ready")[0].activity_id!);
       expect(new Set(ids).size).toBe(3);
       expect(await activityIds()).toEqual([...before, ...ids.map(Number)].sort((a, b) => a - b));
@@ -153,5 +157,5 @@ describe("plug in a device, the activities appear — once", () => {
     } finally {
       await c.stop();
     }
-  });
+  }, 150_000);
 });

@@ -12,7 +12,7 @@ import { UploadClient } from "../../desktop/core/api.ts";
 import { FileTokenStore, OAuthSession, signIn } from "../../desktop/core/oauth.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-const ARTIFACTS = join(import.meta.dirname, "..", "artifacts", "companion");
+const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts", "companion");
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
 const root = mkdtempSync(join(tmpdir(), "companion-signin-"));
 let server: TestServer;

@@ -16,7 +16,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 const FIT = "../shared/fixtures/devices/fit";
 const BROKEN = "../shared/fixtures/devices/broken";
-const ARTIFACTS = join(import.meta.dirname, "..", "artifacts", "companion");
+const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts", "companion");
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
 const root = mkdtempSync(join(tmpdir(), "companion-ui-"));
 let server: TestServer;

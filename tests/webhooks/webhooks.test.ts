@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pushSubscriptionsProjection } from "../../projections/push-subscriptions/projection.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
@@ -104,6 +105,7 @@ describe("push subscription management", () => {
       [{ client_id: app.client_id, client_secret: "wrong", callback_url: url, verify_token: "t" }, { resource: "Application", field: "client_secret", code: "invalid" }],
       [{ client_id: app.client_id, client_secret: app.client_secret, verify_token: "t" }, { resource: "PushSubscription", field: "callback_url", code: "missing" }],
       [{ client_id: app.client_id, client_secret: app.client_secret, callback_url: url }, { resource: "PushSubscription", field: "verify_token", code: "missing" }],
+      [{ client_id: app.client_id, client_secret: app.client_secret, callback_url: url, verify_token: "" }, { resource: "PushSubscription", field: "verify_token", code: "missing" }],
       [{ client_id: app.client_id, client_secret: app.client_secret, callback_url: "ftp://127.0.0.1/x", verify_token: "t" }, { resource: "PushSubscription", field: "callback url", code: "not verifiable" }],
       [{ client_id: app.client_id, client_secret: app.client_secret, callback_url: `${url}?${"a".repeat(300)}`, verify_token: "t" }, { resource: "PushSubscription", field: "callback url", code: "not verifiable" }],
     ];
@@ -176,6 +178,24 @@ describe("event delivery", () => {
     expect(got.every((d) => d.attempt === "1")).toBe(true);
     expect(Object.keys(got[0].json)).toEqual(["aspect_type", "event_time", "object_id", "object_type", "owner_id", "subscription_id", "updates"]);
     expect(Math.abs((got[0].json.event_time as number) - Date.now() / 1000)).toBeLessThan(3600);
+  });
+
+  it("announces an uploaded activity once its upload is processed (ActivityRecorded)", async () => {
+    const { app, subscriptionId } = await subscribedApp("upload");
+    const athlete = await server.athlete({ applicationId: app.client_id });
+    const file = readFileSync(new URL("../../../shared/fixtures/devices/gpx/strava-export-running-hr.gpx", import.meta.url));
+    const multipart = new FormData();
+    multipart.set("file", new Blob([file]), "run.gpx");
+    multipart.set("data_type", "gpx");
+    const res = await server.api("POST", "/v3/uploads", { token: athlete.token, multipart });
+    expect(res.status).toBe(201);
+    const got = await eventually(() => receiver.acknowledged("upload").length >= 1 && receiver.acknowledged("upload"), 60_000);
+    const status = await server.api("GET", `/v3/uploads/${res.body.id}`, { token: athlete.token });
+    expect(status.body.activity_id).toBeGreaterThan(0);
+    expect(got.map(summary)).toEqual([{
+      aspect_type: "create", object_type: "activity", object_id: status.body.activity_id, owner_id: athlete.id,
+      subscription_id: subscriptionId, event_time: "number", updates: {},
+    }]);
   });
 
   it("sends nothing to an application the athlete never authorized", async () => {

@@ -1,0 +1,215 @@
+import type { Queryable } from "../../events/db/types.ts";
+
+/**
+ * The leaderboard's read model beyond `segment_bests` (each athlete's all-time best public effort):
+ *
+ * - `segment_period_bests`: each athlete's best public effort per calendar period of
+ *   start_date_local — `y2026`, `m2026-11`, `w2026-11-16` (the Monday), `d2026-11-22` — so a
+ *   `date_range` board is read like the all-time one.
+ * - `segment_board_counts`: for every board (period `all`/`y…`/`m…`/`w…`/`d…`, alone or with one
+ *   cohort: `|sex:F`, `|kg:75_84`, `|lb:150_164`, `|by:1985` = birth year), how many athletes'
+ *   bests fall in each elapsed-time slot at four granularities (`shift` 0 = the exact second,
+ *   6 = 64 s, 12 = 4,096 s, 31 = the whole board). "How many are strictly faster than t" is then
+ *   the sum of at most ~130 small rows, whatever the board's size, and the board's size is one row.
+ *
+ * Everything is maintained from event data only (deterministic; replay reproduces it).
+ */
+
+export const AGE_GROUPS = ["0_19", "20_24", "25_34", "35_44", "45_54", "55_64", "65_69", "70_74", "75_plus"] as const;
+export const WEIGHT_CLASSES_LB = ["0_74", "75_99", "100_124", "125_149", "150_164", "165_179", "180_199", "200_224", "225_249", "250_plus"] as const;
+export const WEIGHT_CLASSES_KG = ["0_34", "35_44", "45_54", "55_64", "65_74", "75_84", "85_94", "95_104", "105_114", "115_plus"] as const;
+export const WEIGHT_CLASSES = [...WEIGHT_CLASSES_LB, ...WEIGHT_CLASSES_KG] as const;
+
+const LB = 0.45359237;
+
+/** Lower (inclusive) and upper (exclusive) bounds in kg of a weight class; null = open. */
+export function weightBounds(weightClass: string): [number | null, number | null] {
+  const pounds = (WEIGHT_CLASSES_LB as readonly string[]).includes(weightClass);
+  const [lo, hi] = weightClass.split("_");
+  const factor = pounds ? LB : 1;
+  const lower = Number(lo) === 0 ? null : Number(lo) * factor;
+  const upper = hi === "plus" ? null : (Number(hi) + 1) * factor;
+  return [lower, upper];
+}
+
+/** The cohort key of a weight class (`kg:75_84`, `lb:150_164`). */
+export function weightCohort(weightClass: string): string {
+  return `${(WEIGHT_CLASSES_LB as readonly string[]).includes(weightClass) ? "lb" : "kg"}:${weightClass}`;
+}
+
+/** SQL mapping `weight` (kg) to its class key among `classes` (the same bounds the filter uses). */
+function weightCaseSql(classes: readonly string[], column: string): string {
+  const arms = classes.map((c) => {
+    const [lower, upper] = weightBounds(c);
+    const conds = [`${column} is not null`];
+    if (lower !== null) conds.push(`${column} >= ${lower}::float8`);
+    if (upper !== null) conds.push(`${column} < ${upper}::float8`);
+    return `when ${conds.join(" and ")} then '${weightCohort(c)}'`;
+  });
+  return `case ${arms.join(" ")} end`;
+}
+
+/** Time slot granularities of `segment_board_counts` (bit shifts of elapsed_time); 31 = the whole board. */
+export const SHIFTS = [0, 6, 12, 31] as const;
+
+/** The period keys of the periods containing a local date (`YYYY-MM-DD`…). */
+export const PERIODS_SQL = (column: string) => `(values
+  ('y' || to_char(${column}, 'YYYY')),
+  ('m' || to_char(${column}, 'YYYY-MM')),
+  ('w' || to_char(date_trunc('week', ${column}), 'YYYY-MM-DD')),
+  ('d' || to_char(${column}, 'YYYY-MM-DD')))`;
+
+/** Board row as the counts need it: which board/cohorts it belongs to and its elapsed time. */
+export interface BoardRowFacts {
+  segment_id: number | string;
+  period: string;
+  elapsed_time: number;
+  sex: string | null;
+  birthdate: string | null;
+  weight: number | null;
+}
+
+/**
+ * Adds (+1) or removes (−1) board rows from `segment_board_counts`. Rows leaving and entering in
+ * the same change cancel out; slots that drop to 0 are deleted so replays match row for row.
+ */
+export async function applyBoardCounts(tx: Queryable, changes: { row: BoardRowFacts; delta: 1 | -1 }[]): Promise<void> {
+  if (changes.length === 0) return;
+  const data = changes.map(({ row, delta }) => ({
+    s: String(row.segment_id), p: row.period, t: row.elapsed_time, x: row.sex, b: row.birthdate, w: row.weight, d: delta,
+  }));
+  const touched = await tx.query<{ segment_id: string }>(
+    `${countsSql("jsonb_to_recordset($1::jsonb) as r(s bigint, p text, t integer, x text, b text, w float8, d integer)")}
+     returning segment_id::text`,
+    [JSON.stringify(data)],
+  );
+  if (touched.length) {
+    await tx.query("delete from segment_board_counts where n = 0 and segment_id = any($1::bigint[])", [
+      [...new Set(touched.map((t) => t.segment_id))],
+    ]);
+  }
+}
+
+/** Upserts the count deltas of board rows read from `source` (columns s, p, t, x, b, w, d = ±1). */
+function countsSql(source: string): string {
+  return `insert into segment_board_counts (segment_id, board, shift, slot, n)
+     select r.s, k.board, h.shift, r.t >> h.shift, sum(r.d)::int
+       from ${source}
+      cross join lateral (values (r.p), (r.p || '|sex:' || nullif(r.x, '')),
+              (r.p || '|' || ${weightCaseSql(WEIGHT_CLASSES_KG, "r.w")}),
+              (r.p || '|' || ${weightCaseSql(WEIGHT_CLASSES_LB, "r.w")}),
+              (r.p || '|by:' || substring(r.b from '^(\\d{4})-'))) k(board)
+      cross join (values ${SHIFTS.map((s) => `(${s})`).join(", ")}) h(shift)
+      where k.board is not null
+      group by 1, 2, 3, 4
+     having sum(r.d) <> 0
+     on conflict (segment_id, board, shift, slot) do update set n = segment_board_counts.n + excluded.n`;
+}
+
+const BEST_COLUMNS = "segment_id, athlete_id, effort_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, sex, birthdate, weight";
+const FACTS = "segment_id::text as segment_id, elapsed_time, sex, birthdate, weight";
+
+/** Inserts the all-time bests (best public effort per segment and athlete) of the efforts matching `where` (alias e). */
+function insertBestsSql(where: string): string {
+  return `insert into segment_bests (${BEST_COLUMNS})
+     select distinct on (e.segment_id, e.athlete_id) e.segment_id, e.athlete_id, e.id, e.activity_id, e.elapsed_time,
+            e.moving_time, e.start_date, e.start_date_local, a.sex, a.birthdate, a.weight
+       from segment_efforts e left join athletes a on a.id = e.athlete_id
+      where ${where} and not e.private
+      order by e.segment_id, e.athlete_id, e.elapsed_time, e.start_date, e.id`;
+}
+
+/** Inserts the per-period bests of the efforts matching `where` (alias e). */
+function insertPeriodBestsSql(where: string): string {
+  return `insert into segment_period_bests (period, ${BEST_COLUMNS})
+     select distinct on (e.segment_id, e.athlete_id, p.period) p.period, e.segment_id, e.athlete_id, e.id, e.activity_id,
+            e.elapsed_time, e.moving_time, e.start_date, e.start_date_local, a.sex, a.birthdate, a.weight
+       from segment_efforts e left join athletes a on a.id = e.athlete_id
+      cross join lateral ${PERIODS_SQL("e.start_date_local")} p(period)
+      where ${where} and not e.private
+      order by e.segment_id, e.athlete_id, p.period, e.elapsed_time, e.start_date, e.id`;
+}
+
+/**
+ * Rebuilds the whole leaderboard read model of some segments from their efforts, set-based (one
+ * statement per table): what `refreshBoards` over every athlete would produce. For bulk loads.
+ */
+export async function rebuildBoards(tx: Queryable, segmentIds: number[]): Promise<void> {
+  const ids = [segmentIds];
+  for (const table of ["segment_bests", "segment_period_bests", "segment_board_counts"]) {
+    await tx.query(`delete from ${table} where segment_id = any($1::bigint[])`, ids);
+  }
+  await tx.query(insertBestsSql("e.segment_id = any($1::bigint[])"), ids);
+  await tx.query(insertPeriodBestsSql("e.segment_id = any($1::bigint[])"), ids);
+  await tx.query(
+    countsSql(`(select segment_id, 'all', elapsed_time, sex, birthdate, weight, 1 from segment_bests where segment_id = any($1::bigint[])
+                union all
+                select segment_id, period, elapsed_time, sex, birthdate, weight, 1 from segment_period_bests
+                 where segment_id = any($1::bigint[])) as r(s, p, t, x, b, w, d)`),
+    ids,
+  );
+}
+
+/**
+ * Recomputes the all-time and per-period bests of the given (segment, athlete) pairs from their
+ * public efforts, keeps the board counts in step, and answers how many all-time entries each
+ * segment gained (negative: lost). One statement per step, whatever the number of pairs.
+ */
+export async function refreshBoards(
+  tx: Queryable,
+  pairs: { segment_id: number | string; athlete_id: number | string }[],
+): Promise<Map<string, number>> {
+  const gained = new Map<string, number>();
+  if (pairs.length === 0) return gained;
+  const seen = new Set<string>();
+  const segs: string[] = [], aths: string[] = [];
+  for (const p of pairs) {
+    const key = `${p.segment_id}:${p.athlete_id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    segs.push(String(p.segment_id));
+    aths.push(String(p.athlete_id));
+  }
+  const params = [segs, aths];
+  const inPairs = "(segment_id, athlete_id) in (select * from unnest($1::bigint[], $2::bigint[]))";
+  const oldAll = await tx.query<BoardRowFacts>(`delete from segment_bests where ${inPairs} returning ${FACTS}, 'all' as period`, params);
+  const oldPeriods = await tx.query<BoardRowFacts>(`delete from segment_period_bests where ${inPairs} returning ${FACTS}, period`, params);
+  const where = "(e.segment_id, e.athlete_id) in (select * from unnest($1::bigint[], $2::bigint[]))";
+  const newAll = await tx.query<BoardRowFacts>(`${insertBestsSql(where)} returning ${FACTS}, 'all' as period`, params);
+  const newPeriods = await tx.query<BoardRowFacts>(`${insertPeriodBestsSql(where)} returning ${FACTS}, period`, params);
+  for (const r of oldAll) gained.set(r.segment_id as string, (gained.get(r.segment_id as string) ?? 0) - 1);
+  for (const r of newAll) gained.set(r.segment_id as string, (gained.get(r.segment_id as string) ?? 0) + 1);
+  await applyBoardCounts(tx, [
+    ...[...oldAll, ...oldPeriods].map((row) => ({ row, delta: -1 as const })),
+    ...[...newAll, ...newPeriods].map((row) => ({ row, delta: 1 as const })),
+  ]);
+  return gained;
+}
+
+/** An athlete's sex / birthdate / weight changed: their board rows (and counts) follow. */
+export async function updateBoardAthlete(
+  tx: Queryable,
+  athleteId: number,
+  changes: { sex?: string | null; birthdate?: string | null; weight?: number | null },
+): Promise<void> {
+  const sets: string[] = [];
+  const params: unknown[] = [athleteId];
+  for (const key of ["sex", "birthdate", "weight"] as const) {
+    if (changes[key] !== undefined) {
+      params.push(changes[key]);
+      sets.push(`${key} = $${params.length}`);
+    }
+  }
+  if (sets.length === 0) return;
+  const read = (table: string, period: string) =>
+    tx.query<BoardRowFacts>(`select ${FACTS}, ${period} as period from ${table} where athlete_id = $1`, [athleteId]);
+  const before = [...await read("segment_bests", "'all'"), ...await read("segment_period_bests", "period")];
+  if (before.length === 0) return;
+  await tx.query(`update segment_bests set ${sets.join(", ")} where athlete_id = $1`, params);
+  await tx.query(`update segment_period_bests set ${sets.join(", ")} where athlete_id = $1`, params);
+  const after = [...await read("segment_bests", "'all'"), ...await read("segment_period_bests", "period")];
+  await applyBoardCounts(tx, [
+    ...before.map((row) => ({ row, delta: -1 as const })),
+    ...after.map((row) => ({ row, delta: 1 as const })),
+  ]);
+}
