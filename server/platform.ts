@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import "../events/index.ts";
 import { openDb } from "../events/db/open.ts";
 import type { Db } from "../events/db/types.ts";
@@ -8,6 +9,19 @@ import { LIVE_SCHEMA, ProjectionRunner } from "../projections/runner.ts";
 import type { Config } from "./config.ts";
 import { idSchema } from "./ids.ts";
 import { JOB_SCHEMA, JobRunner } from "./jobs/runner.ts";
+
+const READ_MODEL_SCHEMA = `
+create table if not exists public.read_model_schema (
+  id integer primary key,
+  hash text not null
+);`;
+
+/** A fingerprint of every read model's tables; when it changes, the read models are rebuilt. */
+function readModelSchemaHash(): string {
+  return createHash("sha256")
+    .update(allProjections.map((p) => `${p.name}\n${p.schema}`).join("\n\n"))
+    .digest("hex");
+}
 
 /** Everything a handler, job or CLI command needs: the database, the log and the read models. */
 export interface Platform {
@@ -30,15 +44,30 @@ export async function openPlatform(config: Config): Promise<Platform> {
     const store = new EventStore(db);
     const projections = new ProjectionRunner(db, store, allProjections);
     // One migration at a time, even when several servers start together on one PostgreSQL.
-    await db.transaction(async (tx) => {
+    const schemaHash = readModelSchemaHash();
+    const needsReplay = await db.transaction(async (tx) => {
       await tx.query("select pg_advisory_xact_lock(724311)");
       // The log, ids and jobs live in public: unqualified DDL must not land in rm once it exists.
       await tx.exec("set local search_path to public");
       await tx.exec(EVENT_STORE_SCHEMA);
       await tx.exec(idSchema());
       await tx.exec(JOB_SCHEMA);
+      await tx.exec(READ_MODEL_SCHEMA);
+      const [known] = await tx.query<{ hash: string }>("select hash from public.read_model_schema where id = 1");
+      const [{ any }] = await tx.query<{ any: boolean }>("select exists (select 1 from public.events) as any");
+      await tx.query(
+        `insert into public.read_model_schema (id, hash) values (1, $1)
+         on conflict (id) do update set hash = excluded.hash`,
+        [schemaHash],
+      );
       await projections.migrateIn(tx);
+      return known ? known.hash !== schemaHash : any;
     });
+    if (needsReplay) {
+      // This version's read models differ from those on disk: rebuild them from the log once.
+      if (!config.quiet) console.error("The read models changed since the last start: rebuilding them from the event log…");
+      await projections.replay();
+    }
     store.onAppend(projections.inline);
     const jobs = new JobRunner(db);
     return {

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAthlete } from "../../server/actions/athletes.ts";
+import { configFromEnv } from "../../server/config.ts";
+import { openPlatform } from "../../server/platform.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "fitness-upgrade-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const config = () => configFromEnv({ dataDir: dir, databaseUrl: undefined, seedDemo: false, quiet: true, runJobs: false });
+
+describe("read models of an older version on disk", () => {
+  it("are rebuilt from the log at start when their tables changed, and kept when not", async () => {
+    let platform = await openPlatform(config());
+    const id = await createAthlete(platform, { firstname: "Old", lastname: "Data", email: "old@example.com", password: "password123", city: "Ghent" });
+    // Simulate a database written by an earlier version: a read-model column it did not have yet.
+    await platform.db.exec("alter table rm.athletes drop column city");
+    await platform.db.query("update public.read_model_schema set hash = 'an earlier version' where id = 1");
+    await platform.close();
+
+    platform = await openPlatform(config());
+    const [row] = await platform.db.query<{ city: string }>("select city from athletes where id = $1", [id]);
+    expect(row.city).toBe("Ghent");
+    expect((await platform.projections.verify()).differences).toEqual([]);
+    // Unchanged read models are not rebuilt: a marker row written outside the log survives a restart.
+    await platform.db.exec("create table rm.marker (x int); insert into rm.marker values (1)");
+    await platform.close();
+    platform = await openPlatform(config());
+    expect(await platform.db.query("select x from rm.marker")).toEqual([{ x: 1 }]);
+    await platform.close();
+  });
+});
