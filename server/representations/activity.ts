@@ -3,6 +3,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { ActivityFacts } from "../../projections/activities/projection.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { roundLatlng, seesPrivateData, type Viewer } from "../privacy/activities.ts";
+import { cropPolyline, locationOutsideZones, type ZoneSet, zonesOfOwners } from "../privacy/maps.ts";
 import { metaAthlete } from "./athlete.ts";
 import { findGear, summaryGear } from "./gear.ts";
 import { photosOf, photosSummary } from "./photo.ts";
@@ -113,11 +114,26 @@ export function embedToken(row: ActivityRow): string {
   return createHash("sha256").update(`embed:${row.id}:${row.athlete_id}:${row.start_date}`).digest("hex").slice(0, 40);
 }
 
+/**
+ * The privacy zones that apply to each row for this viewer: the owner's zones, except for the owner
+ * with view_private (who sees everything as recorded). Loaded once for a page of rows; rows whose
+ * owner has no zones are absent.
+ */
+async function zonesFor(rows: readonly ActivityRow[], context: ActivityContext): Promise<Map<number, ZoneSet>> {
+  const owners = rows.filter((r) => !seesPrivateData(r, context.viewer) && hasPlace(r)).map((r) => r.athlete_id);
+  return owners.length === 0 ? new Map() : await zonesOfOwners(context.db, owners);
+}
+
+function hasPlace(row: ActivityRow): boolean {
+  const f = row.facts;
+  return !!(f.polyline || f.summaryPolyline || f.startLatlng || f.endLatlng);
+}
+
 /** Fields common to summary and detail, in the real service's order. */
-function baseActivity(row: ActivityRow, viewer: Viewer | null, hasKudoed: boolean) {
+function baseActivity(row: ActivityRow, viewer: Viewer | null, hasKudoed: boolean, zones: ZoneSet | undefined) {
   const f = row.facts;
   const exact = seesPrivateData(row, viewer);
-  const latlng = (p: [number, number] | null) => (exact ? p ?? null : roundLatlng(p));
+  const latlng = (p: [number, number] | null) => (exact ? p ?? null : locationOutsideZones(p ?? null, roundLatlng(p), zones));
   return {
     id: row.id,
     resource_state: 2,
@@ -146,7 +162,7 @@ function baseActivity(row: ActivityRow, viewer: Viewer | null, hasKudoed: boolea
     athlete_count: 1,
     photo_count: row.photo_count,
     total_photo_count: row.total_photo_count,
-    map: { id: `a${row.id}`, summary_polyline: f.summaryPolyline, resource_state: 2 } as Record<string, unknown>,
+    map: { id: `a${row.id}`, summary_polyline: cropPolyline(f.summaryPolyline, zones), resource_state: 2 } as Record<string, unknown>,
     trainer: row.trainer,
     commute: row.commute,
     manual: row.manual,
@@ -181,15 +197,27 @@ async function kudoedBy(db: Queryable, viewer: Viewer | null, ids: readonly numb
   return new Set(rows.map((r) => Number(r.activity_id)));
 }
 
-/** Summary activities (resource_state 2) for a page of rows: detail-only attributes absent. */
-export async function summaryActivities(rows: readonly ActivityRow[], context: ActivityContext) {
-  const kudoed = await kudoedBy(context.db, context.viewer, rows.map((r) => r.id));
-  const extras = await Promise.all(activitySummaryContributors.map((c) => c(rows, context)));
-  return rows.map((row) => {
-    const base: Record<string, unknown> = baseActivity(row, context.viewer, kudoed.has(row.id));
+async function summariesWithZones(rows: readonly ActivityRow[], context: ActivityContext) {
+  const [kudoed, zones, extras] = await Promise.all([
+    kudoedBy(context.db, context.viewer, rows.map((r) => r.id)),
+    zonesFor(rows, context),
+    Promise.all(activitySummaryContributors.map((c) => c(rows, context))),
+  ]);
+  const summaries = rows.map((row) => {
+    const base: Record<string, unknown> = baseActivity(row, context.viewer, kudoed.has(row.id), zones.get(row.athlete_id));
     for (const extra of extras) Object.assign(base, extra.get(row.id) ?? {});
     return base;
   });
+  return { summaries, zones };
+}
+
+/**
+ * Summary activities (resource_state 2) for a page of rows: detail-only attributes absent. For
+ * everyone but the owner with view_private, points inside the owner's privacy zones are cut from
+ * the polyline and a start/end location inside a zone is null (server/privacy/maps.ts).
+ */
+export async function summaryActivities(rows: readonly ActivityRow[], context: ActivityContext) {
+  return (await summariesWithZones(rows, context)).summaries;
 }
 
 function runsOnly<T>(row: ActivityRow, items: T[]): T[] {
@@ -273,14 +301,20 @@ function bestEfforts(row: ActivityRow) {
 
 /** The detailed activity (resource_state 3): every field of the spec's Activity table. */
 export async function detailedActivity(row: ActivityRow, context: ActivityContext) {
-  const [summary] = await summaryActivities([row], context);
+  const { summaries: [summary], zones } = await summariesWithZones([row], context);
+  const rowZones = zones.get(row.athlete_id);
   const f = row.facts;
   const gear = row.gear_id ? await findGear(context.db, row.gear_id) : undefined;
   const photos = await photosOf(context.db, row.id);
   const detail: Record<string, unknown> = {
     ...summary,
     resource_state: 3,
-    map: { id: `a${row.id}`, polyline: f.polyline, summary_polyline: f.summaryPolyline, resource_state: 3 },
+    map: {
+      id: `a${row.id}`,
+      polyline: cropPolyline(f.polyline, rowZones),
+      summary_polyline: cropPolyline(f.summaryPolyline, rowZones),
+      resource_state: 3,
+    },
     description: row.description,
     calories: f.calories,
     segment_efforts: [],

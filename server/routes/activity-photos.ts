@@ -6,6 +6,7 @@ import { handleCommand } from "../../events/decider.ts";
 import { commandMetadata, ownedActivity } from "../activities/access.ts";
 import { imageInfo, MAX_PHOTO_BYTES } from "../activities/images.ts";
 import { MAX_CAPTION } from "../activities/input.ts";
+import { makeRenditions, MAX_PHOTO_PIXELS, RENDITION_SIZES, UndecodableImage } from "../activities/renditions.ts";
 import { getBlob, putBlob } from "../blobs.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
@@ -38,7 +39,8 @@ export const activityPhotoRoutes = [
     method: "POST",
     path: "/v3/activities/:id/photos",
     summary: "Add a native photo to one's activity (multipart: file, caption, optional lat/lng). 201 with the photo.",
-    description: `file: a JPEG, PNG or GIF image (checked by its bytes), at most ${MAX_PHOTO_BYTES} bytes; caption ≤ ${MAX_CAPTION}.`,
+    description: `file: a JPEG, PNG or GIF image (checked by its bytes and decoded), at most ${MAX_PHOTO_BYTES} bytes and ${MAX_PHOTO_PIXELS} pixels; ` +
+      `caption ≤ ${MAX_CAPTION}. Stored with resized renditions of ${RENDITION_SIZES.join(", ")} px on the long side (those smaller than the original) and the original.`,
     tag: "Activities",
     auth: "token",
     permission: "write",
@@ -58,7 +60,18 @@ export const activityPhotoRoutes = [
       const info = imageInfo(bytes);
       if (!info) throw badRequest("Photo", "file", "invalid");
       if ((body.lat === undefined) !== (body.lng === undefined)) throw badRequest("Photo", body.lat === undefined ? "lat" : "lng", "missing");
-      const sha256 = await putBlob(platform.db, bytes);
+      if (info.width * info.height > MAX_PHOTO_PIXELS) throw badRequest("Photo", "file", "too large");
+      let made;
+      try {
+        made = makeRenditions(bytes, info);
+      } catch (error) {
+        if (error instanceof UndecodableImage) throw badRequest("Photo", "file", "invalid");
+        throw error;
+      }
+      const renditions = [];
+      for (const r of made) {
+        renditions.push({ size: r.size, width: r.width, height: r.height, sha256: await putBlob(platform.db, r.bytes), contentType: r.contentType });
+      }
       const uniqueId = randomUUID().toUpperCase();
       const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
       await handleCommand(platform.store, activityStream(params.id), activityDecider, {
@@ -70,7 +83,7 @@ export const activityPhotoRoutes = [
           caption: body.caption ?? "",
           createdAt: now,
           location: body.lat !== undefined && body.lng !== undefined ? [body.lat, body.lng] : null,
-          renditions: [{ size: Math.max(info.width, info.height), width: info.width, height: info.height, sha256, contentType: info.contentType }],
+          renditions,
         },
       }, commandMetadata(auth, requestId));
       const photo = (await photosOf(platform.db, params.id, [1])).find((p) => p.source === 1 && p.data.uniqueId === uniqueId);
@@ -86,7 +99,7 @@ export const activityPhotoRoutes = [
     auth: "none",
     resource: "Photo",
     params: z.object({ unique_id: z.string().regex(/^[0-9A-F-]{36}$/), size: zInt.pipe(z.number().int().min(0)) }),
-    async handler({ platform, params }) {
+    async handler({ c, platform, params }) {
       const [row] = await platform.db.query<{ data: unknown }>(
         "select data from activity_photos where key = $1",
         [`n:${params.unique_id}`],
@@ -97,9 +110,21 @@ export const activityPhotoRoutes = [
       };
       const rendition = data.renditions.find((r) => r.size === params.size);
       if (!rendition) throw notFound("Photo", "size");
+      // The bytes behind a URL never change (content-addressed): cache for a year, revalidate by hash.
+      const headers = {
+        "cache-control": "private, max-age=31536000, immutable",
+        etag: `"${rendition.sha256}"`,
+        "x-content-type-options": "nosniff",
+      };
+      if (c.req.header("if-none-match")?.split(",").some((t) => t.trim().replace(/^W\//, "") === headers.etag)) {
+        return new Response(null, { status: 304, headers });
+      }
       const bytes = await getBlob(platform.db, rendition.sha256);
       if (!bytes) throw notFound("Photo");
-      return new Response(new Uint8Array(bytes) as Uint8Array<ArrayBuffer>, { status: 200, headers: { "content-type": rendition.contentType, "cache-control": "private, max-age=86400" } });
+      return new Response(new Uint8Array(bytes) as Uint8Array<ArrayBuffer>, {
+        status: 200,
+        headers: { ...headers, "content-type": rendition.contentType, "content-length": String(bytes.length) },
+      });
     },
   }),
 ];

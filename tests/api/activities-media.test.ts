@@ -1,4 +1,7 @@
 import { deflateSync } from "node:zlib";
+import { decode as decodePng, encode as encodePng } from "fast-png";
+import jpeg from "jpeg-js";
+import omggif from "omggif";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { privacyZoneCreated } from "../../events/privacy-zone/events.ts";
 import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
@@ -71,12 +74,12 @@ describe("photos", () => {
     const bytes = png(640, 480);
     const res = await server.api("POST", `/v3/activities/${run.activityId}/photos`, { token: owner.token, multipart: photoForm(bytes, { caption: "Summit", lat: "51.5", lng: "-0.14" }) });
     expect(res.status).toBe(201);
-    const url = `${server.url.replace(/\/$/, "")}/photos/${res.body.unique_id}/640`;
+    const url = (size: number) => `${server.url.replace(/\/$/, "")}/photos/${res.body.unique_id}/${size}`;
     expect(res.body).toEqual({
       unique_id: expect.stringMatching(/^[0-9A-F-]{36}$/), activity_id: run.activityId, resource_state: 2,
-      urls: { "0": url }, caption: "Summit", source: 1, uploaded_at: expect.any(String), created_at: expect.any(String), location: [51.5, -0.14],
+      urls: { "0": url(100) }, caption: "Summit", source: 1, uploaded_at: expect.any(String), created_at: expect.any(String), location: [51.5, -0.14],
     });
-    const image = await fetch(url);
+    const image = await fetch(url(640));
     expect(image.status).toBe(200);
     expect(image.headers.get("content-type")).toBe("image/png");
     expect(new Uint8Array(await image.arrayBuffer())).toEqual(bytes);
@@ -84,7 +87,8 @@ describe("photos", () => {
     const detail = await server.api("GET", `/v3/activities/${run.activityId}`, { token: owner.token });
     expect(detail.body.photo_count).toBe(1);
     expect(detail.body.total_photo_count).toBe(2);
-    expect(detail.body.photos).toEqual({ primary: { id: null, source: 1, unique_id: res.body.unique_id, urls: { "100": url, "600": url } }, count: 2 });
+    // Best match of 100 is the 600 rendition (the 100 one is not larger than 100 on any side); of 600, the original.
+    expect(detail.body.photos).toEqual({ primary: { id: null, source: 1, unique_id: res.body.unique_id, urls: { "100": url(600), "600": url(640) } }, count: 2 });
   });
 
   it("lists both kinds with photo_sources=true, only external ones without it; size picks the best match", async () => {
@@ -117,6 +121,144 @@ describe("photos", () => {
     const reader = await server.token(owner.id, owner.applicationId, ["read"]);
     expect((await server.api("POST", `/v3/activities/${run.activityId}/photos`, { token: reader, multipart: photoForm(png(4, 4)) })).status).toBe(401);
     expect((await server.api("GET", `/v3/activities/${run.activityId}/photos`, { token: owner.token, query: { size: -1 } })).status).toBe(400);
+  });
+});
+
+/** A real JPEG made with jpeg-js: left half red, right half blue. */
+function jpegImage(width: number, height: number): Uint8Array {
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 4;
+      data.set(x < width / 2 ? [220, 20, 20, 255] : [20, 20, 220, 255], o);
+    }
+  }
+  return new Uint8Array(jpeg.encode({ data, width, height }, 90).data);
+}
+
+/** Real dimensions of served bytes, by decoding them. */
+function decoded(bytes: Uint8Array, contentType: string | null): { width: number; height: number; rgba: (x: number, y: number) => number[] } {
+  if (contentType === "image/jpeg") {
+    const img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true });
+    return { width: img.width, height: img.height, rgba: (x, y) => [...img.data.subarray((y * img.width + x) * 4, (y * img.width + x) * 4 + 4)] };
+  }
+  const img = decodePng(bytes);
+  const c = img.channels;
+  return { width: img.width, height: img.height, rgba: (x, y) => [...img.data.subarray((y * img.width + x) * c, (y * img.width + x) * c + c)] };
+}
+
+async function served(url: string) {
+  const res = await fetch(url);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const type = res.headers.get("content-type");
+  return { res, bytes, image: type === "image/png" || type === "image/jpeg" ? decoded(bytes, type) : null };
+}
+
+describe("photo renditions", () => {
+  let activityId: number;
+  beforeAll(async () => {
+    activityId = (await recordActivity(server, owner.id)).activityId;
+  });
+  const base = () => server.url.replace(/\/$/, "");
+
+  it("resizes a JPEG to 100, 600 and 1800 px on the long side and keeps the original; each size gets its best match", async () => {
+    const original = jpegImage(2000, 1000);
+    const res = await server.api("POST", `/v3/activities/${activityId}/photos`, { token: owner.token, multipart: photoForm(original, {}, "image/jpeg") });
+    expect(res.status).toBe(201);
+    const id = res.body.unique_id as string;
+    expect(res.body.urls).toEqual({ "0": `${base()}/photos/${id}/100` });
+    const expected: [number, number, number][] = [[100, 100, 50], [600, 600, 300], [1800, 1800, 900], [2000, 2000, 1000]];
+    for (const [size, width, height] of expected) {
+      const { res: r, bytes, image } = await served(`${base()}/photos/${id}/${size}`);
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toBe("image/jpeg");
+      expect(r.headers.get("cache-control")).toBe("private, max-age=31536000, immutable");
+      expect(r.headers.get("etag")).toMatch(/^"[0-9a-f]{64}"$/);
+      expect({ width: image!.width, height: image!.height }).toEqual({ width, height });
+      // Colours survive the resampling: red on the left, blue on the right.
+      const [lr, , lb] = image!.rgba(Math.floor(width / 8), Math.floor(height / 2));
+      const [rr, , rb] = image!.rgba(width - 1 - Math.floor(width / 8), Math.floor(height / 2));
+      expect(lr).toBeGreaterThan(150);
+      expect(lb).toBeLessThan(80);
+      expect(rb).toBeGreaterThan(150);
+      expect(rr).toBeLessThan(80);
+      if (size === 2000) expect(bytes).toEqual(original);
+      const again = await fetch(`${base()}/photos/${id}/${size}`, { headers: { "if-none-match": r.headers.get("etag")! } });
+      expect(again.status).toBe(304);
+    }
+    expect((await fetch(`${base()}/photos/${id}/300`)).status).toBe(404);
+    const best: [number, number][] = [[0, 100], [99, 100], [100, 600], [599, 600], [600, 1800], [1800, 2000], [1999, 2000], [5000, 2000]];
+    for (const [size, rendition] of best) {
+      const list = await server.api("GET", `/v3/activities/${activityId}/photos`, { token: owner.token, query: { photo_sources: true, size } });
+      expect(list.body[0].urls).toEqual({ [String(size)]: `${base()}/photos/${id}/${rendition}` });
+    }
+  });
+
+  it("keeps a PNG a PNG (with transparency), makes PNG renditions of a GIF, and only the original of a small image", async () => {
+    const width = 900, height = 1200;
+    const rgba = new Uint8Array(width * height * 4);
+    for (let i = 0; i < width * height; i++) rgba.set(i % width < width / 2 ? [0, 160, 0, 255] : [0, 0, 0, 0], i * 4);
+    const pngBytes = encodePng({ width, height, data: rgba, channels: 4, depth: 8 });
+    const pngRes = await server.api("POST", `/v3/activities/${activityId}/photos`, { token: owner.token, multipart: photoForm(pngBytes) });
+    expect(pngRes.status).toBe(201);
+    for (const [size, w, h] of [[100, 75, 100], [600, 450, 600], [1200, 900, 1200]]) {
+      const { res, image } = await served(`${base()}/photos/${pngRes.body.unique_id}/${size}`);
+      expect(res.headers.get("content-type")).toBe("image/png");
+      expect({ width: image!.width, height: image!.height }).toEqual({ width: w, height: h });
+      expect(image!.rgba(2, 2)).toEqual([0, 160, 0, 255]);
+      expect(image!.rgba(w - 2, h - 2)[3]).toBe(0);
+    }
+    expect((await fetch(`${base()}/photos/${pngRes.body.unique_id}/1800`)).status).toBe(404);
+
+    const gw = 300, gh = 150;
+    const gifBytes = new Uint8Array(gw * gh + 1024);
+    const writer = new (omggif as unknown as { GifWriter: new (buf: Uint8Array, w: number, h: number, opts: object) => { addFrame(x: number, y: number, w: number, h: number, px: number[], opts?: object): void; end(): number } })
+      .GifWriter(gifBytes, gw, gh, { palette: [0xff0000, 0x0000ff] });
+    writer.addFrame(0, 0, gw, gh, Array.from({ length: gw * gh }, (_, i) => (i % gw < gw / 2 ? 0 : 1)));
+    const gif = gifBytes.slice(0, writer.end());
+    const gifRes = await server.api("POST", `/v3/activities/${activityId}/photos`, { token: owner.token, multipart: photoForm(gif, {}, "image/gif") });
+    expect(gifRes.status).toBe(201);
+    const small = await served(`${base()}/photos/${gifRes.body.unique_id}/100`);
+    expect(small.res.headers.get("content-type")).toBe("image/png");
+    expect({ width: small.image!.width, height: small.image!.height }).toEqual({ width: 100, height: 50 });
+    expect(small.image!.rgba(5, 25).slice(0, 3)).toEqual([255, 0, 0]);
+    const originalGif = await served(`${base()}/photos/${gifRes.body.unique_id}/300`);
+    expect(originalGif.res.headers.get("content-type")).toBe("image/gif");
+    expect(originalGif.bytes).toEqual(gif);
+
+    const tiny = await server.api("POST", `/v3/activities/${activityId}/photos`, { token: owner.token, multipart: photoForm(png(64, 48)) });
+    expect(tiny.body.urls).toEqual({ "0": `${base()}/photos/${tiny.body.unique_id}/64` });
+    expect((await fetch(`${base()}/photos/${tiny.body.unique_id}/100`)).status).toBe(404);
+  });
+
+  it("counts native photos on the activity and lists them in upload order", async () => {
+    const detail = await server.api("GET", `/v3/activities/${activityId}`, { token: owner.token });
+    // photo_count counts external photos only (the real service's meaning); total_photo_count both kinds.
+    expect(detail.body.photo_count).toBe(0);
+    expect(detail.body.total_photo_count).toBe(4);
+    const list = await server.api("GET", `/v3/activities/${activityId}/photos`, { token: owner.token, query: { photo_sources: true } });
+    expect(list.body).toHaveLength(4);
+    const first = list.body[0].unique_id as string;
+    expect(detail.body.photos).toEqual({
+      primary: { id: null, source: 1, unique_id: first, urls: { "100": `${base()}/photos/${first}/600`, "600": `${base()}/photos/${first}/1800` } },
+      count: 4,
+    });
+  });
+
+  it("refuses an image whose data cannot be decoded (400 invalid) and records nothing", async () => {
+    const good = jpegImage(400, 300);
+    const garbage = good.slice();
+    for (let i = 700; i < garbage.length; i++) garbage[i] = (i * 7919) & 0xff;
+    const truncated = good.slice(0, Math.floor(good.length / 2));
+    const brokenPng = png(200, 100);
+    brokenPng.fill(7, 60, brokenPng.length - 12);
+    for (const [bytes, type] of [[garbage, "image/jpeg"], [truncated, "image/jpeg"], [brokenPng, "image/png"]] as const) {
+      const res = await server.api("POST", `/v3/activities/${activityId}/photos`, { token: owner.token, multipart: photoForm(bytes, {}, type) });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ message: "Bad Request", errors: [{ resource: "Photo", field: "file", code: "invalid" }] });
+    }
+    const detail = await server.api("GET", `/v3/activities/${activityId}`, { token: owner.token });
+    expect(detail.body.total_photo_count).toBe(4);
   });
 });
 

@@ -1,0 +1,238 @@
+import { convertIndexedToRgb, decode as decodePng, encode as encodePng } from "fast-png";
+import jpeg from "jpeg-js";
+import omggif from "omggif";
+import type { ImageInfo } from "./images.ts";
+
+// omggif ships no types: GifReader(bytes) with width, height and decodeAndBlitFrameRGBA(frame, pixels).
+const { GifReader } = omggif as unknown as {
+  GifReader: new (bytes: Uint8Array) => { width: number; height: number; decodeAndBlitFrameRGBA(frame: number, pixels: Uint8Array): void };
+};
+
+/** Long sides (px) of the resized renditions made for a native photo, below the original's long side. */
+export const RENDITION_SIZES = [100, 600, 1800] as const;
+/** Largest image decoded (pixels); more → 400 {Photo, file, too large}. */
+export const MAX_PHOTO_PIXELS = 50_000_000;
+/** JPEG quality of resized JPEG renditions. */
+const JPEG_QUALITY = 85;
+
+/** Raw 8-bit RGBA pixels. */
+export interface RgbaImage {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+/** A produced rendition: its size label (long side), real dimensions, bytes and content type. */
+export interface RenditionBytes {
+  size: number;
+  width: number;
+  height: number;
+  bytes: Uint8Array;
+  contentType: string;
+}
+
+/** The image could not be decoded (corrupt or unsupported data behind valid magic bytes). */
+export class UndecodableImage extends Error {}
+
+function expandPngToRgba(png: ReturnType<typeof decodePng>): Uint8Array {
+  const { width, height } = png;
+  const n = width * height;
+  const out = new Uint8Array(n * 4);
+  if (png.palette) {
+    const rgb = convertIndexedToRgb(png);
+    const channels = png.palette[0]?.length ?? 3;
+    for (let i = 0; i < n; i++) {
+      out[i * 4] = rgb[i * channels];
+      out[i * 4 + 1] = rgb[i * channels + 1];
+      out[i * 4 + 2] = rgb[i * channels + 2];
+      out[i * 4 + 3] = channels === 4 ? rgb[i * channels + 3] : 255;
+    }
+    return out;
+  }
+  const channels = png.channels;
+  const depth = png.depth;
+  const data = png.data;
+  const max = (1 << depth) - 1;
+  const stride = Math.ceil((width * channels * depth) / 8);
+  /** Sample c of pixel (x, y), scaled to 0…255. */
+  const sample = (x: number, y: number, c: number): number => {
+    if (depth === 8) return data[(y * width + x) * channels + c];
+    if (depth === 16) return data[(y * width + x) * channels + c] >> 8;
+    const bit = (x * channels + c) * depth;
+    const byte = data[y * stride + (bit >> 3)];
+    const value = (byte >> (8 - depth - (bit & 7))) & max;
+    return Math.round((value * 255) / max);
+  };
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 4;
+      if (channels <= 2) {
+        const g = sample(x, y, 0);
+        out[o] = g;
+        out[o + 1] = g;
+        out[o + 2] = g;
+        out[o + 3] = channels === 2 ? sample(x, y, 1) : 255;
+      } else {
+        out[o] = sample(x, y, 0);
+        out[o + 1] = sample(x, y, 1);
+        out[o + 2] = sample(x, y, 2);
+        out[o + 3] = channels === 4 ? sample(x, y, 3) : 255;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Decodes a recognised image (first frame of a GIF) into RGBA pixels. Throws UndecodableImage when
+ * the data behind the magic bytes is corrupt or its dimensions differ from its header.
+ */
+export function decodeImage(bytes: Uint8Array, info: ImageInfo): RgbaImage {
+  let image: RgbaImage;
+  try {
+    if (info.contentType === "image/jpeg") {
+      const decoded = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: MAX_PHOTO_PIXELS / 1e6, maxMemoryUsageInMB: 1024 });
+      image = { width: decoded.width, height: decoded.height, data: decoded.data };
+    } else if (info.contentType === "image/png") {
+      const decoded = decodePng(bytes);
+      image = { width: decoded.width, height: decoded.height, data: expandPngToRgba(decoded) };
+    } else {
+      const reader = new GifReader(bytes);
+      const data = new Uint8Array(reader.width * reader.height * 4);
+      reader.decodeAndBlitFrameRGBA(0, data);
+      image = { width: reader.width, height: reader.height, data };
+    }
+  } catch (error) {
+    throw new UndecodableImage(error instanceof Error ? error.message : String(error));
+  }
+  if (image.width !== info.width || image.height !== info.height || image.data.length < image.width * image.height * 4) {
+    throw new UndecodableImage("decoded dimensions differ from the header");
+  }
+  return image;
+}
+
+/** Per output index along one axis: the source range it covers and each source pixel's weight (area averaging). */
+function axisWeights(source: number, target: number) {
+  const scale = source / target;
+  const start = new Int32Array(target);
+  const count = new Int32Array(target);
+  const taps = Math.ceil(scale) + 1;
+  const weights = new Float32Array(target * taps);
+  for (let i = 0; i < target; i++) {
+    const a = i * scale;
+    const b = Math.min(source, (i + 1) * scale);
+    const first = Math.floor(a);
+    const last = Math.min(source - 1, Math.ceil(b) - 1);
+    start[i] = first;
+    count[i] = last - first + 1;
+    for (let j = first; j <= last; j++) {
+      weights[i * taps + (j - first)] = (Math.min(b, j + 1) - Math.max(a, j)) / scale;
+    }
+  }
+  return { start, count, taps, weights };
+}
+
+/**
+ * Down-scales RGBA pixels to width × height by area averaging (each output pixel is the mean of the
+ * source area it covers), in premultiplied alpha so transparent pixels do not darken edges.
+ */
+export function resizeRgba(src: RgbaImage, width: number, height: number): RgbaImage {
+  const h = axisWeights(src.width, width);
+  const v = axisWeights(src.height, height);
+  // Horizontal pass: src.width × src.height → width × src.height (premultiplied floats).
+  const tmp = new Float32Array(width * src.height * 4);
+  for (let y = 0; y < src.height; y++) {
+    const row = y * src.width * 4;
+    for (let x = 0; x < width; x++) {
+      let r = 0, g = 0, b = 0, al = 0;
+      const first = h.start[x];
+      for (let k = 0; k < h.count[x]; k++) {
+        const w = h.weights[x * h.taps + k];
+        const o = row + (first + k) * 4;
+        const alpha = src.data[o + 3] * w;
+        r += src.data[o] * alpha;
+        g += src.data[o + 1] * alpha;
+        b += src.data[o + 2] * alpha;
+        al += alpha;
+      }
+      const t = (y * width + x) * 4;
+      tmp[t] = r;
+      tmp[t + 1] = g;
+      tmp[t + 2] = b;
+      tmp[t + 3] = al;
+    }
+  }
+  // Vertical pass, then un-premultiply.
+  const out = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    const first = v.start[y];
+    for (let x = 0; x < width; x++) {
+      let r = 0, g = 0, b = 0, al = 0;
+      for (let k = 0; k < v.count[y]; k++) {
+        const w = v.weights[y * v.taps + k];
+        const t = ((first + k) * width + x) * 4;
+        r += tmp[t] * w;
+        g += tmp[t + 1] * w;
+        b += tmp[t + 2] * w;
+        al += tmp[t + 3] * w;
+      }
+      const o = (y * width + x) * 4;
+      if (al > 0) {
+        out[o] = Math.min(255, Math.round(r / al));
+        out[o + 1] = Math.min(255, Math.round(g / al));
+        out[o + 2] = Math.min(255, Math.round(b / al));
+      }
+      out[o + 3] = Math.min(255, Math.round(al));
+    }
+  }
+  return { width, height, data: out };
+}
+
+/** Dimensions of a rendition whose long side is `size`, keeping the aspect ratio (each side ≥ 1). */
+export function fitLongSide(width: number, height: number, size: number): { width: number; height: number } {
+  return width >= height
+    ? { width: size, height: Math.max(1, Math.round((height * size) / width)) }
+    : { width: Math.max(1, Math.round((width * size) / height)), height: size };
+}
+
+function opaque(image: RgbaImage): boolean {
+  for (let i = 3; i < image.data.length; i += 4) if (image.data[i] !== 255) return false;
+  return true;
+}
+
+function encodeRendition(image: RgbaImage, jpegOut: boolean): { bytes: Uint8Array; contentType: string } {
+  if (jpegOut) {
+    const encoded = jpeg.encode({ data: image.data, width: image.width, height: image.height }, JPEG_QUALITY);
+    return { bytes: new Uint8Array(encoded.data), contentType: "image/jpeg" };
+  }
+  if (opaque(image)) {
+    const rgb = new Uint8Array(image.width * image.height * 3);
+    for (let i = 0, j = 0; i < image.data.length; i += 4, j += 3) {
+      rgb[j] = image.data[i];
+      rgb[j + 1] = image.data[i + 1];
+      rgb[j + 2] = image.data[i + 2];
+    }
+    return { bytes: encodePng({ width: image.width, height: image.height, data: rgb, channels: 3, depth: 8 }), contentType: "image/png" };
+  }
+  return { bytes: encodePng({ width: image.width, height: image.height, data: image.data, channels: 4, depth: 8 }), contentType: "image/png" };
+}
+
+/**
+ * The renditions of a native photo: one per RENDITION_SIZES entry smaller than the original's long
+ * side (JPEG for a JPEG, PNG for a PNG or GIF), each resized from the next larger one, plus the
+ * original bytes themselves (size label = its long side). Smallest first.
+ * Throws UndecodableImage for corrupt data.
+ */
+export function makeRenditions(bytes: Uint8Array, info: ImageInfo): RenditionBytes[] {
+  const image = decodeImage(bytes, info);
+  const long = Math.max(image.width, image.height);
+  const original: RenditionBytes = { size: long, width: image.width, height: image.height, bytes, contentType: info.contentType };
+  const resized: RenditionBytes[] = [];
+  let source = image;
+  for (const size of [...RENDITION_SIZES].filter((s) => s < long).sort((a, b) => b - a)) {
+    const { width, height } = fitLongSide(image.width, image.height, size);
+    source = resizeRgba(source, width, height);
+    resized.unshift({ size, width, height, ...encodeRendition(source, info.contentType === "image/jpeg") });
+  }
+  return [...resized, original];
+}
