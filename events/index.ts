@@ -6,6 +6,7 @@ import "./platform/events.ts";
 import "./athlete/events.ts";
 import "./application/events.ts";
 import "./activity/events.ts";
+import "./activity/reprocessed.ts";
 import "./activity/changes.ts";
 import "./gear/events.ts";
 import "./oauth/events.ts";

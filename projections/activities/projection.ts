@@ -2,6 +2,7 @@ import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import type { RecordedEvent } from "../../events/types.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
+import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import {
   activityDeleted,
   activityUpdated,
@@ -118,7 +119,7 @@ export const activitiesProjection: Projection = {
   `,
   handles: [
     activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type, kudosGiven.type,
-    commentAdded.type, commentDeleted.type, photoAdded.type, photoLinked.type,
+    activityReprocessed.type, commentAdded.type, commentDeleted.type, photoAdded.type, photoLinked.type,
   ],
   async apply(tx: Queryable, event: RecordedEvent) {
     const insert = `insert into activities (id, athlete_id, upload_id, external_id, name, type, description,
@@ -134,6 +135,17 @@ export const activitiesProjection: Projection = {
           epoch(d.startDate), d.startDateLocal, d.timezone, d.distance, d.movingTime, d.elapsedTime,
           d.totalElevationGain, d.private, d.commute, d.trainer, false, JSON.stringify(recordedFacts(d)), event.position,
         ]);
+        return;
+      }
+      case activityReprocessed.type: {
+        const { activityId, facts } = event.data as EventData<typeof activityReprocessed>;
+        const { distance, movingTime, elapsedTime, totalElevationGain, ...rest } = facts;
+        await tx.query(
+          `update activities set distance = $2, moving_time = $3, elapsed_time = $4, total_elevation_gain = $5,
+                  facts = facts || $6::jsonb
+            where id = $1`,
+          [activityId, distance, movingTime, elapsedTime, totalElevationGain, JSON.stringify(rest)],
+        );
         return;
       }
       case activityCreated.type: {

@@ -4,6 +4,7 @@ import { checkTypes, type ExportFormat, exportEvents, UnknownTypeError } from ".
 import { ImportError, importEvents } from "../../analysts/import.ts";
 import { BoundError, parseBound, positionAt } from "../../analysts/log-bounds.ts";
 import { timeTravel, TimeTravelTargetError } from "../../analysts/time-travel.ts";
+import { reprocessActivity, type ReprocessOutcome, uploadedActivityIds } from "../../analysts/reprocess.ts";
 import { type CliCommand, type CliIo, CliUsageError, optionalString } from "../command.ts";
 import { progressBar } from "../progress.ts";
 
@@ -227,5 +228,44 @@ const importCommand: CliCommand = {
   },
 };
 
-/** The event log for analysts: replay, time travel, verify, export, import. */
-export const analystsCommands: CliCommand[] = [replay, verify, exportCommand, importCommand];
+const reprocess: CliCommand = {
+  name: "reprocess",
+  summary:
+    "Re-derive uploaded activities' stats and segment efforts from their original files with the current algorithms (new events; the originals and awarded achievements stay).",
+  options: {
+    activity: { type: "string", description: "the activity id" },
+    all: { type: "boolean", description: "every uploaded activity" },
+  },
+  async run(platform, o, io) {
+    const id = optionalString(o, "activity");
+    if ((id === undefined) === (o.all !== true)) throw new CliUsageError("give either --activity ID or --all");
+    if (id !== undefined && !/^\d+$/.test(id)) throw new CliUsageError("--activity must be a positive integer");
+    const ids = id !== undefined ? [Number(id)] : await uploadedActivityIds(platform);
+    const outcomes = [];
+    for (const [n, activityId] of ids.entries()) {
+      outcomes.push(await reprocessActivity(platform, activityId));
+      if (ids.length > 1) io.progress(io.interactive ? `\rreprocess: ${n + 1}/${ids.length}` : n + 1 === ids.length ? `reprocess: ${ids.length} activities\n` : "");
+    }
+    if (io.interactive && ids.length > 1) io.progress("\n");
+    if (id !== undefined && outcomes[0].outcome === "skipped") throw new Error(`activity ${id}: ${outcomes[0].reason}`);
+    return {
+      activities: outcomes.length,
+      reprocessed: outcomes.filter((x) => x.outcome === "reprocessed").length,
+      unchanged: outcomes.filter((x) => x.outcome === "unchanged").length,
+      skipped: outcomes.filter((x) => x.outcome === "skipped").length,
+      outcomes,
+    };
+  },
+  format: (r) => {
+    const x = r as { activities: number; reprocessed: number; unchanged: number; skipped: number; outcomes: ReprocessOutcome[] };
+    const lines = [`reprocess: ${x.reprocessed} re-derived, ${x.unchanged} unchanged, ${x.skipped} skipped (of ${x.activities})`];
+    for (const o of x.outcomes) {
+      if (o.outcome === "reprocessed") lines.push(`  activity ${o.activityId}: ${o.changed.join(", ")}`);
+      if (o.outcome === "skipped") lines.push(`  activity ${o.activityId}: skipped, ${o.reason}`);
+    }
+    return lines.join("\n");
+  },
+};
+
+/** The event log for analysts: replay, time travel, verify, export, import, reprocess. */
+export const analystsCommands: CliCommand[] = [replay, verify, exportCommand, importCommand, reprocess];
