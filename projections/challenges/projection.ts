@@ -36,24 +36,26 @@ export function goalValue(dimension: string, goal: number): number {
 
 /**
  * Recomputes one participant's progress from the activities and efforts in the challenge's window
- * (local start dates, inclusive; the challenge's activity type when it has one).
+ * (local start dates, inclusive; the challenge's activity type when it has one; private activities
+ * and their efforts never count), and moves the challenge's counters by the difference.
  */
 async function recompute(tx: Queryable, challengeId: number, athleteId: number): Promise<void> {
   const [rule] = await tx.query<ChallengeRule>(
-    "select type, dimension, goal, start_date, end_date, activity_type, segment_id from challenges where id = $1",
-    [challengeId],
+    `select c.type, c.dimension, c.goal, c.start_date, c.end_date, c.activity_type, c.segment_id
+       from challenges c join challenge_participants p on p.challenge_id = c.id and p.athlete_id = $2
+      where c.id = $1`,
+    [challengeId, athleteId],
   );
-  const [joined] = await tx.query("select 1 from challenge_participants where challenge_id = $1 and athlete_id = $2", [challengeId, athleteId]);
-  if (!rule || !joined) return;
+  if (!rule) return;
   let row: { value: number; score: number; activity_id: number | null; activity_count: number; success_count: number; completed: boolean };
   if (rule.type === "SegmentChallenge") {
     const [r] = await tx.query<{ n: number; best: number | null; activity_id: number | null }>(
       `select count(*)::int as n, min(e.elapsed_time) as best,
               (select e2.activity_id from challenge_efforts e2
-                where e2.athlete_id = $1 and e2.segment_id = $2 and substr(e2.start_date_local, 1, 10) between $3 and $4
+                where e2.athlete_id = $1 and e2.segment_id = $2 and not e2.private and substr(e2.start_date_local, 1, 10) between $3 and $4
                 order by e2.elapsed_time, e2.effort_id limit 1) as activity_id
          from challenge_efforts e
-        where e.athlete_id = $1 and e.segment_id = $2 and substr(e.start_date_local, 1, 10) between $3 and $4`,
+        where e.athlete_id = $1 and e.segment_id = $2 and not e.private and substr(e.start_date_local, 1, 10) between $3 and $4`,
       [athleteId, rule.segment_id, rule.start_date, rule.end_date],
     );
     const n = Number(r.n);
@@ -63,7 +65,8 @@ async function recompute(tx: Queryable, challengeId: number, athleteId: number):
     };
   } else {
     const value = VALUE[rule.dimension];
-    const where = `a.athlete_id = $1 and substr(a.start_date_local, 1, 10) between $2 and $3 and ($4::text is null or a.type = $4)`;
+    const where = `a.athlete_id = $1 and not a.private and substr(a.start_date_local, 1, 10) between $2 and $3
+      and ($4::text is null or a.type = $4)`;
     const params = [athleteId, rule.start_date, rule.end_date, rule.activity_type];
     const goal = goalValue(rule.dimension, Number(rule.goal));
     if (rule.type === "CumulativeChallenge") {
@@ -95,21 +98,32 @@ async function recompute(tx: Queryable, challengeId: number, athleteId: number):
       };
     }
   }
-  const [before] = await tx.query<{ activity_count: number; rank_key: string }>(
-    "select activity_count, rank_key from challenge_participants where challenge_id = $1 and athlete_id = $2",
-    [challengeId, athleteId],
-  );
-  const [after] = await tx.query<{ rank_key: string }>(
-    `update challenge_participants set value = $3, score = $4, activity_id = $5, activity_count = $6,
-       success_count = $7, completed = $8, rank_key = ${rankKeySql("$4::double precision")}
-      where challenge_id = $1 and athlete_id = $2 returning rank_key`,
+  // One statement: the participant's new progress, and the challenge's counters moved by the
+  // difference (all sub-statements see the row as it was before the update).
+  const [moved] = await tx.query<{ before_count: number; before_key: string; after_key: string }>(
+    `with before as (
+       select value, activity_count, completed, rank_key from challenge_participants
+        where challenge_id = $1 and athlete_id = $2
+     ), after as (
+       update challenge_participants set value = $3, score = $4, activity_id = $5, activity_count = $6,
+         success_count = $7, completed = $8, rank_key = ${rankKeySql("$4::double precision")}
+        where challenge_id = $1 and athlete_id = $2 returning rank_key
+     ), counted as (
+       update challenge_counters c set
+         total_dimension = c.total_dimension + ($3::double precision::numeric - b.value::numeric),
+         attempt_count = c.attempt_count + ($6::int - b.activity_count),
+         completed_count = c.completed_count + ($8::boolean::int - b.completed::int),
+         leaderboard_count = c.leaderboard_count + ((($6::int) > 0)::int - (b.activity_count > 0)::int)
+         from before b where c.challenge_id = $1
+     )
+     select b.activity_count as before_count, b.rank_key as before_key, a.rank_key as after_key from before b, after a`,
     [challengeId, athleteId, row.value, row.score, row.activity_id, row.activity_count, row.success_count, row.completed],
   );
-  const wasOnBoard = Number(before.activity_count) > 0;
+  const wasOnBoard = Number(moved.before_count) > 0;
   const isOnBoard = row.activity_count > 0;
-  if (wasOnBoard && isOnBoard && String(before.rank_key) === String(after.rank_key)) return;
-  if (wasOnBoard) await countRankKey(tx, challengeId, before.rank_key, -1);
-  if (isOnBoard) await countRankKey(tx, challengeId, after.rank_key, 1);
+  if (wasOnBoard && isOnBoard && String(moved.before_key) === String(moved.after_key)) return;
+  if (wasOnBoard) await countRankKey(tx, challengeId, moved.before_key, -1);
+  if (isOnBoard) await countRankKey(tx, challengeId, moved.after_key, 1);
 }
 
 async function recomputeAthlete(tx: Queryable, athleteId: number): Promise<void> {
@@ -126,7 +140,10 @@ async function recomputeAthlete(tx: Queryable, athleteId: number): Promise<void>
  */
 export const challengesProjection: Projection = {
   name: "challenges",
-  tables: ["challenges", "challenge_participants", "challenge_rank_counts", "challenge_activities", "challenge_efforts"],
+  tables: [
+    "challenges", "challenge_counters", "challenge_participants", "challenge_rank_counts", "challenge_activities",
+    "challenge_efforts",
+  ],
   schema: `
     create table if not exists challenges (
       id bigint primary key,
@@ -150,6 +167,16 @@ export const challengesProjection: Projection = {
       color text not null,
       social_hashtag text not null,
       created_at timestamptz not null
+    );
+    -- The challenge's counters, moved by every participant change (a read is one row, not a sum).
+    -- total_dimension is numeric so that adding and taking back the same values leaves no float residue.
+    create table if not exists challenge_counters (
+      challenge_id bigint primary key,
+      participant_count integer not null default 0,
+      total_dimension numeric not null default 0,
+      attempt_count integer not null default 0,
+      completed_count integer not null default 0,
+      leaderboard_count integer not null default 0
     );
     create table if not exists challenge_participants (
       challenge_id bigint not null,
@@ -178,7 +205,8 @@ export const challengesProjection: Projection = {
       distance double precision not null,
       elevation_gain double precision not null,
       moving_time integer not null,
-      elapsed_time integer not null
+      elapsed_time integer not null,
+      private boolean not null
     );
     create index if not exists challenge_activities_athlete on challenge_activities (athlete_id, start_date_local);
     create table if not exists challenge_efforts (
@@ -187,7 +215,8 @@ export const challengesProjection: Projection = {
       athlete_id bigint not null,
       segment_id bigint not null,
       start_date_local text not null,
-      elapsed_time integer not null
+      elapsed_time integer not null,
+      private boolean not null
     );
     create index if not exists challenge_efforts_athlete on challenge_efforts (athlete_id, segment_id);
     create index if not exists challenge_efforts_activity on challenge_efforts (activity_id);
@@ -209,12 +238,18 @@ export const challengesProjection: Projection = {
             c.externalUrl, c.description, c.mobileDescription, c.additionalInfo, c.rules, c.prizes, c.teaser, c.url,
             c.logoUrl, c.color, c.socialHashtag, event.recordedAt],
         );
+        await tx.query("insert into challenge_counters (challenge_id) values ($1) on conflict do nothing", [c.challengeId]);
         return;
       }
       case challengeJoined.type: {
         const d = event.data as EventData<typeof challengeJoined>;
         await tx.query(
-          "insert into challenge_participants (challenge_id, athlete_id, joined_at) values ($1,$2,$3) on conflict do nothing",
+          `with joined as (
+             insert into challenge_participants (challenge_id, athlete_id, joined_at) values ($1,$2,$3)
+             on conflict do nothing returning 1
+           )
+           update challenge_counters set participant_count = participant_count + (select count(*)::int from joined)
+            where challenge_id = $1`,
           [d.challengeId, d.athleteId, event.recordedAt],
         );
         await recompute(tx, d.challengeId, d.athleteId);
@@ -223,7 +258,18 @@ export const challengesProjection: Projection = {
       case challengeLeft.type: {
         const d = event.data as EventData<typeof challengeLeft>;
         const [gone] = await tx.query<{ activity_count: number; rank_key: string }>(
-          "delete from challenge_participants where challenge_id = $1 and athlete_id = $2 returning activity_count, rank_key",
+          `with gone as (
+             delete from challenge_participants where challenge_id = $1 and athlete_id = $2
+             returning value, activity_count, completed, rank_key
+           ), counted as (
+             update challenge_counters c set participant_count = c.participant_count - 1,
+               total_dimension = c.total_dimension - g.value::numeric,
+               attempt_count = c.attempt_count - g.activity_count,
+               completed_count = c.completed_count - g.completed::int,
+               leaderboard_count = c.leaderboard_count - (g.activity_count > 0)::int
+               from gone g where c.challenge_id = $1
+           )
+           select activity_count, rank_key from gone`,
           [d.challengeId, d.athleteId],
         );
         if (gone && Number(gone.activity_count) > 0) await countRankKey(tx, d.challengeId, gone.rank_key, -1);
@@ -234,17 +280,23 @@ export const challengesProjection: Projection = {
         const d = event.data as EventData<typeof activityCreated> & { movingTime?: number; totalElevationGain?: number };
         await tx.query(
           `insert into challenge_activities (activity_id, athlete_id, type, start_date_local, distance, elevation_gain,
-             moving_time, elapsed_time) values ($1,$2,$3,$4,$5,$6,$7,$8) on conflict do nothing`,
+             moving_time, elapsed_time, private) values ($1,$2,$3,$4,$5,$6,$7,$8,$9) on conflict do nothing`,
           [d.activityId, d.athleteId, d.type, d.startDateLocal, d.distance, d.totalElevationGain ?? 0,
-            d.movingTime ?? d.elapsedTime, d.elapsedTime],
+            d.movingTime ?? d.elapsedTime, d.elapsedTime, d.private],
         );
         await recomputeAthlete(tx, d.athleteId);
         return;
       }
       case activityUpdated.type: {
         const d = event.data as EventData<typeof activityUpdated>;
-        if (d.type === undefined) return;
-        await tx.query("update challenge_activities set type = $2 where activity_id = $1", [d.activityId, d.type]);
+        if (d.type === undefined && d.private === undefined) return;
+        await tx.query(
+          "update challenge_activities set type = coalesce($2, type), private = coalesce($3, private) where activity_id = $1",
+          [d.activityId, d.type ?? null, d.private ?? null],
+        );
+        if (d.private !== undefined) {
+          await tx.query("update challenge_efforts set private = $2 where activity_id = $1", [d.activityId, d.private]);
+        }
         await recomputeAthlete(tx, d.athleteId);
         return;
       }
@@ -258,10 +310,12 @@ export const challengesProjection: Projection = {
       case segmentEffortsMatched.type: {
         const d = event.data as EventData<typeof segmentEffortsMatched>;
         for (const e of d.efforts) {
+          // The activity's privacy as this projection knows it now (it may have changed since matching).
           await tx.query(
-            `insert into challenge_efforts (effort_id, activity_id, athlete_id, segment_id, start_date_local, elapsed_time)
-             values ($1,$2,$3,$4,$5,$6) on conflict do nothing`,
-            [e.effortId, d.activityId, d.athleteId, e.segmentId, e.startDateLocal, e.elapsedTime],
+            `insert into challenge_efforts (effort_id, activity_id, athlete_id, segment_id, start_date_local, elapsed_time, private)
+             values ($1,$2,$3,$4,$5,$6, coalesce((select private from challenge_activities where activity_id = $2), $7))
+             on conflict do nothing`,
+            [e.effortId, d.activityId, d.athleteId, e.segmentId, e.startDateLocal, e.elapsedTime, d.private],
           );
         }
         if (d.efforts.length) await recomputeAthlete(tx, d.athleteId);

@@ -44,27 +44,38 @@ export async function countRankKey(tx: Queryable, challengeId: number, key: numb
   }
 }
 
+export interface BoardPoint {
+  key: number | string;
+  score: number;
+  athleteId: number;
+}
+
 /**
- * For each (rank_key, score), how many board participants of the challenge have a strictly higher
- * score — competition rank minus one. One statement for all of them.
+ * For each point on a challenge's board: `above`, how many participants have a strictly higher score
+ * (competition rank − 1), and `ahead`, how many come before it in board order (score desc, athlete_id)
+ * — its position − 1. One statement for all points: per point, the larger siblings of its node at each
+ * of the 12 levels (short ranges of the count tree's primary key), the exact ties on its rank key, and
+ * the equal scores with a smaller athlete id.
  */
-export async function countsAbove(
+export async function boardPlaces(
   db: Queryable,
   challengeId: number,
-  points: readonly { key: number | string; score: number }[],
-): Promise<number[]> {
+  points: readonly BoardPoint[],
+): Promise<{ above: number; ahead: number }[]> {
   if (points.length === 0) return [];
-  const rows = await db.query<{ i: number; above: number }>(
+  const rows = await db.query<{ i: number; above: number; same: number }>(
     `select t.i,
         (select coalesce(sum(c.n), 0) from generate_series(0, ${RANK_LEVELS - 1}) k
            join challenge_rank_counts c on c.challenge_id = $1 and c.level = k
             and c.node > (t.key >> (4 * k)) and c.node <= ((t.key >> (4 * k)) | 15))
       + (select count(*) from challenge_participants q
-          where q.challenge_id = $1 and q.activity_count > 0 and q.rank_key = t.key and q.score > t.score) as above
-       from unnest($2::bigint[], $3::double precision[]) with ordinality as t(key, score, i)`,
-    [challengeId, points.map((p) => String(p.key)), points.map((p) => p.score)],
+          where q.challenge_id = $1 and q.activity_count > 0 and q.rank_key = t.key and q.score > t.score) as above,
+        (select count(*) from challenge_participants q
+          where q.challenge_id = $1 and q.activity_count > 0 and q.score = t.score and q.athlete_id < t.athlete_id) as same
+       from unnest($2::bigint[], $3::double precision[], $4::bigint[]) with ordinality as t(key, score, athlete_id, i)`,
+    [challengeId, points.map((p) => String(p.key)), points.map((p) => p.score), points.map((p) => p.athleteId)],
   );
-  const out: number[] = new Array(points.length).fill(0);
-  for (const r of rows) out[Number(r.i) - 1] = Number(r.above);
+  const out = points.map(() => ({ above: 0, ahead: 0 }));
+  for (const r of rows) out[Number(r.i) - 1] = { above: Number(r.above), ahead: Number(r.above) + Number(r.same) };
   return out;
 }

@@ -22,29 +22,26 @@ export interface ChallengeRow {
   color: string;
   social_hashtag: string;
   participant_count: number;
-  total_dimension: number;
+  /** numeric in the read model: arrives as a string. */
+  total_dimension: number | string;
   attempt_count: number;
   completed_count: number;
   leaderboard_count: number;
   joined: boolean;
 }
 
-/** Challenge columns plus the counters (kept by the projection, aggregated here) and `joined` for $viewer. */
+/** Challenge columns, its counters (one row kept by the challenges projection) and `joined` for $viewer. */
 const columns = (viewer: string) => `c.id, c.name, c.type, c.dimension, c.goal, c.start_date, c.end_date, c.activity_type,
   c.segment_id, c.external_url, c.description, c.mobile_description, c.additional_info, c.rules, c.prizes, c.teaser,
   c.url, c.logo_url, c.color, c.social_hashtag,
   s.participant_count, s.total_dimension, s.attempt_count, s.completed_count, s.leaderboard_count,
   exists (select 1 from challenge_participants j where j.challenge_id = c.id and j.athlete_id = ${viewer}) as joined`;
 
-const STATS = `cross join lateral (
-    select count(*)::int as participant_count, coalesce(sum(p.value), 0)::double precision as total_dimension,
-           coalesce(sum(p.activity_count), 0)::int as attempt_count,
-           (count(*) filter (where p.completed))::int as completed_count,
-           (count(*) filter (where p.activity_count > 0))::int as leaderboard_count
-      from challenge_participants p where p.challenge_id = c.id) s`;
-
 export async function findChallenge(db: Queryable, id: number, viewerId: number): Promise<ChallengeRow | undefined> {
-  const [row] = await db.query<ChallengeRow>(`select ${columns("$2")} from challenges c ${STATS} where c.id = $1`, [id, viewerId]);
+  const [row] = await db.query<ChallengeRow>(
+    `select ${columns("$2")} from challenges c join challenge_counters s on s.challenge_id = c.id where c.id = $1`,
+    [id, viewerId],
+  );
   return row;
 }
 
@@ -52,7 +49,7 @@ export async function joinedChallenges(db: Queryable, athleteId: number): Promis
   return db.query<ChallengeRow>(
     `select ${columns("$1")} from challenges c
        join challenge_participants me on me.challenge_id = c.id and me.athlete_id = $1
-       ${STATS}
+       join challenge_counters s on s.challenge_id = c.id
       order by c.start_date desc, c.id desc`,
     [athleteId],
   );

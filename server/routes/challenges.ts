@@ -84,11 +84,14 @@ export const challengeRoutes = [
     }),
     async handler({ platform, auth, params, query }) {
       requireChallenges(auth);
-      const [exists] = await platform.db.query("select 1 from challenges where id = $1", [params.id]);
-      if (!exists) throw notFound("Challenge");
+      const requireExists = async () => {
+        const [exists] = await platform.db.query("select 1 from challenges where id = $1", [params.id]);
+        if (!exists) throw notFound("Challenge");
+      };
       const filterName = query.filter ?? "none";
       let filter: { sql: string; params: unknown[] } | null = null;
       if (filterName === "club") {
+        await requireExists();
         if (query.club_id === undefined) throw badRequest("Challenge", "club_id", "missing");
         if (!(await findClub(platform.db, query.club_id))) throw notFound("Club", "club_id");
         filter = {
@@ -102,7 +105,10 @@ export const challengeRoutes = [
         };
       }
       const { page, perPage, offset } = paging(query, CHALLENGE_LEADERBOARD_PER_PAGE);
-      return challengeLeaderboard(platform.db, { challengeId: params.id, viewerId: auth.athleteId, filter, page, perPage, offset });
+      const entries = await challengeLeaderboard(platform.db, { challengeId: params.id, viewerId: auth.athleteId, filter, page, perPage, offset });
+      // Participants only exist for existing challenges: the existence check is needed for empty answers only.
+      if (entries.length === 0 && filterName !== "club") await requireExists();
+      return entries;
     },
   }),
   defineRoute({

@@ -80,6 +80,10 @@ export const clubsBench: BenchSuite = async () => {
       insert into challenge_participants (challenge_id, athlete_id, joined_at, value, score, activity_id, activity_count, success_count, completed)
         values (${challengeId}, ${me}, now(), 100000, 100000, 1, 1, 0, true);
       update challenge_participants set rank_key = ${rankKeySql("score")} where challenge_id = ${challengeId};
+      insert into challenge_counters (challenge_id, participant_count, total_dimension, attempt_count, completed_count, leaderboard_count)
+        select ${challengeId}, count(*), coalesce(sum(value::numeric), 0), coalesce(sum(activity_count), 0),
+               count(*) filter (where completed), count(*) filter (where activity_count > 0)
+          from challenge_participants where challenge_id = ${challengeId};
       insert into challenge_rank_counts (challenge_id, level, node, n)
         select ${challengeId}, k, p.rank_key >> (4 * k), count(*)
           from challenge_participants p, generate_series(0, ${RANK_LEVELS - 1}) k
@@ -106,9 +110,25 @@ export const clubsBench: BenchSuite = async () => {
         where p.challenge_id = $1 and p.activity_count > 0 order by p.score desc limit 10`,
       [challengeId],
     ));
+    const detail = await time(() => get(`/v3/challenges/${challengeId}`));
+    // What every read did before the counters row: add the counters up over all participants.
+    const detailSql = await time(() => db.query(
+      `select c.*, s.* from challenges c cross join lateral (
+         select count(*)::int as participant_count, coalesce(sum(p.value), 0)::double precision as total_dimension,
+                coalesce(sum(p.activity_count), 0)::int as attempt_count, (count(*) filter (where p.completed))::int as completed_count,
+                (count(*) filter (where p.activity_count > 0))::int as leaderboard_count
+           from challenge_participants p where p.challenge_id = c.id) s where c.id = $1`,
+      [challengeId],
+    ));
+    const detailRow = await time(() => db.query(
+      "select c.*, s.* from challenges c join challenge_counters s on s.challenge_id = c.id where c.id = $1",
+      [challengeId],
+    ));
     const figures: BenchFigure[] = [
       { suite: "clubs", name: `club activity feed p50 (${MEMBERS} members, ${ACTIVITIES} activities, HTTP)`, ours: feed, baseline: feedSql, baselineName: "raw SQL top 30", unit: "ms", higherIsBetter: false },
       { suite: "clubs", name: `challenge leaderboard p50 (${PARTICIPANTS} participants, first page + context, HTTP)`, ours: board, baseline: boardSql, baselineName: "raw SQL top 10", unit: "ms", higherIsBetter: false },
+      { suite: "clubs", name: `challenge detail p50 (${PARTICIPANTS} participants, HTTP)`, ours: detail, baseline: detailSql, baselineName: "raw SQL: counters summed over the participants, as each read did before", unit: "ms", higherIsBetter: false },
+      { suite: "clubs", name: "challenge detail: raw SQL read of the challenge and its counters row", ours: detailRow, unit: "ms", higherIsBetter: false },
     ];
     return figures;
   } finally {
