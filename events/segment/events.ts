@@ -99,5 +99,12 @@ export const segmentEffortsMatched = defineEvent({
   }),
 });
 
+export const segmentEffortsRematched = defineEvent({
+  type: "SegmentEffortsRematched",
+  description:
+    "cli reprocess matched the activity's track again with the current algorithm; its efforts replace the earlier ones. Efforts on segments matched before keep their ids, ranks and achievements from upload time; newly found efforts carry none.",
+  schema: segmentEffortsMatched.schema,
+});
+
 export const segmentStream = (segmentId: number) => `segment-${segmentId}`;
 export const segmentStarStream = (athleteId: number, segmentId: number) => `segment-star-${athleteId}-${segmentId}`;

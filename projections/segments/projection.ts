@@ -6,6 +6,7 @@ import { activityDeleted, activityUpdated } from "../../events/activity/changes.
 import {
   segmentCreated,
   segmentEffortsMatched,
+  segmentEffortsRematched,
   segmentStarred,
   segmentUnstarred,
 } from "../../events/segment/events.ts";
@@ -117,8 +118,8 @@ export const segmentsProjection: Projection = {
     );
     create index if not exists segment_bests_board on segment_bests (segment_id, elapsed_time, start_date, effort_id);
     create index if not exists segment_bests_sex on segment_bests (segment_id, sex, elapsed_time, start_date, effort_id);
-    create index if not exists segment_bests_birthdate on segment_bests (segment_id, birthdate);
-    create index if not exists segment_bests_athlete on segment_bests (athlete_id);
+    create index if not exists segment_bests_birthdate on segment_bests (segment_id, birthdate, elapsed_time);
+    create index if not exists segment_bests_athlete on segment_bests (athlete_id, segment_id);
     create table if not exists segment_period_bests (
       segment_id bigint not null,
       period text not null,
@@ -135,9 +136,8 @@ export const segmentsProjection: Projection = {
       primary key (segment_id, period, athlete_id)
     );
     create index if not exists segment_period_bests_board on segment_period_bests (segment_id, period, elapsed_time, start_date, effort_id);
-    create index if not exists segment_period_bests_sex on segment_period_bests (segment_id, period, sex, elapsed_time, start_date, effort_id);
-    create index if not exists segment_period_bests_birthdate on segment_period_bests (segment_id, period, birthdate);
-    create index if not exists segment_period_bests_athlete on segment_period_bests (athlete_id);
+    create index if not exists segment_period_bests_birthdate on segment_period_bests (segment_id, period, birthdate, elapsed_time);
+    create index if not exists segment_period_bests_athlete on segment_period_bests (athlete_id, segment_id, period);
     create table if not exists segment_board_counts (
       segment_id bigint not null,
       board text not null,
@@ -153,7 +153,7 @@ export const segmentsProjection: Projection = {
     );
   `,
   handles: [
-    segmentCreated.type, segmentStarred.type, segmentUnstarred.type, segmentEffortsMatched.type,
+    segmentCreated.type, segmentStarred.type, segmentUnstarred.type, segmentEffortsMatched.type, segmentEffortsRematched.type,
     activityDeleted.type, activityUpdated.type, athleteProfileUpdated.type,
   ],
   async apply(tx: Queryable, event: RecordedEvent) {
@@ -181,6 +181,16 @@ export const segmentsProjection: Projection = {
       }
       case segmentEffortsMatched.type:
         return matched(tx, event.data as Matched);
+      case segmentEffortsRematched.type: {
+        // The activity's efforts are replaced: out of the boards first, then in again.
+        const d = event.data as Matched;
+        const gone = await tx.query<EffortChange>(
+          "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id, not private as public",
+          [d.activityId],
+        );
+        await refresh(tx, gone, gone.map((g) => (g.public ? -1 : 0)));
+        return matched(tx, d);
+      }
       case activityDeleted.type: {
         const d = event.data as { activityId: number };
         const gone = await tx.query<EffortChange>(

@@ -1,17 +1,21 @@
+import type { z } from "zod";
 import { activityRecorded, activityStream } from "../../events/activity/events.ts";
 import { activityReprocessed, reprocessedFacts } from "../../events/activity/reprocessed.ts";
 import type { EventData } from "../../events/catalogue.ts";
+import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
 import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
 import { toJson } from "../../shared/json.ts";
-import type { z } from "zod";
+import type { ActivityStreams } from "../../shared/streams.ts";
 import { getBlob, putBlob } from "../blobs.ts";
 import { inflate, parseDeviceFile } from "../ingest/decode.ts";
 import { deriveActivity } from "../ingest/derive.ts";
 import type { Platform } from "../platform.ts";
+import { effortIdFor, matchActivity } from "../segments/efforts.ts";
 
 type Facts = z.infer<typeof reprocessedFacts>;
 type Recorded = EventData<typeof activityRecorded>;
 type Received = EventData<typeof uploadReceived>;
+type Matched = EventData<typeof segmentEffortsMatched>;
 
 export type ReprocessOutcome =
   | { activityId: number; outcome: "reprocessed"; changed: string[] }
@@ -26,42 +30,77 @@ const FACT_KEYS: (keyof Facts)[] = [
   "splitsMetric", "splitsStandard", "bestEfforts",
 ];
 
-/** JSON with object keys sorted (jsonb stores keys in its own order). */
+/** JSON with object keys sorted (jsonb keeps keys in an order of its own). */
 function canonical(value: unknown): string {
-  return toJson(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === "object") {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
-  }
-  return value;
+  const sort = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sort);
+    if (v && typeof v === "object") {
+      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]));
+    }
+    return v;
+  };
+  return toJson(sort(value));
 }
 
 function pick(source: Facts | Recorded): Facts {
   return Object.fromEntries(FACT_KEYS.map((k) => [k, source[k]])) as Facts;
 }
 
-/** The measured facts as they stand now: the recording, then every later re-derivation. */
-async function currentFacts(platform: Platform, activityId: number): Promise<{ recorded: Recorded; facts: Facts } | undefined> {
+/** The activity as it stands now: its recording, later re-derivations and the efforts matched last. */
+async function currentState(platform: Platform, activityId: number) {
   const events = await platform.store.readStream(activityStream(activityId));
   const recorded = events.find((e) => e.type === activityRecorded.type)?.data as Recorded | undefined;
   if (!recorded) return undefined;
   let facts = pick(recorded);
+  let efforts: Matched | null = null;
   for (const e of events) {
     if (e.type === activityReprocessed.type) facts = (e.data as EventData<typeof activityReprocessed>).facts;
+    if (e.type === segmentEffortsMatched.type || e.type === segmentEffortsRematched.type) efforts = e.data as Matched;
   }
-  return { recorded, facts };
+  return { recorded, facts, efforts };
 }
 
 /**
- * Re-derives an uploaded activity's measured facts from its stored original file with today's
- * algorithms and appends ActivityReprocessed when they differ (nothing when they are the same).
- * Best-effort PR ranks awarded at upload time are kept by distance name.
+ * Efforts found again keep the id, ranks and achievements they got at upload time (matched by
+ * segment and order of traversal); efforts found for the first time carry no ranks or achievements.
+ */
+function keepUploadTimeAwards(fresh: Matched, before: Matched | null, activityId: number): Matched {
+  const earlier = new Map<string, Matched["efforts"][number]>();
+  const seen = new Map<number, number>();
+  for (const e of before?.efforts ?? []) {
+    const k = (seen.get(e.segmentId) ?? 0) + 1;
+    seen.set(e.segmentId, k);
+    earlier.set(`${e.segmentId}:${k}`, e);
+  }
+  const used = new Set((before?.efforts ?? []).map((e) => e.effortId));
+  let next = (before?.efforts.length ?? 0) + 512;
+  const again = new Map<number, number>();
+  const efforts = fresh.efforts.map((e) => {
+    const k = (again.get(e.segmentId) ?? 0) + 1;
+    again.set(e.segmentId, k);
+    const old = earlier.get(`${e.segmentId}:${k}`);
+    if (old) return { ...e, effortId: old.effortId, komRank: old.komRank, prRank: old.prRank, achievements: old.achievements, hidden: old.hidden };
+    let effortId = effortIdFor(activityId, next++);
+    while (used.has(effortId)) effortId = effortIdFor(activityId, next++);
+    used.add(effortId);
+    return { ...e, effortId, komRank: null, prRank: null, achievements: [] };
+  });
+  return {
+    ...fresh,
+    efforts,
+    prCount: efforts.filter((e) => e.prRank === 1).length,
+    achievementCount: efforts.reduce((n, e) => n + e.achievements.length, 0),
+  };
+}
+
+/**
+ * Re-derives an uploaded activity's measured facts and segment efforts from its stored original file
+ * with today's algorithms, appending ActivityReprocessed and SegmentEffortsRematched when they differ
+ * (nothing when they are the same). Awards of upload time are kept: best-effort PR ranks by distance
+ * name, segment achievements by segment.
  */
 export async function reprocessActivity(platform: Platform, activityId: number): Promise<ReprocessOutcome> {
-  const current = await currentFacts(platform, activityId);
+  const current = await currentState(platform, activityId);
   if (!current) return { activityId, outcome: "skipped", reason: "not an uploaded activity (manual or unknown)" };
   const { recorded } = current;
   if (recorded.uploadId === null) return { activityId, outcome: "skipped", reason: "no upload" };
@@ -74,6 +113,8 @@ export async function reprocessActivity(platform: Platform, activityId: number):
     "select premium, weight, birthdate from athletes where id = $1",
     [recorded.athleteId],
   );
+  const [now] = await platform.db.query<{ type: string; private: boolean }>("select type, private from activities where id = $1", [activityId]);
+  if (!now) return { activityId, outcome: "skipped", reason: "the activity was deleted" };
   const parsed = await parseDeviceFile(inflate(original, received.dataType, platform.config.maxUploadBytes), received.dataType);
   const derived = deriveActivity(parsed, {
     uploadId: received.uploadId,
@@ -92,11 +133,23 @@ export async function reprocessActivity(platform: Platform, activityId: number):
   // Through the event's schema first, so the comparison sees exactly what would be stored.
   const fresh = reprocessedFacts.parse(pick({ ...derived.facts, streamsSha256 } as unknown as Facts));
   fresh.bestEfforts = fresh.bestEfforts.map((b) => ({ ...b, prRank: ranks.get(b.name) ?? null }));
-  const changed = FACT_KEYS.filter((k) => canonical(fresh[k]) !== canonical(current.facts[k]));
+  const changed: string[] = FACT_KEYS.filter((k) => canonical(fresh[k]) !== canonical(current.facts[k]));
+
+  const activity = { ...recorded, ...fresh, type: now.type as Recorded["type"], private: now.private };
+  const matched = await matchActivity(platform.db, activity, derived.streams as ActivityStreams);
+  const efforts = segmentEffortsRematched.schema.parse(keepUploadTimeAwards(matched, current.efforts, activityId));
+  const effortsChanged = canonical(efforts.efforts) !== canonical(current.efforts?.efforts ?? []);
+  if (effortsChanged) changed.push("segment_efforts");
   if (changed.length === 0) return { activityId, outcome: "unchanged" };
-  await platform.store.append(activityStream(activityId), "any", [
-    activityReprocessed.create({ activityId, athleteId: recorded.athleteId, facts: fresh }),
-  ], { metadata: { athleteId: recorded.athleteId, source: "cli:reprocess" } });
+
+  const events = [];
+  if (changed.some((c) => c !== "segment_efforts")) {
+    events.push(activityReprocessed.create({ activityId, athleteId: recorded.athleteId, facts: fresh }));
+  }
+  if (effortsChanged) events.push(segmentEffortsRematched.create(efforts));
+  await platform.store.append(activityStream(activityId), "any", events, {
+    metadata: { athleteId: recorded.athleteId, source: "cli:reprocess" },
+  });
   return { activityId, outcome: "reprocessed", changed };
 }
 

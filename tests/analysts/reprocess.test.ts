@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityStream } from "../../events/activity/events.ts";
 import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import { dispatch } from "../../server/cli/dispatch.ts";
+import { createSegment } from "../../server/segments/create.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
+import { slice, streamsOf } from "../segments/fixture-track.ts";
 
 const DEVICES = join(import.meta.dirname, "../../../shared/fixtures/devices");
 let server: TestServer;
@@ -75,12 +77,52 @@ describe("cli reprocess", () => {
     expect((await server.platform.projections.verify()).differences).toEqual([]);
   });
 
+  it("matches segments laid after the upload; efforts found at upload keep their ids and awards", async () => {
+    const rider = await server.athlete();
+    const track = await streamsOf("fit/garmin-edge500-cycling-hr-cad-pauses.fit");
+    const lay = (name: string, i: number, j: number) =>
+      createSegment(server.platform, { name, activityType: "Ride", ...slice(track, i, j), athleteId: null, activityId: null }, "test");
+    const before = await lay("Laid before", 2000, 2600);
+    const form = new FormData();
+    form.set("file", new Blob([readFileSync(join(DEVICES, "fit/garmin-edge500-cycling-hr-cad-pauses.fit"))]), "again.fit");
+    form.set("data_type", "fit");
+    const created = await server.api("POST", "/v3/uploads", { token: rider.token, multipart: form });
+    let id = 0;
+    for (let i = 0; i < 600 && !id; i++) {
+      id = (await server.api("GET", `/v3/uploads/${created.body.id}`, { token: rider.token })).body.activity_id ?? 0;
+      if (!id) await new Promise((r) => setTimeout(r, 100));
+    }
+    const efforts = async () =>
+      (await server.api("GET", `/v3/activities/${id}`, { token: rider.token, query: { include_all_efforts: true } })).body.segment_efforts;
+    const atUpload = await efforts();
+    expect(atUpload.map((e: { segment: { id: number } }) => e.segment.id)).toEqual([before]);
+    expect(atUpload[0].achievements.length).toBeGreaterThan(0);
+
+    const after = await lay("Laid after", 6000, 6800);
+    const out = await cli("reprocess", "--activity", String(id));
+    expect(out.exitCode).toBe(0);
+    expect(JSON.parse(out.stdout).outcomes[0]).toMatchObject({ outcome: "reprocessed", changed: ["segment_efforts"] });
+    const now = await efforts();
+    expect(now.map((e: { segment: { id: number } }) => e.segment.id)).toEqual([before, after]);
+    expect(now[0]).toEqual(atUpload[0]);
+    expect(now[1]).toMatchObject({ kom_rank: null, pr_rank: null, achievements: [] });
+    const board = await server.api("GET", `/v3/segments/${after}/leaderboard`, { token: rider.token });
+    expect(board.body.entry_count).toBe(1);
+
+    expect(JSON.parse((await cli("reprocess", "--activity", String(id))).stdout).unchanged).toBe(1);
+    expect((await server.platform.projections.verify()).differences).toEqual([]);
+  });
+
   it("--all goes over every uploaded activity and leaves manual ones alone", async () => {
     const out = await cli("reprocess", "--all");
     expect(out.exitCode).toBe(0);
     const result = JSON.parse(out.stdout);
-    expect(result.activities).toBe(1);
-    expect(result.outcomes.map((o: { activityId: number }) => o.activityId)).toEqual([activityId]);
+    expect(result.activities).toBe(2);
+    // The first ride was uploaded before any segment existed: it gains its efforts now.
+    expect(result.outcomes.find((o: { activityId: number }) => o.activityId === activityId)).toMatchObject({
+      outcome: "reprocessed", changed: ["segment_efforts"],
+    });
+    expect(result.unchanged).toBe(1);
     const manual = await cli("reprocess", "--activity", String(manualId));
     expect(manual.exitCode).toBe(1);
     expect(manual.stderr).toContain("not an uploaded activity");
