@@ -58,6 +58,7 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
           const zones = await privacyZonesOf(platform.db, state.athleteId);
           const gathered = await gatherTracks(platform.db, mapId, selected.activityIds, zones);
           const tracksSha256 = await putBlob(platform.db, gathered.bytes);
+          rememberGathered(tracksSha256, gathered.bytes);
           try {
             await run({ type: "gathered", ...ids, tracksSha256, activitiesCount: gathered.activitiesCount, pointsCount: gathered.pointsCount });
           } catch (error) {
@@ -69,7 +70,7 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
         }
         case "generating": {
           const gathered = history.find((e) => e.type === heatmapTracksGathered.type)!.data as EventData<typeof heatmapTracksGathered>;
-          const bytes = await getBlob(platform.db, gathered.tracksSha256);
+          const bytes = takeGathered(gathered.tracksSha256) ?? await getBlob(platform.db, gathered.tracksSha256);
           if (!bytes) throw new HeatmapBuildError("The gathered routes of this heatmap could not be read.");
           const stats = heatmapStats(decodeTracks(bytes));
           await run({ type: "built", ...ids, ...stats });
@@ -86,6 +87,24 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
       return;
     }
   }
+}
+
+/**
+ * Tracks just gathered by this process, handed to the next step without reading back the blob
+ * written a moment earlier (tens of megabytes for large maps). The blob stays the source: after a
+ * restart, or on another server, the step reads it.
+ */
+const justGathered = new Map<string, Uint8Array>();
+
+function rememberGathered(sha256: string, bytes: Uint8Array): void {
+  justGathered.set(sha256, bytes);
+  while (justGathered.size > 2) justGathered.delete(justGathered.keys().next().value!);
+}
+
+function takeGathered(sha256: string): Uint8Array | undefined {
+  const bytes = justGathered.get(sha256);
+  justGathered.delete(sha256);
+  return bytes;
 }
 
 /** Removes a map's tracks blob (unique to its map: the blob embeds the map id). */

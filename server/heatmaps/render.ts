@@ -19,6 +19,8 @@ interface Level {
   chunkActivity: Uint32Array;
   bbox: Float64Array;
   chunks: number;
+  /** Per tile of this zoom ("x/y"): the chunks (ascending) whose box, grown by the brush margin, meets it. */
+  byTile: Map<string, Uint32Array>;
 }
 
 /** What must not be drawn right now: activities no longer public, current privacy zones. */
@@ -107,9 +109,29 @@ export class TileRenderer {
         if (e === last) break;
       }
     }
+    // Bucket the chunks by tile, so a tile visits only the chunks near it (in the same order).
+    const tileUnits = TILE_SIZE * unitsPerPixel(z);
+    const margin = (brushWidth(z) + 1) * unitsPerPixel(z);
+    const buckets = new Map<string, number[]>();
+    for (let c = 0; c < cs.length; c++) {
+      const b = c * 4;
+      // Exactly the tiles counts() would not skip: x0 ≤ maxX + margin and x1 ≥ minX − margin (same for y).
+      const tx0 = Math.ceil((bb[b] - margin) / tileUnits) - 1, tx1 = Math.floor((bb[b + 2] + margin) / tileUnits);
+      const ty0 = Math.ceil((bb[b + 1] - margin) / tileUnits) - 1, ty1 = Math.floor((bb[b + 3] + margin) / tileUnits);
+      for (let tx = tx0; tx <= tx1; tx++) {
+        for (let ty = ty0; ty <= ty1; ty++) {
+          const key = `${tx}/${ty}`;
+          const list = buckets.get(key);
+          if (list) list.push(c);
+          else buckets.set(key, [c]);
+        }
+      }
+    }
+    const byTile = new Map<string, Uint32Array>();
+    for (const [key, list] of buckets) byTile.set(key, Uint32Array.from(list));
     const level: Level = {
       xs: Uint32Array.from(keptX), ys: Uint32Array.from(keptY), chunkStart: Uint32Array.from(cs), chunkEnd: Uint32Array.from(ce),
-      chunkActivity: Uint32Array.from(ca), bbox: Float64Array.from(bb), chunks: cs.length,
+      chunkActivity: Uint32Array.from(ca), bbox: Float64Array.from(bb), chunks: cs.length, byTile,
     };
     this.#levels[z] = level;
     return level;
@@ -149,7 +171,10 @@ export class TileRenderer {
         }
       }
     };
-    for (let c = 0; c < level.chunks; c++) {
+    const near = level.byTile.get(`${x}/${y}`);
+    if (!near) return null;
+    for (let k = 0; k < near.length; k++) {
+      const c = near[k];
       const b = c * 4;
       if (bbox[b] > x1 + margin || bbox[b + 2] < x0 - margin || bbox[b + 1] > y1 + margin || bbox[b + 3] < y0 - margin) continue;
       const activity = level.chunkActivity[c];

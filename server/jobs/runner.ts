@@ -32,6 +32,8 @@ export class JobRunner {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = true;
   #wake: (() => void) | undefined;
+  /** A kick arrived since the last pass began: the next pass starts without waiting. */
+  #kicked = false;
   #loop: Promise<void> | undefined;
 
   constructor(readonly db: Db, readonly options: { pollMs?: number; concurrency?: number } = {}) {}
@@ -53,8 +55,9 @@ export class JobRunner {
     while (this.#running.size > 0) await new Promise((r) => setTimeout(r, 20));
   }
 
-  /** Looks for work now instead of at the next poll. */
+  /** Looks for work now instead of at the next poll (also when a pass is running: another follows). */
   kick(): void {
+    this.#kicked = true;
     this.#wake?.();
   }
 
@@ -108,7 +111,9 @@ export class JobRunner {
 
   async #run(): Promise<void> {
     while (!this.#stopped) {
+      this.#kicked = false;
       await this.#pass().catch((error) => console.error(`jobs: ${(error as Error).message}`));
+      if (this.#kicked) continue;
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
         this.#timer = setTimeout(resolve, this.options.pollMs ?? 500);

@@ -1,6 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import {
-  AGE_GROUPS, SHIFTS, WEIGHT_CLASSES, WEIGHT_CLASSES_KG, WEIGHT_CLASSES_LB, weightBounds, weightCohort,
+  AGE_GROUPS, COUNTED_PERIODS, SHIFTS, WEIGHT_CLASSES, WEIGHT_CLASSES_KG, WEIGHT_CLASSES_LB, weightBounds, weightCohort,
 } from "../../projections/segments/boards.ts";
 import { exactInteger } from "../../shared/json.ts";
 
@@ -69,7 +69,6 @@ interface BoardRow {
   elapsed_time: number;
   moving_time: number;
   start_date: string;
-  start_key: string;
   start_date_local: string;
   firstname: string | null;
   lastname: string | null;
@@ -130,7 +129,8 @@ class Board {
       this.source = `b.segment_id = ${seg}`;
     }
     const cohorts = [f.gender, f.ageGroup, f.weightClass].filter((v) => v !== undefined).length;
-    let boards: string[] | null = cohorts <= 1 ? [period] : null;
+    const counted = (COUNTED_PERIODS as readonly string[]).includes(period[0]);
+    let boards: string[] | null = cohorts <= 1 && counted ? [period] : null;
     if (f.gender) {
       this.filters.push(`b.sex = ${sql.p(f.gender)}`);
       if (boards) boards = [`${period}|sex:${f.gender}`];
@@ -172,25 +172,21 @@ class Board {
     return `from ${this.table} b where ${[this.source, ...this.filters].join(" and ")}`;
   }
 
-  /** The board's rows with their athletes (alias a). */
-  get fromWithAthletes(): string {
-    return `from ${this.table} b left join athletes a on a.id = b.athlete_id where ${[this.source, ...this.filters].join(" and ")}`;
-  }
-
-  /** SQL of the number of entries strictly faster than `t` (null: all entries). */
-  count(t: number | null): string {
+  /** SQL of the number of entries strictly faster than `t`, an SQL int expression (null: all entries). */
+  count(t: string | null): string {
     const sql = this.sql;
-    const faster = t === null ? "" : ` and b.elapsed_time < ${sql.p(t)}`;
+    const faster = t === null ? "" : ` and b.elapsed_time < ${t}`;
     if (!this.boards) return `(select count(*) ${this.from}${faster})`;
     const parts: string[] = [];
     const boards = this.boards.length ? sql.p(this.boards) : null;
     const seg = this.seg;
     if (boards) {
-      const ranges: [number, number | null, number][] = t === null
-        ? [[31, null, 1]]
+      // Slots of each granularity below t: [(t >> up) << (up − shift), t >> shift).
+      const ranges: [number, string | null, string][] = t === null
+        ? [[31, null, ""]]
         : SHIFTS.slice(0, -1).map((shift, k) => {
           const up = SHIFTS[k + 1];
-          return [shift, ((t >> up) << (up - shift)) >>> 0, t >> shift];
+          return [shift, up >= 31 ? "0" : `((${t}) >> ${up}) << ${up - shift}`, `(${t}) >> ${shift}`];
         });
       for (const [shift, from, to] of ranges) {
         const slots = from === null ? "" : ` and slot >= ${from} and slot < ${to}`;
@@ -205,8 +201,8 @@ class Board {
   }
 }
 
-const COLUMNS = `b.athlete_id, b.effort_id, b.activity_id, b.elapsed_time, b.moving_time, b.start_date,
-  b.start_date::text as start_key, b.start_date_local, a.firstname, a.lastname, a.sex as athlete_sex`;
+const BEST_COLUMNS = `b.athlete_id, b.effort_id, b.activity_id, b.elapsed_time, b.moving_time, b.start_date,
+  b.start_date_local`;
 const ORDER = "b.elapsed_time, b.start_date, b.effort_id";
 
 type Ranked = BoardRow & { rank: number; position: number };
@@ -263,74 +259,94 @@ async function smallBoard(db: Queryable, req: LeaderboardRequest) {
     lists.push(`select athlete_id from club_members where club_id = ${sql.p(f.clubId)} and membership = 'member'`);
   }
   const [driver, ...others] = lists;
-  const rows = await sql.query<BoardRow>(
-    db,
-    `select ${COLUMNS}
-       from (${driver}) l
-       join ${board.table} b on ${board.source} and b.athlete_id = l.athlete_id
-       left join athletes a on a.id = b.athlete_id
-      where ${["true", ...board.filters, ...others.map((o) => `b.athlete_id in (${o})`)].join(" and ")}
-      order by ${ORDER}`,
-  );
-  const ranked = rankRun(rows, 0, 0);
-  const entries = new Map<number, Ranked>();
   const offset = (req.page - 1) * req.perPage;
-  for (const row of ranked.slice(offset, offset + req.perPage)) entries.set(row.position, row);
-  const mine = ranked.findIndex((r) => Number(r.athlete_id) === req.viewerId);
-  if (mine >= 0) {
-    for (const row of ranked.slice(Math.max(0, mine - req.contextEntries), mine + req.contextEntries + 1)) entries.set(row.position, row);
-  }
-  return { count: rows.length, entries };
+  const k = req.contextEntries;
+  // Each listed athlete's best by primary key (lateral; `limit 1` keeps the planner from turning it
+  // into a join over the whole board), ranked over the list; names only for the rows shown.
+  const rows = await sql.query<Ranked & { total: number; athlete_id: number | null }>(
+    db,
+    `with l as (${driver}),
+     r as (select b.*, (rank() over (order by b.elapsed_time))::int - 1 as rank, (row_number() over w)::int - 1 as position
+             from l cross join lateral (
+               select b.athlete_id, b.effort_id, b.activity_id, b.elapsed_time, b.moving_time, b.start_date, b.start_date_local
+                 from ${board.table} b
+                where ${[board.source, "b.athlete_id = l.athlete_id", ...board.filters, ...others.map((o) => `b.athlete_id in (${o})`)].join(" and ")}
+                limit 1) b
+           window w as (order by ${ORDER})),
+     mine as (select position from r where athlete_id = ${me})
+     select t.total, x.*
+       from (select count(*)::int as total from r) t
+       left join (
+         select r.*, a.firstname, a.lastname, a.sex as athlete_sex
+           from r left join athletes a on a.id = r.athlete_id
+          where (r.position >= ${offset} and r.position < ${offset + req.perPage})
+             or r.position between (select position from mine) - ${k} and (select position from mine) + ${k}) x on true
+      order by x.position`,
+  );
+  const entries = new Map<number, Ranked>();
+  for (const row of rows) if (row.athlete_id !== null) entries.set(row.position, row);
+  return { count: rows[0].total, entries };
 }
 
 /**
- * Every other board: the page and the viewer's context rows are read through the board's
- * ordered index (page by offset, context by keyset from the viewer's row); entry_count, the
- * viewer's position and the ranks of the first row of each run come from `Board.count`.
+ * Every other board, in two statements: (1) the page (offset on the board's ordered index) and the
+ * context rows before and from the viewer's own entry (found by primary key; keyset on the same
+ * index); (2) entry_count, the viewer's position and the ranks of the first row of each run, from
+ * `Board.count` (the maintained counts) with the times known as constants, and the athletes' names.
+ * (One statement with the times as subqueries plans about twice as slowly.)
  */
 async function countedBoard(db: Queryable, req: LeaderboardRequest) {
   const sql = new Sql();
   const board = new Board(sql, req);
   const offset = (req.page - 1) * req.perPage;
   const k = req.contextEntries;
-  // 1. The viewer's own entry (primary key), if they are on this board.
-  const meSql = new Sql();
-  const meBoard = new Board(meSql, req);
-  const [me] = await meSql.query<BoardRow>(db, `select ${COLUMNS} ${meBoard.fromWithAthletes} and b.athlete_id = ${meSql.p(req.viewerId)}`);
-  // 2. The page, and the context rows before and from the viewer (keyset on the board's order).
-  const from = board.fromWithAthletes;
-  const selects = [`(select 0 as part, ${COLUMNS} ${from} order by ${ORDER} offset ${offset} limit ${req.perPage})`];
-  if (me) {
-    const key = `(${sql.p(me.elapsed_time)}::int, ${sql.p(me.start_key)}::timestamptz, ${sql.p(String(me.effort_id))}::bigint)`;
-    if (k > 0) {
-      selects.push(`(select 1 as part, ${COLUMNS} ${from} and (${ORDER}) < ${key}
-                      order by b.elapsed_time desc, b.start_date desc, b.effort_id desc limit ${k})`);
-    }
-    selects.push(`(select 2 as part, ${COLUMNS} ${from} and (${ORDER}) >= ${key} order by ${ORDER} limit ${k + 1})`);
+  const from = board.from;
+  const key = "(select m.elapsed_time, m.start_date, m.effort_id from me m)";
+  const parts = [`(select 0 as part, ${BEST_COLUMNS} ${from} order by ${ORDER} offset ${offset} limit ${req.perPage})`];
+  if (k > 0) {
+    parts.push(`(select 1 as part, ${BEST_COLUMNS} ${from} and (${ORDER}) < ${key}
+                  order by b.elapsed_time desc, b.start_date desc, b.effort_id desc limit ${k})`);
   }
-  const rows = await sql.query<BoardRow & { part: number }>(db, selects.join(" union all "));
+  parts.push(`(select 2 as part, ${BEST_COLUMNS} ${from} and (${ORDER}) >= ${key} order by ${ORDER} limit ${k + 1})`);
+  const rows = await sql.query<BoardRow & { part: number; start_key: string }>(
+    db,
+    `with me as (select b.elapsed_time, b.start_date, b.effort_id ${from} and b.athlete_id = ${sql.p(req.viewerId)})
+     select r.*, r.start_date::text as start_key from (${parts.join(" union all ")}) r
+      order by r.part, r.elapsed_time, r.start_date, r.effort_id`,
+  );
   const page = rows.filter((r) => r.part === 0);
-  const context = [...rows.filter((r) => r.part === 1).reverse(), ...rows.filter((r) => r.part === 2)];
-  // 3. Counts: entries, and how many are strictly faster than the viewer and than each run's first row.
+  const before = rows.filter((r) => r.part === 1);
+  const after = rows.filter((r) => r.part === 2);
+  const me = after.length && Number(after[0].athlete_id) === req.viewerId ? after[0] : undefined;
+  const context = me ? [...before, ...after] : [];
+
   const counts = new Sql();
   const countBoard = new Board(counts, req);
-  const exprs = [`${countBoard.count(null)}::int as total`];
+  const int = (n: number) => String(Math.trunc(n));
+  const ids = [...new Set(rows.map((r) => String(r.athlete_id)))];
+  const exprs = [
+    `${countBoard.count(null)}::int as total`,
+    `(select coalesce(json_agg(json_build_array(a.id, a.firstname, a.lastname, a.sex)), '[]')::text
+        from athletes a where a.id = any(${counts.p(ids)}::bigint[])) as athletes`,
+  ];
   if (me) {
-    exprs.push(`${countBoard.count(me.elapsed_time)}::int as mine`);
-    exprs.push(`(select count(*) ${countBoard.from} and b.elapsed_time = ${counts.p(me.elapsed_time)}
+    exprs.push(`${countBoard.count(int(me.elapsed_time))}::int as mine`);
+    exprs.push(`(select count(*) ${countBoard.from} and b.elapsed_time = ${int(me.elapsed_time)}
       and (b.start_date, b.effort_id) < (${counts.p(me.start_key)}::timestamptz, ${counts.p(String(me.effort_id))}::bigint))::int as ties`);
-    if (context.length) exprs.push(`${countBoard.count(context[0].elapsed_time)}::int as context_first`);
+    exprs.push(`${countBoard.count(int(context[0].elapsed_time))}::int as context_first`);
   }
-  if (page.length && offset > 0) exprs.push(`${countBoard.count(page[0].elapsed_time)}::int as page_first`);
-  const [n] = await counts.query<{ total: number; mine?: number; ties?: number; context_first?: number; page_first?: number }>(
+  if (page.length && offset > 0) exprs.push(`${countBoard.count(int(page[0].elapsed_time))}::int as page_first`);
+  const [n] = await counts.query<{ total: number; athletes: string; mine?: number; ties?: number; context_first?: number; page_first?: number }>(
     db,
     `select ${exprs.join(", ")}`,
   );
+  const names = new Map((JSON.parse(n.athletes) as [number, string, string, string | null][]).map(([id, ...rest]) => [String(id), rest]));
+  for (const row of rows) [row.firstname, row.lastname, row.athlete_sex] = names.get(String(row.athlete_id)) ?? [null, null, null];
+
   const entries = new Map<number, Ranked>();
   if (offset < n.total) for (const row of rankRun(page, offset, offset === 0 ? 0 : n.page_first!)) entries.set(row.position, row);
-  if (me && context.length) {
-    const position = n.mine! + n.ties! - rows.filter((r) => r.part === 1).length;
-    for (const row of rankRun(context, position, n.context_first!)) entries.set(row.position, row);
+  if (me) {
+    for (const row of rankRun(context, n.mine! + n.ties! - before.length, n.context_first!)) entries.set(row.position, row);
   }
   return { count: n.total, entries };
 }

@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { activityRecorded, activityStream } from "../../events/activity/events.ts";
+import { segmentEffortsMatched } from "../../events/segment/events.ts";
 import { uploadStream } from "../../events/upload/events.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { createApplication, issueToken } from "../../server/actions/applications.ts";
@@ -11,6 +13,7 @@ import { createAthlete } from "../../server/actions/athletes.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { createSegments, type NewSegment } from "../../server/segments/create.ts";
 import { startServer } from "../../server/start.ts";
+import { followerBehind } from "../../server/webhooks/outbox.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";
 
 const SEMI = 2 ** 31 / 180;
@@ -100,12 +103,24 @@ export const uploadsBench: BenchSuite = async () => {
       }
     }
     console.error(`uploads: ${segments} segments loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    // Let the server settle before measuring: its background work after a bulk load of 10,000
+    // events (the webhook outbox follower reading them, the idle refresh of the segment index)
+    // shares the one PGlite connection and would otherwise be measured as upload time.
+    const settled = performance.now();
+    while (await followerBehind(platform.db, platform.store) && performance.now() - settled < 60_000) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    console.error(`uploads: server settled in ${((performance.now() - settled) / 1000).toFixed(1)} s`);
 
-    for (const [label, seconds] of [["1 h", 3600], ["6 h", 21_600]] as const) {
-      const bytes = generateRide(seconds, seconds === 3600 ? "2024-05-04T07:00:00Z" : "2024-05-05T07:00:00Z");
+    // The first two uploads run on a freshly started server (cold JIT); the third, another 1 h ride,
+    // shows the steady state of a server that has processed uploads before.
+    const runs = [["1 h", 3600, "2024-05-04T07:00:00Z"], ["6 h", 21_600, "2024-05-05T07:00:00Z"], ["1 h (warm server)", 3600, "2024-05-06T07:00:00Z"]] as const;
+    for (const [label, seconds, startIso] of runs) {
+      const bytes = generateRide(seconds, startIso);
       const decode = await bareDecode(bytes);
       const form = new FormData();
-      form.set("file", new Blob([bytes.slice().buffer as ArrayBuffer]), `bench-${seconds}.fit`);
+      form.set("file", new Blob([bytes.slice().buffer as ArrayBuffer]), `bench-${startIso.slice(0, 10)}-${seconds}.fit`);
       form.set("data_type", "fit");
       const posted = performance.now();
       const res = await fetch(`${server.url}/v3/uploads`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
@@ -124,11 +139,29 @@ export const uploadsBench: BenchSuite = async () => {
       }
       // Server-side processing: from UploadReceived to UploadSucceeded as recorded.
       const events = await platform.store.readStream(uploadStream(body.id));
-      const processing = new Date(events[events.length - 1].recordedAt).getTime() - new Date(events[0].recordedAt).getTime();
+      const at = (e: { recordedAt: string }) => new Date(e.recordedAt).getTime();
+      const processing = at(events[events.length - 1]) - at(events[0]);
       figures.push({
         suite: "uploads", name: `${label} ride (${seconds} records) processing, ${segments} segments`, ours: processing,
         baseline: decode, baselineName: "bare fit-file-parser decode", unit: "ms", higherIsBetter: false, target: "≤ 3× the bare decode",
       });
+      // Where the time went (each event's recordedAt is its transaction's start): pickup, decode,
+      // derivation and blobs until ActivityRecorded; matching until SegmentEffortsMatched; then that
+      // append with its inline projections (segment boards, challenges) until UploadSucceeded.
+      const uploadReceivedEvent = events[0] as { data: { activityId: number } };
+      const activityEvents = await platform.store.readStream(activityStream(uploadReceivedEvent.data.activityId));
+      const recorded = activityEvents.find((e) => e.type === activityRecorded.type);
+      const matched = activityEvents.find((e) => e.type === segmentEffortsMatched.type);
+      if (recorded && matched) {
+        const parts: [string, number][] = [
+          ["received → ActivityRecorded (pickup, decode, derive, blobs)", at(recorded) - at(events[0])],
+          ["ActivityRecorded → SegmentEffortsMatched (segment matching)", at(matched) - at(recorded)],
+          ["SegmentEffortsMatched append with its inline projections → UploadSucceeded", at(events[events.length - 1]) - at(matched)],
+        ];
+        for (const [part, ms] of parts) {
+          figures.push({ suite: "uploads", name: `${label}: ${part}`, ours: ms, baseline: decode, baselineName: "bare decode", unit: "ms", higherIsBetter: false });
+        }
+      }
       figures.push({
         suite: "uploads", name: `${label} ride upload → ready, polling once a second`, ours: latency, unit: "ms",
         higherIsBetter: false, target: "spec: mean about 8 s",
