@@ -34,30 +34,51 @@ export function fold<State>(
   return events.reduce((state, event) => decider.evolve(state, event), decider.initialState());
 }
 
+/** Commands on one stream within this process run one after another (per store). */
+const streamQueues = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
+
+function oneAtATime<T>(store: EventStore, streamId: string, run: () => Promise<T>): Promise<T> {
+  let queues = streamQueues.get(store);
+  if (!queues) streamQueues.set(store, queues = new Map());
+  const previous = queues.get(streamId) ?? Promise.resolve();
+  const result = previous.then(run, run);
+  const tail = result.then(() => {}, () => {});
+  queues.set(streamId, tail);
+  void tail.then(() => {
+    if (queues.get(streamId) === tail) queues.delete(streamId);
+  });
+  return result;
+}
+
 /**
  * Loads the stream, decides, appends with the version it read; on a conflict it re-decides on
  * fresh state (never overwrites). Returns the append result (no append when no events decided).
+ * Commands on the same stream are queued within a process, so conflicts only come from other
+ * processes (several servers on one PostgreSQL); those are retried with capped exponential
+ * backoff and jitter, so a hot stream (1,000 kudos at once) drains instead of failing.
  */
-export async function handleCommand<State, Command>(
+export function handleCommand<State, Command>(
   store: EventStore,
   streamId: string,
   decider: Decider<State, Command>,
   command: Command,
   options: AppendOptions & { retries?: number } = {},
 ): Promise<{ events: NewEvent[]; state: State; result?: AppendResult }> {
-  const retries = options.retries ?? 20;
-  for (let attempt = 0; ; attempt++) {
-    const history = await store.readStream(streamId);
-    const state = fold(decider, history);
-    const events = decider.decide(command, state);
-    if (events.length === 0) return { events, state };
-    try {
-      const result = await store.append(streamId, history.length, events, options);
-      const after = events.reduce((s, e) => decider.evolve(s, e), state);
-      return { events, state: after, result };
-    } catch (error) {
-      if (!(error instanceof ConcurrencyError) || attempt >= retries) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+  return oneAtATime(store, streamId, async () => {
+    const retries = options.retries ?? 50;
+    for (let attempt = 0; ; attempt++) {
+      const history = await store.readStream(streamId);
+      const state = fold(decider, history);
+      const events = decider.decide(command, state);
+      if (events.length === 0) return { events, state };
+      try {
+        const result = await store.append(streamId, history.length, events, options);
+        const after = events.reduce((s, e) => decider.evolve(s, e), state);
+        return { events, state: after, result };
+      } catch (error) {
+        if (!(error instanceof ConcurrencyError) || attempt >= retries) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** Math.min(attempt, 6))));
+      }
     }
-  }
+  });
 }

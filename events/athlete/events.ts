@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { defineEvent } from "../catalogue.ts";
 
 export const athleteRegistered = defineEvent({
@@ -36,6 +37,10 @@ export const athleteProfileUpdated = defineEvent({
     birthdate: z.string().nullable().optional(),
     weight: z.number().nullable().optional(),
     ftp: z.number().int().nullable().optional(),
+    /** Type given to uploads whose file names no sport and that ask for none. */
+    defaultActivityType: z.enum(ACTIVITY_TYPES).optional(),
+    /** Whether new activities are private unless the request says otherwise. */
+    defaultPrivate: z.boolean().optional(),
   }),
 });
 

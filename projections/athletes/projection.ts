@@ -17,6 +17,8 @@ const COLUMNS: Record<string, string> = {
   birthdate: "birthdate",
   weight: "weight",
   ftp: "ftp",
+  defaultActivityType: "default_activity_type",
+  defaultPrivate: "default_private",
 };
 
 /** Athletes: profile, credentials (hashed) and timestamps. */
@@ -38,6 +40,8 @@ export const athletesProjection: Projection = {
       birthdate text,
       weight double precision,
       ftp integer,
+      default_activity_type text not null default 'Ride',
+      default_private boolean not null default false,
       created_at timestamptz not null,
       updated_at timestamptz not null
     );

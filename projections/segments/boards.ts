@@ -6,11 +6,12 @@ import type { Queryable } from "../../events/db/types.ts";
  * - `segment_period_bests`: each athlete's best public effort per calendar period of
  *   start_date_local — `y2026`, `m2026-11`, `w2026-11-16` (the Monday), `d2026-11-22` — so a
  *   `date_range` board is read like the all-time one.
- * - `segment_board_counts`: for every board (period `all`/`y…`/`m…`/`w…`/`d…`, alone or with one
+ * - `segment_board_counts`: for every board (period `all`/`y…`/`m…`, alone or with one
  *   cohort: `|sex:F`, `|kg:75_84`, `|lb:150_164`, `|by:1985` = birth year), how many athletes'
- *   bests fall in each elapsed-time slot at four granularities (`shift` 0 = the exact second,
- *   6 = 64 s, 12 = 4,096 s, 31 = the whole board). "How many are strictly faster than t" is then
- *   the sum of at most ~130 small rows, whatever the board's size, and the board's size is one row.
+ *   bests fall in each elapsed-time slot at three granularities (`shift` 0 = the exact second,
+ *   6 = 64 s, 31 = the whole board). "How many are strictly faster than t" is then
+ *   the sum of at most 64 + t/64 small rows, whatever the board's size, and the board's size is one row.
+ *   Week and day boards (`w…`, `d…`) hold at most a week's athletes and are counted directly.
  *
  * Everything is maintained from event data only (deterministic; replay reproduces it).
  */
@@ -49,8 +50,11 @@ function weightCaseSql(classes: readonly string[], column: string): string {
   return `case ${arms.join(" ")} end`;
 }
 
+/** First letters of the periods whose boards have counts: all-time, years, months. */
+export const COUNTED_PERIODS = ["a", "y", "m"] as const;
+
 /** Time slot granularities of `segment_board_counts` (bit shifts of elapsed_time); 31 = the whole board. */
-export const SHIFTS = [0, 6, 12, 31] as const;
+export const SHIFTS = [0, 6, 31] as const;
 
 /** The period keys of the periods containing a local date (`YYYY-MM-DD`…). */
 export const PERIODS_SQL = (column: string) => `(values
@@ -100,7 +104,7 @@ function countsSql(source: string): string {
               (r.p || '|' || ${weightCaseSql(WEIGHT_CLASSES_LB, "r.w")}),
               (r.p || '|by:' || substring(r.b from '^(\\d{4})-'))) k(board)
       cross join (values ${SHIFTS.map((s) => `(${s})`).join(", ")}) h(shift)
-      where k.board is not null
+      where k.board is not null and left(r.p, 1) in (${COUNTED_PERIODS.map((c) => `'${c}'`).join(", ")})
       group by 1, 2, 3, 4
      having sum(r.d) <> 0
      on conflict (segment_id, board, shift, slot) do update set n = segment_board_counts.n + excluded.n`;
@@ -132,10 +136,13 @@ function insertPeriodBestsSql(where: string): string {
 
 /**
  * Rebuilds the whole leaderboard read model of some segments from their efforts, set-based (one
- * statement per table): what `refreshBoards` over every athlete would produce. For bulk loads.
+ * statement per table): what `refreshBoards` over every athlete would produce. For bulk loads;
+ * run it inside a transaction.
  */
 export async function rebuildBoards(tx: Queryable, segmentIds: number[]): Promise<void> {
   const ids = [segmentIds];
+  // Sorting and grouping ~100k efforts' rows: keep them in memory (this transaction only).
+  await tx.query("set local work_mem = '256MB'");
   for (const table of ["segment_bests", "segment_period_bests", "segment_board_counts"]) {
     await tx.query(`delete from ${table} where segment_id = any($1::bigint[])`, ids);
   }
@@ -171,10 +178,13 @@ export async function refreshBoards(
     aths.push(String(p.athlete_id));
   }
   const params = [segs, aths];
-  const inPairs = "(segment_id, athlete_id) in (select * from unnest($1::bigint[], $2::bigint[]))";
+  // The any() conditions let the (athlete_id, segment_id) / (segment_id, athlete_id, …) indexes
+  // serve the lookups (an event concerns one athlete); the pair list keeps them exact.
+  const pairList = "in (select * from unnest($1::bigint[], $2::bigint[]))";
+  const inPairs = `athlete_id = any($2::bigint[]) and segment_id = any($1::bigint[]) and (segment_id, athlete_id) ${pairList}`;
   const oldAll = await tx.query<BoardRowFacts>(`delete from segment_bests where ${inPairs} returning ${FACTS}, 'all' as period`, params);
   const oldPeriods = await tx.query<BoardRowFacts>(`delete from segment_period_bests where ${inPairs} returning ${FACTS}, period`, params);
-  const where = "(e.segment_id, e.athlete_id) in (select * from unnest($1::bigint[], $2::bigint[]))";
+  const where = `e.segment_id = any($1::bigint[]) and e.athlete_id = any($2::bigint[]) and (e.segment_id, e.athlete_id) ${pairList}`;
   const newAll = await tx.query<BoardRowFacts>(`${insertBestsSql(where)} returning ${FACTS}, 'all' as period`, params);
   const newPeriods = await tx.query<BoardRowFacts>(`${insertPeriodBestsSql(where)} returning ${FACTS}, period`, params);
   for (const r of oldAll) gained.set(r.segment_id as string, (gained.get(r.segment_id as string) ?? 0) - 1);
@@ -184,6 +194,82 @@ export async function refreshBoards(
     ...[...newAll, ...newPeriods].map((row) => ({ row, delta: 1 as const })),
   ]);
   return gained;
+}
+
+/**
+ * Efforts only added (an activity's efforts recorded or made public): each best can only improve,
+ * so the new best of a (segment, athlete, period) is the better of the stored one and this
+ * change's best, never a rescan of the athlete's history. `addedSql` is a statement (an
+ * `insert … returning` or a `select`) yielding the added efforts' columns id, segment_id,
+ * athlete_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, private;
+ * only the public ones enter the boards. One statement writes the efforts (when `addedSql`
+ * inserts them), the bests that improved, the board counts (old best −1, new best +1) and the
+ * segments' effort_count / athlete_count; a second one, only when some slot
+ * dropped to 0, deletes those slots. Same rows as `refreshBoards` over the touched pairs.
+ */
+export async function addToBoards(tx: Queryable, addedSql: string, params: unknown[]): Promise<void> {
+  const sets = BEST_COLUMNS.split(", ").filter((c) => c !== "segment_id" && c !== "athlete_id")
+    .map((c) => `${c} = excluded.${c}`).join(", ");
+  const better = "(o.effort_id is null or (f.elapsed_time, f.start_date, f.effort_id) < (o.elapsed_time, o.start_date, o.effort_id))";
+  const won = "f.period, f.segment_id, f.athlete_id, f.effort_id, f.activity_id, f.elapsed_time, f.moving_time, f.start_date, " +
+    "f.start_date_local, f.sex, f.birthdate, f.weight, o.effort_id is not null as replaced, o.elapsed_time as old_t, " +
+    "o.sex as old_x, o.birthdate as old_b, o.weight as old_w";
+  const [result] = await tx.query<{ zero: string[] }>(
+    `with added as (${addedSql}),
+     cand as (
+       select x.segment_id, x.athlete_id, x.id as effort_id, x.activity_id, x.elapsed_time, x.moving_time, x.start_date,
+              x.start_date_local, a.sex, a.birthdate, a.weight
+         from added x left join athletes a on a.id = x.athlete_id
+        where not x.private),
+     fresh as (
+       (select distinct on (c.segment_id, c.athlete_id) 'all'::text as period, c.* from cand c
+         order by c.segment_id, c.athlete_id, c.elapsed_time, c.start_date, c.effort_id)
+       union all
+       (select distinct on (c.segment_id, c.athlete_id, p.period) p.period, c.* from cand c
+         cross join lateral ${PERIODS_SQL("c.start_date_local")} p(period)
+         order by c.segment_id, c.athlete_id, p.period, c.elapsed_time, c.start_date, c.effort_id)),
+     win as (
+       select ${won} from fresh f
+         left join segment_bests o on o.segment_id = f.segment_id and o.athlete_id = f.athlete_id
+        where f.period = 'all' and ${better}
+       union all
+       select ${won} from fresh f
+         left join segment_period_bests o on o.segment_id = f.segment_id and o.period = f.period and o.athlete_id = f.athlete_id
+        where f.period <> 'all' and ${better}),
+     put_all as (
+       insert into segment_bests (${BEST_COLUMNS})
+       select segment_id, athlete_id, effort_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, sex, birthdate, weight
+         from win where period = 'all'
+       on conflict (segment_id, athlete_id) do update set ${sets}
+       returning 1),
+     put_periods as (
+       insert into segment_period_bests (period, ${BEST_COLUMNS})
+       select period, segment_id, athlete_id, effort_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, sex, birthdate, weight
+         from win where period <> 'all'
+       on conflict (segment_id, period, athlete_id) do update set ${sets}
+       returning 1),
+     deltas as (
+       select segment_id, period, elapsed_time, sex, birthdate, weight, 1 from win
+       union all
+       select segment_id, period, old_t, old_x, old_b, old_w, -1 from win where replaced),
+     counted as (
+       ${countsSql("deltas as r(s, p, t, x, b, w, d)")}
+       returning segment_id, n),
+     seg as (
+       update segments s set effort_count = s.effort_count + d.efforts, athlete_count = s.athlete_count + d.athletes
+         from (select segment_id, sum(e)::int as efforts, sum(a)::int as athletes
+                 from (select segment_id, 1 as e, 0 as a from added where not private
+                       union all
+                       select segment_id, 0, 1 from win where period = 'all' and not replaced) z
+                group by segment_id) d
+        where s.id = d.segment_id and (d.efforts <> 0 or d.athletes <> 0)
+       returning 1)
+     select coalesce((select array_agg(distinct segment_id::text) from counted where n = 0), '{}') as zero`,
+    params,
+  );
+  if (result && result.zero.length) {
+    await tx.query("delete from segment_board_counts where n = 0 and segment_id = any($1::bigint[])", [result.zero]);
+  }
 }
 
 /** An athlete's sex / birthdate / weight changed: their board rows (and counts) follow. */

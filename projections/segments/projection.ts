@@ -11,7 +11,7 @@ import {
   segmentUnstarred,
 } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
-import { refreshBoards, updateBoardAthlete } from "./boards.ts";
+import { addToBoards, refreshBoards, updateBoardAthlete } from "./boards.ts";
 
 type Created = EventData<typeof segmentCreated>;
 type Matched = EventData<typeof segmentEffortsMatched>;
@@ -204,12 +204,21 @@ export const segmentsProjection: Projection = {
       case activityUpdated.type: {
         const d = event.data as { activityId: number; private?: boolean };
         if (d.private === undefined) return;
+        if (!d.private) {
+          // Made public: its efforts join the boards (bests can only improve).
+          await addToBoards(
+            tx,
+            `update segment_efforts set private = false where activity_id = $1 and private returning ${ADDED_COLUMNS}`,
+            [d.activityId],
+          );
+          return;
+        }
         const changed = await tx.query<EffortChange>(
-          `update segment_efforts set private = $2 where activity_id = $1 and private <> $2
+          `update segment_efforts set private = true where activity_id = $1 and not private
            returning segment_id, athlete_id`,
-          [d.activityId, d.private],
+          [d.activityId],
         );
-        await refresh(tx, changed, changed.map(() => (d.private ? -1 : 1)));
+        await refresh(tx, changed, changed.map(() => -1));
         return;
       }
       case athleteProfileUpdated.type: {
@@ -249,7 +258,9 @@ async function matched(tx: Queryable, d: Matched) {
     kom_rank: e.komRank, pr_rank: e.prRank, achievements: e.achievements.map((a) => ({ type_id: a.typeId, type: a.type, rank: a.rank })),
     hidden: e.hidden,
   }));
-  const inserted = await tx.query<{ segment_id: number }>(
+  // The efforts, their bests, board counts and the segments' counters: one statement (boards.ts).
+  await addToBoards(
+    tx,
     `insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index,
        start_date, start_date_local, elapsed_time, moving_time, distance, average_heartrate, max_heartrate,
        average_watts, average_cadence, kom_rank, pr_rank, achievements, hidden, private)
@@ -262,15 +273,13 @@ async function matched(tx: Queryable, d: Matched) {
             max_heartrate double precision, average_watts double precision, average_cadence double precision,
             kom_rank integer, pr_rank integer, achievements jsonb, hidden boolean)
      on conflict (id) do nothing
-     returning segment_id`,
+     returning ${ADDED_COLUMNS}`,
     [JSON.stringify(rows), d.activityId, d.athleteId, d.private],
   );
-  await refresh(
-    tx,
-    inserted.map((e) => ({ segment_id: e.segment_id, athlete_id: d.athleteId })),
-    inserted.map(() => (d.private ? 0 : 1)),
-  );
 }
+
+/** The columns `addToBoards` reads from the added efforts. */
+const ADDED_COLUMNS = "id, segment_id, athlete_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, private";
 
 interface EffortChange {
   segment_id: number;

@@ -1,5 +1,7 @@
 import { DomainError } from "../../events/decider.ts";
-import { athleteRegistered, athleteStream } from "../../events/athlete/events.ts";
+import { athleteProfileUpdated, athleteRegistered, athleteStream } from "../../events/athlete/events.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import { type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 import { UniqueViolationError } from "../../events/types.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
@@ -58,4 +60,45 @@ export async function createAthlete(platform: Platform, input: NewAthlete, sourc
     throw error;
   }
   return athleteId;
+}
+
+export interface AthleteChanges {
+  firstname?: string;
+  lastname?: string;
+  sex?: "M" | "F" | null;
+  premium?: boolean;
+  city?: string | null;
+  state?: string | null;
+  country?: string | null;
+  weight?: number | null;
+  ftp?: number | null;
+  defaultActivityType?: ActivityType;
+  defaultPrivate?: boolean;
+}
+
+/** Changes an athlete's profile or settings (CLI, PUT /v3/athlete); nothing when nothing changes. */
+export async function updateAthlete(platform: Platform, athleteId: number, changes: AthleteChanges, source = "cli"): Promise<boolean> {
+  const [row] = await platform.db.query("select 1 from athletes where id = $1", [athleteId]);
+  if (!row) throw new DomainError("not_found", "Athlete", "id", "invalid");
+  if (changes.weight !== undefined && changes.weight !== null && !(changes.weight > 0 && changes.weight < 500)) {
+    throw new DomainError("invalid", "Athlete", "weight", "invalid");
+  }
+  const data = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+  if (Object.keys(data).length === 0) return false;
+  await platform.store.append(athleteStream(athleteId), "any", [athleteProfileUpdated.create({ athleteId, ...data })], {
+    metadata: { athleteId, source },
+  });
+  return true;
+}
+
+/** The athlete's defaults for new activities (type of uploads that name none; privacy). */
+export async function athleteDefaults(db: Queryable, athleteId: number): Promise<{ activityType: ActivityType; private: boolean }> {
+  const [row] = await db.query<{ default_activity_type: string; default_private: boolean }>(
+    "select default_activity_type, default_private from athletes where id = $1",
+    [athleteId],
+  );
+  return {
+    activityType: (activityTypeOf(row?.default_activity_type ?? "Ride") ?? "Ride"),
+    private: row?.default_private ?? false,
+  };
 }

@@ -57,6 +57,10 @@ export function sniff(content: Uint8Array, dataType: DataType): void {
 /** Longest recording accepted: beyond it a timestamp is corrupt (and durations would overflow). */
 export const MAX_RECORDING_SECONDS = 30 * 24 * 3600;
 
+/** Largest magnitude accepted for a recorded value (metres, watts, bpm, …); beyond it the value is corrupt. */
+const MAX_SENSOR_MAGNITUDE = 1e9;
+const SAMPLE_VALUES = ["lat", "lng", "altitude", "heartrate", "cadence", "watts", "temp", "distance", "speed"] as const;
+
 /** Text from a file made storable: U+0000 and unpaired surrogates (refused by PostgreSQL) become U+FFFD. */
 export function storableText(text: string): string {
   return text.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
@@ -75,6 +79,19 @@ export async function parseDeviceFile(content: Uint8Array, dataType: DataType): 
   if (!Number.isFinite(span) || span > MAX_RECORDING_SECONDS) {
     throw new IngestError(`The ${kind.toUpperCase()} file's timestamps span more than ${MAX_RECORDING_SECONDS / 86400} days.`);
   }
+  // Values no sensor records (a corrupt file's 1e20 W) would reach the event log as integers beyond
+  // 2^53, which read back as BigInt: they are dropped like any unreadable value.
+  const sane = (v: number | null) => (v !== null && Number.isFinite(v) && Math.abs(v) <= MAX_SENSOR_MAGNITUDE ? v : null);
+  for (const sample of parsed.samples) {
+    for (const key of SAMPLE_VALUES) sample[key] = sane(sample[key]);
+  }
+  for (const lap of parsed.laps) {
+    lap.elapsedTime = sane(lap.elapsedTime);
+    lap.distance = sane(lap.distance);
+  }
+  parsed.deviceTotals = {
+    ascent: sane(parsed.deviceTotals.ascent), calories: sane(parsed.deviceTotals.calories), distance: sane(parsed.deviceTotals.distance),
+  };
   parsed.deviceName = parsed.deviceName === null ? null : storableText(parsed.deviceName);
   parsed.notes = parsed.notes.map(storableText);
   return parsed;

@@ -12,6 +12,10 @@ export interface JobKind {
   run(id: string): Promise<void>;
   /** Seconds a claim lasts before another worker may take the job over (default 120). */
   leaseSeconds?: number;
+  /** Failed runs before `giveUp` (default 5). */
+  maxAttempts?: number;
+  /** Records that a job failed for good (e.g. the upload's error), so it is no longer pending. */
+  giveUp?(id: string, message: string): Promise<void>;
 }
 
 export const JOB_SCHEMA = `
@@ -36,7 +40,7 @@ export class JobRunner {
   #kicked = false;
   #loop: Promise<void> | undefined;
 
-  constructor(readonly db: Db, readonly options: { pollMs?: number; concurrency?: number } = {}) {}
+  constructor(readonly db: Db, readonly options: { pollMs?: number; concurrency?: number; retryBaseSeconds?: number } = {}) {}
 
   register(kind: JobKind): void {
     this.#kinds.set(kind.kind, kind);
@@ -81,6 +85,34 @@ export class JobRunner {
     ]);
   }
 
+  /**
+   * A failed run is retried after a back-off that doubles with each attempt (1 s … 5 min), by any
+   * server; after `maxAttempts` the kind's `giveUp` records the failure (so nothing stays pending).
+   */
+  async #failed(kind: JobKind, id: string, error: unknown): Promise<void> {
+    const message = (error as Error)?.message ?? String(error);
+    console.error(`jobs: ${kind.kind}:${id} failed: ${message}`);
+    try {
+      const [lease] = await this.db.query<{ attempts: number }>(
+        "select attempts from public.job_leases where kind = $1 and id = $2",
+        [kind.kind, id],
+      );
+      const attempts = lease?.attempts ?? 1;
+      if (kind.giveUp && attempts >= (kind.maxAttempts ?? 5)) {
+        await kind.giveUp(id, message);
+        await this.#release(kind, id);
+        return;
+      }
+      await this.db.query(
+        `update public.job_leases set owner = '', expires_at = now() + make_interval(secs => $3)
+          where kind = $1 and id = $2`,
+        [kind.kind, id, Math.min(300, (this.options.retryBaseSeconds ?? 1) * 2 ** Math.min(attempts - 1, 9))],
+      );
+    } catch (e) {
+      console.error(`jobs: ${kind.kind}:${id}: could not record the failure: ${(e as Error).message}`);
+    }
+  }
+
   /** Runs one pass over every kind; resolves when the claimed jobs are started. */
   async #pass(): Promise<void> {
     const concurrency = this.options.concurrency ?? 2;
@@ -99,9 +131,9 @@ export class JobRunner {
         if (!(await this.#claim(kind, id).catch(() => false))) continue;
         this.#running.add(key);
         kind.run(id)
-          .catch((error) => console.error(`jobs: ${key} failed: ${(error as Error).message}`))
-          .finally(async () => {
-            await this.#release(kind, id).catch(() => {});
+          .then(() => this.#release(kind, id).catch(() => {}))
+          .catch((error) => this.#failed(kind, id, error))
+          .finally(() => {
             this.#running.delete(key);
             this.kick();
           });

@@ -6,6 +6,7 @@ import { activityContext, commandMetadata, ownedActivity } from "../activities/a
 import { MAX_DESCRIPTION, zActivityType, zDescription, zName, zStartDateLocal } from "../activities/input.ts";
 import { ApiError, badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zFloat, zInt, zNumId, zPaging } from "../http/input.ts";
+import { athleteDefaults } from "../actions/athletes.ts";
 import { defineRoute } from "../http/route.ts";
 import { nextId } from "../ids.ts";
 import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/activities.ts";
@@ -78,7 +79,7 @@ export const activityRoutes = [
           elapsedTime: body.elapsed_time,
           distance: body.distance ?? 0,
           description: body.description ?? null,
-          private: body.private ?? false,
+          private: body.private ?? (await athleteDefaults(platform.db, auth.athleteId)).private,
           trainer: body.trainer ?? false,
           commute: body.commute ?? false,
         }),

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { notFound } from "../http/errors.ts";
-import { zNumId } from "../http/input.ts";
+import { type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
+import { updateAthlete } from "../actions/athletes.ts";
+import { zBool, zFloat, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { detailedAthlete, findAthlete, summaryAthlete } from "../representations/athlete.ts";
 
@@ -12,6 +14,17 @@ export type AthleteDetailExtension = (
 
 export const athleteDetailExtensions: AthleteDetailExtension[] = [];
 
+const updateBody = z.object({
+  weight: zFloat.pipe(z.number().gt(0).lt(500)).optional(),
+  default_activity_type: z.string().optional().transform((v, ctx): ActivityType | undefined => {
+    if (v === undefined) return undefined;
+    const type = activityTypeOf(v);
+    if (!type) ctx.addIssue({ code: "custom", message: "unknown activity type" });
+    return type;
+  }),
+  default_private: zBool.optional(),
+});
+
 export const athleteRoutes = [
   defineRoute({
     method: "GET",
@@ -21,6 +34,28 @@ export const athleteRoutes = [
     auth: "token",
     resource: "Athlete",
     async handler({ platform, auth }) {
+      const row = await findAthlete(platform.db, auth.athleteId);
+      if (!row) throw notFound("Athlete");
+      const extras: Record<string, unknown> = {};
+      for (const extend of athleteDetailExtensions) Object.assign(extras, await extend(platform.db, auth.athleteId));
+      return { ...detailedAthlete(row), ...extras };
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/v3/athlete",
+    summary: "Update the authenticated athlete: weight (kg), and the extensions default_activity_type and default_private.",
+    tag: "Athlete",
+    auth: "token",
+    permission: "write",
+    resource: "Athlete",
+    body: updateBody,
+    async handler({ platform, auth, body }) {
+      await updateAthlete(platform, auth.athleteId, {
+        weight: body.weight,
+        defaultActivityType: body.default_activity_type,
+        defaultPrivate: body.default_private,
+      }, "api");
       const row = await findAthlete(platform.db, auth.athleteId);
       if (!row) throw notFound("Athlete");
       const extras: Record<string, unknown> = {};

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { UPLOAD_ACTIVITY_TYPES, activityTypeOf, type ActivityType } from "../../shared/activity-types.ts";
 import { notFound } from "../http/errors.ts";
 import { zBool, zNumId } from "../http/input.ts";
+import { athleteDefaults } from "../actions/athletes.ts";
 import { defineRoute } from "../http/route.ts";
 import { dataTypeOf, type DataType } from "../ingest/decode.ts";
 import { submitUpload } from "../uploads/submit.ts";
@@ -59,7 +60,7 @@ export const uploadRoutes = [
         activityType: body.activity_type ?? null,
         name: body.name?.trim() || null,
         description: body.description ?? null,
-        private: body.private ?? false,
+        private: body.private ?? (await athleteDefaults(platform.db, auth.athleteId)).private,
         trainer: body.trainer ?? false,
         commute: body.commute ?? false,
         externalId: body.external_id?.trim() || null,

@@ -4,6 +4,7 @@ import type { Db } from "../../events/db/types.ts";
 import { ConcurrencyError } from "../../events/types.ts";
 import { uploadFailed, uploadReceived, uploadStream, uploadSucceeded } from "../../events/upload/events.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
+import { activityTypeOf } from "../../shared/activity-types.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { activityProcessors } from "../activity-processors.ts";
 import { getBlob, putBlob } from "../blobs.ts";
@@ -13,6 +14,7 @@ import { prepareTimezones } from "../ingest/timezone.ts";
 import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
 import { segmentIndexFor } from "../segments/segment-index.ts";
+import { rankBestEfforts } from "./best-efforts.ts";
 import { duplicateAtProcessing, duplicateMessage } from "./duplicates.ts";
 import { takeReceivedOriginal } from "./originals.ts";
 import { findUpload } from "./status.ts";
@@ -45,6 +47,12 @@ export function uploadJob(platform: Platform): JobKind {
       return rows.map((r) => String(r.id));
     },
     run: (id: string) => processUpload(platform, Number(id)),
+    maxAttempts: 5,
+    async giveUp(id: string, message: string) {
+      const [first] = await platform.store.readStream(uploadStream(Number(id)));
+      if (!first || first.type !== uploadReceived.type) return;
+      await fail(platform, first.data as Received, `${(first.data as Received).fileName}: processing failed repeatedly (${message})`, null);
+    },
   };
 }
 
@@ -64,8 +72,8 @@ async function derive(platform: Platform, received: Received): Promise<
 > {
   const original = takeReceivedOriginal(received.originalSha256) ?? await getBlob(platform.db, received.originalSha256);
   if (!original) return { ok: false, error: `${received.fileName}: the uploaded file is no longer stored.`, duplicateOf: null };
-  const [athlete] = await platform.db.query<{ premium: boolean; weight: number | null; birthdate: string | null }>(
-    "select premium, weight, birthdate from athletes where id = $1",
+  const [athlete] = await platform.db.query<{ premium: boolean; weight: number | null; birthdate: string | null; default_activity_type: string }>(
+    "select premium, weight, birthdate, default_activity_type from athletes where id = $1",
     [received.athleteId],
   );
   let derived;
@@ -78,7 +86,7 @@ async function derive(platform: Platform, received: Received): Promise<
       uploadId: received.uploadId,
       externalId: received.externalId,
       activityType: received.activityType,
-      defaultType: "Ride",
+      defaultType: activityTypeOf(athlete?.default_activity_type ?? "Ride") ?? "Ride",
       name: received.name,
       description: received.description,
       private: received.private,
@@ -102,6 +110,7 @@ async function derive(platform: Platform, received: Received): Promise<
     deviceName: derived.facts.deviceName,
   });
   if (duplicateOf !== null) return { ok: false, error: duplicateMessage(received.fileName, duplicateOf), duplicateOf };
+  derived.facts.bestEfforts = await rankBestEfforts(platform.db, received.athleteId, received.activityId, derived.facts.bestEfforts);
   const streamsSha256 = await putBlob(platform.db, new TextEncoder().encode(JSON.stringify(derived.streams)));
   return {
     ok: true,

@@ -9,4 +9,5 @@ export const suites: Record<string, () => Promise<BenchSuite>> = {
   companion: async () => (await import("./companion.bench.ts")).companionBench,
   core: async () => (await import("./core.bench.ts")).coreSuite,
   analysts: async () => (await import("./analysts.bench.ts")).analystsSuite,
+  load: async () => (await import("./load.bench.ts")).loadBench,
 };

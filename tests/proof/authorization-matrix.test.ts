@@ -48,7 +48,7 @@ let ctx: Ctx;
 
 beforeAll(async () => {
   server = await startTestServer({ rateLimitShort: 100_000_000, rateLimitLong: 100_000_000 });
-  owner = await server.athlete({ firstname: "Owner", permissions: ["read"] });
+  owner = await server.athlete({ firstname: "Owner", permissions: ["read"], premium: true });
   other = await server.athlete({ firstname: "Other" });
   third = await server.athlete({ firstname: "Third" });
   const p = server.platform;
@@ -148,7 +148,7 @@ function fixtures(): Record<string, Fixture> {
   return {
     "GET /v3/segments/explore": { request: fixed("/v3/segments/explore", { query: { bounds: "51.4,-0.3,51.6,0.0" } }) },
     "GET /v3/segments/starred": { request: fixed("/v3/segments/starred") },
-    "GET /v3/athletes/:id/segments/starred": { request: fixed(`/v3/athletes/${owner.id}/segments/starred`), otherAthlete: 403 },
+    "GET /v3/athletes/:id/segments/starred": { request: fixed(`/v3/athletes/${owner.id}/segments/starred`) },
     "POST /v3/segments": {
       request: fixed("/v3/segments", { form: { name: "Another climb", activity_id: c.ownerActivity, start_index: 100, end_index: 400 } }),
       otherAthlete: 404,
@@ -158,13 +158,14 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/segments/:id/all_efforts": { request: fixed(`/v3/segments/${c.segmentId}/all_efforts`) },
     "GET /v3/segments/:id/leaderboard": { request: fixed(`/v3/segments/${c.segmentId}/leaderboard`) },
     "GET /v3/segments/:id/streams": { request: fixed(`/v3/segments/${c.segmentId}/streams`, { query: { keys: "latlng" } }) },
-    "GET /v3/segment_efforts/:id": { request: fixed(`/v3/segment_efforts/${c.effortId}`), otherAthlete: 404 },
+    "GET /v3/segment_efforts/:id": { request: fixed(`/v3/segment_efforts/${c.effortId}`) } /* a public effort */,
     "GET /v3/athlete": { request: fixed("/v3/athlete") },
+    "PUT /v3/athlete": { request: fixed("/v3/athlete", { form: { weight: 71 } }) }, // the caller's own profile
     "GET /v3/athletes/:id": { request: fixed(`/v3/athletes/${owner.id}`) },
     "POST /v3/activities": {
       request: fixed("/v3/activities", { form: { name: "New", type: "Ride", start_date_local: "2026-05-01T08:00:00Z", elapsed_time: 60 } }),
     },
-    "GET /v3/activities/:id": { request: fixed(`/v3/activities/${c.ownerActivity}`) },
+    "GET /v3/activities/:id": { request: fixed(`/v3/activities/${c.ownerActivity}`), otherAthlete: 403 }, // owner only (reference)
     "PUT /v3/activities/:id": { request: fixed(`/v3/activities/${c.ownerActivity}`, { form: { name: "Renamed" } }), otherAthlete: 403 },
     "DELETE /v3/activities/:id": { request: async () => ({ path: `/v3/activities/${await freshActivity()}` }), otherAthlete: 403 },
     "GET /v3/athlete/activities": { request: fixed("/v3/athlete/activities") },
@@ -178,14 +179,14 @@ function fixtures(): Record<string, Fixture> {
       otherAthlete: 403,
       otherApp: 403,
     },
-    "GET /v3/activities/:id/kudos": { request: fixed(`/v3/activities/${c.ownerActivity}/kudos`) },
+    "GET /v3/activities/:id/kudos": { request: fixed(`/v3/activities/${c.ownerActivity}/kudos`), otherAthlete: 403 },
     "POST /v3/activities/:id/kudos": {
       async request() {
         return { path: `/v3/activities/${(await recordActivity(server, third.id)).activityId}/kudos` };
       },
       otherApp: 403,
     },
-    "GET /v3/activities/:id/photos": { request: fixed(`/v3/activities/${c.ownerActivity}/photos`) },
+    "GET /v3/activities/:id/photos": { request: fixed(`/v3/activities/${c.ownerActivity}/photos`), otherAthlete: 403 },
     "POST /v3/activities/:id/photos": {
       // A file that is not an image: the owner gets the 400, another athlete the 403 before it.
       request: async () => {
@@ -200,8 +201,8 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/activities/:id/streams": { request: fixed(`/v3/activities/${c.ownerActivity}/streams`, { query: { keys: "time" } }) },
     "GET /v3/activities/:id/streams/:types": { request: fixed(`/v3/activities/${c.ownerActivity}/streams/time`) },
     "GET /v3/activities/:id/laps": { request: fixed(`/v3/activities/${c.ownerActivity}/laps`) },
-    "GET /v3/activities/:id/zones": { request: fixed(`/v3/activities/${c.ownerActivity}/zones`) },
-    "GET /v3/gear/:id": { request: fixed(`/v3/gear/${c.gearId}`), otherAthlete: 404 },
+    "GET /v3/activities/:id/zones": { request: fixed(`/v3/activities/${c.ownerActivity}/zones`), otherAthlete: 403 }, // the owner is premium
+    "GET /v3/gear/:id": { request: fixed(`/v3/gear/${c.gearId}`) },
     "POST /v3/clubs": { request: fixed("/v3/clubs", { form: { name: "Another club", sport_type: "running" } }) },
     "GET /v3/clubs/:id": { request: fixed(`/v3/clubs/${c.clubId}`) },
     "GET /v3/athlete/clubs": { request: fixed("/v3/athlete/clubs") },
@@ -268,15 +269,15 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/athlete/heatmaps": { request: fixed("/v3/athlete/heatmaps") },
     "POST /v3/athlete/heatmaps": { request: fixed("/v3/athlete/heatmaps", { form: { activity_type_ids: "1" } }) },
     "GET /v3/athletes/:athlete_id/heatmaps/:map_id/progress": {
-      request: fixed(`/v3/athletes/${owner.id}/heatmaps/${c.mapId}/progress`), otherAthlete: 404,
+      request: fixed(`/v3/athletes/${owner.id}/heatmaps/${c.mapId}/progress`), // heatmaps hold public activities only
     },
-    "GET /v3/athletes/:athlete_id/heatmaps/:map_id": { request: fixed(`/v3/athletes/${owner.id}/heatmaps/${c.mapId}`), otherAthlete: 404 },
+    "GET /v3/athletes/:athlete_id/heatmaps/:map_id": { request: fixed(`/v3/athletes/${owner.id}/heatmaps/${c.mapId}`) },
     "DELETE /v3/athletes/:athlete_id/heatmaps/:map_id": {
       request: async () => {
         const map = await server.api("POST", "/v3/athlete/heatmaps", { token: owner.token, form: { activity_type_ids: "1" } });
         return { path: `/v3/athletes/${owner.id}/heatmaps/${map.body.id}` };
       },
-      otherAthlete: 404,
+      otherAthlete: 403,
     },
     "GET /v3/athlete/privacy_zones": { request: fixed("/v3/athlete/privacy_zones") },
     "POST /v3/athlete/privacy_zones": { request: fixed("/v3/athlete/privacy_zones", { form: { lat: 48.8, lng: 2.3, radius: 500 } }) },

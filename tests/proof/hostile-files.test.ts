@@ -43,6 +43,7 @@ describe("hostile input: mutated device files", () => {
       while (next < all.length) {
         const i = next++;
         const m = all[i];
+        await new Promise((r) => setImmediate(r)); // let the test runner's messages through between files
         const athlete = athletes[i % athletes.length];
         let uploadId: number;
         try {

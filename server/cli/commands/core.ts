@@ -1,6 +1,7 @@
 import { parseScope } from "../../http/auth.ts";
 import { createApplication, issueToken } from "../../actions/applications.ts";
-import { createAthlete } from "../../actions/athletes.ts";
+import { createAthlete, updateAthlete } from "../../actions/athletes.ts";
+import { activityTypeOf } from "../../../shared/activity-types.ts";
 import { type CliCommand, CliUsageError, optionalNumber, optionalString, requireInt, requireString } from "../command.ts";
 
 export const coreCommands: CliCommand[] = [
@@ -37,6 +38,53 @@ export const coreCommands: CliCommand[] = [
         weight: optionalNumber(o, "weight"),
       });
       return { id };
+    },
+  },
+  {
+    name: "athlete update",
+    summary: "Change an athlete's profile or defaults for new activities.",
+    options: {
+      athlete: { type: "string", description: "athlete id", required: true },
+      firstname: { type: "string", description: "first name" },
+      lastname: { type: "string", description: "last name" },
+      sex: { type: "string", description: "M or F" },
+      premium: { type: "string", description: "true or false" },
+      city: { type: "string", description: "city" },
+      state: { type: "string", description: "state" },
+      country: { type: "string", description: "country" },
+      weight: { type: "string", description: "weight in kg" },
+      ftp: { type: "string", description: "functional threshold power in watts" },
+      "default-activity-type": { type: "string", description: "type of uploads that name none (e.g. Run)" },
+      "default-private": { type: "string", description: "true: new activities are private unless asked otherwise" },
+    },
+    async run(platform, o) {
+      const bool = (name: string) => {
+        const v = optionalString(o, name);
+        if (v === undefined) return undefined;
+        if (v !== "true" && v !== "false") throw new CliUsageError(`--${name} must be true or false`);
+        return v === "true";
+      };
+      const sex = optionalString(o, "sex");
+      if (sex !== undefined && sex !== "M" && sex !== "F") throw new CliUsageError("--sex must be M or F");
+      const typeName = optionalString(o, "default-activity-type");
+      const defaultActivityType = typeName === undefined ? undefined : activityTypeOf(typeName);
+      if (typeName !== undefined && !defaultActivityType) throw new CliUsageError("--default-activity-type: unknown activity type");
+      const ftp = optionalNumber(o, "ftp");
+      const athleteId = requireInt(o, "athlete");
+      const changed = await updateAthlete(platform, athleteId, {
+        firstname: optionalString(o, "firstname"),
+        lastname: optionalString(o, "lastname"),
+        sex: sex as "M" | "F" | undefined,
+        premium: bool("premium"),
+        city: optionalString(o, "city"),
+        state: optionalString(o, "state"),
+        country: optionalString(o, "country"),
+        weight: optionalNumber(o, "weight"),
+        ftp: ftp === undefined ? undefined : Math.round(ftp),
+        defaultActivityType,
+        defaultPrivate: bool("default-private"),
+      });
+      return { id: athleteId, changed };
     },
   },
   {

@@ -1,0 +1,177 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import autocannon from "autocannon";
+import { activityCreated, activityStream } from "../../events/activity/events.ts";
+import { createApplication, issueToken } from "../../server/actions/applications.ts";
+import { createAthlete } from "../../server/actions/athletes.ts";
+import { configFromEnv } from "../../server/config.ts";
+import { nextId } from "../../server/ids.ts";
+import { openPlatform } from "../../server/platform.ts";
+import { processUpload } from "../../server/uploads/job.ts";
+import { submitUpload } from "../../server/uploads/submit.ts";
+import type { BenchFigure, BenchSuite } from "./harness.ts";
+
+const ROOT = resolve(import.meta.dirname ?? ".", "../..");
+const DEVICE_FILE = join(ROOT, "../shared/fixtures/devices/fit/garmin-edge1000-cycling-short-3formats.fit");
+const ATHLETES = 40;
+const MANUAL_PER_ATHLETE = 5;
+const CONNECTIONS = 16;
+
+interface Owned {
+  id: number;
+  token: string;
+}
+
+/** Starts a Deno process and waits for its "listening on <url>" line. */
+function spawnListening(args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(Deno.execPath(), args, { cwd: ROOT, env: { ...Deno.env.toObject(), NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  return new Promise((resolveStart, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start:\n${out}`)), 90_000);
+    const check = (d: unknown) => {
+      out += String(d);
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolveStart({ url: m[1].replace("0.0.0.0", "127.0.0.1"), child });
+      }
+    };
+    child.stdout!.on("data", check);
+    child.stderr!.on("data", (d) => (out += String(d)));
+    child.on("exit", () => reject(new Error(`exited:\n${out}`)));
+  });
+}
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
+}
+
+async function load(url: string, seconds: number, setupRequest?: (req: Record<string, unknown>) => Record<string, unknown>): Promise<Run> {
+  const options: Record<string, unknown> = { url, connections: CONNECTIONS, duration: seconds };
+  if (setupRequest) options.requests = [{ setupRequest }];
+  const result = await autocannon(options);
+  const statuses: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (stat as { count: number }).count;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, statuses };
+}
+
+function gpxUpload(n: number): { body: string; boundary: string } {
+  const start = Date.UTC(2021, 0, 1) + n * 3_600_000;
+  const points = Array.from({ length: 60 }, (_, i) =>
+    `<trkpt lat="${(52.1 + i * 0.0002).toFixed(6)}" lon="${(4.49 + i * 0.0002).toFixed(6)}"><ele>5</ele><time>${new Date(start + i * 5000).toISOString()}</time></trkpt>`);
+  const gpx = `<?xml version="1.0"?><gpx version="1.1" creator="load"><trk><trkseg>${points.join("")}</trkseg></trk></gpx>`;
+  const boundary = `----load${n}`;
+  const body = `--${boundary}\r\nContent-Disposition: form-data; name="data_type"\r\n\r\ngpx\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="load-${n}.gpx"\r\nContent-Type: application/gpx+xml\r\n\r\n${gpx}\r\n--${boundary}--\r\n`;
+  return { body, boundary };
+}
+
+/**
+ * Load: the real server (Deno, PGlite on disk, spawned like `npm start`) on loopback under autocannon,
+ * next to a bare Hono + PGlite handler on Deno serving a comparable `select` by id, in the same run.
+ * Figures: GET /v3/activities/:id req/s, p50 and p99; then a realistic mix (70 % activity reads,
+ * 10 % activity lists, 15 % kudos, 5 % uploads of new GPX files) with its status counts.
+ * `npm run bench -- load [--seconds=N]` (default 10 s per run).
+ */
+export const loadBench: BenchSuite = async (args) => {
+  const seconds = Number(args.find((a) => a.startsWith("--seconds="))?.split("=")[1] ?? 10);
+  const dir = mkdtempSync(join(tmpdir(), "fitness-load-"));
+  const dataDir = join(dir, "data");
+  const children: ChildProcess[] = [];
+  try {
+    // Data: athletes with tokens, one uploaded activity each (a real FIT file) and manual ones.
+    const platform = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, quiet: true, runJobs: false, seedDemo: false }));
+    const ownerId = await createAthlete(platform, { firstname: "Load", lastname: "Owner", email: "load-owner@example.com", password: "password123" });
+    const app = await createApplication(platform, { name: "Load", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
+    const athletes: { id: number; token: string }[] = [];
+    const activities: (Owned & { owner: number })[] = [];
+    const file = new Uint8Array(readFileSync(DEVICE_FILE));
+    let factsSample = "{}";
+    for (let i = 0; i < ATHLETES; i++) {
+      const id = await createAthlete(platform, { firstname: `Load${i}`, lastname: "Rider", email: `load${i}@example.com`, password: "password123" });
+      const token = await issueToken(platform, { athleteId: id, applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
+      athletes.push({ id, token });
+      const upload = await submitUpload(platform, {
+        athleteId: id, fileName: "ride.fit", bytes: file, dataType: "fit", activityType: null, name: null, description: null,
+        private: false, trainer: false, commute: false, externalId: null,
+      });
+      await processUpload(platform, upload.id);
+      const [row] = await platform.db.query<{ activity_id: number; facts: unknown }>(
+        "select u.activity_id, a.facts from uploads u join activities a on a.id = u.activity_id where u.id = $1", [upload.id],
+      );
+      activities.push({ id: Number(row.activity_id), token, owner: i });
+      if (i === 0) factsSample = typeof row.facts === "string" ? row.facts : JSON.stringify(row.facts);
+      for (let k = 0; k < MANUAL_PER_ATHLETE; k++) {
+        const activityId = await nextId(platform.db, "activity");
+        await platform.store.append(activityStream(activityId), 0, [activityCreated.create({
+          activityId, athleteId: id, name: `Manual ${k}`, type: "Run", startDate: `2026-0${1 + k}-01T07:00:00Z`,
+          startDateLocal: `2026-0${1 + k}-01T08:00:00Z`, timezone: "(GMT+01:00) Europe/Amsterdam", elapsedTime: 1800,
+          distance: 5000, description: null, private: false, trainer: false, commute: false,
+        })], { metadata: { athleteId: id } });
+        activities.push({ id: activityId, token, owner: i });
+      }
+    }
+    await platform.close();
+    const factsFile = join(dir, "facts.json");
+    writeFileSync(factsFile, factsSample);
+
+    const ours = await spawnListening(["run", "-A", "--unstable-sloppy-imports", "server/main.ts"], {
+      PORT: "0", DATA_DIR: dataDir, SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000000", RATE_LIMIT_LONG: "1000000000",
+    });
+    children.push(ours.child);
+    const bare = await spawnListening(["run", "-A", "tests/bench/load-bare.ts"], { BARE_FACTS: factsFile, BARE_ROWS: String(activities.length) });
+    children.push(bare.child);
+
+    const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
+    const readActivity = (req: Record<string, unknown>) => {
+      const a = pick(activities);
+      return { ...req, method: "GET", path: `/v3/activities/${a.id}`, headers: { authorization: `Bearer ${a.token}` } };
+    };
+    const bareRead = (req: Record<string, unknown>) => ({ ...req, method: "GET", path: `/activities/${1 + Math.floor(Math.random() * activities.length)}` });
+
+    // Warm both up, then measure each alone.
+    await load(ours.url, 2, readActivity);
+    await load(bare.url, 2, bareRead);
+    const oursRead = await load(ours.url, seconds, readActivity);
+    const bareRun = await load(bare.url, seconds, bareRead);
+
+    let uploads = 0;
+    const mixed = (req: Record<string, unknown>) => {
+      const r = Math.random();
+      if (r < 0.7) return readActivity(req);
+      const me = pick(athletes);
+      const auth = { authorization: `Bearer ${me.token}` };
+      if (r < 0.8) return { ...req, method: "GET", path: "/v3/athlete/activities?per_page=30", headers: auth };
+      if (r < 0.95) {
+        const target = pick(activities.filter((a) => a.token !== me.token));
+        return { ...req, method: "POST", path: `/v3/activities/${target.id}/kudos`, headers: auth, body: undefined };
+      }
+      const { body, boundary } = gpxUpload(++uploads);
+      return { ...req, method: "POST", path: "/v3/uploads", headers: { ...auth, "content-type": `multipart/form-data; boundary=${boundary}` }, body };
+    };
+    const mix = await load(ours.url, seconds, mixed);
+    const fiveHundreds = Object.entries(mix.statuses).filter(([code]) => code.startsWith("5")).reduce((n, [, c]) => n + c, 0) +
+      Object.entries(oursRead.statuses).filter(([code]) => code.startsWith("5")).reduce((n, [, c]) => n + c, 0);
+    console.error(`load: GET statuses ${JSON.stringify(oursRead.statuses)}; mix statuses ${JSON.stringify(mix.statuses)} (${uploads} uploads)`);
+
+    const base = { suite: "load", baseline: bareRun.rps, baselineName: "bare Hono + PGlite select by id" };
+    return [
+      { ...base, name: "GET /v3/activities/:id", ours: oursRead.rps, unit: "req/s", higherIsBetter: true, target: "≥ 50 % of the bare handler" },
+      { suite: "load", name: "GET /v3/activities/:id p50", ours: oursRead.p50, baseline: bareRun.p50, baselineName: "bare p50", unit: "ms", higherIsBetter: false },
+      { suite: "load", name: "GET /v3/activities/:id p99", ours: oursRead.p99, baseline: bareRun.p99, baselineName: "bare p99", unit: "ms", higherIsBetter: false },
+      { ...base, name: "mix (70 % reads, 10 % lists, 15 % kudos, 5 % uploads)", ours: mix.rps, unit: "req/s", higherIsBetter: true },
+      { suite: "load", name: "mix p50", ours: mix.p50, baseline: bareRun.p50, baselineName: "bare p50", unit: "ms", higherIsBetter: false },
+      { suite: "load", name: "mix p99", ours: mix.p99, baseline: bareRun.p99, baselineName: "bare p99", unit: "ms", higherIsBetter: false },
+      { suite: "load", name: "5xx answers during the runs", ours: fiveHundreds, unit: "responses", higherIsBetter: false, target: "0" },
+    ] satisfies BenchFigure[];
+  } finally {
+    for (const child of children) child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
