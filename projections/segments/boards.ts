@@ -63,37 +63,6 @@ export const PERIODS_SQL = (column: string) => `(values
   ('w' || to_char(date_trunc('week', ${column}), 'YYYY-MM-DD')),
   ('d' || to_char(${column}, 'YYYY-MM-DD')))`;
 
-/** Board row as the counts need it: which board/cohorts it belongs to and its elapsed time. */
-export interface BoardRowFacts {
-  segment_id: number | string;
-  period: string;
-  elapsed_time: number;
-  sex: string | null;
-  birthdate: string | null;
-  weight: number | null;
-}
-
-/**
- * Adds (+1) or removes (−1) board rows from `segment_board_counts`. Rows leaving and entering in
- * the same change cancel out; slots that drop to 0 are deleted so replays match row for row.
- */
-export async function applyBoardCounts(tx: Queryable, changes: { row: BoardRowFacts; delta: 1 | -1 }[]): Promise<void> {
-  if (changes.length === 0) return;
-  const data = changes.map(({ row, delta }) => ({
-    s: String(row.segment_id), p: row.period, t: row.elapsed_time, x: row.sex, b: row.birthdate, w: row.weight, d: delta,
-  }));
-  const touched = await tx.query<{ segment_id: string }>(
-    `${countsSql("jsonb_to_recordset($1::jsonb) as r(s bigint, p text, t integer, x text, b text, w float8, d integer)")}
-     returning segment_id::text`,
-    [JSON.stringify(data)],
-  );
-  if (touched.length) {
-    await tx.query("delete from segment_board_counts where n = 0 and segment_id = any($1::bigint[])", [
-      [...new Set(touched.map((t) => t.segment_id))],
-    ]);
-  }
-}
-
 /** Upserts the count deltas of board rows read from `source` (columns s, p, t, x, b, w, d = ±1). */
 function countsSql(source: string): string {
   return `insert into segment_board_counts (segment_id, board, shift, slot, n)
@@ -111,7 +80,6 @@ function countsSql(source: string): string {
 }
 
 const BEST_COLUMNS = "segment_id, athlete_id, effort_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, sex, birthdate, weight";
-const FACTS = "segment_id::text as segment_id, elapsed_time, sex, birthdate, weight";
 
 /** Inserts the all-time bests (best public effort per segment and athlete) of the efforts matching `where` (alias e). */
 function insertBestsSql(where: string): string {
@@ -159,15 +127,18 @@ export async function rebuildBoards(tx: Queryable, segmentIds: number[]): Promis
 
 /**
  * Recomputes the all-time and per-period bests of the given (segment, athlete) pairs from their
- * public efforts, keeps the board counts in step, and answers how many all-time entries each
- * segment gained (negative: lost). One statement per step, whatever the number of pairs.
+ * public efforts (for efforts removed or made private), writes only the rows that changed, keeps
+ * the board counts in step (a changed or removed best −1, a changed or new one +1), and moves the
+ * segments' effort_count by `effortDeltas` (segment id → public efforts added/removed) and
+ * athlete_count by the all-time entries gained or lost. One statement, plus one deleting count
+ * slots that dropped to 0, whatever the number of pairs.
  */
 export async function refreshBoards(
   tx: Queryable,
   pairs: { segment_id: number | string; athlete_id: number | string }[],
-): Promise<Map<string, number>> {
-  const gained = new Map<string, number>();
-  if (pairs.length === 0) return gained;
+  effortDeltas: Map<string, number>,
+): Promise<void> {
+  if (pairs.length === 0) return;
   const seen = new Set<string>();
   const segs: string[] = [], aths: string[] = [];
   for (const p of pairs) {
@@ -177,23 +148,77 @@ export async function refreshBoards(
     segs.push(String(p.segment_id));
     aths.push(String(p.athlete_id));
   }
-  const params = [segs, aths];
+  const deltaIds = [...effortDeltas.keys()];
   // The any() conditions let the (athlete_id, segment_id) / (segment_id, athlete_id, …) indexes
   // serve the lookups (an event concerns one athlete); the pair list keeps them exact.
   const pairList = "in (select * from unnest($1::bigint[], $2::bigint[]))";
-  const inPairs = `athlete_id = any($2::bigint[]) and segment_id = any($1::bigint[]) and (segment_id, athlete_id) ${pairList}`;
-  const oldAll = await tx.query<BoardRowFacts>(`delete from segment_bests where ${inPairs} returning ${FACTS}, 'all' as period`, params);
-  const oldPeriods = await tx.query<BoardRowFacts>(`delete from segment_period_bests where ${inPairs} returning ${FACTS}, period`, params);
-  const where = `e.segment_id = any($1::bigint[]) and e.athlete_id = any($2::bigint[]) and (e.segment_id, e.athlete_id) ${pairList}`;
-  const newAll = await tx.query<BoardRowFacts>(`${insertBestsSql(where)} returning ${FACTS}, 'all' as period`, params);
-  const newPeriods = await tx.query<BoardRowFacts>(`${insertPeriodBestsSql(where)} returning ${FACTS}, period`, params);
-  for (const r of oldAll) gained.set(r.segment_id as string, (gained.get(r.segment_id as string) ?? 0) - 1);
-  for (const r of newAll) gained.set(r.segment_id as string, (gained.get(r.segment_id as string) ?? 0) + 1);
-  await applyBoardCounts(tx, [
-    ...[...oldAll, ...oldPeriods].map((row) => ({ row, delta: -1 as const })),
-    ...[...newAll, ...newPeriods].map((row) => ({ row, delta: 1 as const })),
-  ]);
-  return gained;
+  const inPairs = (alias: string) =>
+    `${alias}.athlete_id = any($2::bigint[]) and ${alias}.segment_id = any($1::bigint[]) and (${alias}.segment_id, ${alias}.athlete_id) ${pairList}`;
+  const row = (alias: string) =>
+    `${alias}.segment_id, ${alias}.athlete_id, ${alias}.effort_id, ${alias}.activity_id, ${alias}.elapsed_time, ` +
+    `${alias}.moving_time, ${alias}.start_date, ${alias}.start_date_local, ${alias}.sex, ${alias}.birthdate, ${alias}.weight`;
+  const sameKey = (a: string, b: string) => `${a}.segment_id = ${b}.segment_id and ${a}.athlete_id = ${b}.athlete_id and ${a}.period = ${b}.period`;
+  const sets = BEST_COLUMNS.split(", ").filter((c) => c !== "segment_id" && c !== "athlete_id")
+    .map((c) => `${c} = excluded.${c}`).join(", ");
+  const [result] = await tx.query<{ zero: string[] }>(
+    `with src as (
+       select e.segment_id, e.athlete_id, e.id as effort_id, e.activity_id, e.elapsed_time, e.moving_time, e.start_date,
+              e.start_date_local, a.sex, a.birthdate, a.weight
+         from segment_efforts e left join athletes a on a.id = e.athlete_id
+        where ${inPairs("e")} and not e.private),
+     fresh as (
+       (select distinct on (c.segment_id, c.athlete_id) 'all'::text as period, c.* from src c
+         order by c.segment_id, c.athlete_id, c.elapsed_time, c.start_date, c.effort_id)
+       union all
+       (select distinct on (c.segment_id, c.athlete_id, p.period) p.period, c.* from src c
+         cross join lateral ${PERIODS_SQL("c.start_date_local")} p(period)
+         order by c.segment_id, c.athlete_id, p.period, c.elapsed_time, c.start_date, c.effort_id)),
+     stored as (
+       select 'all'::text as period, ${row("b")} from segment_bests b where ${inPairs("b")}
+       union all
+       select b.period, ${row("b")} from segment_period_bests b where ${inPairs("b")}),
+     gone as (select o.* from stored o where not exists (select 1 from fresh f where ${sameKey("f", "o")} and (${row("f")}) is not distinct from (${row("o")}))),
+     come as (select f.* from fresh f where not exists (select 1 from stored o where ${sameKey("f", "o")} and (${row("f")}) is not distinct from (${row("o")}))),
+     drop_all as (
+       delete from segment_bests b using gone g
+        where g.period = 'all' and b.segment_id = g.segment_id and b.athlete_id = g.athlete_id
+          and not exists (select 1 from come c where ${sameKey("c", "g")})
+       returning 1),
+     drop_periods as (
+       delete from segment_period_bests b using gone g
+        where g.period <> 'all' and b.segment_id = g.segment_id and b.period = g.period and b.athlete_id = g.athlete_id
+          and not exists (select 1 from come c where ${sameKey("c", "g")})
+       returning 1),
+     put_all as (
+       insert into segment_bests (${BEST_COLUMNS}) select ${row("c")} from come c where c.period = 'all'
+       on conflict (segment_id, athlete_id) do update set ${sets}
+       returning 1),
+     put_periods as (
+       insert into segment_period_bests (period, ${BEST_COLUMNS}) select c.period, ${row("c")} from come c where c.period <> 'all'
+       on conflict (segment_id, period, athlete_id) do update set ${sets}
+       returning 1),
+     deltas as (
+       select segment_id, period, elapsed_time, sex, birthdate, weight, 1 from come
+       union all
+       select segment_id, period, elapsed_time, sex, birthdate, weight, -1 from gone),
+     counted as (
+       ${countsSql("deltas as r(s, p, t, x, b, w, d)")}
+       returning segment_id, n),
+     seg as (
+       update segments s set effort_count = s.effort_count + d.efforts, athlete_count = s.athlete_count + d.athletes
+         from (select segment_id, sum(e)::int as efforts, sum(a)::int as athletes
+                 from (select x.segment_id, x.e, 0 as a from unnest($3::bigint[], $4::int[]) as x(segment_id, e)
+                       union all select segment_id, 0, 1 from fresh where period = 'all'
+                       union all select segment_id, 0, -1 from stored where period = 'all') z
+                group by segment_id) d
+        where s.id = d.segment_id and (d.efforts <> 0 or d.athletes <> 0)
+       returning 1)
+     select coalesce((select array_agg(distinct segment_id::text) from counted where n = 0), '{}') as zero`,
+    [segs, aths, deltaIds, deltaIds.map((id) => effortDeltas.get(id) ?? 0)],
+  );
+  if (result && result.zero.length) {
+    await tx.query("delete from segment_board_counts where n = 0 and segment_id = any($1::bigint[])", [result.zero]);
+  }
 }
 
 /**
@@ -287,15 +312,28 @@ export async function updateBoardAthlete(
     }
   }
   if (sets.length === 0) return;
-  const read = (table: string, period: string) =>
-    tx.query<BoardRowFacts>(`select ${FACTS}, ${period} as period from ${table} where athlete_id = $1`, [athleteId]);
-  const before = [...await read("segment_bests", "'all'"), ...await read("segment_period_bests", "period")];
-  if (before.length === 0) return;
-  await tx.query(`update segment_bests set ${sets.join(", ")} where athlete_id = $1`, params);
-  await tx.query(`update segment_period_bests set ${sets.join(", ")} where athlete_id = $1`, params);
-  const after = [...await read("segment_bests", "'all'"), ...await read("segment_period_bests", "period")];
-  await applyBoardCounts(tx, [
-    ...before.map((row) => ({ row, delta: -1 as const })),
-    ...after.map((row) => ({ row, delta: 1 as const })),
-  ]);
+  // One statement: the rows as they were (this statement's snapshot) leave the counts, the
+  // updated rows enter them; then the slots that dropped to 0 go.
+  const [result] = await tx.query<{ zero: string[] }>(
+    `with before as (
+       select segment_id, 'all'::text as period, elapsed_time, sex, birthdate, weight from segment_bests where athlete_id = $1
+       union all
+       select segment_id, period, elapsed_time, sex, birthdate, weight from segment_period_bests where athlete_id = $1),
+     after_all as (update segment_bests set ${sets.join(", ")} where athlete_id = $1
+       returning segment_id, 'all'::text as period, elapsed_time, sex, birthdate, weight),
+     after_periods as (update segment_period_bests set ${sets.join(", ")} where athlete_id = $1
+       returning segment_id, period, elapsed_time, sex, birthdate, weight),
+     deltas as (
+       select *, -1 from before
+       union all select *, 1 from after_all
+       union all select *, 1 from after_periods),
+     counted as (
+       ${countsSql("deltas as r(s, p, t, x, b, w, d)")}
+       returning segment_id, n)
+     select coalesce((select array_agg(distinct segment_id::text) from counted where n = 0), '{}') as zero`,
+    params,
+  );
+  if (result && result.zero.length) {
+    await tx.query("delete from segment_board_counts where n = 0 and segment_id = any($1::bigint[])", [result.zero]);
+  }
 }

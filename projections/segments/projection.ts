@@ -288,20 +288,13 @@ interface EffortChange {
 }
 
 /**
- * Recomputes the bests of the given (segment, athlete) pairs (boards.ts), then moves the segments'
+ * Recomputes the bests of the given (segment, athlete) pairs (boards.ts), moving the segments'
  * effort_count by `effortDeltas` (one per change: public efforts added/removed) and athlete_count by
  * the entries the all-time board gained or lost.
  */
 async function refresh(tx: Queryable, changes: EffortChange[], effortDeltas: number[]) {
   if (changes.length === 0) return;
-  const gained = await refreshBoards(tx, changes);
   const efforts = new Map<string, number>();
   changes.forEach((c, k) => efforts.set(String(c.segment_id), (efforts.get(String(c.segment_id)) ?? 0) + effortDeltas[k]));
-  const ids = [...efforts.keys()];
-  await tx.query(
-    `update segments s set effort_count = s.effort_count + d.efforts, athlete_count = s.athlete_count + d.athletes
-       from unnest($1::bigint[], $2::int[], $3::int[]) as d(id, efforts, athletes)
-      where s.id = d.id and (d.efforts <> 0 or d.athletes <> 0)`,
-    [ids, ids.map((id) => efforts.get(id) ?? 0), ids.map((id) => gained.get(id) ?? 0)],
-  );
+  await refreshBoards(tx, changes, efforts);
 }

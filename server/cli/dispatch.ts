@@ -26,7 +26,8 @@ function usage(command: CliCommand): string {
 
 function overview(commands: CliCommand[]): string {
   const lines = ["Usage: npm run cli -- <command> [options]   (same as: deno task cli <command>)", "", "Commands:"];
-  for (const c of commands) lines.push(`  ${c.name.padEnd(24)}${c.summary}`);
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  for (const c of commands) lines.push(`  ${c.name.padEnd(width)}${c.summary}`);
   lines.push("", "Every command takes --help and --json. Works whether or not the server is running.");
   return lines.join("\n");
 }
