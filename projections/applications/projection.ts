@@ -9,6 +9,7 @@ import {
 } from "../../events/application/events.ts";
 import { authorizationCodeReplayed } from "../../events/oauth/events.ts";
 import type { Projection } from "../projection.ts";
+import { tokenReadModelChanged } from "./token-changes.ts";
 
 
 /** Applications and the access tokens issued for them (hashes only). */
@@ -51,6 +52,7 @@ export const applicationsProjection: Projection = {
     authorizationCodeReplayed.type,
   ],
   async apply(tx: Queryable, event: RecordedEvent) {
+    if (event.type !== accessTokenIssued.type) tokenReadModelChanged();
     switch (event.type) {
       case applicationRegistered.type: {
         const d = event.data as EventData<typeof applicationRegistered>;

@@ -4,7 +4,7 @@ import type { RecordedEvent } from "../../events/types.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { challengeCreated, challengeJoined, challengeLeft } from "../../events/challenge/events.ts";
-import { segmentEffortsMatched } from "../../events/segment/events.ts";
+import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
 import { countRankKey, rankCountsSchema, rankKeySql } from "./rank-counts.ts";
 
@@ -223,7 +223,7 @@ export const challengesProjection: Projection = {
   `,
   handles: [
     challengeCreated.type, challengeJoined.type, challengeLeft.type, activityRecorded.type, activityCreated.type,
-    activityUpdated.type, activityDeleted.type, segmentEffortsMatched.type,
+    activityUpdated.type, activityDeleted.type, segmentEffortsMatched.type, segmentEffortsRematched.type,
   ],
   async apply(tx: Queryable, event: RecordedEvent) {
     switch (event.type) {
@@ -307,18 +307,24 @@ export const challengesProjection: Projection = {
         await recomputeAthlete(tx, d.athleteId);
         return;
       }
-      case segmentEffortsMatched.type: {
+      case segmentEffortsMatched.type:
+      case segmentEffortsRematched.type: {
         const d = event.data as EventData<typeof segmentEffortsMatched>;
-        for (const e of d.efforts) {
-          // The activity's privacy as this projection knows it now (it may have changed since matching).
-          await tx.query(
-            `insert into challenge_efforts (effort_id, activity_id, athlete_id, segment_id, start_date_local, elapsed_time, private)
-             values ($1,$2,$3,$4,$5,$6, coalesce((select private from challenge_activities where activity_id = $2), $7))
-             on conflict do nothing`,
-            [e.effortId, d.activityId, d.athleteId, e.segmentId, e.startDateLocal, e.elapsedTime, d.private],
-          );
+        // A re-match (cli reprocess) replaces the activity's efforts.
+        if (event.type === segmentEffortsRematched.type) {
+          await tx.query("delete from challenge_efforts where activity_id = $1", [d.activityId]);
         }
-        if (d.efforts.length) await recomputeAthlete(tx, d.athleteId);
+        // One statement for all efforts; the activity's privacy as this projection knows it now.
+        await tx.query(
+          `insert into challenge_efforts (effort_id, activity_id, athlete_id, segment_id, start_date_local, elapsed_time, private)
+           select r.effort_id, $2, $3, r.segment_id, r.start_date_local, r.elapsed_time,
+                  coalesce((select private from challenge_activities where activity_id = $2), $4)
+             from jsonb_to_recordset($1::jsonb) as r(effort_id text, segment_id bigint, start_date_local text, elapsed_time integer)
+           on conflict do nothing`,
+          [JSON.stringify(d.efforts.map((e) => ({ effort_id: e.effortId, segment_id: e.segmentId, start_date_local: e.startDateLocal, elapsed_time: e.elapsedTime }))),
+            d.activityId, d.athleteId, d.private],
+        );
+        if (d.efforts.length || event.type === segmentEffortsRematched.type) await recomputeAthlete(tx, d.athleteId);
         return;
       }
     }

@@ -1,4 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
+import { onTokenReadModelChange } from "../../projections/applications/token-changes.ts";
 import { hashSecret } from "../security.ts";
 
 /** Permissions a token can carry. The legacy scope names are the spec's; newer names map onto them. */
@@ -51,9 +52,58 @@ export type TokenLookup =
   | { ok: true; auth: Auth }
   | { ok: false; reason: "unknown" | "revoked" | "expired" };
 
-/** Resolves an access token through the access_tokens read model. */
+/**
+ * Valid tokens are remembered per database for at most TOKEN_CACHE_MS, keyed by token hash. Any
+ * change to the tokens/applications read models applied in this process (revocation, replayed
+ * code, application registered or secret changed) forgets them all at once and stops caching for
+ * TOKEN_CACHE_MS (so a lookup racing the revoking transaction cannot re-cache the old state). A
+ * revoked token therefore gets 401 at once on the server that revoked it, and within
+ * TOKEN_CACHE_MS on other servers sharing one PostgreSQL. Unknown, revoked and expired answers
+ * are never cached; expiry is checked on every hit.
+ */
+export const TOKEN_CACHE_MS = 1000;
+const TOKEN_CACHE_MAX = 10_000;
+
+interface CachedToken {
+  auth: Auth;
+  expiresAt: number | null;
+  until: number;
+}
+
+let tokenCaches = new WeakMap<Queryable, Map<string, CachedToken>>();
+let tokenGeneration = 0;
+let noCachingUntil = 0;
+
+onTokenReadModelChange(() => {
+  tokenGeneration++;
+  tokenCaches = new WeakMap();
+  noCachingUntil = Date.now() + TOKEN_CACHE_MS;
+});
+
+/** Resolves an access token through the access_tokens read model (cached briefly, see above). */
 export async function lookupToken(db: Queryable, token: string, now = new Date()): Promise<TokenLookup> {
   const tokenHash = hashSecret(token);
+  const hit = tokenCaches.get(db)?.get(tokenHash);
+  if (hit && hit.until > Date.now() && (hit.expiresAt === null || hit.expiresAt > now.getTime())) {
+    return { ok: true, auth: hit.auth };
+  }
+  const generation = tokenGeneration;
+  const result = await lookupTokenRow(db, tokenHash, now);
+  const clock = Date.now();
+  if (result.ok && generation === tokenGeneration && clock >= noCachingUntil) {
+    let cache = tokenCaches.get(db);
+    if (!cache) tokenCaches.set(db, cache = new Map());
+    if (cache.size >= TOKEN_CACHE_MAX) cache.clear();
+    cache.set(tokenHash, { auth: result.auth, expiresAt: result.expiresAt, until: clock + TOKEN_CACHE_MS });
+  }
+  return result.ok ? { ok: true, auth: result.auth } : result;
+}
+
+async function lookupTokenRow(
+  db: Queryable,
+  tokenHash: string,
+  now: Date,
+): Promise<{ ok: true; auth: Auth; expiresAt: number | null } | { ok: false; reason: "unknown" | "revoked" | "expired" }> {
   const [row] = await db.query<{
     athlete_id: number;
     application_id: number;
@@ -75,6 +125,7 @@ export async function lookupToken(db: Queryable, token: string, now = new Date()
   if (row.expires_at && new Date(row.expires_at) <= now) return { ok: false, reason: "expired" };
   return {
     ok: true,
+    expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
     auth: {
       athleteId: Number(row.athlete_id),
       applicationId: Number(row.application_id),

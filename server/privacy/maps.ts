@@ -21,7 +21,8 @@ export interface ZoneSet {
   boxes: readonly { south: number; north: number; west: number; east: number }[];
 }
 
-function zoneSet(zones: readonly PrivacyZoneCircle[]): ZoneSet {
+/** A ZoneSet of circles (with their bounding boxes). */
+export function zoneSetOf(zones: readonly PrivacyZoneCircle[]): ZoneSet {
   return { zones, boxes: zones.map(privacyZoneBounds) };
 }
 
@@ -54,7 +55,7 @@ export async function zonesOfOwners(db: Queryable, athleteIds: readonly number[]
     list.push({ lat: Number(r.lat), lng: Number(r.lng), radius_m: Number(r.radius_m) });
     byAthlete.set(id, list);
   }
-  for (const [id, zones] of byAthlete) result.set(id, zoneSet(zones));
+  for (const [id, zones] of byAthlete) result.set(id, zoneSetOf(zones));
   return result;
 }
 

@@ -5,8 +5,8 @@ import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { roundLatlng, seesPrivateData, type Viewer } from "../privacy/activities.ts";
 import { cropPolyline, locationOutsideZones, type ZoneSet, zonesOfOwners } from "../privacy/maps.ts";
 import { metaAthlete } from "./athlete.ts";
-import { findGear, summaryGear } from "./gear.ts";
-import { photosOf, photosSummary } from "./photo.ts";
+import { findGear, type GearRow, summaryGear } from "./gear.ts";
+import { photosOf, photosSummary, type PhotoRow } from "./photo.ts";
 
 /** A row of the activities read model, with the owner's premium flag. */
 export interface ActivityRow {
@@ -82,7 +82,33 @@ export interface ActivityContext {
   publicUrl: string;
   /** GET /v3/activities/:id?include_all_efforts=true */
   includeAllEfforts: boolean;
+  /** Everything a detailed activity needs, read with its row in one statement (server/activities/detail.ts). */
+  preload?: ActivityDetailPreload;
 }
+
+/**
+ * The parts of a detailed activity read together with its row (one SQL statement instead of one
+ * per part): has_kudoed, the privacy zones that apply for this viewer, gear, photos, and each
+ * registered detail part's raw value (`parts[key]`), which its contributor reads instead of querying.
+ */
+export interface ActivityDetailPreload {
+  hasKudoed: boolean;
+  /** The owner's zones when they apply to this viewer (undefined: none, or the owner with view_private). */
+  zones: ZoneSet | undefined;
+  gear: GearRow | undefined;
+  photos: PhotoRow[];
+  parts: Record<string, unknown>;
+}
+
+/**
+ * A SQL expression read with the activity row for its detail (alias `a` is the activities row,
+ * $2 the viewer's athlete id or null, $3 include_all_efforts), under `key` in the preload's parts.
+ */
+export interface ActivityDetailPart {
+  key: string;
+  sql: string;
+}
+export const activityDetailParts: ActivityDetailPart[] = [];
 
 /**
  * Extension point for other families (Segments: segment_efforts, pr_count, achievement_count).
@@ -301,11 +327,21 @@ function bestEfforts(row: ActivityRow) {
 
 /** The detailed activity (resource_state 3): every field of the spec's Activity table. */
 export async function detailedActivity(row: ActivityRow, context: ActivityContext) {
-  const { summaries: [summary], zones } = await summariesWithZones([row], context);
-  const rowZones = zones.get(row.athlete_id);
+  const pre = context.preload;
+  let summary: Record<string, unknown>;
+  let rowZones: ZoneSet | undefined;
+  if (pre) {
+    rowZones = hasPlace(row) && !seesPrivateData(row, context.viewer) ? pre.zones : undefined;
+    summary = baseActivity(row, context.viewer, pre.hasKudoed, rowZones);
+    for (const contribute of activitySummaryContributors) Object.assign(summary, (await contribute([row], context)).get(row.id) ?? {});
+  } else {
+    const loaded = await summariesWithZones([row], context);
+    summary = loaded.summaries[0];
+    rowZones = loaded.zones.get(row.athlete_id);
+  }
   const f = row.facts;
-  const gear = row.gear_id ? await findGear(context.db, row.gear_id) : undefined;
-  const photos = await photosOf(context.db, row.id);
+  const gear = pre ? pre.gear : row.gear_id ? await findGear(context.db, row.gear_id) : undefined;
+  const photos = pre ? pre.photos : await photosOf(context.db, row.id);
   const detail: Record<string, unknown> = {
     ...summary,
     resource_state: 3,

@@ -3,6 +3,7 @@ import { activityCreated, activityStream } from "../../events/activity/events.ts
 import { activityDecider } from "../../events/activity/decide.ts";
 import { handleCommand } from "../../events/decider.ts";
 import { activityContext, commandMetadata, ownedActivity } from "../activities/access.ts";
+import { findActivityDetail } from "../activities/detail.ts";
 import { MAX_DESCRIPTION, zActivityType, zDescription, zName, zStartDateLocal } from "../activities/input.ts";
 import { ApiError, badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zFloat, zInt, zNumId, zPaging } from "../http/input.ts";
@@ -99,15 +100,17 @@ export const activityRoutes = [
     params: idParams,
     query: z.object({ include_all_efforts: zBool.optional() }),
     async handler({ platform, auth, params, query }) {
-      const row = await findActivity(platform.db, params.id);
-      if (!row) {
+      const includeAll = query.include_all_efforts ?? false;
+      const found = await findActivityDetail(platform.db, params.id, viewerOf(auth), includeAll);
+      if (!found) {
         const processing = await processingUploadOf(platform.db, params.id);
         if (processing && processing.athleteId === auth.athleteId) return processingActivity(params.id);
         throw notFound("Activity");
       }
+      const { row, preload } = found;
       if (!canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
       if (row.athlete_id !== auth.athleteId) throw forbidden("Activity", "athlete", "forbidden");
-      return await detailedActivity(row, activityContext(platform, auth, query.include_all_efforts ?? false));
+      return await detailedActivity(row, { ...activityContext(platform, auth, includeAll), preload });
     },
   }),
   defineRoute({
