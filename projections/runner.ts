@@ -122,6 +122,9 @@ export class ProjectionRunner {
     const started = performance.now();
     await target.exec(`drop schema if exists ${ident(schema)} cascade`);
     await this.migrate(schema, target);
+    // Fresh statistics first: PGlite never analyzes by itself, and without them the planner sorts the
+    // whole rest of the log for every page (a replay then grows with the square of the log).
+    await this.db.exec("analyze public.events");
     const head = options.until ?? await this.store.headPosition();
     const [{ total }] = await this.db.query<{ total: number }>(
       "select count(*)::int as total from events where global_position <= $1",
