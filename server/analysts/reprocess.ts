@@ -7,10 +7,9 @@ import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
 import { toJson } from "../../shared/json.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { getBlob, putBlob } from "../blobs.ts";
-import { inflate, parseDeviceFile } from "../ingest/decode.ts";
-import { deriveActivity } from "../ingest/derive.ts";
 import type { Platform } from "../platform.ts";
 import { effortIdFor, matchActivity } from "../segments/efforts.ts";
+import { deriveContextOf, deriveFile } from "../uploads/derive-upload.ts";
 
 type Facts = z.infer<typeof reprocessedFacts>;
 type Recorded = EventData<typeof activityRecorded>;
@@ -109,25 +108,9 @@ export async function reprocessActivity(platform: Platform, activityId: number):
   const received = first.data as Received;
   const original = await getBlob(platform.db, received.originalSha256);
   if (!original) return { activityId, outcome: "skipped", reason: "the original file is no longer stored" };
-  const [athlete] = await platform.db.query<{ premium: boolean; weight: number | null; birthdate: string | null }>(
-    "select premium, weight, birthdate from athletes where id = $1",
-    [recorded.athleteId],
-  );
   const [now] = await platform.db.query<{ type: string; private: boolean }>("select type, private from activities where id = $1", [activityId]);
   if (!now) return { activityId, outcome: "skipped", reason: "the activity was deleted" };
-  const parsed = await parseDeviceFile(inflate(original, received.dataType, platform.config.maxUploadBytes), received.dataType);
-  const derived = deriveActivity(parsed, {
-    uploadId: received.uploadId,
-    externalId: received.externalId,
-    activityType: received.activityType,
-    defaultType: "Ride",
-    name: received.name,
-    description: received.description,
-    private: received.private,
-    trainer: received.trainer,
-    commute: received.commute,
-    athlete: { premium: athlete?.premium ?? false, weight: athlete?.weight ?? null, birthdate: athlete?.birthdate ?? null },
-  });
+  const { derived } = await deriveFile(original, received, await deriveContextOf(platform.db, received), platform.config.maxUploadBytes);
   const streamsSha256 = await putBlob(platform.db, new TextEncoder().encode(JSON.stringify(derived.streams)));
   const ranks = new Map(current.facts.bestEfforts.map((b) => [b.name, b.prRank]));
   // Through the event's schema first, so the comparison sees exactly what would be stored.

@@ -4,12 +4,11 @@ import type { Db } from "../../events/db/types.ts";
 import { ConcurrencyError } from "../../events/types.ts";
 import { uploadFailed, uploadReceived, uploadStream, uploadSucceeded } from "../../events/upload/events.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
-import { activityTypeOf } from "../../shared/activity-types.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { activityProcessors } from "../activity-processors.ts";
 import { getBlob, putBlob } from "../blobs.ts";
 import { inflate, parseDeviceFile, storableText } from "../ingest/decode.ts";
-import { deriveActivity } from "../ingest/derive.ts";
+import { deriveContextOf, deriveFile } from "./derive-upload.ts";
 import { prepareTimezones } from "../ingest/timezone.ts";
 import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
@@ -72,32 +71,11 @@ async function derive(platform: Platform, received: Received): Promise<
 > {
   const original = takeReceivedOriginal(received.originalSha256) ?? await getBlob(platform.db, received.originalSha256);
   if (!original) return { ok: false, error: `${received.fileName}: the uploaded file is no longer stored.`, duplicateOf: null };
-  const [athlete] = await platform.db.query<{ premium: boolean; weight: number | null; birthdate: string | null; default_activity_type: string }>(
-    "select premium, weight, birthdate, default_activity_type from athletes where id = $1",
-    [received.athleteId],
-  );
+  const context = await deriveContextOf(platform.db, received);
   let derived;
   let notes: string[];
   try {
-    const content = inflate(original, received.dataType, platform.config.maxUploadBytes);
-    const parsed = await parseDeviceFile(content, received.dataType);
-    notes = parsed.notes;
-    derived = deriveActivity(parsed, {
-      uploadId: received.uploadId,
-      externalId: received.externalId,
-      activityType: received.activityType,
-      defaultType: activityTypeOf(athlete?.default_activity_type ?? "Ride") ?? "Ride",
-      name: received.name,
-      description: received.description,
-      private: received.private,
-      trainer: received.trainer,
-      commute: received.commute,
-      athlete: {
-        premium: athlete?.premium ?? false,
-        weight: athlete?.weight ?? null,
-        birthdate: athlete?.birthdate ?? null,
-      },
-    });
+    ({ derived, notes } = await deriveFile(original, received, context, platform.config.maxUploadBytes));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, error: `${received.fileName}: ${message}`, duplicateOf: null };

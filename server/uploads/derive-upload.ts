@@ -1,0 +1,39 @@
+import type { EventData } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import type { uploadReceived } from "../../events/upload/events.ts";
+import { activityTypeOf } from "../../shared/activity-types.ts";
+import { inflate, parseDeviceFile } from "../ingest/decode.ts";
+import { type DeriveContext, type Derived, deriveActivity } from "../ingest/derive.ts";
+
+type Received = EventData<typeof uploadReceived>;
+
+/** How an upload is derived: what the upload asked for, and the athlete's defaults and profile now. */
+export async function deriveContextOf(db: Queryable, received: Received): Promise<DeriveContext> {
+  const [athlete] = await db.query<{ premium: boolean; weight: number | null; birthdate: string | null; default_activity_type: string }>(
+    "select premium, weight, birthdate, default_activity_type from athletes where id = $1",
+    [received.athleteId],
+  );
+  return {
+    uploadId: received.uploadId,
+    externalId: received.externalId,
+    activityType: received.activityType,
+    defaultType: activityTypeOf(athlete?.default_activity_type ?? "Ride") ?? "Ride",
+    name: received.name,
+    description: received.description,
+    private: received.private,
+    trainer: received.trainer,
+    commute: received.commute,
+    athlete: { premium: athlete?.premium ?? false, weight: athlete?.weight ?? null, birthdate: athlete?.birthdate ?? null },
+  };
+}
+
+/** The uploaded file (possibly gzipped) parsed and derived; throws on a file that can't become an activity. */
+export async function deriveFile(
+  original: Uint8Array,
+  received: Received,
+  context: DeriveContext,
+  maxUploadBytes: number,
+): Promise<{ derived: Derived; notes: string[] }> {
+  const parsed = await parseDeviceFile(inflate(original, received.dataType, maxUploadBytes), received.dataType);
+  return { derived: deriveActivity(parsed, context), notes: parsed.notes };
+}
