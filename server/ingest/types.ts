@@ -27,6 +27,38 @@ export interface DeviceLap {
   elapsedTime: number | null;
   /** Metres as the device summed them; null when unknown. */
   distance: number | null;
+  /** Seconds of timer time (FIT total_timer_time); null or absent when unknown. */
+  timerTime?: number | null;
+  /** Calories as the device summed them (TCX lap Calories, FIT lap total_calories). */
+  calories?: number | null;
+}
+
+/** One FIT session (a leg of a multisport file). */
+export interface DeviceSession {
+  /** ms since the epoch. */
+  startTime: number;
+  /** ms since the epoch: start + total_elapsed_time. */
+  endTime: number;
+  sport: ActivityType | null;
+  /** Seconds. */
+  elapsedTime: number | null;
+  /** Seconds. */
+  timerTime: number | null;
+  /** Metres. */
+  distance: number | null;
+  /** Metres; set on pool swims. */
+  poolLength: number | null;
+}
+
+/** One FIT `length` message (a pool length, active or idle). */
+export interface DeviceLength {
+  /** ms since the epoch. */
+  startTime: number;
+  /** Seconds. */
+  elapsedTime: number;
+  /** Seconds; null when unknown. */
+  timerTime: number | null;
+  active: boolean;
 }
 
 /** A device pause (timer stop → start), ms since the epoch. */
@@ -50,6 +82,16 @@ export interface ParsedFile {
   samples: Sample[];
   laps: DeviceLap[];
   pauses: Pause[];
+  /**
+   * Indices into `samples` where a new GPX track or track segment starts (never 0). Distance and
+   * elevation gain accumulate within a segment only; the gap between two segments is a pause.
+   * Absent or empty when the file has one continuous track.
+   */
+  segmentStarts?: number[];
+  /** FIT sessions in file order (several in a multisport file); absent for TCX/GPX. */
+  sessions?: DeviceSession[];
+  /** FIT pool-swim lengths; absent or empty otherwise. */
+  lengths?: DeviceLength[];
   /** Totals the device computed itself (FIT session), used where the rules say so. */
   deviceTotals: { ascent: number | null; calories: number | null; distance: number | null };
   /** Offset of local time from UTC in seconds when the file says it (FIT local_timestamp, TCX offsets). */
