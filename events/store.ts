@@ -57,6 +57,7 @@ function toRecorded(row: EventRow): RecordedEvent {
 /** The append-only event log on PGlite or PostgreSQL. */
 export class EventStore {
   #inline: InlineHandler | undefined;
+  #ambient: () => EventMetadata | undefined = () => undefined;
 
   constructor(readonly db: Db) {}
 
@@ -68,6 +69,24 @@ export class EventStore {
   /** Sets the handler that runs in every append's transaction. */
   onAppend(handler: InlineHandler): void {
     this.#inline = handler;
+  }
+
+  /**
+   * Sets where metadata of the current context comes from (the server: the request id of the HTTP
+   * request being handled). It is recorded with every appended event; explicit metadata wins.
+   */
+  ambientMetadata(source: () => EventMetadata | undefined): void {
+    this.#ambient = source;
+  }
+
+  #metadata(explicit: EventMetadata | undefined): EventMetadata {
+    const ambient = this.#ambient();
+    if (!ambient) return explicit ?? {};
+    const merged: EventMetadata = { ...ambient };
+    for (const [key, value] of Object.entries(explicit ?? {})) {
+      if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
+    }
+    return merged;
   }
 
   /**
@@ -91,7 +110,7 @@ export class EventStore {
       }
       return { type: event.type, v: definition.version, data: parsed.data };
     });
-    const metadata = options.metadata ?? {};
+    const metadata = this.#metadata(options.metadata);
     const key = options.idempotencyKey;
     try {
       return await this.db.transaction(async (tx) => {
@@ -202,7 +221,7 @@ export class EventStore {
              from jsonb_array_elements($3::jsonb) with ordinality as t(e, ord)
             order by t.ord
            returning ${COLUMNS}`,
-          [streams, bases, toJson(payload), toJson(options.metadata ?? {})],
+          [streams, bases, toJson(payload), toJson(this.#metadata(options.metadata))],
         );
         const recorded = inserted.map(toRecorded).sort((a, b) => a.position - b.position);
         if (this.#inline) await this.#inline(tx, recorded);

@@ -10,6 +10,10 @@ import { RateLimiter } from "./http/rate-limit.ts";
 import type { AnyRoute } from "./http/route.ts";
 import type { Platform } from "./platform.ts";
 import { allRoutes } from "./routes/index.ts";
+import { type Lifecycle, mountHealth } from "./ops/health.ts";
+import { Metrics } from "./ops/metrics.ts";
+import { mountMetrics } from "./ops/metrics-endpoint.ts";
+import { requestLog } from "./ops/request-log.ts";
 import { webMounts } from "./web/index.ts";
 
 const DOMAIN_STATUS: Record<DomainError["kind"], [number, string]> = {
@@ -44,12 +48,16 @@ export interface AppOptions {
   routes?: AnyRoute[];
 }
 
-/** The whole HTTP surface: /v3 API (also /api/v3), OpenAPI, docs, OAuth and web pages. */
-export function createApp(platform: Platform, options: AppOptions = {}): { app: Hono; routes: AnyRoute[] } {
+/**
+ * The whole HTTP surface: /v3 API (also /api/v3), OpenAPI, docs, OAuth and web pages, and the
+ * operating endpoints (/health, /ready, /metrics).
+ */
+export function createApp(platform: Platform, options: AppOptions = {}): { app: Hono; routes: AnyRoute[]; lifecycle: Lifecycle; metrics: Metrics } {
   const routes = options.routes ?? allRoutes;
   const app = new Hono();
   const limiter = new RateLimiter(platform.config.rateLimitShort, platform.config.rateLimitLong);
-  let requestCounter = 0;
+  const lifecycle: Lifecycle = { draining: false };
+  const metrics = new Metrics(platform);
 
   app.onError((error, c) => {
     const api = toApiError(error);
@@ -62,10 +70,7 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
     faultResponse(c, new ApiError(404, "Record Not Found", [{ resource: "resource", field: "path", code: "invalid" }]))
   );
 
-  app.use("*", async (c, next) => {
-    c.set("requestId" as never, `${Date.now().toString(36)}-${(++requestCounter).toString(36)}` as never);
-    await next();
-  });
+  app.use("*", requestLog(platform.config.logFormat ?? (platform.config.quiet ? "off" : "text"), (r) => metrics.observe(r)));
   app.use(
     "*",
     bodyLimit({
@@ -80,9 +85,10 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
 
   app.get("/v3/openapi.json", (c) => jsonResponse(c, openApiDocument(routes, `${platform.config.publicUrl}`)));
   app.get("/docs", (c) => c.html(docsPage(routes)));
-  app.get("/health", (c) => jsonResponse(c, { ok: true }));
+  mountHealth(app, platform, lifecycle);
+  mountMetrics(app, metrics, platform.config.metricsToken);
 
   mountRoutes(app, platform, routes);
   for (const mount of webMounts) mount(app, platform);
-  return { app, routes };
+  return { app, routes, lifecycle, metrics };
 }

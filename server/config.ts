@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import process from "node:process";
 
-/** Everything the server reads from its environment, with the defaults the README lists. */
+/** Everything the server reads from its environment, with the defaults `npm start -- --help` lists. */
 export interface Config {
   port: number;
   /** Where embedded PGlite keeps the platform (and the admin secret). */
@@ -20,38 +20,124 @@ export interface Config {
   seedDemo: boolean;
   /** Run background jobs (upload processing, heatmap builds, webhook deliveries) in this process. */
   runJobs: boolean;
-  /** Quiet start-up banner (tests). */
+  /** Quiet start-up banner and no request log (tests). */
   quiet: boolean;
   /** Webhook delivery attempts per event, first included (WEBHOOK_ATTEMPTS, default 3). */
   webhookAttempts?: number;
   /** Webhook retry back-off base in ms, doubled per attempt (WEBHOOK_RETRY_MS, default 10000). */
   webhookRetryMs?: number;
+  /** Request log: one line per request as text, as JSON, or none (LOG_FORMAT). */
+  logFormat?: LogFormat;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`; when unset, only loopback clients get it. */
+  metricsToken?: string;
 }
 
-function intEnv(name: string, fallback: number): number {
+export type LogFormat = "text" | "json" | "off";
+
+/** A setting the server reads from its environment: listed by `npm start -- --help` and docs/operators.md. */
+export interface Setting {
+  name: string;
+  default: string;
+  description: string;
+}
+
+export const SETTINGS: readonly Setting[] = [
+  { name: "PORT", default: "8080", description: "TCP port of the API and web pages (0 = any free port)" },
+  { name: "DATA_DIR", default: "./data", description: "directory of the embedded database (PGlite) and the admin handle" },
+  { name: "DATABASE_URL", default: "(unset)", description: "postgres://… to use PostgreSQL instead of the embedded database" },
+  { name: "PUBLIC_URL", default: "http://localhost:$PORT", description: "base URL clients reach the server at (links, OAuth redirects)" },
+  { name: "RATE_LIMIT_SHORT", default: "600", description: "requests per application per 15 minutes" },
+  { name: "RATE_LIMIT_LONG", default: "30000", description: "requests per application per day (UTC)" },
+  { name: "MAX_BODY_BYTES", default: "67108864", description: "largest request body (413 above)" },
+  { name: "MAX_UPLOAD_BYTES", default: "67108864", description: "largest upload file after decompression" },
+  { name: "SEED_DEMO", default: "1", description: "0 = do not create the demo platform on first start" },
+  { name: "RUN_JOBS", default: "1", description: "0 = run no background jobs in this process (uploads, heatmaps, webhooks)" },
+  { name: "WEBHOOK_ATTEMPTS", default: "3", description: "webhook delivery attempts per event, the first included" },
+  { name: "WEBHOOK_RETRY_MS", default: "10000", description: "webhook retry back-off base in ms, doubled per attempt" },
+  { name: "LOG_FORMAT", default: "text", description: "request log: text, json (one JSON object per line) or off" },
+  { name: "METRICS_TOKEN", default: "(unset)", description: "bearer token for GET /metrics; unset = loopback clients only" },
+  { name: "QUIET", default: "0", description: "1 = no start-up banner and no request log" },
+];
+
+/** A setting with a value the server cannot use: reported as one line, exit code 2. */
+export class ConfigError extends Error {}
+
+function env(name: string): string | undefined {
   const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number`);
-  return Math.floor(n);
+  return raw === undefined || raw === "" ? undefined : raw;
 }
 
+function intEnv(name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env(name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > max) {
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} is not valid: expected a whole number from 0 to ${max}`);
+  }
+  return Number(raw);
+}
+
+function flagEnv(name: string, fallback: boolean): boolean {
+  const raw = env(name);
+  if (raw === undefined) return fallback;
+  if (raw === "1" || raw === "true") return true;
+  if (raw === "0" || raw === "false") return false;
+  throw new ConfigError(`${name}=${JSON.stringify(raw)} is not valid: expected 1 or 0`);
+}
+
+function urlEnv(name: string, protocols: string[]): string | undefined {
+  const raw = env(name);
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch { /* reported below */ }
+  if (!url || !protocols.includes(url.protocol)) {
+    throw new ConfigError(`${name} is not valid: expected a ${protocols.map((p) => `${p}//…`).join(" or ")} URL`);
+  }
+  return raw;
+}
+
+function logFormatEnv(quiet: boolean): LogFormat {
+  const raw = env("LOG_FORMAT");
+  if (raw === undefined) return quiet ? "off" : "text";
+  if (raw === "text" || raw === "json" || raw === "off") return raw;
+  throw new ConfigError(`LOG_FORMAT=${JSON.stringify(raw)} is not valid: expected text, json or off`);
+}
+
+/** Reads the environment; throws ConfigError (one line naming the setting) for a value it cannot use. */
 export function configFromEnv(overrides: Partial<Config> = {}): Config {
-  const port = overrides.port ?? intEnv("PORT", 8080);
+  const port = overrides.port ?? intEnv("PORT", 8080, 65535);
+  const quiet = overrides.quiet ?? flagEnv("QUIET", false);
   return {
     port,
-    dataDir: resolve(process.env.DATA_DIR ?? "./data"),
-    databaseUrl: process.env.DATABASE_URL || undefined,
-    publicUrl: process.env.PUBLIC_URL ?? `http://localhost:${port}`,
+    dataDir: resolve(env("DATA_DIR") ?? "./data"),
+    databaseUrl: urlEnv("DATABASE_URL", ["postgres:", "postgresql:"]),
+    publicUrl: urlEnv("PUBLIC_URL", ["http:", "https:"]) ?? `http://localhost:${port}`,
     rateLimitShort: intEnv("RATE_LIMIT_SHORT", 600),
     rateLimitLong: intEnv("RATE_LIMIT_LONG", 30000),
     maxBodyBytes: intEnv("MAX_BODY_BYTES", 64 * 1024 * 1024),
     maxUploadBytes: intEnv("MAX_UPLOAD_BYTES", 64 * 1024 * 1024),
-    seedDemo: process.env.SEED_DEMO !== "0",
-    runJobs: process.env.RUN_JOBS !== "0",
-    quiet: process.env.QUIET === "1",
+    seedDemo: flagEnv("SEED_DEMO", true),
+    runJobs: flagEnv("RUN_JOBS", true),
+    quiet,
     webhookAttempts: Math.max(1, intEnv("WEBHOOK_ATTEMPTS", 3)),
     webhookRetryMs: intEnv("WEBHOOK_RETRY_MS", 10_000),
+    logFormat: logFormatEnv(quiet),
+    metricsToken: env("METRICS_TOKEN"),
     ...overrides,
   };
+}
+
+/** The text of `npm start -- --help`: every setting with its default. */
+export function settingsHelp(): string {
+  const width = Math.max(...SETTINGS.map((s) => s.name.length)) + 2;
+  return [
+    "Usage: npm start [-- --help]",
+    "",
+    "Starts the fitness platform server. It is configured by environment variables:",
+    "",
+    ...SETTINGS.map((s) => `  ${s.name.padEnd(width)}${s.description} (default: ${s.default})`),
+    "",
+    "Health: GET /health (liveness), GET /ready (readiness), GET /metrics (Prometheus).",
+  ].join("\n");
 }

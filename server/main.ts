@@ -1,20 +1,22 @@
 /** The production entry point: `npm start` runs this on Deno. */
 import process from "node:process";
-import { configFromEnv } from "./config.ts";
+import { ConfigError, configFromEnv, settingsHelp } from "./config.ts";
+import { runUntilSignalled } from "./ops/shutdown.ts";
 import { startServer } from "./start.ts";
+
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  console.log(settingsHelp());
+  process.exit(0);
+}
 
 try {
   const server = await startServer(configFromEnv());
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await server.close();
-    process.exit(0);
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  runUntilSignalled(server);
 } catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(`configuration error: ${error.message} (npm start -- --help lists every setting)`);
+    process.exit(2);
+  }
   console.error(`could not start: ${(error as Error).message}`);
   process.exit(1);
 }

@@ -9,6 +9,7 @@ import { LIVE_SCHEMA, ProjectionRunner } from "../projections/runner.ts";
 import type { Config } from "./config.ts";
 import { idSchema } from "./ids.ts";
 import { JOB_SCHEMA, JobRunner } from "./jobs/runner.ts";
+import { requestMetadata } from "./ops/context.ts";
 
 const READ_MODEL_SCHEMA = `
 create table if not exists public.read_model_schema (
@@ -21,6 +22,12 @@ function readModelSchemaHash(): string {
   return createHash("sha256")
     .update(allProjections.map((p) => `${p.name}\n${p.schema}`).join("\n\n"))
     .digest("hex");
+}
+
+/** Whether the database holds this version's schema: migrations are done (GET /ready). */
+export async function readModelsCurrent(db: Db): Promise<boolean> {
+  const [row] = await db.query<{ hash: string }>("select hash from public.read_model_schema where id = 1");
+  return row?.hash === readModelSchemaHash();
 }
 
 /** Everything a handler, job or CLI command needs: the database, the log and the read models. */
@@ -69,6 +76,7 @@ export async function openPlatform(config: Config): Promise<Platform> {
       await projections.replay();
     }
     store.onAppend(projections.inline);
+    store.ambientMetadata(requestMetadata);
     const jobs = new JobRunner(db);
     return {
       config,

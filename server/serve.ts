@@ -21,10 +21,17 @@ export async function listen(fetch: FetchHandler, options: { port: number; hostn
     const server = serve({ fetch, port: options.port, hostname: options.hostname ?? "0.0.0.0" }, (info) =>
       resolve({
         port: info.port,
+        // Graceful like Deno's shutdown(): no new connections, idle ones closed, requests in flight
+        // finish; connections still open after 5 s are cut.
         close: () =>
           new Promise<void>((done) => {
-            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-            server.close(() => done());
+            const http = server as unknown as { closeAllConnections?: () => void; closeIdleConnections?: () => void };
+            const cut = setTimeout(() => http.closeAllConnections?.(), 5000);
+            server.close(() => {
+              clearTimeout(cut);
+              done();
+            });
+            http.closeIdleConnections?.();
           }),
       }));
     // Idle keep-alive connections stay open longer than clients keep them (undici: 4 s; proxies: 60 s),

@@ -29,7 +29,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     for (const make of jobKinds) platform.jobs.register(make(platform));
     const demo = config.seedDemo ? await seedDemo(platform) : undefined;
-    const { app } = createApp(platform);
+    const { app, lifecycle } = createApp(platform);
     const api = await listen(app.fetch, { port: config.port });
     const url = `http://localhost:${api.port}`;
     if (config.port === 0) platform.config.publicUrl = url;
@@ -48,6 +48,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
       async close() {
         if (closed) return;
         closed = true;
+        // Graceful: /ready says 503, no new connections, in-flight requests finish (listen's close),
+        // then jobs finish their current run and release their leases, then the database closes.
+        lifecycle.draining = true;
         await api.close().catch(() => {});
         await admin.listening.close().catch(() => {});
         admin.remove();

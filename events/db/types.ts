@@ -13,6 +13,11 @@ export interface Db extends Queryable {
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Embedded databases only: a gzipped tar of the whole data directory, taken while no transaction
+   * is open (so it holds exactly the committed state at one moment) and no statement runs.
+   */
+  dumpDataDir?(): Promise<Uint8Array>;
 }
 
 /** int8 values: a number when exact, else a bigint (64-bit ids stay exact). */

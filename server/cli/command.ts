@@ -5,6 +5,8 @@ export interface OptionSpec {
   description: string;
   required?: boolean;
   multiple?: boolean;
+  /** A file path: made absolute in the CLI's directory before the command may run inside the server. */
+  path?: boolean;
 }
 
 /** Where a command writes progress (stderr locally; collected when run through the server). */
@@ -27,8 +29,13 @@ export interface CliCommand {
   summary: string;
   options: Record<string, OptionSpec>;
   /** One optional positional argument (e.g. `import FILE`), passed as options[name]. */
-  positional?: { name: string; description: string };
+  positional?: { name: string; description: string; path?: boolean };
   run(platform: Platform, options: Record<string, unknown>, io: CliIo): Promise<unknown>;
+  /**
+   * Runs without opening the platform, always in the CLI's own process (e.g. `restore`, which fills
+   * an empty data directory). When set, `run` is never called.
+   */
+  standalone?(options: Record<string, unknown>, io: CliIo): Promise<unknown>;
   /** Human-readable form of the result (default: key: value lines). */
   format?(result: unknown): string;
 }

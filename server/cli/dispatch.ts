@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DomainError } from "../../events/decider.ts";
 import { toJson } from "../../shared/json.ts";
@@ -55,6 +56,38 @@ export function findCommand(argv: string[], commands = allCommands): { command?:
   return { rest: argv };
 }
 
+/**
+ * argv with every file path of the command (options and positional marked `path`) made absolute
+ * against cwd: a command run inside the server (through the admin endpoint) then reads and writes
+ * the files the user meant, whatever the server's own directory.
+ */
+export function withAbsolutePaths(argv: string[], cwd: string, commands = allCommands): string[] {
+  const { command, rest } = findCommand(argv, commands);
+  if (!command) return argv;
+  const head = argv.slice(0, argv.length - rest.length);
+  const out: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (arg.startsWith("--")) {
+      const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
+      const spec = command.options[name];
+      if (spec?.type === "string") {
+        if (inline !== undefined) {
+          out.push(spec.path ? `--${name}=${resolve(cwd, inline)}` : arg);
+        } else {
+          out.push(arg);
+          if (i + 1 < rest.length) out.push(spec.path ? resolve(cwd, rest[++i]) : rest[++i]);
+        }
+        continue;
+      }
+      out.push(arg);
+      continue;
+    }
+    out.push(command.positional?.path && !arg.startsWith("-") ? resolve(cwd, arg) : arg);
+  }
+  return [...head, ...out];
+}
+
 /** Parses argv, runs the command on a platform, and says what to print and the exit code. */
 export async function dispatch(
   argv: string[],
@@ -94,7 +127,8 @@ export async function dispatch(
     }
   }
   try {
-    const result = await withPlatform((platform) => command.run(platform, values, io));
+    const standalone = command.standalone;
+    const result = standalone ? await standalone(values, io) : await withPlatform((platform) => command.run(platform, values, io));
     const failed = !!result && typeof result === "object" && (result as { ok?: unknown }).ok === false;
     const text = values.json ? toJson(result) : (command.format ?? defaultFormat)(result);
     return { exitCode: failed ? 1 : 0, stdout: text, stderr: "" };

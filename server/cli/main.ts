@@ -1,23 +1,31 @@
 /** The admin CLI: `npm run cli -- <command>` (deno task cli). */
 import process from "node:process";
 import { adminAlive, readAdminHandle } from "../admin.ts";
-import { configFromEnv } from "../config.ts";
+import { ConfigError, configFromEnv } from "../config.ts";
 import { openPlatform, type Platform } from "../platform.ts";
-import { dispatch, findCommand } from "./dispatch.ts";
+import { dispatch, findCommand, withAbsolutePaths } from "./dispatch.ts";
 
 const argv = process.argv.slice(2);
-const config = configFromEnv({ quiet: true, runJobs: false, seedDemo: false });
+let config: ReturnType<typeof configFromEnv>;
+try {
+  config = configFromEnv({ quiet: true, runJobs: false, seedDemo: false });
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`configuration error: ${error.message}`);
+  process.exit(2);
+}
 
 async function main(): Promise<number> {
   const { command } = findCommand(argv);
   const wantsHelp = !command || argv.includes("--help");
-  const handle = config.databaseUrl || wantsHelp ? undefined : readAdminHandle(config.dataDir);
+  const local = wantsHelp || !!command?.standalone;
+  const handle = config.databaseUrl || local ? undefined : readAdminHandle(config.dataDir);
   if (handle && await adminAlive(handle)) {
     // The server holds the embedded database: run the command inside it.
     const res = await fetch(`http://127.0.0.1:${handle.port}/cli`, {
       method: "POST",
       headers: { authorization: `Bearer ${handle.secret}`, "content-type": "application/json" },
-      body: JSON.stringify({ argv }),
+      body: JSON.stringify({ argv: withAbsolutePaths(argv, process.cwd()) }),
     });
     const outcome = await res.json() as { exitCode: number; stdout: string; stderr: string };
     if (outcome.stderr) process.stderr.write(outcome.stderr.endsWith("\n") ? outcome.stderr : `${outcome.stderr}\n`);

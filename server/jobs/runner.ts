@@ -39,6 +39,8 @@ export class JobRunner {
   /** A kick arrived since the last pass began: the next pass starts without waiting. */
   #kicked = false;
   #loop: Promise<void> | undefined;
+  /** When this server first saw each pending job ("kind:id"), for the queue age metric. */
+  readonly #firstSeen = new Map<string, number>();
 
   constructor(readonly db: Db, readonly options: { pollMs?: number; concurrency?: number; retryBaseSeconds?: number } = {}) {}
 
@@ -52,11 +54,43 @@ export class JobRunner {
     this.#loop = this.#run();
   }
 
+  /** Whether the runner is polling for work (started and not stopped). */
+  get running(): boolean {
+    return !this.#stopped;
+  }
+
+  /**
+   * Stops polling, waits for the jobs in progress to finish their current run, and releases every
+   * lease this runner still holds (e.g. of jobs waiting for a retry), so another server takes them
+   * over at once instead of after the lease expires.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.kick();
     await this.#loop;
     while (this.#running.size > 0) await new Promise((r) => setTimeout(r, 20));
+    await this.db.query("delete from public.job_leases where owner = $1", [this.#owner]).catch(() => {});
+  }
+
+  /** Per kind: how many jobs are pending (up to `limit`) and the age of the oldest this runner has seen. */
+  async queue(limit: number): Promise<Map<string, { depth: number; oldestSeconds: number }>> {
+    const now = Date.now();
+    const result = new Map<string, { depth: number; oldestSeconds: number }>();
+    const pending = new Set<string>();
+    for (const kind of this.#kinds.values()) {
+      const ids = await kind.pending(this.db, limit);
+      let oldest = now;
+      for (const id of ids) {
+        const key = `${kind.kind}:${id}`;
+        pending.add(key);
+        const seen = this.#firstSeen.get(key) ?? now;
+        this.#firstSeen.set(key, seen);
+        oldest = Math.min(oldest, seen);
+      }
+      result.set(kind.kind, { depth: ids.length, oldestSeconds: (now - oldest) / 1000 });
+    }
+    for (const key of this.#firstSeen.keys()) if (!pending.has(key)) this.#firstSeen.delete(key);
+    return result;
   }
 
   /** Looks for work now instead of at the next poll (also when a pass is running: another follows). */
@@ -127,11 +161,15 @@ export class JobRunner {
       }
       for (const id of ids) {
         const key = `${kind.kind}:${id}`;
+        if (!this.#firstSeen.has(key)) this.#firstSeen.set(key, Date.now());
         if (this.#running.has(key) || this.#running.size >= concurrency) continue;
         if (!(await this.#claim(kind, id).catch(() => false))) continue;
         this.#running.add(key);
         kind.run(id)
-          .then(() => this.#release(kind, id).catch(() => {}))
+          .then(() => {
+            this.#firstSeen.delete(key);
+            return this.#release(kind, id).catch(() => {});
+          })
           .catch((error) => this.#failed(kind, id, error))
           .finally(() => {
             this.#running.delete(key);

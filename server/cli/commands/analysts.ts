@@ -125,7 +125,7 @@ const exportCommand: CliCommand = {
     stream: { type: "string", description: "only this stream" },
     from: { type: "string", description: "from this position or ISO time (inclusive)" },
     to: { type: "string", description: "up to this position or ISO time (inclusive)" },
-    out: { type: "string", description: "write to this file (default: stdout)" },
+    out: { type: "string", description: "write to this file (default: stdout)", path: true },
   },
   async run(platform, o, io) {
     const format = optionalString(o, "format");
@@ -189,9 +189,9 @@ const importCommand: CliCommand = {
   name: "import",
   summary:
     "Import an export (ndjson, or CSV with the export's columns) into an EMPTY store, then replay the read models.",
-  positional: { name: "file", description: "the export file (.ndjson, or .csv)" },
+  positional: { name: "file", description: "the export file (.ndjson, or .csv)", path: true },
   options: {
-    file: { type: "string", description: "the export file (same as the positional argument)" },
+    file: { type: "string", description: "the export file (same as the positional argument)", path: true },
     format: { type: "string", description: "csv or ndjson (default: from the file name; ndjson unless .csv)" },
   },
   async run(platform, o, io) {

@@ -8,6 +8,7 @@ import { challengeCommands } from "./challenges.ts";
 import { segmentCommands } from "./segments.ts";
 import { privacyZoneCommands } from "./privacy-zones.ts";
 import { webhookCommands } from "./webhooks.ts";
+import { operationsCommands } from "./operations.ts";
 
 /** Every admin CLI command. Add one spread per command family. */
 export const allCommands: CliCommand[] = [
@@ -20,4 +21,5 @@ export const allCommands: CliCommand[] = [
   ...challengeCommands,
   ...privacyZoneCommands,
   ...webhookCommands,
+  ...operationsCommands,
 ];

@@ -1,0 +1,48 @@
+import type { Hono } from "hono";
+import { jsonResponse } from "../http/conventions.ts";
+import type { Platform } from "../platform.ts";
+import { readModelsCurrent } from "../platform.ts";
+
+/** State the health endpoints report that is not in the database: set while shutting down. */
+export interface Lifecycle {
+  draining: boolean;
+}
+
+async function check(fn: () => Promise<string>): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      fn(),
+      new Promise<string>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timed out after 5 s")), 5000);
+      }),
+    ]);
+  } catch (error) {
+    return `error: ${(error as Error).message}`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * GET /health: the process answers (liveness; no database access).
+ * GET /ready: it can serve traffic (readiness): the database answers, its schema is this version's
+ * (migrations done), background jobs run (or are switched off with RUN_JOBS=0), not shutting down.
+ * 200 when every check is "ok", else 503 naming the failing checks.
+ */
+export function mountHealth(app: Hono, platform: Platform, lifecycle: Lifecycle): void {
+  app.get("/health", (c) => jsonResponse(c, { status: "ok" }));
+  app.get("/ready", async (c) => {
+    const database = await check(async () => {
+      await platform.db.query("select 1");
+      return "ok";
+    });
+    const migrations = database !== "ok" ? "unknown" : await check(async () =>
+      (await readModelsCurrent(platform.db)) ? "ok" : "pending");
+    const jobs = !platform.config.runJobs ? "ok (disabled by RUN_JOBS=0)" : platform.jobs.running ? "ok" : "stopped";
+    const server = lifecycle.draining ? "shutting down" : "ok";
+    const checks = { database, migrations, jobs, server };
+    const ready = Object.values(checks).every((v) => v.startsWith("ok"));
+    return jsonResponse(c, { status: ready ? "ready" : "not ready", checks }, ready ? 200 : 503);
+  });
+}

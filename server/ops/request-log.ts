@@ -1,0 +1,66 @@
+import type { Context, MiddlewareHandler } from "hono";
+import type { LogFormat } from "../config.ts";
+import { randomSecret } from "../security.ts";
+import { runInRequest } from "./context.ts";
+
+/** A client's own request id is kept when it is short and plain; otherwise the server makes one. */
+const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export const REQUEST_ID_HEADER = "X-Request-Id";
+
+/** One finished request, as the log line and the metrics see it. */
+export interface RequestRecord {
+  requestId: string;
+  method: string;
+  /** The route pattern that answered (e.g. /v3/activities/:id), or "(unmatched)". */
+  route: string;
+  path: string;
+  status: number;
+  seconds: number;
+}
+
+/** The route pattern that answered: bounded label values for metrics, no ids in logs' route field. */
+export function routeOf(c: Context): string {
+  const route = c.req.routePath;
+  return !route || route === "*" || route.endsWith("/*") ? "(unmatched)" : route;
+}
+
+export function formatLine(format: LogFormat, r: RequestRecord, time = new Date()): string {
+  const ms = Math.round(r.seconds * 10_000) / 10;
+  if (format === "json") {
+    return JSON.stringify({
+      time: time.toISOString(), level: "info", msg: "request", request_id: r.requestId, method: r.method,
+      path: r.path, route: r.route, status: r.status, duration_ms: ms,
+    });
+  }
+  return `${time.toISOString()} ${r.method} ${r.path} ${r.status} ${ms}ms id=${r.requestId}`;
+}
+
+/**
+ * First middleware: gives each request an id (the client's X-Request-Id when plain, else a new one),
+ * returns it in X-Request-Id, makes it the `requestId` of every event the request appends, and
+ * reports the finished request (one log line, metrics).
+ */
+export function requestLog(format: LogFormat, finished: (r: RequestRecord) => void): MiddlewareHandler {
+  const write = format === "off" ? undefined : (line: string) => console.log(line);
+  return async (c, next) => {
+    const incoming = c.req.header(REQUEST_ID_HEADER);
+    const requestId = incoming && CLIENT_ID.test(incoming) ? incoming : randomSecret(12);
+    c.set("requestId" as never, requestId as never);
+    const started = performance.now();
+    await runInRequest({ requestId }, () => next());
+    try {
+      c.res.headers.set(REQUEST_ID_HEADER, requestId);
+    } catch {
+      // A response with immutable headers (e.g. passed through from fetch): copy it.
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set(REQUEST_ID_HEADER, requestId);
+    }
+    const record: RequestRecord = {
+      requestId, method: c.req.method, route: routeOf(c), path: c.req.path, status: c.res.status,
+      seconds: (performance.now() - started) / 1000,
+    };
+    finished(record);
+    write?.(formatLine(format, record));
+  };
+}
