@@ -46,6 +46,9 @@ export function tokenLookupOf(c: Context): TokenLookup | undefined {
  * The /v3 conventions in one place: token resolution, per-application rate limits with their
  * headers on every response, and JSON-P.
  */
+/** Context key set on a request refused by the rate limit (counted by the metrics). */
+export const RATE_LIMITED = "rateLimited";
+
 export function apiConventions(platform: Platform, limiter: RateLimiter): MiddlewareHandler {
   const limits = `${limiter.shortLimit},${limiter.longLimit}`;
   return async (c, next) => {
@@ -58,7 +61,10 @@ export function apiConventions(platform: Platform, limiter: RateLimiter): Middle
         if (lookup.ok) {
           const hit = limiter.hit(`app:${lookup.auth.applicationId}`);
           usage = hit;
-          if (!hit.allowed) throw rateLimitExceeded();
+          if (!hit.allowed) {
+            c.set(RATE_LIMITED as never, true as never);
+            throw rateLimitExceeded();
+          }
         }
       }
       await next();

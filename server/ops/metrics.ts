@@ -39,7 +39,7 @@ export class Metrics {
     });
     this.#refusals = new Counter({
       name: "fitness_rate_limit_refusals_total",
-      help: "Requests refused with 429 Too Many Requests (API rate limits, sign-in throttling), by route pattern",
+      help: "Requests refused by a rate limit (the API's 403 Rate Limit Exceeded, 429 sign-in throttling), by route pattern",
       labelNames: ["route"],
       registers,
     });
@@ -105,7 +105,7 @@ export class Metrics {
     const labels = { method: r.method, route: r.route, status: String(r.status) };
     this.#requests.inc(labels);
     this.#latency.observe(labels, r.seconds);
-    if (r.status === 429) this.#refusals.inc({ route: r.route });
+    if (r.rateLimited) this.#refusals.inc({ route: r.route });
   }
 
   text(): Promise<string> {

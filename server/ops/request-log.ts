@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { LogFormat } from "../config.ts";
+import { RATE_LIMITED } from "../http/conventions.ts";
 import { randomSecret } from "../security.ts";
 import { runInRequest } from "./context.ts";
 
@@ -17,12 +18,19 @@ export interface RequestRecord {
   path: string;
   status: number;
   seconds: number;
+  /** Refused by a rate limit: the API's (403 "Rate Limit Exceeded", as the spec says) or a 429. */
+  rateLimited: boolean;
 }
 
-/** The route pattern that answered: bounded label values for metrics, no ids in logs' route field. */
+/**
+ * The route pattern the request matched (bounded label values for metrics, no ids), also when a
+ * middleware answered before the route's handler ran (401, rate limit): the last matched route that
+ * is not a wildcard middleware.
+ */
 export function routeOf(c: Context): string {
-  const route = c.req.routePath;
-  return !route || route === "*" || route.endsWith("/*") ? "(unmatched)" : route;
+  const matched = c.req.matchedRoutes.filter((r) => !r.path.endsWith("*"));
+  const route = matched.findLast((r) => r.method !== "ALL") ?? matched.at(-1);
+  return route?.path ?? "(unmatched)";
 }
 
 export function formatLine(format: LogFormat, r: RequestRecord, time = new Date()): string {
@@ -59,6 +67,7 @@ export function requestLog(format: LogFormat, finished: (r: RequestRecord) => vo
     const record: RequestRecord = {
       requestId, method: c.req.method, route: routeOf(c), path: c.req.path, status: c.res.status,
       seconds: (performance.now() - started) / 1000,
+      rateLimited: c.get(RATE_LIMITED as never) === true || c.res.status === 429,
     };
     finished(record);
     write?.(formatLine(format, record));
