@@ -56,7 +56,7 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
   const routes = options.routes ?? allRoutes;
   const app = new Hono();
   const limiter = new RateLimiter(platform.config.rateLimitShort, platform.config.rateLimitLong);
-  const lifecycle: Lifecycle = { draining: false };
+  const lifecycle: Lifecycle = { draining: false, inFlight: 0 };
   const metrics = new Metrics(platform);
 
   app.onError((error, c) => {
@@ -70,6 +70,20 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
     faultResponse(c, new ApiError(404, "Record Not Found", [{ resource: "resource", field: "path", code: "invalid" }]))
   );
 
+  app.use("*", async (c, next) => {
+    if (lifecycle.draining) {
+      // Shutting down: requests already in flight finish, new ones are turned away.
+      c.header("Connection", "close");
+      c.header("Retry-After", "5");
+      return faultResponse(c, new ApiError(503, "Service Unavailable", [{ resource: "Server", field: "state", code: "shutting down" }]));
+    }
+    lifecycle.inFlight++;
+    try {
+      await next();
+    } finally {
+      lifecycle.inFlight--;
+    }
+  });
   app.use("*", requestLog(platform.config.logFormat ?? (platform.config.quiet ? "off" : "text"), (r) => metrics.observe(r)));
   app.use(
     "*",

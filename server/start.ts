@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import process from "node:process";
 import { type AdminHandle, adminAlive, readAdminHandle, startAdmin } from "./admin.ts";
 import { createApp } from "./app.ts";
+import { drained } from "./ops/health.ts";
 import type { Config } from "./config.ts";
 import { jobKinds } from "./jobs/index.ts";
 import { openPlatform, type Platform } from "./platform.ts";
@@ -48,9 +49,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
       async close() {
         if (closed) return;
         closed = true;
-        // Graceful: /ready says 503, no new connections, in-flight requests finish (listen's close),
-        // then jobs finish their current run and release their leases, then the database closes.
+        // Graceful: new requests get 503 (and /ready says so), requests in flight finish (up to
+        // 30 s), then the listener closes, jobs finish their current run and release their leases,
+        // and the database closes.
         lifecycle.draining = true;
+        if (!(await drained(lifecycle, 30_000))) console.error("shutdown: requests still in flight after 30 s; closing anyway");
         await api.close().catch(() => {});
         await admin.listening.close().catch(() => {});
         admin.remove();

@@ -6,6 +6,18 @@ import { readModelsCurrent } from "../platform.ts";
 /** State the health endpoints report that is not in the database: set while shutting down. */
 export interface Lifecycle {
   draining: boolean;
+  /** Requests being handled now (the shutdown waits for them). */
+  inFlight: number;
+}
+
+/** Resolves when no request is in flight, or after timeoutMs (then returns false). */
+export async function drained(lifecycle: Lifecycle, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (lifecycle.inFlight > 0) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return true;
 }
 
 async function check(fn: () => Promise<string>): Promise<string> {

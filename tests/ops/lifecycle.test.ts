@@ -73,7 +73,7 @@ describe("request log", () => {
 });
 
 describe("graceful shutdown", () => {
-  it("on SIGTERM it stops accepting, finishes the request in flight, closes the database and exits 0", async () => {
+  it("on SIGTERM it turns new requests away, finishes the request in flight, closes the database and exits 0", async () => {
     const server = await startDenoServer();
     servers.push(server);
     const token = /Access token \(athlete \d+[^)]*\):\n\s+([0-9a-f]+)/.exec(server.output())?.[1];
@@ -99,10 +99,13 @@ describe("graceful shutdown", () => {
     server.child.kill("SIGTERM");
     await sleep(1000);
     expect(server.child.exitCode).toBeNull(); // still finishing the request
-    await expect(fetch(`${server.url}/health`)).rejects.toThrow(); // but no longer accepting
+    // No new work meanwhile: a new request is turned away with 503, /ready says why.
+    const turnedAway = await fetch(`${server.url}/ready`);
+    expect(turnedAway.status).toBe(503);
+    expect(await turnedAway.json()).toEqual({ message: "Service Unavailable", errors: [{ resource: "Server", field: "state", code: "shutting down" }] });
     req.end(body.slice(10));
     const res = await response;
-    expect(res.status).toBe(201);
+    expect(res.status, res.body).toBe(201);
     const id = /"id":(\d+)/.exec(res.body)![1];
     expect(await exited).toBe(0);
     expect(server.output()).toContain("stopped cleanly");
