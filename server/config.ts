@@ -57,6 +57,8 @@ export const SETTINGS: readonly Setting[] = [
   { name: "LOG_FORMAT", default: "text", description: "request log: text, json (one JSON object per line) or off" },
   { name: "METRICS_TOKEN", default: "(unset)", description: "bearer token for GET /metrics; unset = loopback clients only" },
   { name: "QUIET", default: "0", description: "1 = no start-up banner and no request log" },
+  { name: "HEATMAP_BASEMAP_URL", default: "(unset)", description: "base-map tile URL template for the heatmap viewer" },
+  { name: "HEATMAP_BASEMAP_ATTRIBUTION", default: "(unset)", description: "attribution shown under that base map" },
 ];
 
 /** A setting with a value the server cannot use: reported as one line, exit code 2. */
