@@ -1,3 +1,4 @@
+import { DEVICES } from "../helpers/fixtures.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +9,7 @@ import { createSegment } from "../../server/segments/create.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 import { slice, streamsOf } from "../segments/fixture-track.ts";
 
-const DEVICES = join(import.meta.dirname, "../../../shared/fixtures/devices");
+
 let server: TestServer;
 let athlete: TestAthlete;
 let activityId: number;

@@ -1,9 +1,10 @@
+import { DEVICES } from "../helpers/fixtures.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 
-const DEVICES = join(import.meta.dirname, "../../../shared/fixtures/devices");
+
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();

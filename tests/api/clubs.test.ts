@@ -1,3 +1,4 @@
+import { DEVICES } from "../helpers/fixtures.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,7 +34,7 @@ async function createActivity(athlete: TestAthlete, startDate: string, options: 
   return res.body.id as number;
 }
 
-const DEVICES = join(import.meta.dirname ?? ".", "../../../shared/fixtures/devices");
+
 
 /** A recorded activity: a real device file through POST /v3/uploads and the upload job. */
 async function uploadActivity(athlete: TestAthlete, file: string) {

@@ -18,7 +18,7 @@ import { configFromEnv } from "../../server/config.ts";
 import { startServer } from "../../server/start.ts";
 import { type BenchFigure, type BenchSuite, percentiles } from "./harness.ts";
 
-const FIT = resolve(import.meta.dirname ?? ".", "../../../shared/fixtures/devices/fit");
+const FIT = resolve(import.meta.dirname ?? ".", "../fixtures/devices/fit");
 const ROOT = resolve(import.meta.dirname ?? ".", "../..");
 const SAMPLES = 8;
 

@@ -14,7 +14,7 @@ import { submitUpload } from "../../server/uploads/submit.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";
 
 const ROOT = resolve(import.meta.dirname ?? ".", "../..");
-const DEVICE_FILE = join(ROOT, "../shared/fixtures/devices/fit/garmin-edge1000-cycling-short-3formats.fit");
+const DEVICE_FILE = join(ROOT, "tests/fixtures/devices/fit/garmin-edge1000-cycling-short-3formats.fit");
 const ATHLETES = 40;
 const MANUAL_PER_ATHLETE = 5;
 const CONNECTIONS = 16;

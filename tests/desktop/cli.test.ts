@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DENO, ROOT } from "../helpers/deno.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { DEVICES } from "../helpers/fixtures.ts";
 
-const FIT = "../shared/fixtures/devices/fit";
+const FIT = join(DEVICES, "fit");
 const root = mkdtempSync(join(tmpdir(), "companion-cli-"));
 let server: TestServer;
 
@@ -65,7 +66,7 @@ describe("npm run companion -- watch --json", () => {
     const folder = join(root, "drop");
     mkdirSync(folder, { recursive: true });
     const file = join(folder, "karoo-ride.fit");
-    copyFileSync(join(FIT, "hammerhead-karoo2-cycling-power-hr.fit"), file);
+    copyFileSync(join(FIT, "garmin-edge810-cycling-power-vector.fit"), file);
     const state = join(root, "state");
     const args = ["watch", "--server", server.url, "--token", token, "--folder", folder, "--no-volumes", "--state", state, "--json"];
     const first = run(args);

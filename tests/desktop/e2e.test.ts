@@ -10,9 +10,10 @@ import { Companion } from "../../desktop/core/companion.ts";
 import { StaticToken } from "../../desktop/core/oauth.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { EventLog } from "./helpers.ts";
+import { DEVICES } from "../helpers/fixtures.ts";
 
-const FIT = "../shared/fixtures/devices/fit";
-const BROKEN = "../shared/fixtures/devices/broken";
+const FIT = join(DEVICES, "fit");
+const BROKEN = join(DEVICES, "broken");
 const root = mkdtempSync(join(tmpdir(), "companion-e2e-"));
 const dataDir = join(root, "server-data");
 const media = join(root, "media");
@@ -50,7 +51,7 @@ afterAll(async () => {
 describe("plug in a device, the activities appear — once", () => {
   const good = "garmin-edge500-cycling-hr-cad-pauses.fit";
   const slow = "wahoo-elemnt-cycling-power-hr-pauses.fit";
-  const broken = "garmin-edge500-activity-no-records.fit";
+  const broken = "strava-android-app-truncated-datasize.fit";
   const copy = "2024-05-01-copy-of-edge500.fit";
   const fileActivity = new Map<string, string>();
 
@@ -134,7 +135,7 @@ describe("plug in a device, the activities appear — once", () => {
 
   it("the server stops in the middle of a queue, the device is unplugged, the server starts again: every file arrives once", async () => {
     const before = await activityIds();
-    const more = ["hammerhead-karoo2-cycling-power-hr.fit", "sigma-rox11-cycling-power-laps.fit", "zwift-virtual-cycling-power.fit"];
+    const more = ["garmin-edge810-cycling-power-vector.fit", "coros-pace2-cycling-misaligned-fields.fit", "zwift-virtual-cycling-power.fit"];
     const c = companion();
     const log = new EventLog(c);
     await c.start();

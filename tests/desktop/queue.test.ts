@@ -9,8 +9,9 @@ import { Companion } from "../../desktop/core/companion.ts";
 import { fileErrorMessage, readActivityFile } from "../../desktop/core/files.ts";
 import { FileTokenStore, pkcePair, StaticToken } from "../../desktop/core/oauth.ts";
 import { EventLog } from "./helpers.ts";
+import { DEVICES } from "../helpers/fixtures.ts";
 
-const FIT = "../shared/fixtures/devices/fit";
+const FIT = join(DEVICES, "fit");
 const root = mkdtempSync(join(tmpdir(), "companion-queue-"));
 const servers: Server[] = [];
 afterAll(async () => {

@@ -13,9 +13,10 @@ import { Companion } from "../../desktop/core/companion.ts";
 import { FileTokenStore, OAuthSession } from "../../desktop/core/oauth.ts";
 import { startUiServer } from "../../desktop/core/ui-server.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { DEVICES } from "../helpers/fixtures.ts";
 
-const FIT = "../shared/fixtures/devices/fit";
-const BROKEN = "../shared/fixtures/devices/broken";
+const FIT = join(DEVICES, "fit");
+const BROKEN = join(DEVICES, "broken");
 const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts", "companion");
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
 const root = mkdtempSync(join(tmpdir(), "companion-ui-"));
@@ -45,7 +46,7 @@ describe("the companion window", () => {
     const activities = join(media, "EDGE530", "Garmin", "Activity");
     mkdirSync(activities, { recursive: true });
     copyFileSync(join(FIT, "garmin-edge530-indoor-cycling-power-hrv-laps.fit"), join(activities, "2024-06-01-08-00-00.fit"));
-    copyFileSync(join(BROKEN, "garmin-edge500-activity-no-records.fit"), join(activities, "2024-06-02-08-00-00.fit"));
+    copyFileSync(join(BROKEN, "strava-android-app-truncated-datasize.fit"), join(activities, "2024-06-02-08-00-00.fit"));
     const drop = join(root, "wahoo-exports");
     mkdirSync(drop, { recursive: true });
     copyFileSync(join(FIT, "wahoo-elemnt-cycling-power-hr-pauses.fit"), join(drop, "wahoo-ride.fit"));

@@ -1,3 +1,4 @@
+import { DEVICES } from "../helpers/fixtures.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +10,7 @@ import { startTestServer, type TestAthlete, type TestServer } from "../helpers/s
  * Races on one resource over real HTTP: every request is in flight at once, and the outcome must be
  * exactly what a serial run would give (no lost kudos, no double kudos, no double activity).
  */
-const DEVICES = join(import.meta.dirname ?? ".", "../../../shared/fixtures/devices");
+
 const KUDOERS = 1_000;
 
 let server: TestServer;

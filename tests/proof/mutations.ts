@@ -1,9 +1,10 @@
+import { DEVICES } from "../helpers/fixtures.ts";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { DataType } from "../../server/ingest/decode.ts";
 
-export const DEVICES = join(import.meta.dirname ?? ".", "../../../shared/fixtures/devices");
+export { DEVICES };
 
 export interface DeviceFile {
   name: string;

@@ -1,10 +1,11 @@
+import { DEVICES } from "../helpers/fixtures.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type DataType, parseDeviceFile } from "../../server/ingest/decode.ts";
 import { haversine, type LatLng } from "../../server/segments/geometry.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 
-export const DEVICES = join(import.meta.dirname ?? ".", "../../../shared/fixtures/devices");
+export { DEVICES };
 
 /** Streams built straight from a device file's records (time, positions, altitude, haversine distance). */
 export async function streamsOf(file: string): Promise<ActivityStreams & { latlng: (LatLng | null)[] }> {

@@ -1,3 +1,4 @@
+import { deviceFile } from "../helpers/fixtures.ts";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pushSubscriptionsProjection } from "../../projections/push-subscriptions/projection.ts";
@@ -183,7 +184,7 @@ describe("event delivery", () => {
   it("announces an uploaded activity once its upload is processed (ActivityRecorded)", async () => {
     const { app, subscriptionId } = await subscribedApp("upload");
     const athlete = await server.athlete({ applicationId: app.client_id });
-    const file = readFileSync(new URL("../../../shared/fixtures/devices/gpx/strava-export-running-hr.gpx", import.meta.url));
+    const file = readFileSync(deviceFile("gpx/strava-export-running-hr.gpx"));
     const multipart = new FormData();
     multipart.set("file", new Blob([file]), "run.gpx");
     multipart.set("data_type", "gpx");

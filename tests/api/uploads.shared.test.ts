@@ -1,3 +1,4 @@
+import { SHARED_DEVICES } from "../helpers/fixtures.ts";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -11,7 +12,7 @@ import { startServer } from "../../server/start.ts";
 import { api } from "../helpers/http.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 
-const DEVICES = join(import.meta.dirname, "../../../shared/fixtures/devices");
+const DEVICES = SHARED_DEVICES; // the whole corpus, copyleft files included (this suite runs where it is present)
 const fixture = (path: string) => readFileSync(join(DEVICES, path));
 const STATUS_KEYS = ["activity_id", "error", "external_id", "id", "id_str", "status"];
 const MAX_UPLOAD = 4_000_000;

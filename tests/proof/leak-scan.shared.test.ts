@@ -7,7 +7,7 @@ import { createChallenge } from "../../server/actions/challenges.ts";
 import { parseDeviceFile } from "../../server/ingest/decode.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
-import { DEVICES } from "./mutations.ts";
+import { SHARED_DEVICES as DEVICES } from "../helpers/fixtures.ts"; // copyleft files included: a *.shared suite
 
 /**
  * Private activities (uploaded from real files and created by hand) and a privacy zone, then every

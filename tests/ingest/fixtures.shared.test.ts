@@ -1,3 +1,4 @@
+import { SHARED_DEVICES } from "../helpers/fixtures.ts";
 import FitParser from "fit-file-parser";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +11,7 @@ import { BEST_EFFORTS, deriveActivity, type DeriveContext } from "../../server/i
  * For FIT the file's own session/lap messages are read here with the bare parser and compared;
  * for TCX the Lap totals; for GPX the figures of SOURCES.md and the twin FIT recordings.
  */
-const DEVICES = join(import.meta.dirname, "../../../shared/fixtures/devices");
+const DEVICES = SHARED_DEVICES; // the whole corpus, copyleft files included (this suite runs where it is present)
 const bytes = (path: string) => new Uint8Array(readFileSync(join(DEVICES, path)));
 const ctx: DeriveContext = {
   uploadId: 1, externalId: null, activityType: null, defaultType: "Ride", name: null, description: null,
