@@ -104,7 +104,7 @@ export function eventCatalogueMarkdown(definitions = allEventDefinitions()): str
     "Every event type of the log, its current schema version and the fields of its `data`. Events",
     "stored with an older schema version are upcast to the current shape when read (`events/catalogue.ts`).",
     "Every event also carries: `global_position`, `stream_id`, `stream_version`, `type`, `schema_version`,",
-    "`metadata` (`athleteId`, `applicationId`, `requestId`, `source`) and `recorded_at` (see the README, section The event log for analysts).",
+    "`metadata` (`athleteId`, `applicationId`, `requestId`, `source`) and `recorded_at` (see docs/analysts.md).",
     "",
     `${definitions.length} event types:`,
     "",

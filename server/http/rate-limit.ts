@@ -1,7 +1,7 @@
 /**
  * Per-application request limits: a short window (15 minutes, resetting at :00, :15, :30, :45) and
  * a daily one (resetting at midnight UTC). Requests refused for the short limit still count toward
- * the daily one. Counters live in this process's memory (documented in the README).
+ * the daily one. Counters live in this process's memory (documented in docs/app-developers.md).
  */
 export class RateLimiter {
   readonly #usage = new Map<string, { shortWindow: number; short: number; day: number; long: number }>();

@@ -135,7 +135,7 @@ export function processingActivity(id: number) {
   return { id, resource_state: -1 };
 }
 
-/** Not a secret: a stable token derived from the activity (documented in the README). */
+/** Not a secret: a stable token derived from the activity (documented in docs/app-developers.md). */
 export function embedToken(row: ActivityRow): string {
   return createHash("sha256").update(`embed:${row.id}:${row.athlete_id}:${row.start_date}`).digest("hex").slice(0, 40);
 }
