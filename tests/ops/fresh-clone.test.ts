@@ -1,10 +1,13 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/deno.ts";
 
+// Asynchronous: a synchronous install would block the test worker (Vitest times out talking to it).
+const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "fitness-clone-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -15,10 +18,10 @@ describe("a fresh clone: npm install && npm start", () => {
   it("installs the server without Electron, leaves the lockfile unchanged, starts with no settings and answers /health", async () => {
     // The committed HEAD, in a directory with no ../shared beside it.
     const clone = join(dir, "fitness-platform");
-    execFileSync("git", ["clone", "--quiet", "--no-hardlinks", ROOT, clone], { env: plainEnv });
+    await run("git", ["clone", "--quiet", "--no-hardlinks", ROOT, clone], { env: plainEnv });
     expect(existsSync(join(clone, "../shared"))).toBe(false);
 
-    execFileSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: clone, env: plainEnv, stdio: "pipe" });
+    await run("npm", ["install", "--no-audit", "--no-fund"], { cwd: clone, env: plainEnv, maxBuffer: 64 * 1024 * 1024 });
     expect(existsSync(join(clone, "node_modules/.bin/deno"))).toBe(true);
     // The desktop shell is its own package: the root install holds no Electron.
     expect(existsSync(join(clone, "node_modules/electron"))).toBe(false);
@@ -27,7 +30,7 @@ describe("a fresh clone: npm install && npm start", () => {
     const desktop = JSON.parse(readFileSync(join(clone, "desktop/package.json"), "utf8"));
     expect(Object.keys(desktop.devDependencies)).toEqual(expect.arrayContaining(["electron", "electron-builder"]));
     // npm install pins what the lockfile says and changes nothing.
-    expect(execFileSync("git", ["status", "--porcelain"], { cwd: clone, encoding: "utf8" })).toBe("");
+    expect((await run("git", ["status", "--porcelain"], { cwd: clone })).stdout).toBe("");
 
     // npm start with nothing set but a free port (8080 may be taken on a shared machine).
     const child = spawn("npm", ["start"], { cwd: clone, env: { ...plainEnv, PORT: "0" }, stdio: ["ignore", "pipe", "pipe"], detached: true });
