@@ -61,7 +61,9 @@ afterAll(() => server.close());
 
 describe("real device files over segments laid on their own routes", () => {
   it("covers the fixture files that have a GPS track", () => {
-    expect(laid.length).toBeGreaterThanOrEqual(20);
+    // The project's copy of the corpus (permissive files only, tests/fixtures/devices) holds 19 files
+    // with a GPS track; the copyleft ones stay in ../shared and are not read here.
+    expect(laid.length).toBeGreaterThanOrEqual(19);
   });
 
   it("gives each file its efforts on its own sport's segment only, timed like the file", async () => {
