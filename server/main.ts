@@ -1,8 +1,10 @@
 /** The production entry point: `npm start` runs this on Deno. */
 import process from "node:process";
 import { configFromEnv } from "./config.ts";
+import { DataDirError, usePrivateUmask } from "./data-dir.ts";
 import { startServer } from "./start.ts";
 
+usePrivateUmask();
 try {
   const server = await startServer(configFromEnv());
   let stopping = false;
@@ -16,5 +18,5 @@ try {
   process.on("SIGTERM", stop);
 } catch (error) {
   console.error(`could not start: ${(error as Error).message}`);
-  process.exit(1);
+  process.exit(error instanceof DataDirError ? 2 : 1);
 }

@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
 import { PGlite } from "@electric-sql/pglite";
 import { parseJsonExact } from "../../shared/json.ts";
+import { makeTreePrivate } from "./private-files.ts";
 import { type Db, parseInt8, type Queryable, type Row } from "./types.ts";
 
 const INT8 = 20;
@@ -58,6 +59,8 @@ export async function openPglite(
 ): Promise<Db> {
   const pg = new PGlite(dataDir, { parsers, serializers });
   await pg.waitReady;
+  // Its initial files are created 0666: nobody but us may read the log or the token hashes.
+  if (dataDir) makeTreePrivate(dataDir);
   if (options.searchPath) await pg.exec(`set search_path to ${options.searchPath}`);
   const base = wrap(pg);
   return {
