@@ -1,6 +1,7 @@
 /** The production entry point: `npm start` runs this on Deno. */
 import process from "node:process";
 import { ConfigError, configFromEnv, settingsHelp } from "./config.ts";
+import { DataDirError, usePrivateUmask } from "./data-dir.ts";
 import { runUntilSignalled } from "./ops/shutdown.ts";
 import { startServer } from "./start.ts";
 
@@ -9,6 +10,7 @@ if (process.argv.includes("--help") || process.argv.includes("-h")) {
   process.exit(0);
 }
 
+usePrivateUmask();
 try {
   const server = await startServer(configFromEnv());
   runUntilSignalled(server);
@@ -18,5 +20,5 @@ try {
     process.exit(2);
   }
   console.error(`could not start: ${(error as Error).message}`);
-  process.exit(1);
+  process.exit(error instanceof DataDirError ? 2 : 1);
 }

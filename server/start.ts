@@ -1,8 +1,8 @@
-import { mkdirSync } from "node:fs";
 import process from "node:process";
 import { type AdminHandle, adminAlive, readAdminHandle, startAdmin } from "./admin.ts";
 import { createApp } from "./app.ts";
 import { drained } from "./ops/health.ts";
+import { prepareDataDir } from "./data-dir.ts";
 import type { Config } from "./config.ts";
 import { jobKinds } from "./jobs/index.ts";
 import { openPlatform, type Platform } from "./platform.ts";
@@ -20,7 +20,7 @@ export interface RunningServer {
 /** Starts the platform: database, jobs, API on a port, admin endpoint on loopback. */
 export async function startServer(config: Config): Promise<RunningServer> {
   if (!config.databaseUrl) {
-    mkdirSync(config.dataDir, { recursive: true });
+    prepareDataDir(config.dataDir);
     const other = readAdminHandle(config.dataDir);
     if (other && other.pid !== process.pid && await adminAlive(other)) {
       throw new Error(`another server (pid ${other.pid}, port ${other.apiPort}) holds ${config.dataDir}`);

@@ -6,11 +6,13 @@ export async function openDb(target: {
   dataDir?: string;
   /** Connection-level search_path, e.g. "rm, public". */
   searchPath?: string;
+  /** PGlite on disk: sync the WAL before a write resolves (default true). */
+  durable?: boolean;
 }): Promise<Db> {
   if (target.databaseUrl) {
     const { openPostgres } = await import("./postgres.ts");
     return openPostgres(target.databaseUrl, { searchPath: target.searchPath });
   }
   const { openPglite } = await import("./pglite.ts");
-  return openPglite(target.dataDir, { searchPath: target.searchPath });
+  return openPglite(target.dataDir, { searchPath: target.searchPath, durable: target.durable });
 }

@@ -1,6 +1,8 @@
 import { Buffer } from "node:buffer";
 import { PGlite } from "@electric-sql/pglite";
 import { parseJsonExact } from "../../shared/json.ts";
+import { DurableNodeFS, durableStartParams } from "./durable-fs.ts";
+import { makeTreePrivate } from "./private-files.ts";
 import { type Db, parseInt8, type Queryable, type Row } from "./types.ts";
 
 const INT8 = 20;
@@ -51,20 +53,41 @@ function wrap(q: { query: PGlite["query"]; exec: PGlite["exec"] }): Queryable {
   };
 }
 
-/** Embedded PGlite in a directory (or in memory when dataDir is undefined). */
+/**
+ * Embedded PGlite in a directory (or in memory when dataDir is undefined). On disk it is durable
+ * by default: a statement or transaction that wrote to the WAL resolves only once that WAL is
+ * synced to disk (group commit, see durable-fs.ts); `durable: false` keeps PGlite's own no-sync
+ * behaviour (benchmark baselines).
+ */
 export async function openPglite(
   dataDir?: string,
-  options: { searchPath?: string } = {},
+  options: { searchPath?: string; durable?: boolean } = {},
 ): Promise<Db> {
-  const pg = new PGlite(dataDir, { parsers, serializers });
+  const fs = dataDir && options.durable !== false ? new DurableNodeFS(dataDir) : undefined;
+  const pg = fs
+    ? new PGlite({ dataDir, fs, parsers, serializers, startParams: durableStartParams(PGlite.defaultStartParams) })
+    : new PGlite(dataDir, { parsers, serializers });
   await pg.waitReady;
+  // Its initial files are created 0666: nobody but us may read the log or the token hashes.
+  if (dataDir) makeTreePrivate(dataDir);
   if (options.searchPath) await pg.exec(`set search_path to ${options.searchPath}`);
   const base = wrap(pg);
+  const wal = fs?.wal;
+  /** Runs a database call; when it wrote WAL, resolves only after that WAL is on disk. */
+  const durably = wal
+    ? async <T>(call: () => Promise<T>): Promise<T> => {
+      const before = wal.writes;
+      const result = await call();
+      if (wal.writes !== before) await wal.flush();
+      return result;
+    }
+    : <T>(call: () => Promise<T>) => call();
   return {
     kind: "pglite",
-    query: base.query,
-    exec: base.exec,
-    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    query: (sql, params) => durably(() => base.query(sql, params)),
+    exec: (sql) => durably(() => base.exec(sql)),
+    transaction: (fn) => durably(() => pg.transaction((tx) => fn(wrap(tx)))),
+    walSyncs: wal?.stats,
     close: () => pg.close(),
     async dumpDataDir() {
       // A checkpoint first (little WAL to replay on restore), then the files are read holding

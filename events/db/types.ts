@@ -12,6 +12,8 @@ export interface Db extends Queryable {
   readonly kind: "pglite" | "postgres";
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Embedded PGlite on disk: WAL syncs run by the host and the calls that waited for them. */
+  readonly walSyncs?: { syncs: number; waits: number };
   close(): Promise<void>;
   /**
    * Embedded databases only: a gzipped tar of the whole data directory, taken while no transaction

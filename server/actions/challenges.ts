@@ -2,6 +2,7 @@ import { DomainError, handleCommand } from "../../events/decider.ts";
 import { challengeDecider, type ChallengeFacts } from "../../events/challenge/decide.ts";
 import { CHALLENGE_DIMENSIONS, CHALLENGE_TYPES, challengeStream } from "../../events/challenge/events.ts";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
+import { yearInRange } from "../../shared/date-range.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { slugOf } from "./clubs.ts";
@@ -22,7 +23,7 @@ export interface NewChallenge {
 const invalid = (field: string, code = "invalid", message?: string) => new DomainError("invalid", "Challenge", field, code, message);
 
 function validDate(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || !yearInRange(Number(text.slice(0, 4)))) return false;
   const d = new Date(`${text}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { yearInRange } from "../../shared/date-range.ts";
 import { ACTIVITY_TYPES, activityTypeOf, type ActivityType } from "../../shared/activity-types.ts";
 
 /** Documented maximum lengths (the spec leaves them open). */
@@ -42,6 +43,7 @@ export const zStartDateLocal = z.string().transform((value, ctx): LocalStart => 
   };
   if (!m) return fail();
   const [, y, mo, d, h, mi, s = "00", zone] = m;
+  if (!yearInRange(+y)) return fail();
   const localMs = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s);
   const check = new Date(localMs);
   if (

@@ -2,9 +2,11 @@
 import process from "node:process";
 import { adminAlive, readAdminHandle } from "../admin.ts";
 import { ConfigError, configFromEnv } from "../config.ts";
+import { prepareDataDir, usePrivateUmask } from "../data-dir.ts";
 import { openPlatform, type Platform } from "../platform.ts";
 import { dispatch, findCommand, withAbsolutePaths } from "./dispatch.ts";
 
+usePrivateUmask();
 const argv = process.argv.slice(2);
 let config: ReturnType<typeof configFromEnv>;
 try {
@@ -37,6 +39,7 @@ async function main(): Promise<number> {
     const outcome = await dispatch(
       argv,
       async (fn) => {
+        if (!config.databaseUrl) prepareDataDir(config.dataDir);
         platform = await openPlatform(config);
         return fn(platform);
       },

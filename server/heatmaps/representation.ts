@@ -1,3 +1,4 @@
+import { isoOfEpoch } from "../../shared/date-range.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { metaAthlete } from "../representations/athlete.ts";
 
@@ -54,7 +55,8 @@ export function heatmapUrls(publicUrl: string, athleteId: number, mapId: number)
   return { web_url: web, tile_path: `${web}/tiles` };
 }
 
-const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+/** Heatmaps stored before dates were range-checked may hold any number: never a 500 for them. */
+const iso = (epochSeconds: number) => isoOfEpoch(epochSeconds);
 const time = (value: string) => new Date(value).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The subset answered by POST: id, resource_state, athlete, activity_type_ids, web_url. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_EPOCH, MAX_YEAR, MIN_EPOCH, MIN_YEAR } from "../../shared/date-range.ts";
 import { ApiError } from "./errors.ts";
 
 const INT64_MAX = (1n << 63n) - 1n;
@@ -34,6 +35,12 @@ export const zInt = z.union([z.string(), z.number()]).transform((value, ctx) => 
   }
   return Number(text);
 });
+
+/**
+ * Epoch seconds of a date (before/after, heatmap windows…): an integer within years
+ * ${MIN_YEAR}–${MAX_YEAR}, so no stored or compared value can overflow a date later.
+ */
+export const zEpoch = zInt.pipe(z.number().int().min(MIN_EPOCH, `a date within ${MIN_YEAR}–${MAX_YEAR}`).max(MAX_EPOCH, `a date within ${MIN_YEAR}–${MAX_YEAR}`));
 
 /** A float sent as a form field, query parameter or JSON number. */
 export const zFloat = z.union([z.string(), z.number()]).transform((value, ctx) => {

@@ -6,7 +6,7 @@ import { activityContext, commandMetadata, ownedActivity } from "../activities/a
 import { findActivityDetail } from "../activities/detail.ts";
 import { MAX_DESCRIPTION, zActivityType, zDescription, zName, zStartDateLocal } from "../activities/input.ts";
 import { ApiError, badRequest, forbidden, notFound } from "../http/errors.ts";
-import { paging, zBool, zFloat, zInt, zNumId, zPaging } from "../http/input.ts";
+import { paging, zBool, zEpoch, zFloat, zInt, zNumId, zPaging } from "../http/input.ts";
 import { athleteDefaults } from "../actions/athletes.ts";
 import { defineRoute } from "../http/route.ts";
 import { nextId } from "../ids.ts";
@@ -49,8 +49,8 @@ const updateBody = z.object({
 });
 
 const listQuery = z.object({
-  before: zInt.optional(),
-  after: zInt.optional(),
+  before: zEpoch.optional(),
+  after: zEpoch.optional(),
   ...zPaging,
 });
 

@@ -6,7 +6,7 @@ import { activityContext } from "../activities/access.ts";
 import { clubCommand, createClub } from "../actions/clubs.ts";
 import type { Auth } from "../http/auth.ts";
 import { badRequest, notFound } from "../http/errors.ts";
-import { paging, zBool, zInt, zNumId, zPaging } from "../http/input.ts";
+import { paging, zBool, zEpoch, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import type { Platform } from "../platform.ts";
 import { type AthleteRow, findAthlete, findAthletes, summaryAthlete } from "../representations/athlete.ts";
@@ -259,7 +259,7 @@ export const clubRoutes = [
     auth: "token",
     resource: "Club",
     params: clubParams,
-    query: z.object({ ...zPaging, before: zInt.pipe(z.number().int().min(0).max(253402300799)).optional() }),
+    query: z.object({ ...zPaging, before: zEpoch.optional() }),
     async handler({ platform, auth, params, query }) {
       if (query.before !== undefined && query.page !== undefined) throw badRequest("Club", "before", "cannot be combined with page");
       await requireClub(platform.db, params.id);

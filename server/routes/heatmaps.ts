@@ -4,7 +4,7 @@ import { heatmapDecider } from "../../events/heatmap/decide.ts";
 import { heatmapStream } from "../../events/heatmap/events.ts";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { badRequest, notFound } from "../http/errors.ts";
-import { zInt, zNumId } from "../http/input.ts";
+import { zEpoch, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { deleteTracksBlob } from "../heatmaps/build.ts";
 import { randomHeatmapId } from "../heatmaps/ids.ts";
@@ -70,8 +70,8 @@ export const heatmapRoutes = [
     status: 201,
     body: z.object({
       activity_type_ids: zActivityTypeIds,
-      start_date_local: zInt.optional(),
-      end_date_local: zInt.optional(),
+      start_date_local: zEpoch.optional(),
+      end_date_local: zEpoch.optional(),
     }),
     async handler({ platform, auth, body, requestId }) {
       const startDateLocal = body.start_date_local ?? null;

@@ -5,6 +5,7 @@ import { segmentStarStream } from "../../events/segment/events.ts";
 import { badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zId, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
+import { yearInRange } from "../../shared/date-range.ts";
 import { canSeeActivity, viewerOf } from "../privacy/activities.ts";
 import { findActivity } from "../representations/activity.ts";
 import { findAthlete } from "../representations/athlete.ts";
@@ -24,7 +25,7 @@ const idParams = z.object({ id: zNumId });
 const zLocalDateTime = z.string().transform((value, ctx) => {
   const text = value.trim();
   const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?(Z|[+-]\d{2}:?\d{2})?$/.exec(text);
-  if (!m || Number.isNaN(Date.parse(`${m[1]}T${m[2] ?? "00:00:00"}Z`))) {
+  if (!m || Number.isNaN(Date.parse(`${m[1]}T${m[2] ?? "00:00:00"}Z`)) || !yearInRange(Number(m[1].slice(0, 4)))) {
     ctx.addIssue({ code: "custom", message: "not an ISO 8601 date-time" });
     return z.NEVER;
   }

@@ -10,6 +10,7 @@ import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { findHeatmap, heatmapUrls, type HeatmapRow } from "../heatmaps/representation.ts";
 import { validTile } from "../heatmaps/mercator.ts";
 import { findTileSource, tileServiceOf } from "../heatmaps/tiles.ts";
+import { isoOfEpoch } from "../../shared/date-range.ts";
 import type { Platform } from "../platform.ts";
 
 /** Where Leaflet's files are (node_modules/leaflet/dist). */
@@ -80,7 +81,7 @@ html,body{margin:0;height:100%;background:#0b0e14;color:#d8dee9;font:14px/1.4 sy
 
 function describe(row: HeatmapRow): string {
   const types = row.activity_type_ids.map((id) => activityTypeById(id) ?? String(id)).join(", ");
-  const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
+  const day = (s: number) => isoOfEpoch(s)?.slice(0, 10) ?? "?";
   const window = row.start_date_local !== null || row.end_date_local !== null
     ? `${row.start_date_local !== null ? day(row.start_date_local) : "…"} – ${row.end_date_local !== null ? day(row.end_date_local) : "…"}`
     : "all dates";

@@ -2,6 +2,7 @@ import { athleteFollowed, followStream } from "../../events/athlete/events.ts";
 import { LIVE_SCHEMA } from "../../projections/runner.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";
 import { benchPlatform, eventCount, generateLog, rawRead } from "./event-log.ts";
+import { durabilityCost } from "./durability.ts";
 
 const RAW_TABLE = `create table public.bench_raw (
   global_position bigint generated always as identity primary key,
@@ -36,6 +37,7 @@ export const coreSuite: BenchSuite = async (args) => {
     }
     const raw = singles / ((performance.now() - started) / 1000);
     figures.push({ suite: "core", name: "append, single-event commands", ours, baseline: raw, baselineName: "raw insert per row", unit: "commands/s", higherIsBetter: true });
+    figures.push(...await durabilityCost(platform, ours));
 
     const batches = 100;
     const size = 100;

@@ -17,9 +17,13 @@ export interface DenoServer {
 }
 
 /** Starts the real server the way `npm start` does: Deno, a real port, PGlite on disk. */
-export async function startDenoServer(options: { dataDir?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<DenoServer> {
+export async function startDenoServer(
+  options: { dataDir?: string; env?: Record<string, string>; timeoutMs?: number; wrapper?: string[] } = {},
+): Promise<DenoServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "fitness-deno-"));
-  const child = spawn(DENO, ["run", "-A", "server/main.ts"], {
+  // wrapper: a command that runs the server, e.g. ["strace", "-f", "-o", file] (it must pass signals on).
+  const [program, ...args] = [...(options.wrapper ?? []), DENO, "run", "-A", "server/main.ts"];
+  const child = spawn(program, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", DATA_DIR: dataDir, NO_COLOR: "1", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
