@@ -26,6 +26,12 @@ export interface Config {
   webhookAttempts?: number;
   /** Webhook retry back-off base in ms, doubled per attempt (WEBHOOK_RETRY_MS, default 10000). */
   webhookRetryMs?: number;
+  /**
+   * Password hashing cost: "owasp" (default, scrypt N=2^17 r=8 p=1). "test" (N=2^10) exists only for
+   * test servers that create many athletes; it can be set only in code (a test's overrides), never
+   * from the environment.
+   */
+  passwordCost?: "owasp" | "test";
 }
 
 function intEnv(name: string, fallback: number): number {

@@ -1,11 +1,12 @@
 import { DomainError } from "../../events/decider.ts";
-import { athleteProfileUpdated, athleteRegistered, athleteStream } from "../../events/athlete/events.ts";
+import { athletePasswordRehashed, athleteProfileUpdated, athleteRegistered, athleteStream } from "../../events/athlete/events.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 import { UniqueViolationError } from "../../events/types.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
-import { hashPassword } from "../security.ts";
+import type { Config } from "../config.ts";
+import { hashPassword, PASSWORD_COST, type PasswordCost, TEST_PASSWORD_COST } from "../security.ts";
 
 export interface NewAthlete {
   firstname: string;
@@ -43,7 +44,7 @@ export async function createAthlete(platform: Platform, input: NewAthlete, sourc
         firstname: input.firstname.trim(),
         lastname: input.lastname.trim(),
         email: input.email.trim(),
-        passwordHash: await hashPassword(input.password),
+        passwordHash: await hashPassword(input.password, passwordCostOf(platform.config)),
         sex: input.sex ?? null,
         premium: input.premium ?? false,
         city: input.city ?? null,
@@ -60,6 +61,18 @@ export async function createAthlete(platform: Platform, input: NewAthlete, sourc
     throw error;
   }
   return athleteId;
+}
+
+/** The scrypt parameters new password hashes are made with (OWASP unless a test server asks otherwise). */
+export function passwordCostOf(config: Pick<Config, "passwordCost">): PasswordCost {
+  return config.passwordCost === "test" ? TEST_PASSWORD_COST : PASSWORD_COST;
+}
+
+/** Replaces a weaker password hash by `passwordHash` (made at sign-in from the right password). */
+export async function rehashPassword(platform: Platform, athleteId: number, passwordHash: string, source = "web"): Promise<void> {
+  await platform.store.append(athleteStream(athleteId), "any", [athletePasswordRehashed.create({ athleteId, passwordHash })], {
+    metadata: { athleteId, source },
+  });
 }
 
 export interface AthleteChanges {
