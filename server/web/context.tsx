@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { readBody } from "../http/body.ts";
+import { badRequest } from "../http/errors.ts";
+import { unstorableFields } from "../http/input.ts";
 import type { Platform } from "../platform.ts";
 import { findAthlete } from "../representations/athlete.ts";
 import { Page } from "./layout.tsx";
@@ -56,11 +58,16 @@ export async function web(c: Context, platform: Platform): Promise<Web> {
   };
 }
 
-/** The submitted form fields (strings only). */
+/**
+ * The submitted form fields (strings only). Text the database cannot store (U+0000, lone
+ * surrogates) is refused with the documented 400, as on the API, before anything is written.
+ */
 export async function formOf(c: Context): Promise<Record<string, string>> {
   const body = await readBody(c);
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(body)) if (typeof value === "string") out[key] = value;
+  const [unstorable] = unstorableFields(out);
+  if (unstorable) throw badRequest("Form", unstorable, "invalid");
   return out;
 }
 
