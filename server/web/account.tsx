@@ -128,7 +128,7 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
       const seconds = Math.ceil(wait / 1000);
       c.header("retry-after", String(seconds));
       return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} email={email}
-        error={`Too many failed sign-ins for this account from your address. Try again in ${seconds} seconds.`} />, 429);
+        error={`Too many failed sign-ins for this account. Try again in ${seconds} seconds.`} />, 429);
     }
     const [row] = await platform.db.query<{ id: number; password_hash: string }>(
       "select id, password_hash from athletes where lower(email) = lower($1)",

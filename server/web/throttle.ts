@@ -15,7 +15,7 @@ import type { Platform } from "../platform.ts";
  */
 export const FREE_FAILURES = 5;
 export const FREE_FAILURES_PER_ADDRESS = 50;
-export const BASE_DELAY_MS = 1_000;
+export const BASE_DELAY_MS = 30_000;
 export const MAX_DELAY_MS = 15 * 60_000;
 const FORGET_MS = 24 * 60 * 60_000;
 const MAX_ENTRIES = 100_000;
