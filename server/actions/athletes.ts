@@ -36,6 +36,10 @@ export async function createAthlete(platform: Platform, input: NewAthlete, sourc
   if (input.weight !== undefined && input.weight !== null && !(input.weight > 0 && input.weight < 500)) {
     throw new DomainError("invalid", "Athlete", "weight", "invalid");
   }
+  // A taken e-mail is refused before the (deliberately slow) password hash; the unique index
+  // still decides races.
+  const [taken] = await platform.db.query("select 1 from athletes where lower(email) = lower($1)", [input.email.trim()]);
+  if (taken) throw new DomainError("conflict", "Athlete", "email", "already exists", "an athlete with this email exists");
   const athleteId = await nextId(platform.db, "athlete");
   try {
     await platform.store.append(athleteStream(athleteId), 0, [
