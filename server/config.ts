@@ -30,6 +30,12 @@ export interface Config {
   logFormat?: LogFormat;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; when unset, only loopback clients get it. */
   metricsToken?: string;
+  /**
+   * Password hashing cost: "owasp" (default, scrypt N=2^17 r=8 p=1). "test" (N=2^10) exists only for
+   * test servers that create many athletes; it can be set only in code (a test's overrides), never
+   * from the environment.
+   */
+  passwordCost?: "owasp" | "test";
 }
 
 export type LogFormat = "text" | "json" | "off";

@@ -10,6 +10,7 @@ import type { Config } from "./config.ts";
 import { idSchema } from "./ids.ts";
 import { JOB_SCHEMA, JobRunner } from "./jobs/runner.ts";
 import { requestMetadata } from "./ops/context.ts";
+import { WEB_SESSION_SCHEMA } from "./web/session-table.ts";
 
 const READ_MODEL_SCHEMA = `
 create table if not exists public.read_model_schema (
@@ -59,6 +60,7 @@ export async function openPlatform(config: Config): Promise<Platform> {
       await tx.exec(EVENT_STORE_SCHEMA);
       await tx.exec(idSchema());
       await tx.exec(JOB_SCHEMA);
+      await tx.exec(WEB_SESSION_SCHEMA);
       await tx.exec(READ_MODEL_SCHEMA);
       const [known] = await tx.query<{ hash: string }>("select hash from public.read_model_schema where id = 1");
       const [{ any }] = await tx.query<{ any: boolean }>("select exists (select 1 from public.events) as any");

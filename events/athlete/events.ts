@@ -44,6 +44,17 @@ export const athleteProfileUpdated = defineEvent({
   }),
 });
 
+export const athletePasswordRehashed = defineEvent({
+  type: "AthletePasswordRehashed",
+  description:
+    "An athlete's password hash was replaced by one made with stronger parameters (at a successful sign-in); the password is unchanged.",
+  schema: z.object({
+    athleteId: z.number().int().positive(),
+    /** scrypt hash "scrypt$N$r$p$salt$hash"; never the password itself. */
+    passwordHash: z.string(),
+  }),
+});
+
 export const athleteStream = (athleteId: number) => `athlete-${athleteId}`;
 
 export const athleteFollowed = defineEvent({

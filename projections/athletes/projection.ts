@@ -1,7 +1,7 @@
 import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import type { RecordedEvent } from "../../events/types.ts";
-import { athleteProfileUpdated, athleteRegistered } from "../../events/athlete/events.ts";
+import { athletePasswordRehashed, athleteProfileUpdated, athleteRegistered } from "../../events/athlete/events.ts";
 import type { Projection } from "../projection.ts";
 
 type Registered = EventData<typeof athleteRegistered>;
@@ -47,7 +47,7 @@ export const athletesProjection: Projection = {
     );
     create unique index if not exists athletes_email_unique on athletes (lower(email));
   `,
-  handles: [athleteRegistered.type, athleteProfileUpdated.type],
+  handles: [athleteRegistered.type, athleteProfileUpdated.type, athletePasswordRehashed.type],
   async applyBatch(tx: Queryable, events: RecordedEvent[]) {
     // Consecutive registrations go in one insert; a profile update applies in its place.
     let registered: RecordedEvent[] = [];
@@ -86,6 +86,12 @@ export const athletesProjection: Projection = {
         [d.athleteId, d.firstname, d.lastname, d.email, d.passwordHash, d.sex, d.premium, d.city,
           d.state, d.country, d.birthdate, d.weight, event.recordedAt],
       );
+      return;
+    }
+    if (event.type === athletePasswordRehashed.type) {
+      // Credentials, not the profile: updated_at (shown in the athlete representation) stays.
+      const d = event.data as EventData<typeof athletePasswordRehashed>;
+      await tx.query("update athletes set password_hash = $2 where id = $1", [d.athleteId, d.passwordHash]);
       return;
     }
     const d = event.data as Record<string, unknown>;

@@ -1,11 +1,12 @@
 import { DomainError } from "../../events/decider.ts";
-import { athleteProfileUpdated, athleteRegistered, athleteStream } from "../../events/athlete/events.ts";
+import { athletePasswordRehashed, athleteProfileUpdated, athleteRegistered, athleteStream } from "../../events/athlete/events.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 import { UniqueViolationError } from "../../events/types.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
-import { hashPassword } from "../security.ts";
+import type { Config } from "../config.ts";
+import { hashPassword, PASSWORD_COST, type PasswordCost, TEST_PASSWORD_COST } from "../security.ts";
 
 export interface NewAthlete {
   firstname: string;
@@ -35,6 +36,10 @@ export async function createAthlete(platform: Platform, input: NewAthlete, sourc
   if (input.weight !== undefined && input.weight !== null && !(input.weight > 0 && input.weight < 500)) {
     throw new DomainError("invalid", "Athlete", "weight", "invalid");
   }
+  // A taken e-mail is refused before the (deliberately slow) password hash; the unique index
+  // still decides races.
+  const [taken] = await platform.db.query("select 1 from athletes where lower(email) = lower($1)", [input.email.trim()]);
+  if (taken) throw new DomainError("conflict", "Athlete", "email", "already exists", "an athlete with this email exists");
   const athleteId = await nextId(platform.db, "athlete");
   try {
     await platform.store.append(athleteStream(athleteId), 0, [
@@ -43,7 +48,7 @@ export async function createAthlete(platform: Platform, input: NewAthlete, sourc
         firstname: input.firstname.trim(),
         lastname: input.lastname.trim(),
         email: input.email.trim(),
-        passwordHash: await hashPassword(input.password),
+        passwordHash: await hashPassword(input.password, passwordCostOf(platform.config)),
         sex: input.sex ?? null,
         premium: input.premium ?? false,
         city: input.city ?? null,
@@ -60,6 +65,18 @@ export async function createAthlete(platform: Platform, input: NewAthlete, sourc
     throw error;
   }
   return athleteId;
+}
+
+/** The scrypt parameters new password hashes are made with (OWASP unless a test server asks otherwise). */
+export function passwordCostOf(config: Pick<Config, "passwordCost">): PasswordCost {
+  return config.passwordCost === "test" ? TEST_PASSWORD_COST : PASSWORD_COST;
+}
+
+/** Replaces a weaker password hash by `passwordHash` (made at sign-in from the right password). */
+export async function rehashPassword(platform: Platform, athleteId: number, passwordHash: string, source = "web"): Promise<void> {
+  await platform.store.append(athleteStream(athleteId), "any", [athletePasswordRehashed.create({ athleteId, passwordHash })], {
+    metadata: { athleteId, source },
+  });
 }
 
 export interface AthleteChanges {

@@ -123,9 +123,13 @@ async function appendToPair<T>(
 
 /**
  * Is redirectUri on the application's callback domain (or a sub-domain)? localhost and 127.0.0.1
- * are always allowed. Only http(s), no user info, no fragment.
+ * are always allowed. Only http(s), no user info, no fragment, and no character the URL parser
+ * would silently drop or rewrite (tab, CR, LF, NUL and other controls, backslash, space): the
+ * address checked is then exactly the one stored and redirected to.
  */
 export function redirectAllowed(redirectUri: string, callbackDomain: string): boolean {
+  // deno-lint-ignore no-control-regex
+  if (redirectUri.length > 2048 || /[\u0000-\u0020\u007f\\]/.test(redirectUri)) return false;
   let url: URL;
   try {
     url = new URL(redirectUri);

@@ -101,7 +101,7 @@ export function zodToApiError(error: z.ZodError, resource: string, input: unknow
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Paths of input strings (and uploaded file names) holding unstorable characters. */
-function unstorableFields(value: unknown, path: string[] = [], out: string[] = [], depth = 0): string[] {
+export function unstorableFields(value: unknown, path: string[] = [], out: string[] = [], depth = 0): string[] {
   if (typeof value === "string") {
     if (UNSTORABLE.test(value)) out.push(path.join(".") || "body");
   } else if (typeof File !== "undefined" && value instanceof File) {

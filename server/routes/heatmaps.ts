@@ -42,7 +42,7 @@ async function heatmapOr404(db: Parameters<typeof findHeatmap>[0], athleteId: nu
 /**
  * Heatmaps. A map is readable by its athlete and by whoever holds its (random) id: the read
  * endpoints answer any valid token that names the right athlete_id and map_id; only the athlete
- * lists or deletes it. Its page and tiles need no token (the id in the URL is the key).
+ * lists it, and creating or deleting one needs the write scope like every other change. Its page and tiles need no token (the id in the URL is the key).
  */
 export const heatmapRoutes = [
   defineRoute({
@@ -66,6 +66,7 @@ export const heatmapRoutes = [
       "start_date_local / end_date_local: epoch seconds compared with the activities' local start and end times.",
     tag: "Heatmaps",
     auth: "token",
+    permission: "write",
     resource: "Heatmap",
     status: 201,
     body: z.object({
@@ -125,6 +126,7 @@ export const heatmapRoutes = [
     summary: "Delete one's heatmap: 204, and its page and tiles are gone.",
     tag: "Heatmaps",
     auth: "token",
+    permission: "write",
     resource: "Heatmap",
     params: mapParams,
     status: 204,

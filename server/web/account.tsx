@@ -1,16 +1,21 @@
 import type { Hono } from "hono";
 import { DomainError } from "../../events/decider.ts";
-import { createAthlete } from "../actions/athletes.ts";
+import { createAthlete, passwordCostOf, rehashPassword } from "../actions/athletes.ts";
 import type { Platform } from "../platform.ts";
-import { verifyPassword } from "../security.ts";
-import { csrfRefused, formOf, safeNext, web } from "./context.tsx";
+import { hashPassword, type PasswordCost, randomSecret, verifyPassword } from "../security.ts";
+import { csrfRefused, formOf, web } from "./context.tsx";
 import { Csrf, ErrorBox } from "./layout.tsx";
+import { localTarget, redirectLocal } from "./redirect.ts";
 import { signIn, signOut } from "./session.ts";
-import { signInThrottle } from "./throttle.ts";
+import { clientAddress, signInThrottle } from "./throttle.ts";
 
-// A well-formed scrypt hash that matches no password: unknown e-mails cost as much as wrong passwords.
-const DUMMY_HASH =
-  "scrypt$16384$8$1$6b1c7c0d51a4e3a1f0f0c5b1d2e3f4a5$5f3c9a1e2b7d4c6f8a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f";
+// A hash of a random password at the current cost: unknown e-mails cost as much as wrong passwords.
+const dummyHashes = new Map<number, Promise<string>>();
+function dummyHash(cost: PasswordCost): Promise<string> {
+  let hash = dummyHashes.get(cost.N);
+  if (!hash) dummyHashes.set(cost.N, hash = hashPassword(randomSecret(16), cost));
+  return hash;
+}
 
 const FIELD_MESSAGES: Record<string, string> = {
   firstname: "Please enter your first name.",
@@ -69,18 +74,20 @@ function SignInForm(props: { csrf: string; next: string; email?: string; error?:
 
 /** Sign up (/register), sign in (/login) and sign out (POST /logout). */
 export function mountAccountPages(app: Hono, platform: Platform): void {
+  const cost = passwordCostOf(platform.config);
+
   app.get("/register", async (c) => {
     const w = await web(c, platform);
-    const next = safeNext(c.req.query("next"), "/settings/api");
-    return w.render("Sign up", <SignUpForm csrf={w.session.csrf} next={next} values={{}} />);
+    const next = localTarget(c.req.query("next"), "/settings/api");
+    return w.render("Sign up", <SignUpForm csrf={w.csrf} next={next} values={{}} />);
   });
 
   app.post("/register", async (c) => {
     const w = await web(c, platform);
     const form = await formOf(c);
-    const refused = csrfRefused(w, form);
+    const refused = await csrfRefused(w, form, true);
     if (refused) return refused;
-    const next = safeNext(form.next, "/settings/api");
+    const next = localTarget(form.next, "/settings/api");
     try {
       const athleteId = await createAthlete(platform, {
         firstname: form.firstname ?? "",
@@ -88,60 +95,65 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
         email: (form.email ?? "").trim(),
         password: form.password ?? "",
       }, "web");
-      signIn(c, platform, athleteId);
-      return c.redirect(next, 303);
+      await signIn(c, platform, athleteId);
+      return redirectLocal(c, next, "/settings/api", 303);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const message = error.kind === "conflict"
         ? "An account with this e-mail already exists. Sign in instead."
         : FIELD_MESSAGES[error.field] ?? "Please check the form.";
-      return w.render("Sign up", <SignUpForm csrf={w.session.csrf} next={next} values={form} error={message} />,
+      return w.render("Sign up", <SignUpForm csrf={w.csrf} next={next} values={form} error={message} />,
         error.kind === "conflict" ? 409 : 400);
     }
   });
 
   app.get("/login", async (c) => {
     const w = await web(c, platform);
-    const next = safeNext(c.req.query("next"), "/settings/apps");
-    if (w.athlete) return c.redirect(next, 302);
-    return w.render("Sign in", <SignInForm csrf={w.session.csrf} next={next} />);
+    const next = localTarget(c.req.query("next"), "/settings/apps");
+    if (w.athlete) return redirectLocal(c, next, "/settings/apps", 302);
+    return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} />);
   });
 
   app.post("/login", async (c) => {
     const w = await web(c, platform);
     const form = await formOf(c);
-    const refused = csrfRefused(w, form);
+    const refused = await csrfRefused(w, form, true);
     if (refused) return refused;
-    const next = safeNext(form.next, "/settings/apps");
+    const next = localTarget(form.next, "/settings/apps");
     const email = (form.email ?? "").trim();
+    const address = clientAddress(c);
     const throttle = signInThrottle(platform);
-    const wait = throttle.waitFor(email);
+    const wait = throttle.waitFor(address, email);
     if (wait > 0) {
-      c.header("retry-after", String(Math.ceil(wait / 1000)));
-      return w.render("Sign in", <SignInForm csrf={w.session.csrf} next={next} email={email}
-        error={`Too many failed sign-ins for this account. Try again in ${Math.ceil(wait / 1000)} seconds.`} />, 429);
+      const seconds = Math.ceil(wait / 1000);
+      c.header("retry-after", String(seconds));
+      return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} email={email}
+        error={`Too many failed sign-ins for this account. Try again in ${seconds} seconds.`} />, 429);
     }
     const [row] = await platform.db.query<{ id: number; password_hash: string }>(
       "select id, password_hash from athletes where lower(email) = lower($1)",
       [email],
     );
-    const ok = await verifyPassword(form.password ?? "", row?.password_hash ?? DUMMY_HASH);
-    if (!row || !ok) {
-      throttle.failed(email);
-      return w.render("Sign in", <SignInForm csrf={w.session.csrf} next={next} email={email}
+    const checked = await verifyPassword(form.password ?? "", row?.password_hash ?? await dummyHash(cost), cost);
+    if (!row || !checked.ok) {
+      throttle.failed(address, email);
+      return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} email={email}
         error="Wrong e-mail or password." />, 401);
     }
-    throttle.succeeded(email);
-    signIn(c, platform, Number(row.id));
-    return c.redirect(next, 303);
+    throttle.succeeded(address, email);
+    // A hash made with weaker parameters than today's is replaced now that the password is known.
+    if (checked.rehash) await rehashPassword(platform, Number(row.id), await hashPassword(form.password ?? "", cost));
+    await signIn(c, platform, Number(row.id));
+    return redirectLocal(c, next, "/settings/apps", 303);
   });
 
   app.post("/logout", async (c) => {
     const w = await web(c, platform);
+    if (!w.session) return c.redirect("/login", 303); // nothing to end
     const form = await formOf(c);
-    const refused = csrfRefused(w, form);
+    const refused = await csrfRefused(w, form);
     if (refused) return refused;
-    signOut(c, platform);
+    await signOut(c, platform);
     return c.redirect("/login", 303);
   });
 

@@ -3,7 +3,8 @@ import { findApplication, findAuthorization, grantAuthorization, redirectAllowed
 import { jsonResponse } from "../http/conventions.ts";
 import { type Permission, parseScope, SCOPE_PERMISSIONS } from "../http/auth.ts";
 import type { Platform } from "../platform.ts";
-import { csrfRefused, formOf, toSignIn, web } from "./context.tsx";
+import { csrfRefused, formOf, web } from "./context.tsx";
+import { redirectToClient, redirectToSignIn as toSignIn } from "./redirect.ts";
 import { Csrf } from "./layout.tsx";
 
 /** A refused authorization request: shown as a page (never a redirect). */
@@ -56,13 +57,6 @@ async function checkRequest(platform: Platform, p: Record<string, string | undef
     state: p.state,
     codeChallenge,
   };
-}
-
-function redirectTo(c: Context, redirectUri: string, params: Record<string, string | undefined>): Response {
-  const url = new URL(redirectUri);
-  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value);
-  c.header("cache-control", "no-store");
-  return c.redirect(url.toString(), 302);
 }
 
 const BASIC = (name: string) => (SCOPE_PERMISSIONS[name] ?? []).every((p) => p === "read");
@@ -168,16 +162,16 @@ export function mountConsentPages(app: Hono, platform: Platform): void {
           codeChallenge: request.codeChallenge,
           prompted: false,
         });
-        return redirectTo(c, request.redirectUri, { state: request.state ?? "", code, scope: request.scopeNames.join(",") });
+        return redirectToClient(c, request.redirectUri, { state: request.state ?? "", code, scope: request.scopeNames.join(",") });
       }
     }
-    return w.render(`Authorize ${request.app.name}`, <ConsentForm csrf={w.session.csrf} request={request} athleteName={w.athlete.name} />);
+    return w.render(`Authorize ${request.app.name}`, <ConsentForm csrf={w.csrf} request={request} athleteName={w.athlete.name} />);
   });
 
   app.post("/oauth/authorize", async (c) => {
     const w = await web(c, platform);
     const form = await formOf(c);
-    const refused = csrfRefused(w, form);
+    const refused = await csrfRefused(w, form);
     if (refused) return refused;
     let request: AuthorizeRequest;
     try {
@@ -188,7 +182,7 @@ export function mountConsentPages(app: Hono, platform: Platform): void {
     }
     if (!w.athlete) return toSignIn(c);
     if (form.decision !== "approve") {
-      return redirectTo(c, request.redirectUri, { state: request.state ?? "", error: "access_denied" });
+      return redirectToClient(c, request.redirectUri, { state: request.state ?? "", error: "access_denied" });
     }
     const granted = request.scopeNames.filter((name) => BASIC(name) || form[`grant.${name}`] === "1");
     const permissions = parseScope(granted.join(",")) ?? ["read"];
@@ -202,6 +196,6 @@ export function mountConsentPages(app: Hono, platform: Platform): void {
       codeChallenge: request.codeChallenge,
       prompted: true,
     });
-    return redirectTo(c, request.redirectUri, { state: request.state ?? "", code, scope });
+    return redirectToClient(c, request.redirectUri, { state: request.state ?? "", code, scope });
   });
 }

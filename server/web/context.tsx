@@ -1,28 +1,48 @@
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import { readBody } from "../http/body.ts";
+import { badRequest } from "../http/errors.ts";
+import { unstorableFields } from "../http/input.ts";
 import type { Platform } from "../platform.ts";
 import { findAthlete } from "../representations/athlete.ts";
 import { Page } from "./layout.tsx";
-import { csrfValid, currentSession, type Session } from "./session.ts";
+import { csrfToken, csrfValid, currentSession, leaveNote, type Reveal, type Session, takeNote } from "./session.ts";
 
-/** What every page handler needs: the session, the signed-in athlete and a renderer. */
+/** What every page handler needs: the session, the signed-in athlete, the CSRF token and a renderer. */
 export interface Web {
-  session: Session;
+  /** The signed-in athlete's session (undefined for anonymous visitors: no server-side state). */
+  session: Session | undefined;
   athlete: { id: number; name: string; email: string } | null;
+  /** The token this visitor's forms carry. */
+  csrf: string;
+  /** Checks a posted form's token (sign-in and sign-up forms also accept the anonymous one). */
+  csrfOk(submitted: unknown, anonymousAllowed?: boolean): Promise<boolean>;
+  /** One-time notice / secrets for the signed-in athlete's next page. */
+  leaveFlash(message: string): void;
+  takeFlash(): string | undefined;
+  leaveReveal(reveal: Reveal): void;
+  takeReveal(): Reveal | undefined;
   render(title: string, body: Child, status?: number): Response | Promise<Response>;
 }
 
 export async function web(c: Context, platform: Platform): Promise<Web> {
-  const session = currentSession(c, platform);
+  let session = await currentSession(c, platform);
   let athlete: Web["athlete"] = null;
-  if (session.athleteId !== null) {
+  if (session) {
     const row = await findAthlete(platform.db, session.athleteId);
     if (row) athlete = { id: Number(row.id), name: `${row.firstname} ${row.lastname}`, email: row.email };
+    else session = undefined;
   }
+  const csrf = await csrfToken(c, platform, session);
   return {
     session,
     athlete,
+    csrf,
+    csrfOk: (submitted, anonymousAllowed = false) => csrfValid(c, platform, session, submitted, anonymousAllowed),
+    leaveFlash: (flash) => session && leaveNote(platform, session, { flash }),
+    takeFlash: () => session && takeNote(platform, session, "flash"),
+    leaveReveal: (reveal) => session && leaveNote(platform, session, { reveal }),
+    takeReveal: () => session && takeNote(platform, session, "reveal"),
     render(title, body, status = 200) {
       c.header("cache-control", "no-store");
       c.header("x-frame-options", "DENY");
@@ -30,7 +50,7 @@ export async function web(c: Context, platform: Platform): Promise<Web> {
       c.header("referrer-policy", "no-referrer");
       return c.html(
         "<!doctype html>" + (
-          <Page title={title} athlete={athlete} csrf={session.csrf}>{body}</Page>
+          <Page title={title} athlete={athlete} csrf={csrf}>{body}</Page>
         ).toString(),
         status as 200,
       );
@@ -38,17 +58,22 @@ export async function web(c: Context, platform: Platform): Promise<Web> {
   };
 }
 
-/** The submitted form fields (strings only). */
+/**
+ * The submitted form fields (strings only). Text the database cannot store (U+0000, lone
+ * surrogates) is refused with the documented 400, as on the API, before anything is written.
+ */
 export async function formOf(c: Context): Promise<Record<string, string>> {
   const body = await readBody(c);
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(body)) if (typeof value === "string") out[key] = value;
+  const [unstorable] = unstorableFields(out);
+  if (unstorable) throw badRequest("Form", unstorable, "invalid");
   return out;
 }
 
-/** A refusal page for a form posted without this session's CSRF token (403). */
-export function csrfRefused(w: Web, form: Record<string, string>): Response | Promise<Response> | null {
-  if (csrfValid(w.session, form._csrf)) return null;
+/** A refusal page for a form posted without a valid CSRF token (403), or null when it has one. */
+export async function csrfRefused(w: Web, form: Record<string, string>, anonymousAllowed = false): Promise<Response | null> {
+  if (await w.csrfOk(form._csrf, anonymousAllowed)) return null;
   return w.render(
     "Form expired",
     <div class="card">
@@ -60,16 +85,4 @@ export function csrfRefused(w: Web, form: Record<string, string>): Response | Pr
     </div>,
     403,
   );
-}
-
-/** A local path to return to after signing in (never another site). */
-export function safeNext(next: string | undefined, fallback: string): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return fallback;
-  return next;
-}
-
-/** Redirects a visitor who is not signed in to the sign-in page, coming back here afterwards. */
-export function toSignIn(c: Context): Response {
-  const url = new URL(c.req.url);
-  return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 302);
 }

@@ -3,7 +3,8 @@ import { DomainError } from "../../events/decider.ts";
 import { createApplication, regenerateClientSecret } from "../actions/applications.ts";
 import { revokeAuthorization } from "../actions/oauth.ts";
 import type { Platform } from "../platform.ts";
-import { csrfRefused, formOf, toSignIn, web } from "./context.tsx";
+import { csrfRefused, formOf, web } from "./context.tsx";
+import { redirectToSignIn as toSignIn } from "./redirect.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";
 
 interface OwnApplication {
@@ -64,11 +65,10 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
     const w = await web(c, platform);
     if (!w.athlete) return toSignIn(c);
     const own = await ownApplication(platform, w.athlete.id);
-    if (!own) return w.render("My API application", <RegisterForm csrf={w.session.csrf} values={{}} />);
-    const reveal = w.session.reveal?.applicationId === own.id ? w.session.reveal : undefined;
-    w.session.reveal = undefined;
-    const flash = w.session.flash;
-    w.session.flash = undefined;
+    if (!own) return w.render("My API application", <RegisterForm csrf={w.csrf} values={{}} />);
+    const taken = w.takeReveal();
+    const reveal = taken?.applicationId === own.id ? taken : undefined;
+    const flash = w.takeFlash();
     return w.render(
       "My API application",
       <>
@@ -103,7 +103,7 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
             </dd>
           </dl>
           <form method="post" action="/settings/api/secret" class="actions">
-            <Csrf token={w.session.csrf} />
+            <Csrf token={w.csrf} />
             <button type="submit" class="secondary">Regenerate client secret</button>
           </form>
         </div>
@@ -115,17 +115,17 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
     const w = await web(c, platform);
     if (!w.athlete) return toSignIn(c);
     const form = await formOf(c);
-    const refused = csrfRefused(w, form);
+    const refused = await csrfRefused(w, form);
     if (refused) return refused;
     if (await ownApplication(platform, w.athlete.id)) {
       return w.render("My API application", <div class="card"><ErrorBox message="You already have an API application." /></div>, 409);
     }
     const website = (form.website ?? "").trim();
     if (website && !/^https?:\/\/\S+$/i.test(website)) {
-      return w.render("My API application", <RegisterForm csrf={w.session.csrf} values={form} error="The website must be an http(s) address." />, 400);
+      return w.render("My API application", <RegisterForm csrf={w.csrf} values={form} error="The website must be an http(s) address." />, 400);
     }
     if ((form.name ?? "").length > 100 || (form.description ?? "").length > 1000) {
-      return w.render("My API application", <RegisterForm csrf={w.session.csrf} values={form} error="The name or description is too long." />, 400);
+      return w.render("My API application", <RegisterForm csrf={w.csrf} values={form} error="The name or description is too long." />, 400);
     }
     try {
       const created = await createApplication(platform, {
@@ -135,12 +135,12 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
         website: website || null,
         description: (form.description ?? "").trim() || null,
       }, "web");
-      w.session.reveal = { applicationId: created.client_id, clientSecret: created.client_secret, accessToken: created.access_token };
+      w.leaveReveal({ applicationId: created.client_id, clientSecret: created.client_secret, accessToken: created.access_token });
       return c.redirect("/settings/api", 303);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const message = error.field === "name" ? "Please enter a name." : "Please enter a valid callback domain (for example example.com).";
-      return w.render("My API application", <RegisterForm csrf={w.session.csrf} values={form} error={message} />, 400);
+      return w.render("My API application", <RegisterForm csrf={w.csrf} values={form} error={message} />, 400);
     }
   });
 
@@ -148,13 +148,13 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
     const w = await web(c, platform);
     if (!w.athlete) return toSignIn(c);
     const form = await formOf(c);
-    const refused = csrfRefused(w, form);
+    const refused = await csrfRefused(w, form);
     if (refused) return refused;
     const own = await ownApplication(platform, w.athlete.id);
     if (!own) return c.redirect("/settings/api", 303);
     const clientSecret = await regenerateClientSecret(platform, own.id, w.athlete.id);
-    w.session.reveal = { applicationId: own.id, clientSecret };
-    w.session.flash = "The client secret was regenerated; the old one no longer works.";
+    w.leaveReveal({ applicationId: own.id, clientSecret });
+    w.leaveFlash("The client secret was regenerated; the old one no longer works.");
     return c.redirect("/settings/api", 303);
   });
 
@@ -167,8 +167,7 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
         where o.athlete_id = $1 and o.authorized order by a.name, a.id`,
       [w.athlete.id],
     );
-    const flash = w.session.flash;
-    w.session.flash = undefined;
+    const flash = w.takeFlash();
     return w.render(
       "My apps",
       <>
@@ -196,7 +195,7 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
                       </td>
                       <td>
                         <form method="post" action={`/settings/apps/${row.id}/revoke`}>
-                          <Csrf token={w.session.csrf} />
+                          <Csrf token={w.csrf} />
                           <button type="submit" class="danger">Revoke</button>
                         </form>
                       </td>
@@ -214,7 +213,7 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
     const w = await web(c, platform);
     if (!w.athlete) return toSignIn(c);
     const form = await formOf(c);
-    const refused = csrfRefused(w, form);
+    const refused = await csrfRefused(w, form);
     if (refused) return refused;
     const id = c.req.param("id");
     if (!/^\d{1,15}$/.test(id)) return c.redirect("/settings/apps", 303);
@@ -225,7 +224,7 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
     );
     if (row) {
       await revokeAuthorization(platform, w.athlete.id, Number(id), "revoked on My apps");
-      w.session.flash = `Access for ${row.name} was revoked.`;
+      w.leaveFlash(`Access for ${row.name} was revoked.`);
     }
     return c.redirect("/settings/apps", 303);
   });

@@ -46,7 +46,7 @@ describe("the CLI without a running server (opens the embedded database itself)"
     const duplicate = await runCli(["athlete", "create", "--firstname", "F", "--lastname", "C", "--email", "FAUSTO@example.com", "--password", "campionissimo"], env);
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toContain("email");
-  });
+  }, 180_000); // two athlete creations hash passwords at the OWASP scrypt cost (seconds each on a busy machine)
 
   it("verifies the read models against a replay", async () => {
     const verify = await runCli(["verify"], env);

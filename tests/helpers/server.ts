@@ -33,7 +33,8 @@ let counter = 0;
  */
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "fitness-test-"));
-  const config = configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined, ...overrides });
+  // passwordCost "test": athletes are created by the dozen here; the OWASP cost is proven in tests/proof/sign-in.test.ts.
+  const config = configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined, passwordCost: "test", ...overrides });
   const server = await startServer(config);
   let defaultApp: number | undefined;
   const self: TestServer = {

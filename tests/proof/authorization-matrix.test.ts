@@ -91,7 +91,7 @@ beforeAll(async () => {
   form.set("data_type", "gpx");
   const upload = await server.api("POST", "/v3/uploads", { token: tokens.write, multipart: form });
   expect(upload.status).toBe(201);
-  const map = await server.api("POST", "/v3/athlete/heatmaps", { token: owner.token, form: { activity_type_ids: "1" } });
+  const map = await server.api("POST", "/v3/athlete/heatmaps", { token: tokens.write, form: { activity_type_ids: "1" } });
   expect(map.status).toBe(201);
   ctx = {
     ownerActivity, thirdActivity, segmentId: segment.body.id, effortId: String(effortId), gearId, clubId: club.body.id,
@@ -274,7 +274,7 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/athletes/:athlete_id/heatmaps/:map_id": { request: fixed(`/v3/athletes/${owner.id}/heatmaps/${c.mapId}`) },
     "DELETE /v3/athletes/:athlete_id/heatmaps/:map_id": {
       request: async () => {
-        const map = await server.api("POST", "/v3/athlete/heatmaps", { token: owner.token, form: { activity_type_ids: "1" } });
+        const map = await server.api("POST", "/v3/athlete/heatmaps", { token: tokens.write, form: { activity_type_ids: "1" } });
         return { path: `/v3/athletes/${owner.id}/heatmaps/${map.body.id}` };
       },
       otherAthlete: 403,
@@ -314,6 +314,15 @@ function expected(route: AnyRoute, fixture: Fixture, role: Role, noTokenStatus: 
 }
 
 describe("authorization matrix: every route × seven callers", () => {
+  it("declares the write scope on every token route that changes data (the spec: write is required by all write operations)", () => {
+    // Independent of the declarations the matrix reads: any method other than GET changes data.
+    const writes = allRoutes.filter((r) => r.auth === "token" && r.method !== "GET");
+    const lacking = writes.filter((r) => routePermission(r) !== "write").map((r) => `${r.method} ${r.path}`);
+    expect(writes.length).toBeGreaterThan(0);
+    expect(lacking).toEqual([]);
+    console.log(`write routes with a token: ${writes.length}; without the write scope: ${lacking.length}`);
+  });
+
   it("answers each caller with the status its declaration and ownership give", async () => {
     const table = fixtures();
     const undeclared = allRoutes.map((r) => `${r.method} ${r.path}`).filter((k) => !table[k]);
