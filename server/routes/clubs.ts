@@ -9,7 +9,7 @@ import { badRequest, notFound } from "../http/errors.ts";
 import { paging, zBool, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import type { Platform } from "../platform.ts";
-import { type AthleteRow, findAthlete, findAthletes, summaryAthlete } from "../representations/athlete.ts";
+import { athleteColumns, athleteFor, type AthleteRow, findAthlete, findAthletes } from "../representations/athlete.ts";
 import { clubActivities } from "../representations/club-activity.ts";
 import {
   clubsOfAthlete,
@@ -45,22 +45,21 @@ type MemberRow = AthleteRow & { membership: "member" | "pending"; admin: boolean
 async function membersWithFields(db: Queryable, viewerId: number, rows: MemberRow[]) {
   const rel = await relationships(db, viewerId, rows.map((r) => Number(r.id)));
   return rows.map((r) => ({
-    ...summaryAthlete(r, rel.get(Number(r.id))),
+    ...athleteFor(r, { athleteId: viewerId }, { form: "summary", relationship: rel.get(Number(r.id)) }),
     membership: r.membership,
     admin: r.admin,
     owner: r.owner,
   } satisfies Record<string, unknown> & MembershipFields));
 }
 
-const ATHLETE_COLS = `a.id, a.firstname, a.lastname, a.email, a.sex, a.premium, a.city, a.state, a.country,
-  a.birthdate, a.weight, a.ftp, a.created_at, a.updated_at`;
+const ATHLETE_COLS = athleteColumns("a");
 
 /** The target's membership after a move, as a summary athlete with membership fields. */
 async function memberAnswer(db: Queryable, clubId: number, athleteId: number, viewerId: number) {
   const athlete = (await findAthletes(db, [athleteId])).get(athleteId)!;
   const fields = await membershipOf(db, clubId, athleteId);
   const rel = await relationships(db, viewerId, [athleteId]);
-  return { ...summaryAthlete(athlete, rel.get(athleteId)), ...fields };
+  return { ...athleteFor(athlete, { athleteId: viewerId }, { form: "summary", relationship: rel.get(athleteId) }), ...fields };
 }
 
 async function requireAthlete(db: Queryable, id: number) {
