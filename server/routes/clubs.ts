@@ -20,7 +20,7 @@ import {
   membershipOf,
   summaryClub,
 } from "../representations/club.ts";
-import { viewerOf } from "../privacy/activities.ts";
+import { viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { athleteDetailExtensions } from "./athletes.ts";
 
 /** How many of the members' latest activities a club feed reaches (spec: Limits). */
@@ -106,7 +106,8 @@ function memberMove(
 }
 
 /**
- * The club feed: the window (latest CLUB_FEED_WINDOW public activities of current members, walking
+ * The club feed: the window (latest CLUB_FEED_WINDOW public activities of current members — a feed
+ * is read by every member, so the privacy engine's public audience: no private activity —, walking
  * the feed table's start index), then `before`/page inside it; bodies from the activities read model.
  */
 async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: { before?: number; page?: number; per_page?: number }) {
@@ -121,7 +122,7 @@ async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: {
     `select w.activity_id from (
        select f.activity_id, f.start_date
          from club_feed_activities f
-        where not f.private
+        where ${visibleActivities(null, "f").sql}
           and exists (select 1 from club_members m
                        where m.club_id = $1 and m.athlete_id = f.athlete_id and m.membership = 'member')
         order by f.start_date desc, f.activity_id desc

@@ -5,7 +5,7 @@ import { segmentStarStream } from "../../events/segment/events.ts";
 import { badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zId, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { canSeeActivity, viewerOf } from "../privacy/activities.ts";
+import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { findActivity } from "../representations/activity.ts";
 import { findAthlete } from "../representations/athlete.ts";
 import {
@@ -158,6 +158,7 @@ export const segmentRoutes = [
     method: "POST",
     path: "/v3/segments",
     summary: "Creates a segment from a stretch of one of the athlete's own activities (activity id and stream index range).",
+    description: "Through the privacy engine: the activity must be visible to this token (a private one needs view_private), a segment cut from a private activity must be private (else 400 private), and no point of the stretch may lie inside the athlete's privacy zones (400 start_index or end_index).",
     tag: "Segments",
     auth: "token",
     permission: "write",
@@ -174,7 +175,9 @@ export const segmentRoutes = [
     async handler({ platform, auth, body }) {
       const activity = await findActivity(platform.db, body.activity_id);
       if (!activity || activity.athlete_id !== auth.athleteId) throw notFound("Activity");
-      const cut = await pointsFromActivity(platform, activity, body.start_index, body.end_index);
+      const cut = await pointsFromActivity(platform, activity, {
+        viewer: viewerOf(auth)!, startIndex: body.start_index, endIndex: body.end_index, privateSegment: body.private ?? false,
+      });
       const id = await createSegment(platform, {
         name: body.name, ...cut, athleteId: auth.athleteId, activityId: activity.id,
         private: body.private ?? false, hazardous: body.hazardous ?? false,
@@ -235,8 +238,10 @@ export const segmentRoutes = [
         throw badRequest("Segment", query.start_date_local === undefined ? "start_date_local" : "end_date_local", "missing");
       }
       const { perPage, offset } = paging(query);
-      const sql: string[] = ["e.segment_id = $1", "(not e.private or (e.athlete_id = $2 and $3))"];
-      const values: unknown[] = [params.id, auth.athleteId, auth.permissions.has("view_private")];
+      // Efforts follow their activity's privacy: the engine's visibility predicate over the effort row.
+      const visible = visibleActivities(viewerOf(auth), "e", 2);
+      const sql: string[] = ["e.segment_id = $1", visible.sql];
+      const values: unknown[] = [params.id, ...visible.params];
       if (query.athlete_id !== undefined) {
         values.push(query.athlete_id);
         sql.push(`e.athlete_id = $${values.length}`);
