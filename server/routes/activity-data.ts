@@ -82,7 +82,8 @@ export const activityDataRoutes = [
       const athlete = await findAthlete(platform.db, auth.athleteId);
       if (!athlete) throw notFound("Athlete");
       if (!athlete.premium) throw forbidden("Athlete", "premium", "required");
-      const data = await loadStreams(platform.db, row.facts.streamsSha256);
+      const release = await loadRelease(platform.db, row, viewerAudience(viewerOf(auth)));
+      const data = releasedStreams(release, await loadStreams(platform.db, row.facts.streamsSha256));
       return activityZones(data, { birthdate: athlete.birthdate, ftp: athlete.ftp }, {
         startDate: row.start_date,
         deviceWatts: row.facts.deviceWatts,

@@ -5,7 +5,7 @@ import { segmentStarStream } from "../../events/segment/events.ts";
 import { badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zId, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { canSeeActivity, type Viewer, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { findActivity } from "../representations/activity.ts";
 import { findAthlete } from "../representations/athlete.ts";
 import {
@@ -32,8 +32,8 @@ const zLocalDateTime = z.string().transform((value, ctx) => {
   return { date: m[1], time };
 });
 
-async function segmentOr404(db: Parameters<typeof findSegment>[0], id: number, viewerId: number | null): Promise<SegmentRow> {
-  const row = await findSegment(db, id, viewerId);
+async function segmentOr404(db: Parameters<typeof findSegment>[0], id: number, viewer: Viewer | null): Promise<SegmentRow> {
+  const row = await findSegment(db, id, viewer);
   if (!row) throw notFound("Segment");
   return row;
 }
@@ -86,11 +86,12 @@ export const segmentRoutes = [
     query: z.object(zPaging),
     async handler({ platform, auth, query }) {
       const { perPage, offset } = paging(query);
+      const visible = visibleActivities(viewerOf(auth), "s", 4);
       const rows = await platform.db.query<SegmentRow>(
         `select ${SEGMENT_COLUMNS} from segment_stars t join segments s on s.id = t.segment_id
-          where t.athlete_id = $1 and (not s.private or s.athlete_id = $1)
+          where t.athlete_id = $1 and ${visible.sql}
           order by t.starred_at desc, s.id desc offset $2 limit $3`,
-        [auth.athleteId, offset, perPage],
+        [auth.athleteId, offset, perPage, ...visible.params],
       );
       return rows.map((r) => summarySegment(r, true));
     },
@@ -107,12 +108,13 @@ export const segmentRoutes = [
     async handler({ platform, auth, params, query }) {
       if (!(await findAthlete(platform.db, params.id))) throw notFound("Athlete");
       const { perPage, offset } = paging(query);
+      const visible = visibleActivities(viewerOf(auth), "s", 4);
       const rows = await platform.db.query<SegmentRow & { starred_date: string }>(
         `select ${SEGMENT_COLUMNS}, t.starred_at as starred_date
            from segment_stars t join segments s on s.id = t.segment_id
-          where t.athlete_id = $1 and (not s.private or s.athlete_id = $2)
-          order by t.starred_at desc, s.id desc offset $3 limit $4`,
-        [params.id, auth.athleteId, offset, perPage],
+          where t.athlete_id = $1 and ${visible.sql}
+          order by t.starred_at desc, s.id desc offset $2 limit $3`,
+        [params.id, offset, perPage, ...visible.params],
       );
       const ids = rows.map((r) => Number(r.id));
       const mine = await starredBy(platform.db, auth.athleteId, ids);
@@ -125,9 +127,9 @@ export const segmentRoutes = [
                 not exists (select 1 from segment_bests b where b.segment_id = e.segment_id and b.athlete_id <> e.athlete_id
                              and b.elapsed_time <= e.elapsed_time) and not e.private as kom
            from segment_efforts e
-          where e.athlete_id = $1 and e.segment_id = any($2::bigint[]) and (not e.private or $3)
+          where e.athlete_id = $1 and e.segment_id = any($2::bigint[]) and ${visibleActivities(viewerOf(auth), "e", 3).sql}
           order by e.segment_id, e.elapsed_time, e.start_date, e.id`,
-        [auth.athleteId, ids, auth.permissions.has("view_private")],
+        [auth.athleteId, ids, ...visibleActivities(viewerOf(auth), "e", 3).params],
       );
       const prBy = new Map(prs.map((p) => [Number(p.segment_id), p]));
       return rows.map((r) => {
@@ -182,7 +184,7 @@ export const segmentRoutes = [
         name: body.name, ...cut, athleteId: auth.athleteId, activityId: activity.id,
         private: body.private ?? false, hazardous: body.hazardous ?? false,
       }, "api");
-      return detailedSegment(await segmentOr404(platform.db, id, auth.athleteId), false);
+      return detailedSegment(await segmentOr404(platform.db, id, viewerOf(auth)), false);
     },
   }),
   defineRoute({
@@ -194,7 +196,7 @@ export const segmentRoutes = [
     resource: "Segment",
     params: idParams,
     async handler({ platform, auth, params }) {
-      const row = await segmentOr404(platform.db, params.id, auth.athleteId);
+      const row = await segmentOr404(platform.db, params.id, viewerOf(auth));
       const starred = await starredBy(platform.db, auth.athleteId, [row.id]);
       return detailedSegment(row, starred.has(row.id));
     },
@@ -210,11 +212,11 @@ export const segmentRoutes = [
     params: idParams,
     body: z.object({ starred: zBool }),
     async handler({ platform, auth, params, body, requestId }) {
-      await segmentOr404(platform.db, params.id, auth.athleteId);
+      await segmentOr404(platform.db, params.id, viewerOf(auth));
       await handleCommand(platform.store, segmentStarStream(auth.athleteId, params.id), starDecider, {
         type: "star", starred: body.starred, athleteId: auth.athleteId, segmentId: params.id,
       }, { metadata: { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId } });
-      const row = await segmentOr404(platform.db, params.id, auth.athleteId);
+      const row = await segmentOr404(platform.db, params.id, viewerOf(auth));
       return detailedSegment(row, body.starred);
     },
   }),
@@ -233,7 +235,7 @@ export const segmentRoutes = [
       ...zPaging,
     }),
     async handler({ platform, auth, params, query }) {
-      await segmentOr404(platform.db, params.id, auth.athleteId);
+      await segmentOr404(platform.db, params.id, viewerOf(auth));
       if ((query.start_date_local === undefined) !== (query.end_date_local === undefined)) {
         throw badRequest("Segment", query.start_date_local === undefined ? "start_date_local" : "end_date_local", "missing");
       }
@@ -282,7 +284,7 @@ export const segmentRoutes = [
       per_page: zInt.pipe(z.number().int().min(1).max(200)).optional(),
     }),
     async handler({ platform, auth, params, query }) {
-      await segmentOr404(platform.db, params.id, auth.athleteId);
+      await segmentOr404(platform.db, params.id, viewerOf(auth));
       if (query.age_group || query.weight_class) {
         const me = await findAthlete(platform.db, auth.athleteId);
         if (!me?.premium) throw forbidden("Leaderboard", query.age_group ? "age_group" : "weight_class", "premium_required");
@@ -317,7 +319,7 @@ export const segmentRoutes = [
     params: idParams,
     query: z.object({ keys: z.string().optional(), key_by_type: zBool.optional() }),
     async handler({ platform, auth, params, query }) {
-      await segmentOr404(platform.db, params.id, auth.athleteId);
+      await segmentOr404(platform.db, params.id, viewerOf(auth));
       const [row] = await platform.db.query<{ points: string; altitudes: string | null }>(
         "select points::text as points, altitudes::text as altitudes from segments where id = $1",
         [params.id],
@@ -348,7 +350,7 @@ export const segmentRoutes = [
       );
       const viewer = viewerOf(auth);
       if (!row || !canSeeActivity({ athlete_id: row.athlete_id, private: row.private }, viewer)) throw notFound("SegmentEffort");
-      if (!(await findSegment(platform.db, Number(row.segment_id), auth.athleteId))) throw notFound("SegmentEffort");
+      if (!(await findSegment(platform.db, Number(row.segment_id), viewer))) throw notFound("SegmentEffort");
       const [effort] = await effortsWithSegments(platform.db, [row], auth.athleteId);
       return { ...effort, resource_state: 3 };
     },

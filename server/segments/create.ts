@@ -1,8 +1,7 @@
 import polylineModule from "@mapbox/polyline";
 import { DomainError } from "../../events/decider.ts";
 import { segmentCreated, segmentStream } from "../../events/segment/events.ts";
-import type { ActivityStreams } from "../../shared/streams.ts";
-import { getBlob } from "../blobs.ts";
+import { loadStreams } from "../activities/streams.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { type ActivityOwnership, loadRelease, PUBLIC, publicStretch, type Release, type Viewer, viewerAudience } from "../privacy/engine.ts";
@@ -84,14 +83,6 @@ export async function createSegments(platform: Platform, list: NewSegment[], sou
   return ids;
 }
 
-/** The stored streams of an activity (null when it has none). */
-export async function activityStreams(platform: Platform, sha256: string | null | undefined): Promise<ActivityStreams | null> {
-  if (!sha256) return null;
-  const bytes = await getBlob(platform.db, sha256);
-  if (!bytes) return null;
-  return JSON.parse(new TextDecoder().decode(bytes)) as ActivityStreams;
-}
-
 /**
  * The points (and altitudes) of an activity between two stream indexes, for a segment cut from it,
  * through the privacy engine: the caller must see the activity with this token (else 404), the
@@ -109,7 +100,7 @@ export async function pointsFromActivity(
   const seen: Release = await loadRelease(platform.db, activity, viewerAudience(cut.viewer));
   if (!seen.visible) throw new DomainError("not_found", "Activity", "id", "invalid");
   if (activity.type !== "Ride" && activity.type !== "Run") throw new DomainError("invalid", "Segment", "activity_id", "invalid");
-  const streams = await activityStreams(platform, activity.facts.streamsSha256);
+  const streams = await loadStreams(platform.db, activity.facts.streamsSha256 ?? null);
   if (!streams?.latlng) throw new DomainError("invalid", "Segment", "activity_id", "invalid");
   const length = streams.latlng.length;
   if (!Number.isInteger(startIndex) || startIndex < 0 || startIndex >= length) throw new DomainError("invalid", "Segment", "start_index", "invalid");
