@@ -1,7 +1,7 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { Auth } from "../http/auth.ts";
 import { forbidden, notFound } from "../http/errors.ts";
-import { canSeeActivity, viewerOf } from "../privacy/activities.ts";
+import { canSeeActivity, viewerOf } from "../privacy/engine.ts";
 import { type ActivityContext, type ActivityRow, findActivity } from "../representations/activity.ts";
 import type { Platform } from "../platform.ts";
 

@@ -1,6 +1,5 @@
 import { type Queryable, sqlState } from "../../events/db/types.ts";
-import type { Viewer } from "../privacy/activities.ts";
-import { type ZoneSet, zoneSetOf } from "../privacy/maps.ts";
+import { type Viewer, type ZoneSet, zoneSetOf } from "../privacy/engine.ts";
 import {
   ACTIVITY_SELECT,
   type ActivityDetailPreload,

@@ -1,7 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { type ActivityStreams, STREAM_KEYS, type StreamKey } from "../../shared/streams.ts";
 import { getBlob } from "../blobs.ts";
-import { pointsOutsideZones } from "../privacy/zones.ts";
 
 export type Resolution = "low" | "medium" | "high";
 export type SeriesType = "distance" | "time";
@@ -14,27 +13,6 @@ export async function loadStreams(db: Queryable, sha256: string | null): Promise
   const bytes = await getBlob(db, sha256);
   if (!bytes) return null;
   return JSON.parse(new TextDecoder().decode(bytes)) as ActivityStreams;
-}
-
-function channels(streams: ActivityStreams): [StreamKey, unknown[]][] {
-  return STREAM_KEYS.flatMap((k) => {
-    const data = streams[k] as unknown[] | undefined;
-    return data ? [[k, data] as [StreamKey, unknown[]]] : [];
-  });
-}
-
-function pick(streams: ActivityStreams, keep: (i: number) => boolean): ActivityStreams {
-  const out: Record<string, unknown[]> = {};
-  for (const [k, data] of channels(streams)) out[k] = data.filter((_, i) => keep(i));
-  return out as unknown as ActivityStreams;
-}
-
-/** Removes every sample whose position lies inside one of the owner's privacy zones (all channels stay aligned). */
-export async function cropToPrivacyZones(db: Queryable, athleteId: number, streams: ActivityStreams): Promise<ActivityStreams> {
-  if (!streams.latlng) return streams;
-  const keep = await pointsOutsideZones(db, athleteId, streams.latlng);
-  if (keep.every(Boolean)) return streams;
-  return pick(streams, (i) => keep[i]);
 }
 
 /** Indices of about `target` samples evenly spaced along the series axis (distance or time). */

@@ -6,19 +6,22 @@ import { activityTypeById } from "../../shared/activity-types.ts";
 import { getBlob, putBlob } from "../blobs.ts";
 import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
-import { privacyZonesOf } from "../privacy/privacy-zones.ts";
+import { publicZonesOf, visibleActivities } from "../privacy/engine.ts";
 import { gatherTracks, HeatmapBuildError } from "./gather.ts";
 import { heatmapStats } from "./stats.ts";
 import { decodeTracks } from "./tracks.ts";
 
 export const HEATMAP_JOB = "heatmap-build";
 
+/** A heatmap is public: only what the privacy engine releases to everyone (no private activity). */
+const PUBLIC_ONLY = visibleActivities(null, "h").sql;
+
 /** The public activities of the athlete matching the types and the local-time window. */
 export async function selectActivities(platform: Platform, request: EventData<typeof heatmapRequested>): Promise<number[]> {
   const types = request.activityTypeIds.map((id) => activityTypeById(id)).filter((t) => t !== undefined);
   const rows = await platform.db.query<{ activity_id: number }>(
-    `select activity_id from heatmap_activities
-      where athlete_id = $1 and not private and type = any($2::text[]) and streams_sha256 is not null
+    `select h.activity_id from heatmap_activities h
+      where h.athlete_id = $1 and ${PUBLIC_ONLY} and type = any($2::text[]) and streams_sha256 is not null
         and ($3::bigint is null or start_local >= $3) and ($4::bigint is null or end_local <= $4)
       order by activity_id`,
     [request.athleteId, types, request.startDateLocal, request.endDateLocal],
@@ -55,7 +58,7 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
         }
         case "gathering": {
           const selected = history.find((e) => e.type === heatmapActivitiesSelected.type)!.data as EventData<typeof heatmapActivitiesSelected>;
-          const zones = await privacyZonesOf(platform.db, state.athleteId);
+          const zones = await publicZonesOf(platform.db, state.athleteId);
           const gathered = await gatherTracks(platform.db, mapId, selected.activityIds, zones);
           const tracksSha256 = await putBlob(platform.db, gathered.bytes);
           rememberGathered(tracksSha256, gathered.bytes);

@@ -1,6 +1,7 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { insidePrivacyZone, type PrivacyZoneCircle, privacyZoneBounds } from "../../shared/privacy-zones.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
+import { visibleActivities } from "../privacy/engine.ts";
 import { worldX, worldY } from "./mercator.ts";
 import { TracksBuilder } from "./tracks.ts";
 
@@ -105,8 +106,8 @@ export async function gatherTracks(
   zones: readonly PrivacyZoneCircle[],
 ): Promise<{ bytes: Uint8Array; activitiesCount: number; pointsCount: number }> {
   const rows = activityIds.length === 0 ? [] : await db.query<{ activity_id: number; streams_sha256: string | null }>(
-    `select activity_id, streams_sha256 from heatmap_activities
-      where activity_id = any($1::bigint[]) and not private order by activity_id`,
+    `select h.activity_id, h.streams_sha256 from heatmap_activities h
+      where h.activity_id = any($1::bigint[]) and ${visibleActivities(null, "h").sql} order by h.activity_id`,
     [activityIds],
   );
   const builder = new TracksBuilder();

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "../../events/db/types.ts";
 import { getBlob } from "../blobs.ts";
-import { privacyZonesOf } from "../privacy/privacy-zones.ts";
+import { publicZonesOf, visibleActivities } from "../privacy/engine.ts";
 import { type PrivacyFilter, TileRenderer } from "./render.ts";
 import { decodeTracks } from "./tracks.ts";
 
@@ -105,9 +105,9 @@ export class TileService {
 
 /** The athlete's current zones, and the map's activities that are no longer public (or deleted). */
 export async function privacyFilter(db: Queryable, athleteId: number, activityIds: readonly number[]): Promise<PrivacyFilter> {
-  const zones = await privacyZonesOf(db, athleteId);
+  const zones = await publicZonesOf(db, athleteId);
   const visible = activityIds.length === 0 ? [] : await db.query<{ activity_id: number }>(
-    "select activity_id from heatmap_activities where activity_id = any($1::bigint[]) and not private",
+    `select h.activity_id from heatmap_activities h where h.activity_id = any($1::bigint[]) and ${visibleActivities(null, "h").sql}`,
     [activityIds],
   );
   const shown = new Set(visible.map((r) => Number(r.activity_id)));

@@ -17,12 +17,3 @@ export async function privacyZonesOf(db: Queryable, athleteId: number): Promise<
   );
   return rows.map((r) => ({ ...r, id: Number(r.id), athlete_id: Number(r.athlete_id), lat: Number(r.lat), lng: Number(r.lng), radius_m: Number(r.radius_m) }));
 }
-
-/** The positions of a stream that others may see: null where a position lies inside a zone. */
-export function trimLatlng(
-  latlng: readonly ([number, number] | null)[],
-  zones: readonly PrivacyZoneCircle[],
-): ([number, number] | null)[] {
-  if (zones.length === 0) return [...latlng];
-  return latlng.map((p) => (p && insidePrivacyZone(p, zones) ? null : p));
-}

@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import type { Queryable } from "../../events/db/types.ts";
 import type { ActivityFacts } from "../../projections/activities/projection.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
-import { roundLatlng, seesPrivateData, type Viewer } from "../privacy/activities.ts";
-import { cropPolyline, locationOutsideZones, type ZoneSet, zonesOfOwners } from "../privacy/maps.ts";
+import {
+  type Release, releasedLocation, releasedPolyline, releaseOf, type Viewer, viewerAudience, type ZoneSet, zonesOfOwnersFor,
+} from "../privacy/engine.ts";
 import { metaAthlete } from "./athlete.ts";
 import { findGear, type GearRow, summaryGear } from "./gear.ts";
 import { photosOf, photosSummary, type PhotoRow } from "./photo.ts";
@@ -141,13 +142,17 @@ export function embedToken(row: ActivityRow): string {
 }
 
 /**
- * The privacy zones that apply to each row for this viewer: the owner's zones, except for the owner
- * with view_private (who sees everything as recorded). Loaded once for a page of rows; rows whose
- * owner has no zones are absent.
+ * The privacy zones that apply to each row for this viewer (through the privacy engine): the
+ * owner's zones, except for the owner with view_private (who sees everything as recorded). Loaded
+ * once for a page of rows; rows whose owner has no zones are absent.
  */
 async function zonesFor(rows: readonly ActivityRow[], context: ActivityContext): Promise<Map<number, ZoneSet>> {
-  const owners = rows.filter((r) => !seesPrivateData(r, context.viewer) && hasPlace(r)).map((r) => r.athlete_id);
-  return owners.length === 0 ? new Map() : await zonesOfOwners(context.db, owners);
+  return await zonesOfOwnersFor(context.db, rows.filter(hasPlace), viewerAudience(context.viewer));
+}
+
+/** What of the row this viewer may see (privacy engine). */
+function releaseFor(row: ActivityRow, viewer: Viewer | null, zones: ZoneSet | undefined): Release {
+  return releaseOf(row, viewerAudience(viewer), zones);
 }
 
 function hasPlace(row: ActivityRow): boolean {
@@ -156,10 +161,9 @@ function hasPlace(row: ActivityRow): boolean {
 }
 
 /** Fields common to summary and detail, in the real service's order. */
-function baseActivity(row: ActivityRow, viewer: Viewer | null, hasKudoed: boolean, zones: ZoneSet | undefined) {
+function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean) {
   const f = row.facts;
-  const exact = seesPrivateData(row, viewer);
-  const latlng = (p: [number, number] | null) => (exact ? p ?? null : locationOutsideZones(p ?? null, roundLatlng(p), zones));
+  const latlng = (p: [number, number] | null) => releasedLocation(release, p);
   return {
     id: row.id,
     resource_state: 2,
@@ -188,7 +192,7 @@ function baseActivity(row: ActivityRow, viewer: Viewer | null, hasKudoed: boolea
     athlete_count: 1,
     photo_count: row.photo_count,
     total_photo_count: row.total_photo_count,
-    map: { id: `a${row.id}`, summary_polyline: cropPolyline(f.summaryPolyline, zones), resource_state: 2 } as Record<string, unknown>,
+    map: { id: `a${row.id}`, summary_polyline: releasedPolyline(release, f.summaryPolyline), resource_state: 2 } as Record<string, unknown>,
     trainer: row.trainer,
     commute: row.commute,
     manual: row.manual,
@@ -230,7 +234,8 @@ async function summariesWithZones(rows: readonly ActivityRow[], context: Activit
     Promise.all(activitySummaryContributors.map((c) => c(rows, context))),
   ]);
   const summaries = rows.map((row) => {
-    const base: Record<string, unknown> = baseActivity(row, context.viewer, kudoed.has(row.id), zones.get(row.athlete_id));
+    const release = releaseFor(row, context.viewer, zones.get(row.athlete_id));
+    const base: Record<string, unknown> = baseActivity(row, release, kudoed.has(row.id));
     for (const extra of extras) Object.assign(base, extra.get(row.id) ?? {});
     return base;
   });
@@ -240,7 +245,7 @@ async function summariesWithZones(rows: readonly ActivityRow[], context: Activit
 /**
  * Summary activities (resource_state 2) for a page of rows: detail-only attributes absent. For
  * everyone but the owner with view_private, points inside the owner's privacy zones are cut from
- * the polyline and a start/end location inside a zone is null (server/privacy/maps.ts).
+ * the polyline and a start/end location inside a zone is null (the privacy engine, server/privacy/engine.ts).
  */
 export async function summaryActivities(rows: readonly ActivityRow[], context: ActivityContext) {
   return (await summariesWithZones(rows, context)).summaries;
@@ -329,15 +334,15 @@ function bestEfforts(row: ActivityRow) {
 export async function detailedActivity(row: ActivityRow, context: ActivityContext) {
   const pre = context.preload;
   let summary: Record<string, unknown>;
-  let rowZones: ZoneSet | undefined;
+  let release: Release;
   if (pre) {
-    rowZones = hasPlace(row) && !seesPrivateData(row, context.viewer) ? pre.zones : undefined;
-    summary = baseActivity(row, context.viewer, pre.hasKudoed, rowZones);
+    release = releaseFor(row, context.viewer, hasPlace(row) ? pre.zones : undefined);
+    summary = baseActivity(row, release, pre.hasKudoed);
     for (const contribute of activitySummaryContributors) Object.assign(summary, (await contribute([row], context)).get(row.id) ?? {});
   } else {
     const loaded = await summariesWithZones([row], context);
     summary = loaded.summaries[0];
-    rowZones = loaded.zones.get(row.athlete_id);
+    release = releaseFor(row, context.viewer, loaded.zones.get(row.athlete_id));
   }
   const f = row.facts;
   const gear = pre ? pre.gear : row.gear_id ? await findGear(context.db, row.gear_id) : undefined;
@@ -347,8 +352,8 @@ export async function detailedActivity(row: ActivityRow, context: ActivityContex
     resource_state: 3,
     map: {
       id: `a${row.id}`,
-      polyline: cropPolyline(f.polyline, rowZones),
-      summary_polyline: cropPolyline(f.summaryPolyline, rowZones),
+      polyline: releasedPolyline(release, f.polyline),
+      summary_polyline: releasedPolyline(release, f.summaryPolyline),
       resource_state: 3,
     },
     description: row.description,

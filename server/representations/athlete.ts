@@ -20,6 +20,11 @@ export interface AthleteRow {
 const ATHLETE_COLUMNS =
   "id, firstname, lastname, email, sex, premium, city, state, country, birthdate, weight, ftp, created_at, updated_at";
 
+/** The athletes table's columns for a row alias (for queries that join athletes to something else). */
+export function athleteColumns(alias: string): string {
+  return ATHLETE_COLUMNS.split(", ").map((c) => `${alias}.${c}`).join(", ");
+}
+
 export async function findAthlete(db: Queryable, id: number): Promise<AthleteRow | undefined> {
   const [row] = await db.query<AthleteRow>(`select ${ATHLETE_COLUMNS} from athletes where id = $1`, [id]);
   return row;
@@ -45,50 +50,118 @@ export interface Relationship {
   follower: string | null;
 }
 
-/** Summary athlete (resource_state 2) as the spec's Athlete table lists it. */
-export function summaryAthlete(row: AthleteRow, relationship: Relationship = { friend: null, follower: null }) {
+/**
+ * Who is looking at an athlete: the id of the athlete whose token makes the request. Only a token of
+ * the athlete themself ever receives private attributes (weight, ftp, email, preferences, clubs,
+ * gear); everyone else — other athletes, and applications acting for them with any scope — gets the
+ * summary fields of the spec's Athlete table and nothing more.
+ */
+export interface AthleteViewer {
+  athleteId: number;
+}
+
+/**
+ * The form the answer asks for:
+ * - `summary`: the spec's summary athlete (resource_state 2) with friend/follower;
+ * - `detailed`: the detailed athlete (resource_state 3) — only for the athlete's own token; anyone
+ *   else asking gets the summary;
+ * - `token-exchange`: the summary plus `email` (the spec's token-exchange athlete) — again only for
+ *   the athlete themself;
+ * - `club-feed`: as club activity lists show an athlete, first name and last initial only, no id.
+ */
+export type AthleteForm =
+  | { form: "summary"; relationship?: Relationship }
+  | { form: "detailed"; extras?: DetailExtras }
+  | { form: "token-exchange" }
+  | { form: "club-feed" };
+
+export interface DetailExtras {
+  followerCount?: number;
+  friendCount?: number;
+  clubs?: unknown[];
+  bikes?: unknown[];
+  shoes?: unknown[];
+  [more: string]: unknown;
+}
+
+/** The spec's summary athlete fields (Athlete table), in its order; nothing private among them. */
+export const SUMMARY_ATHLETE_FIELDS = [
+  "id", "resource_state", "firstname", "lastname", "profile_medium", "profile", "city", "state", "country", "sex",
+  "premium", "created_at", "updated_at", "friend", "follower",
+] as const;
+
+/** Attributes that only the athlete's own token may receive. */
+export const PRIVATE_ATHLETE_FIELDS = [
+  "email", "weight", "ftp", "birthdate", "measurement_preference", "date_preference", "clubs", "bikes", "shoes",
+  "follower_count", "friend_count", "mutual_friend_count", "athlete_type", "bio", "username",
+] as const;
+
+function summaryOf(row: AthleteRow, relationship: Relationship = { friend: null, follower: null }) {
   return {
     id: Number(row.id),
-    username: null,
     resource_state: 2,
     firstname: row.firstname,
     lastname: row.lastname,
-    bio: null,
+    profile_medium: "avatar/athlete/medium.png",
+    profile: "avatar/athlete/large.png",
     city: row.city,
     state: row.state,
     country: row.country,
     sex: row.sex,
     premium: row.premium,
-    summit: row.premium,
     created_at: row.created_at,
     updated_at: row.updated_at,
-    badge_type_id: row.premium ? 1 : 0,
-    weight: row.weight,
-    profile_medium: "avatar/athlete/medium.png",
-    profile: "avatar/athlete/large.png",
     friend: relationship.friend,
     follower: relationship.follower,
   };
 }
 
-/** Detailed athlete (resource_state 3): the summary plus the real service's detail fields. */
-export function detailedAthlete(
-  row: AthleteRow,
-  extras: { followerCount?: number; friendCount?: number; clubs?: unknown[]; bikes?: unknown[]; shoes?: unknown[] } = {},
-) {
+function detailOf(row: AthleteRow, extras: DetailExtras) {
+  const { followerCount, friendCount, clubs, bikes, shoes, ...more } = extras;
   return {
-    ...summaryAthlete(row),
+    ...summaryOf(row),
+    username: null,
+    bio: null,
+    summit: row.premium,
+    badge_type_id: row.premium ? 1 : 0,
     resource_state: 3,
-    follower_count: extras.followerCount ?? 0,
-    friend_count: extras.friendCount ?? 0,
+    follower_count: followerCount ?? 0,
+    friend_count: friendCount ?? 0,
     mutual_friend_count: 0,
     athlete_type: 0,
     date_preference: "%m/%d/%Y",
     measurement_preference: "meters",
     ftp: row.ftp,
     weight: row.weight ?? 0,
-    clubs: extras.clubs ?? [],
-    bikes: extras.bikes ?? [],
-    shoes: extras.shoes ?? [],
+    clubs: clubs ?? [],
+    bikes: bikes ?? [],
+    shoes: shoes ?? [],
+    ...more,
   };
+}
+
+/**
+ * The one way an athlete leaves the server (every route and representation goes through it):
+ * the athlete `row` as `viewer` may see it, in the asked form. Private attributes only reach the
+ * athlete's own token; a detailed or token-exchange form asked for anyone else falls back to the
+ * summary.
+ */
+export function athleteFor(row: AthleteRow, viewer: AthleteViewer, shape: AthleteForm): Record<string, unknown> {
+  const self = Number(row.id) === viewer.athleteId;
+  switch (shape.form) {
+    case "club-feed":
+      return { resource_state: 2, firstname: row.firstname, lastname: initialOf(row.lastname) };
+    case "detailed":
+      return self ? detailOf(row, shape.extras ?? {}) : summaryOf(row);
+    case "token-exchange":
+      return self ? { ...summaryOf(row), email: row.email } : summaryOf(row);
+    case "summary":
+      return summaryOf(row, self ? undefined : shape.relationship);
+  }
+}
+
+/** "Bell" → "B." (as the club feed shows a last name); empty stays empty. */
+function initialOf(lastname: string): string {
+  const first = [...(lastname ?? "").trim()][0];
+  return first ? `${first}.` : "";
 }

@@ -1,12 +1,11 @@
-import { relationships } from "../../projections/follows/projection.ts";
 import { ACTIVITY_SELECT, type ActivityContext, type ActivityRow, normalizeActivityRow, summaryActivities } from "./activity.ts";
-import { findAthletes, summaryAthlete } from "./athlete.ts";
+import { athleteFor, findAthletes } from "./athlete.ts";
 
 /**
  * Club feed activities: the Activities family's summary representation (resource_state 2, the
  * detail-only attributes absent, the same privacy rules) for the given ids in the given order,
- * plus `guid` ("activity-<id>"); `athlete` is a summary athlete with friend/follower, as the spec's
- * Athlete table says for club activities.
+ * plus `guid` ("activity-<id>"); `athlete` is shown as the real service shows it in club feeds:
+ * `{resource_state: 2, firstname, lastname: "<initial>."}`, no id (see athleteFor).
  */
 export async function clubActivities(ids: readonly number[], context: ActivityContext & { viewer: { athleteId: number } }) {
   if (ids.length === 0) return [];
@@ -16,12 +15,11 @@ export async function clubActivities(ids: readonly number[], context: ActivityCo
   const summaries = await summaryActivities(rows, context);
   const owners = [...new Set(rows.map((r) => r.athlete_id))];
   const athletes = await findAthletes(context.db, owners);
-  const rel = await relationships(context.db, context.viewer.athleteId, owners);
   return summaries.map((summary, i) => {
     const owner = athletes.get(rows[i].athlete_id);
     return {
       ...summary,
-      athlete: owner ? summaryAthlete(owner, rel.get(rows[i].athlete_id)) : summary.athlete,
+      athlete: owner ? athleteFor(owner, context.viewer, { form: "club-feed" }) : { resource_state: 2, firstname: "", lastname: "" },
       guid: `activity-${rows[i].id}`,
     };
   });

@@ -1,4 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
+import { canSeeActivity, type Viewer } from "../privacy/engine.ts";
 import { exactInteger } from "../../shared/json.ts";
 import { CLIMB_CATEGORY_DESC } from "../segments/geometry.ts";
 
@@ -38,10 +39,14 @@ export const SEGMENT_COLUMNS = `s.id, s.athlete_id, s.activity_id, s.name, s.act
   s.star_count, s.created_at, s.updated_at`;
 
 /** A segment the viewer may see (private segments only by their creator), or undefined. */
-export async function findSegment(db: Queryable, id: number, viewerId: number | null): Promise<SegmentRow | undefined> {
+/**
+ * A segment as the viewer may see it: a private segment (possibly cut from a private activity) only
+ * for its owner with view_private — the privacy engine's rule, as for the activities it comes from.
+ */
+export async function findSegment(db: Queryable, id: number, viewer: Viewer | null): Promise<SegmentRow | undefined> {
   const [row] = await db.query<SegmentRow>(`select ${SEGMENT_COLUMNS} from segments s where s.id = $1`, [id]);
   if (!row) return undefined;
-  if (row.private && (viewerId === null || Number(row.athlete_id) !== viewerId)) return undefined;
+  if (!canSeeActivity({ athlete_id: row.athlete_id ?? 0, private: row.private }, viewer)) return undefined;
   return { ...row, id: Number(row.id) };
 }
 

@@ -10,7 +10,7 @@ import { paging, zBool, zEpoch, zFloat, zInt, zNumId, zPaging } from "../http/in
 import { athleteDefaults } from "../actions/athletes.ts";
 import { defineRoute } from "../http/route.ts";
 import { nextId } from "../ids.ts";
-import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/activities.ts";
+import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import {
   ACTIVITY_SELECT,
   type ActivityRow,

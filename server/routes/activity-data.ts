@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { ownedActivity, visibleActivity } from "../activities/access.ts";
-import { cropToPrivacyZones, loadStreams, streamsResponse } from "../activities/streams.ts";
+import { loadStreams, streamsResponse } from "../activities/streams.ts";
 import { activityZones } from "../activities/zones.ts";
 import type { Auth } from "../http/auth.ts";
 import { forbidden, notFound } from "../http/errors.ts";
 import { zBool, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import type { Platform } from "../platform.ts";
-import { seesPrivateData, viewerOf } from "../privacy/activities.ts";
+import { loadRelease, releasedStreams, viewerAudience, viewerOf } from "../privacy/engine.ts";
 import { findAthlete } from "../representations/athlete.ts";
 import { laps } from "../representations/activity.ts";
 
@@ -20,8 +20,8 @@ const streamQuery = z.object({
 
 async function streams(platform: Platform, auth: Auth, id: number, keys: string, query: z.infer<typeof streamQuery>) {
   const row = await visibleActivity(platform.db, id, auth);
-  let data = await loadStreams(platform.db, row.facts.streamsSha256);
-  if (data && !seesPrivateData(row, viewerOf(auth))) data = await cropToPrivacyZones(platform.db, row.athlete_id, data);
+  const release = await loadRelease(platform.db, row, viewerAudience(viewerOf(auth)));
+  const data = releasedStreams(release, await loadStreams(platform.db, row.facts.streamsSha256));
   return streamsResponse(data, {
     keys: keys.split(",").map((k) => k.trim()).filter(Boolean),
     keyByType: query.key_by_type ?? false,
@@ -82,7 +82,8 @@ export const activityDataRoutes = [
       const athlete = await findAthlete(platform.db, auth.athleteId);
       if (!athlete) throw notFound("Athlete");
       if (!athlete.premium) throw forbidden("Athlete", "premium", "required");
-      const data = await loadStreams(platform.db, row.facts.streamsSha256);
+      const release = await loadRelease(platform.db, row, viewerAudience(viewerOf(auth)));
+      const data = releasedStreams(release, await loadStreams(platform.db, row.facts.streamsSha256));
       return activityZones(data, { birthdate: athlete.birthdate, ftp: athlete.ftp }, {
         startDate: row.start_date,
         deviceWatts: row.facts.deviceWatts,

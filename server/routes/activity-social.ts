@@ -11,7 +11,7 @@ import type { Auth } from "../http/auth.ts";
 import { paging, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { nextId } from "../ids.ts";
-import { findAthletes, summaryAthlete } from "../representations/athlete.ts";
+import { athleteFor, findAthletes } from "../representations/athlete.ts";
 
 interface CommentRow {
   id: number;
@@ -32,7 +32,7 @@ async function commentsWithAthletes(db: Queryable, viewerId: number, rows: Comme
       activity_id: Number(r.activity_id),
       resource_state: 2,
       text: r.text,
-      athlete: athlete ? summaryAthlete(athlete, rel.get(Number(r.athlete_id))) : { id: Number(r.athlete_id), resource_state: 1 },
+      athlete: athlete ? athleteFor(athlete, { athleteId: viewerId }, { form: "summary", relationship: rel.get(Number(r.athlete_id)) }) : { id: Number(r.athlete_id), resource_state: 1 },
       created_at: r.created_at,
     };
   });
@@ -131,7 +131,7 @@ export const activitySocialRoutes = [
       const rel = await relationships(platform.db, auth.athleteId, ids);
       return ids.flatMap((id) => {
         const row = athletes.get(id);
-        return row ? [summaryAthlete(row, rel.get(id))] : [];
+        return row ? [athleteFor(row, auth, { form: "summary", relationship: rel.get(id) })] : [];
       });
     },
   }),

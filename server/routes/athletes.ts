@@ -4,7 +4,7 @@ import { type ActivityType, activityTypeOf } from "../../shared/activity-types.t
 import { updateAthlete } from "../actions/athletes.ts";
 import { zBool, zFloat, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { detailedAthlete, findAthlete, summaryAthlete } from "../representations/athlete.ts";
+import { athleteFor, findAthlete } from "../representations/athlete.ts";
 
 /** Extra parts of the detailed athlete contributed by other resource families (clubs, gear, follows). */
 export type AthleteDetailExtension = (
@@ -38,7 +38,7 @@ export const athleteRoutes = [
       if (!row) throw notFound("Athlete");
       const extras: Record<string, unknown> = {};
       for (const extend of athleteDetailExtensions) Object.assign(extras, await extend(platform.db, auth.athleteId));
-      return { ...detailedAthlete(row), ...extras };
+      return athleteFor(row, auth, { form: "detailed", extras });
     },
   }),
   defineRoute({
@@ -60,7 +60,7 @@ export const athleteRoutes = [
       if (!row) throw notFound("Athlete");
       const extras: Record<string, unknown> = {};
       for (const extend of athleteDetailExtensions) Object.assign(extras, await extend(platform.db, auth.athleteId));
-      return { ...detailedAthlete(row), ...extras };
+      return athleteFor(row, auth, { form: "detailed", extras });
     },
   }),
   defineRoute({
@@ -74,12 +74,12 @@ export const athleteRoutes = [
     async handler({ platform, auth, params }) {
       const row = await findAthlete(platform.db, params.id);
       if (!row) throw notFound("Athlete");
-      if (row.id === auth.athleteId) {
+      if (Number(row.id) === auth.athleteId) {
         const extras: Record<string, unknown> = {};
         for (const extend of athleteDetailExtensions) Object.assign(extras, await extend(platform.db, auth.athleteId));
-        return { ...detailedAthlete(row), ...extras };
+        return athleteFor(row, auth, { form: "detailed", extras });
       }
-      return summaryAthlete(row);
+      return athleteFor(row, auth, { form: "summary" });
     },
   }),
 ];

@@ -9,7 +9,7 @@ import { badRequest, notFound } from "../http/errors.ts";
 import { paging, zBool, zEpoch, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import type { Platform } from "../platform.ts";
-import { type AthleteRow, findAthlete, findAthletes, summaryAthlete } from "../representations/athlete.ts";
+import { athleteColumns, athleteFor, type AthleteRow, findAthlete, findAthletes } from "../representations/athlete.ts";
 import { clubActivities } from "../representations/club-activity.ts";
 import {
   clubsOfAthlete,
@@ -20,7 +20,7 @@ import {
   membershipOf,
   summaryClub,
 } from "../representations/club.ts";
-import { viewerOf } from "../privacy/activities.ts";
+import { viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { athleteDetailExtensions } from "./athletes.ts";
 
 /** How many of the members' latest activities a club feed reaches (spec: Limits). */
@@ -45,22 +45,21 @@ type MemberRow = AthleteRow & { membership: "member" | "pending"; admin: boolean
 async function membersWithFields(db: Queryable, viewerId: number, rows: MemberRow[]) {
   const rel = await relationships(db, viewerId, rows.map((r) => Number(r.id)));
   return rows.map((r) => ({
-    ...summaryAthlete(r, rel.get(Number(r.id))),
+    ...athleteFor(r, { athleteId: viewerId }, { form: "summary", relationship: rel.get(Number(r.id)) }),
     membership: r.membership,
     admin: r.admin,
     owner: r.owner,
   } satisfies Record<string, unknown> & MembershipFields));
 }
 
-const ATHLETE_COLS = `a.id, a.firstname, a.lastname, a.email, a.sex, a.premium, a.city, a.state, a.country,
-  a.birthdate, a.weight, a.ftp, a.created_at, a.updated_at`;
+const ATHLETE_COLS = athleteColumns("a");
 
 /** The target's membership after a move, as a summary athlete with membership fields. */
 async function memberAnswer(db: Queryable, clubId: number, athleteId: number, viewerId: number) {
   const athlete = (await findAthletes(db, [athleteId])).get(athleteId)!;
   const fields = await membershipOf(db, clubId, athleteId);
   const rel = await relationships(db, viewerId, [athleteId]);
-  return { ...summaryAthlete(athlete, rel.get(athleteId)), ...fields };
+  return { ...athleteFor(athlete, { athleteId: viewerId }, { form: "summary", relationship: rel.get(athleteId) }), ...fields };
 }
 
 async function requireAthlete(db: Queryable, id: number) {
@@ -107,7 +106,8 @@ function memberMove(
 }
 
 /**
- * The club feed: the window (latest CLUB_FEED_WINDOW public activities of current members, walking
+ * The club feed: the window (latest CLUB_FEED_WINDOW public activities of current members — a feed
+ * is read by every member, so the privacy engine's public audience: no private activity —, walking
  * the feed table's start index), then `before`/page inside it; bodies from the activities read model.
  */
 async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: { before?: number; page?: number; per_page?: number }) {
@@ -122,7 +122,7 @@ async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: {
     `select w.activity_id from (
        select f.activity_id, f.start_date
          from club_feed_activities f
-        where not f.private
+        where ${visibleActivities(null, "f").sql}
           and exists (select 1 from club_members m
                        where m.club_id = $1 and m.athlete_id = f.athlete_id and m.membership = 'member')
         order by f.start_date desc, f.activity_id desc

@@ -6,7 +6,7 @@ import { badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zId, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { yearInRange } from "../../shared/date-range.ts";
-import { canSeeActivity, viewerOf } from "../privacy/activities.ts";
+import { canSeeActivity, type Viewer, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { findActivity } from "../representations/activity.ts";
 import { findAthlete } from "../representations/athlete.ts";
 import {
@@ -33,8 +33,8 @@ const zLocalDateTime = z.string().transform((value, ctx) => {
   return { date: m[1], time };
 });
 
-async function segmentOr404(db: Parameters<typeof findSegment>[0], id: number, viewerId: number | null): Promise<SegmentRow> {
-  const row = await findSegment(db, id, viewerId);
+async function segmentOr404(db: Parameters<typeof findSegment>[0], id: number, viewer: Viewer | null): Promise<SegmentRow> {
+  const row = await findSegment(db, id, viewer);
   if (!row) throw notFound("Segment");
   return row;
 }
@@ -87,11 +87,12 @@ export const segmentRoutes = [
     query: z.object(zPaging),
     async handler({ platform, auth, query }) {
       const { perPage, offset } = paging(query);
+      const visible = visibleActivities(viewerOf(auth), "s", 4);
       const rows = await platform.db.query<SegmentRow>(
         `select ${SEGMENT_COLUMNS} from segment_stars t join segments s on s.id = t.segment_id
-          where t.athlete_id = $1 and (not s.private or s.athlete_id = $1)
+          where t.athlete_id = $1 and ${visible.sql}
           order by t.starred_at desc, s.id desc offset $2 limit $3`,
-        [auth.athleteId, offset, perPage],
+        [auth.athleteId, offset, perPage, ...visible.params],
       );
       return rows.map((r) => summarySegment(r, true));
     },
@@ -108,12 +109,13 @@ export const segmentRoutes = [
     async handler({ platform, auth, params, query }) {
       if (!(await findAthlete(platform.db, params.id))) throw notFound("Athlete");
       const { perPage, offset } = paging(query);
+      const visible = visibleActivities(viewerOf(auth), "s", 4);
       const rows = await platform.db.query<SegmentRow & { starred_date: string }>(
         `select ${SEGMENT_COLUMNS}, t.starred_at as starred_date
            from segment_stars t join segments s on s.id = t.segment_id
-          where t.athlete_id = $1 and (not s.private or s.athlete_id = $2)
-          order by t.starred_at desc, s.id desc offset $3 limit $4`,
-        [params.id, auth.athleteId, offset, perPage],
+          where t.athlete_id = $1 and ${visible.sql}
+          order by t.starred_at desc, s.id desc offset $2 limit $3`,
+        [params.id, offset, perPage, ...visible.params],
       );
       const ids = rows.map((r) => Number(r.id));
       const mine = await starredBy(platform.db, auth.athleteId, ids);
@@ -126,9 +128,9 @@ export const segmentRoutes = [
                 not exists (select 1 from segment_bests b where b.segment_id = e.segment_id and b.athlete_id <> e.athlete_id
                              and b.elapsed_time <= e.elapsed_time) and not e.private as kom
            from segment_efforts e
-          where e.athlete_id = $1 and e.segment_id = any($2::bigint[]) and (not e.private or $3)
+          where e.athlete_id = $1 and e.segment_id = any($2::bigint[]) and ${visibleActivities(viewerOf(auth), "e", 3).sql}
           order by e.segment_id, e.elapsed_time, e.start_date, e.id`,
-        [auth.athleteId, ids, auth.permissions.has("view_private")],
+        [auth.athleteId, ids, ...visibleActivities(viewerOf(auth), "e", 3).params],
       );
       const prBy = new Map(prs.map((p) => [Number(p.segment_id), p]));
       return rows.map((r) => {
@@ -159,6 +161,7 @@ export const segmentRoutes = [
     method: "POST",
     path: "/v3/segments",
     summary: "Creates a segment from a stretch of one of the athlete's own activities (activity id and stream index range).",
+    description: "Through the privacy engine: the activity must be visible to this token (a private one needs view_private), a segment cut from a private activity must be private (else 400 private), and no point of the stretch may lie inside the athlete's privacy zones (400 start_index or end_index).",
     tag: "Segments",
     auth: "token",
     permission: "write",
@@ -175,12 +178,14 @@ export const segmentRoutes = [
     async handler({ platform, auth, body }) {
       const activity = await findActivity(platform.db, body.activity_id);
       if (!activity || activity.athlete_id !== auth.athleteId) throw notFound("Activity");
-      const cut = await pointsFromActivity(platform, activity, body.start_index, body.end_index);
+      const cut = await pointsFromActivity(platform, activity, {
+        viewer: viewerOf(auth)!, startIndex: body.start_index, endIndex: body.end_index, privateSegment: body.private ?? false,
+      });
       const id = await createSegment(platform, {
         name: body.name, ...cut, athleteId: auth.athleteId, activityId: activity.id,
         private: body.private ?? false, hazardous: body.hazardous ?? false,
       }, "api");
-      return detailedSegment(await segmentOr404(platform.db, id, auth.athleteId), false);
+      return detailedSegment(await segmentOr404(platform.db, id, viewerOf(auth)), false);
     },
   }),
   defineRoute({
@@ -192,7 +197,7 @@ export const segmentRoutes = [
     resource: "Segment",
     params: idParams,
     async handler({ platform, auth, params }) {
-      const row = await segmentOr404(platform.db, params.id, auth.athleteId);
+      const row = await segmentOr404(platform.db, params.id, viewerOf(auth));
       const starred = await starredBy(platform.db, auth.athleteId, [row.id]);
       return detailedSegment(row, starred.has(row.id));
     },
@@ -208,11 +213,11 @@ export const segmentRoutes = [
     params: idParams,
     body: z.object({ starred: zBool }),
     async handler({ platform, auth, params, body, requestId }) {
-      await segmentOr404(platform.db, params.id, auth.athleteId);
+      await segmentOr404(platform.db, params.id, viewerOf(auth));
       await handleCommand(platform.store, segmentStarStream(auth.athleteId, params.id), starDecider, {
         type: "star", starred: body.starred, athleteId: auth.athleteId, segmentId: params.id,
       }, { metadata: { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId } });
-      const row = await segmentOr404(platform.db, params.id, auth.athleteId);
+      const row = await segmentOr404(platform.db, params.id, viewerOf(auth));
       return detailedSegment(row, body.starred);
     },
   }),
@@ -231,13 +236,15 @@ export const segmentRoutes = [
       ...zPaging,
     }),
     async handler({ platform, auth, params, query }) {
-      await segmentOr404(platform.db, params.id, auth.athleteId);
+      await segmentOr404(platform.db, params.id, viewerOf(auth));
       if ((query.start_date_local === undefined) !== (query.end_date_local === undefined)) {
         throw badRequest("Segment", query.start_date_local === undefined ? "start_date_local" : "end_date_local", "missing");
       }
       const { perPage, offset } = paging(query);
-      const sql: string[] = ["e.segment_id = $1", "(not e.private or (e.athlete_id = $2 and $3))"];
-      const values: unknown[] = [params.id, auth.athleteId, auth.permissions.has("view_private")];
+      // Efforts follow their activity's privacy: the engine's visibility predicate over the effort row.
+      const visible = visibleActivities(viewerOf(auth), "e", 2);
+      const sql: string[] = ["e.segment_id = $1", visible.sql];
+      const values: unknown[] = [params.id, ...visible.params];
       if (query.athlete_id !== undefined) {
         values.push(query.athlete_id);
         sql.push(`e.athlete_id = $${values.length}`);
@@ -278,7 +285,7 @@ export const segmentRoutes = [
       per_page: zInt.pipe(z.number().int().min(1).max(200)).optional(),
     }),
     async handler({ platform, auth, params, query }) {
-      await segmentOr404(platform.db, params.id, auth.athleteId);
+      await segmentOr404(platform.db, params.id, viewerOf(auth));
       if (query.age_group || query.weight_class) {
         const me = await findAthlete(platform.db, auth.athleteId);
         if (!me?.premium) throw forbidden("Leaderboard", query.age_group ? "age_group" : "weight_class", "premium_required");
@@ -313,7 +320,7 @@ export const segmentRoutes = [
     params: idParams,
     query: z.object({ keys: z.string().optional(), key_by_type: zBool.optional() }),
     async handler({ platform, auth, params, query }) {
-      await segmentOr404(platform.db, params.id, auth.athleteId);
+      await segmentOr404(platform.db, params.id, viewerOf(auth));
       const [row] = await platform.db.query<{ points: string; altitudes: string | null }>(
         "select points::text as points, altitudes::text as altitudes from segments where id = $1",
         [params.id],
@@ -344,7 +351,7 @@ export const segmentRoutes = [
       );
       const viewer = viewerOf(auth);
       if (!row || !canSeeActivity({ athlete_id: row.athlete_id, private: row.private }, viewer)) throw notFound("SegmentEffort");
-      if (!(await findSegment(platform.db, Number(row.segment_id), auth.athleteId))) throw notFound("SegmentEffort");
+      if (!(await findSegment(platform.db, Number(row.segment_id), viewer))) throw notFound("SegmentEffort");
       const [effort] = await effortsWithSegments(platform.db, [row], auth.athleteId);
       return { ...effort, resource_state: 3 };
     },

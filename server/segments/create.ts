@@ -1,10 +1,10 @@
 import polylineModule from "@mapbox/polyline";
 import { DomainError } from "../../events/decider.ts";
 import { segmentCreated, segmentStream } from "../../events/segment/events.ts";
-import type { ActivityStreams } from "../../shared/streams.ts";
-import { getBlob } from "../blobs.ts";
+import { loadStreams } from "../activities/streams.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
+import { type ActivityOwnership, loadRelease, PUBLIC, publicStretch, type Release, type Viewer, viewerAudience } from "../privacy/engine.ts";
 import { type LatLng, segmentFacts } from "./geometry.ts";
 
 // @mapbox/polyline ships no types.
@@ -83,30 +83,37 @@ export async function createSegments(platform: Platform, list: NewSegment[], sou
   return ids;
 }
 
-/** The stored streams of an activity (null when it has none). */
-export async function activityStreams(platform: Platform, sha256: string | null | undefined): Promise<ActivityStreams | null> {
-  if (!sha256) return null;
-  const bytes = await getBlob(platform.db, sha256);
-  if (!bytes) return null;
-  return JSON.parse(new TextDecoder().decode(bytes)) as ActivityStreams;
-}
-
 /**
- * The points (and altitudes) of an activity between two stream indexes, for a segment cut from it.
- * Throws a DomainError naming the bad field.
+ * The points (and altitudes) of an activity between two stream indexes, for a segment cut from it,
+ * through the privacy engine: the caller must see the activity with this token (else 404), the
+ * segment is read by others, so a public segment is never cut from a private activity (400
+ * `private`), and no point of the stretch may lie inside the owner's privacy zones (400
+ * `start_index` when the stretch starts inside one, else `end_index`). Throws a DomainError naming
+ * the bad field.
  */
 export async function pointsFromActivity(
   platform: Platform,
-  activity: { type: string; facts: { streamsSha256?: string | null } },
-  startIndex: number,
-  endIndex: number,
+  activity: ActivityOwnership & { type: string; facts: { streamsSha256?: string | null } },
+  cut: { viewer: Viewer; startIndex: number; endIndex: number; privateSegment: boolean },
 ): Promise<{ activityType: "Ride" | "Run"; points: LatLng[]; altitudes: (number | null)[] | null }> {
+  const { startIndex, endIndex } = cut;
+  const seen: Release = await loadRelease(platform.db, activity, viewerAudience(cut.viewer));
+  if (!seen.visible) throw new DomainError("not_found", "Activity", "id", "invalid");
   if (activity.type !== "Ride" && activity.type !== "Run") throw new DomainError("invalid", "Segment", "activity_id", "invalid");
-  const streams = await activityStreams(platform, activity.facts.streamsSha256);
+  const streams = await loadStreams(platform.db, activity.facts.streamsSha256 ?? null);
   if (!streams?.latlng) throw new DomainError("invalid", "Segment", "activity_id", "invalid");
   const length = streams.latlng.length;
   if (!Number.isInteger(startIndex) || startIndex < 0 || startIndex >= length) throw new DomainError("invalid", "Segment", "start_index", "invalid");
   if (!Number.isInteger(endIndex) || endIndex <= startIndex || endIndex >= length) throw new DomainError("invalid", "Segment", "end_index", "invalid");
+  const published = await loadRelease(platform.db, activity, PUBLIC);
+  if (!published.visible && !cut.privateSegment) {
+    throw new DomainError("invalid", "Segment", "private", "invalid", "a segment cut from a private activity must be private");
+  }
+  const stretch = publicStretch({ ...published, visible: true }, streams.latlng, startIndex, endIndex);
+  if (!stretch.ok) {
+    const field = stretch.reason === "start_in_zone" ? "start_index" : "end_index";
+    throw new DomainError("invalid", "Segment", field, "invalid", "the stretch reaches into a privacy zone");
+  }
   const points: LatLng[] = [];
   const altitudes: (number | null)[] = [];
   for (let k = startIndex; k <= endIndex; k++) {

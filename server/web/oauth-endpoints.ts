@@ -5,7 +5,7 @@ import { deauthorizeToken, exchangeCode, refreshAccess } from "../actions/oauth.
 import { readBody } from "../http/body.ts";
 import { JSON_TYPE } from "../http/conventions.ts";
 import type { Platform } from "../platform.ts";
-import { findAthlete, summaryAthlete } from "../representations/athlete.ts";
+import { athleteFor, findAthlete } from "../representations/athlete.ts";
 
 /** The OAuth JSON endpoints (client credentials, not access tokens; outside the /v3 route table). */
 export const OAUTH_TOKEN_PATHS = ["/oauth/token", "/api/v3/oauth/token"] as const;
@@ -58,7 +58,7 @@ export function mountOAuthEndpoints(app: Hono, platform: Platform): void {
         codeVerifier: p.code_verifier,
       });
       const athlete = await findAthlete(platform.db, athleteId);
-      return noStoreJson(c, { ...tokens, athlete: athlete ? { ...summaryAthlete(athlete), email: athlete.email } : null });
+      return noStoreJson(c, { ...tokens, athlete: athlete ? athleteFor(athlete, { athleteId }, { form: "token-exchange" }) : null });
     }
     if (grantType === "refresh_token") {
       return noStoreJson(c, await refreshAccess(platform, { ...credentials, refreshToken: p.refresh_token }));

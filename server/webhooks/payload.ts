@@ -2,6 +2,7 @@
  * What a subscriber receives, and which change of an activity it sees. Pure functions: the
  * follower (outbox.ts) calls them with the activity as it was before and after an event.
  */
+import { canSeeActivity } from "../privacy/engine.ts";
 
 export type AspectType = "create" | "update" | "delete";
 
@@ -52,7 +53,10 @@ export function activityAspect(
   after: ActivityView | null,
   viewPrivate: boolean,
 ): { aspect: AspectType; updates: Record<string, string> } | null {
-  const visible = (v: ActivityView | null) => v !== null && (!v.private || viewPrivate);
+  // The subscriber acts for the owner (the athlete who authorized it): the privacy engine's rule for
+  // the owner's token with or without view_private.
+  const owner = { athleteId: 0, viewPrivate };
+  const visible = (v: ActivityView | null) => v !== null && canSeeActivity({ athlete_id: 0, private: v.private }, owner);
   const was = visible(before);
   const is = visible(after);
   if (!was && !is) return null;

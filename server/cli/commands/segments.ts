@@ -55,7 +55,10 @@ export const segmentCommands: CliCommand[] = [
         if (start === undefined || end === undefined) throw new CliUsageError("--start-index and --end-index are required with --from-activity");
         const activity = await findActivity(platform.db, Number(fromActivity));
         if (!activity) throw new CliUsageError(`activity ${fromActivity} does not exist`);
-        const cut = await pointsFromActivity(platform, activity, start, end);
+        // The operator cuts as the owner would (view_private); the privacy engine's rules still hold.
+        const cut = await pointsFromActivity(platform, activity, {
+          viewer: { athleteId: activity.athlete_id, viewPrivate: true }, startIndex: start, endIndex: end, privateSegment: o.private === true,
+        });
         const id = await createSegment(platform, {
           name, ...cut, athleteId: activity.athlete_id, activityId: activity.id, ...place,
           private: o.private === true, hazardous: o.hazardous === true,
