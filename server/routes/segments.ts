@@ -9,7 +9,7 @@ import { canSeeActivity, viewerOf } from "../privacy/activities.ts";
 import { findActivity } from "../representations/activity.ts";
 import { findAthlete } from "../representations/athlete.ts";
 import {
-  detailedSegment, EFFORT_COLUMNS, type EffortRow, effortsWithSegments, exploreSegment, findSegment, SEGMENT_COLUMNS,
+  detailedSegment, EFFORT_COLUMNS, type EffortRow, effortsWithSegments, exploreSegment, findSegment, isKomSql, SEGMENT_COLUMNS,
   type SegmentRow, starredBy, summarySegment,
 } from "../representations/segment.ts";
 import { createSegment, pointsFromActivity } from "../segments/create.ts";
@@ -121,9 +121,7 @@ export const segmentRoutes = [
         distance: number; kom: boolean;
       }>(
         `select distinct on (e.segment_id) e.segment_id, e.id as effort_id, e.elapsed_time, e.start_date, e.start_date_local,
-                e.distance,
-                not exists (select 1 from segment_bests b where b.segment_id = e.segment_id and b.athlete_id <> e.athlete_id
-                             and b.elapsed_time <= e.elapsed_time) and not e.private as kom
+                e.distance, ${isKomSql("e")} as kom
            from segment_efforts e
           where e.athlete_id = $1 and e.segment_id = any($2::bigint[]) and (not e.private or $3)
           order by e.segment_id, e.elapsed_time, e.start_date, e.id`,
