@@ -3,6 +3,7 @@ import type { activityRecorded } from "../events/activity/events.ts";
 import type { ActivityStreams } from "../shared/streams.ts";
 import type { Platform } from "./platform.ts";
 import { segmentEffortsProcessor } from "./segments/efforts.ts";
+import { segmentProfileProcessor } from "./segments/profile.ts";
 
 export interface RecordedActivity {
   platform: Platform;
@@ -20,4 +21,6 @@ export type ActivityProcessor = (recorded: RecordedActivity) => Promise<NewEvent
 /** Registered processors, run in order. Add one line per processor. */
 export const activityProcessors: ActivityProcessor[] = [
   segmentEffortsProcessor,
+  // Reads the efforts the line above recorded: measures segments that have no altitudes yet.
+  segmentProfileProcessor,
 ];

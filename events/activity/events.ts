@@ -67,6 +67,8 @@ export const activityFacts = z.object({
   totalElevationGain: z.number(),
   elevHigh: z.number().nullable(),
   elevLow: z.number().nullable(),
+  /** Whether the altitudes come from a barometric altimeter (absent on activities recorded before it was kept). */
+  barometric: z.boolean().optional(),
   startLatlng: latlng.nullable(),
   endLatlng: latlng.nullable(),
   averageSpeed: z.number(),

@@ -8,6 +8,10 @@ import { defineEvent } from "../catalogue.ts";
 
 const latlng = z.tuple([z.number(), z.number()]);
 
+/** 64-bit effort ids are carried as decimal digits so they stay exact in JSON everywhere. */
+export const effortId = z.string().regex(/^[1-9]\d{0,18}$/);
+
+
 export const segmentCreated = defineEvent({
   type: "SegmentCreated",
   description: "A segment was laid out; its geometry and every derived fact are recorded here.",
@@ -39,6 +43,30 @@ export const segmentCreated = defineEvent({
   }),
 });
 
+/** Where a segment's elevation facts come from. */
+export const elevationSource = z.enum(["barometric", "gps"]);
+
+export const segmentProfileMeasured = defineEvent({
+  type: "SegmentProfileMeasured",
+  description:
+    "A segment created without altitudes had its elevation profile measured from a matched effort of an activity with altitude data: the profile and the elevation facts derived from it replace the segment's. Barometric activities are preferred: a GPS-altitude measurement is replaced once by the first barometric one; nothing replaces a barometric one.",
+  schema: z.object({
+    segmentId: z.number().int().positive(),
+    /** The activity and effort the profile was read from. */
+    activityId: z.number().int().positive(),
+    effortId,
+    source: elevationSource,
+    /** The effort's points as [metres from the effort's start, altitude in metres]. */
+    profile: z.array(z.tuple([z.number(), z.number()])).min(2),
+    averageGrade: z.number(),
+    maximumGrade: z.number(),
+    elevationHigh: z.number(),
+    elevationLow: z.number(),
+    totalElevationGain: z.number(),
+    climbCategory: z.number().int().min(0).max(5),
+  }),
+});
+
 export const segmentStarred = defineEvent({
   type: "SegmentStarred",
   description: "An athlete starred a segment.",
@@ -56,9 +84,6 @@ export const achievement = z.object({
   type: z.enum(["overall", "pr", "year_overall"]),
   rank: z.number().int().min(1).max(10),
 });
-
-/** 64-bit effort ids are carried as decimal digits so they stay exact in JSON everywhere. */
-export const effortId = z.string().regex(/^[1-9]\d{0,18}$/);
 
 export const matchedEffort = z.object({
   effortId,

@@ -7,6 +7,7 @@ import {
   segmentCreated,
   segmentEffortsMatched,
   segmentEffortsRematched,
+  segmentProfileMeasured,
   segmentStarred,
   segmentUnstarred,
 } from "../../events/segment/events.ts";
@@ -19,7 +20,10 @@ type Matched = EventData<typeof segmentEffortsMatched>;
 /**
  * Segments, stars, efforts and each athlete's best effort per segment (the leaderboard's rows).
  *
- * - `segments`: geometry, derived facts, and effort_count / athlete_count / star_count.
+ * - `segments`: geometry, derived facts, and effort_count / athlete_count / star_count. A segment
+ *   created without altitudes takes its elevation facts from SegmentProfileMeasured;
+ *   `elevation_source` says where they came from ('barometric' / 'gps'; null: its own altitudes or none);
+ *   `elevation_difference` (explore's elev_difference) is the profile's last altitude minus its first.
  * - `segment_efforts`: every matched effort; `private` follows the activity's privacy. Deleting an
  *   activity removes its efforts; a private activity's efforts leave boards and counts.
  * - `segment_bests`: one row per (segment, athlete): their best public effort (elapsed time, then
@@ -52,6 +56,8 @@ export const segmentsProjection: Projection = {
       elevation_low double precision,
       total_elevation_gain double precision not null,
       climb_category integer not null,
+      elevation_source text,
+      elevation_difference double precision not null default 0,
       start_lat double precision not null,
       start_lng double precision not null,
       end_lat double precision not null,
@@ -153,13 +159,25 @@ export const segmentsProjection: Projection = {
     );
   `,
   handles: [
-    segmentCreated.type, segmentStarred.type, segmentUnstarred.type, segmentEffortsMatched.type, segmentEffortsRematched.type,
+    segmentCreated.type, segmentProfileMeasured.type, segmentStarred.type, segmentUnstarred.type, segmentEffortsMatched.type, segmentEffortsRematched.type,
     activityDeleted.type, activityUpdated.type, athleteProfileUpdated.type,
   ],
   async apply(tx: Queryable, event: RecordedEvent) {
     switch (event.type) {
       case segmentCreated.type:
         return created(tx, event.data as Created, event.recordedAt);
+      case segmentProfileMeasured.type: {
+        const d = event.data as EventData<typeof segmentProfileMeasured>;
+        await tx.query(
+          `update segments set average_grade = $2, maximum_grade = $3, elevation_high = $4, elevation_low = $5,
+             total_elevation_gain = $6, climb_category = $7, elevation_source = $8, elevation_difference = $9,
+             updated_at = $10
+           where id = $1`,
+          [d.segmentId, d.averageGrade, d.maximumGrade, d.elevationHigh, d.elevationLow, d.totalElevationGain,
+            d.climbCategory, d.source, elevationDifference(d.profile.map((p) => p[1])), event.recordedAt],
+        );
+        return;
+      }
       case segmentStarred.type: {
         const d = event.data as { segmentId: number; athleteId: number };
         const rows = await tx.query(
@@ -235,13 +253,20 @@ async function created(tx: Queryable, d: Created, recordedAt: string) {
     `insert into segments (id, athlete_id, activity_id, name, activity_type, points, altitudes, distance,
        average_grade, maximum_grade, elevation_high, elevation_low, total_elevation_gain, climb_category,
        start_lat, start_lng, end_lat, end_lng, polyline, city, state, country, private, hazardous,
-       created_at, updated_at)
-     values ($1,$2,$3,$4,$5,$6::jsonb,$7::jsonb,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$25)`,
+       created_at, updated_at, elevation_difference)
+     values ($1,$2,$3,$4,$5,$6::jsonb,$7::jsonb,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$25,$26)`,
     [d.segmentId, d.athleteId, d.activityId, d.name, d.activityType, JSON.stringify(d.points),
       d.altitudes === null ? null : JSON.stringify(d.altitudes), d.distance, d.averageGrade, d.maximumGrade,
       d.elevationHigh, d.elevationLow, d.totalElevationGain, d.climbCategory, d.startLatlng[0], d.startLatlng[1],
-      d.endLatlng[0], d.endLatlng[1], d.polyline, d.city, d.state, d.country, d.private, d.hazardous, recordedAt],
+      d.endLatlng[0], d.endLatlng[1], d.polyline, d.city, d.state, d.country, d.private, d.hazardous, recordedAt,
+      elevationDifference(d.altitudes)],
   );
+}
+
+/** Explore's elev_difference: the last altitude minus the first (0 without altitudes). */
+function elevationDifference(altitudes: number[] | null): number {
+  if (!altitudes || altitudes.length < 2) return 0;
+  return Math.round((altitudes[altitudes.length - 1] - altitudes[0]) * 10) / 10;
 }
 
 async function matched(tx: Queryable, d: Matched) {

@@ -138,11 +138,25 @@ export interface EffortRow {
   achievements: { type_id: number; type: string; rank: number }[];
   hidden: boolean;
   private: boolean;
+  /** Whether the effort holds the segment's overall record now (isKomSql). */
+  is_kom: boolean;
+}
+
+/**
+ * SQL: whether effort `e` is a current KOM/QOM — first place (rank 0) on the segment's overall
+ * leaderboard as it stands now: it is its athlete's best public effort (segment_bests) and no other
+ * athlete's best is strictly faster (ties share first place, as they share the leaderboard's rank).
+ * Private efforts never are. Unlike kom_rank (frozen at upload), this follows later efforts.
+ */
+export function isKomSql(e: string): string {
+  return `exists (select 1 from segment_bests kb
+     where kb.segment_id = ${e}.segment_id and kb.athlete_id = ${e}.athlete_id and kb.effort_id = ${e}.id
+       and not exists (select 1 from segment_bests ko where ko.segment_id = kb.segment_id and ko.elapsed_time < kb.elapsed_time))`;
 }
 
 export const EFFORT_COLUMNS = `e.id, e.segment_id, e.activity_id, e.athlete_id, e.name, e.start_index, e.end_index, e.start_date,
   e.start_date_local, e.elapsed_time, e.moving_time, e.distance, e.average_heartrate, e.max_heartrate, e.average_watts,
-  e.average_cadence, e.kom_rank, e.pr_rank, e.achievements, e.hidden, e.private`;
+  e.average_cadence, e.kom_rank, e.pr_rank, e.achievements, e.hidden, e.private, ${isKomSql("e")} as is_kom`;
 
 const noMillis = (iso: string) => iso.replace(/\.\d{3}Z$/, "Z");
 
@@ -171,6 +185,7 @@ export function summaryEffort(row: EffortRow, segment: ReturnType<typeof summary
     pr_rank: row.pr_rank,
     achievements: row.achievements ?? [],
     hidden: row.hidden,
+    is_kom: row.is_kom === true,
   };
 }
 

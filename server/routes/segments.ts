@@ -5,14 +5,16 @@ import { segmentStarStream } from "../../events/segment/events.ts";
 import { badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zId, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { yearInRange } from "../../shared/date-range.ts";
-import { canSeeActivity, type Viewer, viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { type Viewer, viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { loadRelease, releasedStreams, viewerAudience } from "../privacy/engine.ts";
 import { findActivity } from "../representations/activity.ts";
 import { findAthlete } from "../representations/athlete.ts";
 import {
-  detailedSegment, EFFORT_COLUMNS, type EffortRow, effortsWithSegments, exploreSegment, findSegment, SEGMENT_COLUMNS,
-  type SegmentRow, starredBy, summarySegment,
+  detailedSegment, effortsWithSegments, exploreSegment, findSegment, isKomSql, SEGMENT_COLUMNS, type SegmentRow, starredBy,
+  summarySegment,
 } from "../representations/segment.ts";
+import { loadStreams, streamsResponse } from "../activities/streams.ts";
+import { listEfforts, sliceStreams, visibleEffort, zLocalDateTime } from "../segments/effort-queries.ts";
 import { createSegment, pointsFromActivity } from "../segments/create.ts";
 import { exploreSegments } from "../segments/explore.ts";
 import { cumulativeDistances, type LatLng } from "../segments/geometry.ts";
@@ -21,17 +23,15 @@ import "../segments/activity-detail.ts";
 
 const idParams = z.object({ id: zNumId });
 
-/** A local date-time (ISO 8601, with or without zone; read as local wall time). */
-const zLocalDateTime = z.string().transform((value, ctx) => {
-  const text = value.trim();
-  const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?(Z|[+-]\d{2}:?\d{2})?$/.exec(text);
-  if (!m || Number.isNaN(Date.parse(`${m[1]}T${m[2] ?? "00:00:00"}Z`)) || !yearInRange(Number(m[1].slice(0, 4)))) {
-    ctx.addIssue({ code: "custom", message: "not an ISO 8601 date-time" });
-    return z.NEVER;
-  }
-  const time = m[2] ? (m[2].length === 5 ? `${m[2]}:00` : m[2].slice(0, 8)) : null;
-  return { date: m[1], time };
+const effortStreamQuery = z.object({
+  keys: z.string().max(500).optional(),
+  key_by_type: zBool.optional(),
+  resolution: z.enum(["low", "medium", "high"]).optional(),
+  series_type: z.enum(["distance", "time"]).optional(),
 });
+
+const EFFORT_STREAMS_NOTE =
+  "keys: comma list of time, latlng, distance, altitude, velocity_smooth, heartrate, cadence, watts, temp, moving, grade_smooth (distance is always returned; unknown keys ignored); key_by_type=true answers an object keyed by type. Values are the activity's own (distance and time count from the activity's start); original_size is the number of points in the effort. The effort must be visible to the caller as its activity is; points inside the owner's privacy zones are removed unless the owner reads. Needs read_all (view_private), as the reference documents.";
 
 async function segmentOr404(db: Parameters<typeof findSegment>[0], id: number, viewer: Viewer | null): Promise<SegmentRow> {
   const row = await findSegment(db, id, viewer);
@@ -124,9 +124,7 @@ export const segmentRoutes = [
         distance: number; kom: boolean;
       }>(
         `select distinct on (e.segment_id) e.segment_id, e.id as effort_id, e.elapsed_time, e.start_date, e.start_date_local,
-                e.distance,
-                not exists (select 1 from segment_bests b where b.segment_id = e.segment_id and b.athlete_id <> e.athlete_id
-                             and b.elapsed_time <= e.elapsed_time) and not e.private as kom
+                e.distance, ${isKomSql("e")} as kom
            from segment_efforts e
           where e.athlete_id = $1 and e.segment_id = any($2::bigint[]) and ${visibleActivities(viewerOf(auth), "e", 3).sql}
           order by e.segment_id, e.elapsed_time, e.start_date, e.id`,
@@ -236,32 +234,10 @@ export const segmentRoutes = [
       ...zPaging,
     }),
     async handler({ platform, auth, params, query }) {
-      await segmentOr404(platform.db, params.id, viewerOf(auth));
-      if ((query.start_date_local === undefined) !== (query.end_date_local === undefined)) {
-        throw badRequest("Segment", query.start_date_local === undefined ? "start_date_local" : "end_date_local", "missing");
-      }
-      const { perPage, offset } = paging(query);
-      // Efforts follow their activity's privacy: the engine's visibility predicate over the effort row.
-      const visible = visibleActivities(viewerOf(auth), "e", 2);
-      const sql: string[] = ["e.segment_id = $1", visible.sql];
-      const values: unknown[] = [params.id, ...visible.params];
-      if (query.athlete_id !== undefined) {
-        values.push(query.athlete_id);
-        sql.push(`e.athlete_id = $${values.length}`);
-      }
-      if (query.start_date_local && query.end_date_local) {
-        const from = `${query.start_date_local.date}T${query.start_date_local.time ?? "00:00:00"}`;
-        const to = `${query.end_date_local.date}T${query.end_date_local.time ?? "23:59:59.999"}`;
-        if (from > to) throw badRequest("Segment", "end_date_local", "invalid");
-        values.push(from, to);
-        sql.push(`e.start_date_local between $${values.length - 1}::timestamp and $${values.length}::timestamp`);
-      }
-      values.push(offset, perPage);
-      const rows = await platform.db.query<EffortRow>(
-        `select ${EFFORT_COLUMNS} from segment_efforts e where ${sql.join(" and ")}
-          order by e.start_date_local, e.id offset $${values.length - 1} limit $${values.length}`,
-        values,
-      );
+      const rows = await listEfforts(platform.db, auth, {
+        segmentId: params.id, athleteId: query.athlete_id, startDateLocal: query.start_date_local,
+        endDateLocal: query.end_date_local, ...paging(query),
+      });
       return effortsWithSegments(platform.db, rows, auth.athleteId);
     },
   }),
@@ -345,15 +321,58 @@ export const segmentRoutes = [
     resource: "SegmentEffort",
     params: z.object({ id: zId }),
     async handler({ platform, auth, params }) {
-      const [row] = await platform.db.query<EffortRow>(
-        `select ${EFFORT_COLUMNS} from segment_efforts e where e.id = $1::bigint`,
-        [params.id.toString()],
-      );
-      const viewer = viewerOf(auth);
-      if (!row || !canSeeActivity({ athlete_id: row.athlete_id, private: row.private }, viewer)) throw notFound("SegmentEffort");
-      if (!(await findSegment(platform.db, Number(row.segment_id), viewer))) throw notFound("SegmentEffort");
-      const [effort] = await effortsWithSegments(platform.db, [row], auth.athleteId);
-      return { ...effort, resource_state: 3 };
+      const { effort } = await visibleEffort(platform.db, auth, params.id);
+      const [summary] = await effortsWithSegments(platform.db, [effort], auth.athleteId);
+      return { ...summary, resource_state: 3 };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/segment_efforts/:id/streams",
+    summary: "Streams of a segment effort: the activity's streams from its start_index to its end_index.",
+    description: EFFORT_STREAMS_NOTE,
+    tag: "Streams",
+    auth: "token",
+    permission: "view_private",
+    resource: "SegmentEffort",
+    params: z.object({ id: zId }),
+    query: effortStreamQuery,
+    async handler({ platform, auth, params, query }) {
+      const { effort, activity } = await visibleEffort(platform.db, auth, params.id);
+      // The activity's streams as the engine releases them to this caller, then the effort's stretch.
+      let data = activity
+        ? releasedStreams(await loadRelease(platform.db, activity, viewerAudience(viewerOf(auth))), await loadStreams(platform.db, activity.facts.streamsSha256))
+        : null;
+      if (data) data = sliceStreams(data, effort.start_index, effort.end_index);
+      return streamsResponse(data, {
+        keys: (query.keys ?? "").split(",").map((k) => k.trim()).filter(Boolean),
+        keyByType: query.key_by_type ?? false,
+        resolution: query.resolution,
+        seriesType: query.series_type ?? "distance",
+      });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/segment_efforts",
+    summary: "The authenticated athlete's efforts on a segment, ascending by start_date_local; optionally within local dates.",
+    description:
+      "segment_id required; start_date_local and end_date_local (ISO 8601, inclusive, local time) must be sent together; per_page (default 30), page. The same rules as /v3/segments/:id/all_efforts, limited to the caller's own efforts.",
+    tag: "Segments",
+    auth: "token",
+    resource: "SegmentEffort",
+    query: z.object({
+      segment_id: zNumId,
+      start_date_local: zLocalDateTime.optional(),
+      end_date_local: zLocalDateTime.optional(),
+      ...zPaging,
+    }),
+    async handler({ platform, auth, query }) {
+      const rows = await listEfforts(platform.db, auth, {
+        segmentId: query.segment_id, athleteId: auth.athleteId, startDateLocal: query.start_date_local,
+        endDateLocal: query.end_date_local, ...paging(query),
+      });
+      return effortsWithSegments(platform.db, rows, auth.athleteId);
     },
   }),
 ];

@@ -2,7 +2,7 @@ import {
   type ActivityRow, activityDetailContributors, activityDetailParts, activitySummaryContributors,
 } from "../representations/activity.ts";
 import {
-  EFFORT_COLUMNS, type EffortRow, effortsWithSegments, type SegmentRow, summaryEffort, summarySegment,
+  EFFORT_COLUMNS, type EffortRow, effortsWithSegments, isKomSql, type SegmentRow, summaryEffort, summarySegment,
 } from "../representations/segment.ts";
 import type { Queryable } from "../../events/db/types.ts";
 
@@ -54,6 +54,7 @@ activityDetailParts.push({
           'distance', e.distance, 'average_heartrate', e.average_heartrate, 'max_heartrate', e.max_heartrate,
           'average_watts', e.average_watts, 'average_cadence', e.average_cadence, 'kom_rank', e.kom_rank,
           'pr_rank', e.pr_rank, 'achievements', e.achievements, 'hidden', e.hidden, 'private', e.private,
+          'is_kom', ${isKomSql("e")},
           'segment', (select json_build_object('id', s.id, 'name', s.name, 'activity_type', s.activity_type,
               'distance', s.distance, 'average_grade', s.average_grade, 'maximum_grade', s.maximum_grade,
               'elevation_high', s.elevation_high, 'elevation_low', s.elevation_low, 'start_lat', s.start_lat,

@@ -11,10 +11,24 @@ import type { z } from "zod";
 type MatchedEffort = z.infer<typeof matchedEffort>;
 type Achievement = MatchedEffort["achievements"][number];
 
-/** Effort ids live above 2^53 (64-bit, exact end to end): 2^53 + activity id × 1024 + n. */
-export const EFFORT_ID_BASE = 2n ** 53n;
+/**
+ * Effort ids are 64-bit and exact end to end, and also safe for clients that parse JSON numbers
+ * as IEEE-754 doubles: every id is an even integer in [2^53 + 2^52, 2^54). Between 2^53 and 2^54
+ * doubles are exactly the even integers, so each id is its own double — no two efforts share one,
+ * JSON.parse yields the exact value, and printing that double gives back the id's digits.
+ *
+ * id = EFFORT_ID_BASE + EFFORT_ID_STRIDE × (activity id × 1024 + n), n < 1024 the effort's slot in
+ * its activity; activity ids stay below 2^41. Ids drawn before this scheme (2^53 + activity id ×
+ * 1024 + n, consecutive) lie below EFFORT_ID_BASE, so the two never meet; events keep those as
+ * they were recorded.
+ */
+export const EFFORT_ID_BASE = 2n ** 53n + 2n ** 52n;
+export const EFFORT_ID_STRIDE = 2n;
+export const EFFORTS_PER_ACTIVITY = 1024;
 export function effortIdFor(activityId: number, n: number): string {
-  return (EFFORT_ID_BASE + BigInt(activityId) * 1024n + BigInt(n)).toString();
+  if (!Number.isInteger(n) || n < 0 || n >= EFFORTS_PER_ACTIVITY) throw new RangeError(`effort slot ${n} out of range`);
+  if (!Number.isInteger(activityId) || activityId <= 0 || activityId >= 2 ** 41) throw new RangeError(`activity id ${activityId} out of range`);
+  return (EFFORT_ID_BASE + EFFORT_ID_STRIDE * (BigInt(activityId) * BigInt(EFFORTS_PER_ACTIVITY) + BigInt(n))).toString();
 }
 
 /** Competition rank (1-based): 1 + the number of strictly better values; ties share a rank. */
@@ -169,7 +183,7 @@ export async function matchActivity(
       );
       for (const r of rows) stats.set(Number(r.id), r);
     }
-    const kept = matches.slice(0, 1024);
+    const kept = matches.slice(0, EFFORTS_PER_ACTIVITY);
     const timed = kept.map((m) => {
       const times = effortTimes(streams, m.startIndex, m.endIndex);
       const toRank: EffortToRank = {

@@ -18,7 +18,7 @@ export function exploreSegments(db: Queryable, q: ExploreQuery) {
   const [south, west, north, east] = q.bounds;
   return db.query<SegmentRow & { elev_difference: number }>(
     `select ${SEGMENT_COLUMNS},
-            coalesce((s.altitudes->>(jsonb_array_length(s.altitudes) - 1))::float8 - (s.altitudes->>0)::float8, 0) as elev_difference
+            s.elevation_difference as elev_difference
        from segments s
       where s.activity_type = $1 and s.start_lat between $2 and $4 and s.start_lng between $3 and $5
         and s.climb_category between $6 and $7 and not s.private

@@ -60,14 +60,17 @@ export interface SegmentFacts {
 /** Climb categories by score = distance (m) × average grade (%): NC, 4, 3, 2, 1, HC. */
 export const CLIMB_THRESHOLDS = [8_000, 16_000, 32_000, 64_000, 80_000] as const;
 export const CLIMB_CATEGORY_DESC = ["NC", "4", "3", "2", "1", "HC"] as const;
+/** Below this average grade (percent) a segment is never a categorized climb. */
+export const CLIMB_MIN_GRADE = 3;
 
 /**
  * climb_category 0–5 from distance × grade: score = distance in metres × average grade in percent;
  * below 8,000 → 0 (uncategorized), ≥ 8,000 → 1 (Cat 4), ≥ 16,000 → 2 (Cat 3), ≥ 32,000 → 3 (Cat 2),
- * ≥ 64,000 → 4 (Cat 1), ≥ 80,000 → 5 (HC). Descents and flat segments (grade ≤ 0) are 0.
+ * ≥ 64,000 → 4 (Cat 1), ≥ 80,000 → 5 (HC). Segments averaging under 3 % (flats, descents) are 0
+ * whatever their length.
  */
 export function climbCategory(distance: number, averageGrade: number): number {
-  if (!(averageGrade > 0) || !(distance > 0)) return 0;
+  if (!(averageGrade >= CLIMB_MIN_GRADE) || !(distance > 0)) return 0;
   const score = distance * averageGrade;
   let category = 0;
   for (const threshold of CLIMB_THRESHOLDS) if (score >= threshold) category++;
@@ -79,9 +82,70 @@ export const MAX_GRADE_WINDOW = 100;
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/** The elevation facts of a segment: measured from an altitude profile, or absent. */
+export interface ElevationFacts {
+  averageGrade: number;
+  maximumGrade: number;
+  elevationHigh: number | null;
+  elevationLow: number | null;
+  totalElevationGain: number;
+  climbCategory: number;
+}
+
+/** What a segment without any altitudes holds: null elevations, flat grades, uncategorized. */
+export const NO_ELEVATION: ElevationFacts = {
+  averageGrade: 0, maximumGrade: 0, elevationHigh: null, elevationLow: null, totalElevationGain: 0, climbCategory: 0,
+};
+
+/**
+ * Elevation facts from an altitude profile: `along[i]` metres from the start (ascending) at
+ * altitude `altitudes[i]`, over a segment `distance` metres long (its own length; the profile may
+ * come from an effort's track, whose length differs a little).
+ *
+ * - elevation_high / elevation_low: the highest and lowest altitude of the profile.
+ * - total_elevation_gain: the sum of every rise between consecutive points.
+ * - average_grade: (last altitude − first altitude) / distance × 100.
+ * - maximum_grade: the steepest grade between two profile points at least MAX_GRADE_WINDOW metres
+ *   apart (the nearest such pair from each start point), never below the average grade.
+ * - climb_category: climbCategory(distance, average_grade).
+ */
+export function elevationFacts(along: number[], altitudes: number[], distance: number): ElevationFacts {
+  if (altitudes.length < 2 || altitudes.length !== along.length || !(distance > 0)) return NO_ELEVATION;
+  let elevationHigh = -Infinity;
+  let elevationLow = Infinity;
+  let totalElevationGain = 0;
+  for (let i = 0; i < altitudes.length; i++) {
+    elevationHigh = Math.max(elevationHigh, altitudes[i]);
+    elevationLow = Math.min(elevationLow, altitudes[i]);
+    if (i > 0) totalElevationGain += Math.max(0, altitudes[i] - altitudes[i - 1]);
+  }
+  const averageGrade = ((altitudes[altitudes.length - 1] - altitudes[0]) / distance) * 100;
+  // Steepest grade over any stretch of at least MAX_GRADE_WINDOW metres (or the whole profile).
+  const span = along[along.length - 1] - along[0];
+  const window = Math.min(MAX_GRADE_WINDOW, span);
+  let maximumGrade = -Infinity;
+  let j = 0;
+  for (let i = 0; i < along.length; i++) {
+    while (j < along.length && along[j] - along[i] < window) j++;
+    if (j >= along.length) break;
+    const run = along[j] - along[i];
+    if (run > 0) maximumGrade = Math.max(maximumGrade, ((altitudes[j] - altitudes[i]) / run) * 100);
+  }
+  if (!Number.isFinite(maximumGrade)) maximumGrade = averageGrade;
+  maximumGrade = Math.max(maximumGrade, averageGrade);
+  return {
+    averageGrade: round(averageGrade, 1),
+    maximumGrade: round(maximumGrade, 1),
+    elevationHigh: round(elevationHigh, 1),
+    elevationLow: round(elevationLow, 1),
+    totalElevationGain: round(totalElevationGain, 1),
+    climbCategory: climbCategory(distance, averageGrade),
+  };
+}
+
 /**
  * Derived facts of a segment from its points and (optional) altitudes. Without altitudes the
- * elevation facts are null/0 and the climb category 0.
+ * elevation facts are NO_ELEVATION until a matched effort measures them (SegmentProfileMeasured).
  */
 export function segmentFacts(points: LatLng[], altitudes: (number | null)[] | null): SegmentFacts {
   if (points.length < 2) throw new Error("a segment needs at least two points");
@@ -90,37 +154,9 @@ export function segmentFacts(points: LatLng[], altitudes: (number | null)[] | nu
   const alts = altitudes && altitudes.length === points.length && altitudes.every((a) => typeof a === "number" && Number.isFinite(a))
     ? altitudes as number[]
     : null;
-  let averageGrade = 0;
-  let maximumGrade = 0;
-  let elevationHigh: number | null = null;
-  let elevationLow: number | null = null;
-  let totalElevationGain = 0;
-  if (alts) {
-    elevationHigh = Math.max(...alts);
-    elevationLow = Math.min(...alts);
-    for (let i = 1; i < alts.length; i++) totalElevationGain += Math.max(0, alts[i] - alts[i - 1]);
-    averageGrade = distance > 0 ? ((alts[alts.length - 1] - alts[0]) / distance) * 100 : 0;
-    // Steepest grade over any stretch of at least MAX_GRADE_WINDOW metres (or the whole segment).
-    const window = Math.min(MAX_GRADE_WINDOW, distance);
-    let j = 0;
-    maximumGrade = -Infinity;
-    for (let i = 0; i < points.length; i++) {
-      while (j < points.length && cumulative[j] - cumulative[i] < window) j++;
-      if (j >= points.length) break;
-      const run = cumulative[j] - cumulative[i];
-      if (run > 0) maximumGrade = Math.max(maximumGrade, ((alts[j] - alts[i]) / run) * 100);
-    }
-    if (!Number.isFinite(maximumGrade)) maximumGrade = averageGrade;
-    maximumGrade = Math.max(maximumGrade, averageGrade);
-  }
   return {
     distance: round(distance, 1),
-    averageGrade: round(averageGrade, 1),
-    maximumGrade: round(maximumGrade, 1),
-    elevationHigh: elevationHigh === null ? null : round(elevationHigh, 1),
-    elevationLow: elevationLow === null ? null : round(elevationLow, 1),
-    totalElevationGain: round(totalElevationGain, 1),
-    climbCategory: climbCategory(distance, averageGrade),
+    ...(alts ? elevationFacts(cumulative, alts, distance) : NO_ELEVATION),
     startLatlng: points[0],
     endLatlng: points[points.length - 1],
   };

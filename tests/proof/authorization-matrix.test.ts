@@ -159,6 +159,8 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/segments/:id/leaderboard": { request: fixed(`/v3/segments/${c.segmentId}/leaderboard`) },
     "GET /v3/segments/:id/streams": { request: fixed(`/v3/segments/${c.segmentId}/streams`, { query: { keys: "latlng" } }) },
     "GET /v3/segment_efforts/:id": { request: fixed(`/v3/segment_efforts/${c.effortId}`) } /* a public effort */,
+    "GET /v3/segment_efforts/:id/streams": { request: fixed(`/v3/segment_efforts/${c.effortId}/streams`, { query: { keys: "time" } }) },
+    "GET /v3/segment_efforts": { request: fixed("/v3/segment_efforts", { query: { segment_id: c.segmentId } }) },
     "GET /v3/athlete": { request: fixed("/v3/athlete") },
     "PUT /v3/athlete": { request: fixed("/v3/athlete", { form: { weight: 71 } }) }, // the caller's own profile
     "GET /v3/athletes/:id": { request: fixed(`/v3/athletes/${owner.id}`) },

@@ -19,6 +19,9 @@ describe("segment geometry", () => {
     expect(climbCategory(8000, 8)).toBe(4);
     expect(climbCategory(10000, 8)).toBe(5);
     expect(climbCategory(20000, -5)).toBe(0);
+    // The commonly cited rule also wants an average grade of at least 3 %: a long drag stays uncategorized.
+    expect(climbCategory(10000, 2.9)).toBe(0);
+    expect(climbCategory(10000, 3)).toBe(2); // score 30,000: Cat 3
   });
 
   it("derives distance, grades, elevations and gain", () => {

@@ -1,0 +1,108 @@
+import type { EventData } from "../../events/catalogue.ts";
+import { handleCommand } from "../../events/decider.ts";
+import { activityStream } from "../../events/activity/events.ts";
+import {
+  segmentEffortsMatched,
+  segmentEffortsRematched,
+  type segmentProfileMeasured,
+  segmentStream,
+} from "../../events/segment/events.ts";
+import { profileDecider } from "../../events/segment/profile.ts";
+import type { ActivityStreams } from "../../shared/streams.ts";
+import type { RecordedActivity } from "../activity-processors.ts";
+import { elevationFacts, haversine, type LatLng } from "./geometry.ts";
+
+type Matched = EventData<typeof segmentEffortsMatched>;
+type Measurement = EventData<typeof segmentProfileMeasured>;
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/**
+ * The altitude profile of an effort: its points that carry an altitude, as [metres from the
+ * effort's first point, altitude]. Distance along is the activity's distance stream (or, without
+ * one, the haversine sum of its positions). Null when fewer than two points carry an altitude or
+ * the effort does not move.
+ */
+export function effortProfile(streams: ActivityStreams, startIndex: number, endIndex: number): [number, number][] | null {
+  const altitude = streams.altitude;
+  if (!altitude) return null;
+  const along: number[] = [];
+  let d = 0;
+  let last: LatLng | null = null;
+  for (let k = startIndex; k <= endIndex; k++) {
+    const p = streams.latlng?.[k] ?? null;
+    if (p && last) d += haversine(last, p);
+    if (p) last = p;
+    along.push(streams.distance?.[k] ?? d);
+  }
+  const profile: [number, number][] = [];
+  for (let k = startIndex; k <= endIndex; k++) {
+    const a = altitude[k];
+    if (typeof a !== "number" || !Number.isFinite(a)) continue;
+    profile.push([round1(along[k - startIndex] - along[0]), a]);
+  }
+  if (profile.length < 2 || !(profile[profile.length - 1][0] > profile[0][0])) return null;
+  return profile;
+}
+
+/** The measurement of a segment `distance` metres long from an effort's profile. */
+export function measurement(
+  segment: { segmentId: number; distance: number },
+  effort: { activityId: number; effortId: string; source: Measurement["source"]; profile: [number, number][] },
+): Measurement {
+  const facts = elevationFacts(effort.profile.map((p) => p[0]), effort.profile.map((p) => p[1]), segment.distance);
+  return {
+    segmentId: segment.segmentId,
+    activityId: effort.activityId,
+    effortId: effort.effortId,
+    source: effort.source,
+    profile: effort.profile,
+    averageGrade: facts.averageGrade,
+    maximumGrade: facts.maximumGrade,
+    elevationHigh: facts.elevationHigh!,
+    elevationLow: facts.elevationLow!,
+    totalElevationGain: facts.totalElevationGain,
+    climbCategory: facts.climbCategory,
+  };
+}
+
+/**
+ * The activity processor that measures segments created without altitudes (issue #22): for each
+ * segment this activity's efforts ride whose elevation is still unknown (or only measured from GPS
+ * altitudes, when this activity's altitudes are barometric), the first effort's altitude profile
+ * is recorded as SegmentProfileMeasured on the segment's stream. Only public activities with an
+ * altitude stream are measured from. The decider (events/segment/profile.ts) keeps it to one
+ * measurement per source, so a retried upload records nothing twice. Its events go to segment
+ * streams, so it returns none for the activity's stream.
+ */
+export async function segmentProfileProcessor(recorded: RecordedActivity) {
+  const { platform, activity, streams } = recorded;
+  if (activity.private || !streams?.altitude) return [];
+  const history = await platform.store.readStream(activityStream(activity.activityId));
+  const matched = history.findLast((e) => e.type === segmentEffortsMatched.type || e.type === segmentEffortsRematched.type);
+  if (!matched) return [];
+  const efforts = (matched.data as Matched).efforts;
+  if (efforts.length === 0) return [];
+  const source: Measurement["source"] = activity.barometric ? "barometric" : "gps";
+  const wanted = await platform.db.query<{ id: number; distance: number }>(
+    `select id, distance from segments
+      where id = any($1::bigint[]) and altitudes is null
+        and (elevation_source is null or (elevation_source = 'gps' and $2 = 'barometric'))`,
+    [[...new Set(efforts.map((e) => e.segmentId))], source],
+  );
+  for (const segment of wanted) {
+    const segmentId = Number(segment.id);
+    for (const effort of efforts.filter((e) => e.segmentId === segmentId)) {
+      const profile = effortProfile(streams, effort.startIndex, effort.endIndex);
+      if (!profile) continue;
+      const data = measurement({ segmentId, distance: Number(segment.distance) }, {
+        activityId: activity.activityId, effortId: effort.effortId, source, profile,
+      });
+      await handleCommand(platform.store, segmentStream(segmentId), profileDecider, { type: "measure-profile", measurement: data }, {
+        metadata: { athleteId: activity.athleteId, source: "job:upload" },
+      });
+      break;
+    }
+  }
+  return [];
+}
