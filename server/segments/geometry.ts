@@ -3,6 +3,8 @@
  * when a segment is created (distance, grades, elevations, climb category).
  */
 
+import { maxOf, minOf } from "../ingest/extent.ts";
+
 export type LatLng = [number, number];
 
 const EARTH_RADIUS = 6_371_008.8;
@@ -96,8 +98,8 @@ export function segmentFacts(points: LatLng[], altitudes: (number | null)[] | nu
   let elevationLow: number | null = null;
   let totalElevationGain = 0;
   if (alts) {
-    elevationHigh = Math.max(...alts);
-    elevationLow = Math.min(...alts);
+    elevationHigh = maxOf(alts);
+    elevationLow = minOf(alts);
     for (let i = 1; i < alts.length; i++) totalElevationGain += Math.max(0, alts[i] - alts[i - 1]);
     averageGrade = distance > 0 ? ((alts[alts.length - 1] - alts[0]) / distance) * 100 : 0;
     // Steepest grade over any stretch of at least MAX_GRADE_WINDOW metres (or the whole segment).
