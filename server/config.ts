@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import process from "node:process";
+import { defaultDeriveWorkers } from "./uploads/derive-pool.ts";
 
 /** Everything the server reads from its environment, with the defaults the README lists. */
 export interface Config {
@@ -22,6 +23,8 @@ export interface Config {
   runJobs: boolean;
   /** Quiet start-up banner (tests). */
   quiet: boolean;
+  /** Uploads decoded and derived at once, each in its own worker thread (DERIVE_WORKERS; 0 = on the event loop). */
+  deriveWorkers?: number;
   /** Webhook delivery attempts per event, first included (WEBHOOK_ATTEMPTS, default 3). */
   webhookAttempts?: number;
   /** Webhook retry back-off base in ms, doubled per attempt (WEBHOOK_RETRY_MS, default 10000). */
@@ -50,6 +53,7 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     seedDemo: process.env.SEED_DEMO !== "0",
     runJobs: process.env.RUN_JOBS !== "0",
     quiet: process.env.QUIET === "1",
+    deriveWorkers: intEnv("DERIVE_WORKERS", defaultDeriveWorkers()),
     webhookAttempts: Math.max(1, intEnv("WEBHOOK_ATTEMPTS", 3)),
     webhookRetryMs: intEnv("WEBHOOK_RETRY_MS", 10_000),
     ...overrides,
