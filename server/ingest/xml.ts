@@ -1,4 +1,4 @@
-import sax from "sax";
+import { SaxesParser } from "saxes";
 import { IngestError } from "./types.ts";
 
 /** An element as the streaming reader reports it: local name (prefix dropped) and attributes. */
@@ -19,7 +19,7 @@ export interface XmlVisitor {
   close(name: string, text: string, path: readonly string[]): void;
 }
 
-/** Characters decoded and fed to the parser at a time: the document is never one string. */
+/** Bytes decoded and fed to the parser at a time: the document is never one string. */
 const CHUNK_BYTES = 1 << 20;
 
 const localName = (qualified: string) => {
@@ -27,58 +27,43 @@ const localName = (qualified: string) => {
   return colon === -1 ? qualified : qualified.slice(colon + 1);
 };
 
-type SaxParser = {
-  onopentag: (node: { name: string; attributes: Record<string, string> }) => void;
-  onclosetag: (name: string) => void;
-  ontext: (text: string) => void;
-  oncdata: (text: string) => void;
-  ondoctype: (doctype: string) => void;
-  onsgmldeclaration: (text: string) => void;
-  onerror: (error: Error) => void;
-  write(chunk: string): SaxParser;
-  close(): SaxParser;
-  line: number;
-};
-const saxModule = sax as unknown as { parser(strict: boolean, options: Record<string, unknown>): SaxParser };
-
 /**
- * Reads a GPX or TCX document as a stream of elements, without ever building its tree or holding
- * it as one string. DOCTYPE (and so any ENTITY) declarations are refused outright: only the five
- * predefined entities and character references are understood, nothing is expanded from a
- * declaration (no "billion laughs", no external entities). A UTF-8 BOM and whitespace before the
- * XML declaration are accepted.
+ * Reads a GPX or TCX document as a stream of elements (saxes, a conforming non-validating SAX
+ * parser), without ever building its tree or holding it as one string. DOCTYPE (and so any
+ * ENTITY) declarations are refused outright: only the five predefined entities and character
+ * references are understood, nothing is expanded from a declaration (no "billion laughs", no
+ * external entities). A UTF-8 BOM and whitespace before the XML declaration are accepted.
  */
 export function streamXml(bytes: Uint8Array, what: string, visitor: XmlVisitor): void {
-  const parser = saxModule.parser(true, { trim: false, normalize: false, xmlns: false, position: true });
+  const parser = new SaxesParser({ xmlns: false, position: true });
   const path: string[] = [];
   let text = "";
-  const refuseDeclarations = () => {
+  parser.on("doctype", () => {
     throw new IngestError(`The ${what} file declares a DOCTYPE or entities, which are not accepted.`);
-  };
-  parser.ondoctype = refuseDeclarations;
-  parser.onsgmldeclaration = refuseDeclarations;
-  parser.onerror = (error: Error) => {
-    const message = String(error.message).split("\n")[0];
-    throw new IngestError(`The ${what} file is not well-formed XML (line ${parser.line + 1}: ${message}).`);
-  };
-  parser.onopentag = (node) => {
+  });
+  parser.on("error", (error: Error) => {
+    // saxes prefixes the message with the position ("1:23: "); the line is stated once, our way.
+    const message = String(error.message).replace(/^\d+:\d+:\s*/, "");
+    throw new IngestError(`The ${what} file is not well-formed XML (line ${parser.line}: ${message}).`);
+  });
+  parser.on("opentag", (node) => {
     const name = localName(node.name);
     const attributes: Record<string, string> = {};
-    for (const key in node.attributes) attributes[localName(key)] = node.attributes[key];
+    const raw = node.attributes as Record<string, string>;
+    for (const key in raw) attributes[localName(key)] = raw[key];
     path.push(name);
     text = "";
     visitor.open({ name, attributes }, path);
-  };
-  parser.ontext = (t) => (text += t);
-  parser.oncdata = (t) => (text += t);
-  parser.onclosetag = (qualified) => {
-    const name = localName(qualified);
-    visitor.close(name, text.trim(), path);
+  });
+  parser.on("text", (t) => (text += t));
+  parser.on("cdata", (t) => (text += t));
+  parser.on("closetag", (node) => {
+    visitor.close(localName(node.name), text.trim(), path);
     path.pop();
     text = "";
-  };
+  });
   const decoder = new TextDecoder("utf-8", { fatal: false });
-  // Whitespace before "<?xml" (some exporters write it) is skipped, so the declaration comes first.
+  // A BOM, then whitespace before "<?xml" (some exporters write it), are skipped: the declaration comes first.
   let start = 0;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
   while (start < bytes.length && (bytes[start] === 0x20 || bytes[start] === 0x09 || bytes[start] === 0x0a || bytes[start] === 0x0d)) start++;
