@@ -7,6 +7,7 @@
 import type { DataType } from "../ingest/decode.ts";
 import type { DeriveContext } from "../ingest/derive.ts";
 import { type DecodedUpload, decodeAndDerive } from "./decode-derive.ts";
+import { type PackedStreams, unpackStreams } from "./streams-transfer.ts";
 import { coreCount, type RuntimeWorker, startWorker } from "./worker-runtime.ts";
 
 export interface DeriveRequest {
@@ -18,7 +19,7 @@ export interface DeriveRequest {
 }
 
 export type DeriveReply =
-  | ({ id: number; ok: true } & DecodedUpload)
+  | { id: number; ok: true; facts: DecodedUpload["derived"]["facts"]; streams: PackedStreams; streamsJson: Uint8Array; notes: string[] }
   | { id: number; ok: false; name: string; message: string };
 
 /** Default number of derive workers: one less than the cores, at least one. */
@@ -120,7 +121,10 @@ export class DerivePool {
     const busy = slot.busy;
     if (!busy || busy.id !== reply.id) return;
     slot.busy = null;
-    if (reply.ok) busy.task.resolve({ derived: reply.derived, streamsJson: reply.streamsJson, notes: reply.notes });
+    if (reply.ok) {
+      const derived = { facts: reply.facts, streams: unpackStreams(reply.streams) };
+      busy.task.resolve({ derived, streamsJson: reply.streamsJson, notes: reply.notes });
+    }
     else busy.task.reject(new DeriveError(reply.name, reply.message));
     this.#idle(slot);
     this.#dispatch();

@@ -4,6 +4,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { decodeAndDerive } from "./decode-derive.ts";
+import { packedBuffers, packStreams } from "./streams-transfer.ts";
 import type { DeriveReply, DeriveRequest } from "./derive-pool.ts";
 
 type Port = { postMessage(message: unknown, transfer: ArrayBuffer[]): void };
@@ -11,8 +12,9 @@ type Port = { postMessage(message: unknown, transfer: ArrayBuffer[]): void };
 async function handle(request: DeriveRequest, port: Port) {
   try {
     const result = await decodeAndDerive(request.original, request.dataType, request.context, request.maxUploadBytes);
-    const reply: DeriveReply = { id: request.id, ok: true, ...result };
-    port.postMessage(reply, [result.streamsJson.buffer as ArrayBuffer]);
+    const streams = packStreams(result.derived.streams);
+    const reply: DeriveReply = { id: request.id, ok: true, facts: result.derived.facts, streams, streamsJson: result.streamsJson, notes: result.notes };
+    port.postMessage(reply, [result.streamsJson.buffer as ArrayBuffer, ...packedBuffers(streams)]);
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));
     const reply: DeriveReply = { id: request.id, ok: false, name: e.name, message: e.message };
