@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import process from "node:process";
+import { defaultDeriveWorkers } from "./uploads/derive-pool.ts";
 
 /** Everything the server reads from its environment, with the defaults `npm start -- --help` lists. */
 export interface Config {
@@ -22,6 +23,8 @@ export interface Config {
   runJobs: boolean;
   /** Quiet start-up banner and no request log (tests). */
   quiet: boolean;
+  /** Uploads decoded and derived at once, each in its own worker thread (DERIVE_WORKERS; 0 = on the event loop). */
+  deriveWorkers?: number;
   /** Webhook delivery attempts per event, first included (WEBHOOK_ATTEMPTS, default 3). */
   webhookAttempts?: number;
   /** Webhook retry back-off base in ms, doubled per attempt (WEBHOOK_RETRY_MS, default 10000). */
@@ -57,6 +60,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: "MAX_BODY_BYTES", default: "67108864", description: "largest request body (413 above)" },
   { name: "MAX_UPLOAD_BYTES", default: "67108864", description: "largest upload file after decompression" },
   { name: "SEED_DEMO", default: "1", description: "0 = do not create the demo platform on first start" },
+  { name: "DERIVE_WORKERS", default: "cores - 1 (at least 1)", description: "uploads decoded and derived at once, each in a worker thread (0 = on the event loop)" },
   { name: "RUN_JOBS", default: "1", description: "0 = run no background jobs in this process (uploads, heatmaps, webhooks)" },
   { name: "WEBHOOK_ATTEMPTS", default: "3", description: "webhook delivery attempts per event, the first included" },
   { name: "WEBHOOK_RETRY_MS", default: "10000", description: "webhook retry back-off base in ms, doubled per attempt" },
@@ -128,6 +132,7 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     seedDemo: flagEnv("SEED_DEMO", true),
     runJobs: flagEnv("RUN_JOBS", true),
     quiet,
+    deriveWorkers: intEnv("DERIVE_WORKERS", defaultDeriveWorkers(), 64),
     webhookAttempts: Math.max(1, intEnv("WEBHOOK_ATTEMPTS", 3)),
     webhookRetryMs: intEnv("WEBHOOK_RETRY_MS", 10_000),
     logFormat: logFormatEnv(quiet),

@@ -2,7 +2,7 @@ import { gunzipSync } from "node:zlib";
 import { parseFit } from "./fit.ts";
 import { parseGpx } from "./gpx.ts";
 import { parseTcx } from "./tcx.ts";
-import { IngestError, type ParsedFile } from "./types.ts";
+import { IngestError, type ParsedFile, type Pause, type Sample } from "./types.ts";
 
 export const DATA_TYPES = ["fit", "fit.gz", "tcx", "tcx.gz", "gpx", "gpx.gz"] as const;
 export type DataType = (typeof DATA_TYPES)[number];
@@ -43,7 +43,7 @@ export function sniff(content: Uint8Array, dataType: DataType): void {
   const kind = dataType.replace(".gz", "");
   if (content.byteLength === 0) throw new IngestError("The file is empty.");
   if (kind === "fit") {
-    const ok = content.byteLength >= 12 && String.fromCharCode(...content.subarray(8, 12)) === ".FIT";
+    const ok = content.byteLength >= 12 && content[8] === 0x2e && content[9] === 0x46 && content[10] === 0x49 && content[11] === 0x54;
     if (!ok) throw new IngestError(`The file is not a FIT file, but data_type is ${dataType}.`);
     return;
   }
@@ -60,6 +60,7 @@ export const MAX_RECORDING_SECONDS = 30 * 24 * 3600;
 /** Largest magnitude accepted for a recorded value (metres, watts, bpm, …); beyond it the value is corrupt. */
 const MAX_SENSOR_MAGNITUDE = 1e9;
 const SAMPLE_VALUES = ["lat", "lng", "altitude", "heartrate", "cadence", "watts", "temp", "distance", "speed"] as const;
+const SAMPLE_KEYS = SAMPLE_VALUES;
 
 /** Text from a file made storable: U+0000 and unpaired surrogates (refused by PostgreSQL) become U+FFFD. */
 export function storableText(text: string): string {
@@ -71,11 +72,12 @@ export async function parseDeviceFile(content: Uint8Array, dataType: DataType): 
   sniff(content, dataType);
   const kind = dataType.replace(".gz", "");
   const parsed = kind === "fit" ? await parseFit(content) : kind === "tcx" ? parseTcx(content) : parseGpx(content);
+  keepFileOrder(parsed);
   if (parsed.samples.length === 0) {
     throw new IngestError(`The ${kind.toUpperCase()} file holds no timed records or trackpoints.`);
   }
-  const times = parsed.samples.map((s) => s.time);
-  const span = (Math.max(...times) - Math.min(...times)) / 1000;
+  // Times only move forward now: the span is last minus first.
+  const span = (parsed.samples[parsed.samples.length - 1].time - parsed.samples[0].time) / 1000;
   if (!Number.isFinite(span) || span > MAX_RECORDING_SECONDS) {
     throw new IngestError(`The ${kind.toUpperCase()} file's timestamps span more than ${MAX_RECORDING_SECONDS / 86400} days.`);
   }
@@ -95,4 +97,41 @@ export async function parseDeviceFile(content: Uint8Array, dataType: DataType): 
   parsed.deviceName = parsed.deviceName === null ? null : storableText(parsed.deviceName);
   parsed.notes = parsed.notes.map(storableText);
   return parsed;
+}
+
+/**
+ * Samples stay in the file's order (never sorted: sorting turns a route into a zigzag). A sample
+ * whose time is earlier than the last kept one is dropped; one with the same time fills the kept
+ * sample's missing values. Segment starts follow the kept samples, and the time between two GPX
+ * track segments becomes a pause.
+ */
+export function keepFileOrder(parsed: ParsedFile): void {
+  const samples = parsed.samples;
+  const starts = parsed.segmentStarts ?? [];
+  const kept: Sample[] = [];
+  const keptStarts: number[] = [];
+  let next = 0;
+  let boundary = false;
+  for (let i = 0; i < samples.length; i++) {
+    const s = samples[i];
+    while (next < starts.length && starts[next] <= i) {
+      boundary = true;
+      next++;
+    }
+    const last = kept[kept.length - 1];
+    if (last && s.time < last.time) continue;
+    if (last && s.time === last.time) {
+      for (const key of SAMPLE_KEYS) if (last[key] === null && s[key] !== null) last[key] = s[key];
+      continue;
+    }
+    if (boundary && kept.length > 0) keptStarts.push(kept.length);
+    boundary = false;
+    kept.push(s);
+  }
+  parsed.samples = kept;
+  if (parsed.segmentStarts === undefined) return;
+  parsed.segmentStarts = keptStarts;
+  const gaps: Pause[] = [];
+  for (const k of keptStarts) gaps.push({ start: kept[k - 1].time, end: kept[k].time });
+  if (gaps.length) parsed.pauses = parsed.pauses.concat(gaps).sort((a, b) => a.start - b.start);
 }

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { activityFacts, bestEffortFacts, lapFacts, splitFacts } from "../../events/activity/events.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
+import { maxOf, minOf } from "./extent.ts";
 import { encodePolyline, haversine, simplify } from "./geo.ts";
 import { timezoneOf } from "./timezone.ts";
 import type { ParsedFile, Sample } from "./types.ts";
@@ -232,15 +233,15 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   if (parsed.deviceTotals.ascent !== null && parsed.barometric) totalElevationGain = parsed.deviceTotals.ascent;
   else if (parsed.barometric) totalElevationGain = elevationGain(altitudes, 1);
   else totalElevationGain = gpsGain(altitudes);
-  const elevHigh = altitudes.length ? Math.max(...altitudes) : null;
-  const elevLow = altitudes.length ? Math.min(...altitudes) : null;
+  const elevHigh = altitudes.length ? maxOf(altitudes) : null;
+  const elevLow = altitudes.length ? minOf(altitudes) : null;
 
   // Heart rate, cadence, temperature.
   const hrAll = samples.map((s) => s.heartrate).filter((h): h is number => h !== null);
   const hrMoving = samples.filter((s, i) => moving[i] && s.heartrate !== null).map((s) => s.heartrate as number);
   const hasHeartrate = hrAll.length > 0;
   const averageHeartrate = hasHeartrate ? round(mean(hrMoving.length ? hrMoving : hrAll)!, 1) : null;
-  const maxHeartrate = hasHeartrate ? Math.round(Math.max(...hrAll)) : null;
+  const maxHeartrate = hasHeartrate ? Math.round(maxOf(hrAll)) : null;
   const cadMoving = samples.filter((s, i) => moving[i] && s.cadence !== null && s.cadence > 0).map((s) => s.cadence as number);
   const averageCadence = cadMoving.length ? round(mean(cadMoving)!, 1) : null;
   const temps = samples.map((s) => s.temp).filter((t): t is number => t !== null);
@@ -289,7 +290,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     averageWatts = round(avg, 1);
     kilojoules = round((avg * movingTime) / 1000, 1);
     if (deviceWatts) {
-      maxWatts = Math.round(Math.max(...series));
+      maxWatts = Math.round(maxOf(series));
       weightedAverageWatts = normalizedPower(samples, series, moving);
     }
   }
@@ -356,11 +357,11 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
       distance,
       totalElevationGain: round(parsed.barometric ? elevationGain(alts, 1) : gpsGain(alts), 1),
       averageSpeed: round(lapMoving > 0 ? distance / lapMoving : elapsed > 0 ? distance / elapsed : 0, 3),
-      maxSpeed: round(Math.max(0, ...velocity.slice(a, b + 1)), 2),
+      maxSpeed: round(maxOf(velocity.slice(a, b + 1), 0), 2),
       averageCadence: cads.length ? round(mean(cads)!, 1) : null,
       averageWatts: deviceWattsPresent && isRide && watts.length ? round(mean(watts)!, 1) : null,
       averageHeartrate: hr.length ? round(mean(hr)!, 1) : null,
-      maxHeartrate: hr.length ? Math.max(...hr) : null,
+      maxHeartrate: hr.length ? maxOf(hr) : null,
     };
   });
 

@@ -52,7 +52,7 @@ function deviceNameOf(fit: Record<string, unknown>): string | null {
 
 /** Decodes a FIT file (list mode: cascade mode drops records of files without sessions). */
 export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
-  if (bytes.byteLength < 12 || String.fromCharCode(...bytes.subarray(8, 12)) !== ".FIT") {
+  if (bytes.byteLength < 12 || new TextDecoder().decode(bytes.subarray(8, 12)) !== ".FIT") {
     throw new IngestError("The file is not a FIT file (no .FIT header).");
   }
   const notes: string[] = [];

@@ -1,69 +1,77 @@
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { SaxesParser } from "saxes";
 import { IngestError } from "./types.ts";
 
-export type XmlNode = Record<string, unknown>;
-
-const ARRAYS = new Set([
-  "trk", "trkseg", "trkpt", "extensions", "Activity", "Lap", "Track", "Trackpoint",
-]);
+/** An element as the streaming reader reports it: local name (prefix dropped) and attributes. */
+export interface XmlElement {
+  /** Local name, namespace prefix dropped, so any prefix works. */
+  name: string;
+  /** Attributes by local name; values are raw strings. */
+  attributes: Record<string, string>;
+}
 
 /**
- * Parses a GPX or TCX document safely: DOCTYPE/ENTITY declarations are refused outright (no
- * entity expansion, so no "billion laughs"), namespace prefixes are dropped so any prefix works,
- * and element values stay strings.
+ * What a format parser does with the document as it streams by. `path` holds the local names of
+ * the open elements, outermost first, the current one last.
  */
-export function parseXml(bytes: Uint8Array, what: string): XmlNode {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
-  } catch {
-    throw new IngestError(`The ${what} file is not readable text.`);
-  }
-  const head = text.slice(0, 4096);
-  if (/<!DOCTYPE/i.test(head) || /<!ENTITY/i.test(text)) {
+export interface XmlVisitor {
+  open(element: XmlElement, path: readonly string[]): void;
+  /** `text` is the element's own text (trimmed), seen since its last child element. */
+  close(name: string, text: string, path: readonly string[]): void;
+}
+
+/** Bytes decoded and fed to the parser at a time: the document is never one string. */
+const CHUNK_BYTES = 1 << 20;
+
+const localName = (qualified: string) => {
+  const colon = qualified.indexOf(":");
+  return colon === -1 ? qualified : qualified.slice(colon + 1);
+};
+
+/**
+ * Reads a GPX or TCX document as a stream of elements (saxes, a conforming non-validating SAX
+ * parser), without ever building its tree or holding it as one string. DOCTYPE (and so any
+ * ENTITY) declarations are refused outright: only the five predefined entities and character
+ * references are understood, nothing is expanded from a declaration (no "billion laughs", no
+ * external entities). A UTF-8 BOM and whitespace before the XML declaration are accepted.
+ */
+export function streamXml(bytes: Uint8Array, what: string, visitor: XmlVisitor): void {
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  const path: string[] = [];
+  let text = "";
+  parser.on("doctype", () => {
     throw new IngestError(`The ${what} file declares a DOCTYPE or entities, which are not accepted.`);
-  }
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) {
-    const err = valid.err;
-    throw new IngestError(`The ${what} file is not well-formed XML (line ${err.line}: ${err.msg}).`);
-  }
-  const parser = new XMLParser({
-    ignoreAttributes: false,
-    attributeNamePrefix: "@_",
-    removeNSPrefix: true,
-    processEntities: false,
-    htmlEntities: false,
-    parseTagValue: false,
-    parseAttributeValue: false,
-    trimValues: true,
-    isArray: (name: string) => ARRAYS.has(name),
   });
-  try {
-    return parser.parse(text) as XmlNode;
-  } catch (error) {
-    throw new IngestError(`The ${what} file could not be parsed: ${(error as Error).message}.`);
+  parser.on("error", (error: Error) => {
+    // saxes prefixes the message with the position ("1:23: "); the line is stated once, our way.
+    const message = String(error.message).replace(/^\d+:\d+:\s*/, "");
+    throw new IngestError(`The ${what} file is not well-formed XML (line ${parser.line}: ${message}).`);
+  });
+  parser.on("opentag", (node) => {
+    const name = localName(node.name);
+    const attributes: Record<string, string> = {};
+    const raw = node.attributes as Record<string, string>;
+    for (const key in raw) attributes[localName(key)] = raw[key];
+    path.push(name);
+    text = "";
+    visitor.open({ name, attributes }, path);
+  });
+  parser.on("text", (t) => (text += t));
+  parser.on("cdata", (t) => (text += t));
+  parser.on("closetag", (node) => {
+    visitor.close(localName(node.name), text.trim(), path);
+    path.pop();
+    text = "";
+  });
+  const decoder = new TextDecoder("utf-8", { fatal: false });
+  // A BOM, then whitespace before "<?xml" (some exporters write it), are skipped: the declaration comes first.
+  let start = 0;
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+  while (start < bytes.length && (bytes[start] === 0x20 || bytes[start] === 0x09 || bytes[start] === 0x0a || bytes[start] === 0x0d)) start++;
+  for (let offset = start; offset < bytes.length; offset += CHUNK_BYTES) {
+    parser.write(decoder.decode(bytes.subarray(offset, Math.min(bytes.length, offset + CHUNK_BYTES)), { stream: true }));
   }
-}
-
-/** The text of an element that may carry attributes (then the text is under "#text"). */
-export function textOf(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === "string" || typeof value === "number") return String(value);
-  if (Array.isArray(value)) return textOf(value[0]);
-  if (typeof value === "object" && "#text" in (value as XmlNode)) return textOf((value as XmlNode)["#text"]);
-  return null;
-}
-
-export function child(node: unknown, name: string): unknown {
-  if (node && typeof node === "object" && !Array.isArray(node)) return (node as XmlNode)[name];
-  return undefined;
-}
-
-export function children(node: unknown, name: string): XmlNode[] {
-  const value = child(node, name);
-  if (value === undefined || value === null || value === "") return [];
-  return (Array.isArray(value) ? value : [value]).map((v) => (typeof v === "object" && v !== null ? v as XmlNode : {}));
+  parser.write(decoder.decode());
+  parser.close();
 }
 
 /** Time text → ms since epoch and the offset it states (seconds), or null when not a time. */
@@ -97,31 +105,18 @@ const EXTENSION_KEYS: Record<string, keyof ExtensionValues> = {
   distance: "distance", speed: "speed",
 };
 
-export function extensionValues(nodes: unknown[]): ExtensionValues {
-  const out: ExtensionValues = { heartrate: null, cadence: null, watts: null, temp: null, distance: null, speed: null };
-  const walk = (node: unknown, depth: number) => {
-    if (!node || typeof node !== "object" || depth > 6) return;
-    if (Array.isArray(node)) {
-      for (const n of node) walk(n, depth + 1);
-      return;
-    }
-    for (const [key, value] of Object.entries(node as XmlNode)) {
-      if (key.startsWith("@_")) continue;
-      const target = EXTENSION_KEYS[key.toLowerCase()];
-      const text = textOf(value);
-      if (target && text !== null && out[target] === null) {
-        const n = Number(text);
-        if (Number.isFinite(n) && text.trim() !== "") out[target] = n;
-        continue;
-      }
-      if (key.toLowerCase() === "heartratebpm") {
-        const v = Number(textOf(child(value, "Value")));
-        if (Number.isFinite(v) && out.heartrate === null) out.heartrate = v;
-        continue;
-      }
-      walk(value, depth + 1);
-    }
-  };
-  for (const node of nodes) walk(node, 0);
-  return out;
+export function emptyExtensionValues(): ExtensionValues {
+  return { heartrate: null, cadence: null, watts: null, temp: null, distance: null, speed: null };
+}
+
+/**
+ * Collects one closing element found inside an extensions element: the first numeric value of each
+ * known local name wins (TrackPointExtension v1/v2, cluetrust gpxdata, TPX, plain power, HeartRateBpm/Value).
+ */
+export function collectExtension(out: ExtensionValues, name: string, text: string, parent: string | undefined): void {
+  const lower = name.toLowerCase();
+  const target = EXTENSION_KEYS[lower] ?? (lower === "value" && parent?.toLowerCase() === "heartratebpm" ? "heartrate" : undefined);
+  if (!target || text === "" || out[target] !== null) return;
+  const n = Number(text);
+  if (Number.isFinite(n)) out[target] = n;
 }

@@ -147,7 +147,7 @@ class Board {
       const age = ["b.birthdate is not null"];
       if (after) age.push(`b.birthdate > ${sql.p(after)}`);
       if (atMost) age.push(`b.birthdate <= ${sql.p(atMost)}`);
-      this.filters.push(...age);
+      for (const condition of age) this.filters.push(condition);
       if (boards) {
         // Whole birth years come from the counts; the partial years at either end are counted.
         const first = after ? Number(after.slice(0, 4)) + 1 : 1900;

@@ -284,7 +284,7 @@ export class SegmentIndex {
         if (seen.has(segment.id)) continue;
         seen.add(segment.id);
         if (!activityTypes.includes(segment.activityType)) continue;
-        matches.push(...matchSegment(track, segment, trackDistance));
+        for (const match of matchSegment(track, segment, trackDistance)) matches.push(match);
       }
     }
     return matches.sort((a, b) => a.startIndex - b.startIndex || a.segmentId - b.segmentId);
@@ -296,7 +296,7 @@ export function matchAll(track: PreparedTrack, segments: PreparedSegment[], acti
   const matches: SegmentMatch[] = [];
   for (const segment of segments) {
     if (!activityTypes.includes(segment.activityType)) continue;
-    matches.push(...matchSegment(track, segment));
+    for (const match of matchSegment(track, segment)) matches.push(match);
   }
   return matches.sort((a, b) => a.startIndex - b.startIndex || a.segmentId - b.segmentId);
 }

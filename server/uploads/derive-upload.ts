@@ -2,8 +2,9 @@ import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import type { uploadReceived } from "../../events/upload/events.ts";
 import { activityTypeOf } from "../../shared/activity-types.ts";
-import { inflate, parseDeviceFile } from "../ingest/decode.ts";
-import { type DeriveContext, type Derived, deriveActivity } from "../ingest/derive.ts";
+import type { DeriveContext } from "../ingest/derive.ts";
+import type { DecodedUpload } from "./decode-derive.ts";
+import { derivePool } from "./derive-pool.ts";
 
 type Received = EventData<typeof uploadReceived>;
 
@@ -27,13 +28,17 @@ export async function deriveContextOf(db: Queryable, received: Received): Promis
   };
 }
 
-/** The uploaded file (possibly gzipped) parsed and derived; throws on a file that can't become an activity. */
-export async function deriveFile(
+/**
+ * The uploaded file (possibly gzipped) parsed and derived in a derive worker, off the event loop;
+ * throws on a file that can't become an activity. `workers` bounds how many files are derived at
+ * once (the server's DERIVE_WORKERS; 0 derives in place).
+ */
+export function deriveFile(
   original: Uint8Array,
   received: Received,
   context: DeriveContext,
   maxUploadBytes: number,
-): Promise<{ derived: Derived; notes: string[] }> {
-  const parsed = await parseDeviceFile(inflate(original, received.dataType, maxUploadBytes), received.dataType);
-  return { derived: deriveActivity(parsed, context), notes: parsed.notes };
+  workers?: number,
+): Promise<DecodedUpload> {
+  return derivePool(workers).derive({ original, dataType: received.dataType, context, maxUploadBytes });
 }

@@ -7,7 +7,7 @@ import type { ActivityStreams } from "../../shared/streams.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { activityProcessors } from "../activity-processors.ts";
 import { getBlob, putBlob } from "../blobs.ts";
-import { inflate, parseDeviceFile, storableText } from "../ingest/decode.ts";
+import { storableText } from "../ingest/decode.ts";
 import { deriveContextOf, deriveFile } from "./derive-upload.ts";
 import { prepareTimezones } from "../ingest/timezone.ts";
 import type { JobKind } from "../jobs/runner.ts";
@@ -74,8 +74,9 @@ async function derive(platform: Platform, received: Received): Promise<
   const context = await deriveContextOf(platform.db, received);
   let derived;
   let notes: string[];
+  let streamsJson: Uint8Array;
   try {
-    ({ derived, notes } = await deriveFile(original, received, context, platform.config.maxUploadBytes));
+    ({ derived, notes, streamsJson } = await deriveFile(original, received, context, platform.config.maxUploadBytes, platform.config.deriveWorkers));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, error: `${received.fileName}: ${message}`, duplicateOf: null };
@@ -89,7 +90,7 @@ async function derive(platform: Platform, received: Received): Promise<
   });
   if (duplicateOf !== null) return { ok: false, error: duplicateMessage(received.fileName, duplicateOf), duplicateOf };
   derived.facts.bestEfforts = await rankBestEfforts(platform.db, received.athleteId, received.activityId, derived.facts.bestEfforts);
-  const streamsSha256 = await putBlob(platform.db, new TextEncoder().encode(JSON.stringify(derived.streams)));
+  const streamsSha256 = await putBlob(platform.db, streamsJson);
   return {
     ok: true,
     activity: { activityId: received.activityId, athleteId: received.athleteId, ...derived.facts, streamsSha256 },
@@ -165,13 +166,14 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
   }
 }
 
-/** Notes of a file whose activity was recorded before a restart (the parse is cheap to redo). */
+/** Notes of a file whose activity was recorded before a restart (derived again in a worker). */
 async function reparseNotes(platform: Platform, received: Received): Promise<string[] | null> {
   const original = await getBlob(platform.db, received.originalSha256);
   if (!original) return null;
   try {
-    const parsed = await parseDeviceFile(inflate(original, received.dataType, platform.config.maxUploadBytes), received.dataType);
-    return parsed.notes;
+    const context = await deriveContextOf(platform.db, received);
+    const { notes } = await deriveFile(original, received, context, platform.config.maxUploadBytes, platform.config.deriveWorkers);
+    return notes;
   } catch {
     return null;
   }

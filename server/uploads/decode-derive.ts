@@ -1,0 +1,26 @@
+import { inflate, parseDeviceFile } from "../ingest/decode.ts";
+import { type DeriveContext, type Derived, deriveActivity } from "../ingest/derive.ts";
+import type { DataType } from "../ingest/decode.ts";
+
+/** What an upload's derivation produces: the facts and streams, the streams as stored (JSON), notes. */
+export interface DecodedUpload {
+  derived: Derived;
+  /** `JSON.stringify(derived.streams)` encoded as UTF-8: the streams blob as stored. */
+  streamsJson: Uint8Array;
+  notes: string[];
+}
+
+/**
+ * Inflates, parses and derives one uploaded file: pure CPU work, run in a derive worker (or in
+ * place when workers are off). Throws an IngestError/TooLargeError for a file that can't become an activity.
+ */
+export async function decodeAndDerive(
+  original: Uint8Array,
+  dataType: DataType,
+  context: DeriveContext,
+  maxUploadBytes: number,
+): Promise<DecodedUpload> {
+  const parsed = await parseDeviceFile(inflate(original, dataType, maxUploadBytes), dataType);
+  const derived = deriveActivity(parsed, context);
+  return { derived, streamsJson: new TextEncoder().encode(JSON.stringify(derived.streams)), notes: parsed.notes };
+}

@@ -1,0 +1,169 @@
+/**
+ * The derive pool: decoding and deriving an upload (parse the device file, compute every fact and
+ * stream) runs in worker threads, never on the server's event loop, at most `size` files at a time
+ * (DERIVE_WORKERS, default one less than the cores). Further files wait in a queue. Workers start
+ * on demand and stop after a while idle. With DERIVE_WORKERS=0 files are derived in place.
+ */
+import type { DataType } from "../ingest/decode.ts";
+import type { DeriveContext } from "../ingest/derive.ts";
+import { type DecodedUpload, decodeAndDerive } from "./decode-derive.ts";
+import { type PackedStreams, unpackStreams } from "./streams-transfer.ts";
+import { coreCount, type RuntimeWorker, startWorker } from "./worker-runtime.ts";
+
+export interface DeriveRequest {
+  id: number;
+  original: Uint8Array;
+  dataType: DataType;
+  context: DeriveContext;
+  maxUploadBytes: number;
+}
+
+export type DeriveReply =
+  | { id: number; ok: true; facts: DecodedUpload["derived"]["facts"]; streams: PackedStreams; streamsJson: Uint8Array; notes: string[] }
+  | { id: number; ok: false; name: string; message: string };
+
+/** Default number of derive workers: one less than the cores, at least one. */
+export function defaultDeriveWorkers(): number {
+  return Math.max(1, coreCount() - 1);
+}
+
+/** A worker that sat idle this long is stopped (it is started again on the next upload). */
+const IDLE_MS = 30_000;
+
+interface Task {
+  request: Omit<DeriveRequest, "id">;
+  resolve(result: DecodedUpload): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  worker: Promise<RuntimeWorker>;
+  busy: { id: number; task: Task } | null;
+  idleTimer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** An error thrown while deriving, carried back from the worker with its name. */
+class DeriveError extends Error {
+  constructor(name: string, message: string) {
+    super(message);
+    this.name = name;
+  }
+}
+
+const WORKER_ENTRY = new URL("./derive-worker.ts", import.meta.url);
+
+export class DerivePool {
+  #slots = new Set<Slot>();
+  #queue: Task[] = [];
+  #nextId = 1;
+
+  constructor(public size: number) {}
+
+  /** Files being derived plus files waiting (a gauge for /metrics). */
+  get depth(): number {
+    let busy = 0;
+    for (const slot of this.#slots) if (slot.busy) busy++;
+    return busy + this.#queue.length;
+  }
+
+  derive(request: Omit<DeriveRequest, "id">): Promise<DecodedUpload> {
+    if (this.size <= 0) return decodeAndDerive(request.original, request.dataType, request.context, request.maxUploadBytes);
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ request, resolve, reject });
+      this.#dispatch();
+    });
+  }
+
+  /** Stops every worker; queued and running files fail. */
+  close(): void {
+    const closed = new Error("the derive pool was closed");
+    for (const task of this.#queue.splice(0)) task.reject(closed);
+    for (const slot of [...this.#slots]) {
+      slot.busy?.task.reject(closed);
+      this.#drop(slot);
+    }
+  }
+
+  #dispatch(): void {
+    while (this.#queue.length > 0) {
+      let slot: Slot | undefined;
+      for (const s of this.#slots) {
+        if (!s.busy) {
+          slot = s;
+          break;
+        }
+      }
+      if (!slot && this.#slots.size < this.size) slot = this.#spawn();
+      if (!slot) return;
+      this.#run(slot, this.#queue.shift()!);
+    }
+  }
+
+  #spawn(): Slot {
+    const slot: Slot = { worker: undefined as unknown as Promise<RuntimeWorker>, busy: null, idleTimer: undefined };
+    slot.worker = startWorker(WORKER_ENTRY, {
+      message: (data) => this.#reply(slot, data as DeriveReply),
+      failed: (error) => this.#failed(slot, error),
+    });
+    slot.worker.catch((error) => this.#failed(slot, error instanceof Error ? error : new Error(String(error))));
+    this.#slots.add(slot);
+    return slot;
+  }
+
+  #run(slot: Slot, task: Task): void {
+    clearTimeout(slot.idleTimer);
+    const id = this.#nextId++;
+    slot.busy = { id, task };
+    slot.worker.then((worker) => worker.post({ id, ...task.request } satisfies DeriveRequest)).catch(() => {});
+  }
+
+  #reply(slot: Slot, reply: DeriveReply): void {
+    const busy = slot.busy;
+    if (!busy || busy.id !== reply.id) return;
+    slot.busy = null;
+    if (reply.ok) {
+      const derived = { facts: reply.facts, streams: unpackStreams(reply.streams) };
+      busy.task.resolve({ derived, streamsJson: reply.streamsJson, notes: reply.notes });
+    }
+    else busy.task.reject(new DeriveError(reply.name, reply.message));
+    this.#idle(slot);
+    this.#dispatch();
+  }
+
+  #failed(slot: Slot, error: Error): void {
+    if (!this.#slots.has(slot)) return;
+    slot.busy?.task.reject(new Error(`processing stopped unexpectedly (${error.message})`));
+    this.#drop(slot);
+    this.#dispatch();
+  }
+
+  #idle(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = setTimeout(() => {
+      if (!slot.busy) this.#drop(slot);
+    }, IDLE_MS);
+    unrefTimer(slot.idleTimer);
+  }
+
+  #drop(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    this.#slots.delete(slot);
+    slot.busy = null;
+    slot.worker.then((worker) => worker.terminate()).catch(() => {});
+  }
+}
+
+function unrefTimer(timer: ReturnType<typeof setTimeout>): void {
+  const deno = (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno;
+  if (deno) deno.unrefTimer(timer as unknown as number);
+  else (timer as unknown as { unref?: () => void }).unref?.();
+}
+
+let shared: DerivePool | null = null;
+
+/** The process's derive pool, sized by the latest configuration seen. */
+export function derivePool(size: number = defaultDeriveWorkers()): DerivePool {
+  shared ??= new DerivePool(size);
+  shared.size = size;
+  return shared;
+}

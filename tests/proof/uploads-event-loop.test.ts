@@ -1,0 +1,118 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApplication, issueToken } from "../../server/actions/applications.ts";
+import { createAthlete } from "../../server/actions/athletes.ts";
+import { configFromEnv } from "../../server/config.ts";
+import { openPlatform } from "../../server/platform.ts";
+import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
+import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
+import { api } from "../helpers/http.ts";
+import { longGpx } from "../helpers/long-gpx.ts";
+
+/**
+ * Uploads never stall the server (issue #15, items 11 and 12), against what ships (Deno, PGlite on
+ * disk): while a 56 MB GPX is decoded and derived, GET /health and GET /v3/athlete keep answering
+ * quickly; a 1,000,000-point recording (ten days at 1 Hz) becomes an activity whose streams are read
+ * back over HTTP.
+ */
+let server: DenoServer;
+let token: string;
+let call: ReturnType<typeof api>;
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "fitness-event-loop-"));
+  const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
+  const athleteId = await createAthlete(setup, { firstname: "Long", lastname: "Rider", email: "long@example.com", password: "password123" });
+  const app = await createApplication(setup, { name: "Long", ownerId: athleteId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
+  token = await issueToken(setup, { athleteId, applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
+  await setup.close();
+  // A 1,000,000-point GPX is about 95 MB once inflated: above the default 64 MiB limit.
+  server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0", MAX_UPLOAD_BYTES: String(160 * 1024 * 1024), RATE_LIMIT_SHORT: "100000" } });
+  call = api(server.url);
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Peak resident set size of the server since the last reset, in MiB. */
+function peakRssMiB(): number {
+  return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, "utf8"))![1]) / 1024;
+}
+
+async function upload(bytes: Uint8Array, name: string, dataType: string): Promise<number> {
+  const form = new FormData();
+  form.set("file", new Blob([bytes.slice().buffer as ArrayBuffer]), name);
+  form.set("data_type", dataType);
+  const res = await call("POST", "/v3/uploads", { token, multipart: form });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id;
+}
+
+describe("uploads never stall the server", () => {
+  // Before the derive workers one GET /health took 10.2 s: decoding and deriving held the event loop
+  // for most of the processing. They now run in a worker, so no request may wait a third of the
+  // processing time (a bound that holds on a loaded machine, where everything is slower), nor the
+  // 10.2 s of the issue. What remains on the event loop (storing the streams blob in PGlite, segment
+  // matching, the inline projections) still held one request 2-3.6 s on a loaded 2-core machine:
+  // the issue's goal of 1 s is not reached yet.
+  it("while a 56 MB GPX is processed, no GET /health or GET /v3/athlete waits a third of the processing time", async () => {
+    const file = longGpx(163_000, { startIso: "2026-02-01T06:00:00Z" });
+    expect(file.bytes.byteLength).toBeGreaterThan(56e6);
+    const id = await upload(file.bytes, "large.gpx", "gpx");
+    writeFileSync(`/proc/${server.child.pid}/clear_refs`, "5");
+    const latencies: number[] = [];
+    let status: { status: string; error: string | null; activity_id: number | null } | undefined;
+    const started = performance.now();
+    for (let i = 0; performance.now() - started < 240_000; i++) {
+      const t0 = performance.now();
+      const res = i % 2 === 0 ? await call("GET", "/health") : await call("GET", "/v3/athlete", { token });
+      latencies.push(performance.now() - t0);
+      expect(res.status).toBe(200);
+      if (i % 5 === 4) {
+        status = (await call("GET", `/v3/uploads/${id}`, { token })).body;
+        if (status!.status !== UPLOAD_STATUS.processing) break;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status?.error ?? null).toBeNull();
+    expect(status?.status).toBe(UPLOAD_STATUS.ready);
+    // Measured during the processing: at least a second's worth of requests.
+    expect(latencies.length).toBeGreaterThan(10);
+    const slowest = Math.max(0, ...latencies);
+    console.log(`56 MB GPX: ${latencies.length} requests while processing, slowest ${slowest.toFixed(0)} ms; peak RSS ${peakRssMiB().toFixed(0)} MiB`);
+    const processing = performance.now() - started;
+    console.log(`56 MB GPX: processed in ${(processing / 1000).toFixed(1)} s`);
+    expect(slowest).toBeLessThan(processing / 3);
+    expect(slowest).toBeLessThan(10_200);
+    const activity = await call("GET", `/v3/activities/${status!.activity_id}`, { token });
+    expect(activity.body.elapsed_time).toBe((file.end - file.start) / 1000);
+  }, 300_000);
+
+  it("a 1,000,000-point recording (ten days at 1 Hz) becomes an activity; its streams are read back", async () => {
+    const points = 1_000_000;
+    const file = longGpx(points, { minimal: true, gzip: true, startIso: "2026-03-01T06:00:00Z" });
+    const id = await upload(file.bytes, "expedition.gpx.gz", "gpx.gz");
+    let status: { status: string; error: string | null; activity_id: number | null } | undefined;
+    const started = performance.now();
+    while (performance.now() - started < 420_000) {
+      await new Promise((r) => setTimeout(r, 1000));
+      status = (await call("GET", `/v3/uploads/${id}`, { token })).body;
+      if (status!.status !== UPLOAD_STATUS.processing) break;
+    }
+    expect(status?.error ?? null).toBeNull();
+    expect(status?.status).toBe(UPLOAD_STATUS.ready);
+    const activity = await call("GET", `/v3/activities/${status!.activity_id}`, { token });
+    expect(activity.status).toBe(200);
+    expect(activity.body.elapsed_time).toBe((file.end - file.start) / 1000);
+    expect(activity.body.start_date).toBe(new Date(file.start).toISOString().replace(".000Z", "Z"));
+    const streams = await call("GET", `/v3/activities/${status!.activity_id}/streams`, { token, query: { keys: "time,latlng", key_by_type: true } });
+    expect(streams.status).toBe(200);
+    expect(streams.body.time.original_size).toBe(points);
+    expect(streams.body.time.data).toHaveLength(points);
+    expect(streams.body.time.data[points - 1]).toBe((file.end - file.start) / 1000);
+    expect(streams.body.latlng.data).toHaveLength(points);
+  }, 600_000);
+});
