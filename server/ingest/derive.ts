@@ -140,7 +140,11 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     startMs = Math.min(startMs, lap.startTime);
     endMs = Math.max(endMs, lap.startTime + (lap.elapsedTime ?? 0) * 1000);
   }
-  const unrecordedDistance = unrecorded.reduce((a, l) => a + (l.distance ?? 0), 0);
+  // Laps before the first record are already in the device's distance at that record.
+  const firstDeviceDistance = parsed.format === "fit" ? 0 : samples[0].distance ?? 0;
+  const before = unrecorded.filter((l) => l.startTime < samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
+  const after = unrecorded.filter((l) => l.startTime >= samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
+  const unrecordedDistance = Math.max(0, before - firstDeviceDistance) + after;
   const unrecordedSeconds = unrecorded.reduce((a, l) => a + (l.timerTime ?? l.elapsedTime ?? 0), 0);
 
   const times = samples.map((s) => s.time);
@@ -148,8 +152,8 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   const segmentStarts = parsed.segmentStarts;
 
   // Distance: the stream, made to end at the activity's distance where the device says it.
-  const cum = distanceStream(samples, segmentStarts);
-  const measured = cum[n - 1] > 0;
+  const cum = distanceStream(samples, segmentStarts, { startAtDeviceDistance: parsed.format !== "fit" });
+  const measured = cum[n - 1] > cum[0];
   const swimSession = (parsed.sessions ?? []).find((s) => s.poolLength !== null && s.poolLength > 0);
   const activeLengths = (parsed.lengths ?? []).filter((l) => l.active);
   const poolSwim = !multisport && type === "Swim" && swimSession !== undefined && activeLengths.length > 0;

@@ -20,6 +20,7 @@ export function courseOf(times: readonly number[], cum: Float64Array, movingSecs
   const elapsed = new Float64Array(n);
   const moving = new Float64Array(n);
   const blockStart = new Int32Array(n);
+  if (n > 0 && (!mask || mask[0] === 1)) distance[0] = cum[0];
   for (let i = 1; i < n; i++) {
     const inside = !mask || mask[i] === 1;
     distance[i] = distance[i - 1] + (inside ? cum[i] - cum[i - 1] : 0);
