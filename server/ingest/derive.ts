@@ -2,10 +2,16 @@ import type { z } from "zod";
 import type { activityFacts, bestEffortFacts, lapFacts, splitFacts } from "../../events/activity/events.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
-import { maxOf, minOf } from "./extent.ts";
-import { encodePolyline, haversine, simplify } from "./geo.ts";
+import { maxOf, timeWeightedMean } from "./averages.ts";
+import { estimateCalories } from "./calories.ts";
+import { distanceStream, scaleTo } from "./distance.ts";
+import { bestEffort, courseOf, splitRanges } from "./efforts.ts";
+import { elevationGain } from "./elevation.ts";
+import { held, HOLD_CADENCE_S, HOLD_HEARTRATE_S, HOLD_POWER_S, interpolated, interpolatedLatlng } from "./gaps.ts";
+import { encodePolyline, simplify } from "./geo.ts";
+import { MAX_SPEED_INTERVAL_S, movingIntervals, movingSeconds, movingThreshold } from "./moving.ts";
 import { timezoneOf } from "./timezone.ts";
-import type { ParsedFile, Sample } from "./types.ts";
+import type { DeviceLap, ParsedFile, Sample } from "./types.ts";
 
 export type ActivityFacts = z.infer<typeof activityFacts>;
 type LapFacts = z.infer<typeof lapFacts>;
@@ -26,7 +32,7 @@ export interface DeriveContext {
   /** 1 forces trainer; files without coordinates are trainer anyway. */
   trainer: boolean;
   commute: boolean;
-  athlete: { premium: boolean; weight: number | null; birthdate: string | null };
+  athlete: { premium: boolean; weight: number | null; birthdate: string | null; sex?: "M" | "F" | null };
 }
 
 export interface Derived {
@@ -42,19 +48,6 @@ export const BEST_EFFORTS: readonly [string, number][] = [
 ];
 
 const RIDES: ReadonlySet<ActivityType> = new Set(["Ride", "VirtualRide", "EBikeRide"]);
-const FOOT: ReadonlySet<ActivityType> = new Set(["Run", "Walk", "Hike"]);
-
-/** Speed (m/s) under which an interval counts as stopped. */
-function movingThreshold(type: ActivityType): number {
-  if (type === "Run") return 0.894; // 30 min/mile (reference §7.2)
-  if (type === "Walk" || type === "Hike" || type === "Snowshoe") return 0.4;
-  if (type === "Swim") return 0.1;
-  if (RIDES.has(type)) return 1.0;
-  return 0.5;
-}
-
-/** Longest gap between records that still counts as continuous recording when no distance is known. */
-const MAX_CONTINUOUS_GAP_S = 10;
 
 const round = (n: number, digits = 1) => {
   const f = 10 ** digits;
@@ -63,73 +56,6 @@ const round = (n: number, digits = 1) => {
 
 function iso(ms: number): string {
   return new Date(Math.round(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
-}
-
-/** Whether distance comes from positions or a speed/distance sensor moving with the athlete. */
-function hasGpsOrSpeed(samples: Sample[]): boolean {
-  return samples.some((s) => s.lat !== null) || samples.some((s) => s.speed !== null && s.speed > 0);
-}
-
-/** Cumulative distance: the device's own where it has one, else positions, else speed × time. */
-function cumulativeDistance(samples: Sample[]): number[] {
-  const cum = new Array<number>(samples.length).fill(0);
-  let lastDevice: number | null = samples[0].distance;
-  let cumAtLastDevice = 0;
-  for (let i = 1; i < samples.length; i++) {
-    const a = samples[i - 1];
-    const b = samples[i];
-    let next: number;
-    if (b.distance !== null && lastDevice !== null && b.distance >= lastDevice) {
-      next = Math.max(cum[i - 1], cumAtLastDevice + (b.distance - lastDevice));
-    } else if (a.lat !== null && b.lat !== null && a.lng !== null && b.lng !== null) {
-      next = cum[i - 1] + haversine(a.lat, a.lng, b.lat, b.lng);
-    } else if (b.speed !== null && b.speed > 0) {
-      next = cum[i - 1] + b.speed * Math.min(10, (b.time - a.time) / 1000);
-    } else {
-      next = cum[i - 1];
-    }
-    cum[i] = next;
-    if (b.distance !== null) {
-      lastDevice = b.distance;
-      cumAtLastDevice = next;
-    }
-  }
-  return cum;
-}
-
-/** Gain with hysteresis: a climb counts once the altitude rose `threshold` metres above the last low. */
-export function elevationGain(altitudes: number[], threshold: number): number {
-  if (altitudes.length < 2) return 0;
-  let gain = 0;
-  let ref = altitudes[0];
-  for (const alt of altitudes) {
-    if (alt - ref >= threshold) {
-      gain += alt - ref;
-      ref = alt;
-    } else if (alt < ref) {
-      ref = alt;
-    }
-  }
-  return gain;
-}
-
-/** GPS altitude noise filter: centred moving average over 7 samples, then 3 m hysteresis. */
-function gpsGain(altitudes: number[]): number {
-  const w = 3;
-  const smooth = altitudes.map((_, i) => {
-    let s = 0;
-    let n = 0;
-    for (let j = Math.max(0, i - w); j <= Math.min(altitudes.length - 1, i + w); j++) {
-      s += altitudes[j];
-      n++;
-    }
-    return s / n;
-  });
-  return elevationGain(smooth, 3);
-}
-
-function mean(values: number[]): number | null {
-  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
 
 function partOfDay(hour: number): string {
@@ -163,109 +89,171 @@ function estimatePower(v: number, accel: number, grade: number, mass: number): n
   return Math.max(0, Math.min(2000, p));
 }
 
+/** Laps the device wrote without any record inside them (a TCX Lap without Trackpoints). */
+function lapsWithoutSamples(laps: readonly DeviceLap[], samples: readonly Sample[]): DeviceLap[] {
+  const out: DeviceLap[] = [];
+  let j = 0;
+  for (const lap of laps) {
+    if (lap.elapsedTime === null || lap.elapsedTime <= 0) continue;
+    const end = lap.startTime + lap.elapsedTime * 1000;
+    while (j < samples.length && samples[j].time < lap.startTime) j++;
+    if (j >= samples.length || samples[j].time >= end) out.push(lap);
+  }
+  return out;
+}
+
+/** Per interval (i − 1, i): whether its midpoint lies in a session of the given type (multisport files). */
+function sportMask(parsed: ParsedFile, type: ActivityType): Uint8Array | undefined {
+  const sessions = (parsed.sessions ?? []).filter((s) => s.sport === type);
+  if ((parsed.sessions?.length ?? 0) < 2 || sessions.length === 0) return undefined;
+  const samples = parsed.samples;
+  const mask = new Uint8Array(samples.length);
+  let k = 0;
+  for (let i = 1; i < samples.length; i++) {
+    const mid = (samples[i - 1].time + samples[i].time) / 2;
+    while (k < sessions.length && sessions[k].endTime < mid) k++;
+    mask[i] = k < sessions.length && sessions[k].startTime <= mid ? 1 : 0;
+  }
+  if (samples.length > 1) mask[0] = mask[1];
+  return mask;
+}
+
 /** Turns a parsed device file into every fact ActivityRecorded holds, and the streams. */
 export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived {
   const samples = parsed.samples;
   const n = samples.length;
-  const t0 = samples[0].time;
-  const time = samples.map((s) => Math.round((s.time - t0) / 1000));
-  const cum = cumulativeDistance(samples);
-  const type: ActivityType = parsed.sport ?? ctx.activityType ?? parsed.sportHint ?? ctx.defaultType;
+  const multisport = (parsed.sessions?.length ?? 0) > 1;
+  // One session: the file's sport wins (spec: FIT session.sport, TCX Sport). Several: the form's
+  // activity_type when given, else the sport with the most timer time.
+  const type: ActivityType = multisport
+    ? ctx.activityType ?? parsed.sport ?? parsed.sportHint ?? ctx.defaultType
+    : parsed.sport ?? ctx.activityType ?? parsed.sportHint ?? ctx.defaultType;
   const isRide = RIDES.has(type);
-  const gps = samples.map((s) => (s.lat !== null && s.lng !== null ? [s.lat, s.lng] as [number, number] : null));
-  const gpsPoints = gps.filter((p): p is [number, number] => p !== null);
-  const hasGps = gpsPoints.length > 0;
-  const streamDistance = cum[n - 1];
-  // FIT: the session's own total wins (it excludes distance covered while the timer was stopped).
-  const totalDistance = parsed.format === "fit" && parsed.deviceTotals.distance ? parsed.deviceTotals.distance : streamDistance;
-  const hasDistance = streamDistance > 0 && hasGpsOrSpeed(samples);
+  const mask = sportMask(parsed, type);
+  const inSport = (i: number) => !mask || mask[i] === 1;
 
-  // Moving: each interval (i-1, i) is moving unless the device paused, or it was too slow.
-  const threshold = movingThreshold(type);
-  const moving = new Array<boolean>(n).fill(false);
-  const dts = new Array<number>(n).fill(0);
-  const interval = new Array<number>(n).fill(0);
-  let pauseIndex = 0;
-  const pauses = parsed.pauses;
-  for (let i = 1; i < n; i++) {
-    const dt = (samples[i].time - samples[i - 1].time) / 1000;
-    dts[i] = dt;
-    const d = cum[i] - cum[i - 1];
-    interval[i] = dt > 0 ? d / dt : 0;
-    const mid = (samples[i].time + samples[i - 1].time) / 2;
-    while (pauseIndex < pauses.length && pauses[pauseIndex].end < mid) pauseIndex++;
-    const paused = pauseIndex < pauses.length && pauses[pauseIndex].start <= mid && mid <= pauses[pauseIndex].end;
-    if (paused || dt <= 0) {
-      moving[i] = !paused && moving[i - 1];
-      continue;
-    }
-    if (hasDistance && hasGps && type !== "Swim") {
-      const speed = samples[i].speed ?? interval[i];
-      moving[i] = Math.max(speed, interval[i]) >= threshold && interval[i] >= threshold * 0.5;
-    } else {
-      moving[i] = dt <= MAX_CONTINUOUS_GAP_S;
-    }
+  // Laps written without records still count (TCX: TotalTimeSeconds and DistanceMeters).
+  const unrecorded = lapsWithoutSamples(parsed.laps, samples);
+  let startMs = samples[0].time;
+  let endMs = samples[n - 1].time;
+  for (const lap of unrecorded) {
+    startMs = Math.min(startMs, lap.startTime);
+    endMs = Math.max(endMs, lap.startTime + (lap.elapsedTime ?? 0) * 1000);
   }
-  if (n > 1) moving[0] = moving[1];
-  let movingTime = 0;
-  for (let i = 1; i < n; i++) if (moving[i]) movingTime += dts[i];
-  movingTime = Math.round(movingTime);
-  const elapsedTime = time[n - 1];
+  // Laps before the first record are already in the device's distance at that record.
+  const firstDeviceDistance = parsed.format === "fit" ? 0 : samples[0].distance ?? 0;
+  const before = unrecorded.filter((l) => l.startTime < samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
+  const after = unrecorded.filter((l) => l.startTime >= samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
+  const unrecordedDistance = Math.max(0, before - firstDeviceDistance) + after;
+  const unrecordedSeconds = unrecorded.reduce((a, l) => a + (l.timerTime ?? l.elapsedTime ?? 0), 0);
 
-  // Speeds.
-  const rawSpeed = samples.map((s, i) => s.speed ?? interval[i]);
-  const velocity = rawSpeed.map((_, i) => {
-    let s = 0;
-    let c = 0;
-    for (let j = Math.max(0, i - 2); j <= Math.min(n - 1, i + 2); j++) {
-      s += rawSpeed[j];
-      c++;
-    }
-    return round(s / c, 2);
+  const times = samples.map((s) => s.time);
+  const time = samples.map((s) => Math.round((s.time - startMs) / 1000));
+  const segmentStarts = parsed.segmentStarts;
+
+  // Distance: the stream, made to end at the activity's distance where the device says it.
+  const cum = distanceStream(samples, segmentStarts, { startAtDeviceDistance: parsed.format !== "fit" });
+  const measured = cum[n - 1] > cum[0];
+  const swimSession = (parsed.sessions ?? []).find((s) => s.poolLength !== null && s.poolLength > 0);
+  const activeLengths = (parsed.lengths ?? []).filter((l) => l.active);
+  const poolSwim = !multisport && type === "Swim" && swimSession !== undefined && activeLengths.length > 0;
+  let totalDistance: number;
+  if (poolSwim) totalDistance = activeLengths.length * (swimSession!.poolLength as number);
+  else if (parsed.format === "fit" && parsed.deviceTotals.distance) totalDistance = parsed.deviceTotals.distance;
+  else totalDistance = cum[n - 1] + unrecordedDistance;
+  if (measured && (poolSwim || parsed.format === "fit") && totalDistance > 0) scaleTo(cum, totalDistance);
+
+  // Moving.
+  const moving = movingIntervals({
+    samples, cum, pauses: parsed.pauses, segmentStarts, threshold: movingThreshold(type), measured,
+    lengths: poolSwim ? parsed.lengths : undefined,
   });
-  const maxSpeed = velocity.reduce((m, v, i) => (moving[i] && v > m ? v : m), 0);
-  const raceTime = movingTime > 0 ? movingTime : elapsedTime;
-  const averageSpeed = raceTime > 0 ? totalDistance / raceTime : 0;
+  const movSecs = movingSeconds(samples, moving);
+  const movingTime = poolSwim
+    ? Math.round(activeLengths.reduce((a, l) => a + (l.timerTime ?? l.elapsedTime), 0))
+    : Math.round(movSecs[n - 1] + unrecordedSeconds);
+  const elapsedTime = Math.round((endMs - startMs) / 1000);
+
+  // Speeds: the device's own where it records one over a short interval, else the distance stream;
+  // smoothed over ±2 samples.
+  const rawSpeed = new Float64Array(n);
+  for (let i = 1; i < n; i++) {
+    const dt = (times[i] - times[i - 1]) / 1000;
+    const recorded = samples[i].speed;
+    rawSpeed[i] = recorded !== null && dt <= MAX_SPEED_INTERVAL_S ? recorded : dt > 0 ? (cum[i] - cum[i - 1]) / dt : 0;
+  }
+  if (n > 1) rawSpeed[0] = samples[0].speed ?? rawSpeed[1];
+  const velocity = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    let sum = 0;
+    let count = 0;
+    for (let j = Math.max(0, i - 2); j <= Math.min(n - 1, i + 2); j++) {
+      sum += rawSpeed[j];
+      count++;
+    }
+    velocity[i] = round(sum / count, 2);
+  }
+  let maxSpeed = 0;
+  for (let i = 0; i < n; i++) if (moving[i] && inSport(i) && velocity[i] > maxSpeed) maxSpeed = velocity[i];
+  let sportDistance = totalDistance;
+  let sportMoving = movingTime;
+  if (mask) {
+    sportDistance = 0;
+    let secs = 0;
+    for (let i = 1; i < n; i++) {
+      if (!mask[i]) continue;
+      sportDistance += cum[i] - cum[i - 1];
+      secs += movSecs[i] - movSecs[i - 1];
+    }
+    sportMoving = Math.round(secs);
+  }
+  const averageSpeed = sportMoving > 0 ? sportDistance / sportMoving : elapsedTime > 0 ? sportDistance / elapsedTime : 0;
 
   // Elevation.
-  const altitudes = samples.map((s) => s.altitude).filter((a): a is number => a !== null);
   let totalElevationGain = 0;
   if (parsed.deviceTotals.ascent !== null && parsed.barometric) totalElevationGain = parsed.deviceTotals.ascent;
-  else if (parsed.barometric) totalElevationGain = elevationGain(altitudes, 1);
-  else totalElevationGain = gpsGain(altitudes);
-  const elevHigh = altitudes.length ? maxOf(altitudes) : null;
-  const elevLow = altitudes.length ? minOf(altitudes) : null;
+  else totalElevationGain = elevationGain(samples, { segmentStarts, barometric: parsed.barometric });
+  const altitude = (s: Sample) => s.altitude;
+  let elevHigh: number | null = null;
+  let elevLow: number | null = null;
+  for (const s of samples) {
+    if (s.altitude === null) continue;
+    if (elevHigh === null || s.altitude > elevHigh) elevHigh = s.altitude;
+    if (elevLow === null || s.altitude < elevLow) elevLow = s.altitude;
+  }
 
-  // Heart rate, cadence, temperature.
-  const hrAll = samples.map((s) => s.heartrate).filter((h): h is number => h !== null);
-  const hrMoving = samples.filter((s, i) => moving[i] && s.heartrate !== null).map((s) => s.heartrate as number);
-  const hasHeartrate = hrAll.length > 0;
-  const averageHeartrate = hasHeartrate ? round(mean(hrMoving.length ? hrMoving : hrAll)!, 1) : null;
-  const maxHeartrate = hasHeartrate ? Math.round(maxOf(hrAll)) : null;
-  const cadMoving = samples.filter((s, i) => moving[i] && s.cadence !== null && s.cadence > 0).map((s) => s.cadence as number);
-  const averageCadence = cadMoving.length ? round(mean(cadMoving)!, 1) : null;
-  const temps = samples.map((s) => s.temp).filter((t): t is number => t !== null);
-  const averageTemp = temps.length ? Math.round(mean(temps)!) : null;
+  // Heart rate, cadence, temperature: weighted by each sample's duration over the moving time.
+  const heartrate = (s: Sample) => s.heartrate;
+  const cadence = (s: Sample) => s.cadence;
+  const hrMax = maxOf(samples, heartrate);
+  const hasHeartrate = hrMax !== null;
+  const hrAverage = timeWeightedMean(samples, heartrate, moving);
+  const averageHeartrate = hrAverage === null ? null : round(hrAverage, 1);
+  const maxHeartrate = hrMax === null ? null : Math.round(hrMax);
+  const cadAverage = timeWeightedMean(samples, cadence, moving, { skipZero: true });
+  const averageCadence = cadAverage === null ? null : round(cadAverage, 1);
+  const tempAverage = timeWeightedMean(samples, (s) => s.temp, moving);
+  const averageTemp = tempAverage === null ? null : Math.round(tempAverage);
 
-  // Grade (percent) from altitude over ~distance.
+  // Altitude filled across gaps (streams, grade, split elevation differences).
+  const altitudeFilled = interpolated(samples.map(altitude), times);
+
+  // Grade (percent) from altitude over ±25 m of distance (two pointers: linear).
   const grade = new Array<number>(n).fill(0);
-  if (altitudes.length) {
+  if (altitudeFilled) {
+    let a = 0;
+    let b = 0;
     for (let i = 0; i < n; i++) {
-      let a = i;
-      let b = i;
-      while (a > 0 && cum[i] - cum[a] < 25) a--;
+      while (a < i && cum[i] - cum[a + 1] >= 25) a++;
+      if (b < i) b = i;
       while (b < n - 1 && cum[b] - cum[i] < 25) b++;
-      const da = samples[a].altitude;
-      const db = samples[b].altitude;
       const run = cum[b] - cum[a];
-      grade[i] = da !== null && db !== null && run > 10 ? round(((db - da) / run) * 100, 1) : 0;
+      grade[i] = run > 10 ? round(((altitudeFilled[b] - altitudeFilled[a]) / run) * 100, 1) : 0;
     }
   }
 
-  // Power.
-  const wattsValues = samples.map((s) => s.watts);
-  // A power field that is always 0 is no power meter.
-  const deviceWattsPresent = wattsValues.some((w) => w !== null && w > 0);
+  // Power (rides; multisport: the ride sessions only).
+  const deviceWattsPresent = samples.some((s) => s.watts !== null && s.watts > 0);
   let averageWatts: number | null = null;
   let maxWatts: number | null = null;
   let weightedAverageWatts: number | null = null;
@@ -275,35 +263,48 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     let series: number[];
     if (deviceWattsPresent) {
       deviceWatts = true;
-      series = wattsValues.map((w) => w ?? 0);
+      series = samples.map((s) => s.watts ?? 0);
     } else {
       deviceWatts = false;
       const mass = (ctx.athlete.weight ?? 75) + 9;
       series = samples.map((_, i) => {
         if (!moving[i] || type === "VirtualRide") return 0;
-        const accel = i > 0 && dts[i] > 0 ? (velocity[i] - velocity[i - 1]) / dts[i] : 0;
+        const dt = i > 0 ? (times[i] - times[i - 1]) / 1000 : 0;
+        const accel = dt > 0 ? (velocity[i] - velocity[i - 1]) / dt : 0;
         return estimatePower(velocity[i], Math.max(-1, Math.min(1, accel)), grade[i] / 100, mass);
       });
     }
-    const movingWatts = series.filter((_, i) => moving[i]);
-    const avg = mean(movingWatts.length ? movingWatts : series) ?? 0;
+    const avg = weightedSeriesMean(samples, series, moving, mask) ?? 0;
     averageWatts = round(avg, 1);
-    kilojoules = round((avg * movingTime) / 1000, 1);
+    kilojoules = round((avg * sportMoving) / 1000, 1);
     if (deviceWatts) {
-      maxWatts = Math.round(maxOf(series));
-      weightedAverageWatts = normalizedPower(samples, series, moving);
+      let m = 0;
+      for (let i = 0; i < n; i++) if (inSport(i) && series[i] > m) m = series[i];
+      maxWatts = Math.round(m);
+      weightedAverageWatts = normalizedPower(samples, series, mask ? moving.map((v, i) => (v && mask[i] ? 1 : 0)) : moving);
     }
   }
 
-  // Calories: the device's own, else from work (rides) or distance and weight (on foot).
+  // Calories: the device's own (FIT), else a published estimate (calories.ts).
   let calories: number | null = parsed.deviceTotals.calories || null;
-  if (calories === null && kilojoules !== null) calories = round(kilojoules / (4.184 * 0.24), 1);
-  if (calories === null && FOOT.has(type)) calories = round((ctx.athlete.weight ?? 75) * (totalDistance / 1000) * 1.036, 1);
+  if (calories === null) {
+    const birthYear = ctx.athlete.birthdate ? Number(ctx.athlete.birthdate.slice(0, 4)) : NaN;
+    const estimate = estimateCalories({
+      type,
+      movingSeconds: movingTime,
+      kilojoules: deviceWatts ? kilojoules : null,
+      averageHeartrate: hrAverage,
+      weightKg: ctx.athlete.weight,
+      ageYears: Number.isFinite(birthYear) ? new Date(startMs).getUTCFullYear() - birthYear : null,
+      sex: ctx.athlete.sex ?? null,
+    });
+    calories = estimate === null ? null : round(estimate, 1);
+  }
 
   // Suffer score (premium only): time in heart-rate zones, weighted.
   let sufferScore: number | null = null;
   if (ctx.athlete.premium && hasHeartrate) {
-    const age = ctx.athlete.birthdate ? Math.max(10, new Date(t0).getUTCFullYear() - Number(ctx.athlete.birthdate.slice(0, 4))) : 35;
+    const age = ctx.athlete.birthdate ? Math.max(10, new Date(startMs).getUTCFullYear() - Number(ctx.athlete.birthdate.slice(0, 4))) : 35;
     const maxHr = 220 - age;
     const perHour = [12, 24, 45, 100, 120];
     let score = 0;
@@ -312,112 +313,98 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
       if (!moving[i] || hr === null) continue;
       const pct = hr / maxHr;
       const zone = pct < 0.6 ? 0 : pct < 0.7 ? 1 : pct < 0.8 ? 2 : pct < 0.9 ? 3 : 4;
-      score += (perHour[zone] * dts[i]) / 3600;
+      score += (perHour[zone] * (times[i] - times[i - 1])) / 3_600_000;
     }
     sufferScore = Math.round(score);
   }
 
   // Time zone and names.
-  const timezone = timezoneOf(gpsPoints[0] ?? null, t0, parsed.utcOffsetSeconds);
-  const startDate = iso(t0);
-  const startDateLocal = iso(t0 + timezone.offsetSeconds * 1000);
+  const gps = samples.map((s) => (s.lat !== null && s.lng !== null ? [s.lat, s.lng] as [number, number] : null));
+  const gpsPoints = gps.filter((p): p is [number, number] => p !== null);
+  const hasGps = gpsPoints.length > 0;
+  const timezone = timezoneOf(gpsPoints[0] ?? null, startMs, parsed.utcOffsetSeconds);
+  const startDate = iso(startMs);
+  const startDateLocal = iso(startMs + timezone.offsetSeconds * 1000);
   const startIso = (i: number) => iso(samples[i].time);
-
-  const range = (a: number, b: number) => {
-    let mt = 0;
-    for (let i = a + 1; i <= b; i++) if (moving[i]) mt += dts[i];
-    const hr = samples.slice(a, b + 1).map((s) => s.heartrate).filter((h): h is number => h !== null);
-    return { movingTime: Math.round(mt), hr };
+  const hrMean = (a: number, b: number) => {
+    const v = timeWeightedMean(samples, heartrate, moving, { from: a, to: b });
+    return v === null ? null : round(v, 1);
   };
 
   // Laps: the device's, or one "Lap 1" over everything.
-  const deviceLaps = parsed.laps.length ? parsed.laps : [{ startTime: t0, elapsedTime: null, distance: null }];
-  const starts = deviceLaps.map((lap) => {
-    const idx = samples.findIndex((s) => s.time >= lap.startTime);
-    return idx === -1 ? n - 1 : idx;
-  });
+  const deviceLaps = parsed.laps.length ? parsed.laps : [{ startTime: startMs, elapsedTime: null, distance: null }];
+  const starts: number[] = [];
+  let pointer = 0;
+  for (const lap of deviceLaps) {
+    while (pointer < n && samples[pointer].time < lap.startTime) pointer++;
+    starts.push(pointer >= n ? n - 1 : pointer);
+  }
   const laps: LapFacts[] = deviceLaps.map((lap, k) => {
     const a = starts[k];
-    const b = Math.max(a, k + 1 < starts.length ? starts[k + 1] - 1 : n - 1);
-    const { movingTime: mt, hr } = range(a, b);
-    const elapsed = Math.round(lap.elapsedTime ?? (time[b] - time[a] + (k + 1 < starts.length ? time[Math.min(n - 1, b + 1)] - time[b] : 0)));
-    const distance = round(lap.distance ?? (cum[Math.min(n - 1, k + 1 < starts.length ? b + 1 : b)] - cum[a]), 2);
-    const lapMoving = Math.min(mt, elapsed);
-    const alts = samples.slice(a, b + 1).map((s) => s.altitude).filter((x): x is number => x !== null);
-    const cads = samples.slice(a, b + 1).map((s) => s.cadence).filter((c): c is number => c !== null && c > 0);
-    const watts = samples.slice(a, b + 1).map((s) => s.watts).filter((w): w is number => w !== null);
+    const next = k + 1 < starts.length ? starts[k + 1] : n;
+    const b = Math.max(a, next - 1);
+    const closing = Math.min(n - 1, next < n ? next : b);
+    const elapsed = Math.round(lap.elapsedTime ?? (times[closing] - times[a]) / 1000);
+    const distance = round(lap.distance ?? (cum[closing] - cum[a]), 2);
+    const lapMoving = Math.min(Math.round(movSecs[closing] - movSecs[a]), elapsed);
+    let lapMaxSpeed = 0;
+    for (let i = a; i <= b; i++) if (velocity[i] > lapMaxSpeed) lapMaxSpeed = velocity[i];
+    const cad = timeWeightedMean(samples, cadence, moving, { from: a, to: closing, skipZero: true });
+    const lapWatts = deviceWattsPresent && isRide ? timeWeightedMean(samples, (s) => s.watts ?? 0, moving, { from: a, to: closing }) : null;
+    const lapHrMax = maxOf(samples, heartrate, a, b);
     return {
       lapIndex: k + 1,
       name: `Lap ${k + 1}`,
       startIndex: a,
       endIndex: b,
-      startDate: iso(Math.max(lap.startTime, t0)),
+      startDate: iso(Math.max(lap.startTime, startMs)),
       elapsedTime: elapsed,
       movingTime: lapMoving,
       distance,
-      totalElevationGain: round(parsed.barometric ? elevationGain(alts, 1) : gpsGain(alts), 1),
+      totalElevationGain: round(elevationGain(samples, { from: a, to: b + 1, segmentStarts, barometric: parsed.barometric }), 1),
       averageSpeed: round(lapMoving > 0 ? distance / lapMoving : elapsed > 0 ? distance / elapsed : 0, 3),
-      maxSpeed: round(maxOf(velocity.slice(a, b + 1), 0), 2),
-      averageCadence: cads.length ? round(mean(cads)!, 1) : null,
-      averageWatts: deviceWattsPresent && isRide && watts.length ? round(mean(watts)!, 1) : null,
-      averageHeartrate: hr.length ? round(mean(hr)!, 1) : null,
-      maxHeartrate: hr.length ? maxOf(hr) : null,
+      maxSpeed: round(lapMaxSpeed, 2),
+      averageCadence: cad === null ? null : round(cad, 1),
+      averageWatts: lapWatts === null ? null : round(lapWatts, 1),
+      averageHeartrate: hrMean(a, closing),
+      maxHeartrate: lapHrMax,
     };
   });
 
-  // Splits (runs).
+  // Splits and best efforts (runs): from the distance stream of the run's own samples.
+  const course = type === "Run" && measured ? courseOf(times, cum, movSecs, mask) : null;
   const splits = (unit: number): SplitFacts[] => {
-    if (type !== "Run" || !hasDistance) return [];
-    const out: SplitFacts[] = [];
-    let a = 0;
-    let k = 1;
-    while (a < n - 1) {
-      let b = a + 1;
-      while (b < n - 1 && cum[b] - cum[a] < unit) b++;
-      const distance = cum[b] - cum[a];
-      if (distance <= 0) break;
-      const { movingTime: mt, hr } = range(a, b);
-      const elapsed = time[b] - time[a];
-      const altA = samples[a].altitude;
-      const altB = samples[b].altitude;
-      out.push({
-        split: k++,
-        distance: round(distance, 1),
-        elapsedTime: elapsed,
-        movingTime: mt,
+    if (!course) return [];
+    return splitRanges(course, unit).map((r) => {
+      const altA = altitudeFilled ? altitudeFilled[r.startIndex] : null;
+      const altB = altitudeFilled ? altitudeFilled[r.endIndex] : null;
+      return {
+        split: r.split,
+        distance: round(r.distance, 1),
+        elapsedTime: r.elapsedTime,
+        movingTime: r.movingTime,
         elevationDifference: altA !== null && altB !== null ? round(altB - altA, 1) : null,
-        averageSpeed: round(mt > 0 ? distance / mt : elapsed > 0 ? distance / elapsed : 0, 2),
-        averageHeartrate: hr.length ? round(mean(hr)!, 1) : null,
+        averageSpeed: round(r.movingTime > 0 ? r.distance / r.movingTime : r.elapsedTime > 0 ? r.distance / r.elapsedTime : 0, 2),
+        averageHeartrate: hrMean(r.startIndex, r.endIndex),
         paceZone: 0,
-      });
-      a = b;
-    }
-    return out;
+      };
+    });
   };
-
-  // Best efforts (runs): the fastest window (elapsed time) of each distance, anywhere in the run.
   const bestEfforts: BestEffortFacts[] = [];
-  if (type === "Run") {
+  if (course) {
+    const courseDistance = course.distance[n - 1];
     for (const [name, distance] of BEST_EFFORTS) {
-      if (distance > totalDistance) break;
-      let best: { a: number; b: number; t: number } | null = null;
-      let a = 0;
-      for (let b = 1; b < n; b++) {
-        while (a + 1 < b && cum[b] - cum[a + 1] >= distance) a++;
-        if (cum[b] - cum[a] >= distance) {
-          const t = time[b] - time[a];
-          if (!best || t < best.t) best = { a, b, t };
-        }
-      }
+      if (distance > courseDistance) break;
+      const best = bestEffort(course, distance);
       if (!best) continue;
       bestEfforts.push({
         name,
         distance,
-        elapsedTime: best.t,
-        movingTime: range(best.a, best.b).movingTime,
-        startIndex: best.a,
-        endIndex: best.b,
-        startDate: startIso(best.a),
+        elapsedTime: best.elapsedTime,
+        movingTime: best.movingTime,
+        startIndex: best.startIndex,
+        endIndex: best.endIndex,
+        startDate: startIso(best.startIndex),
         prRank: null,
       });
     }
@@ -428,21 +415,26 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   const firstGps = gpsPoints[0] ?? null;
   const lastGps = gpsPoints[gpsPoints.length - 1] ?? null;
 
+  // Streams: numbers only (gaps filled by the rules of gaps.ts).
   const streams: ActivityStreams = {
     time,
-    distance: cum.map((d) => round(d, 1)),
-    moving,
+    distance: Array.from(cum, (d) => round(d, 1)),
+    moving: Array.from(moving, (m) => m === 1),
     velocity_smooth: velocity,
   };
-  if (hasGps) streams.latlng = gps;
-  if (altitudes.length) {
-    streams.altitude = samples.map((s) => (s.altitude === null ? null : round(s.altitude, 1)));
+  const latlng = hasGps ? interpolatedLatlng(gps, times) : null;
+  if (latlng) streams.latlng = latlng.map(([la, ln]) => [round(la, 7), round(ln, 7)]);
+  if (altitudeFilled) {
+    streams.altitude = altitudeFilled.map((a) => round(a, 1));
     streams.grade_smooth = grade;
   }
-  if (hasHeartrate) streams.heartrate = samples.map((s) => s.heartrate);
-  if (samples.some((s) => s.cadence !== null)) streams.cadence = samples.map((s) => s.cadence);
-  if (deviceWattsPresent) streams.watts = wattsValues;
-  if (temps.length) streams.temp = samples.map((s) => s.temp);
+  const hrStream = held(samples.map(heartrate), times, HOLD_HEARTRATE_S, "interpolate");
+  if (hrStream) streams.heartrate = hrStream.map((h) => Math.round(h));
+  const cadenceStream = held(samples.map(cadence), times, HOLD_CADENCE_S, 0);
+  if (cadenceStream) streams.cadence = cadenceStream;
+  if (deviceWattsPresent) streams.watts = held(samples.map((s) => s.watts), times, HOLD_POWER_S, 0) ?? undefined;
+  const tempStream = interpolated(samples.map((s) => s.temp), times);
+  if (tempStream) streams.temp = tempStream.map((t) => round(t, 1));
 
   const facts: ActivityFacts = {
     type,
@@ -459,7 +451,6 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     totalElevationGain: round(totalElevationGain, 1),
     elevHigh: elevHigh === null ? null : round(elevHigh, 1),
     elevLow: elevLow === null ? null : round(elevLow, 1),
-    barometric: parsed.barometric,
     startLatlng: firstGps ? [round(firstGps[0], 6), round(firstGps[1], 6)] : null,
     endLatlng: lastGps ? [round(lastGps[0], 6), round(lastGps[1], 6)] : null,
     averageSpeed: round(averageSpeed, 3),
@@ -492,15 +483,32 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   return { facts, streams };
 }
 
+/** Duration-weighted mean of a per-sample series over moving intervals (and the sport mask). */
+function weightedSeriesMean(samples: readonly Sample[], series: readonly number[], moving: Uint8Array, mask?: Uint8Array): number | null {
+  let sum = 0;
+  let weight = 0;
+  for (let i = 1; i < samples.length; i++) {
+    if (!moving[i] || (mask && !mask[i])) continue;
+    const dt = (samples[i].time - samples[i - 1].time) / 1000;
+    if (dt <= 0) continue;
+    sum += series[i] * dt;
+    weight += dt;
+  }
+  if (weight > 0) return sum / weight;
+  let plain = 0;
+  for (const v of series) plain += v;
+  return series.length ? plain / series.length : null;
+}
+
 /** 30-second rolling average (1 Hz, moving time only), fourth-power mean, fourth root. */
-function normalizedPower(samples: Sample[], watts: number[], moving: boolean[]): number | null {
+function normalizedPower(samples: readonly Sample[], watts: readonly number[], moving: Uint8Array): number | null {
   const perSecond: number[] = [];
   for (let i = 1; i < samples.length; i++) {
     if (!moving[i]) continue;
     const dt = Math.min(10, Math.max(0, Math.round((samples[i].time - samples[i - 1].time) / 1000)));
     for (let k = 0; k < dt; k++) perSecond.push(watts[i]);
   }
-  if (perSecond.length < 30) return perSecond.length ? Math.round(mean(perSecond)!) : null;
+  if (perSecond.length < 30) return perSecond.length ? Math.round(perSecond.reduce((a, b) => a + b, 0) / perSecond.length) : null;
   let sum = 0;
   let acc = 0;
   let count = 0;

@@ -1,6 +1,9 @@
 import FitParser, { getFitGarminProductDisplayName } from "fit-file-parser";
 import { fitIndoor, fitSportType } from "./sports.ts";
-import { type DeviceLap, emptySample, IngestError, num, type ParsedFile, type Pause, type Sample } from "./types.ts";
+import type { ActivityType } from "../../shared/activity-types.ts";
+import {
+  type DeviceLap, type DeviceLength, type DeviceSession, emptySample, IngestError, num, type ParsedFile, type Pause, type Sample,
+} from "./types.ts";
 
 type Message = Record<string, unknown>;
 
@@ -101,30 +104,68 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     lastTime = time;
   }
 
-  const sessions = ((fit.sessions as Message[] | undefined) ?? []);
-  let sport = null;
-  let indoor = false;
-  let longest = -1;
-  for (const session of sessions) {
+  const sessionMessages = (fit.sessions as Message[] | undefined) ?? [];
+  const sessions: DeviceSession[] = [];
+  for (const session of sessionMessages) {
+    const start = ms(session.start_time);
+    if (start === null) continue;
+    const elapsed = num(session.total_elapsed_time);
+    sessions.push({
+      startTime: start,
+      endTime: start + (elapsed ?? 0) * 1000,
+      sport: fitSportType(session.sport, session.sub_sport),
+      elapsedTime: elapsed,
+      timerTime: num(session.total_timer_time),
+      distance: num(session.total_distance),
+      poolLength: num(session.pool_length),
+    });
+  }
+  sessions.sort((a, b) => a.startTime - b.startTime);
+  // The type of a multisport file is the sport with the most timer time over all its sessions.
+  const timeByType = new Map<ActivityType, number>();
+  for (const session of sessionMessages) {
     const type = fitSportType(session.sport, session.sub_sport);
+    if (!type) continue;
     const timer = num(session.total_timer_time) ?? num(session.total_elapsed_time) ?? 0;
-    if (type && timer > longest) {
+    timeByType.set(type, (timeByType.get(type) ?? 0) + timer);
+  }
+  let sport: ActivityType | null = null;
+  let longest = -1;
+  for (const [type, timer] of timeByType) {
+    if (timer > longest) {
       longest = timer;
       sport = type;
-      indoor = fitIndoor(session.sub_sport);
     }
   }
-  if (sessions.length > 1) notes.push(`The file holds ${sessions.length} sessions; they were combined into one activity.`);
+  const indoor = sessionMessages.some((s) => fitSportType(s.sport, s.sub_sport) === sport && fitIndoor(s.sub_sport));
+  if (sessionMessages.length > 1) {
+    notes.push(`The file holds ${sessionMessages.length} sessions; they were combined into one activity.`);
+  }
   const sum = (key: string) => {
-    const values = sessions.map((s) => num(s[key])).filter((v): v is number => v !== null);
+    const values = sessionMessages.map((s) => num(s[key])).filter((v): v is number => v !== null);
     return values.length ? values.reduce((a, b) => a + b, 0) : null;
   };
+
+  const lengths: DeviceLength[] = [];
+  for (const length of (fit.lengths as Message[] | undefined) ?? []) {
+    const start = ms(length.start_time);
+    const elapsed = num(length.total_elapsed_time);
+    if (start === null || elapsed === null) continue;
+    lengths.push({ startTime: start, elapsedTime: elapsed, timerTime: num(length.total_timer_time), active: length.length_type === "active" });
+  }
+  lengths.sort((a, b) => a.startTime - b.startTime);
 
   const laps: DeviceLap[] = [];
   for (const lap of (fit.laps as Message[] | undefined) ?? []) {
     const start = ms(lap.start_time);
     if (start === null) continue;
-    laps.push({ startTime: start, elapsedTime: num(lap.total_elapsed_time), distance: num(lap.total_distance) });
+    laps.push({
+      startTime: start,
+      elapsedTime: num(lap.total_elapsed_time),
+      distance: num(lap.total_distance),
+      timerTime: num(lap.total_timer_time),
+      calories: num(lap.total_calories),
+    });
   }
   laps.sort((a, b) => a.startTime - b.startTime);
 
@@ -163,6 +204,8 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     samples,
     laps,
     pauses,
+    sessions,
+    lengths,
     deviceTotals: { ascent, calories: sum("total_calories"), distance: sum("total_distance") },
     utcOffsetSeconds,
     notes,

@@ -10,8 +10,10 @@ type Received = EventData<typeof uploadReceived>;
 
 /** How an upload is derived: what the upload asked for, and the athlete's defaults and profile now. */
 export async function deriveContextOf(db: Queryable, received: Received): Promise<DeriveContext> {
-  const [athlete] = await db.query<{ premium: boolean; weight: number | null; birthdate: string | null; default_activity_type: string }>(
-    "select premium, weight, birthdate, default_activity_type from athletes where id = $1",
+  const [athlete] = await db.query<
+    { premium: boolean; weight: number | null; birthdate: string | null; sex: string | null; default_activity_type: string }
+  >(
+    "select premium, weight, birthdate, sex, default_activity_type from athletes where id = $1",
     [received.athleteId],
   );
   return {
@@ -24,7 +26,12 @@ export async function deriveContextOf(db: Queryable, received: Received): Promis
     private: received.private,
     trainer: received.trainer,
     commute: received.commute,
-    athlete: { premium: athlete?.premium ?? false, weight: athlete?.weight ?? null, birthdate: athlete?.birthdate ?? null },
+    athlete: {
+      premium: athlete?.premium ?? false,
+      weight: athlete?.weight ?? null,
+      birthdate: athlete?.birthdate ?? null,
+      sex: athlete?.sex === "M" || athlete?.sex === "F" ? athlete.sex : null,
+    },
   };
 }
 

@@ -1,0 +1,86 @@
+import { segmentRanges } from "./distance.ts";
+import type { Sample } from "./types.ts";
+
+/**
+ * Fastest vertical speed (m/s) an altitude reading may change by and still be climbing: beyond it a
+ * step is an altimeter settling at the start or a GPS fix jumping, and is not counted.
+ */
+export const MAX_VERTICAL_SPEED = 5;
+
+/** Half-width (s) of the moving average applied before counting: GPS altitudes and barometric ones. */
+export const GPS_SMOOTHING_S = 5;
+export const BAROMETRIC_SMOOTHING_S = 2;
+
+/** Gain with hysteresis: a climb counts once the altitude rose `threshold` metres above the last low. */
+export function hysteresisGain(altitudes: ArrayLike<number>, from: number, to: number, threshold: number): number {
+  if (to - from < 2) return 0;
+  let gain = 0;
+  let ref = altitudes[from];
+  for (let i = from; i < to; i++) {
+    const alt = altitudes[i];
+    if (alt - ref >= threshold) {
+      gain += alt - ref;
+      ref = alt;
+    } else if (alt < ref) {
+      ref = alt;
+    }
+  }
+  return gain;
+}
+
+/**
+ * Elevation gain (m) over the samples [from, to) of each track segment: altitude jumps faster than
+ * MAX_VERTICAL_SPEED are taken out (the series is shifted, not climbed), the result is averaged over
+ * ±`smoothing` seconds, then climbs of at least `threshold` metres are summed. Nothing counts across
+ * the gap between two segments.
+ */
+export function elevationGain(
+  samples: readonly Sample[],
+  options: { from?: number; to?: number; segmentStarts?: readonly number[]; barometric: boolean },
+): number {
+  const from = options.from ?? 0;
+  const to = options.to ?? samples.length;
+  const smoothing = (options.barometric ? BAROMETRIC_SMOOTHING_S : GPS_SMOOTHING_S) * 1000;
+  const threshold = options.barometric ? 1 : 3;
+  let gain = 0;
+  for (const [segFrom, segTo] of segmentRanges(samples.length, options.segmentStarts)) {
+    const a = Math.max(from, segFrom);
+    const b = Math.min(to, segTo);
+    if (b - a < 2) continue;
+    const times: number[] = [];
+    const alts: number[] = [];
+    let shift = 0;
+    for (let i = a; i < b; i++) {
+      const alt = samples[i].altitude;
+      if (alt === null) continue;
+      const k = alts.length;
+      if (k > 0) {
+        const raw = alt - shift;
+        const dz = raw - alts[k - 1];
+        const dt = (samples[i].time - times[k - 1]) / 1000;
+        if (Math.abs(dz) > MAX_VERTICAL_SPEED * Math.max(dt, 1)) shift += dz;
+      }
+      times.push(samples[i].time);
+      alts.push(alt - shift);
+    }
+    gain += hysteresisGain(smoothOverTime(times, alts, smoothing), 0, alts.length, threshold);
+  }
+  return gain;
+}
+
+/** Centred moving average over ±halfWidth ms (prefix sums and two pointers: linear). */
+export function smoothOverTime(times: readonly number[], values: readonly number[], halfWidth: number): Float64Array {
+  const n = values.length;
+  const prefix = new Float64Array(n + 1);
+  for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i] + values[i];
+  const out = new Float64Array(n);
+  let lo = 0;
+  let hi = 0;
+  for (let i = 0; i < n; i++) {
+    while (times[lo] < times[i] - halfWidth) lo++;
+    if (hi < i) hi = i;
+    while (hi + 1 < n && times[hi + 1] <= times[i] + halfWidth) hi++;
+    out[i] = (prefix[hi + 1] - prefix[lo]) / (hi - lo + 1);
+  }
+  return out;
+}
