@@ -451,6 +451,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     totalElevationGain: round(totalElevationGain, 1),
     elevHigh: elevHigh === null ? null : round(elevHigh, 1),
     elevLow: elevLow === null ? null : round(elevLow, 1),
+    barometric: parsed.barometric,
     startLatlng: firstGps ? [round(firstGps[0], 6), round(firstGps[1], 6)] : null,
     endLatlng: lastGps ? [round(lastGps[0], 6), round(lastGps[1], 6)] : null,
     averageSpeed: round(averageSpeed, 3),

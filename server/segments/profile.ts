@@ -10,6 +10,7 @@ import {
 import { profileDecider } from "../../events/segment/profile.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import type { RecordedActivity } from "../activity-processors.ts";
+import { loadRelease, PUBLIC, publicStretch } from "../privacy/engine.ts";
 import { elevationFacts, haversine, type LatLng } from "./geometry.ts";
 
 type Matched = EventData<typeof segmentEffortsMatched>;
@@ -90,9 +91,14 @@ export async function segmentProfileProcessor(recorded: RecordedActivity) {
         and (elevation_source is null or (elevation_source = 'gps' and $2 = 'barometric'))`,
     [[...new Set(efforts.map((e) => e.segmentId))], source],
   );
+  if (wanted.length === 0) return [];
+  // A measurement copies the effort's stretch into a public segment: the privacy engine's rule for
+  // copying a stretch (public activity, no point inside the owner's zones) applies.
+  const release = await loadRelease(platform.db, { athlete_id: activity.athleteId, private: activity.private }, PUBLIC);
   for (const segment of wanted) {
     const segmentId = Number(segment.id);
     for (const effort of efforts.filter((e) => e.segmentId === segmentId)) {
+      if (!streams.latlng || !publicStretch(release, streams.latlng, effort.startIndex, effort.endIndex).ok) continue;
       const profile = effortProfile(streams, effort.startIndex, effort.endIndex);
       if (!profile) continue;
       const data = measurement({ segmentId, distance: Number(segment.distance) }, {

@@ -14,6 +14,7 @@ import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
 import { segmentIndexFor } from "../segments/segment-index.ts";
 import { rankBestEfforts } from "./best-efforts.ts";
+import { athleteTurn } from "./athlete-lock.ts";
 import { duplicateAtProcessing, duplicateMessage } from "./duplicates.ts";
 import { takeReceivedOriginal } from "./originals.ts";
 import { findUpload } from "./status.ts";
@@ -50,7 +51,12 @@ export function uploadJob(platform: Platform): JobKind {
     async giveUp(id: string, message: string) {
       const [first] = await platform.store.readStream(uploadStream(Number(id)));
       if (!first || first.type !== uploadReceived.type) return;
-      await fail(platform, first.data as Received, `${(first.data as Received).fileName}: processing failed repeatedly (${message})`, null);
+      await fail(
+        platform,
+        first.data as Received,
+        `${(first.data as Received).fileName}: processing failed repeatedly (${message})`,
+        null,
+      );
     },
   };
 }
@@ -58,17 +64,27 @@ export function uploadJob(platform: Platform): JobKind {
 async function fail(platform: Platform, received: Received, error: string, duplicateOf: number | null) {
   try {
     await platform.store.append(uploadStream(received.uploadId), 1, [
-      uploadFailed.create({ uploadId: received.uploadId, athleteId: received.athleteId, error: storableText(error), duplicateOf }),
-    ], { idempotencyKey: `upload-${received.uploadId}:outcome`, metadata: { athleteId: received.athleteId, source: "job:upload" } });
+      uploadFailed.create({
+        uploadId: received.uploadId,
+        athleteId: received.athleteId,
+        error: storableText(error),
+        duplicateOf,
+      }),
+    ], {
+      idempotencyKey: `upload-${received.uploadId}:outcome`,
+      metadata: { athleteId: received.athleteId, source: "job:upload" },
+    });
   } catch (e) {
     if (!(e instanceof ConcurrencyError)) throw e;
   }
 }
 
-/** Derives the activity from the stored original (pure work; any failure is the file's). */
-async function derive(platform: Platform, received: Received): Promise<
-  { ok: true; activity: Recorded; streams: ActivityStreams; notes: string[] } | { ok: false; error: string; duplicateOf: number | null }
-> {
+type Failure = { ok: false; error: string; duplicateOf: number | null };
+type Decoded = Awaited<ReturnType<typeof deriveFile>>;
+type Settled = { ok: true; activity: Recorded; streams: ActivityStreams; notes: string[] } | Failure;
+
+/** Derives the activity from the stored original (pure work in the derive pool; any failure is the file's). */
+async function derive(platform: Platform, received: Received): Promise<({ ok: true } & Decoded) | Failure> {
   const original = takeReceivedOriginal(received.originalSha256) ?? await getBlob(platform.db, received.originalSha256);
   if (!original) return { ok: false, error: `${received.fileName}: the uploaded file is no longer stored.`, duplicateOf: null };
   const context = await deriveContextOf(platform.db, received);
@@ -76,11 +92,23 @@ async function derive(platform: Platform, received: Received): Promise<
   let notes: string[];
   let streamsJson: Uint8Array;
   try {
-    ({ derived, notes, streamsJson } = await deriveFile(original, received, context, platform.config.maxUploadBytes, platform.config.deriveWorkers));
+    ({ derived, notes, streamsJson } = await deriveFile(
+      original,
+      received,
+      context,
+      platform.config.maxUploadBytes,
+      platform.config.deriveWorkers,
+    ));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, error: `${received.fileName}: ${message}`, duplicateOf: null };
   }
+  return { ok: true, derived, notes, streamsJson };
+}
+
+/** The duplicate check and what the activity event needs; run during the athlete's turn. */
+async function settle(platform: Platform, received: Received, decoded: Decoded): Promise<Settled> {
+  const { derived, notes, streamsJson } = decoded;
   const duplicateOf = await duplicateAtProcessing(platform.db, {
     athleteId: received.athleteId,
     activityId: received.activityId,
@@ -89,7 +117,12 @@ async function derive(platform: Platform, received: Received): Promise<
     deviceName: derived.facts.deviceName,
   });
   if (duplicateOf !== null) return { ok: false, error: duplicateMessage(received.fileName, duplicateOf), duplicateOf };
-  derived.facts.bestEfforts = await rankBestEfforts(platform.db, received.athleteId, received.activityId, derived.facts.bestEfforts);
+  derived.facts.bestEfforts = await rankBestEfforts(
+    platform.db,
+    received.athleteId,
+    received.activityId,
+    derived.facts.bestEfforts,
+  );
   const streamsSha256 = await putBlob(platform.db, streamsJson);
   return {
     ok: true,
@@ -107,62 +140,78 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
   const received = first.data as Received;
   const metadata = { athleteId: received.athleteId, source: "job:upload" };
 
-  // Step 1: ActivityRecorded (skipped when a previous run got that far).
-  const existing = (await platform.store.readStream(activityStream(received.activityId)))
-    .find((e) => e.type === activityRecorded.type);
-  let activity: Recorded;
-  let streams: ActivityStreams | null;
-  let notes: string[] = [];
-  if (existing) {
-    activity = existing.data as Recorded;
-    const blob = activity.streamsSha256 ? await getBlob(platform.db, activity.streamsSha256) : undefined;
-    streams = blob ? JSON.parse(new TextDecoder().decode(blob)) as ActivityStreams : null;
-    notes = (await reparseNotes(platform, received)) ?? [];
-  } else {
-    const result = await derive(platform, received);
-    if (!result.ok) return await fail(platform, received, result.error, result.duplicateOf);
-    activity = result.activity;
-    streams = result.streams;
-    notes = result.notes;
-    try {
-      await platform.store.append(activityStream(received.activityId), 0, [activityRecorded.create(activity)], {
-        idempotencyKey: `upload-${uploadId}:recorded`,
+  const turn: { done: (() => void) | null } = { done: null };
+  try {
+    await recordAndFinish();
+  } finally {
+    turn.done?.();
+  }
+
+  async function recordAndFinish(): Promise<void> {
+    // Step 1: ActivityRecorded (skipped when a previous run got that far).
+    const existing = (await platform.store.readStream(activityStream(received.activityId)))
+      .find((e) => e.type === activityRecorded.type);
+    let activity: Recorded;
+    let streams: ActivityStreams | null;
+    let notes: string[] = [];
+    if (existing) {
+      activity = existing.data as Recorded;
+      const blob = activity.streamsSha256 ? await getBlob(platform.db, activity.streamsSha256) : undefined;
+      streams = blob ? JSON.parse(new TextDecoder().decode(blob)) as ActivityStreams : null;
+      notes = (await reparseNotes(platform, received)) ?? [];
+    } else {
+      const decoded = await derive(platform, received);
+      if (!decoded.ok) return await fail(platform, received, decoded.error, decoded.duplicateOf);
+      // From the duplicate check to the upload's outcome (which records the fingerprint the check
+      // reads), one upload of this athlete at a time.
+      turn.done = await athleteTurn(received.athleteId);
+      {
+        const result = await settle(platform, received, decoded);
+        if (!result.ok) return await fail(platform, received, result.error, result.duplicateOf);
+        activity = result.activity;
+        streams = result.streams;
+        notes = result.notes;
+        try {
+          await platform.store.append(activityStream(received.activityId), 0, [activityRecorded.create(activity)], {
+            idempotencyKey: `upload-${uploadId}:recorded`,
+            metadata,
+          });
+        } catch (error) {
+          if (!(error instanceof ConcurrencyError)) throw error;
+          const again = (await platform.store.readStream(activityStream(received.activityId)))
+            .find((e) => e.type === activityRecorded.type);
+          if (!again) throw error;
+          activity = again.data as Recorded;
+        }
+      }
+    }
+
+    // Step 2: every registered processor (segment matching, …), appended once each.
+    for (const [index, processor] of activityProcessors.entries()) {
+      const events = await processor({ platform, activity, streams });
+      if (events.length === 0) continue;
+      await platform.store.append(activityStream(received.activityId), "any", events, {
+        idempotencyKey: `upload-${uploadId}:processor-${index}`,
         metadata,
       });
+    }
+
+    // Step 3: the upload is ready.
+    try {
+      await platform.store.append(uploadStream(uploadId), 1, [
+        uploadSucceeded.create({
+          uploadId,
+          athleteId: received.athleteId,
+          activityId: received.activityId,
+          startDate: activity.startDate,
+          deviceName: activity.deviceName,
+          contentSha256: received.contentSha256,
+          notes,
+        }),
+      ], { idempotencyKey: `upload-${uploadId}:outcome`, metadata });
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) throw error;
-      const again = (await platform.store.readStream(activityStream(received.activityId)))
-        .find((e) => e.type === activityRecorded.type);
-      if (!again) throw error;
-      activity = again.data as Recorded;
     }
-  }
-
-  // Step 2: every registered processor (segment matching, …), appended once each.
-  for (const [index, processor] of activityProcessors.entries()) {
-    const events = await processor({ platform, activity, streams });
-    if (events.length === 0) continue;
-    await platform.store.append(activityStream(received.activityId), "any", events, {
-      idempotencyKey: `upload-${uploadId}:processor-${index}`,
-      metadata,
-    });
-  }
-
-  // Step 3: the upload is ready.
-  try {
-    await platform.store.append(uploadStream(uploadId), 1, [
-      uploadSucceeded.create({
-        uploadId,
-        athleteId: received.athleteId,
-        activityId: received.activityId,
-        startDate: activity.startDate,
-        deviceName: activity.deviceName,
-        contentSha256: received.contentSha256,
-        notes,
-      }),
-    ], { idempotencyKey: `upload-${uploadId}:outcome`, metadata });
-  } catch (error) {
-    if (!(error instanceof ConcurrencyError)) throw error;
   }
 }
 
@@ -172,7 +221,13 @@ async function reparseNotes(platform: Platform, received: Received): Promise<str
   if (!original) return null;
   try {
     const context = await deriveContextOf(platform.db, received);
-    const { notes } = await deriveFile(original, received, context, platform.config.maxUploadBytes, platform.config.deriveWorkers);
+    const { notes } = await deriveFile(
+      original,
+      received,
+      context,
+      platform.config.maxUploadBytes,
+      platform.config.deriveWorkers,
+    );
     return notes;
   } catch {
     return null;

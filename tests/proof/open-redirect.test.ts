@@ -72,6 +72,8 @@ describe("open redirect after sign-in (Deno server)", () => {
     const failures: string[] = [];
     let redirects = 0;
     const check = (where: string, next: string, res: { status: number; location: string | null }, from: string) => {
+      // A form field holding U+0000 is refused as unstorable text (400, header-injection.test.ts).
+      if (where.startsWith("POST") && next.includes("\u0000") && res.status === 400) return;
       if (res.status >= 500 || ![302, 303].includes(res.status)) {
         failures.push(`${where} ${JSON.stringify(next)}: ${res.status}`);
         return;

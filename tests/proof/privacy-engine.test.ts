@@ -235,6 +235,7 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
   "server/segments/geometry.ts": "pure geometry over a segment's own points",
   "server/heatmaps/representation.ts": "names the heatmap's tracks blob, gathered through the engine (gather.ts); shows only its centre",
   "server/routes/heatmaps.ts": "deletes the heatmap's tracks blob",
+  "server/uploads/streams-transfer.ts": "packs the activity's own streams for the trip from a derive worker to the upload job",
 };
 const POINT_WORDS = /\b(latlng|summaryPolyline|summary_polyline|streamsSha256|streams_sha256|startLatlng|endLatlng|loadStreams|tracks_sha256|tracksSha256)\b/;
 const ENGINE_IMPORT = /from "(\.\.\/)+privacy\/engine\.ts"|from "\.\/engine\.ts"/;
