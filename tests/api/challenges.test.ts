@@ -3,7 +3,7 @@ import { join as joinPath } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatch } from "../../server/cli/dispatch.ts";
 import { createSegment } from "../../server/segments/create.ts";
-import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
+import { startTestServer, uploadUntilReady, type TestAthlete, type TestServer } from "../helpers/server.ts";
 import { DEVICES, slice, streamsOf } from "../segments/fixture-track.ts";
 
 /**
@@ -51,19 +51,7 @@ async function ride(athlete: TestAthlete, day: string, f: { distance?: number; t
 
 /** A recorded activity: a real device file through POST /v3/uploads, polled until it has an activity. */
 async function upload(athlete: TestAthlete, file: string) {
-  const form = new FormData();
-  form.set("file", new Blob([readFileSync(joinPath(DEVICES, file))]), file.split("/").pop()!);
-  form.set("data_type", file.split(".").pop()!);
-  const res = await server.api("POST", "/v3/uploads", { token: athlete.token, multipart: form });
-  expect(res.status, res.text).toBe(201);
-  for (let i = 0; i < 600; i++) {
-    const status = await server.api("GET", `/v3/uploads/${res.body.id}`, { token: athlete.token });
-    expect(status.body.error ?? null).toBeNull();
-    if (status.body.activity_id) return status.body.activity_id as number;
-    server.platform.jobs.kick();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("upload did not finish");
+  return uploadUntilReady(server, athlete.token, { bytes: readFileSync(joinPath(DEVICES, file)), name: file.split("/").pop()!, dataType: file.split(".").pop()! });
 }
 
 async function activity(athlete: TestAthlete, id: number) {

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatch } from "../../server/cli/dispatch.ts";
-import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
+import { startTestServer, uploadUntilReady, type TestAthlete, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -38,19 +38,7 @@ async function createActivity(athlete: TestAthlete, startDate: string, options: 
 
 /** A recorded activity: a real device file through POST /v3/uploads and the upload job. */
 async function uploadActivity(athlete: TestAthlete, file: string) {
-  const form = new FormData();
-  form.set("file", new Blob([readFileSync(join(DEVICES, file))]), file.split("/").pop()!);
-  form.set("data_type", file.split(".").pop()!);
-  const res = await server.api("POST", "/v3/uploads", { token: athlete.token, multipart: form });
-  expect(res.status, res.text).toBe(201);
-  for (let i = 0; i < 600; i++) {
-    const status = await server.api("GET", `/v3/uploads/${res.body.id}`, { token: athlete.token });
-    expect(status.body.error ?? null).toBeNull();
-    if (status.body.activity_id) return status.body.activity_id as number;
-    server.platform.jobs.kick();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("upload did not finish");
+  return uploadUntilReady(server, athlete.token, { bytes: readFileSync(join(DEVICES, file)), name: file.split("/").pop()!, dataType: file.split(".").pop()! });
 }
 
 describe("creating clubs", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueToken } from "../../server/actions/applications.ts";
 import { createSegment } from "../../server/segments/create.ts";
-import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
+import { startTestServer, uploadUntilReady, type TestAthlete, type TestServer } from "../helpers/server.ts";
 
 /**
  * Issue #19, segment-effort parts: GET /v3/segment_efforts/:id/streams, GET /v3/segment_efforts
@@ -44,19 +44,7 @@ let slowActivity: number;
 let fastActivity: number;
 
 async function upload(athlete: TestAthlete, r: Ride, name: string): Promise<number> {
-  const form = new FormData();
-  form.set("file", new Blob([r.gpx]), `${name}.gpx`);
-  form.set("data_type", "gpx");
-  const res = await server.api("POST", "/v3/uploads", { token: athlete.token, multipart: form });
-  expect(res.status).toBe(201);
-  for (let i = 0; i < 600; i++) {
-    const status = await server.api("GET", `/v3/uploads/${res.body.id}`, { token: athlete.token });
-    expect(status.body.error ?? null).toBeNull();
-    if (status.body.activity_id) return status.body.activity_id as number;
-    server.platform.jobs.kick();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("upload did not finish");
+  return uploadUntilReady(server, athlete.token, { bytes: r.gpx, name: `${name}.gpx`, dataType: "gpx" });
 }
 
 async function effortsOf(athlete: TestAthlete, activityId: number) {

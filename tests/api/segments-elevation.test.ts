@@ -3,7 +3,7 @@ import { Decoder, Stream } from "@garmin/fitsdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { segmentCommands } from "../../server/cli/commands/segments.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
-import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
+import { startTestServer, uploadUntilReady, type TestAthlete, type TestServer } from "../helpers/server.ts";
 
 /**
  * Issue #22: a segment created from bare coordinates (`segment create --points`) takes its elevation,
@@ -79,19 +79,7 @@ let stretch: Rec[];
 let segmentId: number;
 
 async function upload(athlete: TestAthlete, file: string): Promise<number> {
-  const form = new FormData();
-  form.set("file", new Blob([readFileSync(deviceFile(file))]), file.split("/").pop()!);
-  form.set("data_type", file.split(".").pop()!);
-  const res = await server.api("POST", "/v3/uploads", { token: athlete.token, multipart: form });
-  expect(res.status).toBe(201);
-  for (let i = 0; i < 600; i++) {
-    const status = await server.api("GET", `/v3/uploads/${res.body.id}`, { token: athlete.token });
-    expect(status.body.error ?? null).toBeNull();
-    if (status.body.activity_id) return status.body.activity_id as number;
-    server.platform.jobs.kick();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("upload did not finish");
+  return uploadUntilReady(server, athlete.token, { bytes: readFileSync(deviceFile(file)), name: file.split("/").pop()!, dataType: file.split(".").pop()! });
 }
 
 async function measurements() {
