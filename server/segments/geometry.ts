@@ -47,14 +47,9 @@ export function degreesFor(metres: number, lat: number): { dLat: number; dLng: n
   return { dLat, dLng };
 }
 
-export interface SegmentFacts {
+/** A segment's facts: its length and ends, and the elevation facts of its profile. */
+export interface SegmentFacts extends ElevationFacts {
   distance: number;
-  averageGrade: number;
-  maximumGrade: number;
-  elevationHigh: number | null;
-  elevationLow: number | null;
-  totalElevationGain: number;
-  climbCategory: number;
   startLatlng: LatLng;
   endLatlng: LatLng;
 }
