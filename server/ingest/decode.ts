@@ -59,8 +59,8 @@ export const MAX_RECORDING_SECONDS = 30 * 24 * 3600;
 
 /** Largest magnitude accepted for a recorded value (metres, watts, bpm, …); beyond it the value is corrupt. */
 const MAX_SENSOR_MAGNITUDE = 1e9;
-const SAMPLE_VALUES = ["lat", "lng", "altitude", "heartrate", "cadence", "watts", "temp", "distance", "speed"] as const;
-const SAMPLE_KEYS = SAMPLE_VALUES;
+/** Every recorded value of a sample (`insane` below checks each of them by name). */
+const SAMPLE_KEYS = ["lat", "lng", "altitude", "heartrate", "cadence", "watts", "temp", "distance", "speed"] as const;
 
 /** Text from a file made storable: U+0000 and unpaired surrogates (refused by PostgreSQL) become U+FFFD. */
 export function storableText(text: string): string {
@@ -84,8 +84,18 @@ export async function parseDeviceFile(content: Uint8Array, dataType: DataType): 
   // Values no sensor records (a corrupt file's 1e20 W) would reach the event log as integers beyond
   // 2^53, which read back as BigInt: they are dropped like any unreadable value.
   const sane = (v: number | null) => (v !== null && Number.isFinite(v) && Math.abs(v) <= MAX_SENSOR_MAGNITUDE ? v : null);
-  for (const sample of parsed.samples) {
-    for (const key of SAMPLE_VALUES) sample[key] = sane(sample[key]);
+  const insane = (v: number | null) => v !== null && !(Math.abs(v) <= MAX_SENSOR_MAGNITUDE);
+  for (const s of parsed.samples) {
+    // Written out field by field: this runs for every record of every upload.
+    if (insane(s.lat)) s.lat = null;
+    if (insane(s.lng)) s.lng = null;
+    if (insane(s.altitude)) s.altitude = null;
+    if (insane(s.heartrate)) s.heartrate = null;
+    if (insane(s.cadence)) s.cadence = null;
+    if (insane(s.watts)) s.watts = null;
+    if (insane(s.temp)) s.temp = null;
+    if (insane(s.distance)) s.distance = null;
+    if (insane(s.speed)) s.speed = null;
   }
   for (const lap of parsed.laps) {
     lap.elapsedTime = sane(lap.elapsedTime);

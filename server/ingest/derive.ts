@@ -7,8 +7,8 @@ import { estimateCalories } from "./calories.ts";
 import { distanceStream, scaleTo } from "./distance.ts";
 import { bestEffort, courseOf, splitRanges } from "./efforts.ts";
 import { elevationGain } from "./elevation.ts";
-import { held, HOLD_CADENCE_S, HOLD_HEARTRATE_S, HOLD_POWER_S, interpolated, interpolatedLatlng } from "./gaps.ts";
-import { encodePolyline, simplify } from "./geo.ts";
+import { channel, held, HOLD_CADENCE_S, HOLD_HEARTRATE_S, HOLD_POWER_S, interpolated, latlngStream, streamOf } from "./gaps.ts";
+import { encodePolyline, simplify, type Track } from "./geo.ts";
 import { MAX_SPEED_INTERVAL_S, movingIntervals, movingSeconds, movingThreshold } from "./moving.ts";
 import { timezoneOf } from "./timezone.ts";
 import type { DeviceLap, ParsedFile, Sample } from "./types.ts";
@@ -147,8 +147,12 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   const unrecordedDistance = Math.max(0, before - firstDeviceDistance) + after;
   const unrecordedSeconds = unrecorded.reduce((a, l) => a + (l.timerTime ?? l.elapsedTime ?? 0), 0);
 
-  const times = samples.map((s) => s.time);
-  const time = samples.map((s) => Math.round((s.time - startMs) / 1000));
+  const times = new Float64Array(n);
+  const time: number[] = [];
+  for (let i = 0; i < n; i++) {
+    times[i] = samples[i].time;
+    time.push(Math.round((samples[i].time - startMs) / 1000));
+  }
   const segmentStarts = parsed.segmentStarts;
 
   // Distance: the stream, made to end at the activity's distance where the device says it.
@@ -213,7 +217,6 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   let totalElevationGain = 0;
   if (parsed.deviceTotals.ascent !== null && parsed.barometric) totalElevationGain = parsed.deviceTotals.ascent;
   else totalElevationGain = elevationGain(samples, { segmentStarts, barometric: parsed.barometric });
-  const altitude = (s: Sample) => s.altitude;
   let elevHigh: number | null = null;
   let elevLow: number | null = null;
   for (const s of samples) {
@@ -236,7 +239,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   const averageTemp = tempAverage === null ? null : Math.round(tempAverage);
 
   // Altitude filled across gaps (streams, grade, split elevation differences).
-  const altitudeFilled = interpolated(samples.map(altitude), times);
+  const altitudeFilled = interpolated(channel(samples, (s) => s.altitude), times);
 
   // Grade (percent) from altitude over ±25 m of distance (two pointers: linear).
   const grade = new Array<number>(n).fill(0);
@@ -260,19 +263,19 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   let kilojoules: number | null = null;
   let deviceWatts: boolean | null = null;
   if (isRide) {
-    let series: number[];
+    const series = new Float64Array(n);
     if (deviceWattsPresent) {
       deviceWatts = true;
-      series = samples.map((s) => s.watts ?? 0);
+      for (let i = 0; i < n; i++) series[i] = samples[i].watts ?? 0;
     } else {
       deviceWatts = false;
       const mass = (ctx.athlete.weight ?? 75) + 9;
-      series = samples.map((_, i) => {
-        if (!moving[i] || type === "VirtualRide") return 0;
+      for (let i = 0; i < n; i++) {
+        if (!moving[i] || type === "VirtualRide") continue;
         const dt = i > 0 ? (times[i] - times[i - 1]) / 1000 : 0;
         const accel = dt > 0 ? (velocity[i] - velocity[i - 1]) / dt : 0;
-        return estimatePower(velocity[i], Math.max(-1, Math.min(1, accel)), grade[i] / 100, mass);
-      });
+        series[i] = estimatePower(velocity[i], Math.max(-1, Math.min(1, accel)), grade[i] / 100, mass);
+      }
     }
     const avg = weightedSeriesMean(samples, series, moving, mask) ?? 0;
     averageWatts = round(avg, 1);
@@ -319,10 +322,12 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   }
 
   // Time zone and names.
-  const gps = samples.map((s) => (s.lat !== null && s.lng !== null ? [s.lat, s.lng] as [number, number] : null));
-  const gpsPoints = gps.filter((p): p is [number, number] => p !== null);
-  const hasGps = gpsPoints.length > 0;
-  const timezone = timezoneOf(gpsPoints[0] ?? null, startMs, parsed.utcOffsetSeconds);
+  const gps = positionsOf(samples);
+  const gpsCount = gps.lat.length;
+  const hasGps = gpsCount > 0;
+  const firstGps: [number, number] | null = hasGps ? [gps.lat[0], gps.lng[0]] : null;
+  const lastGps: [number, number] | null = hasGps ? [gps.lat[gpsCount - 1], gps.lng[gpsCount - 1]] : null;
+  const timezone = timezoneOf(firstGps, startMs, parsed.utcOffsetSeconds);
   const startDate = iso(startMs);
   const startDateLocal = iso(startMs + timezone.offsetSeconds * 1000);
   const startIso = (i: number) => iso(samples[i].time);
@@ -410,31 +415,34 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     }
   }
 
-  const polyline = hasGps ? encodePolyline(gpsPoints.map(([la, ln]) => [round(la, 6), round(ln, 6)])) : null;
-  const summaryPolyline = hasGps ? encodePolyline(simplify(gpsPoints, 0.0001)) : null;
-  const firstGps = gpsPoints[0] ?? null;
-  const lastGps = gpsPoints[gpsPoints.length - 1] ?? null;
+  const polyline = hasGps ? encodePolyline(gps, { digits: 6 }) : null;
+  const summaryPolyline = hasGps ? encodePolyline(gps, { indices: simplify(gps, 0.0001) }) : null;
 
   // Streams: numbers only (gaps filled by the rules of gaps.ts).
+  const movingStream: boolean[] = [];
+  for (let i = 0; i < n; i++) movingStream.push(moving[i] === 1);
   const streams: ActivityStreams = {
     time,
-    distance: Array.from(cum, (d) => round(d, 1)),
-    moving: Array.from(moving, (m) => m === 1),
+    distance: streamOf(cum, 1),
+    moving: movingStream,
     velocity_smooth: velocity,
   };
-  const latlng = hasGps ? interpolatedLatlng(gps, times) : null;
-  if (latlng) streams.latlng = latlng.map(([la, ln]) => [round(la, 7), round(ln, 7)]);
+  const latlng = hasGps ? latlngStream(samples, times, 7) : null;
+  if (latlng) streams.latlng = latlng;
   if (altitudeFilled) {
-    streams.altitude = altitudeFilled.map((a) => round(a, 1));
+    streams.altitude = streamOf(altitudeFilled, 1);
     streams.grade_smooth = grade;
   }
-  const hrStream = held(samples.map(heartrate), times, HOLD_HEARTRATE_S, "interpolate");
-  if (hrStream) streams.heartrate = hrStream.map((h) => Math.round(h));
-  const cadenceStream = held(samples.map(cadence), times, HOLD_CADENCE_S, 0);
-  if (cadenceStream) streams.cadence = cadenceStream;
-  if (deviceWattsPresent) streams.watts = held(samples.map((s) => s.watts), times, HOLD_POWER_S, 0) ?? undefined;
-  const tempStream = interpolated(samples.map((s) => s.temp), times);
-  if (tempStream) streams.temp = tempStream.map((t) => round(t, 1));
+  const hrStream = held(channel(samples, heartrate), times, HOLD_HEARTRATE_S, "interpolate");
+  if (hrStream) streams.heartrate = streamOf(hrStream, 0);
+  const cadenceStream = held(channel(samples, cadence), times, HOLD_CADENCE_S, 0);
+  if (cadenceStream) streams.cadence = streamOf(cadenceStream);
+  if (deviceWattsPresent) {
+    const watts = held(channel(samples, (s) => s.watts), times, HOLD_POWER_S, 0);
+    if (watts) streams.watts = streamOf(watts);
+  }
+  const tempStream = interpolated(channel(samples, (s) => s.temp), times);
+  if (tempStream) streams.temp = streamOf(tempStream, 1);
 
   const facts: ActivityFacts = {
     type,
@@ -484,8 +492,23 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   return { facts, streams };
 }
 
+/** Positions of the samples that have one, in order. */
+function positionsOf(samples: readonly Sample[]): Track {
+  let count = 0;
+  for (const s of samples) if (s.lat !== null && s.lng !== null) count++;
+  const lat = new Float64Array(count);
+  const lng = new Float64Array(count);
+  let k = 0;
+  for (const s of samples) {
+    if (s.lat === null || s.lng === null) continue;
+    lat[k] = s.lat;
+    lng[k++] = s.lng;
+  }
+  return { lat, lng };
+}
+
 /** Duration-weighted mean of a per-sample series over moving intervals (and the sport mask). */
-function weightedSeriesMean(samples: readonly Sample[], series: readonly number[], moving: Uint8Array, mask?: Uint8Array): number | null {
+function weightedSeriesMean(samples: readonly Sample[], series: ArrayLike<number>, moving: Uint8Array, mask?: Uint8Array): number | null {
   let sum = 0;
   let weight = 0;
   for (let i = 1; i < samples.length; i++) {
@@ -497,17 +520,20 @@ function weightedSeriesMean(samples: readonly Sample[], series: readonly number[
   }
   if (weight > 0) return sum / weight;
   let plain = 0;
-  for (const v of series) plain += v;
+  for (let i = 0; i < series.length; i++) plain += series[i];
   return series.length ? plain / series.length : null;
 }
 
 /** 30-second rolling average (1 Hz, moving time only), fourth-power mean, fourth root. */
-function normalizedPower(samples: readonly Sample[], watts: readonly number[], moving: Uint8Array): number | null {
-  const perSecond: number[] = [];
+function normalizedPower(samples: readonly Sample[], watts: ArrayLike<number>, moving: Uint8Array): number | null {
+  const seconds = (i: number) => Math.min(10, Math.max(0, Math.round((samples[i].time - samples[i - 1].time) / 1000)));
+  let total = 0;
+  for (let i = 1; i < samples.length; i++) if (moving[i]) total += seconds(i);
+  const perSecond = new Float64Array(total);
+  let at = 0;
   for (let i = 1; i < samples.length; i++) {
     if (!moving[i]) continue;
-    const dt = Math.min(10, Math.max(0, Math.round((samples[i].time - samples[i - 1].time) / 1000)));
-    for (let k = 0; k < dt; k++) perSecond.push(watts[i]);
+    for (let k = seconds(i); k > 0; k--) perSecond[at++] = watts[i];
   }
   if (perSecond.length < 30) return perSecond.length ? Math.round(perSecond.reduce((a, b) => a + b, 0) / perSecond.length) : null;
   let sum = 0;

@@ -14,7 +14,7 @@ export interface Course {
 }
 
 /** Builds the course: intervals outside `mask` (when given) add nothing and start a new block. */
-export function courseOf(times: readonly number[], cum: Float64Array, movingSecs: Float64Array, mask?: Uint8Array): Course {
+export function courseOf(times: ArrayLike<number>, cum: Float64Array, movingSecs: Float64Array, mask?: Uint8Array): Course {
   const n = times.length;
   const distance = new Float64Array(n);
   const elapsed = new Float64Array(n);

@@ -47,29 +47,29 @@ export function elevationGain(
     const a = Math.max(from, segFrom);
     const b = Math.min(to, segTo);
     if (b - a < 2) continue;
-    const times: number[] = [];
-    const alts: number[] = [];
+    const times = new Float64Array(b - a);
+    const alts = new Float64Array(b - a);
+    let k = 0;
     let shift = 0;
     for (let i = a; i < b; i++) {
       const alt = samples[i].altitude;
       if (alt === null) continue;
-      const k = alts.length;
       if (k > 0) {
         const raw = alt - shift;
         const dz = raw - alts[k - 1];
         const dt = (samples[i].time - times[k - 1]) / 1000;
         if (Math.abs(dz) > MAX_VERTICAL_SPEED * Math.max(dt, 1)) shift += dz;
       }
-      times.push(samples[i].time);
-      alts.push(alt - shift);
+      times[k] = samples[i].time;
+      alts[k++] = alt - shift;
     }
-    gain += hysteresisGain(smoothOverTime(times, alts, smoothing), 0, alts.length, threshold);
+    gain += hysteresisGain(smoothOverTime(times.subarray(0, k), alts.subarray(0, k), smoothing), 0, k, threshold);
   }
   return gain;
 }
 
 /** Centred moving average over ±halfWidth ms (prefix sums and two pointers: linear). */
-export function smoothOverTime(times: readonly number[], values: readonly number[], halfWidth: number): Float64Array {
+export function smoothOverTime(times: ArrayLike<number>, values: ArrayLike<number>, halfWidth: number): Float64Array {
   const n = values.length;
   const prefix = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i] + values[i];

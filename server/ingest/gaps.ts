@@ -1,3 +1,5 @@
+import type { Sample } from "./types.ts";
+
 /**
  * Streams never carry null inside a numeric series (clients expect numbers). The rules:
  * - position, altitude and temperature: linear in time between the readings around a gap; before the
@@ -6,31 +8,53 @@
  *   linearly between the readings around them;
  * - cadence and power: the last reading is held for gaps up to HOLD_CADENCE_S / HOLD_POWER_S, after
  *   that 0 (not pedalling, no power).
+ *
+ * A channel is one Float64Array per activity with NaN where a sample has no reading (parsers never
+ * let NaN through as a value), so filling a gap allocates nothing per sample.
  */
 export const HOLD_HEARTRATE_S = 30;
 export const HOLD_CADENCE_S = 10;
 export const HOLD_POWER_S = 5;
 
-/** Linear interpolation over time across nulls; ends hold the nearest reading. Null when no reading. */
-export function interpolated(values: readonly (number | null)[], times: readonly number[]): number[] | null {
+/** One value per sample, NaN where the sample has none; null when no sample has one. */
+export function channel(samples: readonly Sample[], value: (s: Sample) => number | null): Float64Array | null {
+  const n = samples.length;
+  const out = new Float64Array(n);
+  let any = false;
+  for (let i = 0; i < n; i++) {
+    const v = value(samples[i]);
+    if (v === null) out[i] = NaN;
+    else {
+      out[i] = v;
+      any = true;
+    }
+  }
+  return any ? out : null;
+}
+
+/** Linear interpolation over time across gaps (NaN); ends hold the nearest reading. Null when no reading. */
+export function interpolated(values: Float64Array | null, times: ArrayLike<number>): Float64Array | null {
+  if (values === null) return null;
   const n = values.length;
-  const out = new Array<number>(n);
+  const out = new Float64Array(n);
   let last = -1;
   for (let i = 0; i < n; i++) {
     const v = values[i];
-    if (v === null) continue;
+    if (v !== v) continue;
     if (last === -1) {
       for (let k = 0; k < i; k++) out[k] = v;
-    } else {
-      const v0 = values[last] as number;
-      const span = times[i] - times[last];
-      for (let k = last + 1; k < i; k++) out[k] = span > 0 ? v0 + (v - v0) * ((times[k] - times[last]) / span) : v0;
+    } else if (last < i - 1) {
+      const v0 = values[last];
+      const t0 = times[last];
+      const span = times[i] - t0;
+      for (let k = last + 1; k < i; k++) out[k] = span > 0 ? v0 + (v - v0) * ((times[k] - t0) / span) : v0;
     }
     out[i] = v;
     last = i;
   }
   if (last === -1) return null;
-  for (let k = last + 1; k < n; k++) out[k] = values[last] as number;
+  const tail = values[last];
+  for (let k = last + 1; k < n; k++) out[k] = tail;
   return out;
 }
 
@@ -39,34 +63,54 @@ export function interpolated(values: readonly (number | null)[], times: readonly
  * linearly, a number is used as is). Null when no reading.
  */
 export function held(
-  values: readonly (number | null)[],
-  times: readonly number[],
+  values: Float64Array | null,
+  times: ArrayLike<number>,
   holdSeconds: number,
   fallback: number | "interpolate",
-): number[] | null {
+): Float64Array | null {
+  if (values === null) return null;
   const bridged = fallback === "interpolate" ? interpolated(values, times) : null;
+  const constant = fallback === "interpolate" ? 0 : fallback;
+  const hold = holdSeconds * 1000;
   const n = values.length;
-  const out = new Array<number>(n);
+  const out = new Float64Array(n);
   let last = -1;
-  let any = false;
   for (let i = 0; i < n; i++) {
     const v = values[i];
-    if (v !== null) {
+    if (v === v) {
       out[i] = v;
       last = i;
-      any = true;
       continue;
     }
-    if (last !== -1 && times[i] - times[last] <= holdSeconds * 1000) out[i] = values[last] as number;
-    else out[i] = bridged ? bridged[i] : (fallback as number);
+    if (last !== -1 && times[i] - times[last] <= hold) out[i] = values[last];
+    else out[i] = bridged ? bridged[i] : constant;
   }
-  return any ? out : null;
+  return out;
 }
 
-/** Positions filled like altitude: latitude and longitude interpolated separately over time. */
-export function interpolatedLatlng(points: readonly ([number, number] | null)[], times: readonly number[]): [number, number][] | null {
-  const lat = interpolated(points.map((p) => (p ? p[0] : null)), times);
-  const lng = interpolated(points.map((p) => (p ? p[1] : null)), times);
+/** A stream as served: plain numbers, rounded to `digits` decimals (none: as they are). */
+export function streamOf(values: ArrayLike<number>, digits?: number): number[] {
+  const n = values.length;
+  const out: number[] = [];
+  if (digits === undefined) {
+    for (let i = 0; i < n; i++) out.push(values[i]);
+    return out;
+  }
+  const f = 10 ** digits;
+  for (let i = 0; i < n; i++) out.push(Math.round(values[i] * f) / f);
+  return out;
+}
+
+/**
+ * The latlng stream: positions filled like altitude (latitude and longitude interpolated separately
+ * over time across samples without a position), rounded to `digits` decimals. Null without positions.
+ */
+export function latlngStream(samples: readonly Sample[], times: ArrayLike<number>, digits: number): [number, number][] | null {
+  const lat = interpolated(channel(samples, (s) => (s.lat !== null && s.lng !== null ? s.lat : null)), times);
+  const lng = interpolated(channel(samples, (s) => (s.lat !== null && s.lng !== null ? s.lng : null)), times);
   if (!lat || !lng) return null;
-  return lat.map((la, i) => [la, lng[i]]);
+  const f = 10 ** digits;
+  const out: [number, number][] = [];
+  for (let i = 0; i < lat.length; i++) out.push([Math.round(lat[i] * f) / f, Math.round(lng[i] * f) / f]);
+  return out;
 }

@@ -17,6 +17,7 @@ import { followerBehind } from "../../server/webhooks/outbox.ts";
 import { readFileSync, writeFileSync } from "node:fs";
 import { longGpx } from "../helpers/long-gpx.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";
+import { deriveCostFigures } from "./derive-cost.ts";
 
 const SEMI = 2 ** 31 / 180;
 const CENTER: [number, number] = [45.5, 6.5];
@@ -73,9 +74,12 @@ async function bareDecode(bytes: Uint8Array): Promise<number> {
 }
 
 export const uploadsBench: BenchSuite = async () => {
+  // Issue #17: decode + derive next to the bare decode, measured before the server starts.
+  const deriveCost = await deriveCostFigures("6 h ride (21,600 records)", generateRide(21_600, "2024-05-05T07:00:00Z"));
   const dataDir = mkdtempSync(join(tmpdir(), "bench-uploads-"));
   const server = await startServer(configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined }));
   const figures: BenchFigure[] = [];
+  figures.push(...deriveCost);
   try {
     const { platform } = server;
     const ownerId = await createAthlete(platform, { firstname: "B", lastname: "O", email: "bench-owner@example.com", password: "password123" });
