@@ -19,7 +19,9 @@ interface OwnApplication {
 async function ownApplication(platform: Platform, athleteId: number): Promise<OwnApplication | undefined> {
   const [row] = await platform.db.query<OwnApplication>(
     `select id, name, website, description, callback_domain, created_at from applications
-      where owner_id = $1 order by id limit 1`,
+      where owner_id = $1
+        and id::text not in (select value from public.web_secrets where name = 'web-app-id')
+      order by id limit 1`,
     [athleteId],
   );
   return row ? { ...row, id: Number(row.id) } : undefined;

@@ -1,0 +1,194 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Context, Hono } from "hono";
+import { visibleActivity } from "../../activities/access.ts";
+import { faultResponse } from "../../http/conventions.ts";
+import { notFound } from "../../http/errors.ts";
+import type { Platform } from "../../platform.ts";
+import { web, type Web } from "../context.tsx";
+import { redirectToSignIn } from "../redirect.ts";
+import { escapeHtml, shell } from "./shell.ts";
+import { sessionToken } from "./token.ts";
+
+/**
+ * The athlete's web app: pages that are a client of the /v3 API (docs/web-app.md). The server
+ * renders the frame and what needs no data; the page's module script calls the API with the
+ * session's token (token.ts).
+ */
+
+function packageDir(file: string): string {
+  try {
+    return dirname(createRequire(import.meta.url).resolve(file));
+  } catch {
+    return fileURLToPath(new URL(`../../../node_modules/${dirname(file)}/`, import.meta.url));
+  }
+}
+
+const own = (name: string) => () => fileURLToPath(new URL(`./assets/${name}`, import.meta.url));
+const JS = "text/javascript; charset=utf-8", CSS = "text/css; charset=utf-8";
+const ASSETS: Record<string, { file: () => string; type: string }> = {
+  "app.css": { file: own("app.css"), type: CSS },
+  "app.js": { file: own("app.js"), type: JS },
+  "map.js": { file: own("map.js"), type: JS },
+  "home.js": { file: own("home.js"), type: JS },
+  "activity.js": { file: own("activity.js"), type: JS },
+  "upload.js": { file: own("upload.js"), type: JS },
+  "leaflet.js": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.js"), type: JS },
+  "leaflet.css": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.css"), type: CSS },
+  "uplot.js": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.iife.min.js"), type: JS },
+  "uplot.css": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.min.css"), type: CSS },
+};
+const cache = new Map<string, Uint8Array>();
+
+function asset(name: string): Uint8Array | undefined {
+  const spec = ASSETS[name];
+  if (!spec) return undefined;
+  let bytes = cache.get(name);
+  if (!bytes) cache.set(name, bytes = new Uint8Array(readFileSync(spec.file())));
+  return bytes;
+}
+
+/** Paths that answer JSON faults, never the HTML page. */
+const API_PATHS = /^\/(v3|api|oauth|photos|heatmap-viewer|health|ready|metrics|app\/)/;
+
+/** The HTML "not found" (or "not allowed") page with a way back; JSON stays for the API. */
+export async function notFoundPage(c: Context, platform: Platform, w?: Web): Promise<Response> {
+  if (API_PATHS.test(c.req.path) || !(c.req.header("accept") ?? "").includes("text/html")) {
+    return faultResponse(c, notFound("resource", "path"));
+  }
+  w ??= await web(c, platform);
+  return shell(c, {
+    title: "Page not found",
+    athlete: w.athlete,
+    csrf: w.csrf,
+    status: 404,
+    body: `<section class="card notfound" aria-labelledby="nf-title">
+      <h1 id="nf-title">This page isn't here</h1>
+      <p>There is nothing at <code>${escapeHtml(c.req.path.slice(0, 200))}</code> that you can see. It may have been
+      deleted, it may be private, or the address may be mistyped.</p>
+      <p class="actions"><a class="button" href="/">Back to ${w.athlete ? "your feed" : "the start page"}</a></p></section>`,
+  });
+}
+
+const LANDING = `<section class="hero" aria-labelledby="hero-title">
+  <h1 id="hero-title">Your activities, on your own server</h1>
+  <p class="lead">This is a self-hosted fitness platform. Upload rides, runs and swims from your GPS device or
+  the desktop companion, see them on a map with charts, compete on segments, join clubs and challenges, and
+  build heatmaps — with your data kept on this server and privacy zones you control.</p>
+  <p class="actions"><a class="button" href="/login">Sign in</a> <a class="button secondary" href="/register">Create an account</a></p>
+</section>
+<section class="features" aria-label="What you can do">
+  <div class="card"><h2>Upload</h2><p>FIT, TCX and GPX files from any device, several at once.</p></div>
+  <div class="card"><h2>Analyse</h2><p>Maps, elevation, speed, heart rate, power and cadence, splits and laps.</p></div>
+  <div class="card"><h2>Compare</h2><p>Segments with leaderboards, kudos and comments, clubs and challenges.</p></div>
+  <div class="card"><h2>Strava-compatible API</h2><p>Existing clients can use this server's <a href="/docs">v3 API</a>.</p></div>
+</section>`;
+
+const FEED = `<div class="columns">
+  <section class="feed" aria-labelledby="feed-title">
+    <h1 id="feed-title">Your feed</h1>
+    <ol id="feed" class="feed-list" aria-live="polite"></ol>
+    <p id="feed-status" class="muted" role="status">Loading activities…</p>
+    <p><button id="feed-more" class="secondary" type="button" hidden>Load more</button></p>
+  </section>
+  <aside aria-labelledby="totals-title">
+    <section class="card" id="totals"><h2 id="totals-title">Totals</h2><p class="muted">Loading…</p></section>
+    <section class="card"><h2>Add an activity</h2><p><a href="/upload">Upload files</a> from your device, or let the
+    <a href="/settings/apps#companion">desktop companion</a> do it.</p></section>
+  </aside>
+</div>`;
+
+/** `/`, `/activities/:id`, `/upload`, the token endpoint and the assets. */
+export function mountAppPages(app: Hono, platform: Platform): void {
+  app.get("/app/assets/:name", (c) => {
+    const name = c.req.param("name");
+    const bytes = asset(name);
+    if (!bytes) return faultResponse(c, notFound("Asset", "path"));
+    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+      "content-type": ASSETS[name].type,
+      "cache-control": "public, max-age=300",
+      "x-content-type-options": "nosniff",
+    });
+  });
+
+  // A fresh token for an open page whose token is about to expire: same origin, session, CSRF header.
+  app.post("/app/token", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return c.json({ message: "Authorization Error", errors: [{ resource: "Session", field: "cookie", code: "missing" }] }, 401);
+    if (!(await w.csrfOk(c.req.header("x-csrf-token")))) {
+      return c.json({ message: "Forbidden", errors: [{ resource: "Session", field: "csrf", code: "invalid" }] }, 403);
+    }
+    const t = await sessionToken(c, platform, w.athlete.id);
+    if (!t) return c.json({ message: "Authorization Error", errors: [{ resource: "Session", field: "token", code: "invalid" }] }, 401);
+    c.header("cache-control", "no-store");
+    return c.json({ access_token: t.token, expires_at: Math.floor(t.expiresAt / 1000) });
+  });
+
+  app.get("/", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return shell(c, { title: "Welcome", athlete: null, csrf: w.csrf, body: LANDING });
+    const t = await sessionToken(c, platform, w.athlete.id);
+    return shell(c, {
+      title: "Feed",
+      athlete: w.athlete,
+      csrf: w.csrf,
+      token: t?.token,
+      tokenExpiresAt: t?.expiresAt,
+      current: "feed",
+      script: "home.js",
+      body: FEED,
+    });
+  });
+
+  app.get("/upload", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const t = await sessionToken(c, platform, w.athlete.id);
+    return shell(c, {
+      title: "Upload",
+      athlete: w.athlete,
+      csrf: w.csrf,
+      token: t?.token,
+      tokenExpiresAt: t?.expiresAt,
+      current: "upload",
+      script: "upload.js",
+      body: `<h1>Upload activities</h1>
+<section class="card">
+  <div id="drop" class="drop">
+    <p><strong>Drop FIT, TCX or GPX files here</strong> (also gzipped: .fit.gz, .tcx.gz, .gpx.gz), several at once.</p>
+    <p><label class="button" for="files">Choose files</label>
+    <input id="files" class="visually-hidden" type="file" multiple accept=".fit,.tcx,.gpx,.gz"></p>
+  </div>
+  <ol id="uploads" class="uploads" aria-live="polite"></ol>
+</section>`,
+    });
+  });
+
+  app.get("/activities/:id", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const idText = c.req.param("id");
+    if (!/^\d{1,15}$/.test(idText)) return notFoundPage(c, platform, w);
+    const t = await sessionToken(c, platform, w.athlete.id);
+    if (!t) return redirectToSignIn(c);
+    try {
+      await visibleActivity(platform.db, Number(idText), t.auth);
+    } catch {
+      return notFoundPage(c, platform, w);
+    }
+    return shell(c, {
+      title: "Activity",
+      athlete: w.athlete,
+      csrf: w.csrf,
+      token: t.token,
+      tokenExpiresAt: t.expiresAt,
+      script: "activity.js",
+      styles: ["leaflet.css", "uplot.css"],
+      libs: ["leaflet.js", "uplot.js"],
+      data: { activityId: Number(idText) },
+      body: `<div id="activity" data-state="loading"><h1 id="title">Activity</h1><p class="muted" role="status">Loading…</p></div>`,
+    });
+  });
+}
