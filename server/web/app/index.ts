@@ -3,7 +3,9 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Context, Hono } from "hono";
-import { visibleActivity } from "../../activities/access.ts";
+import { activityContext, visibleActivity } from "../../activities/access.ts";
+import { summaryActivities } from "../../representations/activity.ts";
+import { findAthlete } from "../../representations/athlete.ts";
 import { faultResponse } from "../../http/conventions.ts";
 import { notFound } from "../../http/errors.ts";
 import type { Platform } from "../../platform.ts";
@@ -49,6 +51,8 @@ function asset(name: string): Uint8Array | undefined {
   if (!bytes) cache.set(name, bytes = new Uint8Array(readFileSync(spec.file())));
   return bytes;
 }
+
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#b83a07"/><path d="M6 24 13 10l5 9 3-5 5 10z" fill="#fff"/></svg>`;
 
 /** Paths that answer JSON faults, never the HTML page. */
 const API_PATHS = /^\/(v3|api|oauth|photos|heatmap-viewer|health|ready|metrics|app\/)/;
@@ -102,6 +106,9 @@ const FEED = `<div class="columns">
 
 /** `/`, `/activities/:id`, `/upload`, the token endpoint and the assets. */
 export function mountAppPages(app: Hono, platform: Platform): void {
+  app.get("/favicon.ico", (c) =>
+    c.body(FAVICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400", "x-content-type-options": "nosniff" }));
+
   app.get("/app/assets/:name", (c) => {
     const name = c.req.param("name");
     const bytes = asset(name);
@@ -138,6 +145,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
       tokenExpiresAt: t?.expiresAt,
       current: "feed",
       script: "home.js",
+      data: { perPage: Math.min(100, Math.max(1, Number(/^\d{1,3}$/.exec(c.req.query("per_page") ?? "")?.[0] ?? 20))) },
       body: FEED,
     });
   });
@@ -158,8 +166,8 @@ export function mountAppPages(app: Hono, platform: Platform): void {
 <section class="card">
   <div id="drop" class="drop">
     <p><strong>Drop FIT, TCX or GPX files here</strong> (also gzipped: .fit.gz, .tcx.gz, .gpx.gz), several at once.</p>
-    <p><label class="button" for="files">Choose files</label>
-    <input id="files" class="visually-hidden" type="file" multiple accept=".fit,.tcx,.gpx,.gz"></p>
+    <p><input id="files" class="visually-hidden" type="file" multiple accept=".fit,.tcx,.gpx,.gz">
+    <label class="button" for="files">Choose files</label></p>
   </div>
   <ol id="uploads" class="uploads" aria-live="polite"></ol>
 </section>`,
@@ -173,10 +181,19 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     if (!/^\d{1,15}$/.test(idText)) return notFoundPage(c, platform, w);
     const t = await sessionToken(c, platform, w.athlete.id);
     if (!t) return redirectToSignIn(c);
+    let row;
     try {
-      await visibleActivity(platform.db, Number(idText), t.auth);
+      row = await visibleActivity(platform.db, Number(idText), t.auth);
     } catch {
       return notFoundPage(c, platform, w);
+    }
+    // GET /v3/activities/:id answers the owner only (as Strava's): another athlete's page starts from
+    // the summary representation, through the same privacy engine as every read.
+    let others: Record<string, unknown> = {};
+    if (row.athlete_id !== w.athlete.id) {
+      const [summary] = await summaryActivities([row], activityContext(platform, t.auth));
+      const owner = await findAthlete(platform.db, row.athlete_id);
+      others = { summary, ownerName: owner ? `${owner.firstname} ${owner.lastname}` : null };
     }
     return shell(c, {
       title: "Activity",
@@ -187,7 +204,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
       script: "activity.js",
       styles: ["leaflet.css", "uplot.css"],
       libs: ["leaflet.js", "uplot.js"],
-      data: { activityId: Number(idText) },
+      data: { activityId: Number(idText), ...others },
       body: `<div id="activity" data-state="loading"><h1 id="title">Activity</h1><p class="muted" role="status">Loading…</p></div>`,
     });
   });

@@ -5,7 +5,6 @@ import { baseMap } from "./map.js";
 const id = config.activityId;
 const root = document.getElementById("activity");
 const KEYS = "latlng,altitude,velocity_smooth,heartrate,watts,cadence,time,distance";
-const started = performance.now();
 
 let activity, streams, map, route, marker, plots = [], xMode = "distance";
 
@@ -18,7 +17,7 @@ function header(a) {
   return h("div", { class: "activity-head" },
     h("div", {},
       h("h1", { id: "title" }, a.name || "Untitled activity"),
-      h("p", { class: "muted" }, `${a.type} · ${dateText(a.start_date_local ?? a.start_date)}${a.private ? " · Only you can see it" : ""}`),
+      h("p", { class: "muted" }, `${config.ownerName ? `${config.ownerName} · ` : ""}${a.type} · ${dateText(a.start_date_local ?? a.start_date)}${a.private ? " · Only you can see it" : ""}`),
       a.description ? h("p", { id: "description" }, a.description) : null,
     ),
     mine ? h("div", { class: "actions" },
@@ -84,7 +83,7 @@ function tables(a) {
 function drawMap(latlng) {
   const box = document.getElementById("map");
   if (!latlng?.length) {
-    box.replaceWith(h("p", { class: "card muted", id: "map" }, "No GPS track: nothing to map."));
+    box.replaceWith(h("p", { class: "card muted no-map", id: "no-map" }, "No GPS track: nothing to map."));
     return;
   }
   const L = window.L;
@@ -121,7 +120,7 @@ function drawCharts(s) {
   box.replaceChildren();
   const x = xMode === "distance" ? (s.distance ?? []).map((d) => d / 1000) : (s.time ?? []).map((t) => t / 60);
   if (!x.length) {
-    box.append(h("p", { class: "muted" }, "No recorded streams."));
+    box.closest("section").hidden = true;
     return;
   }
   const pace = isPaceSport(activity.type);
@@ -175,22 +174,31 @@ async function loadStreams(resolution) {
 
 // ------------------------------------------------------------------ social and edit
 
+/** Kudos as this page knows them: the owner reads who gave them; others see the count (the API's kudoers list is the owner's). */
+let gaveKudos = false;
+
 async function social(a) {
   const box = document.getElementById("social");
-  const [kudoers, comments] = await Promise.all([
-    api(`/activities/${id}/kudos?per_page=200`).catch(() => []),
-    api(`/activities/${id}/comments?per_page=200`).catch(() => []),
-  ]);
   const mine = a.athlete?.id === config.athlete.id;
-  const gave = kudoers.some((k) => k.id === config.athlete.id || (k.firstname && `${k.firstname} ${k.lastname}` === config.athlete.name));
-  const kudosButton = h("button", { type: "button", id: "give-kudos", class: "secondary", disabled: mine || gave },
-    gave ? "You gave kudos" : mine ? "Kudos from others" : "Give kudos");
-  kudosButton.addEventListener("click", async () => {
+  const [kudoers, comments] = await Promise.all([
+    mine ? api(`/activities/${id}/kudos?per_page=200`) : Promise.resolve(null),
+    api(`/activities/${id}/comments?per_page=200`),
+  ]);
+  const count = kudoers ? kudoers.length : (a.kudos_count ?? 0) + (gaveKudos ? 1 : 0);
+  const kudosButton = mine ? null : h("button", { type: "button", id: "give-kudos", class: "secondary", disabled: gaveKudos },
+    gaveKudos ? "You gave kudos" : "Give kudos");
+  kudosButton?.addEventListener("click", async () => {
     kudosButton.disabled = true;
     try {
       await api(`/activities/${id}/kudos`, { method: "POST" });
+      gaveKudos = true;
       await social(a);
+      document.getElementById("give-kudos")?.focus();
     } catch (error) {
+      if (error.status === 409) { // given before
+        gaveKudos = true;
+        return social(a);
+      }
       kudosButton.after(h("p", { class: "error", role: "alert" }, error.message));
     }
   });
@@ -214,8 +222,8 @@ async function social(a) {
   box.replaceChildren(
     h("h2", {}, "Kudos and comments"),
     h("div", { class: "actions" }, kudosButton,
-      h("span", { id: "kudos-count" }, `${kudoers.length} kudos`),
-      kudoers.length ? h("span", { class: "muted" }, kudoers.map((k) => `${k.firstname} ${k.lastname ?? ""}`.trim()).join(", ")) : null),
+      h("span", { id: "kudos-count" }, `${count} kudos`),
+      kudoers?.length ? h("span", { class: "muted" }, kudoers.map((k) => `${k.firstname} ${k.lastname ?? ""}`.trim()).join(", ")) : null),
     h("ol", { id: "comments", class: "feed-list" }, comments.map((c) =>
       h("li", { class: "comment" },
         h("span", { class: "who" }, `${c.athlete?.firstname ?? "Athlete"} ${c.athlete?.lastname ?? ""}`.trim()), " ",
@@ -283,7 +291,14 @@ async function editForm(a) {
 // ------------------------------------------------------------------ page
 
 async function main() {
-  const [a, s] = await Promise.all([api(`/activities/${id}`), loadStreams("medium")]);
+  // The owner reads the detailed activity; another athlete's page starts from the summary the server
+  // embedded (GET /v3/activities/:id answers the owner only) and the laps.
+  const [a, s] = await Promise.all([
+    config.summary
+      ? api(`/activities/${id}/laps`).then((laps) => ({ ...config.summary, laps }), () => config.summary)
+      : api(`/activities/${id}`),
+    loadStreams("medium"),
+  ]);
   activity = a, streams = s;
   document.title = `${a.name} · Fitness Platform`;
   const toggle = h("div", { class: "charts-bar", role: "group", "aria-label": "Chart axis" },
@@ -299,6 +314,17 @@ async function main() {
     h("section", { class: "card", id: "social", "aria-live": "polite" }, h("h2", {}, "Kudos and comments")),
     a.athlete?.id === config.athlete.id ? await editForm(a) : null,
   );
+  let lastWidth = document.getElementById("charts").clientWidth;
+  new ResizeObserver(() => {
+    const width = document.getElementById("charts")?.clientWidth ?? 0;
+    if (!width || width === lastWidth) return;
+    lastWidth = width;
+    for (const p of plots) p.setSize({ width: Math.max(280, width), height: 130 });
+    if (map && route) {
+      map.invalidateSize();
+      map.fitBounds(route.getBounds(), { padding: [20, 20] });
+    }
+  }).observe(document.getElementById("charts"));
   toggle.addEventListener("change", (e) => {
     xMode = e.target.value;
     drawCharts(streams);
@@ -306,7 +332,7 @@ async function main() {
   drawMap(s.latlng);
   drawCharts(s);
   root.dataset.state = "drawn";
-  ready("activityDrawn", performance.now() - started);
+  ready("activityDrawn", performance.now()); // since navigation start
   social(a).catch(() => {});
   // The full-resolution streams replace the reduced ones when they arrive.
   const full = await loadStreams(null);
@@ -315,7 +341,7 @@ async function main() {
     drawMap(full.latlng);
     drawCharts(full);
   }
-  ready("activityFull", performance.now() - started);
+  ready("activityFull", performance.now());
 }
 
 main().catch((error) => {

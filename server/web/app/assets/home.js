@@ -1,11 +1,12 @@
 // The feed: the athlete's activities newest first, infinite scroll over API pages, and totals.
-import { api, dateText, duration, h, km, meters, ready, routeThumb, showFailure, speedText } from "./app.js";
+import { api, config, dateText, duration, h, km, meters, ready, routeThumb, showFailure, speedText } from "./app.js";
 
-const PER_PAGE = 20;
+const PER_PAGE = config.perPage ?? 20;
 const list = document.getElementById("feed");
 const status = document.getElementById("feed-status");
 const more = document.getElementById("feed-more");
 let page = 0, loading = false, done = false;
+const sentinel = status;
 
 function entry(a) {
   const when = dateText(a.start_date_local ?? a.start_date);
@@ -20,7 +21,7 @@ function entry(a) {
         h("div", {}, h("dt", {}, /Run|Walk|Hike/.test(a.type) ? "Pace" : "Speed"), h("dd", {}, speedText(a.average_speed, a.type))),
       ),
       a.kudos_count || a.comment_count
-        ? h("p", { class: "meta" }, `${a.kudos_count} kudos · ${a.comment_count} comments`)
+        ? h("p", { class: "meta" }, `${a.kudos_count} kudos · ${a.comment_count} ${a.comment_count === 1 ? "comment" : "comments"}`)
         : null,
     ),
     routeThumb(a.map?.summary_polyline, `Route of ${a.name}`),
@@ -44,14 +45,17 @@ async function loadMore() {
   } catch (error) {
     status.textContent = error.message;
     more.hidden = false;
+    loading = false;
+    return; // the "Load more" button retries
   } finally {
     loading = false;
     ready("feedPages", page);
   }
+  // Still near the bottom (a short page or a fast reader): the observer fires no new event.
+  if (!done && sentinel.getBoundingClientRect().top < innerHeight + 400) setTimeout(loadMore, 0);
 }
 
 more.addEventListener("click", loadMore);
-const sentinel = status;
 new IntersectionObserver((entries) => {
   if (entries.some((e) => e.isIntersecting)) loadMore();
 }, { rootMargin: "400px" }).observe(sentinel);

@@ -7,10 +7,17 @@ const list = document.getElementById("uploads");
 const TYPES = /\.(fit|tcx|gpx)(\.gz)?$/i;
 let active = 0;
 
+/** The API's error in plain words (its text may hold a link to the activity it duplicates). */
 function plain(error) {
   if (!error) return "The file could not be read.";
-  if (/duplicate/i.test(error)) return `Already uploaded: ${error}`;
-  return error;
+  const text = String(error).replace(/<[^>]*>/g, "");
+  if (/duplicate/i.test(text)) return "This file was uploaded before.";
+  return text;
+}
+
+function duplicateLink(error) {
+  const m = /activit(?:y |ies\/)(\d+)/.exec(String(error ?? ""));
+  return m ? h("a", { href: `/activities/${m[1]}` }, "see that activity") : undefined;
 }
 
 function upload(file) {
@@ -51,7 +58,7 @@ function upload(file) {
         poll(body.id, row, bar, status);
       } else {
         const why = xhr.status === 413 ? "The file is too large for this server." : plain(body?.error ?? body?.message);
-        finish(row, bar, status, "error", why);
+        finish(row, bar, status, "error", why, duplicateLink(body?.error));
       }
     });
     xhr.addEventListener("error", () => finish(row, bar, status, "error", "The connection failed; try again."));
@@ -79,7 +86,7 @@ async function poll(uploadId, row, bar, status) {
       if (error.status === 429) continue;
       return finish(row, bar, status, "error", error.message);
     }
-    if (u.error) return finish(row, bar, status, "error", plain(u.error));
+    if (u.error) return finish(row, bar, status, "error", plain(u.error), duplicateLink(u.error));
     if (u.activity_id) {
       return finish(row, bar, status, "done", "Ready:", h("a", { href: `/activities/${u.activity_id}` }, "see the activity"));
     }
