@@ -207,6 +207,80 @@ describe("the web app", () => {
     expect(await ada.page.textContent("#comments")).toContain("Strong ride, Ada!");
   }, 90_000);
 
+  it("shows a segment's leaderboard, which changes when another athlete rides it; filters and star", async () => {
+    const { page } = ada;
+    const apiAs = (p: Page, path: string, init: { method?: string; body?: unknown } = {}) =>
+      p.evaluate(async ({ path, init }) => {
+        const token = document.querySelector<HTMLMetaElement>('meta[name="api-token"]')!.content;
+        const res = await fetch(`/v3${path}`, {
+          method: init.method ?? "GET",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        });
+        return res.json();
+      }, { path, init });
+    await page.goto(`${server.url}/upload`);
+    const explored = await apiAs(page, "/segments/explore?bounds=43.7,-79.5,43.9,-79.3");
+    const segment = explored.segments.find((x: { name: string }) => x.name === "Bathurst Rollers");
+    expect(segment).toBeTruthy();
+    const me = await apiAs(page, "/athlete");
+    const eddyMe = await apiAs(eddy.page, "/athlete");
+    const leaderboardDone = (p: Page, n: number) =>
+      p.waitForFunction((n) => ((window as unknown as { appState?: { leaderboard?: number } }).appState?.leaderboard ?? 0) >= n, n);
+    await page.goto(`${server.url}/segments/${segment.id}`);
+    await leaderboardDone(page, 1);
+    expect(await page.textContent("#title")).toBe("Bathurst Rollers");
+    expect(await page.textContent("#entry-count")).toBe("1 athlete");
+    expect(await page.locator(`#leaderboard tr[data-athlete="${me.id}"]`).count()).toBe(1);
+    expect(await page.locator("#my-efforts tbody tr").count()).toBe(1);
+    expect((await page.getAttribute(".leaflet-overlay-pane path", "d"))?.length).toBeGreaterThan(50);
+    // Eddy rides it too (the same Edge 500 file, uploaded from his own page).
+    await eddy.page.goto(`${server.url}/upload`);
+    await eddy.page.setInputFiles("#files", [FIT_HR]);
+    await eddy.page.waitForSelector("#uploads li[data-state=done]", { timeout: 120_000 });
+    await page.reload();
+    await leaderboardDone(page, 1);
+    expect(await page.textContent("#entry-count")).toBe("2 athletes");
+    expect(await page.locator(`#leaderboard tr[data-athlete="${eddyMe.id}"]`).count()).toBe(1);
+    // Women only: Ada alone again.
+    await page.selectOption("#f-gender", "F");
+    await leaderboardDone(page, 2);
+    expect(await page.textContent("#entry-count")).toBe("1 athlete");
+    expect(await page.locator(`#leaderboard tr[data-athlete="${eddyMe.id}"]`).count()).toBe(0);
+    await page.selectOption("#f-gender", "");
+    await leaderboardDone(page, 3);
+    await page.click("#star");
+    await expect.poll(() => page.getAttribute("#star", "aria-pressed")).toBe("true");
+    expect((await apiAs(page, `/segments/${segment.id}`)).starred).toBe(true);
+    await look(page, "segment");
+  }, 180_000);
+
+  it("lets an athlete join a club from its page", async () => {
+    const created = await ada.page.evaluate(async () => {
+      const token = document.querySelector<HTMLMetaElement>('meta[name="api-token"]')!.content;
+      const res = await fetch("/v3/clubs", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Lunch Loop Club", description: "Noon rides around the park.", sport_type: "cycling", city: "London", country: "United Kingdom" }),
+      });
+      return { status: res.status, body: await res.json() };
+    });
+    expect(created.status).toBe(201);
+    const { page } = eddy;
+    await page.goto(`${server.url}/clubs/${created.body.id}`);
+    await page.waitForSelector("#join");
+    expect(await page.textContent("#title")).toBe("Lunch Loop Club");
+    await page.click("#join");
+    await expect.poll(() => page.textContent("#membership")).toBe("You are a member.");
+    expect(await page.textContent("#members")).toContain("Eddy");
+    // The feed lists the athlete's clubs.
+    await page.goto(`${server.url}/`);
+    await page.waitForSelector(`#my-clubs a[href="/clubs/${created.body.id}"]`);
+    await page.goto(`${server.url}/clubs/${created.body.id}`);
+    await page.waitForSelector("#leave");
+    await look(page, "club");
+  }, 90_000);
+
   it("edits an activity; made private, another athlete gets the not-found page", async () => {
     const { page } = ada;
     await page.goto(`${server.url}/activities/${secondId}`);

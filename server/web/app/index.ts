@@ -6,6 +6,7 @@ import type { Context, Hono } from "hono";
 import { activityContext, visibleActivity } from "../../activities/access.ts";
 import { summaryActivities } from "../../representations/activity.ts";
 import { findAthlete } from "../../representations/athlete.ts";
+import { AGE_GROUPS, WEIGHT_CLASSES_KG } from "../../segments/leaderboard.ts";
 import { faultResponse } from "../../http/conventions.ts";
 import { notFound } from "../../http/errors.ts";
 import type { Platform } from "../../platform.ts";
@@ -37,6 +38,8 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "home.js": { file: own("home.js"), type: JS },
   "activity.js": { file: own("activity.js"), type: JS },
   "upload.js": { file: own("upload.js"), type: JS },
+  "segment.js": { file: own("segment.js"), type: JS },
+  "club.js": { file: own("club.js"), type: JS },
   "leaflet.js": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.js"), type: JS },
   "leaflet.css": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.css"), type: CSS },
   "uplot.js": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.iife.min.js"), type: JS },
@@ -99,8 +102,9 @@ const FEED = `<div class="columns">
   </section>
   <aside aria-labelledby="totals-title">
     <section class="card" id="totals"><h2 id="totals-title">Totals</h2><p class="muted">Loading…</p></section>
+    <section class="card" id="my-clubs" aria-labelledby="clubs-title"><h2 id="clubs-title">Your clubs</h2><p class="muted">Loading…</p></section>
     <section class="card"><h2>Add an activity</h2><p><a href="/upload">Upload files</a> from your device, or let the
-    <a href="/settings/apps#companion">desktop companion</a> do it.</p></section>
+    desktop companion upload them as soon as you plug the device in.</p></section>
   </aside>
 </div>`;
 
@@ -173,6 +177,35 @@ export function mountAppPages(app: Hono, platform: Platform): void {
 </section>`,
     });
   });
+
+  /** A page whose content the module script draws from the API (id checked here, the rest by the API). */
+  function apiPage(path: string, o: { title: string; script: string; key: string; map?: boolean; data?: () => Record<string, unknown> }) {
+    app.get(path, async (c) => {
+      const w = await web(c, platform);
+      if (!w.athlete) return redirectToSignIn(c);
+      const idText = c.req.param("id") ?? "";
+      if (!/^\d{1,15}$/.test(idText) || Number(idText) === 0) return notFoundPage(c, platform, w);
+      const t = await sessionToken(c, platform, w.athlete.id);
+      if (!t) return redirectToSignIn(c);
+      return shell(c, {
+        title: o.title,
+        athlete: w.athlete,
+        csrf: w.csrf,
+        token: t.token,
+        tokenExpiresAt: t.expiresAt,
+        script: o.script,
+        styles: o.map ? ["leaflet.css", "uplot.css"] : [],
+        libs: o.map ? ["leaflet.js", "uplot.js"] : [],
+        data: { [o.key]: Number(idText), ...o.data?.() },
+        body: `<div id="${o.script.replace(".js", "")}"><h1>${escapeHtml(o.title)}</h1><p class="muted" role="status">Loading…</p></div>`,
+      });
+    });
+  }
+  apiPage("/segments/:id", {
+    title: "Segment", script: "segment.js", key: "segmentId", map: true,
+    data: () => ({ ageGroups: AGE_GROUPS, weightClassesKg: WEIGHT_CLASSES_KG }),
+  });
+  apiPage("/clubs/:id", { title: "Club", script: "club.js", key: "clubId" });
 
   app.get("/activities/:id", async (c) => {
     const w = await web(c, platform);

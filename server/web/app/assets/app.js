@@ -142,8 +142,8 @@ export function decodePolyline(text) {
 /** A small SVG drawing of a route (no map tiles needed). */
 export function routeThumb(polyline, label) {
   const points = polyline ? decodePolyline(polyline) : [];
+  if (points.length < 2) return h("span", { "aria-hidden": "true" });
   const box = svg("svg", { class: "route-thumb", viewBox: "0 0 120 90", role: "img", "aria-label": label });
-  if (points.length < 2) return box;
   let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
   const xy = points.map(([la, ln]) => {
     const x = ln * Math.cos((la * Math.PI) / 180), y = -la;

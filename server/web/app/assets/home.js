@@ -98,5 +98,23 @@ async function totals() {
   ready("totals");
 }
 
+async function clubs() {
+  const box = document.getElementById("my-clubs");
+  try {
+    const [mine, challenges] = await Promise.all([api("/athlete/clubs"), api("/challenges/joined").catch(() => [])]);
+    box.replaceChildren(
+      h("h2", { id: "clubs-title" }, "Your clubs"),
+      mine.length
+        ? h("ul", {}, mine.map((c) => h("li", {}, h("a", { href: `/clubs/${c.id}` }, c.name))))
+        : h("p", { class: "muted" }, "You are in no club yet."),
+      challenges.length ? h("h2", {}, "Your challenges") : null,
+      challenges.length ? h("ul", { id: "my-challenges" }, challenges.map((c) => h("li", {}, c.name))) : null,
+    );
+  } catch (error) {
+    showFailure(box, error);
+  }
+}
+
 loadMore();
 totals();
+clubs();
