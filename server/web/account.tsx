@@ -157,5 +157,4 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
     return c.redirect("/login", 303);
   });
 
-  app.get("/settings", (c) => c.redirect("/settings/apps", 302));
 }

@@ -12,6 +12,7 @@ import { validTile } from "../heatmaps/mercator.ts";
 import { findTileSource, tileServiceOf } from "../heatmaps/tiles.ts";
 import { isoOfEpoch } from "../../shared/date-range.ts";
 import type { Platform } from "../platform.ts";
+import { mapTiles } from "./app/shell.ts";
 
 /** Where Leaflet's files are (node_modules/leaflet/dist). */
 function leafletDir(): string {
@@ -41,10 +42,16 @@ function asset(name: string): Uint8Array | undefined {
   return bytes;
 }
 
-/** Optional base map for deployments that can reach one (HEATMAP_BASEMAP_URL, …_ATTRIBUTION). */
+/**
+ * The base map under the heat: HEATMAP_BASEMAP_URL (…_ATTRIBUTION) when set, else the web app's
+ * (MAP_TILE_URL, default OpenStreetMap's standard tiles, drawn darkened).
+ */
 export function baseMapSetting(): { url: string; attribution: string; origin: string } | null {
   const url = process.env.HEATMAP_BASEMAP_URL?.trim();
-  if (!url) return null;
+  if (!url) {
+    const tiles = mapTiles();
+    return tiles.origin ? { url: tiles.url, attribution: tiles.attribution, origin: tiles.origin } : null;
+  }
   try {
     const origin = new URL(url.replace(/\{[a-z]\}/g, "a")).origin;
     return { url, attribution: process.env.HEATMAP_BASEMAP_ATTRIBUTION ?? "", origin };
@@ -75,6 +82,7 @@ html,body{margin:0;height:100%;background:#0b0e14;color:#d8dee9;font:14px/1.4 sy
 .panel h1{font-size:16px;margin:0 0 4px;color:#ffb347}.panel p{margin:2px 0;color:#aab4c3}
 .leaflet-container{background:#0b0e14}.leaflet-control-attribution{background:rgba(11,14,20,.75)!important;color:#8893a5}
 .leaflet-control-attribution a{color:#ffb347}.leaflet-tile.heat{mix-blend-mode:screen}
+.basemap{filter:invert(1) hue-rotate(180deg) brightness(.55) contrast(1.2) saturate(.3)}
 .status{margin:20vh auto;max-width:520px;text-align:center}
 </style></head><body>${body}</body></html>`;
 }

@@ -6,6 +6,7 @@ import type { Context, Hono } from "hono";
 import { activityContext, visibleActivity } from "../../activities/access.ts";
 import { summaryActivities } from "../../representations/activity.ts";
 import { findAthlete } from "../../representations/athlete.ts";
+import { ACTIVITY_TYPES } from "../../../shared/activity-types.ts";
 import { AGE_GROUPS, WEIGHT_CLASSES_KG } from "../../segments/leaderboard.ts";
 import { faultResponse } from "../../http/conventions.ts";
 import { notFound } from "../../http/errors.ts";
@@ -40,6 +41,9 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "upload.js": { file: own("upload.js"), type: JS },
   "segment.js": { file: own("segment.js"), type: JS },
   "club.js": { file: own("club.js"), type: JS },
+  "heatmaps.js": { file: own("heatmaps.js"), type: JS },
+  "settings.js": { file: own("settings.js"), type: JS },
+  "challenge.js": { file: own("challenge.js"), type: JS },
   "leaflet.js": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.js"), type: JS },
   "leaflet.css": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.css"), type: CSS },
   "uplot.js": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.iife.min.js"), type: JS },
@@ -206,6 +210,42 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     data: () => ({ ageGroups: AGE_GROUPS, weightClassesKg: WEIGHT_CLASSES_KG }),
   });
   apiPage("/clubs/:id", { title: "Club", script: "club.js", key: "clubId" });
+  apiPage("/challenges/:id", { title: "Challenge", script: "challenge.js", key: "challengeId" });
+
+  app.get("/settings", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const t = await sessionToken(c, platform, w.athlete.id);
+    return shell(c, {
+      title: "Settings",
+      athlete: w.athlete,
+      csrf: w.csrf,
+      token: t?.token,
+      tokenExpiresAt: t?.expiresAt,
+      current: "settings",
+      script: "settings.js",
+      styles: ["leaflet.css"],
+      libs: ["leaflet.js"],
+      body: `<div id="settings"><h1>Settings</h1><p class="muted" role="status">Loading…</p></div>`,
+    });
+  });
+
+  app.get("/heatmaps", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const t = await sessionToken(c, platform, w.athlete.id);
+    return shell(c, {
+      title: "Heatmaps",
+      athlete: w.athlete,
+      csrf: w.csrf,
+      token: t?.token,
+      tokenExpiresAt: t?.expiresAt,
+      current: "heatmaps",
+      script: "heatmaps.js",
+      data: { activityTypes: ACTIVITY_TYPES.map((name, i) => [i + 1, name]) },
+      body: `<div id="heatmaps"><h1>Heatmaps</h1><p class="muted" role="status">Loading…</p></div>`,
+    });
+  });
 
   app.get("/activities/:id", async (c) => {
     const w = await web(c, platform);

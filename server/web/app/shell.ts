@@ -33,7 +33,7 @@ export interface ShellOptions {
   /** Data for the page's script (JSON). */
   data?: Record<string, unknown>;
   /** Which nav entry is current. */
-  current?: "feed" | "upload" | "settings";
+  current?: "feed" | "upload" | "heatmaps" | "settings";
   status?: number;
   /** Classic scripts loaded before the page's module (Leaflet, uPlot). */
   libs?: string[];
@@ -44,7 +44,8 @@ export interface ShellOptions {
 const NAV: { key: ShellOptions["current"]; href: string; label: string }[] = [
   { key: "feed", href: "/", label: "Feed" },
   { key: "upload", href: "/upload", label: "Upload" },
-  { key: "settings", href: "/settings/apps", label: "Settings" },
+  { key: "heatmaps", href: "/heatmaps", label: "Heatmaps" },
+  { key: "settings", href: "/settings", label: "Settings" },
 ];
 
 /** The app's page frame: skip link, header with navigation, main, config for the page's script. */

@@ -5,10 +5,11 @@ const id = config.clubId;
 const root = document.getElementById("club");
 
 async function render() {
-  const [club, members, feed] = await Promise.all([
-    api(`/clubs/${id}`),
+  const club = await api(`/clubs/${id}`);
+  // Members and activities are for members (and anyone, for a public club's member list).
+  const [members, feed] = await Promise.all([
     api(`/clubs/${id}/members?per_page=50`).catch(() => []),
-    api(`/clubs/${id}/activities?per_page=20`).catch(() => []),
+    club.membership === "member" ? api(`/clubs/${id}/activities?per_page=20`).catch(() => []) : Promise.resolve([]),
   ]);
   document.title = `${club.name} · Fitness Platform`;
   const member = club.membership === "member";

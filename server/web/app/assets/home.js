@@ -108,7 +108,7 @@ async function clubs() {
         ? h("ul", {}, mine.map((c) => h("li", {}, h("a", { href: `/clubs/${c.id}` }, c.name))))
         : h("p", { class: "muted" }, "You are in no club yet."),
       challenges.length ? h("h2", {}, "Your challenges") : null,
-      challenges.length ? h("ul", { id: "my-challenges" }, challenges.map((c) => h("li", {}, c.name))) : null,
+      challenges.length ? h("ul", { id: "my-challenges" }, challenges.map((c) => h("li", {}, h("a", { href: `/challenges/${c.id}` }, c.name)))) : null,
     );
   } catch (error) {
     showFailure(box, error);
