@@ -49,16 +49,19 @@ async function zones(section) {
       h("div", {}, h("label", { for: "zone-radius" }, "Radius (m)"), radius)),
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Add zone"), status));
   const ul = h("ul", { id: "zones", class: "feed-list" }, list.map((z) => h("li", { class: "comment" },
-    `Zone around ${Number(z.lat ?? z.latlng?.[0]).toFixed(4)}, ${Number(z.lng ?? z.latlng?.[1]).toFixed(4)} · ${Math.round(z.radius ?? z.radius_m)} m `,
+    `Zone around ${Number(z.lat).toFixed(4)}, ${Number(z.lng).toFixed(4)} · ${Math.round(z.radius)} m `,
     h("button", { type: "button", class: "link", style: "color:#b42318", onclick: async () => {
       await api(`/athlete/privacy_zones/${z.id}`, { method: "DELETE" });
       await zones(section);
     } }, "Remove"))));
   section.replaceChildren(h("h2", { id: "zones-title" }, "Privacy zones"), mapBox, form, ul);
   const map = baseMap(mapBox);
-  const circles = list.map((z) => L.circle([z.lat ?? z.latlng?.[0], z.lng ?? z.latlng?.[1]], { radius: z.radius ?? z.radius_m, color: "#b42318" }).addTo(map));
-  if (circles.length) map.fitBounds(L.featureGroup(circles).getBounds(), { padding: [30, 30], maxZoom: 14 });
-  else map.setView([30, 0], 2);
+  // The view first (a circle's bounds need none: they come from its centre and radius).
+  if (list.length) {
+    const bounds = L.latLngBounds(list.map((z) => L.latLng(z.lat, z.lng).toBounds(z.radius * 2)));
+    map.fitBounds(bounds, { padding: [30, 30], maxZoom: 14 });
+  } else map.setView([30, 0], 2);
+  for (const z of list) L.circle([z.lat, z.lng], { radius: z.radius, color: "#b42318" }).addTo(map);
   let pending;
   map.on("click", (e) => {
     lat.value = e.latlng.lat.toFixed(5);
