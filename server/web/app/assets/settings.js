@@ -12,8 +12,8 @@ function profile(me) {
     h("div", { class: "row" },
       h("div", {}, h("label", { for: "weight" }, "Weight (kg)"), h("input", { type: "number", id: "weight", min: 1, max: 400, step: "0.1", value: me.weight ?? "" })),
       h("div", {}, h("label", { for: "default-type" }, "Default activity type"),
-        h("select", { id: "default-type" }, TYPES.map((t) => h("option", { value: t, selected: t === (me.default_activity_type ?? "Ride") }, t))))),
-    h("label", { class: "check" }, h("input", { type: "checkbox", id: "default-private", checked: !!me.default_private }), "New uploads are private (only me)"),
+        h("select", { id: "default-type" }, TYPES.map((t) => h("option", { value: t, selected: t === (me.default_activity_type ?? config.defaults?.activityType ?? "Ride") }, t))))),
+    h("label", { class: "check" }, h("input", { type: "checkbox", id: "default-private", checked: !!(me.default_private ?? config.defaults?.private) }), "New uploads are private (only me)"),
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Save"), status),
   );
   form.addEventListener("submit", async (e) => {
