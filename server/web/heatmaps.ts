@@ -12,7 +12,6 @@ import { validTile } from "../heatmaps/mercator.ts";
 import { findTileSource, tileServiceOf } from "../heatmaps/tiles.ts";
 import { isoOfEpoch } from "../../shared/date-range.ts";
 import type { Platform } from "../platform.ts";
-import { mapTiles } from "./app/shell.ts";
 
 /** Where Leaflet's files are (node_modules/leaflet/dist). */
 function leafletDir(): string {
@@ -43,15 +42,12 @@ function asset(name: string): Uint8Array | undefined {
 }
 
 /**
- * The base map under the heat: HEATMAP_BASEMAP_URL (…_ATTRIBUTION) when set, else the web app's
- * (MAP_TILE_URL, default OpenStreetMap's standard tiles, drawn darkened).
+ * Optional base map under the heat (HEATMAP_BASEMAP_URL, …_ATTRIBUTION), drawn darkened. Unset by
+ * default: the viewer is reached by its link alone and makes no request outside this server.
  */
 export function baseMapSetting(): { url: string; attribution: string; origin: string } | null {
   const url = process.env.HEATMAP_BASEMAP_URL?.trim();
-  if (!url) {
-    const tiles = mapTiles();
-    return tiles.origin ? { url: tiles.url, attribution: tiles.attribution, origin: tiles.origin } : null;
-  }
+  if (!url) return null;
   try {
     const origin = new URL(url.replace(/\{[a-z]\}/g, "a")).origin;
     return { url, attribution: process.env.HEATMAP_BASEMAP_ATTRIBUTION ?? "", origin };

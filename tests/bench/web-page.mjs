@@ -17,11 +17,14 @@ try {
   await page.fill("#email", email);
   await page.fill("#password", password);
   await Promise.all([page.waitForURL(`${url}/`), page.click("button[type=submit]")]);
-  const out = { drawn: [], full: [], api: [], apiFull: [], points: 0 };
+  const out = { drawn: [], full: [], api: [], apiFull: [], html: [], dcl: [], points: 0 };
   for (let i = 0; i < runs + 1; i++) {
     await page.goto(`${url}/activities/${activityId}`);
     await page.waitForFunction(() => window.appState?.activityFull, null, { timeout: 60_000 });
-    const s = await page.evaluate(() => ({ drawn: window.appState.activityDrawn, full: window.appState.activityFull }));
+    const s = await page.evaluate(() => {
+      const nav = performance.getEntriesByType("navigation")[0];
+      return { drawn: window.appState.activityDrawn, full: window.appState.activityFull, html: nav.responseEnd, dcl: nav.domContentLoadedEventEnd };
+    });
     // The baseline, in the same page: only fetching what the page needs, no parsing into a map or chart.
     const api = await page.evaluate(async (id) => {
       const token = document.querySelector('meta[name="api-token"]').content;
@@ -38,6 +41,8 @@ try {
     }, activityId);
     if (i === 0) continue; // warm-up
     out.drawn.push(s.drawn);
+    out.html.push(s.html);
+    out.dcl.push(s.dcl);
     out.full.push(s.full);
     out.api.push(api.reduced);
     out.apiFull.push(api.full);

@@ -13,7 +13,7 @@ const RUNS = 5;
 const SECONDS = 6 * 3600;
 
 /** Runs web-page.mjs under Node (playwright-core drives Debian's chromium). */
-function measure(url: string, email: string, password: string, activityId: number): Promise<{ drawn: number[]; full: number[]; api: number[]; apiFull: number[]; points: number; errors: string[] }> {
+function measure(url: string, email: string, password: string, activityId: number): Promise<{ drawn: number[]; full: number[]; api: number[]; apiFull: number[]; html: number[]; dcl: number[]; points: number; errors: string[] }> {
   return new Promise((resolve, reject) => {
     const child = spawn("node", [join(import.meta.dirname!, "web-page.mjs"), url, email, password, String(activityId), String(RUNS)], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "", err = "";
@@ -65,6 +65,9 @@ export const webBench: BenchSuite = async () => {
         suite: "web", name: `6 h ride page: full resolution (${m.points.toLocaleString("en-US")} points) drawn (p50)`, ours: p(m.full),
         baseline: p(m.api) + p(m.apiFull), baselineName: "fetch activity + reduced + full streams alone", unit: "ms", higherIsBetter: false,
       },
+      // Where the time goes before drawing: the page itself, then Leaflet, uPlot and the page's modules.
+      { suite: "web", name: "6 h ride page: HTML received (p50)", ours: p(m.html), unit: "ms", higherIsBetter: false },
+      { suite: "web", name: "6 h ride page: scripts loaded, DOMContentLoaded (p50)", ours: p(m.dcl), unit: "ms", higherIsBetter: false },
     ];
     return figures;
   } finally {

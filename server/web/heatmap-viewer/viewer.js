@@ -1,5 +1,6 @@
-// The heatmap viewer: Leaflet with our heat tiles over a darkened base map, opened on the
-// activities' bounds (center_latlng and center_zoom, computed when the map is built).
+// The heatmap viewer: Leaflet with our heat tiles on a dark background (an optional, darkened base
+// map when the deployment configures one), opened on the activities' bounds (center_latlng and
+// center_zoom, computed when the map is built). No debug grid.
 (function () {
   "use strict";
   var config = JSON.parse(document.getElementById("heatmap-config").textContent);
@@ -13,7 +14,7 @@
     attributionControl: true,
   });
   map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
-  // The base map (darkened by CSS); when its tiles cannot load the heat shows on the plain background.
+  // The optional base map (darkened by CSS); without it, or offline, the heat shows on the plain background.
   if (config.baseMapUrl) {
     L.tileLayer(config.baseMapUrl, { maxZoom: 19, attribution: config.baseMapAttribution || "", className: "basemap" }).addTo(map);
   }
