@@ -63,12 +63,18 @@ function profile(s) {
     box.replaceChildren(h("p", { class: "muted" }, "No elevation known for this segment yet."));
     return;
   }
-  new window.uPlot({
+  const plot = new window.uPlot({
     width: Math.max(280, box.clientWidth), height: 160, legend: { show: false },
     scales: { x: { time: false } },
     axes: [{ values: (u, v) => v.map((n) => `${n} km`) }, { size: 50 }],
     series: [{}, { label: "Elevation (m)", stroke: "#6e7781", fill: "rgba(110,119,129,.25)", width: 1.5, points: { show: false } }],
   }, [d.map((x) => x / 1000), alt], box);
+  let width = box.clientWidth;
+  new ResizeObserver(() => {
+    if (!box.clientWidth || box.clientWidth === width) return;
+    width = box.clientWidth;
+    plot.setSize({ width: Math.max(280, width), height: 160 });
+  }).observe(box);
 }
 
 async function main() {
@@ -122,6 +128,10 @@ async function main() {
     const map = baseMap(document.getElementById("map"));
     const line = window.L.polyline(latlng, { color: "#b83a07", weight: 5 }).addTo(map);
     map.fitBounds(line.getBounds(), { padding: [20, 20] });
+    new ResizeObserver(() => {
+      map.invalidateSize();
+      map.fitBounds(line.getBounds(), { padding: [20, 20] });
+    }).observe(document.getElementById("map"));
   }
   profile(s);
   await board(form);
