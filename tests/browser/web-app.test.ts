@@ -176,7 +176,7 @@ describe("the web app", () => {
     const over = page.locator("[data-chart=altitude] .u-over");
     const box = (await over.boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
-    await expect.poll(() => page.locator(".leaflet-overlay-pane path").count()).toBe(markersBefore + 1);
+    await expect.poll(() => page.locator(".leaflet-overlay-pane path").count(), { timeout: 20_000 }).toBe(markersBefore + 1);
     const legend = await page.textContent("[data-chart=altitude] .u-legend");
     expect(legend).toMatch(/km\s*\d+\.\d\d/);
     // Charts over time instead of distance.
@@ -193,11 +193,11 @@ describe("the web app", () => {
     await page.waitForSelector("#give-kudos");
     expect(await page.locator("#edit").count()).toBe(0); // not the owner: no edit form
     await page.click("#give-kudos");
-    await expect.poll(() => page.textContent("#kudos-count")).toBe("1 kudos");
+    await expect.poll(() => page.textContent("#kudos-count"), { timeout: 20_000 }).toBe("1 kudos");
     expect(await page.textContent("#give-kudos")).toBe("You gave kudos");
     await page.fill("#comment-text", "Strong ride, Ada!");
     await page.click("#comment-form button[type=submit]");
-    await expect.poll(() => page.locator("#comments li").count()).toBe(1);
+    await expect.poll(() => page.locator("#comments li").count(), { timeout: 20_000 }).toBe(1);
     expect(await page.textContent("#comments li")).toContain("Strong ride, Ada!");
     // The owner's page shows them.
     await ada.page.goto(`${server.url}/activities/${rideId}`);
@@ -256,7 +256,7 @@ describe("the web app", () => {
     await page.selectOption("#f-gender", "");
     await leaderboardDone(page, 3);
     await page.click("#star");
-    await expect.poll(() => page.getAttribute("#star", "aria-pressed")).toBe("true");
+    await expect.poll(() => page.getAttribute("#star", "aria-pressed"), { timeout: 20_000 }).toBe("true");
     expect((await apiAs(page, `/segments/${segment.id}`)).starred).toBe(true);
     await look(page, "segment");
   }, 180_000);
@@ -277,7 +277,7 @@ describe("the web app", () => {
     await page.waitForSelector("#join");
     expect(await page.textContent("#title")).toBe("Lunch Loop Club");
     await page.click("#join");
-    await expect.poll(() => page.textContent("#membership")).toBe("You are a member.");
+    await expect.poll(() => page.textContent("#membership"), { timeout: 20_000 }).toBe("You are a member.");
     expect(await page.textContent("#members")).toContain("Eddy");
     // The feed lists the athlete's clubs.
     await page.goto(`${server.url}/`);
@@ -291,7 +291,7 @@ describe("the web app", () => {
     await page.goto(`${server.url}${await challenge}`);
     await page.waitForSelector("#join");
     await page.click("#join");
-    await expect.poll(() => page.textContent("#joined")).toBe("You joined.");
+    await expect.poll(() => page.textContent("#joined"), { timeout: 20_000 }).toBe("You joined.");
     await page.waitForSelector("#leave");
     await look(page, "challenge");
   }, 120_000);
@@ -331,7 +331,7 @@ describe("the web app", () => {
     await page.fill("#edit-description", "Five times up the hill.");
     await page.check("#edit-private");
     await page.click("#edit-form button[type=submit]");
-    await expect.poll(() => page.textContent("#edit-status")).toBe("Saved.");
+    await expect.poll(() => page.textContent("#edit-status"), { timeout: 20_000 }).toBe("Saved.");
     expect(await page.textContent("#title")).toBe("Hill repeats");
     await page.reload();
     await page.waitForSelector("#description");
@@ -381,16 +381,19 @@ describe("the web app", () => {
     expect(await page.getAttribute("header nav a[aria-current=page]", "href")).toBe("/settings");
     await page.check("#default-private");
     await page.click("#profile-form button[type=submit]");
-    await expect.poll(() => page.textContent("#profile-status")).toBe("Saved.");
+    await expect.poll(() => page.textContent("#profile-status"), { timeout: 20_000 }).toBe("Saved.");
     // A click on the map fills the zone's centre.
-    const box = (await page.locator("#zones-map").boundingBox())!;
-    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-    expect(await page.inputValue("#zone-lat")).not.toBe("");
+    await page.locator("#zones-map").scrollIntoViewIfNeeded();
+    await expect.poll(async () => {
+      const box = (await page.locator("#zones-map").boundingBox())!;
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      return page.inputValue("#zone-lat");
+    }, { timeout: 20_000 }).not.toBe("");
     await page.fill("#zone-lat", "-33.8688");
     await page.fill("#zone-lng", "151.2093");
     await page.fill("#zone-radius", "400");
     await page.click("#zone-form button[type=submit]");
-    await expect.poll(() => page.locator("#zones li").count()).toBe(1);
+    await expect.poll(() => page.locator("#zones li").count(), { timeout: 20_000 }).toBe(1);
     expect(await page.textContent("#zones")).toContain("-33.8688, 151.2093 · 400 m");
     await page.reload();
     await page.waitForFunction(() => (window as unknown as { appState?: { settings?: boolean } }).appState?.settings);

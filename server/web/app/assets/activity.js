@@ -49,7 +49,7 @@ function table(caption, head, rows, id) {
   if (!rows.length) return null;
   return h("section", { class: "card", id },
     h("h2", {}, caption),
-    h("div", { class: "table-wrap" },
+    h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": caption },
       h("table", {},
         h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
         h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c) => h("td", {}, c))))),

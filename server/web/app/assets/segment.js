@@ -38,7 +38,7 @@ async function board(form) {
     box.replaceChildren(
       h("p", { class: "muted", id: "entry-count" }, `${b.entry_count} ${b.entry_count === 1 ? "athlete" : "athletes"}`),
       b.entries.length
-        ? h("div", { class: "table-wrap" }, h("table", {},
+        ? h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Leaderboard entries" }, h("table", {},
           h("thead", {}, h("tr", {}, ["Rank", "Athlete", "Date", "Time"].map((c) => h("th", { scope: "col" }, c)))),
           h("tbody", {}, b.entries.map((e) =>
             h("tr", { class: e.athlete_id === config.athlete.id ? "me" : "", dataset: { athlete: e.athlete_id } },
