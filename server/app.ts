@@ -15,6 +15,7 @@ import { Metrics } from "./ops/metrics.ts";
 import { mountMetrics } from "./ops/metrics-endpoint.ts";
 import { requestLog } from "./ops/request-log.ts";
 import { webMounts } from "./web/index.ts";
+import { notFoundPage } from "./web/app/index.ts";
 
 const DOMAIN_STATUS: Record<DomainError["kind"], [number, string]> = {
   invalid: [400, "Bad Request"],
@@ -66,9 +67,8 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
     }
     return faultResponse(c, api);
   });
-  app.notFound((c) =>
-    faultResponse(c, new ApiError(404, "Record Not Found", [{ resource: "resource", field: "path", code: "invalid" }]))
-  );
+  // JSON for the API (and any client that does not ask for HTML); the HTML page with a way back for browsers.
+  app.notFound((c) => notFoundPage(c, platform));
 
   app.use("*", async (c, next) => {
     if (lifecycle.draining) {

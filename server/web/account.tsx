@@ -78,7 +78,7 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
 
   app.get("/register", async (c) => {
     const w = await web(c, platform);
-    const next = localTarget(c.req.query("next"), "/settings/api");
+    const next = localTarget(c.req.query("next"), "/");
     return w.render("Sign up", <SignUpForm csrf={w.csrf} next={next} values={{}} />);
   });
 
@@ -87,7 +87,7 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
     const form = await formOf(c);
     const refused = await csrfRefused(w, form, true);
     if (refused) return refused;
-    const next = localTarget(form.next, "/settings/api");
+    const next = localTarget(form.next, "/");
     try {
       const athleteId = await createAthlete(platform, {
         firstname: form.firstname ?? "",
@@ -96,7 +96,7 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
         password: form.password ?? "",
       }, "web");
       await signIn(c, platform, athleteId);
-      return redirectLocal(c, next, "/settings/api", 303);
+      return redirectLocal(c, next, "/", 303);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       const message = error.kind === "conflict"
@@ -109,8 +109,8 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
 
   app.get("/login", async (c) => {
     const w = await web(c, platform);
-    const next = localTarget(c.req.query("next"), "/settings/apps");
-    if (w.athlete) return redirectLocal(c, next, "/settings/apps", 302);
+    const next = localTarget(c.req.query("next"), "/");
+    if (w.athlete) return redirectLocal(c, next, "/", 302);
     return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} />);
   });
 
@@ -119,7 +119,7 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
     const form = await formOf(c);
     const refused = await csrfRefused(w, form, true);
     if (refused) return refused;
-    const next = localTarget(form.next, "/settings/apps");
+    const next = localTarget(form.next, "/");
     const email = (form.email ?? "").trim();
     const address = clientAddress(c);
     const throttle = signInThrottle(platform);
@@ -144,7 +144,7 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
     // A hash made with weaker parameters than today's is replaced now that the password is known.
     if (checked.rehash) await rehashPassword(platform, Number(row.id), await hashPassword(form.password ?? "", cost));
     await signIn(c, platform, Number(row.id));
-    return redirectLocal(c, next, "/settings/apps", 303);
+    return redirectLocal(c, next, "/", 303);
   });
 
   app.post("/logout", async (c) => {
@@ -157,5 +157,4 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
     return c.redirect("/login", 303);
   });
 
-  app.get("/settings", (c) => c.redirect("/settings/apps", 302));
 }

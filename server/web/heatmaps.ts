@@ -41,7 +41,10 @@ function asset(name: string): Uint8Array | undefined {
   return bytes;
 }
 
-/** Optional base map for deployments that can reach one (HEATMAP_BASEMAP_URL, …_ATTRIBUTION). */
+/**
+ * Optional base map under the heat (HEATMAP_BASEMAP_URL, …_ATTRIBUTION), drawn darkened. Unset by
+ * default: the viewer is reached by its link alone and makes no request outside this server.
+ */
 export function baseMapSetting(): { url: string; attribution: string; origin: string } | null {
   const url = process.env.HEATMAP_BASEMAP_URL?.trim();
   if (!url) return null;
@@ -75,6 +78,7 @@ html,body{margin:0;height:100%;background:#0b0e14;color:#d8dee9;font:14px/1.4 sy
 .panel h1{font-size:16px;margin:0 0 4px;color:#ffb347}.panel p{margin:2px 0;color:#aab4c3}
 .leaflet-container{background:#0b0e14}.leaflet-control-attribution{background:rgba(11,14,20,.75)!important;color:#8893a5}
 .leaflet-control-attribution a{color:#ffb347}.leaflet-tile.heat{mix-blend-mode:screen}
+.basemap{filter:invert(1) hue-rotate(180deg) brightness(.55) contrast(1.2) saturate(.3)}
 .status{margin:20vh auto;max-width:520px;text-align:center}
 </style></head><body>${body}</body></html>`;
 }

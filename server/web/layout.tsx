@@ -3,10 +3,11 @@ import type { Child } from "hono/jsx";
 const CSS = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#f6f7f9}
-header{background:#fc5200;color:#fff}
-header .bar{max-width:760px;margin:0 auto;padding:.75rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
+header{background:#b83a07;color:#fff}
+header .bar{max-width:1100px;margin:0 auto;padding:.75rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 header a,header button.link{color:#fff;text-decoration:none;font-weight:600}
 header .brand{font-size:1.15rem;margin-right:auto}
+header a:focus-visible,header button:focus-visible{outline:3px solid #fff;outline-offset:2px}
 main{max-width:760px;margin:1.5rem auto;padding:0 1rem}
 .card{background:#fff;border:1px solid #dde1e6;border-radius:8px;padding:1.25rem 1.5rem;margin-bottom:1.25rem}
 h1{font-size:1.5rem;margin:0 0 1rem}
@@ -15,7 +16,7 @@ label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input[type=text],input[type=email],input[type=password],input[type=url],textarea{width:100%;padding:.55rem .65rem;border:1px solid #b8bfc7;border-radius:6px;font:inherit}
 textarea{min-height:5rem}
 .hint{color:#57606a;font-size:.875rem;margin:.2rem 0 0}
-button,.button{display:inline-block;background:#fc5200;color:#fff;border:0;border-radius:6px;padding:.55rem 1.1rem;font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
+button,.button{display:inline-block;background:#b83a07;color:#fff;border:0;border-radius:6px;padding:.55rem 1.1rem;font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
 button.secondary{background:#fff;color:#1f2328;border:1px solid #b8bfc7}
 button.danger{background:#cf222e}
 button.link{background:none;padding:0;border:0}
@@ -53,10 +54,12 @@ export function Page(props: PageProps) {
       <body>
         <header>
           <div class="bar">
-            <a class="brand" href="/settings/apps">Fitness Platform</a>
+            <a class="brand" href="/">Fitness Platform</a>
             {props.athlete
               ? (
                 <>
+                  <a href="/">Feed</a>
+                  <a href="/upload">Upload</a>
                   <a href="/settings/api">My API application</a>
                   <a href="/settings/apps">My apps</a>
                   <form method="post" action="/logout" style="margin:0">

@@ -93,3 +93,9 @@ export async function webSecret(db: Queryable, name: string, make: () => string)
   const [row] = await db.query<{ value: string }>("select value from public.web_secrets where name = $1", [name]);
   return row.value;
 }
+
+/** The named secret if some server already created it. */
+export async function readWebSecret(db: Queryable, name: string): Promise<string | undefined> {
+  const [row] = await db.query<{ value: string }>("select value from public.web_secrets where name = $1", [name]);
+  return row?.value;
+}

@@ -99,6 +99,17 @@ export async function csrfValid(
   return !!nonce && constantTimeEqual(submitted, sign(key, "anonymous", nonce));
 }
 
+/**
+ * A secret derived from the signed-in session's id for one purpose (HMAC with the CSRF key), or
+ * undefined without a session cookie. The web app's API token is one (server/web/app/token.ts):
+ * only the holder of the session cookie can make the server compute it again.
+ */
+export async function sessionSecret(c: Context, platform: Platform, purpose: string): Promise<string | undefined> {
+  const id = cookieValue(c, SESSION_COOKIE);
+  if (!id) return undefined;
+  return createHmac("sha256", await csrfKey(platform)).update(`${purpose}\0${id}`).digest("hex");
+}
+
 /** Starts a signed-in session under a fresh id (the visitor's previous session, if any, is deleted). */
 export async function signIn(c: Context, platform: Platform, athleteId: number): Promise<void> {
   const previous = cookieValue(c, SESSION_COOKIE);

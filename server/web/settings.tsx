@@ -19,7 +19,9 @@ interface OwnApplication {
 async function ownApplication(platform: Platform, athleteId: number): Promise<OwnApplication | undefined> {
   const [row] = await platform.db.query<OwnApplication>(
     `select id, name, website, description, callback_domain, created_at from applications
-      where owner_id = $1 order by id limit 1`,
+      where owner_id = $1
+        and id::text not in (select value from public.web_secrets where name = 'web-app-id')
+      order by id limit 1`,
     [athleteId],
   );
   return row ? { ...row, id: Number(row.id) } : undefined;
@@ -164,7 +166,9 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
     const rows = await platform.db.query<{ id: number; name: string; website: string | null; permissions: string; scope: string; authorized_at: string | null }>(
       `select a.id, a.name, a.website, o.permissions, o.scope, o.authorized_at
          from oauth_authorizations o join applications a on a.id = o.application_id
-        where o.athlete_id = $1 and o.authorized order by a.name, a.id`,
+        where o.athlete_id = $1 and o.authorized
+          and a.id::text not in (select value from public.web_secrets where name = 'web-app-id')
+        order by a.name, a.id`,
       [w.athlete.id],
     );
     const flash = w.takeFlash();

@@ -81,7 +81,7 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 async function signUp(page: Page, first: string, email: string, password: string): Promise<void> {
-  await page.goto(`${server.url}/register`);
+  await page.goto(`${server.url}/register?next=/settings/api`);
   await page.fill("#firstname", first);
   await page.fill("#lastname", "Tester");
   await page.fill("#email", email);
@@ -257,7 +257,7 @@ describe("OAuth in a browser", () => {
     // Another account is not affected.
     const dev = await signIn(page, "devon@example.com", "developer-pass");
     expect(dev?.status()).toBe(200);
-    expect(new URL(page.url()).pathname).toBe("/settings/apps");
+    expect(new URL(page.url()).pathname).toBe("/"); // sign-in lands on the feed
   });
 });
 

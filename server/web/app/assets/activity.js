@@ -1,0 +1,350 @@
+// One activity: map, charts with a cursor linked to the map, stats, splits, laps, efforts, social, edit.
+import { api, config, dateText, duration, h, isPaceSport, km, meters, ready, showFailure, speedText } from "./app.js";
+import { baseMap } from "./map.js";
+
+const id = config.activityId;
+const root = document.getElementById("activity");
+const KEYS = "latlng,altitude,velocity_smooth,heartrate,watts,cadence,time,distance";
+
+let activity, streams, map, route, marker, plots = [], xMode = "distance";
+
+function stat(label, value) {
+  return h("div", {}, h("dt", {}, label), h("dd", {}, value));
+}
+
+function header(a) {
+  const mine = a.athlete?.id === config.athlete.id;
+  return h("div", { class: "activity-head" },
+    h("div", {},
+      h("h1", { id: "title" }, a.name || "Untitled activity"),
+      h("p", { class: "muted" }, `${config.ownerName ? `${config.ownerName} · ` : ""}${a.type} · ${dateText(a.start_date_local ?? a.start_date)}${a.private ? " · Only you can see it" : ""}`),
+      a.description ? h("p", { id: "description" }, a.description) : null,
+    ),
+    mine ? h("div", { class: "actions" },
+      h("a", { class: "button secondary", href: "#edit" }, "Edit"),
+    ) : null,
+  );
+}
+
+function summary(a) {
+  const pace = isPaceSport(a.type);
+  return h("section", { class: "card", "aria-label": "Summary" },
+    h("dl", { class: "stats", id: "summary" },
+      stat("Distance", km(a.distance ?? 0)),
+      stat("Moving time", duration(a.moving_time)),
+      stat("Elapsed time", duration(a.elapsed_time)),
+      stat("Elevation gain", meters(a.total_elevation_gain)),
+      stat(pace ? "Avg pace" : "Avg speed", speedText(a.average_speed, a.type)),
+      stat(pace ? "Best pace" : "Max speed", speedText(a.max_speed, a.type)),
+      a.has_heartrate || a.average_heartrate ? stat("Avg heart rate", `${Math.round(a.average_heartrate)} bpm`) : null,
+      a.average_watts ? stat("Avg power", `${Math.round(a.average_watts)} W`) : null,
+      a.average_cadence ? stat("Avg cadence", `${Math.round(a.average_cadence)}`) : null,
+      a.calories ? stat("Calories", `${Math.round(a.calories)}`) : null,
+      a.gear ? stat("Gear", a.gear.name ?? a.gear.id) : null,
+    ),
+  );
+}
+
+function table(caption, head, rows, id) {
+  if (!rows.length) return null;
+  return h("section", { class: "card", id },
+    h("h2", {}, caption),
+    h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": caption },
+      h("table", {},
+        h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c) => h("td", {}, c))))),
+      )),
+  );
+}
+
+function achievements(e) {
+  const out = [];
+  if (e.kom_rank) out.push(h("span", { class: "badge kom" }, e.kom_rank === 1 ? "KOM" : `KOM #${e.kom_rank}`));
+  if (e.pr_rank) out.push(h("span", { class: "badge" }, e.pr_rank === 1 ? "PR" : `PR #${e.pr_rank}`));
+  return out.length ? out : "—";
+}
+
+function tables(a) {
+  const type = a.type;
+  return [
+    table("Splits (km)", ["Km", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Elev"],
+      (a.splits_metric ?? []).map((s) => [String(s.split), km(s.distance), duration(s.moving_time), speedText(s.average_speed, type), meters(s.elevation_difference)]), "splits"),
+    table("Laps", ["Lap", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Avg HR"],
+      (a.laps ?? []).map((l) => [String(l.lap_index ?? l.name), km(l.distance), duration(l.moving_time), speedText(l.average_speed, type), l.average_heartrate ? `${Math.round(l.average_heartrate)}` : "—"]), "laps"),
+    table("Segment efforts", ["Segment", "Time", "Distance", "Achievements"],
+      (a.segment_efforts ?? []).map((e) => [h("a", { href: `/segments/${e.segment?.id}` }, e.name ?? e.segment?.name ?? "Segment"), duration(e.elapsed_time), km(e.distance), achievements(e)]), "efforts"),
+    table("Best efforts", ["Distance", "Time", "Achievements"],
+      (a.best_efforts ?? []).map((e) => [e.name, duration(e.elapsed_time), achievements(e)]), "best-efforts"),
+  ];
+}
+
+// ------------------------------------------------------------------ map and charts
+
+function drawMap(latlng) {
+  const box = document.getElementById("map");
+  if (!latlng?.length) {
+    box.replaceWith(h("p", { class: "card muted no-map", id: "no-map" }, "No GPS track: nothing to map."));
+    return;
+  }
+  const L = window.L;
+  if (!map) {
+    map = baseMap(box);
+    route = L.polyline(latlng, { color: "#b83a07", weight: 4, opacity: 0.9 }).addTo(map);
+    L.circleMarker(latlng[0], { radius: 6, color: "#fff", weight: 2, fillColor: "#1a7f37", fillOpacity: 1 }).bindTooltip("Start").addTo(map);
+    L.circleMarker(latlng[latlng.length - 1], { radius: 6, color: "#fff", weight: 2, fillColor: "#cf222e", fillOpacity: 1 }).bindTooltip("Finish").addTo(map);
+    marker = L.circleMarker(latlng[0], { radius: 7, color: "#0a58ca", weight: 3, fillColor: "#fff", fillOpacity: 1, interactive: false });
+    map.fitBounds(route.getBounds(), { padding: [20, 20] });
+  } else {
+    route.setLatLngs(latlng);
+  }
+}
+
+const CHARTS = [
+  { key: "altitude", label: "Elevation (m)", color: "#6e7781", fill: "rgba(110,119,129,.25)", map: (v) => v },
+  { key: "velocity_smooth", label: "Speed", color: "#0a58ca", map: (v) => v },
+  { key: "heartrate", label: "Heart rate (bpm)", color: "#cf222e", map: (v) => v },
+  { key: "watts", label: "Power (W)", color: "#8250df", map: (v) => v },
+  { key: "cadence", label: "Cadence (rpm)", color: "#1a7f37", map: (v) => v },
+];
+
+function byType(list) {
+  const out = {};
+  for (const s of list ?? []) out[s.type] = s.data;
+  return out;
+}
+
+function drawCharts(s) {
+  const box = document.getElementById("charts");
+  for (const p of plots) p.destroy();
+  plots = [];
+  box.replaceChildren();
+  const x = xMode === "distance" ? (s.distance ?? []).map((d) => d / 1000) : (s.time ?? []).map((t) => t / 60);
+  if (!x.length) {
+    box.closest("section").hidden = true;
+    return;
+  }
+  const pace = isPaceSport(activity.type);
+  const width = Math.max(280, box.clientWidth);
+  for (const chart of CHARTS) {
+    const data = s[chart.key];
+    if (!data || !data.some((v) => v !== null && v !== 0)) continue;
+    let values = data, label = chart.label;
+    if (chart.key === "velocity_smooth") {
+      values = pace ? data.map((v) => (v > 0.5 ? 1000 / v / 60 : null)) : data.map((v) => v * 3.6);
+      label = pace ? "Pace (min/km)" : "Speed (km/h)";
+    }
+    const holder = h("figure", { class: "chart", "data-chart": chart.key }, h("h3", {}, label));
+    box.append(holder);
+    const plot = new window.uPlot({
+      width,
+      height: 130,
+      legend: { show: true, live: true },
+      cursor: { sync: { key: "activity" }, drag: { x: false, y: false } },
+      scales: { x: { time: false }, y: pace && chart.key === "velocity_smooth" ? { dir: -1 } : {} },
+      axes: [
+        { label: chart === CHARTS[CHARTS.length - 1] ? undefined : undefined, values: (u, v) => v.map((n) => xMode === "distance" ? `${n} km` : `${n} min`) },
+        { size: 50 },
+      ],
+      series: [
+        { label: xMode === "distance" ? "km" : "min", value: (u, v) => v === null ? "—" : v.toFixed(2) },
+        { label, stroke: chart.color, fill: chart.fill, width: 1.5, points: { show: false }, value: (u, v) => v === null ? "—" : pace && chart.key === "velocity_smooth" ? duration(v * 60) : v.toFixed(chart.key === "altitude" ? 0 : 1) },
+      ],
+      hooks: { setCursor: [(u) => moveMarker(u.cursor.idx)] },
+    }, [x, values], holder);
+    plots.push(plot);
+  }
+  if (!plots.length) box.append(h("p", { class: "muted" }, "No chartable data."));
+}
+
+function moveMarker(idx) {
+  if (!marker || !streams?.latlng) return;
+  const point = idx === null || idx === undefined ? null : streams.latlng[idx];
+  if (!point) {
+    marker.remove();
+    return;
+  }
+  marker.setLatLng(point);
+  if (!map.hasLayer(marker)) marker.addTo(map);
+}
+
+async function loadStreams(resolution) {
+  const q = resolution ? `&resolution=${resolution}` : "";
+  return byType(await api(`/activities/${id}/streams?keys=${KEYS}${q}`));
+}
+
+// ------------------------------------------------------------------ social and edit
+
+/** Kudos as this page knows them: the owner reads who gave them; others see the count (the API's kudoers list is the owner's). */
+let gaveKudos = false;
+
+async function social(a) {
+  const box = document.getElementById("social");
+  const mine = a.athlete?.id === config.athlete.id;
+  const [kudoers, comments] = await Promise.all([
+    mine ? api(`/activities/${id}/kudos?per_page=200`) : Promise.resolve(null),
+    api(`/activities/${id}/comments?per_page=200`),
+  ]);
+  const count = kudoers ? kudoers.length : (a.kudos_count ?? 0) + (gaveKudos ? 1 : 0);
+  const kudosButton = mine ? null : h("button", { type: "button", id: "give-kudos", class: "secondary", disabled: gaveKudos },
+    gaveKudos ? "You gave kudos" : "Give kudos");
+  kudosButton?.addEventListener("click", async () => {
+    kudosButton.disabled = true;
+    try {
+      await api(`/activities/${id}/kudos`, { method: "POST" });
+      gaveKudos = true;
+      await social(a);
+      document.getElementById("give-kudos")?.focus();
+    } catch (error) {
+      if (error.status === 409) { // given before
+        gaveKudos = true;
+        return social(a);
+      }
+      kudosButton.after(h("p", { class: "error", role: "alert" }, error.message));
+    }
+  });
+  const form = h("form", { class: "stack", id: "comment-form" },
+    h("label", { for: "comment-text" }, "Add a comment"),
+    h("textarea", { id: "comment-text", name: "text", required: true, maxlength: 1000 }),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, "Post comment")),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const text = form.querySelector("textarea").value.trim();
+    if (!text) return;
+    try {
+      await api(`/activities/${id}/comments`, { method: "POST", body: { text } });
+      await social(a);
+      document.getElementById("comment-text")?.focus();
+    } catch (error) {
+      form.append(h("p", { class: "error", role: "alert" }, error.message));
+    }
+  });
+  box.replaceChildren(
+    h("h2", {}, "Kudos and comments"),
+    h("div", { class: "actions" }, kudosButton,
+      h("span", { id: "kudos-count" }, `${count} kudos`),
+      kudoers?.length ? h("span", { class: "muted" }, kudoers.map((k) => `${k.firstname} ${k.lastname ?? ""}`.trim()).join(", ")) : null),
+    h("ol", { id: "comments", class: "feed-list" }, comments.map((c) =>
+      h("li", { class: "comment" },
+        h("span", { class: "who" }, `${c.athlete?.firstname ?? "Athlete"} ${c.athlete?.lastname ?? ""}`.trim()), " ",
+        h("span", { class: "muted" }, dateText(c.created_at)),
+        h("p", { style: "margin:.2rem 0 0" }, c.text)))),
+    form,
+  );
+}
+
+async function editForm(a) {
+  const me = await api("/athlete");
+  const gear = [...(me.bikes ?? []), ...(me.shoes ?? [])];
+  const field = (id, label, input) => h("div", {}, h("label", { for: id }, label), input);
+  const types = ["Ride", "Run", "Walk", "Hike", "Swim", "VirtualRide", "EBikeRide", "MountainBikeRide", "GravelRide", "TrailRun", "Rowing", "NordicSki", "AlpineSki", "Workout"];
+  if (!types.includes(a.type)) types.unshift(a.type);
+  const form = h("form", { class: "stack", id: "edit-form" },
+    h("div", { class: "row" },
+      field("edit-name", "Name", h("input", { type: "text", id: "edit-name", value: a.name ?? "", required: true, maxlength: 255 })),
+      field("edit-type", "Type", h("select", { id: "edit-type" }, types.map((t) => h("option", { value: t, selected: t === a.type }, t)))),
+      field("edit-gear", "Gear", h("select", { id: "edit-gear" },
+        h("option", { value: "none" }, "No gear"),
+        gear.map((g) => h("option", { value: g.id, selected: g.id === a.gear_id }, g.name ?? g.id)))),
+    ),
+    field("edit-description", "Description", h("textarea", { id: "edit-description", maxlength: 10000 }, a.description ?? "")),
+    h("label", { class: "check" }, h("input", { type: "checkbox", id: "edit-private", checked: a.private }), "Only me (private)"),
+    h("div", { class: "actions" },
+      h("button", { type: "submit" }, "Save"),
+      h("button", { type: "button", class: "danger", id: "delete" }, "Delete activity"),
+      h("span", { id: "edit-status", role: "status" })),
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const status = form.querySelector("#edit-status");
+    try {
+      activity = await api(`/activities/${id}`, {
+        method: "PUT",
+        body: {
+          name: form.querySelector("#edit-name").value,
+          type: form.querySelector("#edit-type").value,
+          description: form.querySelector("#edit-description").value,
+          private: form.querySelector("#edit-private").checked,
+          gear_id: form.querySelector("#edit-gear").value,
+        },
+      });
+      document.getElementById("head").replaceChildren(header(activity));
+      status.className = "ok";
+      status.textContent = "Saved.";
+    } catch (error) {
+      status.className = "error";
+      status.textContent = error.message;
+    }
+  });
+  form.querySelector("#delete").addEventListener("click", async () => {
+    if (!confirm("Delete this activity? This cannot be undone.")) return;
+    try {
+      await api(`/activities/${id}`, { method: "DELETE" });
+      location.assign("/");
+    } catch (error) {
+      form.querySelector("#edit-status").textContent = error.message;
+    }
+  });
+  return h("section", { class: "card", id: "edit", "aria-labelledby": "edit-title" }, h("h2", { id: "edit-title" }, "Edit activity"), form);
+}
+
+// ------------------------------------------------------------------ page
+
+async function main() {
+  // The owner reads the detailed activity; another athlete's page starts from the summary the server
+  // embedded (GET /v3/activities/:id answers the owner only) and the laps.
+  const [a, s] = await Promise.all([
+    config.summary
+      ? api(`/activities/${id}/laps`).then((laps) => ({ ...config.summary, laps }), () => config.summary)
+      : api(`/activities/${id}`),
+    loadStreams("medium"),
+  ]);
+  activity = a, streams = s;
+  document.title = `${a.name} · Fitness Platform`;
+  const toggle = h("div", { class: "charts-bar", role: "group", "aria-label": "Chart axis" },
+    h("span", { class: "muted" }, "Charts over"),
+    h("label", { class: "check" }, h("input", { type: "radio", name: "x", value: "distance", checked: true }), "distance"),
+    h("label", { class: "check" }, h("input", { type: "radio", name: "x", value: "time" }), "time"));
+  root.replaceChildren(
+    h("div", { id: "head" }, header(a)),
+    summary(a),
+    h("div", { id: "map", role: "region", "aria-label": "Map of the route" }),
+    h("section", { "aria-label": "Charts" }, toggle, h("div", { id: "charts" })),
+    h("div", { class: "grid2" }, h("div", {}, tables(a).slice(0, 2)), h("div", {}, tables(a).slice(2))),
+    h("section", { class: "card", id: "social", "aria-live": "polite" }, h("h2", {}, "Kudos and comments")),
+    a.athlete?.id === config.athlete.id ? await editForm(a) : null,
+  );
+  let lastWidth = document.getElementById("charts").clientWidth;
+  new ResizeObserver(() => {
+    const width = document.getElementById("charts")?.clientWidth ?? 0;
+    if (!width || width === lastWidth) return;
+    lastWidth = width;
+    for (const p of plots) p.setSize({ width: Math.max(280, width), height: 130 });
+    if (map && route) {
+      map.invalidateSize();
+      map.fitBounds(route.getBounds(), { padding: [20, 20] });
+    }
+  }).observe(document.getElementById("charts"));
+  toggle.addEventListener("change", (e) => {
+    xMode = e.target.value;
+    drawCharts(streams);
+  });
+  drawMap(s.latlng);
+  drawCharts(s);
+  root.dataset.state = "drawn";
+  ready("activityDrawn", performance.now()); // since navigation start
+  social(a).catch(() => {});
+  // The full-resolution streams replace the reduced ones when they arrive.
+  const full = await loadStreams(null);
+  if ((full.distance?.length ?? 0) > (s.distance?.length ?? 0)) {
+    streams = full;
+    drawMap(full.latlng);
+    drawCharts(full);
+  }
+  ready("activityFull", performance.now());
+}
+
+main().catch((error) => {
+  root.dataset.state = "failed";
+  showFailure(root, error);
+});

@@ -1,0 +1,169 @@
+// Shared by every page: the config, the API client (session token), DOM helpers and formats.
+export const config = JSON.parse(document.getElementById("app-config").textContent);
+
+let token = document.querySelector('meta[name="api-token"]')?.content ?? null;
+let tokenExpiresAt = config.tokenExpiresAt ?? 0;
+
+export class ApiFailure extends Error {
+  constructor(status, body) {
+    super(plainMessage(status, body));
+    this.status = status;
+    this.body = body;
+  }
+}
+
+function plainMessage(status, body) {
+  const first = body?.errors?.[0];
+  if (status === 404) return "Not found: it may have been deleted or be private.";
+  if (status === 403) return "You are not allowed to do that.";
+  if (status === 429) return "Too many requests right now; try again in a minute.";
+  if (status === 401) return "Your session has ended; please sign in again.";
+  if (status >= 500) return "The server had a problem; try again.";
+  if (first) return `${body.message ?? "Error"}: ${first.resource ?? ""} ${first.field ?? ""} ${first.code ?? ""}`.trim();
+  return body?.message ?? `Request failed (${status})`;
+}
+
+/** A fresh session token before the current one expires (POST with the CSRF token, same origin). */
+async function refreshToken() {
+  const res = await fetch("/app/token", { method: "POST", headers: { "x-csrf-token": config.csrf ?? "" }, credentials: "same-origin" });
+  if (!res.ok) {
+    location.assign(`/login?next=${encodeURIComponent(location.pathname + location.search)}`);
+    throw new ApiFailure(401, null);
+  }
+  const body = await res.json();
+  token = body.access_token;
+  tokenExpiresAt = body.expires_at * 1000;
+}
+
+/** Calls /v3 with the session's token; JSON in and out; throws ApiFailure with a plain message. */
+export async function api(path, { method = "GET", body, form, retry = true } = {}) {
+  if (!token || Date.now() > tokenExpiresAt - 60_000) await refreshToken();
+  const headers = { authorization: `Bearer ${token}` };
+  let payload;
+  if (form) payload = form;
+  else if (body !== undefined) {
+    headers["content-type"] = "application/json";
+    payload = JSON.stringify(body);
+  }
+  const res = await fetch(`/v3${path}`, { method, headers, body: payload });
+  if (res.status === 401 && retry) {
+    await refreshToken();
+    return api(path, { method, body, form, retry: false });
+  }
+  const text = await res.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!res.ok) throw new ApiFailure(res.status, json);
+  return json;
+}
+
+/** The current token (for XMLHttpRequest uploads with progress). */
+export async function currentToken() {
+  if (!token || Date.now() > tokenExpiresAt - 60_000) await refreshToken();
+  return token;
+}
+
+/** Builds an element: h("a", { href }, "text", child…). Text is always text (never HTML). */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs ?? {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "class") el.className = v;
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+/** SVG element helper. */
+export function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  for (const c of children) el.append(c);
+  return el;
+}
+
+export const km = (m) => (m >= 10_000 ? (m / 1000).toFixed(1) : (m / 1000).toFixed(2)) + " km";
+
+export function duration(s) {
+  s = Math.round(s ?? 0);
+  const hh = Math.floor(s / 3600), mm = Math.floor((s % 3600) / 60), ss = s % 60;
+  return hh ? `${hh}:${String(mm).padStart(2, "0")}:${String(ss).padStart(2, "0")}` : `${mm}:${String(ss).padStart(2, "0")}`;
+}
+
+export const meters = (m) => `${Math.round(m ?? 0).toLocaleString("en")} m`;
+
+/** Pace (min/km) for runs and walks, speed (km/h) otherwise. */
+export function isPaceSport(type) {
+  return /Run|Walk|Hike/.test(type ?? "");
+}
+
+export function speedText(mps, type) {
+  if (!mps) return "—";
+  if (isPaceSport(type)) return `${duration(1000 / mps)} /km`;
+  return `${(mps * 3.6).toFixed(1)} km/h`;
+}
+
+export function dateText(iso) {
+  const d = new Date(iso);
+  return d.toLocaleString("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+}
+
+/** Decodes a Google encoded polyline into [lat, lng] pairs. */
+export function decodePolyline(text) {
+  const points = [];
+  let index = 0, lat = 0, lng = 0;
+  while (index < text.length) {
+    for (const which of [0, 1]) {
+      let result = 0, shift = 0, b;
+      do {
+        b = text.charCodeAt(index++) - 63;
+        result |= (b & 0x1f) << shift;
+        shift += 5;
+      } while (b >= 0x20 && index < text.length);
+      const delta = result & 1 ? ~(result >> 1) : result >> 1;
+      if (which === 0) lat += delta;
+      else lng += delta;
+    }
+    points.push([lat / 1e5, lng / 1e5]);
+  }
+  return points;
+}
+
+/** A small SVG drawing of a route (no map tiles needed). */
+export function routeThumb(polyline, label) {
+  const points = polyline ? decodePolyline(polyline) : [];
+  if (points.length < 2) return h("span", { "aria-hidden": "true" });
+  const box = svg("svg", { class: "route-thumb", viewBox: "0 0 120 90", role: "img", "aria-label": label });
+  let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
+  const xy = points.map(([la, ln]) => {
+    const x = ln * Math.cos((la * Math.PI) / 180), y = -la;
+    minX = Math.min(minX, x), maxX = Math.max(maxX, x), minY = Math.min(minY, y), maxY = Math.max(maxY, y);
+    return [x, y];
+  });
+  const scale = Math.min(108 / (maxX - minX || 1e-9), 78 / (maxY - minY || 1e-9));
+  const ox = (120 - (maxX - minX) * scale) / 2, oy = (90 - (maxY - minY) * scale) / 2;
+  const d = xy.map(([x, y], i) => `${i ? "L" : "M"}${(ox + (x - minX) * scale).toFixed(1)},${(oy + (y - minY) * scale).toFixed(1)}`).join("");
+  box.append(svg("path", { d }));
+  return box;
+}
+
+/** Shows a failure in place of the page's content. */
+export function showFailure(container, error) {
+  container.replaceChildren(h("p", { class: "error", role: "alert" }, error?.message ?? String(error)));
+}
+
+/** Marks the page as drawn (tests and the bench wait for it). */
+export function ready(name, value = true) {
+  window.appState = window.appState ?? {};
+  window.appState[name] = value;
+}

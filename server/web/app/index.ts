@@ -1,0 +1,287 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Context, Hono } from "hono";
+import { activityContext, visibleActivity } from "../../activities/access.ts";
+import { summaryActivities } from "../../representations/activity.ts";
+import { findAthlete } from "../../representations/athlete.ts";
+import { athleteDefaults } from "../../actions/athletes.ts";
+import { ACTIVITY_TYPES } from "../../../shared/activity-types.ts";
+import { AGE_GROUPS, WEIGHT_CLASSES_KG } from "../../segments/leaderboard.ts";
+import { faultResponse } from "../../http/conventions.ts";
+import { notFound } from "../../http/errors.ts";
+import type { Platform } from "../../platform.ts";
+import { web, type Web } from "../context.tsx";
+import { redirectToSignIn } from "../redirect.ts";
+import { escapeHtml, shell } from "./shell.ts";
+import { sessionToken } from "./token.ts";
+
+/**
+ * The athlete's web app: pages that are a client of the /v3 API (docs/web-app.md). The server
+ * renders the frame and what needs no data; the page's module script calls the API with the
+ * session's token (token.ts).
+ */
+
+function packageDir(file: string): string {
+  try {
+    return dirname(createRequire(import.meta.url).resolve(file));
+  } catch {
+    return fileURLToPath(new URL(`../../../node_modules/${dirname(file)}/`, import.meta.url));
+  }
+}
+
+const own = (name: string) => () => fileURLToPath(new URL(`./assets/${name}`, import.meta.url));
+const JS = "text/javascript; charset=utf-8", CSS = "text/css; charset=utf-8";
+const ASSETS: Record<string, { file: () => string; type: string }> = {
+  "app.css": { file: own("app.css"), type: CSS },
+  "app.js": { file: own("app.js"), type: JS },
+  "map.js": { file: own("map.js"), type: JS },
+  "home.js": { file: own("home.js"), type: JS },
+  "activity.js": { file: own("activity.js"), type: JS },
+  "upload.js": { file: own("upload.js"), type: JS },
+  "segment.js": { file: own("segment.js"), type: JS },
+  "club.js": { file: own("club.js"), type: JS },
+  "heatmaps.js": { file: own("heatmaps.js"), type: JS },
+  "settings.js": { file: own("settings.js"), type: JS },
+  "challenge.js": { file: own("challenge.js"), type: JS },
+  "leaflet.js": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.js"), type: JS },
+  "leaflet.css": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.css"), type: CSS },
+  "uplot.js": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.iife.min.js"), type: JS },
+  "uplot.css": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.min.css"), type: CSS },
+};
+const cache = new Map<string, Uint8Array>();
+
+function asset(name: string): Uint8Array | undefined {
+  const spec = ASSETS[name];
+  if (!spec) return undefined;
+  let bytes = cache.get(name);
+  if (!bytes) cache.set(name, bytes = new Uint8Array(readFileSync(spec.file())));
+  return bytes;
+}
+
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#b83a07"/><path d="M6 24 13 10l5 9 3-5 5 10z" fill="#fff"/></svg>`;
+
+/** Paths that answer JSON faults, never the HTML page. */
+const API_PATHS = /^\/(v3|api|oauth|photos|heatmap-viewer|health|ready|metrics|app\/)/;
+
+/** The HTML "not found" (or "not allowed") page with a way back; JSON stays for the API. */
+export async function notFoundPage(c: Context, platform: Platform, w?: Web): Promise<Response> {
+  if (API_PATHS.test(c.req.path) || !(c.req.header("accept") ?? "").includes("text/html")) {
+    return faultResponse(c, notFound("resource", "path"));
+  }
+  w ??= await web(c, platform);
+  return shell(c, {
+    title: "Page not found",
+    athlete: w.athlete,
+    csrf: w.csrf,
+    status: 404,
+    body: `<section class="card notfound" aria-labelledby="nf-title">
+      <h1 id="nf-title">This page isn't here</h1>
+      <p>There is nothing at <code>${escapeHtml(c.req.path.slice(0, 200))}</code> that you can see. It may have been
+      deleted, it may be private, or the address may be mistyped.</p>
+      <p class="actions"><a class="button" href="/">Back to ${w.athlete ? "your feed" : "the start page"}</a></p></section>`,
+  });
+}
+
+const LANDING = `<section class="hero" aria-labelledby="hero-title">
+  <h1 id="hero-title">Your activities, on your own server</h1>
+  <p class="lead">This is a self-hosted fitness platform. Upload rides, runs and swims from your GPS device or
+  the desktop companion, see them on a map with charts, compete on segments, join clubs and challenges, and
+  build heatmaps — with your data kept on this server and privacy zones you control.</p>
+  <p class="actions"><a class="button" href="/login">Sign in</a> <a class="button secondary" href="/register">Create an account</a></p>
+</section>
+<section class="features" aria-label="What you can do">
+  <div class="card"><h2>Upload</h2><p>FIT, TCX and GPX files from any device, several at once.</p></div>
+  <div class="card"><h2>Analyse</h2><p>Maps, elevation, speed, heart rate, power and cadence, splits and laps.</p></div>
+  <div class="card"><h2>Compare</h2><p>Segments with leaderboards, kudos and comments, clubs and challenges.</p></div>
+  <div class="card"><h2>Strava-compatible API</h2><p>Existing clients can use this server's <a href="/docs">v3 API</a>.</p></div>
+</section>`;
+
+const FEED = `<div class="columns">
+  <section class="feed" aria-labelledby="feed-title">
+    <h1 id="feed-title">Your feed</h1>
+    <ol id="feed" class="feed-list" aria-live="polite"></ol>
+    <p id="feed-status" class="muted" role="status">Loading activities…</p>
+    <p><button id="feed-more" class="secondary" type="button" hidden>Load more</button></p>
+  </section>
+  <aside aria-labelledby="totals-title">
+    <section class="card" id="totals"><h2 id="totals-title">Totals</h2><p class="muted">Loading…</p></section>
+    <section class="card" id="my-clubs" aria-labelledby="clubs-title"><h2 id="clubs-title">Your clubs</h2><p class="muted">Loading…</p></section>
+    <section class="card"><h2>Add an activity</h2><p><a href="/upload">Upload files</a> from your device, or let the
+    desktop companion upload them as soon as you plug the device in.</p></section>
+  </aside>
+</div>`;
+
+/** `/`, `/activities/:id`, `/upload`, the token endpoint and the assets. */
+export function mountAppPages(app: Hono, platform: Platform): void {
+  app.get("/favicon.ico", (c) =>
+    c.body(FAVICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400", "x-content-type-options": "nosniff" }));
+
+  app.get("/app/assets/:name", (c) => {
+    const name = c.req.param("name");
+    const bytes = asset(name);
+    if (!bytes) return faultResponse(c, notFound("Asset", "path"));
+    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+      "content-type": ASSETS[name].type,
+      "cache-control": "public, max-age=300",
+      "x-content-type-options": "nosniff",
+    });
+  });
+
+  // A fresh token for an open page whose token is about to expire: same origin, session, CSRF header.
+  app.post("/app/token", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return c.json({ message: "Authorization Error", errors: [{ resource: "Session", field: "cookie", code: "missing" }] }, 401);
+    if (!(await w.csrfOk(c.req.header("x-csrf-token")))) {
+      return c.json({ message: "Forbidden", errors: [{ resource: "Session", field: "csrf", code: "invalid" }] }, 403);
+    }
+    const t = await sessionToken(c, platform, w.athlete.id);
+    if (!t) return c.json({ message: "Authorization Error", errors: [{ resource: "Session", field: "token", code: "invalid" }] }, 401);
+    c.header("cache-control", "no-store");
+    return c.json({ access_token: t.token, expires_at: Math.floor(t.expiresAt / 1000) });
+  });
+
+  app.get("/", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return shell(c, { title: "Welcome", athlete: null, csrf: w.csrf, body: LANDING });
+    const t = await sessionToken(c, platform, w.athlete.id);
+    return shell(c, {
+      title: "Feed",
+      athlete: w.athlete,
+      csrf: w.csrf,
+      token: t?.token,
+      tokenExpiresAt: t?.expiresAt,
+      current: "feed",
+      script: "home.js",
+      data: { perPage: Math.min(100, Math.max(1, Number(/^\d{1,3}$/.exec(c.req.query("per_page") ?? "")?.[0] ?? 20))) },
+      body: FEED,
+    });
+  });
+
+  app.get("/upload", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const t = await sessionToken(c, platform, w.athlete.id);
+    return shell(c, {
+      title: "Upload",
+      athlete: w.athlete,
+      csrf: w.csrf,
+      token: t?.token,
+      tokenExpiresAt: t?.expiresAt,
+      current: "upload",
+      script: "upload.js",
+      body: `<h1>Upload activities</h1>
+<section class="card">
+  <div id="drop" class="drop">
+    <p><strong>Drop FIT, TCX or GPX files here</strong> (also gzipped: .fit.gz, .tcx.gz, .gpx.gz), several at once.</p>
+    <p><input id="files" class="visually-hidden" type="file" multiple accept=".fit,.tcx,.gpx,.gz">
+    <label class="button" for="files">Choose files</label></p>
+  </div>
+  <ol id="uploads" class="uploads" aria-live="polite"></ol>
+</section>`,
+    });
+  });
+
+  /** A page whose content the module script draws from the API (id checked here, the rest by the API). */
+  function apiPage(path: string, o: { title: string; script: string; key: string; map?: boolean; data?: () => Record<string, unknown> }) {
+    app.get(path, async (c) => {
+      const w = await web(c, platform);
+      if (!w.athlete) return redirectToSignIn(c);
+      const idText = c.req.param("id") ?? "";
+      if (!/^\d{1,15}$/.test(idText) || Number(idText) === 0) return notFoundPage(c, platform, w);
+      const t = await sessionToken(c, platform, w.athlete.id);
+      if (!t) return redirectToSignIn(c);
+      return shell(c, {
+        title: o.title,
+        athlete: w.athlete,
+        csrf: w.csrf,
+        token: t.token,
+        tokenExpiresAt: t.expiresAt,
+        script: o.script,
+        styles: o.map ? ["leaflet.css", "uplot.css"] : [],
+        libs: o.map ? ["leaflet.js", "uplot.js"] : [],
+        data: { [o.key]: Number(idText), ...o.data?.() },
+        body: `<div id="${o.script.replace(".js", "")}"><h1>${escapeHtml(o.title)}</h1><p class="muted" role="status">Loading…</p></div>`,
+      });
+    });
+  }
+  apiPage("/segments/:id", {
+    title: "Segment", script: "segment.js", key: "segmentId", map: true,
+    data: () => ({ ageGroups: AGE_GROUPS, weightClassesKg: WEIGHT_CLASSES_KG }),
+  });
+  apiPage("/clubs/:id", { title: "Club", script: "club.js", key: "clubId" });
+  apiPage("/challenges/:id", { title: "Challenge", script: "challenge.js", key: "challengeId" });
+
+  app.get("/settings", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const t = await sessionToken(c, platform, w.athlete.id);
+    return shell(c, {
+      title: "Settings",
+      athlete: w.athlete,
+      csrf: w.csrf,
+      token: t?.token,
+      tokenExpiresAt: t?.expiresAt,
+      current: "settings",
+      script: "settings.js",
+      // GET /v3/athlete does not answer the upload defaults (API gap): the page starts from them here.
+      data: { defaults: await athleteDefaults(platform.db, w.athlete.id) },
+      styles: ["leaflet.css"],
+      libs: ["leaflet.js"],
+      body: `<div id="settings"><h1>Settings</h1><p class="muted" role="status">Loading…</p></div>`,
+    });
+  });
+
+  app.get("/heatmaps", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const t = await sessionToken(c, platform, w.athlete.id);
+    return shell(c, {
+      title: "Heatmaps",
+      athlete: w.athlete,
+      csrf: w.csrf,
+      token: t?.token,
+      tokenExpiresAt: t?.expiresAt,
+      current: "heatmaps",
+      script: "heatmaps.js",
+      data: { activityTypes: ACTIVITY_TYPES.map((name, i) => [i + 1, name]) },
+      body: `<div id="heatmaps"><h1>Heatmaps</h1><p class="muted" role="status">Loading…</p></div>`,
+    });
+  });
+
+  app.get("/activities/:id", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const idText = c.req.param("id");
+    if (!/^\d{1,15}$/.test(idText)) return notFoundPage(c, platform, w);
+    const t = await sessionToken(c, platform, w.athlete.id);
+    if (!t) return redirectToSignIn(c);
+    let row;
+    try {
+      row = await visibleActivity(platform.db, Number(idText), t.auth);
+    } catch {
+      return notFoundPage(c, platform, w);
+    }
+    // GET /v3/activities/:id answers the owner only (as Strava's): another athlete's page starts from
+    // the summary representation, through the same privacy engine as every read.
+    let others: Record<string, unknown> = {};
+    if (row.athlete_id !== w.athlete.id) {
+      const [summary] = await summaryActivities([row], activityContext(platform, t.auth));
+      const owner = await findAthlete(platform.db, row.athlete_id);
+      others = { summary, ownerName: owner ? `${owner.firstname} ${owner.lastname}` : null };
+    }
+    return shell(c, {
+      title: "Activity",
+      athlete: w.athlete,
+      csrf: w.csrf,
+      token: t.token,
+      tokenExpiresAt: t.expiresAt,
+      script: "activity.js",
+      styles: ["leaflet.css", "uplot.css"],
+      libs: ["leaflet.js", "uplot.js"],
+      data: { activityId: Number(idText), ...others },
+      body: `<div id="activity" data-state="loading"><h1 id="title">Activity</h1><p class="muted" role="status">Loading…</p></div>`,
+    });
+  });
+}

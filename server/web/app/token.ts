@@ -1,0 +1,104 @@
+import type { Context } from "hono";
+import { accessTokenIssued, authorizationStream } from "../../../events/application/events.ts";
+import { createApplication } from "../../actions/applications.ts";
+import { type Auth, lookupToken } from "../../http/auth.ts";
+import type { Platform } from "../../platform.ts";
+import { hashSecret } from "../../security.ts";
+import { readWebSecret, webSecret } from "../session-table.ts";
+import { sessionSecret } from "../session.ts";
+
+/**
+ * The web app's pages are a client of the /v3 API. The signed-in browser gets an API token bound to
+ * its session (see docs/web-app.md, "How the pages get their token"):
+ * - The token is HMAC(server key, session id, 30-minute window): only a request carrying the
+ *   session cookie makes the server compute it again; nothing but its sha-256 is stored (the
+ *   access_tokens read model, through an AccessTokenIssued event, like every token).
+ * - It belongs to one internal application, "Web app" (created on first use), with read, write
+ *   and view_private: the athlete's own pages see what the athlete sees.
+ * - It expires one window after its own window ends (30-60 minutes after it was minted), so a
+ *   copied token dies soon after sign-out; open pages fetch the next one with POST /app/token
+ *   (same origin, session cookie and the CSRF token in a header).
+ * - It reaches the page inside the HTML (a <meta> of a no-store page that other sites can neither
+ *   frame nor read), never in a URL; the API reads it from the Authorization header only, so no
+ *   cookie makes a cross-site request act for the athlete (no CSRF on the API).
+ */
+export const WINDOW_MS = 30 * 60 * 1000;
+const APP_KEY = "web-app-id";
+
+const applicationIds = new WeakMap<Platform, Promise<number>>();
+const minting = new Map<string, Promise<void>>();
+
+/** The internal application the pages' tokens belong to (created by the first athlete to sign in). */
+export function webApplicationId(platform: Platform, athleteId: number): Promise<number> {
+  let id = applicationIds.get(platform);
+  if (!id) {
+    id = (async () => {
+      const known = await readWebSecret(platform.db, APP_KEY);
+      if (known) return Number(known);
+      const created = await createApplication(platform, {
+        name: "Web app",
+        ownerId: athleteId,
+        callbackDomain: "localhost",
+        description: "This server's own pages (tokens bound to signed-in sessions)",
+        internal: true,
+        kudosEnabled: true,
+        challengesEnabled: true,
+      }, "web");
+      // Two servers racing on one database: the first recorded id wins, the other app stays unused.
+      return Number(await webSecret(platform.db, APP_KEY, () => String(created.client_id)));
+    })();
+    id.catch(() => applicationIds.delete(platform));
+    applicationIds.set(platform, id);
+  }
+  return id;
+}
+
+/** The id of the web app's application if it exists (for hiding it from "My API application"). */
+export async function knownWebApplicationId(platform: Platform): Promise<number | undefined> {
+  const known = await readWebSecret(platform.db, APP_KEY);
+  return known ? Number(known) : undefined;
+}
+
+export interface SessionToken {
+  token: string;
+  expiresAt: number;
+  auth: Auth;
+}
+
+/** The signed-in session's API token for now (minted on first need in each window). */
+export async function sessionToken(c: Context, platform: Platform, athleteId: number, now = Date.now()): Promise<SessionToken | undefined> {
+  const window = Math.floor(now / WINDOW_MS);
+  const token = await sessionSecret(c, platform, `api-token\0${window}`);
+  if (!token) return undefined;
+  const expiresAt = (window + 2) * WINDOW_MS;
+  let found = await lookupToken(platform.db, token);
+  if (!found.ok) {
+    const hash = hashSecret(token);
+    let pending = minting.get(hash);
+    if (!pending) {
+      pending = mint(platform, athleteId, hash, expiresAt);
+      minting.set(hash, pending);
+      pending.finally(() => setTimeout(() => minting.delete(hash), 60_000));
+    }
+    await pending;
+    found = await lookupToken(platform.db, token);
+    if (!found.ok) return undefined;
+  }
+  if (found.auth.athleteId !== athleteId) return undefined;
+  return { token, expiresAt, auth: found.auth };
+}
+
+async function mint(platform: Platform, athleteId: number, tokenHash: string, expiresAt: number): Promise<void> {
+  const applicationId = await webApplicationId(platform, athleteId);
+  await platform.store.append(authorizationStream(athleteId, applicationId), "any", [
+    accessTokenIssued.create({
+      tokenHash,
+      athleteId,
+      applicationId,
+      scopes: ["read", "view_private", "write"],
+      kind: "access",
+      expiresAt: new Date(expiresAt).toISOString(),
+      grantId: null,
+    }),
+  ], { metadata: { athleteId, applicationId, source: "web" } });
+}
