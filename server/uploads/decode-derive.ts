@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { inflate, parseDeviceFile } from "../ingest/decode.ts";
 import { type DeriveContext, type Derived, deriveActivity } from "../ingest/derive.ts";
 import type { DataType } from "../ingest/decode.ts";
@@ -15,12 +16,14 @@ export interface DecodedUpload {
  * place when workers are off). Throws an IngestError/TooLargeError for a file that can't become an activity.
  */
 export async function decodeAndDerive(
-  original: Uint8Array,
+  original: Uint8Array | string,
   dataType: DataType,
   context: DeriveContext,
   maxUploadBytes: number,
 ): Promise<DecodedUpload> {
-  const parsed = await parseDeviceFile(inflate(original, dataType, maxUploadBytes), dataType);
+  // A path: the original kept as a file blob, read here (in the worker) rather than on the event loop.
+  const bytes = typeof original === "string" ? new Uint8Array(readFileSync(original)) : original;
+  const parsed = await parseDeviceFile(inflate(bytes, dataType, maxUploadBytes), dataType);
   const derived = deriveActivity(parsed, context);
   return { derived, streamsJson: new TextEncoder().encode(JSON.stringify(derived.streams)), notes: parsed.notes };
 }

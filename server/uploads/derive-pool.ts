@@ -12,7 +12,8 @@ import { coreCount, type RuntimeWorker, startWorker } from "./worker-runtime.ts"
 
 export interface DeriveRequest {
   id: number;
-  original: Uint8Array;
+  /** The file's bytes, or the path of its file blob (read by the worker). */
+  original: Uint8Array | string;
   dataType: DataType;
   context: DeriveContext;
   maxUploadBytes: number;

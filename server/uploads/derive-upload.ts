@@ -41,7 +41,7 @@ export async function deriveContextOf(db: Queryable, received: Received): Promis
  * once (the server's DERIVE_WORKERS; 0 derives in place).
  */
 export function deriveFile(
-  original: Uint8Array,
+  original: Uint8Array | string,
   received: Received,
   context: DeriveContext,
   maxUploadBytes: number,

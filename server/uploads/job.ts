@@ -6,7 +6,7 @@ import { uploadFailed, uploadReceived, uploadStream, uploadSucceeded } from "../
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { activityProcessors } from "../activity-processors.ts";
-import { getBlob, putBlob } from "../blobs.ts";
+import { blobFile, getBlob, putBlob } from "../blobs.ts";
 import { storableText } from "../ingest/decode.ts";
 import { deriveContextOf, deriveFile } from "./derive-upload.ts";
 import { prepareTimezones } from "../ingest/timezone.ts";
@@ -85,7 +85,10 @@ type Settled = { ok: true; activity: Recorded; streams: ActivityStreams; notes: 
 
 /** Derives the activity from the stored original (pure work in the derive pool; any failure is the file's). */
 async function derive(platform: Platform, received: Received): Promise<({ ok: true } & Decoded) | Failure> {
-  const original = takeReceivedOriginal(received.originalSha256) ?? await getBlob(platform.db, received.originalSha256);
+  // A large original is a file blob: the worker reads it by path (it never passes through here).
+  const original = takeReceivedOriginal(received.originalSha256) ??
+    await blobFile(platform.db, received.originalSha256) ??
+    await getBlob(platform.db, received.originalSha256);
   if (!original) return { ok: false, error: `${received.fileName}: the uploaded file is no longer stored.`, duplicateOf: null };
   const context = await deriveContextOf(platform.db, received);
   let derived;
@@ -123,7 +126,7 @@ async function settle(platform: Platform, received: Received, decoded: Decoded):
     received.activityId,
     derived.facts.bestEfforts,
   );
-  const streamsSha256 = await putBlob(platform.db, streamsJson);
+  const streamsSha256 = await putBlob(platform.db, streamsJson, { file: true });
   return {
     ok: true,
     activity: { activityId: received.activityId, athleteId: received.athleteId, ...derived.facts, streamsSha256 },
@@ -217,7 +220,7 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
 
 /** Notes of a file whose activity was recorded before a restart (derived again in a worker). */
 async function reparseNotes(platform: Platform, received: Received): Promise<string[] | null> {
-  const original = await getBlob(platform.db, received.originalSha256);
+  const original = await blobFile(platform.db, received.originalSha256) ?? await getBlob(platform.db, received.originalSha256);
   if (!original) return null;
   try {
     const context = await deriveContextOf(platform.db, received);
