@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { inflate, parseDeviceFile } from "../ingest/decode.ts";
 import { type DeriveContext, type Derived, deriveActivity } from "../ingest/derive.ts";
 import type { DataType } from "../ingest/decode.ts";
+import type { TrackMatch } from "../segments/track-matches.ts";
 
 /** What an upload's derivation produces: the facts and streams, the streams as stored (JSON), notes. */
 export interface DecodedUpload {
@@ -9,6 +10,8 @@ export interface DecodedUpload {
   /** `JSON.stringify(derived.streams)` encoded as UTF-8: the streams blob as stored. */
   streamsJson: Uint8Array;
   notes: string[];
+  /** The track's segment efforts, when the worker matched them (derive-pool.ts). */
+  matches?: TrackMatch[];
 }
 
 /**

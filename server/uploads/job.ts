@@ -13,6 +13,7 @@ import { prepareTimezones } from "../ingest/timezone.ts";
 import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
 import { segmentIndexFor } from "../segments/segment-index.ts";
+import type { TrackMatch } from "../segments/track-matches.ts";
 import { rankBestEfforts } from "./best-efforts.ts";
 import { athleteTurn } from "./athlete-lock.ts";
 import { duplicateAtProcessing, duplicateMessage } from "./duplicates.ts";
@@ -81,7 +82,7 @@ async function fail(platform: Platform, received: Received, error: string, dupli
 
 type Failure = { ok: false; error: string; duplicateOf: number | null };
 type Decoded = Awaited<ReturnType<typeof deriveFile>>;
-type Settled = { ok: true; activity: Recorded; streams: ActivityStreams; notes: string[] } | Failure;
+type Settled = { ok: true; activity: Recorded; streams: ActivityStreams; notes: string[]; matches?: TrackMatch[] } | Failure;
 
 /** Derives the activity from the stored original (pure work in the derive pool; any failure is the file's). */
 async function derive(platform: Platform, received: Received): Promise<({ ok: true } & Decoded) | Failure> {
@@ -91,27 +92,28 @@ async function derive(platform: Platform, received: Received): Promise<({ ok: tr
     await getBlob(platform.db, received.originalSha256);
   if (!original) return { ok: false, error: `${received.fileName}: the uploaded file is no longer stored.`, duplicateOf: null };
   const context = await deriveContextOf(platform.db, received);
-  let derived;
-  let notes: string[];
-  let streamsJson: Uint8Array;
+  // The worker also matches the track against the segments (it is sent those it lacks).
+  const { entries, source } = await segmentIndexFor(platform.db);
+  let decoded: Decoded;
   try {
-    ({ derived, notes, streamsJson } = await deriveFile(
+    decoded = await deriveFile(
       original,
       received,
       context,
       platform.config.maxUploadBytes,
       platform.config.deriveWorkers,
-    ));
+      { source, entries },
+    );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, error: `${received.fileName}: ${message}`, duplicateOf: null };
   }
-  return { ok: true, derived, notes, streamsJson };
+  return { ok: true, ...decoded };
 }
 
 /** The duplicate check and what the activity event needs; run during the athlete's turn. */
 async function settle(platform: Platform, received: Received, decoded: Decoded): Promise<Settled> {
-  const { derived, notes, streamsJson } = decoded;
+  const { derived, notes, streamsJson, matches } = decoded;
   const duplicateOf = await duplicateAtProcessing(platform.db, {
     athleteId: received.athleteId,
     activityId: received.activityId,
@@ -132,6 +134,7 @@ async function settle(platform: Platform, received: Received, decoded: Decoded):
     activity: { activityId: received.activityId, athleteId: received.athleteId, ...derived.facts, streamsSha256 },
     streams: derived.streams,
     notes,
+    matches,
   };
 }
 
@@ -157,6 +160,7 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
     let activity: Recorded;
     let streams: ActivityStreams | null;
     let notes: string[] = [];
+    let matches: TrackMatch[] | undefined;
     if (existing) {
       activity = existing.data as Recorded;
       const blob = activity.streamsSha256 ? await getBlob(platform.db, activity.streamsSha256) : undefined;
@@ -174,6 +178,7 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
         activity = result.activity;
         streams = result.streams;
         notes = result.notes;
+        matches = result.matches;
         try {
           await platform.store.append(activityStream(received.activityId), 0, [activityRecorded.create(activity)], {
             idempotencyKey: `upload-${uploadId}:recorded`,
@@ -191,7 +196,7 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
 
     // Step 2: every registered processor (segment matching, …), appended once each.
     for (const [index, processor] of activityProcessors.entries()) {
-      const events = await processor({ platform, activity, streams });
+      const events = await processor({ platform, activity, streams, matches });
       if (events.length === 0) continue;
       await platform.store.append(activityStream(received.activityId), "any", events, {
         idempotencyKey: `upload-${uploadId}:processor-${index}`,
