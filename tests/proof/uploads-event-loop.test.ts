@@ -13,8 +13,8 @@ import { longGpx } from "../helpers/long-gpx.ts";
 
 /**
  * Uploads never stall the server (issue #15, items 11 and 12), against what ships (Deno, PGlite on
- * disk): while a 56 MB GPX is decoded and derived, GET /health and GET /v3/athlete keep answering
- * quickly; a 1,000,000-point recording (ten days at 1 Hz) becomes an activity whose streams are read
+ * disk): while a 56 MB GPX is submitted, decoded and derived, GET /health and GET /v3/athlete each
+ * answer within 1 s and the server stays under 1 GB resident; a 1,000,000-point recording (ten days at 1 Hz) becomes an activity whose streams are read
  * back over HTTP.
  */
 let server: DenoServer;
@@ -53,40 +53,67 @@ async function upload(bytes: Uint8Array, name: string, dataType: string): Promis
 
 describe("uploads never stall the server", () => {
   // Before the derive workers one GET /health took 10.2 s: decoding and deriving held the event loop
-  // for most of the processing. They now run in a worker, so no request may wait a third of the
-  // processing time (a bound that holds on a loaded machine, where everything is slower), nor the
-  // 10.2 s of the issue. What remains on the event loop (storing the streams blob in PGlite, segment
-  // matching, the inline projections) still held one request 2-3.6 s on a loaded 2-core machine:
-  // the issue's goal of 1 s is not reached yet.
-  it("while a 56 MB GPX is processed, no GET /health or GET /v3/athlete waits a third of the processing time", async () => {
+  // for most of the processing. Now the body is streamed to disk as it arrives, the file is hashed
+  // and inflated as a stream, decoding, deriving and segment matching run in a worker, and the
+  // original and the streams blob are files beside PGlite (which stores bytea at ~6 MB/s in the
+  // server's thread): no request may wait 1 s, from the submission to the upload being ready.
+  it("while a 56 MB GPX is submitted and processed, GET /health and GET /v3/athlete each answer within 1 s", async () => {
     const file = longGpx(163_000, { startIso: "2026-02-01T06:00:00Z" });
     expect(file.bytes.byteLength).toBeGreaterThan(56e6);
-    const id = await upload(file.bytes, "large.gpx", "gpx");
+    // The multipart body is built before measuring (the runner's own event loop must stay free).
+    const boundary = "----event-loop-proof";
+    const head = new TextEncoder().encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="data_type"\r\n\r\ngpx\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="large.gpx"\r\n\r\n`,
+    );
+    const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
+    const body = new Uint8Array(head.byteLength + file.bytes.byteLength + tail.byteLength);
+    body.set(head, 0);
+    body.set(file.bytes, head.byteLength);
+    body.set(tail, head.byteLength + file.bytes.byteLength);
     writeFileSync(`/proc/${server.child.pid}/clear_refs`, "5");
-    const latencies: number[] = [];
+    const latencies = { health: [] as number[], athlete: [] as number[] };
+    let id: number | null = null;
     let status: { status: string; error: string | null; activity_id: number | null } | undefined;
     const started = performance.now();
+    const submitted = fetch(`${server.url}/v3/uploads`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": `multipart/form-data; boundary=${boundary}` },
+      body,
+    }).then(async (res) => {
+      const json = await res.json();
+      expect(res.status, JSON.stringify(json)).toBe(201);
+      id = json.id;
+    });
     for (let i = 0; performance.now() - started < 240_000; i++) {
       const t0 = performance.now();
-      const res = i % 2 === 0 ? await call("GET", "/health") : await call("GET", "/v3/athlete", { token });
-      latencies.push(performance.now() - t0);
+      const health = i % 2 === 0;
+      const res = health ? await call("GET", "/health") : await call("GET", "/v3/athlete", { token });
+      (health ? latencies.health : latencies.athlete).push(performance.now() - t0);
       expect(res.status).toBe(200);
-      if (i % 5 === 4) {
+      if (i % 5 === 4 && id !== null) {
         status = (await call("GET", `/v3/uploads/${id}`, { token })).body;
         if (status!.status !== UPLOAD_STATUS.processing) break;
       }
       await new Promise((r) => setTimeout(r, 50));
     }
+    await submitted;
+    const processing = performance.now() - started;
     expect(status?.error ?? null).toBeNull();
     expect(status?.status).toBe(UPLOAD_STATUS.ready);
-    // Measured during the processing: at least a second's worth of requests.
-    expect(latencies.length).toBeGreaterThan(10);
-    const slowest = Math.max(0, ...latencies);
-    console.log(`56 MB GPX: ${latencies.length} requests while processing, slowest ${slowest.toFixed(0)} ms; peak RSS ${peakRssMiB().toFixed(0)} MiB`);
-    const processing = performance.now() - started;
-    console.log(`56 MB GPX: processed in ${(processing / 1000).toFixed(1)} s`);
-    expect(slowest).toBeLessThan(processing / 3);
-    expect(slowest).toBeLessThan(10_200);
+    // Measured during the whole submission and processing: many requests of each kind.
+    expect(latencies.health.length).toBeGreaterThan(10);
+    expect(latencies.athlete.length).toBeGreaterThan(10);
+    const slowest = (values: number[]) => values.reduce((m, v) => Math.max(m, v), 0);
+    console.log(
+      `56 MB GPX submitted and processed in ${(processing / 1000).toFixed(1)} s: ` +
+        `${latencies.health.length} GET /health, slowest ${slowest(latencies.health).toFixed(0)} ms; ` +
+        `${latencies.athlete.length} GET /v3/athlete, slowest ${slowest(latencies.athlete).toFixed(0)} ms; ` +
+        `peak RSS ${peakRssMiB().toFixed(0)} MiB`,
+    );
+    expect(slowest(latencies.health)).toBeLessThan(1000);
+    expect(slowest(latencies.athlete)).toBeLessThan(1000);
+    expect(peakRssMiB()).toBeLessThan(1024);
     const activity = await call("GET", `/v3/activities/${status!.activity_id}`, { token });
     expect(activity.body.elapsed_time).toBe((file.end - file.start) / 1000);
   }, 300_000);
