@@ -61,9 +61,12 @@ async function insertRow(db: Queryable, sha256: string, content: Uint8Array, siz
   );
 }
 
-/** Stores `content`; its sha256. `file`: may be kept as a file (see above). */
-export async function putBlob(db: Queryable, content: Uint8Array, options: { file?: boolean } = {}): Promise<string> {
-  const sha256 = sha256Hex(content);
+/**
+ * Stores `content`; its sha256. `file`: may be kept as a file (see above). `sha256`: the content's
+ * hash when already known (computed off the event loop, e.g. in a derive worker).
+ */
+export async function putBlob(db: Queryable, content: Uint8Array, options: { file?: boolean; sha256?: string } = {}): Promise<string> {
+  const sha256 = options.sha256 ?? sha256Hex(content);
   const dir = blobDirOf(db);
   if (options.file && dir && content.byteLength >= FILE_THRESHOLD) {
     const temp = await tempPath(dir);

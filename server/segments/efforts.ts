@@ -145,8 +145,9 @@ export async function matchActivity(
 ) {
   const types = segmentTypesFor(activity.type);
   const efforts: MatchedEffort[] = [];
-  const matchable = streams?.latlng && types.length && streams.time.length === streams.latlng.length;
-  if (precomputed ? precomputed.length > 0 : matchable) {
+  // With precomputed efforts the streams are not read at all (reading unpacks them: see derive-pool.ts).
+  const matchable = () => Boolean(streams?.latlng && types.length && streams.time.length === streams.latlng.length);
+  if (precomputed ? precomputed.length > 0 : matchable()) {
     const { index, meta } = await segmentIndexFor(db);
     const matches = (precomputed ?? trackMatches(index, activity.type, streams!))
       .filter((m) => {

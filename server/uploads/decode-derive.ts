@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { sha256Hex } from "../blobs.ts";
 import { inflate, parseDeviceFile } from "../ingest/decode.ts";
 import { type DeriveContext, type Derived, deriveActivity } from "../ingest/derive.ts";
 import type { DataType } from "../ingest/decode.ts";
@@ -9,6 +10,8 @@ export interface DecodedUpload {
   derived: Derived;
   /** `JSON.stringify(derived.streams)` encoded as UTF-8: the streams blob as stored. */
   streamsJson: Uint8Array;
+  /** Its sha256 (hashed here, in the worker, not on the event loop). */
+  streamsSha256: string;
   notes: string[];
   /** The track's segment efforts, when the worker matched them (derive-pool.ts). */
   matches?: TrackMatch[];
@@ -28,5 +31,6 @@ export async function decodeAndDerive(
   const bytes = typeof original === "string" ? new Uint8Array(readFileSync(original)) : original;
   const parsed = await parseDeviceFile(inflate(bytes, dataType, maxUploadBytes), dataType);
   const derived = deriveActivity(parsed, context);
-  return { derived, streamsJson: new TextEncoder().encode(JSON.stringify(derived.streams)), notes: parsed.notes };
+  const streamsJson = new TextEncoder().encode(JSON.stringify(derived.streams));
+  return { derived, streamsJson, streamsSha256: sha256Hex(streamsJson), notes: parsed.notes };
 }

@@ -39,6 +39,7 @@ export type DeriveReply =
     facts: DecodedUpload["derived"]["facts"];
     streams: PackedStreams;
     streamsJson: Uint8Array;
+    streamsSha256: string;
     notes: string[];
     matches?: TrackMatch[];
   }
@@ -156,7 +157,13 @@ export class DerivePool {
       // Streams are unpacked into arrays only when (and where) read: a processor that needs none
       // (segment matching ran in the worker) costs the event loop nothing for 163,000 points.
       const derived = { facts: reply.facts, streams: lazyStreams(reply.streams) };
-      busy.task.resolve({ derived, streamsJson: reply.streamsJson, notes: reply.notes, matches: reply.matches });
+      busy.task.resolve({
+        derived,
+        streamsJson: reply.streamsJson,
+        streamsSha256: reply.streamsSha256,
+        notes: reply.notes,
+        matches: reply.matches,
+      });
     }
     else busy.task.reject(new DeriveError(reply.name, reply.message));
     this.#idle(slot);

@@ -26,6 +26,7 @@ async function handle(request: DeriveRequest, port: Port) {
       facts: result.derived.facts,
       streams,
       streamsJson: result.streamsJson,
+      streamsSha256: result.streamsSha256,
       notes: result.notes,
       matches,
     };

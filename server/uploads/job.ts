@@ -113,7 +113,7 @@ async function derive(platform: Platform, received: Received): Promise<({ ok: tr
 
 /** The duplicate check and what the activity event needs; run during the athlete's turn. */
 async function settle(platform: Platform, received: Received, decoded: Decoded): Promise<Settled> {
-  const { derived, notes, streamsJson, matches } = decoded;
+  const { derived, notes, streamsJson, streamsSha256: knownSha256, matches } = decoded;
   const duplicateOf = await duplicateAtProcessing(platform.db, {
     athleteId: received.athleteId,
     activityId: received.activityId,
@@ -128,7 +128,7 @@ async function settle(platform: Platform, received: Received, decoded: Decoded):
     received.activityId,
     derived.facts.bestEfforts,
   );
-  const streamsSha256 = await putBlob(platform.db, streamsJson, { file: true });
+  const streamsSha256 = await putBlob(platform.db, streamsJson, { file: true, sha256: knownSha256 });
   return {
     ok: true,
     activity: { activityId: received.activityId, athleteId: received.athleteId, ...derived.facts, streamsSha256 },
