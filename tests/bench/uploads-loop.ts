@@ -9,6 +9,7 @@ import { openPlatform } from "../../server/platform.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { startDenoServer } from "../helpers/deno.ts";
 import { longGpx } from "../helpers/long-gpx.ts";
+import { multipartUpload, postUploadFromChild } from "../helpers/multipart-upload.ts";
 import type { BenchFigure } from "./harness.ts";
 
 /**
@@ -18,8 +19,8 @@ import type { BenchFigure } from "./harness.ts";
  * processed, next to the same p99 of the same server with no upload; the slowest request of each;
  * and the server's peak RSS while one 56 MB GPX is processed (and while the ten are).
  *
- * The bodies are built before measuring, as bytes (multipart by hand), so the bench's own event
- * loop (which times the requests) does no heavy work while it measures.
+ * The bodies are built before measuring, as bytes (multipart by hand), and posted by child
+ * processes, so the bench's own event loop (which times the requests) does no heavy work meanwhile.
  */
 export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const uploads = Number(process.env.BENCH_LARGE_UPLOADS ?? 10);
@@ -52,24 +53,13 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     }
     return out;
   };
-  const multipart = (bytes: Uint8Array, name: string): { body: Uint8Array<ArrayBuffer>; type: string } => {
-    const boundary = `----bench${Math.random().toString(36).slice(2)}`;
-    const head = new TextEncoder().encode(
-      `--${boundary}\r\nContent-Disposition: form-data; name="data_type"\r\n\r\ngpx\r\n` +
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/gpx+xml\r\n\r\n`,
-    );
-    const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
-    const body = new Uint8Array(head.byteLength + bytes.byteLength + tail.byteLength);
-    body.set(head, 0);
-    body.set(bytes, head.byteLength);
-    body.set(tail, head.byteLength + bytes.byteLength);
-    return { body, type: `multipart/form-data; boundary=${boundary}` };
-  };
-  const post = async (form: { body: Uint8Array; type: string }) => {
-    const res = await fetch(`${url}/v3/uploads`, { method: "POST", headers: { ...auth, "content-type": form.type }, body: form.body as Uint8Array<ArrayBuffer> });
-    const body = await res.json() as { id: number };
-    if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`);
-    return body.id;
+  const bodyDir = mkdtempSync(join(tmpdir(), "bench-uploads-bodies-"));
+  let posted = 0;
+  /** Posted by a separate process: this one only times requests. */
+  const post = async (form: { body: Uint8Array; contentType: string }) => {
+    const res = await postUploadFromChild(url, token, form, join(bodyDir, `body-${posted++}`));
+    if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.id;
   };
   const statusOf = async (id: number) => {
     const res = await fetch(`${url}/v3/uploads/${id}`, { headers: auth });
@@ -95,9 +85,9 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const slowest = (values: number[]) => values.reduce((m, v) => Math.max(m, v), 0);
 
   try {
-    const single = multipart(longGpx(163_000, { startIso: "2023-01-01T06:00:00Z" }).bytes, "large-single.gpx");
+    const single = multipartUpload(longGpx(163_000, { startIso: "2023-01-01T06:00:00Z" }).bytes, "large-single.gpx", "gpx");
     const ten = Array.from({ length: uploads }, (_, i) =>
-      multipart(longGpx(163_000, { startIso: `2023-02-${String(i + 1).padStart(2, "0")}T06:00:00Z` }).bytes, `large-${i}.gpx`));
+      multipartUpload(longGpx(163_000, { startIso: `2023-02-${String(i + 1).padStart(2, "0")}T06:00:00Z` }).bytes, `large-${i}.gpx`, "gpx"));
     const mb = (single.body.byteLength / 1e6).toFixed(0);
     await new Promise((r) => setTimeout(r, 2000)); // the server settles after start
 
@@ -156,5 +146,6 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(bodyDir, { recursive: true, force: true });
   }
 }
