@@ -70,10 +70,11 @@ describe("uploads never stall the server", () => {
     // The same requests with no upload first: what this machine answers in anyway (printed).
     let idleSlowest = 0;
     for (const idleStarted = performance.now(); performance.now() - idleStarted < 8000;) {
-      const t0 = performance.now();
-      expect((await call("GET", "/health")).status).toBe(200);
-      expect((await call("GET", "/v3/athlete", { token })).status).toBe(200);
-      idleSlowest = Math.max(idleSlowest, (performance.now() - t0) / 2);
+      for (const path of ["/health", "/v3/athlete"]) {
+        const t0 = performance.now();
+        expect((await call("GET", path, { token })).status).toBe(200);
+        idleSlowest = Math.max(idleSlowest, performance.now() - t0);
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
     writeFileSync(`/proc/${server.child.pid}/clear_refs`, "5");
