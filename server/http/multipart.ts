@@ -16,6 +16,7 @@ import process from "node:process";
  */
 export const SPOOL_ABOVE = 1024 * 1024;
 const WRITE_BATCH = 1024 * 1024;
+const SYNC_EVERY = 8 * 1024 * 1024;
 
 /** A file part kept on disk. `arrayBuffer()` reads it; `path` can be moved (renamed) instead. */
 export class SpooledFile extends File {
@@ -98,6 +99,7 @@ function tempName(dir: string): string {
 class FilePart {
   chunks: Buffer[] = [];
   pending = 0;
+  unsynced = 0;
   size = 0;
   handle: FileHandle | null = null;
   path: string | null = null;
@@ -125,6 +127,13 @@ class FilePart {
     this.chunks = [];
     this.pending = 0;
     await this.handle.writeFile(data);
+    // Synced as it grows: a 56 MB backlog of dirty pages synced at once made every other sync of
+    // the process (the WAL's, some of them synchronous) wait behind it.
+    this.unsynced += data.byteLength;
+    if (this.unsynced >= SYNC_EVERY) {
+      this.unsynced = 0;
+      await this.handle.datasync();
+    }
   }
 
   async finish(): Promise<File> {
