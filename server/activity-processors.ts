@@ -2,6 +2,7 @@ import type { EventData, NewEvent } from "../events/catalogue.ts";
 import type { activityRecorded } from "../events/activity/events.ts";
 import type { ActivityStreams } from "../shared/streams.ts";
 import type { Platform } from "./platform.ts";
+import type { TrackMatch } from "./segments/track-matches.ts";
 import { segmentEffortsProcessor } from "./segments/efforts.ts";
 import { segmentProfileProcessor } from "./segments/profile.ts";
 
@@ -9,6 +10,8 @@ export interface RecordedActivity {
   platform: Platform;
   activity: EventData<typeof activityRecorded>;
   streams: ActivityStreams | null;
+  /** The track's segment efforts when the derive worker matched them (else matched from `streams`). */
+  matches?: TrackMatch[];
 }
 
 /**

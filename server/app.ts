@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { blobTempDir } from "./blobs.ts";
+import { spooledBodies } from "./http/body.ts";
 import { ConcurrencyError, UniqueViolationError } from "../events/types.ts";
 import { DomainError } from "../events/decider.ts";
 import { apiConventions, faultResponse, jsonResponse } from "./http/conventions.ts";
@@ -85,6 +87,8 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
     }
   });
   app.use("*", requestLog(platform.config.logFormat ?? (platform.config.quiet ? "off" : "text"), (r) => metrics.observe(r)));
+  // Large multipart files are written to the blob directory's tmp folder as they arrive.
+  app.use("*", spooledBodies(blobTempDir(platform.db), platform.config.maxBodyBytes));
   app.use(
     "*",
     bodyLimit({

@@ -1,4 +1,5 @@
 import { Buffer } from "node:buffer";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { parseJsonExact } from "../../shared/json.ts";
 import { DurableNodeFS, durableStartParams } from "./durable-fs.ts";
@@ -88,6 +89,7 @@ export async function openPglite(
     exec: (sql) => durably(() => base.exec(sql)),
     transaction: (fn) => durably(() => pg.transaction((tx) => fn(wrap(tx)))),
     walSyncs: wal?.stats,
+    blobDir: dataDir ? join(dataDir, "blobs") : undefined,
     close: () => pg.close(),
     async dumpDataDir() {
       // A checkpoint first (little WAL to replay on restore), then the files are read holding

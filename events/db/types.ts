@@ -14,6 +14,8 @@ export interface Db extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Embedded PGlite on disk: WAL syncs run by the host and the calls that waited for them. */
   readonly walSyncs?: { syncs: number; waits: number };
+  /** Embedded PGlite on disk: the directory where large blobs are kept as files (server/blobs.ts). */
+  readonly blobDir?: string;
   close(): Promise<void>;
   /**
    * Embedded databases only: a gzipped tar of the whole data directory, taken while no transaction

@@ -1,6 +1,7 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { insidePrivacyZone, type PrivacyZoneCircle, privacyZoneBounds } from "../../shared/privacy-zones.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
+import { fileBlobTexts } from "../blobs.ts";
 import { visibleActivities } from "../privacy/engine.ts";
 import { worldX, worldY } from "./mercator.ts";
 import { TracksBuilder } from "./tracks.ts";
@@ -143,6 +144,13 @@ export async function gatherTracks(
  * them here. A batch holding a blob that is not UTF-8 is read again as bytes (decoded as before).
  */
 async function streamsTexts(db: Queryable, shas: string[]): Promise<Map<string, string>> {
+  const inFiles = await fileBlobTexts(db, shas); // streams kept as files (server/blobs.ts)
+  const texts = await streamsTextsInDb(db, shas);
+  for (const [sha, text] of inFiles) texts.set(sha, text);
+  return texts;
+}
+
+async function streamsTextsInDb(db: Queryable, shas: string[]): Promise<Map<string, string>> {
   try {
     const rows = await db.query<{ sha256: string; text: string }>(
       "select sha256, convert_from(content, 'UTF8') as text from public.blobs where sha256 = any($1::text[])",
@@ -173,7 +181,10 @@ async function latlngTexts(db: Queryable, shas: string[]): Promise<Map<string, {
                  from public.blobs where sha256 = any($1::text[])) b`,
       [shas],
     );
-    return new Map(rows.map((r) => [r.sha256, { latlng: r.latlng, full: null }]));
+    const texts = new Map(rows.map((r) => [r.sha256, { latlng: r.latlng, full: null as string | null }]));
+    // Streams kept as files (server/blobs.ts): their rows are empty; the whole document is read.
+    for (const [sha, text] of await fileBlobTexts(db, shas)) texts.set(sha, { latlng: null, full: text });
+    return texts;
   } catch {
     const full = await streamsTexts(db, shas);
     return new Map([...full].map(([sha, text]) => [sha, { latlng: null, full: text }]));

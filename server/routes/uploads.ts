@@ -3,6 +3,7 @@ import { UPLOAD_ACTIVITY_TYPES, activityTypeOf, type ActivityType } from "../../
 import { notFound } from "../http/errors.ts";
 import { zBool, zNumId } from "../http/input.ts";
 import { athleteDefaults } from "../actions/athletes.ts";
+import { SpooledFile } from "../http/multipart.ts";
 import { defineRoute } from "../http/route.ts";
 import { dataTypeOf, type DataType } from "../ingest/decode.ts";
 import { submitUpload } from "../uploads/submit.ts";
@@ -55,7 +56,9 @@ export const uploadRoutes = [
         applicationId: auth.applicationId,
         requestId,
         fileName: file.name || "upload",
-        bytes: new Uint8Array(await file.arrayBuffer()),
+        ...(file instanceof SpooledFile
+          ? { spooled: { path: file.path, size: file.size } }
+          : { bytes: new Uint8Array(await file.arrayBuffer()) }),
         dataType: body.data_type,
         activityType: body.activity_type ?? null,
         name: body.name?.trim() || null,

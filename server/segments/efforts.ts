@@ -3,8 +3,8 @@ import type { Queryable } from "../../events/db/types.ts";
 import { type matchedEffort, segmentEffortsMatched } from "../../events/segment/events.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import type { RecordedActivity } from "../activity-processors.ts";
-import type { LatLng } from "./geometry.ts";
-import { effortTimes, PreparedTrack, segmentTypesFor } from "./matching.ts";
+import { segmentTypesFor } from "./matching.ts";
+import { type TrackMatch, trackMatches } from "./track-matches.ts";
 import { segmentIndexFor } from "./segment-index.ts";
 import type { z } from "zod";
 
@@ -42,28 +42,6 @@ export function addSeconds(iso: string, seconds: number): string {
   return new Date(base + Math.round(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-function mean(values: (number | null)[] | undefined, from: number, to: number): number | null {
-  if (!values) return null;
-  let sum = 0, n = 0;
-  for (let k = from; k <= to; k++) {
-    const v = values[k];
-    if (typeof v === "number") {
-      sum += v;
-      n++;
-    }
-  }
-  return n ? Math.round((sum / n) * 10) / 10 : null;
-}
-
-function max(values: (number | null)[] | undefined, from: number, to: number): number | null {
-  if (!values) return null;
-  let m: number | null = null;
-  for (let k = from; k <= to; k++) {
-    const v = values[k];
-    if (typeof v === "number" && (m === null || v > m)) m = v;
-  }
-  return m;
-}
 
 /**
  * Importance (effort `hidden`), decided at upload time from the spec's factors we hold: an effort is
@@ -162,13 +140,16 @@ export async function matchActivity(
   activity: RecordedActivity["activity"],
   streams: ActivityStreams | null,
   now = new Date(),
+  /** The track's efforts computed in the derive worker (track-matches.ts); else computed here. */
+  precomputed?: TrackMatch[],
 ) {
   const types = segmentTypesFor(activity.type);
   const efforts: MatchedEffort[] = [];
-  if (streams?.latlng && types.length && streams.time.length === streams.latlng.length) {
+  // With precomputed efforts the streams are not read at all (reading unpacks them: see derive-pool.ts).
+  const matchable = () => Boolean(streams?.latlng && types.length && streams.time.length === streams.latlng.length);
+  if (precomputed ? precomputed.length > 0 : matchable()) {
     const { index, meta } = await segmentIndexFor(db);
-    const track = new PreparedTrack(streams.latlng as (LatLng | null)[]);
-    const matches = index.match(track, types, streams.distance ?? null)
+    const matches = (precomputed ?? trackMatches(index, activity.type, streams!))
       .filter((m) => {
         const s = meta.get(m.segmentId);
         return s && (!s.private || s.athleteId === activity.athleteId);
@@ -185,7 +166,7 @@ export async function matchActivity(
     }
     const kept = matches.slice(0, EFFORTS_PER_ACTIVITY);
     const timed = kept.map((m) => {
-      const times = effortTimes(streams, m.startIndex, m.endIndex);
+      const times = m.times;
       const toRank: EffortToRank = {
         segmentId: m.segmentId, athleteId: activity.athleteId, elapsedTime: times.elapsedTime,
         startDateLocal: addSeconds(activity.startDateLocal, times.startOffset), private: activity.private,
@@ -219,10 +200,10 @@ export async function matchActivity(
         elapsedTime: times.elapsedTime,
         movingTime: times.movingTime,
         distance: times.distance,
-        averageHeartrate: mean(streams.heartrate, m.startIndex, m.endIndex),
-        maxHeartrate: max(streams.heartrate, m.startIndex, m.endIndex),
-        averageWatts: mean(streams.watts, m.startIndex, m.endIndex),
-        averageCadence: mean(streams.cadence, m.startIndex, m.endIndex),
+        averageHeartrate: m.averageHeartrate,
+        maxHeartrate: m.maxHeartrate,
+        averageWatts: m.averageWatts,
+        averageCadence: m.averageCadence,
         ...ranks,
         hidden: !important,
       });
@@ -241,6 +222,6 @@ export async function matchActivity(
 
 /** The activity processor registered in server/activity-processors.ts. */
 export async function segmentEffortsProcessor(recorded: RecordedActivity): Promise<NewEvent[]> {
-  const data = await matchActivity(recorded.platform.db, recorded.activity, recorded.streams);
+  const data = await matchActivity(recorded.platform.db, recorded.activity, recorded.streams, new Date(), recorded.matches);
   return data.efforts.length ? [segmentEffortsMatched.create(data)] : [];
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { LatLng } from "./geometry.ts";
-import { SegmentIndex } from "./matching.ts";
+import { type MatchableSegment, SegmentIndex } from "./matching.ts";
 
 export interface IndexedSegmentMeta {
   name: string;
@@ -10,12 +10,17 @@ export interface IndexedSegmentMeta {
 
 interface Cached {
   index: SegmentIndex;
+  /** Every segment added, in id order (what derive workers replicate; see track-matches.ts). */
+  entries: MatchableSegment[];
+  /** Names this index among the databases of the process. */
+  source: string;
   meta: Map<number, IndexedSegmentMeta>;
   maxId: number;
   refreshing: Promise<void> | null;
 }
 
 const caches = new WeakMap<object, Cached>();
+let sources = 0;
 
 /**
  * The in-memory matching index of a database's segments, built from the `segments` read model and
@@ -23,10 +28,12 @@ const caches = new WeakMap<object, Cached>();
  * range scan, usually empty) and added. Segments never change geometry once created, so adding is
  * all that is needed; the static spatial index is rebuilt once enough have been added.
  */
-export async function segmentIndexFor(db: Queryable): Promise<{ index: SegmentIndex; meta: Map<number, IndexedSegmentMeta> }> {
+export async function segmentIndexFor(
+  db: Queryable,
+): Promise<{ index: SegmentIndex; meta: Map<number, IndexedSegmentMeta>; entries: readonly MatchableSegment[]; source: string }> {
   let cached = caches.get(db);
   if (!cached) {
-    cached = { index: new SegmentIndex(), meta: new Map(), maxId: 0, refreshing: null };
+    cached = { index: new SegmentIndex(), entries: [], source: `segments-${++sources}`, meta: new Map(), maxId: 0, refreshing: null };
     caches.set(db, cached);
   }
   const c = cached;
@@ -40,7 +47,9 @@ export async function segmentIndexFor(db: Queryable): Promise<{ index: SegmentIn
         [c.maxId],
       );
       if (rows.length === 0) break;
-      c.index.add(rows.map((r) => ({ id: Number(r.id), activityType: r.activity_type, points: JSON.parse(r.points) as LatLng[] })));
+      const added = rows.map((r) => ({ id: Number(r.id), activityType: r.activity_type, points: JSON.parse(r.points) as LatLng[] }));
+      c.index.add(added);
+      for (const a of added) c.entries.push(a);
       for (const r of rows) {
         c.meta.set(Number(r.id), { name: r.name, private: r.private, athleteId: r.athlete_id === null ? null : Number(r.athlete_id) });
       }
@@ -53,5 +62,5 @@ export async function segmentIndexFor(db: Queryable): Promise<{ index: SegmentIn
   } finally {
     c.refreshing = null;
   }
-  return { index: c.index, meta: c.meta };
+  return { index: c.index, meta: c.meta, entries: c.entries, source: c.source };
 }

@@ -1,13 +1,20 @@
+import { readFileSync } from "node:fs";
+import { sha256Hex } from "../blobs.ts";
 import { inflate, parseDeviceFile } from "../ingest/decode.ts";
 import { type DeriveContext, type Derived, deriveActivity } from "../ingest/derive.ts";
 import type { DataType } from "../ingest/decode.ts";
+import type { TrackMatch } from "../segments/track-matches.ts";
 
 /** What an upload's derivation produces: the facts and streams, the streams as stored (JSON), notes. */
 export interface DecodedUpload {
   derived: Derived;
   /** `JSON.stringify(derived.streams)` encoded as UTF-8: the streams blob as stored. */
   streamsJson: Uint8Array;
+  /** Its sha256 (hashed here, in the worker, not on the event loop). */
+  streamsSha256: string;
   notes: string[];
+  /** The track's segment efforts, when the worker matched them (derive-pool.ts). */
+  matches?: TrackMatch[];
 }
 
 /**
@@ -15,12 +22,15 @@ export interface DecodedUpload {
  * place when workers are off). Throws an IngestError/TooLargeError for a file that can't become an activity.
  */
 export async function decodeAndDerive(
-  original: Uint8Array,
+  original: Uint8Array | string,
   dataType: DataType,
   context: DeriveContext,
   maxUploadBytes: number,
 ): Promise<DecodedUpload> {
-  const parsed = await parseDeviceFile(inflate(original, dataType, maxUploadBytes), dataType);
+  // A path: the original kept as a file blob, read here (in the worker) rather than on the event loop.
+  const bytes = typeof original === "string" ? new Uint8Array(readFileSync(original)) : original;
+  const parsed = await parseDeviceFile(inflate(bytes, dataType, maxUploadBytes), dataType);
   const derived = deriveActivity(parsed, context);
-  return { derived, streamsJson: new TextEncoder().encode(JSON.stringify(derived.streams)), notes: parsed.notes };
+  const streamsJson = new TextEncoder().encode(JSON.stringify(derived.streams));
+  return { derived, streamsJson, streamsSha256: sha256Hex(streamsJson), notes: parsed.notes };
 }

@@ -4,7 +4,7 @@ import type { uploadReceived } from "../../events/upload/events.ts";
 import { activityTypeOf } from "../../shared/activity-types.ts";
 import type { DeriveContext } from "../ingest/derive.ts";
 import type { DecodedUpload } from "./decode-derive.ts";
-import { derivePool } from "./derive-pool.ts";
+import { derivePool, type SegmentSource } from "./derive-pool.ts";
 
 type Received = EventData<typeof uploadReceived>;
 
@@ -41,11 +41,12 @@ export async function deriveContextOf(db: Queryable, received: Received): Promis
  * once (the server's DERIVE_WORKERS; 0 derives in place).
  */
 export function deriveFile(
-  original: Uint8Array,
+  original: Uint8Array | string,
   received: Received,
   context: DeriveContext,
   maxUploadBytes: number,
   workers?: number,
+  segments?: SegmentSource,
 ): Promise<DecodedUpload> {
-  return derivePool(workers).derive({ original, dataType: received.dataType, context, maxUploadBytes });
+  return derivePool(workers).derive({ original, dataType: received.dataType, context, maxUploadBytes, segments });
 }

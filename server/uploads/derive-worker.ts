@@ -3,17 +3,33 @@
  * and derives one upload per message, off the server's event loop. See derive-pool.ts.
  */
 import { parentPort } from "node:worker_threads";
+import { SegmentReplicas, trackMatches } from "../segments/track-matches.ts";
 import { decodeAndDerive } from "./decode-derive.ts";
 import { packedBuffers, packStreams } from "./streams-transfer.ts";
 import type { DeriveReply, DeriveRequest } from "./derive-pool.ts";
+
+const replicas = new SegmentReplicas();
 
 type Port = { postMessage(message: unknown, transfer: ArrayBuffer[]): void };
 
 async function handle(request: DeriveRequest, port: Port) {
   try {
+    // The segments sent are taken in first, whatever becomes of this file (the pool counts them as sent).
+    const index = request.segments ? replicas.apply(request.segments.source, request.segments.added) : null;
     const result = await decodeAndDerive(request.original, request.dataType, request.context, request.maxUploadBytes);
+    // Segment matching runs here too, where the streams are: the event loop only ranks the efforts.
+    const matches = index ? trackMatches(index, result.derived.facts.type, result.derived.streams) : undefined;
     const streams = packStreams(result.derived.streams);
-    const reply: DeriveReply = { id: request.id, ok: true, facts: result.derived.facts, streams, streamsJson: result.streamsJson, notes: result.notes };
+    const reply: DeriveReply = {
+      id: request.id,
+      ok: true,
+      facts: result.derived.facts,
+      streams,
+      streamsJson: result.streamsJson,
+      streamsSha256: result.streamsSha256,
+      notes: result.notes,
+      matches,
+    };
     port.postMessage(reply, [result.streamsJson.buffer as ArrayBuffer, ...packedBuffers(streams)]);
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));

@@ -6,13 +6,14 @@ import { uploadFailed, uploadReceived, uploadStream, uploadSucceeded } from "../
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { activityProcessors } from "../activity-processors.ts";
-import { getBlob, putBlob } from "../blobs.ts";
+import { blobFile, getBlob, putBlob } from "../blobs.ts";
 import { storableText } from "../ingest/decode.ts";
 import { deriveContextOf, deriveFile } from "./derive-upload.ts";
 import { prepareTimezones } from "../ingest/timezone.ts";
 import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
 import { segmentIndexFor } from "../segments/segment-index.ts";
+import type { TrackMatch } from "../segments/track-matches.ts";
 import { rankBestEfforts } from "./best-efforts.ts";
 import { athleteTurn } from "./athlete-lock.ts";
 import { duplicateAtProcessing, duplicateMessage } from "./duplicates.ts";
@@ -81,34 +82,38 @@ async function fail(platform: Platform, received: Received, error: string, dupli
 
 type Failure = { ok: false; error: string; duplicateOf: number | null };
 type Decoded = Awaited<ReturnType<typeof deriveFile>>;
-type Settled = { ok: true; activity: Recorded; streams: ActivityStreams; notes: string[] } | Failure;
+type Settled = { ok: true; activity: Recorded; streams: ActivityStreams; notes: string[]; matches?: TrackMatch[] } | Failure;
 
 /** Derives the activity from the stored original (pure work in the derive pool; any failure is the file's). */
 async function derive(platform: Platform, received: Received): Promise<({ ok: true } & Decoded) | Failure> {
-  const original = takeReceivedOriginal(received.originalSha256) ?? await getBlob(platform.db, received.originalSha256);
+  // A large original is a file blob: the worker reads it by path (it never passes through here).
+  const original = takeReceivedOriginal(received.originalSha256) ??
+    await blobFile(platform.db, received.originalSha256) ??
+    await getBlob(platform.db, received.originalSha256);
   if (!original) return { ok: false, error: `${received.fileName}: the uploaded file is no longer stored.`, duplicateOf: null };
   const context = await deriveContextOf(platform.db, received);
-  let derived;
-  let notes: string[];
-  let streamsJson: Uint8Array;
+  // The worker also matches the track against the segments (it is sent those it lacks).
+  const { entries, source } = await segmentIndexFor(platform.db);
+  let decoded: Decoded;
   try {
-    ({ derived, notes, streamsJson } = await deriveFile(
+    decoded = await deriveFile(
       original,
       received,
       context,
       platform.config.maxUploadBytes,
       platform.config.deriveWorkers,
-    ));
+      { source, entries },
+    );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, error: `${received.fileName}: ${message}`, duplicateOf: null };
   }
-  return { ok: true, derived, notes, streamsJson };
+  return { ok: true, ...decoded };
 }
 
 /** The duplicate check and what the activity event needs; run during the athlete's turn. */
 async function settle(platform: Platform, received: Received, decoded: Decoded): Promise<Settled> {
-  const { derived, notes, streamsJson } = decoded;
+  const { derived, notes, streamsJson, streamsSha256: knownSha256, matches } = decoded;
   const duplicateOf = await duplicateAtProcessing(platform.db, {
     athleteId: received.athleteId,
     activityId: received.activityId,
@@ -123,12 +128,13 @@ async function settle(platform: Platform, received: Received, decoded: Decoded):
     received.activityId,
     derived.facts.bestEfforts,
   );
-  const streamsSha256 = await putBlob(platform.db, streamsJson);
+  const streamsSha256 = await putBlob(platform.db, streamsJson, { file: true, sha256: knownSha256 });
   return {
     ok: true,
     activity: { activityId: received.activityId, athleteId: received.athleteId, ...derived.facts, streamsSha256 },
     streams: derived.streams,
     notes,
+    matches,
   };
 }
 
@@ -154,6 +160,7 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
     let activity: Recorded;
     let streams: ActivityStreams | null;
     let notes: string[] = [];
+    let matches: TrackMatch[] | undefined;
     if (existing) {
       activity = existing.data as Recorded;
       const blob = activity.streamsSha256 ? await getBlob(platform.db, activity.streamsSha256) : undefined;
@@ -171,6 +178,7 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
         activity = result.activity;
         streams = result.streams;
         notes = result.notes;
+        matches = result.matches;
         try {
           await platform.store.append(activityStream(received.activityId), 0, [activityRecorded.create(activity)], {
             idempotencyKey: `upload-${uploadId}:recorded`,
@@ -188,7 +196,7 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
 
     // Step 2: every registered processor (segment matching, …), appended once each.
     for (const [index, processor] of activityProcessors.entries()) {
-      const events = await processor({ platform, activity, streams });
+      const events = await processor({ platform, activity, streams, matches });
       if (events.length === 0) continue;
       await platform.store.append(activityStream(received.activityId), "any", events, {
         idempotencyKey: `upload-${uploadId}:processor-${index}`,
@@ -217,7 +225,7 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
 
 /** Notes of a file whose activity was recorded before a restart (derived again in a worker). */
 async function reparseNotes(platform: Platform, received: Received): Promise<string[] | null> {
-  const original = await getBlob(platform.db, received.originalSha256);
+  const original = await blobFile(platform.db, received.originalSha256) ?? await getBlob(platform.db, received.originalSha256);
   if (!original) return null;
   try {
     const context = await deriveContextOf(platform.db, received);

@@ -35,23 +35,41 @@ export function packStreams(streams: ActivityStreams): PackedStreams {
 
 export function unpackStreams(packed: PackedStreams): ActivityStreams {
   const streams: Record<string, unknown[]> = {};
-  for (const [key, data] of Object.entries(packed)) {
+  for (const key of Object.keys(packed)) streams[key] = unpackStream(key, packed[key]);
+  return streams as unknown as ActivityStreams;
+}
+
+/** Streams whose arrays are unpacked on first read, each key on its own. */
+export function lazyStreams(packed: PackedStreams): ActivityStreams {
+  const streams: Record<string, unknown[]> = {};
+  for (const key of Object.keys(packed)) {
+    let value: unknown[] | undefined;
+    Object.defineProperty(streams, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => (value ??= unpackStream(key, packed[key])),
+    });
+  }
+  return streams as unknown as ActivityStreams;
+}
+
+function unpackStream(key: string, data: Float64Array | Uint8Array): unknown[] {
+  {
     if (key === "moving") {
       const out = new Array<boolean>(data.length);
       for (let i = 0; i < data.length; i++) out[i] = data[i] === 1;
-      streams[key] = out;
+      return out;
     } else if (key === "latlng") {
       const n = data.length / 2;
       const out = new Array<[number, number] | null>(n);
       for (let i = 0; i < n; i++) out[i] = Number.isNaN(data[2 * i]) ? null : [data[2 * i], data[2 * i + 1]];
-      streams[key] = out;
+      return out;
     } else {
       const out = new Array<number | null>(data.length);
       for (let i = 0; i < data.length; i++) out[i] = Number.isNaN(data[i]) ? null : data[i];
-      streams[key] = out;
+      return out;
     }
   }
-  return streams as unknown as ActivityStreams;
 }
 
 /** The typed arrays' buffers, to transfer rather than copy. */

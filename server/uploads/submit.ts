@@ -1,14 +1,14 @@
-import { createHash } from "node:crypto";
 import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import { UPLOAD_STATUS, type UploadStatusBody } from "../../shared/upload-status.ts";
-import { putBlob } from "../blobs.ts";
+import { putBlob, putBlobFromFile } from "../blobs.ts";
 import { ApiError } from "../http/errors.ts";
 import { nextId } from "../ids.ts";
-import { type DataType, inflate, sniff, TooLargeError } from "../ingest/decode.ts";
+import { type DataType, TooLargeError } from "../ingest/decode.ts";
 import { IngestError } from "../ingest/types.ts";
 import type { Platform } from "../platform.ts";
 import { duplicateAtSubmission, duplicateMessage } from "./duplicates.ts";
+import { type Inspected, inspectBytes, inspectFile } from "./inspect.ts";
 import { rememberReceivedOriginal } from "./originals.ts";
 import { refusedStatusBody } from "./status.ts";
 
@@ -17,7 +17,9 @@ export interface UploadSubmission {
   applicationId?: number;
   requestId?: string;
   fileName: string;
-  bytes: Uint8Array;
+  /** The file in memory, or (a large file received over HTTP) `spooled`: written to disk and synced. */
+  bytes?: Uint8Array;
+  spooled?: { path: string; size: number };
   dataType: DataType;
   activityType: ActivityType | null;
   name: string | null;
@@ -38,12 +40,17 @@ export const tooLarge = (limit: number) =>
  */
 export async function submitUpload(platform: Platform, input: UploadSubmission): Promise<UploadStatusBody> {
   const limit = platform.config.maxUploadBytes;
-  if (input.bytes.byteLength > limit) throw tooLarge(limit);
+  const size = input.spooled?.size ?? input.bytes?.byteLength ?? 0;
+  if (size > limit) throw tooLarge(limit);
+  if (!input.spooled && !input.bytes) throw new Error("an upload needs bytes or a spooled file");
   const externalId = input.externalId ?? input.fileName;
-  let content: Uint8Array;
+  let inspected: Inspected;
   try {
-    content = inflate(input.bytes, input.dataType, limit);
-    sniff(content, input.dataType);
+    // A spooled file is read, hashed and inflated as a stream (never whole, never for long on the
+    // event loop); a small one in memory.
+    inspected = input.spooled
+      ? await inspectFile(input.spooled.path, input.spooled.size, input.dataType, limit)
+      : inspectBytes(input.bytes!, input.dataType, limit);
   } catch (error) {
     if (error instanceof TooLargeError) throw tooLarge(limit);
     if (error instanceof IngestError) {
@@ -52,14 +59,20 @@ export async function submitUpload(platform: Platform, input: UploadSubmission):
     }
     throw error;
   }
-  const contentSha256 = createHash("sha256").update(content).digest("hex");
+  const { contentSha256 } = inspected;
   const duplicateOf = await duplicateAtSubmission(platform.db, input.athleteId, contentSha256);
   if (duplicateOf !== null) {
     const id = await nextId(platform.db, "upload");
     throw new ApiError(400, "Bad Request", [], refusedStatusBody(id, externalId, duplicateMessage(input.fileName, duplicateOf)));
   }
-  const originalSha256 = await putBlob(platform.db, input.bytes);
-  rememberReceivedOriginal(originalSha256, input.bytes);
+  // The original is a blob before any event names it (a large one: the spooled file, moved).
+  let originalSha256: string;
+  if (input.spooled) {
+    originalSha256 = await putBlobFromFile(platform.db, input.spooled.path, inspected.originalSha256, input.spooled.size);
+  } else {
+    originalSha256 = await putBlob(platform.db, input.bytes!, { file: true });
+    rememberReceivedOriginal(originalSha256, input.bytes!);
+  }
   const uploadId = await nextId(platform.db, "upload");
   const activityId = await nextId(platform.db, "activity");
   await platform.store.append(uploadStream(uploadId), 0, [

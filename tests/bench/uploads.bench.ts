@@ -14,10 +14,9 @@ import { configFromEnv } from "../../server/config.ts";
 import { createSegments, type NewSegment } from "../../server/segments/create.ts";
 import { startServer } from "../../server/start.ts";
 import { followerBehind } from "../../server/webhooks/outbox.ts";
-import { readFileSync, writeFileSync } from "node:fs";
-import { longGpx } from "../helpers/long-gpx.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";
 import { deriveCostFigures } from "./derive-cost.ts";
+import { uploadsEventLoopFigures } from "./uploads-loop.ts";
 
 const SEMI = 2 ** 31 / 180;
 const CENTER: [number, number] = [45.5, 6.5];
@@ -173,99 +172,11 @@ export const uploadsBench: BenchSuite = async () => {
         higherIsBetter: false, target: "spec: mean about 8 s",
       });
     }
-    figures.push(...await eventLoopFigures(server.url, token));
   } finally {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  // Issue #15 item 11 on the Deno server in its own process (uploads-loop.ts).
+  if (process.env.BENCH_LARGE_UPLOADS !== "0") figures.push(...await uploadsEventLoopFigures());
   return figures;
 };
-
-const p99 = (values: number[]) => {
-  const sorted = values.slice().sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
-};
-
-/** Peak resident set size of this process since the last reset (Linux VmHWM), in MiB. */
-const peakRssMiB = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"))![1]) / 1024;
-const resetPeakRss = () => writeFileSync("/proc/self/clear_refs", "5");
-
-/** GET /v3/athlete one after another (20 ms apart) until `done()`; the latencies in ms. */
-async function athleteLatencies(url: string, token: string, done: () => boolean | Promise<boolean>): Promise<number[]> {
-  const latencies: number[] = [];
-  while (!(await done())) {
-    const t0 = performance.now();
-    const res = await fetch(`${url}/v3/athlete`, { headers: { authorization: `Bearer ${token}` } });
-    await res.arrayBuffer();
-    latencies.push(performance.now() - t0);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return latencies;
-}
-
-/**
- * Issue #15 item 11: the p99 of GET /v3/athlete while ten large GPX uploads (56 MB each, a real
- * ride's points repeated with advancing times) are processed, next to the same p99 with no upload;
- * and the server's peak RSS while it processes one 56 MB GPX.
- */
-async function eventLoopFigures(url: string, token: string): Promise<BenchFigure[]> {
-  const uploads = Number(process.env.BENCH_LARGE_UPLOADS ?? 10);
-  const idleUntil = performance.now() + 5000;
-  const idle = await athleteLatencies(url, token, () => performance.now() > idleUntil);
-  const post = async (bytes: Uint8Array, name: string) => {
-    const form = new FormData();
-    form.set("file", new Blob([bytes.slice().buffer as ArrayBuffer]), name);
-    form.set("data_type", "gpx");
-    const res = await fetch(`${url}/v3/uploads`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
-    const body = await res.json() as { id: number };
-    if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`);
-    return body.id;
-  };
-  const statusOf = async (id: number) => {
-    const res = await fetch(`${url}/v3/uploads/${id}`, { headers: { authorization: `Bearer ${token}` } });
-    const body = await res.json() as { status: string; error: string | null };
-    if (body.status === UPLOAD_STATUS.error) throw new Error(`upload error: ${body.error}`);
-    return body.status;
-  };
-  const allReady = (ids: number[]) => {
-    let last = 0;
-    let ready = false;
-    return async () => {
-      if (performance.now() - last < 1000) return ready;
-      last = performance.now();
-      ready = (await Promise.all(ids.map(statusOf))).every((s) => s === UPLOAD_STATUS.ready);
-      return ready;
-    };
-  };
-
-  // One 56 MB GPX alone: the peak RSS of the whole process (bench client included) while it is processed.
-  const single = longGpx(163_000, { startIso: "2023-01-01T06:00:00Z" });
-  const mb = (single.bytes.byteLength / 1024 / 1024).toFixed(0);
-  resetPeakRss();
-  const singleId = await post(single.bytes, "large-single.gpx");
-  const singleStarted = performance.now();
-  await athleteLatencies(url, token, allReady([singleId]));
-  const singleMs = performance.now() - singleStarted;
-  const singlePeak = peakRssMiB();
-
-  // Ten at once: submitted first (the submissions are not measured), then measured while processed.
-  const ids: number[] = [];
-  for (let i = 0; i < uploads; i++) {
-    ids.push(await post(longGpx(163_000, { startIso: `2023-02-${String(i + 1).padStart(2, "0")}T06:00:00Z` }).bytes, `large-${i}.gpx`));
-  }
-  const busyStarted = performance.now();
-  const busy = await athleteLatencies(url, token, allReady(ids));
-  const busyMs = performance.now() - busyStarted;
-  console.error(`uploads: one ${mb} MB GPX processed in ${(singleMs / 1000).toFixed(1)} s; ${uploads} in ${(busyMs / 1000).toFixed(1)} s`);
-  return [
-    {
-      suite: "uploads", name: `GET /v3/athlete p99 while ${uploads} × ${mb} MB GPX uploads are processed (${busy.length} requests)`,
-      ours: p99(busy), baseline: p99(idle), baselineName: `same p99 with no upload (${idle.length} requests)`, unit: "ms",
-      higherIsBetter: false, target: "≤ 2× the idle p99",
-    },
-    {
-      suite: "uploads", name: `peak RSS of the bench process (server in-process) while one ${mb} MB GPX is processed`,
-      ours: singlePeak, unit: "MiB", higherIsBetter: false, target: "≤ 1 GB (was 2.6 GB)",
-    },
-  ];
-}

@@ -10,19 +10,22 @@ import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { api } from "../helpers/http.ts";
 import { longGpx } from "../helpers/long-gpx.ts";
+import { multipartUpload, postUploadFromChild } from "../helpers/multipart-upload.ts";
 
 /**
  * Uploads never stall the server (issue #15, items 11 and 12), against what ships (Deno, PGlite on
- * disk): while a 56 MB GPX is decoded and derived, GET /health and GET /v3/athlete keep answering
- * quickly; a 1,000,000-point recording (ten days at 1 Hz) becomes an activity whose streams are read
+ * disk): while a 56 MB GPX is submitted, decoded and derived, GET /health and GET /v3/athlete each
+ * answer within 1 s and the server stays under 1 GB resident; a 1,000,000-point recording (ten days at 1 Hz) becomes an activity whose streams are read
  * back over HTTP.
  */
 let server: DenoServer;
 let token: string;
 let call: ReturnType<typeof api>;
 let dataDir: string;
+let bodyDir: string;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "fitness-event-loop-"));
+  bodyDir = mkdtempSync(join(tmpdir(), "fitness-event-loop-body-"));
   const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
   const athleteId = await createAthlete(setup, { firstname: "Long", lastname: "Rider", email: "long@example.com", password: "password123" });
   const app = await createApplication(setup, { name: "Long", ownerId: athleteId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
@@ -35,6 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(bodyDir, { recursive: true, force: true });
 });
 
 /** Peak resident set size of the server since the last reset, in MiB. */
@@ -53,40 +57,66 @@ async function upload(bytes: Uint8Array, name: string, dataType: string): Promis
 
 describe("uploads never stall the server", () => {
   // Before the derive workers one GET /health took 10.2 s: decoding and deriving held the event loop
-  // for most of the processing. They now run in a worker, so no request may wait a third of the
-  // processing time (a bound that holds on a loaded machine, where everything is slower), nor the
-  // 10.2 s of the issue. What remains on the event loop (storing the streams blob in PGlite, segment
-  // matching, the inline projections) still held one request 2-3.6 s on a loaded 2-core machine:
-  // the issue's goal of 1 s is not reached yet.
-  it("while a 56 MB GPX is processed, no GET /health or GET /v3/athlete waits a third of the processing time", async () => {
+  // for most of the processing. Now the body is streamed to disk as it arrives, the file is hashed
+  // and inflated as a stream, decoding, deriving and segment matching run in a worker, and the
+  // original and the streams blob are files beside PGlite (which stores bytea at ~6 MB/s in the
+  // server's thread): no request may wait 1 s, from the submission to the upload being ready.
+  it("while a 56 MB GPX is submitted and processed, GET /health and GET /v3/athlete each answer within 1 s", async () => {
     const file = longGpx(163_000, { startIso: "2026-02-01T06:00:00Z" });
     expect(file.bytes.byteLength).toBeGreaterThan(56e6);
-    const id = await upload(file.bytes, "large.gpx", "gpx");
+    // The body is built before measuring and sent by another process: this runner's event loop
+    // only times requests.
+    const form = multipartUpload(file.bytes, "large.gpx", "gpx");
+    // The same requests with no upload first: what this machine answers in anyway (printed).
+    let idleSlowest = 0;
+    for (const idleStarted = performance.now(); performance.now() - idleStarted < 8000;) {
+      for (const path of ["/health", "/v3/athlete"]) {
+        const t0 = performance.now();
+        expect((await call("GET", path, { token })).status).toBe(200);
+        idleSlowest = Math.max(idleSlowest, performance.now() - t0);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
     writeFileSync(`/proc/${server.child.pid}/clear_refs`, "5");
-    const latencies: number[] = [];
+    const latencies = { health: [] as number[], athlete: [] as number[] };
+    const slow: string[] = [];
+    let id: number | null = null;
     let status: { status: string; error: string | null; activity_id: number | null } | undefined;
     const started = performance.now();
+    const submitted = postUploadFromChild(server.url, token, form, join(bodyDir, "large.body")).then((res) => {
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      id = res.body.id;
+    });
     for (let i = 0; performance.now() - started < 240_000; i++) {
       const t0 = performance.now();
-      const res = i % 2 === 0 ? await call("GET", "/health") : await call("GET", "/v3/athlete", { token });
-      latencies.push(performance.now() - t0);
+      const health = i % 2 === 0;
+      const res = health ? await call("GET", "/health") : await call("GET", "/v3/athlete", { token });
+      (health ? latencies.health : latencies.athlete).push(performance.now() - t0);
+      if (performance.now() - t0 > 300) slow.push(`${health ? "health" : "athlete"} ${(performance.now() - t0).toFixed(0)} ms at ${((t0 - started) / 1000).toFixed(1)} s${id === null ? " (submitting)" : ""}`);
       expect(res.status).toBe(200);
-      if (i % 5 === 4) {
+      if (i % 5 === 4 && id !== null) {
         status = (await call("GET", `/v3/uploads/${id}`, { token })).body;
         if (status!.status !== UPLOAD_STATUS.processing) break;
       }
       await new Promise((r) => setTimeout(r, 50));
     }
+    await submitted;
+    const processing = performance.now() - started;
     expect(status?.error ?? null).toBeNull();
     expect(status?.status).toBe(UPLOAD_STATUS.ready);
-    // Measured during the processing: at least a second's worth of requests.
-    expect(latencies.length).toBeGreaterThan(10);
-    const slowest = Math.max(0, ...latencies);
-    console.log(`56 MB GPX: ${latencies.length} requests while processing, slowest ${slowest.toFixed(0)} ms; peak RSS ${peakRssMiB().toFixed(0)} MiB`);
-    const processing = performance.now() - started;
-    console.log(`56 MB GPX: processed in ${(processing / 1000).toFixed(1)} s`);
-    expect(slowest).toBeLessThan(processing / 3);
-    expect(slowest).toBeLessThan(10_200);
+    // Measured during the whole submission and processing: many requests of each kind.
+    expect(latencies.health.length).toBeGreaterThan(10);
+    expect(latencies.athlete.length).toBeGreaterThan(10);
+    const slowest = (values: number[]) => values.reduce((m, v) => Math.max(m, v), 0);
+    console.log(
+      `56 MB GPX submitted and processed in ${(processing / 1000).toFixed(1)} s: ` +
+        `${latencies.health.length} GET /health, slowest ${slowest(latencies.health).toFixed(0)} ms; ` +
+        `${latencies.athlete.length} GET /v3/athlete, slowest ${slowest(latencies.athlete).toFixed(0)} ms; ` +
+        `peak RSS ${peakRssMiB().toFixed(0)} MiB; with no upload about ${idleSlowest.toFixed(0)} ms at most` + (slow.length ? `; over 300 ms: ${slow.join(", ")}` : ""),
+    );
+    expect(slowest(latencies.health)).toBeLessThan(1000);
+    expect(slowest(latencies.athlete)).toBeLessThan(1000);
+    expect(peakRssMiB()).toBeLessThan(1024);
     const activity = await call("GET", `/v3/activities/${status!.activity_id}`, { token });
     expect(activity.body.elapsed_time).toBe((file.end - file.start) / 1000);
   }, 300_000);

@@ -1,0 +1,77 @@
+import type { ActivityStreams } from "../../shared/streams.ts";
+import type { LatLng } from "./geometry.ts";
+import { effortTimes, type EffortTimes, type MatchableSegment, PreparedTrack, SegmentIndex, segmentTypesFor } from "./matching.ts";
+
+/**
+ * The geometric half of segment matching, computed where the streams are (a derive worker): every
+ * effort of a track over a set of segments, with its times and sensor figures. What needs the
+ * database (privacy of segments, ranking against the boards) stays in `matchActivity`
+ * (efforts.ts), which takes these instead of matching the streams itself.
+ */
+export interface TrackMatch {
+  segmentId: number;
+  startIndex: number;
+  endIndex: number;
+  times: EffortTimes;
+  averageHeartrate: number | null;
+  maxHeartrate: number | null;
+  averageWatts: number | null;
+  averageCadence: number | null;
+}
+
+export function meanOver(values: (number | null)[] | undefined, from: number, to: number): number | null {
+  if (!values) return null;
+  let sum = 0, n = 0;
+  for (let k = from; k <= to; k++) {
+    const v = values[k];
+    if (typeof v === "number") {
+      sum += v;
+      n++;
+    }
+  }
+  return n ? Math.round((sum / n) * 10) / 10 : null;
+}
+
+export function maxOver(values: (number | null)[] | undefined, from: number, to: number): number | null {
+  if (!values) return null;
+  let m: number | null = null;
+  for (let k = from; k <= to; k++) {
+    const v = values[k];
+    if (typeof v === "number" && (m === null || v > m)) m = v;
+  }
+  return m;
+}
+
+/** Every effort of the streams over the index's segments of the activity's sport (sorted by start, then segment). */
+export function trackMatches(index: SegmentIndex, activityType: string, streams: ActivityStreams): TrackMatch[] {
+  const types = segmentTypesFor(activityType);
+  if (!streams.latlng || !types.length || streams.time.length !== streams.latlng.length) return [];
+  const track = new PreparedTrack(streams.latlng as (LatLng | null)[]);
+  return index.match(track, types, streams.distance ?? null).map((m) => ({
+    segmentId: m.segmentId,
+    startIndex: m.startIndex,
+    endIndex: m.endIndex,
+    times: effortTimes(streams, m.startIndex, m.endIndex),
+    averageHeartrate: meanOver(streams.heartrate, m.startIndex, m.endIndex),
+    maxHeartrate: maxOver(streams.heartrate, m.startIndex, m.endIndex),
+    averageWatts: meanOver(streams.watts, m.startIndex, m.endIndex),
+    averageCadence: meanOver(streams.cadence, m.startIndex, m.endIndex),
+  }));
+}
+
+/**
+ * A worker's copies of the servers' segment indexes, by source (one per database the process
+ * serves): the event loop sends each worker only the segments it has not seen yet.
+ */
+export class SegmentReplicas {
+  #indexes = new Map<string, SegmentIndex>();
+  apply(source: string, added: MatchableSegment[]): SegmentIndex {
+    let index = this.#indexes.get(source);
+    if (!index) {
+      index = new SegmentIndex();
+      this.#indexes.set(source, index);
+    }
+    if (added.length) index.add(added);
+    return index;
+  }
+}

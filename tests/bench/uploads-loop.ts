@@ -1,0 +1,151 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { createApplication, issueToken } from "../../server/actions/applications.ts";
+import { createAthlete } from "../../server/actions/athletes.ts";
+import { configFromEnv } from "../../server/config.ts";
+import { openPlatform } from "../../server/platform.ts";
+import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
+import { startDenoServer } from "../helpers/deno.ts";
+import { longGpx } from "../helpers/long-gpx.ts";
+import { multipartUpload, postUploadFromChild } from "../helpers/multipart-upload.ts";
+import type { BenchFigure } from "./harness.ts";
+
+/**
+ * Issue #15 item 11, measured on what ships: the server started as `npm start` starts it (Deno, a
+ * real port, PGlite on disk) in its own process. The p99 of GET /v3/athlete while ten large GPX
+ * uploads (56 MB each: a real ride's points repeated with advancing times) are submitted and
+ * processed, next to the same p99 of the same server with no upload; the slowest request of each;
+ * and the server's peak RSS while one 56 MB GPX is processed (and while the ten are).
+ *
+ * The bodies are built before measuring, as bytes (multipart by hand), and posted by child
+ * processes, so the bench's own event loop (which times the requests) does no heavy work meanwhile.
+ */
+export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
+  const uploads = Number(process.env.BENCH_LARGE_UPLOADS ?? 10);
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-uploads-loop-"));
+  const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
+  const athleteId = await createAthlete(setup, { firstname: "Loop", lastname: "Rider", email: "loop@example.com", password: "password123" });
+  const app = await createApplication(setup, { name: "Loop", ownerId: athleteId, callbackDomain: "localhost", internal: true });
+  const token = await issueToken(setup, { athleteId, applicationId: app.client_id, permissions: ["read", "write"] });
+  await setup.close();
+  const server = await startDenoServer({
+    dataDir,
+    env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "10000000", RATE_LIMIT_LONG: "10000000" },
+  });
+  const pid = server.child.pid!;
+  const url = server.url;
+  const auth = { authorization: `Bearer ${token}` };
+  const peakRssMiB = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+  const resetPeakRss = () => writeFileSync(`/proc/${pid}/clear_refs`, "5");
+
+  /** GET /v3/athlete one after another (20 ms apart) until `done()`; the latencies in ms. */
+  const latencies = async (done: () => boolean | Promise<boolean>): Promise<number[]> => {
+    const out: number[] = [];
+    while (!(await done())) {
+      const t0 = performance.now();
+      const res = await fetch(`${url}/v3/athlete`, { headers: auth });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`GET /v3/athlete answered ${res.status}`);
+      out.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return out;
+  };
+  const bodyDir = mkdtempSync(join(tmpdir(), "bench-uploads-bodies-"));
+  let posted = 0;
+  /** Posted by a separate process: this one only times requests. */
+  const post = async (form: { body: Uint8Array; contentType: string }) => {
+    const res = await postUploadFromChild(url, token, form, join(bodyDir, `body-${posted++}`));
+    if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.id;
+  };
+  const statusOf = async (id: number) => {
+    const res = await fetch(`${url}/v3/uploads/${id}`, { headers: auth });
+    const body = await res.json() as { status: string; error: string | null };
+    if (body.status === UPLOAD_STATUS.error) throw new Error(`upload error: ${body.error}`);
+    return body.status;
+  };
+  /** True once every upload is ready (asked at most once a second); false before the first is submitted. */
+  const allReady = (ids: number[], expected: number) => {
+    let last = 0;
+    let ready = false;
+    return async () => {
+      if (ids.length < expected || performance.now() - last < 1000) return ready;
+      last = performance.now();
+      ready = (await Promise.all(ids.map(statusOf))).every((s) => s === UPLOAD_STATUS.ready);
+      return ready;
+    };
+  };
+  const p99 = (values: number[]) => {
+    const sorted = values.slice().sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+  };
+  const slowest = (values: number[]) => values.reduce((m, v) => Math.max(m, v), 0);
+
+  try {
+    const single = multipartUpload(longGpx(163_000, { startIso: "2023-01-01T06:00:00Z" }).bytes, "large-single.gpx", "gpx");
+    const ten = Array.from({ length: uploads }, (_, i) =>
+      multipartUpload(longGpx(163_000, { startIso: `2023-02-${String(i + 1).padStart(2, "0")}T06:00:00Z` }).bytes, `large-${i}.gpx`, "gpx"));
+    const mb = (single.body.byteLength / 1e6).toFixed(0);
+    await new Promise((r) => setTimeout(r, 2000)); // the server settles after start
+
+    // The same server, no upload.
+    const idleUntil = performance.now() + 15_000;
+    const idle = await latencies(() => performance.now() > idleUntil);
+
+    // One upload alone: submitted while measuring; the peak RSS of the server process.
+    resetPeakRss();
+    const singleIds: number[] = [];
+    const singleStarted = performance.now();
+    const [singleLatencies] = await Promise.all([latencies(allReady(singleIds, 1)), post(single).then((id) => singleIds.push(id))]);
+    const singleMs = performance.now() - singleStarted;
+    const singlePeak = peakRssMiB();
+
+    // Ten: submitted one after another while measuring, then processed.
+    resetPeakRss();
+    const ids: number[] = [];
+    const busyStarted = performance.now();
+    const [busy] = await Promise.all([
+      latencies(allReady(ids, uploads)),
+      (async () => {
+        for (const form of ten) ids.push(await post(form));
+      })(),
+    ]);
+    const busyMs = performance.now() - busyStarted;
+    const busyPeak = peakRssMiB();
+    console.error(
+      `uploads (Deno server): one ${mb} MB GPX processed in ${(singleMs / 1000).toFixed(1)} s (slowest GET ${slowest(singleLatencies).toFixed(0)} ms); ` +
+        `${uploads} in ${(busyMs / 1000).toFixed(1)} s (slowest GET ${slowest(busy).toFixed(0)} ms, idle slowest ${slowest(idle).toFixed(0)} ms)`,
+    );
+    return [
+      {
+        suite: "uploads", name: `GET /v3/athlete p99 while ${uploads} × ${mb} MB GPX uploads are submitted and processed (Deno server, ${busy.length} requests)`,
+        ours: p99(busy), baseline: p99(idle), baselineName: `same p99 with no upload (${idle.length} requests)`, unit: "ms",
+        higherIsBetter: false, target: "≤ 2× the idle p99",
+      },
+      {
+        suite: "uploads", name: `slowest GET /v3/athlete while ${uploads} × ${mb} MB GPX uploads are processed`,
+        ours: slowest(busy), baseline: slowest(idle), baselineName: "slowest with no upload", unit: "ms", higherIsBetter: false,
+      },
+      {
+        suite: "uploads", name: `slowest GET /v3/athlete while one ${mb} MB GPX is submitted and processed (${(singleMs / 1000).toFixed(1)} s)`,
+        ours: slowest(singleLatencies), baseline: slowest(idle), baselineName: "slowest with no upload", unit: "ms", higherIsBetter: false,
+        target: "≤ 1 s",
+      },
+      {
+        suite: "uploads", name: `peak RSS of the Deno server while one ${mb} MB GPX is submitted and processed`,
+        ours: singlePeak, unit: "MiB", higherIsBetter: false, target: "≤ 1 GB (was 2.6 GB)",
+      },
+      {
+        suite: "uploads", name: `peak RSS of the Deno server while ${uploads} × ${mb} MB GPX are submitted and processed`,
+        ours: busyPeak, unit: "MiB", higherIsBetter: false,
+      },
+    ];
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(bodyDir, { recursive: true, force: true });
+  }
+}
