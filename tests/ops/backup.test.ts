@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { withAbsolutePaths } from "../../server/cli/dispatch.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
+import { deviceFile } from "../helpers/fixtures.ts";
 import { parsePrometheus, valueOf } from "./prometheus.ts";
 
 const servers: DenoServer[] = [];
@@ -23,6 +24,29 @@ describe("cli backup / cli restore", () => {
     const token = /Access token \(athlete \d+[^)]*\):\n\s+([0-9a-f]+)/.exec(server.output())![1];
     const work = mkdtempSync(join(tmpdir(), "fitness-backup-"));
     const file = join(work, "platform.tar.gz");
+
+    // A real 700 kB recording: its original and its streams are large enough to be kept as files
+    // beside the database (DATA_DIR/.../blobs), which the backup must carry too.
+    const form = new FormData();
+    form.set("file", new Blob([readFileSync(deviceFile("fit/wahoo-elemnt-cycling-power-hr-pauses.fit"))]), "wahoo.fit");
+    form.set("data_type", "fit");
+    const posted = await fetch(`${server.url}/v3/uploads`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+    expect(posted.status).toBe(201);
+    const uploadId = (await posted.json()).id;
+    let activityId: number | null = null;
+    for (let i = 0; i < 600 && activityId === null; i++) {
+      const status = await (await fetch(`${server.url}/v3/uploads/${uploadId}`, { headers: { authorization: `Bearer ${token}` } })).json();
+      expect(status.error).toBeNull();
+      activityId = status.activity_id;
+      if (activityId === null) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(activityId).not.toBeNull();
+    const streamsPath = `/v3/activities/${activityId}/streams?keys=latlng,altitude,heartrate,watts&key_by_type=true`;
+    const liveStreams = await (await fetch(`${server.url}${streamsPath}`, { headers: { authorization: `Bearer ${token}` } })).json();
+    expect(liveStreams.latlng.data.length).toBeGreaterThan(1000);
+    const blobFiles = (dir: string): string[] =>
+      readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && /[0-9a-f]{64}$/.test(e.name)).map((e) => e.name);
+    expect(blobFiles(server.dataDir).length).toBeGreaterThan(0);
 
     // Writers keep creating activities (each one: events, read models) during the backup.
     let writing = true;
@@ -89,7 +113,12 @@ describe("cli backup / cli restore", () => {
     const list = await fetch(`${copy.url}/v3/athlete/activities?per_page=200`, { headers: { authorization: `Bearer ${token}` } });
     expect(list.status).toBe(200);
     expect((await list.json()).some((a: { name: string }) => a.name.startsWith("Load "))).toBe(true);
-  });
+    // The recording's streams, kept as files beside the database, came back with the backup.
+    expect(blobFiles(target).sort()).toEqual(expect.arrayContaining(blobFiles(server.dataDir).sort()));
+    const restoredStreams = await fetch(`${copy.url}${streamsPath}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(restoredStreams.status).toBe(200);
+    expect(await restoredStreams.json()).toEqual(liveStreams);
+  }, 300_000);
 
   it("makes file paths absolute in the CLI's directory before a command runs inside the server", () => {
     expect(withAbsolutePaths(["backup", "--out", "b.tar.gz"], "/home/me")).toEqual(["backup", "--out", "/home/me/b.tar.gz"]);
