@@ -183,10 +183,13 @@ export async function importArchive(platform: Platform, options: ImportOptions):
         const duplicate = /duplicate of activity (\d+)/.exec(text);
         if (!duplicate) return { kind: "failed", error: text };
         // Already imported (or submitted by a run that was killed): finish it if it is still waiting.
+        // A run killed after submitting left it processing: this run finishes it (an import, not a duplicate).
         const activityId = Number(duplicate[1]);
-        for (const id of await processingUploadsOfActivity(platform.db, athleteId, activityId)) await processUpload(platform, id);
+        const left = await processingUploadsOfActivity(platform.db, athleteId, activityId);
+        for (const id of left) await processUpload(platform, id);
         while (await processingUploadOf(platform.db, activityId)) await sleep(POLL_MS);
-        return { kind: "duplicate", activityId: (await findActivity(platform.db, activityId)) ? activityId : null };
+        const exists = !!(await findActivity(platform.db, activityId));
+        return { kind: left.length > 0 && exists ? "imported" : "duplicate", activityId: exists ? activityId : null };
       }
       for (;;) {
         const row = await findUpload(platform.db, uploadId);
