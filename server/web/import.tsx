@@ -94,7 +94,9 @@ function Progress(props: { run: ImportRun }) {
           ? (
             <>
               <progress class="progress" id="progress" max={Math.max(1, p.total)} value={p.done}></progress>
-              <p id="done">{p.done} of {p.total} activities {eta(run) ? `· ${eta(run)}` : ""}</p>
+              <p id="done">
+                {run.state === "running" && p.total === 0 ? "Reading the archive…" : `${p.done} of ${p.total} activities${eta(run) ? ` · ${eta(run)}` : ""}`}
+              </p>
               <div class="counts">
                 <div><strong id="imported">{p.imported}</strong>imported</div>
                 <div><strong id="duplicates">{p.duplicates}</strong>already here</div>
