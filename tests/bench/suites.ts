@@ -10,4 +10,5 @@ export const suites: Record<string, () => Promise<BenchSuite>> = {
   core: async () => (await import("./core.bench.ts")).coreSuite,
   analysts: async () => (await import("./analysts.bench.ts")).analystsSuite,
   load: async () => (await import("./load.bench.ts")).loadBench,
+  import: async () => (await import("./import.bench.ts")).importBench,
 };
