@@ -110,6 +110,7 @@ export async function receiveArchive(
         } else if (state === "after-delimiter") {
           if (buffer.length < 2) needMore = true;
           else if (buffer[0] === 0x2d && buffer[1] === 0x2d) state = "done";
+          else if (buffer.indexOf("\r\n") < 0) needMore = true;
           else {
             buffer = Buffer.from(buffer.subarray(buffer.indexOf("\r\n") + 2));
             state = "headers";

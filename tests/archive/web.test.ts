@@ -105,9 +105,9 @@ describe("POST /v3/athlete/imports (extension)", () => {
     expect(started.body).toMatchObject({ status: "running", file_name: "garmin.zip" });
     const done = await untilFinished(started.body.id);
     expect(done).toMatchObject({ status: "done", layout: "garmin", imported: 2, duplicates: 0, skipped: 1, failed: [] });
-    // Another athlete's token does not see it; a read-only token may not import.
+    // A read-only token of the athlete may read the status but not import.
     const other = await call("GET", `/v3/athlete/imports/${started.body.id}`, { token: readToken });
-    expect(other.status).toBe(200); // same athlete, read scope may read its status
+    expect(other.status).toBe(200);
     const refused = await call("POST", "/v3/athlete/imports", { token: readToken, multipart: form });
     expect(refused.status).toBe(401);
     expect(refused.body.errors[0]).toMatchObject({ resource: "AccessToken", field: "write_permission", code: "missing" });
