@@ -46,6 +46,9 @@ export async function receiveArchive(
 ): Promise<Received> {
   if (!body) throw new ReceiveError("no archive was sent");
   if (!/^multipart\/form-data/i.test(contentType)) {
+    if (!/^application\/(zip|x-zip-compressed|octet-stream)\b/i.test(contentType)) {
+      throw new ReceiveError("send the archive as multipart/form-data (field file) or as application/zip");
+    }
     await beforeFile({});
     const out = createWriteStream(path);
     let bytes = 0;
