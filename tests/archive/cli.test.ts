@@ -177,4 +177,20 @@ describe("what the imports left, over the API of the real server", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.summary).toMatchObject({ imported: 0, duplicates: 2, skipped: 1 });
   }, 300_000);
+
+  it("records the archive as the source of every imported activity's events (the log says where each came from)", async () => {
+    const out = join(dir, "events.ndjson");
+    const exported = await runCli(["export", "--format", "ndjson", "--types", "UploadReceived,ActivityCreated,GearAdded,PhotoAdded", "--out", out], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    const events = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const sources = (type: string) => events.filter((e) => e.type === type).map((e) => e.metadata.source);
+    // 6 Strava recordings + 8 resumed + 2 Garmin, each received once (the SIGKILLed run's are not received
+    // again); the broken file on both Strava runs (a failed upload may be retried, as over the API).
+    expect(sources("UploadReceived").sort()).toEqual([
+      ...Array(6 + 2).fill("archive:strava:cli"), ...Array(8).fill("archive:strava:cli"), ...Array(2).fill("archive:garmin:cli"),
+    ].sort());
+    expect(sources("ActivityCreated")).toEqual(["archive:strava:cli"]);
+    expect(sources("GearAdded")).toEqual(["archive:strava:cli", "archive:strava:cli"]);
+    expect(sources("PhotoAdded")).toEqual(["archive:strava:cli"]);
+  }, 120_000);
 });
