@@ -1,7 +1,12 @@
+import { randomUUID } from "node:crypto";
 import { activityStream } from "../../events/activity/events.ts";
 import { activityDecider } from "../../events/activity/decide.ts";
 import { DomainError, handleCommand } from "../../events/decider.ts";
+import { imageInfo, MAX_PHOTO_BYTES } from "../activities/images.ts";
 import { MAX_CAPTION } from "../activities/input.ts";
+import { makeRenditions, MAX_PHOTO_PIXELS, UndecodableImage } from "../activities/renditions.ts";
+import { putBlob } from "../blobs.ts";
+import type { EventMetadata } from "../../events/types.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { findActivity } from "../representations/activity.ts";
@@ -48,4 +53,54 @@ export async function linkExternalPhoto(platform: Platform, input: ExternalPhoto
     },
   }, { metadata: { athleteId: activity.athlete_id, source } });
   return photoId;
+}
+
+export interface NativePhoto {
+  activityId: number;
+  athleteId: number;
+  bytes: Uint8Array;
+  caption?: string;
+  location?: [number, number] | null;
+}
+
+/**
+ * Adds a native photo (source 1) to an athlete's own activity: the image is checked by its bytes,
+ * decoded, and stored with its renditions. Returns the photo's unique id. A repeated
+ * `idempotencyKey` adds nothing (an archive import run again).
+ */
+export async function addNativePhoto(
+  platform: Platform,
+  input: NativePhoto,
+  metadata: EventMetadata,
+  idempotencyKey?: string,
+): Promise<string> {
+  if (input.bytes.byteLength > MAX_PHOTO_BYTES) throw new DomainError("invalid", "Photo", "file", "too large");
+  const info = imageInfo(input.bytes);
+  if (!info) throw new DomainError("invalid", "Photo", "file", "invalid");
+  if (info.width * info.height > MAX_PHOTO_PIXELS) throw new DomainError("invalid", "Photo", "file", "too large");
+  let made;
+  try {
+    made = makeRenditions(input.bytes, info);
+  } catch (error) {
+    if (error instanceof UndecodableImage) throw new DomainError("invalid", "Photo", "file", "invalid");
+    throw error;
+  }
+  const renditions = [];
+  for (const r of made) {
+    renditions.push({ size: r.size, width: r.width, height: r.height, sha256: await putBlob(platform.db, r.bytes), contentType: r.contentType });
+  }
+  const uniqueId = randomUUID().toUpperCase();
+  await handleCommand(platform.store, activityStream(input.activityId), activityDecider, {
+    type: "addPhoto",
+    activityId: input.activityId,
+    athleteId: input.athleteId,
+    photo: {
+      uniqueId,
+      caption: input.caption ?? "",
+      createdAt: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+      location: input.location ?? null,
+      renditions,
+    },
+  }, { metadata, idempotencyKey });
+  return uniqueId;
 }

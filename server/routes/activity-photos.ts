@@ -1,13 +1,11 @@
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { activityStream } from "../../events/activity/events.ts";
-import { activityDecider } from "../../events/activity/decide.ts";
-import { handleCommand } from "../../events/decider.ts";
+import { DomainError } from "../../events/decider.ts";
+import { addNativePhoto } from "../actions/photos.ts";
 import { commandMetadata, ownedActivity } from "../activities/access.ts";
 import { imageInfo, MAX_PHOTO_BYTES } from "../activities/images.ts";
 import { MAX_CAPTION } from "../activities/input.ts";
-import { makeRenditions, MAX_PHOTO_PIXELS, RENDITION_SIZES, UndecodableImage } from "../activities/renditions.ts";
-import { getBlob, putBlob } from "../blobs.ts";
+import { MAX_PHOTO_PIXELS, RENDITION_SIZES } from "../activities/renditions.ts";
+import { getBlob } from "../blobs.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
@@ -57,35 +55,21 @@ export const activityPhotoRoutes = [
       await ownedActivity(platform.db, params.id, auth);
       if (body.file.size > MAX_PHOTO_BYTES) throw badRequest("Photo", "file", "too large");
       const bytes = new Uint8Array(await body.file.arrayBuffer());
-      const info = imageInfo(bytes);
-      if (!info) throw badRequest("Photo", "file", "invalid");
+      if (!imageInfo(bytes)) throw badRequest("Photo", "file", "invalid");
       if ((body.lat === undefined) !== (body.lng === undefined)) throw badRequest("Photo", body.lat === undefined ? "lat" : "lng", "missing");
-      if (info.width * info.height > MAX_PHOTO_PIXELS) throw badRequest("Photo", "file", "too large");
-      let made;
+      let uniqueId: string;
       try {
-        made = makeRenditions(bytes, info);
+        uniqueId = await addNativePhoto(platform, {
+          activityId: params.id,
+          athleteId: auth.athleteId,
+          bytes,
+          caption: body.caption,
+          location: body.lat !== undefined && body.lng !== undefined ? [body.lat, body.lng] : null,
+        }, commandMetadata(auth, requestId).metadata);
       } catch (error) {
-        if (error instanceof UndecodableImage) throw badRequest("Photo", "file", "invalid");
+        if (error instanceof DomainError && error.resource === "Photo") throw badRequest("Photo", error.field, error.code);
         throw error;
       }
-      const renditions = [];
-      for (const r of made) {
-        renditions.push({ size: r.size, width: r.width, height: r.height, sha256: await putBlob(platform.db, r.bytes), contentType: r.contentType });
-      }
-      const uniqueId = randomUUID().toUpperCase();
-      const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-      await handleCommand(platform.store, activityStream(params.id), activityDecider, {
-        type: "addPhoto",
-        activityId: params.id,
-        athleteId: auth.athleteId,
-        photo: {
-          uniqueId,
-          caption: body.caption ?? "",
-          createdAt: now,
-          location: body.lat !== undefined && body.lng !== undefined ? [body.lat, body.lng] : null,
-          renditions,
-        },
-      }, commandMetadata(auth, requestId));
       const photo = (await photosOf(platform.db, params.id, [1])).find((p) => p.source === 1 && p.data.uniqueId === uniqueId);
       if (!photo) throw notFound("Photo");
       return photoRepresentation(platform.config.publicUrl, photo, 0);

@@ -12,6 +12,7 @@ import { uploadRoutes } from "./uploads.ts";
 import { heatmapRoutes } from "./heatmaps.ts";
 import { privacyZoneRoutes } from "./privacy-zones.ts";
 import { pushSubscriptionRoutes } from "./push-subscriptions.ts";
+import { importRoutes } from "./imports.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
@@ -28,4 +29,5 @@ export const allRoutes: AnyRoute[] = [
   ...heatmapRoutes,
   ...privacyZoneRoutes,
   ...pushSubscriptionRoutes,
+  ...importRoutes,
 ];

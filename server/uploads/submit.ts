@@ -28,6 +28,8 @@ export interface UploadSubmission {
   trainer: boolean;
   commute: boolean;
   externalId: string | null;
+  /** Where the file came from, recorded in the event metadata (e.g. "archive:strava"; default: the API). */
+  source?: string;
 }
 
 export const tooLarge = (limit: number) =>
@@ -92,7 +94,9 @@ export async function submitUpload(platform: Platform, input: UploadSubmission):
       trainer: input.trainer,
       commute: input.commute,
     }),
-  ], { metadata: { athleteId: input.athleteId, applicationId: input.applicationId, requestId: input.requestId } });
+  ], {
+    metadata: { athleteId: input.athleteId, applicationId: input.applicationId, requestId: input.requestId, source: input.source },
+  });
   platform.jobs.kick();
   return {
     id: uploadId,

@@ -11,4 +11,5 @@ export const suites: Record<string, () => Promise<BenchSuite>> = {
   analysts: async () => (await import("./analysts.bench.ts")).analystsSuite,
   load: async () => (await import("./load.bench.ts")).loadBench,
   web: async () => (await import("./web.bench.ts")).webBench,
+  import: async () => (await import("./import.bench.ts")).importBench,
 };

@@ -106,6 +106,13 @@ function gpxFile() {
   return `<?xml version="1.0"?><gpx version="1.1" creator="matrix"><trk><trkseg>${points.join("")}</trkseg></trk></gpx>`;
 }
 
+/** An "archive" that is not a zip: accepted (202), then refused by the import. */
+function notAnArchive() {
+  const form = new FormData();
+  form.set("file", new Blob([new TextEncoder().encode("not a zip")]), "export.zip");
+  return form;
+}
+
 type Request = CallOptions & { path: string };
 interface Fixture {
   /** Builds the request (creating fresh resources for routes that change them). */
@@ -287,6 +294,17 @@ function fixtures(): Record<string, Fixture> {
       request: async () => {
         const zone = await server.api("POST", "/v3/athlete/privacy_zones", { token: writeToken(), form: { lat: 48.8, lng: 2.3, radius: 400 } });
         return { path: `/v3/athlete/privacy_zones/${zone.body.id}` };
+      },
+      otherAthlete: 404,
+    },
+    "POST /v3/athlete/imports": {
+      request: async () => ({ path: "/v3/athlete/imports", multipart: notAnArchive() }),
+      // 202 for every caller with write: each imports into its own account (this one is refused later: not a zip).
+    },
+    "GET /v3/athlete/imports/:id": {
+      request: async () => {
+        const started = await server.api("POST", "/v3/athlete/imports", { token: writeToken(), multipart: notAnArchive() });
+        return { path: `/v3/athlete/imports/${started.body.id}` };
       },
       otherAthlete: 404,
     },

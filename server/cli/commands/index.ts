@@ -9,6 +9,7 @@ import { segmentCommands } from "./segments.ts";
 import { privacyZoneCommands } from "./privacy-zones.ts";
 import { webhookCommands } from "./webhooks.ts";
 import { operationsCommands } from "./operations.ts";
+import { archiveCommands } from "./archive.ts";
 
 /** Every admin CLI command. Add one spread per command family. */
 export const allCommands: CliCommand[] = [
@@ -22,4 +23,5 @@ export const allCommands: CliCommand[] = [
   ...privacyZoneCommands,
   ...webhookCommands,
   ...operationsCommands,
+  ...archiveCommands,
 ];

@@ -1,0 +1,284 @@
+/**
+ * Imports a Strava or Garmin export archive for one athlete. Every recording goes through the
+ * upload pipeline (submitUpload: the same events, duplicate check and derive worker pool as
+ * POST /v3/uploads); manual entries become ActivityCreated; gear through addGear; photos through
+ * addNativePhoto. Each step is idempotent (the upload duplicate check, an idempotency key per
+ * archive entry), so a second run adds nothing and a run killed half-way, started again, finishes
+ * the rest. One bad file is reported and never stops the batch.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { activityCreated, activityStream } from "../../events/activity/events.ts";
+import { activityDecider } from "../../events/activity/decide.ts";
+import { DomainError, handleCommand } from "../../events/decider.ts";
+import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
+import { addGear } from "../actions/gear.ts";
+import { athleteDefaults } from "../actions/athletes.ts";
+import { addNativePhoto } from "../actions/photos.ts";
+import { MAX_PHOTO_BYTES } from "../activities/images.ts";
+import { MAX_DESCRIPTION, MAX_NAME, zStartDateLocal } from "../activities/input.ts";
+import { ApiError } from "../http/errors.ts";
+import { nextId } from "../ids.ts";
+import type { Platform } from "../platform.ts";
+import { findActivity, processingUploadOf } from "../representations/activity.ts";
+import { findAthlete } from "../representations/athlete.ts";
+import { gearOfAthlete } from "../representations/gear.ts";
+import { processUpload, uploadJob } from "../uploads/job.ts";
+import { findUpload } from "../uploads/status.ts";
+import { submitUpload } from "../uploads/submit.ts";
+import { FIT_ACTIVITY, fitFileType } from "./fit-type.ts";
+import { type ArchiveActivity, garminActivity, readArchive } from "./layout.ts";
+import { processingUploadsOfActivity } from "./queries.ts";
+import { ArchiveRefused, DEFAULT_ZIP_LIMITS, openZip, type ZipArchive, type ZipLimits } from "./zip.ts";
+
+export interface ImportFailure {
+  file: string;
+  error: string;
+}
+
+export interface ImportProgress {
+  layout: "strava" | "garmin" | null;
+  /** Activities found so far (a Garmin export's nested zips are counted as they are opened). */
+  total: number;
+  done: number;
+  imported: number;
+  duplicates: number;
+  /** Files that are not workouts (a Garmin export's monitoring, sleep, settings FIT files). */
+  skipped: number;
+  failed: ImportFailure[];
+  startedAt: number;
+}
+
+export interface ImportSummary {
+  imported: number;
+  duplicates: number;
+  skipped: number;
+  failed: ImportFailure[];
+}
+
+export interface ImportOptions {
+  athleteId: number;
+  /** The archive file on disk (read as a stream, never loaded whole). */
+  path: string;
+  /** Who asked: recorded in the events' metadata as `archive:<layout>:<via>`. */
+  via: "cli" | "web" | "api" | "bench";
+  onProgress?(progress: ImportProgress): void;
+  limits?: ZipLimits;
+  /** Activities in flight at once (submitted and waiting for their upload to finish). */
+  window?: number;
+}
+
+const POLL_MS = 100;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function message(error: unknown): string {
+  if (error instanceof ApiError) {
+    const body = error.body as { error?: string } | undefined;
+    return body?.error ?? error.errors.map((e) => `${e.field} ${e.code}`).join(", ") ?? error.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Imports the archive; throws ArchiveRefused (nothing imported) for a hostile or unknown archive. */
+export async function importArchive(platform: Platform, options: ImportOptions): Promise<ImportSummary> {
+  const { athleteId } = options;
+  if (!(await findAthlete(platform.db, athleteId))) throw new DomainError("not_found", "Athlete", "id", "invalid", `athlete ${athleteId} not found`);
+  const limits = options.limits ?? DEFAULT_ZIP_LIMITS;
+  const progress: ImportProgress = { layout: null, total: 0, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], startedAt: Date.now() };
+  const report = () => options.onProgress?.({ ...progress, failed: [...progress.failed] });
+  const zip = await openZip(options.path, limits);
+  const scratch = mkdtempSync(join(tmpdir(), "archive-import-"));
+  try {
+    const contents = await readArchive(zip);
+    progress.layout = contents.layout;
+    progress.total = contents.activities.length;
+    report();
+    const source = `archive:${contents.layout}:${options.via}`;
+    const metadata = { athleteId, source };
+    // The upload jobs run in the server; a CLI run without a server runs them itself.
+    if (!platform.jobs.running) {
+      platform.jobs.register(uploadJob(platform));
+      platform.jobs.start();
+    }
+    const defaults = await athleteDefaults(platform.db, athleteId);
+
+    // Gear first, so activities can name it. Known by kind and name (a second run adds none).
+    const gearIds = new Map<string, string>();
+    for (const g of await gearOfAthlete(platform.db, athleteId)) gearIds.set(g.name.trim().toLowerCase(), g.id);
+    for (const g of contents.gear) {
+      const key = g.name.trim().toLowerCase();
+      if (gearIds.has(key)) continue;
+      try {
+        gearIds.set(key, await addGear(platform, { athleteId, kind: g.kind, name: g.name, brandName: g.brandName, modelName: g.modelName }, source));
+      } catch (error) {
+        progress.failed.push({ file: `${g.kind === "bike" ? "bikes" : "shoes"}.csv: ${g.name}`, error: message(error) });
+      }
+    }
+
+    const run = async (archive: ZipArchive, items: ArchiveActivity[]) => {
+      const inFlight = new Set<Promise<void>>();
+      for (const item of items) {
+        while (inFlight.size >= (options.window ?? 8)) await Promise.race(inFlight);
+        const task = importOne(archive, item).catch((error) => {
+          progress.failed.push({ file: item.file ?? `activities.csv (activity ${item.key})`, error: message(error) });
+        }).finally(() => {
+          inFlight.delete(task);
+          progress.done++;
+          report();
+        });
+        inFlight.add(task);
+      }
+      await Promise.all(inFlight);
+    };
+
+    const importOne = async (archive: ZipArchive, item: ArchiveActivity): Promise<void> => {
+      const outcome = item.file ? await importRecording(archive, item) : await importManual(item);
+      if (outcome.kind === "skipped") {
+        progress.skipped++;
+        return;
+      }
+      if (outcome.kind === "failed") {
+        progress.failed.push({ file: item.file ?? `activities.csv (activity ${item.key})`, error: outcome.error });
+        return;
+      }
+      if (outcome.activityId !== null) await extras(outcome.activityId, item);
+      if (outcome.kind === "imported") progress.imported++;
+      else progress.duplicates++;
+    };
+
+    type Outcome =
+      | { kind: "imported" | "duplicate"; activityId: number | null }
+      | { kind: "skipped" }
+      | { kind: "failed"; error: string };
+
+    const importRecording = async (archive: ZipArchive, item: ArchiveActivity): Promise<Outcome> => {
+      const file = item.file!;
+      if (!item.dataType) return { kind: "failed", error: "not a FIT, TCX or GPX recording" };
+      if (!archive.entries.has(file)) return { kind: "failed", error: "named in activities.csv but not in the archive" };
+      const bytes = await archive.read(file, platform.config.maxUploadBytes);
+      if (contents.layout === "garmin") {
+        const type = fitFileType(bytes);
+        if (type !== null && type !== FIT_ACTIVITY) return { kind: "skipped" };
+      }
+      let uploadId: number;
+      try {
+        const status = await submitUpload(platform, {
+          athleteId,
+          fileName: file.split("/").pop() ?? file,
+          bytes,
+          dataType: item.dataType,
+          activityType: item.type,
+          name: item.name?.slice(0, MAX_NAME) ?? null,
+          description: item.description?.slice(0, MAX_DESCRIPTION) ?? null,
+          private: item.private ?? defaults.private,
+          trainer: false,
+          commute: item.commute,
+          externalId: file.slice(-255),
+          source,
+        });
+        uploadId = status.id;
+      } catch (error) {
+        const text = message(error);
+        const duplicate = /duplicate of activity (\d+)/.exec(text);
+        if (!duplicate) return { kind: "failed", error: text };
+        // Already imported (or submitted by a run that was killed): finish it if it is still waiting.
+        // A run killed after submitting left it processing: this run finishes it (an import, not a duplicate).
+        const activityId = Number(duplicate[1]);
+        const left = await processingUploadsOfActivity(platform.db, athleteId, activityId);
+        for (const id of left) await processUpload(platform, id);
+        while (await processingUploadOf(platform.db, activityId)) await sleep(POLL_MS);
+        const exists = !!(await findActivity(platform.db, activityId));
+        return { kind: left.length > 0 && exists ? "imported" : "duplicate", activityId: exists ? activityId : null };
+      }
+      for (;;) {
+        const row = await findUpload(platform.db, uploadId);
+        if (row && row.status === UPLOAD_STATUS.ready) return { kind: "imported", activityId: row.activity_id };
+        if (row && row.status === UPLOAD_STATUS.error) {
+          const duplicate = /duplicate of activity (\d+)/.exec(row.error ?? "");
+          if (duplicate) return { kind: "duplicate", activityId: null };
+          return { kind: "failed", error: row.error ?? "processing failed" };
+        }
+        await sleep(POLL_MS);
+      }
+    };
+
+    const importManual = async (item: ArchiveActivity): Promise<Outcome> => {
+      if (!item.startDate) return { kind: "failed", error: "a manual entry without an Activity Date" };
+      const start = zStartDateLocal.safeParse(item.startDate);
+      if (!start.success) return { kind: "failed", error: `unreadable Activity Date ${item.startDate}` };
+      const type = item.type ?? defaults.activityType;
+      const activityId = await nextId(platform.db, "activity");
+      const result = await platform.store.append(activityStream(activityId), 0, [
+        activityCreated.create({
+          activityId,
+          athleteId,
+          name: (item.name ?? type).slice(0, MAX_NAME),
+          type,
+          startDate: start.data.startDate,
+          startDateLocal: start.data.startDateLocal,
+          timezone: start.data.timezone,
+          elapsedTime: Math.max(0, Math.round(item.elapsedTime ?? 0)),
+          distance: Math.max(0, item.distance ?? 0),
+          description: item.description?.slice(0, MAX_DESCRIPTION) ?? null,
+          private: item.private ?? defaults.private,
+          trainer: false,
+          commute: item.commute,
+        }),
+      ], { metadata, idempotencyKey: `archive:${athleteId}:${item.key}` });
+      if (result.streamId === activityStream(activityId)) return { kind: "imported", activityId };
+      const earlier = Number(result.streamId.replace(/^activity-/, ""));
+      return { kind: "duplicate", activityId: (await findActivity(platform.db, earlier)) ? earlier : null };
+    };
+
+    /** Gear and photos of an activity (each once, however often the archive is imported). */
+    const extras = async (activityId: number, item: ArchiveActivity) => {
+      const gearId = item.gearName ? gearIds.get(item.gearName.trim().toLowerCase()) : undefined;
+      if (gearId) {
+        await handleCommand(platform.store, activityStream(activityId), activityDecider, {
+          type: "update",
+          activityId,
+          athleteId,
+          gearId,
+        }, { metadata, idempotencyKey: `archive:${athleteId}:${item.key}:gear` });
+      }
+      for (const media of item.media) {
+        try {
+          if (!zip.entries.has(media)) throw new Error("named in activities.csv but not in the archive");
+          const bytes = await zip.read(media, MAX_PHOTO_BYTES);
+          await addNativePhoto(platform, { activityId, athleteId, bytes }, metadata, `archive:${athleteId}:${item.key}:${media}`);
+        } catch (error) {
+          progress.failed.push({ file: media, error: error instanceof DomainError ? `not a usable photo (${error.field} ${error.code})` : message(error) });
+        }
+      }
+    };
+
+    await run(zip, contents.activities);
+    // A Garmin export: zips of FIT files, each copied out (streamed) and opened in turn.
+    for (const [n, container] of contents.containers.entries()) {
+      const path = join(scratch, `${n}.zip`);
+      let inner: ZipArchive;
+      try {
+        await zip.copyTo(container, path);
+        inner = await openZip(path, limits);
+      } catch (error) {
+        if (error instanceof ArchiveRefused && /zip bomb|outside the archive/.test(error.message)) throw error;
+        progress.failed.push({ file: container, error: message(error) });
+        continue;
+      }
+      try {
+        const items = [...inner.entries.keys()].filter((name) => /\.fit$/i.test(name)).map((name) => garminActivity(name, container));
+        progress.total += items.length;
+        report();
+        await run(inner, items);
+      } finally {
+        inner.close();
+        rmSync(path, { force: true });
+      }
+    }
+    return { imported: progress.imported, duplicates: progress.duplicates, skipped: progress.skipped, failed: progress.failed };
+  } finally {
+    zip.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * /settings/import: upload a Strava or Garmin Connect export archive and watch the import. No
+ * script (the pages' CSP allows none): a plain multipart form whose file is streamed to disk, then a
+ * progress page that refreshes itself (Refresh header) until the import is done.
+ */
+import { rmSync } from "node:fs";
+import type { Context, Hono } from "hono";
+import { inboxPath } from "../archive/inbox.ts";
+import { ReceiveError, receiveArchive } from "../archive/receive.ts";
+import { findImportRun, type ImportRun, importRunsOf, startImportRun } from "../archive/runs.ts";
+import type { Platform } from "../platform.ts";
+import { Csrf, ErrorBox } from "./layout.tsx";
+import { redirectToSignIn } from "./redirect.ts";
+import { type Web, web } from "./context.tsx";
+
+const CSS = `
+.progress{width:100%;height:1.1rem;margin:.5rem 0}
+.counts{display:grid;grid-template-columns:repeat(4,1fr);gap:.5rem;margin:1rem 0;text-align:center}
+.counts div{border:1px solid #dde1e6;border-radius:6px;padding:.5rem}
+.counts strong{display:block;font-size:1.4rem}
+td.file{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem;word-break:break-all}
+`;
+
+class CsrfRefused extends Error {}
+
+function eta(run: ImportRun): string {
+  const p = run.progress;
+  if (run.state !== "running") return "";
+  if (p.done === 0 || p.total === 0) return "estimating…";
+  const seconds = Math.round(((Date.now() - p.startedAt) / 1000 / p.done) * Math.max(0, p.total - p.done));
+  return seconds >= 60 ? `about ${Math.ceil(seconds / 60)} min left` : `about ${seconds} s left`;
+}
+
+function ImportForm(props: { csrf: string; error?: string; runs: ImportRun[] }) {
+  return (
+    <>
+      <style>{CSS}</style>
+      <div class="card">
+        <h1>Import your history</h1>
+        <p>
+          Upload the archive you downloaded from <strong>Strava</strong> (Settings → My Account → Download or delete your
+          account → Request your archive) or from <strong>Garmin Connect</strong> (Account → Data management → Export your data).
+        </p>
+        <p class="muted">
+          Every recording is processed like an upload; names, descriptions, types, commute flags, gear and photos are kept.
+          Importing the same archive again adds nothing twice, so an interrupted import is finished by importing it again.
+        </p>
+        <ErrorBox message={props.error} />
+        <form method="post" action="/settings/import" enctype="multipart/form-data">
+          <Csrf token={props.csrf} />
+          <label for="file">Export archive (.zip)</label>
+          <input type="file" id="file" name="file" accept=".zip,application/zip" required />
+          <div class="actions"><button type="submit">Import archive</button></div>
+        </form>
+      </div>
+      {props.runs.length > 0
+        ? (
+          <div class="card">
+            <h2>Recent imports</h2>
+            <table>
+              <thead><tr><th>Archive</th><th>Status</th><th>Imported</th></tr></thead>
+              <tbody>
+                {props.runs.map((r) => (
+                  <tr>
+                    <td><a href={`/settings/import/${r.id}`}>{r.fileName}</a></td>
+                    <td>{r.state}</td>
+                    <td>{r.progress.imported}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
+        : null}
+    </>
+  );
+}
+
+function Progress(props: { run: ImportRun }) {
+  const { run } = props;
+  const p = run.progress;
+  const label = run.state === "running"
+    ? `Importing ${p.layout === "garmin" ? "a Garmin Connect" : p.layout === "strava" ? "a Strava" : "an"} export…`
+    : run.state === "done" ? "Import finished" : "Archive refused";
+  return (
+    <>
+      <style>{CSS}</style>
+      <div class="card">
+        <h1>{label}</h1>
+        <p class="muted">{run.fileName}</p>
+        {run.state === "refused" ? <ErrorBox message={`Nothing was imported: ${run.error}`} /> : null}
+        {run.state === "done" ? <div class="notice" role="status">The archive has been imported.</div> : null}
+        {run.state !== "refused"
+          ? (
+            <>
+              <progress class="progress" id="progress" max={Math.max(1, p.total)} value={p.done}></progress>
+              <p id="done">
+                {run.state === "running" && p.total === 0 ? "Reading the archive…" : `${p.done} of ${p.total} activities${eta(run) ? ` · ${eta(run)}` : ""}`}
+              </p>
+              <div class="counts">
+                <div><strong id="imported">{p.imported}</strong>imported</div>
+                <div><strong id="duplicates">{p.duplicates}</strong>already here</div>
+                <div><strong id="skipped">{p.skipped}</strong>not workouts</div>
+                <div><strong id="failed">{p.failed.length}</strong>failed</div>
+              </div>
+            </>
+          )
+          : null}
+        {p.failed.length > 0
+          ? (
+            <>
+              <h2>Files that could not be imported</h2>
+              <table id="failures">
+                <thead><tr><th>File</th><th>Why</th></tr></thead>
+                <tbody>{p.failed.map((f) => <tr><td class="file">{f.file}</td><td>{f.error}</td></tr>)}</tbody>
+              </table>
+            </>
+          )
+          : null}
+        <div class="actions">
+          <a class="button" href="/settings/import">{run.state === "running" ? "Import another archive" : "Back"}</a>
+        </div>
+      </div>
+    </>
+  );
+}
+
+async function refusedForm(w: Web, error: string, status: number) {
+  return await w.render("Import your history", <ImportForm csrf={w.csrf} error={error} runs={importRunsOf(w.athlete!.id)} />, status);
+}
+
+/** GET/POST /settings/import and GET /settings/import/:id. */
+export function mountImportPages(app: Hono, platform: Platform): void {
+  app.get("/settings/import", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    return w.render("Import your history", <ImportForm csrf={w.csrf} runs={importRunsOf(w.athlete.id)} />);
+  });
+
+  app.post("/settings/import", async (c: Context) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const path = inboxPath(platform);
+    let received;
+    try {
+      received = await receiveArchive(c.req.raw.body, c.req.header("content-type") ?? "", "file", path, async (fields) => {
+        if (!(await w.csrfOk(fields._csrf))) throw new CsrfRefused();
+      });
+    } catch (error) {
+      rmSync(path, { force: true });
+      if (error instanceof CsrfRefused) return refusedForm(w, "The form has expired (security token). Reload the page and try again.", 403);
+      if (error instanceof ReceiveError) return refusedForm(w, `The upload was incomplete: ${error.message}.`, 400);
+      throw error;
+    }
+    if (!received.file || received.file.bytes === 0) {
+      rmSync(path, { force: true });
+      return refusedForm(w, "Choose the archive (.zip) to import.", 400);
+    }
+    const run = startImportRun(platform, { athleteId: w.athlete.id, path, fileName: received.file.name, via: "web" });
+    return c.redirect(`/settings/import/${run.id}`, 303);
+  });
+
+  app.get("/settings/import/:id", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const run = findImportRun(c.req.param("id"), w.athlete.id);
+    if (!run) return w.render("Import not found", <div class="card"><h1>Import not found</h1><p><a href="/settings/import">Import an archive</a></p></div>, 404);
+    if (run.state === "running") c.header("refresh", "2");
+    return w.render(run.state === "running" ? "Importing…" : "Import", <Progress run={run} />);
+  });
+}
