@@ -1,5 +1,6 @@
 import type { AnyRoute } from "../http/route.ts";
 import { athleteRoutes } from "./athletes.ts";
+import { athleteStatsRoutes } from "./athlete-stats.ts";
 import { activityRoutes } from "./activities.ts";
 import { activitySocialRoutes } from "./activity-social.ts";
 import { activityPhotoRoutes } from "./activity-photos.ts";
@@ -17,6 +18,7 @@ import { pushSubscriptionRoutes } from "./push-subscriptions.ts";
 export const allRoutes: AnyRoute[] = [
   ...segmentRoutes,
   ...athleteRoutes,
+  ...athleteStatsRoutes,
   ...activityRoutes,
   ...activitySocialRoutes,
   ...activityPhotoRoutes,
