@@ -51,11 +51,17 @@ export async function startDropinServer(names: string[]): Promise<DropinServer> 
   return { server, call: api(server.url), people, close: async () => void (await server.stop()) };
 }
 
-/** Uploads a device file of the project's corpus over HTTP and waits for its activity id. */
-export async function upload(call: Api, token: string, relative: string, fields: Record<string, string> = {}): Promise<number> {
+/** Uploads a device file of the project's corpus (or given bytes) over HTTP and waits for its activity id. */
+export async function upload(
+  call: Api,
+  token: string,
+  file: string | { bytes: Uint8Array; name: string },
+  fields: Record<string, string> = {},
+): Promise<number> {
   const form = new FormData();
-  const name = relative.split("/").pop()!;
-  form.set("file", new Blob([readFileSync(deviceFile(relative))]), name);
+  const name = typeof file === "string" ? file.split("/").pop()! : file.name;
+  const bytes = typeof file === "string" ? readFileSync(deviceFile(file)) : file.bytes;
+  form.set("file", new Blob([bytes]), name);
   form.set("data_type", name.endsWith(".fit") ? "fit" : name.endsWith(".tcx") ? "tcx" : "gpx");
   for (const [k, v] of Object.entries(fields)) form.set(k, v);
   const res = await call("POST", "/v3/uploads", { token, multipart: form });
