@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { activityFacts, bestEffortFacts, lapFacts, splitFacts } from "../../events/activity/events.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
+import { activityTypeOfSport, type SportType } from "../../shared/sport-types.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { maxOf, timeWeightedMean } from "./averages.ts";
 import { estimateCalories } from "./calories.ts";
@@ -24,6 +25,8 @@ export interface DeriveContext {
   externalId: string | null;
   /** activity_type field; a type detected from the file wins over it. */
   activityType: ActivityType | null;
+  /** sport_type field: the activity's sport type when the type it gives is the activity's. */
+  sportType?: SportType | null;
   /** Athlete's default type when neither the file nor the form names one. */
   defaultType: ActivityType;
   name: string | null;
@@ -438,6 +441,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
 
   const facts: ActivityFacts = {
     type,
+    ...(ctx.sportType && activityTypeOfSport(ctx.sportType) === type ? { sportType: ctx.sportType } : {}),
     name: ctx.name?.trim() || defaultName(type, startDateLocal),
     description: ctx.description ?? null,
     externalId: ctx.externalId,
