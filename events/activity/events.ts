@@ -52,6 +52,12 @@ export const bestEffortFacts = z.object({
   startDate: z.string(),
   /** PR rank among the athlete's efforts of that distance at upload time (1–3) or null. */
   prRank: z.number().int().nullable(),
+  /** Averages over the effort (absent on efforts recorded before they were kept). */
+  averageCadence: z.number().nullable().optional(),
+  averageWatts: z.number().nullable().optional(),
+  deviceWatts: z.boolean().optional(),
+  averageHeartrate: z.number().nullable().optional(),
+  maxHeartrate: z.number().nullable().optional(),
 });
 
 /** Everything derived from a device file, once, at upload time. */

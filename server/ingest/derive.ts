@@ -394,6 +394,18 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     });
   };
   const bestEfforts: BestEffortFacts[] = [];
+  // Strava's best-effort averages over the effort's samples (as a lap's).
+  const effortAverages = (a: number, b: number) => {
+    const cad = timeWeightedMean(samples, cadence, moving, { from: a, to: b, skipZero: true });
+    const watts = deviceWattsPresent ? timeWeightedMean(samples, (s) => s.watts ?? 0, moving, { from: a, to: b }) : null;
+    return {
+      averageCadence: cad === null ? null : round(cad, 1),
+      averageWatts: watts === null ? null : round(watts, 1),
+      deviceWatts: deviceWattsPresent,
+      averageHeartrate: hrMean(a, b),
+      maxHeartrate: maxOf(samples, heartrate, a, b),
+    };
+  };
   if (course) {
     const courseDistance = course.distance[n - 1];
     for (const [name, distance] of BEST_EFFORTS) {
@@ -409,6 +421,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
         endIndex: best.endIndex,
         startDate: startIso(best.startIndex),
         prRank: null,
+        ...effortAverages(best.startIndex, best.endIndex),
       });
     }
   }

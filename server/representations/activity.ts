@@ -330,6 +330,11 @@ function bestEfforts(row: ActivityRow) {
     end_index: e.endIndex,
     hidden: false,
     achievements: e.prRank === null ? [] : [{ type_id: 3, type: "pr", rank: e.prRank }],
+    average_cadence: e.averageCadence ?? null,
+    average_watts: e.averageWatts ?? null,
+    device_watts: e.deviceWatts ?? false,
+    average_heartrate: e.averageHeartrate ?? null,
+    max_heartrate: e.maxHeartrate ?? null,
   })));
 }
 

@@ -135,6 +135,8 @@ describe("GET /v3/activities/:id", () => {
       athlete: { id: owner.id }, kom_rank: null, pr_rank: null, elapsed_time: 114, moving_time: 114,
       start_date: "2024-03-10T09:00:10Z", start_date_local: "2024-03-10T10:00:10Z", distance: 400, start_index: 10,
       end_index: 124, hidden: false, achievements: [{ type_id: 3, type: "pr", rank: 1 }],
+      // Recorded without the averages (events before issue #19): Strava's fields, empty.
+      average_cadence: null, average_watts: null, device_watts: false, average_heartrate: null, max_heartrate: null,
     });
     expect(b.best_efforts[1].achievements).toEqual([]);
   });

@@ -145,3 +145,39 @@ describe("activity streams", () => {
     await s.call("PUT", `/v3/activities/${ride}`, { token: s.people.Ann.token, form: { private: 0 } });
   });
 });
+
+describe("best efforts", () => {
+  it("carry average_heartrate, max_heartrate, average_cadence, average_watts and device_watts over their stretch of the streams", async () => {
+    const run = await upload(s.call, s.people.Ann.token, "tcx/polar-m400-running-hr-cadence.tcx");
+    const detail = await s.call("GET", `/v3/activities/${run}`, { token: s.people.Ann.token });
+    expect(detail.status).toBe(200);
+    const efforts = detail.body.best_efforts as Record<string, number | boolean | null>[];
+    expect(efforts.length).toBeGreaterThan(2);
+    const streams = await keyed(run);
+    const hr = streams.heartrate.data as number[];
+    const cadence = streams.cadence.data as number[];
+    const time = streams.time.data as number[];
+    const moving = streams.moving.data as boolean[];
+    // Strava's moving-time-weighted mean: each moving sample weighs the seconds since the one before.
+    const weighted = (series: number[], a: number, b: number, skipZero = false) => {
+      let sum = 0;
+      let weight = 0;
+      for (let i = a + 1; i <= b; i++) {
+        const dt = time[i] - time[i - 1];
+        if (!moving[i] || dt <= 0 || (skipZero && series[i] === 0)) continue;
+        sum += series[i] * dt;
+        weight += dt;
+      }
+      return sum / weight;
+    };
+    for (const e of efforts) {
+      const a = e.start_index as number;
+      const b = e.end_index as number;
+      expect(e.max_heartrate, String(e.name)).toBe(Math.max(...hr.slice(a, b + 1)));
+      expect(Math.abs((e.average_heartrate as number) - weighted(hr, a, b)), String(e.name)).toBeLessThan(1);
+      expect(Math.abs((e.average_cadence as number) - weighted(cadence, a, b, true)), String(e.name)).toBeLessThan(1);
+      expect(e.average_watts).toBeNull();
+      expect(e.device_watts).toBe(false);
+    }
+  });
+});
