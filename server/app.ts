@@ -84,7 +84,7 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
       lifecycle.inFlight--;
     }
   });
-  app.use("*", requestLog(platform.config.logFormat ?? (platform.config.quiet ? "off" : "text"), (r) => metrics.observe(r)));
+  app.use("*", requestLog(platform.config.logFormat ?? (platform.config.quiet ? "off" : "text"), (r) => metrics.observe(r), () => platform.config.publicUrl));
   app.use(
     "*",
     bodyLimit({

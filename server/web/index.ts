@@ -2,9 +2,11 @@ import type { Hono } from "hono";
 import type { Platform } from "../platform.ts";
 import { mountOAuthWeb } from "./oauth.ts";
 import { mountHeatmapPages } from "./heatmaps.ts";
+import { mountAvatars } from "../avatars/mount.ts";
 
 /** Mounts of non-API pages (sign-in, consent, viewer pages…). Add one per page family. */
 export const webMounts: ((app: Hono, platform: Platform) => void)[] = [
   mountOAuthWeb,
   mountHeatmapPages,
+  mountAvatars,
 ];
