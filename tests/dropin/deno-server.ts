@@ -28,7 +28,7 @@ export interface DropinServer {
  * The server as `npm start` runs it (Deno, a real port, PGlite on disk), with athletes and tokens
  * created beforehand in its data directory (there is no public sign-up over the API).
  */
-export async function startDropinServer(names: string[]): Promise<DropinServer> {
+export async function startDropinServer(names: string[], options: { premium?: boolean } = {}): Promise<DropinServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "fitness-dropin-"));
   const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true, passwordCost: "test" }));
   const ownerId = await createAthlete(setup, { firstname: "App", lastname: "Owner", email: "owner@example.com", password: "password123" });
@@ -37,7 +37,7 @@ export async function startDropinServer(names: string[]): Promise<DropinServer> 
   for (const name of names) {
     const id = await createAthlete(setup, {
       firstname: name, lastname: "Tester", email: `${name.toLowerCase()}@example.com`, password: "password123",
-      sex: "F", weight: 61.5, birthdate: "1988-05-06",
+      sex: "F", weight: 61.5, birthdate: "1988-05-06", premium: options.premium ?? false,
     });
     const all: Permission[] = ["read", "write", "view_private"];
     people[name] = {
