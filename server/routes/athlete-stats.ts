@@ -3,6 +3,7 @@ import { athleteStats } from "../../projections/athlete-stats/queries.ts";
 import { forbidden } from "../http/errors.ts";
 import { zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
+import { zActivityStats } from "../http/responses/athlete.ts";
 
 /** The athlete's UTC date today (YYYY-MM-DD); the stats' recent and year-to-date windows end on it. */
 const todayUtc = () => new Date().toISOString().slice(0, 10);
@@ -18,6 +19,7 @@ export const athleteStatsRoutes = [
     auth: "token",
     resource: "Athlete",
     params: z.object({ id: zNumId }),
+    response: zActivityStats,
     async handler({ platform, auth, params }) {
       if (params.id !== auth.athleteId) throw forbidden("Athlete", "id", "forbidden");
       const s = await athleteStats(platform.db, auth.athleteId, todayUtc());

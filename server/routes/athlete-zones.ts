@@ -1,6 +1,7 @@
 import { HEARTRATE_ZONE_FRACTIONS, maxHeartrate, POWER_ZONE_FRACTIONS } from "../activities/zones.ts";
 import { notFound } from "../http/errors.ts";
 import { defineRoute } from "../http/route.ts";
+import { zZones } from "../http/responses/athlete.ts";
 import { findAthlete } from "../representations/athlete.ts";
 
 /** Zone ranges {min, max} from lower bounds; the last is open (max -1), as Strava answers. */
@@ -24,6 +25,7 @@ export const athleteZonesRoutes = [
     auth: "token",
     permission: "view_private",
     resource: "Athlete",
+    response: zZones,
     async handler({ platform, auth }) {
       const athlete = await findAthlete(platform.db, auth.athleteId);
       if (!athlete) throw notFound("Athlete");
