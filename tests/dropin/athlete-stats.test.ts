@@ -35,6 +35,10 @@ beforeAll(async () => {
   await manual(Ann.token, "Run", 29, 7_000, 2100);
   await manual(Ann.token, "Swim", 5, 1_500, 1800);
   await manual(Ann.token, "Walk", 4, 3_000, 2400);
+  // Sport types: a mountain-bike ride counts as a ride, an e-mountain-bike ride nowhere, a trail run as a run.
+  await manual(Ann.token, "Ride", 11, 25_000, 5000, { sport_type: "MountainBikeRide" });
+  await manual(Ann.token, "EBikeRide", 13, 33_000, 4000, { sport_type: "EMountainBikeRide" });
+  await manual(Ann.token, "Run", 14, 9_000, 3300, { sport_type: "TrailRun" });
   const hidden = await manual(Ann.token, "Ride", 6, 150_000, 20000, { private: 1 });
   const madePublic = await manual(Ann.token, "Run", 8, 12_345.6, 4000, { private: 1 });
   const retyped = await manual(Ann.token, "Ride", 9, 8_000, 1700);
@@ -63,7 +67,10 @@ async function listAll(token: string): Promise<Listed[]> {
   }
 }
 
-const GROUP: Record<string, string> = { Ride: "ride", VirtualRide: "ride", Run: "run", Swim: "swim" };
+// Strava's groups by sport type (docs/app-developers.md): e-bike rides count in no total.
+const GROUP: Record<string, string> = {
+  Ride: "ride", VirtualRide: "ride", MountainBikeRide: "ride", GravelRide: "ride", Run: "run", TrailRun: "run", Swim: "swim",
+};
 
 function expectedStats(activities: Listed[]) {
   const today = new Date().toISOString().slice(0, 10);
@@ -77,7 +84,7 @@ function expectedStats(activities: Listed[]) {
   let biggestRide = 0;
   let biggestClimb = 0;
   for (const a of activities) {
-    const group = GROUP[a.type];
+    const group = GROUP[a.sport_type ?? a.type];
     if (a.private || !group) continue;
     const day = a.start_date_local.slice(0, 10);
     const periods = ["all"];
@@ -104,7 +111,7 @@ describe("GET /v3/athletes/:id/stats", () => {
   it("equals the totals of the athlete's Everyone-visible activities listed over the API", async () => {
     const { Ann } = s.people;
     const activities = await listAll(Ann.token);
-    expect(activities.length).toBe(16);
+    expect(activities.length).toBe(19);
     const expected = expectedStats(activities);
     const res = await s.call("GET", `/v3/athletes/${Ann.id}/stats`, { token: Ann.token });
     expect(res.status, res.text).toBe(200);
@@ -134,9 +141,9 @@ describe("GET /v3/athletes/:id/stats", () => {
     expect(res.body.biggest_ride_distance).toBe(90_000);
     expect(res.body.biggest_climb_elevation_gain).toBeGreaterThan(0);
     // The retyped ride counts as a run, the deleted swim nowhere, the e-bike ride and the walk nowhere.
-    expect(res.body.recent_run_totals.count).toBe(4);
+    expect(res.body.recent_run_totals.count).toBe(5);
     expect(res.body.recent_swim_totals.count).toBe(1);
-    expect(res.body.recent_ride_totals.count).toBe(2);
+    expect(res.body.recent_ride_totals.count).toBe(3);
   });
 
   it("answers another athlete's stats with 403 and without a token 401", async () => {
