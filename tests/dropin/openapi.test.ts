@@ -1,6 +1,6 @@
 import Ajv2020 from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DropinServer, startDropinServer } from "./deno-server.ts";
+import { type DropinServer, startDropinServer, upload } from "./deno-server.ts";
 
 /**
  * The OpenAPI document (issue #19, first part): operationIds as Strava's, the OAuth2
@@ -69,5 +69,21 @@ describe("OpenAPI document", () => {
       delete broken[Object.keys(broken)[0]];
       expect(validate(broken), `${path} without ${Object.keys(res.body)[0]}`).toBe(false);
     }
+  });
+
+  it("validates the real streams answers (keyed, array, down-sampled) against the document", async () => {
+    const ajv = new Ajv2020({ strict: false });
+    const validate = ajv.compile(doc.paths["/v3/activities/{id}/streams"].get.responses["200"].content["application/json"].schema);
+    const id = await upload(s.call, s.people.Ann.token, "gpx/strava-export-cycling-power-hr-cad-atemp.gpx");
+    const keys = "time,distance,latlng,altitude,velocity_smooth,heartrate,cadence,watts,temp,moving,grade_smooth";
+    for (const query of [{ keys, key_by_type: true }, { keys }, { keys, key_by_type: true, resolution: "low", series_type: "time" }]) {
+      const res = await s.call("GET", `/v3/activities/${id}/streams`, { token: s.people.Ann.token, query });
+      expect(res.status).toBe(200);
+      expect(validate(res.body), `${JSON.stringify(query)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+    }
+    // The schema can fail: a stream without its series_type, or an unknown key.
+    const res = await s.call("GET", `/v3/activities/${id}/streams`, { token: s.people.Ann.token, query: { keys: "time", key_by_type: true } });
+    expect(validate({ ...res.body, time: { ...res.body.time, series_type: undefined } })).toBe(false);
+    expect(validate({ ...res.body, power: res.body.time })).toBe(false);
   });
 });
