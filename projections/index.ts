@@ -14,6 +14,7 @@ import { heatmapSourcesProjection } from "./heatmaps/sources.ts";
 import { segmentsProjection } from "./segments/projection.ts";
 import { uploadsProjection } from "./uploads/projection.ts";
 import { pushSubscriptionsProjection } from "./push-subscriptions/projection.ts";
+import { athleteStatsProjection } from "./athlete-stats/projection.ts";
 
 /** Every read model of the platform. Add one line per projection. */
 export const allProjections: Projection[] = [
@@ -32,4 +33,5 @@ export const allProjections: Projection[] = [
   segmentsProjection,
   uploadsProjection,
   pushSubscriptionsProjection,
+  athleteStatsProjection,
 ];

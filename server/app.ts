@@ -86,7 +86,7 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
       lifecycle.inFlight--;
     }
   });
-  app.use("*", requestLog(platform.config.logFormat ?? (platform.config.quiet ? "off" : "text"), (r) => metrics.observe(r)));
+  app.use("*", requestLog(platform.config.logFormat ?? (platform.config.quiet ? "off" : "text"), (r) => metrics.observe(r), () => platform.config.publicUrl));
   // Large multipart files are written to the blob directory's tmp folder as they arrive.
   app.use("*", spooledBodies(blobTempDir(platform.db), platform.config.maxBodyBytes));
   app.use(

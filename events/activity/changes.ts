@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
+import { SPORT_TYPES } from "../../shared/sport-types.ts";
 import { defineEvent } from "../catalogue.ts";
 
 /**
@@ -15,7 +16,11 @@ export const activityUpdated = defineEvent({
     athleteId: z.number().int().positive(),
     name: z.string().optional(),
     type: z.enum(ACTIVITY_TYPES).optional(),
+    /** Given whenever type is (and alone when only the sport type changed within its type). */
+    sportType: z.enum(SPORT_TYPES).optional(),
     private: z.boolean().optional(),
+    /** Muted: kept out of others' feeds (Strava's hide_from_home). */
+    hideFromHome: z.boolean().optional(),
     commute: z.boolean().optional(),
     trainer: z.boolean().optional(),
     gearId: z.string().nullable().optional(),

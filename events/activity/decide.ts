@@ -1,6 +1,7 @@
 import type { NewEvent } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
 import { activityCreated, activityRecorded } from "./events.ts";
+import { activityTypeOfSport, resolveSport, type SportType } from "../../shared/sport-types.ts";
 import {
   activityDeleted,
   activityUpdated,
@@ -20,6 +21,8 @@ export interface ActivityState {
   kudoers: Set<number>;
   /** comment id → author. */
   comments: Map<number, number>;
+  /** Its sport type (type and sport_type are kept consistent on update). */
+  sportType?: SportType;
 }
 
 type UpdateFields = Omit<Extract<ActivityCommand, { type: "update" }>, "type" | "athleteId" | "activityId">;
@@ -31,7 +34,9 @@ export type ActivityCommand =
     athleteId: number;
     name?: string;
     activityType?: import("../../shared/activity-types.ts").ActivityType;
+    sportType?: SportType;
     private?: boolean;
+    hideFromHome?: boolean;
     commute?: boolean;
     trainer?: boolean;
     gearId?: string | null;
@@ -59,7 +64,12 @@ export const activityDecider: Decider<ActivityState, ActivityCommand> = {
     switch (event.type) {
       case activityRecorded.type:
       case activityCreated.type:
-        return { ...state, exists: true, athleteId: d.athleteId as number, uploadId: (d.uploadId as number | null) ?? null };
+        return {
+          ...state, exists: true, athleteId: d.athleteId as number, uploadId: (d.uploadId as number | null) ?? null,
+          sportType: (d.sportType ?? d.type) as SportType,
+        };
+      case activityUpdated.type:
+        return d.sportType || d.type ? { ...state, sportType: (d.sportType ?? d.type) as SportType } : state;
       case activityDeleted.type:
         return { ...state, deleted: true };
       case kudosGiven.type:
@@ -84,9 +94,16 @@ export const activityDecider: Decider<ActivityState, ActivityCommand> = {
     switch (command.type) {
       case "update": {
         if (!owner) notFound();
-        const { type: _t, activityType, activityId, athleteId, ...rest } = command;
-        const fields: UpdateFields & { type?: typeof activityType } = { ...rest };
-        const data = Object.fromEntries(Object.entries({ ...fields, type: activityType }).filter(([, v]) => v !== undefined));
+        const { type: _t, activityType, sportType: askedSport, activityId, athleteId, ...rest } = command;
+        // sport_type wins and gives type; a type alone keeps a sport type of that type (MountainBikeRide
+        // stays when type Ride is sent again), else becomes its own sport type.
+        const sport = resolveSport(activityType, askedSport);
+        if (sport === null) throw new DomainError("invalid", "Activity", "sport_type", "invalid", "sport_type does not match type");
+        const keep = askedSport === undefined && sport && state.sportType && activityTypeOfSport(state.sportType) === sport.type;
+        const fields: UpdateFields & { type?: typeof activityType } = {
+          ...rest, ...(sport ? { type: sport.type, sportType: keep ? state.sportType : sport.sportType } : {}),
+        };
+        const data = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
         return [activityUpdated.create({ activityId, athleteId, ...data })];
       }
       case "delete":

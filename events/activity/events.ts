@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
+import { SPORT_TYPES } from "../../shared/sport-types.ts";
 import { defineEvent } from "../catalogue.ts";
 
 /**
@@ -9,6 +10,8 @@ import { defineEvent } from "../catalogue.ts";
 
 const latlng = z.tuple([z.number(), z.number()]);
 const activityType = z.enum(ACTIVITY_TYPES);
+/** Strava's sport_type, consistent with type (shared/sport-types.ts); absent on events recorded before it was kept: the type. */
+const sportType = z.enum(SPORT_TYPES).optional();
 
 export const lapFacts = z.object({
   lapIndex: z.number().int(),
@@ -49,11 +52,18 @@ export const bestEffortFacts = z.object({
   startDate: z.string(),
   /** PR rank among the athlete's efforts of that distance at upload time (1–3) or null. */
   prRank: z.number().int().nullable(),
+  /** Averages over the effort (absent on efforts recorded before they were kept). */
+  averageCadence: z.number().nullable().optional(),
+  averageWatts: z.number().nullable().optional(),
+  deviceWatts: z.boolean().optional(),
+  averageHeartrate: z.number().nullable().optional(),
+  maxHeartrate: z.number().nullable().optional(),
 });
 
 /** Everything derived from a device file, once, at upload time. */
 export const activityFacts = z.object({
   type: activityType,
+  sportType,
   name: z.string(),
   description: z.string().nullable(),
   externalId: z.string().nullable(),
@@ -116,6 +126,7 @@ export const activityCreated = defineEvent({
     athleteId: z.number().int().positive(),
     name: z.string(),
     type: activityType,
+    sportType,
     startDate: z.string(),
     startDateLocal: z.string(),
     timezone: z.string(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
+import { SPORT_TYPES } from "../../shared/sport-types.ts";
 import { defineEvent } from "../catalogue.ts";
 
 /**
@@ -24,6 +25,8 @@ export const uploadReceived = defineEvent({
     contentSha256: z.string(),
     externalId: z.string().nullable(),
     activityType: z.enum(ACTIVITY_TYPES).nullable(),
+    /** sport_type field (its type is then activityType); absent on uploads received before it was kept. */
+    sportType: z.enum(SPORT_TYPES).nullable().optional(),
     name: z.string().nullable(),
     description: z.string().nullable(),
     private: z.boolean(),

@@ -39,6 +39,7 @@ function recordedFacts(d: Recorded): ActivityFacts {
 
 function manualFacts(d: Created): ActivityFacts {
   return {
+    sportType: d.sportType,
     elevHigh: null, elevLow: null, startLatlng: null, endLatlng: null,
     averageSpeed: d.elapsedTime > 0 ? d.distance / d.elapsedTime : 0, maxSpeed: 0,
     averageCadence: null, averageTemp: null, averageWatts: null, maxWatts: null, weightedAverageWatts: null,
@@ -52,6 +53,9 @@ const UPDATE_COLUMNS: Record<string, string> = {
   name: "name", type: "type", private: "private", commute: "commute", trainer: "trainer",
   gearId: "gear_id", description: "description",
 };
+
+/** Edited fields kept among the jsonb facts. */
+const FACT_UPDATES = ["sportType", "hideFromHome"] as const;
 
 const epoch = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
@@ -166,6 +170,11 @@ export const activitiesProjection: Projection = {
             params.push(d[key]);
             sets.push(`${column} = $${params.length}`);
           }
+        }
+        for (const key of FACT_UPDATES) {
+          if (d[key] === undefined) continue;
+          params.push(JSON.stringify(d[key]));
+          sets.push(`facts = jsonb_set(facts, '{${key}}', $${params.length}::jsonb)`);
         }
         if (sets.length) await tx.query(`update activities set ${sets.join(", ")} where id = $1`, params);
         return;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { AnyRoute } from "./route.ts";
+import { OAUTH_PATHS, oauthScheme, operationIdOf, responseSchema, scopesOf } from "./openapi-extras.ts";
 
 function jsonSchema(schema: unknown): Record<string, unknown> {
   try {
@@ -24,12 +25,15 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<s
         parameters.push({ name, in: where, required: where === "path" || required.has(name), schema: prop });
       }
     }
+    const success: Record<string, unknown> = { description: "Success" };
+    if (route.response) success.content = { "application/json": { schema: responseSchema(route.response) } };
     const operation: Record<string, unknown> = {
+      operationId: operationIdOf(route),
       summary: route.summary,
       tags: [route.tag],
       parameters,
       responses: {
-        [String(route.status ?? 200)]: { description: "Success" },
+        [String(route.status ?? 200)]: success,
         "4XX": {
           description: "Fault: {message, errors:[{resource, field, code}]}",
           content: { "application/json": { schema: { $ref: "#/components/schemas/Fault" } } },
@@ -38,7 +42,7 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<s
     };
     if (route.description) operation.description = route.description;
     if (route.auth === "token") {
-      operation.security = [{ bearer: [route.permission ?? "read"] }];
+      operation.security = [{ bearer: [route.permission ?? "read"] }, { strava_oauth: scopesOf(route.permission ?? "read") }];
     }
     if (route.body) {
       const schema = jsonSchema(route.body);
@@ -60,10 +64,11 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<s
       description: "Strava-style v3 API of a self-hosted, event-sourced fitness platform.",
     },
     servers: [{ url: serverUrl }],
-    paths,
+    paths: { ...paths, ...OAUTH_PATHS },
     components: {
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "Access token (also access_token query or body field)" },
+        strava_oauth: oauthScheme(serverUrl),
       },
       schemas: {
         Fault: {

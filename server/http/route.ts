@@ -40,6 +40,8 @@ export interface RouteSpec<P, Q, B, A extends RouteAuth> {
   status?: number;
   /** Extra OpenAPI notes. */
   description?: string;
+  /** Schema of the successful answer's body (OpenAPI response schema; server/http/responses/). */
+  response?: z.ZodType;
   handler(input: HandlerInput<P, Q, B, A>): Promise<unknown>;
 }
 

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { activityFacts, bestEffortFacts, lapFacts, splitFacts } from "../../events/activity/events.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
+import { activityTypeOfSport, type SportType } from "../../shared/sport-types.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { maxOf, timeWeightedMean } from "./averages.ts";
 import { estimateCalories } from "./calories.ts";
@@ -24,6 +25,8 @@ export interface DeriveContext {
   externalId: string | null;
   /** activity_type field; a type detected from the file wins over it. */
   activityType: ActivityType | null;
+  /** sport_type field: the activity's sport type when the type it gives is the activity's. */
+  sportType?: SportType | null;
   /** Athlete's default type when neither the file nor the form names one. */
   defaultType: ActivityType;
   name: string | null;
@@ -396,6 +399,18 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     });
   };
   const bestEfforts: BestEffortFacts[] = [];
+  // Strava's best-effort averages over the effort's samples (as a lap's).
+  const effortAverages = (a: number, b: number) => {
+    const cad = timeWeightedMean(samples, cadence, moving, { from: a, to: b, skipZero: true });
+    const watts = deviceWattsPresent ? timeWeightedMean(samples, (s) => s.watts ?? 0, moving, { from: a, to: b }) : null;
+    return {
+      averageCadence: cad === null ? null : round(cad, 1),
+      averageWatts: watts === null ? null : round(watts, 1),
+      deviceWatts: deviceWattsPresent,
+      averageHeartrate: hrMean(a, b),
+      maxHeartrate: maxOf(samples, heartrate, a, b),
+    };
+  };
   if (course) {
     const courseDistance = course.distance[n - 1];
     for (const [name, distance] of BEST_EFFORTS) {
@@ -411,6 +426,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
         endIndex: best.endIndex,
         startDate: startIso(best.startIndex),
         prRank: null,
+        ...effortAverages(best.startIndex, best.endIndex),
       });
     }
   }
@@ -446,6 +462,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
 
   const facts: ActivityFacts = {
     type,
+    ...(ctx.sportType && activityTypeOfSport(ctx.sportType) === type ? { sportType: ctx.sportType } : {}),
     name: ctx.name?.trim() || defaultName(type, startDateLocal),
     description: ctx.description ?? null,
     externalId: ctx.externalId,

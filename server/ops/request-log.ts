@@ -49,14 +49,14 @@ export function formatLine(format: LogFormat, r: RequestRecord, time = new Date(
  * returns it in X-Request-Id, makes it the `requestId` of every event the request appends, and
  * reports the finished request (one log line, metrics).
  */
-export function requestLog(format: LogFormat, finished: (r: RequestRecord) => void): MiddlewareHandler {
+export function requestLog(format: LogFormat, finished: (r: RequestRecord) => void, publicUrl?: () => string): MiddlewareHandler {
   const write = format === "off" ? undefined : (line: string) => console.log(line);
   return async (c, next) => {
     const incoming = c.req.header(REQUEST_ID_HEADER);
     const requestId = incoming && CLIENT_ID.test(incoming) ? incoming : randomSecret(12);
     c.set("requestId" as never, requestId as never);
     const started = performance.now();
-    await runInRequest({ requestId }, () => next());
+    await runInRequest({ requestId, publicUrl: publicUrl?.() }, () => next());
     try {
       c.res.headers.set(REQUEST_ID_HEADER, requestId);
     } catch {

@@ -169,6 +169,7 @@ function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean) {
     resource_state: 2,
     external_id: row.external_id,
     upload_id: row.upload_id,
+    upload_id_str: row.upload_id === null ? null : String(row.upload_id),
     athlete: metaAthlete(row.athlete_id),
     name: row.name,
     distance: row.distance,
@@ -176,6 +177,7 @@ function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean) {
     elapsed_time: row.elapsed_time,
     total_elevation_gain: row.total_elevation_gain,
     type: row.type,
+    sport_type: f.sportType ?? row.type,
     workout_type: f.workoutType,
     start_date: row.start_date,
     start_date_local: row.start_date_local,
@@ -197,6 +199,7 @@ function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean) {
     commute: row.commute,
     manual: row.manual,
     private: row.private,
+    hide_from_home: (f as { hideFromHome?: boolean }).hideFromHome ?? false,
     flagged: false,
     gear_id: row.gear_id,
     average_speed: f.averageSpeed,
@@ -327,6 +330,11 @@ function bestEfforts(row: ActivityRow) {
     end_index: e.endIndex,
     hidden: false,
     achievements: e.prRank === null ? [] : [{ type_id: 3, type: "pr", rank: e.prRank }],
+    average_cadence: e.averageCadence ?? null,
+    average_watts: e.averageWatts ?? null,
+    device_watts: e.deviceWatts ?? false,
+    average_heartrate: e.averageHeartrate ?? null,
+    max_heartrate: e.maxHeartrate ?? null,
   })));
 }
 

@@ -1,3 +1,4 @@
+import { athleteAvatarUrl } from "../avatars/url.ts";
 import type { Queryable } from "../../events/db/types.ts";
 
 export interface AthleteRow {
@@ -102,8 +103,8 @@ function summaryOf(row: AthleteRow, relationship: Relationship = { friend: null,
     resource_state: 2,
     firstname: row.firstname,
     lastname: row.lastname,
-    profile_medium: "avatar/athlete/medium.png",
-    profile: "avatar/athlete/large.png",
+    profile_medium: athleteAvatarUrl(Number(row.id), "medium"),
+    profile: athleteAvatarUrl(Number(row.id), "large"),
     city: row.city,
     state: row.state,
     country: row.country,

@@ -1,3 +1,4 @@
+import { athleteAvatarUrl } from "../avatars/url.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { boardPlaces } from "../../projections/challenges/rank-counts.ts";
 
@@ -130,7 +131,7 @@ export async function challengeLeaderboard(db: Queryable, q: BoardRequest) {
     overall_rank: overall,
     athlete_id: Number(row.athlete_id),
     athlete_name: row.firstname === null ? "" : `${row.firstname} ${row.lastname}`,
-    athlete_profile: "avatar/athlete/large.png",
+    athlete_profile: athleteAvatarUrl(Number(row.athlete_id), "large"),
     total_dimension: Number(row.value),
     activity_id: row.activity_id === null ? null : Number(row.activity_id),
     activity_count: Number(row.activity_count),

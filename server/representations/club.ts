@@ -1,3 +1,4 @@
+import { clubSportFields } from "./club-sport.ts";
 import type { Queryable } from "../../events/db/types.ts";
 
 export interface ClubRow {
@@ -67,6 +68,7 @@ export function summaryClub(row: ClubRow) {
     profile: "avatar/club/large.png",
     cover_photo: null,
     cover_photo_small: null,
+    ...clubSportFields(row.sport_type),
     sport_type: row.sport_type,
     city: row.city,
     state: row.state,

@@ -5,6 +5,8 @@ import { handleCommand } from "../../events/decider.ts";
 import { activityContext, commandMetadata, ownedActivity } from "../activities/access.ts";
 import { findActivityDetail } from "../activities/detail.ts";
 import { MAX_DESCRIPTION, zActivityType, zDescription, zName, zStartDateLocal } from "../activities/input.ts";
+import { requireTypeOrSport, zSportType } from "../activities/sport-input.ts";
+import { resolveSport } from "../../shared/sport-types.ts";
 import { ApiError, badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zEpoch, zFloat, zInt, zNumId, zPaging } from "../http/input.ts";
 import { athleteDefaults } from "../actions/athletes.ts";
@@ -28,7 +30,8 @@ const flag = zBool;
 
 const createBody = z.object({
   name: zName,
-  type: zActivityType,
+  type: zActivityType.optional(),
+  sport_type: zSportType.optional(),
   start_date_local: zStartDateLocal,
   elapsed_time: zInt.pipe(z.number().int().min(0).max(365 * 86400)),
   description: zDescription.optional(),
@@ -36,12 +39,14 @@ const createBody = z.object({
   private: flag.optional(),
   trainer: flag.optional(),
   commute: flag.optional(),
-});
+}).superRefine(requireTypeOrSport, { when: () => true });
 
 const updateBody = z.object({
   name: zName.optional(),
   type: zActivityType.optional(),
+  sport_type: zSportType.optional(),
   private: flag.optional(),
+  hide_from_home: flag.optional(),
   commute: flag.optional(),
   trainer: flag.optional(),
   gear_id: z.string().trim().min(1).max(64).optional(),
@@ -59,7 +64,7 @@ export const activityRoutes = [
     method: "POST",
     path: "/v3/activities",
     summary: "Create a manual activity.",
-    description: `Form fields: name (≤ 255), type (case-insensitive), start_date_local (ISO 8601; an offset gives start_date and timezone, otherwise local = UTC), elapsed_time (seconds ≥ 0), description (≤ ${MAX_DESCRIPTION}), distance (m), private, trainer, commute (1/0). 201 with the detailed activity.`,
+    description: `Form fields: name (≤ 255), sport_type (Strava's SportType list) and/or type (case-insensitive; one of them required, both must agree; sport_type gives type), start_date_local (ISO 8601; an offset gives start_date and timezone, otherwise local = UTC), elapsed_time (seconds ≥ 0), description (≤ ${MAX_DESCRIPTION}), distance (m), private, trainer, commute (1/0). 201 with the detailed activity.`,
     tag: "Activities",
     auth: "token",
     permission: "write",
@@ -67,13 +72,16 @@ export const activityRoutes = [
     body: createBody,
     status: 201,
     async handler({ platform, auth, body, requestId }) {
+      const sport = resolveSport(body.type, body.sport_type);
+      if (!sport) throw badRequest("Activity", "sport_type", "invalid");
       const activityId = await nextId(platform.db, "activity");
       await platform.store.append(activityStream(activityId), 0, [
         activityCreated.create({
           activityId,
           athleteId: auth.athleteId,
           name: body.name,
-          type: body.type,
+          type: sport.type,
+          sportType: sport.sportType,
           startDate: body.start_date_local.startDate,
           startDateLocal: body.start_date_local.startDateLocal,
           timezone: body.start_date_local.timezone,
@@ -116,7 +124,7 @@ export const activityRoutes = [
   defineRoute({
     method: "PUT",
     path: "/v3/activities/:id",
-    summary: "Update an activity (name, type, private, commute, trainer, gear_id — 'none' clears it — description).",
+    summary: "Update an activity (name, sport_type, type, private, commute, trainer, gear_id — 'none' clears it — description).",
     description: "Fields left out stay as they are.",
     tag: "Activities",
     auth: "token",
@@ -141,7 +149,9 @@ export const activityRoutes = [
         athleteId: auth.athleteId,
         name: body.name,
         activityType: body.type,
+        sportType: body.sport_type,
         private: body.private,
+        hideFromHome: body.hide_from_home,
         commute: body.commute,
         trainer: body.trainer,
         gearId,

@@ -6,6 +6,7 @@ import type { Auth } from "../http/auth.ts";
 import { forbidden, notFound } from "../http/errors.ts";
 import { zBool, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
+import { zStreamSet } from "../http/responses/streams.ts";
 import type { Platform } from "../platform.ts";
 import { loadRelease, releasedStreams, viewerAudience, viewerOf } from "../privacy/engine.ts";
 import { findAthlete } from "../representations/athlete.ts";
@@ -43,6 +44,7 @@ export const activityDataRoutes = [
     resource: "Activity",
     params: z.object({ id: zNumId }),
     query: streamQuery,
+    response: zStreamSet,
     handler: ({ platform, auth, params, query }) => streams(platform, auth, params.id, query.keys ?? "", query),
   }),
   defineRoute({
@@ -55,6 +57,7 @@ export const activityDataRoutes = [
     resource: "Activity",
     params: z.object({ id: zNumId, types: z.string().max(500) }),
     query: streamQuery,
+    response: zStreamSet,
     handler: ({ platform, auth, params, query }) => streams(platform, auth, params.id, params.types, query),
   }),
   defineRoute({

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { notFound } from "../http/errors.ts";
 import { type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 import { updateAthlete } from "../actions/athletes.ts";
-import { zBool, zFloat, zNumId } from "../http/input.ts";
+import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { athleteFor, findAthlete } from "../representations/athlete.ts";
 
@@ -16,6 +16,8 @@ export const athleteDetailExtensions: AthleteDetailExtension[] = [];
 
 const updateBody = z.object({
   weight: zFloat.pipe(z.number().gt(0).lt(500)).optional(),
+  /** Functional threshold power (W), for the power zones (issue #19). */
+  ftp: zInt.pipe(z.number().int().min(1).max(2000)).optional(),
   default_activity_type: z.string().optional().transform((v, ctx): ActivityType | undefined => {
     if (v === undefined) return undefined;
     const type = activityTypeOf(v);
@@ -44,7 +46,7 @@ export const athleteRoutes = [
   defineRoute({
     method: "PUT",
     path: "/v3/athlete",
-    summary: "Update the authenticated athlete: weight (kg), and the extensions default_activity_type and default_private.",
+    summary: "Update the authenticated athlete: weight (kg), ftp (W), and the extensions default_activity_type and default_private.",
     tag: "Athlete",
     auth: "token",
     permission: "write",
@@ -53,6 +55,7 @@ export const athleteRoutes = [
     async handler({ platform, auth, body }) {
       await updateAthlete(platform, auth.athleteId, {
         weight: body.weight,
+        ftp: body.ftp,
         defaultActivityType: body.default_activity_type,
         defaultPrivate: body.default_private,
       }, "api");

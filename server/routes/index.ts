@@ -1,5 +1,7 @@
 import type { AnyRoute } from "../http/route.ts";
 import { athleteRoutes } from "./athletes.ts";
+import { athleteStatsRoutes } from "./athlete-stats.ts";
+import { athleteZonesRoutes } from "./athlete-zones.ts";
 import { activityRoutes } from "./activities.ts";
 import { activitySocialRoutes } from "./activity-social.ts";
 import { activityPhotoRoutes } from "./activity-photos.ts";
@@ -18,6 +20,8 @@ import { importRoutes } from "./imports.ts";
 export const allRoutes: AnyRoute[] = [
   ...segmentRoutes,
   ...athleteRoutes,
+  ...athleteStatsRoutes,
+  ...athleteZonesRoutes,
   ...activityRoutes,
   ...activitySocialRoutes,
   ...activityPhotoRoutes,

@@ -13,7 +13,7 @@ import {
   detailedSegment, effortsWithSegments, exploreSegment, findSegment, isKomSql, SEGMENT_COLUMNS, type SegmentRow, starredBy,
   summarySegment,
 } from "../representations/segment.ts";
-import { loadStreams, streamsResponse } from "../activities/streams.ts";
+import { loadStreams, shapeStreams, streamsResponse } from "../activities/streams.ts";
 import { listEfforts, sliceStreams, visibleEffort, zLocalDateTime } from "../segments/effort-queries.ts";
 import { createSegment, pointsFromActivity } from "../segments/create.ts";
 import { exploreSegments } from "../segments/explore.ts";
@@ -294,7 +294,7 @@ export const segmentRoutes = [
     auth: "token",
     resource: "Segment",
     params: idParams,
-    query: z.object({ keys: z.string().optional(), key_by_type: zBool.optional() }),
+    query: z.object({ keys: z.string().optional(), key_by_type: zBool.optional(), resolution: effortStreamQuery.shape.resolution }),
     async handler({ platform, auth, params, query }) {
       await segmentOr404(platform.db, params.id, viewerOf(auth));
       const [row] = await platform.db.query<{ points: string; altitudes: string | null }>(
@@ -307,9 +307,7 @@ export const segmentRoutes = [
       const streams: [string, unknown[]][] = [["distance", distance]];
       if (altitudes) streams.push(["altitude", altitudes]);
       streams.push(["latlng", points]);
-      const shaped = (data: unknown[]) => ({ data, series_type: "distance", original_size: points.length, resolution: "high" });
-      if (query.key_by_type) return Object.fromEntries(streams.map(([type, data]) => [type, shaped(data)]));
-      return streams.map(([type, data]) => ({ type, ...shaped(data) }));
+      return shapeStreams(streams, { axis: distance, keyByType: query.key_by_type ?? false, resolution: query.resolution, seriesType: "distance" });
     },
   }),
   defineRoute({

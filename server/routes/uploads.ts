@@ -7,6 +7,9 @@ import { SpooledFile } from "../http/multipart.ts";
 import { defineRoute } from "../http/route.ts";
 import { dataTypeOf, type DataType } from "../ingest/decode.ts";
 import { submitUpload } from "../uploads/submit.ts";
+import { zSportType } from "../activities/sport-input.ts";
+import { resolveSport } from "../../shared/sport-types.ts";
+import { badRequest } from "../http/errors.ts";
 import { findUpload, uploadStatusBody } from "../uploads/status.ts";
 
 const uploadBody = z.object({
@@ -28,6 +31,7 @@ const uploadBody = z.object({
     }
     return type;
   }),
+  sport_type: z.string().optional().transform((v) => v === undefined || v.trim() === "" ? undefined : v).pipe(zSportType.optional()),
   name: z.string().max(255).optional(),
   description: z.string().max(10000).optional(),
   private: zBool.optional(),
@@ -51,6 +55,9 @@ export const uploadRoutes = [
     status: 201,
     async handler({ platform, auth, body, requestId }) {
       const file = body.file;
+      // sport_type (any of Strava's) gives activity_type; both given must agree.
+      const sport = resolveSport(body.activity_type, body.sport_type);
+      if (sport === null) throw badRequest("Upload", "sport_type", "invalid");
       return await submitUpload(platform, {
         athleteId: auth.athleteId,
         applicationId: auth.applicationId,
@@ -60,7 +67,8 @@ export const uploadRoutes = [
           ? { spooled: { path: file.path, size: file.size } }
           : { bytes: new Uint8Array(await file.arrayBuffer()) }),
         dataType: body.data_type,
-        activityType: body.activity_type ?? null,
+        activityType: sport?.type ?? null,
+        sportType: body.sport_type ?? null,
         name: body.name?.trim() || null,
         description: body.description ?? null,
         private: body.private ?? (await athleteDefaults(platform.db, auth.athleteId)).private,

@@ -20,6 +20,7 @@ export async function deriveContextOf(db: Queryable, received: Received): Promis
     uploadId: received.uploadId,
     externalId: received.externalId,
     activityType: received.activityType,
+    sportType: received.sportType ?? null,
     defaultType: activityTypeOf(athlete?.default_activity_type ?? "Ride") ?? "Ride",
     name: received.name,
     description: received.description,

@@ -1,5 +1,6 @@
 import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
+import type { SportType } from "../../shared/sport-types.ts";
 import { UPLOAD_STATUS, type UploadStatusBody } from "../../shared/upload-status.ts";
 import { putBlob, putBlobFromFile } from "../blobs.ts";
 import { ApiError } from "../http/errors.ts";
@@ -22,6 +23,8 @@ export interface UploadSubmission {
   spooled?: { path: string; size: number };
   dataType: DataType;
   activityType: ActivityType | null;
+  /** sport_type field (activityType is then its type). */
+  sportType?: SportType | null;
   name: string | null;
   description: string | null;
   private: boolean;
@@ -88,6 +91,7 @@ export async function submitUpload(platform: Platform, input: UploadSubmission):
       contentSha256,
       externalId,
       activityType: input.activityType,
+      ...(input.sportType ? { sportType: input.sportType } : {}),
       name: input.name,
       description: input.description,
       private: input.private,

@@ -3,6 +3,7 @@ import type { Platform } from "../platform.ts";
 import { mountOAuthWeb } from "./oauth.ts";
 import { mountHeatmapPages } from "./heatmaps.ts";
 import { mountImportPages } from "./import.tsx";
+import { mountAvatars } from "../avatars/mount.ts";
 import { mountAppPages } from "./app/index.ts";
 
 /** Mounts of non-API pages (sign-in, consent, viewer pages…). Add one per page family. */
@@ -10,5 +11,6 @@ export const webMounts: ((app: Hono, platform: Platform) => void)[] = [
   mountOAuthWeb,
   mountHeatmapPages,
   mountImportPages,
+  mountAvatars,
   mountAppPages,
 ];

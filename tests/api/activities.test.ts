@@ -25,6 +25,8 @@ function expectSummaryShape(body: Record<string, unknown>) {
     "average_speed", "max_speed", "average_cadence", "average_temp", "average_watts", "max_watts", "weighted_average_watts",
     "kilojoules", "device_watts", "has_heartrate", "average_heartrate", "max_heartrate", "elev_high", "elev_low",
     "suffer_score", "has_kudoed",
+    // Issue #19: Strava's newer fields.
+    "sport_type", "upload_id_str", "hide_from_home",
   ];
   expect(Object.keys(body).sort()).toEqual(keys.sort());
 }
@@ -49,6 +51,7 @@ describe("POST /v3/activities", () => {
       max_heartrate: null, elev_high: null, elev_low: null, suffer_score: null, has_kudoed: false, description: "Windy",
       calories: null, segment_efforts: [], splits_metric: [], splits_standard: [], laps: [], best_efforts: [], gear: null,
       photos: { primary: null, count: 0 }, device_name: null, embed_token: b.embed_token,
+      sport_type: "Ride", upload_id_str: null, hide_from_home: false,
     });
     expect(b.embed_token).toMatch(/^[0-9a-f]{40}$/);
   });
@@ -132,6 +135,8 @@ describe("GET /v3/activities/:id", () => {
       athlete: { id: owner.id }, kom_rank: null, pr_rank: null, elapsed_time: 114, moving_time: 114,
       start_date: "2024-03-10T09:00:10Z", start_date_local: "2024-03-10T10:00:10Z", distance: 400, start_index: 10,
       end_index: 124, hidden: false, achievements: [{ type_id: 3, type: "pr", rank: 1 }],
+      // Recorded without the averages (events before issue #19): Strava's fields, empty.
+      average_cadence: null, average_watts: null, device_watts: false, average_heartrate: null, max_heartrate: null,
     });
     expect(b.best_efforts[1].achievements).toEqual([]);
   });

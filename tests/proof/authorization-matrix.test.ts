@@ -171,6 +171,8 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/athlete": { request: fixed("/v3/athlete") },
     "PUT /v3/athlete": { request: fixed("/v3/athlete", { form: { weight: 71 } }) }, // the caller's own profile
     "GET /v3/athletes/:id": { request: fixed(`/v3/athletes/${owner.id}`) },
+    "GET /v3/athletes/:id/stats": { request: fixed(`/v3/athletes/${owner.id}/stats`), otherAthlete: 403 }, // own athlete only
+    "GET /v3/athlete/zones": { request: fixed("/v3/athlete/zones") }, // the caller's own zones
     "POST /v3/activities": {
       request: fixed("/v3/activities", { form: { name: "New", type: "Ride", start_date_local: "2026-05-01T08:00:00Z", elapsed_time: 60 } }),
     },

@@ -1,0 +1,15 @@
+/**
+ * Which totals of Strava's ActivityStats an activity's sport counts in. Rides are the human-powered
+ * ones (e-bike rides count in none, as on Strava); runs include trail and virtual runs.
+ */
+export type StatsGroup = "ride" | "run" | "swim";
+
+const GROUPS: Record<string, StatsGroup> = {
+  Ride: "ride", VirtualRide: "ride", MountainBikeRide: "ride", GravelRide: "ride", Velomobile: "ride", Handcycle: "ride",
+  Run: "run", TrailRun: "run", VirtualRun: "run",
+  Swim: "swim",
+};
+
+export function statsGroupOf(sport: string): StatsGroup | null {
+  return GROUPS[sport] ?? null;
+}

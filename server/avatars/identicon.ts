@@ -1,0 +1,48 @@
+import { createHash } from "node:crypto";
+import { encodeRgbaPng } from "../heatmaps/png.ts";
+
+/** Strava's avatar sizes: profile (large) 124 px, profile_medium 62 px. */
+export const AVATAR_SIZES = { large: 124, medium: 62 } as const;
+export type AvatarSize = keyof typeof AVATAR_SIZES;
+
+/**
+ * The default avatar of an athlete: a 5×5 mirrored pattern (an identicon) in one colour on a
+ * light background, drawn from a hash of the athlete id, so each athlete keeps the same picture.
+ */
+export function identiconPng(athleteId: number, size: AvatarSize): Uint8Array {
+  const px = AVATAR_SIZES[size];
+  const hash = createHash("sha256").update(`athlete-avatar:${athleteId}`).digest();
+  const hue = (hash[0] * 360) / 256;
+  const [r, g, b] = hslToRgb(hue, 0.55, 0.5);
+  const cells: boolean[] = [];
+  for (let y = 0; y < 5; y++) {
+    for (let x = 0; x < 5; x++) {
+      const source = x < 3 ? x : 4 - x;
+      cells.push((hash[1 + y * 3 + source] & 1) === 1);
+    }
+  }
+  const margin = Math.round(px / 10);
+  const cell = (px - 2 * margin) / 5;
+  const rgba = new Uint8Array(px * px * 4);
+  for (let y = 0; y < px; y++) {
+    for (let x = 0; x < px; x++) {
+      const cx = Math.floor((x - margin) / cell);
+      const cy = Math.floor((y - margin) / cell);
+      const on = cx >= 0 && cx < 5 && cy >= 0 && cy < 5 && cells[cy * 5 + cx];
+      const o = (y * px + x) * 4;
+      rgba[o] = on ? r : 240;
+      rgba[o + 1] = on ? g : 240;
+      rgba[o + 2] = on ? b : 240;
+      rgba[o + 3] = 255;
+    }
+  }
+  return encodeRgbaPng(px, px, rgba, 6);
+}
+
+function hslToRgb(h: number, s: number, l: number): [number, number, number] {
+  const c = (1 - Math.abs(2 * l - 1)) * s;
+  const x = c * (1 - Math.abs(((h / 60) % 2) - 1));
+  const m = l - c / 2;
+  const [r, g, b] = h < 60 ? [c, x, 0] : h < 120 ? [x, c, 0] : h < 180 ? [0, c, x] : h < 240 ? [0, x, c] : h < 300 ? [x, 0, c] : [c, 0, x];
+  return [Math.round((r + m) * 255), Math.round((g + m) * 255), Math.round((b + m) * 255)];
+}

@@ -1,0 +1,11 @@
+import { requestPublicUrl } from "../ops/context.ts";
+import type { AvatarSize } from "./identicon.ts";
+
+/**
+ * The absolute URL of an athlete's picture (profile: large, profile_medium: medium), on this
+ * server's public URL while a request is handled (root-relative otherwise).
+ */
+export function athleteAvatarUrl(athleteId: number, size: AvatarSize): string {
+  const base = (requestPublicUrl() ?? "").replace(/\/$/, "");
+  return `${base}/avatars/athletes/${athleteId}/${size}.png`;
+}
