@@ -1,4 +1,4 @@
-import { toJson } from "../shared/json.ts";
+import { parseJsonExact, toJson } from "../shared/json.ts";
 import { eventDefinition, type NewEvent, upcast } from "./catalogue.ts";
 import { type Db, type Queryable, sqlState } from "./db/types.ts";
 import { EVENT_STORE_SCHEMA } from "./schema.ts";
@@ -52,6 +52,35 @@ function toRecorded(row: EventRow): RecordedEvent {
     metadata: row.metadata ?? {},
     recordedAt: row.recorded_at,
   };
+}
+
+/**
+ * The events an append just wrote, from what it sent (data and metadata through the same JSON
+ * text the database stored, so they equal what a read returns) and the positions, versions and
+ * times the insert answered: nothing is read back.
+ */
+function sentEvents(
+  streamId: string,
+  rows: { global_position: number; stream_version: number; recorded_at: string }[],
+  payloadJson: string,
+  metadataJson: string,
+): RecordedEvent[] {
+  const sent = parseJsonExact(payloadJson) as { type: string; v: number; data: unknown }[];
+  const sorted = [...rows].sort((a, b) => a.stream_version - b.stream_version);
+  const first = sorted[0].stream_version;
+  return sorted.map((row) => {
+    const event = sent[row.stream_version - first];
+    return {
+      position: Number(row.global_position),
+      streamId,
+      streamVersion: row.stream_version,
+      type: event.type,
+      schemaVersion: event.v,
+      data: upcast(event.type, event.v, event.data),
+      metadata: (parseJsonExact(metadataJson) ?? {}) as EventMetadata,
+      recordedAt: row.recorded_at,
+    };
+  });
 }
 
 /** The append-only event log on PGlite or PostgreSQL. */
@@ -111,6 +140,8 @@ export class EventStore {
       return { type: event.type, v: definition.version, data: parsed.data };
     });
     const metadata = this.#metadata(options.metadata);
+    const payloadJson = toJson(payload);
+    const metadataJson = toJson(metadata);
     const key = options.idempotencyKey;
     try {
       return await this.db.transaction(async (tx) => {
@@ -119,7 +150,8 @@ export class EventStore {
           if (prior) return prior;
         }
         // The version check and the insert are one statement: no row is written on a mismatch.
-        const rows = await tx.query<EventRow>(
+        // Only positions, versions and times come back: the events are the ones just sent.
+        const rows = await tx.query<{ global_position: number; stream_version: number; recorded_at: string }>(
           `with current_version as (
              select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1
            )
@@ -128,8 +160,8 @@ export class EventStore {
              from current_version c, jsonb_array_elements($2::jsonb) with ordinality as t(e, ord)
             where $4::int is null or c.version = $4::int
             order by t.ord
-           returning ${COLUMNS}`,
-          [streamId, toJson(payload), toJson(metadata), expectedVersion === "any" ? null : expectedVersion],
+           returning global_position, stream_version, recorded_at`,
+          [streamId, payloadJson, metadataJson, expectedVersion === "any" ? null : expectedVersion],
         );
         if (rows.length === 0) {
           const [{ version }] = await tx.query<{ version: number }>(
@@ -138,7 +170,7 @@ export class EventStore {
           );
           throw new ConcurrencyError(streamId, expectedVersion, version);
         }
-        const recorded = rows.map(toRecorded).sort((a, b) => a.streamVersion - b.streamVersion);
+        const recorded = sentEvents(streamId, rows, payloadJson, metadataJson);
         const result: AppendResult = {
           streamId,
           nextExpectedVersion: recorded[recorded.length - 1].streamVersion,

@@ -3,6 +3,12 @@ import type { EventStore } from "../events/store.ts";
 import type { RecordedEvent } from "../events/types.ts";
 import type { Projection } from "./projection.ts";
 
+/** Live events between two ANALYZE runs on PGlite. */
+export const ANALYZE_EVERY = 5000;
+
+/** How long one rebuild transaction should take at most (its batch adapts), in ms. */
+const BATCH_MS = 150;
+
 /** The schema holding the live read models; connections use search_path = rm, public. */
 export const LIVE_SCHEMA = "rm";
 
@@ -63,7 +69,11 @@ export class ProjectionRunner {
     await tx.exec(`create schema if not exists ${ident(schema)}`);
     await tx.exec(`set local search_path to ${ident(schema)}, public`);
     await tx.exec(CHECKPOINTS);
-    for (const projection of this.projections) await tx.exec(projection.schema);
+    for (const projection of this.projections) {
+      await tx.exec(projection.schema);
+      // Let timers run between the DDL scripts (a CLI's progress redraw).
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
 
   /** Applies events to every projection that handles them, then moves their checkpoints. */
@@ -103,7 +113,37 @@ export class ProjectionRunner {
   }
 
   /** The inline handler for EventStore.onAppend. */
-  readonly inline = (tx: Queryable, events: RecordedEvent[]): Promise<void> => this.apply(tx, events);
+  readonly inline = (tx: Queryable, events: RecordedEvent[]): Promise<void> => {
+    this.#countForAnalyze(events.length);
+    return this.apply(tx, events);
+  };
+
+  #sinceAnalyze = 0;
+  #analyzing = false;
+
+  /**
+   * PGlite runs no autovacuum, so the planner's statistics of the read models are never refreshed
+   * by themselves (a leaderboard or a feed planned for empty tables scans). After every
+   * ANALYZE_EVERY live events an ANALYZE runs, after the current transaction (it waits for
+   * PGlite's lock), never blocking the append that triggered it.
+   */
+  #countForAnalyze(events: number): void {
+    if (this.db.kind !== "pglite") return;
+    this.#sinceAnalyze += events;
+    if (this.#sinceAnalyze < ANALYZE_EVERY || this.#analyzing) return;
+    this.#sinceAnalyze = 0;
+    this.#analyzing = true;
+    const timer = setTimeout(() => {
+      this.analyze().catch(() => {}).finally(() => (this.#analyzing = false));
+    }, 0);
+    (timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Refreshes the planner's statistics of every read-model table and of the log. */
+  async analyze(schema = LIVE_SCHEMA): Promise<void> {
+    const tables = this.projections.flatMap((p) => p.tables).map((t) => `${ident(schema)}.${ident(t)}`);
+    await this.db.exec(`analyze ${[...tables, "public.events"].join(", ")}`);
+  }
 
   /**
    * Rebuilds every read model into `schema` (dropped first) from the log, up to `until` (a
@@ -124,7 +164,8 @@ export class ProjectionRunner {
     await this.migrate(schema, target);
     // Fresh statistics first: PGlite never analyzes by itself, and without them the planner sorts the
     // whole rest of the log for every page (a replay then grows with the square of the log).
-    await this.db.exec("analyze public.events");
+    // Only the columns the paged read plans on: sampling the event data (jsonb) took seconds.
+    await this.db.exec("analyze public.events (global_position, transaction_id)");
     const head = options.until ?? await this.store.headPosition();
     const [{ total }] = await this.db.query<{ total: number }>(
       "select count(*)::int as total from events where global_position <= $1",
@@ -132,8 +173,14 @@ export class ProjectionRunner {
     );
     let position = 0;
     let applied = 0;
-    const batch = options.batch ?? 2000;
+    options.onProgress?.({ applied, total, position });
+    // Batches of up to `batch` events, shrunk while one takes longer than BATCH_MS (uploads with
+    // efforts, big deletes) and grown back when quick, so progress is reported several times a
+    // second; between transactions the event loop runs (timers: a CLI's progress redraw).
+    const most = options.batch ?? 2000;
+    let batch = Math.min(most, 200);
     for (;;) {
+      const started = performance.now();
       const events = await this.store.readAll(position, { limit: batch, until: head });
       if (events.length === 0) break;
       await target.transaction(async (tx) => {
@@ -143,6 +190,15 @@ export class ProjectionRunner {
       position = events[events.length - 1].position;
       applied += events.length;
       options.onProgress?.({ applied, total, position });
+      const took = performance.now() - started;
+      if (took > BATCH_MS && batch > 50) batch = Math.max(50, Math.floor(batch / 2));
+      else if (took < BATCH_MS / 3 && batch < most) batch = Math.min(most, batch * 2);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    // Fresh statistics for the rebuilt tables (PGlite never gathers them by itself).
+    if (target.kind === "pglite") {
+      const tables = this.projections.flatMap((p) => p.tables).map((t) => `${ident(schema)}.${ident(t)}`);
+      await target.exec(`analyze ${tables.join(", ")}`);
     }
     const seconds = (performance.now() - started) / 1000;
     return { events: applied, seconds, eventsPerSecond: applied / Math.max(seconds, 1e-9), position };

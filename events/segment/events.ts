@@ -107,6 +107,12 @@ export const matchedEffort = z.object({
   achievements: z.array(achievement),
   /** false = 'important' (shown in the activity detail by default); decided at upload time. */
   hidden: z.boolean(),
+  /**
+   * The recorded positions at startIndex and endIndex (absent in older events: the segment's start
+   * and end stand in). Others never see an effort that starts or ends in the owner's privacy zones.
+   */
+  startLatlng: z.tuple([z.number(), z.number()]).optional(),
+  endLatlng: z.tuple([z.number(), z.number()]).optional(),
 });
 
 export const segmentEffortsMatched = defineEvent({

@@ -87,7 +87,7 @@ function insertBestsSql(where: string): string {
      select distinct on (e.segment_id, e.athlete_id) e.segment_id, e.athlete_id, e.id, e.activity_id, e.elapsed_time,
             e.moving_time, e.start_date, e.start_date_local, a.sex, a.birthdate, a.weight
        from segment_efforts e left join athletes a on a.id = e.athlete_id
-      where ${where} and not e.private
+      where ${where} and not e.private and not e.shielded
       order by e.segment_id, e.athlete_id, e.elapsed_time, e.start_date, e.id`;
 }
 
@@ -98,7 +98,7 @@ function insertPeriodBestsSql(where: string): string {
             e.elapsed_time, e.moving_time, e.start_date, e.start_date_local, a.sex, a.birthdate, a.weight
        from segment_efforts e left join athletes a on a.id = e.athlete_id
       cross join lateral ${PERIODS_SQL("e.start_date_local")} p(period)
-      where ${where} and not e.private
+      where ${where} and not e.private and not e.shielded
       order by e.segment_id, e.athlete_id, p.period, e.elapsed_time, e.start_date, e.id`;
 }
 
@@ -165,7 +165,7 @@ export async function refreshBoards(
        select e.segment_id, e.athlete_id, e.id as effort_id, e.activity_id, e.elapsed_time, e.moving_time, e.start_date,
               e.start_date_local, a.sex, a.birthdate, a.weight
          from segment_efforts e left join athletes a on a.id = e.athlete_id
-        where ${inPairs("e")} and not e.private),
+        where ${inPairs("e")} and not e.private and not e.shielded),
      fresh as (
        (select distinct on (c.segment_id, c.athlete_id) 'all'::text as period, c.* from src c
          order by c.segment_id, c.athlete_id, c.elapsed_time, c.start_date, c.effort_id)

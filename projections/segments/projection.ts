@@ -12,7 +12,9 @@ import {
   segmentUnstarred,
 } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
+import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import { addToBoards, refreshBoards, updateBoardAthlete } from "./boards.ts";
+import { shieldChanges, shieldedBy, zonesAfter, zonesOf } from "./zones.ts";
 
 type Created = EventData<typeof segmentCreated>;
 type Matched = EventData<typeof segmentEffortsMatched>;
@@ -24,8 +26,9 @@ type Matched = EventData<typeof segmentEffortsMatched>;
  *   created without altitudes takes its elevation facts from SegmentProfileMeasured;
  *   `elevation_source` says where they came from ('barometric' / 'gps'; null: its own altitudes or none);
  *   `elevation_difference` (explore's elev_difference) is the profile's last altitude minus its first.
- * - `segment_efforts`: every matched effort; `private` follows the activity's privacy. Deleting an
- *   activity removes its efforts; a private activity's efforts leave boards and counts.
+ * - `segment_efforts`: every matched effort; `private` follows the activity's privacy, `shielded`
+ *   says its start or end lies in the athlete's privacy zones (zones.ts; follows zone changes).
+ *   Deleting an activity removes its efforts; a private or shielded effort stays out of boards and counts.
  * - `segment_bests`: one row per (segment, athlete): their best public effort (elapsed time, then
  *   earlier start, then lower id), with the athlete's sex / birthdate / weight copied for filters.
  * - `segment_period_bests` / `segment_board_counts`: the leaderboard's per-period bests and ranked
@@ -103,8 +106,14 @@ export const segmentsProjection: Projection = {
       pr_rank integer,
       achievements jsonb not null,
       hidden boolean not null,
-      private boolean not null
+      private boolean not null,
+      start_lat double precision,
+      start_lng double precision,
+      end_lat double precision,
+      end_lng double precision,
+      shielded boolean not null default false
     );
+    create index if not exists segment_efforts_athlete_only on segment_efforts (athlete_id);
     create index if not exists segment_efforts_activity on segment_efforts (activity_id, ord);
     create index if not exists segment_efforts_segment_local on segment_efforts (segment_id, start_date_local);
     create index if not exists segment_efforts_athlete on segment_efforts (segment_id, athlete_id, elapsed_time);
@@ -160,7 +169,7 @@ export const segmentsProjection: Projection = {
   `,
   handles: [
     segmentCreated.type, segmentProfileMeasured.type, segmentStarred.type, segmentUnstarred.type, segmentEffortsMatched.type, segmentEffortsRematched.type,
-    activityDeleted.type, activityUpdated.type, athleteProfileUpdated.type,
+    activityDeleted.type, activityUpdated.type, athleteProfileUpdated.type, privacyZoneCreated.type, privacyZoneDeleted.type,
   ],
   async apply(tx: Queryable, event: RecordedEvent) {
     switch (event.type) {
@@ -203,7 +212,7 @@ export const segmentsProjection: Projection = {
         // The activity's efforts are replaced: out of the boards first, then in again.
         const d = event.data as Matched;
         const gone = await tx.query<EffortChange>(
-          "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id, not private as public",
+          "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id, not (private or shielded) as public",
           [d.activityId],
         );
         await refresh(tx, gone, gone.map((g) => (g.public ? -1 : 0)));
@@ -212,7 +221,7 @@ export const segmentsProjection: Projection = {
       case activityDeleted.type: {
         const d = event.data as { activityId: number };
         const gone = await tx.query<EffortChange>(
-          "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id, not private as public",
+          "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id, not (private or shielded) as public",
           [d.activityId],
         );
         await tx.query("delete from segment_activity_facts where activity_id = $1", [d.activityId]);
@@ -233,16 +242,24 @@ export const segmentsProjection: Projection = {
         }
         const changed = await tx.query<EffortChange>(
           `update segment_efforts set private = true where activity_id = $1 and not private
-           returning segment_id, athlete_id`,
+           returning segment_id, athlete_id, not shielded as public`,
           [d.activityId],
         );
-        await refresh(tx, changed, changed.map(() => -1));
+        await refresh(tx, changed, changed.map((c) => (c.public ? -1 : 0)));
         return;
       }
       case athleteProfileUpdated.type: {
         const d = event.data as { athleteId: number; sex?: string | null; birthdate?: string | null; weight?: number | null };
         await updateBoardAthlete(tx, d.athleteId, d);
         return;
+      }
+      case privacyZoneCreated.type: {
+        const d = event.data as EventData<typeof privacyZoneCreated>;
+        return zonesChanged(tx, d.athleteId, await zonesAfter(tx, { ...d, created: { lat: d.lat, lng: d.lng, radius_m: d.radiusM } }));
+      }
+      case privacyZoneDeleted.type: {
+        const d = event.data as EventData<typeof privacyZoneDeleted>;
+        return zonesChanged(tx, d.athleteId, await zonesAfter(tx, d));
       }
     }
   },
@@ -269,13 +286,55 @@ function elevationDifference(altitudes: number[] | null): number {
   return Math.round((altitudes[altitudes.length - 1] - altitudes[0]) * 10) / 10;
 }
 
+/** An athlete's zones changed: efforts now shielded leave the boards, efforts released join them. */
+async function zonesChanged(tx: Queryable, athleteId: number, zones: Parameters<typeof shieldedBy>[1]) {
+  const { shield, release } = await shieldChanges(tx, athleteId, zones);
+  if (shield.length) {
+    const changed = await tx.query<EffortChange>(
+      "update segment_efforts set shielded = true where id = any($1::bigint[]) returning segment_id, athlete_id, not private as public",
+      [shield],
+    );
+    await refresh(tx, changed, changed.map((c) => (c.public ? -1 : 0)));
+  }
+  if (release.length) {
+    await addToBoards(tx, `update segment_efforts set shielded = false where id = any($1::bigint[]) returning ${ADDED_COLUMNS}`, [release]);
+  }
+}
+
+/**
+ * Each effort's end points (the event's recorded positions, else the segment's start and end) and
+ * whether they lie in the athlete's zones as they stand at this point of the log.
+ */
+async function effortEnds(tx: Queryable, d: Matched) {
+  const missing = [...new Set(d.efforts.filter((e) => !e.startLatlng || !e.endLatlng).map((e) => e.segmentId))];
+  const segments = new Map<number, { start_lat: number; start_lng: number; end_lat: number; end_lng: number }>();
+  if (missing.length) {
+    const rows = await tx.query<{ id: number; start_lat: number; start_lng: number; end_lat: number; end_lng: number }>(
+      "select id, start_lat, start_lng, end_lat, end_lng from segments where id = any($1::bigint[])",
+      [missing],
+    );
+    for (const r of rows) segments.set(Number(r.id), r);
+  }
+  const zones = await zonesOf(tx, d.athleteId);
+  return d.efforts.map((e) => {
+    const s = segments.get(e.segmentId);
+    const ends = {
+      start_lat: e.startLatlng?.[0] ?? s?.start_lat ?? null, start_lng: e.startLatlng?.[1] ?? s?.start_lng ?? null,
+      end_lat: e.endLatlng?.[0] ?? s?.end_lat ?? null, end_lng: e.endLatlng?.[1] ?? s?.end_lng ?? null,
+    };
+    return { ...ends, shielded: shieldedBy(ends, zones) };
+  });
+}
+
 async function matched(tx: Queryable, d: Matched) {
   await tx.query(
     "insert into segment_activity_facts (activity_id, pr_count, achievement_count) values ($1, $2, $3) on conflict (activity_id) do update set pr_count = excluded.pr_count, achievement_count = excluded.achievement_count",
     [d.activityId, d.prCount, d.achievementCount],
   );
   if (d.efforts.length === 0) return;
+  const ends = await effortEnds(tx, d);
   const rows = d.efforts.map((e, ord) => ({
+    ...ends[ord],
     id: e.effortId, segment_id: e.segmentId, ord, name: e.name, start_index: e.startIndex, end_index: e.endIndex,
     start_date: e.startDate, start_date_local: e.startDateLocal.replace(/Z$/, ""), elapsed_time: e.elapsedTime,
     moving_time: e.movingTime, distance: e.distance, average_heartrate: e.averageHeartrate,
@@ -288,23 +347,28 @@ async function matched(tx: Queryable, d: Matched) {
     tx,
     `insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index,
        start_date, start_date_local, elapsed_time, moving_time, distance, average_heartrate, max_heartrate,
-       average_watts, average_cadence, kom_rank, pr_rank, achievements, hidden, private)
+       average_watts, average_cadence, kom_rank, pr_rank, achievements, hidden, private,
+       start_lat, start_lng, end_lat, end_lng, shielded)
      select r.id, r.segment_id, $2, $3, r.ord, r.name, r.start_index, r.end_index, r.start_date, r.start_date_local,
             r.elapsed_time, r.moving_time, r.distance, r.average_heartrate, r.max_heartrate, r.average_watts,
-            r.average_cadence, r.kom_rank, r.pr_rank, r.achievements, r.hidden, $4
+            r.average_cadence, r.kom_rank, r.pr_rank, r.achievements, r.hidden, $4,
+            r.start_lat, r.start_lng, r.end_lat, r.end_lng, r.shielded
        from jsonb_to_recordset($1::jsonb) as r(id bigint, segment_id bigint, ord integer, name text,
             start_index integer, end_index integer, start_date timestamptz, start_date_local timestamp,
             elapsed_time integer, moving_time integer, distance double precision, average_heartrate double precision,
             max_heartrate double precision, average_watts double precision, average_cadence double precision,
-            kom_rank integer, pr_rank integer, achievements jsonb, hidden boolean)
+            kom_rank integer, pr_rank integer, achievements jsonb, hidden boolean,
+            start_lat double precision, start_lng double precision, end_lat double precision, end_lng double precision,
+            shielded boolean)
      on conflict (id) do nothing
      returning ${ADDED_COLUMNS}`,
     [JSON.stringify(rows), d.activityId, d.athleteId, d.private],
   );
 }
 
-/** The columns `addToBoards` reads from the added efforts. */
-const ADDED_COLUMNS = "id, segment_id, athlete_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, private";
+/** The columns `addToBoards` reads from the added efforts (a shielded effort counts as private there). */
+const ADDED_COLUMNS =
+  "id, segment_id, athlete_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, (private or shielded) as private";
 
 interface EffortChange {
   segment_id: number;

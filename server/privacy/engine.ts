@@ -143,5 +143,23 @@ export function publicStretch(
   return { ok: true };
 }
 
+/**
+ * Segment efforts others may see, as an SQL predicate over a segment_efforts alias (columns
+ * athlete_id, private, shielded) with parameters from $firstParam: the activity's visibility, and
+ * no effort that starts or ends inside the owner's privacy zones (`shielded`, kept by the segments
+ * projection from the zones) unless the viewer sees the activity exactly (the owner with view_private).
+ */
+export function effortsOthersSee(viewer: Viewer | null, alias = "e", firstParam = 1): { sql: string; params: unknown[] } {
+  const visible = visibleActivities(viewer, alias, firstParam);
+  if (!viewer || !viewer.viewPrivate) return { sql: `(${visible.sql} and not ${alias}.shielded)`, params: visible.params };
+  // visibleActivities with view_private takes the viewer's id as its one parameter: reuse it.
+  return { sql: `(${visible.sql} and (not ${alias}.shielded or ${alias}.athlete_id = $${firstParam}))`, params: visible.params };
+}
+
+/** Whether a viewer may see one segment effort (same rule as effortsOthersSee). */
+export function canSeeEffort(effort: { athlete_id: number | string; private: boolean; shielded?: boolean }, viewer: Viewer | null): boolean {
+  return canSeeActivity(effort, viewer) && (!effort.shielded || seesPrivateData(effort, viewer));
+}
+
 /** The zone set of circles (for callers that hold zones already, e.g. a preloaded detail). */
 export { zoneSetOf };

@@ -5,6 +5,7 @@ import {
   EFFORT_COLUMNS, type EffortRow, effortsWithSegments, isKomSql, type SegmentRow, summaryEffort, summarySegment,
 } from "../representations/segment.ts";
 import type { Queryable } from "../../events/db/types.ts";
+import { effortsOthersSee } from "../privacy/engine.ts";
 
 /**
  * The activity's segment parts, through the Activities extension point: segment_efforts (the
@@ -63,7 +64,8 @@ activityDetailParts.push({
             from segments s where s.id = e.segment_id),
           'starred', exists (select 1 from segment_stars st where st.athlete_id = $2 and st.segment_id = e.segment_id)
         ) order by e.ord)
-        from segment_efforts e where e.activity_id = a.id and ($3 or not e.hidden)))`,
+        from segment_efforts e where e.activity_id = a.id and ($3 or not e.hidden)
+         and (not e.shielded or ($4::boolean and e.athlete_id = $2))))`,
 });
 
 /** A timestamp as JSON text (with or without offset) → the ISO form the row reads return. */
@@ -95,10 +97,13 @@ activityDetailContributors.push(async (row, context) => {
       ...counts(row, pre.facts ?? undefined),
     };
   }
+  // Efforts starting or ending in the owner's zones only for the owner with view_private (engine).
+  const shown = effortsOthersSee(context.viewer ?? null, "e", 2);
   const rows = await context.db.query<EffortRow>(
     `select ${EFFORT_COLUMNS} from segment_efforts e where e.activity_id = $1 ${context.includeAllEfforts ? "" : "and not e.hidden"}
+        and ${shown.sql}
       order by e.ord`,
-    [row.id],
+    [row.id, ...shown.params],
   );
   const byId = await facts(context.db, [row.id]);
   return {

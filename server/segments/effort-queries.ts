@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Queryable } from "../../events/db/types.ts";
 import type { Auth } from "../http/auth.ts";
 import { badRequest, notFound } from "../http/errors.ts";
-import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { canSeeActivity, canSeeEffort, effortsOthersSee, viewerOf } from "../privacy/engine.ts";
 import { yearInRange } from "../../shared/date-range.ts";
 import { type ActivityRow, findActivity } from "../representations/activity.ts";
 import { EFFORT_COLUMNS, type EffortRow, findSegment } from "../representations/segment.ts";
@@ -44,8 +44,8 @@ export async function listEfforts(db: Queryable, auth: Auth, q: EffortListQuery)
   if ((q.startDateLocal === undefined) !== (q.endDateLocal === undefined)) {
     throw badRequest("Segment", q.startDateLocal === undefined ? "start_date_local" : "end_date_local", "missing");
   }
-  // Efforts follow their activity's privacy: the engine's visibility predicate over the effort row.
-  const visible = visibleActivities(viewer, "e", 2);
+  // Efforts follow their activity's privacy and the owner's zones: the engine's predicate over the effort row.
+  const visible = effortsOthersSee(viewer, "e", 2);
   const sql: string[] = ["e.segment_id = $1", visible.sql];
   const values: unknown[] = [q.segmentId, ...visible.params];
   if (q.athleteId !== undefined) {
@@ -74,11 +74,14 @@ export async function listEfforts(db: Queryable, auth: Auth, q: EffortListQuery)
  * row is gone; then `activity` is null (no streams). GET /v3/segment_efforts/:id and its streams share it.
  */
 export async function visibleEffort(db: Queryable, auth: Auth, id: bigint | number): Promise<{ effort: EffortRow; activity: ActivityRow | null }> {
-  const [effort] = await db.query<EffortRow>(`select ${EFFORT_COLUMNS} from segment_efforts e where e.id = $1::bigint`, [id.toString()]);
+  const [effort] = await db.query<EffortRow & { shielded: boolean }>(
+    `select ${EFFORT_COLUMNS}, e.shielded from segment_efforts e where e.id = $1::bigint`,
+    [id.toString()],
+  );
   if (!effort) throw notFound("SegmentEffort");
   const activity = await findActivity(db, Number(effort.activity_id));
   const viewer = viewerOf(auth);
-  if (!canSeeActivity({ athlete_id: effort.athlete_id, private: effort.private }, viewer) || (activity && !canSeeActivity(activity, viewer))) {
+  if (!canSeeEffort(effort, viewer) || (activity && !canSeeActivity(activity, viewer))) {
     throw notFound("SegmentEffort");
   }
   if (!(await findSegment(db, Number(effort.segment_id), viewer))) throw notFound("SegmentEffort");

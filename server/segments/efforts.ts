@@ -92,7 +92,7 @@ async function boardCounts(db: Queryable, athleteId: number, efforts: EffortToRa
             (select count(*)::int from segment_bests b
               where b.segment_id = x.seg and b.athlete_id <> $5 and b.elapsed_time < x.t) as overall,
             (select count(distinct e.athlete_id)::int from segment_efforts e
-              where e.segment_id = x.seg and e.athlete_id <> $5 and not e.private and e.elapsed_time < x.t
+              where e.segment_id = x.seg and e.athlete_id <> $5 and not e.private and not e.shielded and e.elapsed_time < x.t
                 and e.start_date_local >= x.y0 and e.start_date_local < x.y1) as yearly
        from unnest($1::bigint[], $2::int[], $3::timestamp[], $4::timestamp[]) with ordinality as x(seg, t, y0, y1, i)`,
     [
@@ -206,6 +206,7 @@ export async function matchActivity(
         averageCadence: m.averageCadence,
         ...ranks,
         hidden: !important,
+        ...endpoints(streams.latlng, m.startIndex, m.endIndex),
       });
     }
   }
@@ -218,6 +219,12 @@ export async function matchActivity(
     prCount: efforts.filter((e) => e.prRank === 1).length,
     achievementCount: efforts.reduce((n, e) => n + e.achievements.length, 0),
   };
+}
+
+/** The recorded positions at an effort's first and last index (when both have a fix). */
+function endpoints(latlng: ActivityStreams["latlng"], first: number, last: number) {
+  const start = latlng?.[first], end = latlng?.[last];
+  return start && end ? { startLatlng: [start[0], start[1]] as [number, number], endLatlng: [end[0], end[1]] as [number, number] } : {};
 }
 
 /** The activity processor registered in server/activity-processors.ts. */

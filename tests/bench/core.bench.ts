@@ -1,4 +1,6 @@
 import { athleteFollowed, followStream } from "../../events/athlete/events.ts";
+import { handleCommand } from "../../events/decider.ts";
+import { followDecider } from "../../events/follow/decide.ts";
 import { LIVE_SCHEMA } from "../../projections/runner.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";
 import { benchPlatform, eventCount, generateLog, rawRead } from "./event-log.ts";
@@ -38,6 +40,37 @@ export const coreSuite: BenchSuite = async (args) => {
     const raw = singles / ((performance.now() - started) / 1000);
     figures.push({ suite: "core", name: "append, single-event commands", ours, baseline: raw, baselineName: "raw insert per row", unit: "commands/s", higherIsBetter: true });
     figures.push(...await durabilityCost(platform, ours));
+
+    // The seam: a follow decided and appended through handleCommand (read the stream, fold, decide,
+    // version-checked insert, inline projections, checkpoint, durable commit) next to one raw row
+    // inserted in its own transaction (also durable), interleaved so both see the same machine.
+    const rounds = 10, perRound = 100;
+    let seamMs = 0, rawTxMs = 0;
+    for (let r = 0; r < rounds; r++) {
+      let t = performance.now();
+      for (let i = 0; i < perRound; i++) {
+        const athleteId = 300_000 + r * perRound + i;
+        await handleCommand(platform.store, followStream(athleteId), followDecider, { type: "follow", athleteId, targetId: 1 }, { metadata: { athleteId } });
+      }
+      seamMs += performance.now() - t;
+      t = performance.now();
+      for (let i = 0; i < perRound; i++) {
+        const athleteId = 300_000 + r * perRound + i;
+        await platform.db.transaction((tx) =>
+          tx.query(
+            "insert into public.bench_raw (stream_id, stream_version, type, schema_version, data, metadata) values ($1, 1, $2, 1, $3::jsonb, $4::jsonb)",
+            [followStream(athleteId), athleteFollowed.type, JSON.stringify({ athleteId, targetId: 1 }), JSON.stringify({ athleteId })],
+          )
+        );
+      }
+      rawTxMs += performance.now() - t;
+    }
+    const n = rounds * perRound;
+    figures.push({
+      suite: "core", name: "single-event command through the seam (follow)", ours: n / (seamMs / 1000),
+      baseline: n / (rawTxMs / 1000), baselineName: "raw single-row insert in a transaction", unit: "commands/s",
+      higherIsBetter: true, target: "≥ 0.5×",
+    });
 
     const batches = 100;
     const size = 100;

@@ -8,6 +8,7 @@ export const suites: Record<string, () => Promise<BenchSuite>> = {
   heatmaps: async () => (await import("./heatmaps.bench.ts")).heatmapsBench,
   companion: async () => (await import("./companion.bench.ts")).companionBench,
   core: async () => (await import("./core.bench.ts")).coreSuite,
+  commands: async () => (await import("./commands.bench.ts")).commandsBench,
   analysts: async () => (await import("./analysts.bench.ts")).analystsSuite,
   load: async () => (await import("./load.bench.ts")).loadBench,
   web: async () => (await import("./web.bench.ts")).webBench,

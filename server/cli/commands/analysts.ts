@@ -58,7 +58,8 @@ const replay: CliCommand = {
       throw new CliUsageError("--until needs --into: the live read models always follow the whole log");
     }
     if (into === undefined) {
-      const report = await platform.projections.replay({ onProgress: progressBar(io, "replay") });
+      const bar = progressBar(io, "replay");
+      const report = await platform.projections.replay({ onProgress: bar }).finally(bar.done);
       if (io.interactive) io.progress("\n");
       return {
         events: report.events,
@@ -70,7 +71,8 @@ const replay: CliCommand = {
       const until = untilText === undefined
         ? await platform.store.headPosition()
         : await positionAt(platform.db, parseBound(untilText, "until"), "until");
-      const report = await timeTravel(platform, until, into, progressBar(io, "time travel"));
+      const bar = progressBar(io, "time travel");
+      const report = await timeTravel(platform, until, into, bar).finally(bar.done);
       if (io.interactive) io.progress("\n");
       return {
         events: report.events,
@@ -97,9 +99,8 @@ const verify: CliCommand = {
   summary: "Rebuild into a scratch schema and compare with the live read models (non-zero exit on a difference).",
   options: {},
   async run(platform, _o, io) {
-    const { report, differences, tables } = await platform.projections.verify({
-      onProgress: progressBar(io, "verify"),
-    });
+    const bar = progressBar(io, "verify");
+    const { report, differences, tables } = await platform.projections.verify({ onProgress: bar }).finally(bar.done);
     if (io.interactive) io.progress("\n");
     return { ok: differences.length === 0, events: report.events, tables, differences };
   },
@@ -208,7 +209,8 @@ const importCommand: CliCommand = {
         onProgress: counter(io, "import"),
       });
       if (io.interactive) io.progress("\n");
-      const replayed = await platform.projections.replay({ onProgress: progressBar(io, "replay") });
+      const bar = progressBar(io, "replay");
+      const replayed = await platform.projections.replay({ onProgress: bar }).finally(bar.done);
       if (io.interactive) io.progress("\n");
       const seconds = (performance.now() - started) / 1000;
       return {
