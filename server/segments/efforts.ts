@@ -4,7 +4,7 @@ import { type matchedEffort, segmentEffortsMatched } from "../../events/segment/
 import type { ActivityStreams } from "../../shared/streams.ts";
 import type { RecordedActivity } from "../activity-processors.ts";
 import { segmentTypesFor } from "./matching.ts";
-import { type TrackMatch, trackMatches } from "./track-matches.ts";
+import { effortEndpoints, type TrackMatch, trackMatches } from "./track-matches.ts";
 import { segmentIndexFor } from "./segment-index.ts";
 import type { z } from "zod";
 
@@ -206,7 +206,7 @@ export async function matchActivity(
         averageCadence: m.averageCadence,
         ...ranks,
         hidden: !important,
-        ...endpoints(streams.latlng, m.startIndex, m.endIndex),
+        ...(m.startLatlng && m.endLatlng ? { startLatlng: m.startLatlng, endLatlng: m.endLatlng } : effortEndpoints(streams?.latlng, m.startIndex, m.endIndex)),
       });
     }
   }
@@ -222,11 +222,6 @@ export async function matchActivity(
 }
 
 /** The recorded positions at an effort's first and last index (when both have a fix). */
-function endpoints(latlng: ActivityStreams["latlng"], first: number, last: number) {
-  const start = latlng?.[first], end = latlng?.[last];
-  return start && end ? { startLatlng: [start[0], start[1]] as [number, number], endLatlng: [end[0], end[1]] as [number, number] } : {};
-}
-
 /** The activity processor registered in server/activity-processors.ts. */
 export async function segmentEffortsProcessor(recorded: RecordedActivity): Promise<NewEvent[]> {
   const data = await matchActivity(recorded.platform.db, recorded.activity, recorded.streams, new Date(), recorded.matches);

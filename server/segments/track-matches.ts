@@ -17,6 +17,9 @@ export interface TrackMatch {
   maxHeartrate: number | null;
   averageWatts: number | null;
   averageCadence: number | null;
+  /** Where the effort was recorded to start and end (the privacy rule for efforts reads them). */
+  startLatlng?: [number, number];
+  endLatlng?: [number, number];
 }
 
 export function meanOver(values: (number | null)[] | undefined, from: number, to: number): number | null {
@@ -42,6 +45,12 @@ export function maxOver(values: (number | null)[] | undefined, from: number, to:
   return m;
 }
 
+/** The recorded positions at an effort's first and last index, when both are known. */
+export function effortEndpoints(latlng: ActivityStreams["latlng"], first: number, last: number): { startLatlng?: [number, number]; endLatlng?: [number, number] } {
+  const start = latlng?.[first], end = latlng?.[last];
+  return start && end ? { startLatlng: [start[0], start[1]], endLatlng: [end[0], end[1]] } : {};
+}
+
 /** Every effort of the streams over the index's segments of the activity's sport (sorted by start, then segment). */
 export function trackMatches(index: SegmentIndex, activityType: string, streams: ActivityStreams): TrackMatch[] {
   const types = segmentTypesFor(activityType);
@@ -56,6 +65,7 @@ export function trackMatches(index: SegmentIndex, activityType: string, streams:
     maxHeartrate: maxOver(streams.heartrate, m.startIndex, m.endIndex),
     averageWatts: meanOver(streams.watts, m.startIndex, m.endIndex),
     averageCadence: meanOver(streams.cadence, m.startIndex, m.endIndex),
+    ...effortEndpoints(streams.latlng, m.startIndex, m.endIndex),
   }));
 }
 
