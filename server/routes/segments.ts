@@ -19,7 +19,6 @@ import { createSegment, pointsFromActivity } from "../segments/create.ts";
 import { exploreSegments } from "../segments/explore.ts";
 import { cumulativeDistances, type LatLng } from "../segments/geometry.ts";
 import { AGE_GROUPS, DATE_RANGES, leaderboard, WEIGHT_CLASSES } from "../segments/leaderboard.ts";
-import "../segments/activity-detail.ts";
 
 const idParams = z.object({ id: zNumId });
 
