@@ -40,6 +40,9 @@ export type StoredEvent = CatalogueEvent extends infer E
   ? E extends CatalogueEvent ? Omit<RecordedEvent, "type" | "data"> & E : never
   : never;
 
+/** One event type's recorded event: `StoredEventOfType<"ClubJoined">`. */
+export type StoredEventOfType<K extends EventType> = Extract<StoredEvent, { type: K }>;
+
 function isDefinition(value: unknown): value is EventDefinition<unknown> {
   return typeof value === "object" && value !== null && "schema" in value && "create" in value && "type" in value;
 }
@@ -58,6 +61,14 @@ export function catalogued(event: RecordedEvent): StoredEvent;
 export function catalogued(event: NewEvent): CatalogueEvent;
 export function catalogued(event: NewEvent): CatalogueEvent {
   return event as CatalogueEvent;
+}
+
+/** Whether an event is of one of the listed types (narrows `event.data` to their union). */
+export function isOneOf<E extends { type: string }, K extends E["type"]>(
+  event: E,
+  types: readonly K[],
+): event is Extract<E, { type: K }> {
+  return (types as readonly string[]).includes(event.type);
 }
 
 export { allEventDefinitions, eventDefinition } from "./catalogue.ts";

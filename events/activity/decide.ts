@@ -1,5 +1,5 @@
-import type { NewEvent } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
+import type { CatalogueEvent } from "../index.ts";
 import { activityCreated, activityRecorded } from "./events.ts";
 import {
   activityDeleted,
@@ -54,24 +54,24 @@ function notFound(): never {
  */
 export const activityDecider: Decider<ActivityState, ActivityCommand> = {
   initialState: () => ({ exists: false, deleted: false, athleteId: null, uploadId: null, kudoers: new Set(), comments: new Map() }),
-  evolve(state, event: NewEvent) {
-    const d = event.data as Record<string, unknown>;
+  evolve(state, event: CatalogueEvent) {
     switch (event.type) {
       case activityRecorded.type:
+        return { ...state, exists: true, athleteId: event.data.athleteId, uploadId: event.data.uploadId ?? null };
       case activityCreated.type:
-        return { ...state, exists: true, athleteId: d.athleteId as number, uploadId: (d.uploadId as number | null) ?? null };
+        return { ...state, exists: true, athleteId: event.data.athleteId, uploadId: null };
       case activityDeleted.type:
         return { ...state, deleted: true };
       case kudosGiven.type:
-        return { ...state, kudoers: new Set([...state.kudoers, d.athleteId as number]) };
+        return { ...state, kudoers: new Set([...state.kudoers, event.data.athleteId]) };
       case commentAdded.type: {
         const comments = new Map(state.comments);
-        comments.set(d.commentId as number, d.athleteId as number);
+        comments.set(event.data.commentId, event.data.athleteId);
         return { ...state, comments };
       }
       case commentDeleted.type: {
         const comments = new Map(state.comments);
-        comments.delete(d.commentId as number);
+        comments.delete(event.data.commentId);
         return { ...state, comments };
       }
       default:
