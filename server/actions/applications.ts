@@ -1,4 +1,5 @@
 import { DomainError } from "../../events/decider.ts";
+import { athleteExists } from "../../projections/athletes/queries.ts";
 import {
   accessTokenIssued,
   applicationRegistered,
@@ -30,9 +31,8 @@ export interface CreatedApplication {
 
 const DOMAIN = /^(localhost|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:\d+)?$/i;
 
-async function ownerExists(platform: Platform, athleteId: number): Promise<boolean> {
-  const rows = await platform.db.query("select 1 from athletes where id = $1", [athleteId]);
-  return rows.length > 0;
+function ownerExists(platform: Platform, athleteId: number): Promise<boolean> {
+  return athleteExists(platform.db, athleteId);
 }
 
 /**

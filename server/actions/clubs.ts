@@ -9,7 +9,7 @@ import {
 } from "../../events/club/events.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
-import { findAthlete } from "../representations/athlete.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 
 export interface NewClub {
   name: string;

@@ -8,7 +8,7 @@ import { defineRoute } from "../http/route.ts";
 import { type Viewer, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { loadRelease, releasedStreams, viewerAudience } from "../privacy/engine.ts";
 import { findActivity } from "../representations/activity.ts";
-import { findAthlete } from "../representations/athlete.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 import {
   detailedSegment, effortsWithSegments, exploreSegment, findSegment, isKomSql, SEGMENT_COLUMNS, type SegmentRow, starredBy,
   summarySegment,

@@ -1,5 +1,5 @@
 import { DomainError } from "../../../events/decider.ts";
-import { findAthlete } from "../../representations/athlete.ts";
+import { findAthlete } from "../../../projections/athletes/queries.ts";
 import { addPrivacyZone, privacyZoneJson, removePrivacyZone } from "../../privacy/privacy-zone-actions.ts";
 import { type CliCommand, CliUsageError, optionalString, requireInt, requireString } from "../command.ts";
 
