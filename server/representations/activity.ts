@@ -6,7 +6,8 @@ import {
   type Release, releasedLocation, releasedPolyline, releaseOf, type Viewer, viewerAudience, type ZoneSet, zonesOfOwnersFor,
 } from "../privacy/engine.ts";
 import { metaAthlete } from "./athlete.ts";
-import { findGear, type GearRow, summaryGear } from "./gear.ts";
+import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import { type GearRow, summaryGear } from "./gear.ts";
 import { photosOf, photosSummary, type PhotoRow } from "./photo.ts";
 
 /** A row of the activities read model, with the owner's premium flag. */

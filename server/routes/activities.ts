@@ -21,7 +21,7 @@ import {
   processingUploadOf,
   summaryActivities,
 } from "../representations/activity.ts";
-import { findGear } from "../representations/gear.ts";
+import { findGear } from "../../projections/queries/gear-with-distance.ts";
 
 const idParams = z.object({ id: zNumId });
 const flag = zBool;

@@ -28,11 +28,8 @@ const SQL_NOT_YET_MOVED: string[] = [
   "server/actions/applications.ts",
   "server/actions/clubs.ts",
   "server/actions/oauth.ts",
-  "server/actions/push-subscriptions.ts",
   "server/activities/detail.ts",
   "server/analysts/reprocess.ts",
-  "server/cli/commands/privacy-zones.ts",
-  "server/cli/commands/webhooks.ts",
   "server/heatmaps/build.ts",
   "server/heatmaps/gather.ts",
   "server/heatmaps/representation.ts",
@@ -40,19 +37,16 @@ const SQL_NOT_YET_MOVED: string[] = [
   "server/http/auth.ts",
   "server/ops/metrics.ts",
   "server/privacy/maps.ts",
-  "server/privacy/privacy-zones.ts",
   "server/representations/activity.ts",
   "server/representations/challenge-leaderboard.ts",
   "server/representations/challenge.ts",
   "server/representations/club.ts",
-  "server/representations/gear.ts",
   "server/representations/photo.ts",
   "server/representations/segment.ts",
   "server/routes/activity-photos.ts",
   "server/routes/activity-social.ts",
   "server/routes/challenges.ts",
   "server/routes/clubs.ts",
-  "server/routes/privacy-zones.ts",
   "server/routes/segments.ts",
   "server/segments/activity-detail.ts",
   "server/segments/effort-queries.ts",
@@ -66,7 +60,6 @@ const SQL_NOT_YET_MOVED: string[] = [
   "server/uploads/job.ts",
   "server/uploads/status.ts",
   "server/web/settings.tsx",
-  "server/webhooks/delivery.ts",
 ];
 
 /** Files still appending outside the `handleCommand` seam (to be moved; only shrinks). */
@@ -144,11 +137,14 @@ const TABLES = [...new Set(
 /** String and template literals whose SQL names a read-model table (from/join/into/update/table). */
 export function sqlTableViolations(file: ts.SourceFile, tables: readonly string[] = TABLES): string[] {
   const pattern = new RegExp(`\\b(from|join|into|update|table(?: if (?:not )?exists)?)\\s+(?:rm\\.|"?\\$\\{[^}]*\\}"?\\.)?"?(${tables.join("|")})\\b`, "i");
+  // Prose ("hidden from others and from heatmaps") is not SQL: a literal counts when it also has SQL's words.
+  const sql = /\b(select|where|join|insert|update|delete|values|set|order by|group by|returning|using|on conflict|limit|create)\b/i;
   const found: string[] = [];
   walk(file, (node) => {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) {
       if (ts.isTemplateExpression(node.parent) || ts.isTemplateSpan(node.parent)) return;
-      if (pattern.test(node.getText())) found.push(where(file, node));
+      const text = node.getText();
+      if (pattern.test(text) && sql.test(text)) found.push(where(file, node));
     }
   });
   return found;
@@ -185,7 +181,7 @@ describe("architecture", () => {
     expect(importViolations(parse("desktop/core/x.ts", `import { a } from "../../events/types.ts"; import { b } from "../../shared/json.ts";`))).toHaveLength(1);
     expect(importViolations(parse("server/x.ts", `import { a } from "../projections/index.ts"; import { z } from "zod";`))).toEqual([]);
     expect(sqlTableViolations(parse("server/x.ts", "// select * from activities\nq(`select id from activities where x`); q('delete from rm.follows'); q(`select 1 from t join ${s}.gear g`);"), ["activities", "follows", "gear"])).toHaveLength(3);
-    expect(sqlTableViolations(parse("server/x.ts", "const s = 'activities'; q(`select id from events`); const t = 'from the athletes';"), ["activities", "athletes"])).toEqual([]);
+    expect(sqlTableViolations(parse("server/x.ts", "const s = 'activities'; q(`select id from events`); const t = 'from the athletes'; const u = 'hidden from others and from activities';"), ["activities", "athletes"])).toEqual([]);
     expect(appendViolations(parse("server/x.ts", "await platform.store.append(s, 0, []); store.appendMany([]); list.append(x);"))).toHaveLength(2);
     expect(sideEffectImports(parse("server/x.ts", `import "./y.ts"; import { a } from "./z.ts"; import type { B } from "./b.ts";`))).toHaveLength(1);
     expect(TABLES).toContain("activities");
