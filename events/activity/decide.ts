@@ -1,4 +1,5 @@
 import { type Decider, DomainError } from "../decider.ts";
+import type { EventData } from "../catalogue.ts";
 import type { CatalogueEvent } from "../index.ts";
 import { activityCreated, activityRecorded } from "./events.ts";
 import {
@@ -42,14 +43,15 @@ export type ActivityCommand =
   | { type: "comment"; activityId: number; athleteId: number; commentId: number; text: string }
   | { type: "deleteComment"; activityId: number; athleteId: number; commentId: number }
   | { type: "addPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoAdded.create>["data"], "activityId" | "athleteId"> }
-  | { type: "linkPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoLinked.create>["data"], "activityId" | "athleteId"> };
+  | { type: "linkPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoLinked.create>["data"], "activityId" | "athleteId"> }
+  | { type: "create"; activity: EventData<typeof activityCreated> };
 
 function notFound(): never {
   throw new DomainError("not_found", "Activity", "id", "invalid", "no such activity");
 }
 
 /**
- * Rules of one activity: only the owner edits, deletes or adds photos; kudos not on one's own
+ * Rules of one activity: created once (a manual activity; uploads record theirs in the upload job); only the owner edits, deletes or adds photos; kudos not on one's own
  * activity and not twice; comments are deleted by the activity owner or the commenter.
  */
 export const activityDecider: Decider<ActivityState, ActivityCommand> = {
@@ -79,6 +81,10 @@ export const activityDecider: Decider<ActivityState, ActivityCommand> = {
     }
   },
   decide(command, state) {
+    if (command.type === "create") {
+      if (state.exists) throw new DomainError("conflict", "Activity", "id", "already exists");
+      return [activityCreated.create(command.activity)];
+    }
     if (!state.exists || state.deleted) notFound();
     const owner = state.athleteId === command.athleteId;
     switch (command.type) {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { activityCreated, activityStream } from "../../events/activity/events.ts";
+import { activityStream } from "../../events/activity/events.ts";
 import { activityDecider } from "../../events/activity/decide.ts";
 import { handleCommand } from "../../events/decider.ts";
 import { activityContext, commandMetadata, ownedActivity } from "../activities/access.ts";
@@ -68,8 +68,9 @@ export const activityRoutes = [
     status: 201,
     async handler({ platform, auth, body, requestId }) {
       const activityId = await nextId(platform.db, "activity");
-      await platform.store.append(activityStream(activityId), 0, [
-        activityCreated.create({
+      await handleCommand(platform.store, activityStream(activityId), activityDecider, {
+        type: "create",
+        activity: {
           activityId,
           athleteId: auth.athleteId,
           name: body.name,
@@ -83,8 +84,8 @@ export const activityRoutes = [
           private: body.private ?? (await athleteDefaults(platform.db, auth.athleteId)).private,
           trainer: body.trainer ?? false,
           commute: body.commute ?? false,
-        }),
-      ], commandMetadata(auth, requestId));
+        },
+      }, commandMetadata(auth, requestId));
       const row = await findActivity(platform.db, activityId);
       if (!row) throw notFound("Activity");
       return await detailedActivity(row, activityContext(platform, auth));
