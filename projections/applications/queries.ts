@@ -10,3 +10,24 @@ export async function applicationCredentials(db: Queryable, applicationId: numbe
   );
   return app;
 }
+
+/** An access token (by its hash) with its application's flags, or undefined. */
+export async function accessTokenByHash(db: Queryable, tokenHash: string) {
+  const [row] = await db.query<{
+    athlete_id: number;
+    application_id: number;
+    scopes: string;
+    expires_at: string | null;
+    revoked: boolean;
+    internal: boolean;
+    kudos_enabled: boolean;
+    challenges_enabled: boolean;
+  }>(
+    `select t.athlete_id, t.application_id, t.scopes, t.expires_at, t.revoked,
+            a.internal, a.kudos_enabled, a.challenges_enabled
+       from access_tokens t join applications a on a.id = t.application_id
+      where t.token_hash = $1`,
+    [tokenHash],
+  );
+  return row;
+}

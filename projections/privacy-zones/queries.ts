@@ -31,3 +31,11 @@ export async function allPrivacyZones(db: Queryable, athleteId: number | null): 
   );
   return rows.map(zone);
 }
+
+/** The zones of the given athletes, oldest first (athletes without zones have no rows). */
+export async function privacyZonesOfAthletes(db: Queryable, athleteIds: readonly number[]) {
+  return await db.query<{ athlete_id: number; lat: number; lng: number; radius_m: number }>(
+    "select athlete_id, lat, lng, radius_m from privacy_zones where athlete_id = any($1::bigint[]) order by id",
+    [athleteIds],
+  );
+}
