@@ -3,6 +3,8 @@ import { clubDecider } from "../../events/club/decide.ts";
 import { clubCreated, clubJoined, clubMemberInvited, clubMembershipRequested, clubAdminPromoted } from "../../events/club/events.ts";
 import { challengeDecider } from "../../events/challenge/decide.ts";
 import { challengeCreated, challengeJoined } from "../../events/challenge/events.ts";
+import { athleteSettingsDecider } from "../../events/club/settings.ts";
+import { athleteEnhancedPrivacyChanged } from "../../events/club/events.ts";
 import { given } from "../helpers/decider.ts";
 
 const OWNER = 1;
@@ -61,5 +63,15 @@ describe("challenge decider", () => {
     given(challengeDecider, open).when({ type: "leave", athleteId: 2 }).then([]);
     const external = [challengeCreated.create({ ...base, externalUrl: "https://x.example" })];
     given(challengeDecider, external).when({ type: "join", athleteId: 2 }).thenError("forbidden", "join externally");
+  });
+});
+
+describe("athlete settings decider", () => {
+  it("records each Enhanced Privacy setting", () => {
+    given(athleteSettingsDecider, []).when({ type: "setEnhancedPrivacy", athleteId: 2, enhancedPrivacy: true })
+      .then([athleteEnhancedPrivacyChanged.create({ athleteId: 2, enhancedPrivacy: true })]);
+    given(athleteSettingsDecider, [athleteEnhancedPrivacyChanged.create({ athleteId: 2, enhancedPrivacy: true })])
+      .when({ type: "setEnhancedPrivacy", athleteId: 2, enhancedPrivacy: false })
+      .then([athleteEnhancedPrivacyChanged.create({ athleteId: 2, enhancedPrivacy: false })]);
   });
 });
