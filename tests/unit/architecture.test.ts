@@ -48,9 +48,6 @@ const SQL_NOT_YET_MOVED: string[] = [
   "server/segments/profile.ts",
   "server/segments/segment-index.ts",
   "server/uploads/best-efforts.ts",
-  "server/uploads/duplicates.ts",
-  "server/uploads/job.ts",
-  "server/uploads/status.ts",
   "server/web/settings.tsx",
 ];
 
