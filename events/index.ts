@@ -71,4 +71,16 @@ export function isOneOf<E extends { type: string }, K extends E["type"]>(
   return (types as readonly string[]).includes(event.type);
 }
 
+/** The first (or with `last`, the last) event of one of the types in a stream's history, typed. */
+export function findEvent<K extends EventType>(
+  history: readonly RecordedEvent[],
+  types: K | readonly K[],
+  last = false,
+): StoredEventOfType<K> | undefined {
+  const wanted: readonly string[] = typeof types === "string" ? [types] : types;
+  const events = last ? [...history].reverse() : history;
+  const found = events.find((e) => wanted.includes(e.type));
+  return found ? (catalogued(found) as StoredEventOfType<K>) : undefined;
+}
+
 export { allEventDefinitions, eventDefinition } from "./catalogue.ts";

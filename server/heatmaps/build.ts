@@ -1,4 +1,5 @@
 import { DomainError, fold, handleCommand } from "../../events/decider.ts";
+import { findEvent } from "../../events/index.ts";
 import { type HeatmapCommand, heatmapDecider } from "../../events/heatmap/decide.ts";
 import { heatmapActivitiesSelected, heatmapRequested, heatmapStream, heatmapTracksGathered } from "../../events/heatmap/events.ts";
 import type { EventData } from "../../events/catalogue.ts";
@@ -51,12 +52,12 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
           await run({ type: "start", ...ids });
           break;
         case "building": {
-          const request = history.find((e) => e.type === heatmapRequested.type)!.data as EventData<typeof heatmapRequested>;
+          const request = findEvent(history, heatmapRequested.type)!.data;
           await run({ type: "select", ...ids, activityIds: await selectActivities(platform, request) });
           break;
         }
         case "gathering": {
-          const selected = history.find((e) => e.type === heatmapActivitiesSelected.type)!.data as EventData<typeof heatmapActivitiesSelected>;
+          const selected = findEvent(history, heatmapActivitiesSelected.type)!.data;
           const zones = await publicZonesOf(platform.db, state.athleteId);
           const gathered = await gatherTracks(platform.db, mapId, selected.activityIds, zones);
           const tracksSha256 = await putBlob(platform.db, gathered.bytes);
@@ -71,7 +72,7 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
           break;
         }
         case "generating": {
-          const gathered = history.find((e) => e.type === heatmapTracksGathered.type)!.data as EventData<typeof heatmapTracksGathered>;
+          const gathered = findEvent(history, heatmapTracksGathered.type)!.data;
           const bytes = takeGathered(gathered.tracksSha256) ?? await getBlob(platform.db, gathered.tracksSha256);
           if (!bytes) throw new HeatmapBuildError("The gathered routes of this heatmap could not be read.");
           const stats = heatmapStats(decodeTracks(bytes));
