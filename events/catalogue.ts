@@ -3,8 +3,8 @@ import type { z } from "zod";
 /** Turns the data of one schema version into the next version's shape. */
 export type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;
 
-export interface EventDefinition<T> {
-  readonly type: string;
+export interface EventDefinition<T, K extends string = string> {
+  readonly type: K;
   /** Current schema version; stored events of older versions are upcast when read. */
   readonly version: number;
   readonly schema: z.ZodType<T>;
@@ -12,26 +12,26 @@ export interface EventDefinition<T> {
   /** upcasters[n] turns version n data into version n + 1. */
   readonly upcasters: Readonly<Record<number, Upcaster>>;
   /** Builds an event of this type (validated when appended). */
-  create(data: T): NewEvent<T>;
+  create(data: T): NewEvent<T, K>;
 }
 
-export interface NewEvent<T = unknown> {
-  type: string;
+export interface NewEvent<T = unknown, K extends string = string> {
+  type: K;
   data: T;
 }
 
 const registry = new Map<string, EventDefinition<unknown>>();
 
 /** Declares one event type of the catalogue. Types are unique across the platform. */
-export function defineEvent<T>(spec: {
-  type: string;
+export function defineEvent<T, const K extends string>(spec: {
+  type: K;
   version?: number;
   description: string;
   schema: z.ZodType<T>;
   upcasters?: Record<number, Upcaster>;
-}): EventDefinition<T> {
+}): EventDefinition<T, K> {
   if (registry.has(spec.type)) throw new Error(`event type ${spec.type} defined twice`);
-  const definition: EventDefinition<T> = {
+  const definition: EventDefinition<T, K> = {
     type: spec.type,
     version: spec.version ?? 1,
     schema: spec.schema,
@@ -65,7 +65,13 @@ export function upcast(type: string, schemaVersion: number, data: unknown): unkn
 }
 
 /** The data type of an event definition: EventData<typeof athleteRegistered>. */
-export type EventData<D> = D extends EventDefinition<infer T> ? T : never;
+export type EventData<D> = D extends EventDefinition<infer T, string> ? T : never;
+
+/** The event an event definition builds: `{type: "AthleteRegistered", data: {...}}`. */
+export type EventOf<D> = D extends EventDefinition<infer T, infer K> ? { type: K; data: T } : never;
+
+/** The events every definition exported by some modules builds (non-definition exports are ignored). */
+export type EventsOfModules<M> = { [F in keyof M]: EventOf<M[F][keyof M[F]]> }[keyof M];
 
 /** Narrows an event to one definition's type. */
 export function isEvent<T>(

@@ -1,4 +1,5 @@
 import type { NewEvent } from "./catalogue.ts";
+import { type CatalogueEvent, catalogued } from "./index.ts";
 import type { AppendOptions, EventStore } from "./store.ts";
 import { type AppendResult, ConcurrencyError } from "./types.ts";
 
@@ -19,19 +20,22 @@ export class DomainError extends Error {
   }
 }
 
-/** Business rules as pure functions: state + command → events, or a DomainError thrown. */
+/**
+ * Business rules as pure functions: state + command → events, or a DomainError thrown. Events are
+ * the catalogue's discriminated union: `switch (event.type)` narrows `event.data`.
+ */
 export interface Decider<State, Command> {
   initialState(): State;
-  evolve(state: State, event: NewEvent): State;
-  decide(command: Command, state: State): NewEvent[];
+  evolve(state: State, event: CatalogueEvent): State;
+  decide(command: Command, state: State): CatalogueEvent[];
 }
 
-/** Folds a stream's events into a decider's state. */
+/** Folds a stream's events (read from the store, so of the catalogue) into a decider's state. */
 export function fold<State>(
   decider: Pick<Decider<State, unknown>, "initialState" | "evolve">,
-  events: NewEvent[],
+  events: readonly NewEvent[],
 ): State {
-  return events.reduce((state, event) => decider.evolve(state, event), decider.initialState());
+  return events.reduce((state, event) => decider.evolve(state, catalogued(event)), decider.initialState());
 }
 
 /** Commands on one stream within this process run one after another (per store). */
@@ -84,7 +88,7 @@ async function currentState<State>(
   }
   const current = {
     version: newer.length ? newer[newer.length - 1].streamVersion : base.version,
-    state: newer.reduce((state, event) => decider.evolve(state, event), base.state as State),
+    state: newer.reduce((state, event) => decider.evolve(state, catalogued(event)), base.state as State),
   };
   remember(states, streamId, current);
   return current;

@@ -5,6 +5,9 @@ import type { RecordedEvent } from "../events/types.ts";
  * A read model: its tables (unqualified names; the runner points search_path at the live schema or
  * a scratch one), and how each event changes them. Handlers must be deterministic: only event data,
  * positions and recordedAt — never the clock — so a replay reproduces the tables exactly.
+ * Implementations declare their events as `StoredEvent` (events/index.ts), the catalogue's
+ * discriminated union: the store validated every event against its type's schema when it was
+ * appended, so `switch (event.type)` narrows `event.data` without casts.
  */
 export interface Projection {
   readonly name: string;

@@ -1,16 +1,15 @@
 import { createHash } from "node:crypto";
-import "../events/index.ts";
 import { openDb } from "../events/db/open.ts";
 import type { Db } from "../events/db/types.ts";
 import { EVENT_STORE_SCHEMA } from "../events/schema.ts";
 import { EventStore } from "../events/store.ts";
-import { allProjections } from "../projections/index.ts";
 import { LIVE_SCHEMA, ProjectionRunner } from "../projections/runner.ts";
 import type { Config } from "./config.ts";
 import { idSchema } from "./ids.ts";
 import { JOB_SCHEMA, JobRunner } from "./jobs/runner.ts";
 import { requestMetadata } from "./ops/context.ts";
 import { WEB_SESSION_SCHEMA } from "./web/session-table.ts";
+import { allProjections, catalogue, wire } from "./wiring.ts";
 
 const READ_MODEL_SCHEMA = `
 create table if not exists public.read_model_schema (
@@ -43,6 +42,8 @@ export interface Platform {
 
 /** Opens the database, the event log and the read models (migrating them). */
 export async function openPlatform(config: Config): Promise<Platform> {
+  wire();
+  if (catalogue.length === 0) throw new Error("the event catalogue is empty");
   const db = await openDb({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,

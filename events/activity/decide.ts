@@ -1,5 +1,6 @@
-import type { NewEvent } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
+import type { EventData } from "../catalogue.ts";
+import type { CatalogueEvent } from "../index.ts";
 import { activityCreated, activityRecorded } from "./events.ts";
 import { activityTypeOfSport, resolveSport, type SportType } from "../../shared/sport-types.ts";
 import {
@@ -47,41 +48,47 @@ export type ActivityCommand =
   | { type: "comment"; activityId: number; athleteId: number; commentId: number; text: string }
   | { type: "deleteComment"; activityId: number; athleteId: number; commentId: number }
   | { type: "addPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoAdded.create>["data"], "activityId" | "athleteId"> }
-  | { type: "linkPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoLinked.create>["data"], "activityId" | "athleteId"> };
+  | { type: "linkPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoLinked.create>["data"], "activityId" | "athleteId"> }
+  | { type: "create"; activity: EventData<typeof activityCreated> };
 
 function notFound(): never {
   throw new DomainError("not_found", "Activity", "id", "invalid", "no such activity");
 }
 
 /**
- * Rules of one activity: only the owner edits, deletes or adds photos; kudos not on one's own
+ * Rules of one activity: created once (a manual activity; uploads record theirs in the upload job); only the owner edits, deletes or adds photos; kudos not on one's own
  * activity and not twice; comments are deleted by the activity owner or the commenter.
  */
 export const activityDecider: Decider<ActivityState, ActivityCommand> = {
   initialState: () => ({ exists: false, deleted: false, athleteId: null, uploadId: null, kudoers: new Set(), comments: new Map() }),
-  evolve(state, event: NewEvent) {
-    const d = event.data as Record<string, unknown>;
+  evolve(state, event: CatalogueEvent) {
     switch (event.type) {
       case activityRecorded.type:
+        return {
+          ...state, exists: true, athleteId: event.data.athleteId, uploadId: event.data.uploadId ?? null,
+          sportType: (event.data.sportType ?? event.data.type) as SportType,
+        };
       case activityCreated.type:
         return {
-          ...state, exists: true, athleteId: d.athleteId as number, uploadId: (d.uploadId as number | null) ?? null,
-          sportType: (d.sportType ?? d.type) as SportType,
+          ...state, exists: true, athleteId: event.data.athleteId, uploadId: null,
+          sportType: (event.data.sportType ?? event.data.type) as SportType,
         };
-      case activityUpdated.type:
-        return d.sportType || d.type ? { ...state, sportType: (d.sportType ?? d.type) as SportType } : state;
+      case activityUpdated.type: {
+        const sport = event.data.sportType ?? event.data.type;
+        return sport ? { ...state, sportType: sport as SportType } : state;
+      }
       case activityDeleted.type:
         return { ...state, deleted: true };
       case kudosGiven.type:
-        return { ...state, kudoers: new Set([...state.kudoers, d.athleteId as number]) };
+        return { ...state, kudoers: new Set([...state.kudoers, event.data.athleteId]) };
       case commentAdded.type: {
         const comments = new Map(state.comments);
-        comments.set(d.commentId as number, d.athleteId as number);
+        comments.set(event.data.commentId, event.data.athleteId);
         return { ...state, comments };
       }
       case commentDeleted.type: {
         const comments = new Map(state.comments);
-        comments.delete(d.commentId as number);
+        comments.delete(event.data.commentId);
         return { ...state, comments };
       }
       default:
@@ -89,6 +96,10 @@ export const activityDecider: Decider<ActivityState, ActivityCommand> = {
     }
   },
   decide(command, state) {
+    if (command.type === "create") {
+      if (state.exists) throw new DomainError("conflict", "Activity", "id", "already exists");
+      return [activityCreated.create(command.activity)];
+    }
     if (!state.exists || state.deleted) notFound();
     const owner = state.athleteId === command.athleteId;
     switch (command.type) {

@@ -1,4 +1,5 @@
-import type { EventData, NewEvent } from "../catalogue.ts";
+import type { EventData } from "../catalogue.ts";
+import type { CatalogueEvent } from "../index.ts";
 import { type Decider, DomainError } from "../decider.ts";
 import { challengeCreated, challengeJoined, challengeLeft } from "./events.ts";
 
@@ -23,15 +24,13 @@ export type ChallengeCommand =
  */
 export const challengeDecider: Decider<ChallengeState, ChallengeCommand> = {
   initialState: () => ({ exists: false, challengeId: 0, externalUrl: null, participants: new Set() }),
-  evolve(state, event: NewEvent) {
+  evolve(state, event: CatalogueEvent) {
     if (event.type === challengeCreated.type) {
-      const d = event.data as EventData<typeof challengeCreated>;
-      return { exists: true, challengeId: d.challengeId, externalUrl: d.externalUrl, participants: new Set() };
+      return { exists: true, challengeId: event.data.challengeId, externalUrl: event.data.externalUrl, participants: new Set() };
     }
-    const d = event.data as { athleteId: number };
     const participants = new Set(state.participants);
-    if (event.type === challengeJoined.type) participants.add(d.athleteId);
-    else if (event.type === challengeLeft.type) participants.delete(d.athleteId);
+    if (event.type === challengeJoined.type) participants.add(event.data.athleteId);
+    else if (event.type === challengeLeft.type) participants.delete(event.data.athleteId);
     else return state;
     return { ...state, participants };
   },

@@ -1,4 +1,5 @@
-import type { EventData, NewEvent } from "../catalogue.ts";
+import type { EventData } from "../catalogue.ts";
+import type { CatalogueEvent } from "../index.ts";
 import { type Decider, DomainError } from "../decider.ts";
 import {
   clubAdminDemoted,
@@ -56,36 +57,35 @@ function requirePending(state: ClubState, callerId: number, athleteId: number): 
   }
 }
 
-function evolve(state: ClubState, event: NewEvent): ClubState {
-  const d = event.data as { clubId: number; athleteId: number };
+function evolve(state: ClubState, event: CatalogueEvent): ClubState {
   const members = new Map(state.members);
   const invited = new Set(state.invited);
   switch (event.type) {
     case clubCreated.type: {
-      const c = event.data as EventData<typeof clubCreated>;
+      const c = event.data;
       members.set(c.ownerId, { membership: "member", admin: true });
       return { exists: true, clubId: c.clubId, ownerId: c.ownerId, private: c.private, members, invited };
     }
     case clubMemberInvited.type:
-      invited.add(d.athleteId);
+      invited.add(event.data.athleteId);
       break;
     case clubJoined.type:
     case clubMembershipApproved.type:
-      members.set(d.athleteId, { membership: "member", admin: false });
-      invited.delete(d.athleteId);
+      members.set(event.data.athleteId, { membership: "member", admin: false });
+      invited.delete(event.data.athleteId);
       break;
     case clubMembershipRequested.type:
-      members.set(d.athleteId, { membership: "pending", admin: false });
+      members.set(event.data.athleteId, { membership: "pending", admin: false });
       break;
     case clubMembershipDeclined.type:
     case clubLeft.type:
-      members.delete(d.athleteId);
+      members.delete(event.data.athleteId);
       break;
     case clubAdminPromoted.type:
-      members.set(d.athleteId, { membership: "member", admin: true });
+      members.set(event.data.athleteId, { membership: "member", admin: true });
       break;
     case clubAdminDemoted.type:
-      members.set(d.athleteId, { membership: "member", admin: false });
+      members.set(event.data.athleteId, { membership: "member", admin: false });
       break;
     default:
       return state;

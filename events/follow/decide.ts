@@ -1,5 +1,5 @@
-import type { NewEvent } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
+import type { CatalogueEvent } from "../index.ts";
 import { athleteFollowed, athleteUnfollowed } from "../athlete/events.ts";
 
 export interface FollowState {
@@ -13,11 +13,10 @@ export type FollowCommand =
 /** Follows of one athlete: not oneself; following twice or unfollowing a stranger changes nothing. */
 export const followDecider: Decider<FollowState, FollowCommand> = {
   initialState: () => ({ following: new Set() }),
-  evolve(state, event: NewEvent) {
-    const d = event.data as { targetId: number };
+  evolve(state, event: CatalogueEvent) {
     const following = new Set(state.following);
-    if (event.type === athleteFollowed.type) following.add(d.targetId);
-    if (event.type === athleteUnfollowed.type) following.delete(d.targetId);
+    if (event.type === athleteFollowed.type) following.add(event.data.targetId);
+    if (event.type === athleteUnfollowed.type) following.delete(event.data.targetId);
     return { following };
   },
   decide(command, state) {

@@ -1,4 +1,3 @@
-import type { NewEvent } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
 import {
   heatmapActivitiesSelected,
@@ -12,6 +11,7 @@ import {
   STATUS_AFTER,
 } from "./events.ts";
 import type { EventData } from "../catalogue.ts";
+import type { CatalogueEvent } from "../index.ts";
 
 export interface HeatmapState {
   exists: boolean;
@@ -44,43 +44,51 @@ const conflict = () => new DomainError("conflict", "Heatmap", "status", "invalid
 /** A heatmap: requested once, built in order, failed or deleted (only by its athlete). */
 export const heatmapDecider: Decider<HeatmapState, HeatmapCommand> = {
   initialState: () => ({ exists: false, deleted: false, athleteId: 0, status: null }),
-  evolve(state, event: NewEvent) {
+  evolve(state, event: CatalogueEvent) {
     if (event.type === heatmapRequested.type) {
-      return { ...state, exists: true, athleteId: (event.data as Ids).athleteId, status: "queued" };
+      return { ...state, exists: true, athleteId: event.data.athleteId, status: "queued" };
     }
     if (event.type === heatmapDeleted.type) return { ...state, deleted: true };
     const status = STATUS_AFTER[event.type];
     return status ? { ...state, status } : state;
   },
   decide(command, state) {
-    const { type, ...data } = command;
-    if (type === "request") {
+    if (command.type === "request") {
       if (state.exists) throw new DomainError("conflict", "Heatmap", "id", "already exists");
-      const d = data as EventData<typeof heatmapRequested>;
+      const { type: _, ...d } = command;
       if (d.startDateLocal !== null && d.endDateLocal !== null && d.startDateLocal > d.endDateLocal) {
         throw new DomainError("invalid", "Heatmap", "end_date_local", "invalid");
       }
       return [heatmapRequested.create(d)];
     }
     if (!state.exists || state.deleted) throw new DomainError("not_found", "Heatmap", "id", "invalid");
-    if (type === "delete") {
+    if (command.type === "delete") {
       if (state.athleteId !== command.athleteId) throw new DomainError("forbidden", "Heatmap", "athlete_id", "forbidden");
       return [heatmapDeleted.create({ mapId: command.mapId, athleteId: state.athleteId })];
     }
-    if (type === "fail") {
+    if (command.type === "fail") {
       if (state.status === "done" || state.status === "error") throw conflict();
-      return [heatmapFailed.create(data as EventData<typeof heatmapFailed>)];
+      const { type: _, ...data } = command;
+      return [heatmapFailed.create(data)];
     }
-    if (state.status !== STEP_FROM[type]) throw conflict();
-    switch (type) {
-      case "start":
-        return [heatmapBuildStarted.create(data as Ids)];
-      case "select":
-        return [heatmapActivitiesSelected.create(data as EventData<typeof heatmapActivitiesSelected>)];
-      case "gathered":
-        return [heatmapTracksGathered.create(data as EventData<typeof heatmapTracksGathered>)];
-      case "built":
-        return [heatmapBuilt.create(data as EventData<typeof heatmapBuilt>)];
+    if (state.status !== STEP_FROM[command.type]) throw conflict();
+    switch (command.type) {
+      case "start": {
+        const { type: _, ...data } = command;
+        return [heatmapBuildStarted.create(data)];
+      }
+      case "select": {
+        const { type: _, ...data } = command;
+        return [heatmapActivitiesSelected.create(data)];
+      }
+      case "gathered": {
+        const { type: _, ...data } = command;
+        return [heatmapTracksGathered.create(data)];
+      }
+      case "built": {
+        const { type: _, ...data } = command;
+        return [heatmapBuilt.create(data)];
+      }
     }
     throw conflict();
   },

@@ -3,8 +3,8 @@ import {
   PRIVACY_ZONE_MAX_RADIUS_M,
   PRIVACY_ZONE_MIN_RADIUS_M,
 } from "../../shared/privacy-zones.ts";
-import type { NewEvent } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
+import type { CatalogueEvent } from "../index.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "./events.ts";
 
 export interface PrivacyZonesState {
@@ -18,11 +18,10 @@ export type PrivacyZoneCommand =
 /** One athlete's privacy zones: valid circles only, a bounded number, deleting only one's own. */
 export const privacyZoneDecider: Decider<PrivacyZonesState, PrivacyZoneCommand> = {
   initialState: () => ({ zones: new Set() }),
-  evolve(state, event: NewEvent) {
-    const d = event.data as { zoneId: number };
+  evolve(state, event: CatalogueEvent) {
     const zones = new Set(state.zones);
-    if (event.type === privacyZoneCreated.type) zones.add(d.zoneId);
-    if (event.type === privacyZoneDeleted.type) zones.delete(d.zoneId);
+    if (event.type === privacyZoneCreated.type) zones.add(event.data.zoneId);
+    if (event.type === privacyZoneDeleted.type) zones.delete(event.data.zoneId);
     return { zones };
   },
   decide(command, state) {

@@ -1,5 +1,5 @@
-import type { NewEvent } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
+import type { CatalogueEvent } from "../index.ts";
 import { pushSubscriptionCreated, pushSubscriptionDeleted } from "./events.ts";
 
 export interface PushSubscriptionState {
@@ -14,10 +14,9 @@ export type PushSubscriptionCommand =
 /** One subscription per application; it cannot be edited, only deleted and created again. */
 export const pushSubscriptionDecider: Decider<PushSubscriptionState, PushSubscriptionCommand> = {
   initialState: () => ({ current: null }),
-  evolve(state, event: NewEvent) {
-    const d = event.data as { subscriptionId: number };
-    if (event.type === pushSubscriptionCreated.type) return { current: d.subscriptionId };
-    if (event.type === pushSubscriptionDeleted.type && state.current === d.subscriptionId) return { current: null };
+  evolve(state, event: CatalogueEvent) {
+    if (event.type === pushSubscriptionCreated.type) return { current: event.data.subscriptionId };
+    if (event.type === pushSubscriptionDeleted.type && state.current === event.data.subscriptionId) return { current: null };
     return state;
   },
   decide(command, state) {

@@ -1,5 +1,5 @@
-import type { NewEvent } from "../catalogue.ts";
 import type { Decider } from "../decider.ts";
+import type { CatalogueEvent } from "../index.ts";
 import { segmentStarred, segmentUnstarred } from "./events.ts";
 
 /** One athlete's star on one segment (stream segment-star-<athlete>-<segment>). */
@@ -12,12 +12,12 @@ export type StarCommand = { type: "star"; starred: boolean; athleteId: number; s
 /** Starring twice (or unstarring an unstarred segment) changes nothing and records nothing. */
 export const starDecider: Decider<StarState, StarCommand> = {
   initialState: () => ({ starred: false }),
-  evolve(state: StarState, event: NewEvent): StarState {
+  evolve(state: StarState, event: CatalogueEvent): StarState {
     if (event.type === segmentStarred.type) return { starred: true };
     if (event.type === segmentUnstarred.type) return { starred: false };
     return state;
   },
-  decide(command: StarCommand, state: StarState): NewEvent[] {
+  decide(command: StarCommand, state: StarState): CatalogueEvent[] {
     if (command.starred === state.starred) return [];
     const data = { athleteId: command.athleteId, segmentId: command.segmentId };
     return [command.starred ? segmentStarred.create(data) : segmentUnstarred.create(data)];

@@ -1,5 +1,6 @@
-import type { EventData, NewEvent } from "../catalogue.ts";
+import type { EventData } from "../catalogue.ts";
 import type { Decider } from "../decider.ts";
+import type { CatalogueEvent } from "../index.ts";
 import { segmentCreated, segmentProfileMeasured } from "./events.ts";
 
 type Measured = EventData<typeof segmentProfileMeasured>;
@@ -23,15 +24,14 @@ export type ProfileCommand = { type: "measure-profile"; measurement: Measured };
  */
 export const profileDecider: Decider<ProfileState, ProfileCommand> = {
   initialState: () => ({ created: false, ownAltitudes: false, measured: null }),
-  evolve(state: ProfileState, event: NewEvent): ProfileState {
+  evolve(state: ProfileState, event: CatalogueEvent): ProfileState {
     if (event.type === segmentCreated.type) {
-      const d = event.data as EventData<typeof segmentCreated>;
-      return { ...state, created: true, ownAltitudes: d.altitudes !== null };
+      return { ...state, created: true, ownAltitudes: event.data.altitudes !== null };
     }
-    if (event.type === segmentProfileMeasured.type) return { ...state, measured: (event.data as Measured).source };
+    if (event.type === segmentProfileMeasured.type) return { ...state, measured: event.data.source };
     return state;
   },
-  decide(command: ProfileCommand, state: ProfileState): NewEvent[] {
+  decide(command: ProfileCommand, state: ProfileState): CatalogueEvent[] {
     if (!state.created || state.ownAltitudes) return [];
     if (state.measured === "barometric") return [];
     if (state.measured === "gps" && command.measurement.source !== "barometric") return [];

@@ -1,6 +1,6 @@
 import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import {
@@ -125,7 +125,7 @@ export const activitiesProjection: Projection = {
     activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type, kudosGiven.type,
     activityReprocessed.type, commentAdded.type, commentDeleted.type, photoAdded.type, photoLinked.type,
   ],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     const insert = `insert into activities (id, athlete_id, upload_id, external_id, name, type, description,
         start_date, start_epoch, start_date_local, timezone, distance, moving_time, elapsed_time,
         total_elevation_gain, private, commute, trainer, manual, facts, recorded_position)
@@ -133,7 +133,7 @@ export const activitiesProjection: Projection = {
       on conflict (id) do nothing`;
     switch (event.type) {
       case activityRecorded.type: {
-        const d = event.data as Recorded;
+        const d = event.data;
         await tx.query(insert, [
           d.activityId, d.athleteId, d.uploadId, d.externalId, d.name, d.type, d.description, d.startDate,
           epoch(d.startDate), d.startDateLocal, d.timezone, d.distance, d.movingTime, d.elapsedTime,
@@ -142,7 +142,7 @@ export const activitiesProjection: Projection = {
         return;
       }
       case activityReprocessed.type: {
-        const { activityId, facts } = event.data as EventData<typeof activityReprocessed>;
+        const { activityId, facts } = event.data;
         const { distance, movingTime, elapsedTime, totalElevationGain, ...rest } = facts;
         await tx.query(
           `update activities set distance = $2, moving_time = $3, elapsed_time = $4, total_elevation_gain = $5,
@@ -153,7 +153,7 @@ export const activitiesProjection: Projection = {
         return;
       }
       case activityCreated.type: {
-        const d = event.data as Created;
+        const d = event.data;
         await tx.query(insert, [
           d.activityId, d.athleteId, null, null, d.name, d.type, d.description, d.startDate,
           epoch(d.startDate), d.startDateLocal, d.timezone, d.distance, d.elapsedTime, d.elapsedTime,
@@ -162,9 +162,9 @@ export const activitiesProjection: Projection = {
         return;
       }
       case activityUpdated.type: {
-        const d = event.data as Record<string, unknown>;
+        const d: Record<string, unknown> = event.data;
         const sets: string[] = [];
-        const params: unknown[] = [d.activityId];
+        const params: unknown[] = [event.data.activityId];
         for (const [key, column] of Object.entries(UPDATE_COLUMNS)) {
           if (key in d && d[key] !== undefined) {
             params.push(d[key]);
@@ -180,7 +180,7 @@ export const activitiesProjection: Projection = {
         return;
       }
       case activityDeleted.type: {
-        const { activityId } = event.data as EventData<typeof activityDeleted>;
+        const { activityId } = event.data;
         await tx.query("delete from activities where id = $1", [activityId]);
         await tx.query("delete from activity_kudos where activity_id = $1", [activityId]);
         await tx.query("delete from activity_comments where activity_id = $1", [activityId]);
@@ -188,7 +188,7 @@ export const activitiesProjection: Projection = {
         return;
       }
       case kudosGiven.type: {
-        const d = event.data as EventData<typeof kudosGiven>;
+        const d = event.data;
         await tx.query(
           "insert into activity_kudos (activity_id, athlete_id, position) values ($1,$2,$3) on conflict do nothing",
           [d.activityId, d.athleteId, event.position],
@@ -200,7 +200,7 @@ export const activitiesProjection: Projection = {
         return;
       }
       case commentAdded.type: {
-        const d = event.data as EventData<typeof commentAdded>;
+        const d = event.data;
         await tx.query(
           "insert into activity_comments (id, activity_id, athlete_id, text, created_at, position) values ($1,$2,$3,$4,$5,$6) on conflict do nothing",
           [d.commentId, d.activityId, d.athleteId, d.text, event.recordedAt, event.position],
@@ -209,13 +209,13 @@ export const activitiesProjection: Projection = {
         return;
       }
       case commentDeleted.type: {
-        const d = event.data as EventData<typeof commentDeleted>;
+        const d = event.data;
         await tx.query("delete from activity_comments where id = $1", [d.commentId]);
         await countComments(tx, d.activityId);
         return;
       }
       case photoAdded.type: {
-        const d = event.data as EventData<typeof photoAdded>;
+        const d = event.data;
         const data = { ...d, uploadedAt: event.recordedAt };
         await tx.query(
           "insert into activity_photos (key, activity_id, source, position, data) values ($1,$2,1,$3,$4) on conflict do nothing",
@@ -225,7 +225,7 @@ export const activitiesProjection: Projection = {
         return;
       }
       case photoLinked.type: {
-        const d = event.data as EventData<typeof photoLinked>;
+        const d = event.data;
         const data = { ...d, createdAt: event.recordedAt };
         await tx.query(
           "insert into activity_photos (key, activity_id, source, position, data) values ($1,$2,2,$3,$4) on conflict do nothing",

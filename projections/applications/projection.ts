@@ -1,6 +1,5 @@
-import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import {
   accessTokenIssued,
   accessTokensRevoked,
@@ -51,11 +50,11 @@ export const applicationsProjection: Projection = {
     accessTokensRevoked.type,
     authorizationCodeReplayed.type,
   ],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     if (event.type !== accessTokenIssued.type) tokenReadModelChanged();
     switch (event.type) {
       case applicationRegistered.type: {
-        const d = event.data as EventData<typeof applicationRegistered>;
+        const d = event.data;
         await tx.query(
           `insert into applications (id, owner_id, name, website, description, callback_domain,
              client_secret_hash, internal, kudos_enabled, challenges_enabled, created_at, updated_at)
@@ -66,7 +65,7 @@ export const applicationsProjection: Projection = {
         return;
       }
       case applicationSecretRegenerated.type: {
-        const d = event.data as EventData<typeof applicationSecretRegenerated>;
+        const d = event.data;
         await tx.query(
           "update applications set client_secret_hash = $2, updated_at = $3 where id = $1",
           [d.applicationId, d.clientSecretHash, event.recordedAt],
@@ -74,7 +73,7 @@ export const applicationsProjection: Projection = {
         return;
       }
       case accessTokenIssued.type: {
-        const d = event.data as EventData<typeof accessTokenIssued>;
+        const d = event.data;
         await tx.query(
           `insert into access_tokens (token_hash, athlete_id, application_id, scopes, kind,
              expires_at, grant_id, created_at)
@@ -85,7 +84,7 @@ export const applicationsProjection: Projection = {
         return;
       }
       case accessTokensRevoked.type: {
-        const d = event.data as EventData<typeof accessTokensRevoked>;
+        const d = event.data;
         await tx.query(
           `update access_tokens set revoked = true
             where athlete_id = $1 and application_id = $2 and kind = 'access'`,
@@ -95,7 +94,7 @@ export const applicationsProjection: Projection = {
       }
       case authorizationCodeReplayed.type: {
         // A used OAuth code was presented again: every token issued from its grant stops working.
-        const d = event.data as EventData<typeof authorizationCodeReplayed>;
+        const d = event.data;
         await tx.query("update access_tokens set revoked = true where grant_id = $1", [d.grantId]);
         return;
       }

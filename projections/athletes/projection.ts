@@ -1,6 +1,6 @@
 import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent, StoredEventOfType } from "../../events/index.ts";
 import { athletePasswordRehashed, athleteProfileUpdated, athleteRegistered } from "../../events/athlete/events.ts";
 import type { Projection } from "../projection.ts";
 
@@ -48,12 +48,12 @@ export const athletesProjection: Projection = {
     create unique index if not exists athletes_email_unique on athletes (lower(email));
   `,
   handles: [athleteRegistered.type, athleteProfileUpdated.type, athletePasswordRehashed.type],
-  async applyBatch(tx: Queryable, events: RecordedEvent[]) {
+  async applyBatch(tx: Queryable, events: StoredEvent[]) {
     // Consecutive registrations go in one insert; a profile update applies in its place.
-    let registered: RecordedEvent[] = [];
+    let registered: StoredEventOfType<"AthleteRegistered">[] = [];
     const insertRegistered = async () => {
       if (registered.length === 0) return;
-      const rows = registered.map((e) => ({ ...(e.data as Registered), at: e.recordedAt }));
+      const rows = registered.map((e) => ({ ...(e.data), at: e.recordedAt }));
       await tx.query(
         `insert into athletes (id, firstname, lastname, email, password_hash, sex, premium, city,
            state, country, birthdate, weight, created_at, updated_at)
@@ -76,9 +76,9 @@ export const athletesProjection: Projection = {
     }
     await insertRegistered();
   },
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === athleteRegistered.type) {
-      const d = event.data as Registered;
+      const d = event.data;
       await tx.query(
         `insert into athletes (id, firstname, lastname, email, password_hash, sex, premium, city,
            state, country, birthdate, weight, created_at, updated_at)
@@ -90,13 +90,14 @@ export const athletesProjection: Projection = {
     }
     if (event.type === athletePasswordRehashed.type) {
       // Credentials, not the profile: updated_at (shown in the athlete representation) stays.
-      const d = event.data as EventData<typeof athletePasswordRehashed>;
+      const d = event.data;
       await tx.query("update athletes set password_hash = $2 where id = $1", [d.athleteId, d.passwordHash]);
       return;
     }
-    const d = event.data as Record<string, unknown>;
+    if (event.type !== athleteProfileUpdated.type) return;
+    const d: Record<string, unknown> = event.data;
     const sets: string[] = [];
-    const params: unknown[] = [d.athleteId, event.recordedAt];
+    const params: unknown[] = [event.data.athleteId, event.recordedAt];
     for (const [key, column] of Object.entries(COLUMNS)) {
       if (key in d && d[key] !== undefined) {
         params.push(d[key]);

@@ -1,6 +1,6 @@
 import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { challengeCreated, challengeJoined, challengeLeft } from "../../events/challenge/events.ts";
@@ -225,10 +225,10 @@ export const challengesProjection: Projection = {
     challengeCreated.type, challengeJoined.type, challengeLeft.type, activityRecorded.type, activityCreated.type,
     activityUpdated.type, activityDeleted.type, segmentEffortsMatched.type, segmentEffortsRematched.type,
   ],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     switch (event.type) {
       case challengeCreated.type: {
-        const c = event.data as Created;
+        const c = event.data;
         await tx.query(
           `insert into challenges (id, name, type, dimension, goal, start_date, end_date, activity_type, segment_id,
              external_url, description, mobile_description, additional_info, rules, prizes, teaser, url, logo_url,
@@ -242,7 +242,7 @@ export const challengesProjection: Projection = {
         return;
       }
       case challengeJoined.type: {
-        const d = event.data as EventData<typeof challengeJoined>;
+        const d = event.data;
         await tx.query(
           `with joined as (
              insert into challenge_participants (challenge_id, athlete_id, joined_at) values ($1,$2,$3)
@@ -256,7 +256,7 @@ export const challengesProjection: Projection = {
         return;
       }
       case challengeLeft.type: {
-        const d = event.data as EventData<typeof challengeLeft>;
+        const d = event.data;
         const [gone] = await tx.query<{ activity_count: number; rank_key: string }>(
           `with gone as (
              delete from challenge_participants where challenge_id = $1 and athlete_id = $2
@@ -277,18 +277,18 @@ export const challengesProjection: Projection = {
       }
       case activityRecorded.type:
       case activityCreated.type: {
-        const d = event.data as EventData<typeof activityCreated> & { movingTime?: number; totalElevationGain?: number };
+        const d = event.data;
         await tx.query(
           `insert into challenge_activities (activity_id, athlete_id, type, start_date_local, distance, elevation_gain,
              moving_time, elapsed_time, private) values ($1,$2,$3,$4,$5,$6,$7,$8,$9) on conflict do nothing`,
-          [d.activityId, d.athleteId, d.type, d.startDateLocal, d.distance, d.totalElevationGain ?? 0,
-            d.movingTime ?? d.elapsedTime, d.elapsedTime, d.private],
+          [d.activityId, d.athleteId, d.type, d.startDateLocal, d.distance, ("totalElevationGain" in d ? d.totalElevationGain : 0) ?? 0,
+            ("movingTime" in d ? d.movingTime : undefined) ?? d.elapsedTime, d.elapsedTime, d.private],
         );
         await recomputeAthlete(tx, d.athleteId);
         return;
       }
       case activityUpdated.type: {
-        const d = event.data as EventData<typeof activityUpdated>;
+        const d = event.data;
         if (d.type === undefined && d.private === undefined) return;
         await tx.query(
           "update challenge_activities set type = coalesce($2, type), private = coalesce($3, private) where activity_id = $1",
@@ -301,7 +301,7 @@ export const challengesProjection: Projection = {
         return;
       }
       case activityDeleted.type: {
-        const d = event.data as EventData<typeof activityDeleted>;
+        const d = event.data;
         await tx.query("delete from challenge_activities where activity_id = $1", [d.activityId]);
         await tx.query("delete from challenge_efforts where activity_id = $1", [d.activityId]);
         await recomputeAthlete(tx, d.athleteId);
@@ -309,7 +309,7 @@ export const challengesProjection: Projection = {
       }
       case segmentEffortsMatched.type:
       case segmentEffortsRematched.type: {
-        const d = event.data as EventData<typeof segmentEffortsMatched>;
+        const d = event.data;
         // A re-match (cli reprocess) replaces the activity's efforts.
         if (event.type === segmentEffortsRematched.type) {
           await tx.query("delete from challenge_efforts where activity_id = $1", [d.activityId]);

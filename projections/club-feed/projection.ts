@@ -1,6 +1,5 @@
-import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
@@ -25,20 +24,21 @@ export const clubFeedProjection: Projection = {
     create index if not exists club_feed_athlete on club_feed_activities (athlete_id, start_date desc);
   `,
   handles: [activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === activityDeleted.type) {
-      const d = event.data as EventData<typeof activityDeleted>;
+      const d = event.data;
       await tx.query("delete from club_feed_activities where activity_id = $1", [d.activityId]);
       return;
     }
     if (event.type === activityUpdated.type) {
-      const d = event.data as EventData<typeof activityUpdated>;
+      const d = event.data;
       if (d.private !== undefined) {
         await tx.query("update club_feed_activities set private = $2 where activity_id = $1", [d.activityId, d.private]);
       }
       return;
     }
-    const d = event.data as EventData<typeof activityRecorded> | EventData<typeof activityCreated>;
+    if (event.type !== activityRecorded.type && event.type !== activityCreated.type) return;
+    const d = event.data;
     await tx.query(
       `insert into club_feed_activities (activity_id, athlete_id, start_date, private) values ($1, $2, $3, $4)
        on conflict (activity_id) do update set athlete_id = excluded.athlete_id, start_date = excluded.start_date,

@@ -1,6 +1,6 @@
 import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import {
   athleteEnhancedPrivacyChanged,
   clubAdminDemoted,
@@ -69,13 +69,12 @@ export const clubsProjection: Projection = {
     clubMembershipApproved.type, clubMembershipDeclined.type, clubLeft.type, clubAdminPromoted.type,
     clubAdminDemoted.type, athleteEnhancedPrivacyChanged.type,
   ],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     const at = event.recordedAt;
-    const d = event.data as Ids;
-    const touch = () => tx.query("update clubs set updated_at = $2 where id = $1", [d.clubId, at]);
+    const touch = (clubId: number) => tx.query("update clubs set updated_at = $2 where id = $1", [clubId, at]);
     switch (event.type) {
       case clubCreated.type: {
-        const c = event.data as Created;
+        const c = event.data;
         await tx.query(
           `insert into clubs (id, name, description, club_type, sport_type, city, state, country, private,
              verified, owner_id, url, created_at, updated_at)
@@ -93,7 +92,7 @@ export const clubsProjection: Projection = {
       case clubMemberInvited.type:
         await tx.query(
           "insert into club_invitations (club_id, athlete_id, invited_at) values ($1,$2,$3) on conflict do nothing",
-          [d.clubId, d.athleteId, at],
+          [event.data.clubId, event.data.athleteId, at],
         );
         return;
       case clubJoined.type:
@@ -102,32 +101,32 @@ export const clubsProjection: Projection = {
           `insert into club_members (club_id, athlete_id, membership, admin, owner, since)
            values ($1, $2, 'member', false, false, $3)
            on conflict (club_id, athlete_id) do update set membership = 'member', since = excluded.since`,
-          [d.clubId, d.athleteId, at],
+          [event.data.clubId, event.data.athleteId, at],
         );
-        await tx.query("delete from club_invitations where club_id = $1 and athlete_id = $2", [d.clubId, d.athleteId]);
-        await touch();
+        await tx.query("delete from club_invitations where club_id = $1 and athlete_id = $2", [event.data.clubId, event.data.athleteId]);
+        await touch(event.data.clubId);
         return;
       case clubMembershipRequested.type:
         await tx.query(
           `insert into club_members (club_id, athlete_id, membership, admin, owner, since)
            values ($1, $2, 'pending', false, false, $3) on conflict do nothing`,
-          [d.clubId, d.athleteId, at],
+          [event.data.clubId, event.data.athleteId, at],
         );
         return;
       case clubMembershipDeclined.type:
       case clubLeft.type:
-        await tx.query("delete from club_members where club_id = $1 and athlete_id = $2", [d.clubId, d.athleteId]);
-        await touch();
+        await tx.query("delete from club_members where club_id = $1 and athlete_id = $2", [event.data.clubId, event.data.athleteId]);
+        await touch(event.data.clubId);
         return;
       case clubAdminPromoted.type:
       case clubAdminDemoted.type:
         await tx.query(
           "update club_members set admin = $3 where club_id = $1 and athlete_id = $2",
-          [d.clubId, d.athleteId, event.type === clubAdminPromoted.type],
+          [event.data.clubId, event.data.athleteId, event.type === clubAdminPromoted.type],
         );
         return;
       case athleteEnhancedPrivacyChanged.type: {
-        const p = event.data as EventData<typeof athleteEnhancedPrivacyChanged>;
+        const p = event.data;
         await tx.query(
           `insert into athlete_enhanced_privacy (athlete_id, enhanced_privacy) values ($1, $2)
            on conflict (athlete_id) do update set enhanced_privacy = excluded.enhanced_privacy`,

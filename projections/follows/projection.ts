@@ -1,9 +1,11 @@
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import { isOneOf, type StoredEvent } from "../../events/index.ts";
 import { athleteFollowed, athleteUnfollowed } from "../../events/athlete/events.ts";
 import type { Projection } from "../projection.ts";
 
 /** Who follows whom (friend = the viewer follows them; follower = they follow the viewer). */
+const HANDLES = [athleteFollowed.type, athleteUnfollowed.type];
+
 export const followsProjection: Projection = {
   name: "follows",
   tables: ["follows"],
@@ -16,9 +18,10 @@ export const followsProjection: Projection = {
     );
     create index if not exists follows_followee on follows (followee_id);
   `,
-  handles: [athleteFollowed.type, athleteUnfollowed.type],
-  async apply(tx: Queryable, event: RecordedEvent) {
-    const d = event.data as { athleteId: number; targetId: number };
+  handles: HANDLES,
+  async apply(tx: Queryable, event: StoredEvent) {
+    if (!isOneOf(event, HANDLES)) return;
+    const d = event.data;
     if (event.type === athleteFollowed.type) {
       await tx.query(
         "insert into follows (follower_id, followee_id, created_at) values ($1, $2, $3) on conflict do nothing",
@@ -28,7 +31,7 @@ export const followsProjection: Projection = {
       await tx.query("delete from follows where follower_id = $1 and followee_id = $2", [d.athleteId, d.targetId]);
     }
   },
-  async applyBatch(tx: Queryable, events: RecordedEvent[]) {
+  async applyBatch(tx: Queryable, events: StoredEvent[]) {
     const net = netFollows(events);
     const removed = net.filter((p) => p.action !== "keep");
     const added = net.filter((p) => p.action !== "delete");
@@ -55,10 +58,11 @@ export const followsProjection: Projection = {
  * one by one: "keep" = insert if absent (an existing row keeps its time), "replace" = the pair was
  * unfollowed in the run and followed again, "delete" = unfollowed last.
  */
-export function netFollows(events: RecordedEvent[]) {
+export function netFollows(events: StoredEvent[]) {
   const pairs = new Map<string, { follower: number; followee: number; action: "keep" | "replace" | "delete"; at: string }>();
   for (const event of events) {
-    const d = event.data as { athleteId: number; targetId: number };
+    if (!isOneOf(event, HANDLES)) continue;
+    const d = event.data;
     const key = `${d.athleteId}:${d.targetId}`;
     const current = pairs.get(key);
     if (event.type === athleteUnfollowed.type) {

@@ -1,6 +1,5 @@
-import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import { gearAdded } from "../../events/gear/events.ts";
 import type { Projection } from "../projection.ts";
 
@@ -27,8 +26,9 @@ export const gearProjection: Projection = {
     create index if not exists gear_athlete on gear (athlete_id, kind, position);
   `,
   handles: [gearAdded.type],
-  async apply(tx: Queryable, event: RecordedEvent) {
-    const d = event.data as EventData<typeof gearAdded>;
+  async apply(tx: Queryable, event: StoredEvent) {
+    if (event.type !== gearAdded.type) return;
+    const d = event.data;
     if (d.primary) await tx.query("update gear set is_primary = false where athlete_id = $1 and kind = $2", [d.athleteId, d.kind]);
     await tx.query(
       `insert into gear (id, athlete_id, kind, name, nickname, brand_name, model_name, description, frame_type,

@@ -1,5 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import { isOneOf, type StoredEvent } from "../../events/index.ts";
 import {
   heatmapActivitiesSelected,
   heatmapBuildStarted,
@@ -30,6 +30,11 @@ export function heatmapStatusMessage(status: string, detail: { activities?: numb
 }
 
 /** Heatmaps by id with their build status and, once built, their statistics. */
+const HANDLES = [
+  heatmapRequested.type, heatmapBuildStarted.type, heatmapActivitiesSelected.type, heatmapTracksGathered.type,
+  heatmapBuilt.type, heatmapFailed.type, heatmapDeleted.type,
+];
+
 export const heatmapsProjection: Projection = {
   name: "heatmaps",
   tables: ["heatmaps"],
@@ -56,18 +61,16 @@ export const heatmapsProjection: Projection = {
     create index if not exists heatmaps_athlete on heatmaps (athlete_id, created_at);
     create index if not exists heatmaps_pending on heatmaps (status) where status not in ('done', 'error');
   `,
-  handles: [
-    heatmapRequested.type, heatmapBuildStarted.type, heatmapActivitiesSelected.type, heatmapTracksGathered.type,
-    heatmapBuilt.type, heatmapFailed.type, heatmapDeleted.type,
-  ],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  handles: HANDLES,
+  async apply(tx: Queryable, event: StoredEvent) {
     const at = event.recordedAt;
-    const d = event.data as Record<string, unknown> & { mapId: number };
+    if (!isOneOf(event, HANDLES)) return;
+    const d = event.data;
     const set = (sql: string, params: unknown[]) =>
       tx.query(`update heatmaps set ${sql}, updated_at = $2 where id = $1`, [d.mapId, at, ...params]);
     switch (event.type) {
       case heatmapRequested.type: {
-        const r = event.data as { mapId: number; athleteId: number; activityTypeIds: number[]; startDateLocal: number | null; endDateLocal: number | null };
+        const r = event.data;
         await tx.query(
           `insert into heatmaps (id, athlete_id, activity_type_ids, start_date_local, end_date_local, status, status_message, created_at, updated_at)
            values ($1, $2, $3::integer[], $4, $5, 'queued', $6, $7, $7) on conflict (id) do nothing`,
@@ -79,24 +82,24 @@ export const heatmapsProjection: Projection = {
         await set("status = 'building', status_message = $3", [heatmapStatusMessage("building")]);
         return;
       case heatmapActivitiesSelected.type: {
-        const n = (d.activityIds as number[]).length;
+        const n = event.data.activityIds.length;
         await set("status = 'gathering', status_message = $3, selected_count = $4", [heatmapStatusMessage("gathering", { activities: n }), n]);
         return;
       }
       case heatmapTracksGathered.type:
         await set("status = 'generating', status_message = $3, tracks_sha256 = $4, activities_count = $5, points_count = $6", [
-          heatmapStatusMessage("generating"), d.tracksSha256, d.activitiesCount, d.pointsCount,
+          heatmapStatusMessage("generating"), event.data.tracksSha256, event.data.activitiesCount, event.data.pointsCount,
         ]);
         return;
       case heatmapBuilt.type: {
-        const center = d.centerLatlng as [number, number] | null;
+        const center = event.data.centerLatlng;
         await set("status = 'done', status_message = $3, tiles_count = $4, center_lat = $5, center_lng = $6, center_zoom = $7", [
-          heatmapStatusMessage("done"), d.tilesCount, center?.[0] ?? null, center?.[1] ?? null, d.centerZoom,
+          heatmapStatusMessage("done"), event.data.tilesCount, center?.[0] ?? null, center?.[1] ?? null, event.data.centerZoom,
         ]);
         return;
       }
       case heatmapFailed.type:
-        await set("status = 'error', status_message = $3", [d.statusMessage]);
+        await set("status = 'error', status_message = $3", [event.data.statusMessage]);
         return;
       case heatmapDeleted.type:
         await tx.query("delete from heatmaps where id = $1", [d.mapId]);

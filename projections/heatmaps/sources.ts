@@ -1,5 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import { activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
@@ -36,12 +36,9 @@ export const heatmapSourcesProjection: Projection = {
     );
   `,
   handles: [activityRecorded.type, activityUpdated.type, activityDeleted.type, privacyZoneCreated.type, privacyZoneDeleted.type],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === activityRecorded.type) {
-      const d = event.data as {
-        activityId: number; athleteId: number; type: string; private: boolean; startDateLocal: string;
-        elapsedTime: number; streamsSha256: string | null;
-      };
+      const d = event.data;
       const start = localEpochSeconds(d.startDateLocal);
       await tx.query(
         `insert into heatmap_activities (activity_id, athlete_id, type, private, start_local, end_local, streams_sha256)
@@ -54,7 +51,7 @@ export const heatmapSourcesProjection: Projection = {
       return;
     }
     if (event.type === activityUpdated.type) {
-      const d = event.data as { activityId: number; athleteId: number; type?: string; private?: boolean };
+      const d = event.data;
       if (d.type !== undefined) await tx.query("update heatmap_activities set type = $2 where activity_id = $1", [d.activityId, d.type]);
       if (d.private === undefined) return;
       const changed = await tx.query(
@@ -65,13 +62,13 @@ export const heatmapSourcesProjection: Projection = {
       return;
     }
     if (event.type === activityDeleted.type) {
-      const d = event.data as { activityId: number; athleteId: number };
+      const d = event.data;
       await tx.query("delete from heatmap_activities where activity_id = $1", [d.activityId]);
       await bumpPrivacyEpoch(tx, d.athleteId, event.position);
       return;
     }
-    const d = event.data as { athleteId: number };
-    await bumpPrivacyEpoch(tx, d.athleteId, event.position);
+    if (event.type !== privacyZoneCreated.type && event.type !== privacyZoneDeleted.type) return;
+    await bumpPrivacyEpoch(tx, event.data.athleteId, event.position);
   },
 };
 

@@ -1,6 +1,5 @@
-import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import { isOneOf, type StoredEvent } from "../../events/index.ts";
 import { accessTokenIssued, accessTokensRevoked, authorizationStream } from "../../events/application/events.ts";
 import {
   authorizationCodeRedeemed,
@@ -15,6 +14,15 @@ import type { Projection } from "../projection.ts";
  * stream's version used for optimistic concurrency), authorization codes and refresh tokens
  * (hashes only).
  */
+const HANDLES = [
+  authorizationGranted.type,
+  authorizationCodeRedeemed.type,
+  authorizationCodeReplayed.type,
+  refreshTokenIssued.type,
+  accessTokenIssued.type,
+  accessTokensRevoked.type,
+];
+
 export const oauthProjection: Projection = {
   name: "oauth",
   tables: ["oauth_authorizations", "oauth_codes", "oauth_refresh_tokens"],
@@ -65,16 +73,10 @@ export const oauthProjection: Projection = {
     create index if not exists oauth_refresh_tokens_grant on oauth_refresh_tokens (grant_id);
     create index if not exists oauth_codes_pair on oauth_codes (athlete_id, application_id);
   `,
-  handles: [
-    authorizationGranted.type,
-    authorizationCodeRedeemed.type,
-    authorizationCodeReplayed.type,
-    refreshTokenIssued.type,
-    accessTokenIssued.type,
-    accessTokensRevoked.type,
-  ],
-  async apply(tx: Queryable, event: RecordedEvent) {
-    const pair = event.data as { athleteId: number; applicationId: number };
+  handles: HANDLES,
+  async apply(tx: Queryable, event: StoredEvent) {
+    if (!isOneOf(event, HANDLES)) return;
+    const pair = event.data;
     // Only events of the pair stream count (the application's public token lives on its own stream).
     if (event.streamId !== authorizationStream(pair.athleteId, pair.applicationId)) return;
     await tx.query(
@@ -84,7 +86,7 @@ export const oauthProjection: Projection = {
     );
     switch (event.type) {
       case authorizationGranted.type: {
-        const d = event.data as EventData<typeof authorizationGranted>;
+        const d = event.data;
         await tx.query(
           `insert into oauth_codes (code_hash, grant_id, athlete_id, application_id, permissions, scope,
              redirect_uri, code_challenge, expires_at, created_at)
@@ -96,23 +98,23 @@ export const oauthProjection: Projection = {
         return;
       }
       case accessTokenIssued.type: {
-        const d = event.data as EventData<typeof accessTokenIssued>;
+        const d = event.data;
         if (d.kind === "access") await authorize(tx, d.athleteId, d.applicationId, d.scopes, event.recordedAt, false, null);
         return;
       }
       case authorizationCodeRedeemed.type: {
-        const d = event.data as EventData<typeof authorizationCodeRedeemed>;
+        const d = event.data;
         await tx.query("update oauth_codes set redeemed = true where code_hash = $1", [d.codeHash]);
         return;
       }
       case authorizationCodeReplayed.type: {
-        const d = event.data as EventData<typeof authorizationCodeReplayed>;
+        const d = event.data;
         await tx.query("update oauth_codes set replayed = true where code_hash = $1", [d.codeHash]);
         await tx.query("update oauth_refresh_tokens set revoked = true where grant_id = $1", [d.grantId]);
         return;
       }
       case refreshTokenIssued.type: {
-        const d = event.data as EventData<typeof refreshTokenIssued>;
+        const d = event.data;
         if (d.replacesHash) {
           await tx.query("update oauth_refresh_tokens set replaced = true where token_hash = $1", [d.replacesHash]);
         }
@@ -127,7 +129,7 @@ export const oauthProjection: Projection = {
         return;
       }
       case accessTokensRevoked.type: {
-        const d = event.data as EventData<typeof accessTokensRevoked>;
+        const d = event.data;
         await tx.query(
           `update oauth_authorizations set authorized = false, consented = false, permissions = '', scope = '',
              revoked_at = $3 where athlete_id = $1 and application_id = $2`,

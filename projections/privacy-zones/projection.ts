@@ -1,5 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
 
@@ -23,16 +23,16 @@ export const privacyZonesProjection: Projection = {
     create index if not exists privacy_zones_athlete on privacy_zones (athlete_id);
   `,
   handles: [privacyZoneCreated.type, privacyZoneDeleted.type],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === privacyZoneCreated.type) {
-      const d = event.data as { zoneId: number; athleteId: number; lat: number; lng: number; radiusM: number };
+      const d = event.data;
       await tx.query(
         `insert into privacy_zones (id, athlete_id, lat, lng, radius_m, created_at) values ($1, $2, $3, $4, $5, $6)
          on conflict (id) do nothing`,
         [d.zoneId, d.athleteId, d.lat, d.lng, d.radiusM, event.recordedAt],
       );
-    } else {
-      const d = event.data as { zoneId: number; athleteId: number };
+    } else if (event.type === privacyZoneDeleted.type) {
+      const d = event.data;
       await tx.query("delete from privacy_zones where id = $1 and athlete_id = $2", [d.zoneId, d.athleteId]);
     }
   },

@@ -1,6 +1,5 @@
-import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import { pushSubscriptionCreated, pushSubscriptionDeleted } from "../../events/push-subscription/events.ts";
 import type { Projection } from "../projection.ts";
 
@@ -19,9 +18,9 @@ export const pushSubscriptionsProjection: Projection = {
     create unique index if not exists push_subscriptions_application on push_subscriptions (application_id);
   `,
   handles: [pushSubscriptionCreated.type, pushSubscriptionDeleted.type],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === pushSubscriptionCreated.type) {
-      const d = event.data as EventData<typeof pushSubscriptionCreated>;
+      const d = event.data;
       await tx.query(
         `insert into push_subscriptions (id, application_id, callback_url, created_at, updated_at)
          values ($1, $2, $3, $4, $4)`,
@@ -29,7 +28,8 @@ export const pushSubscriptionsProjection: Projection = {
       );
       return;
     }
-    const d = event.data as EventData<typeof pushSubscriptionDeleted>;
+    if (event.type !== pushSubscriptionDeleted.type) return;
+    const d = event.data;
     await tx.query("delete from push_subscriptions where id = $1", [d.subscriptionId]);
   },
 };

@@ -1,6 +1,6 @@
 import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import { athleteProfileUpdated } from "../../events/athlete/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import {
@@ -171,12 +171,12 @@ export const segmentsProjection: Projection = {
     segmentCreated.type, segmentProfileMeasured.type, segmentStarred.type, segmentUnstarred.type, segmentEffortsMatched.type, segmentEffortsRematched.type,
     activityDeleted.type, activityUpdated.type, athleteProfileUpdated.type, privacyZoneCreated.type, privacyZoneDeleted.type,
   ],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     switch (event.type) {
       case segmentCreated.type:
-        return created(tx, event.data as Created, event.recordedAt);
+        return created(tx, event.data, event.recordedAt);
       case segmentProfileMeasured.type: {
-        const d = event.data as EventData<typeof segmentProfileMeasured>;
+        const d = event.data;
         await tx.query(
           `update segments set average_grade = $2, maximum_grade = $3, elevation_high = $4, elevation_low = $5,
              total_elevation_gain = $6, climb_category = $7, elevation_source = $8, elevation_difference = $9,
@@ -188,7 +188,7 @@ export const segmentsProjection: Projection = {
         return;
       }
       case segmentStarred.type: {
-        const d = event.data as { segmentId: number; athleteId: number };
+        const d = event.data;
         const rows = await tx.query(
           `insert into segment_stars (athlete_id, segment_id, starred_at) values ($1, $2, $3)
            on conflict do nothing returning segment_id`,
@@ -198,7 +198,7 @@ export const segmentsProjection: Projection = {
         return;
       }
       case segmentUnstarred.type: {
-        const d = event.data as { segmentId: number; athleteId: number };
+        const d = event.data;
         const rows = await tx.query(
           "delete from segment_stars where athlete_id = $1 and segment_id = $2 returning segment_id",
           [d.athleteId, d.segmentId],
@@ -207,10 +207,10 @@ export const segmentsProjection: Projection = {
         return;
       }
       case segmentEffortsMatched.type:
-        return matched(tx, event.data as Matched);
+        return matched(tx, event.data);
       case segmentEffortsRematched.type: {
         // The activity's efforts are replaced: out of the boards first, then in again.
-        const d = event.data as Matched;
+        const d = event.data;
         const gone = await tx.query<EffortChange>(
           "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id, not (private or shielded) as public",
           [d.activityId],
@@ -219,7 +219,7 @@ export const segmentsProjection: Projection = {
         return matched(tx, d);
       }
       case activityDeleted.type: {
-        const d = event.data as { activityId: number };
+        const d = event.data;
         const gone = await tx.query<EffortChange>(
           "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id, not (private or shielded) as public",
           [d.activityId],
@@ -229,7 +229,7 @@ export const segmentsProjection: Projection = {
         return;
       }
       case activityUpdated.type: {
-        const d = event.data as { activityId: number; private?: boolean };
+        const d = event.data;
         if (d.private === undefined) return;
         if (!d.private) {
           // Made public: its efforts join the boards (bests can only improve).
@@ -249,7 +249,7 @@ export const segmentsProjection: Projection = {
         return;
       }
       case athleteProfileUpdated.type: {
-        const d = event.data as { athleteId: number; sex?: string | null; birthdate?: string | null; weight?: number | null };
+        const d = event.data;
         await updateBoardAthlete(tx, d.athleteId, d);
         return;
       }

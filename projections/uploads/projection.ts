@@ -1,6 +1,5 @@
-import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import { activityDeleted } from "../../events/activity/changes.ts";
 import { uploadFailed, uploadReceived, uploadSucceeded } from "../../events/upload/events.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
@@ -44,9 +43,9 @@ export const uploadsProjection: Projection = {
     create index if not exists upload_fingerprints_athlete on upload_fingerprints (athlete_id, start_date);
   `,
   handles: [uploadReceived.type, uploadSucceeded.type, uploadFailed.type, activityDeleted.type],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === uploadReceived.type) {
-      const d = event.data as EventData<typeof uploadReceived>;
+      const d = event.data;
       await tx.query(
         `insert into uploads (id, athlete_id, activity_id, external_id, file_name, data_type, original_sha256,
            content_sha256, status, created_at, updated_at)
@@ -55,7 +54,7 @@ export const uploadsProjection: Projection = {
           d.contentSha256, event.recordedAt, UPLOAD_STATUS.processing],
       );
     } else if (event.type === uploadSucceeded.type) {
-      const d = event.data as EventData<typeof uploadSucceeded>;
+      const d = event.data;
       await tx.query(
         `update uploads set status = $4, error = null, notes = $2::jsonb, updated_at = $3 where id = $1`,
         [d.uploadId, JSON.stringify(d.notes), event.recordedAt, UPLOAD_STATUS.ready],
@@ -66,13 +65,13 @@ export const uploadsProjection: Projection = {
         [d.activityId, d.athleteId, d.startDate, d.deviceName, d.contentSha256],
       );
     } else if (event.type === uploadFailed.type) {
-      const d = event.data as EventData<typeof uploadFailed>;
+      const d = event.data;
       await tx.query(
         `update uploads set status = $4, error = $2, updated_at = $3 where id = $1`,
         [d.uploadId, d.error, event.recordedAt, UPLOAD_STATUS.error],
       );
     } else if (event.type === activityDeleted.type) {
-      const { activityId } = event.data as EventData<typeof activityDeleted>;
+      const { activityId } = event.data;
       await tx.query(
         `update uploads set status = $3, updated_at = $2 where activity_id = $1 and status = $4`,
         [activityId, event.recordedAt, UPLOAD_STATUS.deleted, UPLOAD_STATUS.ready],

@@ -1,8 +1,8 @@
-import { DomainError } from "../../events/decider.ts";
+import { applicationDecider, checkApplication } from "../../events/application/decide.ts";
+import { DomainError, handleCommand } from "../../events/decider.ts";
+import { athleteExists } from "../../projections/athletes/queries.ts";
 import {
   accessTokenIssued,
-  applicationRegistered,
-  applicationSecretRegenerated,
   applicationStream,
   authorizationStream,
 } from "../../events/application/events.ts";
@@ -28,11 +28,8 @@ export interface CreatedApplication {
   access_token: string;
 }
 
-const DOMAIN = /^(localhost|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:\d+)?$/i;
-
-async function ownerExists(platform: Platform, athleteId: number): Promise<boolean> {
-  const rows = await platform.db.query("select 1 from athletes where id = $1", [athleteId]);
-  return rows.length > 0;
+function ownerExists(platform: Platform, athleteId: number): Promise<boolean> {
+  return athleteExists(platform.db, athleteId);
 }
 
 /**
@@ -40,15 +37,15 @@ async function ownerExists(platform: Platform, athleteId: number): Promise<boole
  * token once (only their hashes are stored).
  */
 export async function createApplication(platform: Platform, input: NewApplication, source = "cli"): Promise<CreatedApplication> {
-  if (!input.name.trim()) throw new DomainError("invalid", "Application", "name", "missing");
   const callbackDomain = input.callbackDomain.trim().toLowerCase();
-  if (!DOMAIN.test(callbackDomain)) throw new DomainError("invalid", "Application", "callback_domain", "invalid");
+  checkApplication({ name: input.name, callbackDomain });
   if (!(await ownerExists(platform, input.ownerId))) throw new DomainError("not_found", "Athlete", "owner", "invalid");
   const applicationId = await nextId(platform.db, "application");
   const clientSecret = randomSecret();
   const publicToken = randomSecret();
-  await platform.store.append(applicationStream(applicationId), 0, [
-    applicationRegistered.create({
+  await handleCommand(platform.store, applicationStream(applicationId), applicationDecider, {
+    type: "register",
+    application: {
       applicationId,
       ownerId: input.ownerId,
       name: input.name.trim(),
@@ -59,8 +56,8 @@ export async function createApplication(platform: Platform, input: NewApplicatio
       internal: input.internal ?? false,
       kudosEnabled: input.kudosEnabled ?? false,
       challengesEnabled: input.challengesEnabled ?? false,
-    }),
-    accessTokenIssued.create({
+    },
+    publicToken: {
       tokenHash: hashSecret(publicToken),
       athleteId: input.ownerId,
       applicationId,
@@ -68,17 +65,19 @@ export async function createApplication(platform: Platform, input: NewApplicatio
       kind: "public",
       expiresAt: null,
       grantId: null,
-    }),
-  ], { metadata: { athleteId: input.ownerId, source } });
+    },
+  }, { metadata: { athleteId: input.ownerId, source } });
   return { client_id: applicationId, client_secret: clientSecret, access_token: publicToken };
 }
 
 /** Replaces the client secret; returns the new one (shown once). */
 export async function regenerateClientSecret(platform: Platform, applicationId: number, actorId: number): Promise<string> {
   const clientSecret = randomSecret();
-  await platform.store.append(applicationStream(applicationId), "any", [
-    applicationSecretRegenerated.create({ applicationId, clientSecretHash: hashSecret(clientSecret) }),
-  ], { metadata: { athleteId: actorId } });
+  await handleCommand(platform.store, applicationStream(applicationId), applicationDecider, {
+    type: "regenerateSecret",
+    applicationId,
+    clientSecretHash: hashSecret(clientSecret),
+  }, { metadata: { athleteId: actorId } });
   return clientSecret;
 }
 

@@ -1,7 +1,8 @@
 import { DomainError, handleCommand } from "../../events/decider.ts";
+import { athleteSettingsDecider } from "../../events/club/settings.ts";
+import { clubUrlTaken } from "../../projections/clubs/queries.ts";
 import { type ClubCommand, clubDecider, type ClubFacts } from "../../events/club/decide.ts";
 import {
-  athleteEnhancedPrivacyChanged,
   athleteSettingsStream,
   CLUB_SPORT_TYPES,
   CLUB_TYPES,
@@ -9,7 +10,7 @@ import {
 } from "../../events/club/events.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
-import { findAthlete } from "../representations/athlete.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 
 export interface NewClub {
   name: string;
@@ -46,8 +47,7 @@ export async function createClub(platform: Platform, input: NewClub, metadata: {
   if (!(await findAthlete(platform.db, input.ownerId))) throw new DomainError("not_found", "Athlete", "owner_id", "invalid", "no such athlete");
   const clubId = await nextId(platform.db, "club");
   let url = slugOf(name);
-  const [taken] = await platform.db.query("select 1 from clubs where url = $1", [url]);
-  if (taken) url = `${url}-${clubId}`;
+  if (await clubUrlTaken(platform.db, url)) url = `${url}-${clubId}`;
   const facts: ClubFacts = {
     ownerId: input.ownerId,
     name,
@@ -79,7 +79,9 @@ export async function clubCommand(
 /** Turns an athlete's Enhanced Privacy on or off. */
 export async function setEnhancedPrivacy(platform: Platform, athleteId: number, enhancedPrivacy: boolean, source = "cli") {
   if (!(await findAthlete(platform.db, athleteId))) throw new DomainError("not_found", "Athlete", "id", "invalid", "no such athlete");
-  await platform.store.append(athleteSettingsStream(athleteId), "any", [
-    athleteEnhancedPrivacyChanged.create({ athleteId, enhancedPrivacy }),
-  ], { metadata: { athleteId, source } });
+  await handleCommand(platform.store, athleteSettingsStream(athleteId), athleteSettingsDecider, {
+    type: "setEnhancedPrivacy",
+    athleteId,
+    enhancedPrivacy,
+  }, { metadata: { athleteId, source } });
 }

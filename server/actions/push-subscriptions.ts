@@ -1,6 +1,8 @@
 import { DomainError, handleCommand } from "../../events/decider.ts";
 import { pushSubscriptionDecider } from "../../events/push-subscription/decide.ts";
 import { pushSubscriptionStream } from "../../events/push-subscription/events.ts";
+import { applicationCredentials } from "../../projections/applications/queries.ts";
+import { type PushSubscriptionRow, subscriptionsOfApplication } from "../../projections/push-subscriptions/queries.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { secretMatches } from "../security.ts";
@@ -18,30 +20,17 @@ export async function authenticateApplication(platform: Platform, credentials: C
   const { clientId, clientSecret } = credentials;
   if (!clientId) throw invalid("Application", "client_id", "missing");
   if (!/^\d{1,15}$/.test(clientId)) throw invalid("Application", "client_id");
-  const [app] = await platform.db.query<{ id: number; client_secret_hash: string }>(
-    "select id, client_secret_hash from applications where id = $1",
-    [Number(clientId)],
-  );
+  const app = await applicationCredentials(platform.db, Number(clientId));
   if (!app) throw invalid("Application", "client_id");
   if (!clientSecret) throw invalid("Application", "client_secret", "missing");
   if (!secretMatches(clientSecret, app.client_secret_hash)) throw invalid("Application", "client_secret");
   return Number(app.id);
 }
 
-export interface PushSubscriptionRow {
-  id: number;
-  application_id: number;
-  callback_url: string;
-  created_at: string;
-  updated_at: string;
-}
+export type { PushSubscriptionRow };
 
-export async function subscriptionsOf(platform: Platform, applicationId: number): Promise<PushSubscriptionRow[]> {
-  const rows = await platform.db.query<PushSubscriptionRow>(
-    "select id, application_id, callback_url, created_at, updated_at from push_subscriptions where application_id = $1 order by id",
-    [applicationId],
-  );
-  return rows.map((r) => ({ ...r, id: Number(r.id), application_id: Number(r.application_id) }));
+export function subscriptionsOf(platform: Platform, applicationId: number): Promise<PushSubscriptionRow[]> {
+  return subscriptionsOfApplication(platform.db, applicationId);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import "../../events/index.ts";
-import { allEventDefinitions, type EventDefinition } from "../../events/catalogue.ts";
+import type { EventDefinition } from "../../events/catalogue.ts";
+import { catalogue } from "../../events/index.ts";
 
 /** Where the generated catalogue lives (relative to the project root). */
 export const CATALOGUE_FILE = "docs/events.md";
@@ -95,7 +95,7 @@ function section(definition: EventDefinition<unknown>): string {
 }
 
 /** The event catalogue as markdown, generated from the zod schemas of every registered event type. */
-export function eventCatalogueMarkdown(definitions = allEventDefinitions()): string {
+export function eventCatalogueMarkdown(definitions: readonly EventDefinition<unknown>[] = catalogue): string {
   const header = [
     "# Event catalogue",
     "",

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import type { Platform } from "../platform.ts";
-import { findAthlete } from "../representations/athlete.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 import { type AvatarSize, identiconPng } from "./identicon.ts";
 
 /**

@@ -1,8 +1,10 @@
 import { DomainError, fold, handleCommand } from "../../events/decider.ts";
+import { findEvent } from "../../events/index.ts";
 import { type HeatmapCommand, heatmapDecider } from "../../events/heatmap/decide.ts";
 import { heatmapActivitiesSelected, heatmapRequested, heatmapStream, heatmapTracksGathered } from "../../events/heatmap/events.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import { activityTypeById } from "../../shared/activity-types.ts";
+import { heatmapActivitiesMatching, pendingHeatmaps } from "../../projections/heatmaps/queries.ts";
 import { getBlob, putBlob } from "../blobs.ts";
 import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
@@ -14,19 +16,17 @@ import { decodeTracks } from "./tracks.ts";
 export const HEATMAP_JOB = "heatmap-build";
 
 /** A heatmap is public: only what the privacy engine releases to everyone (no private activity). */
-const PUBLIC_ONLY = visibleActivities(null, "h").sql;
+const PUBLIC_ONLY = visibleActivities(null, "h");
 
 /** The public activities of the athlete matching the types and the local-time window. */
 export async function selectActivities(platform: Platform, request: EventData<typeof heatmapRequested>): Promise<number[]> {
   const types = request.activityTypeIds.map((id) => activityTypeById(id)).filter((t) => t !== undefined);
-  const rows = await platform.db.query<{ activity_id: number }>(
-    `select h.activity_id from heatmap_activities h
-      where h.athlete_id = $1 and ${PUBLIC_ONLY} and type = any($2::text[]) and streams_sha256 is not null
-        and ($3::bigint is null or start_local >= $3) and ($4::bigint is null or end_local <= $4)
-      order by activity_id`,
-    [request.athleteId, types, request.startDateLocal, request.endDateLocal],
-  );
-  return rows.map((r) => Number(r.activity_id));
+  return await heatmapActivitiesMatching(platform.db, PUBLIC_ONLY, {
+    athleteId: request.athleteId,
+    types,
+    startDateLocal: request.startDateLocal,
+    endDateLocal: request.endDateLocal,
+  });
 }
 
 /**
@@ -52,12 +52,12 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
           await run({ type: "start", ...ids });
           break;
         case "building": {
-          const request = history.find((e) => e.type === heatmapRequested.type)!.data as EventData<typeof heatmapRequested>;
+          const request = findEvent(history, heatmapRequested.type)!.data;
           await run({ type: "select", ...ids, activityIds: await selectActivities(platform, request) });
           break;
         }
         case "gathering": {
-          const selected = history.find((e) => e.type === heatmapActivitiesSelected.type)!.data as EventData<typeof heatmapActivitiesSelected>;
+          const selected = findEvent(history, heatmapActivitiesSelected.type)!.data;
           const zones = await publicZonesOf(platform.db, state.athleteId);
           const gathered = await gatherTracks(platform.db, mapId, selected.activityIds, zones);
           const tracksSha256 = await putBlob(platform.db, gathered.bytes);
@@ -72,7 +72,7 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
           break;
         }
         case "generating": {
-          const gathered = history.find((e) => e.type === heatmapTracksGathered.type)!.data as EventData<typeof heatmapTracksGathered>;
+          const gathered = findEvent(history, heatmapTracksGathered.type)!.data;
           const bytes = takeGathered(gathered.tracksSha256) ?? await getBlob(platform.db, gathered.tracksSha256);
           if (!bytes) throw new HeatmapBuildError("The gathered routes of this heatmap could not be read.");
           const stats = heatmapStats(decodeTracks(bytes));
@@ -121,11 +121,7 @@ export function heatmapBuildJob(platform: Platform): JobKind {
     kind: HEATMAP_JOB,
     leaseSeconds: 300,
     async pending(db, limit) {
-      const rows = await db.query<{ id: number }>(
-        "select id from heatmaps where status not in ('done', 'error') order by created_at, id limit $1",
-        [limit],
-      );
-      return rows.map((r) => String(r.id));
+      return (await pendingHeatmaps(db, limit)).map(String);
     },
     run: (id) => buildHeatmap(platform, Number(id)),
   };

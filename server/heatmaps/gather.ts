@@ -1,4 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
+import { visibleHeatmapStreams } from "../../projections/heatmaps/queries.ts";
 import { insidePrivacyZone, type PrivacyZoneCircle, privacyZoneBounds } from "../../shared/privacy-zones.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { fileBlobTexts } from "../blobs.ts";
@@ -106,11 +107,7 @@ export async function gatherTracks(
   activityIds: readonly number[],
   zones: readonly PrivacyZoneCircle[],
 ): Promise<{ bytes: Uint8Array; activitiesCount: number; pointsCount: number }> {
-  const rows = activityIds.length === 0 ? [] : await db.query<{ activity_id: number; streams_sha256: string | null }>(
-    `select h.activity_id, h.streams_sha256 from heatmap_activities h
-      where h.activity_id = any($1::bigint[]) and ${visibleActivities(null, "h").sql} order by h.activity_id`,
-    [activityIds],
-  );
+  const rows = await visibleHeatmapStreams(db, visibleActivities(null, "h"), activityIds);
   const builder = new TracksBuilder();
   const BATCH = 32;
   for (let i = 0; i < rows.length; i += BATCH) {

@@ -1,53 +1,8 @@
 import { isoOfEpoch } from "../../shared/date-range.ts";
-import type { Queryable } from "../../events/db/types.ts";
+import type { HeatmapRow } from "../../projections/heatmaps/queries.ts";
 import { metaAthlete } from "../representations/athlete.ts";
 
-export interface HeatmapRow {
-  id: number;
-  athlete_id: number;
-  activity_type_ids: number[];
-  start_date_local: number | null;
-  end_date_local: number | null;
-  status: string;
-  status_message: string;
-  activities_count: number;
-  tiles_count: number;
-  tracks_sha256: string | null;
-  center_lat: number | null;
-  center_lng: number | null;
-  center_zoom: number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-const COLUMNS = `id, athlete_id, activity_type_ids, start_date_local, end_date_local, status, status_message,
-  activities_count, tiles_count, tracks_sha256, center_lat, center_lng, center_zoom, created_at, updated_at`;
-
-function normalize(r: HeatmapRow): HeatmapRow {
-  return {
-    ...r,
-    id: Number(r.id),
-    athlete_id: Number(r.athlete_id),
-    activity_type_ids: (r.activity_type_ids ?? []).map(Number),
-    start_date_local: r.start_date_local === null ? null : Number(r.start_date_local),
-    end_date_local: r.end_date_local === null ? null : Number(r.end_date_local),
-    center_lat: r.center_lat === null ? null : Number(r.center_lat),
-    center_lng: r.center_lng === null ? null : Number(r.center_lng),
-  };
-}
-
-export async function findHeatmap(db: Queryable, athleteId: number, mapId: number): Promise<HeatmapRow | undefined> {
-  const [row] = await db.query<HeatmapRow>(`select ${COLUMNS} from heatmaps where id = $1 and athlete_id = $2`, [mapId, athleteId]);
-  return row ? normalize(row) : undefined;
-}
-
-export async function heatmapsOf(db: Queryable, athleteId: number): Promise<HeatmapRow[]> {
-  const rows = await db.query<HeatmapRow>(
-    `select ${COLUMNS} from heatmaps where athlete_id = $1 order by created_at desc, id desc`,
-    [athleteId],
-  );
-  return rows.map(normalize);
-}
+export type { HeatmapRow };
 
 /** Where the map's page and tiles live (outside /v3: browsers fetch them without a token). */
 export function heatmapUrls(publicUrl: string, athleteId: number, mapId: number) {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "../../events/db/types.ts";
+import { heatmapTileSource, visibleHeatmapActivities } from "../../projections/heatmaps/queries.ts";
 import { getBlob } from "../blobs.ts";
 import { publicZonesOf, visibleActivities } from "../privacy/engine.ts";
 import { type PrivacyFilter, TileRenderer } from "./render.ts";
@@ -16,12 +17,7 @@ export interface TileSource {
 }
 
 export async function findTileSource(db: Queryable, athleteId: number, mapId: number): Promise<TileSource | null> {
-  const [row] = await db.query<{ status: string; tracks_sha256: string | null; epoch: number }>(
-    `select h.status, h.tracks_sha256, coalesce(e.position, 0) as epoch
-       from heatmaps h left join heatmap_privacy_epochs e on e.athlete_id = h.athlete_id
-      where h.id = $1 and h.athlete_id = $2`,
-    [mapId, athleteId],
-  );
+  const row = await heatmapTileSource(db, athleteId, mapId);
   if (!row) return null;
   return { mapId, athleteId, status: row.status, tracksSha256: row.tracks_sha256, privacyEpoch: Number(row.epoch) };
 }
@@ -106,11 +102,7 @@ export class TileService {
 /** The athlete's current zones, and the map's activities that are no longer public (or deleted). */
 export async function privacyFilter(db: Queryable, athleteId: number, activityIds: readonly number[]): Promise<PrivacyFilter> {
   const zones = await publicZonesOf(db, athleteId);
-  const visible = activityIds.length === 0 ? [] : await db.query<{ activity_id: number }>(
-    `select h.activity_id from heatmap_activities h where h.activity_id = any($1::bigint[]) and ${visibleActivities(null, "h").sql}`,
-    [activityIds],
-  );
-  const shown = new Set(visible.map((r) => Number(r.activity_id)));
+  const shown = new Set(await visibleHeatmapActivities(db, visibleActivities(null, "h"), activityIds));
   const excluded = new Uint8Array(activityIds.length);
   activityIds.forEach((id, i) => (excluded[i] = shown.has(id) ? 0 : 1));
   return { excluded, zones };

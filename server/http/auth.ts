@@ -1,4 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
+import { accessTokenByHash } from "../../projections/applications/queries.ts";
 import { onTokenReadModelChange } from "../../projections/applications/token-changes.ts";
 import { hashSecret } from "../security.ts";
 
@@ -104,22 +105,7 @@ async function lookupTokenRow(
   tokenHash: string,
   now: Date,
 ): Promise<{ ok: true; auth: Auth; expiresAt: number | null } | { ok: false; reason: "unknown" | "revoked" | "expired" }> {
-  const [row] = await db.query<{
-    athlete_id: number;
-    application_id: number;
-    scopes: string;
-    expires_at: string | null;
-    revoked: boolean;
-    internal: boolean;
-    kudos_enabled: boolean;
-    challenges_enabled: boolean;
-  }>(
-    `select t.athlete_id, t.application_id, t.scopes, t.expires_at, t.revoked,
-            a.internal, a.kudos_enabled, a.challenges_enabled
-       from access_tokens t join applications a on a.id = t.application_id
-      where t.token_hash = $1`,
-    [tokenHash],
-  );
+  const row = await accessTokenByHash(db, tokenHash);
   if (!row) return { ok: false, reason: "unknown" };
   if (row.revoked) return { ok: false, reason: "revoked" };
   if (row.expires_at && new Date(row.expires_at) <= now) return { ok: false, reason: "expired" };

@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { allProjections } from "../../projections/index.ts";
+import { unappliedEvents } from "../../projections/queries/projection-lag.ts";
+import { uploadCountsByStatus } from "../../projections/uploads/queries.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import type { Platform } from "../platform.ts";
 import type { RequestRecord } from "./request-log.ts";
@@ -49,7 +51,7 @@ export class Metrics {
       labelNames: ["state"],
       registers,
       async collect() {
-        const rows = await db.query<{ status: string; n: number }>("select status, count(*)::int as n from uploads group by status");
+        const rows = await uploadCountsByStatus(db);
         this.reset();
         for (const state of Object.keys(UPLOAD_STATUS)) this.set({ state }, 0);
         for (const row of rows) this.set({ state: UPLOAD_STATE[row.status] ?? "other" }, row.n);
@@ -89,13 +91,7 @@ export class Metrics {
       help: "Events in the log that read models handle but have not applied yet",
       registers,
       async collect() {
-        const [row] = await db.query<{ n: number }>(
-          `select count(*)::int as n from public.events
-            where global_position > (select coalesce(max(position), 0) from projection_checkpoints)
-              and type = any($1::text[])`,
-          [HANDLED_TYPES],
-        );
-        this.set(row.n);
+        this.set(await unappliedEvents(db, HANDLED_TYPES));
       },
     });
   }

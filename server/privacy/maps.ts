@@ -1,4 +1,5 @@
 import polylineModule from "@mapbox/polyline";
+import { privacyZonesOfAthletes } from "../../projections/privacy-zones/queries.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { insidePrivacyZone, type PrivacyZoneCircle, privacyZoneBounds } from "../../shared/privacy-zones.ts";
 
@@ -44,10 +45,7 @@ export async function zonesOfOwners(db: Queryable, athleteIds: readonly number[]
   const ids = [...new Set(athleteIds)];
   const result = new Map<number, ZoneSet>();
   if (ids.length === 0) return result;
-  const rows = await db.query<{ athlete_id: number; lat: number; lng: number; radius_m: number }>(
-    "select athlete_id, lat, lng, radius_m from privacy_zones where athlete_id = any($1::bigint[]) order by id",
-    [ids],
-  );
+  const rows = await privacyZonesOfAthletes(db, ids);
   const byAthlete = new Map<number, PrivacyZoneCircle[]>();
   for (const r of rows) {
     const id = Number(r.athlete_id);

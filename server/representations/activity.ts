@@ -6,7 +6,8 @@ import {
   type Release, releasedLocation, releasedPolyline, releaseOf, type Viewer, viewerAudience, type ZoneSet, zonesOfOwnersFor,
 } from "../privacy/engine.ts";
 import { metaAthlete } from "./athlete.ts";
-import { findGear, type GearRow, summaryGear } from "./gear.ts";
+import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import { type GearRow, summaryGear } from "./gear.ts";
 import { photosOf, photosSummary, type PhotoRow } from "./photo.ts";
 
 /** A row of the activities read model, with the owner's premium flag. */
@@ -116,7 +117,7 @@ export const activityDetailParts: ActivityDetailPart[] = [];
  * A detail contributor returns fields merged over the defaults of the detailed activity
  * (segment_efforts: [], pr_count: 0, achievement_count: 0); a summary contributor answers, for a
  * page of activities at once, the fields to merge into each summary (pr_count, achievement_count).
- * Register by pushing onto the arrays (no edit of the handlers needed).
+ * Extensions are listed in server/wiring.ts, which installs them when a platform opens.
  */
 export type ActivityDetailContributor = (row: ActivityRow, context: ActivityContext) => Promise<Record<string, unknown>>;
 export type ActivitySummaryContributor = (
@@ -126,6 +127,20 @@ export type ActivitySummaryContributor = (
 
 export const activityDetailContributors: ActivityDetailContributor[] = [];
 export const activitySummaryContributors: ActivitySummaryContributor[] = [];
+
+/** What one family adds to activities: a part read with the detail's row, detail and summary fields. */
+export interface ActivityExtension {
+  part?: ActivityDetailPart;
+  detail?: ActivityDetailContributor;
+  summary?: ActivitySummaryContributor;
+}
+
+/** Adds an extension's part and contributors (server/wiring.ts calls it once per listed extension). */
+export function installActivityExtension(extension: ActivityExtension): void {
+  if (extension.part && !activityDetailParts.includes(extension.part)) activityDetailParts.push(extension.part);
+  if (extension.detail && !activityDetailContributors.includes(extension.detail)) activityDetailContributors.push(extension.detail);
+  if (extension.summary && !activitySummaryContributors.includes(extension.summary)) activitySummaryContributors.push(extension.summary);
+}
 
 export function metaActivity(id: number) {
   return { id, resource_state: 1 };

@@ -1,44 +1,7 @@
 import { athleteAvatarUrl } from "../avatars/url.ts";
-import type { Queryable } from "../../events/db/types.ts";
+import type { AthleteRow } from "../../projections/athletes/queries.ts";
 
-export interface AthleteRow {
-  id: number;
-  firstname: string;
-  lastname: string;
-  email: string;
-  sex: string | null;
-  premium: boolean;
-  city: string | null;
-  state: string | null;
-  country: string | null;
-  birthdate: string | null;
-  weight: number | null;
-  ftp: number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-const ATHLETE_COLUMNS =
-  "id, firstname, lastname, email, sex, premium, city, state, country, birthdate, weight, ftp, created_at, updated_at";
-
-/** The athletes table's columns for a row alias (for queries that join athletes to something else). */
-export function athleteColumns(alias: string): string {
-  return ATHLETE_COLUMNS.split(", ").map((c) => `${alias}.${c}`).join(", ");
-}
-
-export async function findAthlete(db: Queryable, id: number): Promise<AthleteRow | undefined> {
-  const [row] = await db.query<AthleteRow>(`select ${ATHLETE_COLUMNS} from athletes where id = $1`, [id]);
-  return row;
-}
-
-export async function findAthletes(db: Queryable, ids: number[]): Promise<Map<number, AthleteRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.query<AthleteRow>(
-    `select ${ATHLETE_COLUMNS} from athletes where id = any($1::bigint[])`,
-    [[...new Set(ids)]],
-  );
-  return new Map(rows.map((r) => [Number(r.id), r]));
-}
+export type { AthleteRow };
 
 /** Meta athlete: id and resource_state only. */
 export function metaAthlete(id: number) {

@@ -1,5 +1,6 @@
 import { ACTIVITY_SELECT, type ActivityContext, type ActivityRow, normalizeActivityRow, summaryActivities } from "./activity.ts";
-import { athleteFor, findAthletes } from "./athlete.ts";
+import { athleteFor } from "./athlete.ts";
+import { findAthletes } from "../../projections/athletes/queries.ts";
 
 /**
  * Club feed activities: the Activities family's summary representation (resource_state 2, the

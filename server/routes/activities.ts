@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { activityCreated, activityStream } from "../../events/activity/events.ts";
+import { activityStream } from "../../events/activity/events.ts";
 import { activityDecider } from "../../events/activity/decide.ts";
 import { handleCommand } from "../../events/decider.ts";
 import { activityContext, commandMetadata, ownedActivity } from "../activities/access.ts";
@@ -23,7 +23,7 @@ import {
   processingUploadOf,
   summaryActivities,
 } from "../representations/activity.ts";
-import { findGear } from "../representations/gear.ts";
+import { findGear } from "../../projections/queries/gear-with-distance.ts";
 
 const idParams = z.object({ id: zNumId });
 const flag = zBool;
@@ -75,8 +75,9 @@ export const activityRoutes = [
       const sport = resolveSport(body.type, body.sport_type);
       if (!sport) throw badRequest("Activity", "sport_type", "invalid");
       const activityId = await nextId(platform.db, "activity");
-      await platform.store.append(activityStream(activityId), 0, [
-        activityCreated.create({
+      await handleCommand(platform.store, activityStream(activityId), activityDecider, {
+        type: "create",
+        activity: {
           activityId,
           athleteId: auth.athleteId,
           name: body.name,
@@ -91,8 +92,8 @@ export const activityRoutes = [
           private: body.private ?? (await athleteDefaults(platform.db, auth.athleteId)).private,
           trainer: body.trainer ?? false,
           commute: body.commute ?? false,
-        }),
-      ], commandMetadata(auth, requestId));
+        },
+      }, commandMetadata(auth, requestId));
       const row = await findActivity(platform.db, activityId);
       if (!row) throw notFound("Activity");
       return await detailedActivity(row, activityContext(platform, auth));

@@ -9,7 +9,7 @@ import { defineRoute } from "../http/route.ts";
 import { zStreamSet } from "../http/responses/streams.ts";
 import type { Platform } from "../platform.ts";
 import { loadRelease, releasedStreams, viewerAudience, viewerOf } from "../privacy/engine.ts";
-import { findAthlete } from "../representations/athlete.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 import { laps } from "../representations/activity.ts";
 
 const streamQuery = z.object({

@@ -11,7 +11,8 @@ import type { Auth } from "../http/auth.ts";
 import { paging, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { nextId } from "../ids.ts";
-import { athleteFor, findAthletes } from "../representations/athlete.ts";
+import { athleteFor } from "../representations/athlete.ts";
+import { findAthletes } from "../../projections/athletes/queries.ts";
 
 interface CommentRow {
   id: number;

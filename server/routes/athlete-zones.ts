@@ -2,7 +2,7 @@ import { HEARTRATE_ZONE_FRACTIONS, maxHeartrate, POWER_ZONE_FRACTIONS } from "..
 import { notFound } from "../http/errors.ts";
 import { defineRoute } from "../http/route.ts";
 import { zZones } from "../http/responses/athlete.ts";
-import { findAthlete } from "../representations/athlete.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 
 /** Zone ranges {min, max} from lower bounds; the last is open (max -1), as Strava answers. */
 function ranges(bounds: number[]) {

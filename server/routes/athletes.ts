@@ -4,7 +4,8 @@ import { type ActivityType, activityTypeOf } from "../../shared/activity-types.t
 import { updateAthlete } from "../actions/athletes.ts";
 import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { athleteFor, findAthlete } from "../representations/athlete.ts";
+import { athleteFor } from "../representations/athlete.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 
 /** Extra parts of the detailed athlete contributed by other resource families (clubs, gear, follows). */
 export type AthleteDetailExtension = (

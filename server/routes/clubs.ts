@@ -9,7 +9,8 @@ import { badRequest, notFound } from "../http/errors.ts";
 import { paging, zBool, zEpoch, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import type { Platform } from "../platform.ts";
-import { athleteColumns, athleteFor, type AthleteRow, findAthlete, findAthletes } from "../representations/athlete.ts";
+import { athleteFor, type AthleteRow } from "../representations/athlete.ts";
+import { athleteColumns, findAthlete, findAthletes } from "../../projections/athletes/queries.ts";
 import { clubActivities } from "../representations/club-activity.ts";
 import {
   clubsOfAthlete,

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { notFound } from "../http/errors.ts";
 import { defineRoute } from "../http/route.ts";
-import { detailedGear, findGear, gearOfAthlete, summaryGear } from "../representations/gear.ts";
+import { findGear, gearOfAthlete } from "../../projections/queries/gear-with-distance.ts";
+import { detailedGear, summaryGear } from "../representations/gear.ts";
 import { type AthleteDetailExtension, athleteDetailExtensions } from "./athletes.ts";
 
 export const gearRoutes = [

@@ -8,7 +8,8 @@ import { zEpoch, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { deleteTracksBlob } from "../heatmaps/build.ts";
 import { randomHeatmapId } from "../heatmaps/ids.ts";
-import { createdHeatmap, findHeatmap, heatmapsOf, progressHeatmap, summaryHeatmap } from "../heatmaps/representation.ts";
+import { findHeatmap, heatmapsOf } from "../../projections/heatmaps/queries.ts";
+import { createdHeatmap, progressHeatmap, summaryHeatmap } from "../heatmaps/representation.ts";
 import { tileServiceOf } from "../heatmaps/tiles.ts";
 
 /** "1,2, 5" (or [1, 2]) → sorted distinct activity type numbers 1 … 29 (the spec's list order). */

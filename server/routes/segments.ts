@@ -8,7 +8,7 @@ import { defineRoute } from "../http/route.ts";
 import { type Viewer, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { loadRelease, releasedStreams, viewerAudience } from "../privacy/engine.ts";
 import { findActivity } from "../representations/activity.ts";
-import { findAthlete } from "../representations/athlete.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 import {
   detailedSegment, effortsWithSegments, exploreSegment, findSegment, isKomSql, SEGMENT_COLUMNS, type SegmentRow, starredBy,
   summarySegment,
@@ -19,7 +19,6 @@ import { createSegment, pointsFromActivity } from "../segments/create.ts";
 import { exploreSegments } from "../segments/explore.ts";
 import { cumulativeDistances, type LatLng } from "../segments/geometry.ts";
 import { AGE_GROUPS, DATE_RANGES, leaderboard, WEIGHT_CLASSES } from "../segments/leaderboard.ts";
-import "../segments/activity-detail.ts";
 
 const idParams = z.object({ id: zNumId });
 

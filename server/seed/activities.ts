@@ -1,4 +1,4 @@
-import { activityCreated, activityStream } from "../../events/activity/events.ts";
+import { activityStream } from "../../events/activity/events.ts";
 import { activityDecider } from "../../events/activity/decide.ts";
 import { handleCommand } from "../../events/decider.ts";
 import { addGear } from "../actions/gear.ts";
@@ -14,18 +14,18 @@ export async function seedActivities(platform: Platform, demo: Demo): Promise<vo
   await addGear(platform, { athleteId: ada.id, kind: "shoe", name: "Trail shoes", primary: true }, "seed");
   const meta = { metadata: { athleteId: ada.id, source: "seed" } };
   const ride = await nextId(platform.db, "activity");
-  await platform.store.append(activityStream(ride), 0, [activityCreated.create({
+  await handleCommand(platform.store, activityStream(ride), activityDecider, { type: "create", activity: {
     activityId: ride, athleteId: ada.id, name: "Morning ride to Richmond", type: "Ride",
     startDate: "2024-05-04T07:30:00Z", startDateLocal: "2024-05-04T08:30:00Z", timezone: "(GMT+01:00) UTC+01:00",
     elapsedTime: 5400, distance: 42000, description: "Sunny, light wind.", private: false, trainer: false, commute: false,
-  })], meta);
+  } }, meta);
   await handleCommand(platform.store, activityStream(ride), activityDecider, { type: "update", activityId: ride, athleteId: ada.id, gearId: bike }, meta);
   const run = await nextId(platform.db, "activity");
-  await platform.store.append(activityStream(run), 0, [activityCreated.create({
+  await handleCommand(platform.store, activityStream(run), activityDecider, { type: "create", activity: {
     activityId: run, athleteId: ada.id, name: "Lunch run", type: "Run",
     startDate: "2024-05-06T11:00:00Z", startDateLocal: "2024-05-06T12:00:00Z", timezone: "(GMT+01:00) UTC+01:00",
     elapsedTime: 1800, distance: 5200, description: null, private: false, trainer: false, commute: false,
-  })], meta);
+  } }, meta);
   for (const fan of [eddy, grace].filter(Boolean)) {
     await handleCommand(platform.store, activityStream(ride), activityDecider, { type: "kudos", activityId: ride, athleteId: fan.id }, {
       metadata: { athleteId: fan.id, source: "seed" },

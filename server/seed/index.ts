@@ -1,4 +1,6 @@
-import { PLATFORM_STREAM, platformInitialized } from "../../events/platform/events.ts";
+import { DomainError, handleCommand } from "../../events/decider.ts";
+import { platformDecider } from "../../events/platform/decide.ts";
+import { PLATFORM_STREAM } from "../../events/platform/events.ts";
 import { ConcurrencyError } from "../../events/types.ts";
 import type { Platform } from "../platform.ts";
 import { createApplication, issueToken } from "../actions/applications.ts";
@@ -37,9 +39,9 @@ export async function seedDemo(platform: Platform): Promise<Demo | undefined> {
   if ((await platform.store.headPosition()) > 0) return undefined;
   // Several servers may start together on one empty PostgreSQL: the one whose claim lands seeds.
   try {
-    await platform.store.append(PLATFORM_STREAM, 0, [platformInitialized.create({ demo: true })], { metadata: { source: "seed" } });
+    await handleCommand(platform.store, PLATFORM_STREAM, platformDecider, { type: "initialize", demo: true }, { metadata: { source: "seed" } });
   } catch (error) {
-    if (error instanceof ConcurrencyError) return undefined;
+    if (error instanceof ConcurrencyError || (error instanceof DomainError && error.kind === "conflict")) return undefined;
     throw error;
   }
   const athletes = [];

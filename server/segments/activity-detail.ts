@@ -1,5 +1,6 @@
 import {
-  type ActivityRow, activityDetailContributors, activityDetailParts, activitySummaryContributors,
+  type ActivityDetailContributor, type ActivityDetailPart, type ActivityExtension, type ActivityRow,
+  type ActivitySummaryContributor,
 } from "../representations/activity.ts";
 import {
   EFFORT_COLUMNS, type EffortRow, effortsWithSegments, isKomSql, type SegmentRow, summaryEffort, summarySegment,
@@ -43,7 +44,7 @@ interface SegmentsPart {
   efforts: (EffortRow & { segment: SegmentRow | null; starred: boolean })[] | null;
 }
 
-activityDetailParts.push({
+const segmentsPart: ActivityDetailPart = {
   key: "segments",
   sql: `select json_build_object(
       'facts', (select json_build_object('pr_count', f.pr_count, 'achievement_count', f.achievement_count)
@@ -66,7 +67,7 @@ activityDetailParts.push({
         ) order by e.ord)
         from segment_efforts e where e.activity_id = a.id and ($3 or not e.hidden)
          and (not e.shielded or ($4::boolean and e.athlete_id = $2))))`,
-});
+};
 
 /** A timestamp as JSON text (with or without offset) → the ISO form the row reads return. */
 function iso(text: string, local: boolean): string {
@@ -77,14 +78,14 @@ function preloaded(context: { preload?: { parts: Record<string, unknown> } }): S
   return context.preload?.parts.segments as SegmentsPart | undefined;
 }
 
-activitySummaryContributors.push(async (rows, context) => {
+const segmentsSummary: ActivitySummaryContributor = async (rows, context) => {
   const pre = preloaded(context);
   if (pre && rows.length === 1) return new Map([[rows[0].id, counts(rows[0], pre.facts ?? undefined)]]);
   const byId = await facts(context.db, rows.map((r) => r.id));
   return new Map(rows.map((r) => [r.id, counts(r, byId.get(r.id))]));
-});
+};
 
-activityDetailContributors.push(async (row, context) => {
+const segmentsDetail: ActivityDetailContributor = async (row, context) => {
   const pre = preloaded(context);
   if (pre) {
     return {
@@ -110,4 +111,11 @@ activityDetailContributors.push(async (row, context) => {
     segment_efforts: await effortsWithSegments(context.db, rows, context.viewer?.athleteId ?? null),
     ...counts(row, byId.get(row.id)),
   };
-});
+};
+
+/** The activity's segment parts (listed in server/wiring.ts). */
+export const segmentsActivityExtension: ActivityExtension = {
+  part: segmentsPart,
+  detail: segmentsDetail,
+  summary: segmentsSummary,
+};

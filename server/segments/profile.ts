@@ -1,4 +1,5 @@
 import type { EventData } from "../../events/catalogue.ts";
+import { findEvent } from "../../events/index.ts";
 import { handleCommand } from "../../events/decider.ts";
 import { activityStream } from "../../events/activity/events.ts";
 import {
@@ -13,7 +14,6 @@ import type { RecordedActivity } from "../activity-processors.ts";
 import { loadRelease, PUBLIC, publicStretch } from "../privacy/engine.ts";
 import { elevationFacts, haversine, type LatLng } from "./geometry.ts";
 
-type Matched = EventData<typeof segmentEffortsMatched>;
 type Measurement = EventData<typeof segmentProfileMeasured>;
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -80,9 +80,9 @@ export async function segmentProfileProcessor(recorded: RecordedActivity) {
   const { platform, activity, streams } = recorded;
   if (activity.private || !streams?.altitude) return [];
   const history = await platform.store.readStream(activityStream(activity.activityId));
-  const matched = history.findLast((e) => e.type === segmentEffortsMatched.type || e.type === segmentEffortsRematched.type);
+  const matched = findEvent(history, [segmentEffortsMatched.type, segmentEffortsRematched.type], true);
   if (!matched) return [];
-  const efforts = (matched.data as Matched).efforts;
+  const efforts = matched.data.efforts;
   if (efforts.length === 0) return [];
   const source: Measurement["source"] = activity.barometric ? "barometric" : "gps";
   const wanted = await platform.db.query<{ id: number; distance: number }>(

@@ -5,17 +5,13 @@ import { activityTypeOf } from "../../shared/activity-types.ts";
 import type { DeriveContext } from "../ingest/derive.ts";
 import type { DecodedUpload } from "./decode-derive.ts";
 import { derivePool, type SegmentSource } from "./derive-pool.ts";
+import { derivationProfile } from "../../projections/athletes/queries.ts";
 
 type Received = EventData<typeof uploadReceived>;
 
 /** How an upload is derived: what the upload asked for, and the athlete's defaults and profile now. */
 export async function deriveContextOf(db: Queryable, received: Received): Promise<DeriveContext> {
-  const [athlete] = await db.query<
-    { premium: boolean; weight: number | null; birthdate: string | null; sex: string | null; default_activity_type: string }
-  >(
-    "select premium, weight, birthdate, sex, default_activity_type from athletes where id = $1",
-    [received.athleteId],
-  );
+  const athlete = await derivationProfile(db, received.athleteId);
   return {
     uploadId: received.uploadId,
     externalId: received.externalId,

@@ -1,4 +1,5 @@
 import { activityRecorded, activityStream } from "../../events/activity/events.ts";
+import { uploadsInStatus } from "../../projections/uploads/queries.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import type { Db } from "../../events/db/types.ts";
 import { ConcurrencyError } from "../../events/types.ts";
@@ -35,10 +36,7 @@ export function uploadJob(platform: Platform): JobKind {
     kind: UPLOAD_JOB,
     leaseSeconds: 300,
     async pending(db: Db, limit: number) {
-      const rows = await db.query<{ id: number }>(
-        "select id from uploads where status = $1 order by id limit $2",
-        [UPLOAD_STATUS.processing, limit],
-      );
+      const rows = await uploadsInStatus(db, UPLOAD_STATUS.processing, limit);
       // While idle, keep the in-memory segment index current (new segments are read incrementally),
       // so an upload never waits for thousands of segments to be loaded at once.
       if (rows.length === 0) {

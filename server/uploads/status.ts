@@ -1,4 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
+import { uploadRow } from "../../projections/uploads/queries.ts";
 import { UPLOAD_STATUS, type UploadStatusBody, type UploadStatusText } from "../../shared/upload-status.ts";
 
 export interface UploadRow {
@@ -16,7 +17,7 @@ export interface UploadRow {
 }
 
 export async function findUpload(db: Queryable, id: number): Promise<UploadRow | undefined> {
-  const [row] = await db.query<UploadRow>("select * from uploads where id = $1", [id]);
+  const row = await uploadRow<UploadRow>(db, id);
   if (!row) return undefined;
   return { ...row, id: Number(row.id), athlete_id: Number(row.athlete_id), activity_id: Number(row.activity_id) };
 }

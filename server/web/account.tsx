@@ -1,4 +1,5 @@
 import type { Hono } from "hono";
+import { credentialsByEmail } from "../../projections/athletes/queries.ts";
 import { DomainError } from "../../events/decider.ts";
 import { createAthlete, passwordCostOf, rehashPassword } from "../actions/athletes.ts";
 import type { Platform } from "../platform.ts";
@@ -130,10 +131,7 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
       return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} email={email}
         error={`Too many failed sign-ins for this account. Try again in ${seconds} seconds.`} />, 429);
     }
-    const [row] = await platform.db.query<{ id: number; password_hash: string }>(
-      "select id, password_hash from athletes where lower(email) = lower($1)",
-      [email],
-    );
+    const row = await credentialsByEmail(platform.db, email);
     const checked = await verifyPassword(form.password ?? "", row?.password_hash ?? await dummyHash(cost), cost);
     if (!row || !checked.ok) {
       throttle.failed(address, email);

@@ -4,7 +4,7 @@ import { readBody } from "../http/body.ts";
 import { badRequest } from "../http/errors.ts";
 import { unstorableFields } from "../http/input.ts";
 import type { Platform } from "../platform.ts";
-import { findAthlete } from "../representations/athlete.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 import { Page } from "./layout.tsx";
 import { csrfToken, csrfValid, currentSession, leaveNote, type Reveal, type Session, takeNote } from "./session.ts";
 

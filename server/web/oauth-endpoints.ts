@@ -5,7 +5,8 @@ import { deauthorizeToken, exchangeCode, refreshAccess } from "../actions/oauth.
 import { readBody } from "../http/body.ts";
 import { JSON_TYPE } from "../http/conventions.ts";
 import type { Platform } from "../platform.ts";
-import { athleteFor, findAthlete } from "../representations/athlete.ts";
+import { athleteFor } from "../representations/athlete.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 
 /** The OAuth JSON endpoints (client credentials, not access tokens; outside the /v3 route table). */
 export const OAUTH_TOKEN_PATHS = ["/oauth/token", "/api/v3/oauth/token"] as const;

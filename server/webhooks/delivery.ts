@@ -1,4 +1,5 @@
 import type { Db } from "../../events/db/types.ts";
+import { liveSubscriptionSecret } from "../../projections/queries/subscription-secret.ts";
 import { CALLBACK_TIMEOUT_MS } from "./handshake.ts";
 import { ATTEMPT_HEADER, DELIVERY_HEADER, SIGNATURE_HEADER, signBody } from "./signature.ts";
 
@@ -68,11 +69,7 @@ export async function deliverQueue(db: Db, subscriptionId: number, policy: Deliv
       [subscriptionId],
     );
     if (!head || !head.due) return settled;
-    const [live] = await db.query<{ client_secret_hash: string }>(
-      `select a.client_secret_hash from push_subscriptions s join applications a on a.id = s.application_id
-        where s.id = $1`,
-      [subscriptionId],
-    );
+    const live = await liveSubscriptionSecret(db, subscriptionId);
     if (!live) {
       // Deleted (the follower will cancel the rest too): nothing more goes to that callback.
       await db.query(

@@ -1,4 +1,4 @@
-import type { EventData } from "../../events/catalogue.ts";
+import { catalogued, type StoredEvent } from "../../events/index.ts";
 import type { Db, Queryable } from "../../events/db/types.ts";
 import { accessTokenIssued, accessTokensRevoked } from "../../events/application/events.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
@@ -117,7 +117,7 @@ export async function followOnce(db: Db, store: EventStore, limit = 200): Promis
       [CURSOR, cursor.transactionId, cursor.position, start.transactionId, start.position],
     );
     if (moved.length === 0) throw new Error("webhook follower: cursor moved by another follower");
-    for (const event of events) await applyEvent(tx, event);
+    for (const event of events) await applyEvent(tx, catalogued(event));
   });
   return events.length;
 }
@@ -182,10 +182,10 @@ async function announce(
   }
 }
 
-async function applyEvent(tx: Queryable, event: RecordedEvent): Promise<void> {
+async function applyEvent(tx: Queryable, event: StoredEvent): Promise<void> {
   switch (event.type) {
     case pushSubscriptionCreated.type: {
-      const d = event.data as EventData<typeof pushSubscriptionCreated>;
+      const d = event.data;
       await tx.query(
         `insert into public.webhook_subscriptions (subscription_id, application_id, callback_url, active)
          values ($1, $2, $3, true) on conflict (subscription_id) do nothing`,
@@ -194,7 +194,7 @@ async function applyEvent(tx: Queryable, event: RecordedEvent): Promise<void> {
       return;
     }
     case pushSubscriptionDeleted.type: {
-      const d = event.data as EventData<typeof pushSubscriptionDeleted>;
+      const d = event.data;
       await tx.query("update public.webhook_subscriptions set active = false where subscription_id = $1", [d.subscriptionId]);
       await tx.query(
         "update public.webhook_deliveries set status = 'cancelled' where subscription_id = $1 and status = 'pending'",
@@ -203,7 +203,7 @@ async function applyEvent(tx: Queryable, event: RecordedEvent): Promise<void> {
       return;
     }
     case accessTokenIssued.type: {
-      const d = event.data as EventData<typeof accessTokenIssued>;
+      const d = event.data;
       if (d.kind !== "access") return;
       const viewPrivate = d.scopes.includes("view_private");
       await tx.query(
@@ -216,7 +216,7 @@ async function applyEvent(tx: Queryable, event: RecordedEvent): Promise<void> {
       return;
     }
     case accessTokensRevoked.type: {
-      const d = event.data as EventData<typeof accessTokensRevoked>;
+      const d = event.data;
       const [grant] = await tx.query<{ authorized: boolean }>(
         "select authorized from public.webhook_grants where athlete_id = $1 and application_id = $2",
         [d.athleteId, d.applicationId],
@@ -243,7 +243,7 @@ async function applyEvent(tx: Queryable, event: RecordedEvent): Promise<void> {
     }
     case activityRecorded.type:
     case activityCreated.type: {
-      const d = event.data as EventData<typeof activityCreated>;
+      const d = event.data;
       if (await activityOf(tx, d.activityId)) return;
       const after = { name: d.name, type: d.type, private: d.private };
       await tx.query(
@@ -254,7 +254,7 @@ async function applyEvent(tx: Queryable, event: RecordedEvent): Promise<void> {
       return;
     }
     case activityUpdated.type: {
-      const d = event.data as EventData<typeof activityUpdated>;
+      const d = event.data;
       const before = await activityOf(tx, d.activityId);
       if (!before) return;
       const after = { name: d.name ?? before.name, type: d.type ?? before.type, private: d.private ?? before.private };
@@ -266,7 +266,7 @@ async function applyEvent(tx: Queryable, event: RecordedEvent): Promise<void> {
       return;
     }
     case activityDeleted.type: {
-      const d = event.data as EventData<typeof activityDeleted>;
+      const d = event.data;
       const before = await activityOf(tx, d.activityId);
       if (!before) return;
       await tx.query("delete from public.webhook_activities where activity_id = $1", [d.activityId]);

@@ -1,6 +1,5 @@
 import { decode } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import "../../events/index.ts";
 import { openPglite } from "../../events/db/pglite.ts";
 import type { Db } from "../../events/db/types.ts";
 import { segmentStarred } from "../../events/segment/events.ts";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { fold } from "../../events/decider.ts";
+import type { NewEvent } from "../../events/catalogue.ts";
 import { segmentCreated, segmentProfileMeasured } from "../../events/segment/events.ts";
 import { profileDecider } from "../../events/segment/profile.ts";
+import { given } from "../helpers/decider.ts";
 
 const created = (altitudes: number[] | null) => segmentCreated.create({
   segmentId: 1, athleteId: null, activityId: null, name: "Climb", activityType: "Ride", points: [[45, 7], [45.01, 7]],
@@ -18,9 +19,9 @@ const measurement = (source: "gps" | "barometric", activityId: number) => ({
 
 /** Runs the measurements in order over a segment's stream; returns the sources recorded. */
 function run(altitudes: number[] | null, sources: ("gps" | "barometric")[]): string[] {
-  const history = [created(altitudes)];
+  const history: NewEvent[] = [created(altitudes)];
   sources.forEach((source, k) => {
-    history.push(...profileDecider.decide({ type: "measure-profile", measurement: measurement(source, k + 1) }, fold(profileDecider, history)));
+    history.push(...given(profileDecider, history).when({ type: "measure-profile", measurement: measurement(source, k + 1) }).events());
   });
   return history.filter((e) => e.type === segmentProfileMeasured.type).map((e) => (e.data as { source: string }).source);
 }
@@ -34,6 +35,6 @@ describe("segment profile decider", () => {
 
   it("never measures a segment that has altitudes of its own, nor one that does not exist", () => {
     expect(run([100, 150], ["gps", "barometric"])).toEqual([]);
-    expect(profileDecider.decide({ type: "measure-profile", measurement: measurement("gps", 1) }, profileDecider.initialState())).toEqual([]);
+    given(profileDecider, []).when({ type: "measure-profile", measurement: measurement("gps", 1) }).then([]);
   });
 });

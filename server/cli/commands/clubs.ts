@@ -1,5 +1,5 @@
 import { clubCommand, createClub, setEnhancedPrivacy } from "../../actions/clubs.ts";
-import { findAthlete } from "../../representations/athlete.ts";
+import { findAthlete } from "../../../projections/athletes/queries.ts";
 import { findClub } from "../../representations/club.ts";
 import { type CliCommand, CliUsageError, optionalString, requireInt, requireString } from "../command.ts";
 

@@ -1,7 +1,7 @@
 import { followStream } from "../../../events/athlete/events.ts";
 import { handleCommand } from "../../../events/decider.ts";
 import { followDecider } from "../../../events/follow/decide.ts";
-import { findAthlete } from "../../representations/athlete.ts";
+import { findAthlete } from "../../../projections/athletes/queries.ts";
 import { type CliCommand, CliUsageError, requireInt } from "../command.ts";
 
 async function follow(type: "follow" | "unfollow", platform: Parameters<CliCommand["run"]>[0], o: Record<string, unknown>) {

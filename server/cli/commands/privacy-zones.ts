@@ -1,5 +1,6 @@
 import { DomainError } from "../../../events/decider.ts";
-import { findAthlete } from "../../representations/athlete.ts";
+import { findAthlete } from "../../../projections/athletes/queries.ts";
+import { allPrivacyZones } from "../../../projections/privacy-zones/queries.ts";
 import { addPrivacyZone, privacyZoneJson, removePrivacyZone } from "../../privacy/privacy-zone-actions.ts";
 import { type CliCommand, CliUsageError, optionalString, requireInt, requireString } from "../command.ts";
 
@@ -45,12 +46,8 @@ export const privacyZoneCommands: CliCommand[] = [
     async run(platform, o) {
       const athlete = optionalString(o, "athlete");
       if (athlete !== undefined && !/^\d+$/.test(athlete)) throw new CliUsageError("--athlete must be a positive integer");
-      const rows = await platform.db.query<{ id: number; athlete_id: number; lat: number; lng: number; radius_m: number; created_at: string }>(
-        `select id, athlete_id, lat, lng, radius_m, created_at from privacy_zones
-          where $1::bigint is null or athlete_id = $1 order by athlete_id, id`,
-        [athlete === undefined ? null : Number(athlete)],
-      );
-      return rows.map((r) => ({ athlete_id: Number(r.athlete_id), ...privacyZoneJson({ ...r, id: Number(r.id), athlete_id: Number(r.athlete_id), lat: Number(r.lat), lng: Number(r.lng), radius_m: Number(r.radius_m) }) }));
+      const rows = await allPrivacyZones(platform.db, athlete === undefined ? null : Number(athlete));
+      return rows.map((r) => ({ athlete_id: r.athlete_id, ...privacyZoneJson(r) }));
     },
     format: (result) => {
       const rows = result as { id: number; athlete_id: number; lat: number; lng: number; radius: number }[];

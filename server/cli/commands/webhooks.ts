@@ -1,16 +1,7 @@
 import { ensureOutbox } from "../../webhooks/outbox.ts";
 import type { CliCommand } from "../command.ts";
+import { type SubscriptionStatus, subscriptionStatuses } from "../../../projections/push-subscriptions/queries.ts";
 
-interface SubscriptionStatus {
-  subscription_id: number;
-  application_id: number;
-  callback_url: string;
-  pending: number;
-  delivered: number;
-  failed: number;
-  cancelled: number;
-  last_error: string | null;
-}
 
 /** Push subscriptions and how their deliveries stand (the outbox's operational table). */
 export const webhookCommands: CliCommand[] = [
@@ -20,19 +11,7 @@ export const webhookCommands: CliCommand[] = [
     options: {},
     async run(platform) {
       await ensureOutbox(platform.db);
-      const rows = await platform.db.query<SubscriptionStatus>(
-        `select s.id as subscription_id, s.application_id, s.callback_url,
-                count(*) filter (where d.status = 'pending')::int as pending,
-                count(*) filter (where d.status = 'delivered')::int as delivered,
-                count(*) filter (where d.status = 'failed')::int as failed,
-                count(*) filter (where d.status = 'cancelled')::int as cancelled,
-                (select x.last_error from public.webhook_deliveries x
-                  where x.subscription_id = s.id and x.last_error is not null order by x.id desc limit 1) as last_error
-           from push_subscriptions s left join public.webhook_deliveries d on d.subscription_id = s.id
-          group by s.id, s.application_id, s.callback_url
-          order by s.id`,
-      );
-      return { subscriptions: rows.map((r) => ({ ...r, subscription_id: Number(r.subscription_id), application_id: Number(r.application_id) })) };
+      return { subscriptions: await subscriptionStatuses(platform.db) };
     },
     format(result) {
       const { subscriptions } = result as { subscriptions: SubscriptionStatus[] };

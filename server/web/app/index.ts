@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { Context, Hono } from "hono";
 import { activityContext, visibleActivity } from "../../activities/access.ts";
 import { summaryActivities } from "../../representations/activity.ts";
-import { findAthlete } from "../../representations/athlete.ts";
+import { findAthlete } from "../../../projections/athletes/queries.ts";
 import { athleteDefaults } from "../../actions/athletes.ts";
 import { ACTIVITY_TYPES } from "../../../shared/activity-types.ts";
 import { AGE_GROUPS, WEIGHT_CLASSES_KG } from "../../segments/leaderboard.ts";

@@ -1,0 +1,23 @@
+/**
+ * What the server plugs together, listed in one place (no side-effect imports): the event
+ * catalogue, the read models, the work that follows an activity's recording, and what other
+ * families add to activities. The HTTP routes are listed in server/routes/index.ts, the jobs in
+ * server/jobs/index.ts, the CLI commands in server/cli/commands/index.ts.
+ */
+import { catalogue } from "../events/index.ts";
+import { allProjections } from "../projections/index.ts";
+import { activityProcessors } from "./activity-processors.ts";
+import { type ActivityExtension, installActivityExtension } from "./representations/activity.ts";
+import { segmentsActivityExtension } from "./segments/activity-detail.ts";
+
+export { activityProcessors, allProjections, catalogue };
+
+/** Families that add fields to activities (GET /v3/activities/:id, lists, feeds). One line each. */
+export const activityExtensions: readonly ActivityExtension[] = [
+  segmentsActivityExtension,
+];
+
+/** Installs the listed activity extensions (idempotent); called when a platform opens. */
+export function wire(): void {
+  for (const extension of activityExtensions) installActivityExtension(extension);
+}
