@@ -1,3 +1,4 @@
+import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import type { Queryable } from "../../events/db/types.ts";
 
 /** The queries of the uploads read model (projection.ts). Upload pipeline reads still live in server/uploads (to be moved). */
@@ -44,4 +45,16 @@ export async function fingerprintMatch(
     [input.athleteId, input.activityId, input.contentSha256, input.startDate, input.deviceName, seconds],
   );
   return row;
+}
+
+/**
+ * Uploads of an athlete's activity still being processed, e.g. left behind by an archive import that
+ * was killed, so the import run again can finish them at once instead of after their lease.
+ */
+export async function processingUploadsOfActivity(db: Queryable, athleteId: number, activityId: number): Promise<number[]> {
+  const rows = await db.query<{ id: number }>(
+    "select id from uploads where athlete_id = $1 and activity_id = $2 and status = $3 order by id",
+    [athleteId, activityId, UPLOAD_STATUS.processing],
+  );
+  return rows.map((r) => Number(r.id));
 }

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { activityCreated, activityStream } from "../../events/activity/events.ts";
+import { activityStream } from "../../events/activity/events.ts";
 import { activityDecider } from "../../events/activity/decide.ts";
 import { DomainError, handleCommand } from "../../events/decider.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
@@ -29,7 +29,7 @@ import { findUpload } from "../uploads/status.ts";
 import { submitUpload } from "../uploads/submit.ts";
 import { FIT_ACTIVITY, fitFileType } from "./fit-type.ts";
 import { type ArchiveActivity, garminActivity, readArchive } from "./layout.ts";
-import { processingUploadsOfActivity } from "./queries.ts";
+import { processingUploadsOfActivity } from "../../projections/uploads/queries.ts";
 import { ArchiveRefused, DEFAULT_ZIP_LIMITS, openZip, type ZipArchive, type ZipLimits } from "./zip.ts";
 
 export interface ImportFailure {
@@ -209,8 +209,11 @@ export async function importArchive(platform: Platform, options: ImportOptions):
       if (!start.success) return { kind: "failed", error: `unreadable Activity Date ${item.startDate}` };
       const type = item.type ?? defaults.activityType;
       const activityId = await nextId(platform.db, "activity");
-      const result = await platform.store.append(activityStream(activityId), 0, [
-        activityCreated.create({
+      // Through the activity decider like POST /v3/activities; the key makes a second import a no-op
+      // that answers the stream of the activity the first import created.
+      const { result } = await handleCommand(platform.store, activityStream(activityId), activityDecider, {
+        type: "create",
+        activity: {
           activityId,
           athleteId,
           name: (item.name ?? type).slice(0, MAX_NAME),
@@ -224,8 +227,9 @@ export async function importArchive(platform: Platform, options: ImportOptions):
           private: item.private ?? defaults.private,
           trainer: false,
           commute: item.commute,
-        }),
-      ], { metadata, idempotencyKey: `archive:${athleteId}:${item.key}` });
+        },
+      }, { metadata, idempotencyKey: `archive:${athleteId}:${item.key}` });
+      if (!result) throw new Error("the activity was not created");
       if (result.streamId === activityStream(activityId)) return { kind: "imported", activityId };
       const earlier = Number(result.streamId.replace(/^activity-/, ""));
       return { kind: "duplicate", activityId: (await findActivity(platform.db, earlier)) ? earlier : null };

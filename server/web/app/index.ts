@@ -86,8 +86,8 @@ export async function notFoundPage(c: Context, platform: Platform, w?: Web): Pro
 
 const LANDING = `<section class="hero" aria-labelledby="hero-title">
   <h1 id="hero-title">Your activities, on your own server</h1>
-  <p class="lead">This is a self-hosted fitness platform. Upload rides, runs and swims from your GPS device or
-  the desktop companion, see them on a map with charts, compete on segments, join clubs and challenges, and
+  <p class="lead">This is a self-hosted fitness platform. Upload rides, runs and swims recorded on your GPS device or
+  the desktop companion, see them on a map with charts, compete on segments, take part in clubs and challenges, and
   build heatmaps — with your data kept on this server and privacy zones you control.</p>
   <p class="actions"><a class="button" href="/login">Sign in</a> <a class="button secondary" href="/register">Create an account</a></p>
 </section>
