@@ -26,11 +26,12 @@ export const allProjections: Projection[] = [
   oauthProjection,
   clubsProjection,
   clubFeedProjection,
-  challengesProjection,
   privacyZonesProjection,
   heatmapsProjection,
   heatmapSourcesProjection,
   segmentsProjection,
+  // After segments: segment challenges count only efforts the segments projection has not shielded.
+  challengesProjection,
   uploadsProjection,
   pushSubscriptionsProjection,
   athleteStatsProjection,

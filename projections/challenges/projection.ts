@@ -5,6 +5,7 @@ import { activityCreated, activityRecorded } from "../../events/activity/events.
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { challengeCreated, challengeJoined, challengeLeft } from "../../events/challenge/events.ts";
 import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
+import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
 import { countRankKey, rankCountsSchema, rankKeySql } from "./rank-counts.ts";
 
@@ -53,9 +54,11 @@ async function recompute(tx: Queryable, challengeId: number, athleteId: number):
       `select count(*)::int as n, min(e.elapsed_time) as best,
               (select e2.activity_id from challenge_efforts e2
                 where e2.athlete_id = $1 and e2.segment_id = $2 and not e2.private and substr(e2.start_date_local, 1, 10) between $3 and $4
+                  and not exists (select 1 from segment_efforts se where se.id = e2.effort_id::bigint and se.shielded)
                 order by e2.elapsed_time, e2.effort_id limit 1) as activity_id
          from challenge_efforts e
-        where e.athlete_id = $1 and e.segment_id = $2 and not e.private and substr(e.start_date_local, 1, 10) between $3 and $4`,
+        where e.athlete_id = $1 and e.segment_id = $2 and not e.private and substr(e.start_date_local, 1, 10) between $3 and $4
+          and not exists (select 1 from segment_efforts se where se.id = e.effort_id::bigint and se.shielded)`,
       [athleteId, rule.segment_id, rule.start_date, rule.end_date],
     );
     const n = Number(r.n);
@@ -224,6 +227,7 @@ export const challengesProjection: Projection = {
   handles: [
     challengeCreated.type, challengeJoined.type, challengeLeft.type, activityRecorded.type, activityCreated.type,
     activityUpdated.type, activityDeleted.type, segmentEffortsMatched.type, segmentEffortsRematched.type,
+    privacyZoneCreated.type, privacyZoneDeleted.type,
   ],
   async apply(tx: Queryable, event: StoredEvent) {
     switch (event.type) {
@@ -307,6 +311,12 @@ export const challengesProjection: Projection = {
         await recomputeAthlete(tx, d.athleteId);
         return;
       }
+      case privacyZoneCreated.type:
+      case privacyZoneDeleted.type:
+        // The segments projection (applied before this one) has just shielded or released the athlete's
+        // efforts whose start or end lies in the zone: a segment challenge counts only efforts others may see.
+        await recomputeAthlete(tx, event.data.athleteId);
+        return;
       case segmentEffortsMatched.type:
       case segmentEffortsRematched.type: {
         const d = event.data;

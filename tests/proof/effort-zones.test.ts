@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApplication, issueToken } from "../../server/actions/applications.ts";
 import { createAthlete } from "../../server/actions/athletes.ts";
+import { createChallenge } from "../../server/actions/challenges.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { createSegment } from "../../server/segments/create.ts";
@@ -35,6 +36,8 @@ let server: DenoServer;
 let call: Api;
 const people = {} as Record<"ann" | "bob" | "cy", Person>;
 const seg = { early: 0, later: 0 };
+/** A segment challenge on the early stretch: its board is one more copy of the efforts. */
+let challengeId = 0;
 let earlyStart: [number, number];
 
 async function upload(person: Person): Promise<number> {
@@ -87,7 +90,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "fitness-effort-zones-"));
   const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
   const ownerId = await createAthlete(setup, { firstname: "Own", lastname: "Er", email: "zones-owner@example.com", password: "password123" });
-  const home = await createApplication(setup, { name: "Home", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
+  const home = await createApplication(setup, { name: "Home", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true, challengesEnabled: true });
   for (const [key, name] of [["ann", "Ann"], ["bob", "Bob"], ["cy", "Cy"]] as const) {
     const id = await createAthlete(setup, { firstname: name, lastname: "Zone", email: `${key}-zones@example.com`, password: "password123", sex: "F" });
     people[key] = {
@@ -104,12 +107,27 @@ beforeAll(async () => {
   seg.early = await make("Early stretch", 2000, 2600);
   seg.later = await make("Later stretch", 6000, 6800);
   earlyStart = slice(ride, 2000, 2600).points[0];
+  challengeId = await createChallenge(setup, {
+    name: "Early stretch challenge", type: "SegmentChallenge", dimension: "time", goal: 0,
+    startDate: "2000-01-01", endDate: "2030-12-31", segmentId: seg.early,
+  }, "test");
   await setup.close();
   server = await startDenoServer({ dataDir, env: LIMITS });
   call = api(server.url);
+  for (const p of [people.ann, people.bob]) {
+    const joined = await call("POST", `/v3/challenges/${challengeId}/athletes`, { token: p.token });
+    expect(joined.status, joined.text).toBeLessThan(300);
+  }
   activities.ann = await upload(people.ann);
   activities.bob = await upload(people.bob);
 }, 240_000);
+
+/** Whether `viewer` finds `owner` with a time on the segment challenge's leaderboard. */
+async function onChallengeBoard(viewer: string, owner: Person): Promise<boolean> {
+  const board = await call("GET", `/v3/challenges/${challengeId}/leaderboard`, { token: viewer, query: { per_page: 50 } });
+  expect(board.status, board.text).toBe(200);
+  return (board.body as { athlete_id: number }[]).some((e) => e.athlete_id === owner.id);
+}
 
 afterAll(async () => {
   await server?.stop();
@@ -121,6 +139,7 @@ describe("efforts starting or ending in the owner's privacy zone (Deno server)",
     expect(early).toMatchObject({ board: 1, entryCount: 2, allEfforts: 1 });
     annEarlyEffort = early.effortIds[0];
     expect(await effortStatus(people.bob.token, annEarlyEffort)).toBe(200);
+    expect(await onChallengeBoard(people.bob.token, people.ann)).toBe(true);
   }, 60_000);
 
   it("hides them from others once a zone covers the effort's start, and keeps showing them to Ann", async () => {
@@ -132,6 +151,9 @@ describe("efforts starting or ending in the owner's privacy zone (Deno server)",
     console.log(`effort zones: after Ann's zone Bob sees board entries ${bob.board}, all_efforts ${bob.allEfforts}, entry_count ${bob.entryCount}`);
     expect(bob).toMatchObject({ board: 0, entryCount: 1, allEfforts: 0 });
     expect(await effortStatus(people.bob.token, annEarlyEffort)).toBe(404);
+    // The segment challenge's board no longer carries Ann's time from that effort; Bob's stays.
+    expect(await onChallengeBoard(people.bob.token, people.ann)).toBe(false);
+    expect(await onChallengeBoard(people.bob.token, people.bob)).toBe(true);
     // Ann's own token without view_private is "anyone else" for the engine, like her cropped maps.
     expect(await effortStatus(people.ann.publicToken, annEarlyEffort)).toBe(404);
     // The effort whose ends lie outside the zone stays on its board.
