@@ -114,6 +114,11 @@ const FEED = `<div class="columns">
 </div>`;
 
 /** `/`, `/activities/:id`, `/upload`, the token endpoint and the assets. */
+/** The shell's fields for a signed-in athlete's page: who, the form token and the page's API token. */
+function signedIn(w: Pick<Web, "athlete" | "csrf">, t: { token: string; expiresAt: number } | null | undefined) {
+  return { athlete: w.athlete, csrf: w.csrf, token: t?.token, tokenExpiresAt: t?.expiresAt };
+}
+
 export function mountAppPages(app: Hono, platform: Platform): void {
   app.get("/favicon.ico", (c) =>
     c.body(FAVICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400", "x-content-type-options": "nosniff" }));
@@ -148,10 +153,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     const t = await sessionToken(c, platform, w.athlete.id);
     return shell(c, {
       title: "Feed",
-      athlete: w.athlete,
-      csrf: w.csrf,
-      token: t?.token,
-      tokenExpiresAt: t?.expiresAt,
+      ...signedIn(w, t),
       current: "feed",
       script: "home.js",
       data: { perPage: Math.min(100, Math.max(1, Number(/^\d{1,3}$/.exec(c.req.query("per_page") ?? "")?.[0] ?? 20))) },
@@ -165,10 +167,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     const t = await sessionToken(c, platform, w.athlete.id);
     return shell(c, {
       title: "Upload",
-      athlete: w.athlete,
-      csrf: w.csrf,
-      token: t?.token,
-      tokenExpiresAt: t?.expiresAt,
+      ...signedIn(w, t),
       current: "upload",
       script: "upload.js",
       body: `<h1>Upload activities</h1>
@@ -194,10 +193,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
       if (!t) return redirectToSignIn(c);
       return shell(c, {
         title: o.title,
-        athlete: w.athlete,
-        csrf: w.csrf,
-        token: t.token,
-        tokenExpiresAt: t.expiresAt,
+        ...signedIn(w, t),
         script: o.script,
         styles: o.map ? ["leaflet.css", "uplot.css"] : [],
         libs: o.map ? ["leaflet.js", "uplot.js"] : [],
@@ -219,10 +215,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     const t = await sessionToken(c, platform, w.athlete.id);
     return shell(c, {
       title: "Settings",
-      athlete: w.athlete,
-      csrf: w.csrf,
-      token: t?.token,
-      tokenExpiresAt: t?.expiresAt,
+      ...signedIn(w, t),
       current: "settings",
       script: "settings.js",
       // GET /v3/athlete does not answer the upload defaults (API gap): the page starts from them here.
@@ -239,10 +232,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     const t = await sessionToken(c, platform, w.athlete.id);
     return shell(c, {
       title: "Heatmaps",
-      athlete: w.athlete,
-      csrf: w.csrf,
-      token: t?.token,
-      tokenExpiresAt: t?.expiresAt,
+      ...signedIn(w, t),
       current: "heatmaps",
       script: "heatmaps.js",
       data: { activityTypes: ACTIVITY_TYPES.map((name, i) => [i + 1, name]) },
@@ -273,10 +263,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     }
     return shell(c, {
       title: "Activity",
-      athlete: w.athlete,
-      csrf: w.csrf,
-      token: t.token,
-      tokenExpiresAt: t.expiresAt,
+      ...signedIn(w, t),
       script: "activity.js",
       styles: ["leaflet.css", "uplot.css"],
       libs: ["leaflet.js", "uplot.js"],

@@ -167,3 +167,22 @@ export function ready(name, value = true) {
   window.appState = window.appState ?? {};
   window.appState[name] = value;
 }
+
+/**
+ * Wires a join/leave button: on click it runs `action` (an API call), then `render` redraws the page
+ * and focus returns to the new button; a refusal is shown next to the button in plain words.
+ */
+export function membershipButton(button, action, render) {
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await action();
+      await render();
+      document.querySelector("#join, #leave")?.focus();
+    } catch (error) {
+      button.disabled = false;
+      button.after(h("p", { class: "error", role: "alert" }, error.message));
+    }
+  });
+  return button;
+}

@@ -1,5 +1,5 @@
 // A challenge: details, progress, leaderboard, join / leave.
-import { api, config, h, km, ready, showFailure } from "./app.js";
+import { api, config, h, km, membershipButton, ready, showFailure } from "./app.js";
 
 const id = config.challengeId;
 const root = document.getElementById("challenge");
@@ -18,17 +18,7 @@ async function render() {
   const entries = Array.isArray(board) ? board : board?.entries ?? [];
   document.title = `${c.name} · Fitness Platform`;
   const button = h("button", { type: "button", id: c.joined ? "leave" : "join", class: c.joined ? "secondary" : "" }, c.joined ? "Leave challenge" : "Join challenge");
-  button.addEventListener("click", async () => {
-    button.disabled = true;
-    try {
-      await api(`/challenges/${id}/athletes`, { method: c.joined ? "DELETE" : "POST" });
-      await render();
-      document.querySelector("#join, #leave")?.focus();
-    } catch (error) {
-      button.disabled = false;
-      button.after(h("p", { class: "error", role: "alert" }, error.message));
-    }
-  });
+  membershipButton(button, () => api(`/challenges/${id}/athletes`, { method: c.joined ? "DELETE" : "POST" }), render);
   root.replaceChildren(
     h("div", { class: "activity-head" },
       h("div", {}, h("h1", { id: "title" }, c.name),

@@ -1,5 +1,5 @@
 // A club: details, members, recent activities, join / leave.
-import { api, config, duration, h, km, ready, showFailure } from "./app.js";
+import { api, config, duration, h, km, membershipButton, ready, showFailure } from "./app.js";
 
 const id = config.clubId;
 const root = document.getElementById("club");
@@ -16,17 +16,7 @@ async function render() {
   const pending = club.membership === "pending";
   const button = h("button", { type: "button", id: member || pending ? "leave" : "join", class: member ? "secondary" : "" },
     member ? "Leave club" : pending ? "Withdraw request" : "Join club");
-  button.addEventListener("click", async () => {
-    button.disabled = true;
-    try {
-      await api(`/clubs/${id}/${member || pending ? "leave" : "join"}`, { method: "POST" });
-      await render();
-      document.querySelector("#join, #leave")?.focus();
-    } catch (error) {
-      button.disabled = false;
-      button.after(h("p", { class: "error", role: "alert" }, error.message));
-    }
-  });
+  membershipButton(button, () => api(`/clubs/${id}/${member || pending ? "leave" : "join"}`, { method: "POST" }), render);
   root.replaceChildren(
     h("div", { class: "activity-head" },
       h("div", {}, h("h1", { id: "title" }, club.name),
