@@ -32,7 +32,7 @@ describe("sign-in with PKCE on a loopback redirect", () => {
   it("signs in without a client secret, refreshes before expiry, and explains a revoked sign-in", async () => {
     const app = await server.application();
     const page = await (await browser.newContext()).newPage();
-    await page.goto(`${server.url}/register`);
+    await page.goto(`${server.url}/register?next=/settings/api`);
     await page.fill("#firstname", "Kim");
     await page.fill("#lastname", "Cyclist");
     await page.fill("#email", "kim@example.com");
