@@ -1,11 +1,45 @@
 import { z } from "zod";
 import type { Permission } from "./auth.ts";
+import { zDeauthorizeResponse, zTokenResponse } from "./responses/oauth.ts";
 export { operationIdOf } from "./operation-ids.ts";
 
-/** A response body's JSON Schema (what the server sends: zod's output side), inlined. */
-export function responseSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Record<string, unknown>;
-  return rest;
+/**
+ * Response schemas as JSON Schema (what the server sends: zod's output side), with every named
+ * model (server/http/responses/, ids in zod's global registry) collected once into `components`
+ * and referenced as `#/components/schemas/<id>`.
+ */
+export class ResponseSchemas {
+  readonly components: Record<string, unknown> = {};
+
+  /** The schema of one response body; named models it uses land in `components`. */
+  of(schema: z.ZodType): Record<string, unknown> {
+    const { $schema: _drop, $defs, ...rest } = z.toJSONSchema(schema, {
+      io: "output",
+      unrepresentable: "any",
+    }) as Record<string, unknown> & { $defs?: Record<string, unknown> };
+    for (const [id, def] of Object.entries($defs ?? {})) this.components[id] = relink(def);
+    const root = relink(rest) as Record<string, unknown>;
+    // A response that is itself a named model: a reference to its component.
+    const id = z.globalRegistry.get(schema)?.id;
+    if (typeof id === "string" && root.$ref === undefined) {
+      const { id: _id, ...model } = root;
+      this.components[id] = model;
+      return { $ref: `#/components/schemas/${id}` };
+    }
+    return root;
+  }
+}
+
+/** `#/$defs/X` (zod's local definitions) → `#/components/schemas/X`, everywhere in a schema. */
+function relink(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(relink);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [
+      k,
+      k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\//, "#/components/schemas/") : relink(v),
+    ]));
+  }
+  return value;
 }
 
 /** Strava's OAuth scopes and what each grants here. */
@@ -49,7 +83,7 @@ const form = (properties: Record<string, unknown>, required: string[]) => ({
 const str = { type: "string" };
 
 /** The /oauth endpoints (served by the web pages, not the route table), documented. */
-export const OAUTH_PATHS: Record<string, unknown> = {
+export const oauthPaths = (schemas: ResponseSchemas): Record<string, unknown> => ({
   "/oauth/authorize": {
     get: {
       operationId: "authorize",
@@ -65,7 +99,7 @@ export const OAUTH_PATHS: Record<string, unknown> = {
         { name: "code_challenge", in: "query", required: false, schema: str },
         { name: "code_challenge_method", in: "query", required: false, schema: { type: "string", enum: ["S256", "plain"] } },
       ],
-      responses: { "200": { description: "The consent page (HTML)" }, "302": { description: "Back to redirect_uri" }, "4XX": fault },
+      responses: { "200": { description: "The consent page (HTML)", content: { "text/html": { schema: str } } }, "302": { description: "Back to redirect_uri" }, "4XX": fault },
     },
   },
   "/oauth/token": {
@@ -80,18 +114,7 @@ export const OAUTH_PATHS: Record<string, unknown> = {
       responses: {
         "200": {
           description: "Tokens (with the summary athlete for an authorization code)",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                properties: {
-                  token_type: str, access_token: str, refresh_token: str, expires_at: { type: "integer" },
-                  expires_in: { type: "integer" }, athlete: { type: "object" },
-                },
-                required: ["token_type", "access_token", "refresh_token", "expires_at", "expires_in"],
-              },
-            },
-          },
+          content: { "application/json": { schema: schemas.of(zTokenResponse) } },
         },
         "4XX": fault,
       },
@@ -103,7 +126,7 @@ export const OAUTH_PATHS: Record<string, unknown> = {
       tags: ["OAuth"],
       summary: "Revokes the application's access for the athlete (every token of that athlete and application).",
       requestBody: form({ access_token: str }, ["access_token"]),
-      responses: { "200": { description: "{access_token}", content: { "application/json": { schema: { type: "object", properties: { access_token: str } } } } }, "4XX": fault },
+      responses: { "200": { description: "{access_token}", content: { "application/json": { schema: schemas.of(zDeauthorizeResponse) } } }, "4XX": fault },
     },
   },
-};
+});

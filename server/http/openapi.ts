@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AnyRoute } from "./route.ts";
-import { OAUTH_PATHS, oauthScheme, operationIdOf, responseSchema, scopesOf } from "./openapi-extras.ts";
+import { oauthPaths, oauthScheme, operationIdOf, ResponseSchemas, scopesOf } from "./openapi-extras.ts";
 
 function jsonSchema(schema: unknown): Record<string, unknown> {
   try {
@@ -10,9 +10,26 @@ function jsonSchema(schema: unknown): Record<string, unknown> {
   }
 }
 
+/** The document's tags (the spec's resource families), in reading order. */
+const TAGS = [
+  { name: "Athlete", description: "The authenticated athlete, other athletes, stats, zones and privacy zones." },
+  { name: "Activities", description: "Activities, laps, zones, comments, kudos and photos." },
+  { name: "Streams", description: "Time series of activities and segment efforts." },
+  { name: "Segments", description: "Segments, efforts, leaderboards, explore and stars." },
+  { name: "Clubs", description: "Clubs, members, admins and club feeds." },
+  { name: "Gear", description: "Bikes and shoes." },
+  { name: "Uploads", description: "Device file uploads (FIT, TCX, GPX) and archive imports." },
+  { name: "Challenges", description: "Extension: challenges and their leaderboards." },
+  { name: "Heatmaps", description: "Extension: personal heatmaps." },
+  { name: "Routes", description: "Routes: planned lines, exported as GPX or TCX." },
+  { name: "Webhooks", description: "Push subscriptions (application credentials, not athlete tokens)." },
+  { name: "OAuth", description: "Authorization code flow: authorize, token exchange and refresh, deauthorize." },
+];
+
 /** The OpenAPI 3.1 document, generated from the same route table and zod schemas the server runs. */
 export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const schemas = new ResponseSchemas();
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z_]+)/g, "{$1}");
     const parameters: unknown[] = [];
@@ -25,15 +42,20 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<s
         parameters.push({ name, in: where, required: where === "path" || required.has(name), schema: prop });
       }
     }
-    const success: Record<string, unknown> = { description: "Success" };
-    if (route.response) success.content = { "application/json": { schema: responseSchema(route.response) } };
+    const status = route.status ?? 200;
+    const success: Record<string, unknown> = { description: status === 204 ? "No content" : "Success" };
+    if (route.response) {
+      const schema = schemas.of(route.response);
+      const media = typeof schema.contentMediaType === "string" ? schema.contentMediaType : "application/json";
+      success.content = { [media]: { schema } };
+    }
     const operation: Record<string, unknown> = {
       operationId: operationIdOf(route),
       summary: route.summary,
       tags: [route.tag],
       parameters,
       responses: {
-        [String(route.status ?? 200)]: success,
+        [String(status)]: success,
         "4XX": {
           description: "Fault: {message, errors:[{resource, field, code}]}",
           content: { "application/json": { schema: { $ref: "#/components/schemas/Fault" } } },
@@ -64,13 +86,15 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<s
       description: "Strava-style v3 API of a self-hosted, event-sourced fitness platform.",
     },
     servers: [{ url: serverUrl }],
-    paths: { ...paths, ...OAUTH_PATHS },
+    paths: { ...paths, ...oauthPaths(schemas) },
+    tags: TAGS,
     components: {
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "Access token (also access_token query or body field)" },
         strava_oauth: oauthScheme(serverUrl),
       },
       schemas: {
+        ...Object.fromEntries(Object.entries(schemas.components).sort(([a], [b]) => a.localeCompare(b))),
         Fault: {
           type: "object",
           properties: {

@@ -24,6 +24,7 @@ import {
   summaryActivities,
 } from "../representations/activity.ts";
 import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import { zActivity, zDetailedActivity, zSummaryActivityList } from "../http/responses/index.ts";
 
 const idParams = z.object({ id: zNumId });
 const flag = zBool;
@@ -63,6 +64,7 @@ export const activityRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/activities",
+    response: zDetailedActivity,
     summary: "Create a manual activity.",
     description: `Form fields: name (≤ 255), sport_type (Strava's SportType list) and/or type (case-insensitive; one of them required, both must agree; sport_type gives type), start_date_local (ISO 8601; an offset gives start_date and timezone, otherwise local = UTC), elapsed_time (seconds ≥ 0), description (≤ ${MAX_DESCRIPTION}), distance (m), private, trainer, commute (1/0). 201 with the detailed activity.`,
     tag: "Activities",
@@ -102,6 +104,7 @@ export const activityRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/activities/:id",
+    response: zActivity,
     summary: "An activity of the authenticated athlete (detailed); resource_state -1 while its upload is processing.",
     tag: "Activities",
     auth: "token",
@@ -125,6 +128,7 @@ export const activityRoutes = [
   defineRoute({
     method: "PUT",
     path: "/v3/activities/:id",
+    response: zDetailedActivity,
     summary: "Update an activity (name, sport_type, type, private, commute, trainer, gear_id — 'none' clears it — description).",
     description: "Fields left out stay as they are.",
     tag: "Activities",
@@ -186,6 +190,7 @@ export const activityRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athlete/activities",
+    response: zSummaryActivityList,
     summary: "The authenticated athlete's activities (summary), newest first; oldest first with after.",
     description: "before/after are epoch seconds on start_date; before, after and page cannot be combined (400).",
     tag: "Activities",

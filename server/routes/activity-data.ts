@@ -11,6 +11,7 @@ import type { Platform } from "../platform.ts";
 import { loadRelease, releasedStreams, viewerAudience, viewerOf } from "../privacy/engine.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import { laps } from "../representations/activity.ts";
+import { zActivityZoneList, zLapList } from "../http/responses/index.ts";
 
 const streamQuery = z.object({
   keys: z.string().max(500).optional(),
@@ -63,6 +64,7 @@ export const activityDataRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/activities/:id/laps",
+    response: zLapList,
     summary: "Laps of an activity (lap summaries).",
     tag: "Activities",
     auth: "token",
@@ -75,6 +77,7 @@ export const activityDataRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/activities/:id/zones",
+    response: zActivityZoneList,
     summary: "Heartrate and power zone distributions (owner only; the owner must be premium).",
     tag: "Activities",
     auth: "token",

@@ -10,6 +10,7 @@ import { badRequest, notFound } from "../http/errors.ts";
 import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { photoRepresentation, photosOf } from "../representations/photo.ts";
+import { zPhoto, zPhotoImage, zPhotoList } from "../http/responses/index.ts";
 
 const zFile = z.custom<Blob>((v) => v instanceof Blob, { message: "a file" });
 
@@ -17,6 +18,7 @@ export const activityPhotoRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/activities/:id/photos",
+    response: zPhotoList,
     summary: "Photos of an activity (owner only). photo_sources=true returns both kinds; without it only external photos.",
     description: "size (default 0): each photo's urls hold the best match — the smallest rendition larger than size on at least one side.",
     tag: "Activities",
@@ -36,6 +38,7 @@ export const activityPhotoRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/activities/:id/photos",
+    response: zPhoto,
     summary: "Add a native photo to one's activity (multipart: file, caption, optional lat/lng). 201 with the photo.",
     description: `file: a JPEG, PNG or GIF image (checked by its bytes and decoded), at most ${MAX_PHOTO_BYTES} bytes and ${MAX_PHOTO_PIXELS} pixels; ` +
       `caption ≤ ${MAX_CAPTION}. Stored with resized renditions of ${RENDITION_SIZES.join(", ")} px on the long side (those smaller than the original) and the original.`,
@@ -78,6 +81,7 @@ export const activityPhotoRoutes = [
   defineRoute({
     method: "GET",
     path: "/photos/:unique_id/:size",
+    response: zPhotoImage,
     summary: "The bytes of a native photo rendition (the URLs in photo urls maps; unguessable ids).",
     tag: "Activities",
     auth: "none",

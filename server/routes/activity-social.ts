@@ -13,6 +13,7 @@ import { defineRoute } from "../http/route.ts";
 import { nextId } from "../ids.ts";
 import { athleteFor } from "../representations/athlete.ts";
 import { findAthletes } from "../../projections/athletes/queries.ts";
+import { zComment, zCommentList, zEmpty, zSummaryAthleteList } from "../http/responses/index.ts";
 
 interface CommentRow {
   id: number;
@@ -47,6 +48,7 @@ export const activitySocialRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/activities/:id/comments",
+    response: zCommentList,
     summary: "Comments on an activity, oldest first.",
     tag: "Activities",
     auth: "token",
@@ -67,6 +69,7 @@ export const activitySocialRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/activities/:id/comments",
+    response: zComment,
     summary: "Comment on an activity (internal applications only). 201 with the comment.",
     description: `text: 1 to ${MAX_COMMENT} characters.`,
     tag: "Activities",
@@ -114,6 +117,7 @@ export const activitySocialRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/activities/:id/kudos",
+    response: zSummaryAthleteList,
     summary: "Athletes who gave kudos (summary), for the activity owner only.",
     tag: "Activities",
     auth: "token",
@@ -139,6 +143,7 @@ export const activitySocialRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/activities/:id/kudos",
+    response: zEmpty,
     summary: "Give kudos as the token's athlete (applications with kudos enabled; not on one's own activity, not twice). 201 {}.",
     tag: "Activities",
     auth: "token",

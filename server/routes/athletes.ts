@@ -6,6 +6,7 @@ import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { athleteFor } from "../representations/athlete.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
+import { zAthlete, zDetailedAthlete } from "../http/responses/index.ts";
 
 /** Extra parts of the detailed athlete contributed by other resource families (clubs, gear, follows). */
 export type AthleteDetailExtension = (
@@ -32,6 +33,7 @@ export const athleteRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athlete",
+    response: zDetailedAthlete,
     summary: "The authenticated athlete (detailed representation).",
     tag: "Athlete",
     auth: "token",
@@ -47,6 +49,7 @@ export const athleteRoutes = [
   defineRoute({
     method: "PUT",
     path: "/v3/athlete",
+    response: zDetailedAthlete,
     summary: "Update the authenticated athlete: weight (kg), ftp (W), and the extensions default_activity_type and default_private.",
     tag: "Athlete",
     auth: "token",
@@ -70,6 +73,7 @@ export const athleteRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athletes/:id",
+    response: zAthlete,
     summary: "An athlete by id (detailed for oneself, summary for others).",
     tag: "Athlete",
     auth: "token",

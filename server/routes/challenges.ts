@@ -10,6 +10,7 @@ import { defineRoute } from "../http/route.ts";
 import { findClub } from "../representations/club.ts";
 import { challengeLeaderboard } from "../representations/challenge-leaderboard.ts";
 import { detailedChallenge, findChallenge, joinedChallenges, summaryChallenge } from "../representations/challenge.ts";
+import { zChallengeLeaderboardList, zDetailedChallenge, zSummaryChallengeList } from "../http/responses/index.ts";
 
 /** Challenge leaderboard page size when per_page is not given (as for segment leaderboards). */
 export const CHALLENGE_LEADERBOARD_PER_PAGE = 10;
@@ -45,6 +46,7 @@ export const challengeRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/challenges/joined",
+    response: zSummaryChallengeList,
     summary: "Summary challenges the authenticated athlete joined (latest start first).",
     tag: "Challenges",
     auth: "token",
@@ -57,6 +59,7 @@ export const challengeRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/challenges/:id",
+    response: zDetailedChallenge,
     summary: "A challenge (detailed).",
     tag: "Challenges",
     auth: "token",
@@ -70,6 +73,7 @@ export const challengeRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/challenges/:id/leaderboard",
+    response: zChallengeLeaderboardList,
     summary: "Leaderboard entries, best first; filter friends, club (club_id required) or none.",
     description: "per_page defaults to 10. On the first page the requester and up to 2 entries before and after are appended when not already present.",
     tag: "Challenges",
@@ -114,6 +118,7 @@ export const challengeRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/challenges/:id/athletes",
+    response: zDetailedChallenge,
     summary: "Join a challenge for the authenticated athlete; answers the detailed challenge (joined true).",
     description: "A challenge with an external_url is joined at that address: 403 Challenge/external_url/join externally.",
     tag: "Challenges",
@@ -126,6 +131,7 @@ export const challengeRoutes = [
   defineRoute({
     method: "DELETE",
     path: "/v3/challenges/:id/athletes",
+    response: zDetailedChallenge,
     summary: "Leave a challenge; answers the detailed challenge (joined false).",
     tag: "Challenges",
     auth: "token",

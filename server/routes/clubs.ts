@@ -23,6 +23,7 @@ import {
 } from "../representations/club.ts";
 import { viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { athleteDetailExtensions } from "./athletes.ts";
+import { zClubActivityList, zClubAthlete, zClubAthleteList, zDetailedClub, zMembership, zSummaryClubList } from "../http/responses/index.ts";
 
 /** How many of the members' latest activities a club feed reaches (spec: Limits). */
 export const CLUB_FEED_WINDOW = 200;
@@ -90,6 +91,7 @@ function memberMove(
   return defineRoute({
     method,
     path,
+    response: zClubAthlete,
     summary,
     tag: "Clubs",
     auth: "token",
@@ -151,6 +153,7 @@ export const clubRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/clubs",
+    response: zDetailedClub,
     summary: "Create a club owned by the authenticated athlete (beyond the spec). Form fields as the Club table names them.",
     tag: "Clubs",
     auth: "token",
@@ -176,6 +179,7 @@ export const clubRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/clubs/:id",
+    response: zDetailedClub,
     summary: "A club (detailed, with the requester's membership, admin and owner).",
     tag: "Clubs",
     auth: "token",
@@ -186,6 +190,7 @@ export const clubRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athlete/clubs",
+    response: zSummaryClubList,
     summary: "Summary clubs the authenticated athlete is a member of, by name.",
     tag: "Clubs",
     auth: "token",
@@ -197,6 +202,7 @@ export const clubRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/clubs/:id/members",
+    response: zClubAthleteList,
     summary: "Members (summary athletes with membership fields): those the caller follows first, then by first name.",
     description: "Enhanced Privacy members are listed only to members; admins also see pending requests.",
     tag: "Clubs",
@@ -227,6 +233,7 @@ export const clubRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/clubs/:id/admins",
+    response: zClubAthleteList,
     summary: "Admins (summary athletes with membership fields): the owner first, then by first name.",
     tag: "Clubs",
     auth: "token",
@@ -254,6 +261,7 @@ export const clubRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/clubs/:id/activities",
+    response: zClubActivityList,
     summary: "Recent activities of the club's members (members only; the latest 200 are reachable).",
     description: "`before` (epoch seconds) and `page` cannot be combined. Private activities are not listed.",
     tag: "Clubs",
@@ -274,6 +282,7 @@ export const clubRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/clubs/:id/join",
+    response: zMembership,
     summary: "Join a club: member at once (public club or invited), else a pending request.",
     tag: "Clubs",
     auth: "token",
@@ -290,6 +299,7 @@ export const clubRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/clubs/:id/leave",
+    response: zMembership,
     summary: "Leave a club (or withdraw a pending request). The owner cannot leave.",
     tag: "Clubs",
     auth: "token",

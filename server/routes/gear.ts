@@ -4,11 +4,13 @@ import { defineRoute } from "../http/route.ts";
 import { findGear, gearOfAthlete } from "../../projections/queries/gear-with-distance.ts";
 import { detailedGear, summaryGear } from "../representations/gear.ts";
 import { type AthleteDetailExtension, athleteDetailExtensions } from "./athletes.ts";
+import { zDetailedGear } from "../http/responses/index.ts";
 
 export const gearRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/gear/:id",
+    response: zDetailedGear,
     summary: "A bike (b…) or a pair of shoes (g…), detailed.",
     tag: "Gear",
     auth: "token",

@@ -11,6 +11,7 @@ import { randomHeatmapId } from "../heatmaps/ids.ts";
 import { findHeatmap, heatmapsOf } from "../../projections/heatmaps/queries.ts";
 import { createdHeatmap, progressHeatmap, summaryHeatmap } from "../heatmaps/representation.ts";
 import { tileServiceOf } from "../heatmaps/tiles.ts";
+import { zCreatedHeatmap, zHeatmap, zHeatmapList, zHeatmapProgress } from "../http/responses/index.ts";
 
 /** "1,2, 5" (or [1, 2]) → sorted distinct activity type numbers 1 … 29 (the spec's list order). */
 export const zActivityTypeIds = z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])
@@ -49,6 +50,7 @@ export const heatmapRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athlete/heatmaps",
+    response: zHeatmapList,
     summary: "The authenticated athlete's heatmaps (summaries, newest first).",
     tag: "Heatmaps",
     auth: "token",
@@ -61,6 +63,7 @@ export const heatmapRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/athlete/heatmaps",
+    response: zCreatedHeatmap,
     summary: "Create a heatmap of one's public activities of some types, optionally within a local-time window; builds asynchronously.",
     description:
       "activity_type_ids: comma separated numbers of the spec's activity types in its order (Ride = 1, Run = 2, Swim = 3, …). " +
@@ -100,6 +103,7 @@ export const heatmapRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athletes/:athlete_id/heatmaps/:map_id/progress",
+    response: zHeatmapProgress,
     summary: "A heatmap with its build status (queued, building, gathering, generating, done, error) and status_message.",
     tag: "Heatmaps",
     auth: "token",
@@ -112,6 +116,7 @@ export const heatmapRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athletes/:athlete_id/heatmaps/:map_id",
+    response: zHeatmap,
     summary: "A heatmap summary.",
     tag: "Heatmaps",
     auth: "token",

@@ -5,12 +5,14 @@ import { ReceiveError, receiveArchive } from "../archive/receive.ts";
 import { findImportRun, importStatusBody, startImportRun } from "../archive/runs.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { defineRoute } from "../http/route.ts";
+import { zImportRun } from "../http/responses/index.ts";
 
 /** Extension (not in Strava's API): importing a Strava or Garmin Connect export archive. */
 export const importRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/athlete/imports",
+    response: zImportRun,
     summary: "Import a Strava or Garmin Connect export archive (extension). 202 with the import's status; poll GET /v3/athlete/imports/:id.",
     description: "multipart/form-data with the archive in `file`, or the raw archive with Content-Type application/zip. " +
       "Send the token in the Authorization header (the body is streamed to disk, not parsed). Bodies are bounded by MAX_BODY_BYTES; " +
@@ -41,6 +43,7 @@ export const importRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athlete/imports/:id",
+    response: zImportRun,
     summary: "The status of an archive import (extension): counts, failures, and whether it is running, done or refused.",
     tag: "Uploads",
     auth: "token",

@@ -3,6 +3,7 @@ import { zFloat, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { addPrivacyZone, privacyZoneJson, removePrivacyZone } from "../privacy/privacy-zone-actions.ts";
 import { privacyZonesOf } from "../privacy/privacy-zones.ts";
+import { zPrivacyZone, zPrivacyZoneList } from "../http/responses/index.ts";
 
 /**
  * Extension (not in the spec): the authenticated athlete's privacy zones. Reading them needs
@@ -12,6 +13,7 @@ export const privacyZoneRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athlete/privacy_zones",
+    response: zPrivacyZoneList,
     summary: "Extension: the authenticated athlete's privacy zones {id, lat, lng, radius (m), created_at}.",
     tag: "Athlete",
     auth: "token",
@@ -24,6 +26,7 @@ export const privacyZoneRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/athlete/privacy_zones",
+    response: zPrivacyZone,
     summary: "Extension: add a privacy zone (lat, lng, radius in metres 1–20000); positions inside are hidden from others and from heatmaps.",
     tag: "Athlete",
     auth: "token",

@@ -8,6 +8,7 @@ import {
 } from "../actions/push-subscriptions.ts";
 import { zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
+import { zPushSubscription, zPushSubscriptionList } from "../http/responses/index.ts";
 
 /** A parameter sent as a form field, JSON value or query parameter. */
 const text = z.union([z.string(), z.number()]).transform(String).optional();
@@ -44,6 +45,7 @@ export const pushSubscriptionRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/push_subscriptions",
+    response: zPushSubscription,
     summary: "Subscribe the application to webhook events (one subscription per application).",
     description: `${AUTH_NOTE} Fields: callback_url (http or https, ≤ 255 characters), verify_token. The callback is first sent GET ?hub.mode=subscribe&hub.challenge=…&hub.verify_token=… and must answer 2xx within 2 s with {"hub.challenge": <the same value>}; otherwise 400 PushSubscription/callback url/not verifiable. A second subscription: 400 PushSubscription//already exists. 201 with the subscription.`,
     tag: "Webhooks",
@@ -65,6 +67,7 @@ export const pushSubscriptionRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/push_subscriptions",
+    response: zPushSubscriptionList,
     summary: "The application's push subscriptions (an array of at most one).",
     description: AUTH_NOTE,
     tag: "Webhooks",

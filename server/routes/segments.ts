@@ -19,6 +19,7 @@ import { createSegment, pointsFromActivity } from "../segments/create.ts";
 import { exploreSegments } from "../segments/explore.ts";
 import { cumulativeDistances, type LatLng } from "../segments/geometry.ts";
 import { AGE_GROUPS, DATE_RANGES, leaderboard, WEIGHT_CLASSES } from "../segments/leaderboard.ts";
+import { zStreamSet, zDetailedSegment, zExplorerResponse, zSegmentEffort, zSegmentEffortList, zSegmentLeaderboard, zStarredSegmentList, zSummarySegmentList } from "../http/responses/index.ts";
 
 const idParams = z.object({ id: zNumId });
 
@@ -54,6 +55,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/segments/explore",
+    response: zExplorerResponse,
     summary: "Up to 10 segments starting inside a map area (most attempted first).",
     tag: "Segments",
     auth: "token",
@@ -79,6 +81,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/segments/starred",
+    response: zSummarySegmentList,
     summary: "Segments the authenticated athlete starred (summary), most recently starred first.",
     tag: "Segments",
     auth: "token",
@@ -99,6 +102,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athletes/:id/segments/starred",
+    response: zStarredSegmentList,
     summary: "Segments an athlete starred, with start/end coordinates, the requester's PR and the starred date.",
     tag: "Segments",
     auth: "token",
@@ -157,6 +161,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/segments",
+    response: zDetailedSegment,
     summary: "Creates a segment from a stretch of one of the athlete's own activities (activity id and stream index range).",
     description: "Through the privacy engine: the activity must be visible to this token (a private one needs view_private), a segment cut from a private activity must be private (else 400 private), and no point of the stretch may lie inside the athlete's privacy zones (400 start_index or end_index).",
     tag: "Segments",
@@ -188,6 +193,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/segments/:id",
+    response: zDetailedSegment,
     summary: "A segment (detailed), with starred for the authenticated athlete and attempt counts.",
     tag: "Segments",
     auth: "token",
@@ -202,6 +208,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "PUT",
     path: "/v3/segments/:id/starred",
+    response: zDetailedSegment,
     summary: "Stars (starred=true) or unstars a segment for the authenticated athlete.",
     tag: "Segments",
     auth: "token",
@@ -221,6 +228,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/segments/:id/all_efforts",
+    response: zSegmentEffortList,
     summary: "Efforts on a segment, ascending by start_date_local; optionally one athlete's and within local dates.",
     tag: "Segments",
     auth: "token",
@@ -243,6 +251,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/segments/:id/leaderboard",
+    response: zSegmentLeaderboard,
     summary: "The segment's leaderboard: one entry per athlete (their best), filtered; the requester's entry with context.",
     tag: "Segments",
     auth: "token",
@@ -288,6 +297,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/segments/:id/streams",
+    response: zStreamSet,
     summary: "A segment's streams: distance, altitude (when known) and latlng, whatever keys are asked.",
     tag: "Segments",
     auth: "token",
@@ -312,6 +322,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/segment_efforts/:id",
+    response: zSegmentEffort,
     summary: "One segment effort (64-bit id) with its segment.",
     tag: "Segments",
     auth: "token",
@@ -326,6 +337,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/segment_efforts/:id/streams",
+    response: zStreamSet,
     summary: "Streams of a segment effort: the activity's streams from its start_index to its end_index.",
     description: EFFORT_STREAMS_NOTE,
     tag: "Streams",
@@ -352,6 +364,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/segment_efforts",
+    response: zSegmentEffortList,
     summary: "The authenticated athlete's efforts on a segment, ascending by start_date_local; optionally within local dates.",
     description:
       "segment_id required; start_date_local and end_date_local (ISO 8601, inclusive, local time) must be sent together; per_page (default 30), page. The same rules as /v3/segments/:id/all_efforts, limited to the caller's own efforts.",

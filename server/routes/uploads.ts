@@ -11,6 +11,7 @@ import { zSportType } from "../activities/sport-input.ts";
 import { resolveSport } from "../../shared/sport-types.ts";
 import { badRequest } from "../http/errors.ts";
 import { findUpload, uploadStatusBody } from "../uploads/status.ts";
+import { zUpload } from "../http/responses/index.ts";
 
 const uploadBody = z.object({
   file: z.custom<File>((v) => typeof File !== "undefined" && v instanceof File, { message: "a file is required" }),
@@ -44,6 +45,7 @@ export const uploadRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/uploads",
+    response: zUpload,
     summary: "Upload a FIT, TCX or GPX file (multipart); processing is asynchronous.",
     description: "201 with an upload status ('Your activity is still being processed.'); 400 with an upload status " +
       "for malformed data or a duplicate found at submission; 413 for files over MAX_UPLOAD_BYTES (after decompression).",
@@ -81,6 +83,7 @@ export const uploadRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/uploads/:id",
+    response: zUpload,
     summary: "The status of an upload (poll at most once a second).",
     tag: "Uploads",
     auth: "token",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { STREAM_KEYS } from "../../../shared/streams.ts";
+import { model } from "./registry.ts";
 
 /** One stream as Strava answers it (reference §3.2). */
 const stream = z.object({
@@ -10,7 +11,15 @@ const stream = z.object({
 });
 
 /** Strava's StreamSet: keyed by type with key_by_type=true, else an array whose items carry `type`. */
-export const zStreamSet = z.union([
-  z.object(Object.fromEntries(STREAM_KEYS.map((k) => [k, stream.optional()]))).strict(),
-  z.array(stream.extend({ type: z.enum(STREAM_KEYS) }).strict()),
-]);
+export const zStreamSet = model(
+  "StreamSet",
+  z.union([
+    z.object(Object.fromEntries(STREAM_KEYS.map((k) => [k, stream.optional()]))).strict(),
+    z.array(stream.extend({ type: z.enum(STREAM_KEYS) }).strict()),
+  ]),
+  "Streams keyed by type (key_by_type=true) or as a list with `type`; resolution low/medium/high down-samples to 100/1000/10000 points.",
+  {
+    time: { data: [0, 1, 2], series_type: "distance", original_size: 3, resolution: "high" },
+    heartrate: { data: [121, 124, 126], series_type: "distance", original_size: 3, resolution: "high" },
+  },
+);

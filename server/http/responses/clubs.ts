@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { int, model, nullableStr } from "./registry.ts";
+
+/** Clubs (Strava's SummaryClub / DetailedClub, the club feed's ClubActivity). */
+const summaryShape = {
+  id: int,
+  resource_state: int,
+  name: z.string(),
+  profile_medium: z.string(),
+  profile: z.string(),
+  cover_photo: nullableStr,
+  cover_photo_small: nullableStr,
+  activity_types: z.array(z.string()),
+  activity_types_icon: z.string(),
+  localized_sport_type: z.string(),
+  sport_type: z.enum(["cycling", "running", "triathlon", "other"]),
+  city: nullableStr,
+  state: nullableStr,
+  country: nullableStr,
+  private: z.boolean(),
+  member_count: int,
+  featured: z.boolean(),
+  verified: z.boolean(),
+  url: z.string(),
+};
+
+const example = {
+  id: 231407, resource_state: 2, name: "Dom Riders", profile_medium: "avatar/club/medium.png", profile: "avatar/club/large.png",
+  cover_photo: null, cover_photo_small: null, activity_types: ["Ride", "VirtualRide"], activity_types_icon: "sports_bike_normal",
+  localized_sport_type: "Cycling", sport_type: "cycling", city: "Utrecht", state: null, country: "Netherlands", private: false,
+  member_count: 12, featured: false, verified: false, url: "dom-riders",
+};
+
+export const zSummaryClub = model("SummaryClub", z.object(summaryShape), "A club (resource_state 2).", example);
+
+export const zDetailedClub = model(
+  "DetailedClub",
+  z.object({
+    ...summaryShape,
+    description: nullableStr,
+    club_type: z.string(),
+    owner_id: int,
+    following_count: int,
+    membership: z.enum(["member", "pending"]).nullable(),
+    admin: z.boolean(),
+    owner: z.boolean(),
+  }),
+  "A club with the requester's membership (resource_state 3).",
+  { ...example, resource_state: 3, description: "Sunday rides from the Dom.", club_type: "casual_club", owner_id: 134815, following_count: 2, membership: "member", admin: true, owner: true },
+);
+
+/** Join and leave answers. */
+export const zMembership = model(
+  "ClubMembershipResponse",
+  z.object({ success: z.boolean(), active: z.boolean(), membership: z.enum(["member", "pending"]).nullable().optional() }),
+  "The requester's membership after joining or leaving.",
+  { success: true, active: true, membership: "member" },
+);
+
+export const zSummaryClubList = z.array(zSummaryClub);

@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { UPLOAD_STATUS } from "../../../shared/upload-status.ts";
+import { dateTime, int, model, nullableInt, nullableStr } from "./registry.ts";
+
+/** Uploads (Strava's Upload) and archive imports (ours). */
+export const zUpload = model(
+  "Upload",
+  z.object({
+    id: int,
+    id_str: z.string(),
+    external_id: nullableStr,
+    error: nullableStr,
+    status: z.enum(Object.values(UPLOAD_STATUS) as [string, ...string[]]),
+    activity_id: nullableInt,
+  }),
+  "An upload's status: poll GET /v3/uploads/{id} until activity_id or error is set.",
+  {
+    id: 8412345678, id_str: "8412345678", external_id: "morning-ride.fit", error: null,
+    status: UPLOAD_STATUS.processing, activity_id: null,
+  },
+);
+
+export const zImportRun = model(
+  "ImportRun",
+  z.object({
+    id: z.string(),
+    file_name: z.string(),
+    status: z.string().meta({ description: "running, done or failed" }),
+    layout: nullableStr,
+    total: int,
+    done: int,
+    imported: int,
+    duplicates: int,
+    skipped: int,
+    failed: z.array(z.object({ file: z.string(), error: z.string() })),
+    error: nullableStr,
+    started_at: dateTime,
+    finished_at: dateTime.nullable(),
+  }),
+  "Extension: an archive import (a Strava/Garmin/… export zip) and its progress.",
+  {
+    id: "k3j5h2g7", file_name: "export_134815.zip", status: "running", layout: "strava", total: 412, done: 120, imported: 117,
+    duplicates: 3, skipped: 0, failed: [], error: null, started_at: "2024-05-06T07:08:09Z", finished_at: null,
+  },
+);
