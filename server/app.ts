@@ -7,7 +7,8 @@ import { DomainError } from "../events/decider.ts";
 import { apiConventions, faultResponse, jsonResponse } from "./http/conventions.ts";
 import { ApiError } from "./http/errors.ts";
 import { mountRoutes } from "./http/mount.ts";
-import { docsPage, openApiDocument } from "./http/openapi.ts";
+import { openApiDocument } from "./http/openapi.ts";
+import { mountDocs } from "./web/docs.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import type { AnyRoute } from "./http/route.ts";
 import type { Platform } from "./platform.ts";
@@ -102,7 +103,7 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
   app.use("/api/v3/*", conventions);
 
   app.get("/v3/openapi.json", (c) => jsonResponse(c, openApiDocument(routes, `${platform.config.publicUrl}`)));
-  app.get("/docs", (c) => c.html(docsPage(routes)));
+  mountDocs(app, platform, routes);
   mountHealth(app, platform, lifecycle);
   mountMetrics(app, metrics, platform.config.metricsToken);
 

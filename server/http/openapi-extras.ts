@@ -30,14 +30,22 @@ export class ResponseSchemas {
   }
 }
 
-/** `#/$defs/X` (zod's local definitions) → `#/components/schemas/X`, everywhere in a schema. */
+/**
+ * `#/$defs/X` (zod's local definitions) → `#/components/schemas/X`, everywhere in a schema; and
+ * integers without zod's ±(2^53 − 1) bounds: 64-bit ids (segment efforts) lie above them.
+ */
 function relink(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(relink);
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [
-      k,
-      k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\//, "#/components/schemas/") : relink(v),
-    ]));
+    const integer = (value as { type?: unknown }).type === "integer";
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k, v]) => !(integer && (k === "minimum" || k === "maximum") && Math.abs(v as number) === Number.MAX_SAFE_INTEGER))
+        .map(([k, v]) => [
+          k,
+          k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\//, "#/components/schemas/") : relink(v),
+        ]),
+    );
   }
   return value;
 }

@@ -116,31 +116,3 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<s
     },
   };
 }
-
-const escape = (s: string) =>
-  s.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
-
-/** A readable reference page of the same document (no outside scripts). */
-export function docsPage(routes: AnyRoute[]): string {
-  const byTag = new Map<string, AnyRoute[]>();
-  for (const route of routes) byTag.set(route.tag, [...(byTag.get(route.tag) ?? []), route]);
-  const sections = [...byTag.entries()].map(([tag, list]) => {
-    const rows = list.map((r) => {
-      const scope = r.auth === "token" ? r.permission ?? "read" : r.auth === "optional" ? "optional" : "—";
-      const params = [r.params, r.query, r.body]
-        .filter(Boolean)
-        .flatMap((s) => Object.keys((jsonSchema(s).properties ?? {}) as object))
-        .join(", ");
-      return `<tr><td><code class="m ${r.method.toLowerCase()}">${r.method}</code></td><td><code>${escape(r.path)}</code></td><td>${escape(r.summary)}</td><td>${escape(params)}</td><td>${scope}</td></tr>`;
-    }).join("\n");
-    return `<h2>${escape(tag)}</h2><table><thead><tr><th></th><th>Path</th><th>What it does</th><th>Inputs</th><th>Scope</th></tr></thead><tbody>${rows}</tbody></table>`;
-  }).join("\n");
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>API v3 reference</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#222}
-table{border-collapse:collapse;width:100%;margin-bottom:2rem}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left;vertical-align:top}
-code.m{font-weight:bold}.get{color:#0a7}.post{color:#06c}.put{color:#c80}.delete{color:#c22}h1{margin-bottom:0}</style></head>
-<body><h1>API v3 reference</h1><p>Generated from the server's route table. Machine-readable: <a href="/v3/openapi.json">/v3/openapi.json</a>.
-Every /v3 path also answers under /api/v3. Errors: <code>{"message", "errors":[{"resource","field","code"}]}</code>.</p>
-${sections}</body></html>`;
-}

@@ -1,5 +1,8 @@
 import { z } from "zod";
-import { dateTime, int, model, nullableInt, nullableStr, num } from "./registry.ts";
+import { int, model, nullableInt, nullableStr, num } from "./registry.ts";
+
+/** A calendar day, YYYY-MM-DD (the challenge runs from the start of start_date to the end of end_date, local time). */
+const date = z.string().meta({ format: "date" });
 
 /** Challenges (ours: Strava has no public challenges API). */
 const summaryShape = {
@@ -8,8 +11,8 @@ const summaryShape = {
   name: z.string(),
   type: z.string(),
   joined: z.boolean(),
-  start_date: dateTime,
-  end_date: dateTime,
+  start_date: date,
+  end_date: date,
   segment_id: nullableInt,
   activity_type: nullableStr,
   dimension: z.string(),

@@ -31,7 +31,19 @@ const example = {
   member_count: 12, featured: false, verified: false, url: "dom-riders",
 };
 
-export const zSummaryClub = model("SummaryClub", z.object(summaryShape), "A club (resource_state 2).", example);
+const membership = z.enum(["member", "pending"]).nullable();
+
+export const zSummaryClub = model(
+  "SummaryClub",
+  z.object({
+    ...summaryShape,
+    membership: membership.optional(),
+    admin: z.boolean().optional(),
+    owner: z.boolean().optional(),
+  }),
+  "A club (resource_state 2); in the athlete's own club list also their membership, admin and owner.",
+  example,
+);
 
 export const zDetailedClub = model(
   "DetailedClub",
@@ -41,7 +53,7 @@ export const zDetailedClub = model(
     club_type: z.string(),
     owner_id: int,
     following_count: int,
-    membership: z.enum(["member", "pending"]).nullable(),
+    membership,
     admin: z.boolean(),
     owner: z.boolean(),
   }),

@@ -100,6 +100,7 @@ async function main() {
           h("ul", {},
             h("li", {}, h("a", { href: "/settings/apps" }, "Connected apps"), " — applications you allowed to use your account; revoke them there."),
             h("li", {}, h("a", { href: "/settings/api" }, "My API application"), " — register your own client of the API."),
+            h("li", {}, h("a", { href: "/docs/connect" }, "Connect your app"), " — the API reference and how an app signs in with OAuth."),
             h("li", {}, h("a", { href: "/settings/import" }, "Import an archive"), " — bring your activities from another service."))),
         h("section", { class: "card", id: "companion", "aria-labelledby": "companion-title" }, h("h2", { id: "companion-title" }, "Desktop companion"),
           h("p", {}, "The companion watches your GPS device's folder and uploads each new activity once, then links to it here."),

@@ -1,0 +1,178 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import { OAUTH_SCOPES } from "../http/openapi-extras.ts";
+import type { AnyRoute } from "../http/route.ts";
+import type { Platform } from "../platform.ts";
+
+/**
+ * /docs: the OpenAPI document (/v3/openapi.json) rendered by Swagger UI, vendored from the npm
+ * package swagger-ui-dist (server/web/docs-assets/, Apache-2.0; no CDN, no outside request), with a
+ * plain route table for browsers without scripts; /docs/connect: the "Connect your app" guide.
+ */
+
+const JS = "text/javascript; charset=utf-8";
+const CSS = "text/css; charset=utf-8";
+const ASSETS: Record<string, string> = {
+  "swagger-ui-bundle.js": JS,
+  "swagger-ui.css": CSS,
+  "docs.js": JS,
+  "docs.css": CSS,
+};
+const cache = new Map<string, Uint8Array>();
+
+function asset(name: string): Uint8Array | undefined {
+  if (!ASSETS[name]) return undefined;
+  let bytes = cache.get(name);
+  if (!bytes) cache.set(name, bytes = new Uint8Array(readFileSync(fileURLToPath(new URL(`./docs-assets/${name}`, import.meta.url)))));
+  return bytes;
+}
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const HEADERS = {
+  "content-security-policy": CSP,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "same-origin",
+  "x-frame-options": "DENY",
+};
+
+const escape = (s: string) =>
+  s.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
+
+function fieldsOf(schema: unknown): string[] {
+  try {
+    return Object.keys((z.toJSONSchema(schema as z.ZodType, { io: "input", unrepresentable: "any" }).properties ?? {}) as object);
+  } catch {
+    return [];
+  }
+}
+
+/** Every route by tag, as a table (what /docs shows without scripts). */
+function routeTable(routes: AnyRoute[]): string {
+  const byTag = new Map<string, AnyRoute[]>();
+  for (const route of routes) byTag.set(route.tag, [...(byTag.get(route.tag) ?? []), route]);
+  return [...byTag.entries()].map(([tag, list]) => {
+    const rows = list.map((r) => {
+      const scope = r.auth === "token" ? r.permission ?? "read" : r.auth === "optional" ? "optional" : "—";
+      const params = [r.params, r.query, r.body].filter(Boolean).flatMap(fieldsOf).join(", ");
+      return `<tr><td><code>${r.method}</code></td><td><code>${escape(r.path)}</code></td><td>${escape(r.summary)}</td><td>${escape(params)}</td><td>${scope}</td></tr>`;
+    }).join("\n");
+    return `<h2>${escape(tag)}</h2><table><thead><tr><th></th><th>Path</th><th>What it does</th><th>Inputs</th><th>Scope</th></tr></thead><tbody>${rows}</tbody></table>`;
+  }).join("\n");
+}
+
+function frame(title: string, body: string, scripts: string[] = []): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="stylesheet" href="/docs/assets/docs.css"></head>
+<body><header class="docs-bar"><nav aria-label="API documentation">
+<a class="brand" href="/docs">API v3 reference</a>
+<a href="/docs/connect">Connect your app</a>
+<a href="/v3/openapi.json">openapi.json</a>
+<a href="/settings/api">My API application</a>
+</nav></header>
+${body}
+${scripts.map((s) => `<script src="/docs/assets/${s}"></script>`).join("\n")}
+</body></html>`;
+}
+
+function referencePage(routes: AnyRoute[]): string {
+  return frame("API v3 reference", `<main id="swagger-ui" aria-label="API reference"></main>
+<noscript><div class="guide fallback"><h1>API v3 reference</h1><p>Machine-readable: <a href="/v3/openapi.json">/v3/openapi.json</a>.
+Every /v3 path also answers under /api/v3. Errors: <code>{"message", "errors":[{"resource","field","code"}]}</code>.
+New here? <a href="/docs/connect">Connect your app</a>.</p>
+${routeTable(routes)}</div></noscript>`, ["swagger-ui-bundle.js", "docs.js"]);
+}
+
+function connectPage(publicUrl: string): string {
+  const base = publicUrl.replace(/\/+$/, "");
+  const scopes = Object.entries(OAUTH_SCOPES)
+    .map(([name, what]) => `<tr><td><code>${escape(name)}</code></td><td>${escape(what)}</td></tr>`).join("");
+  const authorize = `${base}/oauth/authorize?client_id=YOUR_CLIENT_ID&amp;response_type=code&amp;redirect_uri=http://localhost:3000/callback&amp;approval_prompt=auto&amp;scope=read,activity:read_all,activity:write&amp;state=RANDOM`;
+  return frame("Connect your app", `<main class="guide">
+<h1>Connect your app</h1>
+<p>This server speaks Strava's v3 API and its OAuth 2.0 flow, so an app written for Strava works here once it
+points at <code>${escape(base)}</code> (API base <code>${escape(base)}/api/v3</code>, or <code>${escape(base)}/v3</code>).
+Five steps: register, authorize, exchange the code, refresh, call. The <a href="/docs">API reference</a> lists every operation.</p>
+
+<h2 id="register">1. Register your application</h2>
+<ol class="steps">
+<li>Sign in and open <a href="/settings/api">Settings → My API application</a>.</li>
+<li>Give it a name and an <strong>authorization callback domain</strong> (your <code>redirect_uri</code> must be on it; <code>localhost</code> and <code>127.0.0.1</code> are always allowed).</li>
+<li>Keep the <strong>client id</strong> and <strong>client secret</strong> it shows (the secret is shown once; you can regenerate it).</li>
+</ol>
+
+<h2 id="authorize">2. Send the athlete to authorize</h2>
+<p>Open this address in the athlete's browser. They sign in, see the scopes you ask for and approve:</p>
+<pre><code>${authorize}</code></pre>
+<p>On approval the server redirects to <code>redirect_uri?state=RANDOM&amp;code=CODE&amp;scope=…</code> with the scopes actually granted
+(the athlete may untick some). On refusal: <code>?error=access_denied</code>. The code is valid for 10 minutes, once.
+Public clients add PKCE: <code>code_challenge</code> and <code>code_challenge_method=S256</code>, then <code>code_verifier</code> in step 3.</p>
+<table><thead><tr><th>Scope</th><th>Grants</th></tr></thead><tbody>${scopes}</tbody></table>
+
+<h2 id="exchange">3. Exchange the code for tokens</h2>
+<pre><code>curl -X POST ${escape(base)}/oauth/token \\
+  -d client_id=YOUR_CLIENT_ID -d client_secret=YOUR_CLIENT_SECRET \\
+  -d code=CODE -d grant_type=authorization_code</code></pre>
+<p>The answer (<code>TokenResponse</code> in the reference) holds <code>access_token</code>, <code>refresh_token</code>,
+<code>expires_at</code> (Unix seconds, 6 hours ahead) and the athlete:</p>
+<pre><code>{"token_type":"Bearer","expires_at":1715021600,"expires_in":21600,
+ "refresh_token":"e5n5…","access_token":"a4b9…","athlete":{"id":134815,"firstname":"Ann",…}}</code></pre>
+
+<h2 id="refresh">4. Refresh before it expires</h2>
+<pre><code>curl -X POST ${escape(base)}/oauth/token \\
+  -d client_id=YOUR_CLIENT_ID -d client_secret=YOUR_CLIENT_SECRET \\
+  -d grant_type=refresh_token -d refresh_token=REFRESH_TOKEN</code></pre>
+<p>Store the <code>refresh_token</code> of every answer: it may change. The athlete can revoke your access at any time
+(<em>My apps</em> in their settings); your app can too with <code>POST /oauth/deauthorize</code>.</p>
+
+<h2 id="call">5. Call the API</h2>
+<pre><code>curl -H "Authorization: Bearer ACCESS_TOKEN" ${escape(base)}/api/v3/athlete
+curl -H "Authorization: Bearer ACCESS_TOKEN" "${escape(base)}/api/v3/athlete/activities?per_page=30"
+curl -H "Authorization: Bearer ACCESS_TOKEN" -F file=@ride.fit -F data_type=fit ${escape(base)}/api/v3/uploads</code></pre>
+<p>Poll <code>GET /api/v3/uploads/{id}</code> until <code>activity_id</code> (or <code>error</code>) is set. Errors answer
+<code>{"message", "errors":[{"resource","field","code"}]}</code> with a 4xx status; 429 means the rate limit
+(headers <code>X-RateLimit-Limit</code> and <code>X-RateLimit-Usage</code>).</p>
+
+<h2 id="generated">A typed client from the document</h2>
+<p>The document at <a href="/v3/openapi.json">/v3/openapi.json</a> has a response schema for every operation, so standard
+generators give typed clients. With TypeScript:</p>
+<pre><code>npx openapi-typescript ${escape(base)}/v3/openapi.json -o api.d.ts
+
+import createClient from "openapi-fetch";
+import type { paths } from "./api.d.ts";
+const client = createClient&lt;paths&gt;({ baseUrl: "${escape(base)}", headers: { Authorization: \`Bearer \${token}\` } });
+const { data: athlete } = await client.GET("/v3/athlete");   // typed DetailedAthlete</code></pre>
+<p>Webhooks: <code>POST /api/v3/push_subscriptions</code> with your client id and secret and a callback URL that echoes
+<code>hub.challenge</code>; see <em>Webhooks</em> in the reference.</p>
+</main>`);
+}
+
+/** Mounts /docs, /docs/connect and /docs/assets/* (the reference UI's vendored files). */
+export function mountDocs(app: Hono, platform: Platform, routes: AnyRoute[]): void {
+  let reference: string | undefined;
+  app.get("/docs", (c: Context) => c.html(reference ??= referencePage(routes), 200, HEADERS));
+  app.get("/docs/connect", (c: Context) => c.html(connectPage(platform.config.publicUrl), 200, HEADERS));
+  app.get("/docs/assets/:name", (c: Context) => {
+    const name = c.req.param("name");
+    const bytes = asset(name);
+    if (!bytes) return c.notFound();
+    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+      "content-type": ASSETS[name],
+      "cache-control": "public, max-age=3600",
+      "x-content-type-options": "nosniff",
+    });
+  });
+}
