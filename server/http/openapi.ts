@@ -83,7 +83,9 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<s
     info: {
       title: "Fitness platform API v3",
       version: "3",
-      description: "Strava-style v3 API of a self-hosted, event-sourced fitness platform.",
+      description:
+        "Strava-style v3 API of a self-hosted, event-sourced fitness platform. Every /v3 path also answers under /api/v3. " +
+        "New here? [Connect your app](/docs/connect): register, authorize, exchange the code, refresh, call.",
     },
     servers: [{ url: serverUrl }],
     paths: { ...paths, ...oauthPaths(schemas) },

@@ -116,7 +116,7 @@ Five steps: register, authorize, exchange the code, refresh, call. The <a href="
 
 <h2 id="authorize">2. Send the athlete to authorize</h2>
 <p>Open this address in the athlete's browser. They sign in, see the scopes you ask for and approve:</p>
-<pre><code>${authorize}</code></pre>
+<pre class="wrap"><code>${authorize}</code></pre>
 <p>On approval the server redirects to <code>redirect_uri?state=RANDOM&amp;code=CODE&amp;scope=…</code> with the scopes actually granted
 (the athlete may untick some). On refusal: <code>?error=access_denied</code>. The code is valid for 10 minutes, once.
 Public clients add PKCE: <code>code_challenge</code> and <code>code_challenge_method=S256</code>, then <code>code_verifier</code> in step 3.</p>
@@ -143,8 +143,8 @@ Public clients add PKCE: <code>code_challenge</code> and <code>code_challenge_me
 curl -H "Authorization: Bearer ACCESS_TOKEN" "${escape(base)}/api/v3/athlete/activities?per_page=30"
 curl -H "Authorization: Bearer ACCESS_TOKEN" -F file=@ride.fit -F data_type=fit ${escape(base)}/api/v3/uploads</code></pre>
 <p>Poll <code>GET /api/v3/uploads/{id}</code> until <code>activity_id</code> (or <code>error</code>) is set. Errors answer
-<code>{"message", "errors":[{"resource","field","code"}]}</code> with a 4xx status; 429 means the rate limit
-(headers <code>X-RateLimit-Limit</code> and <code>X-RateLimit-Usage</code>).</p>
+<code>{"message", "errors":[{"resource","field","code"}]}</code> with a 4xx status; past the rate limit (headers <code>X-RateLimit-Limit</code> and <code>X-RateLimit-Usage</code>:
+15 minutes, day) the answer is 403 <code>Rate Limit Exceeded</code>.</p>
 
 <h2 id="generated">A typed client from the document</h2>
 <p>The document at <a href="/v3/openapi.json">/v3/openapi.json</a> has a response schema for every operation, so standard
@@ -166,7 +166,7 @@ export function mountDocs(app: Hono, platform: Platform, routes: AnyRoute[]): vo
   app.get("/docs", (c: Context) => c.html(reference ??= referencePage(routes), 200, HEADERS));
   app.get("/docs/connect", (c: Context) => c.html(connectPage(platform.config.publicUrl), 200, HEADERS));
   app.get("/docs/assets/:name", (c: Context) => {
-    const name = c.req.param("name");
+    const name = c.req.param("name") ?? "";
     const bytes = asset(name);
     if (!bytes) return c.notFound();
     return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {

@@ -57,7 +57,7 @@ describe("/docs: the API reference", () => {
     for (const item of Object.values(doc.paths) as Record<string, { operationId: string }>[]) {
       for (const m of ["get", "post", "put", "delete"]) if (item[m]) ids.push(item[m].operationId);
     }
-    const { page, problems, outside, close } = await watchedPage();
+    const { page, problems, outside, close } = await watchedPage(1280, 1400);
     const res = await page.goto(`${base}/docs`);
     expect(res?.status()).toBe(200);
     expect(res?.headers()["content-security-policy"]).toContain("script-src 'self'");
@@ -72,7 +72,9 @@ describe("/docs: the API reference", () => {
       expect(await page.locator(`.opblock-tag[data-tag="${tag}"]`).count(), tag).toBe(1);
     }
     expect(await page.locator(".opblock-tag").count()).toBeGreaterThanOrEqual(10);
-    // An operation opens on its response model, by Strava's name.
+    mkdirSync(SCREENS, { recursive: true });
+    await page.screenshot({ path: join(SCREENS, "api-docs-desktop.png") });
+    // An operation opens on its response, with the model's members.
     await page.locator("#operations-Athlete-getLoggedInAthlete .opblock-summary-control").click();
     await page.locator("#operations-Athlete-getLoggedInAthlete .responses-wrapper").waitFor();
     const athlete = await page.locator("#operations-Athlete-getLoggedInAthlete").innerText();
@@ -80,8 +82,6 @@ describe("/docs: the API reference", () => {
     expect(athlete).toContain("200");
     // The guide is one click away.
     expect(await page.locator('a[href="/docs/connect"]').count()).toBeGreaterThan(0);
-    mkdirSync(SCREENS, { recursive: true });
-    await page.screenshot({ path: join(SCREENS, "api-docs-desktop.png") });
     expect(problems).toEqual([]);
     expect(outside).toEqual([]);
     await close();
