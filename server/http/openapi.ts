@@ -68,8 +68,12 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<s
     }
     if (route.body) {
       const schema = jsonSchema(route.body);
+      const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      // A file field (a Blob in zod, unrepresentable in JSON Schema): binary content, multipart only.
+      const files = Object.keys(props).filter((name) => Object.keys(props[name]).length === 0);
+      for (const name of files) props[name] = { type: "string", format: "binary", contentMediaType: "application/octet-stream" };
       operation.requestBody = {
-        content: {
+        content: files.length ? { "multipart/form-data": { schema } } : {
           "application/x-www-form-urlencoded": { schema },
           "application/json": { schema },
           "multipart/form-data": { schema },

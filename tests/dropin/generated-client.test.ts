@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Decoder, Stream } from "@garmin/fitsdk";
 import openapiTS, { astToString } from "openapi-typescript";
+import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceFile } from "../helpers/fixtures.ts";
 import { type DropinServer, startDropinServer } from "./deno-server.ts";
@@ -42,7 +43,10 @@ afterAll(async () => {
 async function generate(document: unknown, dir: string): Promise<string> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const types = astToString(await openapiTS(document as Parameters<typeof openapiTS>[0]));
+  // Binary fields (uploaded files) as Blob, as openapi-typescript's documentation shows for multipart bodies.
+  const types = astToString(await openapiTS(document as Parameters<typeof openapiTS>[0], {
+    transform: (schema) => (schema.format === "binary" ? ts.factory.createTypeReferenceNode("Blob") : undefined),
+  }));
   writeFileSync(join(dir, "api.d.ts"), types);
   copyFileSync(join(CLIENT, "round-trip.ts"), join(dir, "round-trip.ts"));
   return types;

@@ -342,6 +342,42 @@ describe("every operation of the OpenAPI document, answered by the real server",
     for (const o of ops) for (const tag of doc.paths[o.path][o.method].tags) expect(tags.has(tag), `${o.key} tag ${tag}`).toBe(true);
   });
 
+  it("gives examples that validate against their own models, at least one per tag's answers", () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema(doc, "openapi.json");
+    const bad: string[] = [];
+    const named: string[] = [];
+    for (const [name, schema] of Object.entries(doc.components.schemas) as [string, { examples?: unknown[] }][]) {
+      for (const example of schema.examples ?? []) {
+        named.push(name);
+        const validate = ajv.compile({ $ref: `openapi.json#/components/schemas/${name}` });
+        if (!validate(example)) bad.push(`${name}: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+      }
+    }
+    expect(bad).toEqual([]);
+    expect(named.length).toBeGreaterThanOrEqual(20);
+    // Every tag's operations reach at least one model with an example (directly or through $ref).
+    const reach = (value: unknown, seen = new Set<string>()): boolean => {
+      if (Array.isArray(value)) return value.some((v) => reach(v, seen));
+      if (!value || typeof value !== "object") return false;
+      const ref = (value as { $ref?: string }).$ref;
+      if (ref) {
+        const name = ref.split("/").pop()!;
+        if (seen.has(name)) return false;
+        seen.add(name);
+        return named.includes(name) || reach(doc.components.schemas[name], seen);
+      }
+      return Object.values(value).some((v) => reach(v, seen));
+    };
+    const tags = new Map<string, boolean>();
+    for (const o of operations()) {
+      const op = doc.paths[o.path][o.method];
+      for (const tag of op.tags) tags.set(tag, (tags.get(tag) ?? false) || reach(op.responses));
+    }
+    expect([...tags].filter(([, has]) => !has).map(([tag]) => tag), "tags without an example").toEqual([]);
+  });
+
   it("validates each real answer against its operation's schema (and the schemas reject a broken answer)", async () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);

@@ -33,12 +33,13 @@ export async function roundTrip(baseUrl: string, token: string, fit: { bytes: Ui
   const firstname: string = athlete.firstname;
 
   const sent = await client.POST("/v3/uploads", {
-    body: { file: fit.bytes, data_type: "fit", name: "Generated client ride" },
-    bodySerializer() {
+    body: { file: new Blob([fit.bytes as Uint8Array<ArrayBuffer>]), data_type: "fit", name: "Generated client ride" },
+    bodySerializer(body) {
       const form = new FormData();
-      form.set("file", new Blob([fit.bytes as Uint8Array<ArrayBuffer>]), fit.name);
-      form.set("data_type", "fit");
-      form.set("name", "Generated client ride");
+      for (const [key, value] of Object.entries(body ?? {})) {
+        if (value instanceof Blob) form.set(key, value, fit.name);
+        else if (value !== undefined) form.set(key, String(value));
+      }
       return form;
     },
   });
