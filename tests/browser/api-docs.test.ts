@@ -21,7 +21,7 @@ beforeAll(async () => {
   s = await startDropinServer(["Ann"]);
   base = s.server.url.replace(/\/$/, "");
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
-}, 180_000);
+}, 600_000);
 afterAll(async () => {
   await browser?.close();
   await s?.close();

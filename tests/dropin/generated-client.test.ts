@@ -32,7 +32,7 @@ beforeAll(async () => {
   const res = await fetch(new URL("/v3/openapi.json", s.server.url));
   expect(res.status).toBe(200);
   doc = await res.json();
-}, 180_000);
+}, 600_000);
 afterAll(async () => {
   await s?.close();
   rmSync(GENERATED, { recursive: true, force: true });

@@ -241,6 +241,7 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
   "projections/heatmaps/queries.ts": "the heatmaps read models' queries: which activities and streams may be drawn is the engine's predicate, passed in by server/heatmaps (build.ts, gather.ts, tiles.ts)",
   "server/routes/heatmaps.ts": "deletes the heatmap's tracks blob",
   "server/uploads/streams-transfer.ts": "packs the activity's own streams for the trip from a derive worker to the upload job",
+  "server/http/responses/activities.ts": "zod schemas of the answers' shape for the OpenAPI document (map.summary_polyline is a member's name); reads no data",
 };
 const POINT_WORDS = /\b(latlng|summaryPolyline|summary_polyline|streamsSha256|streams_sha256|startLatlng|endLatlng|loadStreams|tracks_sha256|tracksSha256)\b/;
 const ENGINE_IMPORT = /from "(\.\.\/)+privacy\/engine\.ts"|from "\.\/engine\.ts"/;

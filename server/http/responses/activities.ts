@@ -1,6 +1,6 @@
 import { z } from "zod";
 import {
-  dateTime, int, model, nullableInt, nullableLatlng, nullableNum, nullableStr, num, zMetaActivity, zMetaAthlete,
+  dateTime, int, model, nullableInt, zNullableLatLng, nullableNum, nullableStr, num, zMetaActivity, zMetaAthlete,
 } from "./registry.ts";
 import { zSegmentEffort } from "./segments.ts";
 import { zSummaryAthlete } from "./athlete.ts";
@@ -25,8 +25,8 @@ const summaryShape = {
   start_date: dateTime,
   start_date_local: dateTime,
   timezone: z.string(),
-  start_latlng: nullableLatlng,
-  end_latlng: nullableLatlng,
+  start_latlng: zNullableLatLng,
+  end_latlng: zNullableLatLng,
   location_city: nullableStr,
   location_state: nullableStr,
   location_country: nullableStr,
@@ -244,7 +244,7 @@ export const zPhoto = model(
     source: z.union([z.literal(1), z.literal(2)]),
     uploaded_at: dateTime,
     created_at: dateTime,
-    location: nullableLatlng,
+    location: zNullableLatLng,
   }),
   "A photo of an activity: source 1 uploaded here (unique_id), 2 linked from elsewhere (id, ref, uid).",
 );

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateTime, int, latlng, model, nullableInt, zMetaAthlete } from "./registry.ts";
+import { dateTime, int, zLatLng, model, nullableInt, zMetaAthlete } from "./registry.ts";
 
 /** Personal heatmaps (ours, modelled on Strava's personal heatmap). */
 const base = {
@@ -18,7 +18,7 @@ const summaryShape = {
   updated_at: dateTime,
   activities_count: int,
   tiles_count: int,
-  center_latlng: latlng.nullable(),
+  center_latlng: zLatLng.nullable(),
   center_zoom: nullableInt,
   tile_path: z.string(),
   start_date_local: dateTime.optional(),

@@ -18,9 +18,9 @@ export const nullableInt = z.number().int().nullable();
 export const nullableStr = z.string().nullable();
 /** An ISO 8601 date-time in UTC or local time, without milliseconds ("2024-05-06T07:08:09Z"). */
 export const dateTime = z.string().meta({ format: "date-time" });
-export const latlng = z.tuple([z.number(), z.number()]);
+export const zLatLng = z.tuple([z.number(), z.number()]);
 /** Strava's LatLng: [lat, lng], or null when hidden or unknown. */
-export const nullableLatlng = latlng.nullable();
+export const zNullableLatLng = zLatLng.nullable();
 
 /** Strava's MetaAthlete: {id, resource_state 1}. */
 export const zMetaAthlete = model("MetaAthlete", z.object({ id: int, resource_state: int }), "An athlete by id only (resource_state 1).", {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateTime, int, latlng, model, nullableInt, nullableNum, nullableStr, num } from "./registry.ts";
+import { dateTime, int, zLatLng, model, nullableInt, nullableNum, nullableStr, num } from "./registry.ts";
 
 /** Segments and efforts (Strava's SummarySegment, DetailedSegment, ExplorerResponse, DetailedSegmentEffort, leaderboards). */
 const activityType = z.string().meta({ description: "Strava's ActivityType (Ride, Run, …)" });
@@ -13,8 +13,8 @@ const summaryShape = {
   maximum_grade: num,
   elevation_high: nullableNum,
   elevation_low: nullableNum,
-  start_latlng: latlng,
-  end_latlng: latlng,
+  start_latlng: zLatLng,
+  end_latlng: zLatLng,
   climb_category: int.min(0).max(5),
   city: nullableStr,
   state: nullableStr,
@@ -83,8 +83,8 @@ export const zExplorerResponse = model(
       climb_category: int,
       climb_category_desc: z.enum(["NC", "4", "3", "2", "1", "HC"]),
       avg_grade: num,
-      start_latlng: latlng,
-      end_latlng: latlng,
+      start_latlng: zLatLng,
+      end_latlng: zLatLng,
       elev_difference: num,
       distance: num,
       points: z.string(),
