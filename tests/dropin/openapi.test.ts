@@ -15,7 +15,7 @@ beforeAll(async () => {
   const res = await s.call("GET", "/v3/openapi.json");
   expect(res.status).toBe(200);
   doc = res.body;
-}, 120_000);
+}, 600_000);
 afterAll(() => s?.close());
 
 const METHODS = ["get", "post", "put", "delete"];
