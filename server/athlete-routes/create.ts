@@ -21,7 +21,7 @@ export interface NewRoute {
   subType?: number;
   private: boolean;
   /** Cut from an activity, or a drawn line (points, with altitudes when a source gave them). */
-  source: { activityId: number } | { points: LatLng[]; altitudes: number[] | null };
+  source: { activityId: number } | { points: LatLng[]; altitudes: number[] | null; field?: "latlng" | "polyline" };
 }
 
 interface Metadata {
@@ -70,11 +70,11 @@ async function pointsOfActivity(platform: Platform, viewer: Viewer, activityId: 
   };
 }
 
-function checkDrawn(points: LatLng[], altitudes: number[] | null) {
-  if (points.length < 2 || points.length > MAX_DRAWN_POINTS) throw new DomainError("invalid", "Route", "latlng", "invalid");
+function checkDrawn(points: LatLng[], altitudes: number[] | null, field: string) {
+  if (points.length < 2 || points.length > MAX_DRAWN_POINTS) throw new DomainError("invalid", "Route", field, "invalid");
   for (const p of points) {
     if (!Array.isArray(p) || p.length !== 2 || !Number.isFinite(p[0]) || !Number.isFinite(p[1]) || Math.abs(p[0]) > 90 || Math.abs(p[1]) > 180) {
-      throw new DomainError("invalid", "Route", "latlng", "invalid");
+      throw new DomainError("invalid", "Route", field, "invalid");
     }
   }
   if (altitudes && (altitudes.length !== points.length || !altitudes.every((a) => Number.isFinite(a) && Math.abs(a) < 10_000))) {
@@ -96,6 +96,7 @@ export async function createRoute(platform: Platform, viewer: Viewer, input: New
   let type: 1 | 2 = input.type ?? 1;
   let pace: number | null = null;
   let activityId: number | null = null;
+  let field = "activity_id";
   if ("activityId" in input.source) {
     const cut = await pointsOfActivity(platform, viewer, input.source.activityId, input.private);
     ({ points, altitudes } = cut);
@@ -104,11 +105,12 @@ export async function createRoute(platform: Platform, viewer: Viewer, input: New
     activityId = input.source.activityId;
   } else {
     ({ points, altitudes } = input.source);
-    checkDrawn(points, altitudes);
+    field = input.source.field ?? "latlng";
+    checkDrawn(points, altitudes, field);
   }
   const geometry = routeGeometry(points, altitudes);
   if (geometry.points.length < 2 || !(geometry.distance > 0)) {
-    throw new DomainError("invalid", "Route", activityId ? "activity_id" : "latlng", "invalid", "a route needs at least two distinct points");
+    throw new DomainError("invalid", "Route", field, "invalid", "a route needs at least two distinct points");
   }
   const routeId = await nextId(platform.db, "route");
   await handleCommand(platform.store, routeStream(routeId), routeDecider, {

@@ -11,8 +11,11 @@ import { defineRoute } from "../http/route.ts";
 import { zRoute, zRoutes, zRouteStreams } from "../http/responses/routes.ts";
 import { viewerOf } from "../privacy/engine.ts";
 
-/** A JSON array sent as a form field (a string) or inside a JSON body (already an array). */
-const jsonArray = <T extends z.ZodType>(item: T, max: number) =>
+/**
+ * A JSON array sent as a form field (a string) or inside a JSON body (already an array), whose items
+ * must all pass `valid`; a bad item is reported on the field itself (one error triple, not one per item).
+ */
+const jsonArray = <T>(valid: (item: unknown) => item is T, max: number) =>
   z.preprocess((value) => {
     if (typeof value !== "string") return value;
     try {
@@ -20,7 +23,14 @@ const jsonArray = <T extends z.ZodType>(item: T, max: number) =>
     } catch {
       return value;
     }
-  }, z.array(item).min(1).max(max));
+  }, z.array(z.unknown()).min(1).max(max)).superRefine((items, ctx) => {
+    if (!items.every(valid)) ctx.addIssue({ code: "custom", message: "invalid item" });
+  }).transform((items) => items as T[]);
+
+const isLatLng = (p: unknown): p is [number, number] =>
+  Array.isArray(p) && p.length === 2 && typeof p[0] === "number" && typeof p[1] === "number" &&
+  Number.isFinite(p[0]) && Number.isFinite(p[1]) && Math.abs(p[0]) <= 90 && Math.abs(p[1]) <= 180;
+const isAltitude = (a: unknown): a is number => typeof a === "number" && Number.isFinite(a);
 
 const createBody = z.object({
   name: z.string().trim().min(1).max(255),
@@ -33,9 +43,9 @@ const createBody = z.object({
   /** A drawn line as an encoded polyline (precision 5)… */
   polyline: z.string().min(1).max(2_000_000).optional(),
   /** …or as [[lat, lng], …]. */
-  latlng: jsonArray(z.tuple([z.number().min(-90).max(90), z.number().min(-180).max(180)]), 50_000).optional(),
+  latlng: jsonArray(isLatLng, 50_000).optional(),
   /** Altitudes (m) of a drawn line, one per point, when the caller has them. */
-  altitude: jsonArray(z.number().finite(), 50_000).optional(),
+  altitude: jsonArray(isAltitude, 50_000).optional(),
 });
 
 const CREATE_NOTE = `Extension (Strava has no public create): a route from exactly one of activity_id (the part of the
@@ -94,7 +104,7 @@ export const routeRoutes = [
         type: body.type === "ride" ? 1 : body.type === "run" ? 2 : body.type,
         subType: body.sub_type,
         private: body.private ?? false,
-        source: body.activity_id !== undefined ? { activityId: body.activity_id } : { points, altitudes: body.altitude ?? null },
+        source: body.activity_id !== undefined ? { activityId: body.activity_id } : { points, altitudes: body.altitude ?? null, field: body.polyline !== undefined ? "polyline" : "latlng" },
       }, { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId });
       return routeJson(platform.db, await visibleRoute(platform.db, id, viewer), viewer);
     },

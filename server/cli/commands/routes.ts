@@ -5,17 +5,18 @@ import { decodePolyline, type LatLng } from "../../athlete-routes/geometry.ts";
 import { visibleRoute, visibleRoutesOf } from "../../athlete-routes/read.ts";
 import { routeJson } from "../../athlete-routes/represent.ts";
 import { ApiError } from "../../http/errors.ts";
+import type { Viewer } from "../../privacy/engine.ts";
 import { parsePoints } from "../../segments/geometry.ts";
 import { type CliCommand, CliUsageError, optionalString, requireInt, requireString } from "../command.ts";
 
 type RouteJson = { id: number; name: string; distance: number; elevation_gain: number; private: boolean; type: number };
 
 /** The CLI acts as the athlete with every scope (an operator's tool): it sees their routes and activities exactly. */
-const ownerViewer = (athleteId: number) => ({ athleteId, viewPrivate: true });
+const ownerViewer = (athleteId: number): Viewer => ({ athleteId, viewPrivate: true });
 
 function explain(error: unknown): never {
   if (error instanceof DomainError) {
-    const option = { activity_id: "activity", latlng: "points", altitude: "points", id: "activity" }[error.field] ?? error.field;
+    const option = ({ activity_id: "activity", latlng: "points", altitude: "points", polyline: "polyline", id: "activity" } as Record<string, string>)[error.field] ?? error.field;
     throw new CliUsageError(`--${option}: ${error.message}`);
   }
   if (error instanceof ApiError) throw new CliUsageError(`${error.errors[0]?.resource ?? "route"} not found`);
@@ -60,7 +61,7 @@ export const routeCommands: CliCommand[] = [
         }
       } else {
         try {
-          source = { points: decodePolyline(encoded!), altitudes: null };
+          source = { points: decodePolyline(encoded!), altitudes: null, field: "polyline" };
         } catch {
           throw new CliUsageError("--polyline is not an encoded polyline");
         }
