@@ -4,6 +4,9 @@ import { z } from "zod";
  * Response schemas (Strava's API model: Route, StreamSet of a route) of the routes operations
  * (issue #19); the OpenAPI document carries them (route `response`), tests validate real answers.
  */
+/** An ISO-8601 UTC time as the API writes it (2024-05-01T09:30:00.000Z or without milliseconds). */
+const isoTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+
 const summaryAthlete = z.object({ id: z.number().int(), resource_state: z.number().int() }).passthrough();
 
 export const zRoute = z.object({
@@ -25,8 +28,8 @@ export const zRoute = z.object({
   timestamp: z.number().int(),
   type: z.union([z.literal(1), z.literal(2)]),
   sub_type: z.number().int().min(1).max(5),
-  created_at: z.string().datetime(),
-  updated_at: z.string().datetime(),
+  created_at: isoTime,
+  updated_at: isoTime,
   estimated_moving_time: z.number().int(),
   segments: z.array(z.object({ id: z.number().int() }).passthrough()),
   waypoints: z.array(z.object({ latlng: z.tuple([z.number(), z.number()]) }).passthrough()),
