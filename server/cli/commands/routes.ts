@@ -1,7 +1,7 @@
 import { DomainError } from "../../../events/decider.ts";
 import { findAthlete } from "../../../projections/athletes/queries.ts";
-import { createRoute, deleteRoute } from "../../athlete-routes/create.ts";
-import { decodePolyline, type LatLng } from "../../athlete-routes/geometry.ts";
+import { createRoute, deleteRoute, type NewRoute } from "../../athlete-routes/create.ts";
+import { decodePolyline } from "../../athlete-routes/geometry.ts";
 import { visibleRoute, visibleRoutesOf } from "../../athlete-routes/read.ts";
 import { routeJson } from "../../athlete-routes/represent.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -49,7 +49,7 @@ export const routeCommands: CliCommand[] = [
       }
       const typeWord = optionalString(o, "type");
       if (typeWord !== undefined && typeWord !== "ride" && typeWord !== "run") throw new CliUsageError("--type must be ride or run");
-      let source: { activityId: number } | { points: LatLng[]; altitudes: number[] | null };
+      let source: NewRoute["source"];
       if (activity !== undefined) {
         source = { activityId: requireInt(o, "activity") };
       } else if (pointsText !== undefined) {
