@@ -20,10 +20,11 @@ import * as heatmap from "./heatmap/events.ts";
 import * as segment from "./segment/events.ts";
 import * as upload from "./upload/events.ts";
 import * as pushSubscription from "./push-subscription/events.ts";
+import * as route from "./route/events.ts";
 
 const families = {
   platform, athlete, application, activity, activityReprocessed, activityChanges, gear, oauth, club, challenge,
-  privacyZone, heatmap, segment, upload, pushSubscription,
+  privacyZone, heatmap, segment, upload, pushSubscription, route,
 };
 
 /** Any event of the catalogue, discriminated by `type`. */

@@ -3,7 +3,7 @@ import type { Queryable } from "../events/db/types.ts";
 /** Kinds of integer ids the platform hands out, each from its own sequence. */
 export const ID_KINDS = [
   "athlete", "application", "activity", "upload", "comment", "photo", "lap", "segment",
-  "club", "challenge", "gear", "heatmap", "push_subscription", "privacy_zone", "job",
+  "club", "challenge", "gear", "heatmap", "push_subscription", "privacy_zone", "job", "route",
 ] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 

@@ -34,6 +34,11 @@ const STRAVA_OPERATION_IDS: Record<string, string> = {
   "POST /v3/push_subscriptions": "createPushSubscription",
   "GET /v3/push_subscriptions": "getPushSubscriptions",
   "DELETE /v3/push_subscriptions/:id": "deletePushSubscription",
+  "GET /v3/routes/:id": "getRouteById",
+  "GET /v3/athletes/:id/routes": "getRoutesByAthleteId",
+  "GET /v3/routes/:id/streams": "getRouteStreams",
+  "GET /v3/routes/:id/export_gpx": "getRouteAsGPX",
+  "GET /v3/routes/:id/export_tcx": "getRouteAsTCX",
 };
 
 const camel = (words: string[]) =>

@@ -16,7 +16,8 @@ interface PointText {
 
 /**
  * Parses a TCX v2 activity file as a stream (TPX extensions with or without the wrapper, any
- * prefix). Every Lap with a StartTime becomes a DeviceLap, whether or not it holds a Track.
+ * prefix), or a TCX v2 Course (its Track). Every Lap of an Activity with a StartTime becomes a
+ * DeviceLap, whether or not it holds a Track.
  */
 export function parseTcx(bytes: Uint8Array): ParsedFile {
   const samples: Sample[] = [];
@@ -52,6 +53,10 @@ export function parseTcx(bytes: Uint8Array): ParsedFile {
         const word = element.attributes.Sport ?? "";
         sport ??= sportWordType(word);
         if (word.trim().toLowerCase() === "other") sportHint = "Workout";
+      } else if (element.name === "Course" && parent === "Courses" && path.length === 3) {
+        // A Course (a planned route, e.g. exported from a route) is read like an activity: its
+        // Track's points, without a sport (the upload's own type or the default applies).
+        activities++;
       } else if (element.name === "Lap" && parent === "Activity") {
         const start = parseTime(element.attributes.StartTime ?? "");
         lap = start ? { startTime: start.ms, elapsedTime: null, distance: null, calories: null } : null;
@@ -124,7 +129,7 @@ export function parseTcx(bytes: Uint8Array): ParsedFile {
   }
 
   if (!sawRoot) throw new IngestError("The file is not a TCX file (no TrainingCenterDatabase element).");
-  if (activities === 0) throw new IngestError("The TCX file holds no Activity.");
+  if (activities === 0) throw new IngestError("The TCX file holds no Activity and no Course.");
   if (untimed > 0) {
     throw new IngestError(`${untimed} of ${total} trackpoints in the TCX file have no time; every trackpoint must carry a time.`);
   }

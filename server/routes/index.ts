@@ -15,6 +15,7 @@ import { heatmapRoutes } from "./heatmaps.ts";
 import { privacyZoneRoutes } from "./privacy-zones.ts";
 import { pushSubscriptionRoutes } from "./push-subscriptions.ts";
 import { importRoutes } from "./imports.ts";
+import { routeRoutes } from "./routes.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
@@ -34,4 +35,5 @@ export const allRoutes: AnyRoute[] = [
   ...privacyZoneRoutes,
   ...pushSubscriptionRoutes,
   ...importRoutes,
+  ...routeRoutes,
 ];

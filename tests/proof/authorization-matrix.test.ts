@@ -43,6 +43,7 @@ interface Ctx {
   challengeId: number;
   uploadId: number;
   mapId: string;
+  routeId: number;
 }
 let ctx: Ctx;
 
@@ -93,12 +94,16 @@ beforeAll(async () => {
   expect(upload.status).toBe(201);
   const map = await server.api("POST", "/v3/athlete/heatmaps", { token: tokens.write, form: { activity_type_ids: "1" } });
   expect(map.status).toBe(201);
+  const route = await server.api("POST", "/v3/routes", { token: tokens.write, json: { name: "Matrix route", latlng: ROUTE_LINE } });
+  expect(route.status).toBe(201);
   ctx = {
     ownerActivity, thirdActivity, segmentId: segment.body.id, effortId: String(effortId), gearId, clubId: club.body.id,
-    challengeId, uploadId: upload.body.id, mapId: String(map.body.id),
+    challengeId, uploadId: upload.body.id, mapId: String(map.body.id), routeId: route.body.id,
   };
 }, 120_000);
 afterAll(() => server.close());
+
+const ROUTE_LINE = [[48.85, 2.35], [48.86, 2.36], [48.87, 2.35]];
 
 function gpxFile() {
   const points = Array.from({ length: 30 }, (_, i) =>
@@ -313,6 +318,20 @@ function fixtures(): Record<string, Fixture> {
     "POST /v3/push_subscriptions": { request: fixed("/v3/push_subscriptions", { form: { callback_url: "http://localhost:1/cb", verify_token: "x" } }) },
     "GET /v3/push_subscriptions": { request: fixed("/v3/push_subscriptions") },
     "DELETE /v3/push_subscriptions/:id": { request: fixed("/v3/push_subscriptions/1") },
+    // Routes: the owner's public route; anyone creates their own; only the owner deletes (another: 403).
+    "POST /v3/routes": { request: fixed("/v3/routes", { json: { name: "Matrix drawn", latlng: ROUTE_LINE } }) },
+    "GET /v3/routes/:id": { request: fixed(`/v3/routes/${c.routeId}`) },
+    "GET /v3/athletes/:id/routes": { request: fixed(`/v3/athletes/${owner.id}/routes`) },
+    "GET /v3/routes/:id/streams": { request: fixed(`/v3/routes/${c.routeId}/streams`) },
+    "GET /v3/routes/:id/export_gpx": { request: fixed(`/v3/routes/${c.routeId}/export_gpx`) },
+    "GET /v3/routes/:id/export_tcx": { request: fixed(`/v3/routes/${c.routeId}/export_tcx`) },
+    "DELETE /v3/routes/:id": {
+      request: async () => {
+        const made = await server.api("POST", "/v3/routes", { token: writeToken(), json: { name: "Short-lived", latlng: ROUTE_LINE } });
+        return { path: `/v3/routes/${made.body.id}` };
+      },
+      otherAthlete: 403,
+    },
   };
 }
 

@@ -10,6 +10,7 @@ import { privacyZoneCommands } from "./privacy-zones.ts";
 import { webhookCommands } from "./webhooks.ts";
 import { operationsCommands } from "./operations.ts";
 import { archiveCommands } from "./archive.ts";
+import { routeCommands } from "./routes.ts";
 
 /** Every admin CLI command. Add one spread per command family. */
 export const allCommands: CliCommand[] = [
@@ -24,4 +25,5 @@ export const allCommands: CliCommand[] = [
   ...webhookCommands,
   ...operationsCommands,
   ...archiveCommands,
+  ...routeCommands,
 ];

@@ -41,6 +41,7 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "activity.js": { file: own("activity.js"), type: JS },
   "upload.js": { file: own("upload.js"), type: JS },
   "segment.js": { file: own("segment.js"), type: JS },
+  "route.js": { file: own("route.js"), type: JS },
   "club.js": { file: own("club.js"), type: JS },
   "heatmaps.js": { file: own("heatmaps.js"), type: JS },
   "settings.js": { file: own("settings.js"), type: JS },
@@ -207,6 +208,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     data: () => ({ ageGroups: AGE_GROUPS, weightClassesKg: WEIGHT_CLASSES_KG }),
   });
   apiPage("/clubs/:id", { title: "Club", script: "club.js", key: "clubId" });
+  apiPage("/routes/:id", { title: "Route", script: "route.js", key: "routeId", map: true });
   apiPage("/challenges/:id", { title: "Challenge", script: "challenge.js", key: "challengeId" });
 
   app.get("/settings", async (c) => {

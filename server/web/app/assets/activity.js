@@ -21,9 +21,27 @@ function header(a) {
       a.description ? h("p", { id: "description" }, a.description) : null,
     ),
     mine ? h("div", { class: "actions" },
+      makeRouteButton(a),
       h("a", { class: "button secondary", href: "#edit" }, "Edit"),
     ) : null,
   );
+}
+
+/** Makes a route of one's own activity (private when the activity is) and opens it. */
+function makeRouteButton(a) {
+  if (!a.map?.summary_polyline && !a.map?.polyline) return null;
+  const button = h("button", { type: "button", id: "make-route", class: "secondary" }, "Make a route");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const made = await api("/routes", { method: "POST", body: { activity_id: a.id, name: a.name || "Route", private: !!a.private } });
+      location.assign(`/routes/${made.id}`);
+    } catch (error) {
+      button.disabled = false;
+      button.after(h("p", { class: "error", role: "alert" }, error.message));
+    }
+  });
+  return button;
 }
 
 function summary(a) {

@@ -1,0 +1,56 @@
+import { z } from "zod";
+
+/**
+ * Response schemas (Strava's API model: Route, StreamSet of a route) of the routes operations
+ * (issue #19); the OpenAPI document carries them (route `response`), tests validate real answers.
+ */
+/** An ISO-8601 UTC time as the API writes it (2024-05-01T09:30:00.000Z or without milliseconds). */
+const isoTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+
+const summaryAthlete = z.object({ id: z.number().int(), resource_state: z.number().int() }).passthrough();
+
+export const zRoute = z.object({
+  athlete: summaryAthlete,
+  description: z.string(),
+  distance: z.number(),
+  elevation_gain: z.number(),
+  id: z.number().int(),
+  id_str: z.string(),
+  map: z.object({
+    id: z.string(),
+    polyline: z.string().nullable(),
+    summary_polyline: z.string().nullable(),
+    resource_state: z.number().int(),
+  }),
+  name: z.string(),
+  private: z.boolean(),
+  starred: z.boolean(),
+  timestamp: z.number().int(),
+  type: z.union([z.literal(1), z.literal(2)]),
+  sub_type: z.number().int().min(1).max(5),
+  created_at: isoTime,
+  updated_at: isoTime,
+  estimated_moving_time: z.number().int(),
+  segments: z.array(z.object({ id: z.number().int() }).passthrough()),
+  waypoints: z.array(z.object({ latlng: z.tuple([z.number(), z.number()]) }).passthrough()),
+});
+
+export const zRoutes = z.array(zRoute);
+
+const stream = z.object({
+  data: z.array(z.union([z.number(), z.tuple([z.number(), z.number()])])),
+  series_type: z.literal("distance"),
+  original_size: z.number().int(),
+  resolution: z.enum(["low", "medium", "high"]),
+});
+
+const ROUTE_STREAM_KEYS = ["latlng", "distance", "altitude"] as const;
+
+/** A route's streams: latlng, distance and (when it has elevation) altitude; keyed or as an array. */
+export const zRouteStreams = z.union([
+  z.object({ latlng: stream.optional(), distance: stream.optional(), altitude: stream.optional() }).strict(),
+  z.array(stream.extend({ type: z.enum(ROUTE_STREAM_KEYS) }).strict()),
+]);
+
+/** An exported file (GPX or TCX): XML text. */
+export const zRouteFile = z.string();
