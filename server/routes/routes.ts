@@ -8,7 +8,7 @@ import { shapeStreams } from "../activities/streams.ts";
 import { badRequest } from "../http/errors.ts";
 import { paging, zBool, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { zRoute, zRoutes, zRouteStreams } from "../http/responses/routes.ts";
+import { zRoute, zRouteGpx, zRoutes, zRouteStreams, zRouteTcx } from "../http/responses/routes.ts";
 import { viewerOf } from "../privacy/engine.ts";
 
 /**
@@ -186,6 +186,7 @@ export const routeRoutes = [
     auth: "token",
     resource: "Route",
     params: idParams,
+    response: zRouteGpx,
     async handler({ platform, auth, params }) {
       const route = await visibleRoute(platform.db, params.id, viewerOf(auth));
       const link = `${platform.config.publicUrl}/v3/routes/${route.row.id}`;
@@ -201,6 +202,7 @@ export const routeRoutes = [
     auth: "token",
     resource: "Route",
     params: idParams,
+    response: zRouteTcx,
     async handler({ platform, auth, params }) {
       const route = await visibleRoute(platform.db, params.id, viewerOf(auth));
       return file(routeTcx(route), "application/vnd.garmin.tcx+xml", fileName(route.row.name, "tcx"));

@@ -42,6 +42,7 @@ interface Ids {
   upload: number;
   map: number;
   photo: string;
+  route: number;
 }
 let ids: Ids;
 
@@ -89,8 +90,10 @@ beforeAll(async () => {
   await call("POST", `/v3/activities/${run}/kudos`, { token: bob.token });
   await call("PUT", `/v3/segments/${segment.body.id}/starred`, { token: ann.token, form: { starred: true } });
   await call("POST", "/v3/athlete/privacy_zones", { token: ann.token, form: { lat: 10, lng: 10, radius: 300 } });
+  const route = await call("POST", "/v3/routes", { token: ann.token, json: { activity_id: ride, name: "Schema route" } });
+  expect(route.status, route.text).toBe(201);
   ids = {
-    ride, run, segment: segment.body.id, effort: String(efforts.body[0].id), gear, club: club.body.id, challenge,
+    route: route.body.id, ride, run, segment: segment.body.id, effort: String(efforts.body[0].id), gear, club: club.body.id, challenge,
     upload: uploads.body.id, map: map.body.id, photo: new URL(Object.values(photo.body.urls as Record<string, string>)[0]).pathname,
   };
   const res = await call("GET", "/v3/openapi.json");
@@ -141,6 +144,18 @@ function fixtures(): Record<string, Fixture> {
     return { club: club.body.id, athlete: joiner.id };
   };
   return {
+    "POST /v3/routes": at("/v3/routes", { json: { name: "Drawn loop", latlng: [[52.09, 5.12], [52.1, 5.13], [52.11, 5.12]], type: 2 } }),
+    "GET /v3/routes/{id}": at(`/v3/routes/${ids.route}`),
+    "GET /v3/athletes/{id}/routes": at(`/v3/athletes/${ann.id}/routes`),
+    "GET /v3/routes/{id}/streams": at(`/v3/routes/${ids.route}/streams`),
+    "GET /v3/routes/{id}/export_gpx": at(`/v3/routes/${ids.route}/export_gpx`),
+    "GET /v3/routes/{id}/export_tcx": at(`/v3/routes/${ids.route}/export_tcx`),
+    "DELETE /v3/routes/{id}": {
+      request: () => fresh(async () => {
+        const made = await server.api("POST", "/v3/routes", { token, json: { name: "Gone", latlng: [[52.09, 5.12], [52.1, 5.13]] } });
+        return `/v3/routes/${made.body.id}`;
+      }),
+    },
     "GET /v3/segments/explore": at("/v3/segments/explore", { query: { bounds: "-90,-180,90,180" } }),
     "GET /v3/segments/starred": at("/v3/segments/starred"),
     "GET /v3/athletes/{id}/segments/starred": at(`/v3/athletes/${ann.id}/segments/starred`),

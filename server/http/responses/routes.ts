@@ -54,3 +54,8 @@ export const zRouteStreams = z.union([
 
 /** An exported file (GPX or TCX): XML text. */
 export const zRouteFile = z.string();
+
+/** The route as a GPX 1.1 file (getRouteAsGPX). */
+export const zRouteGpx = z.string().meta({ format: "binary", contentMediaType: "application/gpx+xml" });
+/** The route as a TCX v2 Course file (getRouteAsTCX). */
+export const zRouteTcx = z.string().meta({ format: "binary", contentMediaType: "application/vnd.garmin.tcx+xml" });
