@@ -30,19 +30,19 @@ beforeAll(async () => {
   const athleteId = JSON.parse(athlete.stdout).id;
   const app = JSON.parse((await runCli(["app", "create", "--name", "Importer", "--callback-domain", "example.com", "--owner", String(athleteId), "--json"], { DATA_DIR: dataDir })).stdout);
   token = JSON.parse((await runCli(["token", "issue", "--athlete", String(athleteId), "--client-id", String(app.client_id), "--scope", "read_all,activity:read_all,write", "--json"], { DATA_DIR: dataDir })).stdout).access_token;
-  // A Strava export of RIDES one-hour rides (gzipped FIT files, as Strava stores them).
+  // A Strava export of RIDES 20-minute rides (gzipped FIT files, as Strava stores them).
   const rows: CsvActivity[] = [];
   const entries = [];
   for (let i = 0; i < RIDES; i++) {
     const start = new Date(Date.UTC(2021, 2, 1) + i * 24 * 3600 * 1000).toISOString();
     const file = `activities/${50_000 + i}.fit.gz`;
-    rows.push({ id: String(50_000 + i), date: start, name: `Training ${i}`, type: "Ride", elapsed: 3600, km: 30, file });
-    entries.push({ name: file, bytes: gzipSync(generateRide(3600, start)), store: true });
+    rows.push({ id: String(50_000 + i), date: start, name: `Training ${i}`, type: "Ride", elapsed: 1200, km: 10, file });
+    entries.push({ name: file, bytes: gzipSync(generateRide(1200, start)), store: true });
   }
   await writeZip(archive, [{ name: "activities.csv", bytes: Buffer.from(activitiesCsv(rows)) }, ...entries]);
   server = await startDenoServer({ dataDir, env });
   call = api(server.url);
-}, 240_000);
+}, 480_000);
 
 afterAll(async () => {
   await server?.stop();
