@@ -145,6 +145,7 @@ export const importBench: BenchSuite = async (args) => {
       return { rate: files.length / ((performance.now() - t0) / 1000), rss: rss.stop() };
     });
 
+    console.error(`import: upload pipeline ${baseline.rate.toFixed(2)}/s, peak RSS ${baseline.rss.toFixed(0)} MB`);
     console.error("import: npm run cli -- import-archive (its own process, as shipped)…");
     const ours = await cliImport(archive, count);
     console.error(`import: ${count} activities: ${ours.rate.toFixed(2)}/s, peak RSS ${ours.rss.toFixed(0)} MB (goal ≤ 500 MB)`);
