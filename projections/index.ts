@@ -16,6 +16,7 @@ import { uploadsProjection } from "./uploads/projection.ts";
 import { pushSubscriptionsProjection } from "./push-subscriptions/projection.ts";
 import { athleteStatsProjection } from "./athlete-stats/projection.ts";
 import { routesProjection } from "./routes/projection.ts";
+import { archiveImportsProjection } from "./archive-imports/projection.ts";
 
 /** Every read model of the platform. Add one line per projection. */
 export const allProjections: Projection[] = [
@@ -37,4 +38,5 @@ export const allProjections: Projection[] = [
   pushSubscriptionsProjection,
   athleteStatsProjection,
   routesProjection,
+  archiveImportsProjection,
 ];

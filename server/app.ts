@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { blobTempDir } from "./blobs.ts";
 import { spooledBodies } from "./http/body.ts";
+import { isArchiveUpload } from "./archive/receive.ts";
 import { ConcurrencyError, UniqueViolationError } from "../events/types.ts";
 import { DomainError } from "../events/decider.ts";
 import { apiConventions, faultResponse, jsonResponse } from "./http/conventions.ts";
@@ -90,14 +91,12 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
   app.use("*", requestLog(platform.config.logFormat ?? (platform.config.quiet ? "off" : "text"), (r) => metrics.observe(r), () => platform.config.publicUrl));
   // Large multipart files are written to the blob directory's tmp folder as they arrive.
   app.use("*", spooledBodies(blobTempDir(platform.db), platform.config.maxBodyBytes));
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: platform.config.maxBodyBytes,
-      onError: (c) =>
-        faultResponse(c, new ApiError(413, "Payload Too Large", [{ resource: "Request", field: "body", code: "too large" }])),
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: platform.config.maxBodyBytes,
+    onError: (c) => faultResponse(c, new ApiError(413, "Payload Too Large", [{ resource: "Request", field: "body", code: "too large" }])),
+  });
+  // Export archives are streamed to disk under their own limit (MAX_IMPORT_BYTES, server/archive/receive.ts).
+  app.use("*", (c, next) => (isArchiveUpload(c.req.method, c.req.path) ? next() : limitBody(c, next)));
   const conventions = apiConventions(platform, limiter);
   app.use("/v3/*", conventions);
   app.use("/api/v3/*", conventions);

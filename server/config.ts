@@ -17,6 +17,10 @@ export interface Config {
   maxBodyBytes: number;
   /** Largest upload file after decompression. */
   maxUploadBytes: number;
+  /** Largest export archive posted to POST /v3/athlete/imports or /settings/import (streamed to disk; MAX_BODY_BYTES does not apply). */
+  maxImportBytes?: number;
+  /** Embedded PGlite's buffer cache (PGLITE_SHARED_BUFFERS, e.g. "32MB"; default PGlite's own, 128MB). */
+  pgliteSharedBuffers?: string;
   /** Whether to create the demo platform on first start. */
   seedDemo: boolean;
   /** Run background jobs (upload processing, heatmap builds, webhook deliveries) in this process. */
@@ -59,6 +63,8 @@ export const SETTINGS: readonly Setting[] = [
   { name: "RATE_LIMIT_LONG", default: "30000", description: "requests per application per day (UTC)" },
   { name: "MAX_BODY_BYTES", default: "67108864", description: "largest request body (413 above)" },
   { name: "MAX_UPLOAD_BYTES", default: "67108864", description: "largest upload file after decompression" },
+  { name: "MAX_IMPORT_BYTES", default: "34359738368", description: "largest export archive posted for import (streamed to disk; 413 above)" },
+  { name: "PGLITE_SHARED_BUFFERS", default: "128MB", description: "embedded database buffer cache (e.g. 32MB; `import-archive` uses 32MB)" },
   { name: "SEED_DEMO", default: "1", description: "0 = do not create the demo platform on first start" },
   { name: "DERIVE_WORKERS", default: "cores - 1 (at least 1)", description: "uploads decoded and derived at once, each in a worker thread (0 = on the event loop)" },
   { name: "RUN_JOBS", default: "1", description: "0 = run no background jobs in this process (uploads, heatmaps, webhooks)" },
@@ -86,6 +92,14 @@ function intEnv(name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): 
     throw new ConfigError(`${name}=${JSON.stringify(raw)} is not valid: expected a whole number from 0 to ${max}`);
   }
   return Number(raw);
+}
+
+/** A PostgreSQL memory size ("32MB", "1GB", "16384kB"), or undefined. */
+function sizeEnv(name: string): string | undefined {
+  const raw = env(name);
+  if (raw === undefined) return undefined;
+  if (!/^\d+(kB|MB|GB)$/.test(raw.trim())) throw new ConfigError(`${name}=${JSON.stringify(raw)} is not valid: expected a size such as 32MB`);
+  return raw.trim();
 }
 
 function flagEnv(name: string, fallback: boolean): boolean {
@@ -129,6 +143,8 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     rateLimitLong: intEnv("RATE_LIMIT_LONG", 30000),
     maxBodyBytes: intEnv("MAX_BODY_BYTES", 64 * 1024 * 1024),
     maxUploadBytes: intEnv("MAX_UPLOAD_BYTES", 64 * 1024 * 1024),
+    maxImportBytes: intEnv("MAX_IMPORT_BYTES", 32 * 1024 ** 3),
+    pgliteSharedBuffers: sizeEnv("PGLITE_SHARED_BUFFERS"),
     seedDemo: flagEnv("SEED_DEMO", true),
     runJobs: flagEnv("RUN_JOBS", true),
     quiet,

@@ -48,6 +48,7 @@ export async function openPlatform(config: Config): Promise<Platform> {
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     searchPath: `${LIVE_SCHEMA}, public`,
+    sharedBuffers: config.pgliteSharedBuffers,
   });
   try {
     const store = new EventStore(db);

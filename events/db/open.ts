@@ -8,11 +8,13 @@ export async function openDb(target: {
   searchPath?: string;
   /** PGlite on disk: sync the WAL before a write resolves (default true). */
   durable?: boolean;
+  /** PGlite: its buffer cache (shared_buffers, e.g. "32MB"; default PGlite's 128MB). */
+  sharedBuffers?: string;
 }): Promise<Db> {
   if (target.databaseUrl) {
     const { openPostgres } = await import("./postgres.ts");
     return openPostgres(target.databaseUrl, { searchPath: target.searchPath });
   }
   const { openPglite } = await import("./pglite.ts");
-  return openPglite(target.dataDir, { searchPath: target.searchPath, durable: target.durable });
+  return openPglite(target.dataDir, { searchPath: target.searchPath, durable: target.durable, sharedBuffers: target.sharedBuffers });
 }

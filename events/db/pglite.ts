@@ -148,12 +148,15 @@ class PreparedStatements {
  */
 export async function openPglite(
   dataDir?: string,
-  options: { searchPath?: string; durable?: boolean } = {},
+  options: { searchPath?: string; durable?: boolean; sharedBuffers?: string } = {},
 ): Promise<Db> {
   const fs = dataDir && options.durable !== false ? new DurableNodeFS(dataDir) : undefined;
+  // shared_buffers lives in PGlite's WebAssembly memory, which never shrinks: a process that writes
+  // a lot (an archive import) touches all of it. A smaller cache bounds that memory.
+  const buffers = options.sharedBuffers ? ["-c", `shared_buffers=${options.sharedBuffers}`] : [];
   const pg = fs
-    ? new PGlite({ dataDir, fs, parsers, serializers, startParams: durableStartParams(PGlite.defaultStartParams) })
-    : new PGlite(dataDir, { parsers, serializers });
+    ? new PGlite({ dataDir, fs, parsers, serializers, startParams: [...durableStartParams(PGlite.defaultStartParams), ...buffers] })
+    : new PGlite(dataDir, { parsers, serializers, ...(buffers.length ? { startParams: [...PGlite.defaultStartParams, ...buffers] } : {}) });
   await pg.waitReady;
   // Its initial files are created 0666: nobody but us may read the log or the token hashes.
   if (dataDir) makeTreePrivate(dataDir);

@@ -50,6 +50,17 @@ export interface ImportProgress {
   startedAt: number;
 }
 
+/** What became of one archive entry (an activity's recording or manual row). */
+export type EntryOutcome = "imported" | "duplicate" | "skipped" | "failed";
+
+/** The import stopped early because `shouldStop` said so (the server is shutting down). */
+export class ImportStopped extends Error {
+  constructor() {
+    super("the import was stopped");
+    this.name = "ImportStopped";
+  }
+}
+
 export interface ImportSummary {
   imported: number;
   duplicates: number;
@@ -67,6 +78,12 @@ export interface ImportOptions {
   limits?: ZipLimits;
   /** Activities in flight at once (submitted and waiting for their upload to finish). */
   window?: number;
+  /** Entries (by key) a previous run of this import finished: not imported again, not counted. */
+  isDone?(key: string): boolean;
+  /** Called as each entry is finished, with its key. */
+  onEntry?(key: string, outcome: EntryOutcome): void;
+  /** Polled before each entry: true stops the import (ImportStopped) once the entries in flight are finished. */
+  shouldStop?(): boolean;
 }
 
 const POLL_MS = 100;
@@ -119,9 +136,12 @@ export async function importArchive(platform: Platform, options: ImportOptions):
     const run = async (archive: ZipArchive, items: ArchiveActivity[]) => {
       const inFlight = new Set<Promise<void>>();
       for (const item of items) {
+        if (options.isDone?.(item.key)) continue;
         while (inFlight.size >= (options.window ?? 8)) await Promise.race(inFlight);
-        const task = importOne(archive, item).catch((error) => {
+        if (options.shouldStop?.()) break;
+        const task = importOne(archive, item).then((outcome) => options.onEntry?.(item.key, outcome), (error) => {
           progress.failed.push({ file: item.file ?? `activities.csv (activity ${item.key})`, error: message(error) });
+          options.onEntry?.(item.key, "failed");
         }).finally(() => {
           inFlight.delete(task);
           progress.done++;
@@ -130,21 +150,23 @@ export async function importArchive(platform: Platform, options: ImportOptions):
         inFlight.add(task);
       }
       await Promise.all(inFlight);
+      if (options.shouldStop?.()) throw new ImportStopped();
     };
 
-    const importOne = async (archive: ZipArchive, item: ArchiveActivity): Promise<void> => {
+    const importOne = async (archive: ZipArchive, item: ArchiveActivity): Promise<EntryOutcome> => {
       const outcome = item.file ? await importRecording(archive, item) : await importManual(item);
       if (outcome.kind === "skipped") {
         progress.skipped++;
-        return;
+        return "skipped";
       }
       if (outcome.kind === "failed") {
         progress.failed.push({ file: item.file ?? `activities.csv (activity ${item.key})`, error: outcome.error });
-        return;
+        return "failed";
       }
       if (outcome.activityId !== null) await extras(outcome.activityId, item);
       if (outcome.kind === "imported") progress.imported++;
       else progress.duplicates++;
+      return outcome.kind === "imported" ? "imported" : "duplicate";
     };
 
     type Outcome =

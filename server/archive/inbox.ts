@@ -4,9 +4,14 @@ import { join } from "node:path";
 import { randomSecret } from "../security.ts";
 import type { Platform } from "../platform.ts";
 
-/** Where a posted archive is written while it is imported (beside the data, not in memory). */
-export function inboxPath(platform: Platform): string {
+/** Where posted archives wait while they are imported: DATA_DIR/imports (kept across restarts, to resume). */
+export function inboxDir(platform: Platform): string {
   const dir = platform.config.dataDir ? join(platform.config.dataDir, "imports") : join(tmpdir(), "fitness-imports");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return join(dir, `${randomSecret(12)}.zip`);
+  return dir;
+}
+
+/** A new file in the inbox for a posted archive (beside the data, not in memory). */
+export function inboxPath(platform: Platform): string {
+  return join(inboxDir(platform), `${randomSecret(12)}.zip`);
 }

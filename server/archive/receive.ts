@@ -2,11 +2,57 @@
  * Receives an archive posted as multipart/form-data (the browser form, API clients) or as a raw
  * application/zip body, streaming the file part to disk: an export of several GB never sits in
  * memory. Text fields before the file (the form's CSRF token) are handed to `beforeFile`, which may
- * refuse before a byte of the file is written.
+ * refuse before a byte of the file is written. The body is bounded by its own limit
+ * (MAX_IMPORT_BYTES, 32 GiB by default), not MAX_BODY_BYTES: a declared Content-Length above it, or
+ * above the free space of the inbox's disk, is refused before anything is written; a body that
+ * grows past it while arriving is cut there.
  */
 import { createWriteStream, type WriteStream } from "node:fs";
+import { statfs } from "node:fs/promises";
+import { dirname } from "node:path";
 
 export class ReceiveError extends Error {}
+
+/** The archive is larger than the import limit, or than the disk space left (a 413). */
+export class ArchiveTooLarge extends Error {
+  constructor(readonly code: "too large" | "insufficient disk space", message: string) {
+    super(message);
+    this.name = "ArchiveTooLarge";
+  }
+}
+
+/** The default of MAX_IMPORT_BYTES. */
+export const DEFAULT_MAX_IMPORT_BYTES = 32 * 1024 ** 3;
+/** Disk space kept free beside a received archive (for the database's growth while it is imported). */
+export const DISK_RESERVE_BYTES = 256 * 1024 * 1024;
+
+/** POST routes that receive an export archive: exempt from MAX_BODY_BYTES (bounded by MAX_IMPORT_BYTES here). */
+export const ARCHIVE_UPLOAD_PATHS: readonly string[] = ["/v3/athlete/imports", "/api/v3/athlete/imports", "/settings/import"];
+
+export function isArchiveUpload(method: string, path: string): boolean {
+  return method === "POST" && ARCHIVE_UPLOAD_PATHS.includes(path.replace(/\/+$/, ""));
+}
+
+/**
+ * Refuses before reading the body when its declared length is over the limit or over the free
+ * space of the inbox's file system (less a reserve). A body without a length is checked as it arrives.
+ */
+export async function checkDeclaredSize(contentLength: string | undefined, maxBytes: number, path: string): Promise<void> {
+  const declared = contentLength && /^\d+$/.test(contentLength) ? Number(contentLength) : null;
+  if (declared !== null && declared > maxBytes) {
+    throw new ArchiveTooLarge("too large", `the archive is larger than this server's import limit (${maxBytes} bytes, MAX_IMPORT_BYTES)`);
+  }
+  let free: number | null = null;
+  try {
+    const fs = await statfs(dirname(path));
+    free = Number(fs.bavail) * Number(fs.bsize);
+  } catch {
+    // No statfs on this platform: the write itself will fail on a full disk.
+  }
+  if (free !== null && free - DISK_RESERVE_BYTES < (declared ?? 0)) {
+    throw new ArchiveTooLarge("insufficient disk space", `not enough disk space for the archive (${Math.max(0, free - DISK_RESERVE_BYTES)} bytes available)`);
+  }
+}
 
 const MAX_FIELD_BYTES = 64 * 1024;
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -22,18 +68,39 @@ function boundaryOf(contentType: string): string | null {
   return m ? (m[1] ?? m[2]) : null;
 }
 
+/** The file being written; a write error (a full disk) is kept and thrown by the next write or the close. */
+function openOut(path: string): WriteStream {
+  const out = createWriteStream(path);
+  out.on("error", (error) => ((out as WriteStream & { failure?: Error }).failure = error));
+  return out;
+}
+
+const failureOf = (out: WriteStream) => (out as WriteStream & { failure?: Error }).failure;
+
 function write(out: WriteStream, chunk: Uint8Array): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (out.write(chunk)) resolve();
-    else {
-      out.once("drain", resolve);
-      out.once("error", reject);
-    }
+    const failed = failureOf(out);
+    if (failed) return reject(failed);
+    if (out.write(chunk)) return resolve();
+    const onDrain = () => {
+      out.off("close", onClose);
+      resolve();
+    };
+    const onClose = () => {
+      out.off("drain", onDrain);
+      reject(failureOf(out) ?? new Error("the archive file was closed"));
+    };
+    out.once("drain", onDrain);
+    out.once("close", onClose);
   });
 }
 
 function close(out: WriteStream): Promise<void> {
-  return new Promise((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  return new Promise((resolve, reject) => {
+    const failed = failureOf(out);
+    if (failed || out.destroyed) return failed ? reject(failed) : resolve();
+    out.end((error?: Error | null) => (error ?? failureOf(out) ? reject(error ?? failureOf(out)) : resolve()));
+  });
 }
 
 /** Streams the request body's file (field `fileField`, or the whole raw body) into `path`. */
@@ -43,17 +110,40 @@ export async function receiveArchive(
   fileField: string,
   path: string,
   beforeFile: (fields: Record<string, string>) => Promise<void> | void = () => {},
+  maxBytes = DEFAULT_MAX_IMPORT_BYTES,
+): Promise<Received> {
+  try {
+    return await receiveInto(body, contentType, fileField, path, beforeFile, maxBytes);
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOSPC") throw new ArchiveTooLarge("insufficient disk space", "the disk filled up while the archive was received");
+    throw error;
+  }
+}
+
+async function receiveInto(
+  body: ReadableStream<Uint8Array> | null,
+  contentType: string,
+  fileField: string,
+  path: string,
+  beforeFile: (fields: Record<string, string>) => Promise<void> | void = () => {},
+  maxBytes = DEFAULT_MAX_IMPORT_BYTES,
 ): Promise<Received> {
   if (!body) throw new ReceiveError("no archive was sent");
+  let total = 0;
+  const count = (chunk: Uint8Array) => {
+    total += chunk.length;
+    if (total > maxBytes) throw new ArchiveTooLarge("too large", `the archive is larger than this server's import limit (${maxBytes} bytes, MAX_IMPORT_BYTES)`);
+  };
   if (!/^multipart\/form-data/i.test(contentType)) {
     if (!/^application\/(zip|x-zip-compressed|octet-stream)\b/i.test(contentType)) {
       throw new ReceiveError("send the archive as multipart/form-data (field file) or as application/zip");
     }
     await beforeFile({});
-    const out = createWriteStream(path);
+    const out = openOut(path);
     let bytes = 0;
     try {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+        count(chunk);
         bytes += chunk.length;
         await write(out, chunk);
       }
@@ -134,7 +224,7 @@ export async function receiveArchive(
           if (name === fileField && filename !== null) {
             if (file) throw new ReceiveError("more than one archive was sent");
             await beforeFile(fields);
-            out = createWriteStream(path);
+            out = openOut(path);
           }
           part = { name, filename, out, text: [], size: 0 };
           state = "body";
@@ -143,6 +233,7 @@ export async function receiveArchive(
       if (state === "done") break;
       const next = await reader.next();
       if (next.done) throw new ReceiveError("the upload ended before the archive was complete");
+      count(next.value);
       buffer = buffer.length ? Buffer.concat([buffer, Buffer.from(next.value)]) : Buffer.from(next.value);
     }
   } catch (error) {

@@ -1,26 +1,66 @@
 /**
  * Imports started over HTTP (the API and the /settings/import page) run in the background of the
- * server; their progress is kept here, in memory, for the status endpoint and the page. The import
- * itself is idempotent, so an import cut short by a restart is finished by posting the archive again.
+ * server, as durable runs (events/archive-import): checkpoints every few seconds record the entries
+ * finished, so the status survives a restart, and a server starting again resumes an unfinished
+ * import (its archive waits in DATA_DIR/imports), skipping what was checkpointed. While a run is
+ * live in this process its counts are read from memory (fresher than the last checkpoint).
  */
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
+import { basename, join } from "node:path";
+import { archiveImportDecider } from "../../events/archive-import/decide.ts";
+import { archiveImportStream } from "../../events/archive-import/events.ts";
+import { DomainError, fold, handleCommand } from "../../events/decider.ts";
+import {
+  type ArchiveImportRow,
+  archiveImportsOf,
+  findArchiveImport,
+  unfinishedArchiveImport,
+  unfinishedArchiveImports,
+} from "../../projections/archive-imports/queries.ts";
+import type { JobKind } from "../jobs/runner.ts";
 import { randomSecret } from "../security.ts";
 import type { Platform } from "../platform.ts";
-import { type ImportFailure, type ImportOptions, type ImportProgress, importArchive } from "./import.ts";
+import { type EntryOutcome, type ImportFailure, type ImportProgress, importArchive, ImportStopped } from "./import.ts";
+import { inboxDir } from "./inbox.ts";
+import { ArchiveRefused } from "./zip.ts";
 
 export interface ImportRun {
   id: string;
   athleteId: number;
   fileName: string;
-  state: "running" | "done" | "refused";
+  /** interrupted: the server stopped during the run (it resumes when the server is up), or its archive was lost. */
+  state: "running" | "done" | "refused" | "interrupted";
   progress: ImportProgress;
-  /** Why the archive was refused (not a zip, unknown layout, zip bomb, …). */
+  /** Why the archive was refused (not a zip, unknown layout, zip bomb, …) or the run interrupted. */
   error: string | null;
   finishedAt: number | null;
+  /** How many times a restarted server resumed it. */
+  resumed: number;
 }
 
-const runs = new Map<string, ImportRun>();
-const KEEP_MS = 24 * 3600 * 1000;
+/** Checkpoints of a live run: at most this often. */
+const CHECKPOINT_MS = 2_000;
+/**
+ * On PostgreSQL (several servers), an unfinished import is taken over only after this long without
+ * a checkpoint (its server is gone); on PGlite only one process holds the data, so at once.
+ */
+const QUIET_SECONDS_SHARED = 600;
+
+interface LiveRun {
+  id: string;
+  athleteId: number;
+  fileName: string;
+  /** What earlier runs of this import checkpointed (a resumed run adds to it). */
+  base: { done: number; imported: number; duplicates: number; skipped: number; failed: ImportFailure[] };
+  progress: ImportProgress;
+  startedAt: number;
+  resumed: number;
+}
+
+/** Runs live in this process. */
+const live = new Map<string, LiveRun>();
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The status body of GET /v3/athlete/imports/:id. */
 export function importStatusBody(run: ImportRun) {
@@ -37,46 +77,210 @@ export function importStatusBody(run: ImportRun) {
     skipped: p.skipped,
     failed: p.failed.map((f: ImportFailure) => ({ file: f.file, error: f.error })),
     error: run.error,
-    started_at: new Date(p.startedAt).toISOString().replace(/\.\d{3}Z$/, "Z"),
-    finished_at: run.finishedAt ? new Date(run.finishedAt).toISOString().replace(/\.\d{3}Z$/, "Z") : null,
+    resumed: run.resumed,
+    started_at: iso(p.startedAt),
+    finished_at: run.finishedAt ? iso(run.finishedAt) : null,
   };
 }
 
-export function findImportRun(id: string, athleteId: number): ImportRun | undefined {
-  const run = runs.get(id);
-  return run && run.athleteId === athleteId ? run : undefined;
-}
-
-/** Starts importing the received archive (deleted when done); returns at once. */
-export function startImportRun(platform: Platform, input: { athleteId: number; path: string; fileName: string; via: ImportOptions["via"] }): ImportRun {
-  for (const [id, old] of runs) if (old.finishedAt && Date.now() - old.finishedAt > KEEP_MS) runs.delete(id);
-  const run: ImportRun = {
-    id: randomSecret(8),
-    athleteId: input.athleteId,
-    fileName: input.fileName,
+function fromLive(run: LiveRun): ImportRun {
+  const p = run.progress;
+  const b = run.base;
+  return {
+    id: run.id,
+    athleteId: run.athleteId,
+    fileName: run.fileName,
     state: "running",
-    progress: { layout: null, total: 0, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], startedAt: Date.now() },
+    progress: {
+      layout: p.layout,
+      total: Math.max(p.total, b.done),
+      done: b.done + p.done,
+      imported: b.imported + p.imported,
+      duplicates: b.duplicates + p.duplicates,
+      skipped: b.skipped + p.skipped,
+      failed: [...b.failed, ...p.failed],
+      startedAt: run.startedAt,
+    },
     error: null,
     finishedAt: null,
+    resumed: run.resumed,
   };
-  runs.set(run.id, run);
-  void importArchive(platform, { athleteId: input.athleteId, path: input.path, via: input.via, onProgress: (p) => (run.progress = p) })
-    .then((summary) => {
-      run.progress = { ...run.progress, ...summary };
-      run.state = "done";
-    })
-    .catch((error) => {
-      run.state = "refused";
-      run.error = error instanceof Error ? error.message : String(error);
-    })
-    .finally(() => {
-      run.finishedAt = Date.now();
-      rmSync(input.path, { force: true });
-    });
-  return run;
 }
 
-/** The athlete's imports of the last day, newest first. */
-export function importRunsOf(athleteId: number): ImportRun[] {
-  return [...runs.values()].filter((r) => r.athleteId === athleteId).sort((a, b) => b.progress.startedAt - a.progress.startedAt);
+function fromRow(platform: Platform, row: ArchiveImportRow): ImportRun {
+  const here = live.get(row.id);
+  if (here) return fromLive(here);
+  // Not live here: on PGlite (one process) a "running" row is a run cut short, waiting to be resumed.
+  const quiet = platform.db.kind === "pglite" || Date.now() - new Date(row.updated_at).getTime() > QUIET_SECONDS_SHARED * 1000;
+  return {
+    id: row.id,
+    athleteId: row.athlete_id,
+    fileName: row.file_name,
+    state: row.status === "running" && quiet ? "interrupted" : row.status,
+    progress: {
+      layout: row.layout,
+      total: row.total,
+      done: row.done,
+      imported: row.imported,
+      duplicates: row.duplicates,
+      skipped: row.skipped,
+      failed: row.failed,
+      startedAt: new Date(row.started_at).getTime(),
+    },
+    error: row.error,
+    finishedAt: row.finished_at ? new Date(row.finished_at).getTime() : null,
+    resumed: row.resumed,
+  };
+}
+
+export async function findImportRun(platform: Platform, id: string, athleteId: number): Promise<ImportRun | undefined> {
+  const row = await findArchiveImport(platform.db, id, athleteId);
+  return row ? fromRow(platform, row) : undefined;
+}
+
+/** The athlete's latest imports, newest first. */
+export async function importRunsOf(platform: Platform, athleteId: number, limit = 20): Promise<ImportRun[]> {
+  return (await archiveImportsOf(platform.db, athleteId, limit)).map((row) => fromRow(platform, row));
+}
+
+const metadataOf = (athleteId: number, via: string) => ({ athleteId, source: `archive:${via}` });
+
+/** Records the import (ArchiveImportStarted) and starts it in the background; returns at once. */
+export async function startImportRun(
+  platform: Platform,
+  input: { athleteId: number; path: string; fileName: string; bytes: number; via: "web" | "api" },
+): Promise<ImportRun> {
+  const id = randomSecret(8);
+  const run: LiveRun = {
+    id,
+    athleteId: input.athleteId,
+    fileName: input.fileName,
+    base: { done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [] },
+    progress: { layout: null, total: 0, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], startedAt: Date.now() },
+    startedAt: Date.now(),
+    resumed: 0,
+  };
+  // Live before it is recorded: the resume job never takes a run this process is starting.
+  live.set(id, run);
+  try {
+    await handleCommand(platform.store, archiveImportStream(id), archiveImportDecider, {
+      type: "start",
+      start: { importId: id, athleteId: input.athleteId, fileName: input.fileName, via: input.via, archiveFile: basename(input.path), bytes: input.bytes },
+    }, { metadata: metadataOf(input.athleteId, input.via) });
+  } catch (error) {
+    live.delete(id);
+    throw error;
+  }
+  launch(platform, run, input.path, new Set(), input.via);
+  return fromLive(run);
+}
+
+/** Resumes an unfinished import (a server starting again): the entries already checkpointed are skipped. */
+export async function resumeImportRun(platform: Platform, row: ArchiveImportRow): Promise<void> {
+  if (live.has(row.id)) return;
+  const stream = archiveImportStream(row.id);
+  const state = fold(archiveImportDecider, await platform.store.readStream(stream));
+  if (state.finished) return;
+  const metadata = metadataOf(row.athlete_id, row.via);
+  const path = join(inboxDir(platform), row.archive_file);
+  if (!existsSync(path)) {
+    await handleCommand(platform.store, stream, archiveImportDecider, {
+      type: "finish",
+      finish: { importId: row.id, athleteId: row.athlete_id, outcome: "interrupted", error: "the archive is no longer on this server: import it again (nothing is imported twice)" },
+    }, { metadata });
+    return;
+  }
+  const run: LiveRun = {
+    id: row.id,
+    athleteId: row.athlete_id,
+    fileName: row.file_name,
+    base: { done: row.done, imported: row.imported, duplicates: row.duplicates, skipped: row.skipped, failed: row.failed },
+    progress: { layout: row.layout, total: row.total, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], startedAt: Date.now() },
+    startedAt: new Date(row.started_at).getTime(),
+    resumed: row.resumed + 1,
+  };
+  live.set(row.id, run);
+  try {
+    await handleCommand(platform.store, stream, archiveImportDecider, { type: "resume", importId: row.id, athleteId: row.athlete_id }, { metadata });
+  } catch (error) {
+    live.delete(row.id);
+    throw error;
+  }
+  launch(platform, run, path, state.done, row.via);
+}
+
+/** Runs the import, checkpointing as it goes; the end is recorded unless the server is stopping. */
+function launch(platform: Platform, run: LiveRun, path: string, done: ReadonlySet<string>, via: "web" | "api"): void {
+  const stream = archiveImportStream(run.id);
+  const metadata = metadataOf(run.athleteId, via);
+  const stopping = () => !platform.jobs.running;
+  const finished: { key: string; outcome: EntryOutcome }[] = [];
+  let failedSent = 0;
+  let chain: Promise<unknown> = Promise.resolve();
+  /** Appends what finished since the last checkpoint (one at a time; never while the server stops). */
+  const checkpoint = () => {
+    chain = chain.then(async () => {
+      if (stopping()) return;
+      const entries = finished.splice(0);
+      const failed = run.progress.failed.slice(failedSent);
+      failedSent += failed.length;
+      await handleCommand(platform.store, stream, archiveImportDecider, {
+        type: "progress",
+        progress: { importId: run.id, athleteId: run.athleteId, layout: run.progress.layout, total: Math.max(run.progress.total, run.base.done), entries, failed },
+      }, { metadata });
+    }).catch((error) => console.error(`archive import ${run.id}: checkpoint failed: ${(error as Error).message}`));
+    return chain;
+  };
+  const timer = setInterval(() => void checkpoint(), CHECKPOINT_MS);
+  const finish = async (outcome: "done" | "refused" | "interrupted", error: string | null) => {
+    await checkpoint();
+    if (stopping()) return;
+    await handleCommand(platform.store, stream, archiveImportDecider, {
+      type: "finish",
+      finish: { importId: run.id, athleteId: run.athleteId, outcome, error },
+    }, { metadata });
+    rmSync(path, { force: true });
+  };
+  void importArchive(platform, {
+    athleteId: run.athleteId,
+    path,
+    via,
+    onProgress: (p) => (run.progress = p),
+    isDone: (key) => done.has(key),
+    onEntry: (key, outcome) => finished.push({ key, outcome }),
+    shouldStop: stopping,
+  })
+    .then(() => finish("done", null))
+    .catch((error) => {
+      if (error instanceof ImportStopped || stopping()) return;
+      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof ArchiveRefused || error instanceof DomainError) return finish("refused", message);
+      return finish("interrupted", message);
+    })
+    .catch((error) => console.error(`archive import ${run.id}: ${(error as Error).message}`))
+    .finally(() => {
+      clearInterval(timer);
+      live.delete(run.id);
+    });
+}
+
+/**
+ * The durable job that resumes unfinished imports when a server starts (or takes over one whose
+ * server is gone). Its run only launches the import in the background and returns: an import
+ * never holds one of the job runner's slots, which the upload jobs it feeds need.
+ */
+export function archiveImportJob(platform: Platform): JobKind {
+  return {
+    kind: "archive-import",
+    leaseSeconds: 60,
+    async pending(db, limit) {
+      const rows = await unfinishedArchiveImports(db, db.kind === "pglite" ? 0 : QUIET_SECONDS_SHARED, limit);
+      return rows.filter((r) => !live.has(r.id)).map((r) => r.id);
+    },
+    async run(id) {
+      if (live.has(id)) return;
+      const row = await unfinishedArchiveImport(platform.db, id);
+      if (row) await resumeImportRun(platform, row);
+    },
+  };
 }

@@ -36,6 +36,11 @@ export interface CliCommand {
    * an empty data directory). When set, `run` is never called.
    */
   standalone?(options: Record<string, unknown>, io: CliIo): Promise<unknown>;
+  /**
+   * Opens the embedded database with a small buffer cache (32MB unless PGLITE_SHARED_BUFFERS says
+   * otherwise): a long command that writes a lot (import-archive) keeps its memory bounded.
+   */
+  smallDatabaseCache?: boolean;
   /** Human-readable form of the result (default: key: value lines). */
   format?(result: unknown): string;
 }

@@ -19,6 +19,7 @@ try {
 
 async function main(): Promise<number> {
   const { command } = findCommand(argv);
+  if (command?.smallDatabaseCache) config.pgliteSharedBuffers ??= "32MB";
   const wantsHelp = !command || argv.includes("--help");
   const local = wantsHelp || !!command?.standalone;
   const handle = config.databaseUrl || local ? undefined : readAdminHandle(config.dataDir);

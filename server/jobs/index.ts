@@ -3,10 +3,12 @@ import type { JobKind } from "./runner.ts";
 import { uploadJob } from "../uploads/job.ts";
 import { heatmapBuildJob } from "../heatmaps/build.ts";
 import { webhookDeliveryJob } from "../webhooks/job.ts";
+import { archiveImportJob } from "../archive/runs.ts";
 
 /** Durable job kinds (upload processing, heatmap builds, webhook deliveries). Add one per kind. */
 export const jobKinds: ((platform: Platform) => JobKind)[] = [
   uploadJob,
   heatmapBuildJob,
   webhookDeliveryJob,
+  archiveImportJob,
 ];

@@ -6,7 +6,7 @@
 import { rmSync } from "node:fs";
 import type { Context, Hono } from "hono";
 import { inboxPath } from "../archive/inbox.ts";
-import { ReceiveError, receiveArchive } from "../archive/receive.ts";
+import { ArchiveTooLarge, checkDeclaredSize, DEFAULT_MAX_IMPORT_BYTES, ReceiveError, receiveArchive } from "../archive/receive.ts";
 import { findImportRun, type ImportRun, importRunsOf, startImportRun } from "../archive/runs.ts";
 import type { Platform } from "../platform.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";
@@ -22,6 +22,10 @@ td.file{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem
 `;
 
 class CsrfRefused extends Error {}
+
+function formatBytes(n: number): string {
+  return n >= 1024 ** 3 ? `${+(n / 1024 ** 3).toFixed(1)} GiB` : `${+(n / 1024 ** 2).toFixed(1)} MiB`;
+}
 
 function eta(run: ImportRun): string {
   const p = run.progress;
@@ -81,7 +85,7 @@ function Progress(props: { run: ImportRun }) {
   const p = run.progress;
   const label = run.state === "running"
     ? `Importing ${p.layout === "garmin" ? "a Garmin Connect" : p.layout === "strava" ? "a Strava" : "an"} export…`
-    : run.state === "done" ? "Import finished" : "Archive refused";
+    : run.state === "done" ? "Import finished" : run.state === "interrupted" ? "Import interrupted" : "Archive refused";
   return (
     <>
       <style>{CSS}</style>
@@ -90,6 +94,11 @@ function Progress(props: { run: ImportRun }) {
         <p class="muted">{run.fileName}</p>
         {run.state === "refused" ? <ErrorBox message={`Nothing was imported: ${run.error}`} /> : null}
         {run.state === "done" ? <div class="notice" role="status">The archive has been imported.</div> : null}
+        {run.state === "interrupted"
+          ? (run.error
+            ? <ErrorBox message={`The import stopped before the end: ${run.error}`} />
+            : <div class="notice" role="status">The server was restarted during this import. It resumes where it stopped as soon as the server is up again (nothing is imported twice).</div>)
+          : null}
         {run.state !== "refused"
           ? (
             <>
@@ -125,8 +134,8 @@ function Progress(props: { run: ImportRun }) {
   );
 }
 
-async function refusedForm(w: Web, error: string, status: number) {
-  return await w.render("Import your history", <ImportForm csrf={w.csrf} error={error} runs={importRunsOf(w.athlete!.id)} />, status);
+async function refusedForm(platform: Platform, w: Web, error: string, status: number) {
+  return await w.render("Import your history", <ImportForm csrf={w.csrf} error={error} runs={await importRunsOf(platform, w.athlete!.id)} />, status);
 }
 
 /** GET/POST /settings/import and GET /settings/import/:id. */
@@ -134,38 +143,43 @@ export function mountImportPages(app: Hono, platform: Platform): void {
   app.get("/settings/import", async (c) => {
     const w = await web(c, platform);
     if (!w.athlete) return redirectToSignIn(c);
-    return w.render("Import your history", <ImportForm csrf={w.csrf} runs={importRunsOf(w.athlete.id)} />);
+    return w.render("Import your history", <ImportForm csrf={w.csrf} runs={await importRunsOf(platform, w.athlete.id)} />);
   });
 
   app.post("/settings/import", async (c: Context) => {
     const w = await web(c, platform);
     if (!w.athlete) return redirectToSignIn(c);
     const path = inboxPath(platform);
+    const maxBytes = platform.config.maxImportBytes ?? DEFAULT_MAX_IMPORT_BYTES;
     let received;
     try {
+      await checkDeclaredSize(c.req.header("content-length"), maxBytes, path);
       received = await receiveArchive(c.req.raw.body, c.req.header("content-type") ?? "", "file", path, async (fields) => {
         if (!(await w.csrfOk(fields._csrf))) throw new CsrfRefused();
-      });
+      }, maxBytes);
     } catch (error) {
       rmSync(path, { force: true });
-      if (error instanceof CsrfRefused) return refusedForm(w, "The form has expired (security token). Reload the page and try again.", 403);
-      if (error instanceof ReceiveError) return refusedForm(w, `The upload was incomplete: ${error.message}.`, 400);
+      if (error instanceof CsrfRefused) return refusedForm(platform, w, "The form has expired (security token). Reload the page and try again.", 403);
+      if (error instanceof ArchiveTooLarge) {
+        return refusedForm(platform, w, error.code === "too large" ? `This archive is larger than this server accepts (${formatBytes(maxBytes)}). Import it from the command line: npm run cli -- import-archive FILE.zip --athlete ${w.athlete.id}.` : "The server does not have enough disk space left for this archive. Ask its operator to free some.", 413);
+      }
+      if (error instanceof ReceiveError) return refusedForm(platform, w, `The upload was incomplete: ${error.message}.`, 400);
       throw error;
     }
     if (!received.file || received.file.bytes === 0) {
       rmSync(path, { force: true });
-      return refusedForm(w, "Choose the archive (.zip) to import.", 400);
+      return refusedForm(platform, w, "Choose the archive (.zip) to import.", 400);
     }
-    const run = startImportRun(platform, { athleteId: w.athlete.id, path, fileName: received.file.name, via: "web" });
+    const run = await startImportRun(platform, { athleteId: w.athlete.id, path, fileName: received.file.name, bytes: received.file.bytes, via: "web" });
     return c.redirect(`/settings/import/${run.id}`, 303);
   });
 
   app.get("/settings/import/:id", async (c) => {
     const w = await web(c, platform);
     if (!w.athlete) return redirectToSignIn(c);
-    const run = findImportRun(c.req.param("id"), w.athlete.id);
+    const run = await findImportRun(platform, c.req.param("id"), w.athlete.id);
     if (!run) return w.render("Import not found", <div class="card"><h1>Import not found</h1><p><a href="/settings/import">Import an archive</a></p></div>, 404);
-    if (run.state === "running") c.header("refresh", "2");
+    if (run.state === "running" || (run.state === "interrupted" && !run.error)) c.header("refresh", "2");
     return w.render(run.state === "running" ? "Importing…" : "Import", <Progress run={run} />);
   });
 }

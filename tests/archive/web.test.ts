@@ -35,7 +35,7 @@ beforeAll(async () => {
   call = api(server.url);
   mkdirSync(ARTIFACTS, { recursive: true });
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
-}, 240_000);
+}, 480_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -3,9 +3,12 @@
  * rides, gzipped as Strava stores them) imported by importArchive, next to the upload pipeline's own
  * rate on the same files (submitUpload, the POST /v3/uploads entry point, with the same number in
  * flight, each awaited until ready) on a fresh server; and the peak RSS of the process during each.
- * Options: --import-activities=N (default 1000).
+ * Options: --import-activities=N (default 1000); --import-sizes=N,M,… imports archives of those
+ * sizes too (the CLI only, each on a fresh data directory) and prints each one's peak RSS next to
+ * the first's: memory that does not grow with the archive. Peak RSS is the kernel's high-water mark
+ * of the process (VmHWM), not a sample.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +16,6 @@ import { gzipSync } from "node:zlib";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { createAthlete } from "../../server/actions/athletes.ts";
 import { spawn } from "node:child_process";
-import { execFileSync } from "node:child_process";
 import { DENO, ROOT } from "../helpers/deno.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { startServer } from "../../server/start.ts";
@@ -69,12 +71,14 @@ async function cliImport(archive: string, count: number): Promise<{ rate: number
       stderr += d;
       if (!opened && /\] 0\/\d+ /.test(stderr)) opened = performance.now();
     });
+    // The kernel's high-water mark (VmHWM) of the process, read until it exits.
     let peak = 0;
     const timer = setInterval(() => {
       try {
-        peak = Math.max(peak, Number(execFileSync("ps", ["-o", "rss=", "-p", String(child.pid)]).toString().trim()) / 1024);
+        const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+        if (hwm) peak = Math.max(peak, Number(hwm[1]) / 1024);
       } catch { /* exited */ }
-    }, 200);
+    }, 100);
     const code = await new Promise<number | null>((r) => child.on("exit", r));
     clearInterval(timer);
     const end = performance.now();
@@ -89,23 +93,30 @@ async function cliImport(archive: string, count: number): Promise<{ rate: number
   }
 }
 
+/** A generated Strava export of `count` 10-minute rides (gzipped FIT, stored as Strava does). */
+async function generateArchive(path: string, count: number): Promise<Uint8Array[]> {
+  const files: Uint8Array[] = [];
+  const rows: CsvActivity[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = new Date(Date.UTC(2020, 0, 1) + i * 6 * 3600 * 1000).toISOString();
+    files.push(gzipSync(generateRide(600, start)));
+    rows.push({ id: String(10_000 + i), date: start, name: `Ride ${i}`, type: "Ride", elapsed: 600, km: 5, file: `activities/${10_000 + i}.fit.gz` });
+  }
+  await writeZip(path, [
+    { name: "activities.csv", bytes: Buffer.from(activitiesCsv(rows)) },
+    ...files.map((bytes, i) => ({ name: rows[i].file!, bytes, store: true })),
+  ]);
+  return files;
+}
+
 export const importBench: BenchSuite = async (args) => {
   const count = Number(args.find((a) => a.startsWith("--import-activities="))?.split("=")[1] ?? 1000);
+  const more = (args.find((a) => a.startsWith("--import-sizes="))?.split("=")[1] ?? "").split(",").filter(Boolean).map(Number).filter((n) => n !== count);
   const dir = mkdtempSync(join(tmpdir(), "bench-archive-"));
   try {
     console.error(`import: generating ${count} rides…`);
-    const files: Uint8Array[] = [];
-    const rows: CsvActivity[] = [];
-    for (let i = 0; i < count; i++) {
-      const start = new Date(Date.UTC(2020, 0, 1) + i * 6 * 3600 * 1000).toISOString();
-      files.push(gzipSync(generateRide(600, start)));
-      rows.push({ id: String(10_000 + i), date: start, name: `Ride ${i}`, type: "Ride", elapsed: 600, km: 5, file: `activities/${10_000 + i}.fit.gz` });
-    }
     const archive = join(dir, "export.zip");
-    await writeZip(archive, [
-      { name: "activities.csv", bytes: Buffer.from(activitiesCsv(rows)) },
-      ...files.map((bytes, i) => ({ name: rows[i].file!, bytes, store: true })),
-    ]);
+    const files = await generateArchive(archive, count);
 
     console.error("import: the upload pipeline on the same files…");
     const baseline = await withServer(async (server, athleteId) => {
@@ -134,8 +145,10 @@ export const importBench: BenchSuite = async (args) => {
       return { rate: files.length / ((performance.now() - t0) / 1000), rss: rss.stop() };
     });
 
+    console.error(`import: upload pipeline ${baseline.rate.toFixed(2)}/s, peak RSS ${baseline.rss.toFixed(0)} MB`);
     console.error("import: npm run cli -- import-archive (its own process, as shipped)…");
     const ours = await cliImport(archive, count);
+    console.error(`import: ${count} activities: ${ours.rate.toFixed(2)}/s, peak RSS ${ours.rss.toFixed(0)} MB (goal ≤ 500 MB)`);
 
     const figures: BenchFigure[] = [
       {
@@ -143,10 +156,27 @@ export const importBench: BenchSuite = async (args) => {
         baselineName: "upload pipeline (submitUpload until ready), same files", unit: "activities/s", higherIsBetter: true, target: "≥ 0.8× the upload pipeline",
       },
       {
-        suite: "import", name: "peak RSS of the import-archive CLI process", ours: ours.rss, baseline: baseline.rss,
+        suite: "import", name: `peak RSS of the import-archive CLI process, ${count} activities`, ours: ours.rss, baseline: baseline.rss,
         baselineName: "server process during the upload-pipeline run", unit: "MB", higherIsBetter: false, target: "≤ 500 MB",
       },
     ];
+    rmSync(archive, { force: true });
+    for (const size of more) {
+      console.error(`import: generating ${size} rides…`);
+      const bigger = join(dir, `export-${size}.zip`);
+      await generateArchive(bigger, size);
+      console.error(`import: import-archive of ${size} activities…`);
+      const run = await cliImport(bigger, size);
+      console.error(`import: ${size} activities: ${run.rate.toFixed(2)}/s, peak RSS ${run.rss.toFixed(0)} MB (goal ≤ 500 MB)`);
+      rmSync(bigger, { force: true });
+      figures.push({
+        suite: "import", name: `peak RSS of the import-archive CLI process, ${size} activities`, ours: run.rss, baseline: ours.rss,
+        baselineName: `the same, ${count} activities`, unit: "MB", higherIsBetter: false, target: "≤ 500 MB, not growing with the archive",
+      }, {
+        suite: "import", name: `archive import, ${size} activities`, ours: run.rate, baseline: ours.rate,
+        baselineName: `the same, ${count} activities`, unit: "activities/s", higherIsBetter: true,
+      });
+    }
     return figures;
   } finally {
     rmSync(dir, { recursive: true, force: true });

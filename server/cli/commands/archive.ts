@@ -34,6 +34,8 @@ export const archiveCommands: CliCommand[] = [
     name: "import-archive",
     summary: "Import a Strava or Garmin Connect export archive (.zip) for an athlete (idempotent, resumable).",
     positional: { name: "file", description: "the export archive (.zip)", path: true },
+    // PGlite's buffer cache is most of what a long import holds (docs/archive-import.md, "Size and speed").
+    smallDatabaseCache: true,
     options: {
       athlete: { type: "string", description: "athlete id", required: true },
     },
