@@ -15,9 +15,11 @@ import { heatmapRoutes } from "./heatmaps.ts";
 import { privacyZoneRoutes } from "./privacy-zones.ts";
 import { pushSubscriptionRoutes } from "./push-subscriptions.ts";
 import { importRoutes } from "./imports.ts";
+import { athleteFeedRoutes } from "./athlete-feeds.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
+  ...athleteFeedRoutes, // before activityRoutes: /v3/activities/following is not /v3/activities/:id
   ...segmentRoutes,
   ...athleteRoutes,
   ...athleteStatsRoutes,
