@@ -20,10 +20,11 @@ import * as heatmap from "./heatmap/events.ts";
 import * as segment from "./segment/events.ts";
 import * as upload from "./upload/events.ts";
 import * as pushSubscription from "./push-subscription/events.ts";
+import * as athletePicture from "./athlete-picture/events.ts";
 
 const families = {
   platform, athlete, application, activity, activityReprocessed, activityChanges, gear, oauth, club, challenge,
-  privacyZone, heatmap, segment, upload, pushSubscription,
+  privacyZone, heatmap, segment, upload, pushSubscription, athletePicture,
 };
 
 /** Any event of the catalogue, discriminated by `type`. */

@@ -15,6 +15,7 @@ import { segmentsProjection } from "./segments/projection.ts";
 import { uploadsProjection } from "./uploads/projection.ts";
 import { pushSubscriptionsProjection } from "./push-subscriptions/projection.ts";
 import { athleteStatsProjection } from "./athlete-stats/projection.ts";
+import { athletePicturesProjection } from "./athlete-pictures/projection.ts";
 
 /** Every read model of the platform. Add one line per projection. */
 export const allProjections: Projection[] = [
@@ -35,4 +36,5 @@ export const allProjections: Projection[] = [
   uploadsProjection,
   pushSubscriptionsProjection,
   athleteStatsProjection,
+  athletePicturesProjection,
 ];

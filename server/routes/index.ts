@@ -16,6 +16,8 @@ import { privacyZoneRoutes } from "./privacy-zones.ts";
 import { pushSubscriptionRoutes } from "./push-subscriptions.ts";
 import { importRoutes } from "./imports.ts";
 import { athleteFeedRoutes } from "./athlete-feeds.ts";
+import { gearCreateRoutes } from "./gear-create.ts";
+import { athletePictureRoutes } from "./athlete-picture.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
@@ -36,4 +38,6 @@ export const allRoutes: AnyRoute[] = [
   ...privacyZoneRoutes,
   ...pushSubscriptionRoutes,
   ...importRoutes,
+  ...gearCreateRoutes,
+  ...athletePictureRoutes,
 ];

@@ -46,6 +46,7 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "settings.js": { file: own("settings.js"), type: JS },
   "challenge.js": { file: own("challenge.js"), type: JS },
   "athlete.js": { file: own("athlete.js"), type: JS },
+  "segments.js": { file: own("segments.js"), type: JS },
   "leaflet.js": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.js"), type: JS },
   "leaflet.css": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.css"), type: CSS },
   "uplot.js": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.iife.min.js"), type: JS },
@@ -192,6 +193,8 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     data?: () => Record<string, unknown>;
     /** Whether the id names something (else the HTML not-found page). */
     exists?: (id: number) => Promise<boolean>;
+    /** The navigation entry the page is, if any. */
+    current?: (id: number, me: number) => "profile" | undefined;
   }) {
     app.get(path, async (c) => {
       const w = await web(c, platform);
@@ -204,6 +207,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
       return shell(c, {
         title: o.title,
         ...signedIn(w, t),
+        current: o.current?.(Number(idText), w.athlete.id),
         script: o.script,
         styles: o.map ? ["leaflet.css", "uplot.css"] : [],
         libs: o.map ? ["leaflet.js", "uplot.js"] : [],
@@ -221,6 +225,22 @@ export function mountAppPages(app: Hono, platform: Platform): void {
   apiPage("/athletes/:id", {
     title: "Athlete", script: "athlete.js", key: "athleteId",
     exists: async (id) => !!(await findAthlete(platform.db, id)),
+    current: (id, me) => (id === me ? "profile" : undefined),
+  });
+
+  app.get("/segments", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const t = await sessionToken(c, platform, w.athlete.id);
+    return shell(c, {
+      title: "Segments",
+      ...signedIn(w, t),
+      current: "segments",
+      script: "segments.js",
+      styles: ["leaflet.css"],
+      libs: ["leaflet.js"],
+      body: `<div id="segments"><h1>Explore segments</h1><p class="muted" role="status">Loading…</p></div>`,
+    });
   });
 
   app.get("/settings", async (c) => {
