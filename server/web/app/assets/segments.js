@@ -37,6 +37,7 @@ function explore() {
     const bounds = [clamp(b.getSouth(), 90), clamp(b.getWest(), 180), clamp(b.getNorth(), 90), clamp(b.getEast(), 180)].map((v) => v.toFixed(5)).join(",");
     const min = Number(form.elements["min-cat"].value), max = Number(form.elements["max-cat"].value);
     const q = new URLSearchParams({ bounds, activity_type: form.elements.sport.value, min_cat: String(Math.min(min, max)), max_cat: String(Math.max(min, max)) });
+    history.replaceState(null, "", `?bounds=${bounds}`);
     const mine = ++asked;
     status.textContent = "Looking for segments…";
     try {
@@ -63,6 +64,9 @@ function explore() {
 
 /** Where to open: around the athlete's latest activity with a route, else the starred segments, else the world. */
 async function startView() {
+  // An address with ?bounds=south,west,north,east (kept up to date as the map moves) opens there.
+  const given = (new URLSearchParams(location.search).get("bounds") ?? "").split(",").map(Number);
+  if (given.length === 4 && given.every(Number.isFinite)) return window.L.latLngBounds([given[0], given[1]], [given[2], given[3]]);
   const [latest, starred] = await Promise.all([
     api("/athlete/activities?per_page=5").catch(() => []),
     api("/segments/starred?per_page=20").catch(() => []),
