@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import Ajv2020 from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEVICES } from "../helpers/fixtures.ts";
 import { startTestServer, type TestAthlete, type TestServer, uploadUntilReady } from "../helpers/server.ts";
@@ -154,5 +155,30 @@ describe("another athlete's activities, totals", () => {
     // bob-public, bob-hidden and the uploaded ride; bob-private is left out.
     expect(bobs.body.all_ride_totals.count).toBe(3);
     expect((await server.api("GET", `/v3/athletes/${bob.id}/stats`, { token: ann.token })).status).toBe(403);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("describes the extensions' answers: the real answers validate against their response schemas, and the schemas can fail", async () => {
+    const doc = (await server.api("GET", "/v3/openapi.json")).body;
+    const ajv = new Ajv2020({ strict: false });
+    const schemaOf = (path: string, method: string) => doc.paths[path][method].responses["200"].content["application/json"].schema;
+    const cases: [string, string, string][] = [
+      ["/v3/activities/following", "get", "/v3/activities/following"],
+      ["/v3/athletes/{id}/activities", "get", `/v3/athletes/${bob.id}/activities`],
+      ["/v3/athletes/{id}/totals", "get", `/v3/athletes/${bob.id}/totals`],
+      ["/v3/athletes/{id}/profile", "get", `/v3/athletes/${bob.id}/profile`],
+      ["/v3/athletes/{id}/follow", "put", `/v3/athletes/${bob.id}/follow`],
+    ];
+    for (const [template, method, path] of cases) {
+      const validate = ajv.compile(schemaOf(template, method));
+      const res = await server.api(method.toUpperCase(), path, { token: ann.token });
+      expect(res.status).toBe(200);
+      expect(validate(res.body), `${path}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      const one = Array.isArray(res.body) ? { ...res.body[0] } : { ...res.body };
+      delete one[Object.keys(one).find((k) => k === "id" || k.endsWith("_totals"))!];
+      expect(validate(Array.isArray(res.body) ? [one] : one), `${path} without a required member`).toBe(false);
+    }
+    expect(doc.paths["/v3/athletes/{id}/follow"].delete.operationId).toMatch(/^[a-z][A-Za-z]+$/);
   });
 });

@@ -37,7 +37,7 @@ function watch(page: Page): void {
     const where = message.location().url ?? "";
     // Offline: the base map's tiles cannot load (expected); a deliberately missing page answers 404.
     if (where.includes(TILE_HOST)) return;
-    if (/status of 404/.test(message.text()) && /\/(nope|activities\/\d+)$/.test(where)) return;
+    if (/status of 404/.test(message.text()) && /\/(nope|activities\/\d+|athletes\/\d+)$/.test(where)) return;
     if (provoked.some((p) => p.test(`${message.text()} ${where}`))) return;
     consoleErrors.push(`${page.url()}: ${message.text()} (${where})`);
   });
@@ -374,9 +374,10 @@ describe("the web app", () => {
       const token = document.querySelector<HTMLMetaElement>('meta[name="api-token"]')!.content;
       return (await fetch(`/v3/segments/${id}`, { headers: { authorization: `Bearer ${token}` } })).json();
     }, segmentId);
-    const [lat, lng] = segment.start_latlng as [number, number];
+    const [[lat0, lng0], [lat1, lng1]] = [segment.start_latlng, segment.end_latlng] as [number, number][];
+    const bounds = [Math.min(lat0, lat1) - 0.004, Math.min(lng0, lng1) - 0.004, Math.max(lat0, lat1) + 0.004, Math.max(lng0, lng1) + 0.004];
     const explored = (n: number) => page.waitForFunction((n) => ((window as unknown as { appState?: { explore?: number } }).appState?.explore ?? 0) >= n, n, { timeout: 30_000 });
-    await page.goto(`${server.url}/segments?bounds=${lat - 0.02},${lng - 0.02},${lat + 0.02},${lng + 0.02}`);
+    await page.goto(`${server.url}/segments?bounds=${bounds.join(",")}`);
     await explored(1);
     await page.waitForSelector(`#explore-list li[data-segment="${segmentId}"]`);
     expect(await page.textContent(`#explore-list li[data-segment="${segmentId}"] a`)).toBe("Bathurst Climb");

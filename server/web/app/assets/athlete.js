@@ -44,18 +44,26 @@ function head(profile) {
   ready("profile", (window.appState?.profile ?? 0) + 1);
 }
 
+/** Totals by period (last 4 weeks, this year, all time), one row per sport that has any. */
 function totalsTable(stats) {
   const groups = [["Rides", "ride"], ["Runs", "run"], ["Swims", "swim"]];
   const periods = [["Last 4 weeks", "recent"], [String(new Date().getUTCFullYear()), "ytd"], ["All time", "all"]];
-  const rows = groups.filter(([, g]) => stats[`all_${g}_totals`].count > 0);
-  if (!rows.length) return h("p", { class: "muted" }, self ? "No totals yet." : "No activities that everyone may see yet.");
-  return h("div", { class: "table-wrap" }, h("table", { id: "profile-totals" },
-    h("thead", {}, h("tr", {}, h("td", {}), periods.map(([label]) => h("th", { scope: "col" }, label)))),
-    h("tbody", {}, rows.map(([label, g]) => h("tr", {}, h("th", { scope: "row" }, label), periods.map(([, p]) => {
-      const t = stats[`${p}_${g}_totals`];
-      return h("td", {}, t.count ? `${t.count} · ${km(t.distance)} · ${duration(t.moving_time)}` : "—");
-    })))),
-  ));
+  if (!groups.some(([, g]) => stats[`all_${g}_totals`].count > 0)) {
+    return h("p", { class: "muted", id: "profile-totals" }, self ? "No totals yet." : "No activities that everyone may see yet.");
+  }
+  return h("table", { id: "profile-totals", class: "totals" },
+    h("thead", {}, h("tr", {}, h("td", {}), ["Acts", "Distance", "Time"].map((c) => h("th", { scope: "col" }, c)))),
+    periods.map(([label, p]) => {
+      const rows = groups.filter(([, g]) => stats[`${p}_${g}_totals`].count > 0);
+      return h("tbody", {},
+        h("tr", { class: "period" }, h("th", { scope: "rowgroup", colspan: 4 }, label)),
+        rows.length
+          ? rows.map(([name, g]) => {
+            const t = stats[`${p}_${g}_totals`];
+            return h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, String(t.count)), h("td", {}, km(t.distance)), h("td", {}, duration(t.moving_time)));
+          })
+          : h("tr", {}, h("td", { colspan: 4, class: "muted" }, "None")));
+    }));
 }
 
 async function main() {
