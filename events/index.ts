@@ -22,11 +22,12 @@ import * as upload from "./upload/events.ts";
 import * as pushSubscription from "./push-subscription/events.ts";
 import * as route from "./route/events.ts";
 import * as archiveImport from "./archive-import/events.ts";
+import * as athletePicture from "./athlete-picture/events.ts";
 
 const families = {
   platform, athlete, application, activity, activityReprocessed, activityChanges, gear, oauth, club, challenge,
   privacyZone, heatmap, segment, upload, pushSubscription, route,
-  archiveImport,
+  archiveImport, athletePicture,
 };
 
 /** Any event of the catalogue, discriminated by `type`. */

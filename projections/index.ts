@@ -17,6 +17,7 @@ import { pushSubscriptionsProjection } from "./push-subscriptions/projection.ts"
 import { athleteStatsProjection } from "./athlete-stats/projection.ts";
 import { routesProjection } from "./routes/projection.ts";
 import { archiveImportsProjection } from "./archive-imports/projection.ts";
+import { athletePicturesProjection } from "./athlete-pictures/projection.ts";
 
 /** Every read model of the platform. Add one line per projection. */
 export const allProjections: Projection[] = [
@@ -39,4 +40,5 @@ export const allProjections: Projection[] = [
   athleteStatsProjection,
   routesProjection,
   archiveImportsProjection,
+  athletePicturesProjection,
 ];

@@ -55,6 +55,18 @@ export const accessTokensRevoked = defineEvent({
   }),
 });
 
+export const accessTokenRevoked = defineEvent({
+  type: "AccessTokenRevoked",
+  description:
+    "One access token (by its hash) was invalidated: the web app's page token of a session that signed out.",
+  schema: z.object({
+    tokenHash: z.string(),
+    athleteId: z.number().int().positive(),
+    applicationId: z.number().int().positive(),
+    reason: z.string(),
+  }),
+});
+
 export const applicationStream = (applicationId: number) => `application-${applicationId}`;
 export const authorizationStream = (athleteId: number, applicationId: number) =>
   `authorization-${athleteId}-${applicationId}`;

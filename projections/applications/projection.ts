@@ -2,6 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
 import {
   accessTokenIssued,
+  accessTokenRevoked,
   accessTokensRevoked,
   applicationRegistered,
   applicationSecretRegenerated,
@@ -48,6 +49,7 @@ export const applicationsProjection: Projection = {
     applicationSecretRegenerated.type,
     accessTokenIssued.type,
     accessTokensRevoked.type,
+    accessTokenRevoked.type,
     authorizationCodeReplayed.type,
   ],
   async apply(tx: Queryable, event: StoredEvent) {
@@ -90,6 +92,10 @@ export const applicationsProjection: Projection = {
             where athlete_id = $1 and application_id = $2 and kind = 'access'`,
           [d.athleteId, d.applicationId],
         );
+        return;
+      }
+      case accessTokenRevoked.type: {
+        await tx.query("update access_tokens set revoked = true where token_hash = $1", [event.data.tokenHash]);
         return;
       }
       case authorizationCodeReplayed.type: {

@@ -1,11 +1,15 @@
 import type { Hono } from "hono";
 import type { Platform } from "../platform.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
+import { athletePicture } from "../../projections/athlete-pictures/queries.ts";
+import { getBlob } from "../blobs.ts";
 import { type AvatarSize, identiconPng } from "./identicon.ts";
 
 /**
- * GET /avatars/athletes/:id/large.png and medium.png: the athlete's default avatar (124 and 62 px
- * PNG), for <img> tags without a token; 404 for an unknown athlete.
+ * GET /avatars/athletes/:id/large.png and medium.png: the athlete's picture (124 and 62 px PNG) —
+ * the one they uploaded (PUT /v3/athlete/picture) or else their identicon — for <img> tags without
+ * a token; 404 for an unknown athlete. The address stays the same when the picture changes, so
+ * browsers revalidate it (ETag) instead of keeping it for a day.
  */
 export function mountAvatars(app: Hono, platform: Platform) {
   app.get("/avatars/athletes/:id/:file", async (c) => {
@@ -14,9 +18,12 @@ export function mountAvatars(app: Hono, platform: Platform) {
     const notFound = () => c.json({ message: "Record Not Found", errors: [{ resource: "Athlete", field: "id", code: "invalid" }] }, 404);
     if (!Number.isSafeInteger(id) || id <= 0 || !size) return notFound();
     if (!(await findAthlete(platform.db, id))) return notFound();
-    return c.body(identiconPng(id, size) as Uint8Array<ArrayBuffer>, 200, {
-      "content-type": "image/png",
-      "cache-control": "public, max-age=86400",
-    });
+    const picture = await athletePicture(platform.db, id);
+    const sha = picture ? (size === "large" ? picture.large : picture.medium) : null;
+    const etag = `"${sha ?? `identicon-${id}-${size}`}"`;
+    const headers = { "content-type": "image/png", "cache-control": "public, max-age=60, must-revalidate", etag, "x-content-type-options": "nosniff" };
+    if (c.req.header("if-none-match") === etag) return c.body(null, 304, headers);
+    const bytes = sha ? await getBlob(platform.db, sha) : undefined;
+    return c.body((bytes ?? identiconPng(id, size as AvatarSize)) as Uint8Array<ArrayBuffer>, 200, headers);
   });
 }

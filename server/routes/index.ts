@@ -16,9 +16,13 @@ import { privacyZoneRoutes } from "./privacy-zones.ts";
 import { pushSubscriptionRoutes } from "./push-subscriptions.ts";
 import { importRoutes } from "./imports.ts";
 import { routeRoutes } from "./routes.ts";
+import { athleteFeedRoutes } from "./athlete-feeds.ts";
+import { gearCreateRoutes } from "./gear-create.ts";
+import { athletePictureRoutes } from "./athlete-picture.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
+  ...athleteFeedRoutes, // before activityRoutes: /v3/activities/following is not /v3/activities/:id
   ...segmentRoutes,
   ...athleteRoutes,
   ...athleteStatsRoutes,
@@ -36,4 +40,6 @@ export const allRoutes: AnyRoute[] = [
   ...pushSubscriptionRoutes,
   ...importRoutes,
   ...routeRoutes,
+  ...gearCreateRoutes,
+  ...athletePictureRoutes,
 ];

@@ -8,6 +8,7 @@ import { csrfRefused, formOf, web } from "./context.tsx";
 import { Csrf, ErrorBox } from "./layout.tsx";
 import { localTarget, redirectLocal } from "./redirect.ts";
 import { signIn, signOut } from "./session.ts";
+import { revokeSessionTokens } from "./app/token.ts";
 import { clientAddress, signInThrottle } from "./throttle.ts";
 
 // A hash of a random password at the current cost: unknown e-mails cost as much as wrong passwords.
@@ -151,6 +152,8 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
     const form = await formOf(c);
     const refused = await csrfRefused(w, form);
     if (refused) return refused;
+    // The page tokens of this session die with it (server/web/app/token.ts).
+    if (w.athlete) await revokeSessionTokens(c, platform, w.athlete.id);
     await signOut(c, platform);
     return c.redirect("/login", 303);
   });

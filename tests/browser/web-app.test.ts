@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { encode as encodePng } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DenoServer, ROOT, startDenoServer } from "../helpers/deno.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
@@ -36,7 +37,7 @@ function watch(page: Page): void {
     const where = message.location().url ?? "";
     // Offline: the base map's tiles cannot load (expected); a deliberately missing page answers 404.
     if (where.includes(TILE_HOST)) return;
-    if (/status of 404/.test(message.text()) && /\/(nope|activities\/\d+)$/.test(where)) return;
+    if (/status of 404/.test(message.text()) && /\/(nope|activities\/\d+|athletes\/\d+)$/.test(where)) return;
     if (provoked.some((p) => p.test(`${message.text()} ${where}`))) return;
     consoleErrors.push(`${page.url()}: ${message.text()} (${where})`);
   });
@@ -75,12 +76,24 @@ async function look(page: Page, name: string, settle: () => Promise<unknown> = a
   const size = page.viewportSize()!;
   await page.screenshot({ path: join(SCREENS, `${name}-desktop.png`), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(300);
-  await settle();
-  expect(await axeViolations(page), `axe on ${name} (phone)`).toEqual([]);
-  await page.screenshot({ path: join(SCREENS, `${name}-phone.png`), fullPage: true });
-  await page.setViewportSize(size);
-  await page.waitForTimeout(200);
+  try {
+    await page.waitForTimeout(300);
+    await settle();
+    expect(await axeViolations(page), `axe on ${name} (phone)`).toEqual([]);
+    await page.screenshot({ path: join(SCREENS, `${name}-phone.png`), fullPage: true });
+  } finally {
+    await page.setViewportSize(size); // a failure here must not leave the next test at phone width
+    await page.waitForTimeout(200);
+  }
+}
+
+/** A 200 × 300 PNG: red bands above and below a blue centre square (rgb 20,110,200). */
+function portraitPng(): Uint8Array {
+  const w = 200, hgt = 300, data = new Uint8Array(w * hgt * 3);
+  for (let y = 0; y < hgt; y++) {
+    for (let x = 0; x < w; x++) data.set(y < 50 || y >= 250 ? [220, 30, 30] : [20, 110, 200], (y * w + x) * 3);
+  }
+  return encodePng({ width: w, height: hgt, data, channels: 3, depth: 8 });
 }
 
 const state = (page: Page, key: string) => page.evaluate((k) => (window as unknown as { appState?: Record<string, unknown> }).appState?.[k], key);
@@ -101,6 +114,7 @@ describe("the web app", () => {
   let eddy: Athlete;
   let rideId = 0;
   let secondId = 0;
+  let segmentId = 0;
 
   it("greets a signed-out visitor with what this is, sign in and register", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -223,6 +237,7 @@ describe("the web app", () => {
     // A segment made from a stretch of Ada's Edge 500 ride (Toronto).
     const segment = await apiAs(page, "/segments", { method: "POST", body: { name: "Bathurst Climb", activity_id: secondId, start_index: 2000, end_index: 2600 } });
     expect(segment.id).toBeGreaterThan(0);
+    segmentId = segment.id;
     const me = await apiAs(page, "/athlete");
     const eddyMe = await apiAs(eddy.page, "/athlete");
     const leaderboardDone = (p: Page, n: number) =>
@@ -351,13 +366,79 @@ describe("the web app", () => {
     expect(api.headers.get("content-type")).toContain("application/json");
   }, 90_000);
 
+  it("explores segments on a map: the map's bounds ask the explore endpoint; climb category filters; links to the segment", async () => {
+    const { page } = ada;
+    await page.goto(`${server.url}/segments`);
+    expect(await page.getAttribute("header nav a[aria-current=page]", "href")).toBe("/segments");
+    const segment = await page.evaluate(async (id) => {
+      const token = document.querySelector<HTMLMetaElement>('meta[name="api-token"]')!.content;
+      return (await fetch(`/v3/segments/${id}`, { headers: { authorization: `Bearer ${token}` } })).json();
+    }, segmentId);
+    const [[lat0, lng0], [lat1, lng1]] = [segment.start_latlng, segment.end_latlng] as [number, number][];
+    const bounds = [Math.min(lat0, lat1) - 0.004, Math.min(lng0, lng1) - 0.004, Math.max(lat0, lat1) + 0.004, Math.max(lng0, lng1) + 0.004];
+    const explored = (n: number) => page.waitForFunction((n) => ((window as unknown as { appState?: { explore?: number } }).appState?.explore ?? 0) >= n, n, { timeout: 30_000 });
+    await page.goto(`${server.url}/segments?bounds=${bounds.join(",")}`);
+    await explored(1);
+    await page.waitForSelector(`#explore-list li[data-segment="${segmentId}"]`);
+    expect(await page.textContent(`#explore-list li[data-segment="${segmentId}"] a`)).toBe("Bathurst Climb");
+    // Drawn on the map too (a vector path, tiles or not).
+    expect(await page.locator(".leaflet-overlay-pane path").count()).toBeGreaterThan(0);
+    await look(page, "segments");
+    // Only categorised climbs from category 1 up: a short city stretch is not among them.
+    const category = Number(segment.climb_category);
+    const above = String(Math.min(5, category + 1));
+    await page.selectOption("#min-cat", above);
+    await page.selectOption("#max-cat", "5");
+    await expect.poll(() => page.locator(`#explore-list li[data-segment="${segmentId}"]`).count(), { timeout: 20_000 }).toBe(category === 5 ? 1 : 0);
+    await page.selectOption("#min-cat", "0");
+    await page.waitForSelector(`#explore-list li[data-segment="${segmentId}"]`);
+    await Promise.all([page.waitForURL(`${server.url}/segments/${segmentId}`), page.click(`#explore-list li[data-segment="${segmentId}"] a`)]);
+  }, 90_000);
+
+  it("shows another athlete's profile; following them brings their activities (never the private one) into the feed", async () => {
+    const { page } = eddy;
+    const adaId = await ada.page.evaluate(() => JSON.parse(document.getElementById("app-config")!.textContent!).athlete.id as number);
+    // From the activity page, the owner's name links to the profile.
+    await page.goto(`${server.url}/activities/${rideId}`);
+    await page.waitForSelector("#owner");
+    await Promise.all([page.waitForURL(`${server.url}/athletes/${adaId}`), page.click("#owner")]);
+    await page.waitForFunction(() => ((window as unknown as { appState?: { athleteActivities?: number } }).appState?.athleteActivities ?? 0) >= 1);
+    expect(await page.textContent("#title")).toContain("Ada");
+    const listed = await page.$$eval("#athlete-activities li", (lis) => lis.map((li) => Number(li.getAttribute("data-activity"))));
+    expect(listed).toContain(rideId);
+    expect(listed).not.toContain(secondId); // made private above
+    expect(await page.textContent("#profile-totals")).toContain("Rides");
+    // Not followed yet: the feed has none of Ada's activities.
+    await page.goto(`${server.url}/`);
+    await page.waitForFunction(() => (window as unknown as { appState?: { feedPages?: number } }).appState?.feedPages);
+    expect(await page.locator(`#feed li[data-athlete="${adaId}"]`).count()).toBe(0);
+    await page.goto(`${server.url}/athletes/${adaId}`);
+    await page.click("#follow");
+    await expect.poll(() => page.textContent("#follow-status"), { timeout: 20_000 }).toBe("You follow Ada.");
+    expect(await page.getAttribute("#unfollow", "aria-pressed")).toBe("true");
+    expect(await page.textContent("#follow-counts")).toMatch(/^1 follower/);
+    await look(page, "athlete");
+    await page.goto(`${server.url}/`);
+    await page.waitForSelector(`#feed li[data-athlete="${adaId}"]`);
+    const feed = await page.$$eval("#feed li", (lis) => lis.map((li) => Number(li.getAttribute("data-activity"))));
+    expect(feed).toContain(rideId);
+    expect(feed).not.toContain(secondId);
+    expect(await page.textContent(`#feed li[data-activity="${rideId}"] .who-row a`)).toContain("Ada");
+    // Ada's own profile page is "Profile" in the navigation, with a link to change the picture.
+    await ada.page.goto(`${server.url}/athletes/${adaId}`);
+    await ada.page.waitForSelector("#profile-head a[href='/settings']");
+    expect(await ada.page.getAttribute("header nav a[aria-current=page]", "href")).toBe(`/athletes/${adaId}`);
+    // Unknown athletes answer the not-found page.
+    expect((await page.goto(`${server.url}/athletes/987654`))?.status()).toBe(404);
+  }, 90_000);
+
   it("scrolls the feed over several API pages, newest first", async () => {
     const { page } = ada;
     await page.goto(`${server.url}/?per_page=1`);
     await page.waitForFunction(() => (window as unknown as { appState?: { feedPages?: number } }).appState?.feedPages);
     const expected = await page.evaluate(async () => {
       const token = document.querySelector<HTMLMetaElement>('meta[name="api-token"]')!.content;
-      const res = await fetch("/v3/athlete/activities?per_page=100", { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch("/v3/activities/following?per_page=100", { headers: { authorization: `Bearer ${token}` } });
       return (await res.json()).map((a: { id: number }) => a.id);
     });
     expect(expected.length).toBeGreaterThanOrEqual(4);
@@ -365,7 +446,7 @@ describe("the web app", () => {
       await page.mouse.wheel(0, 5000);
       await page.waitForTimeout(250);
     }
-    await expect.poll(() => page.textContent("#feed-status"), { timeout: 20_000 }).toBe("That's all your activities.");
+    await expect.poll(() => page.textContent("#feed-status"), { timeout: 20_000 }).toBe("That's all the activities of you and the athletes you follow.");
     const shown = await page.$$eval("#feed li", (lis) => lis.map((li) => Number(li.getAttribute("data-activity"))));
     expect(shown).toEqual(expected);
     expect(Number(await state(page, "feedPages"))).toBeGreaterThanOrEqual(expected.length);
@@ -399,6 +480,33 @@ describe("the web app", () => {
     await page.waitForFunction(() => (window as unknown as { appState?: { settings?: boolean } }).appState?.settings);
     expect(await page.isChecked("#default-private")).toBe(true);
     expect(await page.getAttribute("a[href='/settings/import']", "href")).toBe("/settings/import");
+    // A profile picture: its centre square becomes the 124 px avatar others see.
+    const picture = join(server.dataDir, "me.png");
+    writeFileSync(picture, portraitPng());
+    const identicon = await page.evaluate(() => (document.getElementById("picture") as HTMLImageElement).currentSrc);
+    await page.setInputFiles("#picture-file", picture);
+    await expect.poll(() => page.textContent("#picture-status"), { timeout: 30_000 }).toBe("Picture saved.");
+    await page.waitForFunction(() => {
+      const img = document.getElementById("picture") as HTMLImageElement;
+      return img.complete && img.naturalWidth === 124 && /\?v=/.test(img.src);
+    });
+    const centre = await page.evaluate(() => {
+      const img = document.getElementById("picture") as HTMLImageElement;
+      const canvas = document.createElement("canvas");
+      canvas.width = canvas.height = 124;
+      const g = canvas.getContext("2d")!;
+      g.drawImage(img, 0, 0);
+      return [...g.getImageData(62, 62, 1, 1).data.slice(0, 3), ...g.getImageData(62, 1, 1, 1).data.slice(0, 3)];
+    });
+    // Centre and top edge are the square's blue: the red bands above and below it were cropped off.
+    for (const [i, v] of [20, 110, 200, 20, 110, 200].entries()) expect(Math.abs(centre[i] - v), `channel ${i}`).toBeLessThanOrEqual(3);
+    expect(identicon).toContain("/avatars/athletes/");
+    // Gear, added from the page (the gear-create extension).
+    await page.fill("#gear-name", "Commuter bike");
+    await page.fill("#gear-brand", "Brompton");
+    await page.click("#gear-form button[type=submit]");
+    await expect.poll(() => page.textContent("#gear"), { timeout: 20_000 }).toContain("Bike: Commuter bike");
+    expect(await page.textContent("#gear-status")).toBe("Added.");
     await look(page, "settings");
   }, 90_000);
 
@@ -427,6 +535,9 @@ describe("the web app", () => {
     await page.waitForURL(/\/login$/);
     const after = await fetch(`${server.url}/app/token`, { method: "POST", headers: { "x-csrf-token": "0".repeat(64) } });
     expect(after.status).toBe(401);
+    // The token minted for the ended session is revoked with it: /v3 answers 401.
+    const revoked = await fetch(`${server.url}/v3/athlete`, { headers: { authorization: `Bearer ${token}` } });
+    expect(revoked.status).toBe(401);
   }, 60_000);
 
   it("deletes an activity from its page", async () => {

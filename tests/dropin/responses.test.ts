@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormatsPlugin from "ajv-formats";
+import { encode as encodePng } from "fast-png";
 import jpeg from "jpeg-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grantAuthorization } from "../../server/actions/oauth.ts";
@@ -112,6 +113,13 @@ function deviceForm(file: string) {
   return form;
 }
 
+/** A real PNG (fast-png), 8×8 grey. */
+function pictureForm() {
+  const form = new FormData();
+  form.set("file", new Blob([encodePng({ width: 8, height: 8, data: new Uint8Array(8 * 8 * 3).fill(128), channels: 3, depth: 8 })]), "me.png");
+  return form;
+}
+
 /** A real JPEG (jpeg-js), 64×48. */
 function photoForm() {
   const width = 64;
@@ -156,6 +164,16 @@ function fixtures(): Record<string, Fixture> {
         return `/v3/routes/${made.body.id}`;
       }),
     },
+    // The web app's extensions (server/routes/athlete-feeds.ts, gear-create.ts, athlete-picture.ts).
+    "GET /v3/activities/following": at("/v3/activities/following"),
+    "GET /v3/athletes/{id}/activities": at(`/v3/athletes/${ann.id}/activities`),
+    "GET /v3/athletes/{id}/totals": at(`/v3/athletes/${ann.id}/totals`),
+    "GET /v3/athletes/{id}/profile": at(`/v3/athletes/${bob.id}/profile`),
+    "PUT /v3/athletes/{id}/follow": at(`/v3/athletes/${bob.id}/follow`),
+    "DELETE /v3/athletes/{id}/follow": at(`/v3/athletes/${bob.id}/follow`),
+    "POST /v3/gear": at("/v3/gear", { form: { kind: "shoe", name: "Schema shoes" } }),
+    "PUT /v3/athlete/picture": { request: () => ({ path: "/v3/athlete/picture", token, multipart: pictureForm() }) },
+    "DELETE /v3/athlete/picture": at("/v3/athlete/picture"),
     "GET /v3/segments/explore": at("/v3/segments/explore", { query: { bounds: "-90,-180,90,180" } }),
     "GET /v3/segments/starred": at("/v3/segments/starred"),
     "GET /v3/athletes/{id}/segments/starred": at(`/v3/athletes/${ann.id}/segments/starred`),

@@ -1,3 +1,4 @@
+import { encode as encodePng } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityStream } from "../../events/activity/events.ts";
 import { segmentEffortsMatched } from "../../events/segment/events.ts";
@@ -109,6 +110,13 @@ function gpxFile() {
   const points = Array.from({ length: 30 }, (_, i) =>
     `<trkpt lat="${48.85 + i * 0.0003}" lon="${2.35 + i * 0.0003}"><time>2024-04-0${1 + (Date.now() % 8)}T08:${String(i).padStart(2, "0")}:00Z</time></trkpt>`);
   return `<?xml version="1.0"?><gpx version="1.1" creator="matrix"><trk><trkseg>${points.join("")}</trkseg></trk></gpx>`;
+}
+
+/** A 4 × 4 PNG profile picture. */
+function pictureForm() {
+  const form = new FormData();
+  form.set("file", new Blob([encodePng({ width: 4, height: 4, data: new Uint8Array(4 * 4 * 3).fill(128), channels: 3, depth: 8 })]), "me.png");
+  return form;
 }
 
 /** An "archive" that is not a zip: accepted (202), then refused by the import. */
@@ -332,6 +340,16 @@ function fixtures(): Record<string, Fixture> {
       },
       otherAthlete: 403,
     },
+    // The web app's extensions (server/routes/athlete-feeds.ts, gear-create.ts, athlete-picture.ts).
+    "GET /v3/activities/following": { request: fixed("/v3/activities/following") },
+    "GET /v3/athletes/:id/activities": { request: fixed(`/v3/athletes/${owner.id}/activities`) },
+    "GET /v3/athletes/:id/totals": { request: fixed(`/v3/athletes/${owner.id}/totals`) }, // anyone's public totals
+    "GET /v3/athletes/:id/profile": { request: fixed(`/v3/athletes/${owner.id}/profile`) },
+    "PUT /v3/athletes/:id/follow": { request: fixed(`/v3/athletes/${third.id}/follow`) }, // each caller follows the third athlete
+    "DELETE /v3/athletes/:id/follow": { request: fixed(`/v3/athletes/${third.id}/follow`) },
+    "POST /v3/gear": { request: fixed("/v3/gear", { form: { kind: "bike", name: "Matrix bike" } }) }, // the caller's own gear
+    "PUT /v3/athlete/picture": { request: async () => ({ path: "/v3/athlete/picture", multipart: pictureForm() }) }, // the caller's own picture
+    "DELETE /v3/athlete/picture": { request: fixed("/v3/athlete/picture") },
   };
 }
 

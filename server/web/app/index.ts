@@ -46,6 +46,8 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "heatmaps.js": { file: own("heatmaps.js"), type: JS },
   "settings.js": { file: own("settings.js"), type: JS },
   "challenge.js": { file: own("challenge.js"), type: JS },
+  "athlete.js": { file: own("athlete.js"), type: JS },
+  "segments.js": { file: own("segments.js"), type: JS },
   "leaflet.js": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.js"), type: JS },
   "leaflet.css": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.css"), type: CSS },
   "uplot.js": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.iife.min.js"), type: JS },
@@ -184,17 +186,29 @@ export function mountAppPages(app: Hono, platform: Platform): void {
   });
 
   /** A page whose content the module script draws from the API (id checked here, the rest by the API). */
-  function apiPage(path: string, o: { title: string; script: string; key: string; map?: boolean; data?: () => Record<string, unknown> }) {
+  function apiPage(path: string, o: {
+    title: string;
+    script: string;
+    key: string;
+    map?: boolean;
+    data?: () => Record<string, unknown>;
+    /** Whether the id names something (else the HTML not-found page). */
+    exists?: (id: number) => Promise<boolean>;
+    /** The navigation entry the page is, if any. */
+    current?: (id: number, me: number) => "profile" | undefined;
+  }) {
     app.get(path, async (c) => {
       const w = await web(c, platform);
       if (!w.athlete) return redirectToSignIn(c);
       const idText = c.req.param("id") ?? "";
       if (!/^\d{1,15}$/.test(idText) || Number(idText) === 0) return notFoundPage(c, platform, w);
+      if (o.exists && !(await o.exists(Number(idText)))) return notFoundPage(c, platform, w);
       const t = await sessionToken(c, platform, w.athlete.id);
       if (!t) return redirectToSignIn(c);
       return shell(c, {
         title: o.title,
         ...signedIn(w, t),
+        current: o.current?.(Number(idText), w.athlete.id),
         script: o.script,
         styles: o.map ? ["leaflet.css", "uplot.css"] : [],
         libs: o.map ? ["leaflet.js", "uplot.js"] : [],
@@ -210,6 +224,26 @@ export function mountAppPages(app: Hono, platform: Platform): void {
   apiPage("/clubs/:id", { title: "Club", script: "club.js", key: "clubId" });
   apiPage("/routes/:id", { title: "Route", script: "route.js", key: "routeId", map: true });
   apiPage("/challenges/:id", { title: "Challenge", script: "challenge.js", key: "challengeId" });
+  apiPage("/athletes/:id", {
+    title: "Athlete", script: "athlete.js", key: "athleteId",
+    exists: async (id) => !!(await findAthlete(platform.db, id)),
+    current: (id, me) => (id === me ? "profile" : undefined),
+  });
+
+  app.get("/segments", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const t = await sessionToken(c, platform, w.athlete.id);
+    return shell(c, {
+      title: "Segments",
+      ...signedIn(w, t),
+      current: "segments",
+      script: "segments.js",
+      styles: ["leaflet.css"],
+      libs: ["leaflet.js"],
+      body: `<div id="segments"><h1>Explore segments</h1><p class="muted" role="status">Loading…</p></div>`,
+    });
+  });
 
   app.get("/settings", async (c) => {
     const w = await web(c, platform);
@@ -261,7 +295,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     if (row.athlete_id !== w.athlete.id) {
       const [summary] = await summaryActivities([row], activityContext(platform, t.auth));
       const owner = await findAthlete(platform.db, row.athlete_id);
-      others = { summary, ownerName: owner ? `${owner.firstname} ${owner.lastname}` : null };
+      others = { summary, ownerId: row.athlete_id, ownerName: owner ? `${owner.firstname} ${owner.lastname}` : null };
     }
     return shell(c, {
       title: "Activity",

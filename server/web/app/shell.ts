@@ -33,7 +33,7 @@ export interface ShellOptions {
   /** Data for the page's script (JSON). */
   data?: Record<string, unknown>;
   /** Which nav entry is current. */
-  current?: "feed" | "upload" | "heatmaps" | "settings";
+  current?: "feed" | "upload" | "segments" | "heatmaps" | "profile" | "settings";
   status?: number;
   /** Classic scripts loaded before the page's module (Leaflet, uPlot). */
   libs?: string[];
@@ -44,7 +44,9 @@ export interface ShellOptions {
 const NAV: { key: ShellOptions["current"]; href: string; label: string }[] = [
   { key: "feed", href: "/", label: "Feed" },
   { key: "upload", href: "/upload", label: "Upload" },
+  { key: "segments", href: "/segments", label: "Segments" },
   { key: "heatmaps", href: "/heatmaps", label: "Heatmaps" },
+  { key: "profile", href: "/athletes/:me", label: "Profile" },
   { key: "settings", href: "/settings", label: "Settings" },
 ];
 
@@ -60,7 +62,7 @@ export function shell(c: Context, o: ShellOptions): Response {
   };
   const nav = o.athlete
     ? `<nav aria-label="Main"><ul>${
-      NAV.map((n) => `<li><a href="${n.href}"${n.key === o.current ? ' aria-current="page"' : ""}>${n.label}</a></li>`).join("")
+      NAV.map((n) => `<li><a href="${n.href.replace(":me", String(o.athlete!.id))}"${n.key === o.current ? ' aria-current="page"' : ""}>${n.label}</a></li>`).join("")
     }</ul></nav>
       <form method="post" action="/logout" class="signout"><input type="hidden" name="_csrf" value="${escapeHtml(o.csrf)}">
       <button class="link" type="submit">Sign out<span class="who"> (${escapeHtml(o.athlete.name)})</span></button></form>`

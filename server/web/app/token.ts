@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { accessTokenIssued, authorizationStream } from "../../../events/application/events.ts";
+import { accessTokenIssued, accessTokenRevoked, authorizationStream } from "../../../events/application/events.ts";
 import { createApplication } from "../../actions/applications.ts";
 import { type Auth, lookupToken } from "../../http/auth.ts";
 import type { Platform } from "../../platform.ts";
@@ -101,4 +101,26 @@ async function mint(platform: Platform, athleteId: number, tokenHash: string, ex
       grantId: null,
     }),
   ], { metadata: { athleteId, applicationId, source: "web" } });
+}
+
+/**
+ * At sign-out: the session's page tokens still alive (this window's and the previous one's, which
+ * lives until this window ends) are revoked, each by an AccessTokenRevoked event, so a token
+ * copied out of a page dies with the session instead of at the end of its window.
+ */
+export async function revokeSessionTokens(c: Context, platform: Platform, athleteId: number, now = Date.now()): Promise<number> {
+  const window = Math.floor(now / WINDOW_MS);
+  let revoked = 0;
+  for (const w of [window - 1, window]) {
+    const token = await sessionSecret(c, platform, `api-token\0${w}`);
+    if (!token) return revoked;
+    const found = await lookupToken(platform.db, token);
+    if (!found.ok || found.auth.athleteId !== athleteId) continue;
+    const applicationId = found.auth.applicationId;
+    await platform.store.append(authorizationStream(athleteId, applicationId), "any", [
+      accessTokenRevoked.create({ tokenHash: hashSecret(token), athleteId, applicationId, reason: "signed out" }),
+    ], { metadata: { athleteId, applicationId, source: "web" } });
+    revoked++;
+  }
+  return revoked;
 }

@@ -186,3 +186,85 @@ export function membershipButton(button, action, render) {
   });
   return button;
 }
+
+/** An athlete picture's address on this origin (the API answers absolute URLs on the public URL). */
+export function avatarSrc(url) {
+  if (!url) return null;
+  try {
+    const u = new URL(url, location.href);
+    return u.pathname.startsWith("/avatars/") ? u.pathname + u.search : null;
+  } catch {
+    return null;
+  }
+}
+
+export const fullName = (a) => `${a?.firstname ?? ""} ${a?.lastname ?? ""}`.trim() || "An athlete";
+
+/**
+ * One activity of a feed or a profile list: athlete (when someone else's), name, type, date,
+ * distance, time, elevation, speed or pace, kudos and comments, route thumbnail.
+ */
+export function activityEntry(a, { showAthlete = true } = {}) {
+  const when = dateText(a.start_date_local ?? a.start_date);
+  const mine = a.athlete?.id === config.athlete?.id;
+  const who = showAthlete && a.athlete?.id && !mine
+    ? h("p", { class: "who-row" },
+      avatarSrc(a.athlete.profile_medium) ? h("img", { class: "avatar small", src: avatarSrc(a.athlete.profile_medium), alt: "", width: 32, height: 32 }) : null,
+      h("a", { href: `/athletes/${a.athlete.id}` }, fullName(a.athlete)))
+    : null;
+  return h("li", { class: "card entry", dataset: { activity: a.id, athlete: a.athlete?.id ?? "" } },
+    h("div", {},
+      who,
+      h("p", { class: "meta" }, `${a.sport_type ?? a.type} · ${when}${a.private ? " · Only you" : ""}`),
+      h("h2", {}, h("a", { href: `/activities/${a.id}` }, a.name || "Untitled activity")),
+      h("dl", { class: "stats" },
+        h("div", {}, h("dt", {}, "Distance"), h("dd", {}, km(a.distance ?? 0))),
+        h("div", {}, h("dt", {}, "Time"), h("dd", {}, duration(a.moving_time))),
+        h("div", {}, h("dt", {}, "Elevation"), h("dd", {}, meters(a.total_elevation_gain))),
+        h("div", {}, h("dt", {}, isPaceSport(a.type) ? "Pace" : "Speed"), h("dd", {}, speedText(a.average_speed, a.type))),
+      ),
+      a.kudos_count || a.comment_count
+        ? h("p", { class: "meta" }, `${a.kudos_count} kudos · ${a.comment_count} ${a.comment_count === 1 ? "comment" : "comments"}`)
+        : null,
+    ),
+    routeThumb(a.map?.summary_polyline, `Route of ${a.name}`),
+  );
+}
+
+/**
+ * Infinite scroll over API pages: `fetchPage(n)` answers page n (1-based); rows are appended to
+ * `list` as `render(row)`; `status` is the live line under the list and the scroll sentinel;
+ * `more` the "Load more" button (shown after a failure or when scrolling is not possible).
+ */
+export function infiniteList({ list, status, more, perPage, fetchPage, render, endText, emptyText, readyKey }) {
+  let page = 0, loading = false, done = false;
+  async function loadMore() {
+    if (loading || done) return;
+    loading = true;
+    more.hidden = true;
+    status.textContent = "Loading activities…";
+    try {
+      const rows = await fetchPage(page + 1);
+      page++;
+      for (const row of rows) list.append(render(row));
+      done = rows.length < perPage;
+      status.textContent = done ? (list.children.length ? endText : emptyText) : "";
+      more.hidden = done;
+    } catch (error) {
+      status.textContent = error.message;
+      more.hidden = false;
+      loading = false;
+      return; // the "Load more" button retries
+    } finally {
+      loading = false;
+      ready(readyKey, page);
+    }
+    // Still near the bottom (a short page or a fast reader): the observer fires no new event.
+    if (!done && status.getBoundingClientRect().top < innerHeight + 400) setTimeout(loadMore, 0);
+  }
+  more.addEventListener("click", loadMore);
+  new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) loadMore();
+  }, { rootMargin: "400px" }).observe(status);
+  loadMore();
+}

@@ -1,64 +1,20 @@
-// The feed: the athlete's activities newest first, infinite scroll over API pages, and totals.
-import { api, config, dateText, duration, h, km, meters, ready, routeThumb, showFailure, speedText } from "./app.js";
+// The feed: one's own and followed athletes' activities newest first, infinite scroll over API pages, and totals.
+import { activityEntry, api, config, duration, h, infiniteList, km, meters, ready, showFailure } from "./app.js";
 
 const PER_PAGE = config.perPage ?? 20;
-const list = document.getElementById("feed");
-const status = document.getElementById("feed-status");
-const more = document.getElementById("feed-more");
-let page = 0, loading = false, done = false;
-const sentinel = status;
 
-function entry(a) {
-  const when = dateText(a.start_date_local ?? a.start_date);
-  return h("li", { class: "card entry", dataset: { activity: a.id } },
-    h("div", {},
-      h("p", { class: "meta" }, `${a.type} · ${when}${a.private ? " · Only you" : ""}`),
-      h("h2", {}, h("a", { href: `/activities/${a.id}` }, a.name || "Untitled activity")),
-      h("dl", { class: "stats" },
-        h("div", {}, h("dt", {}, "Distance"), h("dd", {}, km(a.distance ?? 0))),
-        h("div", {}, h("dt", {}, "Time"), h("dd", {}, duration(a.moving_time))),
-        h("div", {}, h("dt", {}, "Elevation"), h("dd", {}, meters(a.total_elevation_gain))),
-        h("div", {}, h("dt", {}, /Run|Walk|Hike/.test(a.type) ? "Pace" : "Speed"), h("dd", {}, speedText(a.average_speed, a.type))),
-      ),
-      a.kudos_count || a.comment_count
-        ? h("p", { class: "meta" }, `${a.kudos_count} kudos · ${a.comment_count} ${a.comment_count === 1 ? "comment" : "comments"}`)
-        : null,
-    ),
-    routeThumb(a.map?.summary_polyline, `Route of ${a.name}`),
-  );
-}
-
-async function loadMore() {
-  if (loading || done) return;
-  loading = true;
-  more.hidden = true;
-  status.textContent = "Loading activities…";
-  try {
-    const rows = await api(`/athlete/activities?page=${page + 1}&per_page=${PER_PAGE}`);
-    page++;
-    for (const a of rows) list.append(entry(a));
-    done = rows.length < PER_PAGE;
-    status.textContent = done
-      ? (list.children.length ? "That's all your activities." : "No activities yet — upload your first one.")
-      : "";
-    more.hidden = done;
-  } catch (error) {
-    status.textContent = error.message;
-    more.hidden = false;
-    loading = false;
-    return; // the "Load more" button retries
-  } finally {
-    loading = false;
-    ready("feedPages", page);
-  }
-  // Still near the bottom (a short page or a fast reader): the observer fires no new event.
-  if (!done && sentinel.getBoundingClientRect().top < innerHeight + 400) setTimeout(loadMore, 0);
-}
-
-more.addEventListener("click", loadMore);
-new IntersectionObserver((entries) => {
-  if (entries.some((e) => e.isIntersecting)) loadMore();
-}, { rootMargin: "400px" }).observe(sentinel);
+// One's own and followed athletes' activities (the following feed extension), newest first.
+infiniteList({
+  list: document.getElementById("feed"),
+  status: document.getElementById("feed-status"),
+  more: document.getElementById("feed-more"),
+  perPage: PER_PAGE,
+  fetchPage: (page) => api(`/activities/following?page=${page}&per_page=${PER_PAGE}`),
+  render: (a) => activityEntry(a),
+  endText: "That's all the activities of you and the athletes you follow.",
+  emptyText: "No activities yet — upload your first one.",
+  readyKey: "feedPages",
+});
 
 /** Week (Monday on) and year totals from the API's activity list (after=start of year, oldest first). */
 async function totals() {
@@ -115,6 +71,5 @@ async function clubs() {
   }
 }
 
-loadMore();
 totals();
 clubs();

@@ -1,5 +1,5 @@
 // Settings: profile and defaults (PUT /v3/athlete), privacy zones on a map, gear, links to apps and import.
-import { api, config, h, ready, showFailure } from "./app.js";
+import { api, avatarSrc, config, h, ready, showFailure } from "./app.js";
 import { baseMap } from "./map.js";
 
 const root = document.getElementById("settings");
@@ -81,12 +81,94 @@ async function zones(section) {
   });
 }
 
+/** The profile picture: upload one (cropped to its centre square by the server) or go back to the default. */
+function picture(me) {
+  const status = h("span", { id: "picture-status", role: "status" });
+  const img = h("img", { id: "picture", class: "avatar large", src: avatarSrc(me.profile) ?? "", alt: "Your profile picture", width: 124, height: 124 });
+  const input = h("input", { type: "file", id: "picture-file", class: "visually-hidden", accept: "image/jpeg,image/png,image/gif" });
+  const refresh = () => (img.src = `${avatarSrc(me.profile)}?v=${Date.now()}`);
+  const remove = h("button", { type: "button", class: "secondary", id: "picture-remove" }, "Use the default picture");
+  input.addEventListener("change", async () => {
+    const file = input.files?.[0];
+    if (!file) return;
+    const form = new FormData();
+    form.set("file", file);
+    status.className = "";
+    status.textContent = "Uploading…";
+    try {
+      await api("/athlete/picture", { method: "PUT", form });
+      refresh();
+      status.className = "ok";
+      status.textContent = "Picture saved.";
+    } catch (error) {
+      status.className = "error";
+      status.textContent = error.status === 400 ? "That file is not a picture we can read (JPEG, PNG or GIF, at most 10 MB)." : error.message;
+    } finally {
+      input.value = "";
+    }
+  });
+  remove.addEventListener("click", async () => {
+    try {
+      await api("/athlete/picture", { method: "DELETE" });
+      refresh();
+      status.className = "ok";
+      status.textContent = "Back to the default picture.";
+    } catch (error) {
+      status.className = "error";
+      status.textContent = error.message;
+    }
+  });
+  return h("section", { class: "card", "aria-labelledby": "picture-title" }, h("h2", { id: "picture-title" }, "Profile picture"),
+    h("div", { class: "profile-head" }, img,
+      h("div", { class: "stack" },
+        h("p", { class: "muted" }, "A JPEG, PNG or GIF; its centre square is shown to others next to your activities."),
+        h("div", { class: "actions" }, input, h("label", { class: "button", for: "picture-file" }, "Choose a picture"), remove),
+        status)));
+}
+
 function gear(me) {
-  const items = [...(me.bikes ?? []).map((g) => ["Bike", g]), ...(me.shoes ?? []).map((g) => ["Shoes", g])];
-  return h("section", { class: "card", "aria-labelledby": "gear-title" }, h("h2", { id: "gear-title" }, "Gear"),
-    items.length
-      ? h("ul", { id: "gear" }, items.map(([kind, g]) => h("li", {}, `${kind}: ${g.name ?? g.id}${g.primary ? " (default)" : ""} · ${((g.distance ?? 0) / 1000).toFixed(0)} km`)))
-      : h("p", { class: "muted", id: "gear" }, "No gear yet. Gear is added with the admin CLI or an API client; each activity can then name its bike or shoes."));
+  const section = h("section", { class: "card", "aria-labelledby": "gear-title" });
+  const draw = (bikes, shoes) => {
+    const items = [...bikes.map((g) => ["Bike", g]), ...shoes.map((g) => ["Shoes", g])];
+    const status = h("span", { id: "gear-status", role: "status" });
+    const kind = h("select", { id: "gear-kind" }, h("option", { value: "bike" }, "Bike"), h("option", { value: "shoe" }, "Shoes"));
+    const name = h("input", { type: "text", id: "gear-name", required: true, maxlength: 255, autocomplete: "off" });
+    const brand = h("input", { type: "text", id: "gear-brand", maxlength: 255, autocomplete: "off" });
+    const model = h("input", { type: "text", id: "gear-model", maxlength: 255, autocomplete: "off" });
+    const primary = h("input", { type: "checkbox", id: "gear-primary" });
+    const form = h("form", { class: "stack", id: "gear-form" },
+      h("div", { class: "row" },
+        h("div", {}, h("label", { for: "gear-kind" }, "Kind"), kind),
+        h("div", {}, h("label", { for: "gear-name" }, "Name"), name)),
+      h("div", { class: "row" },
+        h("div", {}, h("label", { for: "gear-brand" }, "Brand (optional)"), brand),
+        h("div", {}, h("label", { for: "gear-model" }, "Model (optional)"), model)),
+      h("label", { class: "check" }, primary, "My default for new activities of this kind"),
+      h("div", { class: "actions" }, h("button", { type: "submit" }, "Add gear"), status));
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      try {
+        await api("/gear", { method: "POST", body: { kind: kind.value, name: name.value, brand_name: brand.value, model_name: model.value, primary: primary.checked } });
+        const fresh = await api("/athlete");
+        draw(fresh.bikes ?? [], fresh.shoes ?? []);
+        const added = document.getElementById("gear-status");
+        added.className = "ok";
+        added.textContent = "Added.";
+        document.getElementById("gear-name").focus();
+      } catch (error) {
+        status.className = "error";
+        status.textContent = error.message;
+      }
+    });
+    section.replaceChildren(h("h2", { id: "gear-title" }, "Gear"),
+      items.length
+        ? h("ul", { id: "gear" }, items.map(([k, g]) => h("li", {}, `${k}: ${g.name ?? g.id}${g.primary ? " (default)" : ""} · ${((g.distance ?? 0) / 1000).toFixed(0)} km`)))
+        : h("p", { class: "muted", id: "gear" }, "No gear yet. Add your bikes and shoes: each activity can then name what you used."),
+      h("h3", { class: "subhead" }, "Add a bike or shoes"),
+      form);
+  };
+  draw(me.bikes ?? [], me.shoes ?? []);
+  return section;
 }
 
 async function main() {
@@ -95,7 +177,7 @@ async function main() {
   root.replaceChildren(
     h("h1", {}, "Settings"),
     h("div", { class: "grid2" },
-      h("div", {}, profile(me), gear(me),
+      h("div", {}, picture(me), profile(me), gear(me),
         h("section", { class: "card", "aria-labelledby": "apps-title" }, h("h2", { id: "apps-title" }, "Apps and data"),
           h("ul", {},
             h("li", {}, h("a", { href: "/settings/apps" }, "Connected apps"), " — applications you allowed to use your account; revoke them there."),
