@@ -11,6 +11,7 @@ import { startDenoServer } from "../helpers/deno.ts";
 import { longGpx } from "../helpers/long-gpx.ts";
 import { multipartUpload, postUploadFromChild } from "../helpers/multipart-upload.ts";
 import type { BenchFigure } from "./harness.ts";
+import { connectProfiler, type MainThreadProfiler, saveProfile, summarizeProfile } from "./main-thread-profile.ts";
 
 /**
  * Issue #15 item 11, measured on what ships: the server started as `npm start` starts it (Deno, a
@@ -21,6 +22,10 @@ import type { BenchFigure } from "./harness.ts";
  *
  * The bodies are built before measuring, as bytes (multipart by hand), and posted by child
  * processes, so the bench's own event loop (which times the requests) does no heavy work meanwhile.
+ *
+ * BENCH_UPLOADS_PROFILE=<dir>: the server also runs with the V8 inspector, and a CPU profile of its
+ * main thread (the event loop) is taken while the ten are processed: saved as <dir>/ten.cpuprofile,
+ * with its busy ms per upload and the functions with the most self time printed.
  */
 export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const uploads = Number(process.env.BENCH_LARGE_UPLOADS ?? 10);
@@ -30,10 +35,15 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const app = await createApplication(setup, { name: "Loop", ownerId: athleteId, callbackDomain: "localhost", internal: true });
   const token = await issueToken(setup, { athleteId, applicationId: app.client_id, permissions: ["read", "write"] });
   await setup.close();
+  const profileDir = process.env.BENCH_UPLOADS_PROFILE;
+  const inspect = `127.0.0.1:${9300 + (process.pid % 500)}`;
   const server = await startDenoServer({
     dataDir,
     env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "10000000", RATE_LIMIT_LONG: "10000000" },
+    // `sh -c '…' deno run -A server/main.ts`: the same command with --inspect added.
+    wrapper: profileDir ? ["sh", "-c", `exec "$0" run --inspect=${inspect} -A "$3"`] : undefined,
   });
+  const profiler: MainThreadProfiler | null = profileDir ? await connectProfiler(inspect) : null;
   const pid = server.child.pid!;
   const url = server.url;
   const auth = { authorization: `Bearer ${token}` };
@@ -105,6 +115,7 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
 
     // Ten: submitted one after another while measuring, then processed.
     resetPeakRss();
+    await profiler?.start();
     const ids: number[] = [];
     const busyStarted = performance.now();
     const [busy] = await Promise.all([
@@ -115,6 +126,16 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     ]);
     const busyMs = performance.now() - busyStarted;
     const busyPeak = peakRssMiB();
+    if (profiler && profileDir) {
+      const profile = await profiler.stop();
+      saveProfile(join(profileDir, "ten.cpuprofile"), profile);
+      const { busyMs, gcMs, wallMs, rows } = summarizeProfile(profile, 30);
+      console.error(
+        `main thread while ${uploads} uploads were processed: busy ${busyMs.toFixed(0)} ms of ${wallMs.toFixed(0)} ms ` +
+          `(${(busyMs / uploads).toFixed(0)} ms per upload; GC ${gcMs.toFixed(0)} ms)\n` +
+          rows.map((r) => `  ${r.ms.toFixed(1).padStart(8)} ms  ${r.name}`).join("\n"),
+      );
+    }
     console.error(
       `uploads (Deno server): one ${mb} MB GPX processed in ${(singleMs / 1000).toFixed(1)} s (slowest GET ${slowest(singleLatencies).toFixed(0)} ms); ` +
         `${uploads} in ${(busyMs / 1000).toFixed(1)} s (slowest GET ${slowest(busy).toFixed(0)} ms, idle slowest ${slowest(idle).toFixed(0)} ms)`,
@@ -144,6 +165,7 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
       },
     ];
   } finally {
+    profiler?.close();
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(bodyDir, { recursive: true, force: true });
