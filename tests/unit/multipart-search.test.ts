@@ -54,7 +54,7 @@ describe("multipart boundary search (the event loop's scan of every upload byte)
         ...file,
         ...enc.encode(`\r\n--${boundary}--\r\n`),
       ]);
-      for (const chunk of [97, 4096, 65_536]) {
+      for (const chunk of [5, 97, 4096, 65_536]) {
         let at = 0;
         const stream = new ReadableStream<Uint8Array>({
           pull(controller) {
