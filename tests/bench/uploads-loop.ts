@@ -49,6 +49,14 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const auth = { authorization: `Bearer ${token}` };
   const peakRssMiB = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
   const resetPeakRss = () => writeFileSync(`/proc/${pid}/clear_refs`, "5");
+  /** CPU seconds (user + system) of the server's main thread (its event loop) and of the whole process: not inflated by a loaded machine as wall times are. */
+  const cpuSeconds = () => {
+    const ticks = (stat: string) => {
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (clock ticks of 1/100 s)
+    };
+    return { main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")), all: ticks(readFileSync(`/proc/${pid}/stat`, "utf8")) };
+  };
 
   /** GET /v3/athlete one after another (20 ms apart) until `done()`; the latencies in ms. */
   const latencies = async (done: () => boolean | Promise<boolean>): Promise<number[]> => {
@@ -103,7 +111,10 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
 
     // The same server, no upload.
     const idleUntil = performance.now() + 15_000;
+    const idleCpu = cpuSeconds();
+    const idleStarted = performance.now();
     const idle = await latencies(() => performance.now() > idleUntil);
+    const idleMainCpuPerS = (cpuSeconds().main - idleCpu.main) * 1000 / ((performance.now() - idleStarted) / 1000);
 
     // One upload alone: submitted while measuring; the peak RSS of the server process.
     resetPeakRss();
@@ -116,6 +127,7 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     // Ten: submitted one after another while measuring, then processed.
     resetPeakRss();
     await profiler?.start();
+    const cpuBefore = cpuSeconds();
     const ids: number[] = [];
     const busyStarted = performance.now();
     const [busy] = await Promise.all([
@@ -126,6 +138,13 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     ]);
     const busyMs = performance.now() - busyStarted;
     const busyPeak = peakRssMiB();
+    const cpuAfter = cpuSeconds();
+    const mainCpuMs = (cpuAfter.main - cpuBefore.main) * 1000 / uploads;
+    console.error(
+      `main thread CPU: ${(cpuAfter.main - cpuBefore.main).toFixed(1)} s over ${(busyMs / 1000).toFixed(1)} s with ${uploads} uploads ` +
+        `(${((cpuAfter.main - cpuBefore.main) * 1000 / (busyMs / 1000)).toFixed(0)} ms per s); with no upload ${idleMainCpuPerS.toFixed(0)} ms per s (the GETs alone)`,
+    );
+    const allCpuMs = (cpuAfter.all - cpuBefore.all) * 1000 / uploads;
     if (profiler && profileDir) {
       const profile = await profiler.stop();
       saveProfile(join(profileDir, "ten.cpuprofile"), profile);
@@ -145,6 +164,11 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
         suite: "uploads", name: `GET /v3/athlete p99 while ${uploads} × ${mb} MB GPX uploads are submitted and processed (Deno server, ${busy.length} requests)`,
         ours: p99(busy), baseline: p99(idle), baselineName: `same p99 with no upload (${idle.length} requests)`, unit: "ms",
         higherIsBetter: false, target: "≤ 2× the idle p99",
+      },
+      {
+        suite: "uploads", name: `CPU time of the server's main thread (event loop) per ${mb} MB GPX, while ${uploads} are processed (GET /v3/athlete every 20 ms included)`,
+        ours: mainCpuMs, baseline: allCpuMs, baselineName: "CPU time of the whole server process (derive workers included) per upload", unit: "ms",
+        higherIsBetter: false,
       },
       {
         suite: "uploads", name: `slowest GET /v3/athlete while ${uploads} × ${mb} MB GPX uploads are processed`,
