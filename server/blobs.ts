@@ -178,3 +178,21 @@ export async function fileBlobTexts(db: Queryable, shas: string[]): Promise<Map<
   }
   return texts;
 }
+
+/** A blob's content as UTF-8 text (e.g. a long track's polyline), or undefined when it is not stored. */
+export async function getBlobText(db: Queryable, sha256: string): Promise<string | undefined> {
+  const bytes = await getBlob(db, sha256);
+  return bytes ? new TextDecoder().decode(bytes) : undefined;
+}
+
+/**
+ * The full polyline of an activity's facts, read from its blob when kept as one (server/uploads/
+ * polyline-blob.ts); null if missing.
+ */
+export async function fullPolyline(
+  db: Queryable,
+  facts: { polyline: string | null; polylineSha256?: string | null },
+): Promise<string | null> {
+  if (!facts.polylineSha256) return facts.polyline;
+  return (await getBlobText(db, facts.polylineSha256)) ?? null;
+}

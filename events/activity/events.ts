@@ -100,8 +100,17 @@ export const activityFacts = z.object({
   commute: z.boolean(),
   deviceName: z.string().nullable(),
   workoutType: z.number().int().nullable(),
-  /** Encoded polyline of the full track, and a simplified one for summaries. */
+  /**
+   * Encoded polyline of the full track (null when it is kept as a blob: `polylineSha256`), and a
+   * simplified one for summaries.
+   */
   polyline: z.string().nullable(),
+  /**
+   * sha-256 of the full polyline (UTF-8) kept as a blob, like the streams: a long track's polyline
+   * (hundreds of kB) stays out of the event and the activity's row. Absent on activities recorded
+   * before it was kept so, and on short tracks (the polyline is inline).
+   */
+  polylineSha256: z.string().nullable().optional(),
   summaryPolyline: z.string().nullable(),
   /** sha-256 of the stored ActivityStreams JSON blob; null for activities without streams. */
   streamsSha256: z.string().nullable(),

@@ -32,6 +32,7 @@ export const reprocessedFacts = activityFacts.pick({
   sufferScore: true,
   deviceName: true,
   polyline: true,
+  polylineSha256: true,
   summaryPolyline: true,
   streamsSha256: true,
   laps: true,

@@ -144,6 +144,8 @@ export const activitiesProjection: Projection = {
       case activityReprocessed.type: {
         const { activityId, facts } = event.data;
         const { distance, movingTime, elapsedTime, totalElevationGain, ...rest } = facts;
+        // A polyline given inline replaces one kept as a blob (and the reverse).
+        if (rest.polyline !== undefined && rest.polylineSha256 === undefined) rest.polylineSha256 = null;
         await tx.query(
           `update activities set distance = $2, moving_time = $3, elapsed_time = $4, total_elevation_gain = $5,
                   facts = facts || $6::jsonb

@@ -10,6 +10,7 @@ import { getBlob, putBlob } from "../blobs.ts";
 import type { Platform } from "../platform.ts";
 import { effortIdFor, matchActivity } from "../segments/efforts.ts";
 import { deriveContextOf, deriveFile } from "../uploads/derive-upload.ts";
+import { keepPolyline } from "../uploads/polyline-blob.ts";
 
 type Facts = z.infer<typeof reprocessedFacts>;
 type Recorded = EventData<typeof activityRecorded>;
@@ -25,7 +26,7 @@ const FACT_KEYS: (keyof Facts)[] = [
   "distance", "movingTime", "elapsedTime", "totalElevationGain", "elevHigh", "elevLow", "startLatlng",
   "endLatlng", "averageSpeed", "maxSpeed", "averageCadence", "averageTemp", "averageWatts", "maxWatts",
   "weightedAverageWatts", "kilojoules", "deviceWatts", "hasHeartrate", "averageHeartrate", "maxHeartrate",
-  "calories", "sufferScore", "deviceName", "polyline", "summaryPolyline", "streamsSha256", "laps",
+  "calories", "sufferScore", "deviceName", "polyline", "polylineSha256", "summaryPolyline", "streamsSha256", "laps",
   "splitsMetric", "splitsStandard", "bestEfforts",
 ];
 
@@ -114,9 +115,12 @@ export async function reprocessActivity(platform: Platform, activityId: number):
   const streamsSha256 = await putBlob(platform.db, new TextEncoder().encode(JSON.stringify(derived.streams)));
   const ranks = new Map(current.facts.bestEfforts.map((b) => [b.name, b.prRank]));
   // Through the event's schema first, so the comparison sees exactly what would be stored.
-  const fresh = reprocessedFacts.parse(pick({ ...derived.facts, streamsSha256 } as unknown as Facts));
+  // A long polyline is kept as a blob, as at upload (same text, same hash: unchanged).
+  const polyline = await keepPolyline(platform.db, derived.facts.polyline);
+  const fresh = reprocessedFacts.parse(pick({ ...derived.facts, ...polyline, streamsSha256 } as unknown as Facts));
   fresh.bestEfforts = fresh.bestEfforts.map((b) => ({ ...b, prRank: ranks.get(b.name) ?? null }));
-  const changed: string[] = FACT_KEYS.filter((k) => canonical(fresh[k]) !== canonical(current.facts[k]));
+  // Absent and null are the same fact (polylineSha256 is absent on short tracks and older events).
+  const changed: string[] = FACT_KEYS.filter((k) => canonical(fresh[k] ?? null) !== canonical(current.facts[k] ?? null));
 
   const activity = { ...recorded, ...fresh, type: now.type as Recorded["type"], private: now.private };
   const matched = await matchActivity(platform.db, activity, derived.streams as ActivityStreams);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Queryable } from "../../events/db/types.ts";
 import type { ActivityFacts } from "../../projections/activities/projection.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
+import { fullPolyline } from "../blobs.ts";
 import {
   type Release, releasedLocation, releasedPolyline, releaseOf, type Viewer, viewerAudience, type ZoneSet, zonesOfOwnersFor,
 } from "../privacy/engine.ts";
@@ -375,7 +376,8 @@ export async function detailedActivity(row: ActivityRow, context: ActivityContex
     resource_state: 3,
     map: {
       id: `a${row.id}`,
-      polyline: releasedPolyline(release, f.polyline),
+      // A long track's full polyline is kept as a blob (server/uploads/polyline-blob.ts).
+      polyline: releasedPolyline(release, await fullPolyline(context.db, f)),
       summary_polyline: releasedPolyline(release, f.summaryPolyline),
       resource_state: 3,
     },

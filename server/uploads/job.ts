@@ -16,6 +16,7 @@ import type { Platform } from "../platform.ts";
 import { segmentIndexFor } from "../segments/segment-index.ts";
 import type { TrackMatch } from "../segments/track-matches.ts";
 import { rankBestEfforts } from "./best-efforts.ts";
+import { keepPolyline } from "./polyline-blob.ts";
 import { athleteTurn } from "./athlete-lock.ts";
 import { duplicateAtProcessing, duplicateMessage } from "./duplicates.ts";
 import { takeReceivedOriginal } from "./originals.ts";
@@ -127,9 +128,11 @@ async function settle(platform: Platform, received: Received, decoded: Decoded):
     derived.facts.bestEfforts,
   );
   const streamsSha256 = await putBlob(platform.db, streamsJson, { file: true, sha256: knownSha256 });
+  // A long track's full polyline is a blob too: the event and the row keep its hash.
+  const polyline = await keepPolyline(platform.db, derived.facts.polyline);
   return {
     ok: true,
-    activity: { activityId: received.activityId, athleteId: received.athleteId, ...derived.facts, streamsSha256 },
+    activity: { activityId: received.activityId, athleteId: received.athleteId, ...derived.facts, ...polyline, streamsSha256 },
     streams: derived.streams,
     notes,
     matches,

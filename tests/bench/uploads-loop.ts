@@ -11,6 +11,7 @@ import { startDenoServer } from "../helpers/deno.ts";
 import { longGpx } from "../helpers/long-gpx.ts";
 import { multipartUpload, postUploadFromChild } from "../helpers/multipart-upload.ts";
 import type { BenchFigure } from "./harness.ts";
+import { connectProfiler, type MainThreadProfiler, saveProfile, summarizeProfile } from "./main-thread-profile.ts";
 
 /**
  * Issue #15 item 11, measured on what ships: the server started as `npm start` starts it (Deno, a
@@ -21,6 +22,10 @@ import type { BenchFigure } from "./harness.ts";
  *
  * The bodies are built before measuring, as bytes (multipart by hand), and posted by child
  * processes, so the bench's own event loop (which times the requests) does no heavy work meanwhile.
+ *
+ * BENCH_UPLOADS_PROFILE=<dir>: the server also runs with the V8 inspector, and a CPU profile of its
+ * main thread (the event loop) is taken while the ten are processed: saved as <dir>/ten.cpuprofile,
+ * with its busy ms per upload and the functions with the most self time printed.
  */
 export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const uploads = Number(process.env.BENCH_LARGE_UPLOADS ?? 10);
@@ -30,15 +35,28 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const app = await createApplication(setup, { name: "Loop", ownerId: athleteId, callbackDomain: "localhost", internal: true });
   const token = await issueToken(setup, { athleteId, applicationId: app.client_id, permissions: ["read", "write"] });
   await setup.close();
+  const profileDir = process.env.BENCH_UPLOADS_PROFILE;
+  const inspect = `127.0.0.1:${9300 + (process.pid % 500)}`;
   const server = await startDenoServer({
     dataDir,
     env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "10000000", RATE_LIMIT_LONG: "10000000" },
+    // `sh -c '…' deno run -A server/main.ts`: the same command with --inspect added.
+    wrapper: profileDir ? ["sh", "-c", `exec "$0" run --inspect=${inspect} -A "$3"`] : undefined,
   });
+  const profiler: MainThreadProfiler | null = profileDir ? await connectProfiler(inspect) : null;
   const pid = server.child.pid!;
   const url = server.url;
   const auth = { authorization: `Bearer ${token}` };
   const peakRssMiB = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
   const resetPeakRss = () => writeFileSync(`/proc/${pid}/clear_refs`, "5");
+  /** CPU seconds (user + system) of the server's main thread (its event loop) and of the whole process: not inflated by a loaded machine as wall times are. */
+  const cpuSeconds = () => {
+    const ticks = (stat: string) => {
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (clock ticks of 1/100 s)
+    };
+    return { main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")), all: ticks(readFileSync(`/proc/${pid}/stat`, "utf8")) };
+  };
 
   /** GET /v3/athlete one after another (20 ms apart) until `done()`; the latencies in ms. */
   const latencies = async (done: () => boolean | Promise<boolean>): Promise<number[]> => {
@@ -93,7 +111,10 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
 
     // The same server, no upload.
     const idleUntil = performance.now() + 15_000;
+    const idleCpu = cpuSeconds();
+    const idleStarted = performance.now();
     const idle = await latencies(() => performance.now() > idleUntil);
+    const idleMainCpuPerS = (cpuSeconds().main - idleCpu.main) * 1000 / ((performance.now() - idleStarted) / 1000);
 
     // One upload alone: submitted while measuring; the peak RSS of the server process.
     resetPeakRss();
@@ -105,6 +126,8 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
 
     // Ten: submitted one after another while measuring, then processed.
     resetPeakRss();
+    await profiler?.start();
+    const cpuBefore = cpuSeconds();
     const ids: number[] = [];
     const busyStarted = performance.now();
     const [busy] = await Promise.all([
@@ -115,6 +138,23 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     ]);
     const busyMs = performance.now() - busyStarted;
     const busyPeak = peakRssMiB();
+    const cpuAfter = cpuSeconds();
+    const mainCpuMs = (cpuAfter.main - cpuBefore.main) * 1000 / uploads;
+    console.error(
+      `main thread CPU: ${(cpuAfter.main - cpuBefore.main).toFixed(1)} s over ${(busyMs / 1000).toFixed(1)} s with ${uploads} uploads ` +
+        `(${((cpuAfter.main - cpuBefore.main) * 1000 / (busyMs / 1000)).toFixed(0)} ms per s); with no upload ${idleMainCpuPerS.toFixed(0)} ms per s (the GETs alone)`,
+    );
+    const allCpuMs = (cpuAfter.all - cpuBefore.all) * 1000 / uploads;
+    if (profiler && profileDir) {
+      const profile = await profiler.stop();
+      saveProfile(join(profileDir, "ten.cpuprofile"), profile);
+      const { busyMs, gcMs, wallMs, rows } = summarizeProfile(profile, 30);
+      console.error(
+        `main thread while ${uploads} uploads were processed: busy ${busyMs.toFixed(0)} ms of ${wallMs.toFixed(0)} ms ` +
+          `(${(busyMs / uploads).toFixed(0)} ms per upload; GC ${gcMs.toFixed(0)} ms)\n` +
+          rows.map((r) => `  ${r.ms.toFixed(1).padStart(8)} ms  ${r.name}`).join("\n"),
+      );
+    }
     console.error(
       `uploads (Deno server): one ${mb} MB GPX processed in ${(singleMs / 1000).toFixed(1)} s (slowest GET ${slowest(singleLatencies).toFixed(0)} ms); ` +
         `${uploads} in ${(busyMs / 1000).toFixed(1)} s (slowest GET ${slowest(busy).toFixed(0)} ms, idle slowest ${slowest(idle).toFixed(0)} ms)`,
@@ -124,6 +164,11 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
         suite: "uploads", name: `GET /v3/athlete p99 while ${uploads} × ${mb} MB GPX uploads are submitted and processed (Deno server, ${busy.length} requests)`,
         ours: p99(busy), baseline: p99(idle), baselineName: `same p99 with no upload (${idle.length} requests)`, unit: "ms",
         higherIsBetter: false, target: "≤ 2× the idle p99",
+      },
+      {
+        suite: "uploads", name: `CPU time of the server's main thread (event loop) per ${mb} MB GPX, while ${uploads} are processed (GET /v3/athlete every 20 ms included)`,
+        ours: mainCpuMs, baseline: allCpuMs, baselineName: "CPU time of the whole server process (derive workers included) per upload", unit: "ms",
+        higherIsBetter: false,
       },
       {
         suite: "uploads", name: `slowest GET /v3/athlete while ${uploads} × ${mb} MB GPX uploads are processed`,
@@ -144,6 +189,7 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
       },
     ];
   } finally {
+    profiler?.close();
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(bodyDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import polylineModule from "@mapbox/polyline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApplication, issueToken } from "../../server/actions/applications.ts";
 import { createAthlete } from "../../server/actions/athletes.ts";
@@ -11,6 +12,9 @@ import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { api } from "../helpers/http.ts";
 import { longGpx } from "../helpers/long-gpx.ts";
 import { multipartUpload, postUploadFromChild } from "../helpers/multipart-upload.ts";
+
+// @mapbox/polyline ships no types.
+const polyline = polylineModule as unknown as { decode(encoded: string, precision?: number): [number, number][] };
 
 /**
  * Uploads never stall the server (issue #15, items 11 and 12), against what ships (Deno, PGlite on
@@ -122,6 +126,16 @@ describe("uploads never stall the server", () => {
     expect(peakRssMiB()).toBeLessThan(1024);
     const activity = await call("GET", `/v3/activities/${status!.activity_id}`, { token });
     expect(activity.body.elapsed_time).toBe((file.end - file.start) / 1000);
+    // The full polyline (kept as a blob, out of the event and the row) is served whole: one point
+    // per GPS sample, the first and last where the latlng stream says.
+    const points = polyline.decode(activity.body.map.polyline, 5);
+    expect(points).toHaveLength(file.points);
+    const latlng = (await call("GET", `/v3/activities/${status!.activity_id}/streams`, { token, query: { keys: "latlng", key_by_type: true } }))
+      .body.latlng.data as [number, number][];
+    for (const [i, j] of [[0, 0], [points.length - 1, latlng.length - 1]]) {
+      expect(points[i][0]).toBeCloseTo(latlng[j][0], 4);
+      expect(points[i][1]).toBeCloseTo(latlng[j][1], 4);
+    }
   }, 300_000);
 
   it("a 1,000,000-point recording (ten days at 1 Hz) becomes an activity; its streams are read back", async () => {
