@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { rebuildBoards } from "../../projections/segments/boards.ts";
-import { exploreSegments } from "../../server/segments/explore.ts";
+import { exploreSegments } from "../../projections/segments/queries.ts";
 import type { LatLng } from "../../server/segments/geometry.ts";
 import { type LeaderboardFilters, leaderboard } from "../../server/segments/leaderboard.ts";
 import { matchAll, type MatchableSegment, prepareSegment, PreparedTrack, SegmentIndex } from "../../server/segments/matching.ts";
