@@ -128,7 +128,7 @@ describe("stars", () => {
     const detail = await server.api("GET", `/v3/segments/${climb}`, { token: adaRead });
     expect(detail.status, detail.text).toBe(200);
     expect(detail.body.athlete_pr_effort).toEqual({
-      id: Number(best.effortId), activity_id: best.activityId, elapsed_time: 380, distance: 1000,
+      id: best.effortId, activity_id: best.activityId, elapsed_time: 380, distance: 1000,
       start_date: "2026-01-04T08:00:00Z", start_date_local: "2026-01-04T08:00:00Z", is_kom: false,
       pr_activity_id: best.activityId, pr_elapsed_time: 380, pr_date: "2026-01-04T08:00:00Z", effort_count: 2,
     });
@@ -142,7 +142,7 @@ describe("stars", () => {
     }
     // With view_private Ada's private effort is hers to see: 350 s of 3.
     const full = await server.api("GET", `/v3/segments/${climb}`, { token: ada.token });
-    expect(full.body.athlete_pr_effort).toMatchObject({ id: Number(hidden.effortId), elapsed_time: 350, effort_count: 3, is_kom: false });
+    expect(full.body.athlete_pr_effort).toMatchObject({ id: hidden.effortId, elapsed_time: 350, effort_count: 3, is_kom: false });
     // Bob sees his own PR (the KOM), never Ada's; Cy, without efforts, none.
     const bobs = await server.api("GET", `/v3/segments/${climb}`, { token: bob.token });
     expect(bobs.body.athlete_pr_effort).toMatchObject({ elapsed_time: 300, is_kom: true, effort_count: 1 });
@@ -156,7 +156,7 @@ describe("stars", () => {
     const mine = await server.api("GET", "/v3/segments/starred", { token: adaRead });
     expect(mine.body[0]).toMatchObject({ id: climb, pr_time: 380, athlete_pr_effort: { elapsed_time: 380, effort_count: 2 } });
     const bobsList = await server.api("GET", `/v3/athletes/${bob.id}/segments/starred`, { token: adaRead });
-    expect(bobsList.body[0]).toMatchObject({ id: climb, pr_time: 380, athlete_pr_effort: { id: Number(best.effortId), elapsed_time: 380 } });
+    expect(bobsList.body[0]).toMatchObject({ id: climb, pr_time: 380, athlete_pr_effort: { id: best.effortId, elapsed_time: 380 } });
     const cysView = await server.api("GET", `/v3/athletes/${bob.id}/segments/starred`, { token: cy.token });
     expect(cysView.body[0]).toMatchObject({ id: climb, pr_time: null, athlete_pr_effort: null });
   });
