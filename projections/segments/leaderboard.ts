@@ -268,8 +268,8 @@ async function smallBoard(db: Queryable, req: LeaderboardRequest) {
        left join (
          select r.*, a.firstname, a.lastname, a.sex as athlete_sex
            from r left join athletes a on a.id = r.athlete_id
-          where (r.position >= ${offset} and r.position < ${offset + req.perPage})
-             or r.position between (select position from mine) - ${k} and (select position from mine) + ${k}) x on true
+          where (r.position >= ${sql.p(offset)}::int and r.position < ${sql.p(offset + req.perPage)}::int)
+             or r.position between (select position from mine) - ${sql.p(k)}::int and (select position from mine) + ${sql.p(k)}::int) x on true
       order by x.position`,
   );
   const entries = new Map<number, Ranked>();
@@ -291,12 +291,12 @@ async function countedBoard(db: Queryable, req: LeaderboardRequest) {
   const k = req.contextEntries;
   const from = board.from;
   const key = "(select m.elapsed_time, m.start_date, m.effort_id from me m)";
-  const parts = [`(select 0 as part, ${BEST_COLUMNS} ${from} order by ${ORDER} offset ${offset} limit ${req.perPage})`];
+  const parts = [`(select 0 as part, ${BEST_COLUMNS} ${from} order by ${ORDER} offset ${sql.p(offset)}::int limit ${sql.p(req.perPage)}::int)`];
   if (k > 0) {
     parts.push(`(select 1 as part, ${BEST_COLUMNS} ${from} and (${ORDER}) < ${key}
-                  order by b.elapsed_time desc, b.start_date desc, b.effort_id desc limit ${k})`);
+                  order by b.elapsed_time desc, b.start_date desc, b.effort_id desc limit ${sql.p(k)}::int)`);
   }
-  parts.push(`(select 2 as part, ${BEST_COLUMNS} ${from} and (${ORDER}) >= ${key} order by ${ORDER} limit ${k + 1})`);
+  parts.push(`(select 2 as part, ${BEST_COLUMNS} ${from} and (${ORDER}) >= ${key} order by ${ORDER} limit ${sql.p(k + 1)}::int)`);
   const rows = await sql.query<BoardRow & { part: number; start_key: string }>(
     db,
     `with me as (select b.elapsed_time, b.start_date, b.effort_id ${from} and b.athlete_id = ${sql.p(req.viewerId)})
@@ -311,7 +311,8 @@ async function countedBoard(db: Queryable, req: LeaderboardRequest) {
 
   const counts = new Sql();
   const countBoard = new Board(counts, req);
-  const int = (n: number) => String(Math.trunc(n));
+  // Times are parameters, so one prepared statement serves every viewer and page of a board's shape.
+  const int = (n: number) => `${counts.p(Math.trunc(n))}::int`;
   const ids = [...new Set(rows.map((r) => String(r.athlete_id)))];
   const exprs = [
     `${countBoard.count(null)}::int as total`,
@@ -322,9 +323,10 @@ async function countedBoard(db: Queryable, req: LeaderboardRequest) {
     exprs.push(`${countBoard.count(int(me.elapsed_time))}::int as mine`);
     exprs.push(`(select count(*) ${countBoard.from} and b.elapsed_time = ${int(me.elapsed_time)}
       and (b.start_date, b.effort_id) < (${counts.p(me.start_key)}::timestamptz, ${counts.p(String(me.effort_id))}::bigint))::int as ties`);
-    exprs.push(`${countBoard.count(int(context[0].elapsed_time))}::int as context_first`);
+    // The first context row often shares the viewer's time: then its count is the viewer's.
+    if (context[0].elapsed_time !== me.elapsed_time) exprs.push(`${countBoard.count(int(context[0].elapsed_time))}::int as context_first`);
   }
-  if (page.length && offset > 0) exprs.push(`${countBoard.count(int(page[0].elapsed_time))}::int as page_first`);
+  if (page.length && offset > 0 && !(me && page[0].elapsed_time === me.elapsed_time)) exprs.push(`${countBoard.count(int(page[0].elapsed_time))}::int as page_first`);
   const [n] = await counts.query<{ total: number; athletes: string; mine?: number; ties?: number; context_first?: number; page_first?: number }>(
     db,
     `select ${exprs.join(", ")}`,
@@ -333,9 +335,9 @@ async function countedBoard(db: Queryable, req: LeaderboardRequest) {
   for (const row of rows) [row.firstname, row.lastname, row.athlete_sex] = names.get(String(row.athlete_id)) ?? [null, null, null];
 
   const entries = new Map<number, Ranked>();
-  if (offset < n.total) for (const row of rankRun(page, offset, offset === 0 ? 0 : n.page_first!)) entries.set(row.position, row);
+  if (offset < n.total) for (const row of rankRun(page, offset, offset === 0 ? 0 : n.page_first ?? n.mine!)) entries.set(row.position, row);
   if (me) {
-    for (const row of rankRun(context, n.mine! + n.ties! - before.length, n.context_first!)) entries.set(row.position, row);
+    for (const row of rankRun(context, n.mine! + n.ties! - before.length, n.context_first ?? n.mine!)) entries.set(row.position, row);
   }
   return { count: n.total, entries };
 }
