@@ -1,57 +1,7 @@
 import { clubSportFields } from "./club-sport.ts";
-import type { Queryable } from "../../events/db/types.ts";
+import type { ClubRow, MembershipFields } from "../../projections/clubs/queries.ts";
 
-export interface ClubRow {
-  id: number;
-  name: string;
-  description: string | null;
-  club_type: string;
-  sport_type: string;
-  city: string | null;
-  state: string | null;
-  country: string | null;
-  private: boolean;
-  verified: boolean;
-  owner_id: number;
-  url: string;
-  member_count: number;
-}
-
-/** The requester's (or a listed athlete's) relation to a club. */
-export interface MembershipFields {
-  membership: "member" | "pending" | null;
-  admin: boolean;
-  owner: boolean;
-}
-
-export const NO_MEMBERSHIP: MembershipFields = { membership: null, admin: false, owner: false };
-
-const CLUB_COLUMNS = `c.id, c.name, c.description, c.club_type, c.sport_type, c.city, c.state, c.country,
-  c.private, c.verified, c.owner_id, c.url,
-  (select count(*)::int from club_members m where m.club_id = c.id and m.membership = 'member') as member_count`;
-
-export async function findClub(db: Queryable, id: number): Promise<ClubRow | undefined> {
-  const [row] = await db.query<ClubRow>(`select ${CLUB_COLUMNS} from clubs c where c.id = $1`, [id]);
-  return row;
-}
-
-/** Clubs the athlete is a member of (not pending), by name. */
-export async function clubsOfAthlete(db: Queryable, athleteId: number): Promise<(ClubRow & { admin: boolean; owner: boolean })[]> {
-  return db.query(
-    `select ${CLUB_COLUMNS}, cm.admin, cm.owner from clubs c
-       join club_members cm on cm.club_id = c.id and cm.athlete_id = $1 and cm.membership = 'member'
-      order by lower(c.name), c.id`,
-    [athleteId],
-  );
-}
-
-export async function membershipOf(db: Queryable, clubId: number, athleteId: number): Promise<MembershipFields> {
-  const [row] = await db.query<{ membership: "member" | "pending"; admin: boolean; owner: boolean }>(
-    "select membership, admin, owner from club_members where club_id = $1 and athlete_id = $2",
-    [clubId, athleteId],
-  );
-  return row ? { membership: row.membership, admin: row.admin, owner: row.owner } : { ...NO_MEMBERSHIP };
-}
+export type { ClubRow, MembershipFields };
 
 /** Meta club (resource_state 1): id, resource_state, name. */
 export function metaClub(row: Pick<ClubRow, "id" | "name">) {
@@ -94,14 +44,4 @@ export function detailedClub(row: ClubRow, requester: MembershipFields, followin
     admin: requester.admin,
     owner: requester.owner,
   };
-}
-
-/** Members of the club the viewer follows. */
-export async function followingCount(db: Queryable, clubId: number, viewerId: number): Promise<number> {
-  const [row] = await db.query<{ n: number }>(
-    `select count(*)::int as n from club_members m join follows f on f.followee_id = m.athlete_id and f.follower_id = $2
-      where m.club_id = $1 and m.membership = 'member'`,
-    [clubId, viewerId],
-  );
-  return Number(row.n);
 }

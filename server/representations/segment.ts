@@ -1,63 +1,8 @@
-import type { Queryable } from "../../events/db/types.ts";
-import { canSeeActivity, type Viewer } from "../privacy/engine.ts";
+import type { EffortRow, PrEffortRow, SegmentRow } from "../../projections/segments/queries.ts";
 import { exactInteger } from "../../shared/json.ts";
 import { CLIMB_CATEGORY_DESC } from "../segments/geometry.ts";
 
-export interface SegmentRow {
-  id: number;
-  athlete_id: number | null;
-  activity_id: number | null;
-  name: string;
-  activity_type: string;
-  distance: number;
-  average_grade: number;
-  maximum_grade: number;
-  elevation_high: number | null;
-  elevation_low: number | null;
-  total_elevation_gain: number;
-  climb_category: number;
-  start_lat: number;
-  start_lng: number;
-  end_lat: number;
-  end_lng: number;
-  polyline: string;
-  city: string | null;
-  state: string | null;
-  country: string | null;
-  private: boolean;
-  hazardous: boolean;
-  effort_count: number;
-  athlete_count: number;
-  star_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export const SEGMENT_COLUMNS = `s.id, s.athlete_id, s.activity_id, s.name, s.activity_type, s.distance, s.average_grade,
-  s.maximum_grade, s.elevation_high, s.elevation_low, s.total_elevation_gain, s.climb_category, s.start_lat, s.start_lng,
-  s.end_lat, s.end_lng, s.polyline, s.city, s.state, s.country, s.private, s.hazardous, s.effort_count, s.athlete_count,
-  s.star_count, s.created_at, s.updated_at`;
-
-/** A segment the viewer may see (private segments only by their creator), or undefined. */
-/**
- * A segment as the viewer may see it: a private segment (possibly cut from a private activity) only
- * for its owner with view_private — the privacy engine's rule, as for the activities it comes from.
- */
-export async function findSegment(db: Queryable, id: number, viewer: Viewer | null): Promise<SegmentRow | undefined> {
-  const [row] = await db.query<SegmentRow>(`select ${SEGMENT_COLUMNS} from segments s where s.id = $1`, [id]);
-  if (!row) return undefined;
-  if (!canSeeActivity({ athlete_id: row.athlete_id ?? 0, private: row.private }, viewer)) return undefined;
-  return { ...row, id: Number(row.id) };
-}
-
-export async function starredBy(db: Queryable, athleteId: number, segmentIds: number[]): Promise<Set<number>> {
-  if (segmentIds.length === 0) return new Set();
-  const rows = await db.query<{ segment_id: number }>(
-    "select segment_id from segment_stars where athlete_id = $1 and segment_id = any($2::bigint[])",
-    [athleteId, segmentIds],
-  );
-  return new Set(rows.map((r) => Number(r.segment_id)));
-}
+export type { EffortRow, PrEffortRow, SegmentRow };
 
 /** Summary segment (resource_state 2). */
 export function summarySegment(row: SegmentRow, starred: boolean) {
@@ -116,48 +61,6 @@ export function exploreSegment(row: SegmentRow & { elev_difference: number }, st
   };
 }
 
-export interface EffortRow {
-  id: number | bigint;
-  segment_id: number;
-  activity_id: number;
-  athlete_id: number;
-  name: string;
-  start_index: number;
-  end_index: number;
-  start_date: string;
-  start_date_local: string;
-  elapsed_time: number;
-  moving_time: number;
-  distance: number;
-  average_heartrate: number | null;
-  max_heartrate: number | null;
-  average_watts: number | null;
-  average_cadence: number | null;
-  kom_rank: number | null;
-  pr_rank: number | null;
-  achievements: { type_id: number; type: string; rank: number }[];
-  hidden: boolean;
-  private: boolean;
-  /** Whether the effort holds the segment's overall record now (isKomSql). */
-  is_kom: boolean;
-}
-
-/**
- * SQL: whether effort `e` is a current KOM/QOM — first place (rank 0) on the segment's overall
- * leaderboard as it stands now: it is its athlete's best public effort (segment_bests) and no other
- * athlete's best is strictly faster (ties share first place, as they share the leaderboard's rank).
- * Private efforts never are. Unlike kom_rank (frozen at upload), this follows later efforts.
- */
-export function isKomSql(e: string): string {
-  return `exists (select 1 from segment_bests kb
-     where kb.segment_id = ${e}.segment_id and kb.athlete_id = ${e}.athlete_id and kb.effort_id = ${e}.id
-       and not exists (select 1 from segment_bests ko where ko.segment_id = kb.segment_id and ko.elapsed_time < kb.elapsed_time))`;
-}
-
-export const EFFORT_COLUMNS = `e.id, e.segment_id, e.activity_id, e.athlete_id, e.name, e.start_index, e.end_index, e.start_date,
-  e.start_date_local, e.elapsed_time, e.moving_time, e.distance, e.average_heartrate, e.max_heartrate, e.average_watts,
-  e.average_cadence, e.kom_rank, e.pr_rank, e.achievements, e.hidden, e.private, ${isKomSql("e")} as is_kom`;
-
 const noMillis = (iso: string) => iso.replace(/\.\d{3}Z$/, "Z");
 
 /** Segment effort summary (resource_state 2) with its segment summary. */
@@ -189,12 +92,36 @@ export function summaryEffort(row: EffortRow, segment: ReturnType<typeof summary
   };
 }
 
-/** Summaries of effort rows, with their segments' summaries (starred relative to the viewer). */
-export async function effortsWithSegments(db: Queryable, rows: EffortRow[], viewerId: number | null) {
-  const ids = [...new Set(rows.map((r) => Number(r.segment_id)))];
-  if (ids.length === 0) return [];
-  const segments = await db.query<SegmentRow>(`select ${SEGMENT_COLUMNS} from segments s where s.id = any($1::bigint[])`, [ids]);
-  const starred = viewerId === null ? new Set<number>() : await starredBy(db, viewerId, ids);
-  const byId = new Map(segments.map((s) => [Number(s.id), summarySegment(s, starred.has(Number(s.id)))]));
-  return rows.map((r) => summaryEffort(r, byId.get(Number(r.segment_id)) ?? null));
+/**
+ * The requesting athlete's PR on a segment (`athlete_pr_effort`), or null without one. The spec's
+ * fields (id, elapsed_time, distance, start_date, start_date_local, is_kom — the SummarySegmentEffort
+ * shape real responses carry, with its activity_id) and the fields of Strava's published model for
+ * it, SummaryPRSegmentEffort (pr_activity_id, pr_elapsed_time, pr_date, effort_count: the athlete's
+ * efforts on the segment), so clients written against either find theirs.
+ */
+export function prEffort(pr: PrEffortRow | undefined) {
+  if (!pr) return null;
+  return {
+    id: exactInteger(pr.effort_id),
+    activity_id: Number(pr.activity_id),
+    elapsed_time: pr.elapsed_time,
+    distance: pr.distance,
+    start_date: noMillis(pr.start_date),
+    start_date_local: noMillis(pr.start_date_local),
+    is_kom: pr.kom === true,
+    pr_activity_id: Number(pr.activity_id),
+    pr_elapsed_time: pr.elapsed_time,
+    pr_date: noMillis(pr.start_date),
+    effort_count: Number(pr.effort_count),
+  };
+}
+
+/** The athlete's statistics on a segment (`athlete_segment_stats`): PR time, date and activity, and effort count. */
+export function athleteSegmentStats(pr: PrEffortRow | undefined) {
+  return {
+    pr_elapsed_time: pr ? pr.elapsed_time : null,
+    pr_date: pr ? noMillis(pr.start_date) : null,
+    pr_activity_id: pr ? Number(pr.activity_id) : null,
+    effort_count: pr ? Number(pr.effort_count) : 0,
+  };
 }

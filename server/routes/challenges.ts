@@ -7,9 +7,10 @@ import type { Auth } from "../http/auth.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { paging, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { findClub } from "../representations/club.ts";
-import { challengeLeaderboard } from "../representations/challenge-leaderboard.ts";
-import { detailedChallenge, findChallenge, joinedChallenges, summaryChallenge } from "../representations/challenge.ts";
+import { findClub } from "../../projections/clubs/queries.ts";
+import { type BoardFilter, challengeBoard, challengeExists, findChallenge, joinedChallenges } from "../../projections/challenges/queries.ts";
+import { CHALLENGE_LEADERBOARD_CONTEXT, challengeLeaderboard } from "../representations/challenge-leaderboard.ts";
+import { detailedChallenge, summaryChallenge } from "../representations/challenge.ts";
 import { zChallengeLeaderboardList, zDetailedChallenge, zSummaryChallengeList } from "../http/responses/index.ts";
 
 /** Challenge leaderboard page size when per_page is not given (as for segment leaderboards). */
@@ -89,27 +90,24 @@ export const challengeRoutes = [
     async handler({ platform, auth, params, query }) {
       requireChallenges(auth);
       const requireExists = async () => {
-        const [exists] = await platform.db.query("select 1 from challenges where id = $1", [params.id]);
-        if (!exists) throw notFound("Challenge");
+        if (!(await challengeExists(platform.db, params.id))) throw notFound("Challenge");
       };
       const filterName = query.filter ?? "none";
-      let filter: { sql: string; params: unknown[] } | null = null;
+      let filter: BoardFilter = { kind: "none" };
       if (filterName === "club") {
         await requireExists();
         if (query.club_id === undefined) throw badRequest("Challenge", "club_id", "missing");
         if (!(await findClub(platform.db, query.club_id))) throw notFound("Club", "club_id");
-        filter = {
-          sql: "exists (select 1 from club_members m where m.club_id = $2 and m.athlete_id = p.athlete_id and m.membership = 'member')",
-          params: [query.club_id],
-        };
+        filter = { kind: "club", clubId: query.club_id };
       } else if (filterName === "friends") {
-        filter = {
-          sql: "(p.athlete_id = $2 or exists (select 1 from follows fo where fo.follower_id = $2 and fo.followee_id = p.athlete_id))",
-          params: [auth.athleteId],
-        };
+        filter = { kind: "friends" };
       }
       const { page, perPage, offset } = paging(query, CHALLENGE_LEADERBOARD_PER_PAGE);
-      const entries = await challengeLeaderboard(platform.db, { challengeId: params.id, viewerId: auth.athleteId, filter, page, perPage, offset });
+      const entries = challengeLeaderboard(
+        await challengeBoard(platform.db, {
+          challengeId: params.id, viewerId: auth.athleteId, filter, page, perPage, offset, context: CHALLENGE_LEADERBOARD_CONTEXT,
+        }),
+      );
       // Participants only exist for existing challenges: the existence check is needed for empty answers only.
       if (entries.length === 0 && filterName !== "club") await requireExists();
       return entries;

@@ -9,18 +9,13 @@ import { badRequest, notFound } from "../http/errors.ts";
 import { paging, zBool, zEpoch, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import type { Platform } from "../platform.ts";
-import { athleteFor, type AthleteRow } from "../representations/athlete.ts";
-import { athleteColumns, findAthlete, findAthletes } from "../../projections/athletes/queries.ts";
+import { athleteFor } from "../representations/athlete.ts";
+import { findAthlete, findAthletes } from "../../projections/athletes/queries.ts";
+import { clubsOfAthlete, findClub, type MembershipFields, membershipOf } from "../../projections/clubs/queries.ts";
+import { clubFeedActivityIds } from "../../projections/queries/club-feed.ts";
+import { clubAdmins, clubMembers, followingCount, type MemberRow } from "../../projections/queries/club-members.ts";
 import { clubActivities } from "../representations/club-activity.ts";
-import {
-  clubsOfAthlete,
-  detailedClub,
-  findClub,
-  followingCount,
-  type MembershipFields,
-  membershipOf,
-  summaryClub,
-} from "../representations/club.ts";
+import { detailedClub, summaryClub } from "../representations/club.ts";
 import { viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { athleteDetailExtensions } from "./athletes.ts";
 import { zClubActivityList, zClubAthlete, zClubAthleteList, zDetailedClub, zMembership, zSummaryClubList } from "../http/responses/index.ts";
@@ -41,8 +36,6 @@ async function clubDetail(db: Queryable, clubId: number, viewerId: number) {
   return detailedClub(club, await membershipOf(db, clubId, viewerId), await followingCount(db, clubId, viewerId));
 }
 
-type MemberRow = AthleteRow & { membership: "member" | "pending"; admin: boolean; owner: boolean };
-
 /** Summary athletes with friend/follower relative to the viewer and their membership fields. */
 async function membersWithFields(db: Queryable, viewerId: number, rows: MemberRow[]) {
   const rel = await relationships(db, viewerId, rows.map((r) => Number(r.id)));
@@ -53,8 +46,6 @@ async function membersWithFields(db: Queryable, viewerId: number, rows: MemberRo
     owner: r.owner,
   } satisfies Record<string, unknown> & MembershipFields));
 }
-
-const ATHLETE_COLS = athleteColumns("a");
 
 /** The target's membership after a move, as a summary athlete with membership fields. */
 async function memberAnswer(db: Queryable, clubId: number, athleteId: number, viewerId: number) {
@@ -115,28 +106,12 @@ function memberMove(
  */
 async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: { before?: number; page?: number; per_page?: number }) {
   const { perPage, offset } = paging(query);
-  const params: unknown[] = [clubId, CLUB_FEED_WINDOW, perPage, offset];
-  let before = "";
-  if (query.before !== undefined) {
-    params.push(new Date(query.before * 1000).toISOString());
-    before = `where w.start_date < $${params.length}`;
-  }
-  const rows = await platform.db.query<{ activity_id: number }>(
-    `select w.activity_id from (
-       select f.activity_id, f.start_date
-         from club_feed_activities f
-        where ${visibleActivities(null, "f").sql}
-          and exists (select 1 from club_members m
-                       where m.club_id = $1 and m.athlete_id = f.athlete_id and m.membership = 'member')
-        order by f.start_date desc, f.activity_id desc
-        limit $2
-     ) w ${before}
-     order by w.start_date desc, w.activity_id desc
-     limit $3 offset $4`,
-    params,
-  );
+  const ids = await clubFeedActivityIds(platform.db, {
+    clubId, window: CLUB_FEED_WINDOW, visible: visibleActivities(null, "f"), limit: perPage, offset,
+    before: query.before === undefined ? undefined : new Date(query.before * 1000).toISOString(),
+  });
   const context = activityContext(platform, auth);
-  return clubActivities(rows.map((r) => Number(r.activity_id)), { ...context, viewer: viewerOf(auth)! });
+  return clubActivities(ids, { ...context, viewer: viewerOf(auth)! });
 }
 
 /** The detailed athlete's `clubs`: summary clubs with the athlete's membership fields. */
@@ -215,18 +190,10 @@ export const clubRoutes = [
       const viewer = await membershipOf(platform.db, params.id, auth.athleteId);
       const isMember = viewer.membership === "member";
       const { perPage, offset } = paging(query);
-      const rows = await platform.db.query<MemberRow>(
-        `select ${ATHLETE_COLS}, m.membership, m.admin, m.owner
-           from club_members m join athletes a on a.id = m.athlete_id
-           left join follows f on f.follower_id = $2 and f.followee_id = m.athlete_id
-           left join athlete_enhanced_privacy p on p.athlete_id = m.athlete_id
-          where m.club_id = $1
-            and (m.membership = 'member' or $3::boolean)
-            and ($4::boolean or coalesce(p.enhanced_privacy, false) = false or m.athlete_id = $2)
-          order by (f.follower_id is not null) desc, lower(a.firstname), lower(a.lastname), a.id
-          limit $5 offset $6`,
-        [params.id, auth.athleteId, isMember && viewer.admin, isMember, perPage, offset],
-      );
+      const rows = await clubMembers(platform.db, {
+        clubId: params.id, viewerId: auth.athleteId, withPending: isMember && viewer.admin, viewerIsMember: isMember,
+        limit: perPage, offset,
+      });
       return membersWithFields(platform.db, auth.athleteId, rows);
     },
   }),
@@ -243,14 +210,7 @@ export const clubRoutes = [
     async handler({ platform, auth, params, query }) {
       await requireClub(platform.db, params.id);
       const { perPage, offset } = paging(query);
-      const rows = await platform.db.query<MemberRow>(
-        `select ${ATHLETE_COLS}, m.membership, m.admin, m.owner
-           from club_members m join athletes a on a.id = m.athlete_id
-          where m.club_id = $1 and m.admin and m.membership = 'member'
-          order by m.owner desc, lower(a.firstname), lower(a.lastname), a.id
-          limit $2 offset $3`,
-        [params.id, perPage, offset],
-      );
+      const rows = await clubAdmins(platform.db, { clubId: params.id, limit: perPage, offset });
       return membersWithFields(platform.db, auth.athleteId, rows);
     },
   }),

@@ -9,14 +9,17 @@ import { type Viewer, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { loadRelease, releasedStreams, viewerAudience } from "../privacy/engine.ts";
 import { findActivity } from "../representations/activity.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
+import { isClubMember } from "../../projections/clubs/queries.ts";
 import {
-  detailedSegment, effortsWithSegments, exploreSegment, findSegment, isKomSql, SEGMENT_COLUMNS, type SegmentRow, starredBy,
-  summarySegment,
+  exploreSegments, segmentGeometry, type SegmentRow, starredBy, starredSegments,
+} from "../../projections/segments/queries.ts";
+import {
+  athleteSegmentStats, detailedSegment, exploreSegment, prEffort, type PrEffortRow, summarySegment,
 } from "../representations/segment.ts";
+import { effortsWithSegments, findSegment, viewerPrs } from "../segments/access.ts";
 import { loadStreams, shapeStreams, streamsResponse } from "../activities/streams.ts";
 import { listEfforts, sliceStreams, visibleEffort, zLocalDateTime } from "../segments/effort-queries.ts";
 import { createSegment, pointsFromActivity } from "../segments/create.ts";
-import { exploreSegments } from "../segments/explore.ts";
 import { cumulativeDistances, type LatLng } from "../segments/geometry.ts";
 import { AGE_GROUPS, DATE_RANGES, leaderboard, WEIGHT_CLASSES } from "../segments/leaderboard.ts";
 import { zStreamSet, zDetailedSegment, zExplorerResponse, zSegmentEffort, zSegmentEffortList, zSegmentLeaderboard, zStarredSegmentList, zSummarySegmentList } from "../http/responses/index.ts";
@@ -37,6 +40,28 @@ async function segmentOr404(db: Parameters<typeof findSegment>[0], id: number, v
   const row = await findSegment(db, id, viewer);
   if (!row) throw notFound("Segment");
   return row;
+}
+
+/** A detailed segment with the viewer's PR on it (athlete_pr_effort, athlete_segment_stats). */
+function detailedWithPr(row: SegmentRow, starred: boolean, pr: PrEffortRow | undefined) {
+  return { ...detailedSegment(row, starred), athlete_pr_effort: prEffort(pr), athlete_segment_stats: athleteSegmentStats(pr) };
+}
+
+/**
+ * A starred-segment list item: the summary segment with start/end coordinates, the requesting
+ * athlete's PR (pr_time, athlete_pr_effort) and when the listed athlete starred it.
+ */
+function starredItem(row: SegmentRow & { starred_date: string }, starred: boolean, pr: PrEffortRow | undefined) {
+  return {
+    ...summarySegment(row, starred),
+    start_latitude: row.start_lat,
+    start_longitude: row.start_lng,
+    end_latitude: row.end_lat,
+    end_longitude: row.end_lng,
+    pr_time: pr ? pr.elapsed_time : null,
+    athlete_pr_effort: prEffort(pr),
+    starred_date: row.starred_date.replace(/\.\d{3}Z$/, "Z"),
+  };
 }
 
 /** Parses `bounds` = south,west,north,east; out of range or inverted → 400. */
@@ -89,14 +114,12 @@ export const segmentRoutes = [
     query: z.object(zPaging),
     async handler({ platform, auth, query }) {
       const { perPage, offset } = paging(query);
-      const visible = visibleActivities(viewerOf(auth), "s", 4);
-      const rows = await platform.db.query<SegmentRow>(
-        `select ${SEGMENT_COLUMNS} from segment_stars t join segments s on s.id = t.segment_id
-          where t.athlete_id = $1 and ${visible.sql}
-          order by t.starred_at desc, s.id desc offset $2 limit $3`,
-        [auth.athleteId, offset, perPage, ...visible.params],
-      );
-      return rows.map((r) => summarySegment(r, true));
+      const viewer = viewerOf(auth)!;
+      const rows = await starredSegments(platform.db, {
+        athleteId: auth.athleteId, visible: (alias, first) => visibleActivities(viewer, alias, first), offset, limit: perPage,
+      });
+      const prs = await viewerPrs(platform.db, viewer, rows.map((r) => Number(r.id)));
+      return rows.map((r) => starredItem(r, true, prs.get(Number(r.id))));
     },
   }),
   defineRoute({
@@ -112,50 +135,14 @@ export const segmentRoutes = [
     async handler({ platform, auth, params, query }) {
       if (!(await findAthlete(platform.db, params.id))) throw notFound("Athlete");
       const { perPage, offset } = paging(query);
-      const visible = visibleActivities(viewerOf(auth), "s", 4);
-      const rows = await platform.db.query<SegmentRow & { starred_date: string }>(
-        `select ${SEGMENT_COLUMNS}, t.starred_at as starred_date
-           from segment_stars t join segments s on s.id = t.segment_id
-          where t.athlete_id = $1 and ${visible.sql}
-          order by t.starred_at desc, s.id desc offset $2 limit $3`,
-        [params.id, offset, perPage, ...visible.params],
-      );
+      const viewer = viewerOf(auth)!;
+      const rows = await starredSegments(platform.db, {
+        athleteId: params.id, visible: (alias, first) => visibleActivities(viewer, alias, first), offset, limit: perPage,
+      });
       const ids = rows.map((r) => Number(r.id));
       const mine = await starredBy(platform.db, auth.athleteId, ids);
-      const prs = ids.length === 0 ? [] : await platform.db.query<{
-        segment_id: number; effort_id: number | bigint; elapsed_time: number; start_date: string; start_date_local: string;
-        distance: number; kom: boolean;
-      }>(
-        `select distinct on (e.segment_id) e.segment_id, e.id as effort_id, e.elapsed_time, e.start_date, e.start_date_local,
-                e.distance, ${isKomSql("e")} as kom
-           from segment_efforts e
-          where e.athlete_id = $1 and e.segment_id = any($2::bigint[]) and ${visibleActivities(viewerOf(auth), "e", 3).sql}
-          order by e.segment_id, e.elapsed_time, e.start_date, e.id`,
-        [auth.athleteId, ids, ...visibleActivities(viewerOf(auth), "e", 3).params],
-      );
-      const prBy = new Map(prs.map((p) => [Number(p.segment_id), p]));
-      return rows.map((r) => {
-        const pr = prBy.get(Number(r.id));
-        return {
-          ...summarySegment(r, mine.has(Number(r.id))),
-          start_latitude: r.start_lat,
-          start_longitude: r.start_lng,
-          end_latitude: r.end_lat,
-          end_longitude: r.end_lng,
-          pr_time: pr ? pr.elapsed_time : null,
-          athlete_pr_effort: pr
-            ? {
-              id: pr.effort_id,
-              elapsed_time: pr.elapsed_time,
-              distance: pr.distance,
-              start_date: pr.start_date.replace(/\.\d{3}Z$/, "Z"),
-              start_date_local: pr.start_date_local.replace(/\.\d{3}Z$/, "Z"),
-              is_kom: pr.kom,
-            }
-            : null,
-          starred_date: r.starred_date.replace(/\.\d{3}Z$/, "Z"),
-        };
-      });
+      const prs = await viewerPrs(platform.db, viewer, ids);
+      return rows.map((r) => starredItem(r, mine.has(Number(r.id)), prs.get(Number(r.id))));
     },
   }),
   defineRoute({
@@ -186,7 +173,7 @@ export const segmentRoutes = [
       const id = await createSegment(platform, {
         name: body.name, ...cut, athleteId: auth.athleteId, activityId: activity.id,
         private: body.private ?? false, hazardous: body.hazardous ?? false,
-      }, "api");
+      }, "api", cut.cut);
       return detailedSegment(await segmentOr404(platform.db, id, viewerOf(auth)), false);
     },
   }),
@@ -200,9 +187,11 @@ export const segmentRoutes = [
     resource: "Segment",
     params: idParams,
     async handler({ platform, auth, params }) {
-      const row = await segmentOr404(platform.db, params.id, viewerOf(auth));
+      const viewer = viewerOf(auth)!;
+      const row = await segmentOr404(platform.db, params.id, viewer);
       const starred = await starredBy(platform.db, auth.athleteId, [row.id]);
-      return detailedSegment(row, starred.has(row.id));
+      const prs = await viewerPrs(platform.db, viewer, [row.id]);
+      return detailedWithPr(row, starred.has(row.id), prs.get(row.id));
     },
   }),
   defineRoute({
@@ -275,11 +264,7 @@ export const segmentRoutes = [
         if (!me?.premium) throw forbidden("Leaderboard", query.age_group ? "age_group" : "weight_class", "premium_required");
       }
       if (query.club_id !== undefined) {
-        const [{ table }] = await platform.db.query<{ table: string | null }>("select to_regclass('club_members')::text as table");
-        const member = table
-          ? await platform.db.query("select 1 from club_members where club_id = $1 and athlete_id = $2 and membership = 'member'", [query.club_id, auth.athleteId])
-          : [];
-        if (member.length === 0) throw badRequest("Leaderboard", "club_id", "invalid");
+        if (!(await isClubMember(platform.db, query.club_id, auth.athleteId))) throw badRequest("Leaderboard", "club_id", "invalid");
       }
       return leaderboard(platform.db, {
         segmentId: params.id,
@@ -306,10 +291,7 @@ export const segmentRoutes = [
     query: z.object({ keys: z.string().optional(), key_by_type: zBool.optional(), resolution: effortStreamQuery.shape.resolution }),
     async handler({ platform, auth, params, query }) {
       await segmentOr404(platform.db, params.id, viewerOf(auth));
-      const [row] = await platform.db.query<{ points: string; altitudes: string | null }>(
-        "select points::text as points, altitudes::text as altitudes from segments where id = $1",
-        [params.id],
-      );
+      const row = (await segmentGeometry(platform.db, params.id))!;
       const points = JSON.parse(row.points) as LatLng[];
       const altitudes = row.altitudes ? JSON.parse(row.altitudes) as number[] : null;
       const distance = cumulativeDistances(points).map((d) => Math.round(d * 10) / 10);

@@ -1,6 +1,7 @@
 import polylineModule from "@mapbox/polyline";
-import { DomainError } from "../../events/decider.ts";
-import { segmentCreated, segmentStream } from "../../events/segment/events.ts";
+import { DomainError, handleCommand } from "../../events/decider.ts";
+import { type CutFacts, segmentCreationDecider } from "../../events/segment/create.ts";
+import { segmentStream } from "../../events/segment/events.ts";
 import { loadStreams } from "../activities/streams.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
@@ -24,78 +25,64 @@ export interface NewSegment {
   hazardous?: boolean;
 }
 
-/** Checks a new segment and derives its facts (throws a DomainError naming the bad field). */
-function validated(s: NewSegment): ReturnType<typeof segmentFacts> {
-  if (!s.name.trim()) throw new DomainError("invalid", "Segment", "name", "missing");
-  if (s.points.length < 2) throw new DomainError("invalid", "Segment", "points", "invalid");
-  const facts = segmentFacts(s.points, s.altitudes);
-  if (!(facts.distance > 0)) throw new DomainError("invalid", "Segment", "points", "invalid");
-  return facts;
-}
-
-function createdEvent(segmentId: number, s: NewSegment, facts: ReturnType<typeof segmentFacts>) {
+/** The SegmentCreated data of a new segment: its geometry's derived facts and its encoded polyline. */
+function createdData(segmentId: number, s: NewSegment) {
+  // Too few points have no facts: the decider refuses them (points invalid) before anything is recorded.
+  const facts = s.points.length >= 2 ? segmentFacts(s.points, s.altitudes) : null;
   const altitudes = s.altitudes && s.altitudes.every((a) => typeof a === "number") ? s.altitudes as number[] : null;
-  return segmentCreated.create({
+  return {
     segmentId,
     athleteId: s.athleteId,
     activityId: s.activityId,
-    name: s.name.trim(),
+    name: s.name,
     activityType: s.activityType,
     points: s.points,
     altitudes,
-    ...facts,
+    distance: facts?.distance ?? 0,
+    averageGrade: facts?.averageGrade ?? 0,
+    maximumGrade: facts?.maximumGrade ?? 0,
+    elevationHigh: facts?.elevationHigh ?? null,
+    elevationLow: facts?.elevationLow ?? null,
+    totalElevationGain: facts?.totalElevationGain ?? 0,
+    climbCategory: facts?.climbCategory ?? 0,
+    startLatlng: facts?.startLatlng ?? s.points[0] ?? [0, 0],
+    endLatlng: facts?.endLatlng ?? s.points[s.points.length - 1] ?? [0, 0],
     polyline: polyline.encode(s.points, 5),
     city: s.city ?? null,
     state: s.state ?? null,
     country: s.country ?? null,
     private: s.private ?? false,
     hazardous: s.hazardous ?? false,
-  });
+  };
 }
 
-/** Records a new segment with its derived facts; returns its id. */
-export async function createSegment(platform: Platform, s: NewSegment, source: string): Promise<number> {
-  const facts = validated(s);
+/**
+ * Records a new segment with its derived facts through the segment creation decider (events/segment/create.ts),
+ * which refuses a bad name or geometry and, for a segment cut from an activity (`cut`, the privacy
+ * engine's findings from pointsFromActivity), a public segment of a private activity or a stretch
+ * inside the owner's zones. Returns its id.
+ */
+export async function createSegment(platform: Platform, s: NewSegment, source: string, cut: CutFacts | null = null): Promise<number> {
   const segmentId = await nextId(platform.db, "segment");
-  await platform.store.append(segmentStream(segmentId), 0, [createdEvent(segmentId, s, facts)], {
-    metadata: { athleteId: s.athleteId ?? undefined, source },
-  });
+  await handleCommand(platform.store, segmentStream(segmentId), segmentCreationDecider, {
+    type: "create", segment: createdData(segmentId, s), cut,
+  }, { metadata: { athleteId: s.athleteId ?? undefined, source } });
   return segmentId;
 }
 
 /**
- * Records many segments at once (bulk loads: imports, benchmark setup): the same events as
- * createSegment, one per segment stream, written in a single transaction (all or nothing).
- * Returns their ids in order.
- */
-export async function createSegments(platform: Platform, list: NewSegment[], source: string): Promise<number[]> {
-  if (list.length === 0) return [];
-  const facts = list.map(validated);
-  const rows = await platform.db.query<{ id: number }>(
-    "select nextval('public.ids_segment') as id from generate_series(1, $1::int)",
-    [list.length],
-  );
-  const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
-  await platform.store.appendMany(
-    list.map((s, i) => ({ streamId: segmentStream(ids[i]), expectedVersion: 0, events: [createdEvent(ids[i], s, facts[i])] })),
-    { metadata: { athleteId: list.every((s) => s.athleteId === list[0].athleteId) ? list[0].athleteId ?? undefined : undefined, source } },
-  );
-  return ids;
-}
-
-/**
  * The points (and altitudes) of an activity between two stream indexes, for a segment cut from it,
- * through the privacy engine: the caller must see the activity with this token (else 404), the
- * segment is read by others, so a public segment is never cut from a private activity (400
- * `private`), and no point of the stretch may lie inside the owner's privacy zones (400
- * `start_index` when the stretch starts inside one, else `end_index`). Throws a DomainError naming
- * the bad field.
+ * through the privacy engine: the caller must see the activity with this token (else 404) and the
+ * indexes must lie in its streams (400 naming the index). Answers with them what the engine found
+ * (`cut`) for the creation decider's rules: a public segment is never cut from a private activity
+ * (400 `private`), and no point of the stretch may lie inside the owner's privacy zones (400
+ * `start_index` when the stretch starts inside one, else `end_index`).
  */
 export async function pointsFromActivity(
   platform: Platform,
   activity: ActivityOwnership & { type: string; facts: { streamsSha256?: string | null } },
   cut: { viewer: Viewer; startIndex: number; endIndex: number; privateSegment: boolean },
-): Promise<{ activityType: "Ride" | "Run"; points: LatLng[]; altitudes: (number | null)[] | null }> {
+): Promise<{ activityType: "Ride" | "Run"; points: LatLng[]; altitudes: (number | null)[] | null; cut: CutFacts }> {
   const { startIndex, endIndex } = cut;
   const seen: Release = await loadRelease(platform.db, activity, viewerAudience(cut.viewer));
   if (!seen.visible) throw new DomainError("not_found", "Activity", "id", "invalid");
@@ -105,15 +92,13 @@ export async function pointsFromActivity(
   const length = streams.latlng.length;
   if (!Number.isInteger(startIndex) || startIndex < 0 || startIndex >= length) throw new DomainError("invalid", "Segment", "start_index", "invalid");
   if (!Number.isInteger(endIndex) || endIndex <= startIndex || endIndex >= length) throw new DomainError("invalid", "Segment", "end_index", "invalid");
+  // What others would be shown: the decider refuses a public segment of a private activity and a stretch in the zones.
   const published = await loadRelease(platform.db, activity, PUBLIC);
-  if (!published.visible && !cut.privateSegment) {
-    throw new DomainError("invalid", "Segment", "private", "invalid", "a segment cut from a private activity must be private");
-  }
   const stretch = publicStretch({ ...published, visible: true }, streams.latlng, startIndex, endIndex);
-  if (!stretch.ok) {
-    const field = stretch.reason === "start_in_zone" ? "start_index" : "end_index";
-    throw new DomainError("invalid", "Segment", field, "invalid", "the stretch reaches into a privacy zone");
-  }
+  const cutFacts: CutFacts = {
+    fromPrivateActivity: !published.visible,
+    stretch: stretch.ok ? "ok" : stretch.reason === "start_in_zone" ? "start_in_zone" : "end_in_zone",
+  };
   const points: LatLng[] = [];
   const altitudes: (number | null)[] = [];
   for (let k = startIndex; k <= endIndex; k++) {
@@ -122,6 +107,6 @@ export async function pointsFromActivity(
     points.push([p[0], p[1]]);
     altitudes.push(streams.altitude?.[k] ?? null);
   }
-  if (points.length < 2) throw new DomainError("invalid", "Segment", "end_index", "invalid");
-  return { activityType: activity.type, points, altitudes: altitudes.every((a) => a !== null) ? altitudes : null };
+  if (points.length < 2 && cutFacts.stretch === "ok") throw new DomainError("invalid", "Segment", "end_index", "invalid");
+  return { activityType: activity.type, points, altitudes: altitudes.every((a) => a !== null) ? altitudes : null, cut: cutFacts };
 }

@@ -5,7 +5,8 @@ import { badRequest, notFound } from "../http/errors.ts";
 import { canSeeActivity, canSeeEffort, effortsOthersSee, viewerOf } from "../privacy/engine.ts";
 import { yearInRange } from "../../shared/date-range.ts";
 import { type ActivityRow, findActivity } from "../representations/activity.ts";
-import { EFFORT_COLUMNS, type EffortRow, findSegment } from "../representations/segment.ts";
+import { effortById, effortsOnSegment, type EffortRow } from "../../projections/segments/queries.ts";
+import { findSegment } from "./access.ts";
 import { type ActivityStreams, STREAM_KEYS } from "../../shared/streams.ts";
 
 /** A local date-time (ISO 8601, with or without zone; read as local wall time). */
@@ -45,26 +46,16 @@ export async function listEfforts(db: Queryable, auth: Auth, q: EffortListQuery)
     throw badRequest("Segment", q.startDateLocal === undefined ? "start_date_local" : "end_date_local", "missing");
   }
   // Efforts follow their activity's privacy and the owner's zones: the engine's predicate over the effort row.
-  const visible = effortsOthersSee(viewer, "e", 2);
-  const sql: string[] = ["e.segment_id = $1", visible.sql];
-  const values: unknown[] = [q.segmentId, ...visible.params];
-  if (q.athleteId !== undefined) {
-    values.push(q.athleteId);
-    sql.push(`e.athlete_id = $${values.length}`);
-  }
+  let from: string | undefined, to: string | undefined;
   if (q.startDateLocal && q.endDateLocal) {
-    const from = `${q.startDateLocal.date}T${q.startDateLocal.time ?? "00:00:00"}`;
-    const to = `${q.endDateLocal.date}T${q.endDateLocal.time ?? "23:59:59.999"}`;
+    from = `${q.startDateLocal.date}T${q.startDateLocal.time ?? "00:00:00"}`;
+    to = `${q.endDateLocal.date}T${q.endDateLocal.time ?? "23:59:59.999"}`;
     if (from > to) throw badRequest("Segment", "end_date_local", "invalid");
-    values.push(from, to);
-    sql.push(`e.start_date_local between $${values.length - 1}::timestamp and $${values.length}::timestamp`);
   }
-  values.push(q.offset, q.perPage);
-  return db.query<EffortRow>(
-    `select ${EFFORT_COLUMNS} from segment_efforts e where ${sql.join(" and ")}
-      order by e.start_date_local, e.id offset $${values.length - 1} limit $${values.length}`,
-    values,
-  );
+  return effortsOnSegment(db, {
+    segmentId: q.segmentId, visible: (alias, first) => effortsOthersSee(viewer, alias, first), athleteId: q.athleteId,
+    from, to, offset: q.offset, limit: q.perPage,
+  });
 }
 
 /**
@@ -74,10 +65,7 @@ export async function listEfforts(db: Queryable, auth: Auth, q: EffortListQuery)
  * row is gone; then `activity` is null (no streams). GET /v3/segment_efforts/:id and its streams share it.
  */
 export async function visibleEffort(db: Queryable, auth: Auth, id: bigint | number): Promise<{ effort: EffortRow; activity: ActivityRow | null }> {
-  const [effort] = await db.query<EffortRow & { shielded: boolean }>(
-    `select ${EFFORT_COLUMNS}, e.shielded from segment_efforts e where e.id = $1::bigint`,
-    [id.toString()],
-  );
+  const effort = await effortById(db, id);
   if (!effort) throw notFound("SegmentEffort");
   const activity = await findActivity(db, Number(effort.activity_id));
   const viewer = viewerOf(auth);

@@ -1,6 +1,7 @@
 import type { NewEvent } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { type matchedEffort, segmentEffortsMatched } from "../../events/segment/events.ts";
+import { effortBoardCounts, segmentMatchStats } from "../../projections/segments/queries.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import type { RecordedActivity } from "../activity-processors.ts";
 import { segmentTypesFor } from "./matching.ts";
@@ -83,29 +84,10 @@ interface BoardCounts {
  * query for all efforts (three correlated index lookups per effort) instead of three per effort.
  */
 async function boardCounts(db: Queryable, athleteId: number, efforts: EffortToRank[]): Promise<BoardCounts[]> {
-  if (efforts.length === 0) return [];
-  const years = efforts.map((e) => Number(e.startDateLocal.slice(0, 4)));
-  const rows = await db.query<{ i: number; own: number; overall: number; yearly: number }>(
-    `select x.i::int as i,
-            (select count(*)::int from segment_efforts e
-              where e.segment_id = x.seg and e.athlete_id = $5 and e.elapsed_time < x.t) as own,
-            (select count(*)::int from segment_bests b
-              where b.segment_id = x.seg and b.athlete_id <> $5 and b.elapsed_time < x.t) as overall,
-            (select count(distinct e.athlete_id)::int from segment_efforts e
-              where e.segment_id = x.seg and e.athlete_id <> $5 and not e.private and not e.shielded and e.elapsed_time < x.t
-                and e.start_date_local >= x.y0 and e.start_date_local < x.y1) as yearly
-       from unnest($1::bigint[], $2::int[], $3::timestamp[], $4::timestamp[]) with ordinality as x(seg, t, y0, y1, i)`,
-    [
-      efforts.map((e) => e.segmentId),
-      efforts.map((e) => e.elapsedTime),
-      years.map((y) => `${y}-01-01T00:00:00`),
-      years.map((y) => `${y + 1}-01-01T00:00:00`),
-      athleteId,
-    ],
-  );
-  const out: BoardCounts[] = efforts.map(() => ({ own: 0, overall: 0, yearly: 0 }));
-  for (const r of rows) out[Number(r.i) - 1] = { own: Number(r.own), overall: Number(r.overall), yearly: Number(r.yearly) };
-  return out;
+  return effortBoardCounts(db, athleteId, efforts.map((e) => {
+    const year = Number(e.startDateLocal.slice(0, 4));
+    return { segmentId: e.segmentId, elapsedTime: e.elapsedTime, yearStart: `${year}-01-01T00:00:00`, yearEnd: `${year + 1}-01-01T00:00:00` };
+  }));
 }
 
 /** Ranks and achievements of a new effort, from the board counts (plus this activity's earlier efforts). */
@@ -156,12 +138,7 @@ export async function matchActivity(
       });
     const stats = new Map<number, SegmentStats>();
     if (matches.length) {
-      const rows = await db.query<SegmentStats & { id: number }>(
-        `select s.id, s.star_count, s.effort_count, s.created_at,
-                exists (select 1 from segment_stars t where t.segment_id = s.id and t.athlete_id = $2) as starred
-           from segments s where s.id = any($1::bigint[])`,
-        [[...new Set(matches.map((m) => m.segmentId))], activity.athleteId],
-      );
+      const rows = await segmentMatchStats(db, [...new Set(matches.map((m) => m.segmentId))], activity.athleteId);
       for (const r of rows) stats.set(Number(r.id), r);
     }
     const kept = matches.slice(0, EFFORTS_PER_ACTIVITY);

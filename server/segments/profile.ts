@@ -9,6 +9,7 @@ import {
   segmentStream,
 } from "../../events/segment/events.ts";
 import { profileDecider } from "../../events/segment/profile.ts";
+import { segmentsToMeasure } from "../../projections/segments/queries.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import type { RecordedActivity } from "../activity-processors.ts";
 import { loadRelease, PUBLIC, publicStretch } from "../privacy/engine.ts";
@@ -85,12 +86,7 @@ export async function segmentProfileProcessor(recorded: RecordedActivity) {
   const efforts = matched.data.efforts;
   if (efforts.length === 0) return [];
   const source: Measurement["source"] = activity.barometric ? "barometric" : "gps";
-  const wanted = await platform.db.query<{ id: number; distance: number }>(
-    `select id, distance from segments
-      where id = any($1::bigint[]) and altitudes is null
-        and (elevation_source is null or (elevation_source = 'gps' and $2 = 'barometric'))`,
-    [[...new Set(efforts.map((e) => e.segmentId))], source],
-  );
+  const wanted = await segmentsToMeasure(platform.db, [...new Set(efforts.map((e) => e.segmentId))], source);
   if (wanted.length === 0) return [];
   // A measurement copies the effort's stretch into a public segment: the privacy engine's rule for
   // copying a stretch (public activity, no point inside the owner's zones) applies.

@@ -1,4 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
+import { segmentsAfter } from "../../projections/segments/queries.ts";
 import type { LatLng } from "./geometry.ts";
 import { type MatchableSegment, SegmentIndex } from "./matching.ts";
 
@@ -41,11 +42,7 @@ export async function segmentIndexFor(
   c.refreshing = (async () => {
     const batch = 20_000;
     for (;;) {
-      const rows = await db.query<{ id: number; activity_type: string; points: string; private: boolean; athlete_id: number | null; name: string }>(
-        `select id, activity_type, points::text as points, private, athlete_id, name from segments
-          where id > $1 order by id limit ${batch}`,
-        [c.maxId],
-      );
+      const rows = await segmentsAfter(db, c.maxId, batch);
       if (rows.length === 0) break;
       const added = rows.map((r) => ({ id: Number(r.id), activityType: r.activity_type, points: JSON.parse(r.points) as LatLng[] }));
       c.index.add(added);

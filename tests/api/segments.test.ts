@@ -112,6 +112,55 @@ describe("stars", () => {
     expect((await server.api("GET", "/v3/segments/starred", { token: fan.token })).body).toEqual([]);
   });
 
+  it("athlete_pr_effort: the requester's own PR on detail and starred lists, in the spec's and Strava's published fields, through the privacy engine", async () => {
+    const climb = await newSegment("PR climb", 51.6, -0.2);
+    const ada = await server.athlete({ firstname: "Ada" });
+    const adaRead = await server.token(ada.id, ada.applicationId, ["read"]);
+    const bob = await server.athlete({ firstname: "Bob" });
+    const cy = await server.athlete({ firstname: "Cy" });
+    const slow = await effort(climb, ada.id, 400, { date: "2026-01-02T08:00:00Z" });
+    const hidden = await effort(climb, ada.id, 350, { date: "2026-01-03T08:00:00Z", private: true });
+    const best = await effort(climb, ada.id, 380, { date: "2026-01-04T08:00:00Z" });
+    await effort(climb, bob.id, 300, { date: "2026-01-05T08:00:00Z" });
+    expect(slow.effortId).not.toBe(best.effortId);
+
+    // Without view_private the private effort is not Ada's to show: her PR is the 380 s public one, of 2 efforts.
+    const detail = await server.api("GET", `/v3/segments/${climb}`, { token: adaRead });
+    expect(detail.status, detail.text).toBe(200);
+    expect(detail.body.athlete_pr_effort).toEqual({
+      id: best.effortId, activity_id: best.activityId, elapsed_time: 380, distance: 1000,
+      start_date: "2026-01-04T08:00:00Z", start_date_local: "2026-01-04T08:00:00Z", is_kom: false,
+      pr_activity_id: best.activityId, pr_elapsed_time: 380, pr_date: "2026-01-04T08:00:00Z", effort_count: 2,
+    });
+    expect(detail.body.athlete_segment_stats).toEqual({
+      pr_elapsed_time: 380, pr_date: "2026-01-04T08:00:00Z", pr_activity_id: best.activityId, effort_count: 2,
+    });
+    // The spec's fields (id, elapsed_time, distance, start_date, start_date_local, is_kom) and Strava's
+    // published SummaryPRSegmentEffort (pr_activity_id, pr_elapsed_time, pr_date, effort_count) are all there.
+    for (const key of ["id", "elapsed_time", "distance", "start_date", "start_date_local", "is_kom", "pr_activity_id", "pr_elapsed_time", "pr_date", "effort_count"]) {
+      expect(detail.body.athlete_pr_effort, key).toHaveProperty(key);
+    }
+    // With view_private Ada's private effort is hers to see: 350 s of 3.
+    const full = await server.api("GET", `/v3/segments/${climb}`, { token: ada.token });
+    expect(full.body.athlete_pr_effort).toMatchObject({ id: hidden.effortId, elapsed_time: 350, effort_count: 3, is_kom: false });
+    // Bob sees his own PR (the KOM), never Ada's; Cy, without efforts, none.
+    const bobs = await server.api("GET", `/v3/segments/${climb}`, { token: bob.token });
+    expect(bobs.body.athlete_pr_effort).toMatchObject({ elapsed_time: 300, is_kom: true, effort_count: 1 });
+    const none = await server.api("GET", `/v3/segments/${climb}`, { token: cy.token });
+    expect(none.body.athlete_pr_effort).toBeNull();
+    expect(none.body.athlete_segment_stats).toEqual({ pr_elapsed_time: null, pr_date: null, pr_activity_id: null, effort_count: 0 });
+
+    // Starred lists: /v3/segments/starred and another athlete's list carry the requester's PR.
+    expect((await server.api("PUT", `/v3/segments/${climb}/starred`, { token: ada.token, form: { starred: true } })).status).toBe(200);
+    expect((await server.api("PUT", `/v3/segments/${climb}/starred`, { token: bob.token, form: { starred: true } })).status).toBe(200);
+    const mine = await server.api("GET", "/v3/segments/starred", { token: adaRead });
+    expect(mine.body[0]).toMatchObject({ id: climb, pr_time: 380, athlete_pr_effort: { elapsed_time: 380, effort_count: 2 } });
+    const bobsList = await server.api("GET", `/v3/athletes/${bob.id}/segments/starred`, { token: adaRead });
+    expect(bobsList.body[0]).toMatchObject({ id: climb, pr_time: 380, athlete_pr_effort: { id: best.effortId, elapsed_time: 380 } });
+    const cysView = await server.api("GET", `/v3/athletes/${bob.id}/segments/starred`, { token: cy.token });
+    expect(cysView.body[0]).toMatchObject({ id: climb, pr_time: null, athlete_pr_effort: null });
+  });
+
   it("refuses a missing starred value and a read-only token", async () => {
     const res = await server.api("PUT", `/v3/segments/${segmentId}/starred`, { token: owner.token, form: {} });
     expect(res.status).toBe(400);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { rebuildBoards } from "../../projections/segments/boards.ts";
-import { exploreSegments } from "../../server/segments/explore.ts";
+import { exploreSegments } from "../../projections/segments/queries.ts";
 import type { LatLng } from "../../server/segments/geometry.ts";
 import { type LeaderboardFilters, leaderboard } from "../../server/segments/leaderboard.ts";
 import { matchAll, type MatchableSegment, prepareSegment, PreparedTrack, SegmentIndex } from "../../server/segments/matching.ts";
@@ -12,7 +12,8 @@ import { type BenchFigure, type BenchSuite, percentiles } from "./harness.ts";
 
 /**
  * Segments: leaderboard p50/p99 on one segment with 100,000 efforts by 20,000 athletes (each filter)
- * next to a raw SQL window query over the same efforts; explore over 100,000 segments next to a
+ * next to a bare prepared select of the rows a page shows (its floor), and the raw SQL window query
+ * that computes the board from the efforts (what the maintained read model saves); explore over 100,000 segments next to a
  * scan of them in memory; matching a 6 h ride against 10,000 and 100,000 segments next to checking
  * every segment. Athletes and efforts are generated in bulk with SQL (generate_series); the
  * leaderboard's read model (bests, period bests, board counts) is then built by the projection's
@@ -119,6 +120,14 @@ export const segmentsSuite: BenchSuite = async () => {
            where segment_id = 1 and not private order by athlete_id, elapsed_time, start_date, id) b) r
        order by rank limit 10`;
     const baseline = await time(() => db.query(baselineSql), 20);
+    figures.push({ suite: "segments", name: "leaderboard from scratch (raw SQL rank() over distinct-on efforts)", ours: baseline.p50, unit: "ms", higherIsBetter: false });
+    // The floor: a bare prepared select of the rows a board page shows (the top 10 of the maintained bests, and the viewer's row by key).
+    const bareSql = `select b.athlete_id, b.effort_id, b.activity_id, b.elapsed_time, b.moving_time, b.start_date, b.start_date_local
+        from segment_bests b where b.segment_id = $1 order by b.elapsed_time, b.start_date, b.effort_id limit 10`;
+    const bare = await time(async () => {
+      await db.query(bareSql, [1]);
+      await db.query("select elapsed_time, start_date, effort_id from segment_bests where segment_id = $1 and athlete_id = $2", [1, 7]);
+    }, 100);
     for (const [name, f] of filters) {
       // The viewer sits mid-board (context rows far from the page), or is athlete 1 for the
       // follow/club boards (who follows 200 athletes and belongs to the 601-member club).
@@ -129,8 +138,8 @@ export const segmentsSuite: BenchSuite = async () => {
         viewer = (await leaderboard(db, { ...outsider, page: Math.ceil(entry_count / 2) })).entries[0].athlete_id;
       }
       const ours = await time(() => leaderboard(db, { segmentId: 1, viewerId: viewer, filters: { ...f }, page: 1, perPage: 10, contextEntries: 2 }), 100);
-      figures.push({ suite: "segments", name: `leaderboard p50, filter ${name}`, ours: ours.p50, baseline: baseline.p50, baselineName: "raw SQL rank() over distinct-on efforts", unit: "ms", higherIsBetter: false, target: "p50 ≤ 3 ms" });
-      figures.push({ suite: "segments", name: `leaderboard p99, filter ${name}`, ours: ours.p99, baseline: baseline.p99, baselineName: "raw SQL", unit: "ms", higherIsBetter: false });
+      figures.push({ suite: "segments", name: `leaderboard p50, filter ${name}`, ours: ours.p50, baseline: bare.p50, baselineName: "bare select of the page's rows (2 statements)", unit: "ms", higherIsBetter: false, target: "p50 ≤ 3 ms" });
+      figures.push({ suite: "segments", name: `leaderboard p99, filter ${name}`, ours: ours.p99, baseline: bare.p99, baselineName: "bare select", unit: "ms", higherIsBetter: false });
     }
     // --- explore ---------------------------------------------------------------------------------
     const rows = await db.query<{ id: number; activity_type: string; start_lat: number; start_lng: number; climb_category: number; athlete_count: number; effort_count: number }>(

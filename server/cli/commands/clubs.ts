@@ -1,6 +1,6 @@
 import { clubCommand, createClub, setEnhancedPrivacy } from "../../actions/clubs.ts";
 import { findAthlete } from "../../../projections/athletes/queries.ts";
-import { findClub } from "../../representations/club.ts";
+import { findClub } from "../../../projections/clubs/queries.ts";
 import { type CliCommand, CliUsageError, optionalString, requireInt, requireString } from "../command.ts";
 
 export const clubCommands: CliCommand[] = [

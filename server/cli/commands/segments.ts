@@ -62,7 +62,7 @@ export const segmentCommands: CliCommand[] = [
         const id = await createSegment(platform, {
           name, ...cut, athleteId: activity.athlete_id, activityId: activity.id, ...place,
           private: o.private === true, hazardous: o.hazardous === true,
-        }, "cli");
+        }, "cli", cut.cut);
         return { id };
       } catch (error) {
         if (error instanceof DomainError) throw new CliUsageError(`${error.field.replace("_", "-")}: ${error.code}`);

@@ -1,0 +1,36 @@
+import type { Queryable } from "../../events/db/types.ts";
+import {
+  type EffortRow, prEfforts, type PrEffortRow, segmentById, segmentsByIds, type SegmentRow, starredBy,
+} from "../../projections/segments/queries.ts";
+import { canSeeActivity, effortsOthersSee, type Viewer } from "../privacy/engine.ts";
+import { summaryEffort, summarySegment } from "../representations/segment.ts";
+
+/**
+ * A segment as the viewer may see it: a private segment (possibly cut from a private activity) only
+ * for its owner with view_private — the privacy engine's rule, as for the activities it comes from.
+ */
+export async function findSegment(db: Queryable, id: number, viewer: Viewer | null): Promise<SegmentRow | undefined> {
+  const row = await segmentById(db, id);
+  if (!row) return undefined;
+  if (!canSeeActivity({ athlete_id: row.athlete_id ?? 0, private: row.private }, viewer)) return undefined;
+  return row;
+}
+
+/** Summaries of effort rows, with their segments' summaries (starred relative to the viewer). */
+export async function effortsWithSegments(db: Queryable, rows: EffortRow[], viewerId: number | null) {
+  const ids = [...new Set(rows.map((r) => Number(r.segment_id)))];
+  if (ids.length === 0) return [];
+  const segments = await segmentsByIds(db, ids);
+  const starred = viewerId === null ? new Set<number>() : await starredBy(db, viewerId, ids);
+  const byId = new Map(segments.map((s) => [Number(s.id), summarySegment(s, starred.has(Number(s.id)))]));
+  return rows.map((r) => summaryEffort(r, byId.get(Number(r.segment_id)) ?? null));
+}
+
+/**
+ * The viewer's own PR on each segment (athlete_pr_effort), counted over the efforts the privacy
+ * engine shows this viewer (effortsOthersSee: a private effort only with view_private, an effort in
+ * the viewer's own zones only with view_private — as on the leaderboard and effort lists).
+ */
+export function viewerPrs(db: Queryable, viewer: Viewer, segmentIds: number[]): Promise<Map<number, PrEffortRow>> {
+  return prEfforts(db, { athleteId: viewer.athleteId, segmentIds, visible: (alias, first) => effortsOthersSee(viewer, alias, first) });
+}
