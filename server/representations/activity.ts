@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "../../events/db/types.ts";
-import { type ActivityRow, kudoedByAthlete } from "../../projections/activities/queries.ts";
+import { type ActivityRow, kudoedByAthlete, photosOf } from "../../projections/activities/queries.ts";
 import type { ActivityDetailPart } from "../../projections/queries/activity-detail.ts";
 import type { ActivityFacts } from "../../projections/activities/projection.ts";
 import {
@@ -9,7 +9,7 @@ import {
 import { metaAthlete } from "./athlete.ts";
 import { findGear } from "../../projections/queries/gear-with-distance.ts";
 import { type GearRow, summaryGear } from "./gear.ts";
-import { photosOf, photosSummary, type PhotoRow } from "./photo.ts";
+import { photosSummary, type PhotoRow } from "./photo.ts";
 
 export { ACTIVITY_SELECT, type ActivityRow, findActivity, normalizeActivityRow } from "../../projections/activities/queries.ts";
 export { processingUploadOf } from "../../projections/uploads/queries.ts";

@@ -1,7 +1,6 @@
 import type { PhotoRow, Rendition } from "../../projections/activities/queries.ts";
 
 export type { ExternalPhotoData, NativePhotoData, PhotoRow, Rendition } from "../../projections/activities/queries.ts";
-export { photosOf } from "../../projections/activities/queries.ts";
 
 export function bestRendition(renditions: readonly Rendition[], size: number): Rendition {
   const sorted = [...renditions].sort((a, b) => Math.max(a.width, a.height) - Math.max(b.width, b.height));

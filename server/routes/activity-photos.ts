@@ -9,8 +9,8 @@ import { getBlob } from "../blobs.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { nativePhoto } from "../../projections/activities/queries.ts";
-import { photoRepresentation, photosOf } from "../representations/photo.ts";
+import { nativePhoto, photosOf } from "../../projections/activities/queries.ts";
+import { photoRepresentation } from "../representations/photo.ts";
 
 const zFile = z.custom<Blob>((v) => v instanceof Blob, { message: "a file" });
 
