@@ -1,6 +1,9 @@
 import { type Decider, DomainError } from "../decider.ts";
 import type { EventData } from "../catalogue.ts";
-import type { CatalogueEvent } from "../index.ts";
+import { type CatalogueEvent, catalogued } from "../index.ts";
+import type { NewEvent } from "../catalogue.ts";
+import { segmentEffortsRematched } from "../segment/events.ts";
+import { activityReprocessed } from "./reprocessed.ts";
 import { activityCreated, activityRecorded } from "./events.ts";
 import { activityTypeOfSport, resolveSport, type SportType } from "../../shared/sport-types.ts";
 import {
@@ -49,14 +52,26 @@ export type ActivityCommand =
   | { type: "deleteComment"; activityId: number; athleteId: number; commentId: number }
   | { type: "addPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoAdded.create>["data"], "activityId" | "athleteId"> }
   | { type: "linkPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoLinked.create>["data"], "activityId" | "athleteId"> }
-  | { type: "create"; activity: EventData<typeof activityCreated> };
+  | { type: "create"; activity: EventData<typeof activityCreated> }
+  /** The upload job records the activity derived from its file (once: nothing when already recorded). */
+  | { type: "record"; activity: EventData<typeof activityRecorded> }
+  /** The upload job appends what a registered processor derived at upload time (segment efforts, …). */
+  | { type: "process"; activityId: number; events: readonly NewEvent[] }
+  /** `cli reprocess`: facts and efforts derived again from the stored original (each null when unchanged). */
+  | {
+    type: "reprocess";
+    activityId: number;
+    facts: EventData<typeof activityReprocessed>["facts"] | null;
+    efforts: EventData<typeof segmentEffortsRematched> | null;
+  };
 
 function notFound(): never {
   throw new DomainError("not_found", "Activity", "id", "invalid", "no such activity");
 }
 
 /**
- * Rules of one activity: created once (a manual activity; uploads record theirs in the upload job); only the owner edits, deletes or adds photos; kudos not on one's own
+ * Rules of one activity: created once (a manual activity) or recorded once (by the upload job, followed
+ * by its processors' events); derived again only while it exists and came from an upload; only the owner edits, deletes or adds photos; kudos not on one's own
  * activity and not twice; comments are deleted by the activity owner or the commenter.
  */
 export const activityDecider: Decider<ActivityState, ActivityCommand> = {
@@ -99,6 +114,22 @@ export const activityDecider: Decider<ActivityState, ActivityCommand> = {
     if (command.type === "create") {
       if (state.exists) throw new DomainError("conflict", "Activity", "id", "already exists");
       return [activityCreated.create(command.activity)];
+    }
+    if (command.type === "record") return state.exists ? [] : [activityRecorded.create(command.activity)];
+    if (command.type === "process") {
+      // Upload-time facts: recorded even when the athlete deleted the activity meanwhile (replay keeps them).
+      if (!state.exists) notFound();
+      return command.events.map(catalogued);
+    }
+    if (command.type === "reprocess") {
+      if (!state.exists || state.deleted) notFound();
+      if (state.uploadId === null || state.athleteId === null) {
+        throw new DomainError("invalid", "Activity", "id", "not uploaded", "only an uploaded activity is derived again");
+      }
+      const events: CatalogueEvent[] = [];
+      if (command.facts) events.push(activityReprocessed.create({ activityId: command.activityId, athleteId: state.athleteId, facts: command.facts }));
+      if (command.efforts) events.push(segmentEffortsRematched.create(command.efforts));
+      return events;
     }
     if (!state.exists || state.deleted) notFound();
     const owner = state.athleteId === command.athleteId;

@@ -31,3 +31,52 @@ export async function accessTokenByHash(db: Queryable, tokenHash: string) {
   );
   return row;
 }
+
+export interface OwnApplication {
+  id: number;
+  name: string;
+  website: string | null;
+  description: string | null;
+  callback_domain: string;
+  created_at: string;
+}
+
+/** The athlete's own API application (not the server's web app), or undefined. */
+export async function ownApplication(db: Queryable, athleteId: number): Promise<OwnApplication | undefined> {
+  const [row] = await db.query<OwnApplication>(
+    `select id, name, website, description, callback_domain, created_at from applications
+      where owner_id = $1
+        and id::text not in (select value from public.web_secrets where name = 'web-app-id')
+      order by id limit 1`,
+    [athleteId],
+  );
+  return row ? { ...row, id: Number(row.id) } : undefined;
+}
+
+export interface ApplicationRow {
+  id: number;
+  owner_id: number;
+  name: string;
+  website: string | null;
+  description: string | null;
+  callback_domain: string;
+  client_secret_hash: string;
+}
+
+/** An application by id (what the consent page and the token endpoint need), or undefined. */
+export async function findApplication(db: Queryable, id: number): Promise<ApplicationRow | undefined> {
+  const [row] = await db.query<ApplicationRow>(
+    "select id, owner_id, name, website, description, callback_domain, client_secret_hash from applications where id = $1",
+    [id],
+  );
+  return row ? { ...row, id: Number(row.id), owner_id: Number(row.owner_id) } : undefined;
+}
+
+/** An access token's pair, kind, revocation and expiry (by its hash), or undefined. */
+export async function accessTokenPair(db: Queryable, tokenHash: string) {
+  const [row] = await db.query<{ athlete_id: number; application_id: number; kind: string; revoked: boolean; expires_at: string | null }>(
+    "select athlete_id, application_id, kind, revoked, expires_at from access_tokens where token_hash = $1",
+    [tokenHash],
+  );
+  return row ? { ...row, athlete_id: Number(row.athlete_id), application_id: Number(row.application_id) } : undefined;
+}

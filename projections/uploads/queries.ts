@@ -58,3 +58,17 @@ export async function processingUploadsOfActivity(db: Queryable, athleteId: numb
   );
   return rows.map((r) => Number(r.id));
 }
+
+/**
+ * Whether an activity id belongs to an upload that is still processing (the upload reserves the id
+ * when it is received); such an activity reads resource_state -1 until ActivityRecorded lands.
+ */
+export async function processingUploadOf(db: Queryable, activityId: number): Promise<{ athleteId: number } | undefined> {
+  const [exists] = await db.query<{ t: string | null }>("select to_regclass('uploads')::text as t");
+  if (!exists?.t) return undefined;
+  const [row] = await db.query<{ athlete_id: number }>(
+    "select athlete_id from uploads where activity_id = $1 and status = $2",
+    [activityId, UPLOAD_STATUS.processing],
+  );
+  return row ? { athleteId: Number(row.athlete_id) } : undefined;
+}

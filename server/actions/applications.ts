@@ -1,11 +1,9 @@
 import { applicationDecider, checkApplication } from "../../events/application/decide.ts";
 import { DomainError, handleCommand } from "../../events/decider.ts";
 import { athleteExists } from "../../projections/athletes/queries.ts";
-import {
-  accessTokenIssued,
-  applicationStream,
-  authorizationStream,
-} from "../../events/application/events.ts";
+import { applicationStream, authorizationStream } from "../../events/application/events.ts";
+import { oauthDecider } from "../../events/oauth/decide.ts";
+import { applicationCredentials } from "../../projections/applications/queries.ts";
 import { type Permission } from "../http/auth.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
@@ -87,12 +85,12 @@ export async function issueToken(
   input: { athleteId: number; applicationId: number; permissions: Permission[]; expiresAt?: string | null; grantId?: string | null },
   source = "cli",
 ): Promise<string> {
-  const [app] = await platform.db.query("select 1 from applications where id = $1", [input.applicationId]);
-  if (!app) throw new DomainError("not_found", "Application", "client_id", "invalid");
+  if (!(await applicationCredentials(platform.db, input.applicationId))) throw new DomainError("not_found", "Application", "client_id", "invalid");
   if (!(await ownerExists(platform, input.athleteId))) throw new DomainError("not_found", "Athlete", "athlete", "invalid");
   const token = randomSecret();
-  await platform.store.append(authorizationStream(input.athleteId, input.applicationId), "any", [
-    accessTokenIssued.create({
+  await handleCommand(platform.store, authorizationStream(input.athleteId, input.applicationId), oauthDecider, {
+    type: "issueToken",
+    token: {
       tokenHash: hashSecret(token),
       athleteId: input.athleteId,
       applicationId: input.applicationId,
@@ -100,7 +98,7 @@ export async function issueToken(
       kind: "access",
       expiresAt: input.expiresAt ?? null,
       grantId: input.grantId ?? null,
-    }),
-  ], { metadata: { athleteId: input.athleteId, applicationId: input.applicationId, source } });
+    },
+  }, { metadata: { athleteId: input.athleteId, applicationId: input.applicationId, source } });
   return token;
 }

@@ -1,113 +1,24 @@
-import { type Queryable, sqlState } from "../../events/db/types.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import { activityDetailRows } from "../../projections/queries/activity-detail.ts";
 import { type Viewer, type ZoneSet, zoneSetOf } from "../privacy/engine.ts";
-import {
-  ACTIVITY_SELECT,
-  type ActivityDetailPreload,
-  activityDetailParts,
-  type ActivityRow,
-  normalizeActivityRow,
-} from "../representations/activity.ts";
-import type { GearRow } from "../representations/gear.ts";
-import type { PhotoRow } from "../representations/photo.ts";
+import { type ActivityDetailPreload, activityDetailParts, type ActivityRow } from "../representations/activity.ts";
 
 /**
- * GET /v3/activities/:id in one SQL statement: the activity row with everything its detail needs
- * (has_kudoed, the owner's privacy zones — only when the viewer is not the owner with view_private —,
- * gear with its distance, photos, and each registered detail part such as the segment efforts).
- * PGlite is one connection, so each statement saved is parse/plan/round-trip time saved for every
- * request in the queue. The representation is built from it exactly as from the separate queries.
+ * GET /v3/activities/:id: the activity row with everything its detail needs, read in one statement
+ * (projections/queries/activity-detail.ts) with each registered detail part (such as the segment
+ * efforts). The representation is built from it exactly as from the separate queries.
  */
-function detailSql(): string {
-  const parts = activityDetailParts.map((p, i) => `,\n    (${p.sql}) as part_${i}`).join("");
-  return `${ACTIVITY_SELECT.replace(/\n\s*from activities a /, `,
-    $3::boolean as detail_include_all,
-    exists (select 1 from activity_kudos k where k.activity_id = a.id and k.athlete_id = $2) as detail_has_kudoed,
-    case when $4::boolean and a.athlete_id = $2 then null else
-      (select json_agg(json_build_object('lat', z.lat, 'lng', z.lng, 'radius_m', z.radius_m) order by z.id)
-         from privacy_zones z where z.athlete_id = a.athlete_id) end as detail_zones,
-    (select json_build_object('id', g.id, 'athlete_id', g.athlete_id, 'kind', g.kind, 'name', g.name,
-         'nickname', g.nickname, 'brand_name', g.brand_name, 'model_name', g.model_name, 'description', g.description,
-         'frame_type', g.frame_type, 'weight', g.weight, 'is_primary', g.is_primary, 'retired', g.retired,
-         'distance', coalesce((select sum(ga.distance) from activities ga where ga.gear_id = g.id and ga.athlete_id = g.athlete_id), 0))
-       from gear g where g.id = a.gear_id) as detail_gear,
-    (select json_agg(json_build_object('source', p.source, 'position', p.position, 'data', p.data) order by p.position)
-       from activity_photos p where p.activity_id = a.id) as detail_photos${parts}
-  from activities a `)} where a.id = $1`;
-}
-
-let cachedSql: { parts: number; sql: string } | undefined;
-
-function sqlNow(): string {
-  if (cachedSql?.parts !== activityDetailParts.length) cachedSql = { parts: activityDetailParts.length, sql: detailSql() };
-  return cachedSql.sql;
-}
-
-/**
- * On PGlite (one session) the statement is prepared once per database and run with EXECUTE, so
- * PostgreSQL plans it once instead of on every request (planning this statement costs more than
- * running it). EXECUTE takes no bind parameters, so its arguments are written as literals — only
- * safe integers, null and booleans, checked here. PostgreSQL pools (one session per connection)
- * and anything unusual take the ordinary parameterised query.
- */
-const prepared = new WeakMap<Queryable, { parts: number; name: string }>();
-let preparedCount = 0;
-
-function literal(value: number | boolean | null): string | undefined {
-  if (value === null) return "null";
-  if (typeof value === "boolean") return value ? "true" : "false";
-  return Number.isSafeInteger(value) ? String(value) : undefined;
-}
-
-async function runDetail(db: Queryable, params: [number, number | null, boolean, boolean]): Promise<DetailRow[]> {
-  const sql = sqlNow();
-  const literals = params.map(literal);
-  if ((db as { kind?: string }).kind !== "pglite" || literals.some((l) => l === undefined)) return await db.query<DetailRow>(sql, params);
-  let statement = prepared.get(db);
-  if (statement?.parts !== activityDetailParts.length) {
-    const name = `activity_detail_${++preparedCount}`;
-    await db.exec(`prepare ${name} (bigint, bigint, boolean, boolean) as ${sql}`);
-    prepared.set(db, statement = { parts: activityDetailParts.length, name });
-  }
-  try {
-    return await db.query<DetailRow>(`execute ${statement.name}(${literals.join(", ")})`);
-  } catch (error) {
-    // The session lost the statement (e.g. a reopened database): prepare again next time.
-    if (sqlState(error) !== "26000") throw error;
-    prepared.delete(db);
-    return await db.query<DetailRow>(sql, params);
-  }
-}
-
-type DetailRow = ActivityRow & {
-  detail_include_all: boolean;
-  detail_has_kudoed: boolean;
-  detail_zones: { lat: number; lng: number; radius_m: number }[] | null;
-  detail_gear: GearRow | null;
-  detail_photos: PhotoRow[] | null;
-  [part: `part_${number}`]: unknown;
-};
-
-/** The activity with its detail preload, or undefined when no such row exists. */
 export async function findActivityDetail(
   db: Queryable,
   id: number,
   viewer: Viewer | null,
   includeAllEfforts: boolean,
 ): Promise<{ row: ActivityRow; preload: ActivityDetailPreload } | undefined> {
-  const [raw] = await runDetail(db, [id, viewer?.athleteId ?? null, includeAllEfforts, viewer?.viewPrivate ?? false]);
-  if (!raw) return undefined;
-  const { detail_include_all: _all, detail_has_kudoed, detail_zones, detail_gear, detail_photos, ...rest } = raw;
-  const parts: Record<string, unknown> = {};
-  activityDetailParts.forEach((p, i) => {
-    parts[p.key] = (rest as Record<string, unknown>)[`part_${i}`];
-    delete (rest as Record<string, unknown>)[`part_${i}`];
-  });
-  const zones: ZoneSet | undefined = detail_zones && detail_zones.length > 0
-    ? zoneSetOf(detail_zones.map((z) => ({ lat: Number(z.lat), lng: Number(z.lng), radius_m: Number(z.radius_m) })))
-    : undefined;
-  const photos = (detail_photos ?? []).map((p) => ({ source: Number(p.source), position: Number(p.position), data: p.data }) as PhotoRow);
+  const found = await activityDetailRows(db, id, viewer, includeAllEfforts, activityDetailParts);
+  if (!found) return undefined;
+  const zones: ZoneSet | undefined = found.zones && found.zones.length > 0 ? zoneSetOf(found.zones) : undefined;
   return {
-    row: normalizeActivityRow(rest as ActivityRow),
-    preload: { hasKudoed: detail_has_kudoed === true, zones, gear: detail_gear ?? undefined, photos, parts },
+    row: found.row,
+    preload: { hasKudoed: found.hasKudoed, zones, gear: found.gear, photos: found.photos, parts: found.parts },
   };
 }

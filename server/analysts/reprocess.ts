@@ -1,5 +1,8 @@
 import type { z } from "zod";
+import { activityDecider } from "../../events/activity/decide.ts";
 import { activityRecorded, activityStream } from "../../events/activity/events.ts";
+import { handleCommand } from "../../events/decider.ts";
+import { activityTypeAndPrivacy, uploadedActivityIds as uploadedActivities } from "../../projections/activities/queries.ts";
 import { activityReprocessed, reprocessedFacts } from "../../events/activity/reprocessed.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
@@ -109,7 +112,7 @@ export async function reprocessActivity(platform: Platform, activityId: number):
   const received = first.data as Received;
   const original = await getBlob(platform.db, received.originalSha256);
   if (!original) return { activityId, outcome: "skipped", reason: "the original file is no longer stored" };
-  const [now] = await platform.db.query<{ type: string; private: boolean }>("select type, private from activities where id = $1", [activityId]);
+  const now = await activityTypeAndPrivacy(platform.db, activityId);
   if (!now) return { activityId, outcome: "skipped", reason: "the activity was deleted" };
   const { derived } = await deriveFile(original, received, await deriveContextOf(platform.db, received), platform.config.maxUploadBytes);
   const streamsSha256 = await putBlob(platform.db, new TextEncoder().encode(JSON.stringify(derived.streams)));
@@ -129,19 +132,16 @@ export async function reprocessActivity(platform: Platform, activityId: number):
   if (effortsChanged) changed.push("segment_efforts");
   if (changed.length === 0) return { activityId, outcome: "unchanged" };
 
-  const events = [];
-  if (changed.some((c) => c !== "segment_efforts")) {
-    events.push(activityReprocessed.create({ activityId, athleteId: recorded.athleteId, facts: fresh }));
-  }
-  if (effortsChanged) events.push(segmentEffortsRematched.create(efforts));
-  await platform.store.append(activityStream(activityId), "any", events, {
-    metadata: { athleteId: recorded.athleteId, source: "cli:reprocess" },
-  });
+  await handleCommand(platform.store, activityStream(activityId), activityDecider, {
+    type: "reprocess",
+    activityId,
+    facts: changed.some((c) => c !== "segment_efforts") ? fresh : null,
+    efforts: effortsChanged ? efforts : null,
+  }, { metadata: { athleteId: recorded.athleteId, source: "cli:reprocess" } });
   return { activityId, outcome: "reprocessed", changed };
 }
 
 /** Every uploaded activity, oldest first. */
-export async function uploadedActivityIds(platform: Platform): Promise<number[]> {
-  const rows = await platform.db.query<{ id: number }>("select id from activities where upload_id is not null order by id");
-  return rows.map((r) => Number(r.id));
+export function uploadedActivityIds(platform: Platform): Promise<number[]> {
+  return uploadedActivities(platform.db);
 }

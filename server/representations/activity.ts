@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "../../events/db/types.ts";
+import { type ActivityRow, kudoedByAthlete, photosOf } from "../../projections/activities/queries.ts";
+import type { ActivityDetailPart } from "../../projections/queries/activity-detail.ts";
 import type { ActivityFacts } from "../../projections/activities/projection.ts";
-import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { fullPolyline } from "../blobs.ts";
 import {
   type Release, releasedLocation, releasedPolyline, releaseOf, type Viewer, viewerAudience, type ZoneSet, zonesOfOwnersFor,
@@ -9,74 +10,10 @@ import {
 import { metaAthlete } from "./athlete.ts";
 import { findGear } from "../../projections/queries/gear-with-distance.ts";
 import { type GearRow, summaryGear } from "./gear.ts";
-import { photosOf, photosSummary, type PhotoRow } from "./photo.ts";
+import { photosSummary, type PhotoRow } from "./photo.ts";
 
-/** A row of the activities read model, with the owner's premium flag. */
-export interface ActivityRow {
-  id: number;
-  athlete_id: number;
-  upload_id: number | null;
-  external_id: string | null;
-  name: string;
-  type: string;
-  description: string | null;
-  start_date: string;
-  start_date_local: string;
-  timezone: string;
-  distance: number;
-  moving_time: number;
-  elapsed_time: number;
-  total_elevation_gain: number;
-  private: boolean;
-  commute: boolean;
-  trainer: boolean;
-  manual: boolean;
-  gear_id: string | null;
-  kudos_count: number;
-  comment_count: number;
-  photo_count: number;
-  total_photo_count: number;
-  facts: ActivityFacts;
-  owner_premium: boolean;
-}
-
-export const ACTIVITY_SELECT = `select a.id, a.athlete_id, a.upload_id, a.external_id, a.name, a.type, a.description,
-    a.start_date, a.start_date_local, a.timezone, a.distance, a.moving_time, a.elapsed_time,
-    a.total_elevation_gain, a.private, a.commute, a.trainer, a.manual, a.gear_id, a.kudos_count,
-    a.comment_count, a.photo_count, a.total_photo_count, a.facts, coalesce(ath.premium, false) as owner_premium
-  from activities a left join athletes ath on ath.id = a.athlete_id`;
-
-export function normalizeActivityRow(raw: ActivityRow): ActivityRow {
-  return {
-    ...raw,
-    id: Number(raw.id),
-    athlete_id: Number(raw.athlete_id),
-    upload_id: raw.upload_id === null ? null : Number(raw.upload_id),
-    distance: Number(raw.distance),
-    total_elevation_gain: Number(raw.total_elevation_gain),
-    facts: typeof raw.facts === "string" ? JSON.parse(raw.facts) : raw.facts,
-  };
-}
-
-export async function findActivity(db: Queryable, id: number): Promise<ActivityRow | undefined> {
-  const [row] = await db.query<ActivityRow>(`${ACTIVITY_SELECT} where a.id = $1`, [id]);
-  return row ? normalizeActivityRow(row) : undefined;
-}
-
-/**
- * Whether an activity id belongs to an upload that is still processing (the Uploads family
- * reserves the id at upload time; its read model `uploads(activity_id, status, …)`). Such an
- * activity reads resource_state -1 until ActivityRecorded lands.
- */
-export async function processingUploadOf(db: Queryable, activityId: number): Promise<{ athleteId: number } | undefined> {
-  const [exists] = await db.query<{ t: string | null }>("select to_regclass('uploads')::text as t");
-  if (!exists?.t) return undefined;
-  const [row] = await db.query<{ athlete_id: number }>(
-    "select athlete_id from uploads where activity_id = $1 and status = $2",
-    [activityId, UPLOAD_STATUS.processing],
-  );
-  return row ? { athleteId: Number(row.athlete_id) } : undefined;
-}
+export { ACTIVITY_SELECT, type ActivityRow, findActivity, normalizeActivityRow } from "../../projections/activities/queries.ts";
+export { processingUploadOf } from "../../projections/uploads/queries.ts";
 
 /** What a representation is built for. */
 export interface ActivityContext {
@@ -107,10 +44,7 @@ export interface ActivityDetailPreload {
  * A SQL expression read with the activity row for its detail (alias `a` is the activities row,
  * $2 the viewer's athlete id or null, $3 include_all_efforts), under `key` in the preload's parts.
  */
-export interface ActivityDetailPart {
-  key: string;
-  sql: string;
-}
+export type { ActivityDetailPart };
 export const activityDetailParts: ActivityDetailPart[] = [];
 
 /**
@@ -237,13 +171,8 @@ function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean) {
   };
 }
 
-async function kudoedBy(db: Queryable, viewer: Viewer | null, ids: readonly number[]): Promise<Set<number>> {
-  if (!viewer || ids.length === 0) return new Set();
-  const rows = await db.query<{ activity_id: number }>(
-    "select activity_id from activity_kudos where athlete_id = $1 and activity_id = any($2::bigint[])",
-    [viewer.athleteId, [...ids]],
-  );
-  return new Set(rows.map((r) => Number(r.activity_id)));
+function kudoedBy(db: Queryable, viewer: Viewer | null, ids: readonly number[]): Promise<Set<number>> {
+  return viewer ? kudoedByAthlete(db, viewer.athleteId, ids) : Promise.resolve(new Set());
 }
 
 async function summariesWithZones(rows: readonly ActivityRow[], context: ActivityContext) {

@@ -1,54 +1,7 @@
-import type { Queryable } from "../../events/db/types.ts";
+import type { PhotoRow, Rendition } from "../../projections/activities/queries.ts";
 
-export interface Rendition {
-  size: number;
-  width: number;
-  height: number;
-  sha256: string;
-  contentType: string;
-}
+export type { ExternalPhotoData, NativePhotoData, PhotoRow, Rendition } from "../../projections/activities/queries.ts";
 
-export interface NativePhotoData {
-  activityId: number;
-  athleteId: number;
-  uniqueId: string;
-  caption: string;
-  createdAt: string;
-  uploadedAt: string;
-  location: [number, number] | null;
-  renditions: Rendition[];
-}
-
-export interface ExternalPhotoData {
-  photoId: number;
-  activityId: number;
-  athleteId: number;
-  ref: string;
-  uid: string;
-  caption: string;
-  url: string;
-  uploadedAt: string;
-  createdAt: string;
-  location: [number, number] | null;
-}
-
-export type PhotoRow =
-  | { source: 1; position: number; data: NativePhotoData }
-  | { source: 2; position: number; data: ExternalPhotoData };
-
-export async function photosOf(db: Queryable, activityId: number, sources: readonly (1 | 2)[] = [1, 2]): Promise<PhotoRow[]> {
-  const rows = await db.query<{ source: number; position: number; data: unknown }>(
-    "select source, position, data from activity_photos where activity_id = $1 and source = any($2::int[]) order by position",
-    [activityId, [...sources]],
-  );
-  return rows.map((r) => ({
-    source: Number(r.source),
-    position: Number(r.position),
-    data: typeof r.data === "string" ? JSON.parse(r.data) : r.data,
-  }) as PhotoRow);
-}
-
-/** The spec's best match: the smallest rendition larger than `size` on at least one side (else the largest). */
 export function bestRendition(renditions: readonly Rendition[], size: number): Rendition {
   const sorted = [...renditions].sort((a, b) => Math.max(a.width, a.height) - Math.max(b.width, b.height));
   return sorted.find((r) => r.width > size || r.height > size) ?? sorted[sorted.length - 1];

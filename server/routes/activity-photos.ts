@@ -9,7 +9,8 @@ import { getBlob } from "../blobs.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { photoRepresentation, photosOf } from "../representations/photo.ts";
+import { nativePhoto, photosOf } from "../../projections/activities/queries.ts";
+import { photoRepresentation } from "../representations/photo.ts";
 import { zPhoto, zPhotoImage, zPhotoList } from "../http/responses/index.ts";
 
 const zFile = z.custom<Blob>((v) => v instanceof Blob, { message: "a file" });
@@ -88,14 +89,8 @@ export const activityPhotoRoutes = [
     resource: "Photo",
     params: z.object({ unique_id: z.string().regex(/^[0-9A-F-]{36}$/), size: zInt.pipe(z.number().int().min(0)) }),
     async handler({ c, platform, params }) {
-      const [row] = await platform.db.query<{ data: unknown }>(
-        "select data from activity_photos where key = $1",
-        [`n:${params.unique_id}`],
-      );
-      if (!row) throw notFound("Photo");
-      const data = (typeof row.data === "string" ? JSON.parse(row.data) : row.data) as {
-        renditions: { size: number; sha256: string; contentType: string }[];
-      };
+      const data = await nativePhoto(platform.db, params.unique_id);
+      if (!data) throw notFound("Photo");
       const rendition = data.renditions.find((r) => r.size === params.size);
       if (!rendition) throw notFound("Photo", "size");
       // The bytes behind a URL never change (content-addressed): cache for a year, revalidate by hash.

@@ -14,14 +14,8 @@ import { nextId } from "../ids.ts";
 import { athleteFor } from "../representations/athlete.ts";
 import { findAthletes } from "../../projections/athletes/queries.ts";
 import { zComment, zCommentList, zEmpty, zSummaryAthleteList } from "../http/responses/index.ts";
+import { type CommentRow, commentsOf, findComment, kudoersOf } from "../../projections/activities/queries.ts";
 
-interface CommentRow {
-  id: number;
-  activity_id: number;
-  athlete_id: number;
-  text: string;
-  created_at: string;
-}
 
 async function commentsWithAthletes(db: Queryable, viewerId: number, rows: CommentRow[]) {
   const ids = rows.map((r) => Number(r.athlete_id));
@@ -58,11 +52,7 @@ export const activitySocialRoutes = [
     async handler({ platform, auth, params, query }) {
       await visibleActivity(platform.db, params.id, auth);
       const { perPage, offset } = paging(query);
-      const rows = await platform.db.query<CommentRow>(
-        `select id, activity_id, athlete_id, text, created_at from activity_comments
-          where activity_id = $1 order by position asc limit $2 offset $3`,
-        [params.id, perPage, offset],
-      );
+      const rows = await commentsOf(platform.db, params.id, perPage, offset);
       return await commentsWithAthletes(platform.db, auth.athleteId, rows);
     },
   }),
@@ -86,12 +76,9 @@ export const activitySocialRoutes = [
       await handleCommand(platform.store, activityStream(params.id), activityDecider, {
         type: "comment", activityId: params.id, athleteId: auth.athleteId, commentId, text: body.text,
       }, commandMetadata(auth, requestId));
-      const rows = await platform.db.query<CommentRow>(
-        "select id, activity_id, athlete_id, text, created_at from activity_comments where id = $1",
-        [commentId],
-      );
-      if (rows.length === 0) throw notFound("Comment");
-      const [comment] = await commentsWithAthletes(platform.db, auth.athleteId, rows);
+      const row = await findComment(platform.db, commentId);
+      if (!row) throw notFound("Comment");
+      const [comment] = await commentsWithAthletes(platform.db, auth.athleteId, [row]);
       return comment;
     },
   }),
@@ -127,11 +114,7 @@ export const activitySocialRoutes = [
     async handler({ platform, auth, params, query }) {
       await ownedActivity(platform.db, params.id, auth);
       const { perPage, offset } = paging(query);
-      const rows = await platform.db.query<{ athlete_id: number }>(
-        "select athlete_id from activity_kudos where activity_id = $1 order by position asc limit $2 offset $3",
-        [params.id, perPage, offset],
-      );
-      const ids = rows.map((r) => Number(r.athlete_id));
+      const ids = await kudoersOf(platform.db, params.id, perPage, offset);
       const athletes = await findAthletes(platform.db, ids);
       const rel = await relationships(platform.db, auth.athleteId, ids);
       return ids.flatMap((id) => {

@@ -1,4 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
+import { fasterBestEfforts } from "../../projections/activities/queries.ts";
 
 interface BestEffort {
   name: string;
@@ -18,18 +19,7 @@ export async function rankBestEfforts<T extends BestEffort>(
   efforts: T[],
 ): Promise<T[]> {
   if (efforts.length === 0) return efforts;
-  const rows = await db.query<{ name: string; better: number }>(
-    `select e.name, count(b.elapsed)::int as better
-       from jsonb_to_recordset($3::jsonb) as e(name text, elapsed integer)
-       left join (
-         select be->>'name' as name, (be->>'elapsedTime')::int as elapsed
-           from activities a, jsonb_array_elements(a.facts->'bestEfforts') as be
-          where a.athlete_id = $1 and a.id <> $2
-       ) b on b.name = e.name and b.elapsed < e.elapsed
-      group by e.name`,
-    [athleteId, activityId, JSON.stringify(efforts.map((e) => ({ name: e.name, elapsed: e.elapsedTime })))],
-  );
-  const better = new Map(rows.map((r) => [r.name, r.better]));
+  const better = await fasterBestEfforts(db, athleteId, activityId, efforts);
   return efforts.map((e) => {
     const rank = (better.get(e.name) ?? 0) + 1;
     return { ...e, prRank: rank <= 3 ? rank : null };

@@ -2,8 +2,10 @@ import { activityRecorded, activityStream } from "../../events/activity/events.t
 import { uploadsInStatus } from "../../projections/uploads/queries.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import type { Db } from "../../events/db/types.ts";
-import { ConcurrencyError } from "../../events/types.ts";
-import { uploadFailed, uploadReceived, uploadStream, uploadSucceeded } from "../../events/upload/events.ts";
+import { activityDecider } from "../../events/activity/decide.ts";
+import { handleCommand } from "../../events/decider.ts";
+import { uploadDecider } from "../../events/upload/decide.ts";
+import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { activityProcessors } from "../activity-processors.ts";
@@ -62,21 +64,14 @@ export function uploadJob(platform: Platform): JobKind {
 }
 
 async function fail(platform: Platform, received: Received, error: string, duplicateOf: number | null) {
-  try {
-    await platform.store.append(uploadStream(received.uploadId), 1, [
-      uploadFailed.create({
-        uploadId: received.uploadId,
-        athleteId: received.athleteId,
-        error: storableText(error),
-        duplicateOf,
-      }),
-    ], {
-      idempotencyKey: `upload-${received.uploadId}:outcome`,
-      metadata: { athleteId: received.athleteId, source: "job:upload" },
-    });
-  } catch (e) {
-    if (!(e instanceof ConcurrencyError)) throw e;
-  }
+  // A second outcome (a resumed or concurrent run) decides nothing.
+  await handleCommand(platform.store, uploadStream(received.uploadId), uploadDecider, {
+    type: "fail",
+    outcome: { uploadId: received.uploadId, athleteId: received.athleteId, error: storableText(error), duplicateOf },
+  }, {
+    idempotencyKey: `upload-${received.uploadId}:outcome`,
+    metadata: { athleteId: received.athleteId, source: "job:upload" },
+  });
 }
 
 type Failure = { ok: false; error: string; duplicateOf: number | null };
@@ -180,16 +175,15 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
         streams = result.streams;
         notes = result.notes;
         matches = result.matches;
-        try {
-          await platform.store.append(activityStream(received.activityId), 0, [activityRecorded.create(activity)], {
-            idempotencyKey: `upload-${uploadId}:recorded`,
-            metadata,
-          });
-        } catch (error) {
-          if (!(error instanceof ConcurrencyError)) throw error;
+        const { events: recorded } = await handleCommand(platform.store, activityStream(received.activityId), activityDecider, {
+          type: "record",
+          activity,
+        }, { idempotencyKey: `upload-${uploadId}:recorded`, metadata });
+        if (recorded.length === 0) {
+          // Recorded meanwhile by another run: that recording stands.
           const again = (await platform.store.readStream(activityStream(received.activityId)))
             .find((e) => e.type === activityRecorded.type);
-          if (!again) throw error;
+          if (!again) throw new Error(`upload ${uploadId}: activity ${received.activityId} is neither new nor recorded`);
           activity = again.data as Recorded;
         }
       }
@@ -199,28 +193,26 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
     for (const [index, processor] of activityProcessors.entries()) {
       const events = await processor({ platform, activity, streams, matches });
       if (events.length === 0) continue;
-      await platform.store.append(activityStream(received.activityId), "any", events, {
-        idempotencyKey: `upload-${uploadId}:processor-${index}`,
-        metadata,
-      });
+      await handleCommand(platform.store, activityStream(received.activityId), activityDecider, {
+        type: "process",
+        activityId: received.activityId,
+        events,
+      }, { idempotencyKey: `upload-${uploadId}:processor-${index}`, metadata });
     }
 
     // Step 3: the upload is ready.
-    try {
-      await platform.store.append(uploadStream(uploadId), 1, [
-        uploadSucceeded.create({
-          uploadId,
-          athleteId: received.athleteId,
-          activityId: received.activityId,
-          startDate: activity.startDate,
-          deviceName: activity.deviceName,
-          contentSha256: received.contentSha256,
-          notes,
-        }),
-      ], { idempotencyKey: `upload-${uploadId}:outcome`, metadata });
-    } catch (error) {
-      if (!(error instanceof ConcurrencyError)) throw error;
-    }
+    await handleCommand(platform.store, uploadStream(uploadId), uploadDecider, {
+      type: "succeed",
+      outcome: {
+        uploadId,
+        athleteId: received.athleteId,
+        activityId: received.activityId,
+        startDate: activity.startDate,
+        deviceName: activity.deviceName,
+        contentSha256: received.contentSha256,
+        notes,
+      },
+    }, { idempotencyKey: `upload-${uploadId}:outcome`, metadata });
   }
 }
 

@@ -1,4 +1,6 @@
-import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
+import { handleCommand } from "../../events/decider.ts";
+import { uploadDecider } from "../../events/upload/decide.ts";
+import { uploadStream } from "../../events/upload/events.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import type { SportType } from "../../shared/sport-types.ts";
 import { UPLOAD_STATUS, type UploadStatusBody } from "../../shared/upload-status.ts";
@@ -80,8 +82,9 @@ export async function submitUpload(platform: Platform, input: UploadSubmission):
   }
   const uploadId = await nextId(platform.db, "upload");
   const activityId = await nextId(platform.db, "activity");
-  await platform.store.append(uploadStream(uploadId), 0, [
-    uploadReceived.create({
+  await handleCommand(platform.store, uploadStream(uploadId), uploadDecider, {
+    type: "receive",
+    upload: {
       uploadId,
       athleteId: input.athleteId,
       activityId,
@@ -97,8 +100,8 @@ export async function submitUpload(platform: Platform, input: UploadSubmission):
       private: input.private,
       trainer: input.trainer,
       commute: input.commute,
-    }),
-  ], {
+    },
+  }, {
     metadata: { athleteId: input.athleteId, applicationId: input.applicationId, requestId: input.requestId, source: input.source },
   });
   platform.jobs.kick();

@@ -2,29 +2,15 @@ import type { Hono } from "hono";
 import { DomainError } from "../../events/decider.ts";
 import { createApplication, regenerateClientSecret } from "../actions/applications.ts";
 import { revokeAuthorization } from "../actions/oauth.ts";
+import { type OwnApplication, ownApplication as ownApplicationOf } from "../../projections/applications/queries.ts";
+import { authorizedApplicationName, authorizedApplications } from "../../projections/queries/authorized-applications.ts";
 import type { Platform } from "../platform.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";
 import { redirectToSignIn as toSignIn } from "./redirect.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";
 
-interface OwnApplication {
-  id: number;
-  name: string;
-  website: string | null;
-  description: string | null;
-  callback_domain: string;
-  created_at: string;
-}
-
-async function ownApplication(platform: Platform, athleteId: number): Promise<OwnApplication | undefined> {
-  const [row] = await platform.db.query<OwnApplication>(
-    `select id, name, website, description, callback_domain, created_at from applications
-      where owner_id = $1
-        and id::text not in (select value from public.web_secrets where name = 'web-app-id')
-      order by id limit 1`,
-    [athleteId],
-  );
-  return row ? { ...row, id: Number(row.id) } : undefined;
+function ownApplication(platform: Platform, athleteId: number): Promise<OwnApplication | undefined> {
+  return ownApplicationOf(platform.db, athleteId);
 }
 
 const PERMISSION_TEXT: Record<string, string> = {
@@ -163,14 +149,7 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
   app.get("/settings/apps", async (c) => {
     const w = await web(c, platform);
     if (!w.athlete) return toSignIn(c);
-    const rows = await platform.db.query<{ id: number; name: string; website: string | null; permissions: string; scope: string; authorized_at: string | null }>(
-      `select a.id, a.name, a.website, o.permissions, o.scope, o.authorized_at
-         from oauth_authorizations o join applications a on a.id = o.application_id
-        where o.athlete_id = $1 and o.authorized
-          and a.id::text not in (select value from public.web_secrets where name = 'web-app-id')
-        order by a.name, a.id`,
-      [w.athlete.id],
-    );
+    const rows = await authorizedApplications(platform.db, w.athlete.id);
     const flash = w.takeFlash();
     return w.render(
       "My apps",
@@ -221,14 +200,10 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
     if (refused) return refused;
     const id = c.req.param("id");
     if (!/^\d{1,15}$/.test(id)) return c.redirect("/settings/apps", 303);
-    const [row] = await platform.db.query<{ name: string }>(
-      `select a.name from oauth_authorizations o join applications a on a.id = o.application_id
-        where o.athlete_id = $1 and o.application_id = $2 and o.authorized`,
-      [w.athlete.id, Number(id)],
-    );
-    if (row) {
+    const name = await authorizedApplicationName(platform.db, w.athlete.id, Number(id));
+    if (name !== undefined) {
       await revokeAuthorization(platform, w.athlete.id, Number(id), "revoked on My apps");
-      w.leaveFlash(`Access for ${row.name} was revoked.`);
+      w.leaveFlash(`Access for ${name} was revoked.`);
     }
     return c.redirect("/settings/apps", 303);
   });

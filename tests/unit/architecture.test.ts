@@ -23,30 +23,6 @@ const MAY_IMPORT: Record<Layer, Layer[]> = {
   desktop: ["shared", "desktop"],
 };
 
-/** Files still naming read-model tables in SQL outside projections/ (to be moved; only shrinks). */
-const SQL_NOT_YET_MOVED: string[] = [
-  "server/actions/applications.ts",
-  "server/actions/oauth.ts",
-  "server/activities/detail.ts",
-  "server/analysts/reprocess.ts",
-  "server/representations/activity.ts",
-  "server/representations/photo.ts",
-  "server/routes/activity-photos.ts",
-  "server/routes/activity-social.ts",
-  "server/uploads/best-efforts.ts",
-  "server/web/settings.tsx",
-];
-
-/** Files still appending outside the `handleCommand` seam (to be moved; only shrinks). */
-const APPEND_NOT_YET_MOVED: string[] = [
-  "server/actions/applications.ts",
-  "server/actions/oauth.ts",
-  "server/analysts/reprocess.ts",
-  "server/uploads/job.ts",
-  "server/uploads/submit.ts",
-  "server/web/app/token.ts", // the web app's session token: an OAuth grant, same hand-made seam as actions/oauth.ts
-];
-
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     if (e.name === "node_modules" || e.name.startsWith(".")) return [];
@@ -164,18 +140,14 @@ describe("architecture", () => {
     expect(sources.flatMap((s) => importViolations(s.file))).toEqual([]);
   });
 
-  it("only projections/ name read-model tables in SQL (files not yet moved are listed and only shrink)", () => {
+  it("only projections/ name read-model tables in SQL (no exceptions)", () => {
     const lines = sources.filter((s) => !s.name.startsWith("projections/")).flatMap((s) => sqlTableViolations(s.file));
-    const offenders = offendingFiles(lines);
-    expect(offenders.filter((f) => !SQL_NOT_YET_MOVED.includes(f)), lines.join("\n")).toEqual([]);
-    expect(SQL_NOT_YET_MOVED.filter((f) => !offenders.includes(f)), "moved: remove from SQL_NOT_YET_MOVED").toEqual([]);
+    expect(offendingFiles(lines), lines.join("\n")).toEqual([]);
   });
 
-  it("only events/ (the store and the handleCommand seam) call store.append (files not yet moved are listed and only shrink)", () => {
+  it("only events/ (the store and the handleCommand seam) call store.append (no exceptions)", () => {
     const lines = sources.filter((s) => !s.name.startsWith("events/")).flatMap((s) => appendViolations(s.file));
-    const offenders = offendingFiles(lines);
-    expect(offenders.filter((f) => !APPEND_NOT_YET_MOVED.includes(f)), lines.join("\n")).toEqual([]);
-    expect(APPEND_NOT_YET_MOVED.filter((f) => !offenders.includes(f)), "moved: remove from APPEND_NOT_YET_MOVED").toEqual([]);
+    expect(offendingFiles(lines), lines.join("\n")).toEqual([]);
   });
 
   it("registration is explicit: no side-effect imports outside the event catalogue's index", () => {

@@ -1,5 +1,7 @@
 import type { Context } from "hono";
-import { accessTokenIssued, accessTokenRevoked, authorizationStream } from "../../../events/application/events.ts";
+import { authorizationStream } from "../../../events/application/events.ts";
+import { handleCommand } from "../../../events/decider.ts";
+import { oauthDecider } from "../../../events/oauth/decide.ts";
 import { createApplication } from "../../actions/applications.ts";
 import { type Auth, lookupToken } from "../../http/auth.ts";
 import type { Platform } from "../../platform.ts";
@@ -90,8 +92,9 @@ export async function sessionToken(c: Context, platform: Platform, athleteId: nu
 
 async function mint(platform: Platform, athleteId: number, tokenHash: string, expiresAt: number): Promise<void> {
   const applicationId = await webApplicationId(platform, athleteId);
-  await platform.store.append(authorizationStream(athleteId, applicationId), "any", [
-    accessTokenIssued.create({
+  await handleCommand(platform.store, authorizationStream(athleteId, applicationId), oauthDecider, {
+    type: "issueToken",
+    token: {
       tokenHash,
       athleteId,
       applicationId,
@@ -99,8 +102,8 @@ async function mint(platform: Platform, athleteId: number, tokenHash: string, ex
       kind: "access",
       expiresAt: new Date(expiresAt).toISOString(),
       grantId: null,
-    }),
-  ], { metadata: { athleteId, applicationId, source: "web" } });
+    },
+  }, { metadata: { athleteId, applicationId, source: "web" } });
 }
 
 /**
@@ -117,9 +120,9 @@ export async function revokeSessionTokens(c: Context, platform: Platform, athlet
     const found = await lookupToken(platform.db, token);
     if (!found.ok || found.auth.athleteId !== athleteId) continue;
     const applicationId = found.auth.applicationId;
-    await platform.store.append(authorizationStream(athleteId, applicationId), "any", [
-      accessTokenRevoked.create({ tokenHash: hashSecret(token), athleteId, applicationId, reason: "signed out" }),
-    ], { metadata: { athleteId, applicationId, source: "web" } });
+    await handleCommand(platform.store, authorizationStream(athleteId, applicationId), oauthDecider, {
+      type: "revokeToken", tokenHash: hashSecret(token), athleteId, applicationId, reason: "signed out",
+    }, { metadata: { athleteId, applicationId, source: "web" } });
     revoked++;
   }
   return revoked;

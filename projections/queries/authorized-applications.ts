@@ -1,0 +1,35 @@
+import type { Queryable } from "../../events/db/types.ts";
+
+/** The applications an athlete has authorized (oauth_authorizations ⋈ applications), for My apps. */
+
+export interface AuthorizedApplication {
+  id: number;
+  name: string;
+  website: string | null;
+  permissions: string;
+  scope: string;
+  authorized_at: string | null;
+}
+
+/** Every application the athlete authorized (not the server's own web app), by name. */
+export async function authorizedApplications(db: Queryable, athleteId: number): Promise<AuthorizedApplication[]> {
+  const rows = await db.query<AuthorizedApplication>(
+    `select a.id, a.name, a.website, o.permissions, o.scope, o.authorized_at
+       from oauth_authorizations o join applications a on a.id = o.application_id
+      where o.athlete_id = $1 and o.authorized
+        and a.id::text not in (select value from public.web_secrets where name = 'web-app-id')
+      order by a.name, a.id`,
+    [athleteId],
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
+}
+
+/** The name of an application the athlete has authorized, or undefined. */
+export async function authorizedApplicationName(db: Queryable, athleteId: number, applicationId: number): Promise<string | undefined> {
+  const [row] = await db.query<{ name: string }>(
+    `select a.name from oauth_authorizations o join applications a on a.id = o.application_id
+      where o.athlete_id = $1 and o.application_id = $2 and o.authorized`,
+    [athleteId, applicationId],
+  );
+  return row?.name;
+}
