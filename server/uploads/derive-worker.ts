@@ -2,6 +2,8 @@
  * Entry point of a derive worker (a Web Worker on Deno, a worker_threads thread on Node): decodes
  * and derives one upload per message, off the server's event loop. See derive-pool.ts.
  */
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { SegmentReplicas, trackMatches } from "../segments/track-matches.ts";
 import { decodeAndDerive } from "./decode-derive.ts";
@@ -9,6 +11,19 @@ import { packedBuffers, packStreams } from "./streams-transfer.ts";
 import type { DeriveReply, DeriveRequest } from "./derive-pool.ts";
 
 const replicas = new SegmentReplicas();
+
+/**
+ * Decoding is background work: this thread runs at nice 10, so that when the cores are busy the
+ * kernel gives the event loop (nice 0) the core first and API requests are not queued behind a
+ * decode (Linux: a thread's id from /proc/thread-self; elsewhere, or when refused, it stays as is).
+ */
+export const DERIVE_THREAD_NICE = 10;
+try {
+  const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+  if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, DERIVE_THREAD_NICE);
+} catch {
+  // Not Linux, or not allowed: the worker keeps the process's priority.
+}
 
 type Port = { postMessage(message: unknown, transfer: ArrayBuffer[]): void };
 
