@@ -34,7 +34,12 @@ function spawnListening(args: string[], env: Record<string, string>): Promise<{ 
   const child = spawn(Deno.execPath(), args, { cwd: ROOT, env: { ...Deno.env.toObject(), NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   return new Promise((resolveStart, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start:\n${out}`)), 90_000);
+    // Generous: on a loaded machine PGlite's start alone can take a minute. A child that did not
+    // start is stopped (the caller only tracks started ones).
+    const timer = setTimeout(() => {
+      child.kill("SIGTERM");
+      reject(new Error(`did not start:\n${out}`));
+    }, 240_000);
     const check = (d: unknown) => {
       out += String(d);
       const m = /listening on (http:\/\/\S+)/.exec(out);
