@@ -76,9 +76,13 @@ export class ProjectionRunner {
     }
   }
 
-  /** Applies events to every projection that handles them, then moves their checkpoints. */
-  async apply(tx: Queryable, events: RecordedEvent[]): Promise<void> {
-    const touched = new Set<string>();
+  /**
+   * Applies events to every projection that handles them, then moves their checkpoints; with
+   * `touchedInto` (a rebuild), the names of the projections touched are added to it instead and the
+   * caller moves the checkpoints once at its end.
+   */
+  async apply(tx: Queryable, events: RecordedEvent[], touchedInto?: Set<string>): Promise<void> {
+    const touched = touchedInto ?? new Set<string>();
     // Runs of events whose handlers all batch are applied per projection in few statements; any
     // other handler first sees every earlier event applied, so the outcome equals one by one.
     const pending = new Map<Projection, RecordedEvent[]>();
@@ -103,12 +107,16 @@ export class ProjectionRunner {
       }
     }
     await flush();
-    if (touched.size === 0) return;
-    await tx.query(
+    if (touchedInto || touched.size === 0) return;
+    await this.#checkpoint(tx, touched, events[events.length - 1].position);
+  }
+
+  #checkpoint(tx: Queryable, touched: Set<string>, position: number): Promise<unknown> {
+    return tx.query(
       `insert into projection_checkpoints (name, position)
        select n, $2::bigint from unnest($1::text[]) as n
        on conflict (name) do update set position = greatest(projection_checkpoints.position, excluded.position)`,
-      [[...touched], events[events.length - 1].position],
+      [[...touched], position],
     );
   }
 
@@ -173,6 +181,7 @@ export class ProjectionRunner {
     );
     let position = 0;
     let applied = 0;
+    const touched = new Set<string>();
     options.onProgress?.({ applied, total, position });
     // Batches of up to `batch` events, shrunk while one takes longer than BATCH_MS (uploads with
     // efforts, big deletes) and grown back when quick, so progress is reported several times a
@@ -183,10 +192,12 @@ export class ProjectionRunner {
       const started = performance.now();
       const events = await this.store.readAll(position, { limit: batch, until: head });
       if (events.length === 0) break;
+      // A rebuild's batches need not reach the disk one by one: a crash leaves a scratch schema
+      // the next rebuild drops, and the swap (or the final checkpoint) is durable and syncs them.
       await target.transaction(async (tx) => {
         await tx.exec(`set local search_path to ${ident(schema)}, public`);
-        await this.apply(tx, events);
-      });
+        await this.apply(tx, events, touched);
+      }, { deferSync: true });
       position = events[events.length - 1].position;
       applied += events.length;
       options.onProgress?.({ applied, total, position });
@@ -194,6 +205,12 @@ export class ProjectionRunner {
       if (took > BATCH_MS && batch > 50) batch = Math.max(50, Math.floor(batch / 2));
       else if (took < BATCH_MS / 3 && batch < most) batch = Math.min(most, batch * 2);
       await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    if (touched.size > 0) {
+      await target.transaction(async (tx) => {
+        await tx.exec(`set local search_path to ${ident(schema)}, public`);
+        await this.#checkpoint(tx, touched, position);
+      });
     }
     // Fresh statistics for the rebuilt tables (PGlite never gathers them by itself).
     if (target.kind === "pglite") {

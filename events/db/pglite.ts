@@ -180,13 +180,15 @@ export async function openPglite(
     kind: "pglite",
     query: (sql, params) => durably(() => query(base, sql, params, false)),
     exec: (sql) => durably(() => base.exec(sql)),
-    transaction: (fn) =>
-      durably(() =>
+    transaction: (fn, options) => {
+      const run = () =>
         pg.transaction((tx) => {
           const inner = wrap(tx);
           return fn({ query: (sql, params) => query(inner, sql, params, true), exec: inner.exec });
-        })
-      ),
+        });
+      // Deferred: the WAL files stay marked dirty, so the next durable call syncs them too.
+      return options?.deferSync ? run() : durably(run);
+    },
     walSyncs: wal?.stats,
     blobDir: dataDir ? join(dataDir, "blobs") : undefined,
     close: () => pg.close(),

@@ -50,10 +50,12 @@ export async function openPostgres(
     kind: "postgres",
     query: base.query,
     exec: base.exec,
-    async transaction(fn) {
+    async transaction(fn, options) {
       const client = await pool.connect();
       try {
         await client.query("begin");
+        // The commit returns before its WAL is flushed; the next synchronous commit flushes it.
+        if (options?.deferSync) await client.query("set local synchronous_commit to off");
         const result = await fn(wrap(client));
         await client.query("commit");
         return result;

@@ -10,8 +10,13 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: "pglite" | "postgres";
-  /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn in one transaction; commits when it resolves, rolls back when it throws.
+   * `deferSync`: embedded PGlite resolves without waiting for its WAL to reach the disk; the next
+   * durable write (any other statement or transaction) syncs it. Only for work that a crash may
+   * lose, such as a rebuild into a scratch schema that a later durable swap publishes.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { deferSync?: boolean }): Promise<T>;
   /** Embedded PGlite on disk: WAL syncs run by the host and the calls that waited for them. */
   readonly walSyncs?: { syncs: number; waits: number };
   /** Embedded PGlite on disk: the directory where large blobs are kept as files (server/blobs.ts). */

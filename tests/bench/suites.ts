@@ -13,4 +13,5 @@ export const suites: Record<string, () => Promise<BenchSuite>> = {
   load: async () => (await import("./load.bench.ts")).loadBench,
   web: async () => (await import("./web.bench.ts")).webBench,
   import: async () => (await import("./import.bench.ts")).importBench,
+  replay: async () => (await import("./replay.bench.ts")).replayBench,
 };

@@ -1,6 +1,6 @@
 import { Encoder, Profile } from "@garmin/fitsdk";
 import FitParser from "fit-file-parser";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +14,7 @@ import { configFromEnv } from "../../server/config.ts";
 import { createSegments, type NewSegment } from "../../server/segments/create.ts";
 import { startServer } from "../../server/start.ts";
 import { followerBehind } from "../../server/webhooks/outbox.ts";
+import { startCpuProfile, summarise } from "./cpu-profile.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";
 import { deriveCostFigures } from "./derive-cost.ts";
 import { uploadsEventLoopFigures } from "./uploads-loop.ts";
@@ -127,6 +128,9 @@ export const uploadsBench: BenchSuite = async () => {
       const form = new FormData();
       form.set("file", new Blob([bytes.slice().buffer as ArrayBuffer]), `bench-${startIso.slice(0, 10)}-${seconds}.fit`);
       form.set("data_type", "fit");
+      // BENCH_PROFILE=<dir> with the bench started under `deno run --inspect=127.0.0.1:<BENCH_INSPECT_PORT>`:
+      // a CPU profile of this process (the server runs in it) from the POST until the upload is ready.
+      const profile = process.env.BENCH_PROFILE ? await startCpuProfile(Number(process.env.BENCH_INSPECT_PORT ?? 9229)) : null;
       const posted = performance.now();
       const res = await fetch(`${server.url}/v3/uploads`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
       const body = await res.json() as { id: number };
@@ -141,6 +145,12 @@ export const uploadsBench: BenchSuite = async () => {
           break;
         }
         if (status.status !== UPLOAD_STATUS.processing) throw new Error(`upload error: ${status.error}`);
+      }
+      if (profile) {
+        const file = join(process.env.BENCH_PROFILE!, `upload-${label.replace(/\W+/g, "-")}.cpuprofile`);
+        await profile.stop(file);
+        console.error(`uploads: CPU profile of ${label} in ${file}; self time, top 20:\n` +
+          summarise(JSON.parse(readFileSync(file, "utf8")), 20).join("\n"));
       }
       // Server-side processing: from UploadReceived to UploadSucceeded as recorded.
       const events = await platform.store.readStream(uploadStream(body.id));
