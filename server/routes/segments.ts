@@ -22,7 +22,7 @@ import { listEfforts, sliceStreams, visibleEffort, zLocalDateTime } from "../seg
 import { createSegment, pointsFromActivity } from "../segments/create.ts";
 import { cumulativeDistances, type LatLng } from "../segments/geometry.ts";
 import { AGE_GROUPS, DATE_RANGES, leaderboard, WEIGHT_CLASSES } from "../segments/leaderboard.ts";
-import { zStreamSet, zDetailedSegment, zExplorerResponse, zSegmentEffort, zSegmentEffortList, zSegmentLeaderboard, zStarredSegmentList, zSummarySegmentList } from "../http/responses/index.ts";
+import { zStreamSet, zDetailedSegment, zExplorerResponse, zSegmentEffort, zSegmentEffortList, zSegmentLeaderboard, zStarredSegmentList } from "../http/responses/index.ts";
 
 const idParams = z.object({ id: zNumId });
 
@@ -106,7 +106,7 @@ export const segmentRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/segments/starred",
-    response: zSummarySegmentList,
+    response: zStarredSegmentList,
     summary: "Segments the authenticated athlete starred (summary), most recently starred first.",
     tag: "Segments",
     auth: "token",

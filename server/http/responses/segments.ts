@@ -32,6 +32,23 @@ const example = {
 
 export const zSummarySegment = model("SummarySegment", z.object(summaryShape), "A segment (resource_state 2).", example);
 
+/** The athlete's best effort on a segment: the spec's effort fields and Strava's SummaryPRSegmentEffort fields. */
+const prEffort = model(
+  "SummaryPRSegmentEffort",
+  z.object({
+    id: int, activity_id: int, elapsed_time: int, distance: num, start_date: dateTime, start_date_local: dateTime, is_kom: z.boolean(),
+    pr_activity_id: int, pr_elapsed_time: int, pr_date: dateTime, effort_count: int,
+  }),
+  "The requesting athlete's personal record on a segment (counted over the efforts the privacy rules show them).",
+  {
+    id: 2801204837262341, activity_id: 1234567, elapsed_time: 412, distance: 2684.8, start_date: "2024-05-06T07:08:09Z",
+    start_date_local: "2024-05-06T09:08:09Z", is_kom: false, pr_activity_id: 1234567, pr_elapsed_time: 412, pr_date: "2024-05-06T07:08:09Z", effort_count: 7,
+  },
+);
+
+/** The requesting athlete's statistics on a segment. */
+const athleteSegmentStats = z.object({ pr_elapsed_time: nullableInt, pr_date: dateTime.nullable(), pr_activity_id: nullableInt, effort_count: int });
+
 export const zDetailedSegment = model(
   "DetailedSegment",
   z.object({
@@ -43,19 +60,15 @@ export const zDetailedSegment = model(
     effort_count: int,
     athlete_count: int,
     star_count: int,
+    athlete_pr_effort: prEffort.nullable().optional(),
+    athlete_segment_stats: athleteSegmentStats.optional(),
   }),
-  "A segment with its line, counters and dates (resource_state 3).",
+  "A segment with its line, counters and dates (resource_state 3), and the requesting athlete's PR on it.",
   {
     ...example, resource_state: 3, created_at: "2024-05-06T07:08:09Z", updated_at: "2024-05-06T07:08:09Z", total_elevation_gain: 155.7,
     map: { id: "s229781", polyline: "}g|eFnpqjVl@En@Md@HbAd@d@^", resource_state: 3 }, effort_count: 309974, athlete_count: 30623, star_count: 2428,
+    athlete_pr_effort: null, athlete_segment_stats: { pr_elapsed_time: null, pr_date: null, pr_activity_id: null, effort_count: 0 },
   },
-);
-
-/** The athlete's best effort on a starred segment. */
-const prEffort = model(
-  "SummaryPRSegmentEffort",
-  z.object({ id: int, elapsed_time: int, distance: num, start_date: dateTime, start_date_local: dateTime, is_kom: z.boolean() }),
-  "The athlete's personal record on a segment.",
 );
 
 export const zStarredSegment = model(
