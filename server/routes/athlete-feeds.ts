@@ -138,7 +138,7 @@ export const athleteFeedRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athletes/:id/profile",
-    summary: "Extension: an athlete's summary with friend/follower relative to the authenticated athlete and their follower and following counts.",
+    summary: "Extension: {athlete, follower_count, friend_count}: an athlete's summary (friend/follower relative to the authenticated athlete) beside their follower and following counts.",
     tag: "Athlete",
     auth: "token",
     resource: "Athlete",
@@ -147,8 +147,9 @@ export const athleteFeedRoutes = [
     async handler({ platform, auth, params }) {
       const row = await existingAthlete(platform, params.id);
       const [rel, counts] = await Promise.all([relationships(platform.db, auth.athleteId, [params.id]), followCounts(platform.db, params.id)]);
+      // The counts sit beside the athlete, not in it: an athlete seen by others carries the summary fields only.
       return {
-        ...athleteFor(row, auth, { form: "summary", relationship: rel.get(params.id) }),
+        athlete: athleteFor(row, auth, { form: "summary", relationship: rel.get(params.id) }),
         follower_count: counts.followers,
         friend_count: counts.following,
       };

@@ -30,7 +30,8 @@ export const zFeedActivity = z.object({
 
 export const zFeedActivities = z.array(zFeedActivity);
 
-export const zAthleteProfile = zSummaryAthlete.extend({
+export const zAthleteProfile = z.object({
+  athlete: zSummaryAthlete,
   follower_count: z.number().int(),
   friend_count: z.number().int(),
 });

@@ -14,7 +14,7 @@ function followButton(profile) {
     button.disabled = true;
     try {
       const updated = await api(`/athletes/${id}/follow`, { method: following ? "DELETE" : "PUT" });
-      const counts = await api(`/athletes/${id}/profile`);
+      const counts = profileOf(await api(`/athletes/${id}/profile`));
       head(counts ?? updated);
       document.querySelector("#follow, #unfollow")?.focus();
     } catch (error) {
@@ -23,6 +23,11 @@ function followButton(profile) {
     }
   });
   return button;
+}
+
+/** The profile extension answers {athlete, follower_count, friend_count}: the athlete's summary beside their counts. */
+function profileOf(answer) {
+  return answer && { ...answer.athlete, follower_count: answer.follower_count, friend_count: answer.friend_count };
 }
 
 function head(profile) {
@@ -67,11 +72,12 @@ function totalsTable(stats) {
 }
 
 async function main() {
-  const [profile, stats] = await Promise.all([
+  const [answer, stats] = await Promise.all([
     api(`/athletes/${id}/profile`),
     // Own stats from Strava's endpoint; another athlete's from the totals extension (their Everyone activities).
     api(self ? `/athletes/${id}/stats` : `/athletes/${id}/totals`),
   ]);
+  const profile = profileOf(answer);
   document.title = `${fullName(profile)} · Fitness Platform`;
   root.replaceChildren(
     h("div", { id: "profile-head", class: "profile-head" }),
