@@ -136,9 +136,10 @@ describe("archives over HTTP are bounded by MAX_IMPORT_BYTES, not MAX_BODY_BYTES
       await new Promise((r) => setTimeout(r, 500));
     }
     expect(final).toMatchObject({ status: "done", layout: "strava", total: RIDES, done: RIDES, failed: [], error: null, resumed: 1 });
-    // Every ride once: those finished but not yet checkpointed when the server died count as already here.
+    // Every ride once: those finished but not yet checkpointed when the server died count as already
+    // here (duplicates); how many that is depends on the machine's speed in the last checkpoint window.
     expect(final.imported + final.duplicates).toBe(RIDES);
-    expect(final.imported).toBeGreaterThanOrEqual(RIDES - 8);
+    expect(final.imported).toBeGreaterThanOrEqual(after.imported);
     const names: string[] = [];
     for (let page = 1; ; page++) {
       const list = await call("GET", "/v3/athlete/activities", { token, query: { per_page: 50, page } });
