@@ -1,4 +1,5 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, scrypt } from "node:crypto";
+import { sameSecret } from "../shared/secrets.ts";
 
 /** A random secret of 160 bits, hex encoded (tokens, client secrets, codes). */
 export function randomSecret(bytes = 20): string {
@@ -11,15 +12,7 @@ export function hashSecret(secret: string): string {
 }
 
 /** Compares two strings in constant time (for equal lengths; unequal lengths return false). */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  if (x.length !== y.length) {
-    timingSafeEqual(x, x);
-    return false;
-  }
-  return timingSafeEqual(x, y);
-}
+export const constantTimeEqual = sameSecret;
 
 /** Does a secret match its stored hash (constant time)? */
 export function secretMatches(secret: string, storedHash: string): boolean {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 
 /**
  * The OAuth grant's pure cryptography, shared by its decider and the token endpoint: the sealed
@@ -38,13 +38,4 @@ export function pkceChallenge(verifier: string): string {
 
 export const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 
-/** String equality in constant time (for equal lengths). */
-export function sameSecret(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  if (x.length !== y.length) {
-    timingSafeEqual(x, x);
-    return false;
-  }
-  return timingSafeEqual(x, y);
-}
+export { sameSecret } from "../../shared/secrets.ts";

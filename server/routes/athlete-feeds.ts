@@ -12,6 +12,7 @@ import {
   type ListedActivity,
 } from "../../projections/queries/athlete-feeds.ts";
 import { activityContext, commandMetadata } from "../activities/access.ts";
+import { activityStatsBody } from "./athlete-stats.ts";
 import type { Auth } from "../http/auth.ts";
 import { notFound } from "../http/errors.ts";
 import { paging, zEpoch, zNumId, zPaging } from "../http/input.ts";
@@ -119,20 +120,7 @@ export const athleteFeedRoutes = [
     response: zActivityStats,
     async handler({ platform, params }) {
       await existingAthlete(platform, params.id);
-      const s = await athleteStats(platform.db, params.id, todayUtc());
-      return {
-        biggest_ride_distance: s.biggestRideDistance,
-        biggest_climb_elevation_gain: s.biggestClimbElevationGain,
-        recent_ride_totals: s.totals.recent.ride,
-        all_ride_totals: s.totals.all.ride,
-        recent_run_totals: s.totals.recent.run,
-        all_run_totals: s.totals.all.run,
-        recent_swim_totals: s.totals.recent.swim,
-        all_swim_totals: s.totals.all.swim,
-        ytd_ride_totals: s.totals.ytd.ride,
-        ytd_run_totals: s.totals.ytd.run,
-        ytd_swim_totals: s.totals.ytd.swim,
-      };
+      return activityStatsBody(await athleteStats(platform.db, params.id, todayUtc()));
     },
   }),
   defineRoute({

@@ -23,20 +23,24 @@ export const athleteStatsRoutes = [
     async handler({ platform, auth, params }) {
       if (params.id !== auth.athleteId) throw forbidden("Athlete", "id", "forbidden");
       const s = await athleteStats(platform.db, auth.athleteId, todayUtc());
-      // Strava's key order (reference §4.2), the biggest ride and climb first as in its model.
-      return {
-        biggest_ride_distance: s.biggestRideDistance,
-        biggest_climb_elevation_gain: s.biggestClimbElevationGain,
-        recent_ride_totals: s.totals.recent.ride,
-        all_ride_totals: s.totals.all.ride,
-        recent_run_totals: s.totals.recent.run,
-        all_run_totals: s.totals.all.run,
-        recent_swim_totals: s.totals.recent.swim,
-        all_swim_totals: s.totals.all.swim,
-        ytd_ride_totals: s.totals.ytd.ride,
-        ytd_run_totals: s.totals.ytd.run,
-        ytd_swim_totals: s.totals.ytd.swim,
-      };
+      return activityStatsBody(s);
     },
   }),
 ];
+
+/** Strava's ActivityStats from the athlete-stats read model, in Strava's key order (reference §4.2): the biggest ride and climb first. */
+export function activityStatsBody(s: Awaited<ReturnType<typeof athleteStats>>) {
+  return {
+    biggest_ride_distance: s.biggestRideDistance,
+    biggest_climb_elevation_gain: s.biggestClimbElevationGain,
+    recent_ride_totals: s.totals.recent.ride,
+    all_ride_totals: s.totals.all.ride,
+    recent_run_totals: s.totals.recent.run,
+    all_run_totals: s.totals.all.run,
+    recent_swim_totals: s.totals.recent.swim,
+    all_swim_totals: s.totals.all.swim,
+    ytd_ride_totals: s.totals.ytd.ride,
+    ytd_run_totals: s.totals.ytd.run,
+    ytd_swim_totals: s.totals.ytd.swim,
+  };
+}
