@@ -17,6 +17,13 @@ export interface Projection {
   readonly schema: string;
   /** Event types it handles; others are not passed to apply. */
   readonly handles: readonly string[];
+  /**
+   * Optional: true when its handlers read only its own tables and no other projection's handlers
+   * read them. The runner then applies its events of a transaction apart from the others' (all of
+   * them through one applyBatch call), since its outcome cannot depend on their order relative to
+   * other projections' events. tests/unit/replay-batch.test.ts checks the claim on the sources.
+   */
+  readonly isolated?: boolean;
   apply(tx: Queryable, event: RecordedEvent): Promise<void>;
   /**
    * Optional: applies a run of consecutive events (in log order) with few statements, for replay

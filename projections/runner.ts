@@ -48,13 +48,15 @@ function ident(name: string): string {
 /** Builds read models from events: inline in the append's transaction, or by rebuilding. */
 export class ProjectionRunner {
   readonly #byType = new Map<string, Projection[]>();
+  readonly #isolatedByType = new Map<string, Projection[]>();
 
   constructor(readonly db: Db, readonly store: EventStore, readonly projections: Projection[]) {
     for (const projection of projections) {
+      const byType = projection.isolated ? this.#isolatedByType : this.#byType;
       for (const type of projection.handles) {
-        const list = this.#byType.get(type) ?? [];
+        const list = byType.get(type) ?? [];
         list.push(projection);
-        this.#byType.set(type, list);
+        byType.set(type, list);
       }
     }
   }
@@ -90,7 +92,14 @@ export class ProjectionRunner {
       for (const [projection, run] of pending) await projection.applyBatch!(tx, run);
       pending.clear();
     };
+    // Isolated projections take all their events of the transaction at once, after the others.
+    const isolated = new Map<Projection, RecordedEvent[]>();
     for (const event of events) {
+      for (const projection of this.#isolatedByType.get(event.type) ?? []) {
+        const run = isolated.get(projection);
+        if (run) run.push(event);
+        else isolated.set(projection, [event]);
+      }
       const handlers = this.#byType.get(event.type);
       if (!handlers) continue;
       const batchable = handlers.every((p) => p.applyBatch);
@@ -105,6 +114,12 @@ export class ProjectionRunner {
         else if (projection.applyBatch) await projection.applyBatch(tx, [event]);
         else await projection.apply(tx, event);
       }
+    }
+    await flush();
+    for (const [projection, run] of isolated) {
+      touched.add(projection.name);
+      if (projection.applyBatch) await projection.applyBatch(tx, run);
+      else for (const event of run) await projection.apply(tx, event);
     }
     await flush();
     if (touchedInto || touched.size === 0) return;

@@ -1,5 +1,6 @@
 import type { EventData, NewEvent } from "../events/catalogue.ts";
 import type { activityRecorded } from "../events/activity/events.ts";
+import type { RecordedEvent } from "../events/types.ts";
 import type { ActivityStreams } from "../shared/streams.ts";
 import type { Platform } from "./platform.ts";
 import type { TrackMatch } from "./segments/track-matches.ts";
@@ -12,6 +13,8 @@ export interface RecordedActivity {
   streams: ActivityStreams | null;
   /** The track's segment efforts when the derive worker matched them (else matched from `streams`). */
   matches?: TrackMatch[];
+  /** Events the processors before this one appended to the activity's stream in this run (none after a restart). */
+  appended?: RecordedEvent[];
 }
 
 /**

@@ -24,9 +24,10 @@ export interface BlobHome {
  * Blobs smaller than this stay in the database even when a file is allowed: at ~6 MB/s such an
  * insert holds the event loop at most ~40 ms, and costs no file syncs.
  */
-const FILE_THRESHOLD = 256 * 1024;
+export const FILE_THRESHOLD = 256 * 1024;
 
-function blobDirOf(db: Queryable): string | undefined {
+/** Where file blobs of this database live (embedded PGlite on disk only), or undefined. */
+export function blobDirOf(db: Queryable): string | undefined {
   return (db as Queryable & BlobHome).blobDir;
 }
 
@@ -45,6 +46,24 @@ async function syncPath(path: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Writes `content` as the file blob `sha256` in `dir`: a temporary file written and synced, then
+ * moved into place (settleFile); its path. No row: putBlob, or a derive worker's caller with
+ * putSettledBlob, records it after, so a row never names a missing file.
+ */
+export async function writeFileBlob(dir: string, sha256: string, content: Uint8Array): Promise<string> {
+  const temp = await tempPath(dir);
+  const handle = await open(temp, "w", 0o600);
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await settleFile(dir, sha256, temp);
+  return blobPath(dir, sha256);
 }
 
 /** Moves a synced temporary file to its blob path and syncs the directory (idempotent). */
@@ -73,19 +92,20 @@ export async function putBlob(db: Queryable, content: Uint8Array, options: { fil
   const sha256 = options.sha256 ?? sha256Hex(content);
   const dir = blobDirOf(db);
   if (options.file && dir && content.byteLength >= FILE_THRESHOLD) {
-    const temp = await tempPath(dir);
-    const handle = await open(temp, "w", 0o600);
-    try {
-      await handle.writeFile(content);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await settleFile(dir, sha256, temp);
+    await writeFileBlob(dir, sha256, content);
     await insertRow(db, sha256, new Uint8Array(0), content.byteLength);
     return sha256;
   }
   await insertRow(db, sha256, content, content.byteLength);
+  return sha256;
+}
+
+/**
+ * Records a blob whose file a derive worker already wrote with `writeFileBlob` (in the blob
+ * directory, blobDirOf): only its row is written here.
+ */
+export async function putSettledBlob(db: Queryable, sha256: string, size: number): Promise<string> {
+  await insertRow(db, sha256, new Uint8Array(0), size);
   return sha256;
 }
 

@@ -19,6 +19,8 @@ export interface Config {
   maxUploadBytes: number;
   /** Largest export archive posted to POST /v3/athlete/imports or /settings/import (streamed to disk; MAX_BODY_BYTES does not apply). */
   maxImportBytes?: number;
+  /** How often a running archive import checkpoints (IMPORT_CHECKPOINT_MS): the most work a crash makes it redo. */
+  importCheckpointMs?: number;
   /** Embedded PGlite's buffer cache (PGLITE_SHARED_BUFFERS, e.g. "32MB"; default PGlite's own, 128MB). */
   pgliteSharedBuffers?: string;
   /** Whether to create the demo platform on first start. */
@@ -64,6 +66,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: "MAX_BODY_BYTES", default: "67108864", description: "largest request body (413 above)" },
   { name: "MAX_UPLOAD_BYTES", default: "67108864", description: "largest upload file after decompression" },
   { name: "MAX_IMPORT_BYTES", default: "34359738368", description: "largest export archive posted for import (streamed to disk; 413 above)" },
+  { name: "IMPORT_CHECKPOINT_MS", default: "2000", description: "how often a running archive import records its progress (what a crash makes it redo)" },
   { name: "PGLITE_SHARED_BUFFERS", default: "128MB", description: "embedded database buffer cache (e.g. 32MB; `import-archive` uses 32MB)" },
   { name: "SEED_DEMO", default: "1", description: "0 = do not create the demo platform on first start" },
   { name: "DERIVE_WORKERS", default: "cores - 1 (at least 1)", description: "uploads decoded and derived at once, each in a worker thread (0 = on the event loop)" },
@@ -144,6 +147,7 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     maxBodyBytes: intEnv("MAX_BODY_BYTES", 64 * 1024 * 1024),
     maxUploadBytes: intEnv("MAX_UPLOAD_BYTES", 64 * 1024 * 1024),
     maxImportBytes: intEnv("MAX_IMPORT_BYTES", 32 * 1024 ** 3),
+    importCheckpointMs: Math.max(50, intEnv("IMPORT_CHECKPOINT_MS", 2_000)),
     pgliteSharedBuffers: sizeEnv("PGLITE_SHARED_BUFFERS"),
     seedDemo: flagEnv("SEED_DEMO", true),
     runJobs: flagEnv("RUN_JOBS", true),

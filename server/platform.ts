@@ -8,6 +8,7 @@ import type { Config } from "./config.ts";
 import { idSchema } from "./ids.ts";
 import { JOB_SCHEMA, JobRunner } from "./jobs/runner.ts";
 import { requestMetadata } from "./ops/context.ts";
+import { releaseIdleDeriveWorkers } from "./uploads/derive-pool.ts";
 import { WEB_SESSION_SCHEMA } from "./web/session-table.ts";
 import { allProjections, catalogue, wire } from "./wiring.ts";
 
@@ -90,6 +91,8 @@ export async function openPlatform(config: Config): Promise<Platform> {
       jobs,
       async close() {
         await jobs.stop();
+        // Its uploads are done: idle derive workers would keep a finished process alive.
+        releaseIdleDeriveWorkers();
         await db.close();
       },
     };

@@ -3,6 +3,17 @@
  * so ids beyond 2^53 (segment efforts) stay exact end to end.
  */
 export function toJson(value: unknown, indent?: number): string {
+  // Most values hold no bigint: JSON.stringify alone (a replacer costs a call per value), which
+  // throws a TypeError at the first bigint it meets; then the marking pass below.
+  try {
+    return JSON.stringify(value, undefined, indent);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
+  return toJsonMarked(value, indent);
+}
+
+function toJsonMarked(value: unknown, indent?: number): string {
   const marks: string[] = [];
   // A per-call nonce, so no string a user wrote can pose as a marker.
   const nonce = Math.random().toString(36).slice(2, 10);

@@ -1,6 +1,6 @@
 import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { StoredEvent } from "../../events/index.ts";
+import type { StoredEvent, StoredEventOfType } from "../../events/index.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import {
@@ -13,6 +13,7 @@ import {
   photoLinked,
 } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
+import { ActivityGroup, type ActivityRow } from "./batch.ts";
 
 type Recorded = EventData<typeof activityRecorded>;
 type Created = EventData<typeof activityCreated>;
@@ -121,10 +122,28 @@ export const activitiesProjection: Projection = {
     );
     create index if not exists activity_photos_activity on activity_photos (activity_id, position);
   `,
+  isolated: true,
   handles: [
     activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type, kudosGiven.type,
     activityReprocessed.type, commentAdded.type, commentDeleted.type, photoAdded.type, photoLinked.type,
   ],
+  async applyBatch(tx: Queryable, events: StoredEvent[]) {
+    // Creations, edits, kudos and comments in groups of set-based statements (batch.ts); a
+    // deletion, a reprocessing or a photo in its place, one by one.
+    let group = new ActivityGroup();
+    for (const event of events) {
+      const row = event.type === activityRecorded.type || event.type === activityCreated.type ? activityRow(event) : undefined;
+      if (group.accepts(event, row)) {
+        group.add(event, row);
+        continue;
+      }
+      await flushGroup(tx, group, this);
+      group = new ActivityGroup();
+      if (group.accepts(event, row)) group.add(event, row);
+      else await this.apply(tx, event);
+    }
+    await flushGroup(tx, group, this);
+  },
   async apply(tx: Queryable, event: StoredEvent) {
     const insert = `insert into activities (id, athlete_id, upload_id, external_id, name, type, description,
         start_date, start_epoch, start_date_local, timezone, distance, moving_time, elapsed_time,
@@ -132,12 +151,13 @@ export const activitiesProjection: Projection = {
       values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)
       on conflict (id) do nothing`;
     switch (event.type) {
-      case activityRecorded.type: {
-        const d = event.data;
+      case activityRecorded.type:
+      case activityCreated.type: {
+        const r = activityRow(event);
         await tx.query(insert, [
-          d.activityId, d.athleteId, d.uploadId, d.externalId, d.name, d.type, d.description, d.startDate,
-          epoch(d.startDate), d.startDateLocal, d.timezone, d.distance, d.movingTime, d.elapsedTime,
-          d.totalElevationGain, d.private, d.commute, d.trainer, false, JSON.stringify(recordedFacts(d)), event.position,
+          r.id, r.athlete_id, r.upload_id, r.external_id, r.name, r.type, r.description, r.start_date, r.start_epoch,
+          r.start_date_local, r.timezone, r.distance, r.moving_time, r.elapsed_time, r.total_elevation_gain, r.private,
+          r.commute, r.trainer, r.manual, JSON.stringify(r.facts), r.recorded_position,
         ]);
         return;
       }
@@ -154,15 +174,6 @@ export const activitiesProjection: Projection = {
         );
         return;
       }
-      case activityCreated.type: {
-        const d = event.data;
-        await tx.query(insert, [
-          d.activityId, d.athleteId, null, null, d.name, d.type, d.description, d.startDate,
-          epoch(d.startDate), d.startDateLocal, d.timezone, d.distance, d.elapsedTime, d.elapsedTime,
-          0, d.private, d.commute, d.trainer, true, JSON.stringify(manualFacts(d)), event.position,
-        ]);
-        return;
-      }
       case activityUpdated.type: {
         const d: Record<string, unknown> = event.data;
         const sets: string[] = [];
@@ -173,11 +184,14 @@ export const activitiesProjection: Projection = {
             sets.push(`${column} = $${params.length}`);
           }
         }
+        // Both fact keys in one assignment (a column may be assigned once per update).
+        let facts = "facts";
         for (const key of FACT_UPDATES) {
           if (d[key] === undefined) continue;
           params.push(JSON.stringify(d[key]));
-          sets.push(`facts = jsonb_set(facts, '{${key}}', $${params.length}::jsonb)`);
+          facts = `jsonb_set(${facts}, '{${key}}', $${params.length}::jsonb)`;
         }
+        if (facts !== "facts") sets.push(`facts = ${facts}`);
         if (sets.length) await tx.query(`update activities set ${sets.join(", ")} where id = $1`, params);
         return;
       }
@@ -239,6 +253,34 @@ export const activitiesProjection: Projection = {
     }
   },
 };
+
+/** The row a creation inserts (an upload's ActivityRecorded or a manual ActivityCreated). */
+export function activityRow(event: StoredEventOfType<"ActivityRecorded"> | StoredEventOfType<"ActivityCreated">): ActivityRow {
+  if (event.type === activityRecorded.type) {
+    const d = event.data;
+    return {
+      id: d.activityId, athlete_id: d.athleteId, upload_id: d.uploadId, external_id: d.externalId, name: d.name,
+      type: d.type, description: d.description, start_date: d.startDate, start_epoch: epoch(d.startDate),
+      start_date_local: d.startDateLocal, timezone: d.timezone, distance: d.distance, moving_time: d.movingTime,
+      elapsed_time: d.elapsedTime, total_elevation_gain: d.totalElevationGain, private: d.private, commute: d.commute,
+      trainer: d.trainer, manual: false, facts: recordedFacts(d), recorded_position: event.position,
+    };
+  }
+  const d = event.data;
+  return {
+    id: d.activityId, athlete_id: d.athleteId, upload_id: null, external_id: null, name: d.name, type: d.type,
+    description: d.description, start_date: d.startDate, start_epoch: epoch(d.startDate),
+    start_date_local: d.startDateLocal, timezone: d.timezone, distance: d.distance, moving_time: d.elapsedTime,
+    elapsed_time: d.elapsedTime, total_elevation_gain: 0, private: d.private, commute: d.commute, trainer: d.trainer,
+    manual: true, facts: manualFacts(d), recorded_position: event.position,
+  };
+}
+
+/** A group of one event goes through apply (the live path's statements); a bigger one set-based. */
+async function flushGroup(tx: Queryable, group: ActivityGroup, projection: Projection) {
+  if (group.size === 1 && group.only) return projection.apply(tx, group.only);
+  await group.flush(tx);
+}
 
 async function countComments(tx: Queryable, activityId: number) {
   await tx.query(

@@ -44,6 +44,7 @@ export const applicationsProjection: Projection = {
     );
     create index if not exists access_tokens_pair on access_tokens (athlete_id, application_id);
   `,
+  isolated: true,
   handles: [
     applicationRegistered.type,
     applicationSecretRegenerated.type,

@@ -41,6 +41,7 @@ export const archiveImportsProjection: Projection = {
     create index if not exists archive_imports_athlete on archive_imports (athlete_id, started_at);
     create index if not exists archive_imports_status on archive_imports (status);
   `,
+  isolated: true,
   handles: [archiveImportStarted.type, archiveImportProgressed.type, archiveImportResumed.type, archiveImportFinished.type],
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === archiveImportStarted.type) {

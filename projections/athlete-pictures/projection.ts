@@ -18,6 +18,7 @@ export const athletePicturesProjection: Projection = {
       updated_at timestamptz not null
     );
   `,
+  isolated: true,
   handles: HANDLES,
   async apply(tx: Queryable, event: StoredEvent) {
     if (!isOneOf(event, HANDLES)) return;

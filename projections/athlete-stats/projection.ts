@@ -7,13 +7,15 @@ import { activityDeleted, activityUpdated } from "../../events/activity/changes.
 import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
 import { statsGroupOf } from "./groups.ts";
+import { foldRun } from "./batch.ts";
+import type { StoredEvent } from "../../events/index.ts";
 
 type Recorded = EventData<typeof activityRecorded>;
 type Created = EventData<typeof activityCreated>;
 type Updated = EventData<typeof activityUpdated>;
 
 /** What one activity contributes to its athlete's totals (kept so edits and deletions can take it back). */
-interface Contribution {
+export interface Contribution {
   activity_id: number;
   athlete_id: number;
   grp: string | null;
@@ -74,10 +76,16 @@ export const athleteStatsProjection: Projection = {
       primary key (athlete_id, grp, day)
     );
   `,
+  isolated: true,
   handles: [
     activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type, activityReprocessed.type,
     segmentEffortsMatched.type, segmentEffortsRematched.type,
   ],
+  applyBatch(tx: Queryable, events: RecordedEvent[]) {
+    // One event (the live path) through apply's statements; a run folded in memory (batch.ts).
+    if (events.length === 1) return this.apply(tx, events[0]);
+    return foldRun(tx, events as StoredEvent[]);
+  },
   async apply(tx: Queryable, event: RecordedEvent) {
     switch (event.type) {
       case activityRecorded.type: {

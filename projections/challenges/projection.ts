@@ -138,7 +138,7 @@ async function recomputeAthlete(tx: Queryable, athleteId: number): Promise<void>
 }
 
 /**
- * Challenges, their participants' progress (kept by projection from activities and segment
+ * Challenges, their participants' progress (kept by projection from the activity and segment
  * efforts), and the activity/effort facts progress is computed from.
  */
 export const challengesProjection: Projection = {

@@ -23,6 +23,7 @@ export const clubFeedProjection: Projection = {
       include (athlete_id) where not private;
     create index if not exists club_feed_athlete on club_feed_activities (athlete_id, start_date desc);
   `,
+  isolated: true,
   handles: [activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type],
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === activityDeleted.type) {

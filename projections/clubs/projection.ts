@@ -64,6 +64,7 @@ export const clubsProjection: Projection = {
       enhanced_privacy boolean not null
     );
   `,
+  isolated: true,
   handles: [
     clubCreated.type, clubMemberInvited.type, clubJoined.type, clubMembershipRequested.type,
     clubMembershipApproved.type, clubMembershipDeclined.type, clubLeft.type, clubAdminPromoted.type,

@@ -18,6 +18,7 @@ export const followsProjection: Projection = {
     );
     create index if not exists follows_followee on follows (followee_id);
   `,
+  isolated: true,
   handles: HANDLES,
   async apply(tx: Queryable, event: StoredEvent) {
     if (!isOneOf(event, HANDLES)) return;

@@ -3,7 +3,7 @@ import type { StoredEvent } from "../../events/index.ts";
 import { gearAdded } from "../../events/gear/events.ts";
 import type { Projection } from "../projection.ts";
 
-/** The athletes' bikes and shoes. Distance is summed from activities when read. */
+/** The athletes' bikes and shoes. Distance is summed from the activities read model when read. */
 export const gearProjection: Projection = {
   name: "gear",
   tables: ["gear"],
@@ -25,6 +25,7 @@ export const gearProjection: Projection = {
     );
     create index if not exists gear_athlete on gear (athlete_id, kind, position);
   `,
+  isolated: true,
   handles: [gearAdded.type],
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type !== gearAdded.type) return;

@@ -61,6 +61,7 @@ export const heatmapsProjection: Projection = {
     create index if not exists heatmaps_athlete on heatmaps (athlete_id, created_at);
     create index if not exists heatmaps_pending on heatmaps (status) where status not in ('done', 'error');
   `,
+  isolated: true,
   handles: HANDLES,
   async apply(tx: Queryable, event: StoredEvent) {
     const at = event.recordedAt;

@@ -35,6 +35,7 @@ export const heatmapSourcesProjection: Projection = {
       position bigint not null
     );
   `,
+  isolated: true,
   handles: [activityRecorded.type, activityUpdated.type, activityDeleted.type, privacyZoneCreated.type, privacyZoneDeleted.type],
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === activityRecorded.type) {

@@ -73,6 +73,7 @@ export const oauthProjection: Projection = {
     create index if not exists oauth_refresh_tokens_grant on oauth_refresh_tokens (grant_id);
     create index if not exists oauth_codes_pair on oauth_codes (athlete_id, application_id);
   `,
+  isolated: true,
   handles: HANDLES,
   async apply(tx: Queryable, event: StoredEvent) {
     if (!isOneOf(event, HANDLES)) return;

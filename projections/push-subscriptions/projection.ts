@@ -17,6 +17,7 @@ export const pushSubscriptionsProjection: Projection = {
     );
     create unique index if not exists push_subscriptions_application on push_subscriptions (application_id);
   `,
+  isolated: true,
   handles: [pushSubscriptionCreated.type, pushSubscriptionDeleted.type],
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === pushSubscriptionCreated.type) {

@@ -1,4 +1,4 @@
-import { type Queryable, sqlState } from "../../events/db/types.ts";
+import type { Queryable } from "../../events/db/types.ts";
 import type { GearRow } from "./gear-with-distance.ts";
 import { ACTIVITY_SELECT, type ActivityRow, normalizeActivityRow, type PhotoRow } from "../activities/queries.ts";
 
@@ -44,22 +44,6 @@ function sqlNow(parts: readonly ActivityDetailPart[]): string {
   return cached.sql;
 }
 
-/**
- * On PGlite (one session) the statement is prepared once per database and run with EXECUTE, so
- * PostgreSQL plans it once instead of on every request (planning this statement costs more than
- * running it). EXECUTE takes no bind parameters, so its arguments are written as literals — only
- * safe integers, null and booleans, checked here. PostgreSQL pools (one session per connection)
- * and anything unusual take the ordinary parameterised query.
- */
-const prepared = new WeakMap<Queryable, { sql: string; name: string }>();
-let preparedCount = 0;
-
-function literal(value: number | boolean | null): string | undefined {
-  if (value === null) return "null";
-  if (typeof value === "boolean") return value ? "true" : "false";
-  return Number.isSafeInteger(value) ? String(value) : undefined;
-}
-
 type DetailRow = ActivityRow & {
   detail_include_all: boolean;
   detail_has_kudoed: boolean;
@@ -69,24 +53,14 @@ type DetailRow = ActivityRow & {
   [part: `part_${number}`]: unknown;
 };
 
-async function runDetail(db: Queryable, parts: readonly ActivityDetailPart[], params: [number, number | null, boolean, boolean]): Promise<DetailRow[]> {
-  const sql = sqlNow(parts);
-  const literals = params.map(literal);
-  if ((db as { kind?: string }).kind !== "pglite" || literals.some((l) => l === undefined)) return await db.query<DetailRow>(sql, params);
-  let statement = prepared.get(db);
-  if (statement?.sql !== sql) {
-    const name = `activity_detail_${++preparedCount}`;
-    await db.exec(`prepare ${name} (bigint, bigint, boolean, boolean) as ${sql}`);
-    prepared.set(db, statement = { sql, name });
-  }
-  try {
-    return await db.query<DetailRow>(`execute ${statement.name}(${literals.join(", ")})`);
-  } catch (error) {
-    // The session lost the statement (e.g. a reopened database): prepare again next time.
-    if (sqlState(error) !== "26000") throw error;
-    prepared.delete(db);
-    return await db.query<DetailRow>(sql, params);
-  }
+/**
+ * A parameterised query: on PGlite the adapter (events/db/pglite.ts) prepares it once per session
+ * and runs it in one bind/describe/execute/sync call, so PostgreSQL plans it once. (An
+ * `EXECUTE name(literals)` sent as text went through PGlite's own query path, six protocol round
+ * trips per request: 2.4 ms against 0.7 ms for the same statement run prepared.)
+ */
+function runDetail(db: Queryable, parts: readonly ActivityDetailPart[], params: [number, number | null, boolean, boolean]): Promise<DetailRow[]> {
+  return db.query<DetailRow>(sqlNow(parts), params);
 }
 
 export interface ActivityDetailRows {

@@ -31,6 +31,7 @@ export const routesProjection: Projection = {
     );
     create index if not exists routes_athlete on routes (athlete_id, id);
   `,
+  isolated: true,
   handles: [routeCreated.type, routeDeleted.type],
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === routeCreated.type) {

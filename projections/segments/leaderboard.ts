@@ -1,4 +1,4 @@
-import type { Queryable } from "../../events/db/types.ts";
+import { parseInt8, type Queryable } from "../../events/db/types.ts";
 import {
   AGE_GROUPS, COUNTED_PERIODS, SHIFTS, WEIGHT_CLASSES, WEIGHT_CLASSES_KG, WEIGHT_CLASSES_LB, weightBounds, weightCohort,
 } from "./boards.ts";
@@ -120,6 +120,8 @@ class Board {
   readonly partials: string[] = [];
   /** The segment id's placeholder. */
   readonly seg: string;
+  /** The placeholder of `boards`, once used. */
+  private boardsParam?: string;
 
   constructor(readonly sql: Sql, req: LeaderboardRequest) {
     const today = req.today ?? new Date();
@@ -177,32 +179,39 @@ class Board {
     return `from ${this.table} b where ${[this.source, ...this.filters].join(" and ")}`;
   }
 
-  /** SQL of the number of entries strictly faster than `t`, an SQL int expression (null: all entries). */
-  count(t: string | null): string {
-    const sql = this.sql;
-    const faster = t === null ? "" : ` and b.elapsed_time < ${t}`;
-    if (!this.boards) return `(select count(*) ${this.from}${faster})`;
-    const parts: string[] = [];
-    const boards = this.boards.length ? sql.p(this.boards) : null;
-    const seg = this.seg;
-    if (boards) {
-      // Slots of each granularity below t: [(t >> up) << (up − shift), t >> shift).
-      const ranges: [number, string | null, string][] = t === null
-        ? [[31, null, ""]]
-        : SHIFTS.slice(0, -1).map((shift, k) => {
-          const up = SHIFTS[k + 1];
-          return [shift, up >= 31 ? "0" : `((${t}) >> ${up}) << ${up - shift}`, `(${t}) >> ${shift}`];
-        });
-      for (const [shift, from, to] of ranges) {
+  /**
+   * SQL of the number of entries strictly faster than `t` (an SQL int expression; null: all
+   * entries) held in `segment_board_counts`: "0" when the board has no counts.
+   */
+  slots(t: string | null): string {
+    if (!this.boards || this.boards.length === 0) return "0";
+    const boards = this.boardsParam ??= this.sql.p(this.boards);
+    // Slots of each granularity below t: [(t >> up) << (up − shift), t >> shift).
+    const ranges: [number, string | null, string][] = t === null
+      ? [[31, null, ""]]
+      : SHIFTS.slice(0, -1).map((shift, k) => {
+        const up = SHIFTS[k + 1];
+        return [shift, up >= 31 ? "0" : `((${t}) >> ${up}) << ${up - shift}`, `(${t}) >> ${shift}`];
+      });
+    return `(${
+      ranges.map(([shift, from, to]) => {
         const slots = from === null ? "" : ` and slot >= ${from} and slot < ${to}`;
-        parts.push(`(select coalesce(sum(n), 0) from segment_board_counts
-                      where segment_id = ${seg} and board = any(${boards}::text[]) and shift = ${shift}${slots})`);
-      }
-    }
-    for (const partial of this.partials) {
-      parts.push(`(select count(*) from ${this.table} b where ${this.source} and ${partial}${faster})`);
-    }
-    return parts.length ? `(${parts.join(" + ")})` : "0";
+        return `(select coalesce(sum(n), 0) from segment_board_counts
+                   where segment_id = ${this.seg} and board = any(${boards}::text[]) and shift = ${shift}${slots})`;
+      }).join(" + ")
+    })`;
+  }
+
+  /**
+   * The rows counted directly (those `slots` does not hold), as a statement yielding their
+   * elapsed_time: the whole board when it has no counts, else an age group's partial birth years;
+   * null when there are none.
+   */
+  get direct(): string | null {
+    if (!this.boards) return `select b.elapsed_time ${this.from}`;
+    if (this.partials.length === 0) return null;
+    return this.partials.map((partial) => `select b.elapsed_time from ${this.table} b where ${this.source} and ${partial}`)
+      .join(" union all ");
   }
 }
 
@@ -223,121 +232,136 @@ function rankRun(rows: BoardRow[], position: number, firstRank: number): Ranked[
 }
 
 /**
+ * How the leaderboard's statement is planned. It runs as a prepared statement (events/db/pglite.ts)
+ * whose plan is made once and reused (`force_generic_plan`): left to itself PostgreSQL re-plans it
+ * on every call (its custom plans, knowing `offset 0 limit 10`, always look cheaper than the
+ * generic one), and planning this statement costs PGlite 1–5 ms, several times its execution.
+ * Without the values, the planner would guess a filtered range (an age group's birthdates) to be
+ * tiny and read it through its own index, then sort it all for the top 10; with sorts disabled it
+ * walks the board's ordered index instead and stops after the rows it returns (sorts it cannot
+ * avoid — a follow or club list's top rows — still run). Those disabled sorts make the plan look
+ * very costly, which would make PostgreSQL (not PGlite, which has none) JIT-compile it: ~1 s per call.
+ */
+const PLANNING = "set local plan_cache_mode = force_generic_plan; set local enable_sort = off; set local jit = off";
+
+/** A database on which the leaderboard runs in its own transaction (for `PLANNING`), or one already in one. */
+export type BoardDb = Queryable & { transaction?<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> };
+
+/**
  * The segment leaderboard: the number of entries, and the requested page and the viewer's entry
  * with context_entries rows either side (no repeats), in board order. rank is the competition rank
  * starting at 0 (ties share it, the next is skipped).
+ *
+ * One statement: the page (offset on the board's ordered index), the viewer's entry (by primary
+ * key) with the context rows before and from it (keyset on the same index), the athletes' names of
+ * those ≤ page + 2 × context + 1 rows only, and the counts that rank them: the number of entries,
+ * the entries faster than the viewer, than the first context row and than the first page row, and
+ * the viewer's ties ahead. Counts come from `segment_board_counts` (`Board.slots`) when the
+ * filters form one counted cohort, plus one pass over the rows counted directly (`Board.direct`).
+ * following / club_id boards are at most the (small) follow or member list: that list drives
+ * (each athlete's best by primary key) and is counted in one pass.
  */
-export async function segmentBoard(db: Queryable, req: LeaderboardRequest): Promise<{ count: number; entries: Ranked[] }> {
-  const f = req.filters;
-  const { count, entries } = f.following || f.clubId !== undefined ? await smallBoard(db, req) : await countedBoard(db, req);
-  return { count, entries: [...entries.values()].sort((a, b) => a.position - b.position) };
+export async function segmentBoard(db: BoardDb, req: LeaderboardRequest): Promise<{ count: number; entries: Ranked[] }> {
+  const run = (q: Queryable) => boardQuery(q, req);
+  const result = db.transaction
+    ? await db.transaction(async (tx) => {
+      await tx.exec(PLANNING);
+      return run(tx);
+    })
+    : await run(db);
+  return result;
 }
 
-/**
- * following / club_id: the board is at most the (small) follow or member list, so it is read whole —
- * driven from that list, each athlete's best found by primary key — and ranked in memory.
- */
-async function smallBoard(db: Queryable, req: LeaderboardRequest) {
+interface BoardResult {
+  /** [part, athlete_id, effort_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, firstname, lastname, sex] rows. */
+  rows: string;
+  total: number;
+  mine: number;
+  ties: number;
+  context_first: number;
+  page_first: number;
+}
+
+async function boardQuery(db: Queryable, req: LeaderboardRequest): Promise<{ count: number; entries: Ranked[] }> {
   const sql = new Sql();
   const board = new Board(sql, req);
   const f = req.filters;
+  const small = f.following || f.clubId !== undefined;
+  const offset = (req.page - 1) * req.perPage;
+  const k = req.contextEntries;
   const me = sql.p(req.viewerId);
-  const lists: string[] = [];
-  if (f.following) lists.push(`select followee_id as athlete_id from follows where follower_id = ${me} union select ${me}::bigint`);
-  if (f.clubId !== undefined) {
-    lists.push(`select athlete_id from club_members where club_id = ${sql.p(f.clubId)} and membership = 'member'`);
+  const ctes: string[] = [];
+  let from: string;
+  if (small) {
+    const lists: string[] = [];
+    if (f.following) lists.push(`select followee_id from follows where follower_id = ${me} union all select ${me}::bigint`);
+    if (f.clubId !== undefined) {
+      lists.push(`select athlete_id from club_members where club_id = ${sql.p(f.clubId)} and membership = 'member'`);
+    }
+    // The listed athletes' bests, by the primary key (segment_id, athlete_id).
+    ctes.push(`m as (select ${BEST_COLUMNS} ${board.from} ${lists.map((l) => `and b.athlete_id = any(array(${l}))`).join(" ")})`);
+    from = "from m b where true";
+  } else {
+    from = board.from;
   }
-  const [driver, ...others] = lists;
-  const offset = (req.page - 1) * req.perPage;
-  const k = req.contextEntries;
-  // Each listed athlete's best by primary key (lateral; `limit 1` keeps the planner from turning it
-  // into a join over the whole board), ranked over the list; names only for the rows shown.
-  const rows = await sql.query<Ranked & { total: number; athlete_id: number | null }>(
-    db,
-    `with l as (${driver}),
-     r as (select b.*, (rank() over (order by b.elapsed_time))::int - 1 as rank, (row_number() over w)::int - 1 as position
-             from l cross join lateral (
-               select b.athlete_id, b.effort_id, b.activity_id, b.elapsed_time, b.moving_time, b.start_date, b.start_date_local
-                 from ${board.table} b
-                where ${[board.source, "b.athlete_id = l.athlete_id", ...board.filters, ...others.map((o) => `b.athlete_id in (${o})`)].join(" and ")}
-                limit 1) b
-           window w as (order by ${ORDER})),
-     mine as (select position from r where athlete_id = ${me})
-     select t.total, x.*
-       from (select count(*)::int as total from r) t
-       left join (
-         select r.*, a.firstname, a.lastname, a.sex as athlete_sex
-           from r left join athletes a on a.id = r.athlete_id
-          where (r.position >= ${sql.p(offset)}::int and r.position < ${sql.p(offset + req.perPage)}::int)
-             or r.position between (select position from mine) - ${sql.p(k)}::int and (select position from mine) + ${sql.p(k)}::int) x on true
-      order by x.position`,
-  );
-  const entries = new Map<number, Ranked>();
-  for (const row of rows) if (row.athlete_id !== null) entries.set(row.position, row);
-  return { count: rows[0].total, entries };
-}
-
-/**
- * Every other board, in two statements: (1) the page (offset on the board's ordered index) and the
- * context rows before and from the viewer's own entry (found by primary key; keyset on the same
- * index); (2) entry_count, the viewer's position and the ranks of the first row of each run, from
- * `Board.count` (the maintained counts) with the times known as constants, and the athletes' names.
- * (One statement with the times as subqueries plans about twice as slowly.)
- */
-async function countedBoard(db: Queryable, req: LeaderboardRequest) {
-  const sql = new Sql();
-  const board = new Board(sql, req);
-  const offset = (req.page - 1) * req.perPage;
-  const k = req.contextEntries;
-  const from = board.from;
   const key = "(select m.elapsed_time, m.start_date, m.effort_id from me m)";
-  const parts = [`(select 0 as part, ${BEST_COLUMNS} ${from} order by ${ORDER} offset ${sql.p(offset)}::int limit ${sql.p(req.perPage)}::int)`];
-  if (k > 0) {
-    parts.push(`(select 1 as part, ${BEST_COLUMNS} ${from} and (${ORDER}) < ${key}
-                  order by b.elapsed_time desc, b.start_date desc, b.effort_id desc limit ${sql.p(k)}::int)`);
+  ctes.push(`me as (select b.elapsed_time, b.start_date, b.effort_id ${from} and b.athlete_id = ${me})`);
+  ctes.push(`page as (select ${BEST_COLUMNS} ${from} order by ${ORDER} offset ${sql.p(offset)}::int limit ${sql.p(req.perPage)}::int)`);
+  ctes.push(`before as (select ${BEST_COLUMNS} ${from} and (${ORDER}) < ${key}
+                order by b.elapsed_time desc, b.start_date desc, b.effort_id desc limit ${sql.p(k)}::int)`);
+  ctes.push(`after as (select ${BEST_COLUMNS} ${from} and (${ORDER}) >= ${key} order by ${ORDER} limit ${sql.p(k + 1)}::int)`);
+  // The times ranked: the viewer's, the first context row's (the viewer's when none is before), the page's first.
+  ctes.push(`t as (select m.elapsed_time as mine_t, m.start_date as mine_s, m.effort_id as mine_id,
+                          coalesce((select min(elapsed_time) from before), m.elapsed_time) as context_t,
+                          (select min(elapsed_time) from page) as page_t
+                     from (select 1) one left join me m on true)`);
+  const time = (column: string) => `(select ${column} from t)`;
+  // The counts that rank: all entries, and those faster than the viewer, the first context row
+  // and the first page row — maintained slot counts plus one pass over the rows counted directly
+  // (the follow or club list's bests; a board without counts; an age group's partial birth years).
+  const direct = small ? "select b.elapsed_time from m b" : board.direct;
+  if (direct) {
+    ctes.push(`d as (select count(*)::int as total, (count(*) filter (where b.elapsed_time < x.mine_t))::int as mine,
+                            (count(*) filter (where b.elapsed_time < x.context_t))::int as context_first,
+                            (count(*) filter (where b.elapsed_time < x.page_t))::int as page_first
+                       from (${direct}) b, t x)`);
   }
-  parts.push(`(select 2 as part, ${BEST_COLUMNS} ${from} and (${ORDER}) >= ${key} order by ${ORDER} limit ${sql.p(k + 1)}::int)`);
-  const rows = await sql.query<BoardRow & { part: number; start_key: string }>(
+  const count = (t: string | null, column: string) => {
+    const parts = [small ? "0" : board.slots(t), ...direct ? [`(select ${column} from d)`] : []].filter((part) => part !== "0");
+    return `(${parts.length ? parts.join(" + ") : "0"})::int as ${column}`;
+  };
+  // The viewer's ties ahead: few rows, on the board's index (elapsed_time, start_date, effort_id).
+  const counts = `select ${count(null, "total")}, ${count(time("mine_t"), "mine")},
+                         (select count(*) ${from} and b.elapsed_time = ${time("mine_t")}
+                             and (b.start_date, b.effort_id) < (${time("mine_s")}, ${time("mine_id")}))::int as ties,
+                         ${count(time("context_t"), "context_first")}, ${count(time("page_t"), "page_first")}`;
+  // The rows come back as one JSON text (one field to decode instead of ~17 per row); the names are
+  // one lookup by primary key per row shown (`limit 1` keeps it a per-row lookup).
+  const utc = (column: string) => `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const [n] = await sql.query<BoardResult>(
     db,
-    `with me as (select b.elapsed_time, b.start_date, b.effort_id ${from} and b.athlete_id = ${sql.p(req.viewerId)})
-     select r.*, r.start_date::text as start_key from (${parts.join(" union all ")}) r
-      order by r.part, r.elapsed_time, r.start_date, r.effort_id`,
+    `with ${ctes.join(",\n")},
+     r as (select 0 as part, * from page union all select 1, * from before union all select 2, * from after)
+     select n.*,
+            (select coalesce(json_agg(json_build_array(r.part, r.athlete_id::text, r.effort_id::text, r.activity_id::text,
+                      r.elapsed_time, r.moving_time, ${utc("r.start_date at time zone 'UTC'")}, ${utc("r.start_date_local")},
+                      a.firstname, a.lastname, a.sex) order by r.part, r.elapsed_time, r.start_date, r.effort_id), '[]')::text
+               from r left join lateral (select a.firstname, a.lastname, a.sex from athletes a where a.id = r.athlete_id limit 1) a on true) as rows
+       from (${counts}) n`,
   );
-  const page = rows.filter((r) => r.part === 0);
-  const before = rows.filter((r) => r.part === 1);
-  const after = rows.filter((r) => r.part === 2);
-  const me = after.length && Number(after[0].athlete_id) === req.viewerId ? after[0] : undefined;
-  const context = me ? [...before, ...after] : [];
-
-  const counts = new Sql();
-  const countBoard = new Board(counts, req);
-  // Times are parameters, so one prepared statement serves every viewer and page of a board's shape.
-  const int = (n: number) => `${counts.p(Math.trunc(n))}::int`;
-  const ids = [...new Set(rows.map((r) => String(r.athlete_id)))];
-  const exprs = [
-    `${countBoard.count(null)}::int as total`,
-    `(select coalesce(json_agg(json_build_array(a.id, a.firstname, a.lastname, a.sex)), '[]')::text
-        from athletes a where a.id = any(${counts.p(ids)}::bigint[])) as athletes`,
-  ];
-  if (me) {
-    exprs.push(`${countBoard.count(int(me.elapsed_time))}::int as mine`);
-    exprs.push(`(select count(*) ${countBoard.from} and b.elapsed_time = ${int(me.elapsed_time)}
-      and (b.start_date, b.effort_id) < (${counts.p(me.start_key)}::timestamptz, ${counts.p(String(me.effort_id))}::bigint))::int as ties`);
-    // The first context row often shares the viewer's time: then its count is the viewer's.
-    if (context[0].elapsed_time !== me.elapsed_time) exprs.push(`${countBoard.count(int(context[0].elapsed_time))}::int as context_first`);
-  }
-  if (page.length && offset > 0 && !(me && page[0].elapsed_time === me.elapsed_time)) exprs.push(`${countBoard.count(int(page[0].elapsed_time))}::int as page_first`);
-  const [n] = await counts.query<{ total: number; athletes: string; mine?: number; ties?: number; context_first?: number; page_first?: number }>(
-    db,
-    `select ${exprs.join(", ")}`,
-  );
-  const names = new Map((JSON.parse(n.athletes) as [number, string, string, string | null][]).map(([id, ...rest]) => [String(id), rest]));
-  for (const row of rows) [row.firstname, row.lastname, row.athlete_sex] = names.get(String(row.athlete_id)) ?? [null, null, null];
-
+  const listed = (JSON.parse(n.rows) as [number, string, string, string, number, number, string, string, string | null, string | null, string | null][])
+    .map(([part, athlete, effort, activity, elapsed_time, moving_time, start_date, start_date_local, firstname, lastname, athlete_sex]) => ({
+      part, athlete_id: Number(athlete), effort_id: parseInt8(effort), activity_id: Number(activity), elapsed_time, moving_time,
+      start_date, start_date_local, firstname, lastname, athlete_sex,
+    }));
+  const page = listed.filter((r) => r.part === 0);
+  const before = listed.filter((r) => r.part === 1);
+  const after = listed.filter((r) => r.part === 2);
+  const mine = after.length && after[0].athlete_id === req.viewerId ? after[0] : undefined;
   const entries = new Map<number, Ranked>();
-  if (offset < n.total) for (const row of rankRun(page, offset, offset === 0 ? 0 : n.page_first ?? n.mine!)) entries.set(row.position, row);
-  if (me) {
-    for (const row of rankRun(context, n.mine! + n.ties! - before.length, n.context_first ?? n.mine!)) entries.set(row.position, row);
+  if (offset < n.total) for (const row of rankRun(page, offset, offset === 0 ? 0 : n.page_first)) entries.set(row.position, row);
+  if (mine) {
+    for (const row of rankRun([...before, ...after], n.mine + n.ties - before.length, n.context_first)) entries.set(row.position, row);
   }
-  return { count: n.total, entries };
+  return { count: n.total, entries: [...entries.values()].sort((a, b) => a.position - b.position) };
 }

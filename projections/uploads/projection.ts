@@ -42,6 +42,7 @@ export const uploadsProjection: Projection = {
     );
     create index if not exists upload_fingerprints_athlete on upload_fingerprints (athlete_id, start_date);
   `,
+  isolated: true,
   handles: [uploadReceived.type, uploadSucceeded.type, uploadFailed.type, activityDeleted.type],
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === uploadReceived.type) {

@@ -38,7 +38,7 @@ export interface ImportRun {
   resumed: number;
 }
 
-/** Checkpoints of a live run: at most this often. */
+/** Checkpoints of a live run: at most this often (IMPORT_CHECKPOINT_MS). */
 const CHECKPOINT_MS = 2_000;
 /**
  * On PostgreSQL (several servers), an unfinished import is taken over only after this long without
@@ -231,7 +231,7 @@ function launch(platform: Platform, run: LiveRun, path: string, done: ReadonlySe
     }).catch((error) => console.error(`archive import ${run.id}: checkpoint failed: ${(error as Error).message}`));
     return chain;
   };
-  const timer = setInterval(() => void checkpoint(), CHECKPOINT_MS);
+  const timer = setInterval(() => void checkpoint(), platform.config.importCheckpointMs ?? CHECKPOINT_MS);
   const finish = async (outcome: "done" | "refused" | "interrupted", error: string | null) => {
     await checkpoint();
     if (stopping()) return;

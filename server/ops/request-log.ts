@@ -3,6 +3,7 @@ import type { LogFormat } from "../config.ts";
 import { RATE_LIMITED } from "../http/conventions.ts";
 import { randomSecret } from "../security.ts";
 import { runInRequest } from "./context.ts";
+import { batchedLines } from "./line-writer.ts";
 
 /** A client's own request id is kept when it is short and plain; otherwise the server makes one. */
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -47,10 +48,10 @@ export function formatLine(format: LogFormat, r: RequestRecord, time = new Date(
 /**
  * First middleware: gives each request an id (the client's X-Request-Id when plain, else a new one),
  * returns it in X-Request-Id, makes it the `requestId` of every event the request appends, and
- * reports the finished request (one log line, metrics).
+ * reports the finished request (one log line, written in batches by line-writer.ts; metrics).
  */
 export function requestLog(format: LogFormat, finished: (r: RequestRecord) => void, publicUrl?: () => string): MiddlewareHandler {
-  const write = format === "off" ? undefined : (line: string) => console.log(line);
+  const write = format === "off" ? undefined : batchedLines();
   return async (c, next) => {
     const incoming = c.req.header(REQUEST_ID_HEADER);
     const requestId = incoming && CLIENT_ID.test(incoming) ? incoming : randomSecret(12);

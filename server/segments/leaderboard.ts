@@ -1,5 +1,4 @@
-import type { Queryable } from "../../events/db/types.ts";
-import { type LeaderboardRequest, segmentBoard } from "../../projections/segments/leaderboard.ts";
+import { type BoardDb, type LeaderboardRequest, segmentBoard } from "../../projections/segments/leaderboard.ts";
 import { exactInteger } from "../../shared/json.ts";
 
 export {
@@ -12,7 +11,7 @@ export {
  * the viewer's entry with context_entries rows either side (no repeats). rank is the competition
  * rank starting at 0 (ties share it, the next is skipped).
  */
-export async function leaderboard(db: Queryable, req: LeaderboardRequest) {
+export async function leaderboard(db: BoardDb, req: LeaderboardRequest) {
   const { count, entries } = await segmentBoard(db, req);
   return {
     effort_count: count,

@@ -15,6 +15,10 @@ export interface DecodedUpload {
   notes: string[];
   /** The track's segment efforts, when the worker matched them (derive-pool.ts). */
   matches?: TrackMatch[];
+  /** The streams document already stored as a file blob by the worker (its row is not); `streamsJson` is then empty. */
+  streamsFile?: { path: string; size: number };
+  /** Where the derivation's time went (ms; derive workers only). */
+  timings?: Record<string, number>;
 }
 
 /**
@@ -28,9 +32,17 @@ export async function decodeAndDerive(
   maxUploadBytes: number,
 ): Promise<DecodedUpload> {
   // A path: the original kept as a file blob, read here (in the worker) rather than on the event loop.
+  const t0 = performance.now();
   const bytes = typeof original === "string" ? new Uint8Array(readFileSync(original)) : original;
   const parsed = await parseDeviceFile(inflate(bytes, dataType, maxUploadBytes), dataType);
+  const t1 = performance.now();
   const derived = deriveActivity(parsed, context);
+  const t2 = performance.now();
   const streamsJson = new TextEncoder().encode(JSON.stringify(derived.streams));
-  return { derived, streamsJson, streamsSha256: sha256Hex(streamsJson), notes: parsed.notes };
+  const streamsSha256 = sha256Hex(streamsJson);
+  const t3 = performance.now();
+  return {
+    derived, streamsJson, streamsSha256, notes: parsed.notes,
+    timings: { decode: t1 - t0, derive: t2 - t1, streamsJson: t3 - t2 },
+  };
 }

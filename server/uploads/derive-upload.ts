@@ -44,6 +44,8 @@ export function deriveFile(
   maxUploadBytes: number,
   workers?: number,
   segments?: SegmentSource,
+  /** Where file blobs live: a large streams document is stored there by the worker (see derive-pool.ts). */
+  streamsBlobDir?: string,
 ): Promise<DecodedUpload> {
-  return derivePool(workers).derive({ original, dataType: received.dataType, context, maxUploadBytes, segments });
+  return derivePool(workers).derive({ original, dataType: received.dataType, context, maxUploadBytes, segments, streamsBlobDir });
 }

@@ -6,6 +6,7 @@ import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { SegmentReplicas, trackMatches } from "../segments/track-matches.ts";
+import { FILE_THRESHOLD, writeFileBlob } from "../blobs.ts";
 import { decodeAndDerive } from "./decode-derive.ts";
 import { packedBuffers, packStreams } from "./streams-transfer.ts";
 import type { DeriveReply, DeriveRequest } from "./derive-pool.ts";
@@ -27,25 +28,81 @@ try {
 
 type Port = { postMessage(message: unknown, transfer: ArrayBuffer[]): void };
 
+/** A synthetic 20-minute GPX ride (1 Hz, with elevation and heart rate) for warming the code up. */
+function warmUpGpx(): Uint8Array {
+  const start = Date.UTC(2020, 0, 1, 8);
+  const points: string[] = [];
+  for (let i = 0; i < 1200; i++) {
+    const lat = 45 + 0.00008 * i, lng = 6 + 0.00005 * Math.sin(i / 50);
+    points.push(`<trkpt lat="${lat.toFixed(6)}" lon="${lng.toFixed(6)}"><ele>${(500 + 20 * Math.sin(i / 100)).toFixed(1)}</ele>` +
+      `<time>${new Date(start + i * 1000).toISOString()}</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>${130 + (i % 20)}</gpxtpx:hr>` +
+      `</gpxtpx:TrackPointExtension></extensions></trkpt>`);
+  }
+  return new TextEncoder().encode(
+    `<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="warm-up" xmlns="http://www.topografix.com/GPX/1/1" ` +
+      `xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1"><trk><type>cycling</type><trkseg>${points.join("")}</trkseg></trk></gpx>`,
+  );
+}
+
+let warmed = false;
+
+/** Takes in the segments and runs the whole derivation once on a synthetic ride (see DerivePool.prestart). */
+async function warmUp(request: DeriveRequest, port: Port) {
+  try {
+    const index = request.segments ? replicas.apply(request.segments.source, request.segments.added) : null;
+    if (warmed) return;
+    warmed = true;
+    const bytes = warmUpGpx();
+    const result = await decodeAndDerive(bytes, "gpx", request.context, bytes.byteLength * 2);
+    if (index) trackMatches(index, result.derived.facts.type, result.derived.streams);
+    packStreams(result.derived.streams);
+  } catch {
+    // A warm-up that fails changes nothing: the worker derives files as it would have.
+  } finally {
+    port.postMessage({ id: request.id, ok: false, name: "warm", message: "" } satisfies DeriveReply, []);
+  }
+}
+
 async function handle(request: DeriveRequest, port: Port) {
+  if (request.warm) return await warmUp(request, port);
   try {
     // The segments sent are taken in first, whatever becomes of this file (the pool counts them as sent).
+    const t0 = performance.now();
     const index = request.segments ? replicas.apply(request.segments.source, request.segments.added) : null;
+    const t1 = performance.now();
     const result = await decodeAndDerive(request.original, request.dataType, request.context, request.maxUploadBytes);
     // Segment matching runs here too, where the streams are: the event loop only ranks the efforts.
+    const t2 = performance.now();
     const matches = index ? trackMatches(index, result.derived.facts.type, result.derived.streams) : undefined;
+    const t3 = performance.now();
     const streams = packStreams(result.derived.streams);
+    let streamsJson = result.streamsJson;
+    let streamsFile: { path: string; size: number } | undefined;
+    if (request.streamsBlobDir && streamsJson.byteLength >= FILE_THRESHOLD) {
+      try {
+        // Written here, off the event loop (a 163,000-point ride's streams are 10+ MB); the job
+        // only inserts the blob's row.
+        streamsFile = { path: await writeFileBlob(request.streamsBlobDir, result.streamsSha256, streamsJson), size: streamsJson.byteLength };
+        streamsJson = new Uint8Array(0);
+      } catch {
+        // Not the file's fault (a full disk…): the bytes go back and the job stores them (and
+        // retries on a failure there) as it did before.
+      }
+    }
+    const t4 = performance.now();
     const reply: DeriveReply = {
       id: request.id,
       ok: true,
       facts: result.derived.facts,
       streams,
-      streamsJson: result.streamsJson,
+      streamsJson,
       streamsSha256: result.streamsSha256,
+      streamsFile,
       notes: result.notes,
       matches,
+      timings: { segments: t1 - t0, ...result.timings, match: t3 - t2, packAndWrite: t4 - t3 },
     };
-    port.postMessage(reply, [result.streamsJson.buffer as ArrayBuffer, ...packedBuffers(streams)]);
+    port.postMessage(reply, [streamsJson.buffer as ArrayBuffer, ...packedBuffers(streams)]);
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));
     const reply: DeriveReply = { id: request.id, ok: false, name: e.name, message: e.message };

@@ -1,6 +1,8 @@
+import process from "node:process";
 import { activityRecorded, activityStream } from "../../events/activity/events.ts";
 import { uploadsInStatus } from "../../projections/uploads/queries.ts";
 import type { EventData } from "../../events/catalogue.ts";
+import type { RecordedEvent } from "../../events/types.ts";
 import type { Db } from "../../events/db/types.ts";
 import { activityDecider } from "../../events/activity/decide.ts";
 import { handleCommand } from "../../events/decider.ts";
@@ -9,9 +11,10 @@ import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { activityProcessors } from "../activity-processors.ts";
-import { blobFile, getBlob, putBlob } from "../blobs.ts";
+import { blobDirOf, blobFile, getBlob, putBlob, putSettledBlob } from "../blobs.ts";
 import { storableText } from "../ingest/decode.ts";
 import { deriveContextOf, deriveFile } from "./derive-upload.ts";
+import { derivePool } from "./derive-pool.ts";
 import { prepareTimezones } from "../ingest/timezone.ts";
 import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
@@ -44,7 +47,13 @@ export function uploadJob(platform: Platform): JobKind {
       // so an upload never waits for thousands of segments to be loaded at once.
       if (rows.length === 0) {
         prepareTimezones();
-        void segmentIndexFor(platform.db).catch(() => {});
+        // …and a derive worker started, warm and holding every segment (derive-pool.ts).
+        void segmentIndexFor(platform.db)
+          .then(({ source, entries }) => {
+            // Not once the platform is closing (its idle workers are being released).
+            if (platform.jobs.running) derivePool(platform.config.deriveWorkers).prestart({ source, entries });
+          })
+          .catch(() => {});
       }
       return rows.map((r) => String(r.id));
     },
@@ -97,6 +106,7 @@ async function derive(platform: Platform, received: Received): Promise<({ ok: tr
       platform.config.maxUploadBytes,
       platform.config.deriveWorkers,
       { source, entries },
+      blobDirOf(platform.db),
     );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -107,7 +117,7 @@ async function derive(platform: Platform, received: Received): Promise<({ ok: tr
 
 /** The duplicate check and what the activity event needs; run during the athlete's turn. */
 async function settle(platform: Platform, received: Received, decoded: Decoded): Promise<Settled> {
-  const { derived, notes, streamsJson, streamsSha256: knownSha256, matches } = decoded;
+  const { derived, notes, streamsJson, streamsSha256: knownSha256, streamsFile, matches } = decoded;
   const duplicateOf = await duplicateAtProcessing(platform.db, {
     athleteId: received.athleteId,
     activityId: received.activityId,
@@ -115,6 +125,7 @@ async function settle(platform: Platform, received: Received, decoded: Decoded):
     startDate: derived.facts.startDate,
     deviceName: derived.facts.deviceName,
   });
+  // (A streams file the worker stored stays: blobs are content-addressed, another row may name it.)
   if (duplicateOf !== null) return { ok: false, error: duplicateMessage(received.fileName, duplicateOf), duplicateOf };
   derived.facts.bestEfforts = await rankBestEfforts(
     platform.db,
@@ -122,7 +133,10 @@ async function settle(platform: Platform, received: Received, decoded: Decoded):
     received.activityId,
     derived.facts.bestEfforts,
   );
-  const streamsSha256 = await putBlob(platform.db, streamsJson, { file: true, sha256: knownSha256 });
+  // A large streams document was stored as a file blob by the worker: only its row is written here.
+  const streamsSha256 = streamsFile
+    ? await putSettledBlob(platform.db, knownSha256, streamsFile.size)
+    : await putBlob(platform.db, streamsJson, { file: true, sha256: knownSha256 });
   // A long track's full polyline is a blob too: the event and the row keep its hash.
   const polyline = await keepPolyline(platform.db, derived.facts.polyline);
   return {
@@ -143,10 +157,12 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
   const metadata = { athleteId: received.athleteId, source: "job:upload" };
 
   const turn: { done: (() => void) | null } = { done: null };
+  const clock = stepClock();
   try {
     await recordAndFinish();
   } finally {
     turn.done?.();
+    clock.report(uploadId);
   }
 
   async function recordAndFinish(): Promise<void> {
@@ -163,13 +179,17 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
       streams = blob ? JSON.parse(new TextDecoder().decode(blob)) as ActivityStreams : null;
       notes = (await reparseNotes(platform, received)) ?? [];
     } else {
+      clock.step("read");
       const decoded = await derive(platform, received);
+      clock.step("derive", decoded.ok ? decoded.timings : undefined);
       if (!decoded.ok) return await fail(platform, received, decoded.error, decoded.duplicateOf);
       // From the duplicate check to the upload's outcome (which records the fingerprint the check
       // reads), one upload of this athlete at a time.
       turn.done = await athleteTurn(received.athleteId);
+      clock.step("turn");
       {
         const result = await settle(platform, received, decoded);
+        clock.step("settle");
         if (!result.ok) return await fail(platform, received, result.error, result.duplicateOf);
         activity = result.activity;
         streams = result.streams;
@@ -179,6 +199,7 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
           type: "record",
           activity,
         }, { idempotencyKey: `upload-${uploadId}:recorded`, metadata });
+        clock.step("recorded");
         if (recorded.length === 0) {
           // Recorded meanwhile by another run: that recording stands.
           const again = (await platform.store.readStream(activityStream(received.activityId)))
@@ -190,14 +211,19 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
     }
 
     // Step 2: every registered processor (segment matching, …), appended once each.
+    const appended: RecordedEvent[] = [];
     for (const [index, processor] of activityProcessors.entries()) {
-      const events = await processor({ platform, activity, streams, matches });
+      const events = await processor({ platform, activity, streams, matches, appended });
+      clock.step(`processor${index}`);
       if (events.length === 0) continue;
-      await handleCommand(platform.store, activityStream(received.activityId), activityDecider, {
+      const { result } = await handleCommand(platform.store, activityStream(received.activityId), activityDecider, {
         type: "process",
         activityId: received.activityId,
         events,
       }, { idempotencyKey: `upload-${uploadId}:processor-${index}`, metadata });
+      // What a later processor may take as recorded: only what this run appended (not a retry's duplicate).
+      if (result && !result.duplicate) for (const event of result.events) appended.push(event);
+      clock.step(`processor${index}-append`);
     }
 
     // Step 3: the upload is ready.
@@ -213,7 +239,30 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
         notes,
       },
     }, { idempotencyKey: `upload-${uploadId}:outcome`, metadata });
+    clock.step("succeeded");
   }
+}
+
+/**
+ * UPLOAD_TIMINGS=1: each processed upload prints where its time went on stderr (wall ms per step of
+ * the job, and the derive worker's own split), e.g. to find what dominates in a benchmark.
+ */
+function stepClock() {
+  const on = Boolean(process.env.UPLOAD_TIMINGS);
+  let last = performance.now();
+  const parts: string[] = [];
+  return {
+    step(name: string, inner?: Record<string, number>) {
+      if (!on) return;
+      const now = performance.now();
+      const split = inner ? ` (${Object.entries(inner).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ")})` : "";
+      parts.push(`${name} ${(now - last).toFixed(1)}${split}`);
+      last = now;
+    },
+    report(uploadId: number) {
+      if (on) console.error(`upload ${uploadId} steps (ms): ${parts.join(" | ")}`);
+    },
+  };
 }
 
 /** Notes of a file whose activity was recorded before a restart (derived again in a worker). */

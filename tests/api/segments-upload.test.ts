@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSegment } from "../../server/segments/create.ts";
-import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestAthlete, type TestServer, uploadUntilReady } from "../helpers/server.ts";
 import { DEVICES, slice, streamsOf } from "../segments/fixture-track.ts";
 
 /**
@@ -15,20 +15,8 @@ let eddy: TestAthlete;
 const segments: Record<string, number> = {};
 let rideStreams: Awaited<ReturnType<typeof streamsOf>>;
 
-async function upload(athlete: TestAthlete, file: string) {
-  const form = new FormData();
-  form.set("file", new Blob([readFileSync(join(DEVICES, file))]), file.split("/").pop()!);
-  form.set("data_type", file.split(".").pop()!);
-  const res = await server.api("POST", "/v3/uploads", { token: athlete.token, multipart: form });
-  expect(res.status).toBe(201);
-  for (let i = 0; i < 300; i++) {
-    const status = await server.api("GET", `/v3/uploads/${res.body.id}`, { token: athlete.token });
-    if (status.body.activity_id) return status.body.activity_id as number;
-    expect(status.body.error ?? null).toBeNull();
-    server.platform.jobs.kick();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("upload did not finish");
+function upload(athlete: TestAthlete, file: string) {
+  return uploadUntilReady(server, athlete.token, { bytes: readFileSync(join(DEVICES, file)), name: file.split("/").pop()!, dataType: file.split(".").pop()! });
 }
 
 beforeAll(async () => {

@@ -16,10 +16,13 @@ import { activitiesCsv, type CsvActivity, writeZip } from "./archives.ts";
  */
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_IMPORT_BYTES = 4 * 1024 * 1024;
-const RIDES = 60;
+/** Enough short rides that the run lasts far longer than the wait for a checkpoint, however fast the machine. */
+const RIDES = 240;
+/** Checkpoints this often here (IMPORT_CHECKPOINT_MS), so the kill can follow one closely. */
+const CHECKPOINT_MS = 100;
 const dir = mkdtempSync(join(tmpdir(), "archive-restart-"));
 const dataDir = join(dir, "data");
-const env = { SEED_DEMO: "0", MAX_BODY_BYTES: String(MAX_BODY_BYTES), MAX_IMPORT_BYTES: String(MAX_IMPORT_BYTES) };
+const env = { SEED_DEMO: "0", MAX_BODY_BYTES: String(MAX_BODY_BYTES), MAX_IMPORT_BYTES: String(MAX_IMPORT_BYTES), IMPORT_CHECKPOINT_MS: String(CHECKPOINT_MS) };
 let server: DenoServer;
 let call: Api;
 let token: string;
@@ -30,14 +33,14 @@ beforeAll(async () => {
   const athleteId = JSON.parse(athlete.stdout).id;
   const app = JSON.parse((await runCli(["app", "create", "--name", "Importer", "--callback-domain", "example.com", "--owner", String(athleteId), "--json"], { DATA_DIR: dataDir })).stdout);
   token = JSON.parse((await runCli(["token", "issue", "--athlete", String(athleteId), "--client-id", String(app.client_id), "--scope", "read_all,activity:read_all,write", "--json"], { DATA_DIR: dataDir })).stdout).access_token;
-  // A Strava export of RIDES 20-minute rides (gzipped FIT files, as Strava stores them).
+  // A Strava export of RIDES 5-minute rides (gzipped FIT files, as Strava stores them).
   const rows: CsvActivity[] = [];
   const entries = [];
   for (let i = 0; i < RIDES; i++) {
     const start = new Date(Date.UTC(2021, 2, 1) + i * 24 * 3600 * 1000).toISOString();
     const file = `activities/${50_000 + i}.fit.gz`;
-    rows.push({ id: String(50_000 + i), date: start, name: `Training ${i}`, type: "Ride", elapsed: 1200, km: 10, file });
-    entries.push({ name: file, bytes: gzipSync(generateRide(1200, start)), store: true });
+    rows.push({ id: String(50_000 + i), date: start, name: `Training ${i}`, type: "Ride", elapsed: 300, km: 2.5, file });
+    entries.push({ name: file, bytes: gzipSync(generateRide(300, start)), store: true });
   }
   await writeZip(archive, [{ name: "activities.csv", bytes: Buffer.from(activitiesCsv(rows)) }, ...entries]);
   server = await startDenoServer({ dataDir, env });
@@ -108,7 +111,7 @@ describe("archives over HTTP are bounded by MAX_IMPORT_BYTES, not MAX_BODY_BYTES
     const id = started.body.id;
     expect(started.body).toMatchObject({ status: "running", file_name: "export_777.zip", resumed: 0 });
 
-    // Let a few activities in and a checkpoint (every 2 s) be written, then kill the server outright.
+    // Let a few activities in and a checkpoint (every CHECKPOINT_MS) be written, then kill the server outright.
     let before;
     for (;;) {
       before = await status(id);
@@ -116,7 +119,9 @@ describe("archives over HTTP are bounded by MAX_IMPORT_BYTES, not MAX_BODY_BYTES
       if (before.done >= 6) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    await new Promise((r) => setTimeout(r, 2_500));
+    await new Promise((r) => setTimeout(r, CHECKPOINT_MS * 4));
+    const killed = await status(id);
+    expect(killed.status).toBe("running");
     await server.stop("SIGKILL");
 
     server = await startDenoServer({ dataDir, env });

@@ -40,16 +40,25 @@ function spawnListening(args: string[], env: Record<string, string>): Promise<{ 
       child.kill("SIGTERM");
       reject(new Error(`did not start:\n${out}`));
     }, 240_000);
+    let listening = false;
+    // Once listening, the output (the request log: a line per request) is drained as a log
+    // collector would, and not kept: appending it to `out` and scanning all of it again for every
+    // chunk cost this process (which also runs autocannon) seconds of CPU, and a slow reader
+    // leaves the server blocked writing to a full pipe.
     const check = (d: unknown) => {
+      if (listening) return;
       out += String(d);
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
+        listening = true;
         clearTimeout(timer);
         resolveStart({ url: m[1].replace("0.0.0.0", "127.0.0.1"), child });
       }
     };
     child.stdout!.on("data", check);
-    child.stderr!.on("data", (d) => (out += String(d)));
+    child.stderr!.on("data", (d) => {
+      if (!listening) out += String(d);
+    });
     child.on("exit", () => reject(new Error(`exited:\n${out}`)));
   });
 }

@@ -54,14 +54,25 @@ const readAll = store.readAll.bind(store);
 };
 const db = platform.db;
 const transaction = db.transaction.bind(db);
-(db as { transaction: typeof transaction }).transaction = async (fn) => {
+(db as { transaction: typeof transaction }).transaction = async (fn, options) => {
   let inside = 0;
   const t = performance.now();
+  // The caller's options pass through (a rebuild's batches defer their WAL sync).
   const result = await transaction(async (tx) => {
-    const r = await fn(tx);
+    // Every statement timed too, keyed by its first words (the statement-level profile).
+    const timed = Object.create(tx) as typeof tx;
+    timed.query = (async (sql: string, params?: unknown[]) => {
+      const t = performance.now();
+      try {
+        return await tx.query(sql, params);
+      } finally {
+        add(`  sql: ${sql.replace(/\s+/g, " ").trim().slice(0, 70)}`, performance.now() - t, 1);
+      }
+    }) as typeof tx.query;
+    const r = await fn(timed);
     inside = performance.now();
     return r;
-  });
+  }, options);
   add("commit (+ WAL sync)", performance.now() - inside, 0);
   add("transaction total", performance.now() - t, 0);
   return result;
@@ -70,9 +81,10 @@ const cpu0 = process.cpuUsage();
 const report = await platform.projections.replay();
 const cpu = process.cpuUsage(cpu0);
 console.log(`replay: ${report.events} events in ${report.seconds.toFixed(2)} s = ${Math.round(report.eventsPerSecond)} events/s; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s; WAL syncs ${JSON.stringify(db.walSyncs)}`);
-const rows = [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 30);
+const rows = [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 45);
 for (const [key, s] of rows) {
-  console.log(`${key.padEnd(60)} ${s.ms.toFixed(0).padStart(8)} ms ${String(s.calls).padStart(7)} calls ${String(s.events).padStart(7)} events  ${(s.ms / Math.max(1, s.events)).toFixed(3)} ms/event`);
+  const per = key.startsWith("  sql:") ? `${(s.ms / s.calls).toFixed(3)} ms/statement` : `${(s.ms / Math.max(1, s.events)).toFixed(3)} ms/event`;
+  console.log(`${key.padEnd(80)} ${s.ms.toFixed(0).padStart(8)} ms ${String(s.calls).padStart(7)} calls ${String(s.events).padStart(7)} events  ${per}`);
 }
 await platform.close();
 copy.remove();

@@ -190,6 +190,8 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     ];
   } finally {
     profiler?.close();
+    // BENCH_SERVER_LOG=<file>: the server's own output (e.g. with PGLITE_SLOW_MS / UPLOAD_STEP_MS set), saved.
+    if (process.env.BENCH_SERVER_LOG) writeFileSync(process.env.BENCH_SERVER_LOG, server.output());
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(bodyDir, { recursive: true, force: true });

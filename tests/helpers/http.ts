@@ -51,3 +51,32 @@ export function api(baseUrl: string): Api {
     return { status: res.status, headers: res.headers, body: parsed as any, text };
   };
 }
+
+/** A device file to upload: its bytes, file name and data_type (fit, gpx.gz, …). */
+export interface UploadFile {
+  bytes: Uint8Array | string;
+  name: string;
+  dataType: string;
+}
+
+/**
+ * Uploads a device file over HTTP (POST /v3/uploads, with any further form fields) and polls the
+ * upload until its activity is ready; the activity id. Throws on a refused or failed upload.
+ * `kick` is called between polls (an in-process server's job runner, to look for work at once).
+ */
+export async function uploadUntilReady(call: Api, token: string, file: UploadFile, fields: Record<string, string> = {}, kick?: () => void): Promise<number> {
+  const form = new FormData();
+  form.set("file", new Blob([file.bytes]), file.name);
+  form.set("data_type", file.dataType);
+  for (const [k, v] of Object.entries(fields)) form.set(k, v);
+  const res = await call("POST", "/v3/uploads", { token, multipart: form });
+  if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${res.text}`);
+  for (let i = 0; i < 600; i++) {
+    const status = await call("GET", `/v3/uploads/${res.body.id}`, { token });
+    if (status.body.error) throw new Error(`upload failed: ${status.body.error}`);
+    if (status.body.activity_id) return status.body.activity_id as number;
+    kick?.();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("upload did not finish");
+}

@@ -6,7 +6,7 @@ import { createApplication, issueToken } from "../../server/actions/applications
 import { createAthlete, type NewAthlete } from "../../server/actions/athletes.ts";
 import type { Permission } from "../../server/http/auth.ts";
 import { startServer, type RunningServer } from "../../server/start.ts";
-import { api, type Api } from "./http.ts";
+import { api, type Api, type UploadFile, uploadUntilReady as uploadOverHttp } from "./http.ts";
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -82,22 +82,6 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
 }
 
 /** Uploads a device file over HTTP and polls the upload until its activity is ready; the activity id. */
-export async function uploadUntilReady(
-  server: TestServer,
-  token: string,
-  file: { bytes: Uint8Array | string; name: string; dataType: string },
-): Promise<number> {
-  const form = new FormData();
-  form.set("file", new Blob([file.bytes]), file.name);
-  form.set("data_type", file.dataType);
-  const res = await server.api("POST", "/v3/uploads", { token, multipart: form });
-  if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${res.text}`);
-  for (let i = 0; i < 600; i++) {
-    const status = await server.api("GET", `/v3/uploads/${res.body.id}`, { token });
-    if (status.body.error) throw new Error(`upload failed: ${status.body.error}`);
-    if (status.body.activity_id) return status.body.activity_id as number;
-    server.platform.jobs.kick();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("upload did not finish");
+export function uploadUntilReady(server: TestServer, token: string, file: UploadFile): Promise<number> {
+  return uploadOverHttp(server.api, token, file, {}, () => server.platform.jobs.kick());
 }

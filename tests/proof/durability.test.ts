@@ -42,12 +42,38 @@ function steps(trace: string): Step[] {
       out.push({ kind: "wal-write" });
       continue;
     }
-    if (/^f(data)?sync\(/.test(call) && WAL.test(call) && /\) = 0$/.test(call)) out.push({ kind: "wal-sync" });
+    // strace aligns return values to a column: a resumed call ends ")          = 0".
+    if (/^f(data)?sync\(/.test(call) && WAL.test(call) && /\)\s+= 0$/.test(call)) out.push({ kind: "wal-sync" });
     const status = /^(?:writev?|sendto|sendmsg)\(\d+<TCP[^>]*>.*"HTTP\/1\.1 (\d{3})/.exec(call);
     if (status) out.push({ kind: "response", status: Number(status[1]) });
   }
   return out;
 }
+
+/** Responses sent while WAL written since the last completed sync was not yet on disk. */
+function unsyncedResponses(trace: Step[]): number {
+  let unsynced = 0;
+  let dirty = false;
+  for (const step of trace) {
+    if (step.kind === "wal-write") dirty = true;
+    else if (step.kind === "wal-sync") dirty = false;
+    else if (dirty) unsynced++;
+  }
+  return unsynced;
+}
+
+/**
+ * A real excerpt (paths shortened): the request log's batch written by the main thread (31503)
+ * while the WAL sync ran on a blocking thread (31507), so strace printed both split, the sync's
+ * end as "<... fdatasync resumed>)          = 0". Then the 201.
+ */
+const SPLIT_SYNC = `31503 pwrite64(21</d/pg_wal/000000010000000000000001>, "\\30\\321"..., 8192, 9191424) = 8192
+31503 write(1<UNIX-STREAM:[1151949->1151948]>, "2026-11-24T07:33:30.729Z PUT /v3/activit"..., 85 <unfinished ...>
+31507 fdatasync(127</d/pg_wal/000000010000000000000001> <unfinished ...>
+31503 <... write resumed>)              = 85
+31507 <... fdatasync resumed>)          = 0
+31507 write(4<anon_inode:[eventfd]>, "\\1\\0\\0\\0\\0\\0\\0\\0", 8) = 8
+31503 sendto(104<TCP:[127.0.0.1:44963->127.0.0.1:58584]>, "HTTP/1.1 201 Created\\r\\ncontent-type: appl"..., 233, MSG_NOSIGNAL, NULL, 0) = 233`;
 
 let server: DenoServer | undefined;
 afterAll(async () => {
@@ -61,6 +87,18 @@ function traceFileOf(s: DenoServer): string {
 }
 
 describe("durability: no 2xx for a write before its WAL is synced to disk (Deno under strace, PGlite on disk)", () => {
+  it("reads strace's split calls: a resumed sync counts, a WAL write after the sync is caught, a failed sync is not one", () => {
+    expect(steps(SPLIT_SYNC).map((s) => s.kind)).toEqual(["wal-write", "wal-sync", "response"]);
+    expect(unsyncedResponses(steps(SPLIT_SYNC))).toBe(0);
+    const lines = SPLIT_SYNC.split("\n");
+    // The same with a WAL write between the sync and the response: caught.
+    const late = [...lines.slice(0, 6), lines[0], lines[6]].join("\n");
+    expect(unsyncedResponses(steps(late))).toBe(1);
+    // A sync that failed is no sync.
+    const failed = SPLIT_SYNC.replace("<... fdatasync resumed>)          = 0", "<... fdatasync resumed>)          = -1 EIO (Input/output error)");
+    expect(unsyncedResponses(steps(failed))).toBe(1);
+  });
+
   it("syncs the WAL between every append and its response, for every kind of write", async () => {
     const dir = mkdtempSync(join(tmpdir(), "fitness-durable-"));
     const traceFile = join(dir, "strace.txt");
@@ -113,17 +151,8 @@ describe("durability: no 2xx for a write before its WAL is synced to disk (Deno 
     // Sequential: every 2xx follows a completed WAL sync that came after the last WAL write.
     const responses = sequential.filter((s) => s.kind === "response");
     expect(responses).toHaveLength(statuses.length);
-    let unsynced = 0;
-    let dirty = false;
-    let syncedWrites = 0;
-    for (const step of sequential) {
-      if (step.kind === "wal-write") dirty = true;
-      else if (step.kind === "wal-sync") dirty = false;
-      else {
-        if (dirty) unsynced++;
-        else syncedWrites++;
-      }
-    }
+    const unsynced = unsyncedResponses(sequential);
+    const syncedWrites = responses.length - unsynced;
     expect(unsynced).toBe(0);
     expect(sequential.filter((s) => s.kind === "wal-sync").length).toBeGreaterThanOrEqual(statuses.length);
 

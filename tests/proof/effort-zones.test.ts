@@ -9,7 +9,7 @@ import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { createSegment } from "../../server/segments/create.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
-import { type Api, api } from "../helpers/http.ts";
+import { type Api, api, uploadUntilReady } from "../helpers/http.ts";
 import { DEVICES, slice, streamsOf } from "../segments/fixture-track.ts";
 
 /**
@@ -40,19 +40,8 @@ const seg = { early: 0, later: 0 };
 let challengeId = 0;
 let earlyStart: [number, number];
 
-async function upload(person: Person): Promise<number> {
-  const form = new FormData();
-  form.set("file", new Blob([readFileSync(join(DEVICES, RIDE))]), "ride.fit");
-  form.set("data_type", "fit");
-  const res = await call("POST", "/v3/uploads", { token: person.token, multipart: form });
-  expect(res.status, res.text).toBe(201);
-  for (let i = 0; i < 600; i++) {
-    const status = await call("GET", `/v3/uploads/${res.body.id}`, { token: person.token });
-    expect(status.body.error ?? null).toBeNull();
-    if (status.body.activity_id) return status.body.activity_id as number;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("upload did not finish");
+function upload(person: Person): Promise<number> {
+  return uploadUntilReady(call, person.token, { bytes: readFileSync(join(DEVICES, RIDE)), name: "ride.fit", dataType: "fit" });
 }
 
 /** What `viewer` can learn of `owner`'s efforts on a segment, through every read that copies them. */

@@ -7,10 +7,9 @@ import { createApplication, issueToken } from "../../server/actions/applications
 import { createAthlete } from "../../server/actions/athletes.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
-import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { DEVICES } from "../helpers/fixtures.ts";
-import { type Api, api } from "../helpers/http.ts";
+import { type Api, api, uploadUntilReady } from "../helpers/http.ts";
 
 /**
  * Routes attacked over HTTP on the server as `npm start` runs it (issue #19, routes' privacy rules):
@@ -45,22 +44,8 @@ function metres(a: readonly [number, number], b: readonly [number, number]): num
 }
 const inZone = (p: readonly [number, number]) => metres(p, [zone.lat, zone.lng]) <= ZONE_RADIUS;
 
-async function upload(token: string, file: string, fields: Record<string, string>) {
-  const form = new FormData();
-  form.set("file", new Blob([readFileSync(join(DEVICES, file))]), file.split("/").pop()!);
-  form.set("data_type", file.split(".").pop()!);
-  for (const [k, v] of Object.entries(fields)) form.set(k, v);
-  const res = await call("POST", "/v3/uploads", { token, multipart: form });
-  expect(res.status, res.text).toBe(201);
-  for (let i = 0; i < 600; i++) {
-    const poll = await call("GET", `/v3/uploads/${res.body.id}`, { token });
-    if (poll.body.status !== UPLOAD_STATUS.processing) {
-      expect(poll.body.status, poll.body.error).toBe(UPLOAD_STATUS.ready);
-      return poll.body.activity_id as number;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("upload still processing");
+function upload(token: string, file: string, fields: Record<string, string>) {
+  return uploadUntilReady(call, token, { bytes: readFileSync(join(DEVICES, file)), name: file.split("/").pop()!, dataType: file.split(".").pop()! }, fields);
 }
 
 async function makeRoute(token: string, body: Record<string, unknown>): Promise<number> {

@@ -37,6 +37,7 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "app.css": { file: own("app.css"), type: CSS },
   "app.js": { file: own("app.js"), type: JS },
   "map.js": { file: own("map.js"), type: JS },
+  "elevation.js": { file: own("elevation.js"), type: JS },
   "home.js": { file: own("home.js"), type: JS },
   "activity.js": { file: own("activity.js"), type: JS },
   "upload.js": { file: own("upload.js"), type: JS },

@@ -1,5 +1,6 @@
 // A route: map, elevation profile, summary, GPX/TCX downloads, delete (owner).
 import { api, config, currentToken, dateText, decodePolyline, duration, h, km, meters, ready, showFailure } from "./app.js";
+import { elevationProfile } from "./elevation.js";
 import { baseMap } from "./map.js";
 
 const id = config.routeId;
@@ -24,26 +25,6 @@ async function download(kind, button) {
   } finally {
     button.disabled = false;
   }
-}
-
-function profile(distance, altitude) {
-  const box = document.getElementById("profile");
-  if (!altitude?.length) {
-    box.replaceChildren(h("p", { class: "muted" }, "This route has no elevation (a drawn line without altitudes)."));
-    return;
-  }
-  const plot = new window.uPlot({
-    width: Math.max(280, box.clientWidth), height: 160, legend: { show: false },
-    scales: { x: { time: false } },
-    axes: [{ values: (u, v) => v.map((n) => `${n} km`) }, { size: 50 }],
-    series: [{}, { label: "Elevation (m)", stroke: "#6e7781", fill: "rgba(110,119,129,.25)", width: 1.5, points: { show: false } }],
-  }, [distance.map((x) => x / 1000), altitude], box);
-  let width = box.clientWidth;
-  new ResizeObserver(() => {
-    if (!box.clientWidth || box.clientWidth === width) return;
-    width = box.clientWidth;
-    plot.setSize({ width: Math.max(280, width), height: 160 });
-  }).observe(box);
 }
 
 async function main() {
@@ -92,7 +73,8 @@ async function main() {
       map.fitBounds(line.getBounds(), { padding: [20, 20] });
     }).observe(document.getElementById("map"));
   }
-  profile(streams.distance?.data ?? [], streams.altitude?.data);
+  elevationProfile(document.getElementById("profile"), streams.distance?.data, streams.altitude?.data,
+    "This route has no elevation (a drawn line without altitudes).");
   ready("route");
 }
 

@@ -1,5 +1,6 @@
 // A segment: map, elevation profile, leaderboard with the spec's filters and the viewer's context, the viewer's efforts, star.
 import { api, config, dateText, decodePolyline, duration, h, km, meters, ready, showFailure } from "./app.js";
+import { elevationProfile } from "./elevation.js";
 import { baseMap } from "./map.js";
 
 const id = config.segmentId;
@@ -54,27 +55,6 @@ async function board(form) {
     box.removeAttribute("aria-busy");
     ready("leaderboard", (window.appState?.leaderboard ?? 0) + 1);
   }
-}
-
-function profile(s) {
-  const box = document.getElementById("profile");
-  const d = s.distance ?? [], alt = s.altitude ?? [];
-  if (!alt.length) {
-    box.replaceChildren(h("p", { class: "muted" }, "No elevation known for this segment yet."));
-    return;
-  }
-  const plot = new window.uPlot({
-    width: Math.max(280, box.clientWidth), height: 160, legend: { show: false },
-    scales: { x: { time: false } },
-    axes: [{ values: (u, v) => v.map((n) => `${n} km`) }, { size: 50 }],
-    series: [{}, { label: "Elevation (m)", stroke: "#6e7781", fill: "rgba(110,119,129,.25)", width: 1.5, points: { show: false } }],
-  }, [d.map((x) => x / 1000), alt], box);
-  let width = box.clientWidth;
-  new ResizeObserver(() => {
-    if (!box.clientWidth || box.clientWidth === width) return;
-    width = box.clientWidth;
-    plot.setSize({ width: Math.max(280, width), height: 160 });
-  }).observe(box);
 }
 
 async function main() {
@@ -133,7 +113,7 @@ async function main() {
       map.fitBounds(line.getBounds(), { padding: [20, 20] });
     }).observe(document.getElementById("map"));
   }
-  profile(s);
+  elevationProfile(document.getElementById("profile"), s.distance, s.altitude, "No elevation known for this segment yet.");
   await board(form);
   ready("segment");
 }
