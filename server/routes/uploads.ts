@@ -66,7 +66,7 @@ export const uploadRoutes = [
         requestId,
         fileName: file.name || "upload",
         ...(file instanceof SpooledFile
-          ? { spooled: { path: file.path, size: file.size } }
+          ? { spooled: { path: file.path, size: file.size, sha256: file.sha256 } }
           : { bytes: new Uint8Array(await file.arrayBuffer()) }),
         dataType: body.data_type,
         activityType: sport?.type ?? null,

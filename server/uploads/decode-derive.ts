@@ -17,6 +17,8 @@ export interface DecodedUpload {
   matches?: TrackMatch[];
   /** The streams document already stored as a file blob by the worker (its row is not); `streamsJson` is then empty. */
   streamsFile?: { path: string; size: number };
+  /** The full polyline already stored as a file blob by the worker (its row is not); facts.polyline is then null. */
+  polylineFile?: { sha256: string; size: number };
   /** Where the derivation's time went (ms; derive workers only). */
   timings?: Record<string, number>;
 }

@@ -50,6 +50,8 @@ export type DeriveReply =
     streamsSha256: string;
     /** The streams document is a file blob already (written, synced, in place): only its row is missing. */
     streamsFile?: { path: string; size: number };
+    /** The full polyline is a file blob already (facts.polyline is then null): only its row is missing. */
+    polylineFile?: { sha256: string; size: number };
     /** Where the worker's time went (ms), for UPLOAD_TIMINGS. */
     timings?: Record<string, number>;
     notes: string[];
@@ -221,6 +223,7 @@ export class DerivePool {
         streamsJson: reply.streamsJson,
         streamsSha256: reply.streamsSha256,
         streamsFile: reply.streamsFile,
+        polylineFile: reply.polylineFile,
         notes: reply.notes,
         matches: reply.matches,
         timings: reply.timings,

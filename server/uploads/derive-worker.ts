@@ -6,7 +6,8 @@ import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { SegmentReplicas, trackMatches } from "../segments/track-matches.ts";
-import { FILE_THRESHOLD, writeFileBlob } from "../blobs.ts";
+import { FILE_THRESHOLD, sha256Hex, writeFileBlob } from "../blobs.ts";
+import { POLYLINE_BLOB_ABOVE } from "./polyline-blob.ts";
 import { decodeAndDerive } from "./decode-derive.ts";
 import { packedBuffers, packStreams } from "./streams-transfer.ts";
 import type { DeriveReply, DeriveRequest } from "./derive-pool.ts";
@@ -89,6 +90,23 @@ async function handle(request: DeriveRequest, port: Port) {
         // retries on a failure there) as it did before.
       }
     }
+    // So is a long track's full polyline (1 MB for 163,000 points), which the activity keeps as a
+    // blob: the event loop then inserts only its row (keepPolyline did the rest there).
+    let polylineFile: { sha256: string; size: number } | undefined;
+    const polyline = result.derived.facts.polyline;
+    if (request.streamsBlobDir && polyline !== null && polyline.length > POLYLINE_BLOB_ABOVE) {
+      const bytes = new TextEncoder().encode(polyline);
+      if (bytes.byteLength >= FILE_THRESHOLD) {
+        try {
+          const sha256 = sha256Hex(bytes);
+          await writeFileBlob(request.streamsBlobDir, sha256, bytes);
+          polylineFile = { sha256, size: bytes.byteLength };
+          result.derived.facts.polyline = null;
+        } catch {
+          // As for the streams: the text goes back and the job stores it.
+        }
+      }
+    }
     const t4 = performance.now();
     const reply: DeriveReply = {
       id: request.id,
@@ -98,6 +116,7 @@ async function handle(request: DeriveRequest, port: Port) {
       streamsJson,
       streamsSha256: result.streamsSha256,
       streamsFile,
+      polylineFile,
       notes: result.notes,
       matches,
       timings: { segments: t1 - t0, ...result.timings, match: t3 - t2, packAndWrite: t4 - t3 },

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
+import { TurnBudget } from "../event-loop-turn.ts";
 import { createGunzip } from "node:zlib";
 import { type DataType, inflate, sniff, TooLargeError } from "../ingest/decode.ts";
 import { IngestError } from "../ingest/types.ts";
@@ -24,15 +26,43 @@ export function inspectBytes(bytes: Uint8Array, dataType: DataType, limit: numbe
   return { originalSha256, contentSha256 };
 }
 
+
+/** The first `HEAD` bytes of a file (fewer when it is shorter). */
+async function readHead(path: string): Promise<Uint8Array> {
+  const handle = await open(path, "r");
+  try {
+    const head = new Uint8Array(HEAD);
+    const { bytesRead } = await handle.read(head, 0, HEAD, 0);
+    return head.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * The same checks on a file on disk, streamed: read 256 kB at a time (by the runtime's I/O
- * threads), hashed and, for .gz, inflated chunk by chunk, so the event loop is never held for more
- * than a chunk and the file is never in memory whole. Only the first 8 kB of content are kept (the sniff).
+ * threads), hashed and, for .gz, inflated chunk by chunk, yielding to other requests after each
+ * chunk, so the event loop is never held for more than a chunk and the file is never in memory
+ * whole. Only the first 8 kB of content are kept (the sniff). `knownSha256`: the file's hash,
+ * computed as it was received (multipart spooling); a plain file is then only sniffed, not read again.
  */
-export async function inspectFile(path: string, size: number, dataType: DataType, limit: number): Promise<Inspected> {
+export async function inspectFile(
+  path: string,
+  size: number,
+  dataType: DataType,
+  limit: number,
+  knownSha256?: string,
+): Promise<Inspected> {
   const gz = dataType.endsWith(".gz");
   if (!gz && size > limit) throw new TooLargeError(limit);
+  if (!gz && knownSha256) {
+    if (size === 0) throw new IngestError("The file is empty.");
+    sniff(await readHead(path), dataType);
+    return { originalSha256: knownSha256, contentSha256: knownSha256 };
+  }
   const original = createHash("sha256");
+  // Reads from the page cache resolve back to back: other requests get turns in between.
+  const turn = new TurnBudget();
   const content = gz ? createHash("sha256") : original;
   const head: Uint8Array[] = [];
   let headSize = 0;
@@ -49,6 +79,7 @@ export async function inspectFile(path: string, size: number, dataType: DataType
     for await (const chunk of file as AsyncIterable<Uint8Array>) {
       original.update(chunk);
       keepHead(chunk);
+      await turn.spent();
     }
   } else {
     const gunzip = createGunzip();
@@ -73,7 +104,7 @@ export async function inspectFile(path: string, size: number, dataType: DataType
             throw new IngestError(`The file is not gzip-compressed, but data_type is ${dataType}.`);
           }
         }
-        original.update(chunk);
+        if (!knownSha256) original.update(chunk);
         if (stopped) break;
         if (!gunzip.write(chunk)) await new Promise<void>((resolve, reject) => {
           const done = () => {
@@ -90,6 +121,7 @@ export async function inspectFile(path: string, size: number, dataType: DataType
           gunzip.once("close", done);
           gunzip.once("error", fail);
         });
+        await turn.spent();
       }
       if (!first) throw new IngestError(`The file is not gzip-compressed, but data_type is ${dataType}.`);
       gunzip.end();
@@ -113,6 +145,6 @@ export async function inspectFile(path: string, size: number, dataType: DataType
   // sniff needs the start of the content and whether it is empty.
   if ((gz ? inflated : size) === 0) throw new IngestError("The file is empty.");
   sniff(headBytes, dataType);
-  const originalSha256 = original.digest("hex");
+  const originalSha256 = knownSha256 ?? original.digest("hex");
   return { originalSha256, contentSha256: gz ? content.digest("hex") : originalSha256 };
 }

@@ -117,7 +117,7 @@ async function derive(platform: Platform, received: Received): Promise<({ ok: tr
 
 /** The duplicate check and what the activity event needs; run during the athlete's turn. */
 async function settle(platform: Platform, received: Received, decoded: Decoded): Promise<Settled> {
-  const { derived, notes, streamsJson, streamsSha256: knownSha256, streamsFile, matches } = decoded;
+  const { derived, notes, streamsJson, streamsSha256: knownSha256, streamsFile, polylineFile, matches } = decoded;
   const duplicateOf = await duplicateAtProcessing(platform.db, {
     athleteId: received.athleteId,
     activityId: received.activityId,
@@ -138,7 +138,10 @@ async function settle(platform: Platform, received: Received, decoded: Decoded):
     ? await putSettledBlob(platform.db, knownSha256, streamsFile.size)
     : await putBlob(platform.db, streamsJson, { file: true, sha256: knownSha256 });
   // A long track's full polyline is a blob too: the event and the row keep its hash.
-  const polyline = await keepPolyline(platform.db, derived.facts.polyline);
+  // (The worker may have stored it already, as a file: then only its row is written here.)
+  const polyline = polylineFile
+    ? { polyline: null, polylineSha256: await putSettledBlob(platform.db, polylineFile.sha256, polylineFile.size) }
+    : await keepPolyline(platform.db, derived.facts.polyline);
   return {
     ok: true,
     activity: { activityId: received.activityId, athleteId: received.athleteId, ...derived.facts, ...polyline, streamsSha256 },

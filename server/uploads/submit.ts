@@ -22,7 +22,7 @@ export interface UploadSubmission {
   fileName: string;
   /** The file in memory, or (a large file received over HTTP) `spooled`: written to disk and synced. */
   bytes?: Uint8Array;
-  spooled?: { path: string; size: number };
+  spooled?: { path: string; size: number; sha256?: string };
   dataType: DataType;
   activityType: ActivityType | null;
   /** sport_type field (activityType is then its type). */
@@ -56,7 +56,7 @@ export async function submitUpload(platform: Platform, input: UploadSubmission):
     // A spooled file is read, hashed and inflated as a stream (never whole, never for long on the
     // event loop); a small one in memory.
     inspected = input.spooled
-      ? await inspectFile(input.spooled.path, input.spooled.size, input.dataType, limit)
+      ? await inspectFile(input.spooled.path, input.spooled.size, input.dataType, limit, input.spooled.sha256)
       : inspectBytes(input.bytes!, input.dataType, limit);
   } catch (error) {
     if (error instanceof TooLargeError) throw tooLarge(limit);

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import polylineModule from "@mapbox/polyline";
@@ -130,6 +131,13 @@ describe("uploads never stall the server", () => {
     // per GPS sample, the first and last where the latlng stream says.
     const points = polyline.decode(activity.body.map.polyline, 5);
     expect(points).toHaveLength(file.points);
+    // Stored by the derive worker as a file blob named by the text's SHA-256 (its bytes written off
+    // the event loop), and the upload's original is a file blob too: both beside the database.
+    const text = new TextEncoder().encode(activity.body.map.polyline);
+    const sha = createHash("sha256").update(text).digest("hex");
+    const blob = join(dataDir, "blobs", sha.slice(0, 2), sha);
+    expect(existsSync(blob)).toBe(true);
+    expect(statSync(blob).size).toBe(text.byteLength);
     const latlng = (await call("GET", `/v3/activities/${status!.activity_id}/streams`, { token, query: { keys: "latlng", key_by_type: true } }))
       .body.latlng.data as [number, number][];
     for (const [i, j] of [[0, 0], [points.length - 1, latlng.length - 1]]) {

@@ -1,8 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { indexOfBytes, readMultipart, removeSpooled, SpooledFile } from "../../server/http/multipart.ts";
+import { IngestError } from "../../server/ingest/types.ts";
+import { inspectFile } from "../../server/uploads/inspect.ts";
 
 /** The plain definition: the first i ≥ from where every byte of the needle matches. */
 function naiveIndexOf(hay: Uint8Array, needle: Uint8Array, from = 0): number {
@@ -54,15 +58,20 @@ describe("multipart boundary search (the event loop's scan of every upload byte)
         ...file,
         ...enc.encode(`\r\n--${boundary}--\r\n`),
       ]);
-      for (const chunk of [5, 97, 4096, 65_536]) {
+      // A byte stream is read into one reused buffer (as Deno's request bodies are); another
+      // stream chunk by chunk as it comes.
+      for (const [chunk, bytes] of [[5, false], [97, false], [4096, false], [65_536, false], [5, true], [97, true], [4096, true], [300_000, true]] as const) {
         let at = 0;
-        const stream = new ReadableStream<Uint8Array>({
-          pull(controller) {
+        const source = {
+          pull(controller: ReadableStreamDefaultController<Uint8Array> | ReadableByteStreamController) {
             if (at >= body.length) return controller.close();
             controller.enqueue(body.slice(at, at + chunk * (1 + (at % 3))));
             at += chunk * (1 + (at % 3));
           },
-        });
+        };
+        const stream = bytes
+          ? new ReadableStream({ type: "bytes", pull: source.pull }) as ReadableStream<Uint8Array>
+          : new ReadableStream<Uint8Array>({ pull: source.pull });
         const created: string[] = [];
         const form = await readMultipart(stream, boundary, { dir, maxBytes: 10 * 1024 * 1024, created });
         expect(form.data_type).toBe("fit");
@@ -70,10 +79,36 @@ describe("multipart boundary search (the event loop's scan of every upload byte)
         expect(part).toBeInstanceOf(SpooledFile);
         expect(part.size).toBe(file.length);
         expect(Buffer.compare(readFileSync(part.path), file)).toBe(0);
+        // The hash taken batch by batch while spooling is the file's: as coreutils' sha256sum
+        // reads it from disk, and as a one-shot hash of the bytes sent.
+        expect(part.sha256).toBe(execFileSync("sha256sum", [part.path], { encoding: "utf8" }).split(" ")[0]);
+        expect(part.sha256).toBe(createHash("sha256").update(file).digest("hex"));
         await removeSpooled(created);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("a spooled file's known hash spares the re-read, not the content checks", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "inspect-known-"));
+    try {
+      const gpx = new TextEncoder().encode(`<?xml version="1.0"?>\n<gpx version="1.1" creator="t">${" ".repeat(2 * 1024 * 1024)}</gpx>`);
+      const path = join(dir, "a.gpx");
+      writeFileSync(path, gpx);
+      const sha = createHash("sha256").update(gpx).digest("hex");
+      expect(await inspectFile(path, gpx.length, "gpx", 10 * 1024 * 1024, sha)).toEqual({ originalSha256: sha, contentSha256: sha });
+      // Without the known hash the file is read and hashed: the same answer.
+      expect(await inspectFile(path, gpx.length, "gpx", 10 * 1024 * 1024)).toEqual({ originalSha256: sha, contentSha256: sha });
+      // Not a GPX (a FIT header) under data_type gpx: refused as before, hash or not.
+      const fit = new Uint8Array(2 * 1024 * 1024);
+      fit.set([14, 0x10, 0, 0, 0, 0, 0, 0, 0x2e, 0x46, 0x49, 0x54]);
+      writeFileSync(path, fit);
+      await expect(inspectFile(path, fit.length, "gpx", 10 * 1024 * 1024, "0".repeat(64))).rejects.toThrow(IngestError);
+      writeFileSync(path, new Uint8Array(0));
+      await expect(inspectFile(path, 0, "gpx", 10 * 1024 * 1024, "0".repeat(64))).rejects.toThrow(/empty/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
