@@ -8,6 +8,8 @@ export const ANALYZE_EVERY = 5000;
 
 /** How long one rebuild transaction should take at most (its batch adapts), in ms. */
 const BATCH_MS = 150;
+/** How long a rebuild waits for events hidden behind another transaction before it gives up. */
+const HORIZON_WAIT_MS = 60_000;
 
 /** The schema holding the live read models; connections use search_path = rm, public. */
 export const LIVE_SCHEMA = "rm";
@@ -203,10 +205,22 @@ export class ProjectionRunner {
     // second; between transactions the event loop runs (timers: a CLI's progress redraw).
     const most = options.batch ?? 2000;
     let batch = Math.min(most, 200);
+    let waitingSince: number | undefined;
     for (;;) {
       const started = performance.now();
       const events = await this.store.readAll(position, { limit: batch, until: head });
-      if (events.length === 0) break;
+      if (events.length === 0) {
+        if (!(await this.#hiddenBefore(position, head))) break;
+        // Committed events up to the head exist but sit above the oldest transaction still running
+        // (another server's append on PostgreSQL): wait for it rather than stop short of the head.
+        waitingSince ??= performance.now();
+        if (performance.now() - waitingSince > HORIZON_WAIT_MS) {
+          throw new Error(`rebuild: events up to position ${head} stayed hidden behind a running transaction for ${HORIZON_WAIT_MS / 1000} s`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        continue;
+      }
+      waitingSince = undefined;
       // A rebuild's batches need not reach the disk one by one: a crash leaves a scratch schema
       // the next rebuild drops, and the swap (or the final checkpoint) is durable and syncs them.
       await target.transaction(async (tx) => {
@@ -246,6 +260,16 @@ export class ProjectionRunner {
     // Appends that landed during the rebuild (after its head) are applied now.
     await this.catchUp(report.position);
     return report;
+  }
+
+  /** Whether committed events exist after `position` up to `head` (readAll may not show them yet). */
+  async #hiddenBefore(position: number, head: number): Promise<boolean> {
+    if (position >= head) return false;
+    const [row] = await this.db.query<{ hidden: boolean }>(
+      "select exists (select 1 from events where global_position > $1 and global_position <= $2) as hidden",
+      [position, head],
+    );
+    return row.hidden;
   }
 
   async #catchUpFrom(position: number): Promise<void> {
