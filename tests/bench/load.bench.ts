@@ -64,6 +64,9 @@ function spawnListening(args: string[], env: Record<string, string>): Promise<{ 
 }
 
 interface Run {
+  requests: number;
+  /** CPU seconds of the server during the run (main thread, whole process), when measured. */
+  cpu?: { main: number; all: number };
   rps: number;
   p50: number;
   p99: number;
@@ -76,7 +79,44 @@ async function load(url: string, seconds: number, setupRequest?: (req: Record<st
   const result = await autocannon(options);
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (stat as { count: number }).count;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, statuses };
+  return { requests: result.requests.total, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, statuses };
+}
+
+/** CPU seconds (user + system) of a process's main thread and of the whole process, from /proc. */
+function cpuSeconds(pid: number): { main: number; all: number } {
+  const ticks = (stat: string) => {
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  return { main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")), all: ticks(readFileSync(`/proc/${pid}/stat`, "utf8")) };
+}
+
+/** A run with the CPU its server used meanwhile. */
+async function withCpu(pid: number, run: () => Promise<Run>): Promise<Run> {
+  const before = cpuSeconds(pid);
+  const result = await run();
+  const after = cpuSeconds(pid);
+  return { ...result, cpu: { main: after.main - before.main, all: after.all - before.all } };
+}
+
+/** Slices of the GET comparison per server (alternating); see the run. */
+const ROUNDS = 4;
+
+/** Slices of equal length as one run: mean rate, median of the slices' p50 and p99, statuses summed. */
+function combined(runs: Run[]): Run {
+  const median = (xs: number[]) => {
+    const s = xs.slice().sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const statuses: Record<string, number> = {};
+  for (const run of runs) for (const [code, n] of Object.entries(run.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  return {
+    requests: runs.reduce((sum, r) => sum + r.requests, 0),
+    rps: runs.reduce((sum, r) => sum + r.rps, 0) / runs.length,
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    statuses,
+  };
 }
 
 function gpxUpload(n: number): { body: string; boundary: string } {
@@ -95,10 +135,10 @@ function gpxUpload(n: number): { body: string; boundary: string } {
  * next to a bare Hono + PGlite handler on Deno serving a comparable `select` by id, in the same run.
  * Figures: GET /v3/activities/:id req/s, p50 and p99; then a realistic mix (70 % activity reads,
  * 10 % activity lists, 15 % kudos, 5 % uploads of new GPX files) with its status counts.
- * `npm run bench -- load [--seconds=N]` (default 10 s per run).
+ * `npm run bench -- load [--seconds=N]` (default 20 s per server for the GET comparison, in 4 alternating slices; N s for the mix).
  */
 export const loadBench: BenchSuite = async (args) => {
-  const seconds = Number(args.find((a) => a.startsWith("--seconds="))?.split("=")[1] ?? 10);
+  const seconds = Number(args.find((a) => a.startsWith("--seconds="))?.split("=")[1] ?? 20);
   const dir = mkdtempSync(join(tmpdir(), "fitness-load-"));
   const dataDir = join(dir, "data");
   const children: ChildProcess[] = [];
@@ -167,8 +207,24 @@ export const loadBench: BenchSuite = async (args) => {
         summarise(JSON.parse(readFileSync(file, "utf8")), 15).join("\n"));
       return result;
     };
-    const oursRead = await profiled("ours", () => load(ours.url, seconds, readActivity));
-    const bareRun = await profiled("bare", () => load(bare.url, seconds, bareRead));
+    // Ours and the bare server take turns, in ROUNDS slices each, so that a change in the machine's
+    // other load during the run weighs on both alike (measured one after the other, 0.60–0.92× came
+    // out for the same build). With profiling: one slice each, as before.
+    const rounds = PROFILE_DIR ? 1 : ROUNDS;
+    const oursSlices: Run[] = [];
+    const bareSlices: Run[] = [];
+    for (let round = 0; round < rounds; round++) {
+      oursSlices.push(await withCpu(ours.child.pid!, () => profiled("ours", () => load(ours.url, seconds / rounds, readActivity))));
+      bareSlices.push(await withCpu(bare.child.pid!, () => profiled("bare", () => load(bare.url, seconds / rounds, bareRead))));
+    }
+    const oursRead = combined(oursSlices);
+    for (const [name, server, runs] of [["ours", ours, oursSlices], ["bare", bare, bareSlices]] as const) {
+      const requests = runs.reduce((n, r) => n + r.requests, 0);
+      const cpu = runs.reduce((c, r) => ({ main: c.main + r.cpu!.main, all: c.all + r.cpu!.all }), { main: 0, all: 0 });
+      console.error(`load: ${name} (pid ${server.child.pid}) CPU per GET: main thread ${(cpu.main * 1000 / requests).toFixed(3)} ms, whole process ${(cpu.all * 1000 / requests).toFixed(3)} ms (${requests} requests)`);
+    }
+    const bareRun = combined(bareSlices);
+    console.error(`load: GET req/s per slice, ours ${oursSlices.map((r) => r.rps.toFixed(0)).join(" / ")}, bare ${bareSlices.map((r) => r.rps.toFixed(0)).join(" / ")}`);
 
     let uploads = 0;
     const mixed = (req: Record<string, unknown>) => {
