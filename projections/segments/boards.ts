@@ -253,13 +253,18 @@ export async function addToBoards(tx: Queryable, addedSql: string, params: unkno
        (select distinct on (c.segment_id, c.athlete_id, p.period) p.period, c.* from cand c
          cross join lateral ${PERIODS_SQL("c.start_date_local")} p(period)
          order by c.segment_id, c.athlete_id, p.period, c.elapsed_time, c.start_date, c.effort_id)),
+     -- The stored best of each fresh row: one primary-key probe each (lateral, offset 0), never a
+     -- hash join over the whole table, which the planner picks when it misjudges the CTE's size
+     -- (a replay's fresh tables have no statistics) and which grows with every upload.
      win as (
        select ${won} from fresh f
-         left join segment_bests o on o.segment_id = f.segment_id and o.athlete_id = f.athlete_id
+         left join lateral (select o.* from segment_bests o
+                             where o.segment_id = f.segment_id and o.athlete_id = f.athlete_id offset 0) o on true
         where f.period = 'all' and ${better}
        union all
        select ${won} from fresh f
-         left join segment_period_bests o on o.segment_id = f.segment_id and o.period = f.period and o.athlete_id = f.athlete_id
+         left join lateral (select o.* from segment_period_bests o
+                             where o.segment_id = f.segment_id and o.period = f.period and o.athlete_id = f.athlete_id offset 0) o on true
         where f.period <> 'all' and ${better}),
      put_all as (
        insert into segment_bests (${BEST_COLUMNS})

@@ -107,6 +107,11 @@ const fmt = (xs: number[]) =>
 console.log(`rank (effortBoardCounts) ms per activity: ${fmt(timings.rank)}`);
 console.log(`the same counted per effort (three correlated lookups each, the former statement) ms: ${fmt(timings.perEffort)}`);
 console.log(`apply (SegmentEffortsMatched) ms per activity: ${fmt(timings.apply)}`);
+if (process.env.PLANS) {
+  for (const r of await db.query<{ g: number; c: number; s: string }>(
+    "select generic_plans as g, custom_plans as c, left(regexp_replace(statement, '\\s+', ' ', 'g'), 70) as s from pg_prepared_statements",
+  )) console.log(`generic ${r.g} custom ${r.c}: ${r.s}`);
+}
 await db.close();
 
 /** A Queryable printing EXPLAIN ANALYZE of the boards statement instead of returning its rows. */
@@ -117,7 +122,7 @@ function explaining(tx: Queryable): Queryable {
       if (!/segment_board_counts|segment_bests/.test(sql) || /^\s*delete/.test(sql)) return tx.query<T>(sql, params);
       const plan = await tx.query<{ "QUERY PLAN": string }>(`explain (analyze, summary) ${sql}`, params);
       console.log(plan.map((r) => r["QUERY PLAN"]).join("\n"));
-      return [{ zero: [] }] as T[];
+      return [{ zero: [], read: JSON.stringify({ slots: [], mine: [], own: [] }) }] as T[];
     },
   };
 }
