@@ -6,7 +6,7 @@
  * ride: ~1,000 efforts on distinct segments). Each activity is ranked (as matchActivity does) and
  * then applied (as its SegmentEffortsMatched is); `--explain` prints EXPLAIN ANALYZE of both
  * statements for the last activity.
- * `npx deno run -A tests/bench/boards-profile.ts [--segments=10000] [--athletes=1] [--rides=4] [--efforts=1000] [--laps=1] [--explain]`
+ * `npx deno run -A tests/bench/boards-profile.ts [--segments=10000] [--athletes=1] [--rides=4] [--efforts=1000] [--laps=1] [--same] [--explain]`
  */
 import process from "node:process";
 import { openPglite } from "../../events/db/pglite.ts";
@@ -59,7 +59,8 @@ for (let ride = 0; ride < RIDES; ride++) {
   for (let athlete = 1; athlete <= ATHLETES; athlete++) {
     const activityId = 1 + ride * ATHLETES + athlete;
     const day = `2024-0${1 + (ride % 9)}-1${ride % 10}`;
-    const first = Math.floor(random() * Math.max(1, SEGMENTS - EFFORTS));
+    // --same: every ride on the same segments (the uploads bench's rides all follow one loop).
+    const first = process.argv.includes("--same") ? 0 : Math.floor(random() * Math.max(1, SEGMENTS - EFFORTS));
     const efforts = Array.from({ length: EFFORTS }, (_, n) => ({
       effortId: String(2n ** 53n + BigInt(activityId) * 1024n + BigInt(n)),
       segmentId: 1 + ((first + (n % Math.ceil(EFFORTS / LAPS))) % SEGMENTS), name: "S", startIndex: n, endIndex: n + 10,

@@ -8,6 +8,7 @@ import { allProjections } from "../../projections/index.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { segmentsProjection } from "../../projections/segments/projection.ts";
 import { effortBoardCounts } from "../../projections/segments/queries.ts";
+import { rebuildBoards } from "../../projections/segments/boards.ts";
 
 /**
  * The counts behind a new effort's kom_rank, pr_rank and year achievement (effortBoardCounts, read
@@ -15,6 +16,8 @@ import { effortBoardCounts } from "../../projections/segments/queries.ts";
  * the athlete's own faster efforts (any privacy), other athletes whose best public effort is faster,
  * other athletes with a faster public effort in the effort's calendar year — with ties, private
  * activities, activities made private or deleted, several passes of one segment and two years.
+ * And the boards the events left (addToBoards / refreshBoards, incrementally) equal the boards
+ * rebuilt from the efforts in one set-based pass (rebuildBoards).
  */
 
 interface Ride {
@@ -38,7 +41,7 @@ function matched(activityId: number, ride: Ride): StoredEvent {
     activityId, athleteId: ride.athlete, activityType: "Ride", private: ride.private, prCount: 0, achievementCount: 0,
     efforts: ride.efforts.map((e, n) => ({
       effortId: String(2n ** 53n + BigInt(activityId) * 1024n + BigInt(n)), segmentId: e.segment, name: "S", startIndex: n,
-      endIndex: n + 1, startDate: `${ride.year}-06-0${1 + (n % 9)}T07:00:00Z`, startDateLocal: `${ride.year}-06-0${1 + (n % 9)}T09:00:00Z`,
+      endIndex: n + 1, startDate: `${ride.year}-06-0${1 + (n % 2)}T07:0${n}:00Z`, startDateLocal: `${ride.year}-06-0${1 + (n % 2)}T09:0${n}:00Z`,
       elapsedTime: e.t, movingTime: e.t, distance: 1000, averageHeartrate: null, maxHeartrate: null, averageWatts: null,
       averageCadence: null, komRank: null, prRank: null, achievements: [], hidden: false,
       startLatlng: [45, 6], endLatlng: [45.01, 6.01],
@@ -62,6 +65,19 @@ async function countedPerEffort(db: Queryable, athleteId: number, efforts: { seg
   return rows.map((r) => ({ own: Number(r.own), overall: Number(r.overall), yearly: Number(r.yearly) }));
 }
 
+/** The bests, period bests and board counts equal those rebuilt from the efforts from scratch. */
+async function expectBoardsAsRebuilt(tx: Queryable) {
+  const tables = ["segment_bests", "segment_period_bests", "segment_board_counts"];
+  const dump = async () => {
+    const out: Record<string, unknown[]> = {};
+    for (const t of tables) out[t] = await tx.query(`select row_to_json(x)::text as r from ${t} x order by 1`);
+    return out;
+  };
+  const incremental = await dump();
+  await rebuildBoards(tx, [1, 2, 3]);
+  expect(incremental).toEqual(await dump());
+}
+
 const ride: fc.Arbitrary<Ride> = fc.record({
   athlete: fc.integer({ min: 1, max: 4 }),
   year: fc.constantFrom(2023, 2024),
@@ -70,14 +86,14 @@ const ride: fc.Arbitrary<Ride> = fc.record({
   efforts: fc.array(fc.record({ segment: fc.integer({ min: 1, max: 3 }), t: fc.integer({ min: 60, max: 200 }).map((t) => t - (t % 7)) }), { minLength: 1, maxLength: 6 }),
 });
 
-describe("effortBoardCounts (ranking once per segment from the board counts)", () => {
+describe("effortBoardCounts (ranking once per segment from the board counts), and the boards it reads", () => {
   let db: Db;
   beforeAll(async () => {
     db = await openPglite();
   });
   afterAll(() => db.close());
 
-  it("equals counting the efforts one by one", async () => {
+  it("equals counting the efforts one by one; the boards equal a rebuild from the efforts", async () => {
     let checked = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -104,6 +120,7 @@ describe("effortBoardCounts (ranking once per segment from the board counts)", (
                 ? event("ActivityUpdated", { activityId, athleteId, private: true })
                 : event("ActivityDeleted", { activityId, athleteId, uploadId: null }));
             }
+            await expectBoardsAsRebuilt(tx);
             const efforts = next.efforts.map((e) => ({ segmentId: e.segment, elapsedTime: e.t, year: next.year }));
             const counts = await effortBoardCounts(tx, next.athlete, efforts);
             expect(counts).toEqual(await countedPerEffort(tx, next.athlete, efforts));
