@@ -246,20 +246,31 @@ export async function addToBoards(tx: Queryable, addedSql: string, params: unkno
               x.start_date_local, a.sex, a.birthdate, a.weight
          from added x left join athletes a on a.id = x.athlete_id
         where not x.private),
+     -- Each period (year, month, week, day) is a set of local days, so its best is the best of the
+     -- days' bests: periods are derived from one row per (segment, athlete, day), not per effort
+     -- (a ride passing a segment ten times gives one row there, not ten times four).
+     daily as (
+       select distinct on (c.segment_id, c.athlete_id, c.start_date_local::date) c.* from cand c
+        order by c.segment_id, c.athlete_id, c.start_date_local::date, c.elapsed_time, c.start_date, c.effort_id),
      fresh as (
-       (select distinct on (c.segment_id, c.athlete_id) 'all'::text as period, c.* from cand c
+       (select distinct on (c.segment_id, c.athlete_id) 'all'::text as period, c.* from daily c
          order by c.segment_id, c.athlete_id, c.elapsed_time, c.start_date, c.effort_id)
        union all
-       (select distinct on (c.segment_id, c.athlete_id, p.period) p.period, c.* from cand c
+       (select distinct on (c.segment_id, c.athlete_id, p.period) p.period, c.* from daily c
          cross join lateral ${PERIODS_SQL("c.start_date_local")} p(period)
          order by c.segment_id, c.athlete_id, p.period, c.elapsed_time, c.start_date, c.effort_id)),
+     -- The stored best of each fresh row: one primary-key probe each (lateral, offset 0), never a
+     -- hash join over the whole table, which the planner picks when it misjudges the CTE's size
+     -- (a replay's fresh tables have no statistics) and which grows with every upload.
      win as (
        select ${won} from fresh f
-         left join segment_bests o on o.segment_id = f.segment_id and o.athlete_id = f.athlete_id
+         left join lateral (select o.* from segment_bests o
+                             where o.segment_id = f.segment_id and o.athlete_id = f.athlete_id offset 0) o on true
         where f.period = 'all' and ${better}
        union all
        select ${won} from fresh f
-         left join segment_period_bests o on o.segment_id = f.segment_id and o.period = f.period and o.athlete_id = f.athlete_id
+         left join lateral (select o.* from segment_period_bests o
+                             where o.segment_id = f.segment_id and o.period = f.period and o.athlete_id = f.athlete_id offset 0) o on true
         where f.period <> 'all' and ${better}),
      put_all as (
        insert into segment_bests (${BEST_COLUMNS})

@@ -320,34 +320,81 @@ export const ACTIVITY_SEGMENTS_PART_SQL = `select json_build_object(
 
 /**
  * The board counts behind a new effort's ranks, as the boards stand before its activity, for each
- * (segment, elapsed time, year start, year end): the athlete's own faster efforts, other athletes'
- * faster bests, and other athletes with a faster public effort that year. One query for all efforts.
+ * (segment, elapsed time, calendar year of its local start): the athlete's own faster efforts
+ * (any privacy), other athletes' faster bests, and other athletes with a faster public effort that
+ * year (= whose best public effort of that year is faster).
+ *
+ * Ranked once per segment, not per effort (a 6 h ride on a loop passes each of its segments ten
+ * times): one statement reads, for each segment touched, the exact-second slots of its all-time
+ * board and of the year boards its efforts need (`segment_board_counts`, boards.ts) below its
+ * slowest effort — at most one row per distinct faster time, whatever the board's size — the
+ * athlete's own efforts there below that time, and the athlete's own bests (which the counts
+ * include: they are subtracted); the counting is then done here. Strictly faster only: ties share
+ * a rank.
  */
 export async function effortBoardCounts(
   db: Queryable,
   athleteId: number,
-  efforts: { segmentId: number; elapsedTime: number; yearStart: string; yearEnd: string }[],
+  efforts: { segmentId: number; elapsedTime: number; year: number }[],
 ): Promise<{ own: number; overall: number; yearly: number }[]> {
   if (efforts.length === 0) return [];
-  const rows = await db.query<{ i: number; own: number; overall: number; yearly: number }>(
-    `select x.i::int as i,
-            (select count(*)::int from segment_efforts e
-              where e.segment_id = x.seg and e.athlete_id = $5 and e.elapsed_time < x.t) as own,
-            (select count(*)::int from segment_bests b
-              where b.segment_id = x.seg and b.athlete_id <> $5 and b.elapsed_time < x.t) as overall,
-            (select count(distinct e.athlete_id)::int from segment_efforts e
-              where e.segment_id = x.seg and e.athlete_id <> $5 and not e.private and not e.shielded and e.elapsed_time < x.t
-                and e.start_date_local >= x.y0 and e.start_date_local < x.y1) as yearly
-       from unnest($1::bigint[], $2::int[], $3::timestamp[], $4::timestamp[]) with ordinality as x(seg, t, y0, y1, i)`,
-    [
-      efforts.map((e) => e.segmentId),
-      efforts.map((e) => e.elapsedTime),
-      efforts.map((e) => e.yearStart),
-      efforts.map((e) => e.yearEnd),
-      athleteId,
-    ],
+  // The year board's period key, as PERIODS_SQL (boards.ts) writes it: to_char(…, 'YYYY').
+  const yearKey = (year: number) => `y${String(year).padStart(4, "0")}`;
+  const [row] = await db.query<{ read: string }>(
+    `with segs as (
+       select seg, max(t) as hi, array['all'] || array_agg(distinct y) as boards
+         from unnest($1::bigint[], $2::int[], $3::text[]) as x(seg, t, y) group by seg),
+     -- Lateral with offset 0: one index range per segment, never a scan of a whole table.
+     slots as (
+       select s.seg, c.board, c.slot, c.n from segs s cross join lateral (
+         select c.board, c.slot, c.n from segment_board_counts c
+          where c.segment_id = s.seg and c.board = any(s.boards) and c.shift = 0 and c.slot < s.hi offset 0) c),
+     own as (
+       select s.seg, e.t from segs s cross join lateral (
+         select e.elapsed_time as t from segment_efforts e
+          where e.segment_id = s.seg and e.athlete_id = $4 and e.elapsed_time < s.hi offset 0) e),
+     -- The athlete's own bests (the counts include them): one index scan each over the segments touched.
+     mine as (
+       select o.segment_id as seg, 'all' as board, o.elapsed_time as t from segment_bests o
+        where o.athlete_id = $4 and o.segment_id = any($1::bigint[])
+       union all
+       select o.segment_id, o.period, o.elapsed_time from segment_period_bests o
+        where o.athlete_id = $4 and o.segment_id = any($1::bigint[]) and o.period = any($3::text[]))
+     select json_build_object(
+       'slots', (select coalesce(json_agg(json_build_array(seg, board, slot, n)), '[]') from slots),
+       'mine', (select coalesce(json_agg(json_build_array(seg, board, t)), '[]') from mine),
+       'own', (select coalesce(json_agg(json_build_array(seg, t)), '[]') from own))::text as read`,
+    [efforts.map((e) => e.segmentId), efforts.map((e) => e.elapsedTime), efforts.map((e) => yearKey(e.year)), athleteId],
   );
-  const out = efforts.map(() => ({ own: 0, overall: 0, yearly: 0 }));
-  for (const r of rows) out[Number(r.i) - 1] = { own: Number(r.own), overall: Number(r.overall), yearly: Number(r.yearly) };
-  return out;
+  const read = JSON.parse(row.read) as {
+    slots: [number, string, number, number][];
+    mine: [number, string, number][];
+    own: [number, number][];
+  };
+  const slots = new Map<string, [number, number][]>();
+  for (const [seg, board, slot, n] of read.slots) {
+    const key = `${seg}|${board}`;
+    const list = slots.get(key);
+    if (list) list.push([slot, n]);
+    else slots.set(key, [[slot, n]]);
+  }
+  const mine = new Map(read.mine.map(([seg, board, t]) => [`${seg}|${board}`, t]));
+  const own = new Map<number, number[]>();
+  for (const [seg, t] of read.own) {
+    const list = own.get(seg);
+    if (list) list.push(t);
+    else own.set(seg, [t]);
+  }
+  /** Entries of a board strictly faster than t, less the athlete's own. */
+  const faster = (key: string, t: number) => {
+    let n = 0;
+    for (const [slot, count] of slots.get(key) ?? []) if (slot < t) n += count;
+    const best = mine.get(key);
+    return best !== undefined && best < t ? n - 1 : n;
+  };
+  return efforts.map((e) => ({
+    own: (own.get(e.segmentId) ?? []).filter((t) => t < e.elapsedTime).length,
+    overall: faster(`${e.segmentId}|all`, e.elapsedTime),
+    yearly: faster(`${e.segmentId}|${yearKey(e.year)}`, e.elapsedTime),
+  }));
 }

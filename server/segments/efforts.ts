@@ -81,13 +81,12 @@ interface BoardCounts {
 
 /**
  * The board counts behind every effort's ranks, as the boards stand before this activity: one
- * query for all efforts (three correlated index lookups per effort) instead of three per effort.
+ * query for all efforts, ranking each segment once (queries.ts).
  */
-async function boardCounts(db: Queryable, athleteId: number, efforts: EffortToRank[]): Promise<BoardCounts[]> {
-  return effortBoardCounts(db, athleteId, efforts.map((e) => {
-    const year = Number(e.startDateLocal.slice(0, 4));
-    return { segmentId: e.segmentId, elapsedTime: e.elapsedTime, yearStart: `${year}-01-01T00:00:00`, yearEnd: `${year + 1}-01-01T00:00:00` };
-  }));
+function boardCounts(db: Queryable, athleteId: number, efforts: EffortToRank[]): Promise<BoardCounts[]> {
+  return effortBoardCounts(db, athleteId, efforts.map((e) => ({
+    segmentId: e.segmentId, elapsedTime: e.elapsedTime, year: Number(e.startDateLocal.slice(0, 4)),
+  })));
 }
 
 /** Ranks and achievements of a new effort, from the board counts (plus this activity's earlier efforts). */
