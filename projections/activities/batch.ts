@@ -165,7 +165,11 @@ export class ActivityGroup {
       );
     }
     if (this.#deletedComments.size) {
-      await tx.query("delete from activity_comments where id = any($1::bigint[])", [[...this.#deletedComments]]);
+      const gone = await tx.query<{ activity_id: string }>(
+        "delete from activity_comments where id = any($1::bigint[]) returning activity_id",
+        [[...this.#deletedComments]],
+      );
+      for (const { activity_id } of gone) this.#commentsCounted.add(Number(activity_id));
     }
     if (this.#edits.size) {
       // Each edit as a jsonb object of the columns it sets (present keys only) and its fact keys.

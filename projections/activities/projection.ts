@@ -226,8 +226,11 @@ export const activitiesProjection: Projection = {
       }
       case commentDeleted.type: {
         const d = event.data;
-        await tx.query("delete from activity_comments where id = $1", [d.commentId]);
+        // The comment's own activity is recounted too (the event names where it was deleted; a
+        // log may name another one: replay's batched path recounts both alike, batch.ts).
+        const gone = await tx.query<{ activity_id: string }>("delete from activity_comments where id = $1 returning activity_id", [d.commentId]);
         await countComments(tx, d.activityId);
+        for (const { activity_id } of gone) if (Number(activity_id) !== d.activityId) await countComments(tx, Number(activity_id));
         return;
       }
       case photoAdded.type: {
