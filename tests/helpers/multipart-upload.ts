@@ -21,17 +21,21 @@ export function multipartUpload(bytes: Uint8Array, fileName: string, dataType: s
 
 /**
  * Posts an upload from a separate Node process (tests/helpers/post-upload.mjs): the caller's event
- * loop stays free to time other requests. `path` is where the body is written first.
+ * loop stays free to time other requests. `path` is where the body is written first. `nice`: the
+ * process's niceness (Linux `nice -n`), for a client that should only take what CPU the server leaves.
  */
 export function postUploadFromChild(
   url: string,
   token: string,
   upload: { body: Uint8Array; contentType: string },
   path: string,
+  options: { nice?: number } = {},
 ): Promise<{ status: number; body: { id: number } & Record<string, unknown> }> {
   writeFileSync(path, upload.body);
   return new Promise((resolvePost, reject) => {
-    const child = spawn("node", [POSTER, url, token, upload.contentType, path], { stdio: ["ignore", "pipe", "pipe"] });
+    const command = ["node", POSTER, url, token, upload.contentType, path];
+    if (options.nice !== undefined) command.unshift("nice", "-n", String(options.nice));
+    const child = spawn(command[0], command.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
