@@ -1,4 +1,7 @@
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { openPostgres } from "../../events/db/postgres.ts";
+import type { Db } from "../../events/db/types.ts";
 
 /** The PostgreSQL server of the postgres suites (.ci/run sets TEST_DATABASE_URL). */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "";
@@ -31,4 +34,23 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
       await c.end();
     },
   };
+}
+
+/**
+ * A fresh database opened through our PostgreSQL adapter for the suite that calls this (created
+ * before its tests, closed and dropped after): `db()` is the open Db.
+ */
+export function freshPostgresDb(): { db(): Db } {
+  let db: Db | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const created = await createTestDatabase();
+    drop = created.drop;
+    db = await openPostgres(created.url);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+  return { db: () => db! };
 }
