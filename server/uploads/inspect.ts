@@ -26,7 +26,6 @@ export function inspectBytes(bytes: Uint8Array, dataType: DataType, limit: numbe
   return { originalSha256, contentSha256 };
 }
 
-
 /** The first `HEAD` bytes of a file (fewer when it is shorter). */
 async function readHead(path: string): Promise<Uint8Array> {
   const handle = await open(path, "r");
@@ -41,8 +40,8 @@ async function readHead(path: string): Promise<Uint8Array> {
 
 /**
  * The same checks on a file on disk, streamed: read 256 kB at a time (by the runtime's I/O
- * threads), hashed and, for .gz, inflated chunk by chunk, yielding to other requests after each
- * chunk, so the event loop is never held for more than a chunk and the file is never in memory
+ * threads), hashed and, for .gz, inflated chunk by chunk, yielding to other requests once a turn
+ * has run 4 ms (TurnBudget), so the event loop is never held for long and the file is never in memory
  * whole. Only the first 8 kB of content are kept (the sniff). `knownSha256`: the file's hash,
  * computed as it was received (multipart spooling); a plain file is then only sniffed, not read again.
  */
