@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { blobTempDir } from "./blobs.ts";
 import { spooledBodies } from "./http/body.ts";
@@ -15,6 +15,7 @@ import type { AnyRoute } from "./http/route.ts";
 import type { Platform } from "./platform.ts";
 import { allRoutes } from "./routes/index.ts";
 import { type Lifecycle, mountHealth } from "./ops/health.ts";
+import { foreground } from "./event-loop-turn.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { mountMetrics } from "./ops/metrics-endpoint.ts";
 import { requestLog } from "./ops/request-log.ts";
@@ -57,6 +58,11 @@ export interface AppOptions {
  * The whole HTTP surface: /v3 API (also /api/v3), OpenAPI, docs, OAuth and web pages, and the
  * operating endpoints (/health, /ready, /metrics).
  */
+/** A large request body read as a stream: a multipart form (uploads) or an export archive. */
+function isBulkBody(c: Context): boolean {
+  return isArchiveUpload(c.req.method, c.req.path) || (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
+}
+
 export function createApp(platform: Platform, options: AppOptions = {}): { app: Hono; routes: AnyRoute[]; lifecycle: Lifecycle; metrics: Metrics } {
   const routes = options.routes ?? allRoutes;
   const app = new Hono();
@@ -81,11 +87,15 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
       c.header("Retry-After", "5");
       return faultResponse(c, new ApiError(503, "Service Unavailable", [{ resource: "Server", field: "state", code: "shutting down" }]));
     }
+    // Large bodies are read between other requests, never ahead of them (server/event-loop-turn.ts).
+    const bulk = isBulkBody(c);
     lifecycle.inFlight++;
+    if (!bulk) foreground.enter();
     try {
       await next();
     } finally {
       lifecycle.inFlight--;
+      if (!bulk) foreground.leave();
     }
   });
   app.use("*", requestLog(platform.config.logFormat ?? (platform.config.quiet ? "off" : "text"), (r) => metrics.observe(r), () => platform.config.publicUrl));
@@ -95,8 +105,15 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
     maxSize: platform.config.maxBodyBytes,
     onError: (c) => faultResponse(c, new ApiError(413, "Payload Too Large", [{ resource: "Request", field: "body", code: "too large" }])),
   });
-  // Export archives are streamed to disk under their own limit (MAX_IMPORT_BYTES, server/archive/receive.ts).
-  app.use("*", (c, next) => (isArchiveUpload(c.req.method, c.req.path) ? next() : limitBody(c, next)));
+  // Bulk bodies are streamed to disk under their own limits: export archives under MAX_IMPORT_BYTES
+  // (server/archive/receive.ts), multipart forms under the same limit as here (server/http/body.ts).
+  // A declared Content-Length over the limit is refused here before anything is read; a chunked
+  // multipart body is not given to Hono's bodyLimit, which would read it whole into memory first.
+  app.use("*", (c, next) => {
+    if (isArchiveUpload(c.req.method, c.req.path)) return next();
+    const declared = c.req.header("content-length") !== undefined && c.req.header("transfer-encoding") === undefined;
+    return isBulkBody(c) && !declared ? next() : limitBody(c, next);
+  });
   const conventions = apiConventions(platform, limiter);
   app.use("/v3/*", conventions);
   app.use("/api/v3/*", conventions);

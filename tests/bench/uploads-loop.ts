@@ -9,7 +9,7 @@ import { openPlatform } from "../../server/platform.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { startDenoServer } from "../helpers/deno.ts";
 import { longGpx } from "../helpers/long-gpx.ts";
-import { multipartUpload, postUploadFromChild } from "../helpers/multipart-upload.ts";
+import { multipartUpload, postUploadFile, type UploadBodyFile, writeUploadBody } from "../helpers/multipart-upload.ts";
 import type { BenchFigure } from "./harness.ts";
 import { connectProfiler, type MainThreadProfiler, saveProfile, summarizeProfile } from "./main-thread-profile.ts";
 
@@ -88,11 +88,12 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     return out;
   };
   const bodyDir = mkdtempSync(join(tmpdir(), "bench-uploads-bodies-"));
-  let posted = 0;
-  /** Posted by a separate process: this one only times requests. */
-  const post = async (form: { body: Uint8Array; contentType: string }) => {
+  let written = 0;
+  /** Written to a file before measuring, and posted by a separate process: this one only times requests. */
+  const prepare = (form: { body: Uint8Array; contentType: string }) => writeUploadBody(form, join(bodyDir, `body-${written++}`));
+  const post = async (file: UploadBodyFile) => {
     sending++;
-    const res = await postUploadFromChild(url, token, form, join(bodyDir, `body-${posted++}`), { nice: SENDER_NICE }).finally(() => sending--);
+    const res = await postUploadFile(url, token, file, { nice: SENDER_NICE }).finally(() => sending--);
     if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.id;
   };
@@ -120,14 +121,15 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const slowest = (values: number[]) => values.reduce((m, v) => Math.max(m, v), 0);
 
   try {
-    const single = multipartUpload(longGpx(163_000, { startIso: "2023-01-01T06:00:00Z" }).bytes, "large-single.gpx", "gpx");
+    const singleForm = multipartUpload(longGpx(163_000, { startIso: "2023-01-01T06:00:00Z" }).bytes, "large-single.gpx", "gpx");
+    const mb = (singleForm.body.byteLength / 1e6).toFixed(0);
+    const single = prepare(singleForm);
     const ten = Array.from({ length: uploads }, (_, i) =>
-      multipartUpload(longGpx(163_000, { startIso: `2023-02-${String(i + 1).padStart(2, "0")}T06:00:00Z` }).bytes, `large-${i}.gpx`, "gpx"));
-    const mb = (single.body.byteLength / 1e6).toFixed(0);
+      prepare(multipartUpload(longGpx(163_000, { startIso: `2023-02-${String(i + 1).padStart(2, "0")}T06:00:00Z` }).bytes, `large-${i}.gpx`, "gpx")));
     await new Promise((r) => setTimeout(r, 2000)); // the server settles after start
 
     // The same server, no upload.
-    const idleUntil = performance.now() + 15_000;
+    const idleUntil = performance.now() + 30_000; // long enough for a steady p99 (≈ 1,300 requests)
     const idleCpu = cpuSeconds();
     const idleStarted = performance.now();
     const idle = await latencies(() => performance.now() > idleUntil);

@@ -31,9 +31,29 @@ export function postUploadFromChild(
   path: string,
   options: { nice?: number } = {},
 ): Promise<{ status: number; body: { id: number } & Record<string, unknown> }> {
+  return postUploadFile(url, token, writeUploadBody(upload, path), options);
+}
+
+/** An upload's body written to `path` ahead of time (writing 56 MB holds the writer's event loop). */
+export interface UploadBodyFile {
+  path: string;
+  contentType: string;
+}
+
+export function writeUploadBody(upload: { body: Uint8Array; contentType: string }, path: string): UploadBodyFile {
   writeFileSync(path, upload.body);
+  return { path, contentType: upload.contentType };
+}
+
+/** Posts a body written by `writeUploadBody` from a separate Node process (see postUploadFromChild). */
+export function postUploadFile(
+  url: string,
+  token: string,
+  file: UploadBodyFile,
+  options: { nice?: number } = {},
+): Promise<{ status: number; body: { id: number } & Record<string, unknown> }> {
   return new Promise((resolvePost, reject) => {
-    const command = ["node", POSTER, url, token, upload.contentType, path];
+    const command = ["node", POSTER, url, token, file.contentType, file.path];
     if (options.nice !== undefined) command.unshift("nice", "-n", String(options.nice));
     const child = spawn(command[0], command.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
