@@ -37,6 +37,8 @@ export interface Config {
   webhookRetryMs?: number;
   /** Request log: one line per request as text, as JSON, or none (LOG_FORMAT). */
   logFormat?: LogFormat;
+  /** Log event-loop stalls longer than this many ms, with the main thread's CPU and run-queue wait (LOG_LOOP_STALLS_MS; 0 = off). */
+  loopStallMs?: number;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; when unset, only loopback clients get it. */
   metricsToken?: string;
   /**
@@ -74,6 +76,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: "WEBHOOK_ATTEMPTS", default: "3", description: "webhook delivery attempts per event, the first included" },
   { name: "WEBHOOK_RETRY_MS", default: "10000", description: "webhook retry back-off base in ms, doubled per attempt" },
   { name: "LOG_FORMAT", default: "text", description: "request log: text, json (one JSON object per line) or off" },
+  { name: "LOG_LOOP_STALLS_MS", default: "0", description: "log each event-loop stall longer than this (ms) on stderr, split into CPU and waiting for a core (0 = off)" },
   { name: "METRICS_TOKEN", default: "(unset)", description: "bearer token for GET /metrics; unset = loopback clients only" },
   { name: "QUIET", default: "0", description: "1 = no start-up banner and no request log" },
   { name: "HEATMAP_BASEMAP_URL", default: "(unset)", description: "base-map tile URL template for the heatmap viewer" },
@@ -156,6 +159,7 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     webhookAttempts: Math.max(1, intEnv("WEBHOOK_ATTEMPTS", 3)),
     webhookRetryMs: intEnv("WEBHOOK_RETRY_MS", 10_000),
     logFormat: logFormatEnv(quiet),
+    loopStallMs: intEnv("LOG_LOOP_STALLS_MS", 0, 60_000),
     metricsToken: env("METRICS_TOKEN"),
     ...overrides,
   };

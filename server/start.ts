@@ -2,6 +2,7 @@ import process from "node:process";
 import { type AdminHandle, adminAlive, readAdminHandle, startAdmin } from "./admin.ts";
 import { createApp } from "./app.ts";
 import { drained } from "./ops/health.ts";
+import { stallLine, watchLoopStalls } from "./ops/loop-stalls.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import type { Config } from "./config.ts";
 import { jobKinds } from "./jobs/index.ts";
@@ -36,6 +37,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     if (config.port === 0) platform.config.publicUrl = url;
     const admin = await startAdmin(platform, api.port);
     if (config.runJobs) platform.jobs.start();
+    const stopWatching = config.loopStallMs
+      ? watchLoopStalls(config.loopStallMs, (stall) => console.error(stallLine(config.logFormat ?? "text", stall)))
+      : () => {};
     if (!config.quiet) {
       console.log(`Fitness platform API listening on ${url} (${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`})`);
       if (demo) console.log(demoBanner(demo, url));
@@ -53,6 +57,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         // 30 s), then the listener closes, jobs finish their current run and release their leases,
         // and the database closes.
         lifecycle.draining = true;
+        stopWatching();
         if (!(await drained(lifecycle, 30_000))) console.error("shutdown: requests still in flight after 30 s; closing anyway");
         await api.close().catch(() => {});
         await admin.listening.close().catch(() => {});

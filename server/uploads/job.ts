@@ -248,11 +248,13 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
 
 /**
  * UPLOAD_TIMINGS=1: each processed upload prints where its time went on stderr (wall ms per step of
- * the job, and the derive worker's own split), e.g. to find what dominates in a benchmark.
+ * the job, and the derive worker's own split) and when it started (epoch ms, to set the steps against
+ * other logs such as LOG_LOOP_STALLS_MS), e.g. to find what dominates in a benchmark.
  */
 function stepClock() {
   const on = Boolean(process.env.UPLOAD_TIMINGS);
   let last = performance.now();
+  const startedAt = Date.now();
   const parts: string[] = [];
   return {
     step(name: string, inner?: Record<string, number>) {
@@ -263,7 +265,7 @@ function stepClock() {
       last = now;
     },
     report(uploadId: number) {
-      if (on) console.error(`upload ${uploadId} steps (ms): ${parts.join(" | ")}`);
+      if (on) console.error(`upload ${uploadId} (started ${startedAt}) steps (ms): ${parts.join(" | ")}`);
     },
   };
 }

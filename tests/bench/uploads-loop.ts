@@ -37,6 +37,35 @@ import { connectProfiler, type MainThreadProfiler, saveProfile, summarizeProfile
  */
 const SENDER_NICE = Number(process.env.BENCH_SENDER_NICE ?? 19);
 
+/** Event-loop stalls longer than this are counted (LOG_LOOP_STALLS_MS of the bench's server). */
+const STALL_MS = 12;
+
+interface PhaseStalls {
+  count: number;
+  ms: number;
+  cpuMs: number;
+  waitMs: number;
+}
+
+/** The server's stall lines (JSON) whose stall began within [from, to] (epoch ms), summed. */
+function stallsBetween(output: string, from: number, to: number): PhaseStalls {
+  const sum: PhaseStalls = { count: 0, ms: 0, cpuMs: 0, waitMs: 0 };
+  for (const line of output.split("\n")) {
+    if (!line.includes('"event loop stall"')) continue;
+    const s = JSON.parse(line) as { at_ms: number; stall_ms: number; cpu_ms: number | null; wait_ms: number | null };
+    if (s.at_ms < from || s.at_ms > to) continue;
+    sum.count++;
+    sum.ms += s.stall_ms;
+    sum.cpuMs += s.cpu_ms ?? 0;
+    sum.waitMs += s.wait_ms ?? 0;
+  }
+  return sum;
+}
+
+const describeStalls = (s: PhaseStalls, seconds: number) =>
+  `${s.count} over ${seconds.toFixed(0)} s, ${s.ms.toFixed(0)} ms in all: the main thread on a core ${s.cpuMs.toFixed(0)} ms, ` +
+  `waiting for a core ${s.waitMs.toFixed(0)} ms, asleep in a system call ${(s.ms - s.cpuMs - s.waitMs).toFixed(0)} ms`;
+
 export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const uploads = Number(process.env.BENCH_LARGE_UPLOADS ?? 10);
   const dataDir = mkdtempSync(join(tmpdir(), "bench-uploads-loop-"));
@@ -49,7 +78,9 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const inspect = `127.0.0.1:${9300 + (process.pid % 500)}`;
   const server = await startDenoServer({
     dataDir,
-    env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "10000000", RATE_LIMIT_LONG: "10000000" },
+    // Every event-loop stall over STALL_MS is logged (JSON on stderr), split into the main thread's
+    // time on a core and its time waiting for one: printed per phase below.
+    env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "10000000", RATE_LIMIT_LONG: "10000000", LOG_LOOP_STALLS_MS: String(STALL_MS), LOG_FORMAT: "json" },
     // `sh -c '…' deno run -A server/main.ts`: the same command with --inspect added.
     wrapper: profileDir ? ["sh", "-c", `exec "$0" run --inspect=${inspect} -A "$3"`] : undefined,
   });
@@ -133,6 +164,7 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     const idleCpu = cpuSeconds();
     const idleStarted = performance.now();
     const idle = await latencies(() => performance.now() > idleUntil);
+    const idleEnded = performance.now();
     const idleMainCpuPerS = (cpuSeconds().main - idleCpu.main) * 1000 / ((performance.now() - idleStarted) / 1000);
 
     // One upload alone: submitted while measuring; the peak RSS of the server process.
@@ -158,6 +190,13 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
       })(),
     ]);
     const busyMs = performance.now() - busyStarted;
+    const epoch = (t: number) => performance.timeOrigin + t;
+    const idleStalls = stallsBetween(server.output(), epoch(idleStarted), epoch(idleEnded));
+    const busyStalls = stallsBetween(server.output(), epoch(busyStarted), epoch(busyStarted + busyMs));
+    console.error(
+      `event-loop stalls over ${STALL_MS} ms (server): with no upload ${describeStalls(idleStalls, (idleEnded - idleStarted) / 1000)}; ` +
+        `while the ${uploads} were submitted and processed ${describeStalls(busyStalls, busyMs / 1000)}`,
+    );
     const sendingBusy = whileSending.splice(0);
     const processingBusy = whileProcessing.splice(0);
     console.error(
@@ -199,6 +238,13 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
       {
         suite: "uploads", name: `… of those, requests sent while uploads were only being processed (${processingBusy.length})`,
         ours: p99(processingBusy), baseline: p99(idle), baselineName: "same p99 with no upload", unit: "ms", higherIsBetter: false,
+      },
+      {
+        suite: "uploads", name: `event-loop stalls over ${STALL_MS} ms while the ${uploads} are submitted and processed, ms per s ` +
+          `(${(100 * busyStalls.waitMs / Math.max(1, busyStalls.ms)).toFixed(0)} % of it the main thread waiting for a core)`,
+        ours: busyStalls.ms / (busyMs / 1000), baseline: idleStalls.ms / ((idleEnded - idleStarted) / 1000),
+        baselineName: `same with no upload (${(100 * idleStalls.waitMs / Math.max(1, idleStalls.ms)).toFixed(0)} % waiting for a core)`, unit: "ms",
+        higherIsBetter: false,
       },
       {
         suite: "uploads", name: `CPU time of the server's main thread (event loop) per ${mb} MB GPX, while ${uploads} are processed (GET /v3/athlete every 20 ms included)`,
