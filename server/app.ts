@@ -54,15 +54,17 @@ export interface AppOptions {
   routes?: AnyRoute[];
 }
 
+const isMultipart = (c: Context) => (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
+
+/** A large request body read as a stream: a multipart form (uploads) or an export archive. */
+function isBulkBody(c: Context): boolean {
+  return isArchiveUpload(c.req.method, c.req.path) || isMultipart(c);
+}
+
 /**
  * The whole HTTP surface: /v3 API (also /api/v3), OpenAPI, docs, OAuth and web pages, and the
  * operating endpoints (/health, /ready, /metrics).
  */
-/** A large request body read as a stream: a multipart form (uploads) or an export archive. */
-function isBulkBody(c: Context): boolean {
-  return isArchiveUpload(c.req.method, c.req.path) || (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
-}
-
 export function createApp(platform: Platform, options: AppOptions = {}): { app: Hono; routes: AnyRoute[]; lifecycle: Lifecycle; metrics: Metrics } {
   const routes = options.routes ?? allRoutes;
   const app = new Hono();
@@ -112,7 +114,7 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
   app.use("*", (c, next) => {
     if (isArchiveUpload(c.req.method, c.req.path)) return next();
     const declared = c.req.header("content-length") !== undefined && c.req.header("transfer-encoding") === undefined;
-    return isBulkBody(c) && !declared ? next() : limitBody(c, next);
+    return isMultipart(c) && !declared ? next() : limitBody(c, next);
   });
   const conventions = apiConventions(platform, limiter);
   app.use("/v3/*", conventions);

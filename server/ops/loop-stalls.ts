@@ -59,7 +59,7 @@ export function stallLine(format: LogFormat, stall: LoopStall): string {
   const time = new Date(stall.at).toISOString();
   if (format === "json") {
     return JSON.stringify({
-      time, level: "warn", msg: "event loop stall", at_ms: Math.round(stall.at * 10) / 10,
+      time, level: "warn", msg: "event loop stall", at_ms: ms(stall.at),
       stall_ms: ms(stall.ms), cpu_ms: ms(stall.cpuMs), wait_ms: ms(stall.waitMs),
     });
   }

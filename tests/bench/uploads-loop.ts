@@ -47,12 +47,21 @@ interface PhaseStalls {
   waitMs: number;
 }
 
-/** The server's stall lines (JSON) whose stall began within [from, to] (epoch ms), summed. */
-function stallsBetween(output: string, from: number, to: number): PhaseStalls {
+interface Stall {
+  at_ms: number;
+  stall_ms: number;
+  cpu_ms: number | null;
+  wait_ms: number | null;
+}
+
+/** The server's stall lines (JSON, LOG_FORMAT=json). */
+const stallsIn = (output: string): Stall[] =>
+  output.split("\n").filter((line) => line.includes('"event loop stall"')).map((line) => JSON.parse(line) as Stall);
+
+/** Those that began within [from, to] (epoch ms), summed. */
+function stallsBetween(stalls: Stall[], from: number, to: number): PhaseStalls {
   const sum: PhaseStalls = { count: 0, ms: 0, cpuMs: 0, waitMs: 0 };
-  for (const line of output.split("\n")) {
-    if (!line.includes('"event loop stall"')) continue;
-    const s = JSON.parse(line) as { at_ms: number; stall_ms: number; cpu_ms: number | null; wait_ms: number | null };
+  for (const s of stalls) {
     if (s.at_ms < from || s.at_ms > to) continue;
     sum.count++;
     sum.ms += s.stall_ms;
@@ -61,6 +70,8 @@ function stallsBetween(output: string, from: number, to: number): PhaseStalls {
   }
   return sum;
 }
+
+const waitingShare = (s: PhaseStalls) => `${(100 * s.waitMs / Math.max(1, s.ms)).toFixed(0)} %`;
 
 const describeStalls = (s: PhaseStalls, seconds: number) =>
   `${s.count} over ${seconds.toFixed(0)} s, ${s.ms.toFixed(0)} ms in all: the main thread on a core ${s.cpuMs.toFixed(0)} ms, ` +
@@ -191,8 +202,9 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     ]);
     const busyMs = performance.now() - busyStarted;
     const epoch = (t: number) => performance.timeOrigin + t;
-    const idleStalls = stallsBetween(server.output(), epoch(idleStarted), epoch(idleEnded));
-    const busyStalls = stallsBetween(server.output(), epoch(busyStarted), epoch(busyStarted + busyMs));
+    const stalls = stallsIn(server.output());
+    const idleStalls = stallsBetween(stalls, epoch(idleStarted), epoch(idleEnded));
+    const busyStalls = stallsBetween(stalls, epoch(busyStarted), epoch(busyStarted + busyMs));
     console.error(
       `event-loop stalls over ${STALL_MS} ms (server): with no upload ${describeStalls(idleStalls, (idleEnded - idleStarted) / 1000)}; ` +
         `while the ${uploads} were submitted and processed ${describeStalls(busyStalls, busyMs / 1000)}`,
@@ -241,9 +253,9 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
       },
       {
         suite: "uploads", name: `event-loop stalls over ${STALL_MS} ms while the ${uploads} are submitted and processed, ms per s ` +
-          `(${(100 * busyStalls.waitMs / Math.max(1, busyStalls.ms)).toFixed(0)} % of it the main thread waiting for a core)`,
+          `(${waitingShare(busyStalls)} of it the main thread waiting for a core)`,
         ours: busyStalls.ms / (busyMs / 1000), baseline: idleStalls.ms / ((idleEnded - idleStarted) / 1000),
-        baselineName: `same with no upload (${(100 * idleStalls.waitMs / Math.max(1, idleStalls.ms)).toFixed(0)} % waiting for a core)`, unit: "ms",
+        baselineName: `same with no upload (${waitingShare(idleStalls)} waiting for a core)`, unit: "ms",
         higherIsBetter: false,
       },
       {
