@@ -14,6 +14,11 @@ export interface CliIo {
   progress(text: string): void;
   /** Whether progress can redraw one line (a terminal). */
   interactive: boolean;
+  /**
+   * The terminal's file descriptor, when progress may be drawn on it from another thread (local
+   * runs): the line then keeps moving while this thread runs a long statement.
+   */
+  progressFd?: number;
   /** Streams output to stdout as it is produced (local runs only; absent inside the server). */
   write?(chunk: string): Promise<void>;
 }

@@ -46,6 +46,7 @@ async function main(): Promise<number> {
       },
       {
         interactive: !!process.stderr.isTTY,
+        progressFd: 2,
         progress: (t) => process.stderr.write(t),
         write: (chunk) => new Promise<void>((done) => process.stdout.write(chunk) ? done() : process.stdout.once("drain", () => done())),
       },

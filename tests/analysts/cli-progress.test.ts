@@ -11,7 +11,7 @@ import { DENO, ROOT } from "../helpers/deno.ts";
 /**
  * `cli replay` and `cli verify` on a terminal redraw their progress line in place at least once a
  * second, from the moment the command starts (issue 18; it used to print nothing for ~13 s and
- * then jump by whole batches). The CLI runs as `npm run cli` runs it (Deno), under a real
+ * then jump by whole batches), also while one long statement runs. The CLI runs as `npm run cli` runs it (Deno), under a real
  * pseudo-terminal (`script`), over a log of 100,000 events; every redraw ("\r") is timestamped.
  */
 const EVENTS = 100_000;
@@ -69,12 +69,16 @@ describe("cli replay and verify progress on a terminal", () => {
           `${Math.round(run.exitedAt)} ms, median gap ${Math.round(sorted[Math.floor(sorted.length / 2)])} ms, longest ${Math.round(longest)} ms`,
       );
       // The work takes seconds, so there must be many redraws, 95 % of them a second apart at most.
-      // One statement blocks the line while it runs (PGlite runs in this thread): verify's
-      // comparison of one 100,000-row table, or a transaction slowed by other load, may stretch one
-      // gap to a few seconds (docs/figures.md).
+      // A worker thread draws the line (progress-ticker.ts), so a long statement in the CLI's
+      // thread (PGlite runs there: verify's comparison of one 100,000-row table took 2.7 s) no
+      // longer holds it; only a machine too busy to run that thread for seconds would.
       expect(run.redraws.length).toBeGreaterThan(3);
       expect(sorted[Math.floor(sorted.length * 0.95)]).toBeLessThanOrEqual(1000);
-      expect(longest).toBeLessThanOrEqual(3500);
+      expect(longest).toBeLessThanOrEqual(2000);
+      // The last line drawn is the finished one, and the result follows it on a new line: nothing is
+      // drawn over it after the command ends.
+      const last = run.output.slice(run.output.lastIndexOf(`\r${command}`));
+      expect(last).toMatch(new RegExp(`^\\r${command} \\[#{30}\\] ${EVENTS}/${EVENTS} events[^\\r]*\\r?\\n[^\\r]*\\S`));
       // The last redraw comes just before the exit (nothing long runs without a redraw).
       expect(run.exitedAt - run.redraws[run.redraws.length - 1]).toBeLessThan(5000);
     }, 300_000);
