@@ -28,9 +28,11 @@ describe("event-loop stalls (LOG_LOOP_STALLS_MS)", () => {
     expect(stall, JSON.stringify(stalls)).toBeDefined();
     expect(stall!.at).toBeGreaterThanOrEqual(started - 5);
     if (linux) {
-      // The thread ran for most of it (a busy machine may have taken the core away for a while).
-      expect(stall!.cpuMs!).toBeGreaterThan(60);
+      // The thread was never asleep: it was on a core, or waiting for one when a busy machine (a
+      // loaded CI run) took the core away; it did run for part of it.
+      expect(stall!.cpuMs! + stall!.waitMs!).toBeGreaterThanOrEqual(stall!.ms - 30);
       expect(stall!.cpuMs! + stall!.waitMs!).toBeLessThanOrEqual(stall!.ms + 5);
+      expect(stall!.cpuMs!).toBeGreaterThan(20);
     }
   });
 
