@@ -18,6 +18,15 @@ export function progressLine(label: string, elapsedMs: number, counts: ProgressC
 }
 
 /**
+ * The text that redraws the line in place: a carriage return, and padding so a shorter line fully
+ * covers the previous one. `shared` is the memory the CLI's thread writes the counts to.
+ */
+export function redrawText(label: string, startedAt: number, shared: Float64Array): string {
+  const counts = shared[HAS_COUNTS] ? { applied: shared[APPLIED], total: shared[TOTAL] } : undefined;
+  return `\r${progressLine(label, Date.now() - startedAt, counts).padEnd(100)}`;
+}
+
+/**
  * The state the CLI's thread shares with the redraw thread: the counts (Float64) and a lock word
  * (Int32) that every write of the line holds, so the CLI's own last line is never overwritten.
  */

@@ -5,7 +5,7 @@
  */
 import { writeSync } from "node:fs";
 import { workerData } from "node:worker_threads";
-import { APPLIED, HAS_COUNTS, LOCK, progressLine, TOTAL } from "./progress-line.ts";
+import { LOCK, redrawText } from "./progress-line.ts";
 
 const { buffer, fd, label, startedAt, redrawMs } = workerData as {
   buffer: SharedArrayBuffer;
@@ -23,11 +23,11 @@ const timer = setInterval(() => {
   if (was === 2) return clearInterval(timer);
   if (was !== 0) return;
   try {
-    const latest = counts[HAS_COUNTS] ? { applied: counts[APPLIED], total: counts[TOTAL] } : undefined;
-    writeSync(fd, `\r${progressLine(label, Date.now() - startedAt, latest).padEnd(100)}`);
+    writeSync(fd, redrawText(label, startedAt, counts));
   } catch {
     // The terminal went away: nothing to draw on.
   } finally {
     Atomics.compareExchange(lock, LOCK, 1, 0);
+    Atomics.notify(lock, LOCK);
   }
 }, redrawMs);

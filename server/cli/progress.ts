@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { RebuildProgress } from "../../projections/runner.ts";
 import type { CliIo } from "./command.ts";
-import { APPLIED, HAS_COUNTS, LOCK, progressLine, SHARED_BYTES, TOTAL } from "./progress-line.ts";
+import { APPLIED, HAS_COUNTS, LOCK, progressLine, redrawText, SHARED_BYTES, TOTAL } from "./progress-line.ts";
 
 /** How often a terminal's progress line is redrawn, whether or not a batch finished (ms). */
 export const REDRAW_MS = 250;
@@ -21,10 +21,7 @@ export function progressBar(io: CliIo, label: string): ((p: RebuildProgress) => 
   const shared = new SharedArrayBuffer(SHARED_BYTES);
   const counts = new Float64Array(shared);
   let lastDecile = -1;
-  const latest = () => counts[HAS_COUNTS] ? { applied: counts[APPLIED], total: counts[TOTAL] } : undefined;
-  const line = () => progressLine(label, Date.now() - startedAt, latest());
-  // Pad so a shorter line fully covers the previous one.
-  const draw = () => io.progress(`\r${line().padEnd(100)}`);
+  const draw = () => io.progress(redrawText(label, startedAt, counts));
   let stop: (() => void) | undefined;
   if (io.interactive) {
     draw();
@@ -38,7 +35,7 @@ export function progressBar(io: CliIo, label: string): ((p: RebuildProgress) => 
     const decile = Math.floor((p.total ? p.applied / p.total : 1) * 10);
     if (decile !== lastDecile) {
       lastDecile = decile;
-      io.progress(`${line()}\n`);
+      io.progress(`${progressLine(label, Date.now() - startedAt, p)}\n`);
     }
   };
   return Object.assign(update, {
@@ -75,8 +72,8 @@ function redrawOffThread(fd: number, label: string, startedAt: number, shared: S
     if (Atomics.load(lock, LOCK) !== 2) fallback ??= redrawHere(draw);
   });
   return () => {
-    // A redraw holds the lock for one write to the terminal: spin until it is free, then stop.
-    while (Atomics.compareExchange(lock, LOCK, 0, 2) === 1) { /* a redraw is being written */ }
+    // A redraw holds the lock for one write to the terminal: wait until it is free, then stop.
+    while (Atomics.compareExchange(lock, LOCK, 0, 2) === 1) Atomics.wait(lock, LOCK, 1, 5);
     fallback?.();
     void worker.terminate();
   };

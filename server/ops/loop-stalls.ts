@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import { clearInterval, setInterval } from "node:timers";
 import type { LogFormat } from "../config.ts";
 
@@ -20,23 +20,45 @@ export interface LoopStall {
   waitMs: number | null;
 }
 
-/** The calling thread's CPU time and run-queue wait so far (Linux /proc/thread-self/schedstat, ns → ms). */
-function threadTimes(): { cpu: number; wait: number } | null {
+/**
+ * The main thread's CPU time and run-queue wait so far (Linux /proc/thread-self/schedstat, ns → ms),
+ * read through a descriptor opened once by that thread: one read per tick, no open and close.
+ */
+function threadTimesReader(): { read(): { cpu: number; wait: number } | null; close(): void } {
+  let fd: number | null = null;
   try {
-    const [cpu, wait] = readFileSync("/proc/thread-self/schedstat", "utf8").split(" ").map(Number);
-    return Number.isFinite(cpu) && Number.isFinite(wait) ? { cpu: cpu / 1e6, wait: wait / 1e6 } : null;
+    fd = openSync("/proc/thread-self/schedstat", "r");
   } catch {
-    return null;
+    // Not Linux: no split.
   }
+  const buffer = new Uint8Array(128);
+  const decoder = new TextDecoder();
+  return {
+    read() {
+      if (fd === null) return null;
+      try {
+        const n = readSync(fd, buffer, 0, buffer.byteLength, 0);
+        const [cpu, wait] = decoder.decode(buffer.subarray(0, n)).split(" ").map(Number);
+        return Number.isFinite(cpu) && Number.isFinite(wait) ? { cpu: cpu / 1e6, wait: wait / 1e6 } : null;
+      } catch {
+        return null;
+      }
+    },
+    close() {
+      if (fd !== null) closeSync(fd);
+      fd = null;
+    },
+  };
 }
 
 /** Starts watching; returns the function that stops. The timer never keeps the process alive. */
 export function watchLoopStalls(thresholdMs: number, report: (stall: LoopStall) => void, tickMs = 2): () => void {
+  const threadTimes = threadTimesReader();
   let last = performance.now();
-  let lastTimes = threadTimes();
+  let lastTimes = threadTimes.read();
   const timer = setInterval(() => {
     const now = performance.now();
-    const times = threadTimes();
+    const times = threadTimes.read();
     if (now - last > thresholdMs) {
       report({
         at: performance.timeOrigin + last,
@@ -49,7 +71,10 @@ export function watchLoopStalls(thresholdMs: number, report: (stall: LoopStall) 
     lastTimes = times;
   }, tickMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    threadTimes.close();
+  };
 }
 
 const ms = (value: number | null) => value === null ? null : Math.round(value * 10) / 10;
