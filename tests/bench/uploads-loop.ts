@@ -33,7 +33,9 @@ import { connectProfiler, type MainThreadProfiler, saveProfile, summarizeProfile
  * The processes posting the bodies stand in for athletes' devices and apps, which run on other
  * machines: on this 2-core machine they run at nice 19 (BENCH_SENDER_NICE), so that pushing 560 MB
  * through loopback takes the CPU the server leaves rather than a core from its event loop. With
- * BENCH_SENDER_NICE=0 they compete as equals (docs/bench-profiles.md has both figures).
+ * BENCH_SENDER_NICE=0 they compete as equals (docs/bench-profiles.md has both figures). They write
+ * 64 KiB at a time, as curl does (tests/helpers/post-upload.mjs: one write of the whole body kept a
+ * core from the server's event loop for up to 62 ms on this kernel without preemption).
  */
 const SENDER_NICE = Number(process.env.BENCH_SENDER_NICE ?? 19);
 

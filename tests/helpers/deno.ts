@@ -34,10 +34,14 @@ export async function startDenoServer(
   const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), options.timeoutMs ?? 60_000);
+    // Stops looking once found: the output keeps growing (request log), and matching the whole of
+    // it on every chunk made this process's own work grow with the run (and its garbage collector
+    // take cores from the server under test).
     const check = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
+        child.stdout!.off("data", check);
         resolveUrl(m[1]);
       }
     };

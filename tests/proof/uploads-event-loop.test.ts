@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import polylineModule from "@mapbox/polyline";
@@ -170,4 +170,28 @@ describe("uploads never stall the server", () => {
     expect(streams.body.time.data[points - 1]).toBe((file.end - file.start) / 1000);
     expect(streams.body.latlng.data).toHaveLength(points);
   }, 600_000);
+
+  // On a machine with few cores the event loop waits for a core behind whatever else runs. The
+  // derive worker and V8's helper threads (which collect the worker's large heaps) are background
+  // work: the kernel must prefer the event loop to them. Read from the kernel, not from our code.
+  it("the event loop runs at nice 0; the derive worker and V8's helper threads at nice 10", async () => {
+    const pid = server.child.pid!;
+    const threads = () =>
+      readdirSync(`/proc/${pid}/task`).map((tid) => {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        return { tid: Number(tid), name: readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim(), nice: Number(fields[16]) };
+      });
+    const deadline = Date.now() + 30_000;
+    while (!threads().some((t) => t.name.startsWith("worker-") && t.nice === 10) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const all = threads();
+    expect(all.find((t) => t.tid === pid)?.nice).toBe(0);
+    const workers = all.filter((t) => t.name.startsWith("worker-"));
+    const helpers = all.filter((t) => t.name.startsWith("V8 DefaultWorke"));
+    expect(workers.length).toBeGreaterThan(0);
+    expect(helpers.length).toBeGreaterThan(0);
+    expect([...workers, ...helpers].map((t) => `${t.name}: ${t.nice}`)).toEqual([...workers, ...helpers].map((t) => `${t.name}: 10`));
+  }, 60_000);
 });
