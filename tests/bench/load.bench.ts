@@ -11,6 +11,7 @@ import { nextId } from "../../server/ids.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { processUpload } from "../../server/uploads/job.ts";
 import { submitUpload } from "../../server/uploads/submit.ts";
+import { cpuSeconds } from "../helpers/proc.ts";
 import { startCpuProfile, summarise } from "./cpu-profile.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";
 
@@ -80,15 +81,6 @@ async function load(url: string, seconds: number, setupRequest?: (req: Record<st
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (stat as { count: number }).count;
   return { requests: result.requests.total, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, statuses };
-}
-
-/** CPU seconds (user + system) of a process's main thread and of the whole process, from /proc. */
-function cpuSeconds(pid: number): { main: number; all: number } {
-  const ticks = (stat: string) => {
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  };
-  return { main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")), all: ticks(readFileSync(`/proc/${pid}/stat`, "utf8")) };
 }
 
 /** A run with the CPU its server used meanwhile. */

@@ -8,6 +8,7 @@ import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { startDenoServer } from "../helpers/deno.ts";
+import { cpuSeconds } from "../helpers/proc.ts";
 import { longGpx } from "../helpers/long-gpx.ts";
 import { multipartUpload, postUploadFile, type UploadBodyFile, writeUploadBody } from "../helpers/multipart-upload.ts";
 import type { BenchFigure } from "./harness.ts";
@@ -103,14 +104,6 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const auth = { authorization: `Bearer ${token}` };
   const peakRssMiB = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
   const resetPeakRss = () => writeFileSync(`/proc/${pid}/clear_refs`, "5");
-  /** CPU seconds (user + system) of the server's main thread (its event loop) and of the whole process: not inflated by a loaded machine as wall times are. */
-  const cpuSeconds = () => {
-    const ticks = (stat: string) => {
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (clock ticks of 1/100 s)
-    };
-    return { main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")), all: ticks(readFileSync(`/proc/${pid}/stat`, "utf8")) };
-  };
 
   /** GET /v3/athlete one after another (20 ms apart) until `done()`; the latencies in ms. */
   /** Latencies of requests sent while an upload body was being posted (the rest: only processing). */
@@ -174,11 +167,11 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
 
     // The same server, no upload.
     const idleUntil = performance.now() + 30_000; // long enough for a steady p99 (≈ 1,300 requests)
-    const idleCpu = cpuSeconds();
+    const idleCpu = cpuSeconds(pid);
     const idleStarted = performance.now();
     const idle = await latencies(() => performance.now() > idleUntil);
     const idleEnded = performance.now();
-    const idleMainCpuPerS = (cpuSeconds().main - idleCpu.main) * 1000 / ((performance.now() - idleStarted) / 1000);
+    const idleMainCpuPerS = (cpuSeconds(pid).main - idleCpu.main) * 1000 / ((performance.now() - idleStarted) / 1000);
 
     // One upload alone: submitted while measuring; the peak RSS of the server process.
     resetPeakRss();
@@ -193,7 +186,7 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     // Ten: submitted one after another while measuring, then processed.
     resetPeakRss();
     await profiler?.start();
-    const cpuBefore = cpuSeconds();
+    const cpuBefore = cpuSeconds(pid);
     const ids: number[] = [];
     const busyStarted = performance.now();
     const [busy] = await Promise.all([
@@ -218,7 +211,7 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
         `sent while a body was being posted, ${p99(processingBusy).toFixed(1)} ms over the ${processingBusy.length} others (processing only)`,
     );
     const busyPeak = peakRssMiB();
-    const cpuAfter = cpuSeconds();
+    const cpuAfter = cpuSeconds(pid);
     const mainCpuMs = (cpuAfter.main - cpuBefore.main) * 1000 / uploads;
     console.error(
       `main thread CPU: ${(cpuAfter.main - cpuBefore.main).toFixed(1)} s over ${(busyMs / 1000).toFixed(1)} s with ${uploads} uploads ` +

@@ -13,6 +13,7 @@ import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { api } from "../helpers/http.ts";
 import { longGpx } from "../helpers/long-gpx.ts";
 import { multipartUpload, postUploadFromChild } from "../helpers/multipart-upload.ts";
+import { readProcStat } from "../helpers/proc.ts";
 
 // @mapbox/polyline ships no types.
 const polyline = polylineModule as unknown as { decode(encoded: string, precision?: number): [number, number][] };
@@ -178,9 +179,8 @@ describe("uploads never stall the server", () => {
     const pid = server.child.pid!;
     const threads = () =>
       readdirSync(`/proc/${pid}/task`).map((tid) => {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        return { tid: Number(tid), name: readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim(), nice: Number(fields[16]) };
+        const stat = readProcStat(`/proc/${pid}/task/${tid}/stat`);
+        return { tid: Number(tid), name: stat.name, nice: stat.field(19) };
       });
     const deadline = Date.now() + 30_000;
     while (!threads().some((t) => t.name.startsWith("worker-") && t.nice === 10) && Date.now() < deadline) {
