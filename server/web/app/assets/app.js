@@ -84,6 +84,14 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/**
+ * User text for a Leaflet tooltip or popup, or any API that would parse a string as HTML: a node
+ * holding the text (Leaflet inserts a string with innerHTML, a node as it is). A fresh node each call.
+ */
+export function textNode(value) {
+  return h("span", {}, value ?? "");
+}
+
 /** SVG element helper. */
 export function svg(tag, attrs = {}, ...children) {
   const el = document.createElementNS("http://www.w3.org/2000/svg", tag);

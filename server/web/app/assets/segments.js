@@ -1,5 +1,5 @@
 // Explore segments on a map: GET /v3/segments/explore with the map's bounds, filtered by sport and climb category.
-import { api, decodePolyline, h, km, ready, showFailure } from "./app.js";
+import { api, decodePolyline, h, km, ready, showFailure, textNode } from "./app.js";
 import { baseMap } from "./map.js";
 
 const root = document.getElementById("segments");
@@ -46,7 +46,7 @@ function explore() {
       layer.clearLayers();
       for (const s of segments) {
         const line = window.L.polyline(decodePolyline(s.points ?? ""), { color: "#b83a07", weight: 5, opacity: 0.85 });
-        line.bindTooltip(s.name);
+        line.bindTooltip(textNode(s.name)); // text, never markup (a string is HTML to Leaflet)
         line.on("click", () => location.assign(`/segments/${s.id}`));
         layer.addLayer(line);
       }
