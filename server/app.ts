@@ -69,6 +69,10 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
   const routes = options.routes ?? allRoutes;
   const app = new Hono();
   const limiter = new RateLimiter(platform.config.rateLimitShort, platform.config.rateLimitLong);
+  const athleteLimiter = new RateLimiter(
+    platform.config.athleteRateLimitShort ?? platform.config.rateLimitShort,
+    platform.config.athleteRateLimitLong ?? platform.config.rateLimitLong,
+  );
   const lifecycle: Lifecycle = { draining: false, inFlight: 0 };
   const metrics = new Metrics(platform);
 
@@ -116,7 +120,7 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
     const declared = c.req.header("content-length") !== undefined && c.req.header("transfer-encoding") === undefined;
     return isMultipart(c) && !declared ? next() : limitBody(c, next);
   });
-  const conventions = apiConventions(platform, limiter);
+  const conventions = apiConventions(platform, limiter, athleteLimiter);
   app.use("/v3/*", conventions);
   app.use("/api/v3/*", conventions);
 

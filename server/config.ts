@@ -13,6 +13,9 @@ export interface Config {
   publicUrl: string;
   rateLimitShort: number;
   rateLimitLong: number;
+  /** Per-athlete limits of this server's own applications (the web pages); default the application limits above. */
+  athleteRateLimitShort?: number;
+  athleteRateLimitLong?: number;
   /** Largest request body accepted (413 above). */
   maxBodyBytes: number;
   /** Largest upload file after decompression. */
@@ -65,6 +68,8 @@ export const SETTINGS: readonly Setting[] = [
   { name: "PUBLIC_URL", default: "http://localhost:$PORT", description: "base URL clients reach the server at (links, OAuth redirects)" },
   { name: "RATE_LIMIT_SHORT", default: "600", description: "requests per application per 15 minutes" },
   { name: "RATE_LIMIT_LONG", default: "30000", description: "requests per application per day (UTC)" },
+  { name: "ATHLETE_RATE_LIMIT_SHORT", default: "$RATE_LIMIT_SHORT", description: "requests per athlete per 15 minutes through this server's own applications (the web pages)" },
+  { name: "ATHLETE_RATE_LIMIT_LONG", default: "$RATE_LIMIT_LONG", description: "requests per athlete per day (UTC) through this server's own applications" },
   { name: "MAX_BODY_BYTES", default: "67108864", description: "largest request body (413 above)" },
   { name: "MAX_UPLOAD_BYTES", default: "67108864", description: "largest upload file after decompression" },
   { name: "MAX_IMPORT_BYTES", default: "34359738368", description: "largest export archive posted for import (streamed to disk; 413 above)" },
@@ -147,6 +152,8 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     publicUrl: urlEnv("PUBLIC_URL", ["http:", "https:"]) ?? `http://localhost:${port}`,
     rateLimitShort: intEnv("RATE_LIMIT_SHORT", 600),
     rateLimitLong: intEnv("RATE_LIMIT_LONG", 30000),
+    athleteRateLimitShort: env("ATHLETE_RATE_LIMIT_SHORT") === undefined ? undefined : intEnv("ATHLETE_RATE_LIMIT_SHORT", 0),
+    athleteRateLimitLong: env("ATHLETE_RATE_LIMIT_LONG") === undefined ? undefined : intEnv("ATHLETE_RATE_LIMIT_LONG", 0),
     maxBodyBytes: intEnv("MAX_BODY_BYTES", 64 * 1024 * 1024),
     maxUploadBytes: intEnv("MAX_UPLOAD_BYTES", 64 * 1024 * 1024),
     maxImportBytes: intEnv("MAX_IMPORT_BYTES", 32 * 1024 ** 3),

@@ -4,7 +4,7 @@ import type { Platform } from "../platform.ts";
 import { lookupToken, type TokenLookup } from "./auth.ts";
 import { readBody } from "./body.ts";
 import { ApiError, rateLimitExceeded } from "./errors.ts";
-import type { RateLimiter } from "./rate-limit.ts";
+import { type RateLimiter, retryAfterSeconds } from "./rate-limit.ts";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -49,20 +49,29 @@ export function tokenLookupOf(c: Context): TokenLookup | undefined {
 /** Context key set on a request refused by the rate limit (counted by the metrics). */
 export const RATE_LIMITED = "rateLimited";
 
-export function apiConventions(platform: Platform, limiter: RateLimiter): MiddlewareHandler {
-  const limits = `${limiter.shortLimit},${limiter.longLimit}`;
+/**
+ * `athleteLimiter` counts this server's own (internal) applications — the web pages — per athlete:
+ * every athlete's pages share one application, and one busy athlete must not lock the others out.
+ * A refused request also carries `Retry-After` (seconds until the exceeded window resets).
+ */
+export function apiConventions(platform: Platform, limiter: RateLimiter, athleteLimiter: RateLimiter = limiter): MiddlewareHandler {
   return async (c, next) => {
     let usage = { short: 0, long: 0 };
+    let used = limiter;
+    let retryAfter: number | undefined;
     try {
       const token = await requestToken(c);
       if (token !== undefined) {
         const lookup = await lookupToken(platform.db, token);
         c.set(TOKEN_KEY as never, lookup as never);
         if (lookup.ok) {
-          const hit = limiter.hit(`app:${lookup.auth.applicationId}`);
+          const { applicationId, athleteId, application } = lookup.auth;
+          used = application.internal ? athleteLimiter : limiter;
+          const hit = application.internal ? used.hit(`app:${applicationId}:athlete:${athleteId}`) : used.hit(`app:${applicationId}`);
           usage = hit;
           if (!hit.allowed) {
             c.set(RATE_LIMITED as never, true as never);
+            retryAfter = retryAfterSeconds(used, hit);
             throw rateLimitExceeded();
           }
         }
@@ -72,8 +81,9 @@ export function apiConventions(platform: Platform, limiter: RateLimiter): Middle
       if (!(error instanceof ApiError)) throw error;
       c.res = faultResponse(c, error);
     }
-    c.res.headers.set("X-RateLimit-Limit", limits);
+    c.res.headers.set("X-RateLimit-Limit", `${used.shortLimit},${used.longLimit}`);
     c.res.headers.set("X-RateLimit-Usage", `${usage.short},${usage.long}`);
+    if (retryAfter !== undefined) c.res.headers.set("Retry-After", String(retryAfter));
     await jsonp(c);
   };
 }

@@ -1,6 +1,7 @@
 /**
- * Per-application request limits: a short window (15 minutes, resetting at :00, :15, :30, :45) and
- * a daily one (resetting at midnight UTC). Requests refused for the short limit still count toward
+ * Request limits per key (an application; for this server's own applications, an athlete within
+ * it, so one busy athlete of the web pages never locks the others out): a short window (15 minutes,
+ * resetting at :00, :15, :30, :45) and a daily one (resetting at midnight UTC). Requests refused for the short limit still count toward
  * the daily one. Counters live in this process's memory (documented in docs/app-developers.md).
  */
 export class RateLimiter {
@@ -42,4 +43,16 @@ export class RateLimiter {
       long: entry.day === day ? entry.long : 0,
     };
   }
+}
+
+/**
+ * Seconds until a refused request may be tried again: the end of the 15-minute window when the
+ * short limit is exceeded, midnight UTC when the daily one is (the later of the two when both are).
+ */
+export function retryAfterSeconds(limiter: RateLimiter, usage: { short: number; long: number }, now = Date.now()): number {
+  const QUARTER = 15 * 60 * 1000, DAY = 24 * 60 * 60 * 1000;
+  let until = now;
+  if (usage.short > limiter.shortLimit) until = Math.max(until, (Math.floor(now / QUARTER) + 1) * QUARTER);
+  if (usage.long > limiter.longLimit) until = Math.max(until, (Math.floor(now / DAY) + 1) * DAY);
+  return Math.max(1, Math.ceil((until - now) / 1000));
 }
