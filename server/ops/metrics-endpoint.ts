@@ -25,9 +25,11 @@ export function fromLoopback(c: Context): boolean {
 
 /**
  * GET /metrics (Prometheus text format). With METRICS_TOKEN set it needs `Authorization: Bearer
- * <token>`; without, it answers loopback clients only (403 to anyone else).
+ * <token>`; without, it answers loopback clients only (403 to anyone else). Route labels are the
+ * app's registered route patterns (a closed set: an unmatched path is "other").
  */
 export function mountMetrics(app: Hono, metrics: Metrics, token: string | undefined): void {
+  metrics.routesFrom(() => app.routes.map((r) => r.path));
   app.get("/metrics", async (c) => {
     if (token !== undefined) {
       if (!constantTimeEqual(c.req.header("authorization") ?? "", `Bearer ${token}`)) {

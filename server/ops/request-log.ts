@@ -14,7 +14,7 @@ export const REQUEST_ID_HEADER = "X-Request-Id";
 export interface RequestRecord {
   requestId: string;
   method: string;
-  /** The route pattern that answered (e.g. /v3/activities/:id), or "(unmatched)". */
+  /** The route pattern that answered (e.g. /v3/activities/:id), or "other" when none did. */
   route: string;
   path: string;
   status: number;
@@ -24,14 +24,16 @@ export interface RequestRecord {
 }
 
 /**
- * The route pattern the request matched (bounded label values for metrics, no ids), also when a
+ * The route pattern the request matched (a registered pattern, never the path: no ids), also when a
  * middleware answered before the route's handler ran (401, rate limit): the last matched route that
- * is not a wildcard middleware.
+ * is not a wildcard middleware, else a method's own wildcard route (/heatmap-viewer/*); "other"
+ * when no route matched (the metrics fold anything outside the registered patterns into "other").
  */
 export function routeOf(c: Context): string {
   const matched = c.req.matchedRoutes.filter((r) => !r.path.endsWith("*"));
-  const route = matched.findLast((r) => r.method !== "ALL") ?? matched.at(-1);
-  return route?.path ?? "(unmatched)";
+  const route = matched.findLast((r) => r.method !== "ALL") ?? matched.at(-1) ??
+    c.req.matchedRoutes.findLast((r) => r.method !== "ALL");
+  return route?.path ?? "other";
 }
 
 export function formatLine(format: LogFormat, r: RequestRecord, time = new Date()): string {
