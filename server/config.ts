@@ -38,6 +38,12 @@ export interface Config {
   webhookAttempts?: number;
   /** Webhook retry back-off base in ms, doubled per attempt (WEBHOOK_RETRY_MS, default 10000). */
   webhookRetryMs?: number;
+  /**
+   * Webhook callbacks may resolve to loopback, private, link-local, unique-local or CGNAT addresses
+   * (WEBHOOKS_ALLOW_PRIVATE, default off: such callbacks are refused at subscription, delivery and
+   * every redirect).
+   */
+  webhooksAllowPrivate?: boolean;
   /** Request log: one line per request as text, as JSON, or none (LOG_FORMAT). */
   logFormat?: LogFormat;
   /** Log event-loop stalls longer than this many ms, with the main thread's CPU and run-queue wait (LOG_LOOP_STALLS_MS; 0 = off). */
@@ -80,6 +86,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: "RUN_JOBS", default: "1", description: "0 = run no background jobs in this process (uploads, heatmaps, webhooks)" },
   { name: "WEBHOOK_ATTEMPTS", default: "3", description: "webhook delivery attempts per event, the first included" },
   { name: "WEBHOOK_RETRY_MS", default: "10000", description: "webhook retry back-off base in ms, doubled per attempt" },
+  { name: "WEBHOOKS_ALLOW_PRIVATE", default: "0", description: "1 = webhook callbacks may point at loopback, private, link-local and CGNAT addresses (a home lab); 0 = public addresses only" },
   { name: "LOG_FORMAT", default: "text", description: "request log: text, json (one JSON object per line) or off" },
   { name: "LOG_LOOP_STALLS_MS", default: "0", description: "log each event-loop stall longer than this (ms) on stderr, split into CPU and waiting for a core (0 = off)" },
   { name: "METRICS_TOKEN", default: "(unset)", description: "bearer token for GET /metrics; unset = loopback clients only" },
@@ -165,6 +172,7 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     deriveWorkers: intEnv("DERIVE_WORKERS", defaultDeriveWorkers(), 64),
     webhookAttempts: Math.max(1, intEnv("WEBHOOK_ATTEMPTS", 3)),
     webhookRetryMs: intEnv("WEBHOOK_RETRY_MS", 10_000),
+    webhooksAllowPrivate: flagEnv("WEBHOOKS_ALLOW_PRIVATE", false),
     logFormat: logFormatEnv(quiet),
     loopStallMs: intEnv("LOG_LOOP_STALLS_MS", 0, 60_000),
     metricsToken: env("METRICS_TOKEN"),

@@ -6,9 +6,17 @@ import { type PushSubscriptionRow, subscriptionsOfApplication } from "../../proj
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { secretMatches } from "../security.ts";
+import { checkTarget } from "../webhooks/address-policy.ts";
 import { callbackUrlAllowed, verifyCallback } from "../webhooks/handshake.ts";
+import { addressPolicy } from "../webhooks/job.ts";
 
 const invalid = (resource: string, field: string, code = "invalid") => new DomainError("invalid", resource, field, code);
+
+/** 400 PushSubscription/callback_url/<"private address" | "not resolvable" | "unsupported">. */
+function refusedCallback(reason: string, detail: string): DomainError {
+  const hint = reason === "private address" ? "; an operator may allow private callbacks with WEBHOOKS_ALLOW_PRIVATE=1" : "";
+  return new DomainError("invalid", "PushSubscription", "callback_url", reason, `callback_url refused: ${detail}${hint}`);
+}
 
 export interface ClientCredentials {
   clientId?: string;
@@ -47,7 +55,14 @@ export async function createPushSubscription(
   if (!input.verifyToken) throw invalid("PushSubscription", "verify_token", "missing");
   if (!callbackUrlAllowed(input.callbackUrl)) throw invalid("PushSubscription", "callback url", "not verifiable");
   if ((await subscriptionsOf(platform, applicationId)).length > 0) throw invalid("PushSubscription", "", "already exists");
-  if (!(await verifyCallback(input.callbackUrl, input.verifyToken))) {
+  // Where the callback points: refused before anything is sent when its host (or a redirect hop
+  // of the handshake) resolves to a non-public address, unless WEBHOOKS_ALLOW_PRIVATE=1.
+  const policy = addressPolicy(platform);
+  const target = await checkTarget(new URL(input.callbackUrl), policy);
+  if (!target.ok) throw refusedCallback(target.reason, target.detail);
+  const handshake = await verifyCallback(input.callbackUrl, input.verifyToken, policy);
+  if (!handshake.ok) {
+    if (handshake.refused) throw refusedCallback(handshake.refused.reason, handshake.refused.error);
     throw invalid("PushSubscription", "callback url", "not verifiable");
   }
   const subscriptionId = await nextId(platform.db, "push_subscription");

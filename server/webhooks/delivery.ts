@@ -1,6 +1,8 @@
 import type { Db } from "../../events/db/types.ts";
 import { liveSubscriptionSecret } from "../../projections/queries/subscription-secret.ts";
-import { CALLBACK_TIMEOUT_MS } from "./handshake.ts";
+import type { AddressPolicy } from "./address-policy.ts";
+import { CALLBACK_TIMEOUT_MS, USER_AGENT } from "./handshake.ts";
+import { callbackRequest } from "./outbound.ts";
 import { ATTEMPT_HEADER, DELIVERY_HEADER, SIGNATURE_HEADER, signBody } from "./signature.ts";
 
 export interface DeliveryPolicy {
@@ -8,6 +10,8 @@ export interface DeliveryPolicy {
   attempts: number;
   /** Back-off before attempt n + 1: retryMs × 2^(n − 1). */
   retryMs: number;
+  /** Where deliveries may go (WEBHOOKS_ALLOW_PRIVATE): checked again at every attempt and redirect. */
+  address: AddressPolicy;
 }
 
 interface DeliveryRow {
@@ -35,23 +39,24 @@ export async function dueSubscriptions(db: Db, limit: number): Promise<number[]>
   return rows.map((r) => Number(r.subscription_id));
 }
 
-/** POSTs one body; 2xx within 2 s is an acknowledgement. Never throws. */
-async function post(url: string, body: string, headers: Record<string, string>): Promise<{ ok: boolean; status: number | null; error: string | null }> {
-  try {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", "user-agent": "fitness-platform-webhooks/1", ...headers },
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
-    });
-    await response.body?.cancel().catch(() => {});
-    const ok = response.status >= 200 && response.status <= 299;
-    return { ok, status: response.status, error: ok ? null : `HTTP ${response.status}` };
-  } catch (error) {
-    const name = (error as Error).name;
-    return { ok: false, status: null, error: name === "TimeoutError" || name === "AbortError" ? "timeout" : String((error as Error).message).slice(0, 200) };
-  }
+/**
+ * POSTs one body through the address policy (outbound.ts: the callback's host is resolved and
+ * checked again now — DNS can change after the subscription — and a 307/308 Location is checked
+ * before the body is sent there); 2xx within 2 s is an acknowledgement. Never throws.
+ */
+async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  address: AddressPolicy,
+): Promise<{ ok: boolean; status: number | null; error: string | null }> {
+  const answer = await callbackRequest(
+    { method: "POST", url, body, headers: { "content-type": "application/json", "user-agent": USER_AGENT, ...headers } },
+    { policy: address, timeoutMs: CALLBACK_TIMEOUT_MS },
+  );
+  if (answer.kind !== "answered") return { ok: false, status: null, error: answer.error };
+  const ok = answer.status >= 200 && answer.status <= 299;
+  return { ok, status: answer.status, error: ok ? null : `HTTP ${answer.status}` };
 }
 
 /**
@@ -83,7 +88,7 @@ export async function deliverQueue(db: Db, subscriptionId: number, policy: Deliv
       [SIGNATURE_HEADER]: signBody(live.client_secret_hash, head.body),
       [DELIVERY_HEADER]: String(head.id),
       [ATTEMPT_HEADER]: String(attempt),
-    });
+    }, policy.address);
     if (outcome.ok) {
       await db.query(
         `update public.webhook_deliveries set status = 'delivered', attempts = $2, last_status = $3, delivered_at = now()

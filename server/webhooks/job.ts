@@ -1,5 +1,6 @@
 import type { Platform } from "../platform.ts";
 import type { JobKind } from "../jobs/runner.ts";
+import type { AddressPolicy } from "./address-policy.ts";
 import { type DeliveryPolicy, deliverQueue, dueSubscriptions } from "./delivery.ts";
 import { ensureOutbox, followerBehind, followOnce } from "./outbox.ts";
 
@@ -10,7 +11,13 @@ export function deliveryPolicy(platform: Platform): DeliveryPolicy {
   return {
     attempts: Math.max(1, platform.config.webhookAttempts ?? 3),
     retryMs: Math.max(0, platform.config.webhookRetryMs ?? 10_000),
+    address: addressPolicy(platform),
   };
+}
+
+/** Where webhook handshakes and deliveries may go: public addresses only unless WEBHOOKS_ALLOW_PRIVATE=1. */
+export function addressPolicy(platform: Platform): AddressPolicy {
+  return { allowPrivate: platform.config.webhooksAllowPrivate ?? false };
 }
 
 /**

@@ -48,7 +48,7 @@ interface Ids {
 let ids: Ids;
 
 beforeAll(async () => {
-  server = await startTestServer({ rateLimitShort: 100_000_000, rateLimitLong: 100_000_000 });
+  server = await startTestServer({ rateLimitShort: 100_000_000, rateLimitLong: 100_000_000, webhooksAllowPrivate: true });
   app = await server.application({ internal: true, kudos: true, challenges: true });
   ann = await server.athlete({ firstname: "Ann", lastname: "Tester", sex: "F", premium: true, applicationId: app.client_id, city: "Utrecht", country: "Netherlands" });
   bob = await server.athlete({ firstname: "Bob", applicationId: app.client_id });

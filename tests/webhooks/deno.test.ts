@@ -10,7 +10,7 @@ const receiver = new Receiver();
 
 beforeAll(async () => {
   await receiver.start();
-  server = await startDenoServer({ env: { SEED_DEMO: "0", WEBHOOK_RETRY_MS: "50" } });
+  server = await startDenoServer({ env: { SEED_DEMO: "0", WEBHOOK_RETRY_MS: "50", WEBHOOKS_ALLOW_PRIVATE: "1" } });
 }, 90_000);
 
 afterAll(async () => {

@@ -23,7 +23,7 @@ afterAll(async () => {
 
 it("keeps pending deliveries across a restart and delivers them, then what follows, in order", async () => {
   // First server: the receiver is down (503) and retries are far apart.
-  running = await startTestServer({ dataDir, webhookAttempts: 5, webhookRetryMs: 1500 });
+  running = await startTestServer({ dataDir, webhookAttempts: 5, webhookRetryMs: 1500, webhooksAllowPrivate: true });
   const first = running;
   const app = await first.application();
   const url = receiver.hook("restart", app.client_secret, { respond: () => 503 });
@@ -44,7 +44,7 @@ it("keeps pending deliveries across a restart and delivers them, then what follo
   expect(failedAttempts).toBeLessThan(5);
   // Second server on the same data: the receiver is back.
   receiver.respond("restart", () => 200);
-  running = await startTestServer({ dataDir, webhookAttempts: 5, webhookRetryMs: 50 });
+  running = await startTestServer({ dataDir, webhookAttempts: 5, webhookRetryMs: 50, webhooksAllowPrivate: true });
   const second = running;
   const after = await second.api("POST", "/v3/activities", {
     token: athlete.token,

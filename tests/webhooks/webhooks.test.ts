@@ -14,7 +14,8 @@ type App = Awaited<ReturnType<TestServer["application"]>>;
 
 beforeAll(async () => {
   await receiver.start();
-  server = await startTestServer({ webhookRetryMs: 50, webhookAttempts: 3 });
+  // The receiver listens on 127.0.0.1: private callbacks are allowed explicitly (WEBHOOKS_ALLOW_PRIVATE).
+  server = await startTestServer({ webhookRetryMs: 50, webhookAttempts: 3, webhooksAllowPrivate: true });
 });
 
 afterAll(async () => {
