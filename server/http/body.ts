@@ -70,3 +70,16 @@ export async function readBody(c: Context): Promise<Body> {
   c.set(BODY_KEY as never, body as never);
   return body;
 }
+
+/**
+ * The parameters of a write (POST, PUT, DELETE): those of the query string, then the body's fields
+ * (JSON, URL-encoded or multipart) over them — the body wins on conflict. The real service reads
+ * documented parameters from either place, and clients send them in the query string
+ * (stravalib's create_activity, upload_activity, update_athlete, starring).
+ */
+export async function readParams(c: Context): Promise<Body> {
+  const body = await readBody(c);
+  const query = c.req.query();
+  if (Object.keys(query).length === 0) return body;
+  return { ...query, ...body }; // spread defines own properties: a "__proto__" key stays data
+}

@@ -64,9 +64,18 @@ export const zBool = z.union([z.string(), z.boolean(), z.number()]).transform((v
 export const DEFAULT_PER_PAGE = 30;
 export const MAX_PER_PAGE = 200;
 
-/** page (1-based) and per_page (default 30, at most 200; more is a 400). */
+/**
+ * The last page any list may be asked for: page × per_page stays far inside every integer an
+ * offset passes through (JavaScript's safe integers, SQL's int8), so no extreme page is a 500.
+ */
+export const MAX_PAGE = 1_000_000;
+
+/**
+ * page (1-based, at most ${MAX_PAGE}) and per_page (at most 200): the one parser of paging for
+ * every list route; anything else (0, negative, non-integer, beyond the bounds) is a 400 naming it.
+ */
 export const zPaging = {
-  page: zInt.pipe(z.number().int().min(1)).optional(),
+  page: zInt.pipe(z.number().int().min(1).max(MAX_PAGE)).optional(),
   per_page: zInt.pipe(z.number().int().min(1).max(MAX_PER_PAGE)).optional(),
 };
 

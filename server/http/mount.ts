@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import type { Platform } from "../platform.ts";
-import { readBody } from "./body.ts";
+import { readParams } from "./body.ts";
 import { jsonResponse, tokenLookupOf } from "./conventions.ts";
 import { ApiError, authorizationError } from "./errors.ts";
 import { parseWith } from "./input.ts";
@@ -34,7 +34,8 @@ export function mountRoutes(app: Hono, platform: Platform, routes: AnyRoute[]): 
       const auth = authenticate(c, route);
       const params = route.params ? parseWith(route.params, c.req.param(), route.resource) : {};
       const query = route.query ? parseWith(route.query, c.req.query(), route.resource) : {};
-      const body = route.body ? parseWith(route.body, await readBody(c), route.resource) : {};
+      // Body fields may also come in the query string (the body wins): server/http/body.ts.
+      const body = route.body ? parseWith(route.body, await readParams(c), route.resource) : {};
       const result = await route.handler({
         c,
         platform,

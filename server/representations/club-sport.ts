@@ -1,15 +1,20 @@
+import type { ActivityType } from "../../shared/activity-types.ts";
+
 /**
  * Strava's newer club fields, from the club's sport_type (cycling, running, triathlon, other):
  * the activity types the club is about, the icon naming them, and the sport as a display name.
+ * activity_types hold values of Strava's ActivityType enum only (newer sports such as
+ * MountainBikeRide or TrailRun are sport types, reported as Ride and Run here): strict clients
+ * reject a club, and the athlete embedding it, for any other value.
  */
-const CLUB_SPORTS: Record<string, { activity_types: string[]; activity_types_icon: string; localized_sport_type: string }> = {
+const CLUB_SPORTS: Record<string, { activity_types: ActivityType[]; activity_types_icon: string; localized_sport_type: string }> = {
   cycling: {
-    activity_types: ["Ride", "VirtualRide", "EBikeRide", "MountainBikeRide", "GravelRide", "EMountainBikeRide", "Velomobile", "Handcycle"],
+    activity_types: ["Ride", "VirtualRide", "EBikeRide"],
     activity_types_icon: "sports_bike_normal",
     localized_sport_type: "Cycling",
   },
   running: {
-    activity_types: ["Run", "TrailRun", "VirtualRun", "Wheelchair"],
+    activity_types: ["Run"],
     activity_types_icon: "sports_run_normal",
     localized_sport_type: "Running",
   },

@@ -116,11 +116,14 @@ export function prEffort(pr: PrEffortRow | undefined) {
   };
 }
 
-/** The athlete's statistics on a segment (`athlete_segment_stats`): PR time, date and activity, and effort count. */
+/**
+ * The athlete's statistics on a segment (`athlete_segment_stats`): PR time, date and activity, and
+ * effort count. pr_date is a calendar date (the PR's local day, "2011-09-25"), as Strava sends it.
+ */
 export function athleteSegmentStats(pr: PrEffortRow | undefined) {
   return {
     pr_elapsed_time: pr ? pr.elapsed_time : null,
-    pr_date: pr ? noMillis(pr.start_date) : null,
+    pr_date: pr ? noMillis(pr.start_date_local).slice(0, 10) : null,
     pr_activity_id: pr ? Number(pr.activity_id) : null,
     effort_count: pr ? Number(pr.effort_count) : 0,
   };

@@ -7,7 +7,7 @@ import { findActivityDetail } from "../activities/detail.ts";
 import { MAX_DESCRIPTION, zActivityType, zDescription, zName, zStartDateLocal } from "../activities/input.ts";
 import { requireTypeOrSport, zSportType } from "../activities/sport-input.ts";
 import { resolveSport } from "../../shared/sport-types.ts";
-import { ApiError, badRequest, forbidden, notFound } from "../http/errors.ts";
+import { badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zEpoch, zFloat, zInt, zNumId, zPaging } from "../http/input.ts";
 import { athleteDefaults } from "../actions/athletes.ts";
 import { defineRoute } from "../http/route.ts";
@@ -192,16 +192,13 @@ export const activityRoutes = [
     path: "/v3/athlete/activities",
     response: zSummaryActivityList,
     summary: "The authenticated athlete's activities (summary), newest first; oldest first with after.",
-    description: "before/after are epoch seconds on start_date; before, after and page cannot be combined (400).",
+    description:
+      "before/after are epoch seconds on start_date (either, both, or neither); page/per_page then page within that window, as the real service combines them. Newest first; oldest first when after is given.",
     tag: "Activities",
     auth: "token",
     resource: "Activity",
     query: listQuery,
     async handler({ platform, auth, query }) {
-      const given = (["before", "after", "page"] as const).filter((k) => query[k] !== undefined);
-      if (given.length > 1) {
-        throw new ApiError(400, "Bad Request", given.map((field) => ({ resource: "Activity", field, code: "invalid" })));
-      }
       const { perPage, offset } = paging(query);
       const visible = visibleActivities(viewerOf(auth), "a", 2);
       const params: unknown[] = [auth.athleteId, ...visible.params];

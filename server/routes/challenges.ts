@@ -5,7 +5,7 @@ import { challengeDecider } from "../../events/challenge/decide.ts";
 import { challengeStream } from "../../events/challenge/events.ts";
 import type { Auth } from "../http/auth.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
-import { paging, zInt, zNumId } from "../http/input.ts";
+import { paging, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { findClub } from "../../projections/clubs/queries.ts";
 import { type BoardFilter, challengeBoard, challengeExists, findChallenge, joinedChallenges } from "../../projections/challenges/queries.ts";
@@ -84,8 +84,7 @@ export const challengeRoutes = [
     query: z.object({
       filter: z.enum(["friends", "club", "none"]).optional(),
       club_id: zNumId.optional(),
-      page: zInt.pipe(z.number().int().min(1)).optional(),
-      per_page: zInt.pipe(z.number().int().min(1).max(200)).optional(),
+      ...zPaging,
     }),
     async handler({ platform, auth, params, query }) {
       requireChallenges(auth);

@@ -254,8 +254,7 @@ export const segmentRoutes = [
       club_id: zNumId.optional(),
       date_range: z.enum(DATE_RANGES).optional(),
       context_entries: zInt.pipe(z.number().int().min(0).max(15)).optional(),
-      page: zInt.pipe(z.number().int().min(1)).optional(),
-      per_page: zInt.pipe(z.number().int().min(1).max(200)).optional(),
+      ...zPaging,
     }),
     async handler({ platform, auth, params, query }) {
       await segmentOr404(platform.db, params.id, viewerOf(auth));
@@ -273,8 +272,7 @@ export const segmentRoutes = [
           gender: query.gender, ageGroup: query.age_group, weightClass: query.weight_class,
           following: query.following, clubId: query.club_id, dateRange: query.date_range,
         },
-        page: query.page ?? 1,
-        perPage: query.per_page ?? 10,
+        ...paging(query, 10),
         contextEntries: query.context_entries ?? 2,
       });
     },

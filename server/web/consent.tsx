@@ -6,6 +6,7 @@ import type { Platform } from "../platform.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";
 import { redirectToClient, redirectToSignIn as toSignIn } from "./redirect.ts";
 import { Csrf } from "./layout.tsx";
+import { oauthPaths } from "./oauth-endpoints.ts";
 
 /** A refused authorization request: shown as a page (never a redirect). */
 class AuthorizeRefusal {
@@ -139,7 +140,7 @@ export function mountConsentPages(app: Hono, platform: Platform): void {
     );
   };
 
-  app.get("/oauth/authorize", async (c) => {
+  const consentPage = async (c: Context) => {
     let request: AuthorizeRequest;
     try {
       request = await checkRequest(platform, c.req.query());
@@ -166,9 +167,9 @@ export function mountConsentPages(app: Hono, platform: Platform): void {
       }
     }
     return w.render(`Authorize ${request.app.name}`, <ConsentForm csrf={w.csrf} request={request} athleteName={w.athlete.name} />);
-  });
+  };
 
-  app.post("/oauth/authorize", async (c) => {
+  const decide = async (c: Context) => {
     const w = await web(c, platform);
     const form = await formOf(c);
     const refused = await csrfRefused(w, form);
@@ -197,5 +198,11 @@ export function mountConsentPages(app: Hono, platform: Platform): void {
       prompted: true,
     });
     return redirectToClient(c, request.redirectUri, { state: request.state ?? "", code, scope });
-  });
+  };
+
+  // At the host root (auth_url) and under every API prefix, as clients address it relative to either.
+  for (const path of oauthPaths("authorize")) {
+    app.get(path, consentPage);
+    app.post(path, decide);
+  }
 }

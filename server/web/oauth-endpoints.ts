@@ -2,21 +2,34 @@ import type { Context, Hono } from "hono";
 import { toJson } from "../../shared/json.ts";
 import { badRequest } from "../http/errors.ts";
 import { deauthorizeToken, exchangeCode, refreshAccess } from "../actions/oauth.ts";
-import { readBody } from "../http/body.ts";
+import { readParams } from "../http/body.ts";
 import { JSON_TYPE } from "../http/conventions.ts";
 import type { Platform } from "../platform.ts";
 import { athleteFor } from "../representations/athlete.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 
+/**
+ * Where an OAuth endpoint answers: at the host root (the spec's auth_url) and under every prefix the
+ * API answers under (/v3, /api/v3), since clients address it relative to either — stravalib posts
+ * `oauth/deauthorize` relative to its API base, Strava serves /api/v3/oauth/token.
+ */
+export const OAUTH_PREFIXES = ["/oauth", "/v3/oauth", "/api/v3/oauth"] as const;
+export const oauthPaths = (endpoint: string): string[] => OAUTH_PREFIXES.map((prefix) => `${prefix}/${endpoint}`);
+
 /** The OAuth JSON endpoints (client credentials, not access tokens; outside the /v3 route table). */
-export const OAUTH_TOKEN_PATHS = ["/oauth/token", "/api/v3/oauth/token"] as const;
-export const OAUTH_DEAUTHORIZE_PATHS = ["/oauth/deauthorize", "/oauth/revoke"] as const;
+export const OAUTH_TOKEN_PATHS = oauthPaths("token");
+export const OAUTH_DEAUTHORIZE_PATHS = [...oauthPaths("deauthorize"), ...oauthPaths("revoke")];
+/** Every OAuth endpoint as "METHOD path" (the consent page, token, deauthorize), under every prefix. */
+export const OAUTH_ENDPOINTS = [
+  ...oauthPaths("authorize").flatMap((path) => [`GET ${path}`, `POST ${path}`]),
+  ...OAUTH_TOKEN_PATHS.map((path) => `POST ${path}`),
+  ...OAUTH_DEAUTHORIZE_PATHS.map((path) => `POST ${path}`),
+];
 
 /** Parameters from the query string and the body (form or JSON); the body wins. */
 async function paramsOf(c: Context): Promise<Record<string, string | undefined>> {
   const out: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(c.req.query())) out[key] = value;
-  for (const [key, value] of Object.entries(await readBody(c))) {
+  for (const [key, value] of Object.entries(await readParams(c))) {
     if (typeof value === "string") out[key] = value;
     else if (typeof value === "number" || typeof value === "bigint") out[key] = String(value);
   }

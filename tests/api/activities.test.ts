@@ -294,13 +294,20 @@ describe("GET /v3/athlete/activities", () => {
     expect(p3.body).toEqual([]);
   });
 
-  it("rejects combinations of before, after and page, and bad values: 400", async () => {
-    for (const query of [{ before: 1, after: 0 }, { before: 1, page: 1 }, { after: 1, page: 2 }]) {
+  it("combines before, after and page: the time window first, then the page within it", async () => {
+    const list = async (query: Record<string, number>) => {
       const res = await server.api("GET", "/v3/athlete/activities", { token: lister.token, query });
-      expect(res.status).toBe(400);
-      expect(res.body.message).toBe("Bad Request");
-      expect(res.body.errors).toHaveLength(2);
-    }
+      expect(res.status).toBe(200);
+      return res.body.map((a: { id: number }) => a.id);
+    };
+    expect(await list({ before: epoch("2024-01-03"), page: 1, per_page: 1 })).toEqual([ids[1]]);
+    expect(await list({ before: epoch("2024-01-03"), page: 2, per_page: 1 })).toEqual([ids[0]]);
+    expect(await list({ before: epoch("2024-01-03"), page: 3, per_page: 1 })).toEqual([]);
+    expect(await list({ after: epoch("2023-12-31"), page: 2, per_page: 2 })).toEqual([ids[2], ids[3]]);
+    expect(await list({ before: epoch("2024-01-03"), after: epoch("2024-01-01"), page: 1 })).toEqual([ids[1]]);
+  });
+
+  it("rejects bad values: 400", async () => {
     const bad = await server.api("GET", "/v3/athlete/activities", { token: lister.token, query: { before: "yesterday" } });
     expect(bad.body).toEqual({ message: "Bad Request", errors: [{ resource: "Activity", field: "before", code: "invalid" }] });
     expect((await server.api("GET", "/v3/athlete/activities", { token: lister.token, query: { per_page: 201 } })).status).toBe(400);

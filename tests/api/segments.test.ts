@@ -133,7 +133,8 @@ describe("stars", () => {
       pr_activity_id: best.activityId, pr_elapsed_time: 380, pr_date: "2026-01-04T08:00:00Z", effort_count: 2,
     });
     expect(detail.body.athlete_segment_stats).toEqual({
-      pr_elapsed_time: 380, pr_date: "2026-01-04T08:00:00Z", pr_activity_id: best.activityId, effort_count: 2,
+      // A date, as Strava sends it ("2011-09-25"; stravalib's AthleteSegmentStats.pr_date is a date).
+      pr_elapsed_time: 380, pr_date: "2026-01-04", pr_activity_id: best.activityId, effort_count: 2,
     });
     // The spec's fields (id, elapsed_time, distance, start_date, start_date_local, is_kom) and Strava's
     // published SummaryPRSegmentEffort (pr_activity_id, pr_elapsed_time, pr_date, effort_count) are all there.

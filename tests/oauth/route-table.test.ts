@@ -3,15 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../server/app.ts";
 import { type AnyRoute, routePermission } from "../../server/http/route.ts";
 import { allRoutes } from "../../server/routes/index.ts";
-import { OAUTH_TOKEN_PATHS } from "../../server/web/oauth-endpoints.ts";
+import { OAUTH_ENDPOINTS } from "../../server/web/oauth-endpoints.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 /**
  * Every /v3 route the real app answers must be declared in the route table (server/routes), so it
  * has a declared permission that the mount enforces. Exempt: the OpenAPI document (public) and the
- * OAuth token endpoint's /api/v3 alias (client credentials, not an access token).
+ * OAuth endpoints' /v3 and /api/v3 aliases (client credentials or the token being revoked, not a scope).
  */
-const EXEMPT = new Set(["GET /v3/openapi.json", ...OAUTH_TOKEN_PATHS.map((p) => `POST ${p}`)]);
+const EXEMPT = new Set(["GET /v3/openapi.json", ...OAUTH_ENDPOINTS]);
 
 function undeclaredRoutes(app: Hono, table: AnyRoute[]): string[] {
   const declared = new Set(table.map((r) => `${r.method} ${r.path}`));

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
-  dateTime, int, model, nullableInt, zNullableLatLng, nullableNum, nullableStr, num, zMetaActivity, zMetaAthlete,
+  dateTime, int, model, nullableInt, zNullableLatLng, nullableNum, nullableStr, num, zActivityTypeEnum, zMetaActivity, zMetaAthlete,
+  zSportTypeEnum,
 } from "./registry.ts";
 import { zSegmentEffort } from "./segments.ts";
 import { zSummaryAthlete } from "./athlete.ts";
@@ -19,8 +20,8 @@ const summaryShape = {
   moving_time: int,
   elapsed_time: int,
   total_elevation_gain: num,
-  type: z.string().meta({ description: "Strava's ActivityType (deprecated in favour of sport_type)" }),
-  sport_type: z.string().meta({ description: "Strava's SportType" }),
+  type: zActivityTypeEnum,
+  sport_type: zSportTypeEnum,
   workout_type: nullableInt,
   start_date: dateTime,
   start_date_local: dateTime,

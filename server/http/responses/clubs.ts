@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { int, model, nullableStr } from "./registry.ts";
+import { int, model, nullableStr, zActivityTypeEnum } from "./registry.ts";
 
 /** Clubs (Strava's SummaryClub / DetailedClub, the club feed's ClubActivity). */
 const summaryShape = {
@@ -10,7 +10,7 @@ const summaryShape = {
   profile: z.string(),
   cover_photo: nullableStr,
   cover_photo_small: nullableStr,
-  activity_types: z.array(z.string()),
+  activity_types: z.array(zActivityTypeEnum),
   activity_types_icon: z.string(),
   localized_sport_type: z.string(),
   sport_type: z.enum(["cycling", "running", "triathlon", "other"]),

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { ACTIVITY_TYPES } from "../../../shared/activity-types.ts";
+import { SPORT_TYPES } from "../../../shared/sport-types.ts";
 
 /**
  * `schema` as the named response model `id` of the OpenAPI document (`#/components/schemas/<id>`),
@@ -18,6 +20,21 @@ export const nullableInt = z.number().int().nullable();
 export const nullableStr = z.string().nullable();
 /** An ISO 8601 date-time in UTC or local time, without milliseconds ("2024-05-06T07:08:09Z"). */
 export const dateTime = z.string().meta({ format: "date-time" });
+/** A calendar date without a time ("2024-05-06"), where Strava's model has one (e.g. athlete_segment_stats.pr_date). */
+export const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).meta({ format: "date" });
+
+/**
+ * Strava's ActivityType enum: the values a `type` (and a club's `activity_types`) may hold. The
+ * service sends the spec's list (shared/activity-types.ts), every one of which is in Strava's enum;
+ * newer sports (MountainBikeRide, TrailRun…) belong in `sport_type` fields only.
+ */
+export const zActivityTypeEnum = model(
+  "ActivityType",
+  z.enum(ACTIVITY_TYPES),
+  "An activity type (Strava's ActivityType); newer sports are reported as their family here and in full in sport_type.",
+);
+/** Strava's SportType enum: the values a `sport_type` of an activity may hold. */
+export const zSportTypeEnum = model("SportType", z.enum(SPORT_TYPES), "A sport type (Strava's SportType).");
 export const zLatLng = z.tuple([z.number(), z.number()]);
 /** Strava's LatLng: [lat, lng], or null when hidden or unknown. */
 export const zNullableLatLng = zLatLng.nullable();

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { dateTime, int, zLatLng, model, nullableInt, nullableNum, nullableStr, num } from "./registry.ts";
+import { date, dateTime, int, zLatLng, model, nullableInt, nullableNum, nullableStr, num } from "./registry.ts";
 
 /** Segments and efforts (Strava's SummarySegment, DetailedSegment, ExplorerResponse, DetailedSegmentEffort, leaderboards). */
-const activityType = z.string().meta({ description: "Strava's ActivityType (Ride, Run, …)" });
+/** A segment's activity_type: Strava's model has two values. */
+const activityType = z.enum(["Ride", "Run"]);
 const summaryShape = {
   id: int,
   resource_state: int,
@@ -47,7 +48,7 @@ const prEffort = model(
 );
 
 /** The requesting athlete's statistics on a segment. */
-const athleteSegmentStats = z.object({ pr_elapsed_time: nullableInt, pr_date: dateTime.nullable(), pr_activity_id: nullableInt, effort_count: int });
+const athleteSegmentStats = z.object({ pr_elapsed_time: nullableInt, pr_date: date.nullable(), pr_activity_id: nullableInt, effort_count: int });
 
 export const zDetailedSegment = model(
   "DetailedSegment",
