@@ -71,6 +71,14 @@ function foldedStates(store: EventStore, decider: object): Map<string, { version
   return states;
 }
 
+/**
+ * Forgets every folded state of a store: after the log's one sanctioned rewrite (an athlete's
+ * erasure, events/erasure.ts) removed events from streams whose folds this process holds.
+ */
+export function forgetFoldedStates(store: EventStore): void {
+  folded.delete(store);
+}
+
 /** The stream's current state: the cached fold plus the events after it (or a full fold). */
 async function currentState<State>(
   store: EventStore,

@@ -1,4 +1,7 @@
-/** The event log: one append-only table; updates, deletes and truncates are refused by the database. */
+/**
+ * The event log: one append-only table; updates, deletes and truncates are refused by the database,
+ * except the deletes of an athlete's erasure (events/erasure.ts, docs/accounts.md).
+ */
 export const EVENT_STORE_SCHEMA = `
 create table if not exists events (
   global_position bigint generated always as identity primary key,
@@ -26,6 +29,11 @@ create table if not exists event_idempotency (
 
 create or replace function events_refuse_change() returns trigger language plpgsql as $$
 begin
+  -- The one sanctioned rewrite: an athlete's erasure (events/erasure.ts) deletes that athlete's
+  -- events inside a transaction that named itself with set_config('events.erasure', …, true).
+  if tg_op = 'DELETE' and coalesce(current_setting('events.erasure', true), '') like 'athlete-%' then
+    return old;
+  end if;
   raise exception 'the event log is append-only: % refused', tg_op using errcode = 'P0001';
 end $$;
 create or replace trigger events_no_update_delete before update or delete on events

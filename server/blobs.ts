@@ -216,3 +216,18 @@ export async function fullPolyline(
   if (!facts.polylineSha256) return facts.polyline;
   return (await getBlobText(db, facts.polylineSha256)) ?? null;
 }
+
+/**
+ * Deletes blobs (rows, and the files of file blobs) that nothing names any more: used only by an
+ * athlete's erasure (server/actions/account.ts), after the log's rewrite. Answers how many went.
+ */
+export async function deleteBlobs(db: Queryable, shas: string[]): Promise<number> {
+  let deleted = 0;
+  for (const sha of shas) {
+    const file = await blobFile(db, sha);
+    const rows = await db.query<{ sha256: string }>("delete from public.blobs where sha256 = $1 returning sha256", [sha]);
+    if (file) await rm(file, { force: true });
+    deleted += rows.length;
+  }
+  return deleted;
+}

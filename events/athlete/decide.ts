@@ -1,11 +1,12 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
 import type { CatalogueEvent } from "../index.ts";
-import { athletePasswordRehashed, athleteProfileUpdated, athleteRegistered } from "./events.ts";
+import { athleteErased, athletePasswordChanged, athletePasswordRehashed, athleteProfileUpdated, athleteRegistered } from "./events.ts";
 
 /** One athlete's account (stream athlete-<id>). */
 export interface AthleteState {
   exists: boolean;
+  erased?: boolean;
 }
 
 type Profile = Omit<EventData<typeof athleteProfileUpdated>, "athleteId">;
@@ -23,6 +24,8 @@ export interface RegistrationInput {
 export type AthleteCommand =
   | { type: "register"; athlete: EventData<typeof athleteRegistered>; input: RegistrationInput }
   | { type: "rehashPassword"; athleteId: number; passwordHash: string }
+  | { type: "changePassword"; athleteId: number; passwordHash: string; passwordLength: number }
+  | { type: "erase"; athleteId: number }
   | { type: "updateProfile"; athleteId: number; changes: Profile };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -44,13 +47,16 @@ export function checkRegistration(input: RegistrationInput): void {
 
 /**
  * An athlete registers once, as `checkRegistration` says (e-mails are unique through the read
- * model's unique index, which refuses the append). Profile changes and password rehashes need an existing athlete;
+ * model's unique index, which refuses the append). Profile changes, password rehashes and changes
+ * (at least 8 characters) and erasure (once) need an existing athlete;
  * a profile change that changes nothing records nothing.
  */
 export const athleteDecider: Decider<AthleteState, AthleteCommand> = {
   initialState: () => ({ exists: false }),
   evolve(state, event: CatalogueEvent) {
-    return event.type === athleteRegistered.type ? { exists: true } : state;
+    if (event.type === athleteRegistered.type) return { exists: true };
+    if (event.type === athleteErased.type) return { exists: false, erased: true };
+    return state;
   },
   decide(command, state) {
     switch (command.type) {
@@ -62,6 +68,14 @@ export const athleteDecider: Decider<AthleteState, AthleteCommand> = {
       case "rehashPassword":
         if (!state.exists) throw new DomainError("not_found", "Athlete", "id", "invalid");
         return [athletePasswordRehashed.create({ athleteId: command.athleteId, passwordHash: command.passwordHash })];
+      case "changePassword":
+        if (!state.exists) throw new DomainError("not_found", "Athlete", "id", "invalid");
+        if (command.passwordLength < 8) throw refuse("password", "too short");
+        return [athletePasswordChanged.create({ athleteId: command.athleteId, passwordHash: command.passwordHash })];
+      case "erase":
+        // Once: an erased account is gone (its id is never drawn again).
+        if (!state.exists) throw new DomainError("not_found", "Athlete", "id", "invalid");
+        return [athleteErased.create({ athleteId: command.athleteId })];
       case "updateProfile": {
         if (!state.exists) throw new DomainError("not_found", "Athlete", "id", "invalid");
         if (!validWeight(command.changes.weight)) throw refuse("weight", "invalid");

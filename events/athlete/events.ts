@@ -55,6 +55,24 @@ export const athletePasswordRehashed = defineEvent({
   }),
 });
 
+export const athletePasswordChanged = defineEvent({
+  type: "AthletePasswordChanged",
+  description:
+    "An athlete changed their password (the current one was given): the new scrypt hash. Every other web session of the athlete ends with it.",
+  schema: z.object({
+    athleteId: z.number().int().positive(),
+    /** scrypt hash "scrypt$N$r$p$salt$hash"; never the password itself. */
+    passwordHash: z.string(),
+  }),
+});
+
+export const athleteErased = defineEvent({
+  type: "AthleteErased",
+  description:
+    "An athlete deleted their account (password confirmed). The one sanctioned rewrite of the log follows it: every event of the athlete's streams and every event naming the athlete in another stream is removed, with the blobs only they named (docs/accounts.md); this event, holding nothing but the id, stays as the record.",
+  schema: z.object({ athleteId: z.number().int().positive() }),
+});
+
 export const athleteStream = (athleteId: number) => `athlete-${athleteId}`;
 
 export const athleteFollowed = defineEvent({

@@ -1,7 +1,13 @@
 import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent, StoredEventOfType } from "../../events/index.ts";
-import { athletePasswordRehashed, athleteProfileUpdated, athleteRegistered } from "../../events/athlete/events.ts";
+import {
+  athleteErased,
+  athletePasswordChanged,
+  athletePasswordRehashed,
+  athleteProfileUpdated,
+  athleteRegistered,
+} from "../../events/athlete/events.ts";
 import type { Projection } from "../projection.ts";
 
 type Registered = EventData<typeof athleteRegistered>;
@@ -47,7 +53,7 @@ export const athletesProjection: Projection = {
     );
     create unique index if not exists athletes_email_unique on athletes (lower(email));
   `,
-  handles: [athleteRegistered.type, athleteProfileUpdated.type, athletePasswordRehashed.type],
+  handles: [athleteRegistered.type, athleteProfileUpdated.type, athletePasswordRehashed.type, athletePasswordChanged.type, athleteErased.type],
   async applyBatch(tx: Queryable, events: StoredEvent[]) {
     // Consecutive registrations go in one insert; a profile update applies in its place.
     let registered: StoredEventOfType<"AthleteRegistered">[] = [];
@@ -88,7 +94,12 @@ export const athletesProjection: Projection = {
       );
       return;
     }
-    if (event.type === athletePasswordRehashed.type) {
+    if (event.type === athleteErased.type) {
+      // The account is gone at once; the log's rewrite and a rebuild then remove the rest (docs/accounts.md).
+      await tx.query("delete from athletes where id = $1", [event.data.athleteId]);
+      return;
+    }
+    if (event.type === athletePasswordRehashed.type || event.type === athletePasswordChanged.type) {
       // Credentials, not the profile: updated_at (shown in the athlete representation) stays.
       const d = event.data;
       await tx.query("update athletes set password_hash = $2 where id = $1", [d.athleteId, d.passwordHash]);

@@ -62,6 +62,12 @@ export async function credentialsByEmail(db: Queryable, email: string): Promise<
   return row;
 }
 
+/** The athlete's password hash (for a password change or an account deletion), or undefined. */
+export async function passwordHashOf(db: Queryable, athleteId: number): Promise<string | undefined> {
+  const [row] = await db.query<{ password_hash: string }>("select password_hash from athletes where id = $1", [athleteId]);
+  return row?.password_hash;
+}
+
 /** The athlete's defaults for new activities, as stored (null when there is no such athlete). */
 export async function activityDefaults(db: Queryable, athleteId: number) {
   const [row] = await db.query<{ default_activity_type: string; default_private: boolean }>(

@@ -61,3 +61,8 @@ export async function segmentIndexFor(
   }
   return { index: c.index, meta: c.meta, entries: c.entries, source: c.source };
 }
+
+/** Drops the database's index (rebuilt from the read model on next use): after an athlete's erasure. */
+export function forgetSegmentIndex(db: Queryable): void {
+  caches.delete(db);
+}

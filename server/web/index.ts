@@ -5,6 +5,7 @@ import { mountHeatmapPages } from "./heatmaps.ts";
 import { mountImportPages } from "./import.tsx";
 import { mountAvatars } from "../avatars/mount.ts";
 import { mountAppPages } from "./app/index.ts";
+import { mountAccountControlPages } from "./account-control.tsx";
 
 /** Mounts of non-API pages (sign-in, consent, viewer pages…). Add one per page family. */
 export const webMounts: ((app: Hono, platform: Platform) => void)[] = [
@@ -13,4 +14,5 @@ export const webMounts: ((app: Hono, platform: Platform) => void)[] = [
   mountImportPages,
   mountAvatars,
   mountAppPages,
+  mountAccountControlPages,
 ];

@@ -62,6 +62,7 @@ export function Page(props: PageProps) {
                   <a href="/upload">Upload</a>
                   <a href="/settings/api">My API application</a>
                   <a href="/settings/apps">My apps</a>
+                  <a href="/settings/account">Account</a>
                   <form method="post" action="/logout" style="margin:0">
                     <input type="hidden" name="_csrf" value={props.csrf} />
                     <button class="link" type="submit">Sign out ({props.athlete.name})</button>

@@ -9,6 +9,9 @@ import type { Queryable } from "../../events/db/types.ts";
  * - Each athlete keeps at most MAX_SESSIONS_PER_ATHLETE sessions: signing in once more drops the
  *   oldest of that athlete's sessions, never anyone else's.
  * - Sign-out deletes the row.
+ * - web_session_tokens names the page tokens minted for each session (their hashes, with the pair
+ *   they belong to), so a session ended from elsewhere (pushed out by a 21st sign-in, a password
+ *   change, "sign out everywhere") has its page tokens revoked at once (server/web/session-tokens.ts).
  * web_secrets holds the key that signs CSRF tokens (shared by every server on one database).
  */
 export const WEB_SESSION_SCHEMA = `
@@ -20,6 +23,14 @@ create table if not exists public.web_sessions (
 );
 create index if not exists web_sessions_athlete on public.web_sessions (athlete_id, created_at);
 create index if not exists web_sessions_expires on public.web_sessions (expires_at);
+create table if not exists public.web_session_tokens (
+  token_hash text primary key,
+  session_hash text not null,
+  athlete_id bigint not null,
+  application_id bigint not null,
+  expires_at timestamptz not null
+);
+create index if not exists web_session_tokens_session on public.web_session_tokens (session_hash);
 create table if not exists public.web_secrets (
   name text primary key,
   value text not null
@@ -60,23 +71,75 @@ export async function findSession(db: Queryable, idHash: string, now = Date.now(
   return session;
 }
 
-/** Records a new session for an athlete; drops that athlete's oldest beyond the cap and expired rows. */
-export async function insertSession(db: Queryable, idHash: string, athleteId: number, now = Date.now()): Promise<void> {
+/**
+ * Records a new session for an athlete; drops that athlete's oldest beyond the cap and expired rows.
+ * Answers the id hashes of the sessions it pushed out (their page tokens are to be revoked).
+ */
+export async function insertSession(db: Queryable, idHash: string, athleteId: number, now = Date.now()): Promise<string[]> {
   await db.query(
     "insert into public.web_sessions (id_hash, athlete_id, created_at, expires_at) values ($1, $2, $3, $4)",
     [idHash, athleteId, new Date(now), new Date(now + IDLE_MS)],
   );
-  await db.query(
+  const evicted = await db.query<{ id_hash: string }>(
     `delete from public.web_sessions
       where athlete_id = $1 and id_hash not in (
-        select id_hash from public.web_sessions where athlete_id = $1 order by created_at desc, id_hash limit $2)`,
+        select id_hash from public.web_sessions where athlete_id = $1 order by created_at desc, id_hash limit $2)
+      returning id_hash`,
     [athleteId, MAX_SESSIONS_PER_ATHLETE],
   );
   await db.query("delete from public.web_sessions where expires_at <= $1", [new Date(now)]);
+  await db.query("delete from public.web_session_tokens where expires_at <= $1", [new Date(now)]);
+  return evicted.map((r) => r.id_hash);
+}
+
+/** Ends every session of an athlete except `keep` (an id hash); answers the id hashes ended. */
+export async function deleteSessionsOf(db: Queryable, athleteId: number, keep?: string): Promise<string[]> {
+  const rows = await db.query<{ id_hash: string }>(
+    "delete from public.web_sessions where athlete_id = $1 and id_hash <> $2 returning id_hash",
+    [athleteId, keep ?? ""],
+  );
+  return rows.map((r) => r.id_hash);
+}
+
+export interface SessionTokenRow {
+  tokenHash: string;
+  sessionHash: string;
+  athleteId: number;
+  applicationId: number;
+}
+
+/** Remembers that a page token (its hash) was minted for a session. */
+export async function recordSessionToken(db: Queryable, row: SessionTokenRow & { expiresAt: number }): Promise<void> {
+  await db.query(
+    `insert into public.web_session_tokens (token_hash, session_hash, athlete_id, application_id, expires_at)
+     values ($1, $2, $3, $4, $5) on conflict (token_hash) do nothing`,
+    [row.tokenHash, row.sessionHash, row.athleteId, row.applicationId, new Date(row.expiresAt)],
+  );
+}
+
+/** Forgets the page tokens of these sessions (or every session of `athleteId`); answers the live ones. */
+export async function takeSessionTokens(
+  db: Queryable,
+  which: { sessions: string[] } | { athleteId: number },
+  now = Date.now(),
+): Promise<SessionTokenRow[]> {
+  const rows = "sessions" in which
+    ? await db.query<{ token_hash: string; session_hash: string; athlete_id: number; application_id: number; expires_at: string }>(
+      "delete from public.web_session_tokens where session_hash = any($1::text[]) returning *",
+      [which.sessions],
+    )
+    : await db.query<{ token_hash: string; session_hash: string; athlete_id: number; application_id: number; expires_at: string }>(
+      "delete from public.web_session_tokens where athlete_id = $1 returning *",
+      [which.athleteId],
+    );
+  return rows
+    .filter((r) => ms(r.expires_at) > now)
+    .map((r) => ({ tokenHash: r.token_hash, sessionHash: r.session_hash, athleteId: Number(r.athlete_id), applicationId: Number(r.application_id) }));
 }
 
 export async function deleteSession(db: Queryable, idHash: string): Promise<void> {
   await db.query("delete from public.web_sessions where id_hash = $1", [idHash]);
+  await db.query("delete from public.web_session_tokens where session_hash = $1", [idHash]);
 }
 
 /** How many sessions are stored (all, or one athlete's): for proofs and the operator. */

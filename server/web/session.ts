@@ -4,6 +4,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Platform } from "../platform.ts";
 import { constantTimeEqual, hashSecret, randomSecret } from "../security.ts";
 import { deleteSession, findSession, insertSession, type SessionRow, webSecret } from "./session-table.ts";
+import { revokeTokensOfSessions } from "./session-tokens.ts";
 
 /**
  * Web sessions and CSRF tokens.
@@ -110,12 +111,28 @@ export async function sessionSecret(c: Context, platform: Platform, purpose: str
   return createHmac("sha256", await csrfKey(platform)).update(`${purpose}\0${id}`).digest("hex");
 }
 
-/** Starts a signed-in session under a fresh id (the visitor's previous session, if any, is deleted). */
+/** The id hash of the session the cookie names (whether or not it is live). */
+export function sessionIdHash(c: Context): string | undefined {
+  const id = cookieValue(c, SESSION_COOKIE);
+  return id ? hashSecret(id) : undefined;
+}
+
+/**
+ * Starts a signed-in session under a fresh id. The visitor's previous session, if any, is ended,
+ * and so is the athlete's oldest beyond MAX_SESSIONS_PER_ATHLETE: the page tokens of both are
+ * revoked at once (server/web/session-tokens.ts).
+ */
 export async function signIn(c: Context, platform: Platform, athleteId: number): Promise<void> {
   const previous = cookieValue(c, SESSION_COOKIE);
-  if (previous) await deleteSession(platform.db, hashSecret(previous));
+  const ended: string[] = [];
+  if (previous) {
+    // Its tokens are taken before the row goes (deleteSession forgets them).
+    await revokeTokensOfSessions(platform, { sessions: [hashSecret(previous)] }, "signed in again");
+    await deleteSession(platform.db, hashSecret(previous));
+  }
   const id = randomSecret(24);
-  await insertSession(platform.db, hashSecret(id), athleteId);
+  ended.push(...await insertSession(platform.db, hashSecret(id), athleteId));
+  await revokeTokensOfSessions(platform, { sessions: ended }, "session pushed out by a newer sign-in");
   setCookie(c, SESSION_COOKIE, id, cookieOptions(platform));
 }
 

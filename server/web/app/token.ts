@@ -6,8 +6,8 @@ import { createApplication } from "../../actions/applications.ts";
 import { type Auth, lookupToken } from "../../http/auth.ts";
 import type { Platform } from "../../platform.ts";
 import { hashSecret } from "../../security.ts";
-import { readWebSecret, webSecret } from "../session-table.ts";
-import { sessionSecret } from "../session.ts";
+import { readWebSecret, recordSessionToken, webSecret } from "../session-table.ts";
+import { sessionIdHash, sessionSecret } from "../session.ts";
 
 /**
  * The web app's pages are a client of the /v3 API. The signed-in browser gets an API token bound to
@@ -85,6 +85,11 @@ export async function sessionToken(c: Context, platform: Platform, athleteId: nu
     await pending;
     found = await lookupToken(platform.db, token);
     if (!found.ok) return undefined;
+    // Remembered per session, so ending the session from elsewhere revokes it (../session-tokens.ts).
+    const sessionHash = sessionIdHash(c);
+    if (sessionHash && found.auth.athleteId === athleteId) {
+      await recordSessionToken(platform.db, { tokenHash: hash, sessionHash, athleteId, applicationId: found.auth.applicationId, expiresAt });
+    }
   }
   if (found.auth.athleteId !== athleteId) return undefined;
   return { token, expiresAt, auth: found.auth };
