@@ -125,7 +125,7 @@ function signedIn(w: Pick<Web, "athlete" | "csrf">, t: { token: string; expiresA
 
 export function mountAppPages(app: Hono, platform: Platform): void {
   app.get("/favicon.ico", (c) =>
-    c.body(FAVICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400", "x-content-type-options": "nosniff" }));
+    c.body(FAVICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }));
 
   app.get("/app/assets/:name", (c) => {
     const name = c.req.param("name");
@@ -134,7 +134,6 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
       "content-type": ASSETS[name].type,
       "cache-control": "public, max-age=300",
-      "x-content-type-options": "nosniff",
     });
   });
 
@@ -259,7 +258,8 @@ export function mountAppPages(app: Hono, platform: Platform): void {
       data: { defaults: await athleteDefaults(platform.db, w.athlete.id) },
       styles: ["leaflet.css"],
       libs: ["leaflet.js"],
-      body: `<div id="settings"><h1>Settings</h1><p class="muted" role="status">Loading…</p></div>`,
+      body: `<div id="settings"><h1>Settings</h1><p class="muted" role="status">Loading…</p></div>` +
+        `<p><a href="/settings/account">Password, sign out everywhere, delete account</a></p>`,
     });
   });
 
