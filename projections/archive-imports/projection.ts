@@ -9,6 +9,12 @@ import {
 import type { Projection } from "../projection.ts";
 
 /**
+ * Failures kept in a row (the first ones, as the status shows them); `failed_count` counts them all,
+ * and the import's events list every one.
+ */
+const KEPT_FAILURES = 100;
+
+/**
  * Archive imports started over HTTP and how far each got: the status page and
  * GET /v3/athlete/imports/:id read it (with a running import's live counts on top), and a server
  * starting finds the imports still "running" here to resume them.
@@ -38,6 +44,7 @@ export const archiveImportsProjection: Projection = {
       updated_at timestamptz not null,
       finished_at timestamptz
     );
+    alter table archive_imports add column if not exists failed_count integer not null default 0;
     create index if not exists archive_imports_athlete on archive_imports (athlete_id, started_at);
     create index if not exists archive_imports_status on archive_imports (status);
   `,
@@ -56,10 +63,14 @@ export const archiveImportsProjection: Projection = {
       const count = (outcome: string) => d.entries.filter((e) => e.outcome === outcome).length;
       await tx.query(
         `update archive_imports set layout = coalesce($2, layout), total = $3, done = done + $4, imported = imported + $5,
-           duplicates = duplicates + $6, skipped = skipped + $7, failed = failed || $8::jsonb, updated_at = $9
+           duplicates = duplicates + $6, skipped = skipped + $7,
+           failed = case when jsonb_array_length(failed) >= $10 then failed else (
+             select coalesce(jsonb_agg(f order by n), '[]'::jsonb) from jsonb_array_elements(failed || $8::jsonb) with ordinality as t(f, n) where n <= $10
+           ) end,
+           failed_count = failed_count + jsonb_array_length($8::jsonb), updated_at = $9
          where id = $1`,
         [d.importId, d.layout, d.total, d.entries.length, count("imported"), count("duplicate"), count("skipped"),
-          JSON.stringify(d.failed), event.recordedAt],
+          JSON.stringify(d.failed), event.recordedAt, KEPT_FAILURES],
       );
     } else if (event.type === archiveImportResumed.type) {
       await tx.query(

@@ -16,7 +16,9 @@ export interface ArchiveImportRow {
   imported: number;
   duplicates: number;
   skipped: number;
+  /** The first failures (at most 100); `failed_count` counts them all. */
   failed: { file: string; error: string }[];
+  failed_count: number;
   error: string | null;
   resumed: number;
   started_at: string;
@@ -25,7 +27,7 @@ export interface ArchiveImportRow {
 }
 
 const COLUMNS = `id, athlete_id::int as athlete_id, file_name, via, archive_file, bytes::float8 as bytes, status, layout, total, done,
-  imported, duplicates, skipped, failed, error, resumed, started_at, updated_at, finished_at`;
+  imported, duplicates, skipped, failed, failed_count, error, resumed, started_at, updated_at, finished_at`;
 
 /** One import of the athlete, or undefined. */
 export async function findArchiveImport(db: Queryable, id: string, athleteId: number): Promise<ArchiveImportRow | undefined> {

@@ -30,6 +30,7 @@ import { submitUpload } from "../uploads/submit.ts";
 import { FIT_ACTIVITY, fitFileType } from "./fit-type.ts";
 import { type ArchiveActivity, garminActivity, readArchive } from "./layout.ts";
 import { processingUploadsOfActivity } from "../../projections/uploads/queries.ts";
+import { TurnBudget } from "../event-loop-turn.ts";
 import { ArchiveRefused, DEFAULT_ZIP_LIMITS, openZip, type ZipArchive, type ZipLimits } from "./zip.ts";
 
 export interface ImportFailure {
@@ -46,9 +47,20 @@ export interface ImportProgress {
   duplicates: number;
   /** Files that are not workouts (a Garmin export's monitoring, sleep, settings FIT files). */
   skipped: number;
+  /** The first failures (at most `REPORTED_FAILURES`); all of them go to `onFailure`. */
   failed: ImportFailure[];
+  /** How many entries failed (all of them, reported or not). */
+  failedCount: number;
   startedAt: number;
 }
+
+/**
+ * Failures kept in a progress report and shown on the status page and body: an archive of 50,000
+ * rows naming missing files made a 4.8 MB status body, and copying the growing list into every
+ * progress report took seconds of the event loop. The full list is recorded in the import's events
+ * (GET /settings/import/:id/failures.csv) and printed by the CLI.
+ */
+export const REPORTED_FAILURES = 100;
 
 /** What became of one archive entry (an activity's recording or manual row). */
 export type EntryOutcome = "imported" | "duplicate" | "skipped" | "failed";
@@ -65,7 +77,9 @@ export interface ImportSummary {
   imported: number;
   duplicates: number;
   skipped: number;
+  /** The first REPORTED_FAILURES failures (the CLI collects every one through `onFailure`). */
   failed: ImportFailure[];
+  failedCount: number;
 }
 
 export interface ImportOptions {
@@ -75,6 +89,8 @@ export interface ImportOptions {
   /** Who asked: recorded in the events' metadata as `archive:<layout>:<via>`. */
   via: "cli" | "web" | "api" | "bench";
   onProgress?(progress: ImportProgress): void;
+  /** Called with every failure as it happens (the progress keeps only the first REPORTED_FAILURES). */
+  onFailure?(failure: ImportFailure): void;
   limits?: ZipLimits;
   /** Activities in flight at once (submitted and waiting for their upload to finish). */
   window?: number;
@@ -87,6 +103,17 @@ export interface ImportOptions {
 }
 
 const POLL_MS = 100;
+
+/**
+ * The activity an upload's error names as the one it duplicates, or null. The message is
+ * `<file name> duplicate of activity <id>` (server/uploads/duplicates.ts): the id is its end. The
+ * file name comes from the archive and may itself say "duplicate of activity N", so only the end
+ * counts, and the caller still checks the activity is the importer's.
+ */
+function duplicateOf(text: string): number | null {
+  const m = /\bduplicate of activity (\d{1,15})$/.exec(text);
+  return m ? Number(m[1]) : null;
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function message(error: unknown): string {
@@ -102,8 +129,19 @@ export async function importArchive(platform: Platform, options: ImportOptions):
   const { athleteId } = options;
   if (!(await findAthlete(platform.db, athleteId))) throw new DomainError("not_found", "Athlete", "id", "invalid", `athlete ${athleteId} not found`);
   const limits = options.limits ?? DEFAULT_ZIP_LIMITS;
-  const progress: ImportProgress = { layout: null, total: 0, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], startedAt: Date.now() };
+  const progress: ImportProgress = {
+    layout: null, total: 0, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], failedCount: 0, startedAt: Date.now(),
+  };
+  // A report copies at most REPORTED_FAILURES failures, however many there are.
   const report = () => options.onProgress?.({ ...progress, failed: [...progress.failed] });
+  const fail = (failure: ImportFailure) => {
+    progress.failedCount++;
+    if (progress.failed.length < REPORTED_FAILURES) progress.failed.push(failure);
+    options.onFailure?.(failure);
+  };
+  // Entries that fail at once (a row naming a missing file) finish without any I/O: the loop over
+  // them yields between turns, so 50,000 of them never hold the event loop.
+  const turn = new TurnBudget(10);
   const zip = await openZip(options.path, limits);
   const scratch = mkdtempSync(join(tmpdir(), "archive-import-"));
   try {
@@ -129,18 +167,20 @@ export async function importArchive(platform: Platform, options: ImportOptions):
       try {
         gearIds.set(key, await addGear(platform, { athleteId, kind: g.kind, name: g.name, brandName: g.brandName, modelName: g.modelName }, source));
       } catch (error) {
-        progress.failed.push({ file: `${g.kind === "bike" ? "bikes" : "shoes"}.csv: ${g.name}`, error: message(error) });
+        fail({ file: `${g.kind === "bike" ? "bikes" : "shoes"}.csv: ${g.name}`, error: message(error) });
       }
     }
+    if (progress.failedCount > 0) report();
 
     const run = async (archive: ZipArchive, items: ArchiveActivity[]) => {
       const inFlight = new Set<Promise<void>>();
       for (const item of items) {
+        await turn.spent();
         if (options.isDone?.(item.key)) continue;
         while (inFlight.size >= (options.window ?? 8)) await Promise.race(inFlight);
         if (options.shouldStop?.()) break;
         const task = importOne(archive, item).then((outcome) => options.onEntry?.(item.key, outcome), (error) => {
-          progress.failed.push({ file: item.file ?? `activities.csv (activity ${item.key})`, error: message(error) });
+          fail({ file: item.file ?? `activities.csv (activity ${item.key})`, error: message(error) });
           options.onEntry?.(item.key, "failed");
         }).finally(() => {
           inFlight.delete(task);
@@ -160,7 +200,7 @@ export async function importArchive(platform: Platform, options: ImportOptions):
         return "skipped";
       }
       if (outcome.kind === "failed") {
-        progress.failed.push({ file: item.file ?? `activities.csv (activity ${item.key})`, error: outcome.error });
+        fail({ file: item.file ?? `activities.csv (activity ${item.key})`, error: outcome.error });
         return "failed";
       }
       if (outcome.activityId !== null) await extras(outcome.activityId, item);
@@ -202,23 +242,24 @@ export async function importArchive(platform: Platform, options: ImportOptions):
         uploadId = status.id;
       } catch (error) {
         const text = message(error);
-        const duplicate = /duplicate of activity (\d+)/.exec(text);
-        if (!duplicate) return { kind: "failed", error: text };
+        const activityId = duplicateOf(text);
+        if (activityId === null) return { kind: "failed", error: text };
         // Already imported (or submitted by a run that was killed): finish it if it is still waiting.
         // A run killed after submitting left it processing: this run finishes it (an import, not a duplicate).
-        const activityId = Number(duplicate[1]);
+        // Only an activity of the importer is looked at: an id of someone else's (a file named
+        // "… duplicate of activity N …" put it in the message) is treated as no activity at all,
+        // so nothing the import says depends on activities the importer cannot see.
         const left = await processingUploadsOfActivity(platform.db, athleteId, activityId);
         for (const id of left) await processUpload(platform, id);
-        while (await processingUploadOf(platform.db, activityId)) await sleep(POLL_MS);
-        const exists = !!(await findActivity(platform.db, activityId));
+        while ((await processingUploadOf(platform.db, activityId))?.athleteId === athleteId) await sleep(POLL_MS);
+        const exists = await ownActivity(activityId);
         return { kind: left.length > 0 && exists ? "imported" : "duplicate", activityId: exists ? activityId : null };
       }
       for (;;) {
         const row = await findUpload(platform.db, uploadId);
         if (row && row.status === UPLOAD_STATUS.ready) return { kind: "imported", activityId: row.activity_id };
         if (row && row.status === UPLOAD_STATUS.error) {
-          const duplicate = /duplicate of activity (\d+)/.exec(row.error ?? "");
-          if (duplicate) return { kind: "duplicate", activityId: null };
+          if (duplicateOf(row.error ?? "") !== null) return { kind: "duplicate", activityId: null };
           return { kind: "failed", error: row.error ?? "processing failed" };
         }
         await sleep(POLL_MS);
@@ -254,8 +295,11 @@ export async function importArchive(platform: Platform, options: ImportOptions):
       if (!result) throw new Error("the activity was not created");
       if (result.streamId === activityStream(activityId)) return { kind: "imported", activityId };
       const earlier = Number(result.streamId.replace(/^activity-/, ""));
-      return { kind: "duplicate", activityId: (await findActivity(platform.db, earlier)) ? earlier : null };
+      return { kind: "duplicate", activityId: (await ownActivity(earlier)) ? earlier : null };
     };
+
+    /** Whether the activity exists and is the importer's (anything else reads as no activity). */
+    const ownActivity = async (activityId: number) => Number((await findActivity(platform.db, activityId))?.athlete_id) === athleteId;
 
     /** Gear and photos of an activity (each once, however often the archive is imported). */
     const extras = async (activityId: number, item: ArchiveActivity) => {
@@ -274,7 +318,7 @@ export async function importArchive(platform: Platform, options: ImportOptions):
           const bytes = await zip.read(media, MAX_PHOTO_BYTES);
           await addNativePhoto(platform, { activityId, athleteId, bytes }, metadata, `archive:${athleteId}:${item.key}:${media}`);
         } catch (error) {
-          progress.failed.push({ file: media, error: error instanceof DomainError ? `not a usable photo (${error.field} ${error.code})` : message(error) });
+          fail({ file: media, error: error instanceof DomainError ? `not a usable photo (${error.field} ${error.code})` : message(error) });
         }
       }
     };
@@ -289,7 +333,11 @@ export async function importArchive(platform: Platform, options: ImportOptions):
         inner = await openZip(path, limits);
       } catch (error) {
         if (error instanceof ArchiveRefused && /zip bomb|outside the archive/.test(error.message)) throw error;
-        progress.failed.push({ file: container, error: message(error) });
+        // Reported (and recorded by the next checkpoint): a Garmin export whose inner zip is not a
+        // zip used to finish "done" with nothing failed.
+        fail({ file: container, error: message(error) });
+        rmSync(path, { force: true });
+        report();
         continue;
       }
       try {
@@ -302,7 +350,7 @@ export async function importArchive(platform: Platform, options: ImportOptions):
         rmSync(path, { force: true });
       }
     }
-    return { imported: progress.imported, duplicates: progress.duplicates, skipped: progress.skipped, failed: progress.failed };
+    return { imported: progress.imported, duplicates: progress.duplicates, skipped: progress.skipped, failed: progress.failed, failedCount: progress.failedCount };
   } finally {
     zip.close();
     rmSync(scratch, { recursive: true, force: true });

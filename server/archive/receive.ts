@@ -10,6 +10,8 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { statfs } from "node:fs/promises";
 import { dirname } from "node:path";
+import { TurnBudget } from "../event-loop-turn.ts";
+import { indexOfBytes } from "../http/multipart.ts";
 
 export class ReceiveError extends Error {}
 
@@ -55,7 +57,30 @@ export async function checkDeclaredSize(contentLength: string | undefined, maxBy
 }
 
 const MAX_FIELD_BYTES = 64 * 1024;
+/** All text fields together (a form of ours sends one, the CSRF token). */
+const MAX_FIELDS_BYTES = 256 * 1024;
+/** Parts of a form (a form of ours sends two). */
+const MAX_PARTS = 64;
 const MAX_HEADER_BYTES = 16 * 1024;
+/** A boundary line: the boundary, optional transport padding, CRLF. */
+const MAX_BOUNDARY_LINE_BYTES = 1024;
+/** Bytes before the first boundary (browsers and HTTP clients send none). */
+const MAX_PREAMBLE_BYTES = 64 * 1024;
+const CRLF = new TextEncoder().encode("\r\n");
+const CRLFCRLF = new TextEncoder().encode("\r\n\r\n");
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  let size = 0;
+  for (const p of parts) size += p.byteLength;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
 
 export interface Received {
   fields: Record<string, string>;
@@ -154,29 +179,47 @@ async function receiveInto(
   }
   const boundary = boundaryOf(contentType);
   if (!boundary) throw new ReceiveError("multipart body without a boundary");
-  const delimiter = Buffer.from(`\r\n--${boundary}`);
+  const delimiter = new TextEncoder().encode(`\r\n--${boundary}`);
   const fields: Record<string, string> = {};
+  let fieldBytes = 0;
+  let parts = 0;
   let file: Received["file"] = null;
   // The body starts with "--boundary": prefixed with CRLF, every boundary is the same delimiter.
-  let buffer: Buffer = Buffer.from("\r\n");
+  let buf: Uint8Array = CRLF;
+  // Bytes at the start of `buf` already searched (in vain) by the current state: each search covers
+  // only new bytes plus the overlap a match could straddle, so the work stays linear in the body.
+  let searched = 0;
+  // Bytes of the preamble (before the first boundary) seen so far.
+  let preamble = 0;
   let state: "preamble" | "after-delimiter" | "headers" | "body" | "done" = "preamble";
-  let part: { name: string; filename: string | null; out: WriteStream | null; text: Buffer[]; size: number } | null = null;
+  let part: { name: string; filename: string | null; out: WriteStream | null; text: Uint8Array[]; size: number } | null = null;
+  const decoder = new TextDecoder();
+  const turn = new TurnBudget();
 
-  const emit = async (data: Buffer) => {
-    if (!part || data.length === 0) return;
-    part.size += data.length;
+  const emit = async (data: Uint8Array) => {
+    if (!part || data.byteLength === 0) return;
+    part.size += data.byteLength;
     if (part.out) await write(part.out, data);
-    else if (part.size <= MAX_FIELD_BYTES) part.text.push(data);
+    else {
+      // Text fields are small (the form's CSRF token): a large one, or many, is not a form of ours.
+      fieldBytes += data.byteLength;
+      if (part.size > MAX_FIELD_BYTES || fieldBytes > MAX_FIELDS_BYTES) throw new ReceiveError("a form field is too large");
+      part.text.push(data.slice());
+    }
   };
   const endPart = async () => {
     if (!part) return;
     if (part.out) {
       await close(part.out);
       file = { name: part.filename ?? "archive.zip", bytes: part.size };
-    } else if (part.size <= MAX_FIELD_BYTES) {
-      fields[part.name] = Buffer.concat(part.text).toString("utf8");
+    } else {
+      fields[part.name] = decoder.decode(concat(part.text));
     }
     part = null;
+  };
+  const advance = (n: number) => {
+    buf = buf.subarray(n);
+    searched = 0;
   };
 
   const reader = (body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
@@ -186,37 +229,51 @@ async function receiveInto(
       let needMore = false;
       while (!needMore && state !== "done") {
         if (state === "preamble" || state === "body") {
-          const at = buffer.indexOf(delimiter);
+          const at = indexOfBytes(buf, delimiter, Math.max(0, searched - delimiter.byteLength + 1));
           if (at < 0) {
-            const keep = delimiter.length - 1;
-            if (state === "body" && buffer.length > keep) {
-              await emit(buffer.subarray(0, buffer.length - keep));
-              buffer = Buffer.from(buffer.subarray(buffer.length - keep));
+            // Only the last bytes can still start a delimiter: the rest is the part's (or preamble).
+            const keep = delimiter.byteLength - 1;
+            if (buf.byteLength > keep) {
+              const drop = buf.byteLength - keep;
+              if (state === "body") await emit(buf.subarray(0, drop));
+              else {
+                preamble += drop;
+                if (preamble > MAX_PREAMBLE_BYTES) throw new ReceiveError("no multipart boundary at the start of the body");
+              }
+              buf = buf.subarray(drop);
             }
+            searched = buf.byteLength;
             needMore = true;
           } else {
-            if (state === "body") await emit(buffer.subarray(0, at));
+            if (state === "body") await emit(buf.subarray(0, at));
             await endPart();
-            buffer = Buffer.from(buffer.subarray(at + delimiter.length));
+            advance(at + delimiter.byteLength);
             state = "after-delimiter";
           }
         } else if (state === "after-delimiter") {
-          if (buffer.length < 2) needMore = true;
-          else if (buffer[0] === 0x2d && buffer[1] === 0x2d) state = "done";
-          else if (buffer.indexOf("\r\n") < 0) needMore = true;
+          if (buf.byteLength < 2) needMore = true;
+          else if (buf[0] === 0x2d && buf[1] === 0x2d) state = "done";
           else {
-            buffer = Buffer.from(buffer.subarray(buffer.indexOf("\r\n") + 2));
-            state = "headers";
+            // Optional transport padding, then CRLF: a boundary line is short.
+            const eol = indexOfBytes(buf.subarray(0, MAX_BOUNDARY_LINE_BYTES), CRLF);
+            if (eol >= 0) {
+              advance(eol + 2);
+              state = "headers";
+            } else if (buf.byteLength >= MAX_BOUNDARY_LINE_BYTES) {
+              throw new ReceiveError("a multipart boundary line without a line end");
+            } else needMore = true;
           }
         } else if (state === "headers") {
-          const end = buffer.indexOf("\r\n\r\n");
+          const end = indexOfBytes(buf.subarray(0, MAX_HEADER_BYTES + 4), CRLFCRLF, Math.max(0, searched - 3));
           if (end < 0) {
-            if (buffer.length > MAX_HEADER_BYTES) throw new ReceiveError("multipart part headers too long");
+            if (buf.byteLength > MAX_HEADER_BYTES) throw new ReceiveError("multipart part headers too long");
+            searched = buf.byteLength;
             needMore = true;
             continue;
           }
-          const headers = buffer.subarray(0, end).toString("utf8");
-          buffer = Buffer.from(buffer.subarray(end + 4));
+          if (++parts > MAX_PARTS) throw new ReceiveError("too many parts in the form");
+          const headers = decoder.decode(buf.subarray(0, end));
+          advance(end + 4);
           const disposition = /content-disposition:([^\r\n]*)/i.exec(headers)?.[1] ?? "";
           const name = /\bname="([^"]*)"/i.exec(disposition)?.[1] ?? "";
           const filename = /\bfilename="([^"]*)"/i.exec(disposition)?.[1] ?? null;
@@ -231,14 +288,20 @@ async function receiveInto(
         }
       }
       if (state === "done") break;
+      // A fast client's chunks resolve back to back: other requests get their turns in between.
+      await turn.spent();
       const next = await reader.next();
       if (next.done) throw new ReceiveError("the upload ended before the archive was complete");
-      count(next.value);
-      buffer = buffer.length ? Buffer.concat([buffer, Buffer.from(next.value)]) : Buffer.from(next.value);
+      const chunk = next.value as Uint8Array;
+      count(chunk);
+      if (chunk.byteLength === 0) continue;
+      // What is buffered is short (a delimiter's length, or a header block): the copy is bounded.
+      buf = buf.byteLength ? concat([buf, chunk]) : chunk;
     }
   } catch (error) {
     const open = part as { out: WriteStream | null } | null;
     if (open?.out) await close(open.out).catch(() => {});
+    await reader.return?.().catch(() => {});
     throw error;
   }
   return { fields, file };

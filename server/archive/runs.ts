@@ -8,7 +8,7 @@
 import { existsSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { archiveImportDecider } from "../../events/archive-import/decide.ts";
-import { archiveImportStream } from "../../events/archive-import/events.ts";
+import { archiveImportProgressed, archiveImportStarted, archiveImportStream } from "../../events/archive-import/events.ts";
 import { DomainError, fold, handleCommand } from "../../events/decider.ts";
 import {
   type ArchiveImportRow,
@@ -20,7 +20,7 @@ import {
 import type { JobKind } from "../jobs/runner.ts";
 import { randomSecret } from "../security.ts";
 import type { Platform } from "../platform.ts";
-import { type EntryOutcome, type ImportFailure, type ImportProgress, importArchive, ImportStopped } from "./import.ts";
+import { type EntryOutcome, type ImportFailure, type ImportProgress, importArchive, ImportStopped, REPORTED_FAILURES } from "./import.ts";
 import { inboxDir } from "./inbox.ts";
 import { ArchiveRefused } from "./zip.ts";
 
@@ -40,6 +40,8 @@ export interface ImportRun {
 
 /** Checkpoints of a live run: at most this often (IMPORT_CHECKPOINT_MS). */
 const CHECKPOINT_MS = 2_000;
+/** Entries, and failures, recorded per checkpoint event at most. */
+const CHECKPOINT_ITEMS = 1_000;
 /**
  * On PostgreSQL (several servers), an unfinished import is taken over only after this long without
  * a checkpoint (its server is gone); on PGlite only one process holds the data, so at once.
@@ -51,7 +53,7 @@ interface LiveRun {
   athleteId: number;
   fileName: string;
   /** What earlier runs of this import checkpointed (a resumed run adds to it). */
-  base: { done: number; imported: number; duplicates: number; skipped: number; failed: ImportFailure[] };
+  base: { done: number; imported: number; duplicates: number; skipped: number; failed: ImportFailure[]; failedCount: number };
   progress: ImportProgress;
   startedAt: number;
   resumed: number;
@@ -75,7 +77,9 @@ export function importStatusBody(run: ImportRun) {
     imported: p.imported,
     duplicates: p.duplicates,
     skipped: p.skipped,
-    failed: p.failed.map((f: ImportFailure) => ({ file: f.file, error: f.error })),
+    // The first failures only (REPORTED_FAILURES): the body stays small however many there are.
+    failed: p.failed.slice(0, REPORTED_FAILURES).map((f: ImportFailure) => ({ file: f.file, error: f.error })),
+    failed_count: Math.max(p.failedCount, p.failed.length),
     error: run.error,
     resumed: run.resumed,
     started_at: iso(p.startedAt),
@@ -98,7 +102,8 @@ function fromLive(run: LiveRun): ImportRun {
       imported: b.imported + p.imported,
       duplicates: b.duplicates + p.duplicates,
       skipped: b.skipped + p.skipped,
-      failed: [...b.failed, ...p.failed],
+      failed: [...b.failed, ...p.failed.slice(0, Math.max(0, REPORTED_FAILURES - b.failed.length))],
+      failedCount: b.failedCount + p.failedCount,
       startedAt: run.startedAt,
     },
     error: null,
@@ -125,12 +130,30 @@ function fromRow(platform: Platform, row: ArchiveImportRow): ImportRun {
       duplicates: row.duplicates,
       skipped: row.skipped,
       failed: row.failed,
+      failedCount: Math.max(row.failed_count, row.failed.length),
       startedAt: new Date(row.started_at).getTime(),
     },
     error: row.error,
     finishedAt: row.finished_at ? new Date(row.finished_at).getTime() : null,
     resumed: row.resumed,
   };
+}
+
+/**
+ * Every failure of an import of the athlete, from its events (the status keeps only the first
+ * REPORTED_FAILURES), or undefined for an import that is not the athlete's. A running import's list
+ * is its last checkpoint's (at most a couple of seconds behind).
+ */
+export async function importFailures(platform: Platform, id: string, athleteId: number): Promise<ImportFailure[] | undefined> {
+  if (!/^[0-9a-f]{16}$/.test(id)) return undefined;
+  const events = await platform.store.readStream(archiveImportStream(id));
+  const started = events.find((e) => e.type === archiveImportStarted.type);
+  if (!started || (started.data as { athleteId: number }).athleteId !== athleteId) return undefined;
+  const failures: ImportFailure[] = [];
+  for (const event of events) {
+    if (event.type === archiveImportProgressed.type) for (const f of (event.data as { failed: ImportFailure[] }).failed) failures.push(f);
+  }
+  return failures;
 }
 
 export async function findImportRun(platform: Platform, id: string, athleteId: number): Promise<ImportRun | undefined> {
@@ -155,8 +178,8 @@ export async function startImportRun(
     id,
     athleteId: input.athleteId,
     fileName: input.fileName,
-    base: { done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [] },
-    progress: { layout: null, total: 0, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], startedAt: Date.now() },
+    base: { done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], failedCount: 0 },
+    progress: { layout: null, total: 0, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], failedCount: 0, startedAt: Date.now() },
     startedAt: Date.now(),
     resumed: 0,
   };
@@ -194,8 +217,11 @@ export async function resumeImportRun(platform: Platform, row: ArchiveImportRow)
     id: row.id,
     athleteId: row.athlete_id,
     fileName: row.file_name,
-    base: { done: row.done, imported: row.imported, duplicates: row.duplicates, skipped: row.skipped, failed: row.failed },
-    progress: { layout: row.layout, total: row.total, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], startedAt: Date.now() },
+    base: {
+      done: row.done, imported: row.imported, duplicates: row.duplicates, skipped: row.skipped, failed: row.failed,
+      failedCount: Math.max(row.failed_count, row.failed.length),
+    },
+    progress: { layout: row.layout, total: row.total, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], failedCount: 0, startedAt: Date.now() },
     startedAt: new Date(row.started_at).getTime(),
     resumed: row.resumed + 1,
   };
@@ -215,19 +241,25 @@ function launch(platform: Platform, run: LiveRun, path: string, done: ReadonlySe
   const metadata = metadataOf(run.athleteId, via);
   const stopping = () => !platform.jobs.running;
   const finished: { key: string; outcome: EntryOutcome }[] = [];
-  let failedSent = 0;
+  /** Every failure since the last checkpoint (all of them are recorded: the download lists them). */
+  const failures: ImportFailure[] = [];
   let chain: Promise<unknown> = Promise.resolve();
-  /** Appends what finished since the last checkpoint (one at a time; never while the server stops). */
+  /**
+   * Appends what finished since the last checkpoint (one at a time; never while the server stops),
+   * at most CHECKPOINT_ITEMS entries and failures per event: 50,000 rows failing at once made one
+   * multi-megabyte event, written and read back in the server's thread.
+   */
   const checkpoint = () => {
     chain = chain.then(async () => {
-      if (stopping()) return;
-      const entries = finished.splice(0);
-      const failed = run.progress.failed.slice(failedSent);
-      failedSent += failed.length;
-      await handleCommand(platform.store, stream, archiveImportDecider, {
-        type: "progress",
-        progress: { importId: run.id, athleteId: run.athleteId, layout: run.progress.layout, total: Math.max(run.progress.total, run.base.done), entries, failed },
-      }, { metadata });
+      do {
+        if (stopping()) return;
+        const entries = finished.splice(0, CHECKPOINT_ITEMS);
+        const failed = failures.splice(0, CHECKPOINT_ITEMS);
+        await handleCommand(platform.store, stream, archiveImportDecider, {
+          type: "progress",
+          progress: { importId: run.id, athleteId: run.athleteId, layout: run.progress.layout, total: Math.max(run.progress.total, run.base.done), entries, failed },
+        }, { metadata });
+      } while (finished.length > 0 || failures.length > 0);
     }).catch((error) => console.error(`archive import ${run.id}: checkpoint failed: ${(error as Error).message}`));
     return chain;
   };
@@ -246,6 +278,7 @@ function launch(platform: Platform, run: LiveRun, path: string, done: ReadonlySe
     path,
     via,
     onProgress: (p) => (run.progress = p),
+    onFailure: (failure) => failures.push(failure),
     isDone: (key) => done.has(key),
     onEntry: (key, outcome) => finished.push({ key, outcome }),
     shouldStop: stopping,

@@ -268,6 +268,9 @@ class FilePart {
   }
 }
 
+/** Bytes before the first boundary, at most (browsers and HTTP clients send none). */
+const MAX_PREAMBLE = 64 * 1024;
+
 /** Bytes asked for per read of a byte stream. */
 const READ_CHUNK = 256 * 1024;
 
@@ -329,6 +332,7 @@ export async function readMultipart(
   const reader = chunkReader(body);
   let buf: Uint8Array = new Uint8Array(0);
   let total = 0;
+  let preamble = 0;
   let state: "preamble" | "after-boundary" | "headers" | "body" | "done" = "preamble";
   let text: Uint8Array[] = [];
   let textSize = 0;
@@ -369,6 +373,10 @@ export async function readMultipart(
             state = "after-boundary";
             progressed = true;
           } else if (buf.byteLength > opening.length) {
+            // A body that never sends its boundary is refused once past a preamble's size (clients
+            // send none), not read to its end.
+            preamble += buf.byteLength - opening.length;
+            if (preamble > MAX_PREAMBLE) throw new MultipartError("no boundary at the start of the body");
             buf = buf.subarray(buf.byteLength - opening.length);
           }
         } else if (state === "after-boundary") {

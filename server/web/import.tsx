@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import type { Context, Hono } from "hono";
 import { inboxPath } from "../archive/inbox.ts";
 import { ArchiveTooLarge, checkDeclaredSize, DEFAULT_MAX_IMPORT_BYTES, ReceiveError, receiveArchive } from "../archive/receive.ts";
-import { findImportRun, type ImportRun, importRunsOf, startImportRun } from "../archive/runs.ts";
+import { findImportRun, importFailures, type ImportRun, importRunsOf, startImportRun } from "../archive/runs.ts";
 import type { Platform } from "../platform.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";
 import { redirectToSignIn } from "./redirect.ts";
@@ -22,6 +22,39 @@ td.file{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem
 `;
 
 class CsrfRefused extends Error {}
+
+/** A request a browser made for a page of another site (Fetch Metadata, else Origin against Host). */
+function crossSiteRequest(c: Context): boolean {
+  const site = c.req.header("sec-fetch-site");
+  if (site !== undefined) return site !== "same-origin" && site !== "none";
+  const origin = c.req.header("origin");
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== c.req.header("host");
+  } catch {
+    return true;
+  }
+}
+
+/** Whether a browser sent the request (browsers send Origin with every POST, and Fetch Metadata). */
+function fromBrowser(c: Context): boolean {
+  return c.req.header("origin") !== undefined || c.req.header("sec-fetch-site") !== undefined || c.req.header("sec-fetch-mode") !== undefined;
+}
+
+/**
+ * A refusal answered while the client may still be sending its body: the connection is closed
+ * after the answer, so the rest of the body is never read.
+ */
+function refused(response: Response): Response {
+  response.headers.set("connection", "close");
+  return response;
+}
+
+/** A CSV cell: quoted, and a leading = + - @ defused (a spreadsheet would run it as a formula). */
+function csvCell(value: string): string {
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return `"${text.replace(/"/g, '""')}"`;
+}
 
 function formatBytes(n: number): string {
   return n >= 1024 ** 3 ? `${+(n / 1024 ** 3).toFixed(1)} GiB` : `${+(n / 1024 ** 2).toFixed(1)} MiB`;
@@ -50,7 +83,8 @@ function ImportForm(props: { csrf: string; error?: string; runs: ImportRun[] }) 
           Importing the same archive again adds nothing twice, so an interrupted import is finished by importing it again.
         </p>
         <ErrorBox message={props.error} />
-        <form method="post" action="/settings/import" enctype="multipart/form-data">
+        {/* The token is in the action's URL too: it is checked before a byte of the body is read. */}
+        <form method="post" action={`/settings/import?_csrf=${props.csrf}`} enctype="multipart/form-data">
           <Csrf token={props.csrf} />
           <label for="file">Export archive (.zip)</label>
           <input type="file" id="file" name="file" accept=".zip,application/zip" required />
@@ -110,7 +144,7 @@ function Progress(props: { run: ImportRun }) {
                 <div><strong id="imported">{p.imported}</strong>imported</div>
                 <div><strong id="duplicates">{p.duplicates}</strong>already here</div>
                 <div><strong id="skipped">{p.skipped}</strong>not workouts</div>
-                <div><strong id="failed">{p.failed.length}</strong>failed</div>
+                <div><strong id="failed">{p.failedCount}</strong>failed</div>
               </div>
             </>
           )
@@ -119,6 +153,14 @@ function Progress(props: { run: ImportRun }) {
           ? (
             <>
               <h2>Files that could not be imported</h2>
+              {p.failedCount > p.failed.length
+                ? (
+                  <p id="failures-more">
+                    The first {p.failed.length} of {p.failedCount} are listed here.{" "}
+                    <a href={`/settings/import/${run.id}/failures.csv`}>Download the full list</a> (CSV).
+                  </p>
+                )
+                : null}
               <table id="failures">
                 <thead><tr><th>File</th><th>Why</th></tr></thead>
                 <tbody>{p.failed.map((f) => <tr><td class="file">{f.file}</td><td>{f.error}</td></tr>)}</tbody>
@@ -149,21 +191,32 @@ export function mountImportPages(app: Hono, platform: Platform): void {
   app.post("/settings/import", async (c: Context) => {
     const w = await web(c, platform);
     if (!w.athlete) return redirectToSignIn(c);
+    // Checked before the body is read: the form sends its token in the action's URL (scripts may use
+    // the X-CSRF-Token header). A token only inside the body would be seen after reading up to it,
+    // and a forged body need never reach it, so a browser's request without the token in its URL (another
+    // site's form, or a page from before this rule) is refused at once, as is one another site made.
+    // Only a client that is not a browser (no Origin, no Sec-Fetch-* headers: it cannot carry the
+    // athlete's cookie for another site) may still send the token as the form's first field.
+    const expired = "The form has expired (security token). Reload the page and try again.";
+    const token = c.req.query("_csrf") ?? c.req.header("x-csrf-token");
+    if (crossSiteRequest(c) || (token !== undefined ? !(await w.csrfOk(token)) : fromBrowser(c))) {
+      return refused(await refusedForm(platform, w, expired, 403));
+    }
     const path = inboxPath(platform);
     const maxBytes = platform.config.maxImportBytes ?? DEFAULT_MAX_IMPORT_BYTES;
     let received;
     try {
       await checkDeclaredSize(c.req.header("content-length"), maxBytes, path);
       received = await receiveArchive(c.req.raw.body, c.req.header("content-type") ?? "", "file", path, async (fields) => {
-        if (!(await w.csrfOk(fields._csrf))) throw new CsrfRefused();
+        if (token === undefined && !(await w.csrfOk(fields._csrf))) throw new CsrfRefused();
       }, maxBytes);
     } catch (error) {
       rmSync(path, { force: true });
-      if (error instanceof CsrfRefused) return refusedForm(platform, w, "The form has expired (security token). Reload the page and try again.", 403);
+      if (error instanceof CsrfRefused) return refused(await refusedForm(platform, w, expired, 403));
       if (error instanceof ArchiveTooLarge) {
-        return refusedForm(platform, w, error.code === "too large" ? `This archive is larger than this server accepts (${formatBytes(maxBytes)}). Import it from the command line: npm run cli -- import-archive FILE.zip --athlete ${w.athlete.id}.` : "The server does not have enough disk space left for this archive. Ask its operator to free some.", 413);
+        return refused(await refusedForm(platform, w, error.code === "too large" ? `This archive is larger than this server accepts (${formatBytes(maxBytes)}). Import it from the command line: npm run cli -- import-archive FILE.zip --athlete ${w.athlete.id}.` : "The server does not have enough disk space left for this archive. Ask its operator to free some.", 413));
       }
-      if (error instanceof ReceiveError) return refusedForm(platform, w, `The upload was incomplete: ${error.message}.`, 400);
+      if (error instanceof ReceiveError) return refused(await refusedForm(platform, w, `The upload was incomplete: ${error.message}.`, 400));
       throw error;
     }
     if (!received.file || received.file.bytes === 0) {
@@ -172,6 +225,37 @@ export function mountImportPages(app: Hono, platform: Platform): void {
     }
     const run = await startImportRun(platform, { athleteId: w.athlete.id, path, fileName: received.file.name, bytes: received.file.bytes, via: "web" });
     return c.redirect(`/settings/import/${run.id}`, 303);
+  });
+
+  // Every failure of an import (the page lists the first ones): CSV, written a slice at a time.
+  app.get("/settings/import/:id/failures.csv", async (c) => {
+    const w = await web(c, platform);
+    if (!w.athlete) return redirectToSignIn(c);
+    const failures = await importFailures(platform, c.req.param("id"), w.athlete.id);
+    if (!failures) return w.render("Import not found", <div class="card"><h1>Import not found</h1><p><a href="/settings/import">Import an archive</a></p></div>, 404);
+    const encoder = new TextEncoder();
+    let at = -1;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at < 0) {
+          controller.enqueue(encoder.encode("file,error\r\n"));
+          at = 0;
+          return;
+        }
+        if (at >= failures.length) return controller.close();
+        const slice = failures.slice(at, at + 500);
+        at += slice.length;
+        controller.enqueue(encoder.encode(slice.map((f) => `${csvCell(f.file)},${csvCell(f.error)}\r\n`).join("")));
+      },
+    });
+    return new Response(body, {
+      headers: {
+        "content-type": "text/csv; charset=utf-8",
+        "content-disposition": `attachment; filename="import-${c.req.param("id")}-failures.csv"`,
+        "cache-control": "private, no-store",
+        "x-content-type-options": "nosniff",
+      },
+    });
   });
 
   app.get("/settings/import/:id", async (c) => {

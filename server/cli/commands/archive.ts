@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { type ImportProgress, type ImportSummary, importArchive } from "../../archive/import.ts";
+import { type ImportFailure, type ImportProgress, type ImportSummary, importArchive } from "../../archive/import.ts";
 import { ArchiveRefused } from "../../archive/zip.ts";
 import { type CliCommand, type CliIo, CliUsageError, requireInt, requireString } from "../command.ts";
 
@@ -17,7 +17,7 @@ export function importProgressBar(io: CliIo): (p: ImportProgress) => void {
     const width = 30;
     const filled = Math.round(fraction * width);
     const line = `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${p.done}/${p.total} · ${p.imported} imported, ` +
-      `${p.duplicates} duplicates, ${p.skipped} skipped, ${p.failed.length} failed · ${eta(p)}`;
+      `${p.duplicates} duplicates, ${p.skipped} skipped, ${p.failedCount} failed · ${eta(p)}`;
     if (io.interactive) io.progress(`\r\x1b[2K${line}`);
     else {
       const decile = Math.floor(fraction * 10);
@@ -43,10 +43,14 @@ export const archiveCommands: CliCommand[] = [
       const path = requireString(o, "file");
       if (!existsSync(path)) throw new CliUsageError(`${path}: no such file`);
       const bar = importProgressBar(io);
+      // The CLI lists every failure (the progress keeps only the first ones).
+      const failed: ImportFailure[] = [];
       try {
-        const summary = await importArchive(platform, { athleteId: requireInt(o, "athlete"), path, via: "cli", onProgress: bar });
+        const summary = await importArchive(platform, {
+          athleteId: requireInt(o, "athlete"), path, via: "cli", onProgress: bar, onFailure: (f) => failed.push(f),
+        });
         if (io.interactive) io.progress("\n");
-        return summary;
+        return { ...summary, failed };
       } catch (error) {
         if (error instanceof ArchiveRefused) throw new Error(`${path}: ${error.message}`);
         throw error;
@@ -54,7 +58,7 @@ export const archiveCommands: CliCommand[] = [
     },
     format(result) {
       const s = result as ImportSummary;
-      const lines = [`imported: ${s.imported}`, `duplicates: ${s.duplicates}`, `skipped (not workouts): ${s.skipped}`, `failed: ${s.failed.length}`];
+      const lines = [`imported: ${s.imported}`, `duplicates: ${s.duplicates}`, `skipped (not workouts): ${s.skipped}`, `failed: ${s.failedCount}`];
       for (const f of s.failed) lines.push(`  ${f.file}: ${f.error}`);
       return lines.join("\n");
     },
