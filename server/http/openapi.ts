@@ -72,6 +72,12 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<s
       // A file field (a Blob in zod, unrepresentable in JSON Schema): binary content, multipart only.
       const files = Object.keys(props).filter((name) => Object.keys(props[name]).length === 0);
       for (const name of files) props[name] = { type: "string", format: "binary", contentMediaType: "application/octet-stream" };
+      // Every field but a file may come in the query string instead (server/http/body.ts readParams).
+      const declared = new Set(parameters.map((p) => (p as { name: string }).name));
+      for (const [name, prop] of Object.entries(props)) {
+        if (files.includes(name) || declared.has(name)) continue;
+        parameters.push({ name, in: "query", required: false, schema: prop, description: "A body field, also accepted in the query string (the body wins)." });
+      }
       operation.requestBody = {
         content: files.length ? { "multipart/form-data": { schema } } : {
           "application/x-www-form-urlencoded": { schema },
@@ -88,7 +94,9 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<s
       title: "Fitness platform API v3",
       version: "3",
       description:
-        "Strava-style v3 API of a self-hosted, event-sourced fitness platform. Every /v3 path also answers under /api/v3. " +
+        "Strava-style v3 API of a self-hosted, event-sourced fitness platform. Every /v3 path also answers under /api/v3; " +
+        "the /oauth endpoints also under /v3/oauth and /api/v3/oauth. Write operations read their fields from the body " +
+        "or the query string (the body wins). " +
         "New here? [Connect your app](/docs/connect): register, authorize, exchange the code, refresh, call.",
     },
     servers: [{ url: serverUrl }],

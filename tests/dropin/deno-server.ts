@@ -21,6 +21,8 @@ export interface DropinServer {
   server: DenoServer;
   call: Api;
   people: Record<string, Person>;
+  /** The application the tokens were issued to (its credentials, for the OAuth endpoints). */
+  application: { clientId: number; clientSecret: string };
   close(): Promise<void>;
 }
 
@@ -48,7 +50,10 @@ export async function startDropinServer(names: string[], options: { premium?: bo
   }
   await setup.close();
   const server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000", RATE_LIMIT_LONG: "1000000" } });
-  return { server, call: api(server.url), people, close: async () => void (await server.stop()) };
+  return {
+    server, call: api(server.url), people, application: { clientId: app.client_id, clientSecret: app.client_secret },
+    close: async () => void (await server.stop()),
+  };
 }
 
 /** Uploads a device file of the project's corpus (or given bytes) over HTTP and waits for its activity id. */
