@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { activityStream } from "../../events/activity/events.ts";
 import { activityDecider } from "../../events/activity/decide.ts";
 import { DomainError, handleCommand } from "../../events/decider.ts";
-import { imageInfo, MAX_PHOTO_BYTES } from "../activities/images.ts";
 import { MAX_CAPTION } from "../activities/input.ts";
-import { makeRenditions, MAX_PHOTO_PIXELS, UndecodableImage } from "../activities/renditions.ts";
+import { UndecodableImage } from "../activities/renditions.ts";
+import { checkImage } from "../images/header.ts";
+import { photoRenditionsOffLoop } from "../images/pool.ts";
 import { putBlob } from "../blobs.ts";
 import type { EventMetadata } from "../../events/types.ts";
 import { nextId } from "../ids.ts";
@@ -64,8 +65,9 @@ export interface NativePhoto {
 }
 
 /**
- * Adds a native photo (source 1) to an athlete's own activity: the image is checked by its bytes,
- * decoded, and stored with its renditions. Returns the photo's unique id. A repeated
+ * Adds a native photo (source 1) to an athlete's own activity: the image is checked by its header
+ * (kind, and the decoding budget), decoded in the image pool, and stored with its renditions (the
+ * original without its EXIF/XMP metadata). Returns the photo's unique id. A repeated
  * `idempotencyKey` adds nothing (an archive import run again).
  */
 export async function addNativePhoto(
@@ -74,13 +76,12 @@ export async function addNativePhoto(
   metadata: EventMetadata,
   idempotencyKey?: string,
 ): Promise<string> {
-  if (input.bytes.byteLength > MAX_PHOTO_BYTES) throw new DomainError("invalid", "Photo", "file", "too large");
-  const info = imageInfo(input.bytes);
-  if (!info) throw new DomainError("invalid", "Photo", "file", "invalid");
-  if (info.width * info.height > MAX_PHOTO_PIXELS) throw new DomainError("invalid", "Photo", "file", "too large");
+  // The header is read before anything is decoded; past the budget → too large (images/header.ts).
+  const check = checkImage(input.bytes);
+  if (!check.ok) throw new DomainError("invalid", "Photo", "file", check.code);
   let made;
   try {
-    made = makeRenditions(input.bytes, info);
+    made = await photoRenditionsOffLoop(input.bytes, check.header);
   } catch (error) {
     if (error instanceof UndecodableImage) throw new DomainError("invalid", "Photo", "file", "invalid");
     throw error;

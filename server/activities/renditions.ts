@@ -1,7 +1,14 @@
 import { convertIndexedToRgb, decode as decodePng, encode as encodePng } from "fast-png";
 import jpeg from "jpeg-js";
 import omggif from "omggif";
-import type { ImageInfo } from "./images.ts";
+import { type ImageHeader, MAX_DECODE_BYTES, MAX_IMAGE_PIXELS } from "../images/header.ts";
+import { decode as decodeJpeg } from "../images/jpeg-decode.js";
+import { stripMetadata } from "../images/metadata.ts";
+
+/*
+ * Decoding and resizing, pure and synchronous: they run in an image worker (server/images/pool.ts),
+ * only ever on an image whose header passed the budget (server/images/header.ts).
+ */
 
 // omggif ships no types: GifReader(bytes) with width, height and decodeAndBlitFrameRGBA(frame, pixels).
 const { GifReader } = omggif as unknown as {
@@ -10,8 +17,8 @@ const { GifReader } = omggif as unknown as {
 
 /** Long sides (px) of the resized renditions made for a native photo, below the original's long side. */
 export const RENDITION_SIZES = [100, 600, 1800] as const;
-/** Largest image decoded (pixels); more → 400 {Photo, file, too large}. */
-export const MAX_PHOTO_PIXELS = 50_000_000;
+/** Largest image decoded (pixels); more → 400 {Photo, file, too large}. See server/images/header.ts. */
+export const MAX_PHOTO_PIXELS = MAX_IMAGE_PIXELS;
 /** JPEG quality of resized JPEG renditions. */
 const JPEG_QUALITY = 85;
 
@@ -87,17 +94,29 @@ function expandPngToRgba(png: ReturnType<typeof decodePng>): Uint8Array {
  * Decodes a recognised image (first frame of a GIF) into RGBA pixels. Throws UndecodableImage when
  * the data behind the magic bytes is corrupt or its dimensions differ from its header.
  */
-export function decodeImage(bytes: Uint8Array, info: ImageInfo): RgbaImage {
+export function decodeImage(bytes: Uint8Array, info: ImageHeader): RgbaImage {
   let image: RgbaImage;
   try {
     if (info.contentType === "image/jpeg") {
-      const decoded = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: MAX_PHOTO_PIXELS / 1e6, maxMemoryUsageInMB: 1024 });
+      // The decoder's own limits stand behind the header's budget.
+      const decoded = decodeJpeg(bytes, {
+        useTArray: true,
+        formatAsRGBA: true,
+        maxResolutionInMP: MAX_IMAGE_PIXELS / 1e6,
+        maxMemoryUsageInMB: Math.ceil(MAX_DECODE_BYTES / 1024 / 1024),
+      });
       image = { width: decoded.width, height: decoded.height, data: decoded.data };
     } else if (info.contentType === "image/png") {
       const decoded = decodePng(bytes);
       image = { width: decoded.width, height: decoded.height, data: expandPngToRgba(decoded) };
     } else {
-      const reader = new GifReader(bytes);
+      // Only the first frame is decoded: the reader is given the bytes up to its end and a trailer,
+      // so the frames after it (any number of them) cost nothing.
+      const end = info.firstFrameEnd ?? bytes.length;
+      const first = new Uint8Array(end + 1);
+      first.set(bytes.subarray(0, end));
+      first[end] = 0x3b;
+      const reader = new GifReader(first);
       const data = new Uint8Array(reader.width * reader.height * 4);
       reader.decodeAndBlitFrameRGBA(0, data);
       image = { width: reader.width, height: reader.height, data };
@@ -132,49 +151,69 @@ function axisWeights(source: number, target: number) {
   return { start, count, taps, weights };
 }
 
+/** A rectangle of an image (a crop). */
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 /**
- * Down-scales RGBA pixels to width × height by area averaging (each output pixel is the mean of the
- * source area it covers), in premultiplied alpha so transparent pixels do not darken edges.
+ * Down-scales RGBA pixels (or the `crop` rectangle of them) to width × height by area averaging
+ * (each output pixel is the mean of the source area it covers), in premultiplied alpha so
+ * transparent pixels do not darken edges. Row by row: a source row is scaled horizontally when an
+ * output row first needs it and forgotten once passed, so the working memory is a few rows, not a
+ * scaled copy of the whole image (115 MB for 6000 × 4000 pixels to 1800).
  */
-export function resizeRgba(src: RgbaImage, width: number, height: number): RgbaImage {
-  const h = axisWeights(src.width, width);
-  const v = axisWeights(src.height, height);
-  // Horizontal pass: src.width × src.height → width × src.height (premultiplied floats).
-  const tmp = new Float32Array(width * src.height * 4);
-  for (let y = 0; y < src.height; y++) {
-    const row = y * src.width * 4;
+export function resizeRgba(src: RgbaImage, width: number, height: number, crop: Rect = { x: 0, y: 0, width: src.width, height: src.height }): RgbaImage {
+  const h = axisWeights(crop.width, width);
+  const v = axisWeights(crop.height, height);
+  const rows = new Map<number, Float32Array>();
+  /** Source row y of the crop scaled horizontally (premultiplied floats). */
+  const scaledRow = (y: number): Float32Array => {
+    let row = rows.get(y);
+    if (row) return row;
+    row = new Float32Array(width * 4);
+    const base = ((crop.y + y) * src.width + crop.x) * 4;
     for (let x = 0; x < width; x++) {
       let r = 0, g = 0, b = 0, al = 0;
       const first = h.start[x];
       for (let k = 0; k < h.count[x]; k++) {
         const w = h.weights[x * h.taps + k];
-        const o = row + (first + k) * 4;
+        const o = base + (first + k) * 4;
         const alpha = src.data[o + 3] * w;
         r += src.data[o] * alpha;
         g += src.data[o + 1] * alpha;
         b += src.data[o + 2] * alpha;
         al += alpha;
       }
-      const t = (y * width + x) * 4;
-      tmp[t] = r;
-      tmp[t + 1] = g;
-      tmp[t + 2] = b;
-      tmp[t + 3] = al;
+      const t = x * 4;
+      row[t] = r;
+      row[t + 1] = g;
+      row[t + 2] = b;
+      row[t + 3] = al;
     }
-  }
+    rows.set(y, row);
+    return row;
+  };
   // Vertical pass, then un-premultiply.
   const out = new Uint8Array(width * height * 4);
   for (let y = 0; y < height; y++) {
     const first = v.start[y];
+    for (const kept of rows.keys()) if (kept < first) rows.delete(kept);
+    const taps: Float32Array[] = [];
+    for (let k = 0; k < v.count[y]; k++) taps.push(scaledRow(first + k));
     for (let x = 0; x < width; x++) {
       let r = 0, g = 0, b = 0, al = 0;
-      for (let k = 0; k < v.count[y]; k++) {
+      const t = x * 4;
+      for (let k = 0; k < taps.length; k++) {
         const w = v.weights[y * v.taps + k];
-        const t = ((first + k) * width + x) * 4;
-        r += tmp[t] * w;
-        g += tmp[t + 1] * w;
-        b += tmp[t + 2] * w;
-        al += tmp[t + 3] * w;
+        const row = taps[k];
+        r += row[t] * w;
+        g += row[t + 1] * w;
+        b += row[t + 2] * w;
+        al += row[t + 3] * w;
       }
       const o = (y * width + x) * 4;
       if (al > 0) {
@@ -223,10 +262,17 @@ function encodeRendition(image: RgbaImage, jpegOut: boolean): { bytes: Uint8Arra
  * original bytes themselves (size label = its long side). Smallest first.
  * Throws UndecodableImage for corrupt data.
  */
-export function makeRenditions(bytes: Uint8Array, info: ImageInfo): RenditionBytes[] {
+export function makeRenditions(bytes: Uint8Array, info: ImageHeader): RenditionBytes[] {
   const image = decodeImage(bytes, info);
   const long = Math.max(image.width, image.height);
-  const original: RenditionBytes = { size: long, width: image.width, height: image.height, bytes, contentType: info.contentType };
+  // The original is kept without its EXIF, XMP and comments (where the photo was taken).
+  const original: RenditionBytes = {
+    size: long,
+    width: image.width,
+    height: image.height,
+    bytes: stripMetadata(bytes, info.contentType),
+    contentType: info.contentType,
+  };
   const resized: RenditionBytes[] = [];
   let source = image;
   for (const size of [...RENDITION_SIZES].filter((s) => s < long).sort((a, b) => b - a)) {

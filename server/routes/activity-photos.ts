@@ -2,10 +2,12 @@ import { z } from "zod";
 import { DomainError } from "../../events/decider.ts";
 import { addNativePhoto } from "../actions/photos.ts";
 import { commandMetadata, ownedActivity } from "../activities/access.ts";
-import { imageInfo, MAX_PHOTO_BYTES } from "../activities/images.ts";
+import { MAX_PHOTO_BYTES } from "../activities/images.ts";
 import { MAX_CAPTION } from "../activities/input.ts";
 import { MAX_PHOTO_PIXELS, RENDITION_SIZES } from "../activities/renditions.ts";
 import { getBlob } from "../blobs.ts";
+import { checkImage } from "../images/header.ts";
+import { stripMetadata } from "../images/metadata.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
@@ -59,7 +61,9 @@ export const activityPhotoRoutes = [
       await ownedActivity(platform.db, params.id, auth);
       if (body.file.size > MAX_PHOTO_BYTES) throw badRequest("Photo", "file", "too large");
       const bytes = new Uint8Array(await body.file.arrayBuffer());
-      if (!imageInfo(bytes)) throw badRequest("Photo", "file", "invalid");
+      // Kind and decoding budget from the header alone, before anything is decoded (images/header.ts).
+      const check = checkImage(bytes);
+      if (!check.ok) throw badRequest("Photo", "file", check.code);
       if ((body.lat === undefined) !== (body.lng === undefined)) throw badRequest("Photo", body.lat === undefined ? "lat" : "lng", "missing");
       let uniqueId: string;
       try {
@@ -102,8 +106,10 @@ export const activityPhotoRoutes = [
       if (c.req.header("if-none-match")?.split(",").some((t) => t.trim().replace(/^W\//, "") === headers.etag)) {
         return new Response(null, { status: 304, headers });
       }
-      const bytes = await getBlob(platform.db, rendition.sha256);
-      if (!bytes) throw notFound("Photo");
+      const stored = await getBlob(platform.db, rendition.sha256);
+      if (!stored) throw notFound("Photo");
+      // Never where it was taken: photos stored before originals were stripped carry their EXIF still.
+      const bytes = stripMetadata(stored, rendition.contentType);
       return new Response(new Uint8Array(bytes) as Uint8Array<ArrayBuffer>, {
         status: 200,
         headers: { ...headers, "content-type": rendition.contentType, "content-length": String(bytes.length) },

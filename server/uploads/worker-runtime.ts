@@ -26,11 +26,14 @@ export function coreCount(): number {
   return Math.max(1, Number.isFinite(n) ? n : 1);
 }
 
-let nodeBundle: Promise<string> | null = null;
+/** Each worker entry's bundle, by its URL (the derive worker's, the image worker's). */
+const nodeBundles = new Map<string, Promise<string>>();
 
 /** The worker entry bundled into one CommonJS script (Node only). */
 function bundleForNode(entry: URL): Promise<string> {
-  nodeBundle ??= (async () => {
+  const known = nodeBundles.get(entry.href);
+  if (known) return known;
+  const nodeBundle = (async () => {
     const name = "esbuild"; // resolved at run time: only the Node test harness needs it
     const esbuild = await import(name) as {
       build(options: Record<string, unknown>): Promise<{ outputFiles: { text: string }[] }>;
@@ -46,7 +49,8 @@ function bundleForNode(entry: URL): Promise<string> {
     });
     return result.outputFiles[0].text;
   })();
-  nodeBundle.catch(() => (nodeBundle = null));
+  nodeBundles.set(entry.href, nodeBundle);
+  nodeBundle.catch(() => nodeBundles.delete(entry.href));
   return nodeBundle;
 }
 
