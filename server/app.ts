@@ -11,6 +11,7 @@ import { mountRoutes } from "./http/mount.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import { mountDocs } from "./web/docs.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { securityHeaders } from "./http/security-headers.ts";
 import type { AnyRoute } from "./http/route.ts";
 import type { Platform } from "./platform.ts";
 import { allRoutes } from "./routes/index.ts";
@@ -86,6 +87,9 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
   // JSON for the API (and any client that does not ask for HTML); the HTML page with a way back for browsers.
   app.notFound((c) => notFoundPage(c, platform));
 
+  // First: nosniff, CSP, frame protection and Referrer-Policy on every response, errors and 404s
+  // included (a page's own CSP by pagePolicy, server/http/security-headers.ts).
+  app.use("*", securityHeaders());
   app.use("*", async (c, next) => {
     if (lifecycle.draining) {
       // Shutting down: requests already in flight finish, new ones are turned away.

@@ -1,4 +1,6 @@
 /** Listens on a port with whatever runtime runs us: Deno.serve on Deno, @hono/node-server on Node. */
+import { withSecurityHeaders } from "./http/security-headers.ts";
+
 export interface Listening {
   port: number;
   close(): Promise<void>;
@@ -11,7 +13,18 @@ export async function listen(fetch: FetchHandler, options: { port: number; hostn
   const deno = (globalThis as any).Deno;
   if (deno?.serve) {
     const server = deno.serve(
-      { port: options.port, hostname: options.hostname ?? "0.0.0.0", onListen: () => {} },
+      {
+        port: options.port,
+        hostname: options.hostname ?? "0.0.0.0",
+        onListen: () => {},
+        // Only what escapes the app's own error handling (it answers every error it sees): the
+        // documented fault, with the security headers, never Deno's bare text or a stack trace.
+        onError: (error: unknown) => {
+          console.error(`unhandled: ${(error as Error)?.stack ?? error}`);
+          const body = JSON.stringify({ message: "Internal Server Error", errors: [] });
+          return withSecurityHeaders(new Response(body, { status: 500, headers: { "content-type": "application/json; charset=utf-8" } }));
+        },
+      },
       fetch,
     );
     return { port: server.addr.port, close: () => server.shutdown() };

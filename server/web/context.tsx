@@ -6,6 +6,10 @@ import { unstorableFields } from "../http/input.ts";
 import type { Platform } from "../platform.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import { Page } from "./layout.tsx";
+import { pagePolicy } from "../http/security-headers.ts";
+
+/** The form pages' policy: no script, inline styles, forms posted here (and redirected to an app's callback). */
+const FORM_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'";
 import { csrfToken, csrfValid, currentSession, leaveNote, type Reveal, type Session, takeNote } from "./session.ts";
 
 /** What every page handler needs: the session, the signed-in athlete, the CSRF token and a renderer. */
@@ -45,9 +49,9 @@ export async function web(c: Context, platform: Platform): Promise<Web> {
     takeReveal: () => session && takeNote(platform, session, "reveal"),
     render(title, body, status = 200) {
       c.header("cache-control", "no-store");
-      c.header("x-frame-options", "DENY");
-      c.header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'");
-      c.header("referrer-policy", "no-referrer");
+      // The consent form's answer redirects to the client's callback (form-action); the security
+      // headers middleware writes this policy with nosniff and frame protection.
+      pagePolicy(c, { csp: FORM_PAGE_CSP, referrerPolicy: "no-referrer" });
       return c.html(
         "<!doctype html>" + (
           <Page title={title} athlete={athlete} csrf={csrf}>{body}</Page>

@@ -4,6 +4,7 @@ import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { OAUTH_SCOPES } from "../http/openapi-extras.ts";
 import type { AnyRoute } from "../http/route.ts";
+import { pagePolicy } from "../http/security-headers.ts";
 import type { Platform } from "../platform.ts";
 
 /**
@@ -41,12 +42,8 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-const HEADERS = {
-  "content-security-policy": CSP,
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "same-origin",
-  "x-frame-options": "DENY",
-};
+/** The docs pages' policy (written by the security-headers middleware with nosniff and frame protection). */
+const POLICY = { csp: CSP, referrerPolicy: "same-origin" } as const;
 
 const escape = (s: string) =>
   s.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
@@ -163,8 +160,14 @@ const { data: athlete } = await client.GET("/v3/athlete");   // typed DetailedAt
 /** Mounts /docs, /docs/connect and /docs/assets/* (the reference UI's vendored files). */
 export function mountDocs(app: Hono, platform: Platform, routes: AnyRoute[]): void {
   let reference: string | undefined;
-  app.get("/docs", (c: Context) => c.html(reference ??= referencePage(routes), 200, HEADERS));
-  app.get("/docs/connect", (c: Context) => c.html(connectPage(platform.config.publicUrl), 200, HEADERS));
+  app.get("/docs", (c: Context) => {
+    pagePolicy(c, POLICY);
+    return c.html(reference ??= referencePage(routes), 200);
+  });
+  app.get("/docs/connect", (c: Context) => {
+    pagePolicy(c, POLICY);
+    return c.html(connectPage(platform.config.publicUrl), 200);
+  });
   app.get("/docs/assets/:name", (c: Context) => {
     const name = c.req.param("name") ?? "";
     const bytes = asset(name);
@@ -172,7 +175,6 @@ export function mountDocs(app: Hono, platform: Platform, routes: AnyRoute[]): vo
     return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
       "content-type": ASSETS[name],
       "cache-control": "public, max-age=3600",
-      "x-content-type-options": "nosniff",
     });
   });
 }

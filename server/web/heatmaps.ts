@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { Context, Hono } from "hono";
 import { activityTypeById } from "../../shared/activity-types.ts";
 import { faultResponse } from "../http/conventions.ts";
+import { pagePolicy } from "../http/security-headers.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { findHeatmap } from "../../projections/heatmaps/queries.ts";
 import { heatmapUrls, type HeatmapRow } from "../heatmaps/representation.ts";
@@ -57,6 +58,11 @@ export function baseMapSetting(): { url: string; attribution: string; origin: st
   }
 }
 
+/** The viewer's policy: its own scripts and styles, tiles from here (and the base map's origin, if set). */
+function viewerCsp(base: { origin: string } | null): string {
+  return `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:${base ? ` ${base.origin}` : ""}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+}
+
 const DIGITS = /^\d{1,16}$/;
 
 function ids(c: Context): { athleteId: number; mapId: number } {
@@ -102,7 +108,6 @@ export function mountHeatmapPages(app: Hono, platform: Platform): void {
     return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
       "content-type": ASSETS[name].type,
       "cache-control": "public, max-age=86400",
-      "x-content-type-options": "nosniff",
     });
   });
 
@@ -126,13 +131,16 @@ export function mountHeatmapPages(app: Hono, platform: Platform): void {
       "cache-control": "private, max-age=600",
       etag: tile.etag,
       "access-control-allow-origin": "*",
-      "x-content-type-options": "nosniff",
     };
     if ((c.req.header("if-none-match") ?? "").split(/\s*,\s*/).includes(tile.etag)) return c.body(null, 304, headers);
     return c.body(tile.png as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-type": "image/png" });
   });
 
   app.get("/heatmaps/:athlete_id/:map_id", async (c) => {
+    // Every answer of the viewer, its 400 and 404 pages too, under the viewer's policy (the
+    // security-headers middleware writes it with nosniff and frame protection).
+    const base = baseMapSetting();
+    pagePolicy(c, { csp: viewerCsp(base), referrerPolicy: "no-referrer" });
     let key;
     try {
       key = ids(c);
@@ -141,12 +149,11 @@ export function mountHeatmapPages(app: Hono, platform: Platform): void {
     }
     const row = await findHeatmap(platform.db, key.athleteId, key.mapId);
     if (!row) return c.html(page("Heatmap not found", `<div class="status"><h1>No such heatmap</h1><p>It may have been deleted.</p></div>`), 404);
-    const security = { "referrer-policy": "no-referrer", "x-content-type-options": "nosniff", "cache-control": "private, no-cache" };
+    const security = { "cache-control": "private, no-cache" };
     if (row.status !== "done") {
       const refresh = row.status === "error" ? "" : `<meta http-equiv="refresh" content="2">`;
       return c.html(page("Heatmap", `<div class="status"><h1>Heatmap: ${escapeHtml(row.status)}</h1><p>${escapeHtml(row.status_message)}</p></div>`, refresh), 200, security);
     }
-    const base = baseMapSetting();
     const config = {
       tilePath: heatmapUrls("", row.athlete_id, row.id).tile_path,
       center: row.center_lat === null ? null : [row.center_lat, row.center_lng],
@@ -159,7 +166,6 @@ export function mountHeatmapPages(app: Hono, platform: Platform): void {
     const body = `<div id="map"></div><div class="panel"><h1>Heatmap</h1>${describe(row)}</div>
 <script type="application/json" id="heatmap-config">${JSON.stringify(config).replace(/</g, "\\u003c")}</script>
 <script src="/heatmap-viewer/leaflet.js"></script><script src="/heatmap-viewer/viewer.js"></script>`;
-    const csp = `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:${base ? ` ${base.origin}` : ""}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
-    return c.html(page("Heatmap", body, head), 200, { ...security, "content-security-policy": csp });
+    return c.html(page("Heatmap", body, head), 200, security);
   });
 }

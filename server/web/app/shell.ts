@@ -1,5 +1,6 @@
 import process from "node:process";
 import type { Context } from "hono";
+import { pagePolicy } from "../../http/security-headers.ts";
 
 /** Escapes text for HTML element content and attribute values. */
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -91,11 +92,7 @@ ${o.script ? `<script type="module" src="/app/assets/${o.script}"></script>` : "
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join("; ");
-  return c.html(html, (o.status ?? 200) as 200, {
-    "cache-control": "no-store",
-    "x-frame-options": "DENY",
-    "content-security-policy": csp,
-    "referrer-policy": "same-origin",
-    "x-content-type-options": "nosniff",
-  });
+  // The fixed security headers (nosniff, frame protection) are the app's middleware's (server/http/security-headers.ts).
+  pagePolicy(c, { csp, referrerPolicy: "same-origin" });
+  return c.html(html, (o.status ?? 200) as 200, { "cache-control": "no-store" });
 }
