@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import process from "node:process";
 import { defaultDeriveWorkers } from "./uploads/derive-pool.ts";
+import { parseRange } from "./webhooks/address-policy.ts";
 
 /** Everything the server reads from its environment, with the defaults `npm start -- --help` lists. */
 export interface Config {
@@ -41,9 +42,9 @@ export interface Config {
   /**
    * Webhook callbacks may resolve to loopback, private, link-local, unique-local or CGNAT addresses
    * (WEBHOOKS_ALLOW_PRIVATE, default off: such callbacks are refused at subscription, delivery and
-   * every redirect).
+   * every redirect); a list of ranges ("192.168.1.0/24,fd00::/8") allows only those.
    */
-  webhooksAllowPrivate?: boolean;
+  webhooksAllowPrivate?: boolean | readonly string[];
   /** Request log: one line per request as text, as JSON, or none (LOG_FORMAT). */
   logFormat?: LogFormat;
   /** Log event-loop stalls longer than this many ms, with the main thread's CPU and run-queue wait (LOG_LOOP_STALLS_MS; 0 = off). */
@@ -86,7 +87,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: "RUN_JOBS", default: "1", description: "0 = run no background jobs in this process (uploads, heatmaps, webhooks)" },
   { name: "WEBHOOK_ATTEMPTS", default: "3", description: "webhook delivery attempts per event, the first included" },
   { name: "WEBHOOK_RETRY_MS", default: "10000", description: "webhook retry back-off base in ms, doubled per attempt" },
-  { name: "WEBHOOKS_ALLOW_PRIVATE", default: "0", description: "1 = webhook callbacks may point at loopback, private, link-local and CGNAT addresses (a home lab); 0 = public addresses only" },
+  { name: "WEBHOOKS_ALLOW_PRIVATE", default: "0", description: "1 = webhook callbacks may point at loopback, private, link-local and CGNAT addresses (a home lab); a comma-separated list of ranges (192.168.1.0/24,fd00::/8) = only those besides public addresses; 0 = public addresses only" },
   { name: "LOG_FORMAT", default: "text", description: "request log: text, json (one JSON object per line) or off" },
   { name: "LOG_LOOP_STALLS_MS", default: "0", description: "log each event-loop stall longer than this (ms) on stderr, split into CPU and waiting for a core (0 = off)" },
   { name: "METRICS_TOKEN", default: "(unset)", description: "bearer token for GET /metrics; unset = loopback clients only" },
@@ -126,6 +127,19 @@ function flagEnv(name: string, fallback: boolean): boolean {
   if (raw === "1" || raw === "true") return true;
   if (raw === "0" || raw === "false") return false;
   throw new ConfigError(`${name}=${JSON.stringify(raw)} is not valid: expected 1 or 0`);
+}
+
+/** 1/0 (true/false), or a comma-separated list of address ranges (a.b.c.d/n, x::/n, or single addresses). */
+function allowPrivateEnv(name: string): boolean | string[] {
+  const raw = env(name);
+  if (raw === undefined || raw === "0" || raw === "false") return false;
+  if (raw === "1" || raw === "true") return true;
+  const ranges = raw.split(",").map((r) => r.trim()).filter((r) => r !== "");
+  const bad = ranges.find((r) => parseRange(r) === null);
+  if (ranges.length === 0 || bad !== undefined) {
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} is not valid: expected 1, 0 or a comma-separated list of address ranges such as 192.168.1.0/24`);
+  }
+  return ranges;
 }
 
 function urlEnv(name: string, protocols: string[]): string | undefined {
@@ -172,7 +186,7 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     deriveWorkers: intEnv("DERIVE_WORKERS", defaultDeriveWorkers(), 64),
     webhookAttempts: Math.max(1, intEnv("WEBHOOK_ATTEMPTS", 3)),
     webhookRetryMs: intEnv("WEBHOOK_RETRY_MS", 10_000),
-    webhooksAllowPrivate: flagEnv("WEBHOOKS_ALLOW_PRIVATE", false),
+    webhooksAllowPrivate: allowPrivateEnv("WEBHOOKS_ALLOW_PRIVATE"),
     logFormat: logFormatEnv(quiet),
     loopStallMs: intEnv("LOG_LOOP_STALLS_MS", 0, 60_000),
     metricsToken: env("METRICS_TOKEN"),

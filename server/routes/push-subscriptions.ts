@@ -47,7 +47,7 @@ export const pushSubscriptionRoutes = [
     path: "/v3/push_subscriptions",
     response: zPushSubscription,
     summary: "Subscribe the application to webhook events (one subscription per application).",
-    description: `${AUTH_NOTE} Fields: callback_url (http or https, ≤ 255 characters), verify_token. The callback is first sent GET ?hub.mode=subscribe&hub.challenge=…&hub.verify_token=… and must answer 2xx within 2 s with {"hub.challenge": <the same value>}; otherwise 400 PushSubscription/callback url/not verifiable. A second subscription: 400 PushSubscription//already exists. 201 with the subscription.`,
+    description: `${AUTH_NOTE} Fields: callback_url (http or https, ≤ 255 characters), verify_token. The callback is first sent GET ?hub.mode=subscribe&hub.challenge=…&hub.verify_token=… and must answer 2xx within 2 s with {"hub.challenge": <the same value>}; otherwise 400 PushSubscription/callback url/not verifiable. A callback whose host (or a redirect of the handshake) resolves to a loopback, private, link-local, unique-local or CGNAT address: 400 PushSubscription/callback_url/private address, nothing sent (unless the operator sets WEBHOOKS_ALLOW_PRIVATE); a host that does not resolve: 400 PushSubscription/callback_url/not resolvable. A second subscription: 400 PushSubscription//already exists. 201 with the subscription.`,
     tag: "Webhooks",
     auth: "none",
     resource: "PushSubscription",

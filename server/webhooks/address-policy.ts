@@ -6,7 +6,8 @@
  * forms that carry such an IPv4 address (mapped ::ffff:a.b.c.d, IPv4-compatible, NAT64 64:ff9b::/96,
  * 6to4 2002::/16; Teredo is refused outright). IPv4 literals are read in every form a URL or
  * inet_aton accepts: shorthand (127.1), one decimal number (2130706433), octal (0177.0.0.1) and
- * hex (0x7f.1). The operator setting WEBHOOKS_ALLOW_PRIVATE=1 lets everything through (a home lab).
+ * hex (0x7f.1). The operator setting WEBHOOKS_ALLOW_PRIVATE=1 lets everything through (a home lab);
+ * a list of ranges (WEBHOOKS_ALLOW_PRIVATE=192.168.1.0/24,fd00::/8) lets only those through.
  *
  * The outbound requests themselves (server/webhooks/outbound.ts) connect only to the addresses this
  * policy checked, and re-check every redirect hop.
@@ -196,9 +197,68 @@ export const systemResolver: Resolver = async (hostname) => {
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
 
+/** An address range (a.b.c.d/n, x::/n, or one address): what an operator allows besides public addresses. */
+export interface AddressRange {
+  family: 4 | 6;
+  bytes: Uint8Array;
+  bits: number;
+}
+
+const v4Bytes = (value: number) => new Uint8Array([value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255]);
+
+/** Reads "10.0.0.0/8", "fd00::/8", "127.0.0.1" (a /32) or "::1" (a /128); null when it is none. Only dotted IPv4. */
+export function parseRange(text: string): AddressRange | null {
+  const [address, bitsText, extra] = text.trim().split("/");
+  if (extra !== undefined || !address) return null;
+  let family: 4 | 6;
+  let bytes: Uint8Array;
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(address)) {
+    const value = parseIPv4(address.replace(/\b0+(\d)/g, "$1"));
+    if (value === null) return null;
+    family = 4;
+    bytes = v4Bytes(value);
+  } else {
+    const v6 = parseIPv6(address);
+    if (!v6) return null;
+    family = 6;
+    bytes = v6;
+  }
+  const max = family === 4 ? 32 : 128;
+  if (bitsText !== undefined && !/^\d{1,3}$/.test(bitsText)) return null;
+  const bits = bitsText === undefined ? max : Number(bitsText);
+  if (bits > max) return null;
+  return { family, bytes, bits };
+}
+
+function inRange(bytes: Uint8Array, range: AddressRange): boolean {
+  if (bytes.length !== range.bytes.length) return false;
+  let bits = range.bits;
+  for (let i = 0; bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if ((bytes[i] & mask) !== (range.bytes[i] & mask)) return false;
+  }
+  return true;
+}
+
+/** Whether an address (text, as resolved or literal) lies in one of the ranges (IPv4-mapped IPv6 as its IPv4). */
+export function inRanges(address: string, ranges: readonly AddressRange[]): boolean {
+  const v4 = parseIPv4(address);
+  let bytes: Uint8Array | null = v4 === null ? null : v4Bytes(v4);
+  if (!bytes) {
+    const v6 = parseIPv6(address);
+    if (!v6) return false;
+    const mapped = v6.subarray(0, 10).every((x) => x === 0) && v6[10] === 0xff && v6[11] === 0xff;
+    bytes = mapped ? v6.slice(12) : v6;
+  }
+  return ranges.some((r) => inRange(bytes!, r));
+}
+
 export interface AddressPolicy {
-  /** WEBHOOKS_ALLOW_PRIVATE: every address is allowed (a home lab delivering to local apps). */
-  allowPrivate: boolean;
+  /**
+   * WEBHOOKS_ALLOW_PRIVATE: true = every address is allowed (a home lab delivering to local apps);
+   * a list of ranges = public addresses and those ranges (e.g. the home network, not 169.254.169.254).
+   */
+  allowPrivate: boolean | readonly AddressRange[];
   /** Host name resolution (tests may substitute one); the system's by default. */
   resolve?: Resolver;
 }
@@ -230,10 +290,11 @@ export async function checkTarget(url: URL, policy: AddressPolicy): Promise<Targ
     }
     if (addresses.length === 0) return { ok: false, reason: "not resolvable", detail: `${hostname} has no address` };
   }
-  if (policy.allowPrivate) return { ok: true, addresses };
+  if (policy.allowPrivate === true) return { ok: true, addresses };
+  const allowed = policy.allowPrivate === false ? [] : policy.allowPrivate;
   for (const a of addresses) {
     const kind = classifyAddress(a.address);
-    if (kind !== "public") {
+    if (kind !== "public" && !inRanges(a.address, allowed)) {
       return { ok: false, reason: "private address", detail: `${hostname} is ${a.address} (${kind ?? "not an address"})` };
     }
   }

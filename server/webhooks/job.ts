@@ -1,6 +1,6 @@
 import type { Platform } from "../platform.ts";
 import type { JobKind } from "../jobs/runner.ts";
-import type { AddressPolicy } from "./address-policy.ts";
+import { type AddressPolicy, type AddressRange, parseRange } from "./address-policy.ts";
 import { type DeliveryPolicy, deliverQueue, dueSubscriptions } from "./delivery.ts";
 import { ensureOutbox, followerBehind, followOnce } from "./outbox.ts";
 
@@ -15,9 +15,11 @@ export function deliveryPolicy(platform: Platform): DeliveryPolicy {
   };
 }
 
-/** Where webhook handshakes and deliveries may go: public addresses only unless WEBHOOKS_ALLOW_PRIVATE=1. */
+/** Where webhook handshakes and deliveries may go: public addresses, and private ones as WEBHOOKS_ALLOW_PRIVATE allows. */
 export function addressPolicy(platform: Platform): AddressPolicy {
-  return { allowPrivate: platform.config.webhooksAllowPrivate ?? false };
+  const allow = platform.config.webhooksAllowPrivate ?? false;
+  if (typeof allow === "boolean") return { allowPrivate: allow };
+  return { allowPrivate: allow.map((r) => parseRange(r)).filter((r): r is AddressRange => r !== null) };
 }
 
 /**
