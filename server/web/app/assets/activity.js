@@ -101,6 +101,7 @@ function tables(a) {
 
 function drawMap(latlng) {
   const box = document.getElementById("map");
+  if (!box) return; // the first draw found no track and said so: a redraw has nothing to replace
   if (!latlng?.length) {
     box.replaceWith(h("p", { class: "card muted no-map", id: "no-map" }, "No GPS track: nothing to map."));
     return;
@@ -193,8 +194,14 @@ async function loadStreams(resolution) {
 
 // ------------------------------------------------------------------ social and edit
 
-/** Kudos as this page knows them: the owner reads who gave them; others see the count (the API's kudoers list is the owner's). */
-let gaveKudos = false;
+/**
+ * Kudos as the server answered them: the owner reads who gave them; others see the count and
+ * has_kudoed of the activity the page loaded (the API's kudoers list is the owner's). Giving kudos
+ * (201, or 409 when given meanwhile elsewhere) adds this viewer's one to that count, once.
+ */
+let kudos = null;
+
+const kudosText = (n) => `${n} ${n === 1 ? "kudo" : "kudos"}`;
 
 async function social(a) {
   const box = document.getElementById("social");
@@ -203,22 +210,27 @@ async function social(a) {
     mine ? api(`/activities/${id}/kudos?per_page=200`) : Promise.resolve(null),
     api(`/activities/${id}/comments?per_page=200`),
   ]);
-  const count = kudoers ? kudoers.length : (a.kudos_count ?? 0) + (gaveKudos ? 1 : 0);
-  const kudosButton = mine ? null : h("button", { type: "button", id: "give-kudos", class: "secondary", disabled: gaveKudos },
-    gaveKudos ? "You gave kudos" : "Give kudos");
+  kudos ??= { count: a.kudos_count ?? 0, given: a.has_kudoed === true };
+  const count = kudoers ? kudoers.length : kudos.count;
+  const kudosButton = mine ? null : h("button", { type: "button", id: "give-kudos", class: "secondary", disabled: kudos.given },
+    kudos.given ? "You gave kudos" : "Give kudos");
   kudosButton?.addEventListener("click", async () => {
     kudosButton.disabled = true;
     try {
       await api(`/activities/${id}/kudos`, { method: "POST" });
-      gaveKudos = true;
+    } catch (error) {
+      if (error.status !== 409) { // 409: given before (in another tab): the server holds it
+        kudosButton.disabled = false;
+        kudosButton.after(h("p", { class: "error", role: "alert" }, error.message));
+        return;
+      }
+    }
+    if (!kudos.given) kudos = { count: kudos.count + 1, given: true };
+    try {
       await social(a);
       document.getElementById("give-kudos")?.focus();
     } catch (error) {
-      if (error.status === 409) { // given before
-        gaveKudos = true;
-        return social(a);
-      }
-      kudosButton.after(h("p", { class: "error", role: "alert" }, error.message));
+      socialFailure(error);
     }
   });
   const form = h("form", { class: "stack", id: "comment-form" },
@@ -241,7 +253,7 @@ async function social(a) {
   box.replaceChildren(
     h("h2", {}, "Kudos and comments"),
     h("div", { class: "actions" }, kudosButton,
-      h("span", { id: "kudos-count" }, `${count} kudos`),
+      h("span", { id: "kudos-count" }, kudosText(count)),
       kudoers?.length ? h("span", { class: "muted" }, kudoers.map((k) => `${k.firstname} ${k.lastname ?? ""}`.trim()).join(", ")) : null),
     h("ol", { id: "comments", class: "feed-list" }, comments.map((c) =>
       h("li", { class: "comment" },
@@ -250,6 +262,13 @@ async function social(a) {
         h("p", { style: "margin:.2rem 0 0" }, c.text)))),
     form,
   );
+}
+
+/** A failure of the kudos and comments box, shown in it (the rest of the page stays). */
+function socialFailure(error) {
+  const box = document.getElementById("social");
+  box?.querySelector(".error")?.remove();
+  box?.append(h("p", { class: "error", role: "alert" }, error.message));
 }
 
 async function editForm(a) {
@@ -324,15 +343,16 @@ async function main() {
     h("span", { class: "muted" }, "Charts over"),
     h("label", { class: "check" }, h("input", { type: "radio", name: "x", value: "distance", checked: true }), "distance"),
     h("label", { class: "check" }, h("input", { type: "radio", name: "x", value: "time" }), "time"));
-  root.replaceChildren(
+  const edit = a.athlete?.id === config.athlete.id ? await editForm(a) : null;
+  root.replaceChildren(...[
     h("div", { id: "head" }, header(a)),
     summary(a),
     h("div", { id: "map", role: "region", "aria-label": "Map of the route" }),
     h("section", { "aria-label": "Charts" }, toggle, h("div", { id: "charts" })),
     h("div", { class: "grid2" }, h("div", {}, tables(a).slice(0, 2)), h("div", {}, tables(a).slice(2))),
     h("section", { class: "card", id: "social", "aria-live": "polite" }, h("h2", {}, "Kudos and comments")),
-    a.athlete?.id === config.athlete.id ? await editForm(a) : null,
-  );
+    edit,
+  ].filter(Boolean)); // replaceChildren writes null as the text "null"
   let lastWidth = document.getElementById("charts").clientWidth;
   new ResizeObserver(() => {
     const width = document.getElementById("charts")?.clientWidth ?? 0;
@@ -352,18 +372,31 @@ async function main() {
   drawCharts(s);
   root.dataset.state = "drawn";
   ready("activityDrawn", performance.now()); // since navigation start
-  social(a).catch(() => {});
-  // The full-resolution streams replace the reduced ones when they arrive.
-  const full = await loadStreams(null);
-  if ((full.distance?.length ?? 0) > (s.distance?.length ?? 0)) {
-    streams = full;
-    drawMap(full.latlng);
-    drawCharts(full);
+  social(a).catch(socialFailure);
+  // The full-resolution streams replace the reduced ones when they arrive. The page is drawn: a
+  // failure from here on is said beside the charts and never replaces what is shown.
+  try {
+    const full = await loadStreams(null);
+    if ((full.distance?.length ?? 0) > (s.distance?.length ?? 0)) {
+      drawMap(full.latlng);
+      drawCharts(full);
+      streams = full;
+    }
+  } catch (error) {
+    console.warn("full-resolution redraw failed", error);
+    document.getElementById("charts")?.after(h("p", { class: "error", role: "alert", id: "full-failed" }, `The full-resolution data could not be shown: ${error.message}`));
+    // drawCharts may have stopped half-way: draw the reduced streams again.
+    try {
+      drawCharts(streams);
+    } catch {
+      // the reduced charts were drawn once; nothing more to do
+    }
   }
   ready("activityFull", performance.now());
 }
 
 main().catch((error) => {
+  if (root.dataset.state === "drawn") return; // never wipe a drawn page (handled above)
   root.dataset.state = "failed";
   showFailure(root, error);
 });

@@ -5,18 +5,38 @@ let token = document.querySelector('meta[name="api-token"]')?.content ?? null;
 let tokenExpiresAt = config.tokenExpiresAt ?? 0;
 
 export class ApiFailure extends Error {
-  constructor(status, body) {
-    super(plainMessage(status, body));
+  constructor(status, body, headers) {
+    super(plainMessage(status, body, headers));
     this.status = status;
     this.body = body;
   }
 }
 
-function plainMessage(status, body) {
+/** A refusal by the API's rate limit: 429, or the spec's 403 "Rate Limit Exceeded". */
+function rateLimited(status, body) {
+  return status === 429 || (status === 403 && (body?.message === "Rate Limit Exceeded" || body?.errors?.some((e) => e.field === "rate limit")));
+}
+
+/**
+ * Seconds until the limit's window resets: Retry-After when sent, else from X-RateLimit-Limit and
+ * X-RateLimit-Usage (short window: the next :00/:15/:30/:45; daily: midnight UTC) by the server's Date.
+ */
+export function retryAfterSeconds(headers, now = Date.now()) {
+  const retry = Number(headers?.get("retry-after"));
+  if (Number.isFinite(retry) && retry > 0) return Math.ceil(retry);
+  const at = Date.parse(headers?.get("date") ?? "") || now;
+  const [shortLimit, longLimit] = (headers?.get("x-ratelimit-limit") ?? "").split(",").map(Number);
+  const [, long] = (headers?.get("x-ratelimit-usage") ?? "").split(",").map(Number);
+  const quarter = 15 * 60_000, day = 24 * 60 * 60_000;
+  const until = long > longLimit ? (Math.floor(at / day) + 1) * day : (Math.floor(at / quarter) + 1) * quarter;
+  return shortLimit ? Math.max(1, Math.ceil((until - at) / 1000)) : 60;
+}
+
+function plainMessage(status, body, headers) {
   const first = body?.errors?.[0];
+  if (rateLimited(status, body)) return `Too many requests, try again in ${retryAfterSeconds(headers)} s.`;
   if (status === 404) return "Not found: it may have been deleted or be private.";
   if (status === 403) return "You are not allowed to do that.";
-  if (status === 429) return "Too many requests right now; try again in a minute.";
   if (status === 401) return "Your session has ended; please sign in again.";
   if (status >= 500) return "The server had a problem; try again.";
   if (first) return `${body.message ?? "Error"}: ${first.resource ?? ""} ${first.field ?? ""} ${first.code ?? ""}`.trim();
@@ -57,7 +77,7 @@ export async function api(path, { method = "GET", body, form, retry = true } = {
   } catch {
     json = null;
   }
-  if (!res.ok) throw new ApiFailure(res.status, json);
+  if (!res.ok) throw new ApiFailure(res.status, json, res.headers);
   return json;
 }
 

@@ -58,14 +58,14 @@ async function clubs() {
   const box = document.getElementById("my-clubs");
   try {
     const [mine, challenges] = await Promise.all([api("/athlete/clubs"), api("/challenges/joined").catch(() => [])]);
-    box.replaceChildren(
+    box.replaceChildren(...[
       h("h2", { id: "clubs-title" }, "Your clubs"),
       mine.length
         ? h("ul", {}, mine.map((c) => h("li", {}, h("a", { href: `/clubs/${c.id}` }, c.name))))
         : h("p", { class: "muted" }, "You are in no club yet."),
       challenges.length ? h("h2", {}, "Your challenges") : null,
       challenges.length ? h("ul", { id: "my-challenges" }, challenges.map((c) => h("li", {}, h("a", { href: `/challenges/${c.id}` }, c.name)))) : null,
-    );
+    ].filter(Boolean)); // replaceChildren writes null as the text "null"
   } catch (error) {
     showFailure(box, error);
   }
