@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-export const ROOT = resolve(import.meta.dirname, "../..");
+export const ROOT = resolve(import.meta.dirname!, "../..");
 export const DENO = join(ROOT, "node_modules/.bin/deno");
 
 export interface DenoServer {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 
-const ROOT = resolve(import.meta.dirname, "../..");
+const ROOT = resolve(import.meta.dirname!, "../..");
 
 /** Permissively licensed device files copied into the project (see its SOURCES.md). */
 export const DEVICES = join(ROOT, "tests/fixtures/devices");

@@ -66,7 +66,7 @@ export interface UploadFile {
  */
 export async function uploadUntilReady(call: Api, token: string, file: UploadFile, fields: Record<string, string> = {}, kick?: () => void): Promise<number> {
   const form = new FormData();
-  form.set("file", new Blob([file.bytes]), file.name);
+  form.set("file", new Blob([file.bytes as BlobPart]), file.name);
   form.set("data_type", file.dataType);
   for (const [k, v] of Object.entries(fields)) form.set(k, v);
   const res = await call("POST", "/v3/uploads", { token, multipart: form });
