@@ -14,14 +14,16 @@ import { type AvatarSize, identiconPng } from "./identicon.ts";
 export function mountAvatars(app: Hono, platform: Platform) {
   app.get("/avatars/athletes/:id/:file", async (c) => {
     const id = Number(c.req.param("id"));
-    const size = ({ "large.png": "large", "medium.png": "medium" } as const)[c.req.param("file")];
+    const file = c.req.param("file");
+    // Own names only ("constructor" is not a size).
+    const size = file === "large.png" ? "large" : file === "medium.png" ? "medium" : undefined;
     const notFound = () => c.json({ message: "Record Not Found", errors: [{ resource: "Athlete", field: "id", code: "invalid" }] }, 404);
     if (!Number.isSafeInteger(id) || id <= 0 || !size) return notFound();
     if (!(await findAthlete(platform.db, id))) return notFound();
     const picture = await athletePicture(platform.db, id);
     const sha = picture ? (size === "large" ? picture.large : picture.medium) : null;
     const etag = `"${sha ?? `identicon-${id}-${size}`}"`;
-    const headers = { "content-type": "image/png", "cache-control": "public, max-age=60, must-revalidate", etag, "x-content-type-options": "nosniff" };
+    const headers = { "content-type": "image/png", "cache-control": "public, max-age=60, must-revalidate", etag };
     if (c.req.header("if-none-match") === etag) return c.body(null, 304, headers);
     const bytes = sha ? await getBlob(platform.db, sha) : undefined;
     return c.body((bytes ?? identiconPng(id, size as AvatarSize)) as Uint8Array<ArrayBuffer>, 200, headers);

@@ -101,7 +101,6 @@ export const activityPhotoRoutes = [
       const headers = {
         "cache-control": "private, max-age=31536000, immutable",
         etag: `"${rendition.sha256}"`,
-        "x-content-type-options": "nosniff",
       };
       if (c.req.header("if-none-match")?.split(",").some((t) => t.trim().replace(/^W\//, "") === headers.etag)) {
         return new Response(null, { status: 304, headers });

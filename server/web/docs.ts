@@ -24,7 +24,8 @@ const ASSETS: Record<string, string> = {
 const cache = new Map<string, Uint8Array>();
 
 function asset(name: string): Uint8Array | undefined {
-  if (!ASSETS[name]) return undefined;
+  // Own names only: "constructor" or "__proto__" is not an asset (Object.prototype's members).
+  if (!Object.hasOwn(ASSETS, name)) return undefined;
   let bytes = cache.get(name);
   if (!bytes) cache.set(name, bytes = new Uint8Array(readFileSync(fileURLToPath(new URL(`./docs-assets/${name}`, import.meta.url)))));
   return bytes;

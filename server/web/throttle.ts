@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import type { Platform } from "../platform.ts";
 
@@ -69,7 +70,12 @@ export class SignInThrottle {
   }
 }
 
-const pairKey = (address: string, email: string) => `${address}\n${email.trim().toLowerCase()}`;
+/**
+ * Keys hold the e-mail's sha-256, not the e-mail: a client chooses the e-mail (any length), and the
+ * table keeps up to MAX_ENTRIES keys, so its memory must not grow with what clients send.
+ */
+const pairKey = (address: string, email: string) =>
+  `${address}\n${createHash("sha256").update(email.trim().toLowerCase()).digest("base64")}`;
 const addressKey = (address: string) => `${address}\n*`;
 
 const throttles = new WeakMap<Platform, SignInThrottle>();

@@ -190,6 +190,10 @@ describe("security headers on every answer (issue 29 item 5)", () => {
     expect(see("GET /docs/assets/docs.css", await api("GET", "/docs/assets/docs.css")).status).toBe(200);
     expect(see("GET /heatmap-viewer/viewer.js", await api("GET", "/heatmap-viewer/viewer.js")).status).toBe(200);
     expect(see("GET /heatmap-viewer/nope.js (404)", await api("GET", "/heatmap-viewer/nope.js")).status).toBe(404);
+    // Names of Object.prototype's members are no assets either (the asset tables answered them with a 500).
+    for (const path of ["/heatmap-viewer/constructor", "/app/assets/constructor", "/docs/assets/__proto__", "/avatars/athletes/1/constructor"]) {
+      expect(see(`GET ${path} (404)`, await api("GET", path)).status).toBe(404);
+    }
     // A tile of a map that does not exist (a 404 thrown in the handler).
     expect(see("GET tile of an unknown map (404)", await api("GET", "/heatmaps/1/1/tiles/1/0/0.png")).status).toBe(404);
     expect(found).toEqual([]);

@@ -57,7 +57,8 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
 const cache = new Map<string, Uint8Array>();
 
 function asset(name: string): Uint8Array | undefined {
-  const spec = ASSETS[name];
+  // Own names only: "constructor" or "__proto__" is not an asset (Object.prototype's members).
+  const spec = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
   if (!spec) return undefined;
   let bytes = cache.get(name);
   if (!bytes) cache.set(name, bytes = new Uint8Array(readFileSync(spec.file())));
