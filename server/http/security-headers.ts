@@ -61,13 +61,23 @@ export function withSecurityHeaders(res: Response, policy?: PagePolicy): Respons
   }
 }
 
-/** The middleware: first in the app, so it sees every response the request ends with. */
+/**
+ * The middleware: first in the app, so it sees every response the request ends with. It writes
+ * on the response in place (assigning c.res would copy it: Hono's setter makes a new Response).
+ */
 export function securityHeaders(): MiddlewareHandler {
   return async (c, next) => {
     try {
       await next();
     } finally {
-      c.res = withSecurityHeaders(c.res, c.get(POLICY_KEY as never) as PagePolicy | undefined);
+      const headers = Object.entries(securityHeadersFor(c.get(POLICY_KEY as never) as PagePolicy | undefined));
+      try {
+        for (const [name, value] of headers) c.res.headers.set(name, value);
+      } catch {
+        // Immutable headers (a response passed through from fetch): answer a copy.
+        c.res = new Response(c.res.body, c.res);
+        for (const [name, value] of headers) c.res.headers.set(name, value);
+      }
     }
   };
 }
