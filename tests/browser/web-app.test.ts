@@ -207,7 +207,7 @@ describe("the web app", () => {
     await page.waitForSelector("#give-kudos");
     expect(await page.locator("#edit").count()).toBe(0); // not the owner: no edit form
     await page.click("#give-kudos");
-    await expect.poll(() => page.textContent("#kudos-count"), { timeout: 20_000 }).toBe("1 kudos");
+    await expect.poll(() => page.textContent("#kudos-count"), { timeout: 20_000 }).toBe("1 kudo");
     expect(await page.textContent("#give-kudos")).toBe("You gave kudos");
     await page.fill("#comment-text", "Strong ride, Ada!");
     await page.click("#comment-form button[type=submit]");
@@ -216,7 +216,7 @@ describe("the web app", () => {
     // The owner's page shows them.
     await ada.page.goto(`${server.url}/activities/${rideId}`);
     await ada.page.waitForSelector("#comments li");
-    expect(await ada.page.textContent("#kudos-count")).toBe("1 kudos");
+    expect(await ada.page.textContent("#kudos-count")).toBe("1 kudo");
     expect(await ada.page.textContent("#comments")).toContain("Eddy");
     expect(await ada.page.textContent("#comments")).toContain("Strong ride, Ada!");
   }, 90_000);
