@@ -8,6 +8,7 @@ import { deleteBlobs } from "../blobs.ts";
 import type { Platform } from "../platform.ts";
 import { hashPassword, verifyPassword } from "../security.ts";
 import { forgetSegmentIndex } from "../segments/segment-index.ts";
+import { forgetAthleteInOutbox } from "../webhooks/erasure.ts";
 import { endSessions, revokeTokensOfSessions } from "../web/session-tokens.ts";
 import { passwordCostOf } from "./athletes.ts";
 
@@ -87,6 +88,7 @@ export async function completeErasure(platform: Platform, athleteId: number): Pr
     forgetSegmentIndex(platform.db);
     await platform.projections.replay();
     tokenReadModelChanged();
+    await forgetAthleteInOutbox(platform.db, athleteId);
   }
   return total;
 }
