@@ -8,8 +8,10 @@ import { describe, expect, it } from "vitest";
  * markup — innerHTML and its kin, Leaflet's tooltips, popups and attribution (a string is HTML to
  * Leaflet), dangerouslySetInnerHTML, hono's raw/html, and HTML built in template literals on the
  * server — may only be given a constant, text made safe on the spot (escapeHtml for server HTML,
- * textNode() of app.js for Leaflet), or one of the few reviewed expressions below. Found with the
- * TypeScript parser (not a regex) in the web app's scripts and the server's page code.
+ * textNode() of app.js for Leaflet), or one of the few reviewed expressions below. Addresses (href,
+ * src, action, location.assign) must stay on this origin ("/…", "#…", a pathname, avatarSrc), so no
+ * user-given "javascript:" link. Found with the TypeScript parser (not a regex) in the web app's
+ * scripts and the server's page code.
  */
 const ROOT = resolve(import.meta.dirname!, "../..");
 const SCANNED = ["server/web"];
@@ -36,6 +38,9 @@ const HTML_CALLS: Record<string, number> = {
 };
 /** Object properties whose string value becomes HTML (Leaflet's attribution and divIcon, React/hono's __html). */
 const HTML_OPTIONS = new Set(["attribution", "html", "__html"]);
+/** Attributes and properties that take an address (a "javascript:" one runs script). */
+const URL_NAMES = new Set(["href", "src", "action", "formaction"]);
+
 /** Calls that make their argument safe for where it goes. */
 const SAFE_CALLS = new Set(["escapeHtml", "escape", "textNode"]);
 
@@ -47,6 +52,7 @@ const REVIEWED: { file: string; text: string; why: string }[] = [
   { file: "server/web/app/assets/map.js", text: "config.tiles.attribution", why: "the operator's MAP_TILE_ATTRIBUTION (HTML by design: a link to the tiles' licence)" },
   { file: "server/web/heatmap-viewer/viewer.js", text: "config.baseMapAttribution || \"\"", why: "the operator's HEATMAP_BASEMAP_ATTRIBUTION" },
   { file: "server/web/heatmap-viewer/viewer.js", text: "\"Heatmap: \" + config.activitiesCount + \" public activities\"", why: "a count (a number in the server's JSON)" },
+  { file: "server/web/app/assets/route.js", text: "url", why: "a blob: address from URL.createObjectURL of the export just fetched" },
   { file: "server/web/app/shell.ts", text: "tiles.attribution", why: "the operator's MAP_TILE_ATTRIBUTION, into the page's JSON config for map.js" },
   { file: "server/web/heatmaps.ts", text: "process.env.HEATMAP_BASEMAP_ATTRIBUTION ?? \"\"", why: "the operator's HEATMAP_BASEMAP_ATTRIBUTION" },
   { file: "server/web/app/shell.ts", text: "nav", why: "the navigation built above from constants and escapeHtml" },
@@ -131,6 +137,21 @@ export function markupSinks(source: string, fileName = "x.ts"): Sink[] {
     return false;
   };
 
+  /** An address on this origin: "/…", "#…", "?…" (a literal or a template starting so), a pathname, avatarSrc(…). */
+  const safeUrl = (e: ts.Expression): boolean => {
+    if (ts.isParenthesizedExpression(e)) return safeUrl(e.expression);
+    if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return !/^\s*(javascript|data|vbscript):/i.test(e.text);
+    if (ts.isTemplateExpression(e)) {
+      if (e.head.text) return /^[/#?](?!\/)/.test(e.head.text) || e.head.text === "/";
+      return safeUrl(e.templateSpans[0].expression) && /^[?#]/.test(e.templateSpans[0].literal.text);
+    }
+    if (ts.isPropertyAccessExpression(e) && e.name.text === "pathname") return true;
+    if (ts.isCallExpression(e) && ts.isIdentifier(e.expression) && e.expression.text === "avatarSrc") return true;
+    if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) return safeUrl(e.left) && safeUrl(e.right);
+    if (ts.isConditionalExpression(e)) return safeUrl(e.whenTrue) && safeUrl(e.whenFalse);
+    return false;
+  };
+
   const found: Sink[] = [];
   const report = (node: ts.Node, value: ts.Node) => {
     const { line } = file.getLineAndCharacterOfPosition(node.getStart());
@@ -168,6 +189,18 @@ export function markupSinks(source: string, fileName = "x.ts"): Sink[] {
         for (const span of node.templateSpans) if (!safe(span.expression)) report(span, span.expression);
       }
     }
+    // Addresses: { href: value } (h() and friends), <a href={value}>, el.src = value, location.assign(value).
+    if (ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) && URL_NAMES.has(node.name.text)) {
+      if (!safeUrl(node.initializer)) report(node, node.initializer);
+    }
+    if (ts.isJsxAttribute(node) && URL_NAMES.has(node.name.getText()) && node.initializer) {
+      const value = ts.isJsxExpression(node.initializer) ? node.initializer.expression : node.initializer;
+      if (value && !safeUrl(value)) report(node, value);
+    }
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) &&
+      URL_NAMES.has(node.left.name.text) && !safeUrl(node.right)) report(node, node.right);
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.expression.getText() === "location" &&
+      ["assign", "replace"].includes(node.expression.name.text) && node.arguments[0] && !safeUrl(node.arguments[0])) report(node, node.arguments[0]);
     ts.forEachChild(node, visit);
   };
   visit(file);
@@ -191,9 +224,15 @@ describe("user text reaches pages as text: no raw-HTML sink takes anything but a
       "const page = `<h1>${segment.name}</h1>`;",
       "const p = html`<p>${name}</p>`;",
       "raw(description);",
+      "h('a', { href: app.website }, 'site');",
+      "h('a', { href: `${athlete.url}/x` }, 'x');",
+      "img.src = photo.url;",
+      "location.assign(next);",
+      "h('a', { href: 'javascript:alert(1)' });",
     ];
     for (const source of planted) expect(markupSinks(source, "planted.js"), source).toHaveLength(1);
     expect(markupSinks("const x = <style dangerouslySetInnerHTML={{ __html: css }} />;", "planted.tsx")).toHaveLength(1);
+    expect(markupSinks("const x = <a href={row.website}>site</a>;", "planted.tsx")).toHaveLength(1);
 
     const fine = [
       "el.innerHTML = '';",
@@ -202,9 +241,12 @@ describe("user text reaches pages as text: no raw-HTML sink takes anything but a
       "const page = `<h1>${escapeHtml(segment.name)}</h1><p>${mine ? 'yours' : 'theirs'}</p>`;",
       "const label = `Route of ${a.name}`; el.textContent = s.name; h('li', {}, comment.text);",
       "stream.write(chunk); document.title = `${seg.name} · Fitness Platform`;",
+      "h('a', { href: `/athletes/${a.id}` }); h('a', { href: '#edit' }); h('img', { src: avatarSrc(p.profile) ?? '' });",
+      "img.src = `${avatarSrc(me.profile)}?v=${Date.now()}`; location.assign(`/segments/${s.id}`); h('a', { href: new URL(m.web_url).pathname });",
     ];
     for (const source of fine) expect(markupSinks(source, "fine.js"), source).toEqual([]);
     expect(markupSinks("const CSS = `a{}`; const x = <style dangerouslySetInnerHTML={{ __html: CSS }} />;", "fine.tsx")).toEqual([]);
+    expect(markupSinks("const x = <a href={`/settings/import/${r.id}`}>{r.fileName}</a>;", "fine.tsx")).toEqual([]);
   });
 
   it("none in the web app's scripts and the server's pages but the reviewed ones", () => {
