@@ -35,7 +35,7 @@ function stravalib(method: string, path: string, token: string, params: Record<s
   let multipart: FormData | undefined;
   if (file) {
     multipart = new FormData();
-    multipart.set("file", new Blob([file.bytes]), file.name);
+    multipart.set("file", new Blob([new Uint8Array(file.bytes)]), file.name);
   }
   return s.call(method, `/api/v3/${path.replace(/^\//, "")}`, { query, multipart });
 }
