@@ -88,7 +88,9 @@ describe("pagination extremes on every paginated route", () => {
   it("in-range extremes (the last page, the largest per_page, both): a valid answer, an empty page far out", async () => {
     const failures: string[] = [];
     for (const route of paginated()) {
-      const cases = [{ page: String(MAX_PAGE), per_page: String(MAX_PER_PAGE) }, { page: "1", per_page: String(MAX_PER_PAGE) }, { page: String(MAX_PAGE) }, { per_page: "1" }];
+      const cases: Record<string, string>[] = [
+        { page: String(MAX_PAGE), per_page: String(MAX_PER_PAGE) }, { page: "1", per_page: String(MAX_PER_PAGE) }, { page: String(MAX_PAGE) }, { per_page: "1" },
+      ];
       for (const extreme of cases) {
         const res = await s.call("GET", route.path, { token: s.people.Ann.token, query: { ...route.query, ...extreme } });
         const label = `${route.path}?${new URLSearchParams(extreme)}: ${res.status} ${res.text.slice(0, 200)}`;
