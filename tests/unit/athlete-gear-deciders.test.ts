@@ -1,6 +1,12 @@
 import { describe, it } from "vitest";
 import { athleteDecider } from "../../events/athlete/decide.ts";
-import { athletePasswordRehashed, athleteProfileUpdated, athleteRegistered } from "../../events/athlete/events.ts";
+import {
+  athleteErased,
+  athletePasswordChanged,
+  athletePasswordRehashed,
+  athleteProfileUpdated,
+  athleteRegistered,
+} from "../../events/athlete/events.ts";
 import { gearDecider } from "../../events/gear/decide.ts";
 import { gearAdded } from "../../events/gear/events.ts";
 import { given } from "../helpers/decider.ts";
@@ -34,6 +40,22 @@ describe("athlete decider (given events / when command / then events or error)",
     given(athleteDecider, [registered]).when({ type: "rehashPassword", athleteId: 7, passwordHash: "scrypt$y" })
       .then([athletePasswordRehashed.create({ athleteId: 7, passwordHash: "scrypt$y" })]);
     given(athleteDecider, []).when({ type: "rehashPassword", athleteId: 7, passwordHash: "scrypt$y" }).thenError("not_found", "invalid");
+  });
+
+  it("changes the password of an existing athlete (8 characters at least); erases an account once, and nothing after", () => {
+    given(athleteDecider, [registered]).when({ type: "changePassword", athleteId: 7, passwordHash: "scrypt$z", passwordLength: 8 })
+      .then([athletePasswordChanged.create({ athleteId: 7, passwordHash: "scrypt$z" })]);
+    given(athleteDecider, [registered]).when({ type: "changePassword", athleteId: 7, passwordHash: "scrypt$z", passwordLength: 7 })
+      .thenError("invalid", "too short");
+    given(athleteDecider, []).when({ type: "changePassword", athleteId: 7, passwordHash: "scrypt$z", passwordLength: 9 })
+      .thenError("not_found", "invalid");
+    const erased = athleteErased.create({ athleteId: 7 });
+    given(athleteDecider, [registered]).when({ type: "erase", athleteId: 7 }).then([erased]);
+    given(athleteDecider, [registered, erased]).when({ type: "erase", athleteId: 7 }).thenError("not_found", "invalid");
+    given(athleteDecider, [registered, erased]).when({ type: "changePassword", athleteId: 7, passwordHash: "scrypt$z", passwordLength: 9 })
+      .thenError("not_found", "invalid");
+    given(athleteDecider, [registered, erased]).when({ type: "updateProfile", athleteId: 7, changes: { city: "Turin" } })
+      .thenError("not_found", "invalid");
   });
 });
 
