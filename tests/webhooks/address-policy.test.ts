@@ -1,5 +1,9 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type Address,
@@ -12,6 +16,7 @@ import {
   type Resolver,
 } from "../../server/webhooks/address-policy.ts";
 import { callbackRequest } from "../../server/webhooks/outbound.ts";
+import { DENO, ROOT } from "../helpers/deno.ts";
 
 describe("address parsing", () => {
   it.each([
@@ -228,4 +233,50 @@ describe("callbackRequest: redirects and pinning", () => {
     expect(answer).toMatchObject({ kind: "answered", status: 200 });
     expect(JSON.parse((answer as { body: string }).body)).toEqual({ host: `hooks.invalid:${port}` });
   });
+});
+
+describe("callbackRequest over https on Deno (as shipped)", () => {
+  it("connects to the checked address while TLS verifies the callback's name", () => {
+    const dir = mkdtempSync(join(tmpdir(), "fitness-callback-tls-"));
+    try {
+      execFileSync("openssl", [
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1",
+        "-subj", "/CN=hooks.test", "-addext", "subjectAltName=DNS:hooks.test",
+      ], { stdio: "ignore" });
+      const script = join(dir, "check.ts");
+      writeFileSync(script, `
+import https from "node:https";
+import { readFileSync } from "node:fs";
+import { callbackRequest } from ${JSON.stringify(join(ROOT, "server/webhooks/outbound.ts"))};
+const server = https.createServer({ key: readFileSync(${JSON.stringify(join(dir, "key.pem"))}), cert: readFileSync(${JSON.stringify(join(dir, "cert.pem"))}) },
+  (req, res) => res.end(JSON.stringify({ host: req.headers.host })));
+await new Promise((r) => server.listen(0, "127.0.0.1", () => r(undefined)));
+const port = server.address().port;
+// Neither name resolves through the system: only the policy's resolver knows them.
+const resolve = async () => [{ address: "127.0.0.1", family: 4 }];
+const out = {};
+for (const name of ["hooks.test", "other.test"]) {
+  out[name] = await callbackRequest({ method: "GET", url: "https://" + name + ":" + port + "/cb" }, { policy: { allowPrivate: true, resolve }, timeoutMs: 5000 });
+}
+out.refused = await callbackRequest({ method: "GET", url: "https://hooks.test:" + port + "/cb" }, { policy: { allowPrivate: false, resolve }, timeoutMs: 5000 });
+server.close();
+console.log(JSON.stringify(out));
+`);
+      const run = spawnSync(DENO, ["run", "-A", "--no-lock", script], {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: "1", NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(run.status, run.stderr).toBe(0);
+      const out = JSON.parse(run.stdout.trim().split("\n").at(-1)!);
+      expect(out["hooks.test"]).toMatchObject({ kind: "answered", status: 200 });
+      expect(JSON.parse(out["hooks.test"].body).host).toMatch(/^hooks\.test:\d+$/);
+      // Same address, another name: the certificate does not match, so nothing is sent.
+      expect(out["other.test"]).toMatchObject({ kind: "failed", error: expect.stringMatching(/altnames|certificate/i) });
+      expect(out.refused).toMatchObject({ kind: "refused", reason: "private address" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
