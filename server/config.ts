@@ -130,8 +130,7 @@ function flagEnv(name: string, fallback: boolean): boolean {
 }
 
 /** 1/0 (true/false), or a comma-separated list of address ranges (a.b.c.d/n, x::/n, or single addresses). */
-function allowPrivateEnv(name: string): boolean | string[] {
-  const raw = env(name);
+function allowPrivateEnv(name: string, raw: string | undefined): boolean | string[] {
   if (raw === undefined || raw === "0" || raw === "false") return false;
   if (raw === "1" || raw === "true") return true;
   const ranges = raw.split(",").map((r) => r.trim()).filter((r) => r !== "");
@@ -186,7 +185,7 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     deriveWorkers: intEnv("DERIVE_WORKERS", defaultDeriveWorkers(), 64),
     webhookAttempts: Math.max(1, intEnv("WEBHOOK_ATTEMPTS", 3)),
     webhookRetryMs: intEnv("WEBHOOK_RETRY_MS", 10_000),
-    webhooksAllowPrivate: allowPrivateEnv("WEBHOOKS_ALLOW_PRIVATE"),
+    webhooksAllowPrivate: allowPrivateEnv("WEBHOOKS_ALLOW_PRIVATE", env("WEBHOOKS_ALLOW_PRIVATE")),
     logFormat: logFormatEnv(quiet),
     loopStallMs: intEnv("LOG_LOOP_STALLS_MS", 0, 60_000),
     metricsToken: env("METRICS_TOKEN"),

@@ -34,7 +34,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("configuration", () => {
   it("a value the server cannot use is one clear line naming the setting, exit code 2, no stack trace", async () => {
-    for (const [name, value] of [["PORT", "undefined"], ["PORT", "70000"], ["LOG_FORMAT", "xml"], ["DATABASE_URL", "mysql://x"], ["SEED_DEMO", "maybe"]]) {
+    for (const [name, value] of [["PORT", "undefined"], ["PORT", "70000"], ["LOG_FORMAT", "xml"], ["DATABASE_URL", "mysql://x"], ["SEED_DEMO", "maybe"], ["WEBHOOKS_ALLOW_PRIVATE", "yes"], ["WEBHOOKS_ALLOW_PRIVATE", "10.0.0.0/33"]]) {
       const run = await runServer([], { [name]: value });
       expect(run.code, `${name}=${value}`).toBe(2);
       const lines = run.stderr.trim().split("\n");
