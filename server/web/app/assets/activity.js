@@ -1,5 +1,5 @@
 // One activity: map, charts with a cursor linked to the map, stats, splits, laps, efforts, social, edit.
-import { api, config, dateText, duration, h, isPaceSport, km, meters, ready, showFailure, speedText } from "./app.js";
+import { api, config, dateText, distanceText, duration, h, isPaceSport, isStepSport, isSwim, km, kudosText, localDateText, meters, paceMeters, readableName, ready, showFailure, speedText } from "./app.js";
 import { baseMap } from "./map.js";
 
 const id = config.activityId;
@@ -18,7 +18,7 @@ function header(a) {
     h("div", {},
       h("h1", { id: "title" }, a.name || "Untitled activity"),
       h("p", { class: "muted" }, config.ownerName ? [h("a", { href: `/athletes/${config.ownerId}`, id: "owner" }, config.ownerName), " · "] : null,
-        `${a.type} · ${dateText(a.start_date_local ?? a.start_date)}${a.private ? " · Only you can see it" : ""}`),
+        `${readableName(a.sport_type ?? a.type)} · ${dateText(a.start_date_local ?? a.start_date)}${a.private ? " · Only you can see it" : ""}`),
       a.description ? h("p", { id: "description" }, a.description) : null,
     ),
     mine ? h("div", { class: "actions" },
@@ -49,19 +49,30 @@ function summary(a) {
   const pace = isPaceSport(a.type);
   return h("section", { class: "card", "aria-label": "Summary" },
     h("dl", { class: "stats", id: "summary" },
-      stat("Distance", km(a.distance ?? 0)),
+      stat("Distance", distanceText(a.distance, a.type)),
       stat("Moving time", duration(a.moving_time)),
       stat("Elapsed time", duration(a.elapsed_time)),
       stat("Elevation gain", meters(a.total_elevation_gain)),
       stat(pace ? "Avg pace" : "Avg speed", speedText(a.average_speed, a.type)),
       stat(pace ? "Best pace" : "Max speed", speedText(a.max_speed, a.type)),
       a.has_heartrate || a.average_heartrate ? stat("Avg heart rate", `${Math.round(a.average_heartrate)} bpm`) : null,
-      a.average_watts ? stat("Avg power", `${Math.round(a.average_watts)} W`) : null,
-      a.average_cadence ? stat("Avg cadence", `${Math.round(a.average_cadence)}`) : null,
-      a.calories ? stat("Calories", `${Math.round(a.calories)}`) : null,
+      a.average_watts ? stat(a.device_watts === false ? "Avg power (estimated)" : "Avg power", `${Math.round(a.average_watts)} W`) : null,
+      a.average_cadence ? stat("Avg cadence", cadenceText(a.average_cadence, a.type)) : null,
+      a.calories ? stat("Calories", `${Math.round(a.calories).toLocaleString("en")} kcal`) : null,
       a.gear ? stat("Gear", a.gear.name ?? a.gear.id) : null,
     ),
   );
+}
+
+/** Cadence in its sport's unit: steps/min for runs (the API counts one foot), strokes/min for swims and rowing, rpm otherwise. */
+function cadenceText(value, type) {
+  return `${Math.round(isStepSport(type) ? value * 2 : value)} ${cadenceUnit(type)}`;
+}
+
+function cadenceUnit(type) {
+  if (isStepSport(type)) return "steps/min";
+  if (isSwim(type) || /Row/.test(type ?? "")) return "strokes/min";
+  return "rpm";
 }
 
 function table(caption, head, rows, id) {
@@ -89,7 +100,7 @@ function tables(a) {
     table("Splits (km)", ["Km", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Elev"],
       (a.splits_metric ?? []).map((s) => [String(s.split), km(s.distance), duration(s.moving_time), speedText(s.average_speed, type), meters(s.elevation_difference)]), "splits"),
     table("Laps", ["Lap", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Avg HR"],
-      (a.laps ?? []).map((l) => [String(l.lap_index ?? l.name), km(l.distance), duration(l.moving_time), speedText(l.average_speed, type), l.average_heartrate ? `${Math.round(l.average_heartrate)}` : "—"]), "laps"),
+      (a.laps ?? []).map((l) => [String(l.lap_index ?? l.name), distanceText(l.distance, type), duration(l.moving_time), speedText(l.average_speed, type), l.average_heartrate ? `${Math.round(l.average_heartrate)}` : "—"]), "laps"),
     table("Segment efforts", ["Segment", "Time", "Distance", "Achievements"],
       (a.segment_efforts ?? []).map((e) => [h("a", { href: `/segments/${e.segment?.id}` }, e.name ?? e.segment?.name ?? "Segment"), duration(e.elapsed_time), km(e.distance), achievements(e)]), "efforts"),
     table("Best efforts", ["Distance", "Time", "Achievements"],
@@ -150,9 +161,15 @@ function drawCharts(s) {
     if (!data || !data.some((v) => v !== null && v !== 0)) continue;
     let values = data, label = chart.label;
     if (chart.key === "velocity_smooth") {
-      values = pace ? data.map((v) => (v > 0.5 ? 1000 / v / 60 : null)) : data.map((v) => v * 3.6);
-      label = pace ? "Pace (min/km)" : "Speed (km/h)";
+      const unit = paceMeters(activity.type), slow = isSwim(activity.type) ? 0.2 : 0.5;
+      values = pace ? data.map((v) => (v > slow ? unit / v / 60 : null)) : data.map((v) => v * 3.6);
+      label = pace ? `Pace (min/${isSwim(activity.type) ? "100 m" : "km"})` : "Speed (km/h)";
     }
+    if (chart.key === "cadence") {
+      if (isStepSport(activity.type)) values = data.map((v) => (v === null ? null : v * 2));
+      label = `Cadence (${cadenceUnit(activity.type)})`;
+    }
+    if (chart.key === "watts" && activity.device_watts === false) label = "Power (W, estimated)";
     const holder = h("figure", { class: "chart", "data-chart": chart.key }, h("h3", {}, label));
     box.append(holder);
     const plot = new window.uPlot({
@@ -200,8 +217,6 @@ async function loadStreams(resolution) {
  * (201, or 409 when given meanwhile elsewhere) adds this viewer's one to that count, once.
  */
 let kudos = null;
-
-const kudosText = (n) => `${n} ${n === 1 ? "kudo" : "kudos"}`;
 
 async function social(a) {
   const box = document.getElementById("social");
@@ -258,7 +273,7 @@ async function social(a) {
     h("ol", { id: "comments", class: "feed-list" }, comments.map((c) =>
       h("li", { class: "comment" },
         h("span", { class: "who" }, `${c.athlete?.firstname ?? "Athlete"} ${c.athlete?.lastname ?? ""}`.trim()), " ",
-        h("span", { class: "muted" }, dateText(c.created_at)),
+        h("span", { class: "muted" }, localDateText(c.created_at)),
         h("p", { style: "margin:.2rem 0 0" }, c.text)))),
     form,
   );
@@ -280,7 +295,7 @@ async function editForm(a) {
   const form = h("form", { class: "stack", id: "edit-form" },
     h("div", { class: "row" },
       field("edit-name", "Name", h("input", { type: "text", id: "edit-name", value: a.name ?? "", required: true, maxlength: 255 })),
-      field("edit-type", "Type", h("select", { id: "edit-type" }, types.map((t) => h("option", { value: t, selected: t === a.type }, t)))),
+      field("edit-type", "Type", h("select", { id: "edit-type" }, types.map((t) => h("option", { value: t, selected: t === a.type }, readableName(t))))),
       field("edit-gear", "Gear", h("select", { id: "edit-gear" },
         h("option", { value: "none" }, "No gear"),
         gear.map((g) => h("option", { value: g.id, selected: g.id === a.gear_id }, g.name ?? g.id)))),

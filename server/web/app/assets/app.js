@@ -130,20 +130,47 @@ export function duration(s) {
 
 export const meters = (m) => `${Math.round(m ?? 0).toLocaleString("en")} m`;
 
-/** Pace (min/km) for runs and walks, speed (km/h) otherwise. */
+/** Swims are measured in metres and paced per 100 m. */
+export const isSwim = (type) => /Swim/.test(type ?? "");
+
+/** A distance in the sport's unit: metres for swims, kilometres otherwise. */
+export const distanceText = (m, type) => (isSwim(type) ? meters(m) : km(m ?? 0));
+
+/** Pace for runs, walks and hikes (min/km) and swims (min/100 m), speed (km/h) otherwise. */
 export function isPaceSport(type) {
-  return /Run|Walk|Hike/.test(type ?? "");
+  return /Run|Walk|Hike|Swim/.test(type ?? "");
 }
+
+/** Metres per pace unit: 100 for swims, 1,000 otherwise. */
+export const paceMeters = (type) => (isSwim(type) ? 100 : 1000);
 
 export function speedText(mps, type) {
   if (!mps) return "—";
-  if (isPaceSport(type)) return `${duration(1000 / mps)} /km`;
+  if (isPaceSport(type)) return `${duration(paceMeters(type) / mps)} ${isSwim(type) ? "/100 m" : "/km"}`;
   return `${(mps * 3.6).toFixed(1)} km/h`;
 }
+
+/** Steps per minute for runs, walks and hikes (the API's cadence counts one foot), else as given. */
+export const isStepSport = (type) => /Run|Walk|Hike/.test(type ?? "");
+
+/** An enum of the API in words: "VirtualRide" → "Virtual ride", "CumulativeChallenge" → "Cumulative challenge". */
+export function readableName(name) {
+  const words = String(name ?? "").match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g);
+  if (!words) return String(name ?? "");
+  const text = words.map((w, i) => (i && w.length > 1 && w !== w.toUpperCase() ? w.toLowerCase() : w)).join(" ");
+  return text.replace(/^E (?=[a-z])/, "E-");
+}
+
+export const kudosText = (n) => `${n ?? 0} ${n === 1 ? "kudo" : "kudos"}`;
 
 export function dateText(iso) {
   const d = new Date(iso);
   return d.toLocaleString("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+}
+
+/** A moment (an ISO time in UTC, e.g. a comment's created_at) in the viewer's own time zone. */
+export function localDateText(iso) {
+  return new Date(iso).toLocaleString("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
 }
 
 /** Decodes a Google encoded polyline into [lat, lng] pairs. */
@@ -243,16 +270,16 @@ export function activityEntry(a, { showAthlete = true } = {}) {
   return h("li", { class: "card entry", dataset: { activity: a.id, athlete: a.athlete?.id ?? "" } },
     h("div", {},
       who,
-      h("p", { class: "meta" }, `${a.sport_type ?? a.type} · ${when}${a.private ? " · Only you" : ""}`),
+      h("p", { class: "meta" }, `${readableName(a.sport_type ?? a.type)} · ${when}${a.private ? " · Only you" : ""}`),
       h("h2", {}, h("a", { href: `/activities/${a.id}` }, a.name || "Untitled activity")),
       h("dl", { class: "stats" },
-        h("div", {}, h("dt", {}, "Distance"), h("dd", {}, km(a.distance ?? 0))),
+        h("div", {}, h("dt", {}, "Distance"), h("dd", {}, distanceText(a.distance, a.type))),
         h("div", {}, h("dt", {}, "Time"), h("dd", {}, duration(a.moving_time))),
         h("div", {}, h("dt", {}, "Elevation"), h("dd", {}, meters(a.total_elevation_gain))),
         h("div", {}, h("dt", {}, isPaceSport(a.type) ? "Pace" : "Speed"), h("dd", {}, speedText(a.average_speed, a.type))),
       ),
       a.kudos_count || a.comment_count
-        ? h("p", { class: "meta" }, `${a.kudos_count} kudos · ${a.comment_count} ${a.comment_count === 1 ? "comment" : "comments"}`)
+        ? h("p", { class: "meta" }, `${kudosText(a.kudos_count)} · ${a.comment_count} ${a.comment_count === 1 ? "comment" : "comments"}`)
         : null,
     ),
     routeThumb(a.map?.summary_polyline, `Route of ${a.name}`),

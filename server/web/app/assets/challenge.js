@@ -1,5 +1,5 @@
 // A challenge: details, progress, leaderboard, join / leave.
-import { api, config, h, km, membershipButton, ready, showFailure } from "./app.js";
+import { api, config, h, km, membershipButton, readableName, ready, showFailure } from "./app.js";
 
 const id = config.challengeId;
 const root = document.getElementById("challenge");
@@ -22,7 +22,7 @@ async function render() {
   root.replaceChildren(
     h("div", { class: "activity-head" },
       h("div", {}, h("h1", { id: "title" }, c.name),
-        h("p", { class: "muted" }, [c.type, c.start_date?.slice(0, 10) && `${c.start_date.slice(0, 10)} – ${(c.end_date ?? "").slice(0, 10)}`].filter(Boolean).join(" · ")),
+        h("p", { class: "muted" }, [c.type && readableName(c.type), c.start_date?.slice(0, 10) && `${c.start_date.slice(0, 10)} – ${(c.end_date ?? "").slice(0, 10)}`].filter(Boolean).join(" · ")),
         c.description ? h("p", {}, c.description) : null),
       h("div", { class: "actions" }, button, h("span", { id: "joined", role: "status" }, c.joined ? "You joined." : ""))),
     h("section", { class: "card", "aria-labelledby": "board-title" }, h("h2", { id: "board-title" }, "Leaderboard"),
