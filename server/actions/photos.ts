@@ -88,7 +88,9 @@ export async function addNativePhoto(
   }
   const renditions = [];
   for (const r of made) {
-    renditions.push({ size: r.size, width: r.width, height: r.height, sha256: await putBlob(platform.db, r.bytes), contentType: r.contentType });
+    // A large rendition (the original) is a file blob, not bytes pushed through the database on the event loop.
+    const sha256 = await putBlob(platform.db, r.bytes, { file: true });
+    renditions.push({ size: r.size, width: r.width, height: r.height, sha256, contentType: r.contentType });
   }
   const uniqueId = randomUUID().toUpperCase();
   await handleCommand(platform.store, activityStream(input.activityId), activityDecider, {

@@ -27,7 +27,7 @@ export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_IMAGE_PIXELS = 24_000_000;
 
 /** Most working memory a decode may be estimated to need (bytes); see the estimates below. */
-export const MAX_DECODE_BYTES = 176 * 1024 * 1024;
+export const MAX_DECODE_BYTES = 164 * 1024 * 1024;
 
 /** What the header says. */
 export interface ImageHeader {
@@ -60,10 +60,11 @@ function png(b: Uint8Array): ImageHeader | undefined | null {
   const depths = colorType === 0 ? [1, 2, 4, 8, 16] : colorType === 3 ? [1, 2, 4, 8] : [8, 16];
   if (!channels || !depths.includes(depth)) return null;
   const pixels = width * height;
-  // Inflated rows (+1 filter byte each), held twice while fast-png inflates and unfilters, then the
-  // RGBA the pixels are expanded to (and the RGB of a palette image on the way).
+  // Inflated rows (+1 filter byte each) three times over (inflated in chunks, joined, unfiltered:
+  // a collection may not come in between), then the RGBA the pixels are expanded to (and the RGB
+  // of a palette image on the way).
   const raw = height * (Math.ceil((width * channels * depth) / 8) + 1);
-  const decodeBytes = 2 * raw + pixels * 4 + (colorType === 3 ? pixels * 4 : 0);
+  const decodeBytes = 3 * raw + pixels * 4 + (colorType === 3 ? pixels * 4 : 0);
   return { contentType: "image/png", width, height, pixels, decodeBytes };
 }
 
@@ -99,12 +100,11 @@ function jpeg(b: Uint8Array): ImageHeader | undefined | null {
       const maxH = Math.max(...sampling.map((s) => s.h)), maxV = Math.max(...sampling.map((s) => s.v));
       const mcusPerLine = Math.ceil(width / 8 / maxH), mcusPerColumn = Math.ceil(height / 8 / maxV);
       // The decoder (jpeg-decode.js) keeps every coefficient of every component (2 bytes each, over
-      // whole MCUs) and builds each component's samples (1 byte) before a collection frees them;
-      // then samples and RGB of the whole image; then RGB and RGBA.
+      // whole MCUs), writes the samples over them, then the RGBA output (CMYK: CMYK, then RGBA).
       let samples = 0;
       for (const s of sampling) samples += mcusPerLine * s.h * 8 * mcusPerColumn * s.v * 8;
       const pixels = width * height;
-      const decodeBytes = Math.max(3 * samples, samples + 3 * pixels, 7 * pixels);
+      const decodeBytes = 2 * samples + (count === 4 ? 7 : 4) * pixels;
       return { contentType: "image/jpeg", width, height, pixels, decodeBytes };
     }
     i += 2 + length;

@@ -2,17 +2,30 @@
  * Entry point of an image worker (a Web Worker on Deno, a worker_threads thread on Node): decodes
  * and resizes one image per message, off the server's event loop. See pool.ts.
  */
-import { readlinkSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { makeRenditions } from "../activities/renditions.ts";
 import { avatarRenditions } from "../avatars/renditions.ts";
 import type { ImageReply, ImageRequest } from "./pool.ts";
 
-/** Background work, as the derive workers' (see derive-worker.ts): nice 10 (Linux; else left as is). */
+/**
+ * Background work, as the derive workers' (see derive-worker.ts): this thread, and V8's helper
+ * threads that collect its garbage (a 17 MP decode leaves ~170 MB of it), run at nice 10, so the
+ * event loop gets a busy core first (Linux; elsewhere, or when refused, they stay as they are).
+ */
+const IMAGE_THREAD_NICE = 10;
+const V8_HELPER = "V8 DefaultWorke"; // the kernel keeps 15 characters of a thread's name
 try {
-  const tid = Number(readlinkSync("/proc/thread-self").split("/")[2]);
-  if (tid > 0) setPriority(tid, 10);
+  const [pid, , tid] = readlinkSync("/proc/thread-self").split("/");
+  if (Number(tid) > 0) setPriority(Number(tid), IMAGE_THREAD_NICE);
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      if (readFileSync(`/proc/${pid}/task/${thread}/comm`, "utf8").startsWith(V8_HELPER)) setPriority(Number(thread), IMAGE_THREAD_NICE);
+    } catch {
+      // The thread has ended.
+    }
+  }
 } catch {
   // Not Linux, or not allowed.
 }

@@ -7,8 +7,9 @@
  *  - a component's coefficients live in one Int16Array (2 bytes each), not one Int32Array(64)
  *    object per 8 x 8 block (256 bytes + ~150 of object each: 37 bytes per pixel of a 4:4:4
  *    image became ~7);
- *  - a component's coefficients are dropped once its samples are built; the samples are dropped
- *    once interleaved, before the output is allocated;
+ *  - a component's samples are written over its coefficients (its lines are views of that
+ *    buffer), and straight from there to the RGBA output (one or three components), not to RGB
+ *    then copied: a decode allocates 2 bytes per sample and the output, nothing more;
  *  - the input is not copied; the output is always a Uint8Array (no Buffer: Deno and Node alike).
  */
 /* -*- tab-width: 2; indent-tabs-mode: nil; c-basic-offset: 2 -*- /
@@ -539,15 +540,20 @@ var JpegImage = (function jpegImage() {
       }
     }
 
-    requestMemoryAllocation(samplesPerLine * blocksPerColumn * 8);
-
+    // The samples are written over the coefficients, in place: a component's lines are views of its
+    // coefficient buffer (they take at most half of it). Line bytes of block row r ≥ 1 lie over
+    // coefficients of rows before r, consumed already; block row 0 is read from a copy.
+    var coeffs = component.coeffs;
+    var buffer = coeffs.buffer;
+    var row0 = coeffs.slice(0, component.blocksPerLineForMcu * 64);
     var i, j;
     for (var blockRow = 0; blockRow < blocksPerColumn; blockRow++) {
       var scanLine = blockRow << 3;
       for (i = 0; i < 8; i++)
-        lines.push(new Uint8Array(samplesPerLine));
+        lines.push(new Uint8Array(buffer, (scanLine + i) * samplesPerLine, samplesPerLine));
       for (var blockCol = 0; blockCol < blocksPerLine; blockCol++) {
-        quantizeAndInverse(component.coeffs, (blockRow * component.blocksPerLineForMcu + blockCol) * 64, r, R);
+        if (blockRow === 0) quantizeAndInverse(row0, blockCol * 64, r, R);
+        else quantizeAndInverse(coeffs, (blockRow * component.blocksPerLineForMcu + blockCol) * 64, r, R);
 
         var offset = 0, sample = blockCol << 3;
         for (j = 0; j < 8; j++) {
@@ -881,11 +887,13 @@ var JpegImage = (function jpegImage() {
           scaleX: component.h / frame.maxH,
           scaleY: component.v / frame.maxV
         });
-        // Its samples are built: its coefficients are garbage now.
+        // Its samples are built (over its coefficients, which the lines now hold).
         component.coeffs = null;
       }
     },
-    getData: function getData(width, height) {
+    getData: function getData(width, height, rgba) {
+      // rgba (one or three components only): written as RGBA at once, not as RGB then copied.
+      rgba = !!rgba && (this.components.length === 1 || this.components.length === 3);
       var scaleX = this.width / width, scaleY = this.height / height;
 
       var component1, component2, component3, component4;
@@ -894,7 +902,7 @@ var JpegImage = (function jpegImage() {
       var offset = 0;
       var Y, Cb, Cr, K, C, M, Ye, R, G, B;
       var colorTransform;
-      var dataLength = width * height * this.components.length;
+      var dataLength = width * height * (rgba ? 4 : this.components.length);
       requestMemoryAllocation(dataLength);
       var data = new Uint8Array(dataLength);
       switch (this.components.length) {
@@ -906,6 +914,11 @@ var JpegImage = (function jpegImage() {
               Y = component1Line[0 | (x * component1.scaleX * scaleX)];
 
               data[offset++] = Y;
+              if (rgba) {
+                data[offset++] = Y;
+                data[offset++] = Y;
+                data[offset++] = 255;
+              }
             }
           }
           break;
@@ -958,6 +971,7 @@ var JpegImage = (function jpegImage() {
               data[offset++] = R;
               data[offset++] = G;
               data[offset++] = B;
+              if (rgba) data[offset++] = 255;
             }
           }
           break;
@@ -1121,8 +1135,10 @@ export function decode(jpegData, userOpts = {}) {
   decoder.parse(arr);
   // The components' samples become one interleaved image, then they are dropped before the
   // output is allocated (jpeg-js held samples, interleaved data and output at once).
-  var data = decoder.getData(decoder.width, decoder.height);
+  var direct = opts.formatAsRGBA && (decoder.components.length === 1 || decoder.components.length === 3);
+  var data = decoder.getData(decoder.width, decoder.height, direct);
   decoder.components = null;
+  if (direct) return { width: decoder.width, height: decoder.height, data: data };
   JpegImage.resetMaxMemoryUsage(opts.maxMemoryUsageInMB * 1024 * 1024);
 
   var channels = (opts.formatAsRGBA) ? 4 : 3;
