@@ -6,6 +6,7 @@ import { dispatch } from "./cli/dispatch.ts";
 import type { Platform } from "./platform.ts";
 import { constantTimeEqual, randomSecret } from "./security.ts";
 import { listen, type Listening } from "./serve.ts";
+import { securityHeaders } from "./http/security-headers.ts";
 
 /** What a running server writes into DATA_DIR so the CLI can reach it (file mode 0600). */
 export interface AdminHandle {
@@ -48,6 +49,8 @@ export async function adminAlive(handle: AdminHandle): Promise<boolean> {
 export async function startAdmin(platform: Platform, apiPort: number): Promise<{ listening: Listening; handle: AdminHandle; remove(): void }> {
   const secret = randomSecret(32);
   const app = new Hono();
+  // The same security headers as the API's (server/http/security-headers.ts), on every answer.
+  app.use("*", securityHeaders());
   app.use("*", async (c, next) => {
     const header = c.req.header("authorization") ?? "";
     if (!constantTimeEqual(header, `Bearer ${secret}`)) return c.json({ message: "Authorization Error" }, 401);

@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { WebClient } from "../oauth/web-client.ts";
@@ -194,6 +196,11 @@ describe("security headers on every answer (issue 29 item 5)", () => {
     for (const path of ["/heatmap-viewer/constructor", "/app/assets/constructor", "/docs/assets/__proto__", "/avatars/athletes/1/constructor"]) {
       expect(see(`GET ${path} (404)`, await api("GET", path)).status).toBe(404);
     }
+    // The admin endpoint (loopback, for the CLI): its answers carry them too.
+    const admin = JSON.parse(readFileSync(join(server.dataDir, "admin.json"), "utf8")) as { port: number; secret: string };
+    const ping = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${admin.port}/ping`, { headers }).then(async (res) => (await res.arrayBuffer(), res));
+    expect(see("GET admin /ping", await ping({ authorization: `Bearer ${admin.secret}` })).status).toBe(200);
+    expect(see("GET admin /ping (no secret: 401)", await ping({})).status).toBe(401);
     // A tile of a map that does not exist (a 404 thrown in the handler).
     expect(see("GET tile of an unknown map (404)", await api("GET", "/heatmaps/1/1/tiles/1/0/0.png")).status).toBe(404);
     expect(found).toEqual([]);
