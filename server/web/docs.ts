@@ -6,6 +6,7 @@ import { OAUTH_SCOPES } from "../http/openapi-extras.ts";
 import type { AnyRoute } from "../http/route.ts";
 import { pagePolicy } from "../http/security-headers.ts";
 import type { Platform } from "../platform.ts";
+import { escapeHtml } from "./app/shell.ts";
 
 /**
  * /docs: the OpenAPI document (/v3/openapi.json) rendered by Swagger UI, vendored from the npm
@@ -46,9 +47,6 @@ const CSP = [
 /** The docs pages' policy (written by the security-headers middleware with nosniff and frame protection). */
 const POLICY = { csp: CSP, referrerPolicy: "same-origin" } as const;
 
-const escape = (s: string) =>
-  s.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
-
 function fieldsOf(schema: unknown): string[] {
   try {
     return Object.keys((z.toJSONSchema(schema as z.ZodType, { io: "input", unrepresentable: "any" }).properties ?? {}) as object);
@@ -65,14 +63,14 @@ function routeTable(routes: AnyRoute[]): string {
     const rows = list.map((r) => {
       const scope = r.auth === "token" ? r.permission ?? "read" : r.auth === "optional" ? "optional" : "—";
       const params = [r.params, r.query, r.body].filter(Boolean).flatMap(fieldsOf).join(", ");
-      return `<tr><td><code>${r.method}</code></td><td><code>${escape(r.path)}</code></td><td>${escape(r.summary)}</td><td>${escape(params)}</td><td>${scope}</td></tr>`;
+      return `<tr><td><code>${r.method}</code></td><td><code>${escapeHtml(r.path)}</code></td><td>${escapeHtml(r.summary)}</td><td>${escapeHtml(params)}</td><td>${scope}</td></tr>`;
     }).join("\n");
-    return `<h2>${escape(tag)}</h2><table><thead><tr><th></th><th>Path</th><th>What it does</th><th>Inputs</th><th>Scope</th></tr></thead><tbody>${rows}</tbody></table>`;
+    return `<h2>${escapeHtml(tag)}</h2><table><thead><tr><th></th><th>Path</th><th>What it does</th><th>Inputs</th><th>Scope</th></tr></thead><tbody>${rows}</tbody></table>`;
   }).join("\n");
 }
 
 function frame(title: string, body: string, scripts: string[] = []): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="stylesheet" href="/docs/assets/docs.css"></head>
 <body><header class="docs-bar"><nav aria-label="API documentation">
@@ -97,12 +95,12 @@ ${routeTable(routes)}</div></noscript>`, ["swagger-ui-bundle.js", "docs.js"]);
 function connectPage(publicUrl: string): string {
   const base = publicUrl.replace(/\/+$/, "");
   const scopes = Object.entries(OAUTH_SCOPES)
-    .map(([name, what]) => `<tr><td><code>${escape(name)}</code></td><td>${escape(what)}</td></tr>`).join("");
-  const authorize = `${base}/oauth/authorize?client_id=YOUR_CLIENT_ID&amp;response_type=code&amp;redirect_uri=http://localhost:3000/callback&amp;approval_prompt=auto&amp;scope=read,activity:read_all,activity:write&amp;state=RANDOM`;
+    .map(([name, what]) => `<tr><td><code>${escapeHtml(name)}</code></td><td>${escapeHtml(what)}</td></tr>`).join("");
+  const authorize = `${escapeHtml(base)}/oauth/authorize?client_id=YOUR_CLIENT_ID&amp;response_type=code&amp;redirect_uri=http://localhost:3000/callback&amp;approval_prompt=auto&amp;scope=read,activity:read_all,activity:write&amp;state=RANDOM`;
   return frame("Connect your app", `<main class="guide">
 <h1>Connect your app</h1>
 <p>This server speaks Strava's v3 API and its OAuth 2.0 flow, so an app written for Strava works here once it
-points at <code>${escape(base)}</code> (API base <code>${escape(base)}/api/v3</code>, or <code>${escape(base)}/v3</code>).
+points at <code>${escapeHtml(base)}</code> (API base <code>${escapeHtml(base)}/api/v3</code>, or <code>${escapeHtml(base)}/v3</code>).
 Five steps: register, authorize, exchange the code, refresh, call. The <a href="/docs">API reference</a> lists every operation.</p>
 
 <h2 id="register">1. Register your application</h2>
@@ -121,7 +119,7 @@ Public clients add PKCE: <code>code_challenge</code> and <code>code_challenge_me
 <table><thead><tr><th>Scope</th><th>Grants</th></tr></thead><tbody>${scopes}</tbody></table>
 
 <h2 id="exchange">3. Exchange the code for tokens</h2>
-<pre><code>curl -X POST ${escape(base)}/oauth/token \\
+<pre><code>curl -X POST ${escapeHtml(base)}/oauth/token \\
   -d client_id=YOUR_CLIENT_ID -d client_secret=YOUR_CLIENT_SECRET \\
   -d code=CODE -d grant_type=authorization_code</code></pre>
 <p>The answer (<code>TokenResponse</code> in the reference) holds <code>access_token</code>, <code>refresh_token</code>,
@@ -130,16 +128,16 @@ Public clients add PKCE: <code>code_challenge</code> and <code>code_challenge_me
  "refresh_token":"e5n5…","access_token":"a4b9…","athlete":{"id":134815,"firstname":"Ann",…}}</code></pre>
 
 <h2 id="refresh">4. Refresh before it expires</h2>
-<pre><code>curl -X POST ${escape(base)}/oauth/token \\
+<pre><code>curl -X POST ${escapeHtml(base)}/oauth/token \\
   -d client_id=YOUR_CLIENT_ID -d client_secret=YOUR_CLIENT_SECRET \\
   -d grant_type=refresh_token -d refresh_token=REFRESH_TOKEN</code></pre>
 <p>Store the <code>refresh_token</code> of every answer: it may change. The athlete can revoke your access at any time
 (<em>My apps</em> in their settings); your app can too with <code>POST /oauth/deauthorize</code>.</p>
 
 <h2 id="call">5. Call the API</h2>
-<pre><code>curl -H "Authorization: Bearer ACCESS_TOKEN" ${escape(base)}/api/v3/athlete
-curl -H "Authorization: Bearer ACCESS_TOKEN" "${escape(base)}/api/v3/athlete/activities?per_page=30"
-curl -H "Authorization: Bearer ACCESS_TOKEN" -F file=@ride.fit -F data_type=fit ${escape(base)}/api/v3/uploads</code></pre>
+<pre><code>curl -H "Authorization: Bearer ACCESS_TOKEN" ${escapeHtml(base)}/api/v3/athlete
+curl -H "Authorization: Bearer ACCESS_TOKEN" "${escapeHtml(base)}/api/v3/athlete/activities?per_page=30"
+curl -H "Authorization: Bearer ACCESS_TOKEN" -F file=@ride.fit -F data_type=fit ${escapeHtml(base)}/api/v3/uploads</code></pre>
 <p>Poll <code>GET /api/v3/uploads/{id}</code> until <code>activity_id</code> (or <code>error</code>) is set. Errors answer
 <code>{"message", "errors":[{"resource","field","code"}]}</code> with a 4xx status; past the rate limit (headers <code>X-RateLimit-Limit</code> and <code>X-RateLimit-Usage</code>:
 15 minutes, day) the answer is 403 <code>Rate Limit Exceeded</code>.</p>
@@ -147,11 +145,11 @@ curl -H "Authorization: Bearer ACCESS_TOKEN" -F file=@ride.fit -F data_type=fit 
 <h2 id="generated">A typed client from the document</h2>
 <p>The document at <a href="/v3/openapi.json">/v3/openapi.json</a> has a response schema for every operation, so standard
 generators give typed clients. With TypeScript:</p>
-<pre><code>npx openapi-typescript ${escape(base)}/v3/openapi.json -o api.d.ts
+<pre><code>npx openapi-typescript ${escapeHtml(base)}/v3/openapi.json -o api.d.ts
 
 import createClient from "openapi-fetch";
 import type { paths } from "./api.d.ts";
-const client = createClient&lt;paths&gt;({ baseUrl: "${escape(base)}", headers: { Authorization: \`Bearer \${token}\` } });
+const client = createClient&lt;paths&gt;({ baseUrl: "${escapeHtml(base)}", headers: { Authorization: \`Bearer \${token}\` } });
 const { data: athlete } = await client.GET("/v3/athlete");   // typed DetailedAthlete</code></pre>
 <p>Webhooks: <code>POST /api/v3/push_subscriptions</code> with your client id and secret and a callback URL that echoes
 <code>hub.challenge</code>; see <em>Webhooks</em> in the reference.</p>

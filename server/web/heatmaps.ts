@@ -14,6 +14,7 @@ import { validTile } from "../heatmaps/mercator.ts";
 import { findTileSource, tileServiceOf } from "../heatmaps/tiles.ts";
 import { isoOfEpoch } from "../../shared/date-range.ts";
 import type { Platform } from "../platform.ts";
+import { escapeHtml } from "./app/shell.ts";
 
 /** Where Leaflet's files are (node_modules/leaflet/dist). */
 function leafletDir(): string {
@@ -72,8 +73,6 @@ function ids(c: Context): { athleteId: number; mapId: number } {
   if (!DIGITS.test(m) || Number(m) === 0 || !Number.isSafeInteger(Number(m))) throw badRequest("Heatmap", "map_id");
   return { athleteId: Number(a), mapId: Number(m) };
 }
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 function page(title: string, body: string, head = "", extraCsp = ""): string {
   return `<!doctype html>
