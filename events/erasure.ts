@@ -11,7 +11,7 @@ import type { Db, Queryable } from "./db/types.ts";
  *   applications (the web app's own, whichever athlete happened to create it);
  * - every event of another stream naming the athlete in its data (`athleteId`, `ownerId`,
  *   `targetId`): kudos and comments they gave, club and challenge memberships, follows of them;
- * and their idempotency records. AthleteErased itself (only the id) stays. Events in which the
+ * and their idempotency records. AthleteErased and AthleteErasureCompleted (the id and counts) stay. Events in which the
  * athlete merely acted on someone else (an admin's approval of another member) stay, with the bare
  * id in their metadata and nothing of the athlete's in their data.
  *
@@ -83,7 +83,7 @@ export async function erasablePositions(tx: Queryable, id: string): Promise<numb
           and not coalesce((f.data->>'internal')::boolean, false)
      )
      select e.global_position from events e
-      where e.type <> 'AthleteErased'
+      where e.type not in ('AthleteErased', 'AthleteErasureCompleted')
         and (e.stream_id in (select stream_id from started)
              or (${NAMES("e")} and not coalesce((e.data->>'internal')::boolean, false)))
       order by e.global_position`,

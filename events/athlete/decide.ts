@@ -1,12 +1,13 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
 import type { CatalogueEvent } from "../index.ts";
-import { athleteErased, athletePasswordChanged, athletePasswordRehashed, athleteProfileUpdated, athleteRegistered } from "./events.ts";
+import { athleteErased, athleteErasureCompleted, athletePasswordChanged, athletePasswordRehashed, athleteProfileUpdated, athleteRegistered } from "./events.ts";
 
 /** One athlete's account (stream athlete-<id>). */
 export interface AthleteState {
   exists: boolean;
   erased?: boolean;
+  erasureCompleted?: boolean;
 }
 
 type Profile = Omit<EventData<typeof athleteProfileUpdated>, "athleteId">;
@@ -26,6 +27,7 @@ export type AthleteCommand =
   | { type: "rehashPassword"; athleteId: number; passwordHash: string }
   | { type: "changePassword"; athleteId: number; passwordHash: string; passwordLength: number }
   | { type: "erase"; athleteId: number }
+  | { type: "completeErasure"; result: EventData<typeof athleteErasureCompleted> }
   | { type: "updateProfile"; athleteId: number; changes: Profile };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -56,6 +58,7 @@ export const athleteDecider: Decider<AthleteState, AthleteCommand> = {
   evolve(state, event: CatalogueEvent) {
     if (event.type === athleteRegistered.type) return { exists: true };
     if (event.type === athleteErased.type) return { exists: false, erased: true };
+    if (event.type === athleteErasureCompleted.type) return { ...state, erasureCompleted: true };
     return state;
   },
   decide(command, state) {
@@ -76,6 +79,10 @@ export const athleteDecider: Decider<AthleteState, AthleteCommand> = {
         // Once: an erased account is gone (its id is never drawn again).
         if (!state.exists) throw new DomainError("not_found", "Athlete", "id", "invalid");
         return [athleteErased.create({ athleteId: command.athleteId })];
+      case "completeErasure":
+        // Recorded once, after the rewrite; a second run (a resumed job) records nothing.
+        if (!state.erased) throw new DomainError("not_found", "Athlete", "id", "invalid");
+        return state.erasureCompleted ? [] : [athleteErasureCompleted.create(command.result)];
       case "updateProfile": {
         if (!state.exists) throw new DomainError("not_found", "Athlete", "id", "invalid");
         if (!validWeight(command.changes.weight)) throw refuse("weight", "invalid");

@@ -73,6 +73,18 @@ export const athleteErased = defineEvent({
   schema: z.object({ athleteId: z.number().int().positive() }),
 });
 
+export const athleteErasureCompleted = defineEvent({
+  type: "AthleteErasureCompleted",
+  description:
+    "The log's rewrite after AthleteErased is done: how many events (in how many streams) and blobs went. An erasure without it is resumed by the erasure job (after a crash).",
+  schema: z.object({
+    athleteId: z.number().int().positive(),
+    events: z.number().int().nonnegative(),
+    streams: z.number().int().nonnegative(),
+    blobs: z.number().int().nonnegative(),
+  }),
+});
+
 export const athleteStream = (athleteId: number) => `athlete-${athleteId}`;
 
 export const athleteFollowed = defineEvent({

@@ -3,6 +3,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent, StoredEventOfType } from "../../events/index.ts";
 import {
   athleteErased,
+  athleteErasureCompleted,
   athletePasswordChanged,
   athletePasswordRehashed,
   athleteProfileUpdated,
@@ -30,7 +31,7 @@ const COLUMNS: Record<string, string> = {
 /** Athletes: profile, credentials (hashed) and timestamps. */
 export const athletesProjection: Projection = {
   name: "athletes",
-  tables: ["athletes"],
+  tables: ["athletes", "athlete_erasures"],
   schema: `
     create table if not exists athletes (
       id bigint primary key,
@@ -52,8 +53,13 @@ export const athletesProjection: Projection = {
       updated_at timestamptz not null
     );
     create unique index if not exists athletes_email_unique on athletes (lower(email));
+    -- Erased accounts (the id only) and whether the log's rewrite is done (the erasure job's queue).
+    create table if not exists athlete_erasures (
+      athlete_id bigint primary key,
+      completed boolean not null
+    );
   `,
-  handles: [athleteRegistered.type, athleteProfileUpdated.type, athletePasswordRehashed.type, athletePasswordChanged.type, athleteErased.type],
+  handles: [athleteRegistered.type, athleteProfileUpdated.type, athletePasswordRehashed.type, athletePasswordChanged.type, athleteErased.type, athleteErasureCompleted.type],
   async applyBatch(tx: Queryable, events: StoredEvent[]) {
     // Consecutive registrations go in one insert; a profile update applies in its place.
     let registered: StoredEventOfType<"AthleteRegistered">[] = [];
@@ -97,6 +103,14 @@ export const athletesProjection: Projection = {
     if (event.type === athleteErased.type) {
       // The account is gone at once; the log's rewrite and a rebuild then remove the rest (docs/accounts.md).
       await tx.query("delete from athletes where id = $1", [event.data.athleteId]);
+      await tx.query(
+        "insert into athlete_erasures (athlete_id, completed) values ($1, false) on conflict (athlete_id) do nothing",
+        [event.data.athleteId],
+      );
+      return;
+    }
+    if (event.type === athleteErasureCompleted.type) {
+      await tx.query("update athlete_erasures set completed = true where athlete_id = $1", [event.data.athleteId]);
       return;
     }
     if (event.type === athletePasswordRehashed.type || event.type === athletePasswordChanged.type) {

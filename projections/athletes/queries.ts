@@ -68,6 +68,21 @@ export async function passwordHashOf(db: Queryable, athleteId: number): Promise<
   return row?.password_hash;
 }
 
+/** Erased athletes whose log rewrite is not recorded as done (the erasure job's pending work). */
+export async function pendingErasures(db: Queryable, limit: number): Promise<number[]> {
+  const rows = await db.query<{ athlete_id: number }>(
+    "select athlete_id from athlete_erasures where not completed order by athlete_id limit $1",
+    [limit],
+  );
+  return rows.map((r) => Number(r.athlete_id));
+}
+
+/** Whether the athlete's erasure is recorded as complete. */
+export async function erasureCompleted(db: Queryable, athleteId: number): Promise<boolean> {
+  const [row] = await db.query<{ completed: boolean }>("select completed from athlete_erasures where athlete_id = $1", [athleteId]);
+  return row?.completed === true;
+}
+
 /** The athlete's defaults for new activities, as stored (null when there is no such athlete). */
 export async function activityDefaults(db: Queryable, athleteId: number) {
   const [row] = await db.query<{ default_activity_type: string; default_private: boolean }>(

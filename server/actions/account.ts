@@ -2,9 +2,10 @@ import { athleteStream } from "../../events/athlete/events.ts";
 import { athleteDecider } from "../../events/athlete/decide.ts";
 import { DomainError, forgetFoldedStates, handleCommand } from "../../events/decider.ts";
 import { eraseAthleteFromLog } from "../../events/erasure.ts";
-import { passwordHashOf } from "../../projections/athletes/queries.ts";
+import { erasureCompleted, passwordHashOf, pendingErasures } from "../../projections/athletes/queries.ts";
 import { tokenReadModelChanged } from "../../projections/applications/token-changes.ts";
 import { deleteBlobs } from "../blobs.ts";
+import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
 import { hashPassword, verifyPassword } from "../security.ts";
 import { forgetSegmentIndex } from "../segments/segment-index.ts";
@@ -59,22 +60,41 @@ export interface Erasure {
 
 /**
  * Deletes the account (the password confirmed): AthleteErased is appended (the athletes read
- * model drops the athlete at once), every web session and page token ends, the log is rewritten
- * (events/erasure.ts: the athlete's events go, AthleteErased stays), blobs only those events named
- * are deleted with their files, and the read models are rebuilt from the rewritten log — so the live
- * read models are, by construction, what any later replay gives. A second pass catches what a job
- * appended for the athlete meanwhile (an upload in flight).
+ * model drops the athlete at once and queues the erasure), then the erasure job does the rest
+ * (`completeErasure`) and this waits for it: every web session and page token ends, the log is
+ * rewritten (events/erasure.ts: the athlete's events go, AthleteErased stays), blobs only those
+ * events named are deleted with their files, the read models are rebuilt from the rewritten log —
+ * so the live read models are, by construction, what any later replay gives — and
+ * AthleteErasureCompleted records it. A crash in between leaves the erasure pending: the job
+ * resumes it at the next start.
  */
-export async function eraseAccount(platform: Platform, athleteId: number, password: string, source = "web"): Promise<Erasure> {
+export async function eraseAccount(platform: Platform, athleteId: number, password: string, source = "web"): Promise<void> {
   await checkPassword(platform, athleteId, password);
   await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, { type: "erase", athleteId }, {
     metadata: { athleteId, source },
   });
-  return await completeErasure(platform, athleteId);
+  // Sessions end now, before the job runs: nothing more is done in the athlete's name.
+  await endSessions(platform, athleteId, undefined, "account deleted");
+  platform.jobs.kick();
+  const deadline = Date.now() + 10 * 60_000;
+  while (!(await erasureCompleted(platform.db, athleteId))) {
+    if (Date.now() > deadline) throw new Error(`the erasure of athlete ${athleteId} is still running`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
-/** The rewrite, blob deletion and rebuild after AthleteErased (idempotent; the CLI can run it again). */
-export async function completeErasure(platform: Platform, athleteId: number): Promise<Erasure> {
+/** One erasure at a time in this process (each rebuilds the read models). */
+const erasing = new WeakMap<Platform, Promise<unknown>>();
+
+/** The rewrite, blob deletion and rebuild after AthleteErased (idempotent: a resumed job repeats it). */
+export function completeErasure(platform: Platform, athleteId: number): Promise<Erasure> {
+  const previous = erasing.get(platform) ?? Promise.resolve();
+  const run = previous.then(() => eraseNow(platform, athleteId), () => eraseNow(platform, athleteId));
+  erasing.set(platform, run.catch(() => {}));
+  return run;
+}
+
+async function eraseNow(platform: Platform, athleteId: number): Promise<Erasure> {
   const ended = await endSessions(platform, athleteId, undefined, "account deleted");
   await revokeTokensOfSessions(platform, { athleteId }, "account deleted");
   const total: Erasure = { events: 0, streams: 0, blobs: 0, sessions: ended.sessions };
@@ -90,5 +110,23 @@ export async function completeErasure(platform: Platform, athleteId: number): Pr
     tokenReadModelChanged();
     await forgetAthleteInOutbox(platform.db, athleteId);
   }
+  await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, {
+    type: "completeErasure",
+    result: { athleteId, events: total.events, streams: total.streams, blobs: total.blobs },
+  }, { metadata: { source: "erasure" } });
   return total;
+}
+
+/** The durable job that completes erasures (server/jobs/index.ts): pending from the athletes read model. */
+export function erasureJob(platform: Platform): JobKind {
+  return {
+    kind: "athlete-erasure",
+    leaseSeconds: 900,
+    async pending(db, limit) {
+      return (await pendingErasures(db, limit)).map(String);
+    },
+    async run(id) {
+      await completeErasure(platform, Number(id));
+    },
+  };
 }

@@ -4,6 +4,7 @@ import { uploadJob } from "../uploads/job.ts";
 import { heatmapBuildJob } from "../heatmaps/build.ts";
 import { webhookDeliveryJob } from "../webhooks/job.ts";
 import { archiveImportJob } from "../archive/runs.ts";
+import { erasureJob } from "../actions/account.ts";
 
 /** Durable job kinds (upload processing, heatmap builds, webhook deliveries). Add one per kind. */
 export const jobKinds: ((platform: Platform) => JobKind)[] = [
@@ -11,4 +12,5 @@ export const jobKinds: ((platform: Platform) => JobKind)[] = [
   heatmapBuildJob,
   webhookDeliveryJob,
   archiveImportJob,
+  erasureJob,
 ];

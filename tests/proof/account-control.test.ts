@@ -341,7 +341,7 @@ describe("the athlete's own account (Deno server)", () => {
     const exportHits = exported.stdout.split("\n").filter((l) => l.includes(secret) || l.includes(email)).length;
 
     expect(searched.hits).toEqual([]);
-    expect(searched.namedEvents).toBe(1); // the AthleteErased marker alone names the athlete
+    expect(searched.namedEvents).toBe(2); // AthleteErased and AthleteErasureCompleted alone name the athlete (the id and counts)
     expect(searched.erasedMarkers).toBe(1);
     expect(searched.blobRows).toBe(0);
     expect(blobFiles).toEqual([]);
@@ -363,7 +363,7 @@ describe("the athlete's own account (Deno server)", () => {
         `(${before.shared} more also named by another athlete's events stay); after it ` +
         `${Object.keys(views).length} API views show nothing of them (hits ${apiHits.length}), and after cli replay (exit ${replay.code}) + verify (exit ${verify.code}): ` +
         `${searched.tables} tables searched (rm read models and public, events included) for name and e-mail — hits ${searched.hits.length}; ` +
-        `events naming the athlete: ${searched.namedEvents} (the AthleteErased marker); exported log lines with the name/e-mail: ${exportHits}; ` +
+        `events naming the athlete: ${searched.namedEvents} (AthleteErased, AthleteErasureCompleted: id and counts only); exported log lines with the name/e-mail: ${exportHits}; ` +
         `their blobs left: ${searched.blobRows} rows, ${blobFiles.length} files; API views after the replay: hits ${afterReplayHits.length}`,
     );
   }, 600_000);

@@ -2,6 +2,7 @@ import { describe, it } from "vitest";
 import { athleteDecider } from "../../events/athlete/decide.ts";
 import {
   athleteErased,
+  athleteErasureCompleted,
   athletePasswordChanged,
   athletePasswordRehashed,
   athleteProfileUpdated,
@@ -56,6 +57,11 @@ describe("athlete decider (given events / when command / then events or error)",
       .thenError("not_found", "invalid");
     given(athleteDecider, [registered, erased]).when({ type: "updateProfile", athleteId: 7, changes: { city: "Turin" } })
       .thenError("not_found", "invalid");
+    const result = { athleteId: 7, events: 12, streams: 4, blobs: 2 };
+    // Completion is recorded once after the erasure (the registration is gone from the log by then).
+    given(athleteDecider, [erased]).when({ type: "completeErasure", result }).then([athleteErasureCompleted.create(result)]);
+    given(athleteDecider, [erased, athleteErasureCompleted.create(result)]).when({ type: "completeErasure", result }).then([]);
+    given(athleteDecider, [registered]).when({ type: "completeErasure", result }).thenError("not_found", "invalid");
   });
 });
 
