@@ -10,19 +10,12 @@ import { zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { zPushSubscription, zPushSubscriptionList } from "../http/responses/index.ts";
 
-/** A parameter sent as a form field, JSON value or query parameter. */
+/** A parameter sent as a form field, JSON value or query parameter (server/http/body.ts readParams). */
 const text = z.union([z.string(), z.number()]).transform(String).optional();
 
 const credentials = { client_id: text, client_secret: text };
 const createFields = z.object({ ...credentials, callback_url: text, verify_token: text });
 const credentialFields = z.object(credentials);
-
-/** Body fields win over query parameters (both are accepted, as the real service does). */
-function merged<T extends Record<string, unknown>>(query: T, body: T): T {
-  const out: Record<string, unknown> = { ...query };
-  for (const [key, value] of Object.entries(body)) if (value !== undefined) out[key] = value;
-  return out as T;
-}
 
 function seconds(iso: string): string {
   return new Date(iso).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -51,11 +44,10 @@ export const pushSubscriptionRoutes = [
     tag: "Webhooks",
     auth: "none",
     resource: "PushSubscription",
-    query: createFields,
+    // Form fields, JSON or the query string (the body wins): the shared mount merges them.
     body: createFields,
     status: 201,
-    async handler({ platform, query, body, requestId }) {
-      const input = merged(query, body);
+    async handler({ platform, body: input, requestId }) {
       const applicationId = await authenticateApplication(platform, { clientId: input.client_id, clientSecret: input.client_secret });
       const created = await createPushSubscription(platform, applicationId, {
         callbackUrl: input.callback_url,
@@ -88,11 +80,9 @@ export const pushSubscriptionRoutes = [
     auth: "none",
     resource: "PushSubscription",
     params: z.object({ id: zNumId }),
-    query: credentialFields,
     body: credentialFields,
     status: 204,
-    async handler({ platform, params, query, body, requestId }) {
-      const input = merged(query, body);
+    async handler({ platform, params, body: input, requestId }) {
       const applicationId = await authenticateApplication(platform, { clientId: input.client_id, clientSecret: input.client_secret });
       await deletePushSubscription(platform, applicationId, params.id, requestId);
       return null;

@@ -1,8 +1,5 @@
 import { z } from "zod";
-import { int, model, nullableInt, nullableStr, num } from "./registry.ts";
-
-/** A calendar day, YYYY-MM-DD (the challenge runs from the start of start_date to the end of end_date, local time). */
-const date = z.string().meta({ format: "date" });
+import { date, int, model, nullableInt, nullableStr, num } from "./registry.ts";
 
 /** Challenges (ours: Strava has no public challenges API). */
 const summaryShape = {
@@ -11,6 +8,7 @@ const summaryShape = {
   name: z.string(),
   type: z.string(),
   joined: z.boolean(),
+  // Calendar days, YYYY-MM-DD: the challenge runs from the start of start_date to the end of end_date, local time.
   start_date: date,
   end_date: date,
   segment_id: nullableInt,
