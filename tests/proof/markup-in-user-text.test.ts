@@ -81,6 +81,8 @@ const P = {
   pickedFileB: payload("picked-file-b", true) + ".gpx",
   archiveA: payload("archive-a", true) + ".zip",
   archiveB: payload("archive-b", true) + ".zip",
+  archivedFileA: payload("file-in-archive-a", true) + ".gpx",
+  archivedFileB: payload("file-in-archive-b", true) + ".gpx",
 };
 // The website must be an http(s) address without spaces (the form checks it).
 P.appWebsite = `https://site.example/?X${++count}"><svg/data-xss="X${count}"/onload="window.__xss='X${count}'">`;
@@ -141,9 +143,9 @@ function tinyJpeg(): Uint8Array<ArrayBuffer> {
   return new Uint8Array(jpeg.encode({ width, height, data }, 80).data);
 }
 
-function zipOf(name: string, text: string): Promise<Uint8Array<ArrayBuffer>> {
+function zipOf(entries: Record<string, string>): Promise<Uint8Array<ArrayBuffer>> {
   const zip = new yazl.ZipFile();
-  zip.addBuffer(Buffer.from(text), name);
+  for (const [name, text] of Object.entries(entries)) zip.addBuffer(Buffer.from(text), name);
   zip.end();
   const chunks: Buffer[] = [];
   return new Promise((resolve, reject) => {
@@ -153,12 +155,17 @@ function zipOf(name: string, text: string): Promise<Uint8Array<ArrayBuffer>> {
   });
 }
 
-/** Posts an archive through the import form (CSRF field first) and answers the run's page path. */
-async function importArchive(who: Athlete, fileName: string): Promise<string> {
+/**
+ * Posts a Strava-layout archive through the import form (CSRF field first) whose activities.csv
+ * names a recording `inner` the archive lacks (so the run lists it as failed), waits for the run to
+ * end (a running one's page refreshes itself) and answers the run's page path.
+ */
+async function importArchive(who: Athlete, fileName: string, inner: string): Promise<string> {
   const form = await who.web.get("/settings/import");
   const body = new FormData();
   body.set("_csrf", WebClient.csrf(form.text));
-  body.set("file", new Blob([await zipOf("notes.txt", "not an export")], { type: "application/zip" }), fileName);
+  const csv = `Activity ID,Activity Date,Activity Name,Activity Type,Filename\n1,"Mar 1, 2026, 6:00:00 AM",Ride,Ride,activities/${inner}\n`;
+  body.set("file", new Blob([await zipOf({ "activities.csv": csv })], { type: "application/zip" }), fileName);
   // The form's own action (it may carry the CSRF token in its address too).
   const action = /<form method="post" action="([^"]+)" enctype="multipart\/form-data"/.exec(form.text)?.[1].replaceAll("&amp;", "&") ?? "/settings/import";
   const res = await fetch(new URL(action, server.url), {
@@ -168,7 +175,13 @@ async function importArchive(who: Athlete, fileName: string): Promise<string> {
     redirect: "manual",
   });
   expect(res.status, await res.clone().text()).toBe(303);
-  return new URL(res.headers.get("location")!, server.url).pathname;
+  const path = new URL(res.headers.get("location")!, server.url).pathname;
+  for (let i = 0; i < 300; i++) {
+    const page = await who.web.get(path);
+    if (!page.headers.get("refresh")) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return path;
 }
 
 let visits = 0;
@@ -396,9 +409,9 @@ describe("markup in user text reaches every page as text (issue 29 item 4)", () 
     }
     // The author alone sees the application's own page; each athlete sees her own archive imports.
     await visit(a, "my API application", "/settings/api", { text: [P.appName, P.appWebsite, P.appDescription] });
-    for (const [who, archive] of [[a, P.archiveA], [b, P.archiveB]] as const) {
-      const run = await importArchive(who, archive);
-      await visit(who, "import run", run, { text: [archive] });
+    for (const [who, archive, inner] of [[a, P.archiveA, P.archivedFileA], [b, P.archiveB, P.archivedFileB]] as const) {
+      const run = await importArchive(who, archive, inner);
+      await visit(who, "import run", run, { text: [archive, `activities/${inner}`] });
       await visit(who, "imports", "/settings/import", { text: [archive] });
     }
     console.log(`payload tags: ${[...fields].map(([t, f]) => `${t} ${f}`).join(", ")}`);
