@@ -4,6 +4,8 @@
  * under DI_CONNECT/). CSV columns are read by header name; missing and extra columns are tolerated.
  */
 import { parse } from "csv-parse/sync";
+import { parse as parser } from "csv-parse";
+import { TurnBudget } from "../event-loop-turn.ts";
 import { ACTIVITY_TYPES, type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 import { type DataType, dataTypeOf } from "../ingest/decode.ts";
 import { ArchiveRefused, type ZipArchive } from "./zip.ts";
@@ -48,26 +50,73 @@ export interface ArchiveContents {
 
 const MAX_CSV_BYTES = 256 * 1024 * 1024;
 
-/** A CSV file as rows of header → value (the first column of a repeated header wins). */
-export function csvRows(text: string): { get(row: string[], ...names: string[]): string | null; rows: string[][] } {
-  const records = parse(text.replace(/^\uFEFF/, ""), { relax_column_count: true, relax_quotes: true, skip_empty_lines: true }) as string[][];
-  const [header = [], ...rows] = records;
+type CsvGet = (row: string[], ...names: string[]) => string | null;
+
+/** A row's value by header name (the first column of a repeated header wins). */
+function getterOf(header: string[]): CsvGet {
   const index = new Map<string, number>();
   header.forEach((name, i) => {
     const key = name.trim().toLowerCase();
     if (!index.has(key)) index.set(key, i);
   });
-  return {
-    rows,
-    get(row, ...names) {
-      for (const name of names) {
-        const i = index.get(name.toLowerCase());
-        const value = i === undefined ? undefined : row[i]?.trim();
-        if (value) return value;
-      }
-      return null;
-    },
+  return (row, ...names) => {
+    for (const name of names) {
+      const i = index.get(name.toLowerCase());
+      const value = i === undefined ? undefined : row[i]?.trim();
+      if (value) return value;
+    }
+    return null;
   };
+}
+
+const CSV_OPTIONS = { relax_column_count: true, relax_quotes: true, skip_empty_lines: true } as const;
+
+/** A CSV file as rows of header → value (the first column of a repeated header wins). */
+export function csvRows(text: string): { get: CsvGet; rows: string[][] } {
+  const records = parse(text.replace(/^\uFEFF/, ""), CSV_OPTIONS) as string[][];
+  const [header = [], ...rows] = records;
+  return { rows, get: getterOf(header) };
+}
+
+/**
+ * Streams a CSV entry of the archive row by row into `onRow` (with the header's getter): the file
+ * is parsed as it inflates, a chunk at a time, yielding to other requests between turns. Parsing a
+ * 50,000-row activities.csv at once (its text, every record, then the activities) held the event
+ * loop for seconds, most of it collecting the garbage.
+ */
+async function eachCsvRow(zip: ZipArchive, name: string, onRow: (get: CsvGet, row: string[], index: number) => void): Promise<void> {
+  const csv = parser({ ...CSV_OPTIONS, bom: true });
+  const turn = new TurnBudget(8);
+  let get: CsvGet | null = null;
+  let index = 0;
+  let failure: Error | null = null;
+  csv.on("error", (error: Error) => (failure = error));
+  const drain = () => {
+    let record: string[] | null;
+    while ((record = csv.read() as string[] | null) !== null) {
+      if (!get) get = getterOf(record);
+      else onRow(get, record, index++);
+    }
+  };
+  for await (const chunk of zip.chunks(name, MAX_CSV_BYTES)) {
+    // A large chunk is parsed in slices, each its own turn.
+    for (let at = 0; at < chunk.byteLength; at += 64 * 1024) {
+      csv.write(chunk.subarray(at, at + 64 * 1024));
+      drain();
+      if (failure) throw new ArchiveRefused(`${name} is not a readable CSV file (${(failure as Error).message})`);
+      await turn.spent();
+    }
+  }
+  csv.end();
+  await new Promise<void>((resolve) => {
+    if (csv.readableEnded) return resolve();
+    csv.on("end", () => resolve());
+    csv.on("error", () => resolve());
+    csv.on("readable", drain);
+    drain();
+  });
+  drain();
+  if (failure) throw new ArchiveRefused(`${name} is not a readable CSV file (${(failure as Error).message})`);
 }
 
 /** Strava's activity types as written in the CSV ("Virtual Ride", "E-Bike Ride", "Weight Training"). */
@@ -112,10 +161,6 @@ function flag(value: string | null): boolean | null {
 export function dataTypeOfName(name: string): DataType | null {
   const m = /\.(fit|gpx|tcx)(\.gz)?$/i.exec(name);
   return m ? dataTypeOf(`${m[1].toLowerCase()}${m[2] ? ".gz" : ""}`) ?? null : null;
-}
-
-async function readCsv(zip: ZipArchive, name: string): Promise<ReturnType<typeof csvRows>> {
-  return csvRows(new TextDecoder().decode(await zip.read(name, MAX_CSV_BYTES)));
 }
 
 function stravaRoot(zip: ZipArchive): string | null {
@@ -168,46 +213,44 @@ export function garminActivity(file: string, container: string | null): ArchiveA
 }
 
 async function readStrava(zip: ZipArchive, root: string): Promise<ArchiveContents> {
-  const csv = await readCsv(zip, `${root}activities.csv`);
   const activities: ArchiveActivity[] = [];
-  for (const [i, row] of csv.rows.entries()) {
-    const fileName = csv.get(row, "Filename");
+  await eachCsvRow(zip, `${root}activities.csv`, (get, row, i) => {
+    const fileName = get(row, "Filename");
     const file = fileName ? `${root}${fileName.replace(/^\/+/, "")}` : null;
-    const elapsed = number(csv.get(row, "Elapsed Time"));
+    const elapsed = number(get(row, "Elapsed Time"));
     // The first "Distance" column is in km, a later one (same header) in metres: take km × 1000.
-    const km = number(csv.get(row, "Distance"));
-    const media = (csv.get(row, "Media") ?? "").split(/[|,]/).map((m) => m.trim()).filter(Boolean).map((m) => `${root}${m}`);
+    const km = number(get(row, "Distance"));
+    const media = (get(row, "Media") ?? "").split(/[|,]/).map((m) => m.trim()).filter(Boolean).map((m) => `${root}${m}`);
     activities.push({
-      key: csv.get(row, "Activity ID") ?? `row-${i + 1}`,
+      key: get(row, "Activity ID") ?? `row-${i + 1}`,
       file,
       container: null,
       dataType: file ? dataTypeOfName(file) : null,
-      name: csv.get(row, "Activity Name"),
-      description: csv.get(row, "Activity Description"),
-      type: activityTypeOfCsv(csv.get(row, "Activity Type")),
-      commute: flag(csv.get(row, "Commute")) ?? false,
-      private: flag(csv.get(row, "Activity Private", "Private")),
-      gearName: csv.get(row, "Activity Gear"),
-      startDate: csvDate(csv.get(row, "Activity Date")),
+      name: get(row, "Activity Name"),
+      description: get(row, "Activity Description"),
+      type: activityTypeOfCsv(get(row, "Activity Type")),
+      commute: flag(get(row, "Commute")) ?? false,
+      private: flag(get(row, "Activity Private", "Private")),
+      gearName: get(row, "Activity Gear"),
+      startDate: csvDate(get(row, "Activity Date")),
       elapsedTime: elapsed,
       distance: km === null ? null : km * 1000,
       media,
     });
-  }
+  });
   const gear: ArchiveGear[] = [];
   for (const [file, kind] of [["bikes.csv", "bike"], ["shoes.csv", "shoe"]] as const) {
     if (!zip.entries.has(`${root}${file}`)) continue;
-    const list = await readCsv(zip, `${root}${file}`);
-    for (const row of list.rows) {
-      const name = list.get(row, kind === "bike" ? "Bike Name" : "Shoe Name", "Name");
-      if (!name) continue;
+    await eachCsvRow(zip, `${root}${file}`, (get, row) => {
+      const name = get(row, kind === "bike" ? "Bike Name" : "Shoe Name", "Name");
+      if (!name) return;
       gear.push({
         kind,
         name,
-        brandName: list.get(row, kind === "bike" ? "Bike Brand" : "Shoe Brand", "Brand"),
-        modelName: list.get(row, kind === "bike" ? "Bike Model" : "Shoe Model", "Model"),
+        brandName: get(row, kind === "bike" ? "Bike Brand" : "Shoe Brand", "Brand"),
+        modelName: get(row, kind === "bike" ? "Bike Model" : "Shoe Model", "Model"),
       });
-    }
+    });
   }
   return { layout: "strava", activities, gear, containers: [] };
 }

@@ -41,7 +41,7 @@ export interface ImportRun {
 /** Checkpoints of a live run: at most this often (IMPORT_CHECKPOINT_MS). */
 const CHECKPOINT_MS = 2_000;
 /** Entries, and failures, recorded per checkpoint event at most. */
-const CHECKPOINT_ITEMS = 1_000;
+const CHECKPOINT_ITEMS = 250;
 /**
  * On PostgreSQL (several servers), an unfinished import is taken over only after this long without
  * a checkpoint (its server is gone); on PGlite only one process holds the data, so at once.

@@ -44,6 +44,8 @@ export interface ZipArchive {
   totalBytes: number;
   /** One entry's bytes (refused above `limit` bytes). */
   read(name: string, limit: number): Promise<Uint8Array>;
+  /** One entry's bytes as they inflate (refused above `limit` bytes). */
+  chunks(name: string, limit: number): AsyncIterable<Uint8Array>;
   /** One entry streamed into a file. */
   copyTo(name: string, path: string): Promise<void>;
   close(): void;
@@ -135,6 +137,21 @@ export async function openZip(path: string, limits: ZipLimits = DEFAULT_ZIP_LIMI
         chunks.push(chunk);
       }
       return new Uint8Array(Buffer.concat(chunks, length));
+    },
+    async *chunks(name, limit) {
+      const info = entries.get(name);
+      if (info && info.size > limit) throw new Error(`${name} is larger than ${limit} bytes`);
+      const readable = await stream(name);
+      let length = 0;
+      try {
+        for await (const chunk of readable as AsyncIterable<Buffer>) {
+          length += chunk.length;
+          if (length > limit) throw new Error(`${name} is larger than ${limit} bytes`);
+          yield chunk;
+        }
+      } finally {
+        (readable as unknown as { destroy(): void }).destroy();
+      }
     },
     async copyTo(name, path) {
       const readable = await stream(name);
