@@ -263,7 +263,7 @@ afterAll(async () => {
 
 describe("markup in user text reaches every page as text (issue 29 item 4)", () => {
   let a: Athlete, b: Athlete;
-  let activityId = 0, segmentId = 0, routeId = 0, clubId = 0, appId = 0;
+  let activityId = 0, segmentId = 0, routeId = 0, clubId = 0, appId = 0, challengeId = 0;
   let bounds = "";
 
   it("puts markup into every user-controlled field over HTTP", async () => {
@@ -308,6 +308,16 @@ describe("markup in user text reaches every page as text (issue 29 item 4)", () 
     await call(b.token, "POST", `/clubs/${clubId}/join`);
     await call(b.token, "POST", `/activities/${activityId}/comments`, { text: P.comment });
     await call(b.token, "POST", `/activities/${activityId}/kudos`);
+
+    // The demo's challenge of this month: both join, the author rides 12 km today (her name on its board).
+    for (let id = 1; id <= 5 && !challengeId; id++) {
+      const c = await call(a.token, "GET", `/challenges/${id}`).catch(() => null);
+      if (c?.dimension === "distance") challengeId = id;
+    }
+    expect(challengeId).toBeGreaterThan(0);
+    for (const who of [a, b]) await call(who.token, "POST", `/challenges/${challengeId}/athletes`).catch(() => null);
+    const today = new Date().toISOString().slice(0, 10);
+    await call(a.token, "POST", "/activities", { name: "Morning ride", type: "Ride", start_date_local: `${today}T06:00:00Z`, elapsed_time: 1800, distance: 12_000 });
 
     // An API application (name, website, description) through its form; both athletes authorize it.
     const form = await a.web.get("/settings/api");
@@ -387,6 +397,7 @@ describe("markup in user text reaches every page as text (issue 29 item 4)", () 
       })],
       ["route", `/routes/${routeId}`, () => ({ title: P.routeName, text: [P.routeName, P.routeDescription] })],
       ["club", `/clubs/${clubId}`, () => ({ title: P.clubName, text: [P.clubName, P.clubDescription, P.clubCity, ...names(), P.activityName] })],
+      ["challenge", `/challenges/${challengeId}`, () => ({ text: [a.name] })],
       ["settings", "/settings", (me) => ({ text: me === a ? [a.name, P.gearName] : [b.name] })],
       ["consent", `/oauth/authorize?client_id=${appId}&redirect_uri=http://localhost/cb&response_type=code&scope=read&approval_prompt=force`,
         (me) => ({ text: [P.appName, P.appWebsite, P.appDescription, me.name] })],
