@@ -36,9 +36,12 @@ function crossSiteRequest(c: Context): boolean {
   }
 }
 
-/** Whether a browser sent the request (browsers send Origin with every POST, and Fetch Metadata). */
+/**
+ * Whether a browser sent the request: browsers send Origin with every POST (and Sec-Fetch-Site).
+ * Sec-Fetch-Mode alone is not one: Node's fetch sends it too.
+ */
 function fromBrowser(c: Context): boolean {
-  return c.req.header("origin") !== undefined || c.req.header("sec-fetch-site") !== undefined || c.req.header("sec-fetch-mode") !== undefined;
+  return c.req.header("origin") !== undefined || c.req.header("sec-fetch-site") !== undefined;
 }
 
 /**
@@ -195,8 +198,8 @@ export function mountImportPages(app: Hono, platform: Platform): void {
     // the X-CSRF-Token header). A token only inside the body would be seen after reading up to it,
     // and a forged body need never reach it, so a browser's request without the token in its URL (another
     // site's form, or a page from before this rule) is refused at once, as is one another site made.
-    // Only a client that is not a browser (no Origin, no Sec-Fetch-* headers: it cannot carry the
-    // athlete's cookie for another site) may still send the token as the form's first field.
+    // Only a client that is not a browser (no Origin, no Sec-Fetch-Site: it cannot carry the athlete's
+    // cookie for another site) may still send the token as the form's first field.
     const expired = "The form has expired (security token). Reload the page and try again.";
     const token = c.req.query("_csrf") ?? c.req.header("x-csrf-token");
     if (crossSiteRequest(c) || (token !== undefined ? !(await w.csrfOk(token)) : fromBrowser(c))) {

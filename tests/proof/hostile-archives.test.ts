@@ -422,6 +422,21 @@ describe("the import form's CSRF token is checked before the body is read", () =
     expect(id).toBeDefined();
     expect((await untilFinished(id!)).body).toMatchObject({ status: "done", imported: 1 });
   }, 120_000);
+
+  it("a client that is not a browser (no Origin, no Sec-Fetch-Site) may send the token as the form's first field", async () => {
+    const { csrf } = await importForm();
+    const post = async (fields: Record<string, string>) => {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(fields)) form.set(k, v);
+      form.set("file", new Blob([Buffer.from("not a zip")], { type: "application/zip" }), "script.zip");
+      return await fetch(new URL("/settings/import", server.url), { method: "POST", headers: { cookie: cookie(), accept: "text/html" }, body: form, redirect: "manual" });
+    };
+    const withToken = await post({ _csrf: csrf });
+    expect(withToken.status).toBe(303);
+    const without = await post({});
+    expect(without.status).toBe(403);
+    expect(await without.text()).toContain("security token");
+  }, 120_000);
 });
 
 describe("an archive probing another athlete's private activity id", () => {
