@@ -17,8 +17,9 @@ import { cookieHeader, freshEmail } from "./web-attacks.ts";
  * athlete. On each: no payload element in the DOM (nor any inline on… attribute, meta refresh or
  * inline script), no window.__xss, no dialog, no navigation away, no CSP violation; and each
  * payload is visible as text in the page's main content (so the check cannot pass by showing
- * nothing, nor by the viewer's own name in the header). The
- * map tooltips of /segments are opened by pointing at each line.
+ * nothing, nor by the viewer's own name in the header). The map tooltips of /segments are opened
+ * by pointing at each line. A photo's caption, an upload's external_id and its file name are set
+ * too, though no page shows them; privacy zones and heatmaps have no text field.
  */
 const CHROMIUM_ARGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
