@@ -35,8 +35,9 @@ function shapeKeys(schema: unknown): string[] {
 
 function fuzzRoute(route: AnyRoute) {
   const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
-  const queryKeys = [...shapeKeys(route.query), "page", "per_page", "callback"];
   const bodyKeys = shapeKeys(route.body);
+  // A write's body fields may also come in the query string (server/http/body.ts readParams).
+  const queryKeys = [...new Set([...shapeKeys(route.query), ...bodyKeys, "page", "per_page", "callback"])];
   return fc.record({
     path: fc.tuple(...pathParams.map(() => hostile)),
     query: fc.dictionary(fc.constantFrom(...queryKeys), hostile, { maxKeys: 4 }),
