@@ -1,8 +1,8 @@
 import { convertIndexedToRgb, decode as decodePng, encode as encodePng } from "fast-png";
-import jpeg from "jpeg-js";
 import omggif from "omggif";
 import { type ImageHeader, MAX_DECODE_BYTES, MAX_IMAGE_PIXELS } from "../images/header.ts";
 import { decode as decodeJpeg } from "../images/jpeg-decode.js";
+import { encode as encodeJpeg } from "../images/jpeg-encode.js";
 import { stripMetadata } from "../images/metadata.ts";
 
 /*
@@ -250,7 +250,7 @@ function opaque(image: RgbaImage): boolean {
 
 function encodeRendition(image: RgbaImage, jpegOut: boolean): { bytes: Uint8Array; contentType: string } {
   if (jpegOut) {
-    const encoded = jpeg.encode({ data: image.data, width: image.width, height: image.height }, JPEG_QUALITY);
+    const encoded = encodeJpeg({ data: image.data, width: image.width, height: image.height }, JPEG_QUALITY);
     return { bytes: new Uint8Array(encoded.data), contentType: "image/jpeg" };
   }
   if (opaque(image)) {

@@ -8,13 +8,13 @@
  * Why a budget: a 35-byte GIF may declare 65,535 × 65,535 pixels (16 GiB of RGBA), a 285 KiB PNG
  * 10,000 × 10,000. The decoders allocate what the header says.
  *
- * The budget (see docs/security.md, "Image decompression bombs"): at most MAX_IMAGE_PIXELS pixels
- * on any buffer decoded (the canvas, and any frame), and at most MAX_DECODE_BYTES of working memory
- * as estimated per format from the header (bytes per pixel: a JPEG 4:2:0 7, 4:4:4 9; an 8-bit
- * RGBA PNG 12, 16-bit 20; a GIF 5). So a 24 MP phone or camera JPEG (4:2:0) passes, a 4:4:4 one
- * up to 20 MP, an RGBA PNG up to 15 MP. With the decode itself in a worker of a one-thread pool
- * (pool.ts), one request moves the server's resident memory by at most about the budget, the file
- * itself and the worker's own start: under 256 MB.
+ * The budget (see docs/images.md): at most MAX_IMAGE_PIXELS pixels on any buffer decoded (the
+ * canvas, and any frame), and at most MAX_DECODE_BYTES of memory allocated by the decode, as
+ * estimated per format from the header (bytes per pixel: a JPEG 4:2:0 7, 4:4:4 10; an 8-bit RGB
+ * PNG 13, RGBA 16; a GIF 5). So a 20 MP camera JPEG (4:2:0) passes, a 4:4:4 one up to 14 MP, an
+ * RGBA PNG up to 8.9 MP. Measured on the Deno server, the first decode at the top of the budget,
+ * made into renditions in the worker, moved the resident memory by 181 MB for an estimate of
+ * 142 MB (the worker's heap grows, and Deno's workers collect little mid-decode): under 256 MB.
  */
 
 /** Image kinds accepted, recognised by their magic bytes. */
@@ -27,7 +27,7 @@ export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_IMAGE_PIXELS = 24_000_000;
 
 /** Most working memory a decode may be estimated to need (bytes); see the estimates below. */
-export const MAX_DECODE_BYTES = 164 * 1024 * 1024;
+export const MAX_DECODE_BYTES = 136 * 1024 * 1024;
 
 /** What the header says. */
 export interface ImageHeader {

@@ -2,6 +2,7 @@ import jpeg from "jpeg-js";
 import { describe, expect, it } from "vitest";
 import { checkImage, MAX_DECODE_BYTES, MAX_IMAGE_PIXELS, readImageHeader } from "../../server/images/header.ts";
 import { decode as decodeJpeg } from "../../server/images/jpeg-decode.js";
+import { encode as encodeJpeg } from "../../server/images/jpeg-encode.js";
 import { stripMetadata } from "../../server/images/metadata.ts";
 
 /** The image gate (server/images/header.ts), the leaner JPEG decoder and the metadata stripper. */
@@ -64,11 +65,13 @@ describe("the image gate", () => {
     expect(checkImage(jpegHeader(8576, 5715, [0x22, 0x11, 0x11]))).toEqual({ ok: false, code: "too large" });
   });
 
-  it("passes a 24 MP phone JPEG (4:2:0) and a 17 MP 4:4:4 one; a 24 MP 4:4:4 or 16-bit PNG is too large", () => {
-    const phone = checkImage(jpegHeader(6000, 4000, [0x22, 0x11, 0x11]));
-    expect(phone.ok).toBe(true);
-    expect(phone.ok && phone.header.decodeBytes).toBeLessThanOrEqual(MAX_DECODE_BYTES);
-    expect(checkImage(jpegHeader(5000, 3400, [0x11, 0x11, 0x11])).ok).toBe(true);
+  it("passes a 20 MP camera JPEG (4:2:0) and a 14 MP 4:4:4 one; 24 MP JPEGs and a 12 MP 16-bit PNG are too large", () => {
+    const camera = checkImage(jpegHeader(5472, 3648, [0x22, 0x11, 0x11]));
+    expect(camera.ok).toBe(true);
+    expect(camera.ok && camera.header.decodeBytes).toBeLessThanOrEqual(MAX_DECODE_BYTES);
+    expect(checkImage(jpegHeader(4032, 3024, [0x22, 0x11, 0x11])).ok).toBe(true); // a 12 MP phone photo
+    expect(checkImage(jpegHeader(4600, 3096, [0x11, 0x11, 0x11])).ok).toBe(true);
+    expect(checkImage(jpegHeader(6000, 4000, [0x22, 0x11, 0x11]))).toEqual({ ok: false, code: "too large" });
     expect(checkImage(jpegHeader(6000, 4000, [0x11, 0x11, 0x11]))).toEqual({ ok: false, code: "too large" });
     expect(checkImage(png(4000, 3000, 6, 16))).toEqual({ ok: false, code: "too large" });
     expect(checkImage(png(3000, 2000, 6)).ok).toBe(true);
@@ -86,6 +89,19 @@ describe("the JPEG decoder (jpeg-js's, leaner)", () => {
       const theirs = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true });
       expect([ours.width, ours.height]).toEqual([w, h]);
       expect(Buffer.compare(Buffer.from(ours.data), Buffer.from(theirs.data))).toBe(0);
+    }
+  });
+});
+
+describe("the JPEG encoder (jpeg-js's, with less garbage)", () => {
+  it("writes the very bytes jpeg-js does, image after image with one encoder", () => {
+    for (const [w, h, q] of [[333, 211, 85], [17, 9, 50], [120, 80, 85]]) {
+      const data = new Uint8Array(w * h * 4);
+      for (let i = 0; i < data.length; i++) data[i] = ((i * 2654435761) >>> 24) ^ (i >> 7);
+      const ours = encodeJpeg({ data, width: w, height: h }, q).data;
+      const theirs = jpeg.encode({ data, width: w, height: h }, q).data;
+      expect(ours.length).toBeGreaterThan(100);
+      expect(Buffer.compare(Buffer.from(ours), Buffer.from(theirs))).toBe(0);
     }
   });
 });
