@@ -30,6 +30,14 @@ ul.scopes{list-style:none;padding:0;margin:.5rem 0}
 ul.scopes li{padding:.4rem 0;border-bottom:1px solid #eef0f2}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:.5rem;border-bottom:1px solid #eef0f2;vertical-align:top}
+td{overflow-wrap:anywhere}
+td button{white-space:nowrap;overflow-wrap:normal}
+@media (max-width:600px){
+  table.stacked,table.stacked tbody,table.stacked tr,table.stacked td{display:block;width:auto}
+  table.stacked thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+  table.stacked tr{border-bottom:1px solid #eef0f2;padding:.5rem 0}
+  table.stacked td{border:0;padding:.25rem 0}
+}
 .muted{color:#57606a}
 `;
 

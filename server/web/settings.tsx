@@ -160,7 +160,7 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
           {rows.length === 0
             ? <p class="muted" id="no-apps">You have not authorized any application.</p>
             : (
-              <table>
+              <table class="stacked">
                 <thead><tr><th>Application</th><th>Access</th><th></th></tr></thead>
                 <tbody>
                   {rows.map((row) => (

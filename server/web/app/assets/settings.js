@@ -10,7 +10,8 @@ function profile(me) {
   const form = h("form", { class: "stack", id: "profile-form" },
     h("p", {}, h("strong", {}, `${me.firstname} ${me.lastname}`), me.city ? ` · ${me.city}` : "", me.country ? `, ${me.country}` : ""),
     h("div", { class: "row" },
-      h("div", {}, h("label", { for: "weight" }, "Weight (kg)"), h("input", { type: "number", id: "weight", min: 1, max: 400, step: "0.1", value: me.weight ?? "" })),
+      // The API answers weight 0 for "not set": the field stays empty (optional), never a "0" its minimum refuses.
+      h("div", {}, h("label", { for: "weight" }, "Weight (kg, optional)"), h("input", { type: "number", id: "weight", min: 1, max: 400, step: "0.1", value: me.weight > 0 ? me.weight : "" })),
       h("div", {}, h("label", { for: "default-type" }, "Default activity type"),
         h("select", { id: "default-type" }, TYPES.map((t) => h("option", { value: t, selected: t === (me.default_activity_type ?? config.defaults?.activityType ?? "Ride") }, t))))),
     h("label", { class: "check" }, h("input", { type: "checkbox", id: "default-private", checked: !!(me.default_private ?? config.defaults?.private) }), "New uploads are private (only me)"),

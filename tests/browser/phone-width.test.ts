@@ -1,0 +1,139 @@
+import { createServer, type Server } from "node:http";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile, watchErrors } from "../helpers/browser.ts";
+import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
+import { deviceFile } from "../helpers/fixtures.ts";
+
+/**
+ * Issue 33, defect 6, in Debian's chromium against the server as `npm start` runs it:
+ * - /settings saves for an athlete without a weight (the API answers weight 0, which the field's
+ *   minimum of 1 refused, so nothing could be saved);
+ * - /settings/apps does not overflow a 390 px wide screen;
+ * - the segment leaderboard's time column is visible at 390 px (not scrolled off).
+ */
+const EDGE500 = deviceFile("fit/garmin-edge500-cycling-hr-cad-pauses.fit");
+
+let server: DenoServer;
+let browser: Browser;
+let callback: Server;
+let callbackUrl = "";
+
+/** Wider than the viewport: the page scrolls sideways. */
+const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+beforeAll(async () => {
+  server = await startDenoServer({ timeoutMs: 180_000 });
+  browser = await launchChromium();
+  // The third-party application's redirect target (the code is not exchanged: authorizing is enough).
+  callback = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>ok</title><p id=result>ok</p>"));
+  await new Promise<void>((r) => callback.listen(0, "127.0.0.1", r));
+  callbackUrl = `http://127.0.0.1:${(callback.address() as { port: number }).port}`;
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((r) => callback?.close(r));
+  await server?.stop();
+});
+
+describe("pages at phone width", () => {
+  let newcomer: SignedIn;
+
+  it("/settings saves for an athlete without a weight", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    watchErrors(page, errors);
+    await page.goto(`${server.url}/register`);
+    await page.fill("#firstname", "Nora");
+    await page.fill("#lastname", "Newcomer");
+    await page.fill("#email", "nora@example.com");
+    await page.fill("#password", "newcomer-pass");
+    await Promise.all([page.waitForURL(`${server.url}/`), page.click("main button[type=submit]")]);
+    newcomer = { context, page, errors };
+    await page.goto(`${server.url}/settings`);
+    await page.waitForSelector("#profile-form");
+    expect(await page.inputValue("#weight")).toBe(""); // no weight: not "0"
+    await page.check("#default-private");
+    await page.click("#profile-form button[type=submit]");
+    await expect.poll(() => page.textContent("#profile-status"), { timeout: 20_000 }).toBe("Saved.");
+    await page.reload();
+    await page.waitForSelector("#profile-form");
+    expect(await page.isChecked("#default-private")).toBe(true);
+    expect(await page.inputValue("#weight")).toBe("");
+    // A weight, then saved again.
+    await page.fill("#weight", "61.5");
+    await page.click("#profile-form button[type=submit]");
+    await expect.poll(() => page.textContent("#profile-status"), { timeout: 20_000 }).toBe("Saved.");
+    await page.reload();
+    await page.waitForSelector("#profile-form");
+    expect(await page.inputValue("#weight")).toBe("61.5");
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    await screenshots(page, "settings");
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it("/settings/apps fits a 390 px screen", async () => {
+    const { page, errors } = newcomer;
+    // Nora registers an application with a long website address and authorizes it.
+    await page.goto(`${server.url}/settings/api`);
+    await page.fill("#name", "A Third Party Tracker With A Rather Long Name");
+    await page.fill("#website", "https://tracker.example/a/rather/long/address/that/does/not/break/anywhere/on/its/own");
+    await page.fill("#description", "Shows your rides on a map.");
+    await page.fill("#callback_domain", "127.0.0.1");
+    await Promise.all([page.waitForURL(/\/settings\/api$/), page.click("main button[type=submit]")]);
+    const clientId = (await page.textContent("#client-id"))!.trim();
+    const authorize = new URL("/oauth/authorize", server.url);
+    authorize.search = new URLSearchParams({ client_id: clientId, redirect_uri: `${callbackUrl}/callback`, response_type: "code", scope: "read,activity:read_all,activity:write,profile:read_all", approval_prompt: "force" }).toString();
+    await page.goto(authorize.toString());
+    await Promise.all([page.waitForURL(`${callbackUrl}/callback**`), page.click("#approve")]);
+    await page.goto(`${server.url}/settings/apps`);
+    expect(await page.textContent("main")).toContain("A Third Party Tracker With A Rather Long Name");
+    await screenshots(page, "settings-apps");
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    const revoke = await page.locator("text=Revoke").boundingBox();
+    expect(revoke).not.toBeNull();
+    expect(revoke!.x + revoke!.width).toBeLessThanOrEqual(390);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it("the segment leaderboard's time column is visible at 390 px", async () => {
+    const ada: SignedIn = await signIn(browser, server.url, "ada@example.com");
+    const { page, errors } = ada;
+    const rideId = await uploadFile(page, EDGE500, "fit");
+    // A segment made from a stretch of the ride (Toronto): the ride is its first effort.
+    const segment = await pageApi<{ id: number }>(page, "/segments", { method: "POST", body: { name: "Bathurst Street Long Climb", activity_id: rideId, start_index: 2000, end_index: 2600 } });
+    const segmentId = segment.id;
+    // Eddy rides it (the same file, uploaded after the segment exists): his effort is on the board.
+    const eddy = await signIn(browser, server.url, "eddy@example.com");
+    await uploadFile(eddy.page, EDGE500, "fit");
+    await eddy.context.close();
+    await page.evaluate(`(async () => {
+      const app = await import("/app/assets/app.js");
+      for (let i = 0; i < 90; i++) {
+        const board = await app.api("/segments/${segmentId}/leaderboard");
+        if (board.entries?.length) return;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      throw new Error("no effort on the segment");
+    })()`);
+    expect(segmentId).toBeGreaterThan(0);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/segments/${segmentId}`);
+    await page.waitForSelector("#leaderboard tbody tr");
+    await screenshots(page, "segment-leaderboard");
+    const time = page.locator("#leaderboard thead th", { hasText: "Time" });
+    const box = await time.boundingBox();
+    expect(box).not.toBeNull();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    const cell = await page.locator("#leaderboard tbody tr").first().locator("td").last().boundingBox();
+    expect(cell!.x + cell!.width).toBeLessThanOrEqual(390);
+    expect(await page.locator("#leaderboard tbody tr").first().locator("td").last().textContent()).toMatch(/^\d+:\d\d(:\d\d)?$/);
+    // The table needs no sideways scrolling.
+    expect(await page.evaluate(() => { const w = document.querySelector("#leaderboard .table-wrap")!; return w.scrollWidth - w.clientWidth; })).toBeLessThanOrEqual(0);
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    expect(errors).toEqual([]);
+  }, 180_000);
+});
