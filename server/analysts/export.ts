@@ -81,6 +81,7 @@ export async function exportEvents(
   options: ExportOptions,
   write: (chunk: string) => void | Promise<void>,
   onPage?: (exported: number, position: number) => void,
+  onRows?: (rows: ExportRow[]) => void,
 ): Promise<{ events: number; lastPosition: number }> {
   if (options.types?.length) await checkTypes(db, options.types);
   const end = await logEnd(db);
@@ -119,6 +120,7 @@ export async function exportEvents(
     const rows = await db.query<ExportRow>(sql, params);
     if (rows.length === 0) break;
     for (const r of rows) r.position = Number(r.position);
+    onRows?.(rows);
     const text = options.format === "csv"
       ? csvText(rows, events === 0)
       : rows.map(ndjsonLine).join("");

@@ -7,6 +7,10 @@ import { parseJsonExact, toJson } from "../../shared/json.ts";
 import { advanceId, ID_KINDS, type IdKind } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { EXPORT_COLUMNS } from "./export.ts";
+import { blobsNamedBy } from "../../events/blob-names.ts";
+import { blobDirOf } from "../blobs.ts";
+import type { NamedBlobs } from "../ops/blob-check.ts";
+import { blobDirBeside, bringBlobs } from "../ops/blob-transfer.ts";
 
 /** The import file is malformed: nothing was written. */
 export class ImportError extends Error {}
@@ -126,6 +130,10 @@ export interface ImportReport {
   events: number;
   streams: number;
   lastPosition: number;
+  /** Blobs the events name, and how many of them (and bytes) came from the blob directory. */
+  blobsNamed: number;
+  blobsBrought: number;
+  blobBytes: number;
 }
 
 /**
@@ -133,15 +141,20 @@ export interface ImportReport {
  * positions, stream versions, types, schema versions, data, metadata and recorded times. Everything
  * is checked and written in one transaction, so a bad file leaves the store unchanged. Afterwards the
  * id sequences are moved past the imported ids; the caller replays the read models.
+ *
+ * The blobs the events name (events/blob-names.ts) come from `FILE.blobs/` (written beside the file
+ * by `export --out FILE`), in the same transaction; when one is neither there nor already stored,
+ * the import refuses and names it with the events that need it: no event arrives without its blobs.
  */
 export async function importEvents(
   platform: Platform,
   file: string,
-  options: { format?: "csv" | "ndjson"; batch?: number; onProgress?: (events: number) => void } = {},
+  options: { format?: "csv" | "ndjson"; batch?: number; onProgress?: (events: number) => void; blobsDir?: string } = {},
 ): Promise<ImportReport> {
   if (!existsSync(file) || !statSync(file).isFile()) throw new ImportError(`${file}: no such file`);
   const format = options.format ?? (file.toLowerCase().endsWith(".csv") ? "csv" : "ndjson");
   const batchSize = options.batch ?? 1000;
+  const fileDir = blobDirOf(platform.db);
   return await platform.db.transaction(async (tx) => {
     const [{ found }] = await tx.query<{ found: boolean }>("select exists(select 1 from events) as found");
     if (found) {
@@ -152,6 +165,7 @@ export async function importEvents(
     let lastPosition = 0;
     let count = 0;
     let batch: ImportedEvent[] = [];
+    const named: NamedBlobs = new Map();
     const flush = async () => {
       if (batch.length === 0) return;
       await insertBatch(tx, batch);
@@ -184,6 +198,12 @@ export async function importEvents(
           maxIds.set(kind, Math.max(maxIds.get(kind) ?? 0, value));
         }
       }
+      for (const sha of blobsNamedBy(event.type, event.data)) {
+        let entry = named.get(sha);
+        if (!entry) named.set(sha, entry = { count: 0, events: [] });
+        entry.count++;
+        if (entry.events.length < 5) entry.events.push({ position: event.position, type: event.type, stream_id: event.stream_id });
+      }
       batch.push(event);
       if (batch.length >= batchSize) await flush();
     }
@@ -194,7 +214,20 @@ export async function importEvents(
       [lastPosition],
     );
     for (const [kind, max] of maxIds) await advanceId(tx, kind, max);
-    return { events: count, streams: versions.size, lastPosition };
+    let brought;
+    try {
+      brought = await bringBlobs(tx, fileDir, options.blobsDir ?? blobDirBeside(file), named, file);
+    } catch (error) {
+      throw new ImportError((error as Error).message);
+    }
+    return {
+      events: count,
+      streams: versions.size,
+      lastPosition,
+      blobsNamed: named.size,
+      blobsBrought: brought.blobs,
+      blobBytes: brought.bytes,
+    };
   });
 }
 

@@ -7,12 +7,15 @@ import { timeTravel, TimeTravelTargetError } from "../../analysts/time-travel.ts
 import { reprocessActivity, type ReprocessOutcome, uploadedActivityIds } from "../../analysts/reprocess.ts";
 import { type CliCommand, type CliIo, CliUsageError, optionalString } from "../command.ts";
 import { progressBar } from "../progress.ts";
+import { type BlobProblem, blobProblemLines, checkBlobs, type NamedBlobs } from "../../ops/blob-check.ts";
+import { blobDirBeside, MissingBlobsError, writeBlobsTo } from "../../ops/blob-transfer.ts";
+import { blobsNamedBy } from "../../../events/blob-names.ts";
 
 /** Errors of analysts' commands whose message is the whole story (exit 1, store unchanged). */
 function clear(error: unknown): never {
   if (
     error instanceof BoundError || error instanceof UnknownTypeError || error instanceof ImportError ||
-    error instanceof TimeTravelTargetError
+    error instanceof TimeTravelTargetError || error instanceof MissingBlobsError
   ) {
     throw new Error(error.message);
   }
@@ -96,22 +99,44 @@ const replay: CliCommand = {
 
 const verify: CliCommand = {
   name: "verify",
-  summary: "Rebuild into a scratch schema and compare with the live read models (non-zero exit on a difference).",
+  summary:
+    "Rebuild into a scratch schema and compare with the live read models, and check every blob the events name exists and matches its hash (non-zero exit on a difference).",
   options: {},
   async run(platform, _o, io) {
     const bar = progressBar(io, "verify");
     const { report, differences, tables } = await platform.projections.verify({ onProgress: bar }).finally(bar.done);
     if (io.interactive) io.progress("\n");
-    return { ok: differences.length === 0, events: report.events, tables, differences };
+    const blobs = await checkBlobs(platform.db);
+    return {
+      ok: differences.length === 0 && blobs.problems.length === 0,
+      events: report.events,
+      tables,
+      differences,
+      blobs: { named: blobs.named, bytes: blobs.bytes, problems: blobs.problems },
+    };
   },
   format: (r) => {
-    const x = r as { ok: boolean; events: number; tables: number; differences: { table: string; onlyLive: string[]; onlyRebuilt: string[]; liveCount: number; rebuiltCount: number }[] };
-    if (x.ok) return `verify: ${x.tables} read-model tables rebuilt from ${x.events} events are equal to the live ones`;
-    const lines = [`verify: ${x.differences.length} of ${x.tables} tables differ`];
+    const x = r as {
+      ok: boolean;
+      events: number;
+      tables: number;
+      differences: { table: string; onlyLive: string[]; onlyRebuilt: string[]; liveCount: number; rebuiltCount: number }[];
+      blobs: { named: number; bytes: number; problems: BlobProblem[] };
+    };
+    const blobLine = `verify: ${x.blobs.named} blobs named by the events (${x.blobs.bytes} bytes) are stored and match their sha-256`;
+    if (x.ok) return `verify: ${x.tables} read-model tables rebuilt from ${x.events} events are equal to the live ones\n${blobLine}`;
+    const lines = [];
+    if (x.differences.length === 0) lines.push(`verify: ${x.tables} read-model tables rebuilt from ${x.events} events are equal to the live ones`);
+    else lines.push(`verify: ${x.differences.length} of ${x.tables} tables differ`);
     for (const d of x.differences) {
       lines.push(`  ${d.table}: live ${d.liveCount} rows, rebuilt ${d.rebuiltCount} rows`);
       for (const row of d.onlyLive) lines.push(`    only live:    ${row}`);
       for (const row of d.onlyRebuilt) lines.push(`    only rebuilt: ${row}`);
+    }
+    if (x.blobs.problems.length === 0) lines.push(blobLine);
+    else {
+      lines.push(`verify: ${x.blobs.problems.length} of ${x.blobs.named} blobs named by the events are missing or corrupt`);
+      lines.push(...blobProblemLines(x.blobs.problems));
     }
     return lines.join("\n");
   },
@@ -119,7 +144,8 @@ const verify: CliCommand = {
 
 const exportCommand: CliCommand = {
   name: "export",
-  summary: "Export events as CSV or ndjson (streamed page by page, constant memory).",
+  summary:
+    "Export events as CSV or ndjson (streamed page by page, constant memory); with --out FILE the blobs they name go to FILE.blobs/.",
   options: {
     format: { type: "string", description: "csv or ndjson", required: true },
     types: { type: "string", description: "only these event types (comma-separated)" },
@@ -158,8 +184,24 @@ const exportCommand: CliCommand = {
       const write = fd === undefined ? io.write! : (chunk: string) => {
         writeSync(fd!, chunk);
       };
-      const { events, lastPosition } = await exportEvents(platform.db, options, write, (n) => progress(n));
+      // The blobs the exported events name (streams, originals, photos, pictures, heatmap tracks).
+      const named: NamedBlobs = new Map();
+      const collect = (rows: { position: number; type: string; stream_id: string; data: string }[]) => {
+        for (const row of rows) {
+          if (!/[0-9a-f]{64}/.test(row.data)) continue;
+          for (const sha of blobsNamedBy(row.type, JSON.parse(row.data))) {
+            let entry = named.get(sha);
+            if (!entry) named.set(sha, entry = { count: 0, events: [] });
+            entry.count++;
+            if (entry.events.length < 5) entry.events.push({ position: row.position, type: row.type, stream_id: row.stream_id });
+          }
+        }
+      };
+      const { events, lastPosition } = await exportEvents(platform.db, options, write, (n) => progress(n), collect);
       if (io.interactive) io.progress("\n");
+      const blobs = out === undefined || named.size === 0
+        ? { blobs: 0, bytes: 0, dir: null as string | null }
+        : { ...(await writeBlobsTo(platform.db, blobDirBeside(resolve(out)), named)), dir: blobDirBeside(resolve(out)) };
       const seconds = (performance.now() - started) / 1000;
       const summary = {
         events,
@@ -168,10 +210,19 @@ const exportCommand: CliCommand = {
         out: out === undefined ? "stdout" : resolve(out),
         seconds: Number(seconds.toFixed(3)),
         events_per_second: rate(events, seconds),
+        blobs: blobs.blobs,
+        blob_bytes: blobs.bytes,
+        blobs_dir: blobs.dir,
       };
       if (out !== undefined) return summary;
       // stdout carries the events: the summary goes to stderr.
       io.progress(`exported ${events} events in ${summary.seconds} s (${summary.events_per_second} events/s)\n`);
+      if (named.size > 0) {
+        io.progress(
+          `warning: these events name ${named.size} blobs (streams, original files, photos, pictures) that stdout cannot carry; ` +
+            "`import` refuses them in a store that lacks those blobs: export with --out FILE to write them to FILE.blobs/\n",
+        );
+      }
       return undefined;
     } catch (error) {
       clear(error);
@@ -181,15 +232,16 @@ const exportCommand: CliCommand = {
   },
   format: (r) => {
     if (r === undefined) return "";
-    const x = r as { events: number; out: string; seconds: number; events_per_second: number; format: string };
-    return `exported ${x.events} events (${x.format}) to ${x.out} in ${x.seconds} s (${x.events_per_second} events/s)`;
+    const x = r as { events: number; out: string; seconds: number; events_per_second: number; format: string; blobs: number; blob_bytes: number; blobs_dir: string | null };
+    const line = `exported ${x.events} events (${x.format}) to ${x.out} in ${x.seconds} s (${x.events_per_second} events/s)`;
+    return x.blobs_dir ? `${line}\nand the ${x.blobs} blobs they name (${x.blob_bytes} bytes) to ${x.blobs_dir}/ (keep it beside the file: import reads it)` : line;
   },
 };
 
 const importCommand: CliCommand = {
   name: "import",
   summary:
-    "Import an export (ndjson, or CSV with the export's columns) into an EMPTY store, then replay the read models.",
+    "Import an export (ndjson, or CSV with the export's columns) and the blobs in FILE.blobs/ into an EMPTY store, then replay the read models.",
   positional: { name: "file", description: "the export file (.ndjson, or .csv)", path: true },
   options: {
     file: { type: "string", description: "the export file (same as the positional argument)", path: true },
@@ -217,6 +269,9 @@ const importCommand: CliCommand = {
         events: report.events,
         streams: report.streams,
         last_position: report.lastPosition,
+        blobs: report.blobsNamed,
+        blobs_brought: report.blobsBrought,
+        blob_bytes: report.blobBytes,
         replayed: replayed.events,
         seconds: Number(seconds.toFixed(3)),
       };
@@ -225,8 +280,8 @@ const importCommand: CliCommand = {
     }
   },
   format: (r) => {
-    const x = r as { events: number; streams: number; last_position: number; seconds: number };
-    return `imported ${x.events} events in ${x.streams} streams (last position ${x.last_position}) and replayed the read models in ${x.seconds} s`;
+    const x = r as { events: number; streams: number; last_position: number; seconds: number; blobs: number; blobs_brought: number; blob_bytes: number };
+    return `imported ${x.events} events in ${x.streams} streams (last position ${x.last_position}) with the ${x.blobs} blobs they name (${x.blobs_brought} brought, ${x.blob_bytes} bytes) and replayed the read models in ${x.seconds} s`;
   },
 };
 
