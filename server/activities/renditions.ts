@@ -43,6 +43,8 @@ export class UndecodableImage extends Error {}
 
 function expandPngToRgba(png: ReturnType<typeof decodePng>): Uint8Array {
   const { width, height } = png;
+  // 8-bit RGBA is RGBA already: no copy (of up to 35 MB).
+  if (!png.palette && png.channels === 4 && png.depth === 8 && png.data instanceof Uint8Array) return png.data;
   const n = width * height;
   const out = new Uint8Array(n * 4);
   if (png.palette) {

@@ -11,8 +11,8 @@
  * The budget (see docs/images.md): at most MAX_IMAGE_PIXELS pixels on any buffer decoded (the
  * canvas, and any frame), and at most MAX_DECODE_BYTES of memory allocated by the decode, as
  * estimated per format from the header (bytes per pixel: a JPEG 4:2:0 7, 4:4:4 10; an 8-bit RGB
- * PNG 13, RGBA 16; a GIF 5). So a 20 MP camera JPEG (4:2:0) passes, a 4:4:4 one up to 14 MP, an
- * RGBA PNG up to 8.9 MP. Measured on the Deno server, the first decode at the top of the budget,
+ * PNG 19, RGBA 20; a GIF 5). So a 20 MP camera JPEG (4:2:0) passes, a 4:4:4 one up to 14 MP, an
+ * RGBA PNG up to 7.1 MP. Measured on the Deno server, the first decode at the top of the budget,
  * made into renditions in the worker, moved the resident memory by 181 MB for an estimate of
  * 142 MB (the worker's heap grows, and Deno's workers collect little mid-decode): under 256 MB.
  */
@@ -60,11 +60,13 @@ function png(b: Uint8Array): ImageHeader | undefined | null {
   const depths = colorType === 0 ? [1, 2, 4, 8, 16] : colorType === 3 ? [1, 2, 4, 8] : [8, 16];
   if (!channels || !depths.includes(depth)) return null;
   const pixels = width * height;
-  // Inflated rows (+1 filter byte each) three times over (inflated in chunks, joined, unfiltered:
-  // a collection may not come in between), then the RGBA the pixels are expanded to (and the RGB
-  // of a palette image on the way).
+  // Inflated rows (+1 filter byte each) four times over (fast-png: inflated in chunks, joined,
+  // unfiltered, copied; measured, a collection does not come in between) and once more for what
+  // encoding the PNG renditions leaves, then the RGBA the pixels are expanded to (none for 8-bit
+  // RGBA), and the RGB of a palette image on the way.
   const raw = height * (Math.ceil((width * channels * depth) / 8) + 1);
-  const decodeBytes = 3 * raw + pixels * 4 + (colorType === 3 ? pixels * 4 : 0);
+  const rgba = colorType === 6 && depth === 8 ? 0 : pixels * 4;
+  const decodeBytes = 5 * raw + rgba + (colorType === 3 ? pixels * 4 : 0);
   return { contentType: "image/png", width, height, pixels, decodeBytes };
 }
 
