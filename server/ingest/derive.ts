@@ -12,7 +12,7 @@ import { channel, held, HOLD_CADENCE_S, HOLD_HEARTRATE_S, HOLD_POWER_S, interpol
 import { encodePolyline, simplify, type Track } from "./geo.ts";
 import { MAX_SPEED_INTERVAL_S, movingIntervals, movingSeconds, movingThreshold } from "./moving.ts";
 import { timezoneOf } from "./timezone.ts";
-import type { DeviceLap, ParsedFile, Sample } from "./types.ts";
+import type { DeviceLap, DeviceLength, ParsedFile, Sample } from "./types.ts";
 
 export type ActivityFacts = z.infer<typeof activityFacts>;
 type LapFacts = z.infer<typeof lapFacts>;
@@ -137,8 +137,10 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
 
   // Laps written without records still count (TCX: TotalTimeSeconds and DistanceMeters).
   const unrecorded = lapsWithoutSamples(parsed.laps, samples);
-  let startMs = samples[0].time;
-  let endMs = samples[n - 1].time;
+  // The activity runs from the moment the timer started to the moment it stopped (FIT sessions),
+  // even where the first record came later; laps written without records widen it too.
+  let startMs = Math.min(samples[0].time, parsed.timerStart ?? Infinity);
+  let endMs = Math.max(samples[n - 1].time, parsed.timerEnd ?? -Infinity);
   for (const lap of unrecorded) {
     startMs = Math.min(startMs, lap.startTime);
     endMs = Math.max(endMs, lap.startTime + (lap.elapsedTime ?? 0) * 1000);
@@ -160,24 +162,33 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
 
   // Distance: the stream, made to end at the activity's distance where the device says it.
   const cum = distanceStream(samples, segmentStarts, { startAtDeviceDistance: parsed.format !== "fit" });
-  const measured = cum[n - 1] > cum[0];
+  let measured = cum[n - 1] > cum[0];
   const swimSession = (parsed.sessions ?? []).find((s) => s.poolLength !== null && s.poolLength > 0);
   const activeLengths = (parsed.lengths ?? []).filter((l) => l.active);
   const poolSwim = !multisport && type === "Swim" && swimSession !== undefined && activeLengths.length > 0;
   let totalDistance: number;
-  if (poolSwim) totalDistance = activeLengths.length * (swimSession!.poolLength as number);
+  if (poolSwim) {
+    totalDistance = activeLengths.length * (swimSession!.poolLength as number);
+    // The distance stream of a pool swim comes from its lengths (a record may carry no distance).
+    poolDistanceStream(samples, activeLengths, swimSession!.poolLength as number, cum);
+  }
   else if (parsed.format === "fit" && parsed.deviceTotals.distance) totalDistance = parsed.deviceTotals.distance;
   else totalDistance = cum[n - 1] + unrecordedDistance;
-  if (measured && (poolSwim || parsed.format === "fit") && totalDistance > 0) scaleTo(cum, totalDistance);
+  if (poolSwim) measured = cum[n - 1] > cum[0];
+  else if (measured && parsed.format === "fit" && totalDistance > 0) scaleTo(cum, totalDistance);
 
-  // Moving.
+  // Moving. A run the athlete paused on the device: the device's timer decides (Strava honours the
+  // pause button; its speed threshold applies only to runs never paused).
+  const pausedRun = type === "Run" && !multisport && parsed.devicePaused === true;
   const moving = movingIntervals({
     samples, cum, pauses: parsed.pauses, segmentStarts, threshold: movingThreshold(type), measured,
-    lengths: poolSwim ? parsed.lengths : undefined,
+    lengths: poolSwim ? parsed.lengths : undefined, timerOnly: pausedRun,
   });
   const movSecs = movingSeconds(samples, moving);
   const movingTime = poolSwim
     ? Math.round(activeLengths.reduce((a, l) => a + (l.timerTime ?? l.elapsedTime), 0))
+    : pausedRun && parsed.timerTime
+    ? Math.round(parsed.timerTime)
     : Math.round(movSecs[n - 1] + unrecordedSeconds);
   const elapsedTime = Math.round((endMs - startMs) / 1000);
 
@@ -186,10 +197,11 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   const rawSpeed = new Float64Array(n);
   for (let i = 1; i < n; i++) {
     const dt = (times[i] - times[i - 1]) / 1000;
-    const recorded = samples[i].speed;
+    // Pool swims: the lengths' distance over time (a record's speed there is a length's or a stroke's).
+    const recorded = poolSwim ? null : samples[i].speed;
     rawSpeed[i] = recorded !== null && dt <= MAX_SPEED_INTERVAL_S ? recorded : dt > 0 ? (cum[i] - cum[i - 1]) / dt : 0;
   }
-  if (n > 1) rawSpeed[0] = samples[0].speed ?? rawSpeed[1];
+  if (n > 1) rawSpeed[0] = (poolSwim ? null : samples[0].speed) ?? rawSpeed[1];
   const velocity = new Array<number>(n);
   for (let i = 0; i < n; i++) {
     let sum = 0;
@@ -201,7 +213,16 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     velocity[i] = round(sum / count, 2);
   }
   let maxSpeed = 0;
-  for (let i = 0; i < n; i++) if (moving[i] && inSport(i) && velocity[i] > maxSpeed) maxSpeed = velocity[i];
+  if (poolSwim) {
+    // The fastest active length (pool length over its time), as the device's session max_speed.
+    const pool = swimSession!.poolLength as number;
+    for (const l of activeLengths) {
+      const secs = l.elapsedTime > 0 ? l.elapsedTime : l.timerTime ?? 0;
+      if (secs > 0) maxSpeed = Math.max(maxSpeed, round(pool / secs, 3));
+    }
+  } else {
+    for (let i = 0; i < n; i++) if (moving[i] && inSport(i) && velocity[i] > maxSpeed) maxSpeed = velocity[i];
+  }
   let sportDistance = totalDistance;
   let sportMoving = movingTime;
   if (mask) {
@@ -231,9 +252,12 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   // Heart rate, cadence, temperature: weighted by each sample's duration over the moving time.
   const heartrate = (s: Sample) => s.heartrate;
   const cadence = (s: Sample) => s.cadence;
-  const hrMax = maxOf(samples, heartrate);
-  const hasHeartrate = hrMax !== null;
-  const hrAverage = timeWeightedMean(samples, heartrate, moving);
+  // No record carries heart rate (a swim's strap stores it apart): the sessions' own summary.
+  const sessionHr = parsed.sessionHeartrate ?? null;
+  const recordedHrMax = maxOf(samples, heartrate);
+  const hrMax = recordedHrMax ?? sessionHr?.max ?? null;
+  const hasHeartrate = hrMax !== null || (sessionHr?.average ?? null) !== null;
+  const hrAverage = recordedHrMax !== null ? timeWeightedMean(samples, heartrate, moving) : sessionHr?.average ?? null;
   const averageHeartrate = hrAverage === null ? null : round(hrAverage, 1);
   const maxHeartrate = hrMax === null ? null : Math.round(hrMax);
   const cadAverage = timeWeightedMean(samples, cadence, moving, { skipZero: true });
@@ -359,7 +383,8 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     for (let i = a; i <= b; i++) if (velocity[i] > lapMaxSpeed) lapMaxSpeed = velocity[i];
     const cad = timeWeightedMean(samples, cadence, moving, { from: a, to: closing, skipZero: true });
     const lapWatts = deviceWattsPresent && isRide ? timeWeightedMean(samples, (s) => s.watts ?? 0, moving, { from: a, to: closing }) : null;
-    const lapHrMax = maxOf(samples, heartrate, a, b);
+    const lapHrMax = recordedHrMax !== null ? maxOf(samples, heartrate, a, b) : lap.maxHeartrate ?? null;
+    const lapHrAverage = recordedHrMax !== null ? hrMean(a, closing) : lap.averageHeartrate == null ? null : round(lap.averageHeartrate, 1);
     return {
       lapIndex: k + 1,
       name: `Lap ${k + 1}`,
@@ -374,13 +399,19 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
       maxSpeed: round(lapMaxSpeed, 2),
       averageCadence: cad === null ? null : round(cad, 1),
       averageWatts: lapWatts === null ? null : round(lapWatts, 1),
-      averageHeartrate: hrMean(a, closing),
+      averageHeartrate: lapHrAverage,
       maxHeartrate: lapHrMax,
     };
   });
 
   // Splits and best efforts (runs): from the distance stream of the run's own samples.
-  const course = type === "Run" && measured ? courseOf(times, cum, movSecs, mask) : null;
+  const course = type === "Run" && measured
+    ? courseOf(times, cum, movSecs, mask, mask ? undefined : {
+      leadElapsed: (samples[0].time - startMs) / 1000,
+      trailElapsed: (endMs - samples[n - 1].time) / 1000,
+      trailMoving: movingTime - movSecs[n - 1],
+    })
+    : null;
   const splits = (unit: number): SplitFacts[] => {
     if (!course) return [];
     return splitRanges(course, unit).map((r) => {
@@ -507,6 +538,24 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     bestEfforts,
   };
   return { facts, streams };
+}
+
+/**
+ * A pool swim's distance stream from its active lengths: at the end of the k-th active length the
+ * swimmer has covered k pool lengths; within a length distance grows linearly with time; rests add
+ * nothing.
+ */
+function poolDistanceStream(samples: readonly Sample[], active: readonly DeviceLength[], poolLength: number, cum: Float64Array): void {
+  let k = 0;
+  for (let i = 0; i < samples.length; i++) {
+    const t = samples[i].time;
+    while (k < active.length && active[k].startTime + active[k].elapsedTime * 1000 <= t) k++;
+    let value = k * poolLength;
+    if (k < active.length && active[k].startTime < t) {
+      value += poolLength * Math.min(1, (t - active[k].startTime) / (active[k].elapsedTime * 1000));
+    }
+    cum[i] = value;
+  }
 }
 
 /** Positions of the samples that have one, in order. */

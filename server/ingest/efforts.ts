@@ -11,16 +11,38 @@ export interface Course {
   moving: Float64Array;
   /** Index of the first sample of the contiguous same-sport block each sample belongs to. */
   blockStart: Int32Array;
+  /** Seconds after the last sample that still belong to the activity (the timer ran on): elapsed, moving. */
+  trailElapsed: number;
+  trailMoving: number;
+}
+
+/**
+ * Time of the activity outside its samples (single-sport files): the timer started `leadElapsed`
+ * seconds before the first record and ran on `trailElapsed` after the last; the activity's moving time
+ * is `trailMoving` more than the samples' (a paused run's timer time). The first split starts at the
+ * timer's start and the last ends at its stop, so splits add up to the activity's times.
+ */
+export interface CourseSpan {
+  leadElapsed: number;
+  trailElapsed: number;
+  trailMoving: number;
 }
 
 /** Builds the course: intervals outside `mask` (when given) add nothing and start a new block. */
-export function courseOf(times: ArrayLike<number>, cum: Float64Array, movingSecs: Float64Array, mask?: Uint8Array): Course {
+export function courseOf(
+  times: ArrayLike<number>,
+  cum: Float64Array,
+  movingSecs: Float64Array,
+  mask?: Uint8Array,
+  span: CourseSpan = { leadElapsed: 0, trailElapsed: 0, trailMoving: 0 },
+): Course {
   const n = times.length;
   const distance = new Float64Array(n);
   const elapsed = new Float64Array(n);
   const moving = new Float64Array(n);
   const blockStart = new Int32Array(n);
   if (n > 0 && (!mask || mask[0] === 1)) distance[0] = cum[0];
+  if (n > 0) elapsed[0] = Math.max(0, span.leadElapsed);
   for (let i = 1; i < n; i++) {
     const inside = !mask || mask[i] === 1;
     distance[i] = distance[i - 1] + (inside ? cum[i] - cum[i - 1] : 0);
@@ -28,7 +50,7 @@ export function courseOf(times: ArrayLike<number>, cum: Float64Array, movingSecs
     moving[i] = moving[i - 1] + (inside ? movingSecs[i] - movingSecs[i - 1] : 0);
     blockStart[i] = inside ? blockStart[i - 1] : i;
   }
-  return { distance, elapsed, moving, blockStart };
+  return { distance, elapsed, moving, blockStart, trailElapsed: Math.max(0, span.trailElapsed), trailMoving: span.trailMoving };
 }
 
 /** Value of `series` where the course distance reaches `d`, searching from index `from` (returns index too). */
@@ -70,10 +92,11 @@ export function splitRanges(course: Course, unit: number): SplitRange[] {
   for (let k = 1; (k - 1) * unit < total; k++) {
     const endDistance = Math.min(total, k * unit);
     const last = endDistance >= total;
-    const e = last ? { value: course.elapsed[n - 1], index: n - 1 } : at(course, course.elapsed, endDistance, prevIndex);
-    const m = last ? course.moving[n - 1] : at(course, course.moving, endDistance, prevIndex).value;
+    const e = last ? { value: course.elapsed[n - 1] + course.trailElapsed, index: n - 1 } : at(course, course.elapsed, endDistance, prevIndex);
+    const m = last ? course.moving[n - 1] + course.trailMoving : at(course, course.moving, endDistance, prevIndex).value;
     const elapsedRounded = Math.round(e.value);
-    const movingRounded = Math.round(m);
+    // Moving never above elapsed, cumulatively or within the split.
+    const movingRounded = Math.max(prevMoving, Math.min(Math.round(m), prevMoving + elapsedRounded - prevElapsed));
     out.push({
       split: k,
       distance: endDistance - (k - 1) * unit,

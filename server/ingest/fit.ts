@@ -165,16 +165,20 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
       distance: num(lap.total_distance),
       timerTime: num(lap.total_timer_time),
       calories: num(lap.total_calories),
+      averageHeartrate: heartRate(lap.avg_heart_rate),
+      maxHeartrate: heartRate(lap.max_heart_rate),
     });
   }
   laps.sort((a, b) => a.startTime - b.startTime);
 
   const pauses: Pause[] = [];
   let stoppedAt: number | null = null;
+  let firstTimerStart: number | null = null;
   for (const event of (fit.events as Message[] | undefined) ?? []) {
     if (event.event !== "timer") continue;
     const at = ms(event.timestamp);
     if (at === null) continue;
+    if (event.event_type === "start" && (firstTimerStart === null || at < firstTimerStart)) firstTimerStart = at;
     if (event.event_type === "stop" || event.event_type === "stop_all") stoppedAt ??= at;
     else if (event.event_type === "start" && stoppedAt !== null) {
       if (at > stoppedAt) pauses.push({ start: stoppedAt, end: at });
@@ -194,6 +198,27 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     }
   }
 
+  // When the timer started and stopped: the sessions' own times (and the first timer start, the first
+  // length), whatever the first and last records say. A time far from the records is not believed.
+  const firstRecord = samples.length ? samples[0].time : null;
+  const lastRecord = samples.length ? samples[samples.length - 1].time : null;
+  const near = (t: number | null) => t !== null && firstRecord !== null && lastRecord !== null &&
+    t >= firstRecord - MAX_TIMER_LEAD_MS && t <= lastRecord + MAX_TIMER_LEAD_MS;
+  const startCandidates = [sessions[0]?.startTime ?? null, firstTimerStart, lengths[0]?.startTime ?? null].filter(near) as number[];
+  const timerStart = startCandidates.length ? Math.min(...startCandidates) : null;
+  const endCandidates = sessions.filter((s) => s.elapsedTime !== null).map((s) => s.endTime).filter(near);
+  const timerEnd = endCandidates.length ? Math.max(...endCandidates) : null;
+  const hrValues = (key: string) => sessionMessages.map((s) => heartRate(s[key])).filter((v): v is number => v !== null);
+  const avgHrs = hrValues("avg_heart_rate");
+  const maxHrs = hrValues("max_heart_rate");
+  const sessionHeartrate = avgHrs.length || maxHrs.length
+    ? {
+      // Several sessions: weighted by their timer time.
+      average: avgHrs.length ? weightedSessionMean(sessionMessages, "avg_heart_rate") : null,
+      max: maxHrs.length ? Math.max(...maxHrs) : null,
+    }
+    : null;
+
   const ascent = sum("total_ascent");
   return {
     format: "fit",
@@ -208,8 +233,36 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     lengths,
     deviceTotals: { ascent, calories: sum("total_calories"), distance: sum("total_distance") },
     utcOffsetSeconds,
+    timerStart,
+    timerEnd,
+    timerTime: sum("total_timer_time"),
+    devicePaused: pauses.length > 0,
+    sessionHeartrate,
     notes,
   };
+}
+
+/** How far (ms) before the first or after the last record a session time is still believed. */
+const MAX_TIMER_LEAD_MS = 6 * 3600 * 1000;
+
+/** A heart rate from a summary field (0 and 255 mean "none"). */
+function heartRate(value: unknown): number | null {
+  const v = num(value);
+  return v !== null && v > 0 && v < 255 ? v : null;
+}
+
+/** Mean of a session field over the sessions that have it, weighted by their timer time. */
+function weightedSessionMean(sessions: Message[], key: string): number | null {
+  let sum = 0;
+  let weight = 0;
+  for (const s of sessions) {
+    const v = heartRate(s[key]);
+    if (v === null) continue;
+    const w = num(s.total_timer_time) ?? num(s.total_elapsed_time) ?? 1;
+    sum += v * w;
+    weight += w;
+  }
+  return weight > 0 ? sum / weight : null;
 }
 
 function mergeSample(a: Sample, b: Sample): Sample {

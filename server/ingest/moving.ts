@@ -34,6 +34,8 @@ export interface MovingInput {
   measured: boolean;
   /** FIT pool-swim lengths; when there are active ones, only they are moving. */
   lengths?: readonly DeviceLength[];
+  /** The device's timer alone decides (a run the athlete paused): every interval outside a pause moves. */
+  timerOnly?: boolean;
 }
 
 /**
@@ -71,6 +73,10 @@ export function movingIntervals(input: MovingInput): Uint8Array {
       if (active.length) {
         while (lengthIndex < active.length && active[lengthIndex].startTime + active[lengthIndex].elapsedTime * 1000 < mid) lengthIndex++;
         moving[i] = lengthIndex < active.length && active[lengthIndex].startTime <= mid ? 1 : 0;
+        continue;
+      }
+      if (input.timerOnly) {
+        moving[i] = t1 - t0 <= MAX_UNMEASURED_GAP_S * 1000 ? 1 : 0;
         continue;
       }
       if (!measured) {

@@ -31,6 +31,9 @@ export interface DeviceLap {
   timerTime?: number | null;
   /** Calories as the device summed them (TCX lap Calories, FIT lap total_calories). */
   calories?: number | null;
+  /** The lap's own heart-rate summary (FIT lap avg/max_heart_rate), used when no record carries one. */
+  averageHeartrate?: number | null;
+  maxHeartrate?: number | null;
 }
 
 /** One FIT session (a leg of a multisport file). */
@@ -94,6 +97,20 @@ export interface ParsedFile {
   lengths?: DeviceLength[];
   /** Totals the device computed itself (FIT session), used where the rules say so. */
   deviceTotals: { ascent: number | null; calories: number | null; distance: number | null };
+  /**
+   * FIT: when the device's timer started (the first session's start_time, the first timer-start
+   * event or the first length, whichever is earliest) and when the last session ended (start_time +
+   * total_elapsed_time); absent for TCX/GPX. The activity runs from the one to the other even when
+   * the first record comes later (a pool swim records nothing until the first length ends).
+   */
+  timerStart?: number | null;
+  timerEnd?: number | null;
+  /** FIT: the sessions' total_timer_time summed (seconds), null when unknown. */
+  timerTime?: number | null;
+  /** FIT: the athlete paused the timer (a timer stop followed by a start) at least once. */
+  devicePaused?: boolean;
+  /** FIT: the sessions' heart-rate summary (avg/max_heart_rate), used when no record carries one. */
+  sessionHeartrate?: { average: number | null; max: number | null } | null;
   /** Offset of local time from UTC in seconds when the file says it (FIT local_timestamp, TCX offsets). */
   utcOffsetSeconds: number | null;
   /** Things worth telling the uploader (e.g. a bad CRC that was tolerated). */
