@@ -40,6 +40,8 @@ interface Slot {
   worker: Promise<RuntimeWorker>;
   busy: { id: number; task: Task; timer: ReturnType<typeof setTimeout> } | null;
   idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The worker started (a failure after that is the image's, not the server's). */
+  started: boolean;
 }
 
 function runInPlace(task: ImageTask): Result {
@@ -107,11 +109,12 @@ export class ImagePool {
   }
 
   #spawn(): Slot {
-    const slot: Slot = { worker: undefined as unknown as Promise<RuntimeWorker>, busy: null, idleTimer: undefined };
+    const slot: Slot = { worker: undefined as unknown as Promise<RuntimeWorker>, busy: null, idleTimer: undefined, started: false };
     slot.worker = startWorker(WORKER_ENTRY, {
       message: (data) => this.#reply(slot, data as ImageReply),
       failed: (error) => this.#failed(slot, error),
     });
+    slot.worker.then(() => (slot.started = true), () => {});
     slot.worker.catch((error) => this.#failed(slot, error instanceof Error ? error : new Error(String(error))));
     this.#slots.add(slot);
     return slot;
@@ -148,7 +151,10 @@ export class ImagePool {
     if (!this.#slots.has(slot)) return;
     if (slot.busy) {
       clearTimeout(slot.busy.timer);
-      slot.busy.task.reject(new Error(`image processing stopped unexpectedly (${error.message})`));
+      // A worker that dies decoding (out of memory despite the budget, a decoder's own crash) dies
+      // of that image: it is refused as undecodable, the next one gets a new worker.
+      const message = `image processing stopped unexpectedly (${error.message})`;
+      slot.busy.task.reject(slot.started ? new UndecodableImage(message) : new Error(message));
     }
     this.#drop(slot);
     this.#dispatch();
