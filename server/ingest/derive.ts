@@ -51,6 +51,10 @@ export const BEST_EFFORTS: readonly [string, number][] = [
 ];
 
 const RIDES: ReadonlySet<ActivityType> = new Set(["Ride", "VirtualRide", "EBikeRide"]);
+/** Sports on water: no elevation gain. */
+const WATER_SPORTS: ReadonlySet<ActivityType> = new Set([
+  "Swim", "Canoeing", "Kayaking", "Rowing", "StandUpPaddling", "Surfing", "Kitesurf", "Windsurf",
+]);
 
 const round = (n: number, digits = 1) => {
   const f = 10 ** digits;
@@ -238,9 +242,12 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   const averageSpeed = sportMoving > 0 ? sportDistance / sportMoving : elapsedTime > 0 ? sportDistance / elapsedTime : 0;
 
   // Elevation.
+  // Nothing is climbed on water: an altimeter under water or at sea level reads noise.
+  const onWater = WATER_SPORTS.has(type);
   let totalElevationGain = 0;
-  if (parsed.deviceTotals.ascent !== null && parsed.barometric) totalElevationGain = parsed.deviceTotals.ascent;
-  else totalElevationGain = elevationGain(samples, { segmentStarts, barometric: parsed.barometric });
+  if (onWater) totalElevationGain = 0;
+  else if (parsed.deviceTotals.ascent !== null && parsed.barometric) totalElevationGain = parsed.deviceTotals.ascent;
+  else totalElevationGain = elevationGain(samples, { segmentStarts, barometric: parsed.barometric, cum });
   let elevHigh: number | null = null;
   let elevLow: number | null = null;
   for (const s of samples) {
@@ -373,7 +380,15 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   }
   const laps: LapFacts[] = deviceLaps.map((lap, k) => {
     const a = starts[k];
-    const next = k + 1 < starts.length ? starts[k + 1] : n;
+    // A lap covers its own start + elapsed time (laps may overlap: a manual lap over autolaps);
+    // without an elapsed time, up to the next lap's start.
+    let next = k + 1 < starts.length ? starts[k + 1] : n;
+    if (lap.elapsedTime !== null && lap.elapsedTime > 0) {
+      const end = lap.startTime + lap.elapsedTime * 1000;
+      let j = a;
+      while (j < n && samples[j].time < end) j++;
+      next = j;
+    }
     const b = Math.max(a, next - 1);
     const closing = Math.min(n - 1, next < n ? next : b);
     const elapsed = Math.round(lap.elapsedTime ?? (times[closing] - times[a]) / 1000);
@@ -394,7 +409,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
       elapsedTime: elapsed,
       movingTime: lapMoving,
       distance,
-      totalElevationGain: round(elevationGain(samples, { from: a, to: b + 1, segmentStarts, barometric: parsed.barometric }), 1),
+      totalElevationGain: onWater ? 0 : round(elevationGain(samples, { from: a, to: b + 1, segmentStarts, barometric: parsed.barometric, cum }), 1),
       averageSpeed: round(lapMoving > 0 ? distance / lapMoving : elapsed > 0 ? distance / elapsed : 0, 3),
       maxSpeed: round(lapMaxSpeed, 2),
       averageCadence: cad === null ? null : round(cad, 1),

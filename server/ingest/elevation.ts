@@ -10,6 +10,15 @@ export const MAX_VERTICAL_SPEED = 5;
 /** Half-width (s) of the moving average applied before counting: GPS altitudes and barometric ones. */
 export const GPS_SMOOTHING_S = 5;
 export const BAROMETRIC_SMOOTHING_S = 2;
+/**
+ * Non-barometric altitude (GPS, phones) is averaged over ±GPS_SMOOTHING_M metres of distance (and at
+ * least ±GPS_SMOOTHING_S seconds, so standing still averages its readings too): noise of a few metres
+ * per reading then cancels however often the device records, where a window in seconds keeps more of
+ * it the slower one goes.
+ */
+export const GPS_SMOOTHING_M = 20;
+/** Smallest climb (m) counted from non-barometric altitude once smoothed. */
+export const GPS_THRESHOLD_M = 2;
 
 /** Gain with hysteresis: a climb counts once the altitude rose `threshold` metres above the last low. */
 export function hysteresisGain(altitudes: ArrayLike<number>, from: number, to: number, threshold: number): number {
@@ -36,12 +45,24 @@ export function hysteresisGain(altitudes: ArrayLike<number>, from: number, to: n
  */
 export function elevationGain(
   samples: readonly Sample[],
-  options: { from?: number; to?: number; segmentStarts?: readonly number[]; barometric: boolean },
+  options: {
+    from?: number;
+    to?: number;
+    segmentStarts?: readonly number[];
+    barometric: boolean;
+    /** The distance stream: non-barometric altitude is averaged over distance, not time. */
+    cum?: Float64Array;
+    /** Overrides: half-width of the distance window and smallest climb, in metres. */
+    smoothingMetres?: number;
+    threshold?: number;
+  },
 ): number {
   const from = options.from ?? 0;
   const to = options.to ?? samples.length;
   const smoothing = (options.barometric ? BAROMETRIC_SMOOTHING_S : GPS_SMOOTHING_S) * 1000;
-  const threshold = options.barometric ? 1 : 3;
+  const threshold = options.threshold ?? (options.barometric ? 1 : GPS_THRESHOLD_M);
+  const cum = options.barometric ? undefined : options.cum;
+  const metres = options.smoothingMetres ?? GPS_SMOOTHING_M;
   let gain = 0;
   for (const [segFrom, segTo] of segmentRanges(samples.length, options.segmentStarts)) {
     const a = Math.max(from, segFrom);
@@ -49,6 +70,7 @@ export function elevationGain(
     if (b - a < 2) continue;
     const times = new Float64Array(b - a);
     const alts = new Float64Array(b - a);
+    const along = new Float64Array(b - a);
     let k = 0;
     let shift = 0;
     for (let i = a; i < b; i++) {
@@ -61,9 +83,13 @@ export function elevationGain(
         if (Math.abs(dz) > MAX_VERTICAL_SPEED * Math.max(dt, 1)) shift += dz;
       }
       times[k] = samples[i].time;
+      if (cum) along[k] = cum[i];
       alts[k++] = alt - shift;
     }
-    gain += hysteresisGain(smoothOverTime(times.subarray(0, k), alts.subarray(0, k), smoothing), 0, k, threshold);
+    const smoothed = cum
+      ? smoothOverDistance(times.subarray(0, k), along.subarray(0, k), alts.subarray(0, k), smoothing, metres)
+      : smoothOverTime(times.subarray(0, k), alts.subarray(0, k), smoothing);
+    gain += hysteresisGain(smoothed, 0, k, threshold);
   }
   return gain;
 }
@@ -80,6 +106,32 @@ export function smoothOverTime(times: ArrayLike<number>, values: ArrayLike<numbe
     while (times[lo] < times[i] - halfWidth) lo++;
     if (hi < i) hi = i;
     while (hi + 1 < n && times[hi + 1] <= times[i] + halfWidth) hi++;
+    out[i] = (prefix[hi + 1] - prefix[lo]) / (hi - lo + 1);
+  }
+  return out;
+}
+
+/**
+ * Centred moving average over the readings within ±`metres` of distance or ±`halfWidth` ms of time
+ * of each one, whichever takes in more (prefix sums and two pointers: linear).
+ */
+export function smoothOverDistance(
+  times: ArrayLike<number>,
+  along: ArrayLike<number>,
+  values: ArrayLike<number>,
+  halfWidth: number,
+  metres: number,
+): Float64Array {
+  const n = values.length;
+  const prefix = new Float64Array(n + 1);
+  for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i] + values[i];
+  const out = new Float64Array(n);
+  let lo = 0;
+  let hi = 0;
+  for (let i = 0; i < n; i++) {
+    while (lo < i && along[i] - along[lo] > metres && times[i] - times[lo] > halfWidth) lo++;
+    if (hi < i) hi = i;
+    while (hi + 1 < n && (along[hi + 1] - along[i] <= metres || times[hi + 1] - times[i] <= halfWidth)) hi++;
     out[i] = (prefix[hi + 1] - prefix[lo]) / (hi - lo + 1);
   }
   return out;
