@@ -18,6 +18,7 @@ import { athleteStatsProjection } from "./athlete-stats/projection.ts";
 import { routesProjection } from "./routes/projection.ts";
 import { archiveImportsProjection } from "./archive-imports/projection.ts";
 import { athletePicturesProjection } from "./athlete-pictures/projection.ts";
+import { trainingLoadProjection } from "./training-load/projection.ts";
 
 /** Every read model of the platform. Add one line per projection. */
 export const allProjections: Projection[] = [
@@ -41,4 +42,5 @@ export const allProjections: Projection[] = [
   routesProjection,
   archiveImportsProjection,
   athletePicturesProjection,
+  trainingLoadProjection,
 ];

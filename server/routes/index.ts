@@ -17,11 +17,14 @@ import { pushSubscriptionRoutes } from "./push-subscriptions.ts";
 import { importRoutes } from "./imports.ts";
 import { routeRoutes } from "./routes.ts";
 import { athleteFeedRoutes } from "./athlete-feeds.ts";
+import { athleteFitnessRoutes, athleteRecordRoutes } from "./athlete-records.ts";
 import { gearCreateRoutes } from "./gear-create.ts";
 import { athletePictureRoutes } from "./athlete-picture.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
+  ...athleteRecordRoutes,
+  ...athleteFitnessRoutes,
   ...athleteFeedRoutes, // before activityRoutes: /v3/activities/following is not /v3/activities/:id
   ...segmentRoutes,
   ...athleteRoutes,

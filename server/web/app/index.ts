@@ -49,6 +49,12 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "challenge.js": { file: own("challenge.js"), type: JS },
   "athlete.js": { file: own("athlete.js"), type: JS },
   "segments.js": { file: own("segments.js"), type: JS },
+  "zones.js": { file: own("zones.js"), type: JS },
+  "calendar.js": { file: own("calendar.js"), type: JS },
+  "records.js": { file: own("records.js"), type: JS },
+  "fitness.js": { file: own("fitness.js"), type: JS },
+  "training.css": { file: own("training.css"), type: CSS },
+  "training-common.js": { file: own("training-common.js"), type: JS },
   "leaflet.js": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.js"), type: JS },
   "leaflet.css": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.css"), type: CSS },
   "uplot.js": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.iife.min.js"), type: JS },
@@ -192,11 +198,12 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     script: string;
     key: string;
     map?: boolean;
+    styles?: string[];
     data?: () => Record<string, unknown>;
     /** Whether the id names something (else the HTML not-found page). */
     exists?: (id: number) => Promise<boolean>;
     /** The navigation entry the page is, if any. */
-    current?: (id: number, me: number) => "profile" | undefined;
+    current?: (id: number, me: number) => "profile" | "training" | undefined;
   }) {
     app.get(path, async (c) => {
       const w = await web(c, platform);
@@ -211,7 +218,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
         ...signedIn(w, t),
         current: o.current?.(Number(idText), w.athlete.id),
         script: o.script,
-        styles: o.map ? ["leaflet.css", "uplot.css"] : [],
+        styles: [...(o.map ? ["leaflet.css", "uplot.css"] : []), ...(o.styles ?? [])],
         libs: o.map ? ["leaflet.js", "uplot.js"] : [],
         data: { [o.key]: Number(idText), ...o.data?.() },
         body: `<div id="${o.script.replace(".js", "")}"><h1>${escapeHtml(o.title)}</h1><p class="muted" role="status">Loading…</p></div>`,
@@ -230,6 +237,14 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     exists: async (id) => !!(await findAthlete(platform.db, id)),
     current: (id, me) => (id === me ? "profile" : undefined),
   });
+  // The athlete's training pages (docs/web-app.md): calendar, personal records, fitness and freshness.
+  for (const [page, title] of [["calendar", "Training calendar"], ["records", "Personal records"], ["fitness", "Fitness and freshness"]]) {
+    apiPage(`/athletes/:id/${page}`, {
+      title, script: `${page}.js`, key: "athleteId", styles: ["training.css"],
+      exists: async (id) => !!(await findAthlete(platform.db, id)),
+      current: (id, me) => (id === me ? "training" : undefined),
+    });
+  }
 
   app.get("/segments", async (c) => {
     const w = await web(c, platform);
@@ -303,7 +318,8 @@ export function mountAppPages(app: Hono, platform: Platform): void {
       title: "Activity",
       ...signedIn(w, t),
       script: "activity.js",
-      styles: ["leaflet.css", "uplot.css"],
+      moreScripts: ["zones.js"],
+      styles: ["leaflet.css", "uplot.css", "training.css"],
       libs: ["leaflet.js", "uplot.js"],
       data: { activityId: Number(idText), ...others },
       body: `<div id="activity" data-state="loading"><h1 id="title">Activity</h1><p class="muted" role="status">Loading…</p></div>`,

@@ -29,12 +29,14 @@ export interface ShellOptions {
   tokenExpiresAt?: number;
   /** Module scripts of the page, by asset name ("activity.js"). */
   script?: string;
+  /** Further module scripts that draw their own part of the page ("zones.js"). */
+  moreScripts?: string[];
   /** Server-rendered content of <main>. */
   body: string;
   /** Data for the page's script (JSON). */
   data?: Record<string, unknown>;
   /** Which nav entry is current. */
-  current?: "feed" | "upload" | "segments" | "heatmaps" | "profile" | "settings";
+  current?: "feed" | "upload" | "segments" | "heatmaps" | "training" | "profile" | "settings";
   status?: number;
   /** Classic scripts loaded before the page's module (Leaflet, uPlot). */
   libs?: string[];
@@ -47,6 +49,7 @@ const NAV: { key: ShellOptions["current"]; href: string; label: string }[] = [
   { key: "upload", href: "/upload", label: "Upload" },
   { key: "segments", href: "/segments", label: "Segments" },
   { key: "heatmaps", href: "/heatmaps", label: "Heatmaps" },
+  { key: "training", href: "/athletes/:me/calendar", label: "Training" },
   { key: "profile", href: "/athletes/:me", label: "Profile" },
   { key: "settings", href: "/settings", label: "Settings" },
 ];
@@ -81,6 +84,7 @@ ${styles}
 <script type="application/json" id="app-config">${JSON.stringify(config).replace(/</g, "\\u003c")}</script>
 ${(o.libs ?? []).map((l) => `<script src="/app/assets/${l}"></script>`).join("")}
 ${o.script ? `<script type="module" src="/app/assets/${o.script}"></script>` : ""}
+${(o.moreScripts ?? []).map((m) => `<script type="module" src="/app/assets/${m}"></script>`).join("")}
 </body></html>`;
   const csp = [
     "default-src 'none'",

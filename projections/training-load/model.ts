@@ -1,0 +1,82 @@
+/**
+ * The training-load model (docs/numbers.md, "Training load"): one activity's load from power
+ * (TSS, when the activity has a normalized power and the athlete an FTP) or else from heart rate
+ * (Banister's TRIMP), and the impulse-response model's fitness (CTL, 42-day), fatigue (ATL, 7-day)
+ * and form (TSB = CTL − ATL) over the daily loads. Pure functions: the projection and the API use
+ * them alike.
+ */
+
+/** Resting heart rate assumed (the athlete profile holds none). */
+export const RESTING_HEARTRATE = 60;
+/** Max heart rate without a birthdate (as the zones: server/activities/zones.ts). */
+export const DEFAULT_MAX_HEARTRATE = 190;
+export const CTL_DAYS = 42;
+export const ATL_DAYS = 7;
+
+export type LoadMethod = "power" | "heartrate" | "none";
+
+/** 220 − age on the day (age from the birthdate), else 190 — the zones' rule. */
+export function maxHeartrateOn(birthdate: string | null, startDate: string): number {
+  if (!birthdate) return DEFAULT_MAX_HEARTRATE;
+  const born = Date.parse(`${birthdate}T00:00:00Z`);
+  if (!Number.isFinite(born)) return DEFAULT_MAX_HEARTRATE;
+  const age = Math.floor((Date.parse(startDate) - born) / (365.25 * 86400000));
+  return age > 0 && age < 120 ? 220 - age : DEFAULT_MAX_HEARTRATE;
+}
+
+/**
+ * One activity's load. Power: TSS = t · NP · IF / (FTP · 3600) · 100 with IF = NP / FTP (t the
+ * moving time in s). Heart rate: TRIMP = t_min · HRr · k1 · e^(k2 · HRr), HRr = (HRavg − HRrest) /
+ * (HRmax − HRrest) clamped to 0…1, k1 = 0.64, k2 = 1.92 (men and unknown), 0.86 and 1.67 (women).
+ * Neither: 0. Rounded to 0.1.
+ */
+export function activityLoad(a: {
+  movingTime: number;
+  normalizedPower: number | null;
+  averageHeartrate: number | null;
+  startDate: string;
+}, athlete: { ftp: number | null; birthdate: string | null; sex: string | null }): { load: number; method: LoadMethod } {
+  const t = Math.max(0, a.movingTime);
+  if (a.normalizedPower && a.normalizedPower > 0 && athlete.ftp && athlete.ftp > 0) {
+    const intensity = a.normalizedPower / athlete.ftp;
+    return { load: round1((t * a.normalizedPower * intensity) / (athlete.ftp * 3600) * 100), method: "power" };
+  }
+  if (a.averageHeartrate && a.averageHeartrate > 0) {
+    const max = maxHeartrateOn(athlete.birthdate, a.startDate);
+    const reserve = Math.min(1, Math.max(0, (a.averageHeartrate - RESTING_HEARTRATE) / (max - RESTING_HEARTRATE)));
+    const [k1, k2] = athlete.sex === "F" ? [0.86, 1.67] : [0.64, 1.92];
+    return { load: round1((t / 60) * reserve * k1 * Math.exp(k2 * reserve)), method: "heartrate" };
+  }
+  return { load: 0, method: "none" };
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+export interface FitnessDay {
+  date: string;
+  load: number;
+  ctl: number;
+  atl: number;
+  tsb: number;
+}
+
+/**
+ * CTL, ATL and TSB for every day from the first load's day through `through` (YYYY-MM-DD): each
+ * day CTL += (load − CTL) / 42 and ATL += (load − ATL) / 7 (exponentially weighted averages
+ * starting at 0), TSB = CTL − ATL. Days without activities have load 0.
+ */
+export function fitnessSeries(dailyLoads: Map<string, number>, through: string): FitnessDay[] {
+  const days = [...dailyLoads.keys()].sort();
+  if (!days.length) return [];
+  const out: FitnessDay[] = [];
+  let ctl = 0, atl = 0;
+  const end = Date.parse(`${through}T00:00:00Z`);
+  for (let ms = Date.parse(`${days[0]}T00:00:00Z`); ms <= end; ms += 86_400_000) {
+    const date = new Date(ms).toISOString().slice(0, 10);
+    const load = dailyLoads.get(date) ?? 0;
+    ctl += (load - ctl) / CTL_DAYS;
+    atl += (load - atl) / ATL_DAYS;
+    out.push({ date, load: round1(load), ctl: round1(ctl), atl: round1(atl), tsb: round1(ctl - atl) });
+  }
+  return out;
+}

@@ -1,0 +1,145 @@
+import type { EventData } from "../../events/catalogue.ts";
+import type { Queryable } from "../../events/db/types.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import { athleteErased, athleteProfileUpdated, athleteRegistered } from "../../events/athlete/events.ts";
+import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
+import { activityReprocessed } from "../../events/activity/reprocessed.ts";
+import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
+import type { Projection } from "../projection.ts";
+import { activityLoad } from "./model.ts";
+
+/**
+ * Training load (docs/numbers.md, "Training load"; the fitness page and GET /v3/athletes/:id/fitness):
+ * each activity's load — power TSS with the athlete's FTP as it stood when the activity was recorded
+ * (or reprocessed), else heart-rate TRIMP, else 0 — with what it was computed from, and the athlete
+ * settings the model needs (FTP, birthdate, sex), kept from the athlete's own events. Fitness,
+ * fatigue and form are folded from these rows when asked (model.ts), so the tables stay a plain
+ * function of the log.
+ */
+export const trainingLoadProjection: Projection = {
+  name: "training-load",
+  tables: ["training_load_athletes", "training_load_activities"],
+  schema: `
+    create table if not exists training_load_athletes (
+      athlete_id bigint primary key,
+      ftp integer,
+      birthdate text,
+      sex text
+    );
+    create table if not exists training_load_activities (
+      activity_id bigint primary key,
+      athlete_id bigint not null,
+      day text not null,
+      start_date text not null,
+      private boolean not null,
+      moving_time integer not null,
+      normalized_power integer,
+      average_heartrate double precision,
+      load double precision not null,
+      method text not null
+    );
+    create index if not exists training_load_activities_athlete on training_load_activities (athlete_id, day);
+  `,
+  isolated: true,
+  handles: [
+    athleteRegistered.type, athleteProfileUpdated.type, athleteErased.type,
+    activityRecorded.type, activityCreated.type, activityUpdated.type, activityReprocessed.type, activityDeleted.type,
+  ],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    switch (event.type) {
+      case athleteRegistered.type: {
+        const d = event.data as EventData<typeof athleteRegistered>;
+        await tx.query(
+          `insert into training_load_athletes (athlete_id, ftp, birthdate, sex) values ($1, null, $2, $3)
+           on conflict (athlete_id) do update set birthdate = $2, sex = $3`,
+          [d.athleteId, d.birthdate, d.sex],
+        );
+        return;
+      }
+      case athleteProfileUpdated.type: {
+        const d = event.data as EventData<typeof athleteProfileUpdated>;
+        if (d.ftp === undefined && d.birthdate === undefined && d.sex === undefined) return;
+        await tx.query(
+          `update training_load_athletes set
+             ftp = case when $2 then $3::int else ftp end,
+             birthdate = case when $4 then $5::text else birthdate end,
+             sex = case when $6 then $7::text else sex end
+           where athlete_id = $1`,
+          [d.athleteId, d.ftp !== undefined, d.ftp ?? null, d.birthdate !== undefined, d.birthdate ?? null, d.sex !== undefined, d.sex ?? null],
+        );
+        return;
+      }
+      case athleteErased.type: {
+        const { athleteId } = event.data as EventData<typeof athleteErased>;
+        await tx.query("delete from training_load_activities where athlete_id = $1", [athleteId]);
+        await tx.query("delete from training_load_athletes where athlete_id = $1", [athleteId]);
+        return;
+      }
+      case activityRecorded.type: {
+        const d = event.data as EventData<typeof activityRecorded>;
+        await put(tx, {
+          activityId: d.activityId, athleteId: d.athleteId, startDate: d.startDate, startDateLocal: d.startDateLocal, private: d.private,
+          movingTime: d.movingTime, normalizedPower: d.weightedAverageWatts, averageHeartrate: d.averageHeartrate,
+        });
+        return;
+      }
+      case activityCreated.type: {
+        // A manual activity has neither power nor heart rate: load 0 (kept, so the day is known).
+        const d = event.data as EventData<typeof activityCreated>;
+        await put(tx, {
+          activityId: d.activityId, athleteId: d.athleteId, startDate: d.startDate, startDateLocal: d.startDateLocal, private: d.private,
+          movingTime: d.elapsedTime, normalizedPower: null, averageHeartrate: null,
+        });
+        return;
+      }
+      case activityUpdated.type: {
+        const d = event.data as EventData<typeof activityUpdated>;
+        if (d.private === undefined) return;
+        await tx.query("update training_load_activities set private = $2 where activity_id = $1", [d.activityId, d.private]);
+        return;
+      }
+      case activityReprocessed.type: {
+        const { activityId, facts } = event.data as EventData<typeof activityReprocessed>;
+        const [row] = await tx.query<{ athlete_id: number; start_date: string; day: string; private: boolean }>(
+          "select athlete_id, start_date, day, private from training_load_activities where activity_id = $1",
+          [activityId],
+        );
+        if (!row) return;
+        await put(tx, {
+          activityId, athleteId: Number(row.athlete_id), startDate: row.start_date, startDateLocal: row.day, private: row.private,
+          movingTime: facts.movingTime, normalizedPower: facts.weightedAverageWatts, averageHeartrate: facts.averageHeartrate,
+        });
+        return;
+      }
+      case activityDeleted.type: {
+        const { activityId } = event.data as EventData<typeof activityDeleted>;
+        await tx.query("delete from training_load_activities where activity_id = $1", [activityId]);
+        return;
+      }
+    }
+  },
+};
+
+async function put(tx: Queryable, a: {
+  activityId: number;
+  athleteId: number;
+  startDate: string;
+  startDateLocal: string;
+  private: boolean;
+  movingTime: number;
+  normalizedPower: number | null;
+  averageHeartrate: number | null;
+}) {
+  const [athlete] = await tx.query<{ ftp: number | null; birthdate: string | null; sex: string | null }>(
+    "select ftp, birthdate, sex from training_load_athletes where athlete_id = $1",
+    [a.athleteId],
+  );
+  const { load, method } = activityLoad(a, athlete ?? { ftp: null, birthdate: null, sex: null });
+  await tx.query(
+    `insert into training_load_activities (activity_id, athlete_id, day, start_date, private, moving_time, normalized_power,
+       average_heartrate, load, method)
+     values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)
+     on conflict (activity_id) do update set moving_time = $6, normalized_power = $7, average_heartrate = $8, load = $9, method = $10`,
+    [a.activityId, a.athleteId, a.startDateLocal.slice(0, 10), a.startDate, a.private, a.movingTime, a.normalizedPower, a.averageHeartrate, load, method],
+  );
+}
