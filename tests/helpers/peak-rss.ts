@@ -29,9 +29,11 @@ export function rssMiB(pid: number): number {
  * Polls `url` one request after another until stopped; the worst latency seen (ms) tells how long
  * the server's event loop was held while something else ran.
  */
-export function healthPoller(url: string, pauseMs = 20): { stop(): Promise<{ worstMs: number; polls: number }> } {
+export function healthPoller(url: string, pauseMs = 20): { stop(): Promise<{ worstMs: number; worstAt: number; polls: number }> } {
   let running = true;
   let worstMs = 0;
+  /** When (performance.now()) the worst request was sent. */
+  let worstAt = 0;
   let polls = 0;
   const loop = (async () => {
     while (running) {
@@ -39,7 +41,8 @@ export function healthPoller(url: string, pauseMs = 20): { stop(): Promise<{ wor
       const res = await fetch(url);
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-      worstMs = Math.max(worstMs, performance.now() - t0);
+      const ms = performance.now() - t0;
+      if (ms > worstMs) [worstMs, worstAt] = [ms, t0];
       polls++;
       await new Promise((r) => setTimeout(r, pauseMs));
     }
@@ -48,7 +51,7 @@ export function healthPoller(url: string, pauseMs = 20): { stop(): Promise<{ wor
     async stop() {
       running = false;
       await loop;
-      return { worstMs, polls };
+      return { worstMs, worstAt, polls };
     },
   };
 }
