@@ -10,7 +10,8 @@ import { ApiError } from "./http/errors.ts";
 import { mountRoutes } from "./http/mount.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import { mountDocs } from "./web/docs.ts";
-import { RateLimiter } from "./http/rate-limit.ts";
+import { RateLimiter, type RequestLimiter } from "./http/rate-limit.ts";
+import { SharedRateLimiter } from "./http/shared-rate-limit.ts";
 import { securityHeaders } from "./http/security-headers.ts";
 import type { AnyRoute } from "./http/route.ts";
 import type { Platform } from "./platform.ts";
@@ -69,8 +70,12 @@ function isBulkBody(c: Context): boolean {
 export function createApp(platform: Platform, options: AppOptions = {}): { app: Hono; routes: AnyRoute[]; lifecycle: Lifecycle; metrics: Metrics } {
   const routes = options.routes ?? allRoutes;
   const app = new Hono();
-  const limiter = new RateLimiter(platform.config.rateLimitShort, platform.config.rateLimitLong);
-  const athleteLimiter = new RateLimiter(
+  // On PostgreSQL the counters are in the database, shared by every server on it (one budget per
+  // application and per athlete); the embedded store serves one process and counts in memory.
+  const makeLimiter = (short: number, long: number): RequestLimiter =>
+    platform.db.kind === "postgres" ? new SharedRateLimiter(platform.db, short, long) : new RateLimiter(short, long);
+  const limiter = makeLimiter(platform.config.rateLimitShort, platform.config.rateLimitLong);
+  const athleteLimiter = makeLimiter(
     platform.config.athleteRateLimitShort ?? platform.config.rateLimitShort,
     platform.config.athleteRateLimitLong ?? platform.config.rateLimitLong,
   );

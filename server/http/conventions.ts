@@ -4,7 +4,7 @@ import type { Platform } from "../platform.ts";
 import { lookupToken, type TokenLookup } from "./auth.ts";
 import { readBody } from "./body.ts";
 import { ApiError, rateLimitExceeded } from "./errors.ts";
-import { type RateLimiter, retryAfterSeconds } from "./rate-limit.ts";
+import { type RequestLimiter, retryAfterSeconds } from "./rate-limit.ts";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -54,7 +54,7 @@ export const RATE_LIMITED = "rateLimited";
  * every athlete's pages share one application, and one busy athlete must not lock the others out.
  * A refused request also carries `Retry-After` (seconds until the exceeded window resets).
  */
-export function apiConventions(platform: Platform, limiter: RateLimiter, athleteLimiter: RateLimiter = limiter): MiddlewareHandler {
+export function apiConventions(platform: Platform, limiter: RequestLimiter, athleteLimiter: RequestLimiter = limiter): MiddlewareHandler {
   return async (c, next) => {
     let usage = { short: 0, long: 0 };
     let used = limiter;
@@ -67,7 +67,7 @@ export function apiConventions(platform: Platform, limiter: RateLimiter, athlete
         if (lookup.ok) {
           const { applicationId, athleteId, application } = lookup.auth;
           used = application.internal ? athleteLimiter : limiter;
-          const hit = application.internal ? used.hit(`app:${applicationId}:athlete:${athleteId}`) : used.hit(`app:${applicationId}`);
+          const hit = await (application.internal ? used.hit(`app:${applicationId}:athlete:${athleteId}`) : used.hit(`app:${applicationId}`));
           usage = hit;
           if (!hit.allowed) {
             c.set(RATE_LIMITED as never, true as never);

@@ -2,7 +2,8 @@
  * Request limits per key (an application; for this server's own applications, an athlete within
  * it, so one busy athlete of the web pages never locks the others out): a short window (15 minutes,
  * resetting at :00, :15, :30, :45) and a daily one (resetting at midnight UTC). Requests refused for the short limit still count toward
- * the daily one. Counters live in this process's memory (documented in docs/app-developers.md).
+ * the daily one. This class keeps them in this process's memory (embedded store);
+ * on PostgreSQL every server counts in the database instead (shared-rate-limit.ts).
  */
 export class RateLimiter {
   readonly #usage = new Map<string, { shortWindow: number; short: number; day: number; long: number }>();
@@ -45,11 +46,18 @@ export class RateLimiter {
   }
 }
 
+/** What the API's conventions count requests with: RateLimiter (one process) or SharedRateLimiter (PostgreSQL). */
+export interface RequestLimiter {
+  readonly shortLimit: number;
+  readonly longLimit: number;
+  hit(key: string, now?: number): { allowed: boolean; short: number; long: number } | Promise<{ allowed: boolean; short: number; long: number }>;
+}
+
 /**
  * Seconds until a refused request may be tried again: the end of the 15-minute window when the
  * short limit is exceeded, midnight UTC when the daily one is (the later of the two when both are).
  */
-export function retryAfterSeconds(limiter: RateLimiter, usage: { short: number; long: number }, now = Date.now()): number {
+export function retryAfterSeconds(limiter: { shortLimit: number; longLimit: number }, usage: { short: number; long: number }, now = Date.now()): number {
   const QUARTER = 15 * 60 * 1000, DAY = 24 * 60 * 60 * 1000;
   let until = now;
   if (usage.short > limiter.shortLimit) until = Math.max(until, (Math.floor(now / QUARTER) + 1) * QUARTER);

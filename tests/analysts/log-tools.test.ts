@@ -181,7 +181,7 @@ describe("import refuses bad files and leaves the store unchanged", () => {
       await expect(importEvents(platform, join(dir, "missing.ndjson"))).rejects.toThrow(/no such file/);
       const file = join(dir, "good.ndjson");
       writeFileSync(file, good.map((e) => JSON.stringify(e)).join("\n") + "\n");
-      expect(await importEvents(platform, file)).toEqual({ events: 2, streams: 2, lastPosition: 3 });
+      expect(await importEvents(platform, file)).toEqual({ events: 2, streams: 2, lastPosition: 3, blobsNamed: 0, blobsBrought: 0, blobBytes: 0 });
       const events = await platform.store.readAll(0);
       expect(events.map((e) => [e.position, e.recordedAt])).toEqual([[1, "2024-01-01T10:00:00.000Z"], [3, "2024-01-01T10:00:01.000Z"]]);
       const [{ id }] = await platform.db.query<{ id: number }>("select nextval('public.ids_athlete') as id");

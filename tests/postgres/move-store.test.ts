@@ -78,7 +78,7 @@ async function build() {
   const photo = await call("POST", `/v3/activities/${run}/photos`, { token: ann.token, multipart: photoForm });
   expect(photo.status, photo.text).toBe(201);
   const pictureForm = new FormData();
-  pictureForm.set("file", new Blob([encodePng({ width: 8, height: 8, data: new Uint8Array(8 * 8 * 3).fill(90), channels: 3, depth: 8 })]), "me.png");
+  pictureForm.set("file", new Blob([encodePng({ width: 8, height: 8, data: new Uint8Array(8 * 8 * 3).fill(90), channels: 3, depth: 8 }) as BlobPart]), "me.png");
   const picture = await call("PUT", "/v3/athlete/picture", { token: ann.token, multipart: pictureForm });
   expect(picture.status, picture.text).toBe(200);
   // Kudos, comments, a route, a heatmap.
