@@ -30,7 +30,7 @@ import { submitUpload } from "../uploads/submit.ts";
 import { FIT_ACTIVITY, fitFileType } from "./fit-type.ts";
 import { type ArchiveActivity, garminActivity, readArchive } from "./layout.ts";
 import { processingUploadsOfActivity } from "../../projections/uploads/queries.ts";
-import { ImportTurn } from "./turn.ts";
+import { TurnBudget } from "../event-loop-turn.ts";
 import { ArchiveRefused, DEFAULT_ZIP_LIMITS, openZip, type ZipArchive, type ZipLimits } from "./zip.ts";
 
 export interface ImportFailure {
@@ -141,7 +141,7 @@ export async function importArchive(platform: Platform, options: ImportOptions):
   };
   // Entries that fail at once (a row naming a missing file) finish without any I/O: the loop over
   // them yields between turns, so 50,000 of them never hold the event loop.
-  const turn = new ImportTurn(8);
+  const turn = new TurnBudget(8);
   const zip = await openZip(options.path, limits);
   const scratch = mkdtempSync(join(tmpdir(), "archive-import-"));
   try {

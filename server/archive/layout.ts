@@ -5,7 +5,7 @@
  */
 import { parse } from "csv-parse/sync";
 import { parse as parser } from "csv-parse";
-import { ImportTurn } from "./turn.ts";
+import { TurnBudget } from "../event-loop-turn.ts";
 import { ACTIVITY_TYPES, type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 import { type DataType, dataTypeOf } from "../ingest/decode.ts";
 import { ArchiveRefused, type ZipArchive } from "./zip.ts";
@@ -86,7 +86,7 @@ export function csvRows(text: string): { get: CsvGet; rows: string[][] } {
  */
 async function eachCsvRow(zip: ZipArchive, name: string, onRow: (get: CsvGet, row: string[], index: number) => void): Promise<void> {
   const csv = parser({ ...CSV_OPTIONS, bom: true });
-  const turn = new ImportTurn(8);
+  const turn = new TurnBudget(8);
   let get: CsvGet | null = null;
   let index = 0;
   let failure: Error | null = null;
