@@ -5,6 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { openDb } from "../../events/db/open.ts";
+import { athleteDecider } from "../../events/athlete/decide.ts";
+import { athleteStream } from "../../events/athlete/events.ts";
+import { handleCommand } from "../../events/decider.ts";
+import { configFromEnv } from "../../server/config.ts";
+import { openPlatform } from "../../server/platform.ts";
 import { MAX_SESSIONS_PER_ATHLETE } from "../../server/web/session-table.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
 import { SHARED_DEVICES } from "../helpers/fixtures.ts";
@@ -366,6 +371,51 @@ describe("the athlete's own account (Deno server)", () => {
         `events naming the athlete: ${searched.namedEvents} (AthleteErased, AthleteErasureCompleted: id and counts only); exported log lines with the name/e-mail: ${exportHits}; ` +
         `their blobs left: ${searched.blobRows} rows, ${blobFiles.length} files; API views after the replay: hits ${afterReplayHits.length}`,
     );
+  }, 600_000);
+
+  it("an erasure cut short by a crash (AthleteErased recorded, the log not yet rewritten) is completed at the next start", async () => {
+    const secret = `Crashley${Date.now()}`;
+    const c = new WebClient(server.url);
+    await signUpAs(c, "Cut", secret, `${secret.toLowerCase()}@example.com`, password);
+    const token = await pageToken(c);
+    const id = (await api(token, "GET", "/v3/athlete")).json.id as number;
+    const made = await api(token, "POST", "/v3/activities", {
+      name: `${secret} ride`, sport_type: "Ride", start_date_local: "2024-05-01T08:00:00Z", elapsed_time: "3600",
+    });
+    expect(made.status, made.text).toBe(201);
+    await server.stop();
+    // The crash: only the AthleteErased append happened (as eraseAccount's first step does).
+    const platform = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
+    await handleCommand(platform.store, athleteStream(id), athleteDecider, { type: "erase", athleteId: id }, { metadata: { athleteId: id, source: "test" } });
+    const [{ n: before }] = await platform.db.query<{ n: number }>("select count(*)::int as n from public.events where data::text like $1", [`%${secret}%`]);
+    await platform.close();
+    expect(Number(before)).toBeGreaterThan(0);
+
+    server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0" } });
+    // The erasure job resumes it; the CLI (through the running server's admin endpoint) sees it done.
+    let last = "";
+    await until("the resumed erasure", async () => {
+      const out = join(dataDir, `completed-${Date.now()}.ndjson`);
+      const done = await runCli(["export", "--format", "ndjson", "--types", "AthleteErasureCompleted", "--out", out], { DATA_DIR: dataDir, QUIET: "1" });
+      last = `exit ${done.code}: ${done.stdout.slice(0, 300)} ${done.stderr.slice(0, 300)}`;
+      const text = existsSync(out) ? readFileSync(out, "utf8") : "";
+      return new RegExp(`"athleteId": ?${id}[,}]`).test(text) ? true : undefined;
+    }, 300_000).catch((e) => {
+      throw new Error(`${e.message}; the CLI last said ${last}`);
+    });
+    expect((await fetch(new URL(`/v3/activities/${made.json.id}`, server.url), { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    await server.stop();
+    const after = await withDataDir(dataDir, async (db) => ({
+      named: Number((await db.query<{ n: number }>("select count(*)::int as n from public.events where data::text like $1", [`%${secret}%`]))[0].n),
+      completed: Number((await db.query<{ n: number }>(
+        "select count(*)::int as n from public.events where type = 'AthleteErasureCompleted' and data->>'athleteId' = $1", [String(id)],
+      ))[0].n),
+    }));
+    const verify = await runCli(["verify"], { DATA_DIR: dataDir, QUIET: "1" });
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    expect(after).toEqual({ named: 0, completed: 1 });
+    server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0" } });
+    console.log(`resumed erasure: ${before} events with the name before the restart, ${after.named} after; AthleteErasureCompleted ${after.completed}; verify exit ${verify.code}`);
   }, 600_000);
 });
 
