@@ -318,6 +318,16 @@ describe("an archive whose activities.csv has 50,000 rows naming missing files",
     const other = await fetch(`${server.url}/settings/import/${done.body.id}/failures.csv`, { headers: { accept: "text/html" }, redirect: "manual" });
     expect([302, 303]).toContain(other.status);
   }, 600_000);
+
+  it("one row more than the bound is refused whole, naming the bound (memory stays bounded by the index)", async () => {
+    const rows: CsvActivity[] = [];
+    for (let i = 1; i <= 50_001; i++) {
+      rows.push({ id: String(2_000_000 + i), date: "Jan 1, 2020, 7:00:00 AM", name: `Ride ${i}`, type: "Ride", elapsed: 60, km: 1, file: `activities/missing-${i}.gpx` });
+    }
+    const done = await measured("50,001-row activities.csv (refused)", () => importZip([{ name: "activities.csv", bytes: Buffer.from(activitiesCsv(rows)) }], "too-many.zip"), (r) => `status body ${r.bytes} bytes`);
+    expect(done.body).toMatchObject({ status: "refused", imported: 0 });
+    expect(JSON.stringify(done.body)).toContain("more than 50,000 activities");
+  }, 600_000);
 });
 
 describe("multipart bodies that hold the parser", () => {
