@@ -3,8 +3,8 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appState, launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile } from "../helpers/browser.ts";
-import { type DenoServer, ROOT, startDenoServer } from "../helpers/deno.ts";
+import { launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile } from "../helpers/browser.ts";
+import { type DenoServer, ROOT, runCli, startDenoServer } from "../helpers/deno.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
 
 /**
@@ -294,4 +294,15 @@ describe("fitness and freshness (item 14)", () => {
     const refused = await page.evaluate(`import("/app/assets/app.js").then((app) => app.api("/athletes/${adaId}/fitness").then(() => 0, (e) => e.status))`);
     expect(refused).toBe(403);
   }, 120_000);
+});
+
+describe("the training-load read model is rebuilt exactly by replay", () => {
+  it("cli verify: a replay of the log equals the live tables (uploads, an FTP, a private edit)", async () => {
+    await browser.close();
+    await server.stop();
+    const verify = await runCli(["verify"], { DATA_DIR: server.dataDir });
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    expect(verify.stdout).toContain("are equal to the live ones");
+    expect(verify.stdout + verify.stderr).not.toMatch(/training_load_\w+ differ/);
+  }, 300_000);
 });

@@ -81,10 +81,9 @@ async function draw(range) {
       h("h2", { id: "loads-title" }, "Recent training load"),
       recent.length
         ? h("table", { class: "records", id: "loads" },
-          h("thead", {}, h("tr", {}, ["Date", "Activity", "Load", "From"].map((c) => h("th", { scope: "col" }, c)))),
+          h("thead", {}, h("tr", {}, ["Activity of", "Load", "From"].map((c) => h("th", { scope: "col" }, c)))),
           h("tbody", {}, recent.map((a) => h("tr", { dataset: { activity: a.activity_id } },
-            h("td", {}, dayText(a.date)),
-            h("td", {}, h("a", { href: `/activities/${a.activity_id}` }, "Open")),
+            h("td", {}, h("a", { href: `/activities/${a.activity_id}` }, dayText(a.date))),
             h("td", {}, String(Math.round(a.load))),
             h("td", {}, METHODS[a.method] ?? a.method)))))
         : h("p", { class: "muted" }, "No activities in this period."),

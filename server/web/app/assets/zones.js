@@ -11,7 +11,7 @@ function drawnPage() {
     const started = Date.now();
     const look = () => {
       const summary = document.getElementById("summary");
-      if (window.appState?.activityDrawn && summary) return resolve(summary.closest("section") ?? summary);
+      if (globalThis.appState?.activityDrawn && summary) return resolve(summary.closest("section") ?? summary);
       if (document.getElementById("activity")?.dataset.state === "failed") return reject(new Error("page failed"));
       if (Date.now() - started > 60_000) return reject(new Error("page not drawn"));
       setTimeout(look, 30);
