@@ -344,6 +344,8 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/activities/following": { request: fixed("/v3/activities/following") },
     "GET /v3/athletes/:id/activities": { request: fixed(`/v3/athletes/${owner.id}/activities`) },
     "GET /v3/athletes/:id/totals": { request: fixed(`/v3/athletes/${owner.id}/totals`) }, // anyone's public totals
+    "GET /v3/athletes/:id/records": { request: fixed(`/v3/athletes/${owner.id}/records`) }, // anyone's records over what the caller may see
+    "GET /v3/athletes/:id/fitness": { request: fixed(`/v3/athletes/${owner.id}/fitness`), otherAthlete: 403 }, // own athlete only
     "GET /v3/athletes/:id/profile": { request: fixed(`/v3/athletes/${owner.id}/profile`) },
     "PUT /v3/athletes/:id/follow": { request: fixed(`/v3/athletes/${third.id}/follow`) }, // each caller follows the third athlete
     "DELETE /v3/athletes/:id/follow": { request: fixed(`/v3/athletes/${third.id}/follow`) },
