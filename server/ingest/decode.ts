@@ -73,6 +73,7 @@ export async function parseDeviceFile(content: Uint8Array, dataType: DataType): 
   const kind = dataType.replace(".gz", "");
   const parsed = kind === "fit" ? await parseFit(content) : kind === "tcx" ? parseTcx(content) : parseGpx(content);
   keepFileOrder(parsed);
+  dropIsolatedEnds(parsed);
   if (parsed.samples.length === 0) {
     throw new IngestError(`The ${kind.toUpperCase()} file holds no timed records or trackpoints.`);
   }
@@ -105,6 +106,7 @@ export async function parseDeviceFile(content: Uint8Array, dataType: DataType): 
     ascent: sane(parsed.deviceTotals.ascent), calories: sane(parsed.deviceTotals.calories), distance: sane(parsed.deviceTotals.distance),
   };
   parsed.deviceName = parsed.deviceName === null ? null : storableText(parsed.deviceName);
+  if (parsed.name) parsed.name = storableText(parsed.name);
   parsed.notes = parsed.notes.map(storableText);
   return parsed;
 }
@@ -144,4 +146,32 @@ export function keepFileOrder(parsed: ParsedFile): void {
   const gaps: Pause[] = [];
   for (const k of keptStarts) gaps.push({ start: kept[k - 1].time, end: kept[k].time });
   if (gaps.length) parsed.pauses = parsed.pauses.concat(gaps).sort((a, b) => a.start - b.start);
+}
+
+/** A gap (ms) that leaves a lone record at either end of a recording outside it. */
+export const ISOLATED_GAP_MS = 6 * 3600 * 1000;
+
+/**
+ * A single record at the start or end of a recording, separated from all the others by more than
+ * ISOLATED_GAP_MS (a stray first record dated weeks early), is not part of the recording: dropped.
+ */
+export function dropIsolatedEnds(parsed: ParsedFile): void {
+  let samples = parsed.samples;
+  let dropped = 0;
+  while (samples.length > 2 && samples[1].time - samples[0].time > ISOLATED_GAP_MS) {
+    samples = samples.slice(1);
+    if (parsed.segmentStarts) parsed.segmentStarts = parsed.segmentStarts.map((i) => i - 1).filter((i) => i > 0);
+    dropped++;
+  }
+  while (samples.length > 2 && samples[samples.length - 1].time - samples[samples.length - 2].time > ISOLATED_GAP_MS) {
+    samples = samples.slice(0, -1);
+    if (parsed.segmentStarts) parsed.segmentStarts = parsed.segmentStarts.filter((i) => i < samples.length);
+    dropped++;
+  }
+  if (dropped === 0) return;
+  parsed.samples = samples;
+  const first = samples[0].time;
+  const last = samples[samples.length - 1].time;
+  parsed.pauses = parsed.pauses.filter((p) => p.end > first && p.start < last);
+  parsed.notes.push(`${dropped} record${dropped === 1 ? "" : "s"} far from the rest of the recording ${dropped === 1 ? "was" : "were"} left out.`);
 }

@@ -51,6 +51,13 @@ export const BEST_EFFORTS: readonly [string, number][] = [
 ];
 
 const RIDES: ReadonlySet<ActivityType> = new Set(["Ride", "VirtualRide", "EBikeRide"]);
+/**
+ * Distance (m) a TCX device may already read at its first trackpoint (GPS settling, the metres
+ * before the first point) beyond the laps it wrote without trackpoints; more has no time in the file.
+ */
+const LEADING_DISTANCE_M = 50;
+/** Half-width (ms) of the window over which a recorded speed is checked against the distance. */
+const SPEED_CHECK_WINDOW_MS = 5000;
 /** Sports on water: no elevation gain. */
 const WATER_SPORTS: ReadonlySet<ActivityType> = new Set([
   "Swim", "Canoeing", "Kayaking", "Rowing", "StandUpPaddling", "Surfing", "Kitesurf", "Windsurf",
@@ -102,6 +109,11 @@ function lapsWithoutSamples(laps: readonly DeviceLap[], samples: readonly Sample
   let j = 0;
   for (const lap of laps) {
     if (lap.elapsedTime === null || lap.elapsedTime <= 0) continue;
+    // TCX: unrecorded only when its own Track is empty.
+    if (lap.points !== undefined) {
+      if (lap.points === 0) out.push(lap);
+      continue;
+    }
     const end = lap.startTime + lap.elapsedTime * 1000;
     while (j < samples.length && samples[j].time < lap.startTime) j++;
     if (j >= samples.length || samples[j].time >= end) out.push(lap);
@@ -149,11 +161,14 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     startMs = Math.min(startMs, lap.startTime);
     endMs = Math.max(endMs, lap.startTime + (lap.elapsedTime ?? 0) * 1000);
   }
-  // Laps before the first record are already in the device's distance at that record.
+  // Laps before the first record are already in the device's distance at that record (as far as
+  // they go): the stream starts there. Distance the device counted before its first record without
+  // such a lap (a Fitbit export that starts mid-ride) has no time in the activity and is left out.
   const firstDeviceDistance = parsed.format === "fit" ? 0 : samples[0].distance ?? 0;
   const before = unrecorded.filter((l) => l.startTime < samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
   const after = unrecorded.filter((l) => l.startTime >= samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
-  const unrecordedDistance = Math.max(0, before - firstDeviceDistance) + after;
+  const startAt = firstDeviceDistance <= before + LEADING_DISTANCE_M ? firstDeviceDistance : Math.min(firstDeviceDistance, before);
+  const unrecordedDistance = Math.max(0, before - startAt) + after;
   const unrecordedSeconds = unrecorded.reduce((a, l) => a + (l.timerTime ?? l.elapsedTime ?? 0), 0);
 
   const times = new Float64Array(n);
@@ -165,7 +180,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   const segmentStarts = parsed.segmentStarts;
 
   // Distance: the stream, made to end at the activity's distance where the device says it.
-  const cum = distanceStream(samples, segmentStarts, { startAtDeviceDistance: parsed.format !== "fit" });
+  const cum = distanceStream(samples, segmentStarts, { startAt });
   let measured = cum[n - 1] > cum[0];
   const swimSession = (parsed.sessions ?? []).find((s) => s.poolLength !== null && s.poolLength > 0);
   const activeLengths = (parsed.lengths ?? []).filter((l) => l.active);
@@ -198,14 +213,30 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
 
   // Speeds: the device's own where it records one over a short interval, else the distance stream;
   // smoothed over ±2 samples.
+  // A recorded speed that disagrees with the distance covered around it (over ±5 s: by more than
+  // half and 1 m/s) is a broken field, not a sprint: the distance's own speed replaces it.
   const rawSpeed = new Float64Array(n);
+  const aroundSpeed = (i: number) => {
+    let a = i;
+    let b = i;
+    while (a > 0 && times[i] - times[a - 1] <= SPEED_CHECK_WINDOW_MS) a--;
+    while (b < n - 1 && times[b + 1] - times[i] <= SPEED_CHECK_WINDOW_MS) b++;
+    const span = (times[b] - times[a]) / 1000;
+    return span > 0 ? (cum[b] - cum[a]) / span : null;
+  };
+  const plausible = (recorded: number | null, i: number) => {
+    if (recorded === null || !measured) return recorded;
+    const around = aroundSpeed(i);
+    if (around === null) return recorded;
+    return recorded > around * 1.5 + 1 ? around : recorded;
+  };
   for (let i = 1; i < n; i++) {
     const dt = (times[i] - times[i - 1]) / 1000;
     // Pool swims: the lengths' distance over time (a record's speed there is a length's or a stroke's).
-    const recorded = poolSwim ? null : samples[i].speed;
+    const recorded = poolSwim ? null : plausible(samples[i].speed, i);
     rawSpeed[i] = recorded !== null && dt <= MAX_SPEED_INTERVAL_S ? recorded : dt > 0 ? (cum[i] - cum[i - 1]) / dt : 0;
   }
-  if (n > 1) rawSpeed[0] = (poolSwim ? null : samples[0].speed) ?? rawSpeed[1];
+  if (n > 1) rawSpeed[0] = (poolSwim ? null : plausible(samples[0].speed, 0)) ?? rawSpeed[1];
   const velocity = new Array<number>(n);
   for (let i = 0; i < n; i++) {
     let sum = 0;
@@ -375,7 +406,10 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   const starts: number[] = [];
   let pointer = 0;
   for (const lap of deviceLaps) {
-    while (pointer < n && samples[pointer].time < lap.startTime) pointer++;
+    // A TCX lap starts at its own first trackpoint.
+    const from = "firstPointTime" in lap && lap.firstPointTime != null ? lap.firstPointTime : lap.startTime;
+    if (pointer > 0 && pointer < n && samples[pointer].time > from) pointer = 0;
+    while (pointer < n && samples[pointer].time < from) pointer++;
     starts.push(pointer >= n ? n - 1 : pointer);
   }
   const laps: LapFacts[] = deviceLaps.map((lap, k) => {
@@ -383,7 +417,12 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
     // A lap covers its own start + elapsed time (laps may overlap: a manual lap over autolaps);
     // without an elapsed time, up to the next lap's start.
     let next = k + 1 < starts.length ? starts[k + 1] : n;
-    if (lap.elapsedTime !== null && lap.elapsedTime > 0) {
+    if ("lastPointTime" in lap && lap.lastPointTime != null) {
+      // TCX: up to its own last trackpoint (the sample closing it is the next one).
+      let j = a;
+      while (j < n && samples[j].time <= lap.lastPointTime) j++;
+      next = Math.max(j, next);
+    } else if (lap.elapsedTime !== null && lap.elapsedTime > 0) {
       const end = lap.startTime + lap.elapsedTime * 1000;
       let j = a;
       while (j < n && samples[j].time < end) j++;
@@ -405,7 +444,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
       name: `Lap ${k + 1}`,
       startIndex: a,
       endIndex: b,
-      startDate: iso(Math.max(lap.startTime, startMs)),
+      startDate: iso(Math.max("firstPointTime" in lap && lap.firstPointTime != null ? lap.firstPointTime : lap.startTime, startMs)),
       elapsedTime: elapsed,
       movingTime: lapMoving,
       distance,
@@ -509,7 +548,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   const facts: ActivityFacts = {
     type,
     ...(ctx.sportType && activityTypeOfSport(ctx.sportType) === type ? { sportType: ctx.sportType } : {}),
-    name: ctx.name?.trim() || defaultName(type, startDateLocal),
+    name: ctx.name?.trim() || fileName(parsed.name) || defaultName(type, startDateLocal),
     description: ctx.description ?? null,
     externalId: ctx.externalId,
     uploadId: ctx.uploadId,
@@ -571,6 +610,12 @@ function poolDistanceStream(samples: readonly Sample[], active: readonly DeviceL
     }
     cum[i] = value;
   }
+}
+
+/** The file's own activity name (GPX <trk><name>), made storable and kept to 255 characters. */
+function fileName(name: string | null | undefined): string | null {
+  const clean = (name ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
+  return clean ? clean.slice(0, 255) : null;
 }
 
 /** Positions of the samples that have one, in order. */

@@ -27,19 +27,22 @@ export function segmentRanges(n: number, segmentStarts: readonly number[] | unde
  * carry it, distance is interpolated over time (a device writing distance on every other record, or in
  * whole metres, is not topped up from GPS). Before the first and after the last such record, and in
  * files without device distance, positions are summed; without positions, the recorded speed.
- * A device distance that goes backwards adds nothing. With `startAtDeviceDistance` the stream starts
+ * A device distance that goes backwards adds nothing. With `startAt` the stream starts there (the
+ * distance of laps written without records before the first one); with `startAtDeviceDistance`
  * at the first record's device distance rather than 0.
  */
 export function distanceStream(
   samples: readonly Sample[],
   segmentStarts?: readonly number[],
-  options: { startAtDeviceDistance?: boolean } = {},
+  options: { startAtDeviceDistance?: boolean; startAt?: number } = {},
 ): Float64Array {
   const n = samples.length;
   const cum = new Float64Array(n);
   // The device's distance at its first record covers what came before it (a lap without records).
   const first = samples[0]?.distance ?? null;
-  let base = options.startAtDeviceDistance && first !== null && first > 0 ? first : 0;
+  let base = options.startAt !== undefined
+    ? Math.max(0, options.startAt)
+    : options.startAtDeviceDistance && first !== null && first > 0 ? first : 0;
   for (const [from, to] of segmentRanges(n, segmentStarts)) {
     cum[from] = base;
     let firstDevice = -1;

@@ -198,6 +198,24 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     }
   }
 
+  // A record far outside every session (a stray first record dated weeks early) is not part of the
+  // recording: records more than an hour before the first session's start or after the last one's
+  // end are dropped when they are a few stragglers (at most 1 % of the records).
+  if (sessions.length && samples.length > 1) {
+    const from = Math.min(...sessions.map((s) => s.startTime)) - STRAY_MARGIN_MS;
+    const to = Math.max(...sessions.map((s) => Math.max(s.endTime, s.startTime))) + STRAY_MARGIN_MS;
+    let lo = 0;
+    let hi = samples.length;
+    while (lo < hi && samples[lo].time < from) lo++;
+    while (hi > lo && samples[hi - 1].time > to) hi--;
+    const dropped = lo + (samples.length - hi);
+    if (dropped > 0 && dropped <= Math.max(1, samples.length * 0.01) && hi > lo) {
+      notes.push(`${dropped} record${dropped === 1 ? "" : "s"} dated far outside the file's sessions ${dropped === 1 ? "was" : "were"} left out.`);
+      samples.splice(hi);
+      samples.splice(0, lo);
+    }
+  }
+
   // When the timer started and stopped: the sessions' own times (and the first timer start, the first
   // length), whatever the first and last records say. A time far from the records is not believed.
   const firstRecord = samples.length ? samples[0].time : null;
@@ -241,6 +259,9 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     notes,
   };
 }
+
+/** How far (ms) outside its sessions a record may lie and still belong to the recording. */
+const STRAY_MARGIN_MS = 3600 * 1000;
 
 /** How far (ms) before the first or after the last record a session time is still believed. */
 const MAX_TIMER_LEAD_MS = 6 * 3600 * 1000;

@@ -13,6 +13,7 @@ export function parseGpx(bytes: Uint8Array): ParsedFile {
   let creator: string | null = null;
   let sawRoot = false;
   let sport = null;
+  let trackName: string | null = null;
   let offset: number | null = null;
   let untimed = 0;
   let total = 0;
@@ -53,6 +54,10 @@ export function parseGpx(bytes: Uint8Array): ParsedFile {
         sport ??= sportWordType(text);
         return;
       }
+      if (name === "name" && parent === "trk") {
+        trackName ??= text.trim() || null;
+        return;
+      }
       if (name !== "trkpt" || !point) return;
       total++;
       const p = point;
@@ -90,6 +95,7 @@ export function parseGpx(bytes: Uint8Array): ParsedFile {
   return {
     format: "gpx",
     sport,
+    name: trackName,
     indoor: false,
     deviceName,
     barometric: /with barometer/i.test(deviceName ?? ""),

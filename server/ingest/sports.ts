@@ -1,4 +1,4 @@
-import type { ActivityType } from "../../shared/activity-types.ts";
+import { type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 
 /** FIT sport (and sub_sport) names → activity types. Unknown or generic → null (not detected). */
 const FIT_SPORTS: Record<string, ActivityType> = {
@@ -46,6 +46,11 @@ const WORDS: Record<string, ActivityType> = {
   virtualride: "VirtualRide", virtual_ride: "VirtualRide", ebikeride: "EBikeRide",
   nordicski: "NordicSki", cross_country_skiing: "NordicSki", alpineski: "AlpineSki",
   rowing: "Rowing", kayaking: "Kayaking", workout: "Workout",
+  open_water_swimming: "Swim", lap_swimming: "Swim", pool_swimming: "Swim", open_water: "Swim",
+  indoor_rowing: "Rowing", indoor_cycling: "Ride", treadmill_running: "Run", indoor_running: "Run",
+  paddling: "Canoeing", canoeing: "Canoeing", stand_up_paddleboarding: "StandUpPaddling",
+  sup: "StandUpPaddling", backcountry_skiing: "BackcountrySki", alpine_skiing: "AlpineSki",
+  downhill_skiing: "AlpineSki", snowshoeing: "Snowshoe", e_biking: "EBikeRide", ebike: "EBikeRide",
   // Strava's own GPX exports number the type.
   "1": "Ride", "9": "Run", "4": "Hike", "10": "Walk",
 };
@@ -54,5 +59,6 @@ const WORDS: Record<string, ActivityType> = {
 export function sportWordType(word: unknown): ActivityType | null {
   if (typeof word !== "string") return null;
   const key = word.trim().toLowerCase().replace(/[\s-]+/g, "_");
-  return WORDS[key] ?? WORDS[key.replace(/_/g, "")] ?? null;
+  // The activity types' own names (Strava writes them in its GPX <type>: "Swim", "Canoeing"…).
+  return WORDS[key] ?? WORDS[key.replace(/_/g, "")] ?? activityTypeOf(key.replace(/_/g, "")) ?? null;
 }

@@ -59,7 +59,9 @@ export function parseTcx(bytes: Uint8Array): ParsedFile {
         activities++;
       } else if (element.name === "Lap" && parent === "Activity") {
         const start = parseTime(element.attributes.StartTime ?? "");
-        lap = start ? { startTime: start.ms, elapsedTime: null, distance: null, calories: null } : null;
+        lap = start
+          ? { startTime: start.ms, elapsedTime: null, distance: null, calories: null, points: 0, firstPointTime: null, lastPointTime: null }
+          : null;
         if (lap) laps.push(lap);
       } else if (element.name === "Trackpoint" && parent === "Track") {
         point = {
@@ -109,6 +111,11 @@ export function parseTcx(bytes: Uint8Array): ParsedFile {
       return;
     }
     offset ??= time.offsetSeconds;
+    if (lap) {
+      lap.points = (lap.points ?? 0) + 1;
+      lap.firstPointTime ??= time.ms;
+      lap.lastPointTime = time.ms;
+    }
     const s = emptySample(time.ms);
     const lat = num(p.lat);
     const lng = num(p.lng);
@@ -133,7 +140,8 @@ export function parseTcx(bytes: Uint8Array): ParsedFile {
   if (untimed > 0) {
     throw new IngestError(`${untimed} of ${total} trackpoints in the TCX file have no time; every trackpoint must carry a time.`);
   }
-  laps.sort((a, b) => a.startTime - b.startTime);
+  // In the order of their own trackpoints (a lap's StartTime may run in timer time), else StartTime.
+  laps.sort((a, b) => (a.firstPointTime ?? a.startTime) - (b.firstPointTime ?? b.startTime));
   return {
     format: "tcx",
     sport,

@@ -31,6 +31,14 @@ export interface DeviceLap {
   timerTime?: number | null;
   /** Calories as the device summed them (TCX lap Calories, FIT lap total_calories). */
   calories?: number | null;
+  /**
+   * TCX: the lap's own Track — how many trackpoints it holds and the times of its first and last.
+   * A lap is unrecorded only when its own Track is empty; its samples are its own trackpoints,
+   * whatever its StartTime says (a Polar V800 writes StartTime in timer time).
+   */
+  points?: number;
+  firstPointTime?: number | null;
+  lastPointTime?: number | null;
   /** The lap's own heart-rate summary (FIT lap avg/max_heart_rate), used when no record carries one. */
   averageHeartrate?: number | null;
   maxHeartrate?: number | null;
@@ -75,6 +83,8 @@ export interface ParsedFile {
   format: "fit" | "tcx" | "gpx";
   /** The activity type the file names (FIT session.sport, TCX Sport, GPX type), or null. */
   sport: ActivityType | null;
+  /** The activity's name as the file gives it (GPX <trk><name>), used when the upload names none. */
+  name?: string | null;
   /** A weak hint ("Other" in TCX → Workout) used only when neither the file nor the form names a type. */
   sportHint?: ActivityType | null;
   /** Indoor / virtual sub-sports mark the activity as on a trainer. */

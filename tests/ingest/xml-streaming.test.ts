@@ -119,11 +119,16 @@ describe("TCX laps", () => {
       return { startTime: Date.parse(m[1]), elapsedTime: value("TotalTimeSeconds"), distance: value("DistanceMeters"), calories: value("Calories") };
     });
     expect(fileLaps).toHaveLength(3);
-    expect((await parse(xml, "tcx")).laps).toEqual(fileLaps);
+    // Each lap also knows its own Track (issue #32): how many trackpoints it holds.
+    const ownPoints = [...xml.matchAll(/<Lap StartTime="[^"]+">([\s\S]*?)<\/Lap>/g)].map((m) => (m[1].match(/<Trackpoint>/g) ?? []).length);
+    const parsedLaps = (await parse(xml, "tcx")).laps;
+    expect(parsedLaps).toMatchObject(fileLaps);
+    expect(parsedLaps.map((l) => l.points)).toEqual(ownPoints);
     // The Track of the first lap removed (a lap the device wrote without trackpoints).
     const firstTrack = /<Track>[\s\S]*?<\/Track>/.exec(xml)![0];
     const trackless = await parse(xml.replace(firstTrack, ""), "tcx");
-    expect(trackless.laps).toEqual(fileLaps);
+    expect(trackless.laps).toMatchObject(fileLaps);
+    expect(trackless.laps.map((l) => l.points)).toEqual([0, ...ownPoints.slice(1)]);
     expect(trackless.samples[0].time).toBeGreaterThan(fileLaps[0].startTime);
     expect(trackless.laps[0].startTime).toBeLessThan(trackless.samples[0].time);
   });
