@@ -121,6 +121,16 @@ describe("the athlete's own account (Deno server)", () => {
     const elsewhereToken = await pageToken(elsewhere);
     expect((await api(elsewhereToken, "GET", "/v3/athlete")).status).toBe(200);
 
+    // Without the session's CSRF token (a forged cross-site form) the forms change nothing: 403.
+    const forged = await Promise.all([
+      here.post("/settings/password", { current_password: password, new_password: newPassword }),
+      here.post("/settings/sign-out-everywhere", {}),
+      here.post("/settings/delete-account", { password }),
+    ]);
+    expect(forged.map((r) => r.status)).toEqual([403, 403, 403]);
+    expect((await api(elsewhereToken, "GET", "/v3/athlete")).status).toBe(200);
+    expect((await api(hereToken, "GET", "/v3/athlete")).status).toBe(200);
+
     // A wrong current password changes nothing.
     const wrong = await postAccountForm(here, "/settings/password", { current_password: "not it at all", new_password: newPassword });
     expect(wrong.status).toBe(401);
@@ -151,7 +161,8 @@ describe("the athlete's own account (Deno server)", () => {
     const pages = await Promise.all([here, a, b].map(async (c) => (await c.get("/settings/account")).status));
     expect(pages).toEqual([302, 302, 302]);
     console.log(
-      `password change: other session's page token ${oldTokenAfter.status} on the next request, the changing session's 200; ` +
+      `forged forms without CSRF: ${forged.map((r) => r.status).join(", ")}; ` +
+        `password change: other session's page token ${oldTokenAfter.status} on the next request, the changing session's 200; ` +
         `sign out everywhere: ${tokens.length} page tokens → ${after.join(", ")}, ${pages.length} sessions → ${pages.join(", ")} (to /login)`,
     );
   }, 300_000);
