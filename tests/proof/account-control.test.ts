@@ -213,8 +213,9 @@ describe("the athlete's own account (Deno server)", () => {
     await signUpAs(x, "Zebulon", secret, email, password);
     const xToken = await pageToken(x);
     const xId = (await api(xToken, "GET", "/v3/athlete")).json.id as number;
-    // X's own file: the same ride, different bytes (its own original blob).
-    const xBytes = Buffer.concat([GPX, Buffer.from(`\n<!-- ${secret} -->\n`)]);
+    // X's own file: the same ride, different bytes (its own original blob), over 256 KiB so that on
+    // PGlite on disk the original is a file blob (DATA_DIR/blobs/…), which must go too.
+    const xBytes = Buffer.concat([GPX, Buffer.from(`\n<!-- ${secret} ${"x".repeat(300_000)} -->\n`)]);
     const xOriginal = createHash("sha256").update(xBytes).digest("hex");
     const xActivity = await upload(xToken, xBytes, activityName);
     expect((await api(xToken, "POST", `/v3/clubs/${club.json.id}/join`)).status).toBe(200);
@@ -293,6 +294,8 @@ describe("the athlete's own account (Deno server)", () => {
     }));
     expect(before.events).toBeGreaterThan(0);
     expect(before.blobs).toContain(xOriginal);
+    const xFilesBefore = listFiles(join(dataDir, "blobs")).filter((f) => before.blobs.some((sha) => f.endsWith(sha)));
+    expect(xFilesBefore.some((f) => f.endsWith(xOriginal))).toBe(true);
     server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0" } });
     const xAgain = new WebClient(server.url); // the same browser (cookies), the restarted server's port
     for (const [k, v] of x.cookies) xAgain.cookies.set(k, v);
@@ -380,7 +383,7 @@ describe("the athlete's own account (Deno server)", () => {
         `${Object.keys(views).length} API views show nothing of them (hits ${apiHits.length}), and after cli replay (exit ${replay.code}) + verify (exit ${verify.code}): ` +
         `${searched.tables} tables searched (rm read models and public, events included) for name and e-mail — hits ${searched.hits.length}; ` +
         `events naming the athlete: ${searched.namedEvents} (AthleteErased, AthleteErasureCompleted: id and counts only); exported log lines with the name/e-mail: ${exportHits}; ` +
-        `their blobs left: ${searched.blobRows} rows, ${blobFiles.length} files; API views after the replay: hits ${afterReplayHits.length}`,
+        `their blobs left: ${searched.blobRows} rows, ${blobFiles.length} files (of ${before.blobs.length} rows, ${xFilesBefore.length} files before); API views after the replay: hits ${afterReplayHits.length}`,
     );
   }, 600_000);
 
