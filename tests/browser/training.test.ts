@@ -210,6 +210,24 @@ describe("training calendar (item 12)", () => {
   }, 240_000);
 });
 
+describe("the profile links to the training pages", () => {
+  it("one's own: calendar, records, fitness; another athlete's: calendar and records", async () => {
+    await open(ada.page, `/athletes/${adaId}`, "profile");
+    expect(await ada.page.$$eval(".training-links a", (a) => a.map((l) => l.getAttribute("href")))).toEqual(
+      ["calendar", "records", "fitness"].map((p) => `/athletes/${adaId}/${p}`),
+    );
+    await open(eddy.page, `/athletes/${adaId}`, "profile");
+    expect(await eddy.page.$$eval(".training-links a", (a) => a.map((l) => l.getAttribute("href")))).toEqual(
+      ["calendar", "records"].map((p) => `/athletes/${adaId}/${p}`),
+    );
+    await eddy.page.click(`.training-links a[href="/athletes/${adaId}/records"]`);
+    await eddy.page.waitForFunction(() => (window as unknown as { appState?: { records?: unknown } }).appState?.records !== undefined);
+    expect(await eddy.page.textContent("h1")).toBe("Ada Lovelace: personal records");
+    expect(ada.errors).toEqual([]);
+    expect(eddy.errors).toEqual([]);
+  }, 120_000);
+});
+
 describe("personal records (item 13)", () => {
   it("lists the runs' best efforts and the power curve, each linked to its activity with its date", async () => {
     const { page, errors } = ada;

@@ -44,6 +44,8 @@ function head(profile) {
       h("div", { class: "actions" },
         self ? h("a", { class: "button secondary", href: "/settings" }, "Edit profile and picture") : followButton(profile),
         h("span", { id: "follow-status", role: "status" }, !self && profile.friend === "accepted" ? `You follow ${profile.firstname}.` : "")),
+      h("p", { class: "training-links" }, h("a", { href: `/athletes/${id}/calendar` }, "Training calendar"), " · ",
+        h("a", { href: `/athletes/${id}/records` }, "Personal records"), self ? [" · ", h("a", { href: `/athletes/${id}/fitness` }, "Fitness and freshness")] : null),
     ),
   );
   ready("profile", (window.appState?.profile ?? 0) + 1);
