@@ -10,6 +10,8 @@ import { viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { ATL_DAYS, CTL_DAYS, fitnessSeries, RESTING_HEARTRATE } from "../../projections/training-load/model.ts";
+import { activityLoads, trainingLoadFtp } from "../../projections/training-load/queries.ts";
+import { type RecordSource, recordSources } from "../../projections/queries/athlete-records.ts";
 
 /**
  * Extension `GET /v3/athletes/:id/records` (docs/web-app.md, "Personal records"): an athlete's
@@ -85,24 +87,12 @@ export const zAthleteRecords = model(
   },
 );
 
-interface Row {
-  id: number;
-  name: string;
-  type: string;
-  start_date: string;
-  start_date_local: string;
-  facts: { bestEfforts?: { name: string; distance: number; elapsedTime: number; movingTime: number; startDate?: string }[]; streamsSha256: string | null; averageWatts: number | null };
-}
+type Row = RecordSource;
 
 const RIDE_TYPES = ["Ride", "VirtualRide", "EBikeRide", "MountainBikeRide", "GravelRide", "Handcycle", "Velomobile"];
 
 export async function athleteRecords(platform: Platform, viewer: ReturnType<typeof viewerOf>, athleteId: number) {
-  const v = visibleActivities(viewer, "a", 2);
-  const rows = (await platform.db.query<Row>(
-    `select a.id, a.name, a.type, a.start_date, a.start_date_local, a.facts from activities a
-      where a.athlete_id = $1 and ${v.sql} order by a.start_epoch, a.id`,
-    [athleteId, ...v.params],
-  )).map((r) => ({ ...r, id: Number(r.id), facts: typeof r.facts === "string" ? JSON.parse(r.facts) : r.facts }));
+  const rows = await recordSources(platform.db, athleteId, (alias, first) => visibleActivities(viewer, alias, first));
   const activity = (r: Row) => ({ id: r.id, name: r.name, type: r.type });
   const offset = (r: Row) => Date.parse(r.start_date_local) - Date.parse(r.start_date);
   const localOf = (r: Row, utc: string) => new Date(Date.parse(utc) + offset(r)).toISOString().replace(/\.000Z$/, "Z");
@@ -202,26 +192,22 @@ export const athleteFitnessRoutes = [
       if (!(await findAthlete(platform.db, params.id))) throw notFound("Athlete");
       if (params.id !== auth.athleteId) throw forbidden("Athlete", "id", "not own");
       const viewPrivate = auth.permissions.has("view_private");
-      const [athlete] = await platform.db.query<{ ftp: number | null }>("select ftp from training_load_athletes where athlete_id = $1", [params.id]);
-      const rows = await platform.db.query<{ activity_id: number; day: string; load: number; method: "power" | "heartrate" | "none" }>(
-        `select activity_id, day, load, method from training_load_activities
-          where athlete_id = $1 and ($2 or not private) order by day, activity_id`,
-        [params.id, viewPrivate],
-      );
+      const ftp = await trainingLoadFtp(platform.db, params.id);
+      const rows = await activityLoads(platform.db, params.id, viewPrivate);
       const daily = new Map<string, number>();
-      for (const r of rows) daily.set(r.day, (daily.get(r.day) ?? 0) + Number(r.load));
+      for (const r of rows) daily.set(r.day, (daily.get(r.day) ?? 0) + r.load);
       const today = todayUtc();
       const last = [...daily.keys()].sort().at(-1);
       const series = fitnessSeries(daily, last && last > today ? last : today);
       const keep = query.days ?? 365;
       const from = series.length > keep ? series[series.length - keep].date : "";
       return {
-        ftp: athlete?.ftp ?? null,
+        ftp,
         resting_heartrate: RESTING_HEARTRATE,
         ctl_days: CTL_DAYS,
         atl_days: ATL_DAYS,
         days: series.slice(-keep),
-        activities: rows.filter((r) => r.day >= from).map((r) => ({ activity_id: Number(r.activity_id), date: r.day, load: Number(r.load), method: r.method })),
+        activities: rows.filter((r) => r.day >= from).map((r) => ({ activity_id: r.activityId, date: r.day, load: r.load, method: r.method })),
       };
     },
   }),
