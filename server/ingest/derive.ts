@@ -5,7 +5,7 @@ import { activityTypeOfSport, type SportType } from "../../shared/sport-types.ts
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { maxOf, timeWeightedMean } from "./averages.ts";
 import { estimateCalories } from "./calories.ts";
-import { distanceStream, scaleTo } from "./distance.ts";
+import { distanceStream, endAt, scaleTo } from "./distance.ts";
 import { bestEffort, courseOf, splitRanges } from "./efforts.ts";
 import { elevationGain } from "./elevation.ts";
 import { channel, held, HOLD_CADENCE_S, HOLD_HEARTRATE_S, HOLD_POWER_S, interpolated, latlngStream, streamOf } from "./gaps.ts";
@@ -180,7 +180,15 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   const segmentStarts = parsed.segmentStarts;
 
   // Distance: the stream, made to end at the activity's distance where the device says it.
-  const cum = distanceStream(samples, segmentStarts, { startAt });
+  const fitDistance = parsed.format === "fit" && !segmentStarts?.length;
+  const cum = distanceStream(samples, segmentStarts, { startAt, holdAfterDevice: fitDistance });
+  let lastReading = -1;
+  for (let i = n - 1; i >= 0 && fitDistance; i--) {
+    if (samples[i].distance !== null) {
+      lastReading = i;
+      break;
+    }
+  }
   let measured = cum[n - 1] > cum[0];
   const swimSession = (parsed.sessions ?? []).find((s) => s.poolLength !== null && s.poolLength > 0);
   const activeLengths = (parsed.lengths ?? []).filter((l) => l.active);
@@ -194,7 +202,11 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived 
   else if (parsed.format === "fit" && parsed.deviceTotals.distance) totalDistance = parsed.deviceTotals.distance;
   else totalDistance = cum[n - 1] + unrecordedDistance;
   if (poolSwim) measured = cum[n - 1] > cum[0];
-  else if (measured && parsed.format === "fit" && totalDistance > 0) scaleTo(cum, totalDistance);
+  else if (measured && parsed.format === "fit" && totalDistance > 0) {
+    // The device's own readings stand; its total ends the stream (not a rescaled GPS top-up).
+    if (lastReading >= 0) endAt(cum, times, totalDistance, lastReading);
+    else scaleTo(cum, totalDistance);
+  }
 
   // Moving. A run the athlete paused on the device: the device's timer decides (Strava honours the
   // pause button; its speed threshold applies only to runs never paused).

@@ -34,7 +34,7 @@ export function segmentRanges(n: number, segmentStarts: readonly number[] | unde
 export function distanceStream(
   samples: readonly Sample[],
   segmentStarts?: readonly number[],
-  options: { startAtDeviceDistance?: boolean; startAt?: number } = {},
+  options: { startAtDeviceDistance?: boolean; startAt?: number; holdAfterDevice?: boolean } = {},
 ): Float64Array {
   const n = samples.length;
   const cum = new Float64Array(n);
@@ -73,7 +73,10 @@ export function distanceStream(
         prevIndex = i;
         prevDevice = d;
       }
-      accumulateMeasured(samples, cum, from, lastDevice, to - 1);
+      // After the device's last reading: held (FIT: the device's total ends the stream, see
+      // `endAt`), or topped up from positions or speed.
+      if (options.holdAfterDevice) for (let i = lastDevice + 1; i < to; i++) cum[i] = cum[lastDevice];
+      else accumulateMeasured(samples, cum, from, lastDevice, to - 1);
     }
     base = cum[to - 1];
   }
@@ -113,4 +116,24 @@ export function scaleTo(cum: Float64Array, total: number): void {
   if (!(end > 0) || !(total > 0)) return;
   const f = total / end;
   for (let i = 0; i < cum.length; i++) cum[i] *= f;
+}
+
+/**
+ * Makes a device-distance stream end at the device's total without rescaling its own readings: what
+ * the total holds beyond the last reading is spread, in time, over the records after it; only when
+ * there are none (or the readings overshoot the total) is the stream scaled.
+ */
+export function endAt(cum: Float64Array, times: ArrayLike<number>, total: number, lastReading: number): void {
+  const n = cum.length;
+  if (n === 0 || !(total > 0)) return;
+  const reached = cum[Math.max(0, Math.min(n - 1, lastReading))];
+  if (lastReading < 0 || lastReading >= n - 1 || reached > total) {
+    scaleTo(cum, total);
+    return;
+  }
+  const t0 = times[lastReading];
+  const span = times[n - 1] - t0;
+  for (let i = lastReading + 1; i < n; i++) {
+    cum[i] = reached + (total - reached) * (span > 0 ? (times[i] - t0) / span : 1);
+  }
 }
