@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { DomainError } from "../../events/decider.ts";
 import { changePassword, eraseAccount, signOutEverywhere } from "../actions/account.ts";
 import type { Platform } from "../platform.ts";
@@ -7,6 +7,7 @@ import { csrfRefused, formOf, web } from "./context.tsx";
 import { Csrf, ErrorBox } from "./layout.tsx";
 import { redirectToSignIn } from "./redirect.ts";
 import { sessionIdHash, signOut } from "./session.ts";
+import { clientAddress, signInThrottle } from "./throttle.ts";
 
 /**
  * The athlete's own account (issue 29 item 11), on /settings/account: change the password (the
@@ -65,6 +66,14 @@ const PASSWORD_MESSAGES: Record<string, string> = {
   "password:too short": "The new password must have at least 8 characters.",
 };
 
+/**
+ * Password guesses through these forms (a stolen session trying passwords) count against the same
+ * throttle as sign-in, per address and account: after a few wrong ones the form answers 429.
+ */
+function throttled(c: Context, platform: Platform, email: string): number {
+  return signInThrottle(platform).waitFor(clientAddress(c), email);
+}
+
 export function mountAccountControlPages(app: Hono, platform: Platform): void {
   app.get("/settings/account", async (c) => {
     const w = await web(c, platform);
@@ -78,15 +87,22 @@ export function mountAccountControlPages(app: Hono, platform: Platform): void {
     const form = await formOf(c);
     const refused = await csrfRefused(w, form);
     if (refused) return refused;
+    const wait = throttled(c, platform, w.athlete.email);
+    if (wait > 0) {
+      c.header("retry-after", String(Math.ceil(wait / 1000)));
+      return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "password", message: "Too many wrong passwords. Try again later." }} />, 429);
+    }
     try {
       const ended = await changePassword(platform, w.athlete.id, {
         current: form.current_password ?? "",
         next: form.new_password ?? "",
       }, sessionIdHash(c));
+      signInThrottle(platform).succeeded(clientAddress(c), w.athlete.email);
       w.leaveFlash(`Password changed. ${ended.sessions} other session(s) signed out.`);
       return c.redirect("/settings/account", 303);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
+      if (error.kind === "unauthorized") signInThrottle(platform).failed(clientAddress(c), w.athlete.email);
       const message = PASSWORD_MESSAGES[`${error.field}:${error.code}`] ?? "Please check the form.";
       return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "password", message }} />,
         error.kind === "unauthorized" ? 401 : 400);
@@ -111,10 +127,16 @@ export function mountAccountControlPages(app: Hono, platform: Platform): void {
     const form = await formOf(c);
     const refused = await csrfRefused(w, form);
     if (refused) return refused;
+    const wait = throttled(c, platform, w.athlete.email);
+    if (wait > 0) {
+      c.header("retry-after", String(Math.ceil(wait / 1000)));
+      return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "delete", message: "Too many wrong passwords. Try again later." }} />, 429);
+    }
     try {
       await eraseAccount(platform, w.athlete.id, form.password ?? "");
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
+      signInThrottle(platform).failed(clientAddress(c), w.athlete.email);
       return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "delete", message: "The password is wrong." }} />, 401);
     }
     await signOut(c, platform);

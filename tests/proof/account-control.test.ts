@@ -167,6 +167,25 @@ describe("the athlete's own account (Deno server)", () => {
     );
   }, 300_000);
 
+  it("wrong passwords on the account forms are throttled like sign-in (a stolen session cannot guess on)", async () => {
+    const email = freshEmail("guessed");
+    const c = new WebClient(server.url);
+    await signUpAs(c, "Guessed", "Owner", email, password);
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const form = i % 2 === 0 ? "/settings/password" : "/settings/delete-account";
+      const fields = i % 2 === 0 ? { current_password: `guess ${i}`, new_password: newPassword } : { password: `guess ${i}` };
+      statuses.push((await postAccountForm(c, form, fields)).status);
+    }
+    // Even the right password waits now, and the account is intact.
+    const right = await postAccountForm(c, "/settings/delete-account", { password });
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+    expect(right.status).toBe(429);
+    expect((await c.get("/settings/account")).status).toBe(200);
+    console.log(`account forms: wrong passwords → ${statuses.join(", ")}; then the right one → ${right.status} (throttled, account intact)`);
+  }, 300_000);
+
   it("the session pushed out by the 21st sign-in loses its page token at once", async () => {
     const email = freshEmail("many");
     const first = new WebClient(server.url);
