@@ -174,7 +174,7 @@ describe("the athlete's own account (Deno server)", () => {
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
       const form = i % 2 === 0 ? "/settings/password" : "/settings/delete-account";
-      const fields = i % 2 === 0 ? { current_password: `guess ${i}`, new_password: newPassword } : { password: `guess ${i}` };
+      const fields: Record<string, string> = i % 2 === 0 ? { current_password: `guess ${i}`, new_password: newPassword } : { password: `guess ${i}` };
       statuses.push((await postAccountForm(c, form, fields)).status);
     }
     // Even the right password waits now, and the account is intact.
