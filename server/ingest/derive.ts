@@ -11,6 +11,7 @@ import { elevationGain } from "./elevation.ts";
 import { channel, held, HOLD_CADENCE_S, HOLD_HEARTRATE_S, HOLD_POWER_S, interpolated, latlngStream, streamOf } from "./gaps.ts";
 import { encodePolyline, simplify, type Track } from "./geo.ts";
 import { MAX_SPEED_INTERVAL_S, movingIntervals, movingSeconds, movingThreshold } from "./moving.ts";
+import type { Terrain } from "./terrain.ts";
 import { timezoneOf } from "./timezone.ts";
 import type { DeviceLap, DeviceLength, ParsedFile, Sample } from "./types.ts";
 
@@ -138,7 +139,9 @@ function sportMask(parsed: ParsedFile, type: ActivityType): Uint8Array | undefin
 }
 
 /** Turns a parsed device file into every fact ActivityRecorded holds, and the streams. */
-export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext): Derived {
+export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: { terrain?: Terrain | null } = {}): Derived {
+  // Non-barometric altitude from the terrain model when the operator supplies one (SRTM tiles).
+  if (options.terrain && !parsed.barometric) altitudeFromTerrain(parsed.samples, options.terrain);
   const samples = parsed.samples;
   const n = samples.length;
   const multisport = (parsed.sessions?.length ?? 0) > 1;
@@ -622,6 +625,26 @@ function poolDistanceStream(samples: readonly Sample[], active: readonly DeviceL
     }
     cum[i] = value;
   }
+}
+
+/**
+ * Replaces recorded altitudes with the terrain model's at each position when the model covers at
+ * least half the positioned records (records without a position, or outside the tiles, lose their
+ * altitude and are filled across like any gap). Otherwise the recorded altitude stays.
+ */
+function altitudeFromTerrain(samples: Sample[], terrain: Terrain): void {
+  let positioned = 0;
+  const values = new Array<number | null>(samples.length).fill(null);
+  let covered = 0;
+  for (let i = 0; i < samples.length; i++) {
+    const s = samples[i];
+    if (s.lat === null || s.lng === null) continue;
+    positioned++;
+    values[i] = terrain.elevation(s.lat, s.lng);
+    if (values[i] !== null) covered++;
+  }
+  if (positioned === 0 || covered * 2 < positioned) return;
+  for (let i = 0; i < samples.length; i++) samples[i].altitude = values[i];
 }
 
 /** The file's own activity name (GPX <trk><name>), made storable and kept to 255 characters. */

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { sha256Hex } from "../blobs.ts";
 import { inflate, parseDeviceFile } from "../ingest/decode.ts";
 import { type DeriveContext, type Derived, deriveActivity } from "../ingest/derive.ts";
+import { terrainFrom } from "../ingest/terrain.ts";
+import process from "node:process";
 import type { DataType } from "../ingest/decode.ts";
 import type { TrackMatch } from "../segments/track-matches.ts";
 
@@ -38,7 +40,8 @@ export async function decodeAndDerive(
   const bytes = typeof original === "string" ? new Uint8Array(readFileSync(original)) : original;
   const parsed = await parseDeviceFile(inflate(bytes, dataType, maxUploadBytes), dataType);
   const t1 = performance.now();
-  const derived = deriveActivity(parsed, context);
+  // Non-barometric altitude from the operator's terrain tiles, when configured (docs/numbers.md).
+  const derived = deriveActivity(parsed, context, { terrain: terrainFrom(process.env.ELEVATION_TILES_DIR) });
   const t2 = performance.now();
   const streamsJson = new TextEncoder().encode(JSON.stringify(derived.streams));
   const streamsSha256 = sha256Hex(streamsJson);
