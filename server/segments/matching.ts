@@ -317,7 +317,7 @@ export interface EffortTimes {
 }
 
 /** Elapsed/moving time and distance of an effort from the activity's streams (nearest points, no interpolation). */
-export function effortTimes(streams: ActivityStreams, startIndex: number, endIndex: number): EffortTimes {
+export function effortTimes(streams: Pick<ActivityStreams, "time" | "distance" | "moving">, startIndex: number, endIndex: number): EffortTimes {
   const time = streams.time;
   let movingTime = 0;
   for (let k = startIndex + 1; k <= endIndex; k++) {

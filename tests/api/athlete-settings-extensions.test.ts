@@ -48,7 +48,7 @@ describe("POST /v3/gear", () => {
 });
 
 /** A 300 × 200 RGBA PNG: red columns 0–49, green 50–249, blue 250–299 (its centre square is all green). */
-function stripes(): Uint8Array {
+function stripes(): Uint8Array<ArrayBuffer> {
   const w = 300, h = 200, data = new Uint8Array(w * h * 4);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
@@ -56,7 +56,7 @@ function stripes(): Uint8Array {
       data.set(x < 50 ? [255, 0, 0, 255] : x < 250 ? [0, 160, 0, 255] : [0, 0, 255, 255], o);
     }
   }
-  return encodePng({ width: w, height: h, data, channels: 4, depth: 8 });
+  return new Uint8Array(encodePng({ width: w, height: h, data, channels: 4, depth: 8 }));
 }
 
 const fetchAvatar = async (url: string, headers: Record<string, string> = {}) => {

@@ -32,8 +32,11 @@ export function lineTrack(center: [number, number], length: number, step = 4): [
   return Array.from({ length: n + 1 }, (_, i) => offset(center, -length / 2 + i * step, 0));
 }
 
-/** Index-aligned streams as uploads store them (time, distance, latlng, altitude, moving). */
-export function streamsOf(latlng: ([number, number] | null)[]): ActivityStreams {
+/**
+ * Index-aligned streams as uploads store them (time, distance, latlng, altitude, moving). A null
+ * position (a GPS gap) is written as null, not interpolated: the heatmap build cuts the track there.
+ */
+export function streamsOf(latlng: ([number, number] | null)[]): Omit<ActivityStreams, "latlng"> & { latlng: ([number, number] | null)[] } {
   const distance: number[] = [];
   let total = 0;
   latlng.forEach((p, i) => {

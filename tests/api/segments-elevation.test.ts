@@ -101,7 +101,7 @@ beforeAll(async () => {
   const picked = stretch.filter((_, k) => k % 10 === 0 || k === stretch.length - 1);
   const points = picked.map((r) => `${r.lat.toFixed(6)},${r.lng.toFixed(6)}`).join(";");
   const create = segmentCommands.find((c) => c.name === "segment create")!;
-  const out = await create.run(server.platform, { name: "Steepest stretch", "activity-type": "Ride", points }) as { id: number };
+  const out = await create.run(server.platform, { name: "Steepest stretch", "activity-type": "Ride", points }, { progress() {}, interactive: false }) as { id: number };
   segmentId = out.id;
 }, 120_000);
 afterAll(() => server.close());

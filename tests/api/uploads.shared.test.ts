@@ -21,14 +21,14 @@ let server: TestServer;
 let rider: TestAthlete;
 let other: TestAthlete;
 
-function form(bytes: Uint8Array, fileName: string, fields: Record<string, string>): FormData {
+function form(bytes: Uint8Array<ArrayBuffer>, fileName: string, fields: Record<string, string>): FormData {
   const data = new FormData();
   data.set("file", new Blob([bytes]), fileName);
   for (const [k, v] of Object.entries(fields)) data.set(k, v);
   return data;
 }
 
-async function upload(token: string, path: string, fields: Record<string, string> = {}, bytes?: Uint8Array, fileName?: string) {
+async function upload(token: string, path: string, fields: Record<string, string> = {}, bytes?: Uint8Array<ArrayBuffer>, fileName?: string) {
   const ext = path.split(".").slice(1).join(".");
   return server.api("POST", "/v3/uploads", {
     token,

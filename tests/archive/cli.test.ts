@@ -155,7 +155,7 @@ describe("what the imports left, over the API of the real server", () => {
     expect(ride.body).toMatchObject({ type: "Ride", commute: true, description: "Café stop", gear_id: me.body.bikes[0].id, manual: false });
     // The distance comes from our pipeline; the device's own session total says the same.
     const fit = new Decoder(Stream.fromByteArray(readFileSync(deviceFile("fit/garmin-edge500-cycling-hr-cad-pauses.fit")))).read();
-    const deviceMetres = fit.messages.sessionMesgs[0].totalDistance as number;
+    const deviceMetres = fit.messages.sessionMesgs![0].totalDistance as number;
     expect(Math.abs(ride.body.distance - deviceMetres) / deviceMetres).toBeLessThan(0.02);
     const photos = await call("GET", `/v3/activities/${ride.body.id}/photos`, { token, query: { photo_sources: "true" } });
     expect(photos.body).toHaveLength(1);

@@ -15,11 +15,11 @@ describe("archive parts", () => {
     for (const f of ["fit/garmin-edge1000-cycling-power-hr.fit", "fit/zwift-virtual-cycling-power.fit", "fit/stryd-running-power-devfields.fit"]) {
       const bytes = readFileSync(deviceFile(f));
       const sdk = new Decoder(Stream.fromByteArray(bytes)).read({ convertTypesToStrings: false });
-      expect(fitFileType(bytes), f).toBe(sdk.messages.fileIdMesgs[0].type);
+      expect(fitFileType(bytes), f).toBe(sdk.messages.fileIdMesgs![0].type);
     }
     const monitoring = monitoringFit();
     const sdk = new Decoder(Stream.fromByteArray(monitoring)).read({ convertTypesToStrings: false });
-    expect(fitFileType(monitoring)).toBe(sdk.messages.fileIdMesgs[0].type);
+    expect(fitFileType(monitoring)).toBe(sdk.messages.fileIdMesgs![0].type);
     expect(fitFileType(monitoring)).toBe(15);
     expect(fitFileType(new TextEncoder().encode("<gpx></gpx>"))).toBeNull();
   });

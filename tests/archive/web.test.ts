@@ -11,7 +11,7 @@ import { garminArchiveEntries, stravaArchiveEntries, writeZip } from "./archives
  * The /settings/import page in Chromium and the POST /v3/athlete/imports extension, against the
  * real server (Deno, PGlite on disk). Screenshots go to tests/artifacts/archive/ (git-ignored).
  */
-const ARTIFACTS = join(import.meta.dirname, "..", "artifacts", "archive");
+const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts", "archive");
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
 const dir = mkdtempSync(join(tmpdir(), "archive-web-"));
 const dataDir = join(dir, "data");

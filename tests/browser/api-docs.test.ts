@@ -10,7 +10,7 @@ import { type DropinServer, startDropinServer } from "../dropin/deno-server.ts";
  * models by Strava's names, no console error and no request outside the server; the "Connect your
  * app" guide is linked from it. Screenshots: docs/screens/api-docs-desktop.png, api-connect-desktop.png.
  */
-const SCREENS = join(import.meta.dirname, "..", "..", "docs", "screens");
+const SCREENS = join(import.meta.dirname!, "..", "..", "docs", "screens");
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
 
 let s: DropinServer;

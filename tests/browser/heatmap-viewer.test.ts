@@ -10,7 +10,7 @@ import { loopTrack, offset, recordActivity, waitForBuild } from "../api/heatmaps
  * The heatmap viewer page in a real browser (Debian's chromium): Leaflet served by us, our tiles
  * alone, no outside request. The screenshot goes to tests/artifacts/heatmap-viewer.png.
  */
-const ARTIFACTS = join(import.meta.dirname, "..", "artifacts");
+const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts");
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
 const CENTER: [number, number] = [45.7640, 4.8357]; // Lyon
 

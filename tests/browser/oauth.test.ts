@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
  * third-party web app on 127.0.0.1 connects, revoke. Screenshots of every page go to
  * tests/artifacts/oauth/ (git-ignored).
  */
-const ARTIFACTS = join(import.meta.dirname, "..", "artifacts", "oauth");
+const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts", "oauth");
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
 
 let server: TestServer;

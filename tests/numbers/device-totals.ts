@@ -65,7 +65,7 @@ export function readTcxLaps(text: string): TcxLap[] {
 export async function uploadActivity(
   server: TestServer,
   athlete: TestAthlete,
-  bytes: Uint8Array,
+  bytes: Uint8Array<ArrayBuffer>,
   fileName: string,
   fields: Record<string, string> = {},
 ): Promise<Record<string, any>> {

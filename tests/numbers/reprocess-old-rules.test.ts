@@ -30,7 +30,7 @@ import { expectNear, field, readFit, STREAM_KEYS } from "./device-totals.ts";
  */
 const FILE = join(DEVICES, "fit/stryd-running-power-devfields.fit");
 const OLD = JSON.parse(
-  gunzipSync(readFileSync(join(import.meta.dirname, "fixtures/stryd-run-derived-by-7499813.json.gz"))).toString("utf8"),
+  gunzipSync(readFileSync(join(import.meta.dirname!, "fixtures/stryd-run-derived-by-7499813.json.gz"))).toString("utf8"),
 ) as { facts: Record<string, unknown>; streams: ActivityStreams };
 
 const dataDir = mkdtempSync(join(tmpdir(), "numbers-reprocess-"));

@@ -1,4 +1,4 @@
-import { request } from "node:http";
+import { type IncomingHttpHeaders, request } from "node:http";
 import { openDb } from "../../events/db/open.ts";
 import { WebClient } from "../oauth/web-client.ts";
 
@@ -33,7 +33,7 @@ export async function signInWith(client: WebClient, email: string, password: str
 
 export interface RawResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: IncomingHttpHeaders;
   body: string;
 }
 

@@ -8,7 +8,9 @@ import type { ActivityStreams } from "../../shared/streams.ts";
 export { DEVICES };
 
 /** Streams built straight from a device file's records (time, positions, altitude, haversine distance). */
-export async function streamsOf(file: string): Promise<ActivityStreams & { latlng: (LatLng | null)[] }> {
+export async function streamsOf(
+  file: string,
+): Promise<Omit<ActivityStreams, "latlng" | "altitude"> & { latlng: (LatLng | null)[]; altitude: (number | null)[] }> {
   const bytes = new Uint8Array(readFileSync(join(DEVICES, file)));
   const parsed = await parseDeviceFile(bytes, file.split(".").pop() as DataType);
   const t0 = parsed.samples[0].time;

@@ -86,12 +86,12 @@ describe("an upload's body is read between requests, not ahead of them (the app'
         controller.enqueue(chunk);
       },
     });
-    const posted = app.request("/v3/uploads", {
+    const posted = Promise.resolve(app.request("/v3/uploads", {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": contentType },
       body: stream,
       duplex: "half",
-    } as RequestInit).finally(() => (uploading = false));
+    } as RequestInit)).finally(() => (uploading = false));
     let gets = 0;
     const getting = (async () => {
       while (uploading) {

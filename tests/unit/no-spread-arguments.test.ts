@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
  * code that handles samples. Found with the TypeScript parser (not a regex), so array and object
  * spreads, rest parameters, comments and strings are not mistaken for one.
  */
-const ROOT = resolve(import.meta.dirname, "../..");
+const ROOT = resolve(import.meta.dirname!, "../..");
 const FOLDERS = ["server/ingest", "server/uploads", "server/segments"];
 
 function files(dir: string): string[] {
