@@ -63,7 +63,9 @@ export type ActivityCommand =
     activityId: number;
     facts: EventData<typeof activityReprocessed>["facts"] | null;
     efforts: EventData<typeof segmentEffortsRematched> | null;
-  };
+  }
+  /** A segment was cut from this activity: its efforts, with those over the new segment added. */
+  | { type: "matchSegment"; activityId: number; efforts: EventData<typeof segmentEffortsRematched> };
 
 function notFound(): never {
   throw new DomainError("not_found", "Activity", "id", "invalid", "no such activity");
@@ -130,6 +132,10 @@ export const activityDecider: Decider<ActivityState, ActivityCommand> = {
       if (command.facts) events.push(activityReprocessed.create({ activityId: command.activityId, athleteId: state.athleteId, facts: command.facts }));
       if (command.efforts) events.push(segmentEffortsRematched.create(command.efforts));
       return events;
+    }
+    if (command.type === "matchSegment") {
+      if (!state.exists || state.deleted) notFound();
+      return [segmentEffortsRematched.create(command.efforts)];
     }
     if (!state.exists || state.deleted) notFound();
     const owner = state.athleteId === command.athleteId;

@@ -133,7 +133,7 @@ export const segmentEffortsMatched = defineEvent({
 export const segmentEffortsRematched = defineEvent({
   type: "SegmentEffortsRematched",
   description:
-    "cli reprocess matched the activity's track again with the current algorithm; its efforts replace the earlier ones. Efforts on segments matched before keep their ids, ranks and achievements from upload time; newly found efforts carry none.",
+    "cli reprocess matched the activity's track again with the current algorithm, or a segment was cut from the activity and matched against it at creation; its efforts replace the earlier ones. On reprocess, efforts on segments matched before keep their ids, ranks and achievements from upload time and newly found efforts carry none; at a segment's creation the earlier efforts are kept unchanged and the new segment's efforts are added, ranked against its boards.",
   schema: segmentEffortsMatched.schema,
 });
 

@@ -4,6 +4,8 @@ import { type CutFacts, segmentCreationDecider } from "../../events/segment/crea
 import { segmentStream } from "../../events/segment/events.ts";
 import { loadStreams } from "../activities/streams.ts";
 import { nextId } from "../ids.ts";
+import { findActivity } from "../../projections/activities/queries.ts";
+import { matchSourceActivity } from "./source-efforts.ts";
 import type { Platform } from "../platform.ts";
 import { type ActivityOwnership, loadRelease, PUBLIC, publicStretch, type Release, type Viewer, viewerAudience } from "../privacy/engine.ts";
 import { type LatLng, segmentFacts } from "./geometry.ts";
@@ -67,6 +69,15 @@ export async function createSegment(platform: Platform, s: NewSegment, source: s
   await handleCommand(platform.store, segmentStream(segmentId), segmentCreationDecider, {
     type: "create", segment: createdData(segmentId, s), cut,
   }, { metadata: { athleteId: s.athleteId ?? undefined, source } });
+  // Cut from an activity: that activity's own efforts over the new segment are recorded at once.
+  if (s.activityId !== null) {
+    const activity = await findActivity(platform.db, s.activityId);
+    if (activity) {
+      await matchSourceActivity(platform, { id: segmentId, activityType: s.activityType, points: s.points }, {
+        id: activity.id, type: activity.type, private: activity.private, streamsSha256: activity.facts.streamsSha256 ?? null,
+      });
+    }
+  }
   return segmentId;
 }
 

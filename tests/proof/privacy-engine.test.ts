@@ -191,7 +191,7 @@ describe("every copy path, read by others", () => {
         for (const secret of ["SECRET-RIDE", "SECRET-SEGMENT", `"id":${privateRide},`]) {
           if (res.status === 200 && res.text.includes(secret)) leaks.push(`${who} ${path}: ${secret}`);
         }
-        if (res.status === 200 && JSON.stringify(res.body).includes(`"activity":{"id":${privateRide}`)) leaks.push(`${who} ${path}: an effort of the private ride`);
+        if (res.status === 200 && JSON.stringify(res.body, (_k, v) => (typeof v === "bigint" ? v.toString() : v)).includes(`"activity":{"id":${privateRide}`)) leaks.push(`${who} ${path}: an effort of the private ride`);
       }
     }
     // The probes can see: the owner with view_private reads the zone and the private ride.
@@ -217,6 +217,7 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
   "server/activities/streams.ts": "loads and shapes streams; the only route answering them applies the engine first",
   "server/segments/matching.ts": "matches an activity against segments; efforts carry no positions and follow the activity's privacy",
   "server/segments/efforts.ts": "records efforts with the activity's privacy and their recorded end points, which the segments projection turns into the shield the engine reads (effortsOthersSee)",
+  "server/segments/source-efforts.ts": "matches the activity a segment was cut from against the new segment (its owner's own track); its results reach others only as efforts, through efforts.ts's ranking and the segments projection's shield",
   "server/segments/track-matches.ts": "matches the activity's own track against segments (in the derive worker); its results reach others only through efforts.ts",
   "server/ingest/gaps.ts": "fills gaps in the activity's own streams while deriving",
   "server/uploads/decode-derive.ts": "decodes and derives the upload's own file in the derive worker",
