@@ -12,6 +12,11 @@ export interface Config {
   databaseUrl?: string;
   /** Public base URL used in links (web_url, tile_path, activity links). */
   publicUrl: string;
+  /**
+   * A base URL of its own for the API without /v3 (PUBLIC_API_URL, e.g. https://api.example.org):
+   * requests whose Host is its host are answered as /v3 + path (/athlete → /v3/athlete).
+   */
+  publicApiUrl?: string;
   rateLimitShort: number;
   rateLimitLong: number;
   /** Per-athlete limits of this server's own applications (the web pages); default the application limits above. */
@@ -73,6 +78,7 @@ export const SETTINGS: readonly Setting[] = [
   { name: "DATA_DIR", default: "./data", description: "directory of the embedded database (PGlite) and the admin handle" },
   { name: "DATABASE_URL", default: "(unset)", description: "postgres://… to use PostgreSQL instead of the embedded database" },
   { name: "PUBLIC_URL", default: "http://localhost:$PORT", description: "base URL clients reach the server at (links, OAuth redirects)" },
+  { name: "PUBLIC_API_URL", default: "(unset)", description: "a host of its own for the API without the /v3 prefix, as Strava's https://api-v3.strava.com: requests to this URL's host map /athlete to /v3/athlete" },
   { name: "RATE_LIMIT_SHORT", default: "600", description: "requests per application per 15 minutes" },
   { name: "RATE_LIMIT_LONG", default: "30000", description: "requests per application per day (UTC)" },
   { name: "ATHLETE_RATE_LIMIT_SHORT", default: "$RATE_LIMIT_SHORT", description: "requests per athlete per 15 minutes through this server's own applications (the web pages)" },
@@ -170,6 +176,7 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     dataDir: resolve(env("DATA_DIR") ?? "./data"),
     databaseUrl: urlEnv("DATABASE_URL", ["postgres:", "postgresql:"]),
     publicUrl: urlEnv("PUBLIC_URL", ["http:", "https:"]) ?? `http://localhost:${port}`,
+    publicApiUrl: urlEnv("PUBLIC_API_URL", ["http:", "https:"]),
     rateLimitShort: intEnv("RATE_LIMIT_SHORT", 600),
     rateLimitLong: intEnv("RATE_LIMIT_LONG", 30000),
     athleteRateLimitShort: env("ATHLETE_RATE_LIMIT_SHORT") === undefined ? undefined : intEnv("ATHLETE_RATE_LIMIT_SHORT", 0),

@@ -9,6 +9,7 @@ import { jobKinds } from "./jobs/index.ts";
 import { openPlatform, type Platform } from "./platform.ts";
 import { demoBanner, seedDemo } from "./seed/index.ts";
 import { listen } from "./serve.ts";
+import { withApiHost } from "./http/api-host.ts";
 
 export interface RunningServer {
   platform: Platform;
@@ -32,7 +33,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     for (const make of jobKinds) platform.jobs.register(make(platform));
     const demo = config.seedDemo ? await seedDemo(platform) : undefined;
     const { app, lifecycle } = createApp(platform);
-    const api = await listen(app.fetch, { port: config.port });
+    const api = await listen(withApiHost(app.fetch, config.publicApiUrl), { port: config.port });
     const url = `http://localhost:${api.port}`;
     if (config.port === 0) platform.config.publicUrl = url;
     const admin = await startAdmin(platform, api.port);

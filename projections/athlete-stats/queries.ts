@@ -55,14 +55,15 @@ export async function athleteStats(db: Queryable, athleteId: number, today: stri
   const totals = {} as AthleteStatsRead["totals"];
   for (const period of ["recent", "ytd", "all"] as const) {
     totals[period] = {} as Record<StatsGroup, ActivityTotal>;
-    for (const grp of GROUPS) totals[period][grp] = period === "recent" ? { ...empty(), achievement_count: 0 } : empty();
+    for (const grp of GROUPS) totals[period][grp] = { ...empty(), achievement_count: 0 };
   }
   for (const r of rows) {
     const total: ActivityTotal = {
       count: r.count, distance: round1(r.distance), moving_time: r.moving_time, elapsed_time: r.elapsed_time,
       elevation_gain: round1(r.elevation_gain),
+      // Every period (Strava's model declares it on ActivityTotal; its own answers carry it on the recent totals).
+      achievement_count: r.achievement_count,
     };
-    if (r.period === "recent") total.achievement_count = r.achievement_count;
     totals[r.period][r.grp] = total;
   }
   return {

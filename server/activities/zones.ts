@@ -68,6 +68,8 @@ export function activityZones(
       type: "power",
       resource_state: 3,
       sensor_based: activity.deviceWatts ?? true,
+      // Bounds from the athlete's FTP (or the fixed buckets), never zones the athlete set by hand.
+      custom_zones: false,
     });
   }
   return zones;

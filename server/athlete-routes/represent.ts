@@ -21,6 +21,8 @@ export async function routesJson(db: Queryable, routes: SeenRoute[], viewer: Vie
       elevation_gain: row.elevation_gain,
       id: row.id,
       id_str: String(row.id),
+      // Strava's answers carry it (the Strava MCP server's route parse requires it): a route is always detailed.
+      resource_state: 3,
       map: {
         id: `r${row.id}`,
         polyline: points.length ? encodePolyline(points) : null,

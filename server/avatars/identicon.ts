@@ -7,11 +7,12 @@ export type AvatarSize = keyof typeof AVATAR_SIZES;
 
 /**
  * The default avatar of an athlete: a 5×5 mirrored pattern (an identicon) in one colour on a
- * light background, drawn from a hash of the athlete id, so each athlete keeps the same picture.
+ * light background, drawn from a hash of the athlete id, so each athlete keeps the same picture
+ * (a club's from a hash of the club id, `kind` "club").
  */
-export function identiconPng(athleteId: number, size: AvatarSize): Uint8Array {
+export function identiconPng(athleteId: number, size: AvatarSize, kind: "athlete" | "club" = "athlete"): Uint8Array {
   const px = AVATAR_SIZES[size];
-  const hash = createHash("sha256").update(`athlete-avatar:${athleteId}`).digest();
+  const hash = createHash("sha256").update(`${kind}-avatar:${athleteId}`).digest();
   const hue = (hash[0] * 360) / 256;
   const [r, g, b] = hslToRgb(hue, 0.55, 0.5);
   const cells: boolean[] = [];

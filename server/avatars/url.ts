@@ -9,3 +9,9 @@ export function athleteAvatarUrl(athleteId: number, size: AvatarSize): string {
   const base = (requestPublicUrl() ?? "").replace(/\/$/, "");
   return `${base}/avatars/athletes/${athleteId}/${size}.png`;
 }
+
+/** The absolute URL of a club's picture (profile: large, profile_medium: medium), as athleteAvatarUrl. */
+export function clubAvatarUrl(clubId: number, size: AvatarSize): string {
+  const base = (requestPublicUrl() ?? "").replace(/\/$/, "");
+  return `${base}/avatars/clubs/${clubId}/${size}.png`;
+}

@@ -134,6 +134,13 @@ function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean) {
     timezone: row.timezone,
     start_latlng: latlng(f.startLatlng),
     end_latlng: latlng(f.endLatlng),
+    // Strava's answers also carry these (its summaries, as stravalib reads them): the offset of local
+    // time in seconds, the released start point split in two (null where the engine hides it), who sees it.
+    utc_offset: Math.round((Date.parse(row.start_date_local) - Date.parse(row.start_date)) / 1000),
+    start_latitude: latlng(f.startLatlng)?.[0] ?? null,
+    start_longitude: latlng(f.startLatlng)?.[1] ?? null,
+    visibility: row.private ? "only_me" : "everyone",
+    device_name: f.deviceName ?? null,
     location_city: null,
     location_state: null,
     location_country: null,
@@ -264,6 +271,9 @@ function bestEfforts(row: ActivityRow) {
     segment: null,
     activity: { id: row.id },
     athlete: { id: row.athlete_id },
+    activity_id: row.id,
+    // Best efforts are on no leaderboard (SummarySegmentEffort.is_kom: the current best on it).
+    is_kom: false,
     kom_rank: null,
     pr_rank: null,
     elapsed_time: e.elapsedTime,

@@ -51,7 +51,7 @@ export interface DetailExtras {
 /** The spec's summary athlete fields (Athlete table), in its order; nothing private among them. */
 export const SUMMARY_ATHLETE_FIELDS = [
   "id", "resource_state", "firstname", "lastname", "profile_medium", "profile", "city", "state", "country", "sex",
-  "premium", "created_at", "updated_at", "friend", "follower",
+  "premium", "summit", "created_at", "updated_at", "friend", "follower",
 ] as const;
 
 /** Attributes that only the athlete's own token may receive. */
@@ -73,6 +73,8 @@ function summaryOf(row: AthleteRow, relationship: Relationship = { friend: null,
     country: row.country,
     sex: row.sex,
     premium: row.premium,
+    // Strava's SummaryAthlete: summit replaces the deprecated premium (the same subscription flag).
+    summit: row.premium,
     created_at: row.created_at,
     updated_at: row.updated_at,
     friend: relationship.friend,

@@ -1,3 +1,4 @@
+import { clubAvatarUrl } from "../avatars/url.ts";
 import { clubSportFields } from "./club-sport.ts";
 import type { ClubRow, MembershipFields } from "../../projections/clubs/queries.ts";
 
@@ -14,8 +15,8 @@ export function summaryClub(row: ClubRow) {
     id: Number(row.id),
     resource_state: 2,
     name: row.name,
-    profile_medium: "avatar/club/medium.png",
-    profile: "avatar/club/large.png",
+    profile_medium: clubAvatarUrl(Number(row.id), "medium"),
+    profile: clubAvatarUrl(Number(row.id), "large"),
     cover_photo: null,
     cover_photo_small: null,
     ...clubSportFields(row.sport_type),

@@ -36,7 +36,8 @@ export function detailedSegment(row: SegmentRow, starred: boolean) {
     created_at: row.created_at,
     updated_at: row.updated_at,
     total_elevation_gain: row.total_elevation_gain,
-    map: { id: `s${row.id}`, polyline: row.polyline, resource_state: 3 },
+    // Strava's PolylineMap: the segment's line as polyline and summary_polyline (one line, not simplified).
+    map: { id: `s${row.id}`, polyline: row.polyline, summary_polyline: row.polyline, resource_state: 3 },
     effort_count: Number(row.effort_count),
     athlete_count: Number(row.athlete_count),
     star_count: Number(row.star_count),
@@ -71,6 +72,7 @@ export function summaryEffort(row: EffortRow, segment: ReturnType<typeof summary
     name: row.name,
     activity: { id: Number(row.activity_id), resource_state: 1 },
     athlete: { id: Number(row.athlete_id), resource_state: 1 },
+    activity_id: Number(row.activity_id),
     elapsed_time: row.elapsed_time,
     moving_time: row.moving_time,
     start_date: noMillis(row.start_date),

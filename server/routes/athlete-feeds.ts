@@ -22,7 +22,7 @@ import { zAthleteProfile, zFeedActivities, zSummaryAthlete } from "../http/respo
 import type { Platform } from "../platform.ts";
 import { viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { athleteFor } from "../representations/athlete.ts";
-import { clubActivities } from "../representations/club-activity.ts";
+import { feedActivities } from "../representations/club-activity.ts";
 
 /**
  * Extensions for the web app's athlete pages and feed (docs/web-app.md, "Extension endpoints"):
@@ -36,7 +36,7 @@ const todayUtc = () => new Date().toISOString().slice(0, 10);
 
 /** Listed activities as summaries, each with its athlete as a summary athlete (with friend/follower). */
 async function shown(platform: Platform, auth: Auth, listed: ListedActivity[]) {
-  const summaries = await clubActivities(listed.map((l) => l.id), { ...activityContext(platform, auth), viewer: { athleteId: auth.athleteId, viewPrivate: auth.permissions.has("view_private") } });
+  const summaries = await feedActivities(listed.map((l) => l.id), { ...activityContext(platform, auth), viewer: { athleteId: auth.athleteId, viewPrivate: auth.permissions.has("view_private") } });
   const owners = [...new Set(listed.map((l) => l.athleteId))];
   const [athletes, rel] = await Promise.all([findAthletes(platform.db, owners), relationships(platform.db, auth.athleteId, owners)]);
   const ownerOf = new Map(listed.map((l) => [l.id, l.athleteId]));

@@ -42,6 +42,8 @@ async function membersWithFields(db: Queryable, viewerId: number, rows: MemberRo
   return rows.map((r) => ({
     ...athleteFor(r, { athleteId: viewerId }, { form: "summary", relationship: rel.get(Number(r.id)) }),
     membership: r.membership,
+    // Strava's ClubAthlete: the member status as a word.
+    member: r.membership,
     admin: r.admin,
     owner: r.owner,
   } satisfies Record<string, unknown> & MembershipFields));
@@ -269,7 +271,7 @@ export const clubRoutes = [
     async handler({ platform, auth, params, requestId }) {
       await requireClub(platform.db, params.id);
       await clubCommand(platform, params.id, { type: "leave", athleteId: auth.athleteId }, meta(auth, requestId));
-      return { success: true, active: false };
+      return { success: true, active: false, membership: null };
     },
   }),
 ];

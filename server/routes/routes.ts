@@ -160,6 +160,22 @@ export const routeRoutes = [
   }),
   defineRoute({
     method: "GET",
+    path: "/v3/athlete/routes",
+    summary: "The authenticated athlete's routes, newest first (as GET /v3/athletes/:id/routes with one's own id).",
+    description: "Extension: Strava's reference has only /athletes/{id}/routes; clients such as the Strava MCP server (list-athlete-routes) call this path. page, per_page as everywhere.",
+    tag: "Routes",
+    auth: "token",
+    resource: "Route",
+    query: z.object(zPaging),
+    response: zRoutes,
+    async handler({ platform, auth, query }) {
+      const viewer = viewerOf(auth);
+      const { perPage, offset } = paging(query);
+      return routesJson(platform.db, await visibleRoutesOf(platform.db, auth.athleteId, viewer, { limit: perPage, offset }), viewer);
+    },
+  }),
+  defineRoute({
+    method: "GET",
     path: "/v3/routes/:id/streams",
     summary: "A route's streams: latlng, distance and altitude (when the route has elevation).",
     description: `${PRIVACY_NOTE} key_by_type=true answers an object keyed by type.`,

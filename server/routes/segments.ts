@@ -60,6 +60,7 @@ function starredItem(row: SegmentRow & { starred_date: string }, starred: boolea
     end_longitude: row.end_lng,
     pr_time: pr ? pr.elapsed_time : null,
     athlete_pr_effort: prEffort(pr),
+    athlete_segment_stats: athleteSegmentStats(pr),
     starred_date: row.starred_date.replace(/\.\d{3}Z$/, "Z"),
   };
 }
@@ -210,8 +211,10 @@ export const segmentRoutes = [
       await handleCommand(platform.store, segmentStarStream(auth.athleteId, params.id), starDecider, {
         type: "star", starred: body.starred, athleteId: auth.athleteId, segmentId: params.id,
       }, { metadata: { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId } });
-      const row = await segmentOr404(platform.db, params.id, viewerOf(auth));
-      return detailedSegment(row, body.starred);
+      const viewer = viewerOf(auth)!;
+      const row = await segmentOr404(platform.db, params.id, viewer);
+      const prs = await viewerPrs(platform.db, viewer, [row.id]);
+      return detailedWithPr(row, body.starred, prs.get(row.id));
     },
   }),
   defineRoute({
@@ -234,7 +237,7 @@ export const segmentRoutes = [
         segmentId: params.id, athleteId: query.athlete_id, startDateLocal: query.start_date_local,
         endDateLocal: query.end_date_local, ...paging(query),
       });
-      return effortsWithSegments(platform.db, rows, auth.athleteId);
+      return effortsWithSegments(platform.db, rows, auth.athleteId, viewerOf(auth));
     },
   }),
   defineRoute({
@@ -310,7 +313,7 @@ export const segmentRoutes = [
     params: z.object({ id: zId }),
     async handler({ platform, auth, params }) {
       const { effort } = await visibleEffort(platform.db, auth, params.id);
-      const [summary] = await effortsWithSegments(platform.db, [effort], auth.athleteId);
+      const [summary] = await effortsWithSegments(platform.db, [effort], auth.athleteId, viewerOf(auth));
       return { ...summary, resource_state: 3 };
     },
   }),
@@ -362,7 +365,7 @@ export const segmentRoutes = [
         segmentId: query.segment_id, athleteId: auth.athleteId, startDateLocal: query.start_date_local,
         endDateLocal: query.end_date_local, ...paging(query),
       });
-      return effortsWithSegments(platform.db, rows, auth.athleteId);
+      return effortsWithSegments(platform.db, rows, auth.athleteId, viewerOf(auth));
     },
   }),
 ];

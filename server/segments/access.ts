@@ -3,7 +3,7 @@ import {
   type EffortRow, prEfforts, type PrEffortRow, segmentById, segmentsByIds, type SegmentRow, starredBy,
 } from "../../projections/segments/queries.ts";
 import { canSeeActivity, effortsOthersSee, type Viewer } from "../privacy/engine.ts";
-import { summaryEffort, summarySegment } from "../representations/segment.ts";
+import { athleteSegmentStats, prEffort, summaryEffort, summarySegment } from "../representations/segment.ts";
 
 /**
  * A segment as the viewer may see it: a private segment (possibly cut from a private activity) only
@@ -16,14 +16,26 @@ export async function findSegment(db: Queryable, id: number, viewer: Viewer | nu
   return row;
 }
 
-/** Summaries of effort rows, with their segments' summaries (starred relative to the viewer). */
-export async function effortsWithSegments(db: Queryable, rows: EffortRow[], viewerId: number | null) {
+/**
+ * Summaries of effort rows, with their segments' summaries (starred relative to the viewer) and,
+ * given the viewer, the viewer's PR and statistics on each segment (athlete_pr_effort,
+ * athlete_segment_stats of Strava's SummarySegment), counted as on the segment itself (viewerPrs).
+ */
+export async function effortsWithSegments(db: Queryable, rows: EffortRow[], viewerId: number | null, viewer?: Viewer | null) {
   const ids = [...new Set(rows.map((r) => Number(r.segment_id)))];
   if (ids.length === 0) return [];
   const segments = await segmentsByIds(db, ids);
   const starred = viewerId === null ? new Set<number>() : await starredBy(db, viewerId, ids);
-  const byId = new Map(segments.map((s) => [Number(s.id), summarySegment(s, starred.has(Number(s.id)))]));
+  const prs = viewer ? await viewerPrs(db, viewer, ids) : undefined;
+  const byId = new Map(segments.map((s) => [Number(s.id), withViewerPr(summarySegment(s, starred.has(Number(s.id))), prs)]));
   return rows.map((r) => summaryEffort(r, byId.get(Number(r.segment_id)) ?? null));
+}
+
+/** A segment summary with the viewer's PR and statistics on it, when the PRs were read (else as it is). */
+export function withViewerPr<T extends { id: number }>(summary: T, prs: Map<number, PrEffortRow> | undefined) {
+  if (!prs) return summary;
+  const pr = prs.get(summary.id);
+  return { ...summary, athlete_pr_effort: prEffort(pr), athlete_segment_stats: athleteSegmentStats(pr) };
 }
 
 /**

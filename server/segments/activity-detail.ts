@@ -5,7 +5,7 @@ import {
 import { type EffortRow, type SegmentRow, summaryEffort, summarySegment } from "../representations/segment.ts";
 import { ACTIVITY_SEGMENTS_PART_SQL, activityFacts, effortsOfActivity } from "../../projections/segments/queries.ts";
 import { effortsOthersSee } from "../privacy/engine.ts";
-import { effortsWithSegments } from "./access.ts";
+import { effortsWithSegments, viewerPrs, withViewerPr } from "./access.ts";
 
 /**
  * The activity's segment parts, through the Activities extension point: segment_efforts (the
@@ -58,11 +58,16 @@ const segmentsSummary: ActivitySummaryContributor = async (rows, context) => {
 const segmentsDetail: ActivityDetailContributor = async (row, context) => {
   const pre = preloaded(context);
   if (pre) {
+    const efforts = pre.efforts ?? [];
+    // The viewer's PR on each segment (athlete_pr_effort, athlete_segment_stats), one read for all of them.
+    const prs = context.viewer && efforts.length
+      ? await viewerPrs(context.db, context.viewer, [...new Set(efforts.map((e) => Number(e.segment_id)))])
+      : undefined;
     return {
-      segment_efforts: (pre.efforts ?? []).map((e) =>
+      segment_efforts: efforts.map((e) =>
         summaryEffort(
           { ...e, start_date: iso(e.start_date, false), start_date_local: iso(e.start_date_local, true) },
-          e.segment ? summarySegment(e.segment, e.starred) : null,
+          e.segment ? withViewerPr(summarySegment(e.segment, e.starred), prs) : null,
         )
       ),
       ...counts(row, pre.facts ?? undefined),
@@ -75,7 +80,7 @@ const segmentsDetail: ActivityDetailContributor = async (row, context) => {
   });
   const byId = await activityFacts(context.db, [row.id]);
   return {
-    segment_efforts: await effortsWithSegments(context.db, rows, context.viewer?.athleteId ?? null),
+    segment_efforts: await effortsWithSegments(context.db, rows, context.viewer?.athleteId ?? null, context.viewer),
     ...counts(row, byId.get(row.id)),
   };
 };

@@ -92,8 +92,10 @@ New here? <a href="/docs/connect">Connect your app</a>.</p>
 ${routeTable(routes)}</div></noscript>`, ["swagger-ui-bundle.js", "docs.js"]);
 }
 
-function connectPage(publicUrl: string): string {
+function connectPage(publicUrl: string, publicApiUrl?: string): string {
   const base = publicUrl.replace(/\/+$/, "");
+  const host = new URL(base).host;
+  const apiBase = (publicApiUrl ?? "").replace(/\/+$/, "");
   const scopes = Object.entries(OAUTH_SCOPES)
     .map(([name, what]) => `<tr><td><code>${escapeHtml(name)}</code></td><td>${escapeHtml(what)}</td></tr>`).join("");
   const authorize = `${escapeHtml(base)}/oauth/authorize?client_id=YOUR_CLIENT_ID&amp;response_type=code&amp;redirect_uri=http://localhost:3000/callback&amp;approval_prompt=auto&amp;scope=read,activity:read_all,activity:write&amp;state=RANDOM`;
@@ -142,6 +144,48 @@ curl -H "Authorization: Bearer ACCESS_TOKEN" -F file=@ride.fit -F data_type=fit 
 <code>{"message", "errors":[{"resource","field","code"}]}</code> with a 4xx status; past the rate limit (headers <code>X-RateLimit-Limit</code> and <code>X-RateLimit-Usage</code>:
 15 minutes, day) the answer is 403 <code>Rate Limit Exceeded</code>.</p>
 
+<h2 id="strava-tools">Use your Strava tools here</h2>
+<p>Tools written for Strava talk to this server unchanged once they reach it instead of <code>www.strava.com</code>.
+First make an application (step 1) and get tokens (steps 2–3); then, per tool:</p>
+<table><thead><tr><th>Tool</th><th>How to point it here</th></tr></thead><tbody>
+<tr><td>stravalib (Python), and tools built on it (running_page, geo-activity-playground)</td><td>Its protocol has the host as a setting:
+<pre><code>from stravalib import Client
+client = Client(access_token=ACCESS_TOKEN, refresh_token=REFRESH_TOKEN, token_expires=EXPIRES_AT)
+client.protocol.server = "${escapeHtml(host)}"   # https://${escapeHtml(host)}/api/v3/… and /oauth/…</code></pre>
+stravalib always speaks HTTPS: this server must be behind TLS. In a tool that creates its own <code>Client</code>, set it where the client is made (one line).</td></tr>
+<tr><td>strava-offline</td><td>Its addresses are written into its code (<code>https://www.strava.com/api/v3/…</code>, <code>/oauth/token</code>): use the proxy recipe below, and
+<code>REQUESTS_CA_BUNDLE="$(mkcert -CAROOT)/rootCA.pem"</code> so Python trusts the local certificate.</td></tr>
+<tr><td>Strava MCP server (AI assistants; r-huijts/strava-mcp)</td><td>Its base URL is fixed in its code (<code>https://www.strava.com/api/v3</code>, token refresh at <code>/oauth/token</code>): use the proxy recipe below
+with <code>NODE_EXTRA_CA_CERTS="$(mkcert -CAROOT)/rootCA.pem"</code> in the MCP server's environment, or change that one line in its
+<code>stravaClient</code> to <code>${escapeHtml(base)}/api/v3</code> (and the refresh address to <code>${escapeHtml(base)}/oauth/token</code>). All 18 of its tools are answered here,
+<code>list-athlete-routes</code> (<code>GET /athlete/routes</code>) included.</td></tr>
+<tr><td>Home Assistant's Strava integration, other tools with a fixed address</td><td>The proxy recipe below on the machine that runs them (Python: <code>REQUESTS_CA_BUNDLE</code>; Node: <code>NODE_EXTRA_CA_CERTS</code>; others: add the mkcert root to the system store, <code>mkcert -install</code>).</td></tr>
+<tr><td>A tool moved to <code>https://api-v3.strava.com</code> (no <code>/v3</code> in its paths)</td><td>Point it at this server's API host${apiBase ? ` <code>${escapeHtml(apiBase)}</code>` : " (the operator sets <code>PUBLIC_API_URL</code>)"}: the same paths answer there (<code>/athlete</code> is <code>/v3/athlete</code>).</td></tr>
+<tr><td>Your own script</td><td>Replace <code>https://www.strava.com/api/v3</code> with <code>${escapeHtml(base)}/api/v3</code> and <code>https://www.strava.com/oauth/</code> with <code>${escapeHtml(base)}/oauth/</code>.</td></tr>
+</tbody></table>
+<p><strong>The proxy recipe</strong> (for a tool whose address cannot be changed), on the machine that runs the tool:</p>
+<pre><code># 1. Send Strava's names to this machine
+echo "127.0.0.1 www.strava.com api-v3.strava.com" | sudo tee -a /etc/hosts
+# 2. A locally trusted certificate for them
+mkcert -install &amp;&amp; mkcert www.strava.com api-v3.strava.com
+# 3. Caddy forwards them to this server (Caddyfile)
+www.strava.com {
+  tls www.strava.com+1.pem www.strava.com+1-key.pem
+  reverse_proxy ${escapeHtml(base)} {
+    header_up Host {upstream_hostport}
+  }
+}
+api-v3.strava.com {
+  tls www.strava.com+1.pem www.strava.com+1-key.pem
+${apiBase ? "" : "  rewrite * /v3{uri}\n"}  reverse_proxy ${escapeHtml(apiBase || base)} {
+    header_up Host {upstream_hostport}
+  }
+}</code></pre>
+<p>Undo it by removing the <code>/etc/hosts</code> line. What was tried how: the requests of stravalib, strava-offline and the MCP server's
+18 tools (paths, query strings, bodies, the token as header or <code>access_token</code> parameter) are replayed against the server in its
+tests, and their answers checked against Strava's published model; the API host is tested with a <code>Host</code> header as a proxy sends it.
+The Python tools themselves and Caddy/mkcert could not be run where these pages were written.</p>
+
 <h2 id="generated">A typed client from the document</h2>
 <p>The document at <a href="/v3/openapi.json">/v3/openapi.json</a> has a response schema for every operation, so standard
 generators give typed clients. With TypeScript:</p>
@@ -165,7 +209,7 @@ export function mountDocs(app: Hono, platform: Platform, routes: AnyRoute[]): vo
   });
   app.get("/docs/connect", (c: Context) => {
     pagePolicy(c, POLICY);
-    return c.html(connectPage(platform.config.publicUrl), 200);
+    return c.html(connectPage(platform.config.publicUrl, platform.config.publicApiUrl), 200);
   });
   app.get("/docs/assets/:name", (c: Context) => {
     const name = c.req.param("name") ?? "";

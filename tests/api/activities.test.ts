@@ -27,10 +27,12 @@ function expectSummaryShape(body: Record<string, unknown>) {
     "suffer_score", "has_kudoed",
     // Issue #19: Strava's newer fields.
     "sport_type", "upload_id_str", "hide_from_home",
+    // Issue 31: what Strava's answers carry besides its model's SummaryActivity.
+    "utc_offset", "start_latitude", "start_longitude", "visibility", "device_name",
   ];
   expect(Object.keys(body).sort()).toEqual(keys.sort());
 }
-const DETAIL_ONLY = ["calories", "description", "gear", "segment_efforts", "splits_metric", "splits_standard", "laps", "best_efforts", "device_name", "embed_token", "photos"];
+const DETAIL_ONLY = ["calories", "description", "gear", "segment_efforts", "splits_metric", "splits_standard", "laps", "best_efforts", "embed_token", "photos"];
 
 describe("POST /v3/activities", () => {
   it("creates a manual activity: 201 with the detailed representation, field by field", async () => {
@@ -42,7 +44,8 @@ describe("POST /v3/activities", () => {
       id: b.id, resource_state: 3, external_id: null, upload_id: null, athlete: { id: owner.id, resource_state: 1 },
       name: "Evening ride", distance: 30000, moving_time: 3600, elapsed_time: 3600, total_elevation_gain: 0, type: "Ride",
       workout_type: null, start_date: "2024-05-01T16:30:00Z", start_date_local: "2024-05-01T18:30:00Z",
-      timezone: "(GMT+02:00) UTC+02:00", start_latlng: null, end_latlng: null, location_city: null, location_state: null,
+      timezone: "(GMT+02:00) UTC+02:00", utc_offset: 7200, start_latitude: null, start_longitude: null, visibility: "everyone",
+      start_latlng: null, end_latlng: null, location_city: null, location_state: null,
       location_country: null, achievement_count: 0, pr_count: 0, kudos_count: 0, comment_count: 0, athlete_count: 1,
       photo_count: 0, total_photo_count: 0, map: { id: `a${b.id}`, polyline: null, summary_polyline: null, resource_state: 3 },
       trainer: false, commute: false, manual: true, private: false, flagged: false, gear_id: null,
@@ -109,6 +112,7 @@ describe("GET /v3/activities/:id", () => {
       id: rec.activityId, resource_state: 3, external_id: "run.fit", upload_id: null, name: "Recorded run", type: "Run",
       distance: 2100, moving_time: 600, elapsed_time: 600, total_elevation_gain: 12.5, elev_high: 25, elev_low: 15,
       start_latlng: [51.50123, -0.14212], end_latlng: [51.51323, -0.13012], manual: false, workout_type: 0,
+      start_latitude: 51.50123, start_longitude: -0.14212, visibility: "everyone",
       average_cadence: 85, average_temp: 18, average_watts: 199.5, max_watts: 249, weighted_average_watts: 201,
       kilojoules: 119.7, device_watts: true, has_heartrate: true, average_heartrate: 130, max_heartrate: 160, calories: 150,
       suffer_score: null, device_name: "Garmin Forerunner 945", timezone: "(GMT+01:00) Europe/Paris",
@@ -132,7 +136,7 @@ describe("GET /v3/activities/:id", () => {
     expect(b.splits_standard).toHaveLength(1);
     expect(b.best_efforts[0]).toEqual({
       id: rec.activityId * 100 + 1, resource_state: 2, name: "400m", segment: null, activity: { id: rec.activityId },
-      athlete: { id: owner.id }, kom_rank: null, pr_rank: null, elapsed_time: 114, moving_time: 114,
+      athlete: { id: owner.id }, activity_id: rec.activityId, is_kom: false, kom_rank: null, pr_rank: null, elapsed_time: 114, moving_time: 114,
       start_date: "2024-03-10T09:00:10Z", start_date_local: "2024-03-10T10:00:10Z", distance: 400, start_index: 10,
       end_index: 124, hidden: false, achievements: [{ type_id: 3, type: "pr", rank: 1 }],
       // Recorded without the averages (events before issue #19): Strava's fields, empty.

@@ -13,6 +13,7 @@ import type { CallOptions } from "../helpers/http.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 import { WebClient } from "../oauth/web-client.ts";
 import { upload } from "./deno-server.ts";
+import { generalPath, missingKeys, STRAVA_RULES, violations } from "./strava-model.ts";
 
 /**
  * Issue #19: every operation of /v3/openapi.json driven over HTTP on the real server, each real
@@ -155,6 +156,7 @@ function fixtures(): Record<string, Fixture> {
     "POST /v3/routes": at("/v3/routes", { json: { name: "Drawn loop", latlng: [[52.09, 5.12], [52.1, 5.13], [52.11, 5.12]], type: 2 } }),
     "GET /v3/routes/{id}": at(`/v3/routes/${ids.route}`),
     "GET /v3/athletes/{id}/routes": at(`/v3/athletes/${ann.id}/routes`),
+    "GET /v3/athlete/routes": at("/v3/athlete/routes", { query: { page: 1, per_page: 30 } }),
     "GET /v3/routes/{id}/streams": at(`/v3/routes/${ids.route}/streams`),
     "GET /v3/routes/{id}/export_gpx": at(`/v3/routes/${ids.route}/export_gpx`),
     "GET /v3/routes/{id}/export_tcx": at(`/v3/routes/${ids.route}/export_tcx`),
@@ -337,6 +339,58 @@ function archiveForm() {
   return form;
 }
 
+/**
+ * The operations Strava's API has, with the model of their answer (an array answer: of each item).
+ * Each answer is checked against that model's enums and date formats and for the properties the
+ * model declares (tests/dropin/strava-model.ts).
+ */
+const STRAVA_OPERATIONS: Record<string, string> = {
+  "GET /v3/athlete": "DetailedAthlete",
+  "PUT /v3/athlete": "DetailedAthlete",
+  "GET /v3/athletes/{id}/stats": "ActivityStats",
+  "GET /v3/athlete/zones": "Zones",
+  "GET /v3/athlete/activities": "SummaryActivity",
+  "GET /v3/athlete/clubs": "SummaryClub",
+  "GET /v3/athlete/routes": "Route",
+  "POST /v3/activities": "DetailedActivity",
+  "GET /v3/activities/{id}": "DetailedActivity",
+  "PUT /v3/activities/{id}": "DetailedActivity",
+  "GET /v3/activities/{id}/comments": "Comment",
+  "GET /v3/activities/{id}/kudos": "SummaryAthlete",
+  "GET /v3/activities/{id}/laps": "Lap",
+  "GET /v3/activities/{id}/zones": "ActivityZone",
+  "GET /v3/activities/{id}/streams": "StreamSet",
+  "GET /v3/segment_efforts/{id}/streams": "StreamSet",
+  "GET /v3/gear/{id}": "DetailedGear",
+  "GET /v3/clubs/{id}": "DetailedClub",
+  "GET /v3/clubs/{id}/members": "ClubAthlete",
+  "GET /v3/clubs/{id}/admins": "SummaryAthlete",
+  "GET /v3/clubs/{id}/activities": "ClubActivity",
+  "POST /v3/clubs/{id}/join": "MembershipApplication",
+  "POST /v3/clubs/{id}/leave": "MembershipApplication",
+  "GET /v3/segments/explore": "ExplorerResponse",
+  "GET /v3/segments/starred": "SummarySegment",
+  "GET /v3/segments/{id}": "DetailedSegment",
+  "PUT /v3/segments/{id}/starred": "DetailedSegment",
+  "GET /v3/segment_efforts/{id}": "DetailedSegmentEffort",
+  "GET /v3/segment_efforts": "DetailedSegmentEffort",
+  "GET /v3/routes/{id}": "Route",
+  "GET /v3/athletes/{id}/routes": "Route",
+  "POST /v3/uploads": "Upload",
+  "GET /v3/uploads/{id}": "Upload",
+};
+
+/**
+ * Properties Strava's model declares that an answer may lack, each with the reason we have no data
+ * for it. Anything else missing fails the test.
+ */
+const NO_DATA: Record<string, string> = {
+  "*.map.polyline": "a summary's map: Strava's PolylineMap sends polyline only in detailed representations (summary_polyline is there)",
+  "*.max": "power zones: no maximum defined for them (heart-rate zones carry the max heart rate their bounds come from)",
+  "*.points": "power zones: no points or score defined for power (heart-rate zones carry them)",
+  "*.score": "power zones: no points or score defined for power (heart-rate zones carry them)",
+};
+
 /** Creating before reading before deleting, so that lists hold what the fixtures made. */
 const METHODS = ["post", "put", "get", "delete"] as const;
 
@@ -417,13 +471,15 @@ describe("every operation of the OpenAPI document, answered by the real server",
     ajv.addSchema(doc, "openapi.json");
     const table = fixtures();
     const ops = operations();
-    expect(ops.map((o) => o.key).filter((k) => !table[k]), "operations without a fixture").toEqual([]);
     const failures: string[] = [];
     const lines: string[] = [];
     let validated = 0;
     let items = 0;
+    const missing = new Map<string, Set<string>>();
+    let stravaChecked = 0;
     for (const op of ops) {
       const fixture = table[op.key];
+      if (!fixture) continue;
       const { path, ...options } = await fixture.request();
       const res = await server.api(op.method.toUpperCase(), path, options);
       const type = res.headers.get("content-type") ?? "";
@@ -464,11 +520,31 @@ describe("every operation of the OpenAPI document, answered by the real server",
         const [first] = Object.keys(body);
         if (first && validate({ ...body, [first]: { wrong: true } })) failures.push(`${op.key}: accepts ${first} = {wrong: true}`);
       }
+      const model = STRAVA_OPERATIONS[op.key];
+      if (model) {
+        stravaChecked++;
+        for (const item of Array.isArray(body) ? body : [body]) {
+          const wrong = violations(item, STRAVA_RULES[model]);
+          if (wrong.length) failures.push(`${op.key}: outside Strava's model: ${wrong.slice(0, 4).join("; ")}`);
+        }
+        for (const path of missingKeys(body, model)) {
+          const general = generalPath(path);
+          if (!missing.has(general)) missing.set(general, new Set());
+          missing.get(general)!.add(op.key);
+        }
+      }
       validated++;
       lines.push(`${op.key} ${res.status} valid${Array.isArray(body) ? ` (${body.length} items)` : ""}`);
     }
     if (process.env.RESPONSES_PRINT) console.log(lines.join("\n"));
+    const report = [...missing].map(([path, keys]) => `${path} (${[...keys].join(", ")})`);
+    if (process.env.RESPONSES_PRINT) console.log(`Declared by Strava's model, absent:\n${report.join("\n")}`);
     expect(failures).toEqual([]);
+    expect(ops.map((o) => o.key).filter((k) => !table[k]), "operations without a fixture").toEqual([]);
+    expect(Object.keys(STRAVA_OPERATIONS).filter((k) => !table[k]), "Strava operations without a fixture").toEqual([]);
+    const unexplained = [...missing.keys()].filter((path) => !(path in NO_DATA));
+    expect(unexplained.map((p) => `${p} (${[...missing.get(p)!].join(", ")})`), "properties of Strava's model missing without a reason").toEqual([]);
+    console.log(`Strava's model: ${stravaChecked} operations checked (enums, dates, declared keys); ${missing.size} declared paths absent, each for want of data`);
     console.log(`OpenAPI responses: ${ops.length} operations driven; ${validated} JSON answers valid against their schema (${items} list items); 0 failures`);
   }, 600_000);
 });

@@ -121,3 +121,175 @@ function check(v: unknown, rule: Rule, at: string): string[] {
   if ("each" in rule) return Array.isArray(v) ? v.flatMap((item, i) => check(item, rule.each, `${at}.${i}`)) : [`${at}: not an array`];
   return violations(v, rule.object, at);
 }
+
+/**
+ * The properties each object of Strava's model declares (the swagger definitions, as stravalib's
+ * generated strava_model.py holds them: a subclass adds to its parent's), written out for these
+ * tests. `nested` names the model of an object- or array-valued property, so a check descends.
+ */
+interface Declared {
+  keys: readonly string[];
+  nested?: Record<string, string>;
+}
+
+const META_ACTIVITY = ["id"];
+const META_ATHLETE = ["id"];
+const META_CLUB = ["id", "name", "resource_state"];
+const SUMMARY_ATHLETE = [...META_ATHLETE, "city", "country", "created_at", "firstname", "lastname", "premium", "profile", "profile_medium", "resource_state", "sex", "state", "summit", "updated_at"];
+const SUMMARY_CLUB = [...META_CLUB, "activity_types", "city", "country", "cover_photo", "cover_photo_small", "featured", "member_count", "private", "profile_medium", "sport_type", "state", "url", "verified"];
+const SUMMARY_GEAR = ["distance", "id", "name", "primary", "resource_state"];
+const SUMMARY_ACTIVITY = [
+  ...META_ACTIVITY, "achievement_count", "athlete", "athlete_count", "average_speed", "average_watts", "comment_count", "commute", "device_watts",
+  "distance", "elapsed_time", "elev_high", "elev_low", "end_latlng", "external_id", "flagged", "gear_id", "has_kudoed", "hide_from_home",
+  "kilojoules", "kudos_count", "manual", "map", "max_speed", "max_watts", "moving_time", "name", "photo_count", "private", "sport_type",
+  "start_date", "start_date_local", "start_latlng", "timezone", "total_elevation_gain", "total_photo_count", "trainer", "type", "upload_id",
+  "upload_id_str", "weighted_average_watts", "workout_type",
+];
+const SUMMARY_SEGMENT = [
+  "activity_type", "athlete_pr_effort", "athlete_segment_stats", "average_grade", "city", "climb_category", "country", "distance", "elevation_high",
+  "elevation_low", "end_latlng", "id", "maximum_grade", "name", "private", "start_latlng", "state",
+];
+const SUMMARY_SEGMENT_EFFORT = ["activity_id", "distance", "elapsed_time", "id", "is_kom", "start_date", "start_date_local"];
+const DETAILED_SEGMENT_EFFORT = [
+  ...SUMMARY_SEGMENT_EFFORT, "activity", "athlete", "average_cadence", "average_heartrate", "average_watts", "device_watts", "end_index", "hidden",
+  "kom_rank", "max_heartrate", "moving_time", "name", "pr_rank", "segment", "start_index",
+];
+const STREAM = ["data", "original_size", "resolution", "series_type"];
+const STREAM_KEYS = ["altitude", "cadence", "distance", "grade_smooth", "heartrate", "latlng", "moving", "temp", "time", "velocity_smooth", "watts"];
+
+export const STRAVA_MODEL: Record<string, Declared> = {
+  MetaActivity: { keys: META_ACTIVITY },
+  MetaAthlete: { keys: META_ATHLETE },
+  MetaClub: { keys: META_CLUB },
+  PolylineMap: { keys: ["id", "polyline", "summary_polyline"] },
+  SummaryAthlete: { keys: SUMMARY_ATHLETE },
+  DetailedAthlete: {
+    keys: [...SUMMARY_ATHLETE, "bikes", "clubs", "follower_count", "friend_count", "ftp", "measurement_preference", "shoes", "weight"],
+    nested: { bikes: "SummaryGear", shoes: "SummaryGear", clubs: "SummaryClub" },
+  },
+  SummaryClub: { keys: SUMMARY_CLUB },
+  DetailedClub: { keys: [...SUMMARY_CLUB, "admin", "following_count", "membership", "owner"] },
+  ClubAthlete: { keys: ["admin", "firstname", "lastname", "member", "owner", "resource_state"] },
+  ClubActivity: {
+    keys: ["athlete", "distance", "elapsed_time", "moving_time", "name", "sport_type", "total_elevation_gain", "type", "workout_type"],
+    nested: { athlete: "ClubActivityAthlete" },
+  },
+  // Strava's answers (and its reference's example) name the club feed's athlete by first name and last initial.
+  ClubActivityAthlete: { keys: ["firstname", "lastname", "resource_state"] },
+  MembershipApplication: { keys: ["active", "membership", "success"] },
+  SummaryGear: { keys: SUMMARY_GEAR },
+  DetailedGear: { keys: [...SUMMARY_GEAR, "brand_name", "description", "frame_type", "model_name"] },
+  SummaryActivity: { keys: SUMMARY_ACTIVITY, nested: { athlete: "MetaAthlete", map: "PolylineMap" } },
+  DetailedActivity: {
+    keys: [
+      ...SUMMARY_ACTIVITY, "best_efforts", "calories", "description", "device_name", "embed_token", "gear", "laps", "photos", "segment_efforts",
+      "splits_metric", "splits_standard",
+    ],
+    nested: {
+      athlete: "MetaAthlete", map: "PolylineMap", best_efforts: "DetailedSegmentEffort", segment_efforts: "DetailedSegmentEffort", gear: "SummaryGear",
+      laps: "Lap", photos: "PhotosSummary", splits_metric: "Split", splits_standard: "Split",
+    },
+  },
+  PhotosSummary: { keys: ["count", "primary"] },
+  Split: { keys: ["average_speed", "distance", "elapsed_time", "elevation_difference", "moving_time", "pace_zone", "split"] },
+  Lap: {
+    keys: [
+      "activity", "athlete", "average_cadence", "average_speed", "distance", "elapsed_time", "end_index", "id", "lap_index", "max_speed", "moving_time",
+      "name", "pace_zone", "split", "start_date", "start_date_local", "start_index", "total_elevation_gain",
+    ],
+    nested: { activity: "MetaActivity", athlete: "MetaAthlete" },
+  },
+  Comment: { keys: ["activity_id", "athlete", "created_at", "id", "text"], nested: { athlete: "SummaryAthlete" } },
+  ActivityZone: { keys: ["custom_zones", "distribution_buckets", "max", "points", "score", "sensor_based", "type"] },
+  ActivityTotal: { keys: ["achievement_count", "count", "distance", "elapsed_time", "elevation_gain", "moving_time"] },
+  ActivityStats: {
+    keys: [
+      "all_ride_totals", "all_run_totals", "all_swim_totals", "biggest_climb_elevation_gain", "biggest_ride_distance", "recent_ride_totals",
+      "recent_run_totals", "recent_swim_totals", "ytd_ride_totals", "ytd_run_totals", "ytd_swim_totals",
+    ],
+    nested: Object.fromEntries(["all", "recent", "ytd"].flatMap((p) => ["ride", "run", "swim"].map((k) => [`${p}_${k}_totals`, "ActivityTotal"]))),
+  },
+  Zones: { keys: ["heart_rate", "power"], nested: { heart_rate: "HeartRateZoneRanges", power: "PowerZoneRanges" } },
+  HeartRateZoneRanges: { keys: ["custom_zones", "zones"] },
+  PowerZoneRanges: { keys: ["zones"] },
+  // athlete_segment_stats: the swagger types it SummarySegmentEffort, but Strava's answers (and stravalib's
+  // use of them) carry pr_elapsed_time, pr_date (a date) and effort_count: only its presence is checked.
+  SummarySegment: { keys: SUMMARY_SEGMENT, nested: { athlete_pr_effort: "SummaryPRSegmentEffort" } },
+  SummaryPRSegmentEffort: { keys: ["effort_count", "pr_activity_id", "pr_date", "pr_elapsed_time"] },
+  SummarySegmentEffort: { keys: SUMMARY_SEGMENT_EFFORT },
+  DetailedSegment: {
+    keys: [...SUMMARY_SEGMENT, "athlete_count", "created_at", "effort_count", "hazardous", "map", "star_count", "total_elevation_gain", "updated_at"],
+    nested: { athlete_pr_effort: "SummaryPRSegmentEffort", map: "PolylineMap" },
+  },
+  DetailedSegmentEffort: {
+    keys: DETAILED_SEGMENT_EFFORT,
+    nested: { activity: "MetaActivity", athlete: "MetaAthlete", segment: "SummarySegment" },
+  },
+  ExplorerResponse: { keys: ["segments"], nested: { segments: "ExplorerSegment" } },
+  ExplorerSegment: {
+    keys: ["avg_grade", "climb_category", "climb_category_desc", "distance", "elev_difference", "end_latlng", "id", "name", "points", "start_latlng"],
+  },
+  Route: {
+    keys: [
+      "athlete", "created_at", "description", "distance", "elevation_gain", "estimated_moving_time", "id", "id_str", "map", "name", "private",
+      "segments", "starred", "sub_type", "timestamp", "type", "updated_at", "waypoints",
+    ],
+    nested: { athlete: "SummaryAthlete", map: "PolylineMap", segments: "SummarySegment" },
+  },
+  Upload: { keys: ["activity_id", "error", "external_id", "id", "id_str", "status"] },
+  // A StreamSet keyed by type holds only the types asked for and recorded: each stream's own keys are checked.
+  StreamSet: { keys: [], nested: Object.fromEntries(STREAM_KEYS.map((k) => [k, "Stream"])) },
+  Stream: { keys: STREAM },
+};
+
+/**
+ * The declared properties an answer lacks, as paths ("segment_efforts.0.segment.athlete_pr_effort"), descending
+ * into nested models (every item of an array). Meta objects are checked as Strava fills them in
+ * a summary (`id` only); keys we add beyond the model are not reported (see `extraKeys`).
+ */
+export function missingKeys(value: unknown, model: string, path = ""): string[] {
+  const declared = STRAVA_MODEL[model];
+  if (!declared) throw new Error(`no model ${model}`);
+  if (Array.isArray(value)) return value.flatMap((item, i) => missingKeys(item, model, `${path}${path ? "." : ""}${i}`));
+  if (value === null || typeof value !== "object") return [];
+  const record = value as Record<string, unknown>;
+  const at = (k: string) => [path, k].filter(Boolean).join(".");
+  const own = declared.keys.filter((k) => !(k in record)).map(at);
+  const deeper = Object.entries(declared.nested ?? {}).flatMap(([k, sub]) =>
+    record[k] === undefined || record[k] === null ? [] : missingKeys(record[k], sub, at(k))
+  );
+  return [...own, ...deeper];
+}
+
+/** A path with its array indexes as "*" ("segment_efforts.*.is_kom"), to compare against lists of accepted gaps. */
+export const generalPath = (path: string) => path.replace(/\.\d+(?=\.|$)/g, ".*").replace(/^\d+(?=\.|$)/, "*");
+
+const Lap: Rules = { resource_state: RESOURCE_STATE, start_date: "date-time", start_date_local: "date-time" };
+const StreamRules: Rules = { resolution: { enum: ["low", "medium", "high"] }, series_type: { enum: ["distance", "time"] } };
+
+/** The enum and date rules of every model an operation answers with (by the names of STRAVA_MODEL). */
+export const STRAVA_RULES: Record<string, Rules> = {
+  DetailedAthlete,
+  SummaryAthlete: { resource_state: RESOURCE_STATE, sex: { enum: ["M", "F"] }, created_at: "date-time", updated_at: "date-time" },
+  SummaryClub,
+  DetailedClub: SummaryClub,
+  ClubAthlete: { resource_state: RESOURCE_STATE },
+  ClubActivity: { type: { enum: STRAVA_ACTIVITY_TYPES }, sport_type: { enum: STRAVA_SPORT_TYPES } },
+  MembershipApplication: { membership: { enum: ["member", "pending"] } },
+  SummaryGear,
+  DetailedGear: SummaryGear,
+  SummaryActivity,
+  DetailedActivity,
+  Lap,
+  Comment: { created_at: "date-time" },
+  ActivityZone: { type: { enum: ["heartrate", "power"] } },
+  ActivityStats: {},
+  Zones: {},
+  SummarySegment: { ...SummarySegment, athlete_pr_effort: { object: { pr_date: "date-time" } }, athlete_segment_stats: { object: SegmentEffort } },
+  DetailedSegment,
+  DetailedSegmentEffort: SegmentEffort,
+  ExplorerResponse: { segments: { each: { object: { climb_category: { enum: [0, 1, 2, 3, 4, 5] }, climb_category_desc: { enum: ["NC", "4", "3", "2", "1", "HC"] } } } } },
+  Route: { created_at: "date-time", updated_at: "date-time", type: { enum: [1, 2] }, sub_type: { enum: [1, 2, 3, 4, 5] } },
+  Upload: {},
+  StreamSet: Object.fromEntries(["altitude", "cadence", "distance", "grade_smooth", "heartrate", "latlng", "moving", "temp", "time", "velocity_smooth", "watts"].map((k) => [k, { object: StreamRules }])),
+};

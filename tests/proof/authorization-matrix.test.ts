@@ -330,6 +330,7 @@ function fixtures(): Record<string, Fixture> {
     "POST /v3/routes": { request: fixed("/v3/routes", { json: { name: "Matrix drawn", latlng: ROUTE_LINE } }) },
     "GET /v3/routes/:id": { request: fixed(`/v3/routes/${c.routeId}`) },
     "GET /v3/athletes/:id/routes": { request: fixed(`/v3/athletes/${owner.id}/routes`) },
+    "GET /v3/athlete/routes": { request: fixed("/v3/athlete/routes") },
     "GET /v3/routes/:id/streams": { request: fixed(`/v3/routes/${c.routeId}/streams`) },
     "GET /v3/routes/:id/export_gpx": { request: fixed(`/v3/routes/${c.routeId}/export_gpx`) },
     "GET /v3/routes/:id/export_tcx": { request: fixed(`/v3/routes/${c.routeId}/export_tcx`) },

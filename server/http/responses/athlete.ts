@@ -19,6 +19,7 @@ const summaryAthleteShape = {
   country: nullableStr,
   sex: z.enum(["M", "F"]).nullable(),
   premium: z.boolean(),
+  summit: z.boolean(),
   created_at: dateTime,
   updated_at: dateTime,
   friend: nullableStr,
@@ -29,7 +30,7 @@ const athleteExample = {
   id: 134815, resource_state: 2, firstname: "Ann", lastname: "Tester",
   profile_medium: "https://fitness.example.com/avatars/athletes/134815/medium.png",
   profile: "https://fitness.example.com/avatars/athletes/134815/large.png",
-  city: "Utrecht", state: null, country: "Netherlands", sex: "F", premium: false,
+  city: "Utrecht", state: null, country: "Netherlands", sex: "F", premium: false, summit: false,
   created_at: "2024-01-02T03:04:05Z", updated_at: "2024-05-06T07:08:09Z", friend: null, follower: null,
 };
 
@@ -77,11 +78,12 @@ export const zClubAthlete = model(
   z.object({
     ...summaryAthleteShape,
     membership: z.enum(["member", "pending"]).nullable(),
+    member: z.enum(["member", "pending"]).nullable().optional(),
     admin: z.boolean(),
     owner: z.boolean(),
   }),
-  "A club member as listed by the club (summary athlete plus membership, admin, owner).",
-  { ...athleteExample, membership: "member", admin: false, owner: false },
+  "A club member as listed by the club (summary athlete plus membership — also as Strava's `member` —, admin, owner).",
+  { ...athleteExample, membership: "member", member: "member", admin: false, owner: false },
 );
 
 /** The token-exchange athlete: the summary plus the email (only to the athlete themself). */

@@ -6,8 +6,8 @@ const summaryShape = {
   id: int,
   resource_state: int,
   name: z.string(),
-  profile_medium: z.string(),
-  profile: z.string(),
+  profile_medium: z.string().meta({ format: "uri" }),
+  profile: z.string().meta({ format: "uri" }),
   cover_photo: nullableStr,
   cover_photo_small: nullableStr,
   activity_types: z.array(zActivityTypeEnum),
@@ -25,7 +25,7 @@ const summaryShape = {
 };
 
 const example = {
-  id: 231407, resource_state: 2, name: "Dom Riders", profile_medium: "avatar/club/medium.png", profile: "avatar/club/large.png",
+  id: 231407, resource_state: 2, name: "Dom Riders", profile_medium: "https://fitness.example/avatars/clubs/231407/medium.png", profile: "https://fitness.example/avatars/clubs/231407/large.png",
   cover_photo: null, cover_photo_small: null, activity_types: ["Ride", "VirtualRide"], activity_types_icon: "sports_bike_normal",
   localized_sport_type: "Cycling", sport_type: "cycling", city: "Utrecht", state: null, country: "Netherlands", private: false,
   member_count: 12, featured: false, verified: false, url: "dom-riders",

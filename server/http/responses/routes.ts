@@ -19,6 +19,7 @@ export const zRoute = model(
     elevation_gain: z.number(),
     id: z.number().int(),
     id_str: z.string(),
+    resource_state: z.number().int(),
     map: z.object({
       id: z.string(),
       polyline: z.string().nullable(),
@@ -45,6 +46,7 @@ export const zRoute = model(
     elevation_gain: 312.4,
     id: 3184562900012,
     id_str: "3184562900012",
+    resource_state: 3,
     map: { id: "r3184562900012", polyline: "_p~iF~ps|U_ulLnnqC_mqNvxq`@", summary_polyline: "_p~iF~ps|U_ulLnnqC_mqNvxq`@", resource_state: 3 },
     name: "River loop",
     private: false,

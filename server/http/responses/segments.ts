@@ -31,8 +31,6 @@ const example = {
   climb_category: 1, city: "San Francisco", state: "CA", country: "United States", private: false, hazardous: false, starred: false,
 };
 
-export const zSummarySegment = model("SummarySegment", z.object(summaryShape), "A segment (resource_state 2).", example);
-
 /** The athlete's best effort on a segment: the spec's effort fields and Strava's SummaryPRSegmentEffort fields. */
 const prEffort = model(
   "SummaryPRSegmentEffort",
@@ -50,6 +48,13 @@ const prEffort = model(
 /** The requesting athlete's statistics on a segment. */
 const athleteSegmentStats = z.object({ pr_elapsed_time: nullableInt, pr_date: date.nullable(), pr_activity_id: nullableInt, effort_count: int });
 
+export const zSummarySegment = model(
+  "SummarySegment",
+  z.object({ ...summaryShape, athlete_pr_effort: prEffort.nullable().optional(), athlete_segment_stats: athleteSegmentStats.optional() }),
+  "A segment (resource_state 2); inside an effort also the requesting athlete's PR and statistics on it.",
+  example,
+);
+
 export const zDetailedSegment = model(
   "DetailedSegment",
   z.object({
@@ -57,7 +62,7 @@ export const zDetailedSegment = model(
     created_at: dateTime,
     updated_at: dateTime,
     total_elevation_gain: num,
-    map: z.object({ id: z.string(), polyline: z.string(), resource_state: int }),
+    map: z.object({ id: z.string(), polyline: z.string(), summary_polyline: z.string(), resource_state: int }),
     effort_count: int,
     athlete_count: int,
     star_count: int,
@@ -67,7 +72,7 @@ export const zDetailedSegment = model(
   "A segment with its line, counters and dates (resource_state 3), and the requesting athlete's PR on it.",
   {
     ...example, resource_state: 3, created_at: "2024-05-06T07:08:09Z", updated_at: "2024-05-06T07:08:09Z", total_elevation_gain: 155.7,
-    map: { id: "s229781", polyline: "}g|eFnpqjVl@En@Md@HbAd@d@^", resource_state: 3 }, effort_count: 309974, athlete_count: 30623, star_count: 2428,
+    map: { id: "s229781", polyline: "}g|eFnpqjVl@En@Md@HbAd@d@^", summary_polyline: "}g|eFnpqjVl@En@Md@HbAd@d@^", resource_state: 3 }, effort_count: 309974, athlete_count: 30623, star_count: 2428,
     athlete_pr_effort: null, athlete_segment_stats: { pr_elapsed_time: null, pr_date: null, pr_activity_id: null, effort_count: 0 },
   },
 );
@@ -82,6 +87,7 @@ export const zStarredSegment = model(
     end_longitude: num,
     pr_time: nullableInt,
     athlete_pr_effort: prEffort.nullable(),
+    athlete_segment_stats: athleteSegmentStats,
     starred_date: dateTime,
   }),
   "A starred segment with the athlete's PR (athlete_pr_effort).",
@@ -119,6 +125,7 @@ export const zSegmentEffort = model(
     name: z.string(),
     activity: z.object({ id: int, resource_state: int }),
     athlete: z.object({ id: int, resource_state: int }),
+    activity_id: int,
     elapsed_time: int,
     moving_time: int,
     start_date: dateTime,
