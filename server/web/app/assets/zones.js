@@ -1,17 +1,21 @@
 // The activity page's heart-rate and power zones (GET /v3/activities/:id/zones): time in each zone
-// as a bar and a share, drawn below the summary once activity.js has drawn the page. Owner only (as
+// as a bar and a share, drawn below the charts once activity.js has drawn the page. Owner only (as
 // the API); the API answers 403 for an owner without premium, said here in plain words.
 import { api, config, duration, h, ready } from "./app.js";
 
 const id = config.activityId;
 
-/** Waits until activity.js has drawn the page (its summary card is where the zones go). */
+/**
+ * Waits until activity.js has drawn the page; the zones go below the charts (the map and the charts
+ * stay where they were, in the first screen), else below the summary.
+ */
 function drawnPage() {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const look = () => {
       const summary = document.getElementById("summary");
-      if (globalThis.appState?.activityDrawn && summary) return resolve(summary.closest("section") ?? summary);
+      const charts = document.getElementById("charts")?.closest("section");
+      if (globalThis.appState?.activityDrawn && summary) return resolve(charts ?? summary.closest("section") ?? summary);
       if (document.getElementById("activity")?.dataset.state === "failed") return reject(new Error("page failed"));
       if (Date.now() - started > 60_000) return reject(new Error("page not drawn"));
       setTimeout(look, 30);
