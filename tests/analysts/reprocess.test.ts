@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityStream } from "../../events/activity/events.ts";
-import { activityReprocessed } from "../../events/activity/reprocessed.ts";
+import { activityReprocessed, reprocessedFacts } from "../../events/activity/reprocessed.ts";
 import { dispatch } from "../../server/cli/dispatch.ts";
 import { createSegment } from "../../server/segments/create.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
@@ -54,7 +54,7 @@ describe("cli reprocess", () => {
     const events = await server.platform.store.readStream(activityStream(activityId));
     const recorded = events.find((e) => e.type === "ActivityRecorded")!.data as Record<string, unknown>;
     const { activityId: _a, athleteId: _b, ...all } = recorded;
-    const facts = activityReprocessed.schema.shape.facts.parse(all);
+    const facts = reprocessedFacts.parse(all);
     await server.platform.store.append(activityStream(activityId), "any", [
       activityReprocessed.create({ activityId, athleteId: athlete.id, facts: { ...facts, distance: 1234.5, maxSpeed: 99, laps: [] } }),
     ]);

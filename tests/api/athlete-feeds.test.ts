@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEVICES } from "../helpers/fixtures.ts";
 import { startTestServer, type TestAthlete, type TestServer, uploadUntilReady } from "../helpers/server.ts";
