@@ -291,4 +291,42 @@ describe("the Strava MCP server's tools against this server", () => {
     expect(html).toContain("<code>http://127.0.0.1</code>");
     expect(html).toContain("reverse_proxy http://127.0.0.1 {");
   });
+
+  it("serves a segment effort's streams for every key Strava serves, the activity's own through the privacy engine", async () => {
+    const KEYS = "time,distance,latlng,altitude,velocity_smooth,heartrate,cadence,watts,temp,moving,grade_smooth";
+    const effort = (await s.call("GET", `/v3/segment_efforts/${ids.effort}`, { token: s.people.Ann.token })).body;
+    const read = async (token: string) => {
+      const part = await s.call("GET", `/v3/segment_efforts/${ids.effort}/streams`, { token, query: { keys: KEYS, key_by_type: true } });
+      const whole = await s.call("GET", `/v3/activities/${effort.activity.id}/streams`, { token, query: { keys: KEYS, key_by_type: true } });
+      return { part, whole };
+    };
+    const own = await read(s.people.Ann.token);
+    expect(own.part.status, own.part.text).toBe(200);
+    const keys = Object.keys(own.whole.body).sort();
+    // Everything the activity recorded beyond the three a segment has, and each the activity's stretch.
+    expect(keys.filter((k) => !["latlng", "distance", "altitude"].includes(k)).length).toBeGreaterThanOrEqual(4);
+    expect(Object.keys(own.part.body).sort()).toEqual(keys);
+    for (const key of keys) {
+      expect(own.part.body[key].data, key).toEqual(own.whole.body[key].data.slice(effort.start_index, effort.end_index + 1));
+    }
+    // Another athlete reads through the engine: points inside the owner's privacy zone are not released.
+    const start = own.part.body.latlng.data[0] as [number, number];
+    const zone = await s.call("POST", "/v3/athlete/privacy_zones", { token: s.people.Ann.token, form: { lat: start[0], lng: start[1], radius: 200 } });
+    expect(zone.status, zone.text).toBeLessThan(300);
+    const bob = await read(s.people.Bob.token);
+    const metres = (a: [number, number]) => {
+      const rad = Math.PI / 180;
+      const x = (a[1] - start[1]) * rad * Math.cos(start[0] * rad);
+      return Math.hypot(x, (a[0] - start[0]) * rad) * 6_371_000;
+    };
+    if (bob.part.status === 200) {
+      const shown = (bob.part.body.latlng?.data ?? []) as [number, number][];
+      expect(shown.filter((p) => metres(p) < 200), "points inside the zone").toEqual([]);
+      expect(shown.length).toBeLessThan(own.part.body.latlng.data.length);
+    } else {
+      expect(bob.part.status).toBe(404);
+    }
+    // The owner still reads every point.
+    expect((await read(s.people.Ann.token)).part.body.latlng.data).toEqual(own.part.body.latlng.data);
+  }, 120_000);
 });
