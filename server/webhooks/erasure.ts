@@ -3,8 +3,9 @@ import type { Queryable } from "../../events/db/types.ts";
 /**
  * An athlete's erasure (server/actions/account.ts) in the webhook outbox's own tables (outbox.ts):
  * the follower's copy of the athlete's activities (names) and grants, and the deliveries about the
- * athlete (`owner_id`, with updates such as a title) are deleted — nothing of the athlete stays
- * there. Answers how many rows went.
+ * athlete's activities (`owner_id`, with updates such as a title) are deleted — nothing of the
+ * athlete stays there but the deliveries telling applications the athlete deauthorized them (the
+ * id only). Answers how many rows went.
  */
 export async function forgetAthleteInOutbox(db: Queryable, athleteId: number): Promise<number> {
   const id = String(athleteId);
@@ -12,7 +13,8 @@ export async function forgetAthleteInOutbox(db: Queryable, athleteId: number): P
   const grants = await db.query("delete from public.webhook_grants where athlete_id = $1 returning athlete_id", [athleteId]);
   const deliveries = await db.query(
     `delete from public.webhook_deliveries
-      where body like '%"owner_id":' || $1 || ',%' or body like '%"owner_id":' || $1 || '}%' returning id`,
+      where (body like '%"owner_id":' || $1 || ',%' or body like '%"owner_id":' || $1 || '}%')
+        and body not like '%"object_type":"athlete"%' returning id`,
     [id],
   );
   return activities.length + grants.length + deliveries.length;
