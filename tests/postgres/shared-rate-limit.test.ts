@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { upload } from "../dropin/deno-server.ts";
 import { createTestDatabase, TEST_DATABASE_URL } from "../helpers/postgres.ts";
+import { SharedRateLimiter } from "../../server/http/shared-rate-limit.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 /**
@@ -61,6 +62,29 @@ describe.runIf(TEST_DATABASE_URL)("several servers on one PostgreSQL (issue 34)"
     expect(answers.filter((a) => a.status === 403).length).toBe(14);
     console.log(`20 concurrent requests over two servers, limit 6: ${passed} answered 200`);
   }, 120_000);
+
+  it("counts with one upsert per request: what it costs, and windows that reset", async () => {
+    const limiter = new SharedRateLimiter(one.platform.db, 3, 5);
+    const at = (iso: string) => Date.parse(iso);
+    expect(await limiter.hit("probe", at("2026-05-01T10:14:00Z"))).toEqual({ allowed: true, short: 1, long: 1 });
+    expect(await limiter.hit("probe", at("2026-05-01T10:14:10Z"))).toEqual({ allowed: true, short: 2, long: 2 });
+    expect(await limiter.hit("probe", at("2026-05-01T10:14:20Z"))).toEqual({ allowed: true, short: 3, long: 3 });
+    expect(await limiter.hit("probe", at("2026-05-01T10:14:30Z"))).toEqual({ allowed: false, short: 4, long: 4 });
+    // A new quarter resets the short window; the day goes on counting (refused requests included).
+    expect(await limiter.hit("probe", at("2026-05-01T10:15:00Z"))).toEqual({ allowed: true, short: 1, long: 5 });
+    expect(await limiter.hit("probe", at("2026-05-01T10:16:00Z"))).toEqual({ allowed: false, short: 2, long: 6 });
+    expect(await limiter.hit("probe", at("2026-05-02T00:00:00Z"))).toEqual({ allowed: true, short: 1, long: 1 });
+    const times: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const started = performance.now();
+      await limiter.hit(`cost-${i % 10}`);
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    const median = times[150], p99 = times[297];
+    console.log(`shared rate-limit upsert on PostgreSQL: median ${median.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (300 requests)`);
+    expect(median).toBeLessThan(20);
+  }, 60_000);
 
   it("holds an internal application's per-athlete budget across both servers", async () => {
     await awayFromWindowEdge();
