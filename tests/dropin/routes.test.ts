@@ -1,6 +1,6 @@
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import polyline from "@mapbox/polyline";
+import { polyline } from "../helpers/polyline.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/deno.ts";
 import { type DropinServer, startDropinServer, upload } from "./deno-server.ts";
