@@ -3,10 +3,9 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Decoder, Stream } from "@garmin/fitsdk";
-import openapiTS, { astToString } from "openapi-typescript";
-import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceFile } from "../helpers/fixtures.ts";
+import { apiTypes } from "./client/generate.ts";
 import { type DropinServer, startDropinServer } from "./deno-server.ts";
 
 /**
@@ -16,10 +15,10 @@ import { type DropinServer, startDropinServer } from "./deno-server.ts";
  * FIT, polling the upload, activity, streams, stats — with every response typed (not never/unknown).
  * The same client against the document stripped of its response schemas does not compile.
  */
-const CLIENT = join(import.meta.dirname, "client");
+const CLIENT = join(import.meta.dirname!, "client");
 const GENERATED = join(CLIENT, ".generated");
 const BARE = join(CLIENT, ".generated-bare");
-const TSC = join(import.meta.dirname, "..", "..", "node_modules", "typescript", "bin", "tsc");
+const TSC = join(import.meta.dirname!, "..", "..", "node_modules", "typescript", "bin", "tsc");
 const FIT = "fit/garmin-edge500-cycling-hr-cad-pauses.fit";
 const run = promisify(execFile);
 
@@ -43,10 +42,7 @@ afterAll(async () => {
 async function generate(document: unknown, dir: string): Promise<string> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  // Binary fields (uploaded files) as Blob, as openapi-typescript's documentation shows for multipart bodies.
-  const types = astToString(await openapiTS(document as Parameters<typeof openapiTS>[0], {
-    transform: (schema) => (schema.format === "binary" ? ts.factory.createTypeReferenceNode("Blob") : undefined),
-  }));
+  const types = await apiTypes(document);
   writeFileSync(join(dir, "api.d.ts"), types);
   copyFileSync(join(CLIENT, "round-trip.ts"), join(dir, "round-trip.ts"));
   return types;
@@ -59,7 +55,7 @@ async function compile(dir: string): Promise<{ code: number; output: string }> {
     "--allowImportingTsExtensions", "--types", "node", "--exactOptionalPropertyTypes", "false", join(dir, "round-trip.ts"),
   ];
   try {
-    const { stdout } = await run(process.execPath, args, { cwd: join(import.meta.dirname, "..", "..") });
+    const { stdout } = await run(process.execPath, args, { cwd: join(import.meta.dirname!, "..", "..") });
     return { code: 0, output: stdout };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -70,9 +66,9 @@ async function compile(dir: string): Promise<{ code: number; output: string }> {
 /** The ride's own totals, read by Garmin's FIT SDK (not our decoder). */
 function deviceTotals(bytes: Uint8Array) {
   const { messages } = new Decoder(Stream.fromByteArray(Array.from(bytes))).read();
-  const session = messages.sessionMesgs[0];
-  const hr = messages.recordMesgs.map((r: { heartRate?: number }) => r.heartRate).filter((v: unknown): v is number => typeof v === "number");
-  return { distance: session.totalDistance as number, maxHeartRate: Math.max(...hr), records: messages.recordMesgs.length as number };
+  const session = messages.sessionMesgs![0];
+  const hr = messages.recordMesgs!.map((r: { heartRate?: number }) => r.heartRate).filter((v: unknown): v is number => typeof v === "number");
+  return { distance: session.totalDistance as number, maxHeartRate: Math.max(...hr), records: messages.recordMesgs!.length as number };
 }
 
 describe("a client generated from /v3/openapi.json", () => {
