@@ -13,7 +13,7 @@ import { encodePolyline, simplify, type Track } from "./geo.ts";
 import { MAX_SPEED_INTERVAL_S, movingIntervals, movingSeconds, movingThreshold } from "./moving.ts";
 import type { Terrain } from "./terrain.ts";
 import { timezoneOf } from "./timezone.ts";
-import type { DeviceLap, DeviceLength, ParsedFile, Sample } from "./types.ts";
+import { type DeviceLap, type DeviceLength, emptySample, type ParsedFile, type Sample } from "./types.ts";
 
 export type ActivityFacts = z.infer<typeof activityFacts>;
 type LapFacts = z.infer<typeof lapFacts>;
@@ -122,6 +122,35 @@ function lapsWithoutSamples(laps: readonly DeviceLap[], samples: readonly Sample
   return out;
 }
 
+/**
+ * TCX laps written without trackpoints after the last trackpoint (the device kept its totals only):
+ * a sample at each one's end carries its distance on from the device's last reading, so the streams,
+ * the splits and the laps reach the activity's end. Only where the last trackpoint has a device
+ * distance to carry on from.
+ */
+function closeTrailingLaps(parsed: ParsedFile): void {
+  const samples = parsed.samples;
+  if (parsed.format !== "tcx" || samples.length === 0) return;
+  let last = samples[samples.length - 1];
+  let reading: number | null = null;
+  for (let i = samples.length - 1; i >= 0 && reading === null; i--) reading = samples[i].distance;
+  if (reading === null) return;
+  for (const lap of parsed.laps) {
+    if (lap.points !== 0 || lap.elapsedTime === null || !(lap.elapsedTime > 0) || lap.startTime < last.time) continue;
+    const end = lap.startTime + lap.elapsedTime * 1000;
+    if (end <= last.time) continue;
+    reading += Math.max(0, lap.distance ?? 0);
+    const closing = emptySample(end);
+    closing.distance = reading;
+    // The lap runs from the sample before it (its own start has no sample) to this one.
+    lap.points = 1;
+    lap.firstPointTime = last.time;
+    lap.lastPointTime = end;
+    samples.push(closing);
+    last = closing;
+  }
+}
+
 /** Per interval (i − 1, i): whether its midpoint lies in a session of the given type (multisport files). */
 function sportMask(parsed: ParsedFile, type: ActivityType): Uint8Array | undefined {
   const sessions = (parsed.sessions ?? []).filter((s) => s.sport === type);
@@ -142,6 +171,7 @@ function sportMask(parsed: ParsedFile, type: ActivityType): Uint8Array | undefin
 export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: { terrain?: Terrain | null } = {}): Derived {
   // Non-barometric altitude from the terrain model when the operator supplies one (SRTM tiles).
   if (options.terrain && !parsed.barometric) altitudeFromTerrain(parsed.samples, options.terrain);
+  closeTrailingLaps(parsed);
   const samples = parsed.samples;
   const n = samples.length;
   const multisport = (parsed.sessions?.length ?? 0) > 1;
@@ -433,10 +463,12 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: 
     // without an elapsed time, up to the next lap's start.
     let next = k + 1 < starts.length ? starts[k + 1] : n;
     if ("lastPointTime" in lap && lap.lastPointTime != null) {
-      // TCX: up to its own last trackpoint (the sample closing it is the next one).
-      let j = a;
-      while (j < n && samples[j].time <= lap.lastPointTime) j++;
-      next = Math.max(j, next);
+      // TCX: up to the next lap's own first trackpoint, the last lap up to its own last one.
+      if (!(k + 1 < starts.length && starts[k + 1] > a)) {
+        let j = a;
+        while (j < n && samples[j].time <= lap.lastPointTime) j++;
+        next = j;
+      }
     } else if (lap.elapsedTime !== null && lap.elapsedTime > 0) {
       const end = lap.startTime + lap.elapsedTime * 1000;
       let j = a;

@@ -102,3 +102,32 @@ describe("cause 6: broken device fields", () => {
     expectNear(activity.distance, sum, 0.01);
   });
 });
+
+describe("cause 5: laps without trackpoints after the last one reach the streams and splits", () => {
+  it("FR410 run whose last lap kept only its totals: distance, streams and splits reach the laps' sum", async () => {
+    const original = text("tcx/garmin-fr410-running-hr.tcx");
+    const parts = original.split(/(?=<Lap\b)/);
+    const last = parts[parts.length - 1];
+    const trackStart = last.indexOf("<Track>");
+    const trackEnd = last.indexOf("</Track>") + "</Track>".length;
+    const edited = parts.slice(0, -1).join("") + last.slice(0, trackStart) + last.slice(trackEnd);
+    const laps = readTcxLaps(edited);
+    expect(laps.map((l) => l.trackpoints > 0)).toEqual([true, true, false]);
+    const lapSum = laps.reduce((a, l) => a + l.distanceMeters, 0);
+    const other = await server.athlete(); // the same run as the timer-time test above: another athlete's upload
+    const activity = await uploadActivity(server, other, encode(edited), "fr410-last-lap-totals.tcx");
+    expectNear(activity.distance, lapSum, 0.01);
+    const end = laps[2].startTime + laps[2].totalTimeSeconds * 1000;
+    expectNear(activity.elapsed_time, (end - laps[0].startTime) / 1000, 0.02, 1);
+    const streams = await activityStreams(server, other, activity.id);
+    const distance = streams.distance as number[];
+    expectNear(distance[distance.length - 1], lapSum, 0.01);
+    const splitDistance = activity.splits_metric.reduce((a: number, s: { distance: number }) => a + s.distance, 0);
+    expectNear(splitDistance, lapSum, 0.01);
+    const splitElapsed = activity.splits_metric.reduce((a: number, s: { elapsed_time: number }) => a + s.elapsed_time, 0);
+    expect(Math.abs(splitElapsed - activity.elapsed_time)).toBeLessThanOrEqual(1);
+    expect(activity.laps).toHaveLength(3);
+    expectNear(activity.laps[2].distance, laps[2].distanceMeters, 0.01);
+    expect(activity.laps[2].moving_time).toBeGreaterThan(0);
+  });
+});
