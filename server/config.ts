@@ -171,12 +171,18 @@ function logFormatEnv(quiet: boolean): LogFormat {
 export function configFromEnv(overrides: Partial<Config> = {}): Config {
   const port = overrides.port ?? intEnv("PORT", 8080, 65535);
   const quiet = overrides.quiet ?? flagEnv("QUIET", false);
+  const publicApiUrl = urlEnv("PUBLIC_API_URL", ["http:", "https:"]);
+  const publicUrl = urlEnv("PUBLIC_URL", ["http:", "https:"]) ?? `http://localhost:${port}`;
+  // The API host answers every path as the API: it cannot also be the host of the pages.
+  if (publicApiUrl && new URL(publicApiUrl).hostname === new URL(publicUrl).hostname) {
+    throw new ConfigError("PUBLIC_API_URL is not valid: it must name another host than PUBLIC_URL (the API host answers every path as the API)");
+  }
   return {
     port,
     dataDir: resolve(env("DATA_DIR") ?? "./data"),
     databaseUrl: urlEnv("DATABASE_URL", ["postgres:", "postgresql:"]),
-    publicUrl: urlEnv("PUBLIC_URL", ["http:", "https:"]) ?? `http://localhost:${port}`,
-    publicApiUrl: urlEnv("PUBLIC_API_URL", ["http:", "https:"]),
+    publicUrl,
+    publicApiUrl,
     rateLimitShort: intEnv("RATE_LIMIT_SHORT", 600),
     rateLimitLong: intEnv("RATE_LIMIT_LONG", 30000),
     athleteRateLimitShort: env("ATHLETE_RATE_LIMIT_SHORT") === undefined ? undefined : intEnv("ATHLETE_RATE_LIMIT_SHORT", 0),

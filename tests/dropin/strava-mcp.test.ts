@@ -1,5 +1,7 @@
 import { request as httpRequest } from "node:http";
+import process from "node:process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError, configFromEnv } from "../../server/config.ts";
 import { api } from "../helpers/http.ts";
 import { type DropinServer, startDropinServer, upload } from "./deno-server.ts";
 import { generalPath, missingKeys, STRAVA_RULES, violations } from "./strava-model.ts";
@@ -329,4 +331,22 @@ describe("the Strava MCP server's tools against this server", () => {
     // The owner still reads every point.
     expect((await read(s.people.Ann.token)).part.body.latlng.data).toEqual(own.part.body.latlng.data);
   }, 120_000);
+
+  it("takes PUBLIC_API_URL only on a host other than PUBLIC_URL's (that host answers every path as the API)", () => {
+    const saved = { url: process.env.PUBLIC_URL, api: process.env.PUBLIC_API_URL };
+    try {
+      process.env.PUBLIC_URL = "https://fitness.example.org";
+      process.env.PUBLIC_API_URL = "https://api.fitness.example.org";
+      expect(configFromEnv({ dataDir: "/tmp/unused" }).publicApiUrl).toBe("https://api.fitness.example.org");
+      process.env.PUBLIC_API_URL = "https://fitness.example.org:8443";
+      expect(() => configFromEnv({ dataDir: "/tmp/unused" })).toThrow(ConfigError);
+      process.env.PUBLIC_API_URL = "api.fitness.example.org";
+      expect(() => configFromEnv({ dataDir: "/tmp/unused" })).toThrow(/PUBLIC_API_URL/);
+    } finally {
+      for (const [key, value] of [["PUBLIC_URL", saved.url], ["PUBLIC_API_URL", saved.api]] as const) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
 });

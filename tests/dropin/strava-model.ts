@@ -245,7 +245,7 @@ export const STRAVA_MODEL: Record<string, Declared> = {
 /**
  * The declared properties an answer lacks, as paths ("segment_efforts.0.segment.athlete_pr_effort"), descending
  * into nested models (every item of an array). Meta objects are checked as Strava fills them in
- * a summary (`id` only); keys we add beyond the model are not reported (see `extraKeys`).
+ * a summary (`id` only); keys we add beyond the model are not reported here (see `extraKeys`).
  */
 export function missingKeys(value: unknown, model: string, path = ""): string[] {
   const declared = STRAVA_MODEL[model];
@@ -259,6 +259,16 @@ export function missingKeys(value: unknown, model: string, path = ""): string[] 
     record[k] === undefined || record[k] === null ? [] : missingKeys(record[k], sub, at(k))
   );
   return [...own, ...deeper];
+}
+
+/**
+ * The keys of an object (each item of an array) beyond what the model declares, besides
+ * resource_state: for the objects Strava keeps reduced (ClubActivity), where more is a difference.
+ */
+export function extraKeys(value: unknown, model: string): string[] {
+  const declared = new Set([...STRAVA_MODEL[model].keys, "resource_state"]);
+  const items = Array.isArray(value) ? value : [value];
+  return [...new Set(items.flatMap((item) => (item && typeof item === "object" ? Object.keys(item) : []).filter((k) => !declared.has(k))))];
 }
 
 /** A path with its array indexes as "*" ("segment_efforts.*.is_kom"), to compare against lists of accepted gaps. */
