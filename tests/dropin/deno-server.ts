@@ -60,7 +60,7 @@ export async function startDropinServer(names: string[], options: { premium?: bo
 export async function upload(
   call: Api,
   token: string,
-  file: string | { bytes: Uint8Array; name: string },
+  file: string | { bytes: Uint8Array<ArrayBuffer>; name: string },
   fields: Record<string, string> = {},
 ): Promise<number> {
   const form = new FormData();

@@ -7,7 +7,7 @@ const SOURCE = "gpx/strava-export-cycling-power-hr-cad-atemp.gpx";
 
 export interface LongGpx {
   /** The GPX document as UTF-8 (or gzip when asked). */
-  bytes: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
   points: number;
   /** ms since the epoch of the first and last point. */
   start: number;
