@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsPlugin from "ajv-formats";
 import { encode as encodePng } from "fast-png";
 import jpeg from "jpeg-js";
@@ -117,7 +117,7 @@ function deviceForm(file: string) {
 /** A real PNG (fast-png), 8×8 grey. */
 function pictureForm() {
   const form = new FormData();
-  form.set("file", new Blob([encodePng({ width: 8, height: 8, data: new Uint8Array(8 * 8 * 3).fill(128), channels: 3, depth: 8 })]), "me.png");
+  form.set("file", new Blob([new Uint8Array(encodePng({ width: 8, height: 8, data: new Uint8Array(8 * 8 * 3).fill(128), channels: 3, depth: 8 }))]), "me.png");
   return form;
 }
 
@@ -170,6 +170,8 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/activities/following": at("/v3/activities/following"),
     "GET /v3/athletes/{id}/activities": at(`/v3/athletes/${ann.id}/activities`),
     "GET /v3/athletes/{id}/totals": at(`/v3/athletes/${ann.id}/totals`),
+    "GET /v3/athletes/{id}/records": at(`/v3/athletes/${ann.id}/records`),
+    "GET /v3/athletes/{id}/fitness": at(`/v3/athletes/${ann.id}/fitness`),
     "GET /v3/athletes/{id}/profile": at(`/v3/athletes/${bob.id}/profile`),
     "PUT /v3/athletes/{id}/follow": at(`/v3/athletes/${bob.id}/follow`),
     "DELETE /v3/athletes/{id}/follow": at(`/v3/athletes/${bob.id}/follow`),
