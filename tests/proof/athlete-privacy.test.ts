@@ -24,8 +24,10 @@ const SUMMARY_FIELDS = new Set([
   // spec/api-v3.md, "Athlete (summary representation, resource_state 2)"
   "id", "resource_state", "firstname", "lastname", "profile_medium", "profile", "city", "state", "country", "sex",
   "premium", "created_at", "updated_at", "friend", "follower",
-  // "membership, admin, owner … appended in club member and admin lists"
-  "membership", "admin", "owner",
+  // Strava's SummaryAthlete: summit, the same subscription flag as premium (issue 31)
+  "summit",
+  // "membership, admin, owner … appended in club member and admin lists"; Strava's ClubAthlete names the status `member`
+  "membership", "admin", "owner", "member",
 ]);
 const SCOPES: Record<string, Permission[]> = {
   public: ["read"],
