@@ -230,6 +230,8 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
   "server/routes/heatmaps.ts": "deletes the heatmap's tracks blob",
   "server/uploads/streams-transfer.ts": "packs the activity's own streams for the trip from a derive worker to the upload job",
   "server/http/responses/activities.ts": "zod schemas of the answers' shape for the OpenAPI document (map.summary_polyline is a member's name); reads no data",
+  "server/http/responses/segments.ts": "zod schemas of the segment answers for the OpenAPI document (map.summary_polyline is a member's name); reads no data",
+  "server/representations/segment.ts": "a segment's own line (map.polyline and summary_polyline), cut from an activity through the engine when the segment was made (server/segments/create.ts: pointsFromActivity)",
 };
 const POINT_WORDS = /\b(latlng|summaryPolyline|summary_polyline|streamsSha256|streams_sha256|startLatlng|endLatlng|loadStreams|tracks_sha256|tracksSha256)\b/;
 const ENGINE_IMPORT = /from "(\.\.\/)+privacy\/engine\.ts"|from "\.\/engine\.ts"/;
