@@ -20,12 +20,15 @@ import { athleteFeedRoutes } from "./athlete-feeds.ts";
 import { athleteFitnessRoutes, athleteRecordRoutes } from "./athlete-records.ts";
 import { gearCreateRoutes } from "./gear-create.ts";
 import { athletePictureRoutes } from "./athlete-picture.ts";
+import { activityExportRoutes } from "./activity-export.ts";
+import { discoverRoutes } from "./discover.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
   ...athleteRecordRoutes,
   ...athleteFitnessRoutes,
   ...athleteFeedRoutes, // before activityRoutes: /v3/activities/following is not /v3/activities/:id
+  ...discoverRoutes, // before /v3/clubs/:id, /v3/athletes/:id, /v3/challenges/:id
   ...segmentRoutes,
   ...athleteRoutes,
   ...athleteStatsRoutes,
@@ -34,6 +37,7 @@ export const allRoutes: AnyRoute[] = [
   ...activitySocialRoutes,
   ...activityPhotoRoutes,
   ...activityDataRoutes,
+  ...activityExportRoutes,
   ...gearRoutes,
   ...clubRoutes,
   ...challengeRoutes,

@@ -223,6 +223,12 @@ function fixtures(): Record<string, Fixture> {
     },
     "GET /photos/:unique_id/:size": { request: fixed("/photos/00000000-0000-0000-0000-000000000000/100"), owner: 404 },
     "GET /v3/activities/:id/streams": { request: fixed(`/v3/activities/${c.ownerActivity}/streams`, { query: { keys: "time" } }) },
+    "GET /v3/activities/:id/export_gpx": { request: fixed(`/v3/activities/${c.ownerActivity}/export_gpx`) },
+    // A recorded activity without a stored upload: no original to give (404); another athlete is refused first.
+    "GET /v3/activities/:id/export_original": { request: fixed(`/v3/activities/${c.ownerActivity}/export_original`), owner: 404, otherAthlete: 403 },
+    "GET /v3/clubs/search": { request: fixed("/v3/clubs/search", { query: { q: "a" } }) },
+    "GET /v3/athletes/search": { request: fixed("/v3/athletes/search", { query: { q: "a" } }) },
+    "GET /v3/challenges/search": { request: fixed("/v3/challenges/search") },
     "GET /v3/activities/:id/streams/:types": { request: fixed(`/v3/activities/${c.ownerActivity}/streams/time`) },
     "GET /v3/activities/:id/laps": { request: fixed(`/v3/activities/${c.ownerActivity}/laps`) },
     "GET /v3/activities/:id/zones": { request: fixed(`/v3/activities/${c.ownerActivity}/zones`), otherAthlete: 403 }, // the owner is premium

@@ -6,6 +6,8 @@ import type { Context, Hono } from "hono";
 import { activityContext, visibleActivity } from "../../activities/access.ts";
 import { summaryActivities } from "../../representations/activity.ts";
 import { findAthlete } from "../../../projections/athletes/queries.ts";
+import { photosOf } from "../../../projections/activities/queries.ts";
+import { photoRepresentation } from "../../representations/photo.ts";
 import { athleteDefaults } from "../../actions/athletes.ts";
 import { ACTIVITY_TYPES } from "../../../shared/activity-types.ts";
 import { AGE_GROUPS, WEIGHT_CLASSES_KG } from "../../segments/leaderboard.ts";
@@ -16,6 +18,7 @@ import { web, type Web } from "../context.tsx";
 import { redirectToSignIn } from "../redirect.ts";
 import { escapeHtml, shell } from "./shell.ts";
 import { sessionToken } from "./token.ts";
+import { mountListPages } from "./lists.ts";
 
 /**
  * The athlete's web app: pages that are a client of the /v3 API (docs/web-app.md). The server
@@ -55,6 +58,9 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "fitness.js": { file: own("fitness.js"), type: JS },
   "training.css": { file: own("training.css"), type: CSS },
   "training-common.js": { file: own("training-common.js"), type: JS },
+  "activity-tools.js": { file: own("activity-tools.js"), type: JS },
+  "activity-tools.css": { file: own("activity-tools.css"), type: CSS },
+  "lists.js": { file: own("lists.js"), type: JS },
   "leaflet.js": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.js"), type: JS },
   "leaflet.css": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.css"), type: CSS },
   "uplot.js": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.iife.min.js"), type: JS },
@@ -225,6 +231,7 @@ export function mountAppPages(app: Hono, platform: Platform): void {
       });
     });
   }
+  mountListPages(app, platform); // /activities, /routes, /find (lists.ts)
   apiPage("/segments/:id", {
     title: "Segment", script: "segment.js", key: "segmentId", map: true,
     data: () => ({ ageGroups: AGE_GROUPS, weightClassesKg: WEIGHT_CLASSES_KG }),
@@ -312,14 +319,19 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     if (row.athlete_id !== w.athlete.id) {
       const [summary] = await summaryActivities([row], activityContext(platform, t.auth));
       const owner = await findAthlete(platform.db, row.athlete_id);
-      others = { summary, ownerId: row.athlete_id, ownerName: owner ? `${owner.firstname} ${owner.lastname}` : null };
+      // The photos (the API's photo list answers the owner only): their URLs and captions, no locations.
+      const photos = (await photosOf(platform.db, row.id)).map((p) => {
+        const { urls, caption } = photoRepresentation(platform.config.publicUrl, p, 600);
+        return { urls, caption };
+      });
+      others = { summary, photos, ownerId: row.athlete_id, ownerName: owner ? `${owner.firstname} ${owner.lastname}` : null };
     }
     return shell(c, {
       title: "Activity",
       ...signedIn(w, t),
       script: "activity.js",
-      moreScripts: ["zones.js"],
-      styles: ["leaflet.css", "uplot.css", "training.css"],
+      moreScripts: ["zones.js", "activity-tools.js"],
+      styles: ["leaflet.css", "uplot.css", "training.css", "activity-tools.css"],
       libs: ["leaflet.js", "uplot.js"],
       data: { activityId: Number(idText), ...others },
       body: `<div id="activity" data-state="loading"><h1 id="title">Activity</h1><p class="muted" role="status">Loading…</p></div>`,

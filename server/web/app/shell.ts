@@ -36,7 +36,7 @@ export interface ShellOptions {
   /** Data for the page's script (JSON). */
   data?: Record<string, unknown>;
   /** Which nav entry is current. */
-  current?: "feed" | "upload" | "segments" | "heatmaps" | "training" | "profile" | "settings";
+  current?: "feed" | "upload" | "activities" | "routes" | "segments" | "find" | "heatmaps" | "training" | "profile" | "settings";
   status?: number;
   /** Classic scripts loaded before the page's module (Leaflet, uPlot). */
   libs?: string[];
@@ -47,7 +47,10 @@ export interface ShellOptions {
 const NAV: { key: ShellOptions["current"]; href: string; label: string }[] = [
   { key: "feed", href: "/", label: "Feed" },
   { key: "upload", href: "/upload", label: "Upload" },
+  { key: "activities", href: "/activities", label: "Activities" },
+  { key: "routes", href: "/routes", label: "Routes" },
   { key: "segments", href: "/segments", label: "Segments" },
+  { key: "find", href: "/find", label: "Find" },
   { key: "heatmaps", href: "/heatmaps", label: "Heatmaps" },
   { key: "training", href: "/athletes/:me/calendar", label: "Training" },
   { key: "profile", href: "/athletes/:me", label: "Profile" },

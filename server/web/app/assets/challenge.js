@@ -28,7 +28,7 @@ async function render() {
     h("section", { class: "card", "aria-labelledby": "board-title" }, h("h2", { id: "board-title" }, "Leaderboard"),
       entries.length
         ? h("table", { id: "challenge-board" }, h("thead", {}, h("tr", {}, ["Rank", "Athlete", "Progress"].map((t) => h("th", { scope: "col" }, t)))),
-          h("tbody", {}, entries.map((e, i) => h("tr", {}, h("td", {}, String(e.rank ?? i + 1)), h("td", {}, e.athlete_name ?? ""), h("td", {}, amount(e.total_dimension, c.dimension))))))
+          h("tbody", {}, entries.map((e, i) => h("tr", {}, h("td", {}, String(e.rank ?? i + 1)), h("td", {}, e.athlete_id && e.athlete_name ? h("a", { href: `/athletes/${e.athlete_id}` }, e.athlete_name) : e.athlete_name ?? ""), h("td", {}, amount(e.total_dimension, c.dimension))))))
         : h("p", { class: "muted", id: "challenge-board" }, "Nobody has progress yet.")),
   );
   ready("challenge", (window.appState?.challenge ?? 0) + 1);

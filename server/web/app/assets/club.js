@@ -27,14 +27,16 @@ async function render() {
       h("section", { class: "card", "aria-labelledby": "members-title" },
         h("h2", { id: "members-title" }, `Members (${club.member_count ?? members.length})`),
         h("ul", { id: "members", class: "feed-list" }, members.map((m) =>
-          h("li", { class: "comment" }, `${m.firstname} ${m.lastname ?? ""}`.trim(), m.admin ? h("span", { class: "badge" }, m.owner ? "Owner" : "Admin") : null)))),
+          h("li", { class: "comment" }, m.id ? h("a", { href: `/athletes/${m.id}` }, `${m.firstname} ${m.lastname ?? ""}`.trim()) : `${m.firstname} ${m.lastname ?? ""}`.trim(), m.admin ? h("span", { class: "badge" }, m.owner ? "Owner" : "Admin") : null)))),
       h("section", { class: "card", "aria-labelledby": "club-feed-title" },
         h("h2", { id: "club-feed-title" }, "Recent activities"),
         feed.length
           ? h("ul", { id: "club-feed", class: "feed-list" }, feed.map((a) =>
             h("li", { class: "comment" },
-              h("span", { class: "who" }, `${a.athlete?.firstname ?? ""} ${a.athlete?.lastname ?? ""}`.trim()), " ",
-              a.name, h("p", { class: "muted", style: "margin:0" }, `${a.type ?? a.sport_type ?? ""} · ${km(a.distance ?? 0)} · ${duration(a.moving_time)}`))))
+              h("span", { class: "who" }, a.athlete?.id
+                ? h("a", { href: `/athletes/${a.athlete.id}` }, `${a.athlete?.firstname ?? ""} ${a.athlete?.lastname ?? ""}`.trim())
+                : `${a.athlete?.firstname ?? ""} ${a.athlete?.lastname ?? ""}`.trim()), " ",
+              a.id ? h("a", { href: `/activities/${a.id}` }, a.name) : a.name, h("p", { class: "muted", style: "margin:0" }, `${a.type ?? a.sport_type ?? ""} · ${km(a.distance ?? 0)} · ${duration(a.moving_time)}`))))
           : h("p", { class: "muted", id: "club-feed" }, member ? "No activities yet." : "Members see the club's activities."))),
   );
   ready("club", (window.appState?.club ?? 0) + 1);

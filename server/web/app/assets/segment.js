@@ -44,7 +44,7 @@ async function board(form) {
           h("tbody", {}, b.entries.map((e) =>
             h("tr", { class: e.athlete_id === config.athlete.id ? "me" : "", dataset: { athlete: e.athlete_id } },
               h("td", {}, String(e.rank + shift)),
-              h("td", {}, e.athlete_name),
+              h("td", {}, h("a", { href: `/athletes/${e.athlete_id}` }, e.athlete_name)),
               h("td", {}, h("a", { href: `/activities/${e.activity_id}` }, dateText(e.start_date_local).replace(/, \d\d:\d\d$/, ""))),
               h("td", {}, duration(e.elapsed_time)))))))
         : h("p", {}, "No efforts match these filters yet."),
