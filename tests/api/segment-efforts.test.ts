@@ -200,8 +200,9 @@ describe("64-bit effort ids read as doubles", () => {
     const exact = new Set<string>();
     const asDoubles = new Map<number, string>();
     for (const text of texts) {
-      // The exact digits as sent, and what a plain JSON.parse makes of them.
-      const digits = [...text.matchAll(/"id":(\d{16,19})[,}]/g)].map((m) => m[1]);
+      // The exact digits as sent (each effort's own id, followed by its resource_state; the viewer's PR
+      // effort inside each effort's segment has an id of its own), and what a plain JSON.parse makes of them.
+      const digits = [...text.matchAll(/"id":(\d{16,19}),"resource_state"/g)].map((m) => m[1]);
       const parsed = JSON.parse(text);
       const efforts: { id: number }[] = Array.isArray(parsed) ? parsed : parsed.segment_efforts;
       expect(efforts.map((e) => e.id)).toHaveLength(digits.length);
