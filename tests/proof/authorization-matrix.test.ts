@@ -115,7 +115,7 @@ function gpxFile() {
 /** A 4 × 4 PNG profile picture. */
 function pictureForm() {
   const form = new FormData();
-  form.set("file", new Blob([encodePng({ width: 4, height: 4, data: new Uint8Array(4 * 4 * 3).fill(128), channels: 3, depth: 8 })]), "me.png");
+  form.set("file", new Blob([new Uint8Array(encodePng({ width: 4, height: 4, data: new Uint8Array(4 * 4 * 3).fill(128), channels: 3, depth: 8 }))]), "me.png");
   return form;
 }
 
