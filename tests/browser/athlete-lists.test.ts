@@ -250,6 +250,10 @@ describe("the athlete's lists (item 7)", () => {
   it("find: a newcomer finds clubs, athletes and challenges; member names link to profiles", async () => {
     const { page, errors } = eddy;
     const club = await pageApi<{ id: number }>(ada.page, "/clubs", { method: "POST", body: { name: "Bathurst Street Riders", sport_type: "cycling", city: "Toronto", country: "Canada" } });
+    // The feed points there (a new athlete's feed is empty).
+    await page.goto(`${server.url}/`);
+    await Promise.all([page.waitForURL(`${server.url}/find`), page.click("#feed-find")]);
+    await stateOf(page, "lists");
     const drawnAt = await open(page, "/find", "lists");
     expect(drawnAt).toBeLessThan(1000);
     expect(await page.locator("#found-clubs li").count()).toBeGreaterThan(0);

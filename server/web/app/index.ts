@@ -127,6 +127,8 @@ const FEED = `<div class="columns">
     <section class="card" id="my-clubs" aria-labelledby="clubs-title"><h2 id="clubs-title">Your clubs</h2><p class="muted">Loading…</p></section>
     <section class="card"><h2>Add an activity</h2><p><a href="/upload">Upload files</a> from your device, or let the
     desktop companion upload them as soon as you plug the device in.</p></section>
+    <section class="card"><h2>Find others</h2><p><a href="/find" id="feed-find">Find clubs, athletes and challenges</a>
+    to join and follow: their activities come to this feed.</p></section>
   </aside>
 </div>`;
 

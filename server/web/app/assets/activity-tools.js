@@ -192,8 +192,11 @@ async function segmentForm(a) {
 async function main() {
   const root = await drawnPage();
   const a = mine ? await api(`/activities/${id}`) : config.summary;
+  // Before the kudos and comments (which, with the owner's edit form, stay the page's end).
   const tools = h("div", { id: "activity-tools", class: "grid2" });
-  root.append(tools);
+  const social = document.getElementById("social");
+  if (social) social.before(tools);
+  else root.append(tools);
   const parts = await Promise.all([
     photos().catch((error) => h("section", { class: "card", id: "photos" }, h("h2", {}, "Photos"), failure(error))),
     Promise.resolve(downloads(a)),
