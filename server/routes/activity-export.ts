@@ -90,11 +90,6 @@ const fileName = (name: string, ext: string) => `${name.replace(/[^A-Za-z0-9._-]
 const zGpx = z.string().meta({ format: "binary", contentMediaType: "application/gpx+xml" });
 const zOriginal = z.string().meta({ format: "binary", contentMediaType: "application/octet-stream" });
 
-const MEDIA: Record<string, string> = {
-  fit: "application/vnd.ant.fit",
-  tcx: "application/vnd.garmin.tcx+xml",
-  gpx: "application/gpx+xml",
-};
 
 export const activityExportRoutes = [
   defineRoute({
@@ -125,7 +120,7 @@ export const activityExportRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/activities/:id/export_original",
-    summary: "The device file an activity was uploaded from, as uploaded (owner only).",
+    summary: "The device file an activity was uploaded from, as uploaded (owner only; application/octet-stream, named .fit, .tcx or .gpx, maybe .gz).",
     description: "The owner only (403 for another athlete who may see the activity, 404 when not visible). 404 for a manual activity or when the original is no longer stored.",
     tag: "Activities",
     auth: "token",
@@ -140,13 +135,12 @@ export const activityExportRoutes = [
       const received = first.data as z.infer<typeof uploadReceived.schema>;
       const bytes = await getBlob(platform.db, received.originalSha256);
       if (!bytes) throw notFound("Activity");
-      const kind = received.dataType.replace(".gz", "");
-      const gz = received.dataType.endsWith(".gz");
+      // The bytes as uploaded (FIT, TCX or GPX, maybe gzipped): the file name says which.
       const name = fileName(row.name, received.dataType);
       return new Response(bytes as unknown as BodyInit, {
         status: 200,
         headers: {
-          "content-type": gz ? "application/gzip" : MEDIA[kind] ?? "application/octet-stream",
+          "content-type": "application/octet-stream",
           "content-disposition": `attachment; filename="${name}"`,
         },
       });

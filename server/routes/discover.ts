@@ -2,6 +2,7 @@ import { z } from "zod";
 import { findAthletes, findChallenges, findClubs } from "../../projections/queries/discover.ts";
 import { paging, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
+import { model } from "../http/responses/registry.ts";
 
 /**
  * Finding clubs, athletes and challenges by name, beyond the spec (the web app's Find page:
@@ -11,16 +12,22 @@ import { defineRoute } from "../http/route.ts";
 const query = z.object({ q: z.string().max(100).optional(), ...zPaging });
 const int = z.number().int();
 
-const zFoundClub = z.object({
+const zFoundClub = model("FoundClub", z.object({
   id: int, name: z.string(), sport_type: z.string(), city: z.string().nullable(), country: z.string().nullable(),
   private: z.boolean(), member_count: int, joined: z.boolean(),
-}).meta({ id: "FoundClub" });
-const zFoundAthlete = z.object({
+}), "A club found by name (GET /v3/clubs/search): whether the caller is in it (a member or asking to be).", {
+  id: 231407, name: "Dom Riders", sport_type: "cycling", city: "Utrecht", country: "Netherlands", private: false, member_count: 12, joined: false,
+});
+const zFoundAthlete = model("FoundAthlete", z.object({
   id: int, firstname: z.string(), lastname: z.string(), city: z.string().nullable(), country: z.string().nullable(), following: z.boolean(),
-}).meta({ id: "FoundAthlete" });
-const zFoundChallenge = z.object({
+}), "An athlete found by name (GET /v3/athletes/search): whether the caller follows them.", {
+  id: 227615, firstname: "Ada", lastname: "Lovelace", city: "London", country: "United Kingdom", following: false,
+});
+const zFoundChallenge = model("FoundChallenge", z.object({
   id: int, name: z.string(), type: z.string(), start_date: z.string(), end_date: z.string(), participant_count: int, joined: z.boolean(),
-}).meta({ id: "FoundChallenge" });
+}), "A challenge found by name (GET /v3/challenges/search): whether the caller has joined it.", {
+  id: 12, name: "Ride 100 km this month", type: "distance", start_date: "2026-11-01", end_date: "2026-11-30", participant_count: 3, joined: false,
+});
 
 export const discoverRoutes = [
   defineRoute({
@@ -43,7 +50,7 @@ export const discoverRoutes = [
     path: "/v3/athletes/search",
     response: z.array(zFoundAthlete),
     summary: "Athletes whose name contains q (beyond the spec), those the caller does not follow first; athletes with enhanced privacy are not listed.",
-    tag: "Athletes",
+    tag: "Athlete",
     auth: "token",
     resource: "Athlete",
     query,
