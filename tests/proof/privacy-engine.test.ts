@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import polyline from "@mapbox/polyline";
+import { polyline } from "../helpers/polyline.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApplication, issueToken } from "../../server/actions/applications.ts";
 import { createAthlete } from "../../server/actions/athletes.ts";
