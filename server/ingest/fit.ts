@@ -1,4 +1,5 @@
 import FitParser, { getFitGarminProductDisplayName } from "fit-file-parser";
+import { maxOf, minOf } from "./extent.ts";
 import { fitIndoor, fitSportType } from "./sports.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import {
@@ -202,8 +203,8 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
   // recording: records more than an hour before the first session's start or after the last one's
   // end are dropped when they are a few stragglers (at most 1 % of the records).
   if (sessions.length && samples.length > 1) {
-    const from = Math.min(...sessions.map((s) => s.startTime)) - STRAY_MARGIN_MS;
-    const to = Math.max(...sessions.map((s) => Math.max(s.endTime, s.startTime))) + STRAY_MARGIN_MS;
+    const from = minOf(sessions.map((s) => s.startTime)) - STRAY_MARGIN_MS;
+    const to = maxOf(sessions.map((s) => Math.max(s.endTime, s.startTime))) + STRAY_MARGIN_MS;
     let lo = 0;
     let hi = samples.length;
     while (lo < hi && samples[lo].time < from) lo++;
@@ -223,9 +224,9 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
   const near = (t: number | null) => t !== null && firstRecord !== null && lastRecord !== null &&
     t >= firstRecord - MAX_TIMER_LEAD_MS && t <= lastRecord + MAX_TIMER_LEAD_MS;
   const startCandidates = [sessions[0]?.startTime ?? null, firstTimerStart, lengths[0]?.startTime ?? null].filter(near) as number[];
-  const timerStart = startCandidates.length ? Math.min(...startCandidates) : null;
+  const timerStart = startCandidates.length ? minOf(startCandidates) : null;
   const endCandidates = sessions.filter((s) => s.elapsedTime !== null).map((s) => s.endTime).filter(near);
-  const timerEnd = endCandidates.length ? Math.max(...endCandidates) : null;
+  const timerEnd = endCandidates.length ? maxOf(endCandidates) : null;
   const hrValues = (key: string) => sessionMessages.map((s) => heartRate(s[key])).filter((v): v is number => v !== null);
   const avgHrs = hrValues("avg_heart_rate");
   const maxHrs = hrValues("max_heart_rate");
@@ -233,7 +234,7 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     ? {
       // Several sessions: weighted by their timer time.
       average: avgHrs.length ? weightedSessionMean(sessionMessages, "avg_heart_rate") : null,
-      max: maxHrs.length ? Math.max(...maxHrs) : null,
+      max: maxHrs.length ? maxOf(maxHrs) : null,
     }
     : null;
 
