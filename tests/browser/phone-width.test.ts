@@ -10,7 +10,8 @@ import { deviceFile } from "../helpers/fixtures.ts";
  * - /settings saves for an athlete without a weight (the API answers weight 0, which the field's
  *   minimum of 1 refused, so nothing could be saved);
  * - /settings/apps does not overflow a 390 px wide screen;
- * - the segment leaderboard's time column is visible at 390 px (not scrolled off).
+ * - the segment leaderboard's time column is visible at 390 px (not scrolled off);
+ * - the feed starts at the top of a phone's screen (it was ~700 px down).
  */
 const EDGE500 = deviceFile("fit/garmin-edge500-cycling-hr-cad-pauses.fit");
 
@@ -73,6 +74,20 @@ describe("pages at phone width", () => {
     await screenshots(page, "settings");
     expect(errors).toEqual([]);
   }, 120_000);
+
+  it("the feed comes first on a phone, under a one-line navigation that scrolls sideways", async () => {
+    const { page, errors } = newcomer;
+    await page.goto(`${server.url}/`);
+    await page.waitForSelector("#feed-title");
+    const feed = (await page.locator("#feed-title").boundingBox())!;
+    const totals = (await page.locator("#totals").boundingBox())!;
+    expect(feed.y).toBeLessThan(200); // was ~700 px down, below totals, clubs and "add an activity"
+    expect(totals.y).toBeGreaterThan(feed.y);
+    const nav = (await page.locator("header nav").boundingBox())!;
+    expect(nav.height).toBeLessThan(60); // one row of links, not three
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    expect(errors).toEqual([]);
+  }, 60_000);
 
   it("/settings/apps fits a 390 px screen", async () => {
     const { page, errors } = newcomer;

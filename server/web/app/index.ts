@@ -115,7 +115,7 @@ const LANDING = `<section class="hero" aria-labelledby="hero-title">
   <div class="card"><h2>Strava-compatible API</h2><p>Existing clients can use this server's <a href="/docs">v3 API</a>.</p></div>
 </section>`;
 
-const FEED = `<div class="columns">
+const FEED = `<div class="columns feed-columns">
   <section class="feed" aria-labelledby="feed-title">
     <h1 id="feed-title">Your feed</h1>
     <ol id="feed" class="feed-list" aria-live="polite"></ol>
