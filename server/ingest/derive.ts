@@ -13,7 +13,7 @@ import { encodePolyline, simplify, type Track } from "./geo.ts";
 import { MAX_SPEED_INTERVAL_S, movingIntervals, movingSeconds, movingThreshold } from "./moving.ts";
 import type { Terrain } from "./terrain.ts";
 import { timezoneOf } from "./timezone.ts";
-import { type DeviceLap, type DeviceLength, emptySample, type ParsedFile, type Sample } from "./types.ts";
+import { type DeviceLap, type DeviceLength, emptySample, IngestError, type ParsedFile, type Sample } from "./types.ts";
 
 export type ActivityFacts = z.infer<typeof activityFacts>;
 type LapFacts = z.infer<typeof lapFacts>;
@@ -57,6 +57,8 @@ const RIDES: ReadonlySet<ActivityType> = new Set(["Ride", "VirtualRide", "EBikeR
  * before the first point) beyond the laps it wrote without trackpoints; more has no time in the file.
  */
 const LEADING_DISTANCE_M = 50;
+/** The longest span a recording may have: 31 days (multi-day ultras and bikepacking trips fit). */
+const MAX_SPAN_MS = 31 * 86_400_000;
 /** Half-width (ms) of the window over which a recorded speed is checked against the distance. */
 const SPEED_CHECK_WINDOW_MS = 5000;
 /** Sports on water: no elevation gain. */
@@ -193,6 +195,11 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: 
   for (const lap of unrecorded) {
     startMs = Math.min(startMs, lap.startTime);
     endMs = Math.max(endMs, lap.startTime + (lap.elapsedTime ?? 0) * 1000);
+  }
+  // A span no recording has (a broken lap or timer field: a mutated file gave 132 years) is refused
+  // as a broken file, not stored as an activity of that length.
+  if (!(endMs - startMs <= MAX_SPAN_MS)) {
+    throw new IngestError(`The file's times span ${Math.round((endMs - startMs) / 86_400_000)} days; a recording spans at most ${MAX_SPAN_MS / 86_400_000}.`);
   }
   // Laps before the first record are already in the device's distance at that record (as far as
   // they go): the stream starts there. Distance the device counted before its first record without
