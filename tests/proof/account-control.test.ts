@@ -12,7 +12,7 @@ import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { MAX_SESSIONS_PER_ATHLETE } from "../../server/web/session-table.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
-import { SHARED_DEVICES } from "../helpers/fixtures.ts";
+import { DEVICES } from "../helpers/fixtures.ts";
 import { WebClient } from "../oauth/web-client.ts";
 import { freshEmail, signInWith, withDataDir } from "./web-attacks.ts";
 
@@ -27,7 +27,7 @@ import { freshEmail, signInWith, withDataDir } from "./web-attacks.ts";
  *   every read-model table, the events table (and `cli export`), and the blob store.
  */
 
-const GPX = readFileSync(join(SHARED_DEVICES, "gpx", "garmin-connect-edge1000-cycling-short-3formats.gpx"));
+const GPX = readFileSync(join(DEVICES, "gpx", "garmin-connect-edge1000-cycling-short-3formats.gpx"));
 
 let server: DenoServer;
 let dataDir: string;
