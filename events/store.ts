@@ -302,12 +302,16 @@ export class EventStore {
     };
   }
 
-  /** Every event of a stream, in stream order (from a version, exclusive). */
-  async readStream(streamId: string, afterVersion = 0): Promise<RecordedEvent[]> {
+  /**
+   * The events of a stream, in stream order (from a version, exclusive): every one, or at most
+   * `limit` (a long stream read a page at a time, so the embedded database, which runs on the event
+   * loop, never holds it for the whole stream).
+   */
+  async readStream(streamId: string, afterVersion = 0, limit?: number): Promise<RecordedEvent[]> {
     const rows = await this.db.query<EventRow>(
       `select ${COLUMNS} from events where stream_id = $1 and stream_version > $2
-        order by stream_version`,
-      [streamId, afterVersion],
+        order by stream_version${limit === undefined ? "" : " limit $3"}`,
+      limit === undefined ? [streamId, afterVersion] : [streamId, afterVersion, limit],
     );
     return rows.map(toRecorded);
   }

@@ -141,20 +141,30 @@ function fromRow(platform: Platform, row: ArchiveImportRow): ImportRun {
 
 /**
  * Every failure of an import of the athlete, from its events (the status keeps only the first
- * REPORTED_FAILURES), or undefined for an import that is not the athlete's. A running import's list
- * is its last checkpoint's (at most a couple of seconds behind).
+ * REPORTED_FAILURES), a page of events at a time; undefined for an import that is not the athlete's.
+ * A running import's list is its last checkpoint's (at most a couple of seconds behind). Read in
+ * pages: 50,000 failures are ~200 events of 5 MB, and one read of them held the event loop 1.8 s.
  */
-export async function importFailures(platform: Platform, id: string, athleteId: number): Promise<ImportFailure[] | undefined> {
+export async function importFailurePages(platform: Platform, id: string, athleteId: number): Promise<AsyncIterable<ImportFailure[]> | undefined> {
   if (!/^[0-9a-f]{16}$/.test(id)) return undefined;
-  const events = await platform.store.readStream(archiveImportStream(id));
-  const started = events.find((e) => e.type === archiveImportStarted.type);
-  if (!started || (started.data as { athleteId: number }).athleteId !== athleteId) return undefined;
-  const failures: ImportFailure[] = [];
-  for (const event of events) {
-    if (event.type === archiveImportProgressed.type) for (const f of (event.data as { failed: ImportFailure[] }).failed) failures.push(f);
-  }
-  return failures;
+  const stream = archiveImportStream(id);
+  const [started] = await platform.store.readStream(stream, 0, 1);
+  if (!started || started.type !== archiveImportStarted.type || (started.data as { athleteId: number }).athleteId !== athleteId) return undefined;
+  return (async function* () {
+    for (let after = 0;;) {
+      const events = await platform.store.readStream(stream, after, FAILURE_EVENTS_PER_PAGE);
+      if (!events.length) return;
+      after = events[events.length - 1].streamVersion;
+      const failures: ImportFailure[] = [];
+      for (const event of events) {
+        if (event.type === archiveImportProgressed.type) for (const f of (event.data as { failed: ImportFailure[] }).failed) failures.push(f);
+      }
+      if (failures.length) yield failures;
+    }
+  })();
 }
+
+const FAILURE_EVENTS_PER_PAGE = 8;
 
 export async function findImportRun(platform: Platform, id: string, athleteId: number): Promise<ImportRun | undefined> {
   const row = await findArchiveImport(platform.db, id, athleteId);

@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import type { Context, Hono } from "hono";
 import { inboxPath } from "../archive/inbox.ts";
 import { ArchiveTooLarge, checkDeclaredSize, DEFAULT_MAX_IMPORT_BYTES, ReceiveError, receiveArchive } from "../archive/receive.ts";
-import { findImportRun, importFailures, type ImportRun, importRunsOf, startImportRun } from "../archive/runs.ts";
+import { findImportRun, importFailurePages, type ImportRun, importRunsOf, startImportRun } from "../archive/runs.ts";
 import type { Platform } from "../platform.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";
 import { redirectToSignIn } from "./redirect.ts";
@@ -230,25 +230,25 @@ export function mountImportPages(app: Hono, platform: Platform): void {
     return c.redirect(`/settings/import/${run.id}`, 303);
   });
 
-  // Every failure of an import (the page lists the first ones): CSV, written a slice at a time.
+  // Every failure of an import (the page lists the first ones): CSV, read and written a page of
+  // the import's events at a time.
   app.get("/settings/import/:id/failures.csv", async (c) => {
     const w = await web(c, platform);
     if (!w.athlete) return redirectToSignIn(c);
-    const failures = await importFailures(platform, c.req.param("id"), w.athlete.id);
-    if (!failures) return w.render("Import not found", <div class="card"><h1>Import not found</h1><p><a href="/settings/import">Import an archive</a></p></div>, 404);
+    const pages = await importFailurePages(platform, c.req.param("id"), w.athlete.id);
+    if (!pages) return w.render("Import not found", <div class="card"><h1>Import not found</h1><p><a href="/settings/import">Import an archive</a></p></div>, 404);
     const encoder = new TextEncoder();
-    let at = -1;
+    const iterator = pages[Symbol.asyncIterator]();
+    let header = true;
     const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (at < 0) {
-          controller.enqueue(encoder.encode("file,error\r\n"));
-          at = 0;
-          return;
+      async pull(controller) {
+        if (header) {
+          header = false;
+          return controller.enqueue(encoder.encode("file,error\r\n"));
         }
-        if (at >= failures.length) return controller.close();
-        const slice = failures.slice(at, at + 500);
-        at += slice.length;
-        controller.enqueue(encoder.encode(slice.map((f) => `${csvCell(f.file)},${csvCell(f.error)}\r\n`).join("")));
+        const next = await iterator.next();
+        if (next.done) return controller.close();
+        controller.enqueue(encoder.encode(next.value.map((f) => `${csvCell(f.file)},${csvCell(f.error)}\r\n`).join("")));
       },
     });
     return new Response(body, {
@@ -256,7 +256,6 @@ export function mountImportPages(app: Hono, platform: Platform): void {
         "content-type": "text/csv; charset=utf-8",
         "content-disposition": `attachment; filename="import-${c.req.param("id")}-failures.csv"`,
         "cache-control": "private, no-store",
-        "x-content-type-options": "nosniff",
       },
     });
   });
