@@ -5,6 +5,7 @@ import { parseJsonExact } from "../../shared/json.ts";
 import { DurableNodeFS, durableStartParams } from "./durable-fs.ts";
 import { makeTreePrivate } from "./private-files.ts";
 import { type Db, parseInt8, type Queryable, type Row } from "./types.ts";
+import { concatBytes } from "../../shared/bytes.ts";
 
 const INT8 = 20;
 const TIMESTAMPTZ = 1184;
@@ -62,15 +63,6 @@ interface PgliteInternals {
   _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
-}
 
 /** How many prepared statements one database keeps (least recently used ones are closed). */
 const PREPARED_LIMIT = 400;
@@ -108,11 +100,11 @@ class PreparedStatements {
       if (this.#byText.size >= PREPARED_LIMIT) {
         const [oldText, old] = this.#byText.entries().next().value!;
         this.#byText.delete(oldText);
-        await pg.execProtocolStream(concat([ser.close({ type: "S", name: old.name }), ser.sync()]), {});
+        await pg.execProtocolStream(concatBytes([ser.close({ type: "S", name: old.name }), ser.sync()]), {});
       }
       const name = `q${++this.#count}`;
       const described = await pg.execProtocolStream(
-        concat([ser.parse({ name, text: sql }), ser.describe({ type: "S", name }), ser.sync()]),
+        concatBytes([ser.parse({ name, text: sql }), ser.describe({ type: "S", name }), ser.sync()]),
         {},
       );
       statement = { name, types: pgParse.parseDescribeStatementResults(described) };
@@ -127,7 +119,7 @@ class PreparedStatements {
     let messages;
     try {
       messages = await pg.execProtocolStream(
-        concat([ser.bind({ statement: statement.name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()]),
+        concatBytes([ser.bind({ statement: statement.name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()]),
         {},
       );
     } catch (error) {

@@ -12,6 +12,7 @@ import { statfs } from "node:fs/promises";
 import { dirname } from "node:path";
 import { TurnBudget } from "../event-loop-turn.ts";
 import { indexOfBytes } from "../http/multipart.ts";
+import { concatBytes } from "../../shared/bytes.ts";
 
 export class ReceiveError extends Error {}
 
@@ -69,18 +70,6 @@ const MAX_PREAMBLE_BYTES = 64 * 1024;
 const CRLF = new TextEncoder().encode("\r\n");
 const CRLFCRLF = new TextEncoder().encode("\r\n\r\n");
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  let size = 0;
-  for (const p of parts) size += p.byteLength;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
 
 export interface Received {
   fields: Record<string, string>;
@@ -213,7 +202,7 @@ async function receiveInto(
       await close(part.out);
       file = { name: part.filename ?? "archive.zip", bytes: part.size };
     } else {
-      fields[part.name] = decoder.decode(concat(part.text));
+      fields[part.name] = decoder.decode(concatBytes(part.text));
     }
     part = null;
   };
@@ -296,7 +285,7 @@ async function receiveInto(
       count(chunk);
       if (chunk.byteLength === 0) continue;
       // What is buffered is short (a delimiter's length, or a header block): the copy is bounded.
-      buf = buf.byteLength ? concat([buf, chunk]) : chunk;
+      buf = buf.byteLength ? concatBytes([buf, chunk]) : chunk;
     }
   } catch (error) {
     const open = part as { out: WriteStream | null } | null;

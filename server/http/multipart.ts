@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { TurnBudget } from "../event-loop-turn.ts";
+import { concatBytes } from "../../shared/bytes.ts";
 
 /**
  * A streaming multipart/form-data reader. The runtime's `formData()` parses the whole body in the
@@ -133,18 +134,6 @@ function skipTable(needle: Uint8Array): Uint32Array {
   return table;
 }
 
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  let size = 0;
-  for (const p of parts) size += p.byteLength;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
 
 const CRLF = new TextEncoder().encode("\r\n");
 const CRLFCRLF = new TextEncoder().encode("\r\n\r\n");

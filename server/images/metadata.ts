@@ -9,20 +9,10 @@
  * served (photos stored before this was applied carry their EXIF in their blob).
  */
 import type { ImageType } from "./header.ts";
+import { concatBytes } from "../../shared/bytes.ts";
 
 const ascii = (b: Uint8Array, from: number, length: number) => String.fromCharCode(...b.subarray(from, Math.min(b.length, from + length)));
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (const p of parts) total += p.length;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /**
  * A JPEG's segments: APP0 (JFIF), APP2 holding an ICC profile and APP14 (Adobe) are kept; every
@@ -84,7 +74,7 @@ function stripJpeg(b: Uint8Array): Uint8Array {
     i = end;
   }
   parts.push(b.subarray(copyFrom, i));
-  return concat(parts);
+  return concatBytes(parts);
 }
 
 /** PNG chunks that may carry metadata: EXIF, text (XMP is an iTXt), the time of the last change. */
@@ -102,7 +92,7 @@ function stripPng(b: Uint8Array): Uint8Array {
     i = end;
     if (type === "IEND") break;
   }
-  return concat(parts);
+  return concatBytes(parts);
 }
 
 /**
@@ -139,7 +129,7 @@ function stripGif(b: Uint8Array): Uint8Array {
       i = end;
     } else break;
   }
-  return concat(parts);
+  return concatBytes(parts);
 }
 
 /** The image's bytes without their metadata (see above); bytes of another kind are returned as they are. */
