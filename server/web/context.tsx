@@ -54,7 +54,7 @@ export async function web(c: Context, platform: Platform): Promise<Web> {
       pagePolicy(c, { csp: FORM_PAGE_CSP, referrerPolicy: "no-referrer" });
       return c.html(
         "<!doctype html>" + (
-          <Page title={title} athlete={athlete} csrf={csrf}>{body}</Page>
+          <Page title={title} athlete={athlete} csrf={csrf} current={c.req.path.startsWith("/settings") ? "settings" : undefined}>{body}</Page>
         ).toString(),
         status as 200,
       );

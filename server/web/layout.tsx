@@ -1,13 +1,28 @@
 import type { Child } from "hono/jsx";
+import { headerNav, type ShellOptions } from "./app/shell.ts";
 
 const CSS = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#f6f7f9}
 header{background:#b83a07;color:#fff}
-header .bar{max-width:1100px;margin:0 auto;padding:.75rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
+header .bar{max-width:1100px;margin:0 auto;padding:.6rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 header a,header button.link{color:#fff;text-decoration:none;font-weight:600}
 header .brand{font-size:1.15rem;margin-right:auto}
+header a:hover,header button.link:hover{text-decoration:underline}
 header a:focus-visible,header button:focus-visible{outline:3px solid #fff;outline-offset:2px}
+header nav ul{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:0;padding:0}
+header nav a[aria-current=page]{border-bottom:3px solid #fff}
+header form.signout{margin:0}
+.skip{position:absolute;left:-999px;top:0;background:#fff;color:#1f2328;padding:.5rem 1rem;z-index:2000}
+.skip:focus{left:.5rem;top:.5rem}
+main:focus{outline:none}
+@media (max-width:760px){
+  header .who{display:none}
+  header .bar{gap:.5rem 1rem}
+  header .bar>nav{order:2;flex-basis:100%;overflow-x:auto;padding-bottom:.3rem}
+  header nav ul{flex-wrap:nowrap}
+  header nav li{white-space:nowrap}
+}
 main{max-width:760px;margin:1.5rem auto;padding:0 1rem}
 .card{background:#fff;border:1px solid #dde1e6;border-radius:8px;padding:1.25rem 1.5rem;margin-bottom:1.25rem}
 h1{font-size:1.5rem;margin:0 0 1rem}
@@ -43,8 +58,10 @@ td button{white-space:nowrap;overflow-wrap:normal}
 
 export interface PageProps {
   title: string;
-  /** The signed-in athlete's name, or null. */
-  athlete: { name: string } | null;
+  /** The signed-in athlete, or null. */
+  athlete: { id: number; name: string } | null;
+  /** The current main navigation entry (Settings for /settings/*). */
+  current?: ShellOptions["current"];
   csrf: string;
   children?: Child;
 }
@@ -60,32 +77,17 @@ export function Page(props: PageProps) {
         <style dangerouslySetInnerHTML={{ __html: CSS }} />
       </head>
       <body>
+        <a class="skip" href="#main">Skip to content</a>
         <header>
-          <div class="bar">
-            <a class="brand" href="/">Fitness Platform</a>
-            {props.athlete
-              ? (
-                <>
-                  <a href="/">Feed</a>
-                  <a href="/upload">Upload</a>
-                  <a href="/settings/api">My API application</a>
-                  <a href="/settings/apps">My apps</a>
-                  <a href="/settings/account">Account</a>
-                  <form method="post" action="/logout" style="margin:0">
-                    <input type="hidden" name="_csrf" value={props.csrf} />
-                    <button class="link" type="submit">Sign out ({props.athlete.name})</button>
-                  </form>
-                </>
-              )
-              : (
-                <>
-                  <a href="/login">Sign in</a>
-                  <a href="/register">Sign up</a>
-                </>
-              )}
-          </div>
+          {/* The app's main navigation (server/web/app/shell.ts), the same on every page; the form pages are under Settings. */}
+          <div
+            class="bar"
+            dangerouslySetInnerHTML={{
+              __html: '<a class="brand" href="/">Fitness Platform</a>' + headerNav(props.athlete, props.csrf, props.current),
+            }}
+          />
         </header>
-        <main>{props.children}</main>
+        <main id="main" tabindex={-1}>{props.children}</main>
       </body>
     </html>
   );

@@ -57,6 +57,20 @@ const NAV: { key: ShellOptions["current"]; href: string; label: string }[] = [
   { key: "settings", href: "/settings", label: "Settings" },
 ];
 
+/**
+ * The header's navigation and sign-out (or sign in / sign up for a visitor): the app's pages and the
+ * server-rendered form pages (server/web/layout.tsx) share it, so every page has the same main navigation.
+ */
+export function headerNav(athlete: { id: number; name: string } | null, csrf: string, current?: ShellOptions["current"]): string {
+  return athlete
+    ? `<nav aria-label="Main"><ul>${
+      NAV.map((n) => `<li><a href="${n.href.replace(":me", String(athlete.id))}"${n.key === current ? ' aria-current="page"' : ""}>${n.label}</a></li>`).join("")
+    }</ul></nav>
+      <form method="post" action="/logout" class="signout"><input type="hidden" name="_csrf" value="${escapeHtml(csrf)}">
+      <button class="link" type="submit">Sign out<span class="who"> (${escapeHtml(athlete.name)})</span></button></form>`
+    : `<nav aria-label="Account"><ul><li><a href="/login">Sign in</a></li><li><a href="/register">Sign up</a></li></ul></nav>`;
+}
+
 /** The app's page frame: skip link, header with navigation, main, config for the page's script. */
 export function shell(c: Context, o: ShellOptions): Response {
   const tiles = mapTiles();
@@ -67,13 +81,7 @@ export function shell(c: Context, o: ShellOptions): Response {
     tiles: { url: tiles.url, attribution: tiles.attribution },
     ...o.data,
   };
-  const nav = o.athlete
-    ? `<nav aria-label="Main"><ul>${
-      NAV.map((n) => `<li><a href="${n.href.replace(":me", String(o.athlete!.id))}"${n.key === o.current ? ' aria-current="page"' : ""}>${n.label}</a></li>`).join("")
-    }</ul></nav>
-      <form method="post" action="/logout" class="signout"><input type="hidden" name="_csrf" value="${escapeHtml(o.csrf)}">
-      <button class="link" type="submit">Sign out<span class="who"> (${escapeHtml(o.athlete.name)})</span></button></form>`
-    : `<nav aria-label="Account"><ul><li><a href="/login">Sign in</a></li><li><a href="/register">Sign up</a></li></ul></nav>`;
+  const nav = headerNav(o.athlete, o.csrf, o.current);
   const styles = ["app.css", ...(o.styles ?? [])].map((s) => `<link rel="stylesheet" href="/app/assets/${s}">`).join("");
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
