@@ -27,6 +27,11 @@ export const uploadReceived = defineEvent({
     activityType: z.enum(ACTIVITY_TYPES).nullable(),
     /** sport_type field (its type is then activityType); absent on uploads received before it was kept. */
     sportType: z.enum(SPORT_TYPES).nullable().optional(),
+    /**
+     * activityType is the activity's type whatever sport the file names (an archive's activities.csv
+     * type: the athlete set it on the original platform); absent or false: a single-sport file's sport wins.
+     */
+    activityTypeWins: z.boolean().optional(),
     name: z.string().nullable(),
     description: z.string().nullable(),
     private: z.boolean(),

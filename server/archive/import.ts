@@ -231,6 +231,8 @@ export async function importArchive(platform: Platform, options: ImportOptions):
           bytes,
           dataType: item.dataType,
           activityType: item.type,
+          // The type in activities.csv is what the athlete set on the platform: it wins over the file's sport.
+          activityTypeWins: item.type !== null,
           name: item.name?.slice(0, MAX_NAME) ?? null,
           description: item.description?.slice(0, MAX_DESCRIPTION) ?? null,
           private: item.private ?? defaults.private,

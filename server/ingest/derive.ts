@@ -26,6 +26,8 @@ export interface DeriveContext {
   externalId: string | null;
   /** activity_type field; a type detected from the file wins over it. */
   activityType: ActivityType | null;
+  /** activityType wins over the file's sport too (an archive's activities.csv type, kept on the upload's event). */
+  activityTypeWins?: boolean;
   /** sport_type field: the activity's sport type when the type it gives is the activity's. */
   sportType?: SportType | null;
   /** Athlete's default type when neither the file nor the form names one. */
@@ -178,8 +180,9 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: 
   const n = samples.length;
   const multisport = (parsed.sessions?.length ?? 0) > 1;
   // One session: the file's sport wins (spec: FIT session.sport, TCX Sport). Several: the form's
-  // activity_type when given, else the sport with the most timer time.
-  const type: ActivityType = multisport
+  // activity_type when given, else the sport with the most timer time. An upload whose type is
+  // authoritative (an archive's activities.csv: the athlete's own choice) keeps it either way.
+  const type: ActivityType = multisport || (ctx.activityTypeWins && ctx.activityType)
     ? ctx.activityType ?? parsed.sport ?? parsed.sportHint ?? ctx.defaultType
     : parsed.sport ?? ctx.activityType ?? parsed.sportHint ?? ctx.defaultType;
   const isRide = RIDES.has(type);

@@ -17,6 +17,7 @@ export async function deriveContextOf(db: Queryable, received: Received): Promis
     externalId: received.externalId,
     activityType: received.activityType,
     sportType: received.sportType ?? null,
+    activityTypeWins: received.activityTypeWins === true,
     defaultType: activityTypeOf(athlete?.default_activity_type ?? "Ride") ?? "Ride",
     name: received.name,
     description: received.description,

@@ -27,6 +27,8 @@ export interface UploadSubmission {
   activityType: ActivityType | null;
   /** sport_type field (activityType is then its type). */
   sportType?: SportType | null;
+  /** activityType wins over the file's own sport (an archive's activities.csv type). */
+  activityTypeWins?: boolean;
   name: string | null;
   description: string | null;
   private: boolean;
@@ -95,6 +97,7 @@ export async function submitUpload(platform: Platform, input: UploadSubmission):
       externalId,
       activityType: input.activityType,
       ...(input.sportType ? { sportType: input.sportType } : {}),
+      ...(input.activityTypeWins && input.activityType ? { activityTypeWins: true } : {}),
       name: input.name,
       description: input.description,
       private: input.private,
