@@ -4,7 +4,8 @@ import { heatmapTileSource, visibleHeatmapActivities } from "../../projections/h
 import { getBlob } from "../blobs.ts";
 import { publicZonesOf, visibleActivities } from "../privacy/engine.ts";
 import { type PrivacyFilter, TileRenderer } from "./render.ts";
-import { decodeTracks } from "./tracks.ts";
+import { latOf, lngOf } from "./mercator.ts";
+import { decodeTracks, type Tracks } from "./tracks.ts";
 
 /** What a tile request needs to know of its map (null when there is no such done map). */
 export interface TileSource {
@@ -27,6 +28,30 @@ interface Loaded {
   renderer: TileRenderer;
   epoch: number;
   privacy: PrivacyFilter;
+  /** The drawn tracks' bounds (computed on first use). */
+  bounds?: HeatmapBounds | null;
+}
+
+/** South-west and north-east corners, [[lat, lng], [lat, lng]]. */
+export type HeatmapBounds = [[number, number], [number, number]];
+
+/** The bounding box of the tracks of the activities still shown (not excluded), or null when none is. */
+export function tracksBounds(tracks: Tracks, excluded: Uint8Array): HeatmapBounds | null {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (let t = 0; t + 1 < tracks.trackStart.length; t++) {
+    if (excluded[tracks.trackActivity[t]]) continue;
+    for (let i = tracks.trackStart[t]; i < tracks.trackStart[t + 1]; i++) {
+      const x = tracks.xs[i], y = tracks.ys[i];
+      if (x < minX) minX = x;
+      if (x > maxX) maxX = x;
+      if (y < minY) minY = y;
+      if (y > maxY) maxY = y;
+    }
+  }
+  if (minX > maxX) return null;
+  const round = (v: number) => Math.round(v * 1e6) / 1e6;
+  // World y grows southwards.
+  return [[round(latOf(maxY)), round(lngOf(minX))], [round(latOf(minY)), round(lngOf(maxX))]];
 }
 
 export interface RenderedTile {
@@ -62,6 +87,16 @@ export class TileService {
     const maxTiles = this.options.maxTiles ?? 4096;
     while (this.#tiles.size > maxTiles) this.#tiles.delete(this.#tiles.keys().next().value!);
     return tile;
+  }
+
+  /**
+   * The bounds of what the map draws now (its public activities' tracks), for the viewer to open on;
+   * the same decoded tracks the tiles are drawn from (loaded once, cached).
+   */
+  async bounds(db: Queryable, source: TileSource): Promise<HeatmapBounds | null> {
+    const loaded = await this.#load(db, source);
+    if (loaded.bounds === undefined) loaded.bounds = tracksBounds(loaded.renderer.tracks, loaded.privacy.excluded);
+    return loaded.bounds;
   }
 
   /** Forgets a map (deleted): its decoded tracks and rendered tiles. */

@@ -67,6 +67,9 @@ function viewerCsp(base: { origin: string } | null): string {
 
 const DIGITS = /^\d{1,16}$/;
 
+/** The way back to the athlete's heatmaps (a visitor who is not signed in is asked to sign in first). */
+const BACK = `<a class="back" href="/heatmaps">← Heatmaps</a>`;
+
 function ids(c: Context): { athleteId: number; mapId: number } {
   const a = c.req.param("athlete_id") ?? "", m = c.req.param("map_id") ?? "";
   if (!DIGITS.test(a) || Number(a) === 0) throw badRequest("Heatmap", "athlete_id");
@@ -83,6 +86,9 @@ html,body{margin:0;height:100%;background:#0b0e14;color:#d8dee9;font:14px/1.4 sy
 #map{position:absolute;inset:0;background:#0b0e14}
 .panel{position:absolute;z-index:1000;top:12px;left:56px;background:rgba(11,14,20,.86);border:1px solid #273042;border-radius:8px;padding:10px 14px;max-width:340px}
 .panel h1{font-size:16px;margin:0 0 4px;color:#ffb347}.panel p{margin:2px 0;color:#aab4c3}
+.panel a.back{display:inline-block;margin:0 0 6px;color:#ffb347;font-weight:600;text-decoration:none}
+.panel a.back:hover{text-decoration:underline}.panel a.back:focus-visible{outline:2px solid #ffb347;outline-offset:2px}
+@media (max-width:600px){.panel{left:52px;right:8px;top:8px;padding:8px 10px}}
 .leaflet-container{background:#0b0e14}.leaflet-control-attribution{background:rgba(11,14,20,.75)!important;color:#8893a5}
 .leaflet-control-attribution a{color:#ffb347}.leaflet-tile.heat{mix-blend-mode:screen}
 .basemap{filter:invert(1) hue-rotate(180deg) brightness(.55) contrast(1.2) saturate(.3)}
@@ -152,9 +158,15 @@ export function mountHeatmapPages(app: Hono, platform: Platform): void {
     const security = { "cache-control": "private, no-cache" };
     if (row.status !== "done") {
       const refresh = row.status === "error" ? "" : `<meta http-equiv="refresh" content="2">`;
-      return c.html(page("Heatmap", `<div class="status"><h1>Heatmap: ${escapeHtml(row.status)}</h1><p>${escapeHtml(row.status_message)}</p></div>`, refresh), 200, security);
+      return c.html(page("Heatmap", `<div class="status"><h1>Heatmap: ${escapeHtml(row.status)}</h1><p>${escapeHtml(row.status_message)}</p>${BACK}</div>`, refresh), 200, security);
     }
+    // The tracks' bounds (the tiles' own data, decoded once for the tiles that follow); the build's
+    // center and zoom when they cannot be read.
+    let bounds = null;
+    const source = await findTileSource(platform.db, row.athlete_id, row.id).catch(() => null);
+    if (source && source.status === "done") bounds = await tileServiceOf(platform).bounds(platform.db, source).catch(() => null);
     const config = {
+      bounds,
       tilePath: heatmapUrls("", row.athlete_id, row.id).tile_path,
       center: row.center_lat === null ? null : [row.center_lat, row.center_lng],
       zoom: row.center_zoom ?? 2,
@@ -163,7 +175,8 @@ export function mountHeatmapPages(app: Hono, platform: Platform): void {
       baseMapAttribution: base?.attribution ?? null,
     };
     const head = `<link rel="stylesheet" href="/heatmap-viewer/leaflet.css">`;
-    const body = `<div id="map"></div><div class="panel"><h1>Heatmap</h1>${describe(row)}</div>
+    const empty = row.center_lat === null ? `<p>No public activity with a route: nothing to draw.</p>` : "";
+    const body = `<main id="map" aria-label="Heatmap"></main><div class="panel" role="region" aria-label="About this heatmap">${BACK}<h1>Heatmap</h1>${describe(row)}${empty}</div>
 <script type="application/json" id="heatmap-config">${JSON.stringify(config).replace(/</g, "\\u003c")}</script>
 <script src="/heatmap-viewer/leaflet.js"></script><script src="/heatmap-viewer/viewer.js"></script>`;
     return c.html(page("Heatmap", body, head), 200, security);

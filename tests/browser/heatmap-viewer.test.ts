@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { decode } from "fast-png";
 import { type Browser, chromium } from "playwright-core";
@@ -12,6 +13,8 @@ import { loopTrack, offset, recordActivity, waitForBuild } from "../api/heatmaps
  */
 const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts");
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const SCREENS = join(import.meta.dirname!, "..", "..", "docs", "screens");
 const CENTER: [number, number] = [45.7640, 4.8357]; // Lyon
 
 let server: TestServer;
@@ -99,4 +102,43 @@ describe("heatmap viewer page", () => {
     expect(outside).toEqual([]);
     await context.close();
   });
+
+  it("opens fitted to the activities at 1280 and 390 px (not the world), and its link leads back to the heatmaps", async () => {
+    const res = await server.api("POST", "/v3/athlete/heatmaps", { token: athlete.token, form: { activity_type_ids: "1,2" } });
+    expect(res.status).toBe(201);
+    const progress = await waitForBuild(server, athlete.id, res.body.id, athlete.token);
+    expect(progress.center_zoom).toBeGreaterThan(2);
+    mkdirSync(SCREENS, { recursive: true });
+    for (const [width, height, name] of [[1280, 900, "desktop"], [390, 844, "phone"]] as const) {
+      const context = await browser.newContext({ viewport: { width, height } });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+      await page.goto(res.body.web_url);
+      await page.waitForFunction(() => (window as unknown as { heatmapViewer?: { ready: boolean } }).heatmapViewer?.ready, undefined, { timeout: 30_000 });
+      const zoom = await page.evaluate(() => (window as unknown as { heatmapViewer: { zoom: number } }).heatmapViewer.zoom);
+      // World zoom is 2 (what the viewer opened on); fitted to the tracks' box it is the build's
+      // center_zoom on a desktop window, at most two zooms out on a phone.
+      expect(zoom, name).toBeGreaterThan(2);
+      if (name === "desktop") expect(zoom).toBe(progress.center_zoom);
+      else expect(zoom).toBeGreaterThanOrEqual(progress.center_zoom - 2);
+      const back = page.locator(".panel a.back");
+      expect(await back.isVisible()).toBe(true);
+      expect(await back.innerText()).toContain("Heatmaps");
+      await page.evaluate(AXE);
+      const serious = await page.evaluate(async () => {
+        // deno-lint-ignore no-explicit-any
+        const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+        // deno-lint-ignore no-explicit-any
+        return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) => `${v.id} (${v.impact})`);
+      });
+      expect(serious, name).toEqual([]);
+      await page.screenshot({ path: join(SCREENS, `heatmap-viewer-back-${name}.png`) });
+      // Not signed in here: /heatmaps asks to sign in and comes back to it.
+      await Promise.all([page.waitForURL((url) => url.pathname === "/heatmaps" || url.search.includes("%2Fheatmaps")), back.click()]);
+      expect(errors, name).toEqual([]);
+      await context.close();
+    }
+  }, 120_000);
 });

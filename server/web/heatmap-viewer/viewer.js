@@ -1,6 +1,7 @@
 // The heatmap viewer: Leaflet with our heat tiles on a dark background (an optional, darkened base
 // map when the deployment configures one), opened on the activities' bounds (center_latlng and
-// center_zoom, computed when the map is built). No debug grid.
+// center_zoom, computed when the map is built), fitted to the window. No debug grid. The panel's
+// "← Heatmaps" link (server/web/heatmaps.ts) leads back to the athlete's heatmaps.
 (function () {
   "use strict";
   var config = JSON.parse(document.getElementById("heatmap-config").textContent);
@@ -30,7 +31,23 @@
   heat.on("tileerror", function () { window.heatmapViewer.tilesFailed++; });
   heat.on("load", function () { window.heatmapViewer.ready = true; });
   heat.addTo(map);
-  map.setView(config.center || [20, 0], config.center ? config.zoom : 2);
+  if (config.bounds) {
+    // The tracks' own bounds (server/heatmaps/tiles.ts), fitted to this window, never closer than the
+    // build's center_zoom (a single short track would otherwise fill the screen at zoom 18).
+    map.fitBounds(config.bounds, { padding: [24, 24], maxZoom: config.zoom, animate: false });
+  } else if (config.center) {
+    // The server's center_zoom is the largest zoom at which the tracks' bounding box fits a 960 x 640
+    // view around center_latlng; that view's box holds every track. Fitting it to this window opens on
+    // the activities at any size (a phone is a zoom or two further out).
+    var middle = map.project(config.center, config.zoom);
+    var box = L.latLngBounds(
+      map.unproject(middle.subtract([480, 320]), config.zoom),
+      map.unproject(middle.add([480, 320]), config.zoom),
+    );
+    map.fitBounds(box, { maxZoom: config.zoom, animate: false });
+  } else {
+    map.setView([20, 0], 2);
+  }
   window.heatmapViewer.zoom = map.getZoom();
   L.control.scale({ imperial: false }).addTo(map);
 })();
