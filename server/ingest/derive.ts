@@ -109,6 +109,13 @@ function estimatePower(v: number, accel: number, grade: number, mass: number): n
 }
 
 /** Laps the device wrote without any record inside them (a TCX Lap without Trackpoints). */
+/** Where a device lap ended by its own account: its end time (FIT timestamp), else start + elapsed; null when neither. */
+function ownEnd(lap: DeviceLap): number | null {
+  if (lap.endTime != null && lap.endTime > lap.startTime) return lap.endTime;
+  if (lap.elapsedTime !== null && lap.elapsedTime > 0) return lap.startTime + lap.elapsedTime * 1000;
+  return null;
+}
+
 function lapsWithoutSamples(laps: readonly DeviceLap[], samples: readonly Sample[]): DeviceLap[] {
   const out: DeviceLap[] = [];
   let j = 0;
@@ -469,8 +476,9 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: 
   }
   const laps: LapFacts[] = deviceLaps.map((lap, k) => {
     const a = starts[k];
-    // A lap covers its own start + elapsed time (laps may overlap: a manual lap over autolaps);
-    // without an elapsed time, up to the next lap's start.
+    // A lap covers its own span (laps may overlap: a manual lap over autolaps): FIT from its start to
+    // its timestamp (the moment it ended), else start + elapsed time; without either, up to the next
+    // lap's start.
     let next = k + 1 < starts.length ? starts[k + 1] : n;
     if ("lastPointTime" in lap && lap.lastPointTime != null) {
       // TCX: up to the next lap's own first trackpoint, the last lap up to its own last one.
@@ -479,8 +487,8 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: 
         while (j < n && samples[j].time <= lap.lastPointTime) j++;
         next = j;
       }
-    } else if (lap.elapsedTime !== null && lap.elapsedTime > 0) {
-      const end = lap.startTime + lap.elapsedTime * 1000;
+    } else if (ownEnd(lap) !== null) {
+      const end = ownEnd(lap)!;
       let j = a;
       while (j < n && samples[j].time < end) j++;
       next = j;

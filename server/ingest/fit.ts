@@ -163,6 +163,7 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     laps.push({
       startTime: start,
       elapsedTime: num(lap.total_elapsed_time),
+      endTime: ms(lap.timestamp),
       distance: num(lap.total_distance),
       timerTime: num(lap.total_timer_time),
       calories: num(lap.total_calories),

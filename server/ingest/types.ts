@@ -39,6 +39,12 @@ export interface DeviceLap {
   points?: number;
   firstPointTime?: number | null;
   lastPointTime?: number | null;
+  /**
+   * FIT: the lap message's timestamp, the moment the lap ended (FIT profile); null when absent. An
+   * Edge 1000 counts a pause before a lap into that lap's total_elapsed_time, so start + elapsed can
+   * run 20 s into the next lap while the lap itself ended at its timestamp.
+   */
+  endTime?: number | null;
   /** The lap's own heart-rate summary (FIT lap avg/max_heart_rate), used when no record carries one. */
   averageHeartrate?: number | null;
   maxHeartrate?: number | null;
