@@ -133,7 +133,9 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
   app.use("/v3/*", conventions);
   app.use("/api/v3/*", conventions);
 
-  app.get("/v3/openapi.json", (c) => jsonResponse(c, openApiDocument(routes, `${platform.config.publicUrl}`)));
+  // Generated once: the routes and the public URL do not change while the server runs.
+  let openApi: Record<string, unknown> | undefined;
+  app.get("/v3/openapi.json", (c) => jsonResponse(c, openApi ??= openApiDocument(routes, `${platform.config.publicUrl}`)));
   mountDocs(app, platform, routes);
   mountHealth(app, platform, lifecycle);
   mountMetrics(app, metrics, platform.config.metricsToken);

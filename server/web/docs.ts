@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
+import { openApiDocument } from "../http/openapi.ts";
 import { OAUTH_SCOPES } from "../http/openapi-extras.ts";
 import type { AnyRoute } from "../http/route.ts";
 import { pagePolicy } from "../http/security-headers.ts";
@@ -69,10 +70,36 @@ function routeTable(routes: AnyRoute[]): string {
   }).join("\n");
 }
 
-function frame(title: string, body: string, scripts: string[] = []): string {
+/**
+ * Every operation of the OpenAPI document by tag (method, path, summary, operation id), drawn by the
+ * server: the reference is readable at once, while Swagger UI (≈ 1.7 MB of script, then the
+ * document's resolution and some 100 operations drawn: 2-4 s on a busy 2-core machine) gets ready
+ * hidden; docs.js shows it in this list's place when it has drawn everything.
+ */
+function operationList(doc: Record<string, unknown>): string {
+  const byTag = new Map<string, string[]>();
+  for (const tag of (doc.tags ?? []) as { name: string }[]) byTag.set(tag.name, []);
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { operationId?: string; summary?: string; tags?: string[] }>>)) {
+    for (const method of ["get", "post", "put", "patch", "delete"]) {
+      const op = item[method];
+      if (!op) continue;
+      const tag = op.tags?.[0] ?? "default";
+      if (!byTag.has(tag)) byTag.set(tag, []);
+      byTag.get(tag)!.push(
+        `<li class="ref-op ref-${method}"><span class="ref-method">${method.toUpperCase()}</span><code class="ref-path">${escapeHtml(path)}</code>` +
+          `<span class="ref-summary">${escapeHtml(op.summary ?? "")}</span><span class="ref-id">${escapeHtml(op.operationId ?? "")}</span></li>`,
+      );
+    }
+  }
+  return [...byTag.entries()].filter(([, ops]) => ops.length)
+    .map(([tag, ops]) => `<section aria-labelledby="ref-${escapeHtml(tag)}"><h2 id="ref-${escapeHtml(tag)}">${escapeHtml(tag)}</h2><ul>${ops.join("")}</ul></section>`)
+    .join("\n");
+}
+
+function frame(title: string, body: string, scripts: string[] = [], head = ""): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="stylesheet" href="/docs/assets/docs.css"></head>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"><link rel="stylesheet" href="/docs/assets/docs.css">${head}</head>
 <body><header class="docs-bar"><nav aria-label="API documentation">
 <a class="brand" href="/docs">API v3 reference</a>
 <a href="/docs/connect">Connect your app</a>
@@ -80,16 +107,21 @@ function frame(title: string, body: string, scripts: string[] = []): string {
 <a href="/settings/api">My API application</a>
 </nav></header>
 ${body}
-${scripts.map((s) => `<script src="/docs/assets/${s}"></script>`).join("\n")}
+${scripts.map((s) => `<script defer src="/docs/assets/${s}"></script>`).join("\n")}
 </body></html>`;
 }
 
-function referencePage(routes: AnyRoute[]): string {
-  return frame("API v3 reference", `<main id="swagger-ui" aria-label="API reference"></main>
+function referencePage(routes: AnyRoute[], publicUrl: string): string {
+  const doc = openApiDocument(routes, publicUrl);
+  return frame("API v3 reference", `<div class="reference">
+<main id="reference-list" class="ref-static" aria-label="API reference"><h1>API v3 reference</h1>
+<p class="ref-loading" role="status">Every operation is listed below; the interactive reference (parameters, models) opens in its place in a moment.</p>
+${operationList(doc)}</main>
+<div id="swagger-ui" hidden></div>
 <noscript><div class="guide fallback"><h1>API v3 reference</h1><p>Machine-readable: <a href="/v3/openapi.json">/v3/openapi.json</a>.
 Every /v3 path also answers under /api/v3. Errors: <code>{"message", "errors":[{"resource","field","code"}]}</code>.
 New here? <a href="/docs/connect">Connect your app</a>.</p>
-${routeTable(routes)}</div></noscript>`, ["swagger-ui-bundle.js", "docs.js"]);
+${routeTable(routes)}</div></noscript></div>`, ["docs.js"], `<noscript><style>#reference-list{display:none}</style></noscript>`);
 }
 
 function connectPage(publicUrl: string, publicApiUrl?: string): string {
@@ -205,7 +237,7 @@ export function mountDocs(app: Hono, platform: Platform, routes: AnyRoute[]): vo
   let reference: string | undefined;
   app.get("/docs", (c: Context) => {
     pagePolicy(c, POLICY);
-    return c.html(reference ??= referencePage(routes), 200);
+    return c.html(reference ??= referencePage(routes, platform.config.publicUrl), 200);
   });
   app.get("/docs/connect", (c: Context) => {
     pagePolicy(c, POLICY);
