@@ -178,6 +178,25 @@ function sportMask(parsed: ParsedFile, type: ActivityType): Uint8Array | undefin
   return mask;
 }
 
+/**
+ * A multisport file: each interval's moving threshold by the sport of the session it lies in (a
+ * transition's, or outside every session, as for "other" sports and the activity's own type).
+ */
+function sessionThresholds(parsed: ParsedFile, type: ActivityType): Float64Array | undefined {
+  const sessions = parsed.sessions ?? [];
+  if (sessions.length < 2) return undefined;
+  const samples = parsed.samples;
+  const out = new Float64Array(samples.length).fill(movingThreshold(type));
+  let k = 0;
+  for (let i = 1; i < samples.length; i++) {
+    const mid = (samples[i - 1].time + samples[i].time) / 2;
+    while (k < sessions.length && sessions[k].endTime < mid) k++;
+    if (k < sessions.length && sessions[k].startTime <= mid) out[i] = movingThreshold(sessions[k].sport ?? "Workout");
+  }
+  if (samples.length > 1) out[0] = out[1];
+  return out;
+}
+
 /** Turns a parsed device file into every fact ActivityRecorded holds, and the streams. */
 export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: { terrain?: Terrain | null } = {}): Derived {
   // Non-barometric altitude from the terrain model when the operator supplies one (SRTM tiles).
@@ -263,6 +282,7 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: 
   const pausedRun = type === "Run" && !multisport && parsed.devicePaused === true;
   const moving = movingIntervals({
     samples, cum, pauses: parsed.pauses, segmentStarts, threshold: movingThreshold(type), measured,
+    thresholds: sessionThresholds(parsed, type),
     lengths: poolSwim ? parsed.lengths : undefined, timerOnly: pausedRun,
   });
   const movSecs = movingSeconds(samples, moving);

@@ -30,6 +30,11 @@ export interface MovingInput {
   pauses: readonly Pause[];
   segmentStarts?: readonly number[];
   threshold: number;
+  /**
+   * A multisport file: the threshold of each interval (i − 1, i), by the sport of the session it lies
+   * in (an open-water swim leg at 0.8 m/s is moving, though under a ride's 1 m/s).
+   */
+  thresholds?: Float64Array;
   /** Whether the distance stream measures movement (device distance, positions or speed). */
   measured: boolean;
   /** FIT pool-swim lengths; when there are active ones, only they are moving. */
@@ -50,8 +55,9 @@ export interface MovingInput {
  * - nothing measures distance: every recorded interval up to 60 s.
  */
 export function movingIntervals(input: MovingInput): Uint8Array {
-  const { samples, cum, pauses, threshold, measured } = input;
+  const { samples, cum, pauses, measured } = input;
   const n = samples.length;
+  const thresholds = input.thresholds;
   const moving = new Uint8Array(n);
   const active = (input.lengths ?? []).filter((l) => l.active);
   const window = MOVING_WINDOW_S * 1000;
@@ -83,6 +89,7 @@ export function movingIntervals(input: MovingInput): Uint8Array {
         moving[i] = t1 - t0 <= MAX_UNMEASURED_GAP_S * 1000 ? 1 : 0;
         continue;
       }
+      const threshold = thresholds ? thresholds[i] : input.threshold;
       const speed = samples[i].speed;
       if (speed !== null && t1 - t0 <= MAX_SPEED_INTERVAL_S * 1000) {
         moving[i] = speed >= threshold ? 1 : 0;
