@@ -57,7 +57,8 @@ const REVIEWED: { file: string; text: string; why: string }[] = [
   { file: "server/web/app/shell.ts", text: "tiles.attribution", why: "the operator's MAP_TILE_ATTRIBUTION, into the page's JSON config for map.js" },
   { file: "server/web/heatmaps.ts", text: "process.env.HEATMAP_BASEMAP_ATTRIBUTION ?? \"\"", why: "the operator's HEATMAP_BASEMAP_ATTRIBUTION" },
   { file: "server/web/app/shell.ts", text: "nav", why: "the navigation built above from constants and escapeHtml" },
-  { file: "server/web/app/shell.ts", text: "n.href.replace(\":me\", String(o.athlete!.id))", why: "a constant path with the athlete's numeric id" },
+  { file: "server/web/app/shell.ts", text: "n.href.replace(\":me\", String(athlete.id))", why: "a constant path with the athlete's numeric id" },
+  { file: "server/web/layout.tsx", text: "'<a class=\"brand\" href=\"/\">Fitness Platform</a>' + headerNav(props.athlete, props.csrf, props.current)", why: "a constant link and the shell's navigation (constants and escapeHtml)" },
   { file: "server/web/app/shell.ts", text: "n.label", why: "the constant NAV labels" },
   { file: "server/web/app/shell.ts", text: "m", why: "the page's further module scripts: asset names from the server's own page code (moreScripts)" },
   { file: "server/web/app/shell.ts", text: "styles", why: "link tags of constant asset names" },
@@ -81,6 +82,12 @@ const REVIEWED: { file: string; text: string; why: string }[] = [
   { file: "server/web/docs.ts", text: "routeTable(routes)", why: "HTML built from escapeHtml" },
   { file: "server/web/docs.ts", text: "scopes", why: "rows built from escapeHtml" },
   { file: "server/web/docs.ts", text: "authorize", why: "built from escapeHtml(PUBLIC_URL) and constants" },
+  { file: "server/web/docs.ts", text: "method", why: "one of the constant HTTP method names the loop walks" },
+  { file: "server/web/docs.ts", text: "method.toUpperCase()", why: "one of the constant HTTP method names the loop walks" },
+  { file: "server/web/docs.ts", text: "ops.join(\"\")", why: "list items built from those method names and escapeHtml" },
+  { file: "server/web/docs.ts", text: "head", why: "constant head markup of the callers" },
+  { file: "server/web/docs.ts", text: "operationList(doc)", why: "HTML built from constant method names and escapeHtml" },
+  { file: "server/web/heatmaps.ts", text: "empty", why: "a constant sentence or nothing" },
 ];
 
 function files(dir: string): string[] {
