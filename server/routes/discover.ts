@@ -19,9 +19,10 @@ const zFoundClub = model("FoundClub", z.object({
   id: 231407, name: "Dom Riders", sport_type: "cycling", city: "Utrecht", country: "Netherlands", private: false, member_count: 12, joined: false,
 });
 const zFoundAthlete = model("FoundAthlete", z.object({
-  id: int, firstname: z.string(), lastname: z.string(), city: z.string().nullable(), country: z.string().nullable(), following: z.boolean(),
-}), "An athlete found by name (GET /v3/athletes/search): whether the caller follows them.", {
-  id: 227615, firstname: "Ada", lastname: "Lovelace", city: "London", country: "United Kingdom", following: false,
+  id: int, firstname: z.string(), lastname: z.string(), city: z.string().nullable(), country: z.string().nullable(),
+  friend: z.enum(["accepted"]).nullable(),
+}), "An athlete found by name (GET /v3/athletes/search): `friend` is Strava's field for whether the caller follows them (\"accepted\", else null).", {
+  id: 227615, firstname: "Ada", lastname: "Lovelace", city: "London", country: "United Kingdom", friend: null,
 });
 const zFoundChallenge = model("FoundChallenge", z.object({
   id: int, name: z.string(), type: z.string(), start_date: z.string(), end_date: z.string(), participant_count: int, joined: z.boolean(),
@@ -57,7 +58,7 @@ export const discoverRoutes = [
     async handler({ platform, auth, query }) {
       const { perPage, offset } = paging(query);
       const rows = await findAthletes(platform.db, auth.athleteId, query.q?.trim() ?? "", perPage, offset);
-      return rows.map((r) => ({ ...r, id: Number(r.id) }));
+      return rows.map(({ following, ...r }) => ({ ...r, id: Number(r.id), friend: following ? "accepted" as const : null }));
     },
   }),
   defineRoute({

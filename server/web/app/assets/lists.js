@@ -120,7 +120,7 @@ async function find() {
       h("li", { dataset: { athlete: x.id } },
         h("div", {}, h("a", { href: `/athletes/${x.id}` }, `${x.firstname} ${x.lastname}`.trim()),
           x.city || x.country ? h("div", { class: "meta" }, [x.city, x.country].filter(Boolean).join(", ")) : null),
-        badge(x.following, "Following")), "No athlete matches."));
+        badge(x.friend === "accepted", "Following")), "No athlete matches."));
     challenges.replaceChildren(challenges.firstChild, resultList("found-challenges", ch, (x) =>
       h("li", { dataset: { challenge: x.id } },
         h("div", {}, h("a", { href: `/challenges/${x.id}` }, x.name),
