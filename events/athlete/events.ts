@@ -41,6 +41,8 @@ export const athleteProfileUpdated = defineEvent({
     defaultActivityType: z.enum(ACTIVITY_TYPES).optional(),
     /** Whether new activities are private unless the request says otherwise. */
     defaultPrivate: z.boolean().optional(),
+    /** Units the athlete reads distances in (the API's measurement_preference): metres/km or feet/miles. */
+    measurementPreference: z.enum(["feet", "meters"]).optional(),
   }),
 });
 

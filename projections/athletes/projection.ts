@@ -26,6 +26,7 @@ const COLUMNS: Record<string, string> = {
   ftp: "ftp",
   defaultActivityType: "default_activity_type",
   defaultPrivate: "default_private",
+  measurementPreference: "measurement_preference",
 };
 
 /** Athletes: profile, credentials (hashed) and timestamps. */
@@ -52,6 +53,8 @@ export const athletesProjection: Projection = {
       created_at timestamptz not null,
       updated_at timestamptz not null
     );
+    -- Added after the first release: a database made before has the table without it.
+    alter table athletes add column if not exists measurement_preference text not null default 'meters';
     create unique index if not exists athletes_email_unique on athletes (lower(email));
     -- Erased accounts (the id only) and whether the log's rewrite is done (the erasure job's queue).
     create table if not exists athlete_erasures (

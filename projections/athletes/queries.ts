@@ -15,12 +15,14 @@ export interface AthleteRow {
   birthdate: string | null;
   weight: number | null;
   ftp: number | null;
+  /** "meters" or "feet" (the API's measurement_preference). */
+  measurement_preference: string;
   created_at: string;
   updated_at: string;
 }
 
 const ATHLETE_COLUMNS =
-  "id, firstname, lastname, email, sex, premium, city, state, country, birthdate, weight, ftp, created_at, updated_at";
+  "id, firstname, lastname, email, sex, premium, city, state, country, birthdate, weight, ftp, measurement_preference, created_at, updated_at";
 
 /** The athletes table's columns for a row alias (for queries that join athletes to something else). */
 export function athleteColumns(alias: string): string {

@@ -84,6 +84,7 @@ export interface AthleteChanges {
   ftp?: number | null;
   defaultActivityType?: ActivityType;
   defaultPrivate?: boolean;
+  measurementPreference?: "feet" | "meters";
 }
 
 /** Changes an athlete's profile or settings (CLI, PUT /v3/athlete); nothing when nothing changes. */

@@ -96,7 +96,7 @@ function detailOf(row: AthleteRow, extras: DetailExtras) {
     mutual_friend_count: 0,
     athlete_type: 0,
     date_preference: "%m/%d/%Y",
-    measurement_preference: "meters",
+    measurement_preference: row.measurement_preference === "feet" ? "feet" : "meters",
     ftp: row.ftp,
     weight: row.weight ?? 0,
     clubs: clubs ?? [],

@@ -27,6 +27,8 @@ const updateBody = z.object({
     return type;
   }),
   default_private: zBool.optional(),
+  /** The units the athlete reads (Strava's DetailedAthlete field, writable here): "meters" or "feet". */
+  measurement_preference: z.enum(["feet", "meters"]).optional(),
 });
 
 export const athleteRoutes = [
@@ -50,7 +52,7 @@ export const athleteRoutes = [
     method: "PUT",
     path: "/v3/athlete",
     response: zDetailedAthlete,
-    summary: "Update the authenticated athlete: weight (kg), ftp (W), and the extensions default_activity_type and default_private.",
+    summary: "Update the authenticated athlete: weight (kg), ftp (W), measurement_preference (meters or feet), and the extensions default_activity_type and default_private.",
     tag: "Athlete",
     auth: "token",
     permission: "write",
@@ -62,6 +64,7 @@ export const athleteRoutes = [
         ftp: body.ftp,
         defaultActivityType: body.default_activity_type,
         defaultPrivate: body.default_private,
+        measurementPreference: body.measurement_preference,
       }, "api");
       const row = await findAthlete(platform.db, auth.athleteId);
       if (!row) throw notFound("Athlete");

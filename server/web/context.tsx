@@ -16,7 +16,8 @@ import { csrfToken, csrfValid, currentSession, leaveNote, type Reveal, type Sess
 export interface Web {
   /** The signed-in athlete's session (undefined for anonymous visitors: no server-side state). */
   session: Session | undefined;
-  athlete: { id: number; name: string; email: string } | null;
+  /** units: the athlete's measurement_preference, which the app's pages format distances in. */
+  athlete: { id: number; name: string; email: string; units: "meters" | "feet" } | null;
   /** The token this visitor's forms carry. */
   csrf: string;
   /** Checks a posted form's token (sign-in and sign-up forms also accept the anonymous one). */
@@ -34,7 +35,9 @@ export async function web(c: Context, platform: Platform): Promise<Web> {
   let athlete: Web["athlete"] = null;
   if (session) {
     const row = await findAthlete(platform.db, session.athleteId);
-    if (row) athlete = { id: Number(row.id), name: `${row.firstname} ${row.lastname}`, email: row.email };
+    if (row) {
+      athlete = { id: Number(row.id), name: `${row.firstname} ${row.lastname}`, email: row.email, units: row.measurement_preference === "feet" ? "feet" : "meters" };
+    }
     else session = undefined;
   }
   const csrf = await csrfToken(c, platform, session);

@@ -2,7 +2,7 @@
 // through the photo routes, which strip EXIF; the owner adds one), downloads (GPX for whoever sees
 // the activity, through the same privacy engine as its reads; the original file for the owner) and,
 // for the owner, a segment made from a stretch of the activity (POST /v3/segments).
-import { api, config, currentToken, h, km, ready } from "./app.js";
+import { api, config, currentToken, distanceUnit, h, km, ready } from "./app.js";
 
 const id = config.activityId;
 /** Another athlete's page starts from the summary the server embedded (see activity.js). */
@@ -141,7 +141,8 @@ async function segmentForm(a) {
   const distance = streams.distance?.data ?? [];
   if (distance.length < 2 || !streams.latlng) return null;
   const total = distance[distance.length - 1];
-  const kmValue = (m) => (m / 1000).toFixed(2);
+  // In km, or miles for an imperial athlete (distanceUnit).
+  const kmValue = (m) => (m / distanceUnit.meters).toFixed(2);
   const name = h("input", { type: "text", id: "segment-name", name: "name", required: true, maxlength: 255 });
   const from = h("input", { type: "number", id: "segment-from", min: 0, max: kmValue(total), step: "0.01", value: kmValue(total / 3), required: true });
   const to = h("input", { type: "number", id: "segment-to", min: 0, max: kmValue(total), step: "0.01", value: kmValue((2 * total) / 3), required: true });
@@ -160,13 +161,13 @@ async function segmentForm(a) {
   };
   const form = h("form", { id: "segment-form", class: "inline-form" },
     h("label", { for: "segment-name" }, "Segment name"), name,
-    h("label", { for: "segment-from" }, `From (km, of ${km(total)})`), from,
-    h("label", { for: "segment-to" }, "To (km)"), to,
+    h("label", { for: "segment-from" }, `From (${distanceUnit.name}, of ${km(total)})`), from,
+    h("label", { for: "segment-to" }, `To (${distanceUnit.name})`), to,
     h("label", { class: "check" }, privateBox, a.private ? "Private (the activity is private)" : "Private"),
     button, status);
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const start = indexAt(Number(from.value) * 1000), end = indexAt(Number(to.value) * 1000);
+    const start = indexAt(Number(from.value) * distanceUnit.meters), end = indexAt(Number(to.value) * distanceUnit.meters);
     if (!(end > start)) {
       status.replaceChildren(failure(new Error("The end must come after the start.")));
       return;

@@ -1,5 +1,5 @@
 // One activity: map, charts with a cursor linked to the map, stats, splits, laps, efforts, social, edit.
-import { api, config, dateText, distanceText, duration, h, isPaceSport, isStepSport, isSwim, km, kudosText, localDateText, meters, paceMeters, readableName, ready, showFailure, speedText } from "./app.js";
+import { api, config, dateText, distanceText, distanceUnit, duration, h, imperial, isPaceSport, isStepSport, isSwim, km, kudosText, localDateText, meters, paceMeters, paceUnit, readableName, ready, showFailure, speedText, speedUnit } from "./app.js";
 import { baseMap } from "./map.js";
 
 const id = config.activityId;
@@ -97,8 +97,8 @@ function achievements(e) {
 function tables(a) {
   const type = a.type;
   return [
-    table("Splits (km)", ["Km", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Elev"],
-      (a.splits_metric ?? []).map((s) => [String(s.split), km(s.distance), duration(s.moving_time), speedText(s.average_speed, type), meters(s.elevation_difference)]), "splits"),
+    table(imperial ? "Splits (mi)" : "Splits (km)", [imperial ? "Mile" : "Km", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Elev"],
+      ((imperial ? a.splits_standard : a.splits_metric) ?? []).map((s) => [String(s.split), km(s.distance), duration(s.moving_time), speedText(s.average_speed, type), meters(s.elevation_difference)]), "splits"),
     table("Laps", ["Lap", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Avg HR"],
       (a.laps ?? []).map((l) => [String(l.lap_index ?? l.name), distanceText(l.distance, type), duration(l.moving_time), speedText(l.average_speed, type), l.average_heartrate ? `${Math.round(l.average_heartrate)}` : "—"]), "laps"),
     table("Segment efforts", ["Segment", "Time", "Distance", "Achievements"],
@@ -149,7 +149,7 @@ function drawCharts(s) {
   for (const p of plots) p.destroy();
   plots = [];
   box.replaceChildren();
-  const x = xMode === "distance" ? (s.distance ?? []).map((d) => d / 1000) : (s.time ?? []).map((t) => t / 60);
+  const x = xMode === "distance" ? (s.distance ?? []).map((d) => d / distanceUnit.meters) : (s.time ?? []).map((t) => t / 60);
   if (!x.length) {
     box.closest("section").hidden = true;
     return;
@@ -162,8 +162,12 @@ function drawCharts(s) {
     let values = data, label = chart.label;
     if (chart.key === "velocity_smooth") {
       const unit = paceMeters(activity.type), slow = isSwim(activity.type) ? 0.2 : 0.5;
-      values = pace ? data.map((v) => (v > slow ? unit / v / 60 : null)) : data.map((v) => v * 3.6);
-      label = pace ? `Pace (min/${isSwim(activity.type) ? "100 m" : "km"})` : "Speed (km/h)";
+      values = pace ? data.map((v) => (v > slow ? unit / v / 60 : null)) : data.map((v) => v * speedUnit.perMps);
+      label = pace ? `Pace (min/${paceUnit(activity.type)})` : `Speed (${speedUnit.name})`;
+    }
+    if (chart.key === "altitude" && imperial) {
+      values = data.map((v) => (v === null ? null : v * 3.28084));
+      label = "Elevation (ft)";
     }
     if (chart.key === "cadence") {
       if (isStepSport(activity.type)) values = data.map((v) => (v === null ? null : v * 2));
@@ -179,11 +183,11 @@ function drawCharts(s) {
       cursor: { sync: { key: "activity" }, drag: { x: false, y: false } },
       scales: { x: { time: false }, y: pace && chart.key === "velocity_smooth" ? { dir: -1 } : {} },
       axes: [
-        { label: chart === CHARTS[CHARTS.length - 1] ? undefined : undefined, values: (u, v) => v.map((n) => xMode === "distance" ? `${n} km` : `${n} min`) },
+        { label: chart === CHARTS[CHARTS.length - 1] ? undefined : undefined, values: (u, v) => v.map((n) => xMode === "distance" ? `${n} ${distanceUnit.name}` : `${n} min`) },
         { size: 50 },
       ],
       series: [
-        { label: xMode === "distance" ? "km" : "min", value: (u, v) => v === null ? "—" : v.toFixed(2) },
+        { label: xMode === "distance" ? distanceUnit.name : "min", value: (u, v) => v === null ? "—" : v.toFixed(2) },
         { label, stroke: chart.color, fill: chart.fill, width: 1.5, points: { show: false }, value: (u, v) => v === null ? "—" : pace && chart.key === "velocity_smooth" ? duration(v * 60) : v.toFixed(chart.key === "altitude" ? 0 : 1) },
       ],
       hooks: { setCursor: [(u) => moveMarker(u.cursor.idx)] },

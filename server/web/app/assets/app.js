@@ -120,7 +120,17 @@ export function svg(tag, attrs = {}, ...children) {
   return el;
 }
 
-export const km = (m) => (m >= 10_000 ? (m / 1000).toFixed(1) : (m / 1000).toFixed(2)) + " km";
+/** The athlete's measurement_preference (PUT /v3/athlete, chosen on /settings): "feet" is miles and feet. */
+export const imperial = config.athlete?.units === "feet";
+/** Metres in the distance unit (km or mile) and the unit's name. */
+export const MILE = 1609.344;
+export const distanceUnit = imperial ? { meters: MILE, name: "mi" } : { meters: 1000, name: "km" };
+
+/** A distance in km, or miles for an imperial athlete (the name stays: every page calls it). */
+export const km = (m) => {
+  const n = (m ?? 0) / distanceUnit.meters;
+  return (n >= 10 ? n.toFixed(1) : n.toFixed(2)) + ` ${distanceUnit.name}`;
+};
 
 export function duration(s) {
   s = Math.round(s ?? 0);
@@ -128,26 +138,33 @@ export function duration(s) {
   return hh ? `${hh}:${String(mm).padStart(2, "0")}:${String(ss).padStart(2, "0")}` : `${mm}:${String(ss).padStart(2, "0")}`;
 }
 
-export const meters = (m) => `${Math.round(m ?? 0).toLocaleString("en")} m`;
+/** An elevation (or height): metres, or feet for an imperial athlete. */
+export const meters = (m) => (imperial ? `${Math.round((m ?? 0) * 3.28084).toLocaleString("en")} ft` : metres(m));
+/** Always metres (swims: pools are measured in metres). */
+export const metres = (m) => `${Math.round(m ?? 0).toLocaleString("en")} m`;
 
 /** Swims are measured in metres and paced per 100 m. */
 export const isSwim = (type) => /Swim/.test(type ?? "");
 
 /** A distance in the sport's unit: metres for swims, kilometres otherwise. */
-export const distanceText = (m, type) => (isSwim(type) ? meters(m) : km(m ?? 0));
+export const distanceText = (m, type) => (isSwim(type) ? metres(m) : km(m ?? 0));
 
 /** Pace for runs, walks and hikes (min/km) and swims (min/100 m), speed (km/h) otherwise. */
 export function isPaceSport(type) {
   return /Run|Walk|Hike|Swim/.test(type ?? "");
 }
 
-/** Metres per pace unit: 100 for swims, 1,000 otherwise. */
-export const paceMeters = (type) => (isSwim(type) ? 100 : 1000);
+/** Metres per pace unit: 100 for swims, a km (or a mile for an imperial athlete) otherwise. */
+export const paceMeters = (type) => (isSwim(type) ? 100 : distanceUnit.meters);
+/** The pace unit's name: "100 m", "km" or "mi". */
+export const paceUnit = (type) => (isSwim(type) ? "100 m" : distanceUnit.name);
+/** Metres per second in km/h (or mi/h), and the unit's name. */
+export const speedUnit = imperial ? { perMps: 3600 / MILE, name: "mi/h" } : { perMps: 3.6, name: "km/h" };
 
 export function speedText(mps, type) {
   if (!mps) return "—";
-  if (isPaceSport(type)) return `${duration(paceMeters(type) / mps)} ${isSwim(type) ? "/100 m" : "/km"}`;
-  return `${(mps * 3.6).toFixed(1)} km/h`;
+  if (isPaceSport(type)) return `${duration(paceMeters(type) / mps)} /${paceUnit(type)}`;
+  return `${(mps * speedUnit.perMps).toFixed(1)} ${speedUnit.name}`;
 }
 
 /** Steps per minute for runs, walks and hikes (the API's cadence counts one foot), else as given. */

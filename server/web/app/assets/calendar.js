@@ -1,7 +1,7 @@
 // Training calendar: a month of activities by day (weeks from Monday), each week's totals by sport,
 // the month's totals by sport and a chart of the last 12 weeks' volume (moving time by sport).
 // Another athlete's calendar holds only what the API lets the viewer see (never their private ones).
-import { distanceText, duration, h, km, ready, showFailure, svg } from "./app.js";
+import { distanceText, duration, h, km, meters, ready, showFailure, svg } from "./app.js";
 import { activitiesSince, chartWidth, GROUPS, localDay, pageHead, self, sportGroup } from "./training-common.js";
 
 const root = document.getElementById("calendar");
@@ -91,7 +91,7 @@ function monthTotals(list, y, m) {
           h("td", { class: "num" }, String(t[g].count)),
           h("td", { class: "num" }, groupDistance(g, t[g].distance)),
           h("td", { class: "num" }, duration(t[g].time)),
-          h("td", { class: "num" }, `${Math.round(t[g].elevation).toLocaleString("en")} m`))))))
+          h("td", { class: "num" }, meters(t[g].elevation)))))))
       : h("p", { class: "muted", id: "month-totals" }, self ? "No activities this month." : "No activities you may see this month."));
 }
 

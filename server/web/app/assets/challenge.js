@@ -1,5 +1,5 @@
 // A challenge: details, progress, leaderboard, join / leave.
-import { api, config, h, km, membershipButton, readableName, ready, showFailure } from "./app.js";
+import { api, config, h, km, membershipButton, meters, readableName, ready, showFailure } from "./app.js";
 
 const id = config.challengeId;
 const root = document.getElementById("challenge");
@@ -8,7 +8,7 @@ function amount(value, dimension) {
   if (value === null || value === undefined) return "—";
   if (/distance/.test(dimension ?? "")) return km(value);
   if (/time/.test(dimension ?? "")) return `${(value / 3600).toFixed(1)} h`;
-  if (/elevation/.test(dimension ?? "")) return `${Math.round(value)} m`;
+  if (/elevation/.test(dimension ?? "")) return meters(value);
   return String(value);
 }
 

@@ -1,5 +1,5 @@
 // Leaflet helpers: a map with the configured base tiles (missing tiles leave the route visible).
-import { config } from "./app.js";
+import { config, imperial } from "./app.js";
 
 /** A Leaflet map in `element` with the base map; tile errors are counted, never fatal. */
 export function baseMap(element, options = {}) {
@@ -11,6 +11,7 @@ export function baseMap(element, options = {}) {
   window.appState.tileErrors = 0;
   tiles.on("tileerror", () => window.appState.tileErrors++);
   tiles.addTo(map);
-  L.control.scale({ imperial: false }).addTo(map);
+  // The scale in the athlete's units (measurement_preference).
+  L.control.scale({ imperial, metric: !imperial }).addTo(map);
   return map;
 }

@@ -1,5 +1,5 @@
 // Explore segments on a map: GET /v3/segments/explore with the map's bounds, filtered by sport and climb category.
-import { api, decodePolyline, h, km, ready, showFailure, textNode } from "./app.js";
+import { api, decodePolyline, h, km, meters, ready, showFailure, textNode } from "./app.js";
 import { baseMap } from "./map.js";
 
 const root = document.getElementById("segments");
@@ -23,7 +23,7 @@ function controls() {
 function row(s) {
   return h("li", { class: "segment-row", dataset: { segment: s.id } },
     h("a", { href: `/segments/${s.id}` }, s.name),
-    h("span", { class: "muted" }, ` ${km(s.distance)} · ${s.avg_grade.toFixed(1)} % · ${Math.round(s.elev_difference)} m up`),
+    h("span", { class: "muted" }, ` ${km(s.distance)} · ${s.avg_grade.toFixed(1)} % · ${meters(s.elev_difference)} up`),
     s.climb_category > 0 ? h("span", { class: "badge" }, s.climb_category_desc === "HC" ? "HC" : `Cat ${s.climb_category_desc}`) : null,
     s.starred ? h("span", { class: "badge", title: "Starred" }, "★ starred") : null);
 }

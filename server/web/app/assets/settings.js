@@ -1,5 +1,5 @@
 // Settings: profile and defaults (PUT /v3/athlete), privacy zones on a map, gear, links to apps and import.
-import { api, avatarSrc, config, h, ready, showFailure } from "./app.js";
+import { api, avatarSrc, config, distanceUnit, h, ready, showFailure } from "./app.js";
 import { baseMap } from "./map.js";
 
 const root = document.getElementById("settings");
@@ -14,12 +14,20 @@ function profile(me) {
       h("div", {}, h("label", { for: "weight" }, "Weight (kg, optional)"), h("input", { type: "number", id: "weight", min: 1, max: 400, step: "0.1", value: me.weight > 0 ? me.weight : "" })),
       h("div", {}, h("label", { for: "default-type" }, "Default activity type"),
         h("select", { id: "default-type" }, TYPES.map((t) => h("option", { value: t, selected: t === (me.default_activity_type ?? config.defaults?.activityType ?? "Ride") }, t))))),
+    h("div", {}, h("label", { for: "units" }, "Units"),
+      h("select", { id: "units" },
+        h("option", { value: "meters", selected: me.measurement_preference !== "feet" }, "Metric (km, m, km/h, min/km)"),
+        h("option", { value: "feet", selected: me.measurement_preference === "feet" }, "Imperial (mi, ft, mi/h, min/mi)"))),
     h("label", { class: "check" }, h("input", { type: "checkbox", id: "default-private", checked: !!(me.default_private ?? config.defaults?.private) }), "New uploads are private (only me)"),
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Save"), status),
   );
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const body = { default_activity_type: form.querySelector("#default-type").value, default_private: form.querySelector("#default-private").checked };
+    const body = {
+      default_activity_type: form.querySelector("#default-type").value,
+      default_private: form.querySelector("#default-private").checked,
+      measurement_preference: form.querySelector("#units").value,
+    };
     const w = form.querySelector("#weight").value;
     if (w) body.weight = Number(w);
     try {
@@ -163,7 +171,7 @@ function gear(me) {
     });
     section.replaceChildren(h("h2", { id: "gear-title" }, "Gear"),
       items.length
-        ? h("ul", { id: "gear" }, items.map(([k, g]) => h("li", {}, `${k}: ${g.name ?? g.id}${g.primary ? " (default)" : ""} · ${((g.distance ?? 0) / 1000).toFixed(0)} km`)))
+        ? h("ul", { id: "gear" }, items.map(([k, g]) => h("li", {}, `${k}: ${g.name ?? g.id}${g.primary ? " (default)" : ""} · ${((g.distance ?? 0) / distanceUnit.meters).toFixed(0)} ${distanceUnit.name}`)))
         : h("p", { class: "muted", id: "gear" }, "No gear yet. Add your bikes and shoes: each activity can then name what you used."),
       h("h3", { class: "subhead" }, "Add a bike or shoes"),
       form);
