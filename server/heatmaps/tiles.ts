@@ -35,20 +35,51 @@ interface Loaded {
 /** South-west and north-east corners, [[lat, lng], [lat, lng]]. */
 export type HeatmapBounds = [[number, number], [number, number]];
 
-/** The bounding box of the tracks of the activities still shown (not excluded), or null when none is. */
+/** About 150 km at the equator in world units: activities whose middles are this close form one area. */
+const AREA = Math.round((2 ** 32 / 40_075) * 150);
+
+/**
+ * Where the viewer opens: the bounding box of the tracks of the activities still shown (not
+ * excluded) in the area that holds the most of them — activities whose middles lie within ~150 km
+ * of one activity's. Rides in two cities 1,000 km apart would otherwise open on a view where both
+ * are dots; zooming out shows the rest. Null when no activity is shown.
+ */
 export function tracksBounds(tracks: Tracks, excluded: Uint8Array): HeatmapBounds | null {
-  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  // Each shown activity's box.
+  const boxes = new Map<number, [number, number, number, number]>();
   for (let t = 0; t + 1 < tracks.trackStart.length; t++) {
-    if (excluded[tracks.trackActivity[t]]) continue;
+    const activity = tracks.trackActivity[t];
+    if (excluded[activity]) continue;
+    let box = boxes.get(activity);
     for (let i = tracks.trackStart[t]; i < tracks.trackStart[t + 1]; i++) {
       const x = tracks.xs[i], y = tracks.ys[i];
-      if (x < minX) minX = x;
-      if (x > maxX) maxX = x;
-      if (y < minY) minY = y;
-      if (y > maxY) maxY = y;
+      if (!box) boxes.set(activity, box = [x, y, x, y]);
+      if (x < box[0]) box[0] = x;
+      if (y < box[1]) box[1] = y;
+      if (x > box[2]) box[2] = x;
+      if (y > box[3]) box[3] = y;
     }
   }
-  if (minX > maxX) return null;
+  if (boxes.size === 0) return null;
+  const list = [...boxes.values()];
+  const middles = list.map((b) => [(b[0] + b[2]) / 2, (b[1] + b[3]) / 2]);
+  // The activity with the most others near it (quadratic: fine for the thousands a heatmap holds;
+  // beyond 2,000 a sample of them is tried as the area's centre).
+  const step = Math.max(1, Math.floor(list.length / 2000));
+  let best = 0, bestCount = -1;
+  for (let a = 0; a < list.length; a += step) {
+    let count = 0;
+    for (let b = 0; b < list.length; b++) {
+      if (Math.abs(middles[a][0] - middles[b][0]) <= AREA && Math.abs(middles[a][1] - middles[b][1]) <= AREA) count++;
+    }
+    if (count > bestCount) best = a, bestCount = count;
+  }
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (let b = 0; b < list.length; b++) {
+    if (Math.abs(middles[best][0] - middles[b][0]) > AREA || Math.abs(middles[best][1] - middles[b][1]) > AREA) continue;
+    minX = Math.min(minX, list[b][0]), minY = Math.min(minY, list[b][1]);
+    maxX = Math.max(maxX, list[b][2]), maxY = Math.max(maxY, list[b][3]);
+  }
   const round = (v: number) => Math.round(v * 1e6) / 1e6;
   // World y grows southwards.
   return [[round(latOf(maxY)), round(lngOf(minX))], [round(latOf(minY)), round(lngOf(maxX))]];

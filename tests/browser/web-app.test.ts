@@ -332,7 +332,8 @@ describe("the web app", () => {
       headers: { authorization: `Bearer ${token}` },
     }).then((r) => r.json());
     expect(built.center_zoom).toBeGreaterThan(2);
-    expect(viewer.zoom).toBe(built.center_zoom);
+    // At least the zoom that holds every ride; closer when the rides lie in areas far apart (it opens on the busiest).
+    expect(viewer.zoom).toBeGreaterThanOrEqual(built.center_zoom);
     expect(viewer.tilesLoaded).toBeGreaterThan(0);
     expect(await page.locator(".grid, canvas.leaflet-tile").count()).toBe(0);
     await page.screenshot({ path: join(SCREENS, "heatmap-viewer-desktop.png") });

@@ -32,9 +32,9 @@
   heat.on("load", function () { window.heatmapViewer.ready = true; });
   heat.addTo(map);
   if (config.bounds) {
-    // The tracks' own bounds (server/heatmaps/tiles.ts), fitted to this window, never closer than the
-    // build's center_zoom (a single short track would otherwise fill the screen at zoom 18).
-    map.fitBounds(config.bounds, { padding: [24, 24], maxZoom: config.zoom, animate: false });
+    // The tracks' own bounds in the area with the most activities (server/heatmaps/tiles.ts), fitted
+    // to this window, at most zoom 16 (a single short track would otherwise fill the screen at 18).
+    map.fitBounds(config.bounds, { padding: [24, 24], maxZoom: 16, animate: false });
   } else if (config.center) {
     // The server's center_zoom is the largest zoom at which the tracks' bounding box fits a 960 x 640
     // view around center_latlng; that view's box holds every track. Fitting it to this window opens on

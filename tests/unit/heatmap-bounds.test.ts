@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { tracksBounds } from "../../server/heatmaps/tiles.ts";
+import { worldX, worldY } from "../../server/heatmaps/mercator.ts";
+import type { Tracks } from "../../server/heatmaps/tracks.ts";
+
+/** Tracks of activities, one track each, from [lat, lng] points. */
+function tracksOf(activities: [number, number][][]): Tracks {
+  const xs: number[] = [], ys: number[] = [], starts: number[] = [];
+  for (const points of activities) {
+    starts.push(xs.length);
+    for (const [lat, lng] of points) xs.push(worldX(lng)), ys.push(worldY(lat));
+  }
+  starts.push(xs.length);
+  return {
+    mapId: 1,
+    activityIds: activities.map((_, i) => i + 1),
+    trackActivity: Uint32Array.from(activities.map((_, i) => i)),
+    trackStart: Uint32Array.from(starts),
+    xs: Uint32Array.from(xs),
+    ys: Uint32Array.from(ys),
+  };
+}
+
+const LYON: [number, number][] = [[45.76, 4.83], [45.78, 4.86]];
+const LYON2: [number, number][] = [[45.75, 4.84], [45.77, 4.88]];
+const OSLO: [number, number][] = [[59.91, 10.75], [59.93, 10.78]];
+
+describe("where the heatmap viewer opens (tracksBounds)", () => {
+  it("the shown tracks' box, south-west then north-east", () => {
+    const [[s, w], [n, e]] = tracksBounds(tracksOf([LYON, LYON2]), new Uint8Array(2))!;
+    expect(s).toBeCloseTo(45.75, 4);
+    expect(w).toBeCloseTo(4.83, 4);
+    expect(n).toBeCloseTo(45.78, 4);
+    expect(e).toBeCloseTo(4.88, 4);
+  });
+
+  it("the area with the most activities when they lie far apart; excluded activities count nowhere", () => {
+    const [[s], [n]] = tracksBounds(tracksOf([OSLO, LYON, LYON2]), new Uint8Array(3))!;
+    expect(s).toBeGreaterThan(45.7);
+    expect(n).toBeLessThan(45.8);
+    // The two Lyon rides made private: Oslo alone.
+    const [[s2]] = tracksBounds(tracksOf([OSLO, LYON, LYON2]), Uint8Array.from([0, 1, 1]))!;
+    expect(s2).toBeCloseTo(59.91, 4);
+    expect(tracksBounds(tracksOf([OSLO]), Uint8Array.from([1]))).toBeNull();
+  });
+});
