@@ -25,7 +25,8 @@ afterAll(async () => {
 async function signedInAs(client: WebClient): Promise<string | null> {
   const res = await client.get("/settings/apps");
   if (res.status !== 200) return null;
-  return /Sign out \(([^)]*)\)/.exec(res.text)?.[1] ?? null;
+  // The header's sign-out button names who is signed in: "Sign out<span class="who"> (Name)</span>".
+  return /Sign out(?:<span[^>]*>)?\s*\(([^)]*)\)/.exec(res.text)?.[1] ?? null;
 }
 
 async function sessionRows(dataDir: string): Promise<{ all: number; byAthlete: Record<string, number> }> {
