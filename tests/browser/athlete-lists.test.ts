@@ -1,9 +1,8 @@
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile } from "../helpers/browser.ts";
+import { launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile, seriousAxeViolations } from "../helpers/browser.ts";
 import { type DenoServer, ROOT, startDenoServer } from "../helpers/deno.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
 
@@ -18,7 +17,6 @@ import { deviceFile } from "../helpers/fixtures.ts";
  * violation, drawn within a second; screenshots at 1280 and 390 px go to docs/screens/.
  */
 const RIDE = deviceFile("fit/garmin-edge500-cycling-hr-cad-pauses.fit");
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const DOCS_SCREENS = join(ROOT, "docs", "screens");
 const ZONE_RADIUS = 300;
 
@@ -37,15 +35,6 @@ const haversine = (a: [number, number], b: [number, number]) => {
   return 2 * 6_371_000 * Math.asin(Math.sqrt(s));
 };
 
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    // deno-lint-ignore no-explicit-any
-    return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target).join(" ")}`);
-  });
-}
 
 const stateOf = (page: Page, key: string) =>
   page.waitForFunction((k) => (window as unknown as { appState?: Record<string, unknown> }).appState?.[k] !== undefined, key, { timeout: 60_000 });
@@ -70,11 +59,11 @@ async function shoot(page: Page, name: string, key: string) {
   mkdirSync(DOCS_SCREENS, { recursive: true });
   copyFileSync(desktop, join(DOCS_SCREENS, `${name}-desktop.png`));
   copyFileSync(phone, join(DOCS_SCREENS, `${name}-phone.png`));
-  expect(await axeViolations(page)).toEqual([]);
+  expect(await seriousAxeViolations(page)).toEqual([]);
   await page.setViewportSize({ width: 390, height: 844 });
   try {
     await settle();
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   } finally {
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -1,9 +1,7 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, watchErrors } from "../helpers/browser.ts";
+import { launchChromium, watchErrors, seriousAxeViolations } from "../helpers/browser.ts";
 import { type DenoServer, ROOT, startDenoServer } from "../helpers/deno.ts";
 
 /**
@@ -12,7 +10,6 @@ import { type DenoServer, ROOT, startDenoServer } from "../helpers/deno.ts";
  * and a second; no serious or critical axe violation at 1280 and 390 px; no console error.
  * Screenshots: docs/screens/api-docs-fast-desktop.png, -phone.png.
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const SCREENS = join(ROOT, "docs", "screens");
 
 let server: DenoServer;
@@ -27,17 +24,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    // deno-lint-ignore no-explicit-any
-    return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical")
-      // deno-lint-ignore no-explicit-any
-      .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")).join(" | ")}`);
-  });
-}
 
 /**
  * Milliseconds from navigation start to the operations drawn (the server's list, or Swagger UI's
@@ -93,16 +79,16 @@ describe("/docs", () => {
     watchErrors(page, errors);
     await timeToContent(page);
     // The server's list while Swagger UI gets ready (when it is still there).
-    const list = await axeViolations(page);
+    const list = await seriousAxeViolations(page);
     if (await page.locator(".ref-op").count()) await page.screenshot({ path: join(SCREENS, "api-docs-list-desktop.png") });
     expect(list).toEqual([]);
     await timeToSwagger(page);
     await page.waitForTimeout(300);
-    const desktop = await axeViolations(page);
+    const desktop = await seriousAxeViolations(page);
     await page.screenshot({ path: join(SCREENS, "api-docs-fast-desktop.png") });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(300);
-    const phone = await axeViolations(page);
+    const phone = await seriousAxeViolations(page);
     await page.screenshot({ path: join(SCREENS, "api-docs-fast-phone.png") });
     console.log("axe desktop", desktop, "phone", phone);
     expect(desktop).toEqual([]);

@@ -1,8 +1,6 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, screenshots, type SignedIn, signIn } from "../helpers/browser.ts";
+import { launchChromium, screenshots, type SignedIn, signIn, seriousAxeViolations } from "../helpers/browser.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 
 /**
@@ -10,7 +8,6 @@ import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
  * navigation — the same entries as the feed, Settings current — and keep their CSP (no console
  * error, no serious axe violation, at 1280 and 390 px).
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let server: DenoServer;
 let browser: Browser;
@@ -26,15 +23,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    // deno-lint-ignore no-explicit-any
-    return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) => `${v.id} (${v.impact})`);
-  });
-}
 
 /** The main navigation's entries (label → href) and the current one. */
 const navOf = (page: Page) =>
@@ -64,13 +52,13 @@ describe("the settings pages' navigation", () => {
       expect(nav.current, path).toBe("Settings");
       expect(nav.font).toBe(feed.font);
       expect(nav.background).toBe(feed.background);
-      expect(await axeViolations(page), path).toEqual([]);
+      expect(await seriousAxeViolations(page), path).toEqual([]);
       const name = path.slice(1).replace("/", "-");
       await screenshots(page, `nav-${name}`);
       await page.setViewportSize({ width: 390, height: 844 });
       // One row that scrolls sideways on a phone, as on the app's pages; nothing wider than the screen.
       expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), path).toBeLessThanOrEqual(0);
-      expect(await axeViolations(page), `${path} at 390 px`).toEqual([]);
+      expect(await seriousAxeViolations(page), `${path} at 390 px`).toEqual([]);
       await page.setViewportSize({ width: 1280, height: 900 });
     }
     // The links on the sub-pages work: Feed goes back to the feed.

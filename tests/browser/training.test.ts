@@ -1,9 +1,8 @@
-import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile } from "../helpers/browser.ts";
+import { launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile, seriousAxeViolations } from "../helpers/browser.ts";
 import { type DenoServer, ROOT, runCli, startDenoServer } from "../helpers/deno.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
 
@@ -21,7 +20,6 @@ const RIDE = deviceFile("fit/garmin-edge1000-cycling-power-hr.fit");
 const RUN = deviceFile("fit/garmin-fr920xt-running-paused.fit");
 const PRIVATE_RUN = deviceFile("gpx/strava-export-running-hr.gpx");
 const SWIM = deviceFile("fit/garmin-fr735xt-pool-swim-lengths.fit");
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const DOCS_SCREENS = join(ROOT, "docs", "screens");
 
 interface Activity {
@@ -53,15 +51,6 @@ let eddy: SignedIn;
 let adaId: number;
 const acts: Record<"ride" | "run" | "privateRun" | "swim", Activity> = {} as never;
 
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    // deno-lint-ignore no-explicit-any
-    return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target).join(" ")}`);
-  });
-}
 
 /** Opens a page and waits for its part (`window.appState[key]`); answers ms from navigation start to drawn. */
 async function open(page: Page, path: string, key: string): Promise<number> {
@@ -88,11 +77,11 @@ async function shoot(page: Page, name: string, key: string) {
   mkdirSync(DOCS_SCREENS, { recursive: true });
   copyFileSync(desktop, join(DOCS_SCREENS, `${name}-desktop.png`));
   copyFileSync(phone, join(DOCS_SCREENS, `${name}-phone.png`));
-  expect(await axeViolations(page)).toEqual([]);
+  expect(await seriousAxeViolations(page)).toEqual([]);
   await page.setViewportSize({ width: 390, height: 844 });
   try {
     await redrawn(page, key);
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     // Nothing wider than the phone's screen but the calendar's own scroll box.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   } finally {

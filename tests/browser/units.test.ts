@@ -1,9 +1,7 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appState, launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile } from "../helpers/browser.ts";
+import { appState, launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile, seriousAxeViolations } from "../helpers/browser.ts";
 import { type DenoServer, ROOT, startDenoServer } from "../helpers/deno.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
 
@@ -13,7 +11,6 @@ import { deviceFile } from "../helpers/fixtures.ts";
  * feet, mi/h and min/mi, no km; no console error, no serious axe violation at 1280 and 390 px.
  * Screenshots: docs/screens/units-imperial-*.png.
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const SCREENS = join(ROOT, "docs", "screens");
 const EDGE500 = deviceFile("fit/garmin-edge500-cycling-hr-cad-pauses.fit");
 
@@ -31,15 +28,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    // deno-lint-ignore no-explicit-any
-    return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) => `${v.id} (${v.impact})`);
-  });
-}
 
 async function copyShots(page: Page, name: string) {
   const [desktop, phone] = await screenshots(page, name);
@@ -62,7 +50,7 @@ describe("units follow measurement_preference", () => {
     await page.click("#profile-form button[type=submit]");
     await page.waitForSelector("#profile-status.ok");
     expect(((await pageApi<{ measurement_preference: string }>(page, "/athlete")).measurement_preference)).toBe("feet");
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     // Reloaded: the page itself (gear distances, the zones map's scale) now in miles.
     await page.reload();
     await page.waitForSelector("#gear");
@@ -81,7 +69,7 @@ describe("units follow measurement_preference", () => {
     // The demo "Lunch run", 5.20 km in 30:00: 3.23 mi at 9:17 /mi.
     expect(feed).toContain("3.23 mi");
     expect(feed).toContain("9:17 /mi");
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     await copyShots(page, "units-imperial-feed");
 
     // A ride with a track (a real device file): its page in miles, feet and mi/h (summary, charts, map scale).
@@ -98,7 +86,7 @@ describe("units follow measurement_preference", () => {
     expect(chartTitles).toContain("Speed (mi/h)");
     expect(chartTitles).toContain("Elevation (ft)");
     expect(summary).not.toContain("Splits (km)");
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     await copyShots(page, "units-imperial-activity");
     expect(errors).toEqual([]);
   }, 180_000);

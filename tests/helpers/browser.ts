@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { ROOT } from "./deno.ts";
@@ -100,4 +101,19 @@ export async function screenshots(page: Page, name: string, settle: () => Promis
     await page.setViewportSize(size);
   }
   return [desktop, phone];
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** The page's serious and critical axe-core violations, each with its rule, impact and first nodes. */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  return await page.evaluate(async () => {
+    // deno-lint-ignore no-explicit-any
+    const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    // deno-lint-ignore no-explicit-any
+    return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical")
+      // deno-lint-ignore no-explicit-any
+      .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")).join(" | ")}`);
+  });
 }
