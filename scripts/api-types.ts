@@ -7,7 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { openApiDocument } from "../server/http/openapi.ts";
-import { allRoutes } from "../server/routes/index.ts";
+import { allRoutes } from "../server/route-table.ts";
 import { apiTypes } from "../tests/dropin/client/generate.ts";
 
 const root = resolve(import.meta.dirname ?? ".", "..");

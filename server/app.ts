@@ -15,7 +15,7 @@ import { SharedRateLimiter } from "./http/shared-rate-limit.ts";
 import { securityHeaders } from "./http/security-headers.ts";
 import type { AnyRoute } from "./http/route.ts";
 import type { Platform } from "./platform.ts";
-import { allRoutes } from "./routes/index.ts";
+import { allRoutes } from "./route-table.ts";
 import { type Lifecycle, mountHealth } from "./ops/health.ts";
 import { foreground } from "./event-loop-turn.ts";
 import { Metrics } from "./ops/metrics.ts";

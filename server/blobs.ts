@@ -219,7 +219,7 @@ export async function fullPolyline(
 
 /**
  * Deletes blobs (rows, and the files of file blobs) that nothing names any more: used only by an
- * athlete's erasure (server/actions/account.ts), after the log's rewrite. Answers how many went.
+ * athlete's erasure (server/accounts/commands.ts), after the log's rewrite. Answers how many went.
  */
 export async function deleteBlobs(db: Queryable, shas: string[]): Promise<number> {
   let deleted = 0;

@@ -44,7 +44,7 @@ export interface Platform {
 /** Opens the database, the event log and the read models (migrating them). */
 export async function openPlatform(config: Config): Promise<Platform> {
   wire();
-  if (catalogue.length === 0) throw new Error("the event catalogue is empty");
+  if (catalogue.definitions.length === 0) throw new Error("the event catalogue is empty");
   const db = await openDb({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
@@ -52,7 +52,8 @@ export async function openPlatform(config: Config): Promise<Platform> {
     sharedBuffers: config.pgliteSharedBuffers,
   });
   try {
-    const store = new EventStore(db);
+    // The store knows the event types of the catalogue it is given (server/wiring.ts lists it).
+    const store = new EventStore(db, catalogue);
     const projections = new ProjectionRunner(db, store, allProjections);
     // One migration at a time, even when several servers start together on one PostgreSQL.
     const schemaHash = readModelSchemaHash();

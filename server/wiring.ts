@@ -1,13 +1,13 @@
 /**
  * What the server plugs together, listed in one place (no side-effect imports): the event
  * catalogue, the read models, the work that follows an activity's recording, and what other
- * families add to activities. The HTTP routes are listed in server/routes/index.ts, the jobs in
- * server/jobs/index.ts, the CLI commands in server/cli/commands/index.ts.
+ * families add to activities. The HTTP routes are listed in server/route-table.ts, the jobs in
+ * server/jobs/index.ts, the CLI commands in server/cli/all-commands.ts.
  */
 import { catalogue } from "../events/index.ts";
 import { allProjections } from "../projections/index.ts";
 import { activityProcessors } from "./activity-processors.ts";
-import { type ActivityExtension, installActivityExtension } from "./representations/activity.ts";
+import { type ActivityExtension, installActivityExtension } from "./activities/represent.ts";
 import { segmentsActivityExtension } from "./segments/activity-detail.ts";
 
 export { activityProcessors, allProjections, catalogue };

@@ -2,7 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { Auth } from "../http/auth.ts";
 import { forbidden, notFound } from "../http/errors.ts";
 import { canSeeActivity, viewerOf } from "../privacy/engine.ts";
-import { type ActivityContext, type ActivityRow, findActivity } from "../representations/activity.ts";
+import { type ActivityContext, type ActivityRow, findActivity } from "./represent.ts";
 import type { Platform } from "../platform.ts";
 
 /** An activity the caller may see, or the documented 404 (unknown, deleted, or another's private one). */

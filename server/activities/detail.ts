@@ -1,7 +1,7 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { activityDetailRows } from "../../projections/queries/activity-detail.ts";
 import { type Viewer, type ZoneSet, zoneSetOf } from "../privacy/engine.ts";
-import { type ActivityDetailPreload, activityDetailParts, type ActivityRow } from "../representations/activity.ts";
+import { type ActivityDetailPreload, activityDetailParts, type ActivityRow } from "./represent.ts";
 
 /**
  * GET /v3/activities/:id: the activity row with everything its detail needs, read in one statement

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { parse as parseCsv } from "csv-parse";
-import { eventDefinition, upcast } from "../../events/catalogue.ts";
+import type { EventCatalogue } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { parseJsonExact, toJson } from "../../shared/json.ts";
 import { advanceId, ID_KINDS, type IdKind } from "../ids.ts";
@@ -42,8 +42,8 @@ function positiveInt(value: unknown): number | undefined {
   return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
-/** Checks one record's shape and its data against the catalogue (after upcasting). */
-function toEvent(record: Record<string, unknown>): ImportedEvent {
+/** Checks one record's shape and its data against the store's catalogue (after upcasting). */
+function toEvent(catalogue: EventCatalogue, record: Record<string, unknown>): ImportedEvent {
   const missing = EXPORT_COLUMNS.filter((c) => !(c in record));
   if (missing.length) throw new Error(`missing ${missing.join(", ")}`);
   const position = positiveInt(record.position);
@@ -59,14 +59,14 @@ function toEvent(record: Record<string, unknown>): ImportedEvent {
   }
   if (!isObject(record.data)) throw new Error("data must be a JSON object");
   if (!isObject(record.metadata)) throw new Error("metadata must be a JSON object");
-  const definition = eventDefinition(record.type);
+  const definition = catalogue.definition(record.type);
   if (!definition) throw new Error(`unknown event type ${record.type}`);
   if (schemaVersion > definition.version) {
     throw new Error(`${record.type} schema version ${schemaVersion} is newer than this server's (${definition.version})`);
   }
   let current: unknown;
   try {
-    current = upcast(record.type, schemaVersion, record.data);
+    current = catalogue.upcast(record.type, schemaVersion, record.data);
   } catch (error) {
     throw new Error((error as Error).message);
   }

@@ -1,7 +1,7 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { findAthletes } from "../../projections/athletes/queries.ts";
 import type { Viewer } from "../privacy/engine.ts";
-import { athleteFor, metaAthlete } from "../representations/athlete.ts";
+import { athleteFor, metaAthlete } from "../athletes/represent.ts";
 import { encodePolyline, summaryPolyline } from "./geometry.ts";
 import type { SeenRoute } from "./read.ts";
 

@@ -1,7 +1,7 @@
 import { athletePictureStream } from "../../events/athlete-picture/events.ts";
 import { pictureDecider } from "../../events/athlete-picture/decide.ts";
 import { handleCommand } from "../../events/decider.ts";
-import { UndecodableImage } from "../activities/renditions.ts";
+import { UndecodableImage } from "../images/renditions.ts";
 import { putBlob } from "../blobs.ts";
 import { badRequest } from "../http/errors.ts";
 import { checkImage } from "../images/header.ts";

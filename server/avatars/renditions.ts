@@ -1,5 +1,5 @@
 import { encode as encodePng } from "fast-png";
-import { decodeImage, type Rect, type RgbaImage, resizeRgba } from "../activities/renditions.ts";
+import { decodeImage, type Rect, type RgbaImage, resizeRgba } from "../images/renditions.ts";
 import type { ImageHeader } from "../images/header.ts";
 import { AVATAR_SIZES } from "./identicon.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Permission } from "./auth.ts";
-import { zDeauthorizeResponse, zTokenResponse } from "./responses/oauth.ts";
+import { zDeauthorizeResponse, zTokenResponse } from "../oauth/schema.ts";
 export { operationIdOf } from "./operation-ids.ts";
 
 /**

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
-import { makeRenditions } from "../activities/renditions.ts";
+import { makeRenditions } from "./renditions.ts";
 import { avatarRenditions } from "../avatars/renditions.ts";
 import type { ImageReply, ImageRequest } from "./pool.ts";
 

@@ -7,7 +7,7 @@
  * stops after a while idle; a decode that runs past DECODE_TIMEOUT_MS has its worker stopped and
  * is refused as undecodable.
  */
-import { makeRenditions, type RenditionBytes, UndecodableImage } from "../activities/renditions.ts";
+import { makeRenditions, type RenditionBytes, UndecodableImage } from "./renditions.ts";
 import { avatarRenditions } from "../avatars/renditions.ts";
 import { type RuntimeWorker, startWorker } from "../uploads/worker-runtime.ts";
 import type { ImageHeader } from "./header.ts";

@@ -4,7 +4,7 @@ import { uploadJob } from "../uploads/job.ts";
 import { heatmapBuildJob } from "../heatmaps/build.ts";
 import { webhookDeliveryJob } from "../webhooks/job.ts";
 import { archiveImportJob } from "../archive/runs.ts";
-import { erasureJob } from "../actions/account.ts";
+import { erasureJob } from "../accounts/commands.ts";
 
 /** Durable job kinds (upload processing, heatmap builds, webhook deliveries). Add one per kind. */
 export const jobKinds: ((platform: Platform) => JobKind)[] = [

@@ -1,7 +1,7 @@
 import { activityStream } from "../../events/activity/events.ts";
 import { activityDecider } from "../../events/activity/decide.ts";
 import { handleCommand } from "../../events/decider.ts";
-import { addGear } from "../actions/gear.ts";
+import { addGear } from "../gear/commands.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import type { Demo } from "./index.ts";

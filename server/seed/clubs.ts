@@ -1,8 +1,8 @@
 import { handleCommand } from "../../events/decider.ts";
 import { challengeDecider } from "../../events/challenge/decide.ts";
 import { challengeStream } from "../../events/challenge/events.ts";
-import { createChallenge } from "../actions/challenges.ts";
-import { clubCommand, createClub } from "../actions/clubs.ts";
+import { createChallenge } from "../challenges/commands.ts";
+import { clubCommand, createClub } from "../clubs/commands.ts";
 import type { Platform } from "../platform.ts";
 import type { Demo } from "./index.ts";
 

@@ -3,7 +3,7 @@ import {
   type EffortRow, prEfforts, type PrEffortRow, segmentById, segmentsByIds, type SegmentRow, starredBy,
 } from "../../projections/segments/queries.ts";
 import { canSeeActivity, effortsOthersSee, type Viewer } from "../privacy/engine.ts";
-import { athleteSegmentStats, prEffort, summaryEffort, summarySegment } from "../representations/segment.ts";
+import { athleteSegmentStats, prEffort, summaryEffort, summarySegment } from "./represent.ts";
 
 /**
  * A segment as the viewer may see it: a private segment (possibly cut from a private activity) only

@@ -1,8 +1,8 @@
 import {
   type ActivityDetailContributor, type ActivityDetailPart, type ActivityExtension, type ActivityRow,
   type ActivitySummaryContributor,
-} from "../representations/activity.ts";
-import { type EffortRow, type SegmentRow, summaryEffort, summarySegment } from "../representations/segment.ts";
+} from "../activities/represent.ts";
+import { type EffortRow, type SegmentRow, summaryEffort, summarySegment } from "./represent.ts";
 import { ACTIVITY_SEGMENTS_PART_SQL, activityFacts, effortsOfActivity } from "../../projections/segments/queries.ts";
 import { effortsOthersSee } from "../privacy/engine.ts";
 import { effortsWithSegments, viewerPrs, withViewerPr } from "./access.ts";

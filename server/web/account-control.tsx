@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { DomainError } from "../../events/decider.ts";
-import { changePassword, eraseAccount, signOutEverywhere } from "../actions/account.ts";
+import { changePassword, eraseAccount, signOutEverywhere } from "../accounts/commands.ts";
 import type { Platform } from "../platform.ts";
 import { revokeSessionTokens } from "./app/token.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";

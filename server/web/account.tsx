@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { credentialsByEmail } from "../../projections/athletes/queries.ts";
 import { DomainError } from "../../events/decider.ts";
-import { createAthlete, passwordCostOf, rehashPassword } from "../actions/athletes.ts";
+import { createAthlete, passwordCostOf, rehashPassword } from "../athletes/commands.ts";
 import type { Platform } from "../platform.ts";
 import { hashPassword, type PasswordCost, randomSecret, verifyPassword } from "../security.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";

@@ -1,5 +1,5 @@
 import type { Context, Hono } from "hono";
-import { findApplication, findAuthorization, grantAuthorization, redirectAllowed, type ApplicationRow } from "../actions/oauth.ts";
+import { findApplication, findAuthorization, grantAuthorization, redirectAllowed, type ApplicationRow } from "../oauth/commands.ts";
 import { jsonResponse } from "../http/conventions.ts";
 import { type Permission, parseScope, SCOPE_PERMISSIONS } from "../http/auth.ts";
 import type { Platform } from "../platform.ts";

@@ -9,7 +9,7 @@ import { faultResponse } from "../http/conventions.ts";
 import { pagePolicy } from "../http/security-headers.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { findHeatmap } from "../../projections/heatmaps/queries.ts";
-import { heatmapUrls, type HeatmapRow } from "../heatmaps/representation.ts";
+import { heatmapUrls, type HeatmapRow } from "../heatmaps/represent.ts";
 import { validTile } from "../heatmaps/mercator.ts";
 import { findTileSource, tileServiceOf } from "../heatmaps/tiles.ts";
 import { isoOfEpoch } from "../../shared/date-range.ts";

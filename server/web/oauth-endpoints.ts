@@ -1,11 +1,11 @@
 import type { Context, Hono } from "hono";
 import { toJson } from "../../shared/json.ts";
 import { badRequest } from "../http/errors.ts";
-import { deauthorizeToken, exchangeCode, refreshAccess } from "../actions/oauth.ts";
+import { deauthorizeToken, exchangeCode, refreshAccess } from "../oauth/commands.ts";
 import { readParams } from "../http/body.ts";
 import { JSON_TYPE } from "../http/conventions.ts";
 import type { Platform } from "../platform.ts";
-import { athleteFor } from "../representations/athlete.ts";
+import { athleteFor } from "../athletes/represent.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 
 /**

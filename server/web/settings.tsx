@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { DomainError } from "../../events/decider.ts";
-import { createApplication, regenerateClientSecret } from "../actions/applications.ts";
-import { revokeAuthorization } from "../actions/oauth.ts";
+import { createApplication, regenerateClientSecret } from "../applications/commands.ts";
+import { revokeAuthorization } from "../oauth/commands.ts";
 import { type OwnApplication, ownApplication as ownApplicationOf } from "../../projections/applications/queries.ts";
 import { authorizedApplicationName, authorizedApplications } from "../../projections/queries/authorized-applications.ts";
 import type { Platform } from "../platform.ts";

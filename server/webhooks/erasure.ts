@@ -1,7 +1,7 @@
 import type { Queryable } from "../../events/db/types.ts";
 
 /**
- * An athlete's erasure (server/actions/account.ts) in the webhook outbox's own tables (outbox.ts):
+ * An athlete's erasure (server/accounts/commands.ts) in the webhook outbox's own tables (outbox.ts):
  * the follower's copy of the athlete's activities (names) and grants, and the deliveries about the
  * athlete's activities (`owner_id`, with updates such as a title) are deleted — nothing of the
  * athlete stays there but the deliveries telling applications the athlete deauthorized them (the

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { followStream } from "../../events/athlete/events.ts";
 import { handleCommand } from "../../events/decider.ts";
 import { followDecider } from "../../events/follow/decide.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
 import { exportEvents } from "../../server/analysts/export.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform, type Platform } from "../../server/platform.ts";

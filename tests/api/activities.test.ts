@@ -202,7 +202,7 @@ describe("PUT /v3/activities/:id", () => {
   });
 
   it("sets gear from the athlete's gear and clears it with 'none'", async () => {
-    const { addGear } = await import("../../server/actions/gear.ts");
+    const { addGear } = await import("../../server/gear/commands.ts");
     const bike = await addGear(server.platform, { athleteId: owner.id, kind: "bike", name: "Steel", primary: true });
     const created = await create(owner.token, MANUAL);
     const set = await server.api("PUT", `/v3/activities/${created.body.id}`, { token: owner.token, form: { gear_id: bike } });
@@ -215,7 +215,7 @@ describe("PUT /v3/activities/:id", () => {
   });
 
   it("refuses gear of another athlete or unknown gear: 400", async () => {
-    const { addGear } = await import("../../server/actions/gear.ts");
+    const { addGear } = await import("../../server/gear/commands.ts");
     const theirs = await addGear(server.platform, { athleteId: other.id, kind: "shoe", name: "Not yours" });
     const created = await create(owner.token, MANUAL);
     for (const gear_id of [theirs, "b999999"]) {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { encode as encodePng } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addGear } from "../../server/actions/gear.ts";
+import { addGear } from "../../server/gear/commands.ts";
 import { createSegment } from "../../server/segments/create.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 import { DEVICES, slice, streamsOf } from "../segments/fixture-track.ts";

@@ -4,8 +4,8 @@ import { configFromEnv } from "../../server/config.ts";
 import { RateLimiter, retryAfterSeconds } from "../../server/http/rate-limit.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { listen } from "../../server/serve.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
-import { createApplication, issueToken } from "../../server/actions/applications.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
+import { createApplication, issueToken } from "../../server/applications/commands.ts";
 import { api } from "../helpers/http.ts";
 
 /**

@@ -7,10 +7,10 @@ import { zId, zInt, zPaging, paging } from "../../server/http/input.ts";
 import { RateLimiter } from "../../server/http/rate-limit.ts";
 import { defineRoute } from "../../server/http/route.ts";
 import { openPlatform, type Platform } from "../../server/platform.ts";
-import { allRoutes } from "../../server/routes/index.ts";
+import { allRoutes } from "../../server/route-table.ts";
 import { listen, type Listening } from "../../server/serve.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
-import { createApplication, issueToken } from "../../server/actions/applications.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
+import { createApplication, issueToken } from "../../server/applications/commands.ts";
 import { api, type Api } from "../helpers/http.ts";
 
 /** A route used only here to exercise the conventions on a POST with a body and paging. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { issueToken } from "../../server/actions/applications.ts";
+import { issueToken } from "../../server/applications/commands.ts";
 import { createSegment } from "../../server/segments/create.ts";
 import { startTestServer, uploadUntilReady, type TestAthlete, type TestServer } from "../helpers/server.ts";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Decoder, Stream } from "@garmin/fitsdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { segmentCommands } from "../../server/cli/commands/segments.ts";
+import { segmentCommands } from "../../server/segments/cli.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
 import { startTestServer, uploadUntilReady, type TestAthlete, type TestServer } from "../helpers/server.ts";
 

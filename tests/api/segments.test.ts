@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityStream } from "../../events/activity/events.ts";
 import { segmentEffortsMatched } from "../../events/segment/events.ts";
-import { followCommands } from "../../server/cli/commands/follows.ts";
-import { segmentCommands } from "../../server/cli/commands/segments.ts";
+import { followCommands } from "../../server/athletes/cli.ts";
+import { segmentCommands } from "../../server/segments/cli.ts";
 import { nextId } from "../../server/ids.ts";
 import { effortIdFor } from "../../server/segments/efforts.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApplication, issueToken } from "../../server/actions/applications.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
+import { createApplication, issueToken } from "../../server/applications/commands.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { startServer } from "../../server/start.ts";
 import { RANK_LEVELS, rankKeySql } from "../../projections/challenges/rank-counts.ts";

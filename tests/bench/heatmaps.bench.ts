@@ -5,7 +5,7 @@ import { encode } from "fast-png";
 import { handleCommand } from "../../events/decider.ts";
 import { heatmapDecider } from "../../events/heatmap/decide.ts";
 import { heatmapStream } from "../../events/heatmap/events.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
 import { getBlob } from "../../server/blobs.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { buildHeatmap } from "../../server/heatmaps/build.ts";

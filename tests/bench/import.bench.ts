@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
 import { spawn } from "node:child_process";
 import { DENO, ROOT } from "../helpers/deno.ts";
 import { configFromEnv } from "../../server/config.ts";

@@ -8,8 +8,8 @@ import { activityRecorded, activityStream } from "../../events/activity/events.t
 import { segmentEffortsMatched } from "../../events/segment/events.ts";
 import { uploadStream } from "../../events/upload/events.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
-import { createApplication, issueToken } from "../../server/actions/applications.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
+import { createApplication, issueToken } from "../../server/applications/commands.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { createSegment, type NewSegment } from "../../server/segments/create.ts";
 import { startServer } from "../../server/start.ts";

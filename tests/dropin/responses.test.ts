@@ -6,9 +6,9 @@ import addFormatsPlugin from "ajv-formats";
 import { encode as encodePng } from "fast-png";
 import jpeg from "jpeg-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { grantAuthorization } from "../../server/actions/oauth.ts";
-import { addGear } from "../../server/actions/gear.ts";
-import { createChallenge } from "../../server/actions/challenges.ts";
+import { grantAuthorization } from "../../server/oauth/commands.ts";
+import { addGear } from "../../server/gear/commands.ts";
+import { createChallenge } from "../../server/challenges/commands.ts";
 import type { CallOptions } from "../helpers/http.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 import { WebClient } from "../oauth/web-client.ts";
@@ -166,7 +166,7 @@ function fixtures(): Record<string, Fixture> {
         return `/v3/routes/${made.body.id}`;
       }),
     },
-    // The web app's extensions (server/routes/athlete-feeds.ts, gear-create.ts, athlete-picture.ts).
+    // The web app's extensions (server/athletes/feed-routes.ts, gear-create.ts, athlete-picture.ts).
     "GET /v3/activities/following": at("/v3/activities/following"),
     "GET /v3/athletes/{id}/activities": at(`/v3/athletes/${ann.id}/activities`),
     "GET /v3/athletes/{id}/totals": at(`/v3/athletes/${ann.id}/totals`),

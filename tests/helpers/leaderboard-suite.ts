@@ -3,8 +3,8 @@ import { activityDeleted, activityUpdated } from "../../events/activity/changes.
 import { activityStream } from "../../events/activity/events.ts";
 import { athleteProfileUpdated, athleteStream } from "../../events/athlete/events.ts";
 import { segmentEffortsMatched } from "../../events/segment/events.ts";
-import { followCommands } from "../../server/cli/commands/follows.ts";
-import { segmentCommands } from "../../server/cli/commands/segments.ts";
+import { followCommands } from "../../server/athletes/cli.ts";
+import { segmentCommands } from "../../server/segments/cli.ts";
 import { nextId } from "../../server/ids.ts";
 import { effortIdFor } from "../../server/segments/efforts.ts";
 import { birthdateBounds, weightBounds } from "../../server/segments/leaderboard.ts";

@@ -7,8 +7,8 @@ import { activityRecorded, activityStream } from "../../events/activity/events.t
 import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import { uploadReceived, uploadStream, uploadSucceeded } from "../../events/upload/events.ts";
 import { activityProcessors } from "../../server/activity-processors.ts";
-import { createApplication, issueToken } from "../../server/actions/applications.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
+import { createApplication, issueToken } from "../../server/applications/commands.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
 import { putBlob } from "../../server/blobs.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApplication } from "../../server/actions/applications.ts";
-import { exchangeCode, refreshAccess } from "../../server/actions/oauth.ts";
+import { createApplication } from "../../server/applications/commands.ts";
+import { exchangeCode, refreshAccess } from "../../server/oauth/commands.ts";
 import { hashSecret } from "../../server/security.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { WebClient } from "./web-client.ts";

@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../server/app.ts";
 import { type AnyRoute, routePermission } from "../../server/http/route.ts";
-import { allRoutes } from "../../server/routes/index.ts";
+import { allRoutes } from "../../server/route-table.ts";
 import { OAUTH_ENDPOINTS } from "../../server/web/oauth-endpoints.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

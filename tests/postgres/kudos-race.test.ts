@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApplication } from "../../server/actions/applications.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
+import { createApplication } from "../../server/applications/commands.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";

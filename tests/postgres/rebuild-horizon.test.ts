@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../../events/db/postgres.ts";
 import type { Db } from "../../events/db/types.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform, type Platform } from "../../server/platform.ts";
 import { createTestDatabase } from "../helpers/postgres.ts";

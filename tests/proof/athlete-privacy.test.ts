@@ -2,12 +2,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApplication, issueToken } from "../../server/actions/applications.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
+import { createApplication, issueToken } from "../../server/applications/commands.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
 import type { Permission } from "../../server/http/auth.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
-import { allRoutes } from "../../server/routes/index.ts";
+import { allRoutes } from "../../server/route-table.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { type Api, api } from "../helpers/http.ts";
 

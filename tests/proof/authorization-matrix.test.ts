@@ -2,14 +2,14 @@ import { encode as encodePng } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityStream } from "../../events/activity/events.ts";
 import { segmentEffortsMatched } from "../../events/segment/events.ts";
-import { createApplication, issueToken } from "../../server/actions/applications.ts";
-import { createChallenge } from "../../server/actions/challenges.ts";
-import { addGear } from "../../server/actions/gear.ts";
-import { revokeAuthorization } from "../../server/actions/oauth.ts";
+import { createApplication, issueToken } from "../../server/applications/commands.ts";
+import { createChallenge } from "../../server/challenges/commands.ts";
+import { addGear } from "../../server/gear/commands.ts";
+import { revokeAuthorization } from "../../server/oauth/commands.ts";
 import type { Permission } from "../../server/http/auth.ts";
 import { type AnyRoute, routePermission } from "../../server/http/route.ts";
 import { nextId } from "../../server/ids.ts";
-import { allRoutes } from "../../server/routes/index.ts";
+import { allRoutes } from "../../server/route-table.ts";
 import { effortIdFor } from "../../server/segments/efforts.ts";
 import type { CallOptions } from "../helpers/http.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
@@ -347,7 +347,7 @@ function fixtures(): Record<string, Fixture> {
       },
       otherAthlete: 403,
     },
-    // The web app's extensions (server/routes/athlete-feeds.ts, gear-create.ts, athlete-picture.ts).
+    // The web app's extensions (server/athletes/feed-routes.ts, gear-create.ts, athlete-picture.ts).
     "GET /v3/activities/following": { request: fixed("/v3/activities/following") },
     "GET /v3/athletes/:id/activities": { request: fixed(`/v3/athletes/${owner.id}/activities`) },
     "GET /v3/athletes/:id/totals": { request: fixed(`/v3/athletes/${owner.id}/totals`) }, // anyone's public totals

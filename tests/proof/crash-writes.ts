@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import { createApplication, issueToken } from "../../server/actions/applications.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
+import { createApplication, issueToken } from "../../server/applications/commands.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
 import type { Platform } from "../../server/platform.ts";
 import { api } from "../helpers/http.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { AnyRoute } from "../../server/http/route.ts";
-import { allRoutes } from "../../server/routes/index.ts";
+import { allRoutes } from "../../server/route-table.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { api } from "../helpers/http.ts";
 

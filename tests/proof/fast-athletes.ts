@@ -1,5 +1,5 @@
 import { athleteRegistered, athleteStream } from "../../events/athlete/events.ts";
-import { issueToken } from "../../server/actions/applications.ts";
+import { issueToken } from "../../server/applications/commands.ts";
 import type { Permission } from "../../server/http/auth.ts";
 import { nextId } from "../../server/ids.ts";
 import type { Platform } from "../../server/platform.ts";

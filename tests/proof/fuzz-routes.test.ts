@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allRoutes } from "../../server/routes/index.ts";
+import { allRoutes } from "../../server/route-table.ts";
 import type { AnyRoute } from "../../server/http/route.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

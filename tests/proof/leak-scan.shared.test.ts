@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { decode as decodePng } from "fast-png";
 import polyline from "@mapbox/polyline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createChallenge } from "../../server/actions/challenges.ts";
+import { createChallenge } from "../../server/challenges/commands.ts";
 import { parseDeviceFile } from "../../server/ingest/decode.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";

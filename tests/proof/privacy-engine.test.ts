@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { polyline } from "../helpers/polyline.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApplication, issueToken } from "../../server/actions/applications.ts";
-import { createAthlete } from "../../server/actions/athletes.ts";
+import { createApplication, issueToken } from "../../server/applications/commands.ts";
+import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { type DenoServer, ROOT, startDenoServer } from "../helpers/deno.ts";
@@ -225,14 +225,14 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
   "server/uploads/derive-worker.ts": "the derive worker: decodes, derives and matches the upload's own data",
   "server/segments/geometry.ts": "pure geometry over a segment's own points",
   "server/athlete-routes/geometry.ts": "pure geometry over a route's own points (what reaches others is chosen in read.ts and create.ts, through the engine)",
-  "server/http/responses/routes.ts": "the response schema of a route's streams (names the latlng key; holds no data)",
-  "projections/queries/athlete-records.ts": "the records' query: which activities count is the engine's predicate (visibleActivities), passed in by server/routes/athlete-records.ts, which reads only their power streams (no positions)",
+  "server/athlete-routes/schema.ts": "the response schema of a route's streams (names the latlng key; holds no data)",
+  "projections/queries/athlete-records.ts": "the records' query: which activities count is the engine's predicate (visibleActivities), passed in by server/athletes/records-routes.ts, which reads only their power streams (no positions)",
   "projections/heatmaps/queries.ts": "the heatmaps read models' queries: which activities and streams may be drawn is the engine's predicate, passed in by server/heatmaps (build.ts, gather.ts, tiles.ts)",
-  "server/routes/heatmaps.ts": "deletes the heatmap's tracks blob",
+  "server/heatmaps/routes.ts": "deletes the heatmap's tracks blob",
   "server/uploads/streams-transfer.ts": "packs the activity's own streams for the trip from a derive worker to the upload job",
-  "server/http/responses/activities.ts": "zod schemas of the answers' shape for the OpenAPI document (map.summary_polyline is a member's name); reads no data",
-  "server/http/responses/segments.ts": "zod schemas of the segment answers for the OpenAPI document (map.summary_polyline is a member's name); reads no data",
-  "server/representations/segment.ts": "a segment's own line (map.polyline and summary_polyline), cut from an activity through the engine when the segment was made (server/segments/create.ts: pointsFromActivity)",
+  "server/activities/schema.ts": "zod schemas of the answers' shape for the OpenAPI document (map.summary_polyline is a member's name); reads no data",
+  "server/segments/schema.ts": "zod schemas of the segment answers for the OpenAPI document (map.summary_polyline is a member's name); reads no data",
+  "server/segments/represent.ts": "a segment's own line (map.polyline and summary_polyline), cut from an activity through the engine when the segment was made (server/segments/create.ts: pointsFromActivity)",
 };
 const POINT_WORDS = /\b(latlng|summaryPolyline|summary_polyline|streamsSha256|streams_sha256|startLatlng|endLatlng|loadStreams|tracks_sha256|tracksSha256)\b/;
 const ENGINE_IMPORT = /from "(\.\.\/)+privacy\/engine\.ts"|from "\.\/engine\.ts"/;

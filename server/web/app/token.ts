@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { authorizationStream } from "../../../events/application/events.ts";
 import { handleCommand } from "../../../events/decider.ts";
 import { oauthDecider } from "../../../events/oauth/decide.ts";
-import { createApplication } from "../../actions/applications.ts";
+import { createApplication } from "../../applications/commands.ts";
 import { type Auth, lookupToken } from "../../http/auth.ts";
 import type { Platform } from "../../platform.ts";
 import { hashSecret } from "../../security.ts";

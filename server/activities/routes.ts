@@ -1,0 +1,224 @@
+import { z } from "zod";
+import { activityStream } from "../../events/activity/events.ts";
+import { activityDecider } from "../../events/activity/decide.ts";
+import { handleCommand } from "../../events/decider.ts";
+import { activityContext, commandMetadata, ownedActivity } from "./access.ts";
+import { findActivityDetail } from "./detail.ts";
+import { MAX_DESCRIPTION, zActivityType, zDescription, zName, zStartDateLocal } from "./input.ts";
+import { requireTypeOrSport, zSportType } from "./sport-input.ts";
+import { resolveSport } from "../../shared/sport-types.ts";
+import { badRequest, forbidden, notFound } from "../http/errors.ts";
+import { paging, zBool, zEpoch, zFloat, zInt, zNumId, zPaging } from "../http/input.ts";
+import { athleteDefaults } from "../athletes/commands.ts";
+import { defineRoute } from "../http/route.ts";
+import { nextId } from "../ids.ts";
+import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/engine.ts";
+import {
+  ACTIVITY_SELECT,
+  type ActivityRow,
+  detailedActivity,
+  findActivity,
+  normalizeActivityRow,
+  processingActivity,
+  processingUploadOf,
+  summaryActivities,
+} from "./represent.ts";
+import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import { zActivity, zDetailedActivity, zSummaryActivityList } from "../response-schemas.ts";
+
+const idParams = z.object({ id: zNumId });
+const flag = zBool;
+
+const createBody = z.object({
+  name: zName,
+  type: zActivityType.optional(),
+  sport_type: zSportType.optional(),
+  start_date_local: zStartDateLocal,
+  elapsed_time: zInt.pipe(z.number().int().min(0).max(365 * 86400)),
+  description: zDescription.optional(),
+  distance: zFloat.pipe(z.number().min(0).max(1e8)).optional(),
+  private: flag.optional(),
+  trainer: flag.optional(),
+  commute: flag.optional(),
+}).superRefine(requireTypeOrSport, { when: () => true });
+
+const updateBody = z.object({
+  name: zName.optional(),
+  type: zActivityType.optional(),
+  sport_type: zSportType.optional(),
+  private: flag.optional(),
+  hide_from_home: flag.optional(),
+  commute: flag.optional(),
+  trainer: flag.optional(),
+  gear_id: z.string().trim().min(1).max(64).optional(),
+  description: zDescription.optional(),
+});
+
+const listQuery = z.object({
+  before: zEpoch.optional(),
+  after: zEpoch.optional(),
+  ...zPaging,
+});
+
+export const activityRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/v3/activities",
+    response: zDetailedActivity,
+    summary: "Create a manual activity.",
+    description: `Form fields: name (≤ 255), sport_type (Strava's SportType list) and/or type (case-insensitive; one of them required, both must agree; sport_type gives type), start_date_local (ISO 8601; an offset gives start_date and timezone, otherwise local = UTC), elapsed_time (seconds ≥ 0), description (≤ ${MAX_DESCRIPTION}), distance (m), private, trainer, commute (1/0). 201 with the detailed activity.`,
+    tag: "Activities",
+    auth: "token",
+    permission: "write",
+    resource: "Activity",
+    body: createBody,
+    status: 201,
+    async handler({ platform, auth, body, requestId }) {
+      const sport = resolveSport(body.type, body.sport_type);
+      if (!sport) throw badRequest("Activity", "sport_type", "invalid");
+      const activityId = await nextId(platform.db, "activity");
+      await handleCommand(platform.store, activityStream(activityId), activityDecider, {
+        type: "create",
+        activity: {
+          activityId,
+          athleteId: auth.athleteId,
+          name: body.name,
+          type: sport.type,
+          sportType: sport.sportType,
+          startDate: body.start_date_local.startDate,
+          startDateLocal: body.start_date_local.startDateLocal,
+          timezone: body.start_date_local.timezone,
+          elapsedTime: body.elapsed_time,
+          distance: body.distance ?? 0,
+          description: body.description ?? null,
+          private: body.private ?? (await athleteDefaults(platform.db, auth.athleteId)).private,
+          trainer: body.trainer ?? false,
+          commute: body.commute ?? false,
+        },
+      }, commandMetadata(auth, requestId));
+      const row = await findActivity(platform.db, activityId);
+      if (!row) throw notFound("Activity");
+      return await detailedActivity(row, activityContext(platform, auth));
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/activities/:id",
+    response: zActivity,
+    summary: "An activity of the authenticated athlete (detailed); resource_state -1 while its upload is processing.",
+    tag: "Activities",
+    auth: "token",
+    resource: "Activity",
+    params: idParams,
+    query: z.object({ include_all_efforts: zBool.optional() }),
+    async handler({ platform, auth, params, query }) {
+      const includeAll = query.include_all_efforts ?? false;
+      const found = await findActivityDetail(platform.db, params.id, viewerOf(auth), includeAll);
+      if (!found) {
+        const processing = await processingUploadOf(platform.db, params.id);
+        if (processing && processing.athleteId === auth.athleteId) return processingActivity(params.id);
+        throw notFound("Activity");
+      }
+      const { row, preload } = found;
+      if (!canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
+      if (row.athlete_id !== auth.athleteId) throw forbidden("Activity", "athlete", "forbidden");
+      return await detailedActivity(row, { ...activityContext(platform, auth, includeAll), preload });
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/v3/activities/:id",
+    response: zDetailedActivity,
+    summary: "Update an activity (name, sport_type, type, private, commute, trainer, gear_id — 'none' clears it — description).",
+    description: "Fields left out stay as they are.",
+    tag: "Activities",
+    auth: "token",
+    permission: "write",
+    resource: "Activity",
+    params: idParams,
+    body: updateBody,
+    async handler({ platform, auth, params, body, requestId }) {
+      await ownedActivity(platform.db, params.id, auth);
+      let gearId: string | null | undefined = undefined;
+      if (body.gear_id !== undefined) {
+        if (body.gear_id.toLowerCase() === "none") gearId = null;
+        else {
+          const gear = await findGear(platform.db, body.gear_id);
+          if (!gear || Number(gear.athlete_id) !== auth.athleteId) throw badRequest("Gear", "id", "invalid");
+          gearId = gear.id;
+        }
+      }
+      await handleCommand(platform.store, activityStream(params.id), activityDecider, {
+        type: "update",
+        activityId: params.id,
+        athleteId: auth.athleteId,
+        name: body.name,
+        activityType: body.type,
+        sportType: body.sport_type,
+        private: body.private,
+        hideFromHome: body.hide_from_home,
+        commute: body.commute,
+        trainer: body.trainer,
+        gearId,
+        description: body.description,
+      }, commandMetadata(auth, requestId));
+      const row = await findActivity(platform.db, params.id);
+      if (!row) throw notFound("Activity");
+      return await detailedActivity(row, activityContext(platform, auth));
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/v3/activities/:id",
+    summary: "Delete an activity (beyond the spec, as the real service has it). 204 No Content.",
+    tag: "Activities",
+    auth: "token",
+    permission: "write",
+    resource: "Activity",
+    params: idParams,
+    status: 204,
+    async handler({ platform, auth, params, requestId }) {
+      await ownedActivity(platform.db, params.id, auth);
+      await handleCommand(platform.store, activityStream(params.id), activityDecider, {
+        type: "delete",
+        activityId: params.id,
+        athleteId: auth.athleteId,
+      }, commandMetadata(auth, requestId));
+      return null;
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/athlete/activities",
+    response: zSummaryActivityList,
+    summary: "The authenticated athlete's activities (summary), newest first; oldest first with after.",
+    description:
+      "before/after are epoch seconds on start_date (either, both, or neither); page/per_page then page within that window, as the real service combines them. Newest first; oldest first when after is given.",
+    tag: "Activities",
+    auth: "token",
+    resource: "Activity",
+    query: listQuery,
+    async handler({ platform, auth, query }) {
+      const { perPage, offset } = paging(query);
+      const visible = visibleActivities(viewerOf(auth), "a", 2);
+      const params: unknown[] = [auth.athleteId, ...visible.params];
+      let where = `a.athlete_id = $1 and ${visible.sql}`;
+      let order = "a.start_epoch desc, a.id desc";
+      if (query.before !== undefined) {
+        params.push(query.before);
+        where += ` and a.start_epoch < $${params.length}`;
+      }
+      if (query.after !== undefined) {
+        params.push(query.after);
+        where += ` and a.start_epoch > $${params.length}`;
+        order = "a.start_epoch asc, a.id asc";
+      }
+      params.push(perPage, offset);
+      const rows = await platform.db.query<ActivityRow>(
+        `${ACTIVITY_SELECT} where ${where} order by ${order} limit $${params.length - 1} offset $${params.length}`,
+        params,
+      );
+      return await summaryActivities(rows.map(normalizeActivityRow), activityContext(platform, auth));
+    },
+  }),
+];

@@ -1,0 +1,172 @@
+import { z } from "zod";
+import { followStream } from "../../events/athlete/events.ts";
+import { handleCommand } from "../../events/decider.ts";
+import { followDecider } from "../../events/follow/decide.ts";
+import { findAthlete, findAthletes } from "../../projections/athletes/queries.ts";
+import { athleteStats } from "../../projections/athlete-stats/queries.ts";
+import { relationships } from "../../projections/follows/projection.ts";
+import {
+  athleteActivityIds,
+  followCounts,
+  followingFeedIds,
+  type ListedActivity,
+} from "../../projections/queries/athlete-feeds.ts";
+import { activityContext, commandMetadata } from "../activities/access.ts";
+import { activityStatsBody } from "./stats-routes.ts";
+import type { Auth } from "../http/auth.ts";
+import { notFound } from "../http/errors.ts";
+import { paging, zEpoch, zNumId, zPaging } from "../http/input.ts";
+import { defineRoute } from "../http/route.ts";
+import { zActivityStats } from "./schema.ts";
+import { zAthleteProfile, zFeedActivities, zSummaryAthlete } from "./feed-schema.ts";
+import type { Platform } from "../platform.ts";
+import { viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { athleteFor } from "./represent.ts";
+import { feedActivities } from "../clubs/activity-represent.ts";
+
+/**
+ * Extensions for the web app's athlete pages and feed (docs/web-app.md, "Extension endpoints"):
+ * follow / unfollow (the follow decider), another athlete's profile counts, activities and totals,
+ * and the following feed Strava once had (`GET /v3/activities/following`). Every list passes the
+ * privacy engine: its predicate chooses the rows, the summary representation crops privacy zones.
+ */
+
+const idParams = z.object({ id: zNumId });
+const todayUtc = () => new Date().toISOString().slice(0, 10);
+
+/** Listed activities as summaries, each with its athlete as a summary athlete (with friend/follower). */
+async function shown(platform: Platform, auth: Auth, listed: ListedActivity[]) {
+  const summaries = await feedActivities(listed.map((l) => l.id), { ...activityContext(platform, auth), viewer: { athleteId: auth.athleteId, viewPrivate: auth.permissions.has("view_private") } });
+  const owners = [...new Set(listed.map((l) => l.athleteId))];
+  const [athletes, rel] = await Promise.all([findAthletes(platform.db, owners), relationships(platform.db, auth.athleteId, owners)]);
+  const ownerOf = new Map(listed.map((l) => [l.id, l.athleteId]));
+  return summaries.map(({ guid, ...summary }) => {
+    const ownerId = ownerOf.get(Number(guid.slice("activity-".length)))!;
+    const owner = athletes.get(ownerId);
+    return {
+      ...summary,
+      athlete: owner ? athleteFor(owner, auth, { form: "summary", relationship: rel.get(ownerId) }) : { id: ownerId, resource_state: 1 },
+    };
+  });
+}
+
+async function existingAthlete(platform: Platform, id: number) {
+  const row = await findAthlete(platform.db, id);
+  if (!row) throw notFound("Athlete");
+  return row;
+}
+
+async function followCommand(platform: Platform, auth: Auth, targetId: number, requestId: string, type: "follow" | "unfollow") {
+  const row = await existingAthlete(platform, targetId);
+  await handleCommand(platform.store, followStream(auth.athleteId), followDecider, { type, athleteId: auth.athleteId, targetId }, commandMetadata(auth, requestId));
+  const rel = await relationships(platform.db, auth.athleteId, [targetId]);
+  return athleteFor(row, auth, { form: "summary", relationship: rel.get(targetId) });
+}
+
+export const athleteFeedRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/v3/activities/following",
+    summary: "Extension: the following feed — the authenticated athlete's activities and those of the athletes they follow, newest first (summary activities with a summary athlete).",
+    description:
+      "As Strava's retired `GET /v3/activities/following`. `before` (epoch seconds) and page/per_page page through it. Private activities of others never appear; another athlete's activity hidden from home feeds neither; privacy zones are cropped for the viewer.",
+    tag: "Activities",
+    auth: "token",
+    resource: "Activity",
+    query: z.object({ before: zEpoch.optional(), ...zPaging }),
+    response: zFeedActivities,
+    async handler({ platform, auth, query }) {
+      const { perPage, offset } = paging(query);
+      const viewer = viewerOf(auth);
+      const listed = await followingFeedIds(platform.db, auth.athleteId, (alias, first) => visibleActivities(viewer, alias, first), {
+        limit: perPage,
+        offset,
+        before: query.before,
+      });
+      return await shown(platform, auth, listed);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/athletes/:id/activities",
+    summary: "Extension: an athlete's activities that the authenticated athlete may see, newest first (summary activities).",
+    description: "Another athlete's private activities never appear; privacy zones are cropped for the viewer. 404 for an unknown athlete.",
+    tag: "Activities",
+    auth: "token",
+    resource: "Activity",
+    params: idParams,
+    query: z.object({ ...zPaging }),
+    response: zFeedActivities,
+    async handler({ platform, auth, params, query }) {
+      await existingAthlete(platform, params.id);
+      const { perPage, offset } = paging(query);
+      const viewer = viewerOf(auth);
+      const listed = await athleteActivityIds(platform.db, params.id, (alias, first) => visibleActivities(viewer, alias, first), {
+        limit: perPage,
+        offset,
+      });
+      return await shown(platform, auth, listed);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/athletes/:id/totals",
+    summary:
+      "Extension: any athlete's activity stats (Strava's ActivityStats) as everyone may see them — totals of activities that are not private. `GET /v3/athletes/:id/stats` stays the athlete's own (403 for others, as Strava's).",
+    tag: "Athlete",
+    auth: "token",
+    resource: "Athlete",
+    params: idParams,
+    response: zActivityStats,
+    async handler({ platform, params }) {
+      await existingAthlete(platform, params.id);
+      return activityStatsBody(await athleteStats(platform.db, params.id, todayUtc()));
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/athletes/:id/profile",
+    summary: "Extension: {athlete, follower_count, friend_count}: an athlete's summary (friend/follower relative to the authenticated athlete) beside their follower and following counts.",
+    tag: "Athlete",
+    auth: "token",
+    resource: "Athlete",
+    params: idParams,
+    response: zAthleteProfile,
+    async handler({ platform, auth, params }) {
+      const row = await existingAthlete(platform, params.id);
+      const [rel, counts] = await Promise.all([relationships(platform.db, auth.athleteId, [params.id]), followCounts(platform.db, params.id)]);
+      // The counts sit beside the athlete, not in it: an athlete seen by others carries the summary fields only.
+      return {
+        athlete: athleteFor(row, auth, { form: "summary", relationship: rel.get(params.id) }),
+        follower_count: counts.followers,
+        friend_count: counts.following,
+      };
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/v3/athletes/:id/follow",
+    summary: "Extension: follow an athlete (idempotent). Answers the athlete's summary with friend \"accepted\".",
+    description: "400 for oneself, 404 for an unknown athlete.",
+    tag: "Athlete",
+    auth: "token",
+    permission: "write",
+    resource: "Athlete",
+    params: idParams,
+    response: zSummaryAthlete,
+    handler: ({ platform, auth, params, requestId }) => followCommand(platform, auth, params.id, requestId, "follow"),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/v3/athletes/:id/follow",
+    summary: "Extension: stop following an athlete (idempotent). Answers the athlete's summary with friend null.",
+    description: "400 for oneself, 404 for an unknown athlete.",
+    tag: "Athlete",
+    auth: "token",
+    permission: "write",
+    resource: "Athlete",
+    params: idParams,
+    response: zSummaryAthlete,
+    handler: ({ platform, auth, params, requestId }) => followCommand(platform, auth, params.id, requestId, "unfollow"),
+  }),
+];

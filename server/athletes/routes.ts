@@ -1,0 +1,96 @@
+import { z } from "zod";
+import { notFound } from "../http/errors.ts";
+import { type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
+import { updateAthlete } from "./commands.ts";
+import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
+import { defineRoute } from "../http/route.ts";
+import { athleteFor } from "./represent.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
+import { zAthlete, zDetailedAthlete } from "../response-schemas.ts";
+
+/** Extra parts of the detailed athlete contributed by other resource families (clubs, gear, follows). */
+export type AthleteDetailExtension = (
+  db: import("../../events/db/types.ts").Queryable,
+  athleteId: number,
+) => Promise<Record<string, unknown>>;
+
+export const athleteDetailExtensions: AthleteDetailExtension[] = [];
+
+const updateBody = z.object({
+  weight: zFloat.pipe(z.number().gt(0).lt(500)).optional(),
+  /** Functional threshold power (W), for the power zones (issue #19). */
+  ftp: zInt.pipe(z.number().int().min(1).max(2000)).optional(),
+  default_activity_type: z.string().optional().transform((v, ctx): ActivityType | undefined => {
+    if (v === undefined) return undefined;
+    const type = activityTypeOf(v);
+    if (!type) ctx.addIssue({ code: "custom", message: "unknown activity type" });
+    return type;
+  }),
+  default_private: zBool.optional(),
+  /** The units the athlete reads (Strava's DetailedAthlete field, writable here): "meters" or "feet". */
+  measurement_preference: z.enum(["feet", "meters"]).optional(),
+});
+
+export const athleteRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/v3/athlete",
+    response: zDetailedAthlete,
+    summary: "The authenticated athlete (detailed representation).",
+    tag: "Athlete",
+    auth: "token",
+    resource: "Athlete",
+    async handler({ platform, auth }) {
+      const row = await findAthlete(platform.db, auth.athleteId);
+      if (!row) throw notFound("Athlete");
+      const extras: Record<string, unknown> = {};
+      for (const extend of athleteDetailExtensions) Object.assign(extras, await extend(platform.db, auth.athleteId));
+      return athleteFor(row, auth, { form: "detailed", extras });
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/v3/athlete",
+    response: zDetailedAthlete,
+    summary: "Update the authenticated athlete: weight (kg), ftp (W), measurement_preference (meters or feet), and the extensions default_activity_type and default_private.",
+    tag: "Athlete",
+    auth: "token",
+    permission: "write",
+    resource: "Athlete",
+    body: updateBody,
+    async handler({ platform, auth, body }) {
+      await updateAthlete(platform, auth.athleteId, {
+        weight: body.weight,
+        ftp: body.ftp,
+        defaultActivityType: body.default_activity_type,
+        defaultPrivate: body.default_private,
+        measurementPreference: body.measurement_preference,
+      }, "api");
+      const row = await findAthlete(platform.db, auth.athleteId);
+      if (!row) throw notFound("Athlete");
+      const extras: Record<string, unknown> = {};
+      for (const extend of athleteDetailExtensions) Object.assign(extras, await extend(platform.db, auth.athleteId));
+      return athleteFor(row, auth, { form: "detailed", extras });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/athletes/:id",
+    response: zAthlete,
+    summary: "An athlete by id (detailed for oneself, summary for others).",
+    tag: "Athlete",
+    auth: "token",
+    resource: "Athlete",
+    params: z.object({ id: zNumId }),
+    async handler({ platform, auth, params }) {
+      const row = await findAthlete(platform.db, params.id);
+      if (!row) throw notFound("Athlete");
+      if (Number(row.id) === auth.athleteId) {
+        const extras: Record<string, unknown> = {};
+        for (const extend of athleteDetailExtensions) Object.assign(extras, await extend(platform.db, auth.athleteId));
+        return athleteFor(row, auth, { form: "detailed", extras });
+      }
+      return athleteFor(row, auth, { form: "summary" });
+    },
+  }),
+];

@@ -1,0 +1,48 @@
+import { clubAvatarUrl } from "../avatars/url.ts";
+import { clubSportFields } from "./sport.ts";
+import type { ClubRow, MembershipFields } from "../../projections/clubs/queries.ts";
+
+export type { ClubRow, MembershipFields };
+
+/** Meta club (resource_state 1): id, resource_state, name. */
+export function metaClub(row: Pick<ClubRow, "id" | "name">) {
+  return { id: Number(row.id), resource_state: 1, name: row.name };
+}
+
+/** Summary club (resource_state 2), the spec's "summary" column. */
+export function summaryClub(row: ClubRow) {
+  return {
+    id: Number(row.id),
+    resource_state: 2,
+    name: row.name,
+    profile_medium: clubAvatarUrl(Number(row.id), "medium"),
+    profile: clubAvatarUrl(Number(row.id), "large"),
+    cover_photo: null,
+    cover_photo_small: null,
+    ...clubSportFields(row.sport_type),
+    sport_type: row.sport_type,
+    city: row.city,
+    state: row.state,
+    country: row.country,
+    private: row.private,
+    member_count: Number(row.member_count),
+    featured: false,
+    verified: row.verified,
+    url: row.url,
+  };
+}
+
+/** Detailed club (resource_state 3) with the requester's membership fields. */
+export function detailedClub(row: ClubRow, requester: MembershipFields, followingCount: number) {
+  return {
+    ...summaryClub(row),
+    resource_state: 3,
+    description: row.description,
+    club_type: row.club_type,
+    owner_id: Number(row.owner_id),
+    following_count: followingCount,
+    membership: requester.membership,
+    admin: requester.admin,
+    owner: requester.owner,
+  };
+}

@@ -1,0 +1,277 @@
+import { z } from "zod";
+import type { Queryable } from "../../events/db/types.ts";
+import { DomainError } from "../../events/decider.ts";
+import { relationships } from "../../projections/follows/projection.ts";
+import { activityContext } from "../activities/access.ts";
+import { clubCommand, createClub } from "./commands.ts";
+import type { Auth } from "../http/auth.ts";
+import { badRequest, notFound } from "../http/errors.ts";
+import { paging, zBool, zEpoch, zInt, zNumId, zPaging } from "../http/input.ts";
+import { defineRoute } from "../http/route.ts";
+import type { Platform } from "../platform.ts";
+import { athleteFor } from "../athletes/represent.ts";
+import { findAthlete, findAthletes } from "../../projections/athletes/queries.ts";
+import { clubsOfAthlete, findClub, type MembershipFields, membershipOf } from "../../projections/clubs/queries.ts";
+import { clubFeedActivityIds } from "../../projections/queries/club-feed.ts";
+import { clubAdmins, clubMembers, followingCount, type MemberRow } from "../../projections/queries/club-members.ts";
+import { clubActivities } from "./activity-represent.ts";
+import { detailedClub, summaryClub } from "./represent.ts";
+import { viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { athleteDetailExtensions } from "../athletes/routes.ts";
+import { zClubActivityList, zClubAthlete, zClubAthleteList, zDetailedClub, zMembership, zSummaryClubList } from "../response-schemas.ts";
+
+/** How many of the members' latest activities a club feed reaches (spec: Limits). */
+export const CLUB_FEED_WINDOW = 200;
+
+const meta = (auth: Auth, requestId: string) => ({ athleteId: auth.athleteId, applicationId: auth.applicationId, requestId });
+
+async function requireClub(db: Queryable, id: number) {
+  const club = await findClub(db, id);
+  if (!club) throw notFound("Club");
+  return club;
+}
+
+async function clubDetail(db: Queryable, clubId: number, viewerId: number) {
+  const club = await requireClub(db, clubId);
+  return detailedClub(club, await membershipOf(db, clubId, viewerId), await followingCount(db, clubId, viewerId));
+}
+
+/** Summary athletes with friend/follower relative to the viewer and their membership fields. */
+async function membersWithFields(db: Queryable, viewerId: number, rows: MemberRow[]) {
+  const rel = await relationships(db, viewerId, rows.map((r) => Number(r.id)));
+  return rows.map((r) => ({
+    ...athleteFor(r, { athleteId: viewerId }, { form: "summary", relationship: rel.get(Number(r.id)) }),
+    membership: r.membership,
+    // Strava's ClubAthlete: the member status as a word.
+    member: r.membership,
+    admin: r.admin,
+    owner: r.owner,
+  } satisfies Record<string, unknown> & MembershipFields));
+}
+
+/** The target's membership after a move, as a summary athlete with membership fields. */
+async function memberAnswer(db: Queryable, clubId: number, athleteId: number, viewerId: number) {
+  const athlete = (await findAthletes(db, [athleteId])).get(athleteId)!;
+  const fields = await membershipOf(db, clubId, athleteId);
+  const rel = await relationships(db, viewerId, [athleteId]);
+  return { ...athleteFor(athlete, { athleteId: viewerId }, { form: "summary", relationship: rel.get(athleteId) }), ...fields };
+}
+
+async function requireAthlete(db: Queryable, id: number) {
+  if (!(await findAthlete(db, id))) throw notFound("Athlete", "athlete_id");
+}
+
+const clubParams = z.object({ id: zNumId });
+const memberParams = z.object({ club_id: zNumId, athlete_id: zNumId });
+const clubForm = z.object({
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(2000).optional(),
+  club_type: z.enum(["casual_club", "racing_team", "shop", "company", "other"]).optional(),
+  sport_type: z.enum(["cycling", "running", "triathlon", "other"]).optional(),
+  city: z.string().max(100).optional(),
+  state: z.string().max(100).optional(),
+  country: z.string().max(100).optional(),
+  private: zBool.optional(),
+});
+
+/** One membership move through the decider, answering the target's membership fields. */
+function memberMove(
+  method: "PUT" | "DELETE",
+  path: string,
+  type: "approve" | "decline" | "promote" | "demote",
+  summary: string,
+) {
+  return defineRoute({
+    method,
+    path,
+    response: zClubAthlete,
+    summary,
+    tag: "Clubs",
+    auth: "token",
+    permission: "write",
+    resource: "Club",
+    params: memberParams,
+    description: "Answers the target athlete (summary) with membership, admin and owner after the move.",
+    async handler({ platform, auth, params, requestId }) {
+      await requireClub(platform.db, params.club_id);
+      await requireAthlete(platform.db, params.athlete_id);
+      await clubCommand(platform, params.club_id, { type, callerId: auth.athleteId, athleteId: params.athlete_id }, meta(auth, requestId));
+      return memberAnswer(platform.db, params.club_id, params.athlete_id, auth.athleteId);
+    },
+  });
+}
+
+/**
+ * The club feed: the window (latest CLUB_FEED_WINDOW public activities of current members — a feed
+ * is read by every member, so the privacy engine's public audience: no private activity —, walking
+ * the feed table's start index), then `before`/page inside it; bodies from the activities read model.
+ */
+async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: { before?: number; page?: number; per_page?: number }) {
+  const { perPage, offset } = paging(query);
+  const ids = await clubFeedActivityIds(platform.db, {
+    clubId, window: CLUB_FEED_WINDOW, visible: visibleActivities(null, "f"), limit: perPage, offset,
+    before: query.before === undefined ? undefined : new Date(query.before * 1000).toISOString(),
+  });
+  const context = activityContext(platform, auth);
+  return clubActivities(ids, { ...context, viewer: viewerOf(auth)! });
+}
+
+/** The detailed athlete's `clubs`: summary clubs with the athlete's membership fields. */
+athleteDetailExtensions.push(async (db, athleteId) => ({
+  clubs: (await clubsOfAthlete(db, athleteId)).map((c) => ({
+    ...summaryClub(c),
+    membership: "member",
+    admin: c.admin,
+    owner: c.owner,
+  })),
+}));
+
+export const clubRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/v3/clubs",
+    response: zDetailedClub,
+    summary: "Create a club owned by the authenticated athlete (beyond the spec). Form fields as the Club table names them.",
+    tag: "Clubs",
+    auth: "token",
+    permission: "write",
+    resource: "Club",
+    body: clubForm,
+    status: 201,
+    async handler({ platform, auth, body, requestId }) {
+      const id = await createClub(platform, {
+        name: body.name,
+        ownerId: auth.athleteId,
+        description: body.description,
+        clubType: body.club_type,
+        sportType: body.sport_type,
+        city: body.city,
+        state: body.state,
+        country: body.country,
+        private: body.private,
+      }, meta(auth, requestId));
+      return clubDetail(platform.db, id, auth.athleteId);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/clubs/:id",
+    response: zDetailedClub,
+    summary: "A club (detailed, with the requester's membership, admin and owner).",
+    tag: "Clubs",
+    auth: "token",
+    resource: "Club",
+    params: clubParams,
+    handler: ({ platform, auth, params }) => clubDetail(platform.db, params.id, auth.athleteId),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/athlete/clubs",
+    response: zSummaryClubList,
+    summary: "Summary clubs the authenticated athlete is a member of, by name.",
+    tag: "Clubs",
+    auth: "token",
+    resource: "Club",
+    async handler({ platform, auth }) {
+      return (await clubsOfAthlete(platform.db, auth.athleteId)).map(summaryClub);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/clubs/:id/members",
+    response: zClubAthleteList,
+    summary: "Members (summary athletes with membership fields): those the caller follows first, then by first name.",
+    description: "Enhanced Privacy members are listed only to members; admins also see pending requests.",
+    tag: "Clubs",
+    auth: "token",
+    resource: "Club",
+    params: clubParams,
+    query: z.object(zPaging),
+    async handler({ platform, auth, params, query }) {
+      await requireClub(platform.db, params.id);
+      const viewer = await membershipOf(platform.db, params.id, auth.athleteId);
+      const isMember = viewer.membership === "member";
+      const { perPage, offset } = paging(query);
+      const rows = await clubMembers(platform.db, {
+        clubId: params.id, viewerId: auth.athleteId, withPending: isMember && viewer.admin, viewerIsMember: isMember,
+        limit: perPage, offset,
+      });
+      return membersWithFields(platform.db, auth.athleteId, rows);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v3/clubs/:id/admins",
+    response: zClubAthleteList,
+    summary: "Admins (summary athletes with membership fields): the owner first, then by first name.",
+    tag: "Clubs",
+    auth: "token",
+    resource: "Club",
+    params: clubParams,
+    query: z.object(zPaging),
+    async handler({ platform, auth, params, query }) {
+      await requireClub(platform.db, params.id);
+      const { perPage, offset } = paging(query);
+      const rows = await clubAdmins(platform.db, { clubId: params.id, limit: perPage, offset });
+      return membersWithFields(platform.db, auth.athleteId, rows);
+    },
+  }),
+  memberMove("PUT", "/v3/clubs/:club_id/members/:athlete_id", "approve", "Approve a pending request to a private club (club admin)."),
+  memberMove("DELETE", "/v3/clubs/:club_id/members/:athlete_id", "decline", "Decline a pending request to a private club (club admin)."),
+  memberMove("PUT", "/v3/clubs/:club_id/admins/:athlete_id", "promote", "Make a member an admin (club admin)."),
+  memberMove("DELETE", "/v3/clubs/:club_id/admins/:athlete_id", "demote", "Make an admin a plain member (club admin; never the owner)."),
+  defineRoute({
+    method: "GET",
+    path: "/v3/clubs/:id/activities",
+    response: zClubActivityList,
+    summary: "Recent activities of the club's members (members only; the latest 200 are reachable).",
+    description: "`before` (epoch seconds) and `page` cannot be combined. Private activities are not listed.",
+    tag: "Clubs",
+    auth: "token",
+    resource: "Club",
+    params: clubParams,
+    query: z.object({ ...zPaging, before: zEpoch.optional() }),
+    async handler({ platform, auth, params, query }) {
+      if (query.before !== undefined && query.page !== undefined) throw badRequest("Club", "before", "cannot be combined with page");
+      await requireClub(platform.db, params.id);
+      const viewer = await membershipOf(platform.db, params.id, auth.athleteId);
+      if (viewer.membership !== "member") {
+        throw new DomainError("forbidden", "Club", "membership", "not a member", "only club members see club activities");
+      }
+      return clubFeed(platform, params.id, auth, query);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v3/clubs/:id/join",
+    response: zMembership,
+    summary: "Join a club: member at once (public club or invited), else a pending request.",
+    tag: "Clubs",
+    auth: "token",
+    permission: "write",
+    resource: "Club",
+    params: clubParams,
+    async handler({ platform, auth, params, requestId }) {
+      await requireClub(platform.db, params.id);
+      await clubCommand(platform, params.id, { type: "join", athleteId: auth.athleteId }, meta(auth, requestId));
+      const after = await membershipOf(platform.db, params.id, auth.athleteId);
+      return { success: true, active: after.membership === "member", membership: after.membership };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v3/clubs/:id/leave",
+    response: zMembership,
+    summary: "Leave a club (or withdraw a pending request). The owner cannot leave.",
+    tag: "Clubs",
+    auth: "token",
+    permission: "write",
+    resource: "Club",
+    params: clubParams,
+    async handler({ platform, auth, params, requestId }) {
+      await requireClub(platform.db, params.id);
+      await clubCommand(platform, params.id, { type: "leave", athleteId: auth.athleteId }, meta(auth, requestId));
+      return { success: true, active: false, membership: null };
+    },
+  }),
+];

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { model, nullableNum, nullableStr, num } from "../http/schema.ts";
+
+/** Gear (Strava's SummaryGear / DetailedGear). */
+const summaryShape = {
+  id: z.string(),
+  primary: z.boolean(),
+  name: z.string(),
+  nickname: nullableStr,
+  resource_state: z.number().int(),
+  retired: z.boolean(),
+  distance: num,
+  converted_distance: num,
+};
+
+export const zSummaryGear = model("SummaryGear", z.object(summaryShape), "A bike or a pair of shoes (resource_state 2).", {
+  id: "b1234567", primary: true, name: "Road bike", nickname: "Road bike", resource_state: 2, retired: false,
+  distance: 1234567, converted_distance: 1234.6,
+});
+
+export const zDetailedGear = model(
+  "DetailedGear",
+  z.object({
+    ...summaryShape,
+    brand_name: nullableStr,
+    model_name: nullableStr,
+    description: nullableStr,
+    frame_type: z.number().int().nullable().optional(),
+    weight: nullableNum.optional(),
+  }),
+  "Gear with brand, model and description (resource_state 3); bikes add frame_type and weight.",
+  {
+    id: "b1234567", primary: true, name: "Road bike", nickname: "Road bike", resource_state: 3, retired: false,
+    distance: 1234567, converted_distance: 1234.6, brand_name: "Koga", model_name: "Kimera", description: null, frame_type: 3, weight: 8.2,
+  },
+);

@@ -1,0 +1,52 @@
+import type { AnyRoute } from "./http/route.ts";
+import { athleteRoutes } from "./athletes/routes.ts";
+import { athleteStatsRoutes } from "./athletes/stats-routes.ts";
+import { athleteZonesRoutes } from "./athletes/zones-routes.ts";
+import { activityRoutes } from "./activities/routes.ts";
+import { activitySocialRoutes } from "./activities/social-routes.ts";
+import { activityPhotoRoutes } from "./photos/routes.ts";
+import { activityDataRoutes } from "./activities/streams-routes.ts";
+import { gearRoutes } from "./gear/routes.ts";
+import { clubRoutes } from "./clubs/routes.ts";
+import { challengeRoutes } from "./challenges/routes.ts";
+import { segmentRoutes } from "./segments/routes.ts";
+import { uploadRoutes } from "./uploads/routes.ts";
+import { heatmapRoutes } from "./heatmaps/routes.ts";
+import { privacyZoneRoutes } from "./privacy-zones/routes.ts";
+import { pushSubscriptionRoutes } from "./webhooks/routes.ts";
+import { importRoutes } from "./archive/routes.ts";
+import { athleteRouteEndpoints } from "./athlete-routes/routes.ts";
+import { athleteFeedRoutes } from "./athletes/feed-routes.ts";
+import { athleteFitnessRoutes, athleteRecordRoutes } from "./athletes/records-routes.ts";
+import { gearCreateRoutes } from "./gear/create-routes.ts";
+import { athletePictureRoutes } from "./avatars/routes.ts";
+import { activityExportRoutes } from "./activities/export-routes.ts";
+import { discoverRoutes } from "./discover/routes.ts";
+
+/** Every declared route of the platform (the route table). Add one spread per resource family. */
+export const allRoutes: AnyRoute[] = [
+  ...athleteRecordRoutes,
+  ...athleteFitnessRoutes,
+  ...athleteFeedRoutes, // before activityRoutes: /v3/activities/following is not /v3/activities/:id
+  ...discoverRoutes, // before /v3/clubs/:id, /v3/athletes/:id, /v3/challenges/:id
+  ...segmentRoutes,
+  ...athleteRoutes,
+  ...athleteStatsRoutes,
+  ...athleteZonesRoutes,
+  ...activityRoutes,
+  ...activitySocialRoutes,
+  ...activityPhotoRoutes,
+  ...activityDataRoutes,
+  ...activityExportRoutes,
+  ...gearRoutes,
+  ...clubRoutes,
+  ...challengeRoutes,
+  ...uploadRoutes,
+  ...heatmapRoutes,
+  ...privacyZoneRoutes,
+  ...pushSubscriptionRoutes,
+  ...importRoutes,
+  ...athleteRouteEndpoints,
+  ...gearCreateRoutes,
+  ...athletePictureRoutes,
+];
