@@ -20,9 +20,7 @@ export interface NewEvent<T = unknown, K extends string = string> {
   data: T;
 }
 
-const registry = new Map<string, EventDefinition<unknown>>();
-
-/** Declares one event type of the catalogue. Types are unique across the platform. */
+/** Declares one event type (pure: returns its definition; the catalogue in events/index.ts lists it). */
 export function defineEvent<T, const K extends string>(spec: {
   type: K;
   version?: number;
@@ -30,8 +28,7 @@ export function defineEvent<T, const K extends string>(spec: {
   schema: z.ZodType<T>;
   upcasters?: Record<number, Upcaster>;
 }): EventDefinition<T, K> {
-  if (registry.has(spec.type)) throw new Error(`event type ${spec.type} defined twice`);
-  const definition: EventDefinition<T, K> = {
+  return {
     type: spec.type,
     version: spec.version ?? 1,
     schema: spec.schema,
@@ -39,29 +36,44 @@ export function defineEvent<T, const K extends string>(spec: {
     upcasters: spec.upcasters ?? {},
     create: (data: T) => ({ type: spec.type, data }),
   };
-  registry.set(spec.type, definition as EventDefinition<unknown>);
-  return definition;
 }
 
-export function eventDefinition(type: string): EventDefinition<unknown> | undefined {
-  return registry.get(type);
+/**
+ * A set of event definitions, given to the store when it is created: the store validates appends
+ * and upcasts reads against it, the analysts' tools look types up in it, docs/events.md lists it.
+ */
+export interface EventCatalogue {
+  /** Every definition, sorted by type. */
+  readonly definitions: readonly EventDefinition<unknown>[];
+  /** The definition of a type, when the catalogue has one. */
+  definition(type: string): EventDefinition<unknown> | undefined;
+  /** Brings stored data of an older schema version up to the current shape (unknown types as they are). */
+  upcast(type: string, schemaVersion: number, data: unknown): unknown;
 }
 
-export function allEventDefinitions(): EventDefinition<unknown>[] {
-  return [...registry.values()].sort((a, b) => a.type.localeCompare(b.type));
-}
-
-/** Brings stored data of an older schema version up to the current shape. */
-export function upcast(type: string, schemaVersion: number, data: unknown): unknown {
-  const definition = registry.get(type);
-  if (!definition) return data;
-  let current = data as Record<string, unknown>;
-  for (let v = schemaVersion; v < definition.version; v++) {
-    const step = definition.upcasters[v];
-    if (!step) throw new Error(`no upcaster for ${type} v${v} → v${v + 1}`);
-    current = step(current);
+/** Builds a catalogue from definitions. Types are unique: a type defined twice is refused. */
+export function eventCatalogue(definitions: Iterable<EventDefinition<unknown>>): EventCatalogue {
+  const byType = new Map<string, EventDefinition<unknown>>();
+  for (const definition of definitions) {
+    if (byType.has(definition.type)) throw new Error(`event type ${definition.type} defined twice`);
+    byType.set(definition.type, definition);
   }
-  return current;
+  const sorted = [...byType.values()].sort((a, b) => a.type.localeCompare(b.type));
+  return {
+    definitions: sorted,
+    definition: (type) => byType.get(type),
+    upcast(type, schemaVersion, data) {
+      const definition = byType.get(type);
+      if (!definition) return data;
+      let current = data as Record<string, unknown>;
+      for (let v = schemaVersion; v < definition.version; v++) {
+        const step = definition.upcasters[v];
+        if (!step) throw new Error(`no upcaster for ${type} v${v} → v${v + 1}`);
+        current = step(current);
+      }
+      return current;
+    },
+  };
 }
 
 /** The data type of an event definition: EventData<typeof athleteRegistered>. */

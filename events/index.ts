@@ -1,9 +1,10 @@
 /**
- * The event catalogue, listed explicitly: one line per event family. `catalogue` is every
- * definition (the store validates appends against it); `CatalogueEvent` is the discriminated union
- * of every event, so a `switch (event.type)` narrows `event.data` without casts.
+ * The event catalogue, listed explicitly: one line per event family. `catalogue` holds every
+ * definition (given to the store, which validates appends and upcasts reads against it);
+ * `CatalogueEvent` is the discriminated union of every event, so a `switch (event.type)` narrows
+ * `event.data` without casts.
  */
-import { type EventDefinition, type EventsOfModules, type NewEvent } from "./catalogue.ts";
+import { type EventCatalogue, eventCatalogue, type EventDefinition, type EventsOfModules, type NewEvent } from "./catalogue.ts";
 import type { RecordedEvent } from "./types.ts";
 import * as platform from "./platform/events.ts";
 import * as athlete from "./athlete/events.ts";
@@ -51,10 +52,14 @@ function isDefinition(value: unknown): value is EventDefinition<unknown> {
   return typeof value === "object" && value !== null && "schema" in value && "create" in value && "type" in value;
 }
 
-/** Every event definition of the catalogue. */
-export const catalogue: readonly EventDefinition<unknown>[] = Object.values(families)
-  .flatMap((family) => Object.values(family).filter(isDefinition))
-  .sort((a, b) => a.type.localeCompare(b.type));
+/**
+ * The platform's catalogue: every definition the families above export, built once (a type defined
+ * twice is refused here). It is given to the store when it is opened (server/platform.ts); nothing
+ * looks event types up anywhere else.
+ */
+export const catalogue: EventCatalogue = eventCatalogue(
+  Object.values(families).flatMap((family) => Object.values(family).filter(isDefinition)),
+);
 
 /**
  * A stored event as one of the catalogue's: the store validated its data against the type's schema
@@ -87,4 +92,4 @@ export function findEvent<K extends EventType>(
   return found ? (catalogued(found) as StoredEventOfType<K>) : undefined;
 }
 
-export { allEventDefinitions, eventDefinition } from "./catalogue.ts";
+export { type EventCatalogue, eventCatalogue } from "./catalogue.ts";

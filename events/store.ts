@@ -1,5 +1,5 @@
 import { parseJsonExact, toJson } from "../shared/json.ts";
-import { eventDefinition, type NewEvent, upcast } from "./catalogue.ts";
+import type { EventCatalogue, NewEvent } from "./catalogue.ts";
 import { type Db, type Queryable, sqlState } from "./db/types.ts";
 import { EVENT_STORE_SCHEMA } from "./schema.ts";
 import {
@@ -41,14 +41,14 @@ interface EventRow {
 const COLUMNS =
   "global_position, stream_id, stream_version, type, schema_version, data, metadata, recorded_at";
 
-function toRecorded(row: EventRow): RecordedEvent {
+function toRecorded(catalogue: EventCatalogue, row: EventRow): RecordedEvent {
   return {
     position: Number(row.global_position),
     streamId: row.stream_id,
     streamVersion: row.stream_version,
     type: row.type,
     schemaVersion: row.schema_version,
-    data: upcast(row.type, row.schema_version, row.data),
+    data: catalogue.upcast(row.type, row.schema_version, row.data),
     metadata: row.metadata ?? {},
     recordedAt: row.recorded_at,
   };
@@ -60,6 +60,7 @@ function toRecorded(row: EventRow): RecordedEvent {
  * times the insert answered: nothing is read back.
  */
 function sentEvents(
+  catalogue: EventCatalogue,
   streamId: string,
   rows: { global_position: number; stream_version: number; recorded_at: string }[],
   payloadJson: string,
@@ -76,23 +77,36 @@ function sentEvents(
       streamVersion: row.stream_version,
       type: event.type,
       schemaVersion: event.v,
-      data: upcast(event.type, event.v, event.data),
+      data: catalogue.upcast(event.type, event.v, event.data),
       metadata: (parseJsonExact(metadataJson) ?? {}) as EventMetadata,
       recordedAt: row.recorded_at,
     };
   });
 }
 
-/** The append-only event log on PGlite or PostgreSQL. */
+/** The events one append sends: each validated against its type's schema, with its version. */
+function validated(catalogue: EventCatalogue, event: NewEvent): { type: string; v: number; data: unknown } {
+  const definition = catalogue.definition(event.type);
+  if (!definition) throw new Error(`unknown event type ${event.type}`);
+  const parsed = definition.schema.safeParse(event.data);
+  if (!parsed.success) throw new Error(`invalid ${event.type} event: ${parsed.error.message}`);
+  return { type: event.type, v: definition.version, data: parsed.data };
+}
+
+/**
+ * The append-only event log on PGlite or PostgreSQL, for the event types of the catalogue it is
+ * given: appends are validated against it, reads upcast through it.
+ */
 export class EventStore {
   #inline: InlineHandler | undefined;
   #ambient: () => EventMetadata | undefined = () => undefined;
+  readonly #toRecorded = (row: EventRow) => toRecorded(this.catalogue, row);
 
-  constructor(readonly db: Db) {}
+  constructor(readonly db: Db, readonly catalogue: EventCatalogue) {}
 
-  static async open(db: Db): Promise<EventStore> {
+  static async open(db: Db, catalogue: EventCatalogue): Promise<EventStore> {
     await db.exec(EVENT_STORE_SCHEMA);
-    return new EventStore(db);
+    return new EventStore(db, catalogue);
   }
 
   /** Sets the handler that runs in every append's transaction. */
@@ -130,15 +144,7 @@ export class EventStore {
     options: AppendOptions = {},
   ): Promise<AppendResult> {
     if (events.length === 0) throw new Error("append needs at least one event");
-    const payload = events.map((event) => {
-      const definition = eventDefinition(event.type);
-      if (!definition) throw new Error(`unknown event type ${event.type}`);
-      const parsed = definition.schema.safeParse(event.data);
-      if (!parsed.success) {
-        throw new Error(`invalid ${event.type} event: ${parsed.error.message}`);
-      }
-      return { type: event.type, v: definition.version, data: parsed.data };
-    });
+    const payload = events.map((event) => validated(this.catalogue, event));
     const metadata = this.#metadata(options.metadata);
     const payloadJson = toJson(payload);
     const metadataJson = toJson(metadata);
@@ -170,7 +176,7 @@ export class EventStore {
           );
           throw new ConcurrencyError(streamId, expectedVersion, version);
         }
-        const recorded = sentEvents(streamId, rows, payloadJson, metadataJson);
+        const recorded = sentEvents(this.catalogue, streamId, rows, payloadJson, metadataJson);
         const result: AppendResult = {
           streamId,
           nextExpectedVersion: recorded[recorded.length - 1].streamVersion,
@@ -223,13 +229,7 @@ export class EventStore {
     if (new Set(streams).size !== streams.length) throw new Error("appendMany needs distinct streams");
     const payload = appends.flatMap((a, s) => {
       if (a.events.length === 0) throw new Error("append needs at least one event");
-      return a.events.map((event, n) => {
-        const definition = eventDefinition(event.type);
-        if (!definition) throw new Error(`unknown event type ${event.type}`);
-        const parsed = definition.schema.safeParse(event.data);
-        if (!parsed.success) throw new Error(`invalid ${event.type} event: ${parsed.error.message}`);
-        return { s, n: n + 1, type: event.type, v: definition.version, data: parsed.data };
-      });
+      return a.events.map((event, n) => ({ s, n: n + 1, ...validated(this.catalogue, event) }));
     });
     try {
       return await this.db.transaction(async (tx) => {
@@ -255,7 +255,7 @@ export class EventStore {
            returning ${COLUMNS}`,
           [streams, bases, toJson(payload), toJson(this.#metadata(options.metadata))],
         );
-        const recorded = inserted.map(toRecorded).sort((a, b) => a.position - b.position);
+        const recorded = inserted.map(this.#toRecorded).sort((a, b) => a.position - b.position);
         if (this.#inline) await this.#inline(tx, recorded);
         const byStream = new Map<string, RecordedEvent[]>();
         for (const e of recorded) byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e]);
@@ -298,7 +298,7 @@ export class EventStore {
       firstPosition: Number(prior.first_position),
       lastPosition: Number(prior.last_position),
       duplicate: true,
-      events: events.map(toRecorded),
+      events: events.map(this.#toRecorded),
     };
   }
 
@@ -313,7 +313,7 @@ export class EventStore {
         order by stream_version${limit === undefined ? "" : " limit $3"}`,
       limit === undefined ? [streamId, afterVersion] : [streamId, afterVersion, limit],
     );
-    return rows.map(toRecorded);
+    return rows.map(this.#toRecorded);
   }
 
   /**
@@ -342,7 +342,7 @@ export class EventStore {
         limit $2`,
       params,
     );
-    return rows.map(toRecorded);
+    return rows.map(this.#toRecorded);
   }
 
   /**
@@ -364,7 +364,7 @@ export class EventStore {
     );
     const last = rows[rows.length - 1];
     return {
-      events: rows.map(toRecorded),
+      events: rows.map(this.#toRecorded),
       cursor: last
         ? { transactionId: last.transaction_id, position: Number(last.global_position) }
         : cursor,

@@ -6,10 +6,11 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { CATALOGUE_FILE, eventCatalogueMarkdown } from "../server/analysts/catalogue-doc.ts";
+import { catalogue } from "../server/wiring.ts";
 
 const root = resolve(import.meta.dirname ?? ".", "..");
 const file = join(root, CATALOGUE_FILE);
-const text = eventCatalogueMarkdown();
+const text = eventCatalogueMarkdown(catalogue);
 if (process.argv.includes("--check")) {
   const current = existsSync(file) ? readFileSync(file, "utf8") : "";
   if (current !== text) {

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import type { EventDefinition } from "../../events/catalogue.ts";
-import { catalogue } from "../../events/index.ts";
+import type { EventCatalogue, EventDefinition } from "../../events/catalogue.ts";
 
 /** Where the generated catalogue lives (relative to the project root). */
 export const CATALOGUE_FILE = "docs/events.md";
@@ -94,8 +93,9 @@ function section(definition: EventDefinition<unknown>): string {
   return lines.join("\n");
 }
 
-/** The event catalogue as markdown, generated from the zod schemas of every registered event type. */
-export function eventCatalogueMarkdown(definitions: readonly EventDefinition<unknown>[] = catalogue): string {
+/** An event catalogue as markdown, generated from the zod schemas of its event types. */
+export function eventCatalogueMarkdown(catalogue: EventCatalogue): string {
+  const definitions = catalogue.definitions;
   const header = [
     "# Event catalogue",
     "",

@@ -179,7 +179,7 @@ const exportCommand: CliCommand = {
     let fd: number | undefined;
     try {
       // Unknown types are refused before a file is created.
-      if (types?.length) await checkTypes(platform.db, types);
+      if (types?.length) await checkTypes(platform.store, types);
       if (out !== undefined) fd = openSync(resolve(out), "w");
       const write = fd === undefined ? io.write! : (chunk: string) => {
         writeSync(fd!, chunk);
@@ -197,7 +197,7 @@ const exportCommand: CliCommand = {
           }
         }
       };
-      const { events, lastPosition } = await exportEvents(platform.db, options, write, (n) => progress(n), collect);
+      const { events, lastPosition } = await exportEvents(platform.store, options, write, (n) => progress(n), collect);
       if (io.interactive) io.progress("\n");
       const blobs = out === undefined || named.size === 0
         ? { blobs: 0, bytes: 0, dir: null as string | null }

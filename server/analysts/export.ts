@@ -1,6 +1,5 @@
 import { stringify } from "csv-stringify/sync";
-import { eventDefinition } from "../../events/catalogue.ts";
-import type { Queryable } from "../../events/db/types.ts";
+import type { EventStore } from "../../events/store.ts";
 import { type LogBound, logEnd } from "./log-bounds.ts";
 
 export type ExportFormat = "csv" | "ndjson";
@@ -44,11 +43,11 @@ export interface ExportRow {
 /** An option names an event type neither the catalogue nor the log knows. */
 export class UnknownTypeError extends Error {}
 
-/** Refuses event types that the catalogue does not define and the log never held. */
-export async function checkTypes(db: Queryable, types: string[]): Promise<void> {
+/** Refuses event types that the store's catalogue does not define and its log never held. */
+export async function checkTypes(store: EventStore, types: string[]): Promise<void> {
   for (const type of types) {
-    if (eventDefinition(type)) continue;
-    const [row] = await db.query<{ found: boolean }>(
+    if (store.catalogue.definition(type)) continue;
+    const [row] = await store.db.query<{ found: boolean }>(
       "select exists(select 1 from events where type = $1) as found",
       [type],
     );
@@ -77,13 +76,14 @@ function csvText(rows: ExportRow[], header: boolean): string {
  * by one page whatever the log's size. Covers the events committed when it starts.
  */
 export async function exportEvents(
-  db: Queryable,
+  store: EventStore,
   options: ExportOptions,
   write: (chunk: string) => void | Promise<void>,
   onPage?: (exported: number, position: number) => void,
   onRows?: (rows: ExportRow[]) => void,
 ): Promise<{ events: number; lastPosition: number }> {
-  if (options.types?.length) await checkTypes(db, options.types);
+  if (options.types?.length) await checkTypes(store, options.types);
+  const db = store.db;
   const end = await logEnd(db);
   const params: unknown[] = [0, options.pageSize ?? 1000, end.position];
   let filter = "";

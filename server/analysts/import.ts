@@ -177,7 +177,7 @@ export async function importEvents(
       if (!isObject(record)) throw new ImportError(`${file}:${line}: not a JSON object; nothing was imported`);
       let event: ImportedEvent;
       try {
-        event = toEvent(record);
+        event = toEvent(platform.store.catalogue, record);
       } catch (error) {
         throw new ImportError(`${file}:${line}: ${(error as Error).message}; nothing was imported`);
       }

@@ -23,7 +23,7 @@ async function withPlatform<T>(dataDir: string, fn: (p: Platform) => Promise<T>)
 
 async function exported(p: Platform): Promise<string> {
   let text = "";
-  await exportEvents(p.db, { format: "ndjson" }, (chunk) => {
+  await exportEvents(p.store, { format: "ndjson" }, (chunk) => {
     text += chunk;
   });
   return text;

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineEvent } from "../../events/catalogue.ts";
+import { defineEvent, eventCatalogue } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
+import { catalogue } from "../../events/index.ts";
+import { EventStore } from "../../events/store.ts";
 import { allProjections } from "../../projections/index.ts";
 import type { Projection } from "../../projections/projection.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
@@ -40,10 +42,13 @@ const weightsProjection: Projection = {
 describe("schema evolution: old-version events replay into today's read models through upcasters", () => {
   let server: TestServer;
   let athleteId: number;
+  /** The server's log, read and written with the platform's catalogue plus the test-only type. */
+  let store: EventStore;
 
   beforeAll(async () => {
     server = await startTestServer();
     athleteId = (await server.athlete()).id;
+    store = new EventStore(server.platform.db, eventCatalogue([...catalogue.definitions, weightRecorded]));
     // As old servers wrote them: rows with older schema versions, inserted directly.
     for (const [version, data] of [[1, { athleteId, weightLbs: 154 }], [2, { athleteId, weightKg: 71.5 }]] as const) {
       await server.platform.db.query(
@@ -53,13 +58,13 @@ describe("schema evolution: old-version events replay into today's read models t
       );
     }
     // And one written today through the store.
-    await server.platform.store.append(`weights-${athleteId}`, 2, [weightRecorded.create({ athleteId, weightKg: 70, source: "scale" })]);
+    await store.append(`weights-${athleteId}`, 2, [weightRecorded.create({ athleteId, weightKg: 70, source: "scale" })]);
   });
 
   afterAll(() => server.close());
 
   it("reads keep the stored schema version and give today's shape", async () => {
-    const events = await server.platform.store.readStream(`weights-${athleteId}`);
+    const events = await store.readStream(`weights-${athleteId}`);
     expect(events.map((e) => [e.schemaVersion, e.data])).toEqual([
       [1, { athleteId, weightKg: 69.9, source: "manual" }],
       [2, { athleteId, weightKg: 71.5, source: "manual" }],
@@ -72,9 +77,9 @@ describe("schema evolution: old-version events replay into today's read models t
   });
 
   it("a replay builds today's read models (with the real ones) from the mixed-version log", async () => {
-    const runner = new ProjectionRunner(server.platform.db, server.platform.store, [...allProjections, weightsProjection]);
+    const runner = new ProjectionRunner(server.platform.db, store, [...allProjections, weightsProjection]);
     const report = await runner.rebuild("rm_evolution");
-    expect(report.events).toBe(await server.platform.store.headPosition());
+    expect(report.events).toBe(await store.headPosition());
     const rows = await server.platform.db.query<{ weight_kg: number; source: string }>(
       "select weight_kg, source from rm_evolution.test_weights order by position",
     );
@@ -89,6 +94,6 @@ describe("schema evolution: old-version events replay into today's read models t
       `insert into events (stream_id, stream_version, type, schema_version, data) values ($1, 1, $2, 0, '{}'::jsonb)`,
       [`weights-broken-${athleteId}`, weightRecorded.type],
     );
-    await expect(server.platform.store.readStream(`weights-broken-${athleteId}`)).rejects.toThrow("no upcaster for TestWeightRecorded v0 → v1");
+    await expect(store.readStream(`weights-broken-${athleteId}`)).rejects.toThrow("no upcaster for TestWeightRecorded v0 → v1");
   });
 });

@@ -26,7 +26,7 @@ export const analystsSuite: BenchSuite = async (args) => {
       const started = performance.now();
       let exported = 0;
       try {
-        exported = (await exportEvents(platform.db, { format }, (chunk) => {
+        exported = (await exportEvents(platform.store, { format }, (chunk) => {
           writeSync(fd, chunk);
         })).events;
       } finally {

@@ -11,7 +11,7 @@
 import process from "node:process";
 import { openPglite } from "../../events/db/pglite.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { StoredEvent } from "../../events/index.ts";
+import { catalogue, type StoredEvent } from "../../events/index.ts";
 import { allProjections } from "../../projections/index.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { segmentsProjection } from "../../projections/segments/projection.ts";
@@ -31,7 +31,7 @@ const explain = process.argv.includes("--explain");
 const LAPS = arg("laps", 1);
 
 const db = await openPglite(undefined, { searchPath: "rm, public" });
-const runner = new ProjectionRunner(db, await EventStore.open(db), allProjections);
+const runner = new ProjectionRunner(db, await EventStore.open(db, catalogue), allProjections);
 await runner.migrate();
 await db.query(
   `insert into athletes (id, firstname, lastname, email, password_hash, sex, birthdate, weight, created_at, updated_at)

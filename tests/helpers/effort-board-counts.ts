@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { expect } from "vitest";
 import type { Db, Queryable } from "../../events/db/types.ts";
-import type { StoredEvent } from "../../events/index.ts";
+import { catalogue, type StoredEvent } from "../../events/index.ts";
 import { EventStore } from "../../events/store.ts";
 import { allProjections } from "../../projections/index.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
@@ -94,7 +94,7 @@ export async function checkEffortBoardCounts(db: Db, numRuns: number) {
       fc.array(fc.oneof(fc.constant("private" as const), fc.constant("delete" as const)), { maxLength: 3 }),
       ride,
       async (rides, changes, next) => {
-        const runner = new ProjectionRunner(db, await EventStore.open(db), allProjections);
+        const runner = new ProjectionRunner(db, await EventStore.open(db, catalogue), allProjections);
         await db.exec("drop schema if exists ebc cascade");
         await runner.migrate("ebc");
         await db.transaction(async (tx) => {

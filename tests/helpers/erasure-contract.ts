@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../events/db/types.ts";
 import { z } from "zod";
-import { defineEvent } from "../../events/catalogue.ts";
+import { defineEvent, eventCatalogue } from "../../events/catalogue.ts";
 import { eraseAthleteFromLog } from "../../events/erasure.ts";
 import { freshStore } from "./store-contract.ts";
 
@@ -26,6 +26,8 @@ const owned = defineEvent({
   schema: z.object({ ownerId: z.number().int(), internal: z.boolean() }),
 });
 
+const erasureTestCatalogue = eventCatalogue([started, touched, followed, owned]);
+
 const sha = (c: string) => c.repeat(64);
 
 /** The log's erasure rewrite (events/erasure.ts) on one kind of database (PGlite, PostgreSQL). */
@@ -33,7 +35,7 @@ export function erasureContract(label: string, open: () => Promise<Db>): void {
 describe(`an athlete's erasure from the log, the one sanctioned rewrite (${label})`, () => {
   it("removes the athlete's streams and the events naming them elsewhere, keeps the rest and the blobs others name", async () => {
     const db = await open();
-    const store = await freshStore(db);
+    const store = await freshStore(db, erasureTestCatalogue);
     for (const s of ["a", "b", "c"]) {
       await db.query("insert into blobs (sha256, content, size) values ($1, $2, 1)", [sha(s), new Uint8Array([1])]);
     }

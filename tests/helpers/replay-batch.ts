@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { expect } from "vitest";
 import type { Db, Queryable } from "../../events/db/types.ts";
+import { catalogue } from "../../events/index.ts";
 import { EventStore } from "../../events/store.ts";
 import type { RecordedEvent } from "../../events/types.ts";
 import { allProjections } from "../../projections/index.ts";
@@ -102,7 +103,7 @@ async function dump(db: Db, schema: string): Promise<Record<string, unknown[]>> 
 
 /** Both ways into two scratch schemas of one database; returns both dumps. */
 async function bothWays(db: Db, log: RecordedEvent[], chunks: number[]) {
-  const runner = new ProjectionRunner(db, await EventStore.open(db), allProjections);
+  const runner = new ProjectionRunner(db, await EventStore.open(db, catalogue), allProjections);
   await runner.migrate("by_one");
   await runner.migrate("by_runner");
   await db.transaction(async (tx: Queryable) => {

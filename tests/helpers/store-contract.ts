@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineEvent } from "../../events/catalogue.ts";
+import { defineEvent, type EventCatalogue, eventCatalogue } from "../../events/catalogue.ts";
 import type { Db } from "../../events/db/types.ts";
 import { EVENT_STORE_SCHEMA } from "../../events/schema.ts";
 import { CATCH_UP_START, EventStore } from "../../events/store.ts";
@@ -21,9 +21,12 @@ export const renamed = defineEvent({
   upcasters: { 1: (d) => ({ n: d.count, label: "from v1" }) },
 });
 
-export async function freshStore(db: Db): Promise<EventStore> {
+/** The test-only events' catalogue, given to the contract's stores. */
+export const testCatalogue: EventCatalogue = eventCatalogue([counted, renamed]);
+
+export async function freshStore(db: Db, catalogue: EventCatalogue = testCatalogue): Promise<EventStore> {
   await db.exec(EVENT_STORE_SCHEMA);
-  return new EventStore(db);
+  return new EventStore(db, catalogue);
 }
 
 /**

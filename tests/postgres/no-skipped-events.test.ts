@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../../events/db/postgres.ts";
 import type { Db } from "../../events/db/types.ts";
 import { CATCH_UP_START, EventStore } from "../../events/store.ts";
-import { counted, freshStore } from "../helpers/store-contract.ts";
+import { counted, freshStore, testCatalogue } from "../helpers/store-contract.ts";
 import { createTestDatabase } from "../helpers/postgres.ts";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -29,7 +29,7 @@ describe("catch-up reading on PostgreSQL", () => {
     for (let w = 0; w < writers; w++) {
       const db = await openPostgres(database.url, { max: 3 });
       dbs.push(db);
-      const store = new EventStore(db);
+      const store = new EventStore(db, testCatalogue);
       store.onAppend(async (tx) => {
         await tx.query("select pg_sleep(random() * 0.03)");
       });

@@ -27,7 +27,7 @@ describe("blobs named by events (events/blob-names.ts)", () => {
     const known = new Set<string>([...BLOB_FIELDS, ...NOT_BLOB_FIELDS]);
     const unknown: string[] = [];
     const seen = new Set<string>();
-    for (const definition of catalogue) {
+    for (const definition of catalogue.definitions) {
       for (const path of keysOf(definition.schema)) {
         const key = path.split(".").pop()!;
         if (/sha256/i.test(key)) seen.add(key);
@@ -39,7 +39,7 @@ describe("blobs named by events (events/blob-names.ts)", () => {
     expect([...seen].sort()).toEqual([...known].sort());
     // The per-type fields exist in their types' schemas.
     for (const [type, fields] of Object.entries(BLOB_FIELDS_BY_TYPE)) {
-      const definition = catalogue.find((d) => d.type === type);
+      const definition = catalogue.definition(type);
       expect(definition, type).toBeDefined();
       for (const field of fields) expect(keysOf(definition!.schema)).toContain(field);
     }

@@ -2,6 +2,7 @@ import { decode } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPglite } from "../../events/db/pglite.ts";
 import type { Db } from "../../events/db/types.ts";
+import { catalogue } from "../../events/index.ts";
 import { segmentStarred } from "../../events/segment/events.ts";
 import { EventStore } from "../../events/store.ts";
 import { ConcurrencyError } from "../../events/types.ts";
@@ -13,7 +14,7 @@ let db: Db;
 let store: EventStore;
 beforeAll(async () => {
   db = await openPglite();
-  store = await EventStore.open(db);
+  store = await EventStore.open(db, catalogue);
 });
 afterAll(() => db.close());
 
