@@ -9,7 +9,8 @@ import { existsSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { archiveImportDecider } from "../../events/archive-import/decide.ts";
 import { archiveImportProgressed, archiveImportStarted, archiveImportStream } from "../../events/archive-import/events.ts";
-import { DomainError, fold, handleCommand } from "../../events/decider.ts";
+import { DomainError, fold } from "../../events/decider.ts";
+import { catalogued } from "../../events/index.ts";
 import {
   type ArchiveImportRow,
   archiveImportsOf,
@@ -20,6 +21,8 @@ import {
 import type { JobKind } from "../jobs/runner.ts";
 import { randomSecret } from "../security.ts";
 import type { Platform } from "../platform.ts";
+import { systemActor } from "../actor.ts";
+import { finishArchiveImport, recordArchiveImportProgress, resumeArchiveImport, startArchiveImport } from "./commands.ts";
 import { type EntryOutcome, type ImportFailure, type ImportProgress, importArchive, ImportStopped, REPORTED_FAILURES } from "./import.ts";
 import { inboxDir } from "./inbox.ts";
 import { ArchiveRefused } from "./zip.ts";
@@ -148,16 +151,17 @@ function fromRow(platform: Platform, row: ArchiveImportRow): ImportRun {
 export async function importFailurePages(platform: Platform, id: string, athleteId: number): Promise<AsyncIterable<ImportFailure[]> | undefined> {
   if (!/^[0-9a-f]{16}$/.test(id)) return undefined;
   const stream = archiveImportStream(id);
-  const [started] = await platform.store.readStream(stream, 0, 1);
-  if (!started || started.type !== archiveImportStarted.type || (started.data as { athleteId: number }).athleteId !== athleteId) return undefined;
+  const [first] = await platform.store.readStream(stream, 0, 1);
+  const started = first && catalogued(first);
+  if (!started || started.type !== archiveImportStarted.type || started.data.athleteId !== athleteId) return undefined;
   return (async function* () {
     for (let after = 0;;) {
       const events = await platform.store.readStream(stream, after, FAILURE_EVENTS_PER_PAGE);
       if (!events.length) return;
       after = events[events.length - 1].streamVersion;
       const failures: ImportFailure[] = [];
-      for (const event of events) {
-        if (event.type === archiveImportProgressed.type) for (const f of (event.data as { failed: ImportFailure[] }).failed) failures.push(f);
+      for (const event of events.map(catalogued)) {
+        if (event.type === archiveImportProgressed.type) for (const f of event.data.failed) failures.push(f);
       }
       if (failures.length) yield failures;
     }
@@ -176,7 +180,8 @@ export async function importRunsOf(platform: Platform, athleteId: number, limit 
   return (await archiveImportsOf(platform.db, athleteId, limit)).map((row) => fromRow(platform, row));
 }
 
-const metadataOf = (athleteId: number, via: string) => ({ athleteId, source: `archive:${via}` });
+/** Who runs an import: the athlete, through the API or the page (`archive:api`, `archive:web`). */
+const actorOf = (athleteId: number, via: string) => systemActor(`archive:${via}`, athleteId);
 
 /** Records the import (ArchiveImportStarted) and starts it in the background; returns at once. */
 export async function startImportRun(
@@ -196,10 +201,11 @@ export async function startImportRun(
   // Live before it is recorded: the resume job never takes a run this process is starting.
   live.set(id, run);
   try {
-    await handleCommand(platform.store, archiveImportStream(id), archiveImportDecider, {
-      type: "start",
-      start: { importId: id, athleteId: input.athleteId, fileName: input.fileName, via: input.via, archiveFile: basename(input.path), bytes: input.bytes },
-    }, { metadata: metadataOf(input.athleteId, input.via) });
+    await startArchiveImport(
+      platform,
+      { importId: id, athleteId: input.athleteId, fileName: input.fileName, via: input.via, archiveFile: basename(input.path), bytes: input.bytes },
+      actorOf(input.athleteId, input.via),
+    );
   } catch (error) {
     live.delete(id);
     throw error;
@@ -214,13 +220,15 @@ export async function resumeImportRun(platform: Platform, row: ArchiveImportRow)
   const stream = archiveImportStream(row.id);
   const state = fold(archiveImportDecider, await platform.store.readStream(stream));
   if (state.finished) return;
-  const metadata = metadataOf(row.athlete_id, row.via);
+  const actor = actorOf(row.athlete_id, row.via);
   const path = join(inboxDir(platform), row.archive_file);
   if (!existsSync(path)) {
-    await handleCommand(platform.store, stream, archiveImportDecider, {
-      type: "finish",
-      finish: { importId: row.id, athleteId: row.athlete_id, outcome: "interrupted", error: "the archive is no longer on this server: import it again (nothing is imported twice)" },
-    }, { metadata });
+    await finishArchiveImport(platform, {
+      importId: row.id,
+      athleteId: row.athlete_id,
+      outcome: "interrupted",
+      error: "the archive is no longer on this server: import it again (nothing is imported twice)",
+    }, actor);
     return;
   }
   const run: LiveRun = {
@@ -237,7 +245,7 @@ export async function resumeImportRun(platform: Platform, row: ArchiveImportRow)
   };
   live.set(row.id, run);
   try {
-    await handleCommand(platform.store, stream, archiveImportDecider, { type: "resume", importId: row.id, athleteId: row.athlete_id }, { metadata });
+    await resumeArchiveImport(platform, row.id, row.athlete_id, actor);
   } catch (error) {
     live.delete(row.id);
     throw error;
@@ -247,8 +255,7 @@ export async function resumeImportRun(platform: Platform, row: ArchiveImportRow)
 
 /** Runs the import, checkpointing as it goes; the end is recorded unless the server is stopping. */
 function launch(platform: Platform, run: LiveRun, path: string, done: ReadonlySet<string>, via: "web" | "api"): void {
-  const stream = archiveImportStream(run.id);
-  const metadata = metadataOf(run.athleteId, via);
+  const actor = actorOf(run.athleteId, via);
   const stopping = () => !platform.jobs.running;
   const finished: { key: string; outcome: EntryOutcome }[] = [];
   /** Every failure since the last checkpoint (all of them are recorded: the download lists them). */
@@ -265,10 +272,14 @@ function launch(platform: Platform, run: LiveRun, path: string, done: ReadonlySe
         if (stopping()) return;
         const entries = finished.splice(0, CHECKPOINT_ITEMS);
         const failed = failures.splice(0, CHECKPOINT_ITEMS);
-        await handleCommand(platform.store, stream, archiveImportDecider, {
-          type: "progress",
-          progress: { importId: run.id, athleteId: run.athleteId, layout: run.progress.layout, total: Math.max(run.progress.total, run.base.done), entries, failed },
-        }, { metadata });
+        await recordArchiveImportProgress(platform, {
+          importId: run.id,
+          athleteId: run.athleteId,
+          layout: run.progress.layout,
+          total: Math.max(run.progress.total, run.base.done),
+          entries,
+          failed,
+        }, actor);
       } while (finished.length > 0 || failures.length > 0);
     }).catch((error) => console.error(`archive import ${run.id}: checkpoint failed: ${(error as Error).message}`));
     return chain;
@@ -277,10 +288,7 @@ function launch(platform: Platform, run: LiveRun, path: string, done: ReadonlySe
   const finish = async (outcome: "done" | "refused" | "interrupted", error: string | null) => {
     await checkpoint();
     if (stopping()) return;
-    await handleCommand(platform.store, stream, archiveImportDecider, {
-      type: "finish",
-      finish: { importId: run.id, athleteId: run.athleteId, outcome, error },
-    }, { metadata });
+    await finishArchiveImport(platform, { importId: run.id, athleteId: run.athleteId, outcome, error }, actor);
     rmSync(path, { force: true });
   };
   void importArchive(platform, {
