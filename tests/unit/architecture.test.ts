@@ -277,7 +277,9 @@ const MUTATORS = /^(push|unshift|splice|set|add|delete|clear|assign)$/;
 export function loadTimePushes(file: ts.SourceFile): string[] {
   const imported = new Set<string>();
   for (const statement of file.statements) {
-    if (ts.isImportDeclaration(statement) && statement.importClause && !statement.importClause.isTypeOnly) {
+    // The project's own modules (a relative specifier): the runtime's objects (`process`) are not registries.
+    if (ts.isImportDeclaration(statement) && statement.importClause && !statement.importClause.isTypeOnly &&
+      ts.isStringLiteral(statement.moduleSpecifier) && statement.moduleSpecifier.text.startsWith(".")) {
       const clause = statement.importClause;
       if (clause.name) imported.add(clause.name.text);
       const bindings = clause.namedBindings;
@@ -351,6 +353,7 @@ const CACHES: Record<string, string> = {
   "server/ingest/timezone.ts: formats": "Intl formatters per time zone (construction is slow)",
   "server/ingest/terrain.ts: byDir": "elevation tiles opened once per directory",
   "server/archive/runs.ts: live": "progress of the imports this process runs, for the page that watches them",
+  "server/security.ts: waiting": "password hashes queued behind the few that may run at once in this process",
   "projections/applications/token-changes.ts: listeners": "in-process listeners of token revocations (the auth cache subscribes)",
 };
 
@@ -423,6 +426,8 @@ describe("architecture", () => {
     const pushes = parse("server/gear/routes.ts", [
       `import { extensions } from "../athletes/routes.ts";`,
       `import { table } from "./table.ts";`,
+      `import process from "node:process";`,
+      `process.exitCode = 1;`,
       `const own: number[] = [];`,
       `extensions.push(gearExtension);`,
       `table.set("a", 1);`,
