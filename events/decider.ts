@@ -1,5 +1,5 @@
 import type { NewEvent } from "./catalogue.ts";
-import { type CatalogueEvent, catalogued } from "./index.ts";
+import type { CatalogueEvent } from "./index.ts";
 import type { AppendOptions, EventStore } from "./store.ts";
 import { type AppendResult, ConcurrencyError } from "./types.ts";
 
@@ -21,21 +21,33 @@ export class DomainError extends Error {
 }
 
 /**
- * Business rules as pure functions: state + command → events, or a DomainError thrown. Events are
- * the catalogue's discriminated union: `switch (event.type)` narrows `event.data`.
+ * Business rules as pure functions: state + command → events, or a DomainError thrown. `Event` is
+ * the union of the events of the decider's stream (e.g. `ClubEvent` of `club-<id>`), part of the
+ * catalogue's discriminated union: `decide` can only return them, `evolve` only receives them, and
+ * `switch (event.type)` narrows `event.data`.
  */
-export interface Decider<State, Command> {
+export interface Decider<State, Command, Event extends CatalogueEvent> {
   initialState(): State;
-  evolve(state: State, event: CatalogueEvent): State;
-  decide(command: Command, state: State): CatalogueEvent[];
+  evolve(state: State, event: Event): State;
+  decide(command: Command, state: State): Event[];
+}
+
+/**
+ * A stream's event as one of its deciders' events: the store validated it against the catalogue
+ * when it was appended, and a stream holds only what its deciders decided (every append goes
+ * through `handleCommand`). The one place that asserts it; an `evolve` still ignores a type it
+ * does not know (its `default`), as it always did.
+ */
+function streamEvent<Event extends CatalogueEvent>(event: NewEvent): Event {
+  return event as Event;
 }
 
 /** Folds a stream's events (read from the store, so of the catalogue) into a decider's state. */
-export function fold<State>(
-  decider: Pick<Decider<State, unknown>, "initialState" | "evolve">,
+export function fold<State, Event extends CatalogueEvent>(
+  decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
   events: readonly NewEvent[],
 ): State {
-  return events.reduce((state, event) => decider.evolve(state, catalogued(event)), decider.initialState());
+  return events.reduce((state, event) => decider.evolve(state, streamEvent<Event>(event)), decider.initialState());
 }
 
 /** Commands on one stream within this process run one after another (per store). */
@@ -80,10 +92,10 @@ export function forgetFoldedStates(store: EventStore): void {
 }
 
 /** The stream's current state: the cached fold plus the events after it (or a full fold). */
-async function currentState<State>(
+async function currentState<State, Event extends CatalogueEvent>(
   store: EventStore,
   streamId: string,
-  decider: Pick<Decider<State, unknown>, "initialState" | "evolve">,
+  decider: Pick<Decider<State, unknown, Event>, "initialState" | "evolve">,
   states: Map<string, { version: number; state: unknown }>,
 ): Promise<{ version: number; state: State }> {
   const cached = states.get(streamId);
@@ -96,7 +108,7 @@ async function currentState<State>(
   }
   const current = {
     version: newer.length ? newer[newer.length - 1].streamVersion : base.version,
-    state: newer.reduce((state, event) => decider.evolve(state, catalogued(event)), base.state as State),
+    state: newer.reduce((state, event) => decider.evolve(state, streamEvent<Event>(event)), base.state as State),
   };
   remember(states, streamId, current);
   return current;
@@ -118,13 +130,13 @@ function remember(states: Map<string, { version: number; state: unknown }>, stre
  * 1,000 kudos through two servers once lost 51 times in a row). It gives up only after
  * `deadlineMs` of conflicts.
  */
-export function handleCommand<State, Command>(
+export function handleCommand<State, Command, Event extends CatalogueEvent>(
   store: EventStore,
   streamId: string,
-  decider: Decider<State, Command>,
+  decider: Decider<State, Command, Event>,
   command: Command,
   options: AppendOptions & { deadlineMs?: number } = {},
-): Promise<{ events: NewEvent[]; state: State; result?: AppendResult }> {
+): Promise<{ events: Event[]; state: State; result?: AppendResult }> {
   return oneAtATime(store, streamId, async () => {
     const giveUpAt = Date.now() + (options.deadlineMs ?? 30_000);
     const states = foldedStates(store, decider);

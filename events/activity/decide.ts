@@ -1,10 +1,10 @@
 import { type Decider, DomainError } from "../decider.ts";
 import type { EventData } from "../catalogue.ts";
-import { type CatalogueEvent, catalogued } from "../index.ts";
+import { catalogued, isOneOf } from "../index.ts";
 import type { NewEvent } from "../catalogue.ts";
 import { segmentEffortsRematched } from "../segment/events.ts";
 import { activityReprocessed } from "./reprocessed.ts";
-import { activityCreated, activityRecorded } from "./events.ts";
+import { activityCreated, type ActivityEvent, activityRecorded } from "./events.ts";
 import { activityTypeOfSport, resolveSport, type SportType } from "../../shared/sport-types.ts";
 import {
   activityDeleted,
@@ -67,6 +67,20 @@ export type ActivityCommand =
   /** A segment was cut from this activity: its efforts, with those over the new segment added. */
   | { type: "matchSegment"; activityId: number; efforts: EventData<typeof segmentEffortsRematched> };
 
+/** Every type of an activity's stream (checked against `ActivityEvent` both ways). */
+const ACTIVITY_EVENT_TYPES = Object.keys({
+  ActivityRecorded: true, ActivityCreated: true, ActivityUpdated: true, ActivityDeleted: true, KudosGiven: true,
+  CommentAdded: true, CommentDeleted: true, PhotoAdded: true, PhotoLinked: true, ActivityReprocessed: true,
+  SegmentEffortsMatched: true, SegmentEffortsRematched: true,
+} satisfies Record<ActivityEvent["type"], true>) as ActivityEvent["type"][];
+
+/** A processor's event (server/activity-processors.ts) as an event of the activity's stream. */
+function processed(event: NewEvent): ActivityEvent {
+  const known = catalogued(event);
+  if (!isOneOf(known, ACTIVITY_EVENT_TYPES)) throw new Error(`${event.type} is not an event of an activity's stream`);
+  return known;
+}
+
 function notFound(): never {
   throw new DomainError("not_found", "Activity", "id", "invalid", "no such activity");
 }
@@ -76,9 +90,9 @@ function notFound(): never {
  * by its processors' events); derived again only while it exists and came from an upload; only the owner edits, deletes or adds photos; kudos not on one's own
  * activity and not twice; comments are deleted by the activity owner or the commenter.
  */
-export const activityDecider: Decider<ActivityState, ActivityCommand> = {
+export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEvent> = {
   initialState: () => ({ exists: false, deleted: false, athleteId: null, uploadId: null, kudoers: new Set(), comments: new Map() }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: ActivityEvent) {
     switch (event.type) {
       case activityRecorded.type:
         return {
@@ -121,14 +135,14 @@ export const activityDecider: Decider<ActivityState, ActivityCommand> = {
     if (command.type === "process") {
       // Upload-time facts: recorded even when the athlete deleted the activity meanwhile (replay keeps them).
       if (!state.exists) notFound();
-      return command.events.map(catalogued);
+      return command.events.map(processed);
     }
     if (command.type === "reprocess") {
       if (!state.exists || state.deleted) notFound();
       if (state.uploadId === null || state.athleteId === null) {
         throw new DomainError("invalid", "Activity", "id", "not uploaded", "only an uploaded activity is derived again");
       }
-      const events: CatalogueEvent[] = [];
+      const events: ActivityEvent[] = [];
       if (command.facts) events.push(activityReprocessed.create({ activityId: command.activityId, athleteId: state.athleteId, facts: command.facts }));
       if (command.efforts) events.push(segmentEffortsRematched.create(command.efforts));
       return events;

@@ -1,7 +1,18 @@
 import { z } from "zod";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { SPORT_TYPES } from "../../shared/sport-types.ts";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
+import type { segmentEffortsMatched, segmentEffortsRematched } from "../segment/events.ts";
+import type {
+  activityDeleted,
+  activityUpdated,
+  commentAdded,
+  commentDeleted,
+  kudosGiven,
+  photoAdded,
+  photoLinked,
+} from "./changes.ts";
+import type { activityReprocessed } from "./reprocessed.ts";
 
 /**
  * The seam between uploads (which derive facts from device files) and activities (which serve
@@ -149,3 +160,22 @@ export const activityCreated = defineEvent({
 });
 
 export const activityStream = (activityId: number) => `activity-${activityId}`;
+
+/**
+ * The events of an activity's stream (`activityStream`, `activityDecider`): its recording or
+ * creation, the changes to it, and what was derived from it (facts again, segment efforts).
+ */
+export type ActivityEvent = EventOf<
+  | typeof activityRecorded
+  | typeof activityCreated
+  | typeof activityUpdated
+  | typeof activityDeleted
+  | typeof kudosGiven
+  | typeof commentAdded
+  | typeof commentDeleted
+  | typeof photoAdded
+  | typeof photoLinked
+  | typeof activityReprocessed
+  | typeof segmentEffortsMatched
+  | typeof segmentEffortsRematched
+>;

@@ -1,7 +1,6 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { accessTokenIssued, applicationRegistered, applicationSecretRegenerated } from "./events.ts";
+import { accessTokenIssued, applicationRegistered, applicationSecretRegenerated, type ApplicationEvent } from "./events.ts";
 
 /** One API application (stream application-<id>). */
 export interface ApplicationState {
@@ -25,9 +24,9 @@ export function checkApplication(input: { name: string; callbackDomain: string }
  * An application is registered once, with its public access token; its client secret is
  * regenerated only once it exists.
  */
-export const applicationDecider: Decider<ApplicationState, ApplicationCommand> = {
+export const applicationDecider: Decider<ApplicationState, ApplicationCommand, ApplicationEvent> = {
   initialState: () => ({ exists: false }),
-  evolve: (state, event: CatalogueEvent) => event.type === applicationRegistered.type ? { exists: true } : state,
+  evolve: (state, event: ApplicationEvent) => event.type === applicationRegistered.type ? { exists: true } : state,
   decide(command, state) {
     if (command.type === "register") {
       checkApplication(command.application);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 export const applicationRegistered = defineEvent({
   type: "ApplicationRegistered",
@@ -68,5 +68,13 @@ export const accessTokenRevoked = defineEvent({
 });
 
 export const applicationStream = (applicationId: number) => `application-${applicationId}`;
+
+/** The events of an application's stream (`applicationStream`, `applicationDecider`). */
+export type ApplicationEvent = EventOf<
+  | typeof applicationRegistered
+  | typeof applicationSecretRegenerated
+  | typeof accessTokenIssued
+>;
+
 export const authorizationStream = (athleteId: number, applicationId: number) =>
   `authorization-${athleteId}-${applicationId}`;

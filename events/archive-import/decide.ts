@@ -1,7 +1,7 @@
 import { type Decider, DomainError } from "../decider.ts";
 import type { EventData } from "../catalogue.ts";
-import type { CatalogueEvent } from "../index.ts";
 import {
+  type ArchiveImportEvent,
   archiveImportFinished,
   archiveImportProgressed,
   archiveImportResumed,
@@ -30,9 +30,9 @@ export type ArchiveImportCommand =
  * not errors: a run stopping late has nothing left to say); an entry is counted once, however often
  * a resumed run reports it; resumed only when started and not finished.
  */
-export const archiveImportDecider: Decider<ArchiveImportState, ArchiveImportCommand> = {
+export const archiveImportDecider: Decider<ArchiveImportState, ArchiveImportCommand, ArchiveImportEvent> = {
   initialState: () => ({ started: false, finished: false, athleteId: null, done: new Set(), total: 0 }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: ArchiveImportEvent) {
     switch (event.type) {
       case archiveImportStarted.type:
         return { ...state, started: true, athleteId: event.data.athleteId };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /**
  * An archive import started over HTTP (POST /v3/athlete/imports, /settings/import) is a durable run
@@ -66,3 +66,11 @@ export const archiveImportFinished = defineEvent({
 });
 
 export const archiveImportStream = (id: string) => `archive-import-${id}`;
+
+/** The events of an archive import's stream (`archiveImportStream`, `archiveImportDecider`). */
+export type ArchiveImportEvent = EventOf<
+  | typeof archiveImportStarted
+  | typeof archiveImportProgressed
+  | typeof archiveImportResumed
+  | typeof archiveImportFinished
+>;

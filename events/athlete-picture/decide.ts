@@ -1,6 +1,5 @@
 import type { Decider } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { athletePictureChanged, athletePictureRemoved } from "./events.ts";
+import { athletePictureChanged, athletePictureRemoved, type AthletePictureEvent } from "./events.ts";
 
 export interface PictureState {
   /** sha-256 of the large rendition, or null for the identicon. */
@@ -12,9 +11,9 @@ export type PictureCommand =
   | { type: "remove"; athleteId: number };
 
 /** Setting the picture it already has, or removing none, changes nothing. */
-export const pictureDecider: Decider<PictureState, PictureCommand> = {
+export const pictureDecider: Decider<PictureState, PictureCommand, AthletePictureEvent> = {
   initialState: () => ({ large: null }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: AthletePictureEvent) {
     if (event.type === athletePictureChanged.type) return { large: event.data.large };
     if (event.type === athletePictureRemoved.type) return { large: null };
     return state;

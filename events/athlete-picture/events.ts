@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -24,3 +24,9 @@ export const athletePictureRemoved = defineEvent({
 
 /** The picture's own stream, one per athlete. */
 export const athletePictureStream = (athleteId: number) => `athlete-picture-${athleteId}`;
+
+/** The events of an athlete's picture stream (`athletePictureStream`, `pictureDecider`). */
+export type AthletePictureEvent = EventOf<
+  | typeof athletePictureChanged
+  | typeof athletePictureRemoved
+>;

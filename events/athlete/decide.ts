@@ -1,7 +1,6 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { athleteErased, athleteErasureCompleted, athletePasswordChanged, athletePasswordRehashed, athleteProfileUpdated, athleteRegistered } from "./events.ts";
+import { athleteErased, athleteErasureCompleted, athletePasswordChanged, athletePasswordRehashed, athleteProfileUpdated, athleteRegistered, type AthleteEvent } from "./events.ts";
 
 /** One athlete's account (stream athlete-<id>). */
 export interface AthleteState {
@@ -53,9 +52,9 @@ export function checkRegistration(input: RegistrationInput): void {
  * (at least 8 characters) and erasure (once) need an existing athlete;
  * a profile change that changes nothing records nothing.
  */
-export const athleteDecider: Decider<AthleteState, AthleteCommand> = {
+export const athleteDecider: Decider<AthleteState, AthleteCommand, AthleteEvent> = {
   initialState: () => ({ exists: false }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: AthleteEvent) {
     if (event.type === athleteRegistered.type) return { exists: true };
     if (event.type === athleteErased.type) return { exists: false, erased: true };
     if (event.type === athleteErasureCompleted.type) return { ...state, erasureCompleted: true };

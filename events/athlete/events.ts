@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 export const athleteRegistered = defineEvent({
   type: "AthleteRegistered",
@@ -89,6 +89,16 @@ export const athleteErasureCompleted = defineEvent({
 
 export const athleteStream = (athleteId: number) => `athlete-${athleteId}`;
 
+/** The events of an athlete's stream (`athleteStream`, `athleteDecider`). */
+export type AthleteEvent = EventOf<
+  | typeof athleteRegistered
+  | typeof athleteProfileUpdated
+  | typeof athletePasswordRehashed
+  | typeof athletePasswordChanged
+  | typeof athleteErased
+  | typeof athleteErasureCompleted
+>;
+
 export const athleteFollowed = defineEvent({
   type: "AthleteFollowed",
   description: "An athlete started following another athlete.",
@@ -102,3 +112,9 @@ export const athleteUnfollowed = defineEvent({
 });
 
 export const followStream = (athleteId: number) => `follows-${athleteId}`;
+
+/** The events of an athlete's follows stream (`followStream`, `followDecider`). */
+export type FollowEvent = EventOf<
+  | typeof athleteFollowed
+  | typeof athleteUnfollowed
+>;

@@ -1,7 +1,6 @@
 import type { EventData } from "../catalogue.ts";
-import type { CatalogueEvent } from "../index.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import { challengeCreated, challengeJoined, challengeLeft } from "./events.ts";
+import { challengeCreated, challengeJoined, challengeLeft, type ChallengeEvent } from "./events.ts";
 
 export type ChallengeFacts = Omit<EventData<typeof challengeCreated>, "challengeId">;
 
@@ -22,9 +21,9 @@ export type ChallengeCommand =
  * joined true; joined true → leave → joined false. Joining twice or leaving when not joined decides
  * nothing. A challenge with an external_url is joined at that address, never here.
  */
-export const challengeDecider: Decider<ChallengeState, ChallengeCommand> = {
+export const challengeDecider: Decider<ChallengeState, ChallengeCommand, ChallengeEvent> = {
   initialState: () => ({ exists: false, challengeId: 0, externalUrl: null, participants: new Set() }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: ChallengeEvent) {
     if (event.type === challengeCreated.type) {
       return { exists: true, challengeId: event.data.challengeId, externalUrl: event.data.externalUrl, participants: new Set() };
     }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /** Challenges (created by operators) and their participants. Stream `challenge-<id>`. */
 
@@ -49,3 +49,10 @@ export const challengeLeft = defineEvent({
 });
 
 export const challengeStream = (challengeId: number) => `challenge-${challengeId}`;
+
+/** The events of a challenge's stream (`challengeStream`, `challengeDecider`). */
+export type ChallengeEvent = EventOf<
+  | typeof challengeCreated
+  | typeof challengeJoined
+  | typeof challengeLeft
+>;

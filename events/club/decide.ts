@@ -1,7 +1,7 @@
 import type { EventData } from "../catalogue.ts";
-import type { CatalogueEvent } from "../index.ts";
 import { type Decider, DomainError } from "../decider.ts";
 import {
+  type ClubEvent,
   clubAdminDemoted,
   clubAdminPromoted,
   clubCreated,
@@ -57,7 +57,7 @@ function requirePending(state: ClubState, callerId: number, athleteId: number): 
   }
 }
 
-function evolve(state: ClubState, event: CatalogueEvent): ClubState {
+function evolve(state: ClubState, event: ClubEvent): ClubState {
   const members = new Map(state.members);
   const invited = new Set(state.invited);
   switch (event.type) {
@@ -100,7 +100,7 @@ function evolve(state: ClubState, event: CatalogueEvent): ClubState {
  * member → leave → not a member; member → promote (admin) → admin; admin → demote (admin; never the
  * owner) → member. Repeating a move that is already true decides nothing (idempotent).
  */
-export const clubDecider: Decider<ClubState, ClubCommand> = {
+export const clubDecider: Decider<ClubState, ClubCommand, ClubEvent> = {
   initialState: () => ({ exists: false, clubId: 0, ownerId: 0, private: false, members: new Map(), invited: new Set() }),
   evolve,
   decide(command, state) {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /** Club facts. Every membership move is an event of the club's stream (`club-<id>`). */
 
@@ -78,6 +78,19 @@ export const clubAdminDemoted = defineEvent({
 
 export const clubStream = (clubId: number) => `club-${clubId}`;
 
+/** The events of a club's stream (`clubStream`, `clubDecider`). */
+export type ClubEvent = EventOf<
+  | typeof clubCreated
+  | typeof clubMemberInvited
+  | typeof clubJoined
+  | typeof clubMembershipRequested
+  | typeof clubMembershipApproved
+  | typeof clubMembershipDeclined
+  | typeof clubLeft
+  | typeof clubAdminPromoted
+  | typeof clubAdminDemoted
+>;
+
 /** The athlete's Enhanced Privacy setting: when on, only fellow members see them in club member lists. */
 export const athleteEnhancedPrivacyChanged = defineEvent({
   type: "AthleteEnhancedPrivacyChanged",
@@ -86,3 +99,6 @@ export const athleteEnhancedPrivacyChanged = defineEvent({
 });
 
 export const athleteSettingsStream = (athleteId: number) => `athlete-settings-${athleteId}`;
+
+/** The events of an athlete's settings stream (`athleteSettingsStream`, `athleteSettingsDecider`). */
+export type AthleteSettingsEvent = EventOf<typeof athleteEnhancedPrivacyChanged>;

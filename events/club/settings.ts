@@ -1,6 +1,5 @@
 import type { Decider } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { athleteEnhancedPrivacyChanged } from "./events.ts";
+import { athleteEnhancedPrivacyChanged, type AthleteSettingsEvent } from "./events.ts";
 
 /** An athlete's club-related settings (stream athlete-settings-<id>). */
 export interface AthleteSettingsState {
@@ -10,9 +9,9 @@ export interface AthleteSettingsState {
 export type AthleteSettingsCommand = { type: "setEnhancedPrivacy"; athleteId: number; enhancedPrivacy: boolean };
 
 /** Enhanced Privacy is set on or off; each setting is recorded (as the CLI has always done). */
-export const athleteSettingsDecider: Decider<AthleteSettingsState, AthleteSettingsCommand> = {
+export const athleteSettingsDecider: Decider<AthleteSettingsState, AthleteSettingsCommand, AthleteSettingsEvent> = {
   initialState: () => ({ enhancedPrivacy: null }),
-  evolve: (state, event: CatalogueEvent) =>
+  evolve: (state, event: AthleteSettingsEvent) =>
     event.type === athleteEnhancedPrivacyChanged.type ? { enhancedPrivacy: event.data.enhancedPrivacy } : state,
   decide: (command) => [athleteEnhancedPrivacyChanged.create({ athleteId: command.athleteId, enhancedPrivacy: command.enhancedPrivacy })],
 };

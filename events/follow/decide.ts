@@ -1,6 +1,5 @@
 import { type Decider, DomainError } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { athleteFollowed, athleteUnfollowed } from "../athlete/events.ts";
+import { athleteFollowed, athleteUnfollowed, type FollowEvent } from "../athlete/events.ts";
 
 export interface FollowState {
   following: Set<number>;
@@ -11,9 +10,9 @@ export type FollowCommand =
   | { type: "unfollow"; athleteId: number; targetId: number };
 
 /** Follows of one athlete: not oneself; following twice or unfollowing a stranger changes nothing. */
-export const followDecider: Decider<FollowState, FollowCommand> = {
+export const followDecider: Decider<FollowState, FollowCommand, FollowEvent> = {
   initialState: () => ({ following: new Set() }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: FollowEvent) {
     const following = new Set(state.following);
     if (event.type === athleteFollowed.type) following.add(event.data.targetId);
     if (event.type === athleteUnfollowed.type) following.delete(event.data.targetId);

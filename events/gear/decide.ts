@@ -1,7 +1,6 @@
 import { type Decider, DomainError } from "../decider.ts";
 import type { EventData } from "../catalogue.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { gearAdded } from "./events.ts";
+import { gearAdded, type GearEvent } from "./events.ts";
 
 /** One athlete's gear (stream gear-<athlete>). */
 export interface GearState {
@@ -16,9 +15,9 @@ const refuse = (field: string, code: string, message?: string) => new DomainErro
  * Adding a bike or shoes: a name (1–255 characters), frame type and weight for bikes only, a frame
  * type of 1–4 (MTB, cross, road, TT), a weight between 0 and 100 kg; a gear id only once.
  */
-export const gearDecider: Decider<GearState, GearCommand> = {
+export const gearDecider: Decider<GearState, GearCommand, GearEvent> = {
   initialState: () => ({ gearIds: new Set() }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: GearEvent) {
     if (event.type !== gearAdded.type) return state;
     return { gearIds: new Set([...state.gearIds, event.data.gearId]) };
   },

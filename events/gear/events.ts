@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /** An athlete's equipment: bikes (ids b…) and shoes (ids g…). */
 export const gearAdded = defineEvent({
@@ -23,3 +23,6 @@ export const gearAdded = defineEvent({
 });
 
 export const gearStream = (athleteId: number) => `gear-${athleteId}`;
+
+/** The events of an athlete's gear stream (`gearStream`, `gearDecider`). */
+export type GearEvent = EventOf<typeof gearAdded>;

@@ -1,5 +1,6 @@
 import { type Decider, DomainError } from "../decider.ts";
 import {
+  type HeatmapEvent,
   heatmapActivitiesSelected,
   heatmapBuildStarted,
   heatmapBuilt,
@@ -11,7 +12,6 @@ import {
   STATUS_AFTER,
 } from "./events.ts";
 import type { EventData } from "../catalogue.ts";
-import type { CatalogueEvent } from "../index.ts";
 
 export interface HeatmapState {
   exists: boolean;
@@ -42,9 +42,9 @@ const STEP_FROM: Record<string, HeatmapStatus> = {
 const conflict = () => new DomainError("conflict", "Heatmap", "status", "invalid");
 
 /** A heatmap: requested once, built in order, failed or deleted (only by its athlete). */
-export const heatmapDecider: Decider<HeatmapState, HeatmapCommand> = {
+export const heatmapDecider: Decider<HeatmapState, HeatmapCommand, HeatmapEvent> = {
   initialState: () => ({ exists: false, deleted: false, athleteId: 0, status: null }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: HeatmapEvent) {
     if (event.type === heatmapRequested.type) {
       return { ...state, exists: true, athleteId: event.data.athleteId, status: "queued" };
     }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /**
  * A heatmap's life, one stream per map (`heatmap-<mapId>`). Each build step is an event, so the
@@ -67,6 +67,17 @@ export const heatmapDeleted = defineEvent({
 });
 
 export const heatmapStream = (mapId: number) => `heatmap-${mapId}`;
+
+/** The events of a heatmap's stream (`heatmapStream`, `heatmapDecider`). */
+export type HeatmapEvent = EventOf<
+  | typeof heatmapRequested
+  | typeof heatmapBuildStarted
+  | typeof heatmapActivitiesSelected
+  | typeof heatmapTracksGathered
+  | typeof heatmapBuilt
+  | typeof heatmapFailed
+  | typeof heatmapDeleted
+>;
 
 export const HEATMAP_STATUSES = ["queued", "building", "gathering", "generating", "done", "error"] as const;
 export type HeatmapStatus = (typeof HEATMAP_STATUSES)[number];

@@ -1,12 +1,12 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
 import { accessTokenIssued, accessTokenRevoked, accessTokensRevoked } from "../application/events.ts";
 import { openAccessToken, PKCE_VALUE, pkceChallenge, sameSecret, sealAccessToken } from "./crypto.ts";
 import {
   authorizationCodeRedeemed,
   authorizationCodeReplayed,
   authorizationGranted,
+  type OAuthEvent,
   refreshTokenIssued,
 } from "./events.ts";
 
@@ -110,9 +110,9 @@ function without<V>(map: ReadonlyMap<string, V>, drop: (key: string, value: V) =
  * rotates) and only with the client secret unless it was issued to a public (PKCE) client; revoking
  * a pair ends all its tokens and codes.
  */
-export const oauthDecider: Decider<OAuthPairState, OAuthCommand> = {
+export const oauthDecider: Decider<OAuthPairState, OAuthCommand, OAuthEvent> = {
   initialState: () => ({ codes: new Map(), refreshTokens: new Map(), grantAccess: new Map() }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: OAuthEvent) {
     switch (event.type) {
       case authorizationGranted.type: {
         const d = event.data;
@@ -180,7 +180,7 @@ export const oauthDecider: Decider<OAuthPairState, OAuthCommand> = {
   },
 };
 
-function exchange(command: Extract<OAuthCommand, { type: "exchange" }>, state: OAuthPairState): CatalogueEvent[] {
+function exchange(command: Extract<OAuthCommand, { type: "exchange" }>, state: OAuthPairState): OAuthEvent[] {
   const { athleteId, applicationId, codeHash } = command;
   const code = state.codes.get(codeHash);
   if (!code || code.revoked) throw invalid("AuthorizationCode", "code");
@@ -227,7 +227,7 @@ function exchange(command: Extract<OAuthCommand, { type: "exchange" }>, state: O
   ];
 }
 
-function refresh(command: Extract<OAuthCommand, { type: "refresh" }>, state: OAuthPairState): CatalogueEvent[] {
+function refresh(command: Extract<OAuthCommand, { type: "refresh" }>, state: OAuthPairState): OAuthEvent[] {
   const { athleteId, applicationId } = command;
   const token = state.refreshTokens.get(command.refreshTokenHash);
   if (!token) throw invalid("RefreshToken", "refresh_token");
@@ -237,7 +237,7 @@ function refresh(command: Extract<OAuthCommand, { type: "refresh" }>, state: OAu
   const reused = currentExpires - nowSeconds > REUSE_THRESHOLD_SECONDS && state.grantAccess.has(token.accessTokenHash)
     ? openAccessToken(token.sealedAccessToken, command.refreshToken)
     : undefined;
-  const events: CatalogueEvent[] = [];
+  const events: OAuthEvent[] = [];
   let access: { token: string; hash: string; expiresAt: string };
   if (reused) {
     access = { token: reused, hash: token.accessTokenHash, expiresAt: new Date(currentExpires * 1000).toISOString() };

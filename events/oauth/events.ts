@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import type { accessTokenIssued, accessTokenRevoked, accessTokensRevoked } from "../application/events.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /**
  * OAuth 2.0 authorization codes, grants and refresh tokens. All events live on the pair stream
@@ -76,3 +77,17 @@ export const refreshTokenIssued = defineEvent({
     publicClient: z.boolean(),
   }),
 });
+
+/**
+ * The events of an (athlete, application) pair's stream (`authorizationStream`, `oauthDecider`):
+ * its codes and refresh tokens, and the access tokens issued and revoked with them.
+ */
+export type OAuthEvent = EventOf<
+  | typeof authorizationGranted
+  | typeof authorizationCodeRedeemed
+  | typeof authorizationCodeReplayed
+  | typeof refreshTokenIssued
+  | typeof accessTokenIssued
+  | typeof accessTokensRevoked
+  | typeof accessTokenRevoked
+>;

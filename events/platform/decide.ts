@@ -1,7 +1,6 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { platformInitialized } from "./events.ts";
+import { platformInitialized, type PlatformEvent } from "./events.ts";
 
 /** The platform stream: whether a server has initialised this database. */
 export interface PlatformState {
@@ -11,9 +10,9 @@ export interface PlatformState {
 export type PlatformCommand = { type: "initialize" } & EventData<typeof platformInitialized>;
 
 /** A database is initialised once: the first server to start on it claims it (several may start together). */
-export const platformDecider: Decider<PlatformState, PlatformCommand> = {
+export const platformDecider: Decider<PlatformState, PlatformCommand, PlatformEvent> = {
   initialState: () => ({ initialized: false }),
-  evolve: (state, event: CatalogueEvent) => event.type === platformInitialized.type ? { initialized: true } : state,
+  evolve: (state, event: PlatformEvent) => event.type === platformInitialized.type ? { initialized: true } : state,
   decide(command, state) {
     if (state.initialized) throw new DomainError("conflict", "Platform", "", "already exists", "the platform is initialised");
     return [platformInitialized.create({ demo: command.demo })];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 export const platformInitialized = defineEvent({
   type: "PlatformInitialized",
@@ -9,3 +9,6 @@ export const platformInitialized = defineEvent({
 });
 
 export const PLATFORM_STREAM = "platform";
+
+/** The events of the platform stream (`platformDecider`). */
+export type PlatformEvent = EventOf<typeof platformInitialized>;

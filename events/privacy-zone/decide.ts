@@ -4,8 +4,7 @@ import {
   PRIVACY_ZONE_MIN_RADIUS_M,
 } from "../../shared/privacy-zones.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { privacyZoneCreated, privacyZoneDeleted } from "./events.ts";
+import { privacyZoneCreated, privacyZoneDeleted, type PrivacyZoneEvent } from "./events.ts";
 
 export interface PrivacyZonesState {
   zones: Set<number>;
@@ -16,9 +15,9 @@ export type PrivacyZoneCommand =
   | { type: "delete"; zoneId: number; athleteId: number };
 
 /** One athlete's privacy zones: valid circles only, a bounded number, deleting only one's own. */
-export const privacyZoneDecider: Decider<PrivacyZonesState, PrivacyZoneCommand> = {
+export const privacyZoneDecider: Decider<PrivacyZonesState, PrivacyZoneCommand, PrivacyZoneEvent> = {
   initialState: () => ({ zones: new Set() }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: PrivacyZoneEvent) {
     const zones = new Set(state.zones);
     if (event.type === privacyZoneCreated.type) zones.add(event.data.zoneId);
     if (event.type === privacyZoneDeleted.type) zones.delete(event.data.zoneId);

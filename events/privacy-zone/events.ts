@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /** An athlete's privacy zones; one stream per athlete (`privacy-zones-<athleteId>`). */
 export const privacyZoneCreated = defineEvent({
@@ -21,3 +21,9 @@ export const privacyZoneDeleted = defineEvent({
 });
 
 export const privacyZoneStream = (athleteId: number) => `privacy-zones-${athleteId}`;
+
+/** The events of an athlete's privacy zones stream (`privacyZoneStream`, `privacyZoneDecider`). */
+export type PrivacyZoneEvent = EventOf<
+  | typeof privacyZoneCreated
+  | typeof privacyZoneDeleted
+>;

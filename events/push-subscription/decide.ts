@@ -1,6 +1,5 @@
 import { type Decider, DomainError } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { pushSubscriptionCreated, pushSubscriptionDeleted } from "./events.ts";
+import { pushSubscriptionCreated, pushSubscriptionDeleted, type PushSubscriptionEvent } from "./events.ts";
 
 export interface PushSubscriptionState {
   /** The application's current subscription, if any. */
@@ -12,9 +11,9 @@ export type PushSubscriptionCommand =
   | { type: "delete"; subscriptionId: number; applicationId: number };
 
 /** One subscription per application; it cannot be edited, only deleted and created again. */
-export const pushSubscriptionDecider: Decider<PushSubscriptionState, PushSubscriptionCommand> = {
+export const pushSubscriptionDecider: Decider<PushSubscriptionState, PushSubscriptionCommand, PushSubscriptionEvent> = {
   initialState: () => ({ current: null }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: PushSubscriptionEvent) {
     if (event.type === pushSubscriptionCreated.type) return { current: event.data.subscriptionId };
     if (event.type === pushSubscriptionDeleted.type && state.current === event.data.subscriptionId) return { current: null };
     return state;

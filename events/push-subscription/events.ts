@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /**
  * Webhook push subscriptions (one per application), on the stream `push-subscriptions-<applicationId>`.
@@ -27,3 +27,9 @@ export const pushSubscriptionDeleted = defineEvent({
 });
 
 export const pushSubscriptionStream = (applicationId: number) => `push-subscriptions-${applicationId}`;
+
+/** The events of an application's push subscriptions stream (`pushSubscriptionStream`, `pushSubscriptionDecider`). */
+export type PushSubscriptionEvent = EventOf<
+  | typeof pushSubscriptionCreated
+  | typeof pushSubscriptionDeleted
+>;

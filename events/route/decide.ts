@@ -1,6 +1,6 @@
 import { type Decider, DomainError } from "../decider.ts";
-import type { CatalogueEvent, EventOfType } from "../index.ts";
-import { routeCreated, routeDeleted } from "./events.ts";
+import type { EventOfType } from "../index.ts";
+import { routeCreated, routeDeleted, type RouteEvent } from "./events.ts";
 
 export interface RouteState {
   athleteId: number | null;
@@ -12,9 +12,9 @@ export type RouteCommand =
   | { type: "delete"; routeId: number; athleteId: number };
 
 /** One route: created once with a name and at least two points; deleted only by its owner. */
-export const routeDecider: Decider<RouteState, RouteCommand> = {
+export const routeDecider: Decider<RouteState, RouteCommand, RouteEvent> = {
   initialState: () => ({ athleteId: null, deleted: false }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: RouteEvent) {
     if (event.type === routeCreated.type) return { athleteId: event.data.athleteId, deleted: false };
     if (event.type === routeDeleted.type) return { ...state, deleted: true };
     return state;

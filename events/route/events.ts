@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /**
  * Routes: planned courses an athlete keeps (Strava's Route). One stream per route (`route-<id>`).
@@ -37,3 +37,9 @@ export const routeDeleted = defineEvent({
 });
 
 export const routeStream = (routeId: number) => `route-${routeId}`;
+
+/** The events of a route's stream (`routeStream`, `routeDecider`). */
+export type RouteEvent = EventOf<
+  | typeof routeCreated
+  | typeof routeDeleted
+>;

@@ -1,7 +1,6 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { segmentCreated } from "./events.ts";
+import { segmentCreated, type SegmentEvent } from "./events.ts";
 
 type Created = EventData<typeof segmentCreated>;
 
@@ -28,12 +27,12 @@ export type CreationCommand = { type: "create"; segment: Created; cut: CutFacts 
  * segments); a stretch reaching into the owner's privacy zones (`start_index` when it starts in
  * one, else `end_index`). A second create on the same id is a conflict.
  */
-export const segmentCreationDecider: Decider<CreationState, CreationCommand> = {
+export const segmentCreationDecider: Decider<CreationState, CreationCommand, SegmentEvent> = {
   initialState: () => ({ created: false }),
-  evolve(state: CreationState, event: CatalogueEvent): CreationState {
+  evolve(state: CreationState, event: SegmentEvent): CreationState {
     return event.type === segmentCreated.type ? { created: true } : state;
   },
-  decide(command: CreationCommand, state: CreationState): CatalogueEvent[] {
+  decide(command: CreationCommand, state: CreationState): SegmentEvent[] {
     const s = command.segment;
     if (state.created) throw new DomainError("conflict", "Segment", "id", "already exists");
     if (!s.name.trim()) throw new DomainError("invalid", "Segment", "name", "missing");

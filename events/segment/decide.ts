@@ -1,6 +1,5 @@
 import type { Decider } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { segmentStarred, segmentUnstarred } from "./events.ts";
+import { segmentStarred, segmentUnstarred, type SegmentStarEvent } from "./events.ts";
 
 /** One athlete's star on one segment (stream segment-star-<athlete>-<segment>). */
 export interface StarState {
@@ -10,14 +9,14 @@ export interface StarState {
 export type StarCommand = { type: "star"; starred: boolean; athleteId: number; segmentId: number };
 
 /** Starring twice (or unstarring an unstarred segment) changes nothing and records nothing. */
-export const starDecider: Decider<StarState, StarCommand> = {
+export const starDecider: Decider<StarState, StarCommand, SegmentStarEvent> = {
   initialState: () => ({ starred: false }),
-  evolve(state: StarState, event: CatalogueEvent): StarState {
+  evolve(state: StarState, event: SegmentStarEvent): StarState {
     if (event.type === segmentStarred.type) return { starred: true };
     if (event.type === segmentUnstarred.type) return { starred: false };
     return state;
   },
-  decide(command: StarCommand, state: StarState): CatalogueEvent[] {
+  decide(command: StarCommand, state: StarState): SegmentStarEvent[] {
     if (command.starred === state.starred) return [];
     const data = { athleteId: command.athleteId, segmentId: command.segmentId };
     return [command.starred ? segmentStarred.create(data) : segmentUnstarred.create(data)];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /**
  * Segments: created by operators (CLI) or athletes (from their own activity); starred by athletes;
@@ -138,4 +138,16 @@ export const segmentEffortsRematched = defineEvent({
 });
 
 export const segmentStream = (segmentId: number) => `segment-${segmentId}`;
+
+/** The events of a segment's stream (`segmentStream`): its creation (`segmentCreationDecider`) and profile (`profileDecider`). */
+export type SegmentEvent = EventOf<
+  | typeof segmentCreated
+  | typeof segmentProfileMeasured
+>;
 export const segmentStarStream = (athleteId: number, segmentId: number) => `segment-star-${athleteId}-${segmentId}`;
+
+/** The events of an athlete's star of a segment (`segmentStarStream`, `starDecider`). */
+export type SegmentStarEvent = EventOf<
+  | typeof segmentStarred
+  | typeof segmentUnstarred
+>;

@@ -1,7 +1,6 @@
 import type { EventData } from "../catalogue.ts";
 import type { Decider } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { segmentCreated, segmentProfileMeasured } from "./events.ts";
+import { segmentCreated, segmentProfileMeasured, type SegmentEvent } from "./events.ts";
 
 type Measured = EventData<typeof segmentProfileMeasured>;
 
@@ -22,16 +21,16 @@ export type ProfileCommand = { type: "measure-profile"; measurement: Measured };
  * arrives (which replaces it, once: nothing replaces a barometric measurement). Anything else
  * records nothing, so a retried upload never measures twice.
  */
-export const profileDecider: Decider<ProfileState, ProfileCommand> = {
+export const profileDecider: Decider<ProfileState, ProfileCommand, SegmentEvent> = {
   initialState: () => ({ created: false, ownAltitudes: false, measured: null }),
-  evolve(state: ProfileState, event: CatalogueEvent): ProfileState {
+  evolve(state: ProfileState, event: SegmentEvent): ProfileState {
     if (event.type === segmentCreated.type) {
       return { ...state, created: true, ownAltitudes: event.data.altitudes !== null };
     }
     if (event.type === segmentProfileMeasured.type) return { ...state, measured: event.data.source };
     return state;
   },
-  decide(command: ProfileCommand, state: ProfileState): CatalogueEvent[] {
+  decide(command: ProfileCommand, state: ProfileState): SegmentEvent[] {
     if (!state.created || state.ownAltitudes) return [];
     if (state.measured === "barometric") return [];
     if (state.measured === "gps" && command.measurement.source !== "barometric") return [];

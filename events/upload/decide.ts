@@ -1,7 +1,6 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import type { CatalogueEvent } from "../index.ts";
-import { uploadFailed, uploadReceived, uploadSucceeded } from "./events.ts";
+import { uploadFailed, uploadReceived, uploadSucceeded, type UploadEvent } from "./events.ts";
 
 /** One upload (stream upload-<id>): received once, then exactly one outcome. */
 export interface UploadState {
@@ -21,9 +20,9 @@ export type UploadCommand =
  * is recorded once, for the athlete and activity it was received with — a second outcome (a job
  * resumed after a restart, or run by two servers) decides nothing.
  */
-export const uploadDecider: Decider<UploadState, UploadCommand> = {
+export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
   initialState: () => ({ received: false, athleteId: null, activityId: null, outcome: null }),
-  evolve(state, event: CatalogueEvent) {
+  evolve(state, event: UploadEvent) {
     switch (event.type) {
       case uploadReceived.type:
         return { ...state, received: true, athleteId: event.data.athleteId, activityId: event.data.activityId };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { SPORT_TYPES } from "../../shared/sport-types.ts";
-import { defineEvent } from "../catalogue.ts";
+import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /**
  * Uploads are a durable job whose steps are events on stream `upload-<id>`:
@@ -70,3 +70,10 @@ export const uploadFailed = defineEvent({
 });
 
 export const uploadStream = (uploadId: number) => `upload-${uploadId}`;
+
+/** The events of an upload's stream (`uploadStream`, `uploadDecider`). */
+export type UploadEvent = EventOf<
+  | typeof uploadReceived
+  | typeof uploadSucceeded
+  | typeof uploadFailed
+>;

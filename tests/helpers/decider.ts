@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import type { NewEvent } from "../../events/catalogue.ts";
 import { type Decider, DomainError, fold } from "../../events/decider.ts";
+import type { CatalogueEvent } from "../../events/index.ts";
 
 /**
  * The one way decider tests read: given events / when command / then events, or then an error.
@@ -8,7 +9,10 @@ import { type Decider, DomainError, fold } from "../../events/decider.ts";
  *   given(clubDecider, []).when(…).thenError("not_found", "invalid")
  * `thenTypes` compares only the event types; `events()` returns what was decided (for folding on).
  */
-export function given<State, Command>(decider: Decider<State, Command>, history: readonly NewEvent[]) {
+export function given<State, Command, Event extends CatalogueEvent>(
+  decider: Decider<State, Command, Event>,
+  history: readonly NewEvent[],
+) {
   return {
     when(command: Command) {
       const decide = () => decider.decide(command, fold(decider, history));
