@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+import { tierGlobs } from "./vitest.tiers.ts";
 
 // Suites named *.shared.test.ts read the copyleft device files of the corpus beside the project
 // (../shared/fixtures/devices), which are never copied into it: they run where that folder exists
@@ -11,11 +12,19 @@ if (!sharedDevices) console.warn("../shared/fixtures/devices not found: the *.sh
 const postgres = !!process.env.TEST_DATABASE_URL;
 if (!postgres) console.warn("TEST_DATABASE_URL not set: the PostgreSQL suites (tests/postgres) are not run");
 
+// TEST_TIER=unit|api|slow runs one tier (vitest.tiers.ts); unset, every test file runs.
+const tier = tierGlobs(process.env.TEST_TIER);
+
 export default defineConfig({
   esbuild: { jsx: "automatic", jsxImportSource: "hono/jsx" },
   test: {
-    include: ["tests/**/*.test.ts", "tests/**/*.test.tsx"],
-    exclude: ["node_modules/**", ...(postgres ? [] : ["tests/postgres/**"]), ...(sharedDevices ? [] : ["tests/**/*.shared.test.ts"])],
+    include: tier.include,
+    exclude: [
+      "node_modules/**",
+      ...tier.exclude,
+      ...(postgres ? [] : ["tests/postgres/**"]),
+      ...(sharedDevices ? [] : ["tests/**/*.shared.test.ts"]),
+    ],
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 60_000,

@@ -1,0 +1,35 @@
+// Test tiers, chosen with TEST_TIER by `npm run test:unit`, `test:api` and `test:slow` (see docs/contributing.md).
+// `npm test` sets no tier and runs every file. Each file is in exactly one tier:
+//   slow — the folders and files listed below (browsers, PostgreSQL, proofs, end to end, heavy suites);
+//   unit — tests/unit/** except the slow files (the fast loop: under 30 s on a 2-core machine);
+//   api  — every other test file (so a new folder lands here until it is listed).
+// Tests are never moved to change tier: list a file here instead.
+
+export const slowFolders = ["tests/browser", "tests/postgres", "tests/proof", "tests/e2e", "tests/ops"];
+
+export const slowFiles = [
+  // tests/unit files taking 3 s or more each (measured with --reporter=json on a shared 2-core machine)
+  "tests/unit/store.test.ts",
+  "tests/unit/effort-board-counts.test.ts",
+  "tests/unit/derive-pool.test.ts",
+  "tests/unit/replay-batch.test.ts",
+  "tests/unit/read-model-upgrade.test.ts",
+  "tests/unit/foreground.test.ts",
+  "tests/unit/erasure-log.test.ts",
+  // suites outside the slow folders that drive a browser
+  "tests/archive/web.test.ts",
+  "tests/desktop/ui.test.ts",
+  "tests/desktop/sign-in.test.ts",
+];
+
+const tests = (folder: string) => [`${folder}/**/*.test.ts`, `${folder}/**/*.test.tsx`];
+const slow = [...slowFolders.flatMap(tests), ...slowFiles];
+
+/** The include and exclude globs of a tier (added to vitest.config.ts's own excludes); no tier: every test file. */
+export function tierGlobs(tier: string | undefined): { include: string[]; exclude: string[] } {
+  if (tier === undefined || tier === "") return { include: tests("tests"), exclude: [] };
+  if (tier === "slow") return { include: slow, exclude: [] };
+  if (tier === "unit") return { include: tests("tests/unit"), exclude: slow };
+  if (tier === "api") return { include: tests("tests"), exclude: [...tests("tests/unit"), ...slow] };
+  throw new Error(`TEST_TIER must be unit, api or slow, not ${tier}`);
+}
