@@ -5,6 +5,7 @@ import { eraseAthleteFromLog } from "../../events/erasure.ts";
 import { erasureCompleted, passwordHashOf, pendingErasures } from "../../projections/athletes/queries.ts";
 import { tokenReadModelChanged } from "../../projections/applications/token-changes.ts";
 import { authorizedApplications } from "../../projections/queries/authorized-applications.ts";
+import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import { deleteBlobs } from "../blobs.ts";
 import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
@@ -37,14 +38,14 @@ export async function changePassword(
   athleteId: number,
   input: { current: string; next: string },
   keep: string | undefined,
-  source = "web",
+  actor: Actor,
 ): Promise<{ sessions: number; tokens: number }> {
   await checkPassword(platform, athleteId, input.current);
   if (input.next.length < 8) throw new DomainError("invalid", "Athlete", "password", "too short");
   const passwordHash = await hashPassword(input.next, passwordCostOf(platform.config));
   await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, {
     type: "changePassword", athleteId, passwordHash, passwordLength: input.next.length,
-  }, { metadata: { athleteId, source } });
+  }, appendOptions(actor));
   return await endSessions(platform, athleteId, keep, "password changed");
 }
 
@@ -70,11 +71,9 @@ export interface Erasure {
  * AthleteErasureCompleted records it. A crash in between leaves the erasure pending: the job
  * resumes it at the next start.
  */
-export async function eraseAccount(platform: Platform, athleteId: number, password: string, source = "web"): Promise<{ completed: boolean }> {
+export async function eraseAccount(platform: Platform, athleteId: number, password: string, actor: Actor): Promise<{ completed: boolean }> {
   await checkPassword(platform, athleteId, password);
-  await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, { type: "erase", athleteId }, {
-    metadata: { athleteId, source },
-  });
+  await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, { type: "erase", athleteId }, appendOptions(actor));
   // Sessions and the applications' grants end now, before the job runs: nothing more is done in
   // the athlete's name (the applications are told as at any deauthorization).
   await endSessions(platform, athleteId, undefined, "account deleted");
@@ -122,7 +121,7 @@ async function eraseNow(platform: Platform, athleteId: number): Promise<Erasure>
   await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, {
     type: "completeErasure",
     result: { athleteId, events: total.events, streams: total.streams, blobs: total.blobs },
-  }, { metadata: { source: "erasure" } });
+  }, appendOptions(systemActor("erasure")));
   return total;
 }
 

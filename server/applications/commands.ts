@@ -5,6 +5,7 @@ import { applicationStream, authorizationStream } from "../../events/application
 import { oauthDecider } from "../../events/oauth/decide.ts";
 import { applicationCredentials } from "../../projections/applications/queries.ts";
 import { type Permission } from "../http/auth.ts";
+import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { hashSecret, randomSecret } from "../security.ts";
@@ -31,10 +32,14 @@ function ownerExists(platform: Platform, athleteId: number): Promise<boolean> {
 }
 
 /**
- * Registers an API application; returns the client secret and the application's public access
- * token once (only their hashes are stored).
+ * Registers an API application (the CLI's actor unless told); returns the client secret and the
+ * application's public access token once (only their hashes are stored).
  */
-export async function createApplication(platform: Platform, input: NewApplication, source = "cli"): Promise<CreatedApplication> {
+export async function createApplication(
+  platform: Platform,
+  input: NewApplication,
+  actor: Actor = systemActor("cli", input.ownerId),
+): Promise<CreatedApplication> {
   const callbackDomain = input.callbackDomain.trim().toLowerCase();
   checkApplication({ name: input.name, callbackDomain });
   if (!(await ownerExists(platform, input.ownerId))) throw new DomainError("not_found", "Athlete", "owner", "invalid");
@@ -64,26 +69,26 @@ export async function createApplication(platform: Platform, input: NewApplicatio
       expiresAt: null,
       grantId: null,
     },
-  }, { metadata: { athleteId: input.ownerId, source } });
+  }, appendOptions(actor));
   return { client_id: applicationId, client_secret: clientSecret, access_token: publicToken };
 }
 
 /** Replaces the client secret; returns the new one (shown once). */
-export async function regenerateClientSecret(platform: Platform, applicationId: number, actorId: number): Promise<string> {
+export async function regenerateClientSecret(platform: Platform, applicationId: number, actor: Actor): Promise<string> {
   const clientSecret = randomSecret();
   await handleCommand(platform.store, applicationStream(applicationId), applicationDecider, {
     type: "regenerateSecret",
     applicationId,
     clientSecretHash: hashSecret(clientSecret),
-  }, { metadata: { athleteId: actorId } });
+  }, appendOptions(actor));
   return clientSecret;
 }
 
-/** Issues an access token for an athlete and application (CLI and OAuth). */
+/** Issues an access token for an athlete and application (CLI, demo, tests; the CLI's actor unless told). */
 export async function issueToken(
   platform: Platform,
   input: { athleteId: number; applicationId: number; permissions: Permission[]; expiresAt?: string | null; grantId?: string | null },
-  source = "cli",
+  actor: Actor = systemActor("cli", input.athleteId, input.applicationId),
 ): Promise<string> {
   if (!(await applicationCredentials(platform.db, input.applicationId))) throw new DomainError("not_found", "Application", "client_id", "invalid");
   if (!(await ownerExists(platform, input.athleteId))) throw new DomainError("not_found", "Athlete", "athlete", "invalid");
@@ -99,6 +104,6 @@ export async function issueToken(
       expiresAt: input.expiresAt ?? null,
       grantId: input.grantId ?? null,
     },
-  }, { metadata: { athleteId: input.athleteId, applicationId: input.applicationId, source } });
+  }, appendOptions(actor));
   return token;
 }

@@ -1,19 +1,16 @@
-import { followStream } from "../../events/athlete/events.ts";
-import { handleCommand } from "../../events/decider.ts";
-import { followDecider } from "../../events/follow/decide.ts";
+import { systemActor } from "../actor.ts";
+import { followAthlete, unfollowAthlete } from "./commands.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import { type CliCommand, CliUsageError, requireInt } from "../cli/command.ts";
 
-async function follow(type: "follow" | "unfollow", platform: Parameters<CliCommand["run"]>[0], o: Record<string, unknown>) {
+async function follow(move: typeof followAthlete, platform: Parameters<CliCommand["run"]>[0], o: Record<string, unknown>) {
   const athleteId = requireInt(o, "athlete");
   const targetId = requireInt(o, "target");
   for (const id of [athleteId, targetId]) {
     if (!(await findAthlete(platform.db, id))) throw new CliUsageError(`athlete ${id} does not exist`);
   }
-  const { events } = await handleCommand(platform.store, followStream(athleteId), followDecider, { type, athleteId, targetId }, {
-    metadata: { athleteId, source: "cli" },
-  });
-  return { athlete: athleteId, target: targetId, changed: events.length > 0 };
+  const changed = await move(platform, athleteId, targetId, systemActor("cli", athleteId));
+  return { athlete: athleteId, target: targetId, changed };
 }
 
 const options = {
@@ -22,6 +19,6 @@ const options = {
 };
 
 export const followCommands: CliCommand[] = [
-  { name: "follow", summary: "Make an athlete follow another.", options, run: (p, o) => follow("follow", p, o) },
-  { name: "unfollow", summary: "Make an athlete stop following another.", options, run: (p, o) => follow("unfollow", p, o) },
+  { name: "follow", summary: "Make an athlete follow another.", options, run: (p, o) => follow(followAthlete, p, o) },
+  { name: "unfollow", summary: "Make an athlete stop following another.", options, run: (p, o) => follow(unfollowAthlete, p, o) },
 ];

@@ -1,10 +1,12 @@
 import { athleteDecider, checkRegistration } from "../../events/athlete/decide.ts";
 import { DomainError, handleCommand } from "../../events/decider.ts";
-import { athleteStream } from "../../events/athlete/events.ts";
+import { athleteStream, followStream } from "../../events/athlete/events.ts";
+import { followDecider } from "../../events/follow/decide.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { activityDefaults, emailTaken } from "../../projections/athletes/queries.ts";
 import { type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 import { UniqueViolationError } from "../../events/types.ts";
+import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import type { Config } from "../config.ts";
@@ -24,8 +26,11 @@ export interface NewAthlete {
   weight?: number | null;
 }
 
-/** Registers an athlete (sign-up page, CLI, demo). Emails are unique, case-insensitively. */
-export async function createAthlete(platform: Platform, input: NewAthlete, source = "cli"): Promise<number> {
+/**
+ * Registers an athlete (sign-up page, CLI, demo; the CLI's actor unless told). Emails are unique,
+ * case-insensitively.
+ */
+export async function createAthlete(platform: Platform, input: NewAthlete, actor: Actor = systemActor("cli")): Promise<number> {
   const registration = { ...input, passwordLength: input.password.length };
   checkRegistration(registration);
   // A taken e-mail is refused before the (deliberately slow) password hash; the unique index
@@ -50,7 +55,7 @@ export async function createAthlete(platform: Platform, input: NewAthlete, sourc
         birthdate: input.birthdate ?? null,
         weight: input.weight ?? null,
       },
-    }, { metadata: { source } });
+    }, appendOptions(actor));
   } catch (error) {
     if (error instanceof UniqueViolationError) {
       throw new DomainError("conflict", "Athlete", "email", "already exists", "an athlete with this email exists");
@@ -66,10 +71,8 @@ export function passwordCostOf(config: Pick<Config, "passwordCost">): PasswordCo
 }
 
 /** Replaces a weaker password hash by `passwordHash` (made at sign-in from the right password). */
-export async function rehashPassword(platform: Platform, athleteId: number, passwordHash: string, source = "web"): Promise<void> {
-  await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, { type: "rehashPassword", athleteId, passwordHash }, {
-    metadata: { athleteId, source },
-  });
+export async function rehashPassword(platform: Platform, athleteId: number, passwordHash: string, actor: Actor): Promise<void> {
+  await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, { type: "rehashPassword", athleteId, passwordHash }, appendOptions(actor));
 }
 
 export interface AthleteChanges {
@@ -88,12 +91,24 @@ export interface AthleteChanges {
 }
 
 /** Changes an athlete's profile or settings (CLI, PUT /v3/athlete); nothing when nothing changes. */
-export async function updateAthlete(platform: Platform, athleteId: number, changes: AthleteChanges, source = "cli"): Promise<boolean> {
+export async function updateAthlete(platform: Platform, athleteId: number, changes: AthleteChanges, actor: Actor): Promise<boolean> {
   const { events } = await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, {
     type: "updateProfile",
     athleteId,
     changes,
-  }, { metadata: { athleteId, source } });
+  }, appendOptions(actor));
+  return events.length > 0;
+}
+
+/** `athleteId` follows `targetId` (not oneself; nothing when already following); answers whether anything changed. */
+export async function followAthlete(platform: Platform, athleteId: number, targetId: number, actor: Actor): Promise<boolean> {
+  const { events } = await handleCommand(platform.store, followStream(athleteId), followDecider, { type: "follow", athleteId, targetId }, appendOptions(actor));
+  return events.length > 0;
+}
+
+/** `athleteId` stops following `targetId` (nothing when not following); answers whether anything changed. */
+export async function unfollowAthlete(platform: Platform, athleteId: number, targetId: number, actor: Actor): Promise<boolean> {
+  const { events } = await handleCommand(platform.store, followStream(athleteId), followDecider, { type: "unfollow", athleteId, targetId }, appendOptions(actor));
   return events.length > 0;
 }
 

@@ -1,7 +1,4 @@
 import { z } from "zod";
-import { followStream } from "../../events/athlete/events.ts";
-import { handleCommand } from "../../events/decider.ts";
-import { followDecider } from "../../events/follow/decide.ts";
 import { findAthlete, findAthletes } from "../../projections/athletes/queries.ts";
 import { athleteStats } from "../../projections/athlete-stats/queries.ts";
 import { relationships } from "../../projections/follows/projection.ts";
@@ -11,7 +8,9 @@ import {
   followingFeedIds,
   type ListedActivity,
 } from "../../projections/queries/athlete-feeds.ts";
-import { activityContext, commandMetadata } from "../activities/access.ts";
+import { activityContext } from "../activities/access.ts";
+import { requestActor } from "../actor.ts";
+import { followAthlete, unfollowAthlete } from "./commands.ts";
 import { activityStatsBody } from "./stats-routes.ts";
 import type { Auth } from "../http/auth.ts";
 import { notFound } from "../http/errors.ts";
@@ -56,9 +55,10 @@ async function existingAthlete(platform: Platform, id: number) {
   return row;
 }
 
-async function followCommand(platform: Platform, auth: Auth, targetId: number, requestId: string, type: "follow" | "unfollow") {
+/** Follows or unfollows an existing athlete, answering them as a summary with the new relationship. */
+async function followMove(platform: Platform, auth: Auth, targetId: number, requestId: string, move: typeof followAthlete) {
   const row = await existingAthlete(platform, targetId);
-  await handleCommand(platform.store, followStream(auth.athleteId), followDecider, { type, athleteId: auth.athleteId, targetId }, commandMetadata(auth, requestId));
+  await move(platform, auth.athleteId, targetId, requestActor(auth, requestId));
   const rel = await relationships(platform.db, auth.athleteId, [targetId]);
   return athleteFor(row, auth, { form: "summary", relationship: rel.get(targetId) });
 }
@@ -154,7 +154,7 @@ export const athleteFeedRoutes = [
     resource: "Athlete",
     params: idParams,
     response: zSummaryAthlete,
-    handler: ({ platform, auth, params, requestId }) => followCommand(platform, auth, params.id, requestId, "follow"),
+    handler: ({ platform, auth, params, requestId }) => followMove(platform, auth, params.id, requestId, followAthlete),
   }),
   defineRoute({
     method: "DELETE",
@@ -167,6 +167,6 @@ export const athleteFeedRoutes = [
     resource: "Athlete",
     params: idParams,
     response: zSummaryAthlete,
-    handler: ({ platform, auth, params, requestId }) => followCommand(platform, auth, params.id, requestId, "unfollow"),
+    handler: ({ platform, auth, params, requestId }) => followMove(platform, auth, params.id, requestId, unfollowAthlete),
   }),
 ];

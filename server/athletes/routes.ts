@@ -2,11 +2,12 @@ import { z } from "zod";
 import { notFound } from "../http/errors.ts";
 import { type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 import { updateAthlete } from "./commands.ts";
+import { requestActor } from "../actor.ts";
 import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { athleteFor } from "./represent.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
-import { zAthlete, zDetailedAthlete } from "../response-schemas.ts";
+import { zAthlete, zDetailedAthlete } from "./schema.ts";
 
 /** Extra parts of the detailed athlete contributed by other resource families (clubs, gear, follows). */
 export type AthleteDetailExtension = (
@@ -58,14 +59,15 @@ export const athleteRoutes = [
     permission: "write",
     resource: "Athlete",
     body: updateBody,
-    async handler({ platform, auth, body }) {
+    async handler({ platform, auth, body, requestId }) {
+      // Recorded with the request's application and id (issue 30); "api" stays its source.
       await updateAthlete(platform, auth.athleteId, {
         weight: body.weight,
         ftp: body.ftp,
         defaultActivityType: body.default_activity_type,
         defaultPrivate: body.default_private,
         measurementPreference: body.measurement_preference,
-      }, "api");
+      }, { ...requestActor(auth, requestId), source: "api" });
       const row = await findAthlete(platform.db, auth.athleteId);
       if (!row) throw notFound("Athlete");
       const extras: Record<string, unknown> = {};

@@ -1,4 +1,5 @@
 import { createChallenge } from "./commands.ts";
+import { systemActor } from "../actor.ts";
 import { type CliCommand, CliUsageError, optionalString, requireString } from "../cli/command.ts";
 
 export const challengeCommands: CliCommand[] = [
@@ -33,7 +34,7 @@ export const challengeCommands: CliCommand[] = [
         segmentId: segment === undefined ? null : Number(segment),
         externalUrl: optionalString(o, "external-url") ?? null,
         description: optionalString(o, "description"),
-      });
+      }, systemActor("cli"));
       return { id };
     },
   },

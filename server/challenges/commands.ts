@@ -3,6 +3,7 @@ import { challengeDecider, type ChallengeFacts } from "../../events/challenge/de
 import { CHALLENGE_DIMENSIONS, CHALLENGE_TYPES, challengeStream } from "../../events/challenge/events.ts";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { yearInRange } from "../../shared/date-range.ts";
+import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { slugOf } from "../clubs/commands.ts";
@@ -28,8 +29,8 @@ function validDate(text: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
 }
 
-/** Creates a challenge (CLI, demo). Every rule is checked before anything is recorded. */
-export async function createChallenge(platform: Platform, input: NewChallenge, source = "cli"): Promise<number> {
+/** Creates a challenge (CLI, demo; the CLI's actor unless told). Every rule is checked before anything is recorded. */
+export async function createChallenge(platform: Platform, input: NewChallenge, actor: Actor = systemActor("cli")): Promise<number> {
   const name = input.name.trim();
   if (!name) throw invalid("name", "missing");
   if (!(CHALLENGE_TYPES as readonly string[]).includes(input.type)) throw invalid("type", "invalid", `type must be one of ${CHALLENGE_TYPES.join(", ")}`);
@@ -66,8 +67,16 @@ export async function createChallenge(platform: Platform, input: NewChallenge, s
     color: "FC4C02",
     socialHashtag: name.replace(/[^A-Za-z0-9]+/g, ""),
   };
-  await handleCommand(platform.store, challengeStream(challengeId), challengeDecider, { type: "create", challengeId, facts }, {
-    metadata: { source },
-  });
+  await handleCommand(platform.store, challengeStream(challengeId), challengeDecider, { type: "create", challengeId, facts }, appendOptions(actor));
   return challengeId;
+}
+
+/** Joins a challenge (nothing when already joined). */
+export async function joinChallenge(platform: Platform, challengeId: number, athleteId: number, actor: Actor): Promise<void> {
+  await handleCommand(platform.store, challengeStream(challengeId), challengeDecider, { type: "join", athleteId }, appendOptions(actor));
+}
+
+/** Leaves a challenge (nothing when not joined). */
+export async function leaveChallenge(platform: Platform, challengeId: number, athleteId: number, actor: Actor): Promise<void> {
+  await handleCommand(platform.store, challengeStream(challengeId), challengeDecider, { type: "leave", athleteId }, appendOptions(actor));
 }

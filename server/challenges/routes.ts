@@ -1,8 +1,7 @@
 import { z } from "zod";
 import type { Queryable } from "../../events/db/types.ts";
-import { handleCommand } from "../../events/decider.ts";
-import { challengeDecider } from "../../events/challenge/decide.ts";
-import { challengeStream } from "../../events/challenge/events.ts";
+import { requestActor } from "../actor.ts";
+import { joinChallenge, leaveChallenge } from "./commands.ts";
 import type { Auth } from "../http/auth.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { paging, zNumId, zPaging } from "../http/input.ts";
@@ -11,7 +10,7 @@ import { findClub } from "../../projections/clubs/queries.ts";
 import { type BoardFilter, challengeBoard, challengeExists, findChallenge, joinedChallenges } from "../../projections/challenges/queries.ts";
 import { CHALLENGE_LEADERBOARD_CONTEXT, challengeLeaderboard } from "./leaderboard-represent.ts";
 import { detailedChallenge, summaryChallenge } from "./represent.ts";
-import { zChallengeLeaderboardList, zDetailedChallenge, zSummaryChallengeList } from "../response-schemas.ts";
+import { zChallengeLeaderboardList, zDetailedChallenge, zSummaryChallengeList } from "./schema.ts";
 
 /** Challenge leaderboard page size when per_page is not given (as for segment leaderboards). */
 export const CHALLENGE_LEADERBOARD_PER_PAGE = 10;
@@ -33,13 +32,11 @@ const idParams = z.object({ id: zNumId });
 
 async function participation(
   c: { platform: import("../platform.ts").Platform; auth: Auth; params: { id: number }; requestId: string },
-  type: "join" | "leave",
+  move: typeof joinChallenge,
 ) {
   requireChallenges(c.auth);
   await requireChallenge(c.platform.db, c.params.id, c.auth.athleteId);
-  await handleCommand(c.platform.store, challengeStream(c.params.id), challengeDecider, { type, athleteId: c.auth.athleteId }, {
-    metadata: { athleteId: c.auth.athleteId, applicationId: c.auth.applicationId, requestId: c.requestId },
-  });
+  await move(c.platform, c.params.id, c.auth.athleteId, requestActor(c.auth, c.requestId));
   return detailedChallenge(await requireChallenge(c.platform.db, c.params.id, c.auth.athleteId));
 }
 
@@ -123,7 +120,7 @@ export const challengeRoutes = [
     permission: "write",
     resource: "Challenge",
     params: idParams,
-    handler: (c) => participation(c, "join"),
+    handler: (c) => participation(c, joinChallenge),
   }),
   defineRoute({
     method: "DELETE",
@@ -135,6 +132,6 @@ export const challengeRoutes = [
     permission: "write",
     resource: "Challenge",
     params: idParams,
-    handler: (c) => participation(c, "leave"),
+    handler: (c) => participation(c, leaveChallenge),
   }),
 ];

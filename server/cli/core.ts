@@ -1,3 +1,4 @@
+import { systemActor } from "../actor.ts";
 import { parseScope } from "../http/auth.ts";
 import { createApplication, issueToken } from "../applications/commands.ts";
 import { createAthlete, updateAthlete } from "../athletes/commands.ts";
@@ -36,7 +37,7 @@ export const coreCommands: CliCommand[] = [
         country: optionalString(o, "country"),
         birthdate: optionalString(o, "birthdate"),
         weight: optionalNumber(o, "weight"),
-      });
+      }, systemActor("cli"));
       return { id };
     },
   },
@@ -83,7 +84,7 @@ export const coreCommands: CliCommand[] = [
         ftp: ftp === undefined ? undefined : Math.round(ftp),
         defaultActivityType,
         defaultPrivate: bool("default-private"),
-      });
+      }, systemActor("cli", athleteId));
       return { id: athleteId, changed };
     },
   },
@@ -100,8 +101,8 @@ export const coreCommands: CliCommand[] = [
       website: { type: "string", description: "website" },
       description: { type: "string", description: "description" },
     },
-    run: (platform, o) =>
-      createApplication(platform, {
+    run(platform, o) {
+      const application = {
         name: requireString(o, "name"),
         callbackDomain: requireString(o, "callback-domain"),
         ownerId: requireInt(o, "owner"),
@@ -110,7 +111,9 @@ export const coreCommands: CliCommand[] = [
         challengesEnabled: o.challenges === true,
         website: optionalString(o, "website"),
         description: optionalString(o, "description"),
-      }),
+      };
+      return createApplication(platform, application, systemActor("cli", application.ownerId));
+    },
   },
   {
     name: "token issue",
@@ -125,12 +128,14 @@ export const coreCommands: CliCommand[] = [
       const permissions = parseScope(requireString(o, "scope"));
       if (!permissions) throw new CliUsageError("--scope: unknown scope name");
       const expiresIn = optionalNumber(o, "expires-in");
+      const athleteId = requireInt(o, "athlete");
+      const applicationId = requireInt(o, "client-id");
       const access_token = await issueToken(platform, {
-        athleteId: requireInt(o, "athlete"),
-        applicationId: requireInt(o, "client-id"),
+        athleteId,
+        applicationId,
         permissions,
         expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000).toISOString() : null,
-      });
+      }, systemActor("cli", athleteId, applicationId));
       return { access_token };
     },
   },

@@ -1,4 +1,5 @@
-import { clubCommand, createClub, setEnhancedPrivacy } from "./commands.ts";
+import { createClub, inviteToClub, setEnhancedPrivacy } from "./commands.ts";
+import { systemActor } from "../actor.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import { findClub } from "../../projections/clubs/queries.ts";
 import { type CliCommand, CliUsageError, optionalString, requireInt, requireString } from "../cli/command.ts";
@@ -29,7 +30,7 @@ export const clubCommands: CliCommand[] = [
         state: optionalString(o, "state"),
         country: optionalString(o, "country"),
         description: optionalString(o, "description"),
-      }, { source: "cli" });
+      }, systemActor("cli"));
       return { id };
     },
   },
@@ -45,7 +46,7 @@ export const clubCommands: CliCommand[] = [
       const athleteId = requireInt(o, "athlete");
       if (!(await findClub(platform.db, clubId))) throw new CliUsageError(`club ${clubId} does not exist`);
       if (!(await findAthlete(platform.db, athleteId))) throw new CliUsageError(`athlete ${athleteId} does not exist`);
-      const changed = await clubCommand(platform, clubId, { type: "invite", athleteId, invitedBy: null }, { source: "cli" });
+      const changed = await inviteToClub(platform, clubId, athleteId, null, systemActor("cli"));
       return { club: clubId, athlete: athleteId, invited: true, changed };
     },
   },
@@ -58,7 +59,7 @@ export const clubCommands: CliCommand[] = [
     },
     async run(platform, o) {
       const athleteId = requireInt(o, "athlete");
-      await setEnhancedPrivacy(platform, athleteId, o.off !== true);
+      await setEnhancedPrivacy(platform, athleteId, o.off !== true, systemActor("cli", athleteId));
       return { athlete: athleteId, enhanced_privacy: o.off !== true };
     },
   },

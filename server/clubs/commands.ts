@@ -8,6 +8,7 @@ import {
   CLUB_TYPES,
   clubStream,
 } from "../../events/club/events.ts";
+import { type Actor, appendOptions } from "../actor.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
@@ -35,7 +36,7 @@ const MAX_NAME = 100;
 const MAX_TEXT = 2000;
 
 /** Creates a club (CLI, POST /v3/clubs, demo): its owner becomes its first member and admin. */
-export async function createClub(platform: Platform, input: NewClub, metadata: { athleteId?: number; applicationId?: number; requestId?: string; source?: string }) {
+export async function createClub(platform: Platform, input: NewClub, actor: Actor): Promise<number> {
   const name = input.name.trim();
   if (!name) throw new DomainError("invalid", "Club", "name", "missing");
   if (name.length > MAX_NAME) throw new DomainError("invalid", "Club", "name", "too long");
@@ -61,27 +62,57 @@ export async function createClub(platform: Platform, input: NewClub, metadata: {
     verified: false,
     url,
   };
-  await handleCommand(platform.store, clubStream(clubId), clubDecider, { type: "create", clubId, facts }, { metadata });
+  await handleCommand(platform.store, clubStream(clubId), clubDecider, { type: "create", clubId, facts }, appendOptions(actor));
   return clubId;
 }
 
-/** Runs one membership move on a club's stream; returns whether anything changed. */
-export async function clubCommand(
-  platform: Platform,
-  clubId: number,
-  command: Exclude<ClubCommand, { type: "create" }>,
-  metadata: { athleteId?: number; applicationId?: number; requestId?: string; source?: string },
-): Promise<boolean> {
-  const { events } = await handleCommand(platform.store, clubStream(clubId), clubDecider, command, { metadata });
+/** Runs one membership move on a club's stream; answers whether anything changed. */
+async function moveMember(platform: Platform, clubId: number, command: Exclude<ClubCommand, { type: "create" }>, actor: Actor): Promise<boolean> {
+  const { events } = await handleCommand(platform.store, clubStream(clubId), clubDecider, command, appendOptions(actor));
   return events.length > 0;
 }
 
-/** Turns an athlete's Enhanced Privacy on or off. */
-export async function setEnhancedPrivacy(platform: Platform, athleteId: number, enhancedPrivacy: boolean, source = "cli") {
+/** Invites an athlete (an operator: `invitedBy` null): their next join makes them a member, even of a private club. */
+export function inviteToClub(platform: Platform, clubId: number, athleteId: number, invitedBy: number | null, actor: Actor) {
+  return moveMember(platform, clubId, { type: "invite", athleteId, invitedBy }, actor);
+}
+
+/** Joins a club: a member at once (public club, or invited), else a pending request. */
+export function joinClub(platform: Platform, clubId: number, athleteId: number, actor: Actor) {
+  return moveMember(platform, clubId, { type: "join", athleteId }, actor);
+}
+
+/** Leaves a club (or withdraws a pending request); the owner cannot. */
+export function leaveClub(platform: Platform, clubId: number, athleteId: number, actor: Actor) {
+  return moveMember(platform, clubId, { type: "leave", athleteId }, actor);
+}
+
+/** A club admin (`callerId`) accepts a pending request to a private club. */
+export function approveMembership(platform: Platform, clubId: number, callerId: number, athleteId: number, actor: Actor) {
+  return moveMember(platform, clubId, { type: "approve", callerId, athleteId }, actor);
+}
+
+/** A club admin (`callerId`) declines a pending request to a private club. */
+export function declineMembership(platform: Platform, clubId: number, callerId: number, athleteId: number, actor: Actor) {
+  return moveMember(platform, clubId, { type: "decline", callerId, athleteId }, actor);
+}
+
+/** A club admin (`callerId`) makes a member an admin. */
+export function promoteAdmin(platform: Platform, clubId: number, callerId: number, athleteId: number, actor: Actor) {
+  return moveMember(platform, clubId, { type: "promote", callerId, athleteId }, actor);
+}
+
+/** A club admin (`callerId`) makes an admin a plain member (never the owner). */
+export function demoteAdmin(platform: Platform, clubId: number, callerId: number, athleteId: number, actor: Actor) {
+  return moveMember(platform, clubId, { type: "demote", callerId, athleteId }, actor);
+}
+
+/** Turns an athlete's Enhanced Privacy on or off (hidden from non-members' club member lists). */
+export async function setEnhancedPrivacy(platform: Platform, athleteId: number, enhancedPrivacy: boolean, actor: Actor) {
   if (!(await findAthlete(platform.db, athleteId))) throw new DomainError("not_found", "Athlete", "id", "invalid", "no such athlete");
   await handleCommand(platform.store, athleteSettingsStream(athleteId), athleteSettingsDecider, {
     type: "setEnhancedPrivacy",
     athleteId,
     enhancedPrivacy,
-  }, { metadata: { athleteId, source } });
+  }, appendOptions(actor));
 }

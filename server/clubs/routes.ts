@@ -3,7 +3,8 @@ import type { Queryable } from "../../events/db/types.ts";
 import { DomainError } from "../../events/decider.ts";
 import { relationships } from "../../projections/follows/projection.ts";
 import { activityContext } from "../activities/access.ts";
-import { clubCommand, createClub } from "./commands.ts";
+import { approveMembership, createClub, declineMembership, demoteAdmin, joinClub, leaveClub, promoteAdmin } from "./commands.ts";
+import { requestActor } from "../actor.ts";
 import type { Auth } from "../http/auth.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { paging, zBool, zEpoch, zInt, zNumId, zPaging } from "../http/input.ts";
@@ -18,12 +19,12 @@ import { clubActivities } from "./activity-represent.ts";
 import { detailedClub, summaryClub } from "./represent.ts";
 import { viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { athleteDetailExtensions } from "../athletes/routes.ts";
-import { zClubActivityList, zClubAthlete, zClubAthleteList, zDetailedClub, zMembership, zSummaryClubList } from "../response-schemas.ts";
+import { zClubActivityList } from "../activities/schema.ts";
+import { zClubAthlete, zClubAthleteList } from "../athletes/schema.ts";
+import { zDetailedClub, zMembership, zSummaryClubList } from "./schema.ts";
 
 /** How many of the members' latest activities a club feed reaches (spec: Limits). */
 export const CLUB_FEED_WINDOW = 200;
-
-const meta = (auth: Auth, requestId: string) => ({ athleteId: auth.athleteId, applicationId: auth.applicationId, requestId });
 
 async function requireClub(db: Queryable, id: number) {
   const club = await findClub(db, id);
@@ -74,11 +75,11 @@ const clubForm = z.object({
   private: zBool.optional(),
 });
 
-/** One membership move through the decider, answering the target's membership fields. */
+/** One admin's membership move (approve, decline, promote, demote), answering the target's membership fields. */
 function memberMove(
   method: "PUT" | "DELETE",
   path: string,
-  type: "approve" | "decline" | "promote" | "demote",
+  move: typeof approveMembership,
   summary: string,
 ) {
   return defineRoute({
@@ -95,7 +96,7 @@ function memberMove(
     async handler({ platform, auth, params, requestId }) {
       await requireClub(platform.db, params.club_id);
       await requireAthlete(platform.db, params.athlete_id);
-      await clubCommand(platform, params.club_id, { type, callerId: auth.athleteId, athleteId: params.athlete_id }, meta(auth, requestId));
+      await move(platform, params.club_id, auth.athleteId, params.athlete_id, requestActor(auth, requestId));
       return memberAnswer(platform.db, params.club_id, params.athlete_id, auth.athleteId);
     },
   });
@@ -149,7 +150,7 @@ export const clubRoutes = [
         state: body.state,
         country: body.country,
         private: body.private,
-      }, meta(auth, requestId));
+      }, requestActor(auth, requestId));
       return clubDetail(platform.db, id, auth.athleteId);
     },
   }),
@@ -216,10 +217,10 @@ export const clubRoutes = [
       return membersWithFields(platform.db, auth.athleteId, rows);
     },
   }),
-  memberMove("PUT", "/v3/clubs/:club_id/members/:athlete_id", "approve", "Approve a pending request to a private club (club admin)."),
-  memberMove("DELETE", "/v3/clubs/:club_id/members/:athlete_id", "decline", "Decline a pending request to a private club (club admin)."),
-  memberMove("PUT", "/v3/clubs/:club_id/admins/:athlete_id", "promote", "Make a member an admin (club admin)."),
-  memberMove("DELETE", "/v3/clubs/:club_id/admins/:athlete_id", "demote", "Make an admin a plain member (club admin; never the owner)."),
+  memberMove("PUT", "/v3/clubs/:club_id/members/:athlete_id", approveMembership, "Approve a pending request to a private club (club admin)."),
+  memberMove("DELETE", "/v3/clubs/:club_id/members/:athlete_id", declineMembership, "Decline a pending request to a private club (club admin)."),
+  memberMove("PUT", "/v3/clubs/:club_id/admins/:athlete_id", promoteAdmin, "Make a member an admin (club admin)."),
+  memberMove("DELETE", "/v3/clubs/:club_id/admins/:athlete_id", demoteAdmin, "Make an admin a plain member (club admin; never the owner)."),
   defineRoute({
     method: "GET",
     path: "/v3/clubs/:id/activities",
@@ -253,7 +254,7 @@ export const clubRoutes = [
     params: clubParams,
     async handler({ platform, auth, params, requestId }) {
       await requireClub(platform.db, params.id);
-      await clubCommand(platform, params.id, { type: "join", athleteId: auth.athleteId }, meta(auth, requestId));
+      await joinClub(platform, params.id, auth.athleteId, requestActor(auth, requestId));
       const after = await membershipOf(platform.db, params.id, auth.athleteId);
       return { success: true, active: after.membership === "member", membership: after.membership };
     },
@@ -270,7 +271,7 @@ export const clubRoutes = [
     params: clubParams,
     async handler({ platform, auth, params, requestId }) {
       await requireClub(platform.db, params.id);
-      await clubCommand(platform, params.id, { type: "leave", athleteId: auth.athleteId }, meta(auth, requestId));
+      await leaveClub(platform, params.id, auth.athleteId, requestActor(auth, requestId));
       return { success: true, active: false, membership: null };
     },
   }),

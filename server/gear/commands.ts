@@ -1,6 +1,7 @@
 import { DomainError, handleCommand } from "../../events/decider.ts";
 import { gearDecider } from "../../events/gear/decide.ts";
 import { gearStream } from "../../events/gear/events.ts";
+import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
@@ -19,8 +20,8 @@ export interface NewGear {
   primary?: boolean;
 }
 
-/** Adds a bike (id b…) or shoes (id g…) to an athlete's gear; returns the gear id. */
-export async function addGear(platform: Platform, input: NewGear, source = "cli"): Promise<string> {
+/** Adds a bike (id b…) or shoes (id g…) to an athlete's gear (the CLI's actor unless told); returns the gear id. */
+export async function addGear(platform: Platform, input: NewGear, actor: Actor = systemActor("cli", input.athleteId)): Promise<string> {
   if (!(await findAthlete(platform.db, input.athleteId))) throw new DomainError("not_found", "Athlete", "id", "invalid");
   const gearId = `${input.kind === "bike" ? "b" : "g"}${await nextId(platform.db, "gear")}`;
   await handleCommand(platform.store, gearStream(input.athleteId), gearDecider, {
@@ -38,6 +39,6 @@ export async function addGear(platform: Platform, input: NewGear, source = "cli"
       weight: input.weight ?? null,
       primary: input.primary ?? false,
     },
-  }, { metadata: { athleteId: input.athleteId, source } });
+  }, appendOptions(actor));
   return gearId;
 }

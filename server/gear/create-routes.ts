@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { findGear } from "../../projections/queries/gear-with-distance.ts";
 import { addGear } from "./commands.ts";
+import { requestActor } from "../actor.ts";
 import { notFound } from "../http/errors.ts";
 import { zBool, zFloat, zInt } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
@@ -46,7 +47,8 @@ export const gearCreateRoutes = [
       primary: zBool.optional(),
     }),
     response: zDetailedGear,
-    async handler({ platform, auth, body }) {
+    async handler({ platform, auth, body, requestId }) {
+      // Recorded with the request's application and id (issue 30); "api" stays its source.
       const id = await addGear(platform, {
         athleteId: auth.athleteId,
         kind: body.kind,
@@ -58,7 +60,7 @@ export const gearCreateRoutes = [
         frameType: body.frame_type ?? null,
         weight: body.weight ?? null,
         primary: body.primary ?? false,
-      }, "api");
+      }, { ...requestActor(auth, requestId), source: "api" });
       const gear = await findGear(platform.db, id);
       if (!gear) throw notFound("Gear");
       return detailedGear(gear);

@@ -1,8 +1,6 @@
-import { DomainError, handleCommand } from "../../events/decider.ts";
-import { platformDecider } from "../../events/platform/decide.ts";
-import { PLATFORM_STREAM } from "../../events/platform/events.ts";
-import { ConcurrencyError } from "../../events/types.ts";
+import { systemActor } from "../actor.ts";
 import type { Platform } from "../platform.ts";
+import { initializePlatform } from "./commands.ts";
 import { createApplication, issueToken } from "../applications/commands.ts";
 import { createAthlete } from "../athletes/commands.ts";
 import { seedActivities } from "./activities.ts";
@@ -38,17 +36,12 @@ const PEOPLE = [
 export async function seedDemo(platform: Platform): Promise<Demo | undefined> {
   if ((await platform.store.headPosition()) > 0) return undefined;
   // Several servers may start together on one empty PostgreSQL: the one whose claim lands seeds.
-  try {
-    await handleCommand(platform.store, PLATFORM_STREAM, platformDecider, { type: "initialize", demo: true }, { metadata: { source: "seed" } });
-  } catch (error) {
-    if (error instanceof ConcurrencyError || (error instanceof DomainError && error.kind === "conflict")) return undefined;
-    throw error;
-  }
+  if (!(await initializePlatform(platform, true, systemActor("seed")))) return undefined;
   const athletes = [];
   for (const [i, p] of PEOPLE.entries()) {
     const email = `${p.firstname.toLowerCase()}@example.com`;
     const password = "demo-password";
-    const id = await createAthlete(platform, { ...p, email, password, birthdate: `19${80 + i}-05-0${i + 1}`, weight: 60 + i * 8 }, "seed");
+    const id = await createAthlete(platform, { ...p, email, password, birthdate: `19${80 + i}-05-0${i + 1}`, weight: 60 + i * 8 }, systemActor("seed"));
     athletes.push({ id, firstname: p.firstname, email, password });
   }
   const application = await createApplication(platform, {
@@ -59,12 +52,12 @@ export async function seedDemo(platform: Platform): Promise<Demo | undefined> {
     kudosEnabled: true,
     challengesEnabled: true,
     description: "Created on first start",
-  }, "seed");
+  }, systemActor("seed", athletes[0].id));
   const token = await issueToken(platform, {
     athleteId: athletes[0].id,
     applicationId: application.client_id,
     permissions: ["read", "write", "view_private"],
-  }, "seed");
+  }, systemActor("seed", athletes[0].id, application.client_id));
   const demo: Demo = { athletes, application, token, examples: [] };
   for (const step of seedSteps) {
     try {

@@ -1,6 +1,7 @@
 import type { Context, Hono } from "hono";
 import { DomainError } from "../../events/decider.ts";
 import { changePassword, eraseAccount, signOutEverywhere } from "../accounts/commands.ts";
+import { webActor } from "../actor.ts";
 import type { Platform } from "../platform.ts";
 import { revokeSessionTokens } from "./app/token.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";
@@ -96,7 +97,7 @@ export function mountAccountControlPages(app: Hono, platform: Platform): void {
       const ended = await changePassword(platform, w.athlete.id, {
         current: form.current_password ?? "",
         next: form.new_password ?? "",
-      }, sessionIdHash(c));
+      }, sessionIdHash(c), webActor(w.athlete.id));
       signInThrottle(platform).succeeded(clientAddress(c), w.athlete.email);
       w.leaveFlash(`Password changed. ${ended.sessions} other session(s) signed out.`);
       return c.redirect("/settings/account", 303);
@@ -133,7 +134,7 @@ export function mountAccountControlPages(app: Hono, platform: Platform): void {
       return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "delete", message: "Too many wrong passwords. Try again later." }} />, 429);
     }
     try {
-      await eraseAccount(platform, w.athlete.id, form.password ?? "");
+      await eraseAccount(platform, w.athlete.id, form.password ?? "", webActor(w.athlete.id));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       signInThrottle(platform).failed(clientAddress(c), w.athlete.email);

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import { credentialsByEmail } from "../../projections/athletes/queries.ts";
 import { DomainError } from "../../events/decider.ts";
 import { createAthlete, passwordCostOf, rehashPassword } from "../athletes/commands.ts";
+import { systemActor, webActor } from "../actor.ts";
 import type { Platform } from "../platform.ts";
 import { hashPassword, type PasswordCost, randomSecret, verifyPassword } from "../security.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";
@@ -96,7 +97,7 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
         lastname: form.lastname ?? "",
         email: (form.email ?? "").trim(),
         password: form.password ?? "",
-      }, "web");
+      }, systemActor("web"));
       await signIn(c, platform, athleteId);
       return redirectLocal(c, next, "/", 303);
     } catch (error) {
@@ -141,7 +142,7 @@ export function mountAccountPages(app: Hono, platform: Platform): void {
     }
     throttle.succeeded(address, email);
     // A hash made with weaker parameters than today's is replaced now that the password is known.
-    if (checked.rehash) await rehashPassword(platform, Number(row.id), await hashPassword(form.password ?? "", cost));
+    if (checked.rehash) await rehashPassword(platform, Number(row.id), await hashPassword(form.password ?? "", cost), webActor(Number(row.id)));
     await signIn(c, platform, Number(row.id));
     return redirectLocal(c, next, "/", 303);
   });

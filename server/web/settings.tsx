@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { DomainError } from "../../events/decider.ts";
 import { createApplication, regenerateClientSecret } from "../applications/commands.ts";
+import { webActor } from "../actor.ts";
 import { revokeAuthorization } from "../oauth/commands.ts";
 import { type OwnApplication, ownApplication as ownApplicationOf } from "../../projections/applications/queries.ts";
 import { authorizedApplicationName, authorizedApplications } from "../../projections/queries/authorized-applications.ts";
@@ -122,7 +123,7 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
         callbackDomain: form.callback_domain ?? "",
         website: website || null,
         description: (form.description ?? "").trim() || null,
-      }, "web");
+      }, webActor(w.athlete.id));
       w.leaveReveal({ applicationId: created.client_id, clientSecret: created.client_secret, accessToken: created.access_token });
       return c.redirect("/settings/api", 303);
     } catch (error) {
@@ -140,7 +141,7 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
     if (refused) return refused;
     const own = await ownApplication(platform, w.athlete.id);
     if (!own) return c.redirect("/settings/api", 303);
-    const clientSecret = await regenerateClientSecret(platform, own.id, w.athlete.id);
+    const clientSecret = await regenerateClientSecret(platform, own.id, webActor(w.athlete.id));
     w.leaveReveal({ applicationId: own.id, clientSecret });
     w.leaveFlash("The client secret was regenerated; the old one no longer works.");
     return c.redirect("/settings/api", 303);

@@ -1,8 +1,7 @@
 import type { Context } from "hono";
-import { authorizationStream } from "../../../events/application/events.ts";
-import { handleCommand } from "../../../events/decider.ts";
-import { oauthDecider } from "../../../events/oauth/decide.ts";
 import { createApplication } from "../../applications/commands.ts";
+import { webActor } from "../../actor.ts";
+import { issuePageToken, revokeToken } from "../../oauth/commands.ts";
 import { type Auth, lookupToken } from "../../http/auth.ts";
 import type { Platform } from "../../platform.ts";
 import { hashSecret } from "../../security.ts";
@@ -45,7 +44,7 @@ export function webApplicationId(platform: Platform, athleteId: number): Promise
         internal: true,
         kudosEnabled: true,
         challengesEnabled: true,
-      }, "web");
+      }, webActor(athleteId));
       // Two servers racing on one database: the first recorded id wins, the other app stays unused.
       return Number(await webSecret(platform.db, APP_KEY, () => String(created.client_id)));
     })();
@@ -97,18 +96,15 @@ export async function sessionToken(c: Context, platform: Platform, athleteId: nu
 
 async function mint(platform: Platform, athleteId: number, tokenHash: string, expiresAt: number): Promise<void> {
   const applicationId = await webApplicationId(platform, athleteId);
-  await handleCommand(platform.store, authorizationStream(athleteId, applicationId), oauthDecider, {
-    type: "issueToken",
-    token: {
-      tokenHash,
-      athleteId,
-      applicationId,
-      scopes: ["read", "view_private", "write"],
-      kind: "access",
-      expiresAt: new Date(expiresAt).toISOString(),
-      grantId: null,
-    },
-  }, { metadata: { athleteId, applicationId, source: "web" } });
+  await issuePageToken(platform, {
+    tokenHash,
+    athleteId,
+    applicationId,
+    scopes: ["read", "view_private", "write"],
+    kind: "access",
+    expiresAt: new Date(expiresAt).toISOString(),
+    grantId: null,
+  }, webActor(athleteId, applicationId));
 }
 
 /**
@@ -125,9 +121,7 @@ export async function revokeSessionTokens(c: Context, platform: Platform, athlet
     const found = await lookupToken(platform.db, token);
     if (!found.ok || found.auth.athleteId !== athleteId) continue;
     const applicationId = found.auth.applicationId;
-    await handleCommand(platform.store, authorizationStream(athleteId, applicationId), oauthDecider, {
-      type: "revokeToken", tokenHash: hashSecret(token), athleteId, applicationId, reason: "signed out",
-    }, { metadata: { athleteId, applicationId, source: "web" } });
+    await revokeToken(platform, { tokenHash: hashSecret(token), athleteId, applicationId }, "signed out", webActor(athleteId, applicationId));
     revoked++;
   }
   return revoked;
