@@ -1,5 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
-import type { StoredEvent } from "../../events/index.ts";
+import { isOneOf, type StoredEvent } from "../../events/index.ts";
 import { statsGroupOf } from "./groups.ts";
 import type { Contribution } from "./projection.ts";
 
@@ -42,11 +42,10 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
   // The days a run can touch: its creations' and those of the rows it reads (an edit keeps the day).
   const dates = new Set<string>();
   for (const e of events) {
-    const d = e.data as { activityId?: number; athleteId?: number; startDateLocal?: string };
-    if (typeof d.activityId === "number") ids.add(d.activityId);
-    if ((e.type === "ActivityRecorded" || e.type === "ActivityCreated") && typeof d.athleteId === "number") {
-      athletes.add(d.athleteId);
-      dates.add(dayOf(d.startDateLocal!));
+    if ("activityId" in e.data && typeof e.data.activityId === "number") ids.add(e.data.activityId);
+    if (isOneOf(e, ["ActivityRecorded", "ActivityCreated"])) {
+      athletes.add(e.data.athleteId);
+      dates.add(dayOf(e.data.startDateLocal));
     }
   }
   const rows = new Map<number, Row | null>();
@@ -114,7 +113,7 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
   for (const event of events) {
     switch (event.type) {
       case "ActivityRecorded": {
-        const d = event.data as typeof event.data & { sportType?: string };
+        const d = event.data;
         const sport = d.sportType ?? d.type;
         insert({
           activity_id: d.activityId, athlete_id: d.athleteId, sport, grp: statsGroupOf(sport), day: dayOf(d.startDateLocal),
@@ -125,7 +124,7 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
         break;
       }
       case "ActivityCreated": {
-        const d = event.data as typeof event.data & { sportType?: string };
+        const d = event.data;
         const sport = d.sportType ?? d.type;
         insert({
           activity_id: d.activityId, athlete_id: d.athleteId, sport, grp: statsGroupOf(sport), day: dayOf(d.startDateLocal),
@@ -135,7 +134,7 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
         break;
       }
       case "ActivityUpdated": {
-        const d = event.data as typeof event.data & { sportType?: string };
+        const d = event.data;
         const sport = d.sportType ?? d.type;
         if (sport === undefined && d.private === undefined) break;
         change(d.activityId, (r) => ({

@@ -1,6 +1,4 @@
-import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
@@ -9,10 +7,6 @@ import type { Projection } from "../projection.ts";
 import { statsGroupOf } from "./groups.ts";
 import { foldRun } from "./batch.ts";
 import type { StoredEvent } from "../../events/index.ts";
-
-type Recorded = EventData<typeof activityRecorded>;
-type Created = EventData<typeof activityCreated>;
-type Updated = EventData<typeof activityUpdated>;
 
 /** What one activity contributes to its athlete's totals (kept so edits and deletions can take it back). */
 export interface Contribution {
@@ -81,15 +75,15 @@ export const athleteStatsProjection: Projection = {
     activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type, activityReprocessed.type,
     segmentEffortsMatched.type, segmentEffortsRematched.type,
   ],
-  applyBatch(tx: Queryable, events: RecordedEvent[]) {
+  applyBatch(tx: Queryable, events: StoredEvent[]) {
     // One event (the live path) through apply's statements; a run folded in memory (batch.ts).
     if (events.length === 1) return this.apply(tx, events[0]);
-    return foldRun(tx, events as StoredEvent[]);
+    return foldRun(tx, events);
   },
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     switch (event.type) {
       case activityRecorded.type: {
-        const d = event.data as Recorded & { sportType?: string };
+        const d = event.data;
         const sport = d.sportType ?? d.type;
         await tx.query(
           `insert into athlete_stats_activities (activity_id, athlete_id, sport, grp, day, private, distance, moving_time,
@@ -101,7 +95,7 @@ export const athleteStatsProjection: Projection = {
         return change(tx, d.activityId, null);
       }
       case activityCreated.type: {
-        const d = event.data as Created & { sportType?: string };
+        const d = event.data;
         const sport = d.sportType ?? d.type;
         await tx.query(
           `insert into athlete_stats_activities (activity_id, athlete_id, sport, grp, day, private, distance, moving_time,
@@ -113,7 +107,7 @@ export const athleteStatsProjection: Projection = {
         return change(tx, d.activityId, null);
       }
       case activityUpdated.type: {
-        const d = event.data as Updated & { sportType?: string };
+        const d = event.data;
         const sport = d.sportType ?? d.type;
         if (sport === undefined && d.private === undefined) return;
         return change(tx, d.activityId, {
@@ -123,7 +117,7 @@ export const athleteStatsProjection: Projection = {
         });
       }
       case activityReprocessed.type: {
-        const { activityId, facts } = event.data as EventData<typeof activityReprocessed>;
+        const { activityId, facts } = event.data;
         return change(tx, activityId, {
           sql: `update athlete_stats_activities set distance = $2, moving_time = $3, elapsed_time = $4, elevation_gain = $5,
                   best_effort_achievements = $6 where activity_id = $1`,
@@ -134,14 +128,14 @@ export const athleteStatsProjection: Projection = {
       case segmentEffortsMatched.type:
       case segmentEffortsRematched.type: {
         // As the activity's own achievement_count: the latest matching's count.
-        const d = event.data as EventData<typeof segmentEffortsMatched>;
+        const d = event.data;
         return change(tx, d.activityId, {
           sql: "update athlete_stats_activities set segment_achievements = $2 where activity_id = $1",
           params: [d.activityId, d.achievementCount],
         });
       }
       case activityDeleted.type: {
-        const { activityId } = event.data as EventData<typeof activityDeleted>;
+        const { activityId } = event.data;
         return change(tx, activityId, { sql: "delete from athlete_stats_activities where activity_id = $1", params: [activityId] });
       }
     }

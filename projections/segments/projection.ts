@@ -254,11 +254,11 @@ export const segmentsProjection: Projection = {
         return;
       }
       case privacyZoneCreated.type: {
-        const d = event.data as EventData<typeof privacyZoneCreated>;
+        const d = event.data;
         return zonesChanged(tx, d.athleteId, await zonesAfter(tx, { ...d, created: { lat: d.lat, lng: d.lng, radius_m: d.radiusM } }));
       }
       case privacyZoneDeleted.type: {
-        const d = event.data as EventData<typeof privacyZoneDeleted>;
+        const d = event.data;
         return zonesChanged(tx, d.athleteId, await zonesAfter(tx, d));
       }
     }

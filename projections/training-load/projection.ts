@@ -1,6 +1,5 @@
-import type { EventData } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import type { RecordedEvent } from "../../events/types.ts";
+import type { StoredEvent } from "../../events/index.ts";
 import { athleteErased, athleteProfileUpdated, athleteRegistered } from "../../events/athlete/events.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityReprocessed } from "../../events/activity/reprocessed.ts";
@@ -45,10 +44,10 @@ export const trainingLoadProjection: Projection = {
     athleteRegistered.type, athleteProfileUpdated.type, athleteErased.type,
     activityRecorded.type, activityCreated.type, activityUpdated.type, activityReprocessed.type, activityDeleted.type,
   ],
-  async apply(tx: Queryable, event: RecordedEvent) {
+  async apply(tx: Queryable, event: StoredEvent) {
     switch (event.type) {
       case athleteRegistered.type: {
-        const d = event.data as EventData<typeof athleteRegistered>;
+        const d = event.data;
         await tx.query(
           `insert into training_load_athletes (athlete_id, ftp, birthdate, sex) values ($1, null, $2, $3)
            on conflict (athlete_id) do update set birthdate = $2, sex = $3`,
@@ -57,7 +56,7 @@ export const trainingLoadProjection: Projection = {
         return;
       }
       case athleteProfileUpdated.type: {
-        const d = event.data as EventData<typeof athleteProfileUpdated>;
+        const d = event.data;
         if (d.ftp === undefined && d.birthdate === undefined && d.sex === undefined) return;
         await tx.query(
           `update training_load_athletes set
@@ -70,13 +69,13 @@ export const trainingLoadProjection: Projection = {
         return;
       }
       case athleteErased.type: {
-        const { athleteId } = event.data as EventData<typeof athleteErased>;
+        const { athleteId } = event.data;
         await tx.query("delete from training_load_activities where athlete_id = $1", [athleteId]);
         await tx.query("delete from training_load_athletes where athlete_id = $1", [athleteId]);
         return;
       }
       case activityRecorded.type: {
-        const d = event.data as EventData<typeof activityRecorded>;
+        const d = event.data;
         await put(tx, {
           activityId: d.activityId, athleteId: d.athleteId, startDate: d.startDate, startDateLocal: d.startDateLocal, private: d.private,
           movingTime: d.movingTime, normalizedPower: d.weightedAverageWatts, averageHeartrate: d.averageHeartrate,
@@ -85,7 +84,7 @@ export const trainingLoadProjection: Projection = {
       }
       case activityCreated.type: {
         // A manual activity has neither power nor heart rate: load 0 (kept, so the day is known).
-        const d = event.data as EventData<typeof activityCreated>;
+        const d = event.data;
         await put(tx, {
           activityId: d.activityId, athleteId: d.athleteId, startDate: d.startDate, startDateLocal: d.startDateLocal, private: d.private,
           movingTime: d.elapsedTime, normalizedPower: null, averageHeartrate: null,
@@ -93,13 +92,13 @@ export const trainingLoadProjection: Projection = {
         return;
       }
       case activityUpdated.type: {
-        const d = event.data as EventData<typeof activityUpdated>;
+        const d = event.data;
         if (d.private === undefined) return;
         await tx.query("update training_load_activities set private = $2 where activity_id = $1", [d.activityId, d.private]);
         return;
       }
       case activityReprocessed.type: {
-        const { activityId, facts } = event.data as EventData<typeof activityReprocessed>;
+        const { activityId, facts } = event.data;
         const [row] = await tx.query<{ athlete_id: number; start_date: string; day: string; private: boolean }>(
           "select athlete_id, start_date, day, private from training_load_activities where activity_id = $1",
           [activityId],
@@ -112,7 +111,7 @@ export const trainingLoadProjection: Projection = {
         return;
       }
       case activityDeleted.type: {
-        const { activityId } = event.data as EventData<typeof activityDeleted>;
+        const { activityId } = event.data;
         await tx.query("delete from training_load_activities where activity_id = $1", [activityId]);
         return;
       }
