@@ -44,6 +44,17 @@ describe("the athlete's defaults for new activities", () => {
     expect((await server.api("PUT", "/v3/athlete", { token: readOnly.token, form: { weight: 70 } })).status).toBe(401);
   });
 
+  it("PUT /v3/athlete records the request's application and id with the profile change (issue 30)", async () => {
+    const a = await server.athlete();
+    const res = await server.api("PUT", "/v3/athlete", { token: a.token, form: { weight: 64 }, headers: { "x-request-id": `profile-${a.id}` } });
+    expect(res.status).toBe(200);
+    const rows = await server.platform.db.query<{ metadata: Record<string, unknown> }>(
+      "select metadata from events where type = 'AthleteProfileUpdated' and (data->>'athleteId')::bigint = $1",
+      [a.id],
+    );
+    expect(rows.map((r) => r.metadata)).toEqual([{ athleteId: a.id, applicationId: a.applicationId, requestId: `profile-${a.id}`, source: "api" }]);
+  });
+
   it("makes new activities private by default, unless the request says otherwise", async () => {
     const a = await server.athlete();
     await server.api("PUT", "/v3/athlete", { token: a.token, form: { default_private: "true" } });
