@@ -10,7 +10,8 @@ import { JOB_SCHEMA, JobRunner } from "./jobs/runner.ts";
 import { requestMetadata } from "./ops/context.ts";
 import { releaseIdleDeriveWorkers } from "./uploads/derive-pool.ts";
 import { WEB_SESSION_SCHEMA } from "./web/session-table.ts";
-import { allProjections, catalogue, wire } from "./wiring.ts";
+import type { ActivityExtension } from "./activities/extensions.ts";
+import { activityExtensions, allProjections, catalogue } from "./wiring.ts";
 
 const READ_MODEL_SCHEMA = `
 create table if not exists public.read_model_schema (
@@ -38,12 +39,13 @@ export interface Platform {
   store: EventStore;
   projections: ProjectionRunner;
   jobs: JobRunner;
+  /** What other families add to activities (server/wiring.ts), given to each activity representation. */
+  activityExtensions: readonly ActivityExtension[];
   close(): Promise<void>;
 }
 
 /** Opens the database, the event log and the read models (migrating them). */
 export async function openPlatform(config: Config): Promise<Platform> {
-  wire();
   if (catalogue.definitions.length === 0) throw new Error("the event catalogue is empty");
   const db = await openDb({
     databaseUrl: config.databaseUrl,
@@ -90,6 +92,7 @@ export async function openPlatform(config: Config): Promise<Platform> {
       store,
       projections,
       jobs,
+      activityExtensions,
       async close() {
         await jobs.stop();
         // Its uploads are done: idle derive workers would keep a finished process alive.

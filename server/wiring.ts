@@ -7,17 +7,15 @@
 import { catalogue } from "../events/index.ts";
 import { allProjections } from "../projections/index.ts";
 import { activityProcessors } from "./activity-processors.ts";
-import { type ActivityExtension, installActivityExtension } from "./activities/represent.ts";
+import type { ActivityExtension } from "./activities/extensions.ts";
 import { segmentsActivityExtension } from "./segments/activity-detail.ts";
 
 export { activityProcessors, allProjections, catalogue };
 
-/** Families that add fields to activities (GET /v3/activities/:id, lists, feeds). One line each. */
+/**
+ * Families that add fields to activities (GET /v3/activities/:id, lists, feeds). One line each; the
+ * platform carries this list into every activity representation (server/activities/access.ts).
+ */
 export const activityExtensions: readonly ActivityExtension[] = [
   segmentsActivityExtension,
 ];
-
-/** Installs the listed activity extensions (idempotent); called when a platform opens. */
-export function wire(): void {
-  for (const extension of activityExtensions) installActivityExtension(extension);
-}

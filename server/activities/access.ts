@@ -2,7 +2,8 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { Auth } from "../http/auth.ts";
 import { forbidden, notFound } from "../http/errors.ts";
 import { canSeeActivity, viewerOf } from "../privacy/engine.ts";
-import { type ActivityContext, type ActivityRow, findActivity } from "./represent.ts";
+import type { ActivityContext } from "./extensions.ts";
+import { type ActivityRow, findActivity } from "./read.ts";
 import type { Platform } from "../platform.ts";
 
 /** An activity the caller may see, or the documented 404 (unknown, deleted, or another's private one). */
@@ -20,9 +21,11 @@ export async function ownedActivity(db: Queryable, id: number, auth: Auth): Prom
 }
 
 export function activityContext(platform: Platform, auth: Auth | null, includeAllEfforts = false): ActivityContext {
-  return { db: platform.db, viewer: viewerOf(auth), publicUrl: platform.config.publicUrl, includeAllEfforts };
-}
-
-export function commandMetadata(auth: Auth, requestId: string) {
-  return { metadata: { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId } };
+  return {
+    db: platform.db,
+    viewer: viewerOf(auth),
+    publicUrl: platform.config.publicUrl,
+    includeAllEfforts,
+    extensions: platform.activityExtensions,
+  };
 }

@@ -1,11 +1,12 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { activityDetailRows } from "../../projections/queries/activity-detail.ts";
 import { type Viewer, type ZoneSet, zoneSetOf } from "../privacy/engine.ts";
-import { type ActivityDetailPreload, activityDetailParts, type ActivityRow } from "./represent.ts";
+import type { ActivityDetailPreload, ActivityExtension } from "./extensions.ts";
+import type { ActivityRow } from "./represent.ts";
 
 /**
  * GET /v3/activities/:id: the activity row with everything its detail needs, read in one statement
- * (projections/queries/activity-detail.ts) with each registered detail part (such as the segment
+ * (projections/queries/activity-detail.ts) with each extension's detail part (such as the segment
  * efforts). The representation is built from it exactly as from the separate queries.
  */
 export async function findActivityDetail(
@@ -13,8 +14,9 @@ export async function findActivityDetail(
   id: number,
   viewer: Viewer | null,
   includeAllEfforts: boolean,
+  extensions: readonly ActivityExtension[],
 ): Promise<{ row: ActivityRow; preload: ActivityDetailPreload } | undefined> {
-  const found = await activityDetailRows(db, id, viewer, includeAllEfforts, activityDetailParts);
+  const found = await activityDetailRows(db, id, viewer, includeAllEfforts, extensions.flatMap((e) => (e.part ? [e.part] : [])));
   if (!found) return undefined;
   const zones: ZoneSet | undefined = found.zones && found.zones.length > 0 ? zoneSetOf(found.zones) : undefined;
   return {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
+import { receivedUpload } from "../uploads/received.ts";
 import { ownedActivity, visibleActivity } from "./access.ts";
 import { loadStreams } from "./streams.ts";
 import { getBlob } from "../blobs.ts";
@@ -130,9 +130,8 @@ export const activityExportRoutes = [
     async handler({ platform, auth, params }) {
       const row = await ownedActivity(platform.db, params.id, auth);
       if (row.upload_id === null) throw notFound("Activity");
-      const [first] = await platform.store.readStream(uploadStream(row.upload_id));
-      if (!first || first.type !== uploadReceived.type) throw notFound("Activity");
-      const received = first.data as z.infer<typeof uploadReceived.schema>;
+      const received = await receivedUpload(platform.store, row.upload_id);
+      if (!received) throw notFound("Activity");
       const bytes = await getBlob(platform.db, received.originalSha256);
       if (!bytes) throw notFound("Activity");
       // The bytes as uploaded (FIT, TCX or GPX, maybe gzipped): the file name says which.

@@ -1,81 +1,18 @@
 import { createHash } from "node:crypto";
-import type { Queryable } from "../../events/db/types.ts";
-import { type ActivityRow, kudoedByAthlete, photosOf } from "../../projections/activities/queries.ts";
-import type { ActivityDetailPart } from "../../projections/queries/activity-detail.ts";
+import type { ActivityRow } from "../../projections/activities/queries.ts";
 import type { ActivityFacts } from "../../projections/activities/projection.ts";
-import { fullPolyline } from "../blobs.ts";
-import {
-  type Release, releasedLocation, releasedPolyline, releaseOf, type Viewer, viewerAudience, type ZoneSet, zonesOfOwnersFor,
-} from "../privacy/engine.ts";
+import { type Release, releasedLocation, releasedPolyline } from "../privacy/engine.ts";
 import { metaAthlete } from "../athletes/represent.ts";
-import { findGear } from "../../projections/queries/gear-with-distance.ts";
 import { type GearRow, summaryGear } from "../gear/represent.ts";
 import { photosSummary, type PhotoRow } from "../photos/represent.ts";
 
-export { ACTIVITY_SELECT, type ActivityRow, findActivity, normalizeActivityRow } from "../../projections/activities/queries.ts";
-export { processingUploadOf } from "../../projections/uploads/queries.ts";
-
-/** What a representation is built for. */
-export interface ActivityContext {
-  db: Queryable;
-  viewer: Viewer | null;
-  publicUrl: string;
-  /** GET /v3/activities/:id?include_all_efforts=true */
-  includeAllEfforts: boolean;
-  /** Everything a detailed activity needs, read with its row in one statement (server/activities/detail.ts). */
-  preload?: ActivityDetailPreload;
-}
-
 /**
- * The parts of a detailed activity read together with its row (one SQL statement instead of one
- * per part): has_kudoed, the privacy zones that apply for this viewer, gear, photos, and each
- * registered detail part's raw value (`parts[key]`), which its contributor reads instead of querying.
+ * Activities as the API shows them, built from rows and what was read with them (pure: the reads
+ * are in server/activities/read.ts). `release` is what of the row the viewer may see (the privacy
+ * engine), `extras` the fields other families add (server/activities/extensions.ts).
  */
-export interface ActivityDetailPreload {
-  hasKudoed: boolean;
-  /** The owner's zones when they apply to this viewer (undefined: none, or the owner with view_private). */
-  zones: ZoneSet | undefined;
-  gear: GearRow | undefined;
-  photos: PhotoRow[];
-  parts: Record<string, unknown>;
-}
 
-/**
- * A SQL expression read with the activity row for its detail (alias `a` is the activities row,
- * $2 the viewer's athlete id or null, $3 include_all_efforts), under `key` in the preload's parts.
- */
-export type { ActivityDetailPart };
-export const activityDetailParts: ActivityDetailPart[] = [];
-
-/**
- * Extension point for other families (Segments: segment_efforts, pr_count, achievement_count).
- * A detail contributor returns fields merged over the defaults of the detailed activity
- * (segment_efforts: [], pr_count: 0, achievement_count: 0); a summary contributor answers, for a
- * page of activities at once, the fields to merge into each summary (pr_count, achievement_count).
- * Extensions are listed in server/wiring.ts, which installs them when a platform opens.
- */
-export type ActivityDetailContributor = (row: ActivityRow, context: ActivityContext) => Promise<Record<string, unknown>>;
-export type ActivitySummaryContributor = (
-  rows: readonly ActivityRow[],
-  context: ActivityContext,
-) => Promise<Map<number, Record<string, unknown>>>;
-
-export const activityDetailContributors: ActivityDetailContributor[] = [];
-export const activitySummaryContributors: ActivitySummaryContributor[] = [];
-
-/** What one family adds to activities: a part read with the detail's row, detail and summary fields. */
-export interface ActivityExtension {
-  part?: ActivityDetailPart;
-  detail?: ActivityDetailContributor;
-  summary?: ActivitySummaryContributor;
-}
-
-/** Adds an extension's part and contributors (server/wiring.ts calls it once per listed extension). */
-export function installActivityExtension(extension: ActivityExtension): void {
-  if (extension.part && !activityDetailParts.includes(extension.part)) activityDetailParts.push(extension.part);
-  if (extension.detail && !activityDetailContributors.includes(extension.detail)) activityDetailContributors.push(extension.detail);
-  if (extension.summary && !activitySummaryContributors.includes(extension.summary)) activitySummaryContributors.push(extension.summary);
-}
+export type { ActivityRow };
 
 export function metaActivity(id: number) {
   return { id, resource_state: 1 };
@@ -91,21 +28,8 @@ export function embedToken(row: ActivityRow): string {
   return createHash("sha256").update(`embed:${row.id}:${row.athlete_id}:${row.start_date}`).digest("hex").slice(0, 40);
 }
 
-/**
- * The privacy zones that apply to each row for this viewer (through the privacy engine): the
- * owner's zones, except for the owner with view_private (who sees everything as recorded). Loaded
- * once for a page of rows; rows whose owner has no zones are absent.
- */
-async function zonesFor(rows: readonly ActivityRow[], context: ActivityContext): Promise<Map<number, ZoneSet>> {
-  return await zonesOfOwnersFor(context.db, rows.filter(hasPlace), viewerAudience(context.viewer));
-}
-
-/** What of the row this viewer may see (privacy engine). */
-function releaseFor(row: ActivityRow, viewer: Viewer | null, zones: ZoneSet | undefined): Release {
-  return releaseOf(row, viewerAudience(viewer), zones);
-}
-
-function hasPlace(row: ActivityRow): boolean {
+/** Whether the row has a place the privacy zones may hide (else no zones need to be read for it). */
+export function hasPlace(row: ActivityRow): boolean {
   const f = row.facts;
   return !!(f.polyline || f.summaryPolyline || f.startLatlng || f.endLatlng);
 }
@@ -178,32 +102,21 @@ function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean) {
   };
 }
 
-function kudoedBy(db: Queryable, viewer: Viewer | null, ids: readonly number[]): Promise<Set<number>> {
-  return viewer ? kudoedByAthlete(db, viewer.athleteId, ids) : Promise.resolve(new Set());
-}
-
-async function summariesWithZones(rows: readonly ActivityRow[], context: ActivityContext) {
-  const [kudoed, zones, extras] = await Promise.all([
-    kudoedBy(context.db, context.viewer, rows.map((r) => r.id)),
-    zonesFor(rows, context),
-    Promise.all(activitySummaryContributors.map((c) => c(rows, context))),
-  ]);
-  const summaries = rows.map((row) => {
-    const release = releaseFor(row, context.viewer, zones.get(row.athlete_id));
-    const base: Record<string, unknown> = baseActivity(row, release, kudoed.has(row.id));
-    for (const extra of extras) Object.assign(base, extra.get(row.id) ?? {});
-    return base;
-  });
-  return { summaries, zones };
-}
-
 /**
- * Summary activities (resource_state 2) for a page of rows: detail-only attributes absent. For
- * everyone but the owner with view_private, points inside the owner's privacy zones are cut from
- * the polyline and a start/end location inside a zone is null (the privacy engine, server/privacy/engine.ts).
+ * A summary activity (resource_state 2): detail-only attributes absent. For everyone but the owner
+ * with view_private, points inside the owner's privacy zones are cut from the polyline and a
+ * start/end location inside a zone is null (`release`, from the privacy engine). `extras`: the
+ * fields each activity extension adds, merged in order.
  */
-export async function summaryActivities(rows: readonly ActivityRow[], context: ActivityContext) {
-  return (await summariesWithZones(rows, context)).summaries;
+export function summaryActivity(
+  row: ActivityRow,
+  release: Release,
+  hasKudoed: boolean,
+  extras: readonly Record<string, unknown>[],
+): Record<string, unknown> {
+  const summary: Record<string, unknown> = baseActivity(row, release, hasKudoed);
+  for (const extra of extras) Object.assign(summary, extra);
+  return summary;
 }
 
 function runsOnly<T>(row: ActivityRow, items: T[]): T[] {
@@ -293,30 +206,33 @@ function bestEfforts(row: ActivityRow) {
   })));
 }
 
-/** The detailed activity (resource_state 3): every field of the spec's Activity table. */
-export async function detailedActivity(row: ActivityRow, context: ActivityContext) {
-  const pre = context.preload;
-  let summary: Record<string, unknown>;
-  let release: Release;
-  if (pre) {
-    release = releaseFor(row, context.viewer, hasPlace(row) ? pre.zones : undefined);
-    summary = baseActivity(row, release, pre.hasKudoed);
-    for (const contribute of activitySummaryContributors) Object.assign(summary, (await contribute([row], context)).get(row.id) ?? {});
-  } else {
-    const loaded = await summariesWithZones([row], context);
-    summary = loaded.summaries[0];
-    release = releaseFor(row, context.viewer, loaded.zones.get(row.athlete_id));
-  }
+/** What a detailed activity shows beyond its summary, read with it (server/activities/read.ts). */
+export interface ActivityDetailReads {
+  gear: GearRow | undefined;
+  photos: readonly PhotoRow[];
+  /** The full polyline as recorded (a long track's is kept as a blob: server/uploads/polyline-blob.ts). */
+  polyline: string | null;
+  publicUrl: string;
+}
+
+/**
+ * The detailed activity (resource_state 3): every field of the spec's Activity table, over the
+ * activity's summary; `extras` (the activity extensions' detail fields) merged last.
+ */
+export function detailedActivityOf(
+  row: ActivityRow,
+  summary: Record<string, unknown>,
+  release: Release,
+  reads: ActivityDetailReads,
+  extras: readonly Record<string, unknown>[],
+): Record<string, unknown> {
   const f = row.facts;
-  const gear = pre ? pre.gear : row.gear_id ? await findGear(context.db, row.gear_id) : undefined;
-  const photos = pre ? pre.photos : await photosOf(context.db, row.id);
   const detail: Record<string, unknown> = {
     ...summary,
     resource_state: 3,
     map: {
       id: `a${row.id}`,
-      // A long track's full polyline is kept as a blob (server/uploads/polyline-blob.ts).
-      polyline: releasedPolyline(release, await fullPolyline(context.db, f)),
+      polyline: releasedPolyline(release, reads.polyline),
       summary_polyline: releasedPolyline(release, f.summaryPolyline),
       resource_state: 3,
     },
@@ -327,11 +243,11 @@ export async function detailedActivity(row: ActivityRow, context: ActivityContex
     splits_standard: splits(row, f.splitsStandard),
     laps: laps(row),
     best_efforts: bestEfforts(row),
-    gear: gear ? summaryGear(gear) : null,
-    photos: photosSummary(context.publicUrl, photos),
+    gear: reads.gear ? summaryGear(reads.gear) : null,
+    photos: photosSummary(reads.publicUrl, reads.photos),
     device_name: f.deviceName,
     embed_token: embedToken(row),
   };
-  for (const contribute of activityDetailContributors) Object.assign(detail, await contribute(row, context));
+  for (const extra of extras) Object.assign(detail, extra);
   return detail;
 }

@@ -1,30 +1,25 @@
 import { z } from "zod";
-import { activityStream } from "../../events/activity/events.ts";
-import { activityDecider } from "../../events/activity/decide.ts";
-import { handleCommand } from "../../events/decider.ts";
-import { activityContext, commandMetadata, ownedActivity } from "./access.ts";
+import { requestActor } from "../actor.ts";
+import { activityContext, ownedActivity } from "./access.ts";
+import { createManualActivity, deleteActivity, updateActivity } from "./commands.ts";
 import { findActivityDetail } from "./detail.ts";
 import { MAX_DESCRIPTION, zActivityType, zDescription, zName, zStartDateLocal } from "./input.ts";
 import { requireTypeOrSport, zSportType } from "./sport-input.ts";
-import { resolveSport } from "../../shared/sport-types.ts";
-import { badRequest, forbidden, notFound } from "../http/errors.ts";
+import { forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zEpoch, zFloat, zInt, zNumId, zPaging } from "../http/input.ts";
-import { athleteDefaults } from "../athletes/commands.ts";
 import { defineRoute } from "../http/route.ts";
-import { nextId } from "../ids.ts";
 import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { processingActivity } from "./represent.ts";
 import {
   ACTIVITY_SELECT,
   type ActivityRow,
   detailedActivity,
   findActivity,
   normalizeActivityRow,
-  processingActivity,
   processingUploadOf,
   summaryActivities,
-} from "./represent.ts";
-import { findGear } from "../../projections/queries/gear-with-distance.ts";
-import { zActivity, zDetailedActivity, zSummaryActivityList } from "../response-schemas.ts";
+} from "./read.ts";
+import { zActivity, zDetailedActivity, zSummaryActivityList } from "./schema.ts";
 
 const idParams = z.object({ id: zNumId });
 const flag = zBool;
@@ -74,28 +69,19 @@ export const activityRoutes = [
     body: createBody,
     status: 201,
     async handler({ platform, auth, body, requestId }) {
-      const sport = resolveSport(body.type, body.sport_type);
-      if (!sport) throw badRequest("Activity", "sport_type", "invalid");
-      const activityId = await nextId(platform.db, "activity");
-      await handleCommand(platform.store, activityStream(activityId), activityDecider, {
-        type: "create",
-        activity: {
-          activityId,
-          athleteId: auth.athleteId,
-          name: body.name,
-          type: sport.type,
-          sportType: sport.sportType,
-          startDate: body.start_date_local.startDate,
-          startDateLocal: body.start_date_local.startDateLocal,
-          timezone: body.start_date_local.timezone,
-          elapsedTime: body.elapsed_time,
-          distance: body.distance ?? 0,
-          description: body.description ?? null,
-          private: body.private ?? (await athleteDefaults(platform.db, auth.athleteId)).private,
-          trainer: body.trainer ?? false,
-          commute: body.commute ?? false,
-        },
-      }, commandMetadata(auth, requestId));
+      const activityId = await createManualActivity(platform, {
+        athleteId: auth.athleteId,
+        name: body.name,
+        type: body.type,
+        sportType: body.sport_type,
+        start: body.start_date_local,
+        elapsedTime: body.elapsed_time,
+        distance: body.distance,
+        description: body.description,
+        private: body.private,
+        trainer: body.trainer,
+        commute: body.commute,
+      }, requestActor(auth, requestId));
       const row = await findActivity(platform.db, activityId);
       if (!row) throw notFound("Activity");
       return await detailedActivity(row, activityContext(platform, auth));
@@ -113,7 +99,7 @@ export const activityRoutes = [
     query: z.object({ include_all_efforts: zBool.optional() }),
     async handler({ platform, auth, params, query }) {
       const includeAll = query.include_all_efforts ?? false;
-      const found = await findActivityDetail(platform.db, params.id, viewerOf(auth), includeAll);
+      const found = await findActivityDetail(platform.db, params.id, viewerOf(auth), includeAll, platform.activityExtensions);
       if (!found) {
         const processing = await processingUploadOf(platform.db, params.id);
         if (processing && processing.athleteId === auth.athleteId) return processingActivity(params.id);
@@ -139,29 +125,17 @@ export const activityRoutes = [
     body: updateBody,
     async handler({ platform, auth, params, body, requestId }) {
       await ownedActivity(platform.db, params.id, auth);
-      let gearId: string | null | undefined = undefined;
-      if (body.gear_id !== undefined) {
-        if (body.gear_id.toLowerCase() === "none") gearId = null;
-        else {
-          const gear = await findGear(platform.db, body.gear_id);
-          if (!gear || Number(gear.athlete_id) !== auth.athleteId) throw badRequest("Gear", "id", "invalid");
-          gearId = gear.id;
-        }
-      }
-      await handleCommand(platform.store, activityStream(params.id), activityDecider, {
-        type: "update",
-        activityId: params.id,
-        athleteId: auth.athleteId,
+      await updateActivity(platform, params.id, auth.athleteId, {
         name: body.name,
-        activityType: body.type,
+        type: body.type,
         sportType: body.sport_type,
         private: body.private,
         hideFromHome: body.hide_from_home,
         commute: body.commute,
         trainer: body.trainer,
-        gearId,
+        gearId: body.gear_id,
         description: body.description,
-      }, commandMetadata(auth, requestId));
+      }, requestActor(auth, requestId));
       const row = await findActivity(platform.db, params.id);
       if (!row) throw notFound("Activity");
       return await detailedActivity(row, activityContext(platform, auth));
@@ -179,11 +153,7 @@ export const activityRoutes = [
     status: 204,
     async handler({ platform, auth, params, requestId }) {
       await ownedActivity(platform.db, params.id, auth);
-      await handleCommand(platform.store, activityStream(params.id), activityDecider, {
-        type: "delete",
-        activityId: params.id,
-        athleteId: auth.athleteId,
-      }, commandMetadata(auth, requestId));
+      await deleteActivity(platform, params.id, auth.athleteId, requestActor(auth, requestId));
       return null;
     },
   }),

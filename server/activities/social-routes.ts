@@ -1,19 +1,17 @@
 import { z } from "zod";
-import { activityStream } from "../../events/activity/events.ts";
-import { activityDecider } from "../../events/activity/decide.ts";
-import { handleCommand } from "../../events/decider.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { relationships } from "../../projections/follows/projection.ts";
-import { commandMetadata, ownedActivity, visibleActivity } from "./access.ts";
+import { requestActor } from "../actor.ts";
+import { ownedActivity, visibleActivity } from "./access.ts";
+import { addComment, deleteComment, giveKudos } from "./commands.ts";
 import { MAX_COMMENT } from "./input.ts";
 import { forbidden, notFound } from "../http/errors.ts";
 import type { Auth } from "../http/auth.ts";
 import { paging, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { nextId } from "../ids.ts";
 import { athleteFor } from "../athletes/represent.ts";
 import { findAthletes } from "../../projections/athletes/queries.ts";
-import { zComment, zCommentList, zEmpty, zSummaryAthleteList } from "../response-schemas.ts";
+import { zComment, zCommentList, zEmpty, zSummaryAthleteList } from "./schema.ts";
 import { type CommentRow, commentsOf, findComment, kudoersOf } from "../../projections/activities/queries.ts";
 
 
@@ -72,10 +70,7 @@ export const activitySocialRoutes = [
     async handler({ platform, auth, params, body, requestId }) {
       requireInternal(auth);
       await visibleActivity(platform.db, params.id, auth);
-      const commentId = await nextId(platform.db, "comment");
-      await handleCommand(platform.store, activityStream(params.id), activityDecider, {
-        type: "comment", activityId: params.id, athleteId: auth.athleteId, commentId, text: body.text,
-      }, commandMetadata(auth, requestId));
+      const commentId = await addComment(platform, params.id, auth.athleteId, body.text, requestActor(auth, requestId));
       const row = await findComment(platform.db, commentId);
       if (!row) throw notFound("Comment");
       const [comment] = await commentsWithAthletes(platform.db, auth.athleteId, [row]);
@@ -95,9 +90,7 @@ export const activitySocialRoutes = [
     async handler({ platform, auth, params, requestId }) {
       requireInternal(auth);
       await visibleActivity(platform.db, params.activity_id, auth);
-      await handleCommand(platform.store, activityStream(params.activity_id), activityDecider, {
-        type: "deleteComment", activityId: params.activity_id, athleteId: auth.athleteId, commentId: params.id,
-      }, commandMetadata(auth, requestId));
+      await deleteComment(platform, params.activity_id, params.id, auth.athleteId, requestActor(auth, requestId));
       return null;
     },
   }),
@@ -137,9 +130,7 @@ export const activitySocialRoutes = [
     async handler({ platform, auth, params, requestId }) {
       if (!auth.application.kudosEnabled) throw forbidden("Application", "kudos", "not enabled");
       await visibleActivity(platform.db, params.id, auth);
-      await handleCommand(platform.store, activityStream(params.id), activityDecider, {
-        type: "kudos", activityId: params.id, athleteId: auth.athleteId,
-      }, commandMetadata(auth, requestId));
+      await giveKudos(platform, params.id, auth.athleteId, requestActor(auth, requestId));
       return {};
     },
   }),

@@ -11,7 +11,7 @@ import type { Platform } from "../platform.ts";
 import { loadRelease, releasedStreams, viewerAudience, viewerOf } from "../privacy/engine.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import { laps } from "./represent.ts";
-import { zActivityZoneList, zLapList } from "../response-schemas.ts";
+import { zActivityZoneList, zLapList } from "./schema.ts";
 
 const streamQuery = z.object({
   keys: z.string().max(500).optional(),

@@ -1,23 +1,23 @@
 import type { z } from "zod";
-import { activityDecider } from "../../events/activity/decide.ts";
 import { activityRecorded, activityStream } from "../../events/activity/events.ts";
-import { handleCommand } from "../../events/decider.ts";
+import { catalogued, findEvent } from "../../events/index.ts";
 import { activityTypeAndPrivacy, uploadedActivityIds as uploadedActivities } from "../../projections/activities/queries.ts";
 import { activityReprocessed, reprocessedFacts } from "../../events/activity/reprocessed.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
-import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
 import { toJson } from "../../shared/json.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { getBlob, putBlob } from "../blobs.ts";
+import { systemActor } from "../actor.ts";
+import { reprocess } from "../activities/commands.ts";
 import type { Platform } from "../platform.ts";
 import { effortIdFor, matchActivity } from "../segments/efforts.ts";
 import { deriveContextOf, deriveFile } from "../uploads/derive-upload.ts";
 import { keepPolyline } from "../uploads/polyline-blob.ts";
+import { receivedUpload } from "../uploads/received.ts";
 
 type Facts = z.infer<typeof reprocessedFacts>;
 type Recorded = EventData<typeof activityRecorded>;
-type Received = EventData<typeof uploadReceived>;
 type Matched = EventData<typeof segmentEffortsMatched>;
 
 export type ReprocessOutcome =
@@ -52,13 +52,14 @@ function pick(source: Facts | Recorded): Facts {
 /** The activity as it stands now: its recording, later re-derivations and the efforts matched last. */
 async function currentState(platform: Platform, activityId: number) {
   const events = await platform.store.readStream(activityStream(activityId));
-  const recorded = events.find((e) => e.type === activityRecorded.type)?.data as Recorded | undefined;
+  const recorded = findEvent(events, activityRecorded.type)?.data;
   if (!recorded) return undefined;
   let facts = pick(recorded);
   let efforts: Matched | null = null;
-  for (const e of events) {
-    if (e.type === activityReprocessed.type) facts = (e.data as EventData<typeof activityReprocessed>).facts;
-    if (e.type === segmentEffortsMatched.type || e.type === segmentEffortsRematched.type) efforts = e.data as Matched;
+  for (const stored of events) {
+    const e = catalogued(stored);
+    if (e.type === activityReprocessed.type) facts = e.data.facts;
+    if (e.type === segmentEffortsMatched.type || e.type === segmentEffortsRematched.type) efforts = e.data;
   }
   return { recorded, facts, efforts };
 }
@@ -107,9 +108,8 @@ export async function reprocessActivity(platform: Platform, activityId: number):
   if (!current) return { activityId, outcome: "skipped", reason: "not an uploaded activity (manual or unknown)" };
   const { recorded } = current;
   if (recorded.uploadId === null) return { activityId, outcome: "skipped", reason: "no upload" };
-  const [first] = await platform.store.readStream(uploadStream(recorded.uploadId));
-  if (!first || first.type !== uploadReceived.type) return { activityId, outcome: "skipped", reason: "upload not found" };
-  const received = first.data as Received;
+  const received = await receivedUpload(platform.store, recorded.uploadId);
+  if (!received) return { activityId, outcome: "skipped", reason: "upload not found" };
   const original = await getBlob(platform.db, received.originalSha256);
   if (!original) return { activityId, outcome: "skipped", reason: "the original file is no longer stored" };
   const now = await activityTypeAndPrivacy(platform.db, activityId);
@@ -132,12 +132,10 @@ export async function reprocessActivity(platform: Platform, activityId: number):
   if (effortsChanged) changed.push("segment_efforts");
   if (changed.length === 0) return { activityId, outcome: "unchanged" };
 
-  await handleCommand(platform.store, activityStream(activityId), activityDecider, {
-    type: "reprocess",
-    activityId,
+  await reprocess(platform, activityId, {
     facts: changed.some((c) => c !== "segment_efforts") ? fresh : null,
     efforts: effortsChanged ? efforts : null,
-  }, { metadata: { athleteId: recorded.athleteId, source: "cli:reprocess" } });
+  }, systemActor("cli:reprocess", recorded.athleteId));
   return { activityId, outcome: "reprocessed", changed };
 }
 

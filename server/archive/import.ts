@@ -21,7 +21,7 @@ import { MAX_DESCRIPTION, MAX_NAME, zStartDateLocal } from "../activities/input.
 import { ApiError } from "../http/errors.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
-import { findActivity, processingUploadOf } from "../activities/represent.ts";
+import { findActivity, processingUploadOf } from "../activities/read.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import { gearOfAthlete } from "../../projections/queries/gear-with-distance.ts";
 import { processUpload, uploadJob } from "../uploads/job.ts";

@@ -5,7 +5,7 @@ import { loadStreams } from "../activities/streams.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { loadRelease, PUBLIC, releasedPositions, type Viewer, viewerAudience } from "../privacy/engine.ts";
-import { findActivity } from "../activities/represent.ts";
+import { findActivity } from "../activities/read.ts";
 import { ESTIMATED_SPEED, type LatLng, routeGeometry } from "./geometry.ts";
 
 /** Most points a drawn line may have. */

@@ -1,4 +1,5 @@
-import { ACTIVITY_SELECT, type ActivityContext, type ActivityRow, normalizeActivityRow, summaryActivities } from "../activities/represent.ts";
+import type { ActivityContext } from "../activities/extensions.ts";
+import { ACTIVITY_SELECT, type ActivityRow, normalizeActivityRow, summaryActivities } from "../activities/read.ts";
 import { athleteFor } from "../athletes/represent.ts";
 import { findAthletes } from "../../projections/athletes/queries.ts";
 

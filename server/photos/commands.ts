@@ -7,10 +7,10 @@ import { UndecodableImage } from "../images/renditions.ts";
 import { checkImage } from "../images/header.ts";
 import { photoRenditionsOffLoop } from "../images/pool.ts";
 import { putBlob } from "../blobs.ts";
-import type { EventMetadata } from "../../events/types.ts";
+import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
-import { findActivity } from "../activities/represent.ts";
+import { findActivity } from "../activities/read.ts";
 
 export interface ExternalPhoto {
   activityId: number;
@@ -28,7 +28,10 @@ export interface ExternalPhoto {
 
 const URL_PATTERN = /^https?:\/\/\S+$/i;
 
-/** Links an external-source photo (source 2) to an activity, as its owner. Returns the photo id. */
+/**
+ * Links an external-source photo (source 2) to an activity, as its owner (recorded as `source`
+ * acting for the owner, whom only the activity names). Returns the photo id.
+ */
 export async function linkExternalPhoto(platform: Platform, input: ExternalPhoto, source = "cli"): Promise<number> {
   const activity = await findActivity(platform.db, input.activityId);
   if (!activity) throw new DomainError("not_found", "Activity", "id", "invalid");
@@ -52,7 +55,7 @@ export async function linkExternalPhoto(platform: Platform, input: ExternalPhoto
       uploadedAt: new Date(uploadedAt).toISOString().replace(/\.\d{3}Z$/, "Z"),
       location: input.location ?? null,
     },
-  }, { metadata: { athleteId: activity.athlete_id, source } });
+  }, appendOptions(systemActor(source, activity.athlete_id)));
   return photoId;
 }
 
@@ -73,7 +76,7 @@ export interface NativePhoto {
 export async function addNativePhoto(
   platform: Platform,
   input: NativePhoto,
-  metadata: EventMetadata,
+  actor: Actor,
   idempotencyKey?: string,
 ): Promise<string> {
   // The header is read before anything is decoded; past the budget → too large (images/header.ts).
@@ -104,6 +107,6 @@ export async function addNativePhoto(
       location: input.location ?? null,
       renditions,
     },
-  }, { metadata, idempotencyKey });
+  }, { ...appendOptions(actor), idempotencyKey });
   return uniqueId;
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { DomainError } from "../../events/decider.ts";
 import { addNativePhoto } from "./commands.ts";
-import { commandMetadata, ownedActivity } from "../activities/access.ts";
+import { requestActor } from "../actor.ts";
+import { ownedActivity } from "../activities/access.ts";
 import { MAX_PHOTO_BYTES } from "../images/kinds.ts";
 import { MAX_CAPTION } from "../activities/input.ts";
 import { MAX_PHOTO_PIXELS, RENDITION_SIZES } from "../images/renditions.ts";
@@ -13,7 +14,7 @@ import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { nativePhoto, photosOf } from "../../projections/activities/queries.ts";
 import { photoRepresentation } from "./represent.ts";
-import { zPhoto, zPhotoImage, zPhotoList } from "../response-schemas.ts";
+import { zPhoto, zPhotoImage, zPhotoList } from "../activities/schema.ts";
 
 const zFile = z.custom<Blob>((v) => v instanceof Blob, { message: "a file" });
 
@@ -73,7 +74,7 @@ export const activityPhotoRoutes = [
           bytes,
           caption: body.caption,
           location: body.lat !== undefined && body.lng !== undefined ? [body.lat, body.lng] : null,
-        }, commandMetadata(auth, requestId).metadata);
+        }, requestActor(auth, requestId));
       } catch (error) {
         if (error instanceof DomainError && error.resource === "Photo") throw badRequest("Photo", error.field, error.code);
         throw error;

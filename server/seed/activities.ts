@@ -1,6 +1,5 @@
-import { activityStream } from "../../events/activity/events.ts";
-import { activityDecider } from "../../events/activity/decide.ts";
-import { handleCommand } from "../../events/decider.ts";
+import { systemActor } from "../actor.ts";
+import { addComment, createActivity, giveKudos, updateActivity } from "../activities/commands.ts";
 import { addGear } from "../gear/commands.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
@@ -10,31 +9,26 @@ import type { Demo } from "./index.ts";
 export async function seedActivities(platform: Platform, demo: Demo): Promise<void> {
   const [ada, eddy, grace] = demo.athletes;
   if (!ada || !eddy) return;
-  const bike = await addGear(platform, { athleteId: ada.id, kind: "bike", name: "Analytical Engine", brandName: "Babbage", frameType: 3, weight: 8.2, primary: true }, "seed");
-  await addGear(platform, { athleteId: ada.id, kind: "shoe", name: "Trail shoes", primary: true }, "seed");
-  const meta = { metadata: { athleteId: ada.id, source: "seed" } };
+  const seed = systemActor("seed", ada.id);
+  const bike = await addGear(platform, { athleteId: ada.id, kind: "bike", name: "Analytical Engine", brandName: "Babbage", frameType: 3, weight: 8.2, primary: true }, seed);
+  await addGear(platform, { athleteId: ada.id, kind: "shoe", name: "Trail shoes", primary: true }, seed);
   const ride = await nextId(platform.db, "activity");
-  await handleCommand(platform.store, activityStream(ride), activityDecider, { type: "create", activity: {
+  await createActivity(platform, {
     activityId: ride, athleteId: ada.id, name: "Morning ride to Richmond", type: "Ride",
     startDate: "2024-05-04T07:30:00Z", startDateLocal: "2024-05-04T08:30:00Z", timezone: "(GMT+01:00) UTC+01:00",
     elapsedTime: 5400, distance: 42000, description: "Sunny, light wind.", private: false, trainer: false, commute: false,
-  } }, meta);
-  await handleCommand(platform.store, activityStream(ride), activityDecider, { type: "update", activityId: ride, athleteId: ada.id, gearId: bike }, meta);
+  }, seed);
+  await updateActivity(platform, ride, ada.id, { gearId: bike }, seed);
   const run = await nextId(platform.db, "activity");
-  await handleCommand(platform.store, activityStream(run), activityDecider, { type: "create", activity: {
+  await createActivity(platform, {
     activityId: run, athleteId: ada.id, name: "Lunch run", type: "Run",
     startDate: "2024-05-06T11:00:00Z", startDateLocal: "2024-05-06T12:00:00Z", timezone: "(GMT+01:00) UTC+01:00",
     elapsedTime: 1800, distance: 5200, description: null, private: false, trainer: false, commute: false,
-  } }, meta);
+  }, seed);
   for (const fan of [eddy, grace].filter(Boolean)) {
-    await handleCommand(platform.store, activityStream(ride), activityDecider, { type: "kudos", activityId: ride, athleteId: fan.id }, {
-      metadata: { athleteId: fan.id, source: "seed" },
-    });
+    await giveKudos(platform, ride, fan.id, systemActor("seed", fan.id));
   }
-  const commentId = await nextId(platform.db, "comment");
-  await handleCommand(platform.store, activityStream(ride), activityDecider, {
-    type: "comment", activityId: ride, athleteId: eddy.id, commentId, text: "Chapeau!",
-  }, { metadata: { athleteId: eddy.id, source: "seed" } });
+  await addComment(platform, ride, eddy.id, "Chapeau!", systemActor("seed", eddy.id));
   demo.examples.push(
     `curl -H "Authorization: Bearer $TOKEN" $BASE/v3/athlete/activities`,
     `curl -H "Authorization: Bearer $TOKEN" $BASE/v3/activities/${ride}`,

@@ -1,7 +1,7 @@
-import {
-  type ActivityDetailContributor, type ActivityDetailPart, type ActivityExtension, type ActivityRow,
-  type ActivitySummaryContributor,
-} from "../activities/represent.ts";
+import type {
+  ActivityDetailContributor, ActivityDetailPart, ActivityExtension, ActivitySummaryContributor,
+} from "../activities/extensions.ts";
+import type { ActivityRow } from "../activities/represent.ts";
 import { type EffortRow, type SegmentRow, summaryEffort, summarySegment } from "./represent.ts";
 import { ACTIVITY_SEGMENTS_PART_SQL, activityFacts, effortsOfActivity } from "../../projections/segments/queries.ts";
 import { effortsOthersSee } from "../privacy/engine.ts";

@@ -1,5 +1,5 @@
 import { DomainError } from "../../events/decider.ts";
-import { findActivity } from "../activities/represent.ts";
+import { findActivity } from "../activities/read.ts";
 import { createSegment, pointsFromActivity } from "./create.ts";
 import { parsePoints } from "./geometry.ts";
 import { type CliCommand, CliUsageError, optionalString, requireString } from "../cli/command.ts";

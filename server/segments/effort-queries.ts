@@ -4,7 +4,7 @@ import type { Auth } from "../http/auth.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { canSeeActivity, canSeeEffort, effortsOthersSee, viewerOf } from "../privacy/engine.ts";
 import { yearInRange } from "../../shared/date-range.ts";
-import { type ActivityRow, findActivity } from "../activities/represent.ts";
+import { type ActivityRow, findActivity } from "../activities/read.ts";
 import { effortById, effortsOnSegment, type EffortRow } from "../../projections/segments/queries.ts";
 import { findSegment } from "./access.ts";
 import { type ActivityStreams, STREAM_KEYS } from "../../shared/streams.ts";

@@ -7,7 +7,7 @@ import { paging, zBool, zId, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { type Viewer, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { loadRelease, releasedStreams, viewerAudience } from "../privacy/engine.ts";
-import { findActivity } from "../activities/represent.ts";
+import { findActivity } from "../activities/read.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import { isClubMember } from "../../projections/clubs/queries.ts";
 import {

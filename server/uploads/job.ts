@@ -2,15 +2,14 @@ import process from "node:process";
 import { activityRecorded, activityStream } from "../../events/activity/events.ts";
 import { uploadsInStatus } from "../../projections/uploads/queries.ts";
 import type { EventData } from "../../events/catalogue.ts";
+import { findEvent } from "../../events/index.ts";
 import type { RecordedEvent } from "../../events/types.ts";
 import type { Db } from "../../events/db/types.ts";
-import { activityDecider } from "../../events/activity/decide.ts";
-import { handleCommand } from "../../events/decider.ts";
-import { uploadDecider } from "../../events/upload/decide.ts";
-import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { activityProcessors } from "../activity-processors.ts";
+import { type Actor, systemActor } from "../actor.ts";
+import { processActivity, recordActivity } from "../activities/commands.ts";
 import { blobDirOf, blobFile, getBlob, putBlob, putSettledBlob } from "../blobs.ts";
 import { storableText } from "../ingest/decode.ts";
 import { deriveContextOf, deriveFile } from "./derive-upload.ts";
@@ -26,8 +25,9 @@ import { athleteTurn } from "./athlete-lock.ts";
 import { duplicateAtProcessing, duplicateMessage } from "./duplicates.ts";
 import { takeReceivedOriginal } from "./originals.ts";
 import { findUpload } from "./status.ts";
+import { failUpload, succeedUpload } from "./commands.ts";
+import { receivedUpload, type ReceivedUpload as Received } from "./received.ts";
 
-type Received = EventData<typeof uploadReceived>;
 type Recorded = EventData<typeof activityRecorded>;
 
 export const UPLOAD_JOB = "upload";
@@ -60,27 +60,23 @@ export function uploadJob(platform: Platform): JobKind {
     run: (id: string) => processUpload(platform, Number(id)),
     maxAttempts: 5,
     async giveUp(id: string, message: string) {
-      const [first] = await platform.store.readStream(uploadStream(Number(id)));
-      if (!first || first.type !== uploadReceived.type) return;
-      await fail(
-        platform,
-        first.data as Received,
-        `${(first.data as Received).fileName}: processing failed repeatedly (${message})`,
-        null,
-      );
+      const received = await receivedUpload(platform.store, Number(id));
+      if (!received) return;
+      await fail(platform, received, `${received.fileName}: processing failed repeatedly (${message})`, null);
     },
   };
 }
 
+/** Who the upload job's events are recorded as: the job, for the uploading athlete. */
+function jobActor(received: Received): Actor {
+  return systemActor("job:upload", received.athleteId);
+}
+
 async function fail(platform: Platform, received: Received, error: string, duplicateOf: number | null) {
   // A second outcome (a resumed or concurrent run) decides nothing.
-  await handleCommand(platform.store, uploadStream(received.uploadId), uploadDecider, {
-    type: "fail",
-    outcome: { uploadId: received.uploadId, athleteId: received.athleteId, error: storableText(error), duplicateOf },
-  }, {
-    idempotencyKey: `upload-${received.uploadId}:outcome`,
-    metadata: { athleteId: received.athleteId, source: "job:upload" },
-  });
+  await failUpload(platform, {
+    uploadId: received.uploadId, athleteId: received.athleteId, error: storableText(error), duplicateOf,
+  }, jobActor(received));
 }
 
 type Failure = { ok: false; error: string; duplicateOf: number | null };
@@ -154,10 +150,10 @@ async function settle(platform: Platform, received: Received, decoded: Decoded):
 export async function processUpload(platform: Platform, uploadId: number): Promise<void> {
   const row = await findUpload(platform.db, uploadId);
   if (!row || row.status !== UPLOAD_STATUS.processing) return;
-  const [first] = await platform.store.readStream(uploadStream(uploadId));
-  if (!first || first.type !== uploadReceived.type) return;
-  const received = first.data as Received;
-  const metadata = { athleteId: received.athleteId, source: "job:upload" };
+  const found = await receivedUpload(platform.store, uploadId);
+  if (!found) return;
+  const received: Received = found;
+  const actor = jobActor(received);
 
   const turn: { done: (() => void) | null } = { done: null };
   const clock = stepClock();
@@ -170,14 +166,13 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
 
   async function recordAndFinish(): Promise<void> {
     // Step 1: ActivityRecorded (skipped when a previous run got that far).
-    const existing = (await platform.store.readStream(activityStream(received.activityId)))
-      .find((e) => e.type === activityRecorded.type);
+    const existing = findEvent(await platform.store.readStream(activityStream(received.activityId)), activityRecorded.type);
     let activity: Recorded;
     let streams: ActivityStreams | null;
     let notes: string[] = [];
     let matches: TrackMatch[] | undefined;
     if (existing) {
-      activity = existing.data as Recorded;
+      activity = existing.data;
       const blob = activity.streamsSha256 ? await getBlob(platform.db, activity.streamsSha256) : undefined;
       streams = blob ? JSON.parse(new TextDecoder().decode(blob)) as ActivityStreams : null;
       notes = (await reparseNotes(platform, received)) ?? [];
@@ -198,17 +193,13 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
         streams = result.streams;
         notes = result.notes;
         matches = result.matches;
-        const { events: recorded } = await handleCommand(platform.store, activityStream(received.activityId), activityDecider, {
-          type: "record",
-          activity,
-        }, { idempotencyKey: `upload-${uploadId}:recorded`, metadata });
+        const recorded = await recordActivity(platform, activity, actor, `upload-${uploadId}:recorded`);
         clock.step("recorded");
         if (recorded.length === 0) {
           // Recorded meanwhile by another run: that recording stands.
-          const again = (await platform.store.readStream(activityStream(received.activityId)))
-            .find((e) => e.type === activityRecorded.type);
+          const again = findEvent(await platform.store.readStream(activityStream(received.activityId)), activityRecorded.type);
           if (!again) throw new Error(`upload ${uploadId}: activity ${received.activityId} is neither new nor recorded`);
-          activity = again.data as Recorded;
+          activity = again.data;
         }
       }
     }
@@ -219,29 +210,22 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
       const events = await processor({ platform, activity, streams, matches, appended });
       clock.step(`processor${index}`);
       if (events.length === 0) continue;
-      const { result } = await handleCommand(platform.store, activityStream(received.activityId), activityDecider, {
-        type: "process",
-        activityId: received.activityId,
-        events,
-      }, { idempotencyKey: `upload-${uploadId}:processor-${index}`, metadata });
+      const result = await processActivity(platform, received.activityId, events, actor, `upload-${uploadId}:processor-${index}`);
       // What a later processor may take as recorded: only what this run appended (not a retry's duplicate).
       if (result && !result.duplicate) for (const event of result.events) appended.push(event);
       clock.step(`processor${index}-append`);
     }
 
     // Step 3: the upload is ready.
-    await handleCommand(platform.store, uploadStream(uploadId), uploadDecider, {
-      type: "succeed",
-      outcome: {
-        uploadId,
-        athleteId: received.athleteId,
-        activityId: received.activityId,
-        startDate: activity.startDate,
-        deviceName: activity.deviceName,
-        contentSha256: received.contentSha256,
-        notes,
-      },
-    }, { idempotencyKey: `upload-${uploadId}:outcome`, metadata });
+    await succeedUpload(platform, {
+      uploadId,
+      athleteId: received.athleteId,
+      activityId: received.activityId,
+      startDate: activity.startDate,
+      deviceName: activity.deviceName,
+      contentSha256: received.contentSha256,
+      notes,
+    }, actor);
     clock.step("succeeded");
   }
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UPLOAD_ACTIVITY_TYPES, activityTypeOf, type ActivityType } from "../../shared/activity-types.ts";
+import { requestActor } from "../actor.ts";
 import { notFound } from "../http/errors.ts";
 import { zBool, zNumId } from "../http/input.ts";
 import { athleteDefaults } from "../athletes/commands.ts";
@@ -11,7 +12,7 @@ import { zSportType } from "../activities/sport-input.ts";
 import { resolveSport } from "../../shared/sport-types.ts";
 import { badRequest } from "../http/errors.ts";
 import { findUpload, uploadStatusBody } from "./status.ts";
-import { zUpload } from "../response-schemas.ts";
+import { zUpload } from "./schema.ts";
 
 const uploadBody = z.object({
   file: z.custom<File>((v) => typeof File !== "undefined" && v instanceof File, { message: "a file is required" }),
@@ -62,8 +63,6 @@ export const uploadRoutes = [
       if (sport === null) throw badRequest("Upload", "sport_type", "invalid");
       return await submitUpload(platform, {
         athleteId: auth.athleteId,
-        applicationId: auth.applicationId,
-        requestId,
         fileName: file.name || "upload",
         ...(file instanceof SpooledFile
           ? { spooled: { path: file.path, size: file.size, sha256: file.sha256 } }
@@ -77,7 +76,7 @@ export const uploadRoutes = [
         trainer: body.trainer ?? false,
         commute: body.commute ?? false,
         externalId: body.external_id?.trim() || null,
-      });
+      }, requestActor(auth, requestId));
     },
   }),
   defineRoute({

@@ -1,15 +1,14 @@
-import { handleCommand } from "../../events/decider.ts";
-import { uploadDecider } from "../../events/upload/decide.ts";
-import { uploadStream } from "../../events/upload/events.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import type { SportType } from "../../shared/sport-types.ts";
 import { UPLOAD_STATUS, type UploadStatusBody } from "../../shared/upload-status.ts";
+import type { Actor } from "../actor.ts";
 import { putBlob, putBlobFromFile } from "../blobs.ts";
 import { ApiError } from "../http/errors.ts";
 import { nextId } from "../ids.ts";
 import { type DataType, TooLargeError } from "../ingest/decode.ts";
 import { IngestError } from "../ingest/types.ts";
 import type { Platform } from "../platform.ts";
+import { receiveUpload } from "./commands.ts";
 import { duplicateAtSubmission, duplicateMessage } from "./duplicates.ts";
 import { type Inspected, inspectBytes, inspectFile } from "./inspect.ts";
 import { rememberReceivedOriginal } from "./originals.ts";
@@ -17,8 +16,6 @@ import { refusedStatusBody } from "./status.ts";
 
 export interface UploadSubmission {
   athleteId: number;
-  applicationId?: number;
-  requestId?: string;
   fileName: string;
   /** The file in memory, or (a large file received over HTTP) `spooled`: written to disk and synced. */
   bytes?: Uint8Array;
@@ -35,8 +32,6 @@ export interface UploadSubmission {
   trainer: boolean;
   commute: boolean;
   externalId: string | null;
-  /** Where the file came from, recorded in the event metadata (e.g. "archive:strava"; default: the API). */
-  source?: string;
 }
 
 export const tooLarge = (limit: number) =>
@@ -45,9 +40,10 @@ export const tooLarge = (limit: number) =>
 /**
  * Accepts a device file: size and gzip checks, a content sniff against data_type and the
  * duplicate-content check run now (400 with an upload status when they fail); everything else
- * runs in the upload job. Records UploadReceived with the reserved activity id.
+ * runs in the upload job. Records UploadReceived with the reserved activity id; `actor` says who
+ * sent the file (an API request, an archive import…), recorded in the event's metadata.
  */
-export async function submitUpload(platform: Platform, input: UploadSubmission): Promise<UploadStatusBody> {
+export async function submitUpload(platform: Platform, input: UploadSubmission, actor: Actor): Promise<UploadStatusBody> {
   const limit = platform.config.maxUploadBytes;
   const size = input.spooled?.size ?? input.bytes?.byteLength ?? 0;
   if (size > limit) throw tooLarge(limit);
@@ -84,29 +80,24 @@ export async function submitUpload(platform: Platform, input: UploadSubmission):
   }
   const uploadId = await nextId(platform.db, "upload");
   const activityId = await nextId(platform.db, "activity");
-  await handleCommand(platform.store, uploadStream(uploadId), uploadDecider, {
-    type: "receive",
-    upload: {
-      uploadId,
-      athleteId: input.athleteId,
-      activityId,
-      fileName: input.fileName,
-      dataType: input.dataType,
-      originalSha256,
-      contentSha256,
-      externalId,
-      activityType: input.activityType,
-      ...(input.sportType ? { sportType: input.sportType } : {}),
-      ...(input.activityTypeWins && input.activityType ? { activityTypeWins: true } : {}),
-      name: input.name,
-      description: input.description,
-      private: input.private,
-      trainer: input.trainer,
-      commute: input.commute,
-    },
-  }, {
-    metadata: { athleteId: input.athleteId, applicationId: input.applicationId, requestId: input.requestId, source: input.source },
-  });
+  await receiveUpload(platform, {
+    uploadId,
+    athleteId: input.athleteId,
+    activityId,
+    fileName: input.fileName,
+    dataType: input.dataType,
+    originalSha256,
+    contentSha256,
+    externalId,
+    activityType: input.activityType,
+    ...(input.sportType ? { sportType: input.sportType } : {}),
+    ...(input.activityTypeWins && input.activityType ? { activityTypeWins: true } : {}),
+    name: input.name,
+    description: input.description,
+    private: input.private,
+    trainer: input.trainer,
+    commute: input.commute,
+  }, actor);
   platform.jobs.kick();
   return {
     id: uploadId,

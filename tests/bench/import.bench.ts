@@ -21,6 +21,7 @@ import { configFromEnv } from "../../server/config.ts";
 import { startServer } from "../../server/start.ts";
 import { findUpload } from "../../server/uploads/status.ts";
 import { submitUpload } from "../../server/uploads/submit.ts";
+import { systemActor } from "../../server/actor.ts";
 import { activitiesCsv, type CsvActivity, writeZip } from "../archive/archives.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";
 import { generateRide } from "./uploads.bench.ts";
@@ -130,7 +131,7 @@ export const importBench: BenchSuite = async (args) => {
           const status = await submitUpload(server.platform, {
             athleteId, fileName: `${10_000 + i}.fit.gz`, bytes: files[i], dataType: "fit.gz", activityType: "Ride", name: `Ride ${i}`,
             description: null, private: false, trainer: false, commute: false, externalId: null,
-          });
+          }, systemActor("bench", athleteId));
           for (;;) {
             const row = await findUpload(server.platform.db, status.id);
             if (row && row.status !== UPLOAD_STATUS.processing) {

@@ -11,6 +11,7 @@ import { nextId } from "../../server/ids.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { processUpload } from "../../server/uploads/job.ts";
 import { submitUpload } from "../../server/uploads/submit.ts";
+import { systemActor } from "../../server/actor.ts";
 import { cpuSeconds } from "../helpers/proc.ts";
 import { startCpuProfile, summarise } from "./cpu-profile.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";
@@ -150,7 +151,7 @@ export const loadBench: BenchSuite = async (args) => {
       const upload = await submitUpload(platform, {
         athleteId: id, fileName: "ride.fit", bytes: file, dataType: "fit", activityType: null, name: null, description: null,
         private: false, trainer: false, commute: false, externalId: null,
-      });
+      }, systemActor("bench", id));
       await processUpload(platform, upload.id);
       const [row] = await platform.db.query<{ activity_id: number; facts: unknown }>(
         "select u.activity_id, a.facts from uploads u join activities a on a.id = u.activity_id where u.id = $1", [upload.id],

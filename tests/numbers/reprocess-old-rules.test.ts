@@ -13,6 +13,7 @@ import { putBlob } from "../../server/blobs.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
 import { submitUpload } from "../../server/uploads/submit.ts";
+import { systemActor } from "../../server/actor.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
 import { DEVICES } from "../helpers/fixtures.ts";
@@ -51,7 +52,7 @@ async function recordUnderOldRules(): Promise<{ token: string; activityId: numbe
     const status = await submitUpload(platform, {
       athleteId, fileName: "stryd.fit", bytes: new Uint8Array(readFileSync(FILE)), dataType: "fit", activityType: null,
       name: null, description: null, private: false, trainer: false, commute: false, externalId: null,
-    });
+    }, systemActor("test", athleteId));
     const [received] = await platform.store.readStream(uploadStream(status.id));
     const { uploadId, activityId, contentSha256 } = received.data as { uploadId: number; activityId: number; contentSha256: string };
     const streamsSha256 = await putBlob(platform.db, new TextEncoder().encode(JSON.stringify(OLD.streams)));

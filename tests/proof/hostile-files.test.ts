@@ -4,6 +4,7 @@ import { ApiError } from "../../server/http/errors.ts";
 import { processUpload } from "../../server/uploads/job.ts";
 import { findUpload } from "../../server/uploads/status.ts";
 import { submitUpload } from "../../server/uploads/submit.ts";
+import { systemActor } from "../../server/actor.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { manyAthletes, type RaceAthlete } from "./fast-athletes.ts";
 import { deviceFiles, type Mutant, mutants } from "./mutations.ts";
@@ -50,7 +51,7 @@ describe("hostile input: mutated device files", () => {
           const status = await submitUpload(server.platform, {
             athleteId: athlete.id, fileName: `mutant-${i}.${m.dataType}`, bytes: m.bytes, dataType: m.dataType,
             activityType: null, name: null, description: null, private: false, trainer: false, commute: false, externalId: null,
-          });
+          }, systemActor("test", athlete.id));
           uploadId = status.id;
         } catch (error) {
           // Refused at submission: only the documented 400 (with an upload status) or 413.

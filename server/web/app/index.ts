@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Context, Hono } from "hono";
 import { activityContext, visibleActivity } from "../../activities/access.ts";
-import { summaryActivities } from "../../activities/represent.ts";
+import { summaryActivities } from "../../activities/read.ts";
 import { findAthlete } from "../../../projections/athletes/queries.ts";
 import { photosOf } from "../../../projections/activities/queries.ts";
 import { photoRepresentation } from "../../photos/represent.ts";

@@ -1,0 +1,211 @@
+import { activityStream } from "../../events/activity/events.ts";
+import { type ActivityCommand, activityDecider } from "../../events/activity/decide.ts";
+import { DomainError, handleCommand } from "../../events/decider.ts";
+import type { NewEvent } from "../../events/catalogue.ts";
+import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import type { ActivityType } from "../../shared/activity-types.ts";
+import { resolveSport, type SportType } from "../../shared/sport-types.ts";
+import { type Actor, appendOptions } from "../actor.ts";
+import { athleteDefaults } from "../athletes/commands.ts";
+import { nextId } from "../ids.ts";
+import type { Platform } from "../platform.ts";
+import type { LocalStart } from "./input.ts";
+
+/**
+ * The Activities family's commands: the only place that hands activity commands to the activity
+ * decider (events/activity/decide.ts). Routes, the CLI, the demo seed, the upload job and
+ * `cli reprocess` call these with the Actor the events record as metadata. Who may see or own the
+ * activity (404/403) is checked by the caller (server/activities/access.ts) before.
+ */
+
+type Command<T extends ActivityCommand["type"]> = Extract<ActivityCommand, { type: T }>;
+
+function decide(platform: Platform, activityId: number, command: ActivityCommand, actor: Actor, idempotencyKey?: string) {
+  return handleCommand(platform.store, activityStream(activityId), activityDecider, command, {
+    ...appendOptions(actor),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+  });
+}
+
+/** What POST /v3/activities (or the seed) gives for a manual activity; left-out fields take the defaults. */
+export interface ManualActivity {
+  athleteId: number;
+  name: string;
+  type?: ActivityType;
+  sportType?: SportType;
+  start: LocalStart;
+  elapsedTime: number;
+  distance?: number;
+  description?: string | null;
+  /** Default: the athlete's default privacy for new activities. */
+  private?: boolean;
+  trainer?: boolean;
+  commute?: boolean;
+}
+
+/**
+ * Creates a manual activity: the type from sport_type and/or type (one required, both must agree),
+ * privacy from the athlete's defaults unless given. Returns the new activity's id.
+ */
+export async function createManualActivity(platform: Platform, input: ManualActivity, actor: Actor): Promise<number> {
+  const sport = resolveSport(input.type, input.sportType);
+  if (!sport) throw new DomainError("invalid", "Activity", "sport_type", "invalid");
+  const activityId = await nextId(platform.db, "activity");
+  await createActivity(platform, {
+    activityId,
+    athleteId: input.athleteId,
+    name: input.name,
+    type: sport.type,
+    sportType: sport.sportType,
+    startDate: input.start.startDate,
+    startDateLocal: input.start.startDateLocal,
+    timezone: input.start.timezone,
+    elapsedTime: input.elapsedTime,
+    distance: input.distance ?? 0,
+    description: input.description ?? null,
+    private: input.private ?? (await athleteDefaults(platform.db, input.athleteId)).private,
+    trainer: input.trainer ?? false,
+    commute: input.commute ?? false,
+  }, actor);
+  return activityId;
+}
+
+/**
+ * Creates an activity from complete facts (an archive's manual entry). With an idempotency key a
+ * second call appends nothing and its result names the stream the first one created.
+ */
+export async function createActivity(
+  platform: Platform,
+  activity: Command<"create">["activity"],
+  actor: Actor,
+  idempotencyKey?: string,
+) {
+  return (await decide(platform, activity.activityId, { type: "create", activity }, actor, idempotencyKey)).result;
+}
+
+/** The fields PUT /v3/activities/:id may change; absent ones stay as they are. */
+export interface ActivityChanges {
+  name?: string;
+  type?: ActivityType;
+  sportType?: SportType;
+  private?: boolean;
+  hideFromHome?: boolean;
+  commute?: boolean;
+  trainer?: boolean;
+  /** One of the athlete's gear ids, or "none" (any case) to clear it. */
+  gearId?: string;
+  description?: string | null;
+}
+
+/** The gear an update names: null clears it; another athlete's or unknown gear is refused (400). */
+async function gearOf(platform: Platform, athleteId: number, gearId: string | undefined): Promise<string | null | undefined> {
+  if (gearId === undefined) return undefined;
+  if (gearId.toLowerCase() === "none") return null;
+  const gear = await findGear(platform.db, gearId);
+  if (!gear || Number(gear.athlete_id) !== athleteId) throw new DomainError("invalid", "Gear", "id", "invalid");
+  return gear.id;
+}
+
+/** Updates the owner's activity (the owner is `athleteId`). */
+export async function updateActivity(
+  platform: Platform,
+  activityId: number,
+  athleteId: number,
+  changes: ActivityChanges,
+  actor: Actor,
+  idempotencyKey?: string,
+): Promise<void> {
+  const gearId = await gearOf(platform, athleteId, changes.gearId);
+  await decide(platform, activityId, {
+    type: "update",
+    activityId,
+    athleteId,
+    name: changes.name,
+    activityType: changes.type,
+    sportType: changes.sportType,
+    private: changes.private,
+    hideFromHome: changes.hideFromHome,
+    commute: changes.commute,
+    trainer: changes.trainer,
+    gearId,
+    description: changes.description,
+  }, actor, idempotencyKey);
+}
+
+/** Deletes the owner's activity. */
+export async function deleteActivity(platform: Platform, activityId: number, athleteId: number, actor: Actor): Promise<void> {
+  await decide(platform, activityId, { type: "delete", activityId, athleteId }, actor);
+}
+
+/** Kudos from `athleteId` (not on one's own activity, not twice: the decider). */
+export async function giveKudos(platform: Platform, activityId: number, athleteId: number, actor: Actor): Promise<void> {
+  await decide(platform, activityId, { type: "kudos", activityId, athleteId }, actor);
+}
+
+/** A comment by `athleteId`; returns the new comment's id. */
+export async function addComment(
+  platform: Platform,
+  activityId: number,
+  athleteId: number,
+  text: string,
+  actor: Actor,
+): Promise<number> {
+  const commentId = await nextId(platform.db, "comment");
+  await decide(platform, activityId, { type: "comment", activityId, athleteId, commentId, text }, actor);
+  return commentId;
+}
+
+/** Deletes a comment, as the activity's owner or the comment's author (the decider). */
+export async function deleteComment(
+  platform: Platform,
+  activityId: number,
+  commentId: number,
+  athleteId: number,
+  actor: Actor,
+): Promise<void> {
+  await decide(platform, activityId, { type: "deleteComment", activityId, athleteId, commentId }, actor);
+}
+
+/**
+ * The upload job records the activity derived from its file (once: no events when it was
+ * recorded already). Returns the events appended now.
+ */
+export async function recordActivity(
+  platform: Platform,
+  activity: Command<"record">["activity"],
+  actor: Actor,
+  idempotencyKey: string,
+): Promise<NewEvent[]> {
+  return (await decide(platform, activity.activityId, { type: "record", activity }, actor, idempotencyKey)).events;
+}
+
+/** The upload job appends what an activity processor derived at upload time (server/activity-processors.ts). */
+export async function processActivity(
+  platform: Platform,
+  activityId: number,
+  events: readonly NewEvent[],
+  actor: Actor,
+  idempotencyKey: string,
+) {
+  return (await decide(platform, activityId, { type: "process", activityId, events }, actor, idempotencyKey)).result;
+}
+
+/** `cli reprocess`: the facts and efforts derived again from the stored original (each null when unchanged). */
+export async function reprocess(
+  platform: Platform,
+  activityId: number,
+  derived: Pick<Command<"reprocess">, "facts" | "efforts">,
+  actor: Actor,
+): Promise<void> {
+  await decide(platform, activityId, { type: "reprocess", activityId, facts: derived.facts, efforts: derived.efforts }, actor);
+}
+
+/** A segment was cut from this activity: its efforts, with those over the new segment added. */
+export async function matchSegmentEfforts(
+  platform: Platform,
+  activityId: number,
+  efforts: Command<"matchSegment">["efforts"],
+  actor: Actor,
+): Promise<void> {
+  await decide(platform, activityId, { type: "matchSegment", activityId, efforts }, actor);
+}
