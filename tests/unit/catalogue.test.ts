@@ -3,8 +3,20 @@ import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { defineEvent, type EventDefinition, eventCatalogue } from "../../events/catalogue.ts";
-import { clubJoined } from "../../events/club/events.ts";
-import { type CatalogueEvent, catalogue, catalogued, type EventOfType } from "../../events/index.ts";
+import { athleteFollowed, type FollowEvent } from "../../events/athlete/events.ts";
+import { type ClubCommand, clubDecider } from "../../events/club/decide.ts";
+import { type ClubEvent, clubJoined } from "../../events/club/events.ts";
+import type { Decider } from "../../events/decider.ts";
+import { followDecider } from "../../events/follow/decide.ts";
+import {
+  type CatalogueEvent,
+  catalogue,
+  catalogued,
+  type EventOfType,
+  type EventType,
+  isOneOf,
+  type StoredEvent,
+} from "../../events/index.ts";
 import type { RecordedEvent } from "../../events/types.ts";
 import { ROOT } from "../helpers/deno.ts";
 
@@ -48,16 +60,75 @@ describe("the event catalogue", () => {
     expect(eventCatalogue([a]).definition("TestTwice")).toBe(a);
   });
 
+  // The type assertions below are checked by `npm run typecheck` (deno check over tests/), not by
+  // vitest: an expectTypeOf that does not hold, or a @ts-expect-error line that no longer errs, fails
+  // the type check. They pin what the docs promise: literal types, data narrowed by type, no `any`,
+  // and deciders that only decide and fold their own stream's events.
   it("is a discriminated union: switching on type narrows data without casts", () => {
     expectTypeOf(clubJoined.create({ clubId: 1, athleteId: 2 }).type).toEqualTypeOf<"ClubJoined">();
     expectTypeOf<EventOfType<"ClubJoined">["data"]>().toEqualTypeOf<{ clubId: number; athleteId: number }>();
+    expectTypeOf<CatalogueEvent>().not.toBeAny();
+    expectTypeOf<CatalogueEvent["data"]>().not.toBeUnknown();
+    expectTypeOf<EventType>().not.toEqualTypeOf<string>();
     const recorded: RecordedEvent = {
       position: 1, streamId: "club-1", streamVersion: 1, type: "ClubJoined", schemaVersion: 1,
       data: { clubId: 1, athleteId: 2 }, metadata: {}, recordedAt: "2024-01-01T00:00:00.000Z",
     };
     const event = catalogued(recorded);
+    expectTypeOf(event).toEqualTypeOf<StoredEvent>();
+    expectTypeOf(event).not.toBeAny();
     let athleteId = 0;
-    if (event.type === "ClubJoined") athleteId = event.data.athleteId;
+    if (event.type === "ClubJoined") {
+      expectTypeOf(event.data).toEqualTypeOf<{ clubId: number; athleteId: number }>();
+      expectTypeOf(event.position).toEqualTypeOf<number>();
+      athleteId = event.data.athleteId;
+    }
+    if (isOneOf(event, ["ClubJoined", "ClubLeft"])) {
+      expectTypeOf(event.type).toEqualTypeOf<"ClubJoined" | "ClubLeft">();
+      expectTypeOf(event.data.clubId).toEqualTypeOf<number>();
+    }
     expect(athleteId).toBe(2);
+  });
+
+  it("refuses wrong shapes at compile time (checked by npm run typecheck)", () => {
+    // Never run: each line must stay a type error.
+    const wrongShapes = (event: StoredEvent) => {
+      // @ts-expect-error a ClubJoined's clubId is a number
+      clubJoined.create({ clubId: "1", athleteId: 2 });
+      // @ts-expect-error a ClubJoined has an athleteId
+      clubJoined.create({ clubId: 1 });
+      // @ts-expect-error no such event type in the catalogue
+      type _Unknown = EventOfType<"ClubJoinedTwice">;
+      if (event.type === "ClubJoined") {
+        // @ts-expect-error a ClubJoined has no name
+        void event.data.name;
+      }
+      // @ts-expect-error data is only known once the type is
+      void event.data.clubId;
+    };
+    expect(typeof wrongShapes).toBe("function");
+  });
+
+  it("scopes a decider to its stream's events (checked by npm run typecheck)", () => {
+    expectTypeOf<ClubEvent["type"]>().toEqualTypeOf<
+      | "ClubCreated" | "ClubMemberInvited" | "ClubJoined" | "ClubMembershipRequested" | "ClubMembershipApproved"
+      | "ClubMembershipDeclined" | "ClubLeft" | "ClubAdminPromoted" | "ClubAdminDemoted"
+    >();
+    expectTypeOf(clubDecider.decide).returns.toEqualTypeOf<ClubEvent[]>();
+    expectTypeOf(clubDecider.evolve).parameter(1).toEqualTypeOf<ClubEvent>();
+    expectTypeOf(followDecider.evolve).parameter(1).toEqualTypeOf<FollowEvent>();
+    // Never run: each line must stay a type error.
+    const wrongStreams = () => {
+      const state = clubDecider.initialState();
+      // @ts-expect-error a club's stream holds no follows
+      clubDecider.evolve(state, athleteFollowed.create({ athleteId: 1, targetId: 2 }));
+      const wrong: Decider<typeof state, ClubCommand, ClubEvent> = {
+        ...clubDecider,
+        // @ts-expect-error a club decider decides only club events
+        decide: () => [athleteFollowed.create({ athleteId: 1, targetId: 2 })],
+      };
+      return wrong;
+    };
+    expect(typeof wrongStreams).toBe("function");
   });
 });
