@@ -14,6 +14,7 @@ import { activityDecider } from "../../events/activity/decide.ts";
 import { DomainError, handleCommand } from "../../events/decider.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { addGear } from "../gear/commands.ts";
+import { systemActor } from "../actor.ts";
 import { athleteDefaults } from "../athletes/commands.ts";
 import { addNativePhoto } from "../photos/commands.ts";
 import { MAX_PHOTO_BYTES } from "../images/kinds.ts";
@@ -239,8 +240,7 @@ export async function importArchive(platform: Platform, options: ImportOptions):
           trainer: false,
           commute: item.commute,
           externalId: file.slice(-255),
-          source,
-        });
+        }, systemActor(source, athleteId));
         uploadId = status.id;
       } catch (error) {
         const text = message(error);
