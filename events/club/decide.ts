@@ -1,6 +1,8 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
 import {
+  CLUB_SPORT_TYPES,
+  CLUB_TYPES,
   type ClubEvent,
   clubAdminDemoted,
   clubAdminPromoted,
@@ -14,6 +16,24 @@ import {
 } from "./events.ts";
 
 export type ClubFacts = Omit<EventData<typeof clubCreated>, "clubId">;
+
+/**
+ * A new club as asked for (POST /v3/clubs, `club create`, the demo): parsed from the request, not
+ * yet checked — `checkNewClub` holds the rules, whoever asks.
+ */
+export interface NewClubRequest {
+  name?: string;
+  description?: string | null;
+  clubType?: string;
+  sportType?: string;
+  city?: string | null;
+  state?: string | null;
+  country?: string | null;
+  private?: boolean;
+}
+
+/** The facts a new club's request decides (the owner, the slug and `verified` come from elsewhere). */
+export type NewClubFacts = Omit<ClubFacts, "ownerId" | "url" | "verified">;
 
 export interface ClubMember {
   membership: "member" | "pending";
@@ -31,7 +51,7 @@ export interface ClubState {
 }
 
 export type ClubCommand =
-  | { type: "create"; clubId: number; facts: ClubFacts }
+  | { type: "create"; clubId: number; ownerId: number; url: string; request: NewClubRequest }
   | { type: "invite"; athleteId: number; invitedBy: number | null }
   | { type: "join"; athleteId: number }
   | { type: "leave"; athleteId: number }
@@ -42,6 +62,55 @@ export type ClubCommand =
 
 const refuse = (kind: DomainError["kind"], field: string, code: string, message: string) =>
   new DomainError(kind, "Club", field, code, message);
+
+/** Longest name, place (city, state, country) and description of a club. */
+export const CLUB_NAME_MAX = 100;
+export const CLUB_PLACE_MAX = 100;
+export const CLUB_DESCRIPTION_MAX = 2000;
+
+/**
+ * Refuses a bad field as the API's input parsing does: "missing" when not given or empty, else
+ * "invalid" (so POST /v3/clubs answers the same triples whichever layer refuses).
+ */
+const badField = (field: string, value: string | null | undefined, message: string) =>
+  refuse("invalid", field, value === undefined || value === null || value === "" ? "missing" : "invalid", message);
+
+function oneOf<T extends string>(values: readonly T[], field: string, value: string | undefined, otherwise: T): T {
+  if (value === undefined) return otherwise;
+  const found = values.find((v) => v === value);
+  if (!found) throw badField(field, value, `${field} is one of ${values.join(", ")}`);
+  return found;
+}
+
+/** A place (city, state, country): trimmed, empty as null, at most CLUB_PLACE_MAX characters. */
+function place(field: string, value: string | null | undefined): string | null {
+  if ((value ?? "").length > CLUB_PLACE_MAX) throw badField(field, value, `${field} has at most ${CLUB_PLACE_MAX} characters`);
+  return value?.trim() || null;
+}
+
+/**
+ * The rules of a new club, in the order the fields are listed (the first broken one is refused):
+ * a name (trimmed, 1–100 characters), a description of at most 2000, club_type and sport_type from
+ * their lists (casual_club and cycling when not given), places of at most 100. Answers the facts.
+ */
+export function checkNewClub(request: NewClubRequest): NewClubFacts {
+  const name = request.name?.trim() ?? "";
+  if (!name || name.length > CLUB_NAME_MAX) throw badField("name", request.name, `a name of 1 to ${CLUB_NAME_MAX} characters`);
+  const description = request.description ?? null;
+  if ((description ?? "").length > CLUB_DESCRIPTION_MAX) {
+    throw badField("description", description, `description has at most ${CLUB_DESCRIPTION_MAX} characters`);
+  }
+  return {
+    name,
+    description: description?.trim() || null,
+    clubType: oneOf(CLUB_TYPES, "club_type", request.clubType, "casual_club"),
+    sportType: oneOf(CLUB_SPORT_TYPES, "sport_type", request.sportType, "cycling"),
+    city: place("city", request.city),
+    state: place("state", request.state),
+    country: place("country", request.country),
+    private: request.private ?? false,
+  };
+}
 
 function requireAdmin(state: ClubState, callerId: number): void {
   if (!state.members.get(callerId)?.admin || state.members.get(callerId)?.membership !== "member") {
@@ -105,8 +174,9 @@ export const clubDecider: Decider<ClubState, ClubCommand, ClubEvent> = {
   evolve,
   decide(command, state) {
     if (command.type === "create") {
+      const facts = checkNewClub(command.request);
       if (state.exists) throw refuse("conflict", "id", "already exists", "the club exists");
-      return [clubCreated.create({ clubId: command.clubId, ...command.facts })];
+      return [clubCreated.create({ clubId: command.clubId, ownerId: command.ownerId, ...facts, verified: false, url: command.url })];
     }
     if (!state.exists) throw refuse("not_found", "id", "invalid", "no such club");
     const clubId = state.clubId;

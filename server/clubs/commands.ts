@@ -1,28 +1,16 @@
 import { DomainError, handleCommand } from "../../events/decider.ts";
 import { athleteSettingsDecider } from "../../events/club/settings.ts";
 import { clubUrlTaken } from "../../projections/clubs/queries.ts";
-import { type ClubCommand, clubDecider, type ClubFacts } from "../../events/club/decide.ts";
-import {
-  athleteSettingsStream,
-  CLUB_SPORT_TYPES,
-  CLUB_TYPES,
-  clubStream,
-} from "../../events/club/events.ts";
+import { checkNewClub, type ClubCommand, clubDecider, type NewClubRequest } from "../../events/club/decide.ts";
+import { athleteSettingsStream, clubStream } from "../../events/club/events.ts";
 import { type Actor, appendOptions } from "../actor.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 
-export interface NewClub {
-  name: string;
+/** A new club as parsed by its caller (the club decider's rules check it) and its owner. */
+export interface NewClub extends NewClubRequest {
   ownerId: number;
-  description?: string | null;
-  clubType?: string;
-  sportType?: string;
-  city?: string | null;
-  state?: string | null;
-  country?: string | null;
-  private?: boolean;
 }
 
 /** A vanity slug from the name: lower-case words joined by dashes ("Ride London" → "ride-london"). */
@@ -32,37 +20,19 @@ export function slugOf(name: string): string {
   return slug || "club";
 }
 
-const MAX_NAME = 100;
-const MAX_TEXT = 2000;
-
-/** Creates a club (CLI, POST /v3/clubs, demo): its owner becomes its first member and admin. */
+/**
+ * Creates a club (CLI, POST /v3/clubs, demo): its owner becomes its first member and admin. The
+ * decider's rules are asked first, so a refused club reads nothing and draws no id; what needs a
+ * read is checked here: the owner exists, and a taken slug gets the club's id appended.
+ */
 export async function createClub(platform: Platform, input: NewClub, actor: Actor): Promise<number> {
-  const name = input.name.trim();
-  if (!name) throw new DomainError("invalid", "Club", "name", "missing");
-  if (name.length > MAX_NAME) throw new DomainError("invalid", "Club", "name", "too long");
-  if ((input.description ?? "").length > MAX_TEXT) throw new DomainError("invalid", "Club", "description", "too long");
-  const clubType = input.clubType ?? "casual_club";
-  const sportType = input.sportType ?? "cycling";
-  if (!(CLUB_TYPES as readonly string[]).includes(clubType)) throw new DomainError("invalid", "Club", "club_type", "invalid");
-  if (!(CLUB_SPORT_TYPES as readonly string[]).includes(sportType)) throw new DomainError("invalid", "Club", "sport_type", "invalid");
-  if (!(await findAthlete(platform.db, input.ownerId))) throw new DomainError("not_found", "Athlete", "owner_id", "invalid", "no such athlete");
+  const { ownerId, ...request } = input;
+  const { name } = checkNewClub(request);
+  if (!(await findAthlete(platform.db, ownerId))) throw new DomainError("not_found", "Athlete", "owner_id", "invalid", "no such athlete");
   const clubId = await nextId(platform.db, "club");
   let url = slugOf(name);
   if (await clubUrlTaken(platform.db, url)) url = `${url}-${clubId}`;
-  const facts: ClubFacts = {
-    ownerId: input.ownerId,
-    name,
-    description: input.description?.trim() || null,
-    clubType: clubType as ClubFacts["clubType"],
-    sportType: sportType as ClubFacts["sportType"],
-    city: input.city?.trim() || null,
-    state: input.state?.trim() || null,
-    country: input.country?.trim() || null,
-    private: input.private ?? false,
-    verified: false,
-    url,
-  };
-  await handleCommand(platform.store, clubStream(clubId), clubDecider, { type: "create", clubId, facts }, appendOptions(actor));
+  await handleCommand(platform.store, clubStream(clubId), clubDecider, { type: "create", clubId, ownerId, url, request }, appendOptions(actor));
   return clubId;
 }
 

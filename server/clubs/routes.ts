@@ -5,6 +5,8 @@ import { relationships } from "../../projections/follows/projection.ts";
 import { activityContext } from "../activities/access.ts";
 import { approveMembership, createClub, declineMembership, demoteAdmin, joinClub, leaveClub, promoteAdmin } from "./commands.ts";
 import { requestActor } from "../actor.ts";
+import { CLUB_DESCRIPTION_MAX, CLUB_NAME_MAX, CLUB_PLACE_MAX } from "../../events/club/decide.ts";
+import { CLUB_SPORT_TYPES, CLUB_TYPES } from "../../events/club/events.ts";
 import type { Auth } from "../http/auth.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { paging, zBool, zEpoch, zInt, zNumId, zPaging } from "../http/input.ts";
@@ -64,14 +66,19 @@ async function requireAthlete(db: Queryable, id: number) {
 
 const clubParams = z.object({ id: zNumId });
 const memberParams = z.object({ club_id: zNumId, athlete_id: zNumId });
+/**
+ * The new club's fields, parsed only: the club decider's `checkNewClub` holds their rules. The
+ * lengths and lists are named here for the OpenAPI document alone (`meta` describes, it does not check).
+ */
+const place = z.string().meta({ maxLength: CLUB_PLACE_MAX }).optional();
 const clubForm = z.object({
-  name: z.string().trim().min(1).max(100),
-  description: z.string().max(2000).optional(),
-  club_type: z.enum(["casual_club", "racing_team", "shop", "company", "other"]).optional(),
-  sport_type: z.enum(["cycling", "running", "triathlon", "other"]).optional(),
-  city: z.string().max(100).optional(),
-  state: z.string().max(100).optional(),
-  country: z.string().max(100).optional(),
+  name: z.string().meta({ minLength: 1, maxLength: CLUB_NAME_MAX }),
+  description: z.string().meta({ maxLength: CLUB_DESCRIPTION_MAX }).optional(),
+  club_type: z.string().meta({ enum: [...CLUB_TYPES] }).optional(),
+  sport_type: z.string().meta({ enum: [...CLUB_SPORT_TYPES] }).optional(),
+  city: place,
+  state: place,
+  country: place,
   private: zBool.optional(),
 });
 

@@ -1,5 +1,6 @@
-import { describe, it } from "vitest";
-import { clubDecider } from "../../events/club/decide.ts";
+import { describe, expect, it } from "vitest";
+import { checkNewClub, clubDecider, type NewClubRequest } from "../../events/club/decide.ts";
+import { DomainError } from "../../events/decider.ts";
 import { clubCreated, clubJoined, clubMemberInvited, clubMembershipRequested, clubAdminPromoted } from "../../events/club/events.ts";
 import { challengeDecider } from "../../events/challenge/decide.ts";
 import { challengeCreated, challengeJoined } from "../../events/challenge/events.ts";
@@ -45,6 +46,43 @@ describe("club decider (given events / when command / then events or error)", ()
     given(clubDecider, admin).when({ type: "demote", callerId: 2, athleteId: 2 }).thenTypes(["ClubAdminDemoted"]);
     given(clubDecider, admin).when({ type: "demote", callerId: 2, athleteId: OWNER }).thenError("forbidden", "owner");
     given(clubDecider, member).when({ type: "demote", callerId: OWNER, athleteId: 2 }).then([]);
+  });
+});
+
+describe("club decider: creating a club", () => {
+  const create = (request: NewClubRequest) => ({ type: "create" as const, clubId: 9, ownerId: OWNER, url: "c", request });
+  /** The field and code a refused request names (the 400 triple POST /v3/clubs answers). */
+  function refusal(request: NewClubRequest): [string, string] | undefined {
+    try {
+      checkNewClub(request);
+    } catch (error) {
+      if (error instanceof DomainError) return [error.field, error.code];
+      throw error;
+    }
+    return undefined;
+  }
+
+  it("records ClubCreated with the trimmed name, the defaults (casual_club, cycling, public) and the owner", () => {
+    given(clubDecider, []).when(create({ name: "  C  ", city: " ", description: "" })).then([created(false)]);
+    given(clubDecider, [created(false)]).when(create({ name: "C" })).thenError("conflict", "already exists");
+  });
+
+  it("checks every field, whoever asks: the API's triples (missing when not given or empty, else invalid)", () => {
+    expect(refusal({})).toEqual(["name", "missing"]);
+    expect(refusal({ name: "" })).toEqual(["name", "missing"]);
+    expect(refusal({ name: "   " })).toEqual(["name", "invalid"]);
+    expect(refusal({ name: "x".repeat(101) })).toEqual(["name", "invalid"]);
+    expect(refusal({ name: ` ${"x".repeat(100)} ` })).toBeUndefined();
+    expect(refusal({ name: "C", description: "d".repeat(2001) })).toEqual(["description", "invalid"]);
+    expect(refusal({ name: "C", clubType: "guild" })).toEqual(["club_type", "invalid"]);
+    expect(refusal({ name: "C", clubType: "" })).toEqual(["club_type", "missing"]);
+    expect(refusal({ name: "C", sportType: "chess" })).toEqual(["sport_type", "invalid"]);
+    for (const field of ["city", "state", "country"] as const) {
+      expect(refusal({ name: "C", [field]: "p".repeat(101) })).toEqual([field, "invalid"]);
+    }
+    // The first broken field in the form's order is the one named.
+    expect(refusal({ name: "", sportType: "chess" })).toEqual(["name", "missing"]);
+    given(clubDecider, []).when(create({ name: "C", sportType: "chess" })).thenError("invalid", "invalid");
   });
 });
 
