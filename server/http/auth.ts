@@ -1,6 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { accessTokenByHash } from "../../projections/applications/queries.ts";
-import { onTokenReadModelChange } from "../../projections/applications/token-changes.ts";
+import { tokenReadModelChanges } from "../../projections/applications/token-changes.ts";
 import { hashSecret } from "../security.ts";
 
 /** Permissions a token can carry. The legacy scope names are the spec's; newer names map onto them. */
@@ -75,15 +75,21 @@ let tokenCaches = new WeakMap<Queryable, Map<string, CachedToken>>();
 let tokenGeneration = 0;
 let noCachingUntil = 0;
 
-onTokenReadModelChange(() => {
-  tokenGeneration++;
-  tokenCaches = new WeakMap();
-  noCachingUntil = Date.now() + TOKEN_CACHE_MS;
-});
+/** Forgets every cached token when the read models changed since the last look. */
+function forgetOnChange(): number {
+  const generation = tokenReadModelChanges();
+  if (generation !== tokenGeneration) {
+    tokenGeneration = generation;
+    tokenCaches = new WeakMap();
+    noCachingUntil = Date.now() + TOKEN_CACHE_MS;
+  }
+  return generation;
+}
 
 /** Resolves an access token through the access_tokens read model (cached briefly, see above). */
 export async function lookupToken(db: Queryable, token: string, now = new Date()): Promise<TokenLookup> {
   const tokenHash = hashSecret(token);
+  forgetOnChange();
   const hit = tokenCaches.get(db)?.get(tokenHash);
   if (hit && hit.until > Date.now() && (hit.expiresAt === null || hit.expiresAt > now.getTime())) {
     return { ok: true, auth: hit.auth };
@@ -91,7 +97,7 @@ export async function lookupToken(db: Queryable, token: string, now = new Date()
   const generation = tokenGeneration;
   const result = await lookupTokenRow(db, tokenHash, now);
   const clock = Date.now();
-  if (result.ok && generation === tokenGeneration && clock >= noCachingUntil) {
+  if (result.ok && forgetOnChange() === generation && clock >= noCachingUntil) {
     let cache = tokenCaches.get(db);
     if (!cache) tokenCaches.set(db, cache = new Map());
     if (cache.size >= TOKEN_CACHE_MAX) cache.clear();
