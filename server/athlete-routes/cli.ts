@@ -1,9 +1,11 @@
 import { DomainError } from "../../events/decider.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
-import { createRoute, deleteRoute, type NewRoute } from "./create.ts";
+import { createRoute, deleteRoute, type NewRoute } from "./commands.ts";
+import { systemActor } from "../actor.ts";
 import { decodePolyline } from "./geometry.ts";
 import { visibleRoute, visibleRoutesOf } from "./read.ts";
 import { routeJson } from "./represent.ts";
+import { ownersOf } from "./read.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Viewer } from "../privacy/engine.ts";
 import { parsePoints } from "../segments/geometry.ts";
@@ -74,8 +76,9 @@ export const routeCommands: CliCommand[] = [
           type: typeWord === "run" ? 2 : typeWord === "ride" ? 1 : undefined,
           private: o.private === true,
           source,
-        }, { athleteId, source: "cli" });
-        return await routeJson(platform.db, await visibleRoute(platform.db, id, viewer), viewer);
+        }, systemActor("cli", athleteId));
+        const route = await visibleRoute(platform.db, id, viewer);
+        return routeJson(route, await ownersOf(platform.db, [route]), viewer);
       } catch (error) {
         explain(error);
       }
@@ -119,7 +122,7 @@ export const routeCommands: CliCommand[] = [
       const athleteId = requireInt(o, "athlete");
       const id = requireInt(o, "id");
       try {
-        await deleteRoute(platform, athleteId, id, { athleteId, source: "cli" });
+        await deleteRoute(platform, athleteId, id, systemActor("cli", athleteId));
       } catch (error) {
         if (error instanceof DomainError) throw new CliUsageError(`route ${id} of athlete ${athleteId} does not exist`);
         throw error;

@@ -1,4 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
+import { type AthleteRow, findAthletes } from "../../projections/athletes/queries.ts";
 import { findRoute, type RouteRow, routesOfAthlete } from "../../projections/routes/queries.ts";
 import { notFound } from "../http/errors.ts";
 import { type Release, releasedPositions, releaseOf, seesEverything, type Viewer, viewerAudience, zonesOfOwnersFor } from "../privacy/engine.ts";
@@ -57,4 +58,9 @@ export async function visibleRoutesOf(
   return rows.map((row) => ({ row, release: releaseOf(row, audience, zones.get(row.athlete_id)) }))
     .filter((r) => r.release.visible)
     .map((r) => seen(r.row, r.release));
+}
+
+/** The owners of routes by id, for their summary athlete (represent.ts). */
+export async function ownersOf(db: Queryable, routes: SeenRoute[]): Promise<Map<number, AthleteRow>> {
+  return await findAthletes(db, [...new Set(routes.map((r) => r.row.athlete_id))]);
 }

@@ -1,19 +1,23 @@
-import type { Queryable } from "../../events/db/types.ts";
-import { findAthletes } from "../../projections/athletes/queries.ts";
+import type { z } from "zod";
+import type { AthleteRow } from "../../projections/athletes/queries.ts";
 import type { Viewer } from "../privacy/engine.ts";
 import { athleteFor, metaAthlete } from "../athletes/represent.ts";
 import { encodePolyline, summaryPolyline } from "./geometry.ts";
 import type { SeenRoute } from "./read.ts";
+import type { zRoute } from "./schema.ts";
+
+/** A route as the API answers it (the Route model of schema.ts; athletes/represent.ts shapes the athlete). */
+type RouteJson = Omit<z.input<typeof zRoute>, "athlete"> & { athlete: Record<string, unknown> };
 
 /**
  * Routes as Strava's API model shapes them (Route): the owner as a summary athlete, the map of what
  * the viewer may see, type 1 ride / 2 run, sub_type 1 road … 5 mixed, timestamp (epoch seconds of
  * creation), estimated_moving_time in seconds. Segments and waypoints are not kept: always [].
+ * `owners`: the routes' owners by id (read.ts ownersOf); an owner not found is answered as a meta athlete.
  */
-export async function routesJson(db: Queryable, routes: SeenRoute[], viewer: Viewer | null): Promise<Record<string, unknown>[]> {
-  const athletes = await findAthletes(db, [...new Set(routes.map((r) => r.row.athlete_id))]);
+export function routesJson(routes: SeenRoute[], owners: ReadonlyMap<number, AthleteRow>, viewer: Viewer | null): RouteJson[] {
   return routes.map(({ row, points }) => {
-    const owner = athletes.get(row.athlete_id);
+    const owner = owners.get(row.athlete_id);
     return {
       athlete: owner ? athleteFor(owner, { athleteId: viewer?.athleteId ?? 0 }, { form: "summary" }) : metaAthlete(row.athlete_id),
       description: row.description,
@@ -44,6 +48,6 @@ export async function routesJson(db: Queryable, routes: SeenRoute[], viewer: Vie
   });
 }
 
-export async function routeJson(db: Queryable, route: SeenRoute, viewer: Viewer | null): Promise<Record<string, unknown>> {
-  return (await routesJson(db, [route], viewer))[0];
+export function routeJson(route: SeenRoute, owners: ReadonlyMap<number, AthleteRow>, viewer: Viewer | null): RouteJson {
+  return routesJson([route], owners, viewer)[0];
 }

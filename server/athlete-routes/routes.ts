@@ -1,9 +1,11 @@
 import { z } from "zod";
-import { createRoute, deleteRoute } from "./create.ts";
+import { createRoute, deleteRoute } from "./commands.ts";
+import { requestActor } from "../actor.ts";
 import { routeGpx, routeTcx } from "./export.ts";
 import { decodePolyline, distancesAlong, type LatLng } from "./geometry.ts";
 import { visibleRoute, visibleRoutesOf } from "./read.ts";
 import { routeJson, routesJson } from "./represent.ts";
+import { ownersOf } from "./read.ts";
 import { shapeStreams } from "../activities/streams.ts";
 import { badRequest } from "../http/errors.ts";
 import { paging, zBool, zInt, zNumId, zPaging } from "../http/input.ts";
@@ -105,8 +107,9 @@ export const athleteRouteEndpoints = [
         subType: body.sub_type,
         private: body.private ?? false,
         source: body.activity_id !== undefined ? { activityId: body.activity_id } : { points, altitudes: body.altitude ?? null, field: body.polyline !== undefined ? "polyline" : "latlng" },
-      }, { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId });
-      return routeJson(platform.db, await visibleRoute(platform.db, id, viewer), viewer);
+      }, requestActor(auth, requestId));
+      const route = await visibleRoute(platform.db, id, viewer);
+      return routeJson(route, await ownersOf(platform.db, [route]), viewer);
     },
   }),
   defineRoute({
@@ -121,7 +124,8 @@ export const athleteRouteEndpoints = [
     response: zRoute,
     async handler({ platform, auth, params }) {
       const viewer = viewerOf(auth);
-      return routeJson(platform.db, await visibleRoute(platform.db, params.id, viewer), viewer);
+      const route = await visibleRoute(platform.db, params.id, viewer);
+      return routeJson(route, await ownersOf(platform.db, [route]), viewer);
     },
   }),
   defineRoute({
@@ -137,7 +141,7 @@ export const athleteRouteEndpoints = [
     async handler({ platform, auth, params, requestId }) {
       // Someone else's private route is not found; someone else's public one is forbidden.
       await visibleRoute(platform.db, params.id, viewerOf(auth));
-      await deleteRoute(platform, auth.athleteId, params.id, { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId });
+      await deleteRoute(platform, auth.athleteId, params.id, requestActor(auth, requestId));
       return null;
     },
   }),
@@ -155,7 +159,8 @@ export const athleteRouteEndpoints = [
     async handler({ platform, auth, params, query }) {
       const viewer = viewerOf(auth);
       const { perPage, offset } = paging(query);
-      return routesJson(platform.db, await visibleRoutesOf(platform.db, params.id, viewer, { limit: perPage, offset }), viewer);
+      const routes = await visibleRoutesOf(platform.db, params.id, viewer, { limit: perPage, offset });
+      return routesJson(routes, await ownersOf(platform.db, routes), viewer);
     },
   }),
   defineRoute({
@@ -171,7 +176,8 @@ export const athleteRouteEndpoints = [
     async handler({ platform, auth, query }) {
       const viewer = viewerOf(auth);
       const { perPage, offset } = paging(query);
-      return routesJson(platform.db, await visibleRoutesOf(platform.db, auth.athleteId, viewer, { limit: perPage, offset }), viewer);
+      const routes = await visibleRoutesOf(platform.db, auth.athleteId, viewer, { limit: perPage, offset });
+      return routesJson(routes, await ownersOf(platform.db, routes), viewer);
     },
   }),
   defineRoute({

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { findAthlete } from "../../projections/athletes/queries.ts";
-import { removeAthletePicture, setAthletePicture } from "./picture.ts";
+import { removeAthletePicture, setAthletePicture } from "./commands.ts";
 import { athleteAvatarUrl } from "./url.ts";
-import { commandMetadata } from "../activities/access.ts";
+import { requestActor } from "../actor.ts";
 import { notFound } from "../http/errors.ts";
 import { defineRoute } from "../http/route.ts";
 import type { Platform } from "../platform.ts";
@@ -31,7 +31,7 @@ export const athletePictureRoutes = [
     response: zPicture,
     async handler({ platform, auth, body, requestId }) {
       const bytes = new Uint8Array(await body.file.arrayBuffer());
-      await setAthletePicture(platform, auth.athleteId, bytes, commandMetadata(auth, requestId).metadata);
+      await setAthletePicture(platform, auth.athleteId, bytes, requestActor(auth, requestId));
       return await answer(platform, auth.athleteId, true);
     },
   }),
@@ -45,7 +45,7 @@ export const athletePictureRoutes = [
     resource: "Athlete",
     response: zPicture,
     async handler({ platform, auth, requestId }) {
-      await removeAthletePicture(platform, auth.athleteId, commandMetadata(auth, requestId).metadata);
+      await removeAthletePicture(platform, auth.athleteId, requestActor(auth, requestId));
       return await answer(platform, auth.athleteId, false);
     },
   }),

@@ -1,6 +1,6 @@
-import { DomainError, fold, handleCommand } from "../../events/decider.ts";
+import { DomainError, fold } from "../../events/decider.ts";
 import { findEvent } from "../../events/index.ts";
-import { type HeatmapCommand, heatmapDecider } from "../../events/heatmap/decide.ts";
+import { heatmapDecider } from "../../events/heatmap/decide.ts";
 import { heatmapActivitiesSelected, heatmapRequested, heatmapStream, heatmapTracksGathered } from "../../events/heatmap/events.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import { activityTypeById } from "../../shared/activity-types.ts";
@@ -9,11 +9,17 @@ import { getBlob, putBlob } from "../blobs.ts";
 import type { JobKind } from "../jobs/runner.ts";
 import type { Platform } from "../platform.ts";
 import { publicZonesOf, visibleActivities } from "../privacy/engine.ts";
-import { gatherTracks, HeatmapBuildError } from "./gather.ts";
+import {
+  failHeatmap,
+  HEATMAP_JOB,
+  recordHeatmapBuilt,
+  recordHeatmapTracks,
+  selectHeatmapActivities,
+  startHeatmapBuild,
+} from "./commands.ts";
+import { deleteTracksBlob, gatherTracks, HeatmapBuildError } from "./gather.ts";
 import { heatmapStats } from "./stats.ts";
 import { decodeTracks } from "./tracks.ts";
-
-export const HEATMAP_JOB = "heatmap-build";
 
 /** A heatmap is public: only what the privacy engine releases to everyone (no private activity). */
 const PUBLIC_ONLY = visibleActivities(null, "h");
@@ -36,11 +42,6 @@ export async function selectActivities(platform: Platform, request: EventData<ty
  */
 export async function buildHeatmap(platform: Platform, mapId: number): Promise<void> {
   const stream = heatmapStream(mapId);
-  const run = (command: HeatmapCommand) =>
-    handleCommand(platform.store, stream, heatmapDecider, command, {
-      idempotencyKey: `${stream}:${command.type}`,
-      metadata: { athleteId: command.athleteId, source: `job:${HEATMAP_JOB}` },
-    });
   for (let step = 0; step < 10; step++) {
     const history = await platform.store.readStream(stream);
     const state = fold(heatmapDecider, history);
@@ -49,11 +50,11 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
     try {
       switch (state.status) {
         case "queued":
-          await run({ type: "start", ...ids });
+          await startHeatmapBuild(platform, ids);
           break;
         case "building": {
           const request = findEvent(history, heatmapRequested.type)!.data;
-          await run({ type: "select", ...ids, activityIds: await selectActivities(platform, request) });
+          await selectHeatmapActivities(platform, ids, await selectActivities(platform, request));
           break;
         }
         case "gathering": {
@@ -63,7 +64,7 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
           const tracksSha256 = await putBlob(platform.db, gathered.bytes);
           rememberGathered(tracksSha256, gathered.bytes);
           try {
-            await run({ type: "gathered", ...ids, tracksSha256, activitiesCount: gathered.activitiesCount, pointsCount: gathered.pointsCount });
+            await recordHeatmapTracks(platform, ids, { tracksSha256, activitiesCount: gathered.activitiesCount, pointsCount: gathered.pointsCount });
           } catch (error) {
             // Deleted meanwhile: the blob holds this map's id, so no other map shares it.
             if (error instanceof DomainError) await deleteTracksBlob(platform, tracksSha256);
@@ -76,7 +77,7 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
           const bytes = takeGathered(gathered.tracksSha256) ?? await getBlob(platform.db, gathered.tracksSha256);
           if (!bytes) throw new HeatmapBuildError("The gathered routes of this heatmap could not be read.");
           const stats = heatmapStats(decodeTracks(bytes));
-          await run({ type: "built", ...ids, ...stats });
+          await recordHeatmapBuilt(platform, ids, stats);
           break;
         }
       }
@@ -86,7 +87,7 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
         ? `There was an error building your heatmap: ${error.message}`
         : "There was an error building your heatmap.";
       if (!(error instanceof HeatmapBuildError)) console.error(`heatmap ${mapId}: ${(error as Error)?.stack ?? error}`);
-      await run({ type: "fail", ...ids, statusMessage }).catch(() => {});
+      await failHeatmap(platform, ids, statusMessage).catch(() => {});
       return;
     }
   }
@@ -108,11 +109,6 @@ function takeGathered(sha256: string): Uint8Array | undefined {
   const bytes = justGathered.get(sha256);
   justGathered.delete(sha256);
   return bytes;
-}
-
-/** Removes a map's tracks blob (unique to its map: the blob embeds the map id). */
-export async function deleteTracksBlob(platform: Platform, sha256: string): Promise<void> {
-  await platform.db.query("delete from public.blobs where sha256 = $1", [sha256]);
 }
 
 /** The durable job: pending work is every heatmap not yet done or failed (found again after a restart). */

@@ -2,7 +2,8 @@ import type { Queryable } from "../../events/db/types.ts";
 import { visibleHeatmapStreams } from "../../projections/heatmaps/queries.ts";
 import { insidePrivacyZone, type PrivacyZoneCircle, privacyZoneBounds } from "../../shared/privacy-zones.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
-import { fileBlobTexts } from "../blobs.ts";
+import { blobRowBytes, blobRowLatlngTexts, blobRowTexts, deleteBlobRow, fileBlobTexts } from "../blobs.ts";
+import type { Platform } from "../platform.ts";
 import { visibleActivities } from "../privacy/engine.ts";
 import { worldX, worldY } from "./mercator.ts";
 import { TracksBuilder } from "./tracks.ts";
@@ -149,16 +150,10 @@ async function streamsTexts(db: Queryable, shas: string[]): Promise<Map<string, 
 
 async function streamsTextsInDb(db: Queryable, shas: string[]): Promise<Map<string, string>> {
   try {
-    const rows = await db.query<{ sha256: string; text: string }>(
-      "select sha256, convert_from(content, 'UTF8') as text from public.blobs where sha256 = any($1::text[])",
-      [shas],
-    );
+    const rows = await blobRowTexts(db, shas);
     return new Map(rows.map((r) => [r.sha256, r.text]));
   } catch {
-    const rows = await db.query<{ sha256: string; content: Uint8Array }>(
-      "select sha256, content from public.blobs where sha256 = any($1::text[])",
-      [shas],
-    );
+    const rows = await blobRowBytes(db, shas);
     const decoder = new TextDecoder();
     return new Map(rows.map((r) => [r.sha256, decoder.decode(r.content)]));
   }
@@ -172,12 +167,7 @@ async function streamsTextsInDb(db: Queryable, shas: string[]): Promise<Map<stri
  */
 async function latlngTexts(db: Queryable, shas: string[]): Promise<Map<string, { latlng: string | null; full: string | null }>> {
   try {
-    const rows = await db.query<{ sha256: string; latlng: string | null }>(
-      `select sha256, case when p > 0 then convert_from(substring(content from p + 9), 'UTF8') end as latlng
-         from (select sha256, content, position('"latlng":'::bytea in content) as p
-                 from public.blobs where sha256 = any($1::text[])) b`,
-      [shas],
-    );
+    const rows = await blobRowLatlngTexts(db, shas);
     const texts = new Map(rows.map((r) => [r.sha256, { latlng: r.latlng, full: null as string | null }]));
     // Streams kept as files (server/blobs.ts): their rows are empty; the whole document is read.
     for (const [sha, text] of await fileBlobTexts(db, shas)) texts.set(sha, { latlng: null, full: text });
@@ -207,4 +197,9 @@ export function parseLatlngArray(text: string): ([number, number] | null)[] | nu
   } catch {
     return null;
   }
+}
+
+/** Removes a map's tracks blob (unique to its map: the blob embeds the map id). */
+export async function deleteTracksBlob(platform: Platform, sha256: string): Promise<void> {
+  await deleteBlobRow(platform.db, sha256);
 }

@@ -1,17 +1,13 @@
 import { z } from "zod";
-import { DomainError, handleCommand } from "../../events/decider.ts";
-import { heatmapDecider } from "../../events/heatmap/decide.ts";
-import { heatmapStream } from "../../events/heatmap/events.ts";
+import { requestActor } from "../actor.ts";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { zEpoch, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { deleteTracksBlob } from "./build.ts";
-import { randomHeatmapId } from "./ids.ts";
+import { deleteHeatmap, requestHeatmap } from "./commands.ts";
 import { findHeatmap, heatmapsOf } from "../../projections/heatmaps/queries.ts";
 import { createdHeatmap, progressHeatmap, summaryHeatmap } from "./represent.ts";
-import { tileServiceOf } from "./tiles.ts";
-import { zCreatedHeatmap, zHeatmap, zHeatmapList, zHeatmapProgress } from "../response-schemas.ts";
+import { zCreatedHeatmap, zHeatmap, zHeatmapList, zHeatmapProgress } from "./schema.ts";
 
 /** "1,2, 5" (or [1, 2]) → sorted distinct activity type numbers 1 … 29 (the spec's list order). */
 export const zActivityTypeIds = z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])
@@ -84,20 +80,11 @@ export const heatmapRoutes = [
       if (startDateLocal !== null && endDateLocal !== null && startDateLocal > endDateLocal) {
         throw badRequest("Heatmap", "end_date_local", "invalid");
       }
-      for (let attempt = 0; ; attempt++) {
-        const mapId = randomHeatmapId();
-        try {
-          await handleCommand(platform.store, heatmapStream(mapId), heatmapDecider, {
-            type: "request", mapId, athleteId: auth.athleteId, activityTypeIds: body.activity_type_ids, startDateLocal, endDateLocal,
-          }, { metadata: { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId } });
-        } catch (error) {
-          // A random id already taken (once in 10^15): draw another.
-          if (error instanceof DomainError && error.code === "already exists" && attempt < 5) continue;
-          throw error;
-        }
-        platform.jobs.kick();
-        return createdHeatmap({ id: mapId, athlete_id: auth.athleteId, activity_type_ids: body.activity_type_ids }, platform.config.publicUrl);
-      }
+      const mapId = await requestHeatmap(platform, {
+        athleteId: auth.athleteId, activityTypeIds: body.activity_type_ids, startDateLocal, endDateLocal,
+      }, requestActor(auth, requestId));
+      platform.jobs.kick();
+      return createdHeatmap({ id: mapId, athlete_id: auth.athleteId, activity_type_ids: body.activity_type_ids }, platform.config.publicUrl);
     },
   }),
   defineRoute({
@@ -138,11 +125,7 @@ export const heatmapRoutes = [
     status: 204,
     async handler({ platform, auth, params, requestId }) {
       const row = await heatmapOr404(platform.db, params.athlete_id, params.map_id);
-      await handleCommand(platform.store, heatmapStream(row.id), heatmapDecider, {
-        type: "delete", mapId: row.id, athleteId: auth.athleteId,
-      }, { metadata: { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId } });
-      tileServiceOf(platform).forget(row.id);
-      if (row.tracks_sha256) await deleteTracksBlob(platform, row.tracks_sha256);
+      await deleteHeatmap(platform, row, auth.athleteId, requestActor(auth, requestId));
       return null;
     },
   }),

@@ -1,13 +1,16 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { DomainError, handleCommand } from "../../events/decider.ts";
-import { authorizationStream } from "../../events/application/events.ts";
+import { type accessTokenIssued, authorizationStream } from "../../events/application/events.ts";
 import { openAccessToken, sealAccessToken } from "../../events/oauth/crypto.ts";
 import { type OAuthCommand, oauthDecider } from "../../events/oauth/decide.ts";
 import { refreshTokenIssued } from "../../events/oauth/events.ts";
+import type { EventData } from "../../events/catalogue.ts";
+import type { CatalogueEvent } from "../../events/index.ts";
 import { accessTokenPair, type ApplicationRow, findApplication as applicationById } from "../../projections/applications/queries.ts";
 import { type Authorization, codePair, findAuthorization as authorizationOf, refreshTokenPair } from "../../projections/oauth/queries.ts";
 import type { Permission } from "../http/auth.ts";
 import type { Platform } from "../platform.ts";
+import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import { hashSecret, randomSecret, secretMatches } from "../security.ts";
 
 export { openAccessToken, PKCE_VALUE, pkceChallenge, sealAccessToken } from "../../events/oauth/crypto.ts";
@@ -31,12 +34,17 @@ export function findAuthorization(platform: Platform, athleteId: number, applica
   return authorizationOf(platform.db, athleteId, applicationId);
 }
 
-/** Decides on the pair stream through the one write seam (events/oauth/decide.ts holds the rules). */
-function onPair(platform: Platform, athleteId: number, applicationId: number, command: OAuthCommand, source: string) {
-  return handleCommand(platform.store, authorizationStream(athleteId, applicationId), oauthDecider, command, {
-    metadata: { athleteId, applicationId, source },
-  });
+/**
+ * Decides on the pair stream through the one write seam (events/oauth/decide.ts holds the rules).
+ * The protocol's own steps (consent, code exchange, refresh, revocation) act for the pair they
+ * touch, known only here once the code or token is read: their actor is that pair with source
+ * "oauth" (or the revocation's reason); the web pages' token steps pass theirs.
+ */
+function onPair(platform: Platform, athleteId: number, applicationId: number, command: OAuthCommand, actor: Actor) {
+  return handleCommand(platform.store, authorizationStream(athleteId, applicationId), oauthDecider, command, appendOptions(actor));
 }
+
+const oauthActor = (athleteId: number, applicationId: number) => systemActor("oauth", athleteId, applicationId);
 
 // ---------------------------------------------------------------- authorize
 
@@ -92,7 +100,7 @@ export async function grantAuthorization(platform: Platform, input: GrantInput, 
       codeExpiresAt: new Date(now.getTime() + CODE_SECONDS * 1000).toISOString(),
       prompted: input.prompted,
     },
-  }, "oauth");
+  }, oauthActor(input.athleteId, input.applicationId));
   return code;
 }
 
@@ -130,9 +138,15 @@ function mintAccess(now: Date) {
   return { accessToken, expiresAt, expiresIso: new Date(expiresAt * 1000).toISOString() };
 }
 
+/** The RefreshTokenIssued event among those a token request decided. */
+function issuedRefreshToken(events: readonly CatalogueEvent[]) {
+  for (const event of events) if (event.type === refreshTokenIssued.type) return event.data;
+  return undefined;
+}
+
 /** The response of a token request, read from the RefreshTokenIssued event decided. */
-function tokenResponse(events: readonly { type: string; data: unknown }[], refreshToken: string, now: Date): TokenResponse {
-  const issued = events.find((e) => e.type === refreshTokenIssued.type)?.data as { sealedAccessToken: string; accessExpiresAt: string } | undefined;
+function tokenResponse(events: readonly CatalogueEvent[], refreshToken: string, now: Date): TokenResponse {
+  const issued = issuedRefreshToken(events);
   const accessToken = issued && openAccessToken(issued.sealedAccessToken, refreshToken);
   if (!issued || !accessToken) throw new Error("a token request decided no refresh token");
   const expiresAt = Math.floor(Date.parse(issued.accessExpiresAt) / 1000);
@@ -170,7 +184,7 @@ export async function exchangeCode(
     access: { tokenHash: hashSecret(access.accessToken), expiresAt: access.expiresIso },
     refreshTokenHash: hashSecret(refreshToken),
     sealedAccessToken: sealAccessToken(access.accessToken, refreshToken),
-  }, "oauth");
+  }, oauthActor(pair.athleteId, app.id));
   // A code presented again revoked its grant's tokens (the decided event); the request is refused.
   if (!events.some((e) => e.type === refreshTokenIssued.type)) throw invalid("AuthorizationCode", "code");
   return { ...tokenResponse(events, refreshToken, now), athleteId: pair.athleteId };
@@ -204,7 +218,7 @@ export async function refreshAccess(
     fresh: { accessToken: fresh.accessToken, tokenHash: hashSecret(fresh.accessToken), expiresAt: fresh.expiresIso },
     next: { refreshToken: next, refreshTokenHash: hashSecret(next) },
     iv: randomBytes(12),
-  }, "oauth");
+  }, oauthActor(pair.athleteId, app.id));
   return tokenResponse(events, next, now);
 }
 
@@ -212,7 +226,7 @@ export async function refreshAccess(
 
 /** Invalidates every token of an athlete-and-application pair (deauthorize, Revoke on My apps). */
 export async function revokeAuthorization(platform: Platform, athleteId: number, applicationId: number, reason: string): Promise<void> {
-  await onPair(platform, athleteId, applicationId, { type: "revoke", athleteId, applicationId, reason }, reason);
+  await onPair(platform, athleteId, applicationId, { type: "revoke", athleteId, applicationId, reason }, systemActor(reason, athleteId, applicationId));
 }
 
 /** POST /oauth/deauthorize: the pair of a valid access token. */
@@ -224,4 +238,21 @@ export async function deauthorizeToken(platform: Platform, token: string | undef
   }
   if (row.kind !== "access") throw invalid("AccessToken", "access_token", "public token");
   await revokeAuthorization(platform, row.athlete_id, row.application_id, "deauthorize");
+}
+
+// ---------------------------------------------------------------- the web pages' tokens
+
+/** Issues a page token (server/web/app/token.ts: bound to a signed-in session, only its hash kept). */
+export async function issuePageToken(platform: Platform, token: EventData<typeof accessTokenIssued>, actor: Actor): Promise<void> {
+  await onPair(platform, token.athleteId, token.applicationId, { type: "issueToken", token }, actor);
+}
+
+/** Revokes one token of a pair by its hash (a session's page token at sign-out or when the session ends). */
+export async function revokeToken(
+  platform: Platform,
+  token: { tokenHash: string; athleteId: number; applicationId: number },
+  reason: string,
+  actor: Actor,
+): Promise<void> {
+  await onPair(platform, token.athleteId, token.applicationId, { type: "revokeToken", ...token, reason }, actor);
 }

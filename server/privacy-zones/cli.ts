@@ -1,7 +1,9 @@
 import { DomainError } from "../../events/decider.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import { allPrivacyZones } from "../../projections/privacy-zones/queries.ts";
-import { addPrivacyZone, privacyZoneJson, removePrivacyZone } from "./commands.ts";
+import { addPrivacyZone, removePrivacyZone } from "./commands.ts";
+import { privacyZoneJson } from "./represent.ts";
+import { systemActor } from "../actor.ts";
 import { type CliCommand, CliUsageError, optionalString, requireInt, requireString } from "../cli/command.ts";
 
 function requireNumber(o: Record<string, unknown>, name: string): number {
@@ -31,7 +33,7 @@ export const privacyZoneCommands: CliCommand[] = [
       try {
         const row = await addPrivacyZone(platform, {
           athleteId, lat: requireNumber(o, "lat"), lng: requireNumber(o, "lng"), radiusM: requireNumber(o, "radius"),
-        }, { athleteId, source: "cli" });
+        }, systemActor("cli", athleteId));
         return { athlete_id: athleteId, ...privacyZoneJson(row) };
       } catch (error) {
         if (error instanceof DomainError) throw new CliUsageError(`--${error.field === "id" ? "athlete" : error.field}: ${error.code}`);
@@ -66,7 +68,7 @@ export const privacyZoneCommands: CliCommand[] = [
       const athleteId = requireInt(o, "athlete");
       const id = requireInt(o, "id");
       try {
-        await removePrivacyZone(platform, athleteId, id, { athleteId, source: "cli" });
+        await removePrivacyZone(platform, athleteId, id, systemActor("cli", athleteId));
       } catch (error) {
         if (error instanceof DomainError) throw new CliUsageError(`zone ${id} of athlete ${athleteId} does not exist`);
         throw error;

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { zFloat, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { addPrivacyZone, privacyZoneJson, removePrivacyZone } from "./commands.ts";
+import { addPrivacyZone, removePrivacyZone } from "./commands.ts";
+import { privacyZoneJson } from "./represent.ts";
+import { requestActor } from "../actor.ts";
 import { privacyZonesOf } from "../privacy/privacy-zones.ts";
-import { zPrivacyZone, zPrivacyZoneList } from "../response-schemas.ts";
+import { zPrivacyZone, zPrivacyZoneList } from "../athletes/schema.ts";
 
 /**
  * Extension (not in the spec): the authenticated athlete's privacy zones. Reading them needs
@@ -39,9 +41,7 @@ export const privacyZoneRoutes = [
       radius: zFloat.pipe(z.number().min(1).max(20_000)),
     }),
     async handler({ platform, auth, body, requestId }) {
-      const row = await addPrivacyZone(platform, { athleteId: auth.athleteId, lat: body.lat, lng: body.lng, radiusM: body.radius }, {
-        athleteId: auth.athleteId, applicationId: auth.applicationId, requestId,
-      });
+      const row = await addPrivacyZone(platform, { athleteId: auth.athleteId, lat: body.lat, lng: body.lng, radiusM: body.radius }, requestActor(auth, requestId));
       return privacyZoneJson(row);
     },
   }),
@@ -56,7 +56,7 @@ export const privacyZoneRoutes = [
     params: z.object({ id: zNumId }),
     status: 204,
     async handler({ platform, auth, params, requestId }) {
-      await removePrivacyZone(platform, auth.athleteId, params.id, { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId });
+      await removePrivacyZone(platform, auth.athleteId, params.id, requestActor(auth, requestId));
       return null;
     },
   }),

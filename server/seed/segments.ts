@@ -1,5 +1,6 @@
 import type { Platform } from "../platform.ts";
-import { createSegment } from "../segments/create.ts";
+import { systemActor } from "../actor.ts";
+import { createSegment } from "../segments/commands.ts";
 import { parsePoints } from "../segments/geometry.ts";
 import type { Demo } from "./index.ts";
 
@@ -36,7 +37,7 @@ export async function seedSegments(platform: Platform, demo: Demo): Promise<void
     ids.push(await createSegment(platform, {
       name: s.name, activityType: s.activityType, points, altitudes, athleteId: null, activityId: null,
       city: s.city, state: s.state, country: s.country,
-    }, "seed"));
+    }, systemActor("seed")));
   }
   demo.examples.push(
     `curl -H "Authorization: Bearer $TOKEN" $BASE/v3/segments/${ids[0]}`,

@@ -1,6 +1,8 @@
 import { DomainError } from "../../events/decider.ts";
 import { findActivity } from "../activities/read.ts";
-import { createSegment, pointsFromActivity } from "./create.ts";
+import { pointsFromActivity } from "./create.ts";
+import { createSegment } from "./commands.ts";
+import { systemActor } from "../actor.ts";
 import { parsePoints } from "./geometry.ts";
 import { type CliCommand, CliUsageError, optionalString, requireString } from "../cli/command.ts";
 
@@ -46,7 +48,7 @@ export const segmentCommands: CliCommand[] = [
           }
           const id = await createSegment(platform, {
             name, activityType: type, ...parsed, athleteId: null, activityId: null, ...place, hazardous: o.hazardous === true,
-          }, "cli");
+          }, systemActor("cli"));
           return { id };
         }
         if (!/^\d+$/.test(fromActivity!)) throw new CliUsageError("--from-activity must be an activity id");
@@ -62,7 +64,7 @@ export const segmentCommands: CliCommand[] = [
         const id = await createSegment(platform, {
           name, ...cut, athleteId: activity.athlete_id, activityId: activity.id, ...place,
           private: o.private === true, hazardous: o.hazardous === true,
-        }, "cli", cut.cut);
+        }, systemActor("cli", activity.athlete_id), cut.cut);
         return { id };
       } catch (error) {
         if (error instanceof DomainError) throw new CliUsageError(`${error.field.replace("_", "-")}: ${error.code}`);

@@ -1,11 +1,7 @@
 import polylineModule from "@mapbox/polyline";
-import { DomainError, handleCommand } from "../../events/decider.ts";
-import { type CutFacts, segmentCreationDecider } from "../../events/segment/create.ts";
-import { segmentStream } from "../../events/segment/events.ts";
+import { DomainError } from "../../events/decider.ts";
+import type { CutFacts } from "../../events/segment/create.ts";
 import { loadStreams } from "../activities/streams.ts";
-import { nextId } from "../ids.ts";
-import { findActivity } from "../../projections/activities/queries.ts";
-import { matchSourceActivity } from "./source-efforts.ts";
 import type { Platform } from "../platform.ts";
 import { type ActivityOwnership, loadRelease, PUBLIC, publicStretch, type Release, type Viewer, viewerAudience } from "../privacy/engine.ts";
 import { type LatLng, segmentFacts } from "./geometry.ts";
@@ -28,7 +24,7 @@ export interface NewSegment {
 }
 
 /** The SegmentCreated data of a new segment: its geometry's derived facts and its encoded polyline. */
-function createdData(segmentId: number, s: NewSegment) {
+export function segmentCreatedData(segmentId: number, s: NewSegment) {
   // Too few points have no facts: the decider refuses them (points invalid) before anything is recorded.
   const facts = s.points.length >= 2 ? segmentFacts(s.points, s.altitudes) : null;
   const altitudes = s.altitudes && s.altitudes.every((a) => typeof a === "number") ? s.altitudes as number[] : null;
@@ -56,29 +52,6 @@ function createdData(segmentId: number, s: NewSegment) {
     private: s.private ?? false,
     hazardous: s.hazardous ?? false,
   };
-}
-
-/**
- * Records a new segment with its derived facts through the segment creation decider (events/segment/create.ts),
- * which refuses a bad name or geometry and, for a segment cut from an activity (`cut`, the privacy
- * engine's findings from pointsFromActivity), a public segment of a private activity or a stretch
- * inside the owner's zones. Returns its id.
- */
-export async function createSegment(platform: Platform, s: NewSegment, source: string, cut: CutFacts | null = null): Promise<number> {
-  const segmentId = await nextId(platform.db, "segment");
-  await handleCommand(platform.store, segmentStream(segmentId), segmentCreationDecider, {
-    type: "create", segment: createdData(segmentId, s), cut,
-  }, { metadata: { athleteId: s.athleteId ?? undefined, source } });
-  // Cut from an activity: that activity's own efforts over the new segment are recorded at once.
-  if (s.activityId !== null) {
-    const activity = await findActivity(platform.db, s.activityId);
-    if (activity) {
-      await matchSourceActivity(platform, { id: segmentId, activityType: s.activityType, points: s.points }, {
-        id: activity.id, type: activity.type, private: activity.private, streamsSha256: activity.facts.streamsSha256 ?? null,
-      });
-    }
-  }
-  return segmentId;
 }
 
 /**

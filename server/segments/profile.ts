@@ -1,18 +1,17 @@
 import type { EventData } from "../../events/catalogue.ts";
 import { findEvent } from "../../events/index.ts";
-import { handleCommand } from "../../events/decider.ts";
 import { activityStream } from "../../events/activity/events.ts";
 import {
   segmentEffortsMatched,
   segmentEffortsRematched,
   type segmentProfileMeasured,
-  segmentStream,
 } from "../../events/segment/events.ts";
-import { profileDecider } from "../../events/segment/profile.ts";
 import { segmentsToMeasure } from "../../projections/segments/queries.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import type { RecordedActivity } from "../activity-processors.ts";
+import { systemActor } from "../actor.ts";
 import { loadRelease, PUBLIC, publicStretch } from "../privacy/engine.ts";
+import { measureSegmentProfiles } from "./commands.ts";
 import { elevationFacts, haversine, type LatLng } from "./geometry.ts";
 
 type Measurement = EventData<typeof segmentProfileMeasured>;
@@ -110,12 +109,6 @@ export async function segmentProfileProcessor(recorded: RecordedActivity) {
       break;
     }
   }
-  // One command per segment stream, all at once: their appends share WAL syncs (group commit)
-  // instead of one sync after another (a first ride over 200 unmeasured segments took 2–5 s).
-  await Promise.all(measurements.map((data) =>
-    handleCommand(platform.store, segmentStream(data.segmentId), profileDecider, { type: "measure-profile", measurement: data }, {
-      metadata: { athleteId: activity.athleteId, source: "job:upload" },
-    })
-  ));
+  await measureSegmentProfiles(platform, measurements, systemActor("job:upload", activity.athleteId));
   return [];
 }

@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { handleCommand } from "../../events/decider.ts";
-import { starDecider } from "../../events/segment/decide.ts";
-import { segmentStarStream } from "../../events/segment/events.ts";
+import { requestActor } from "../actor.ts";
 import { badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zId, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
@@ -19,10 +17,12 @@ import {
 import { effortsWithSegments, findSegment, viewerPrs } from "./access.ts";
 import { loadStreams, shapeStreams, streamsResponse } from "../activities/streams.ts";
 import { listEfforts, sliceStreams, visibleEffort, zLocalDateTime } from "./effort-queries.ts";
-import { createSegment, pointsFromActivity } from "./create.ts";
+import { pointsFromActivity } from "./create.ts";
+import { createSegment, starSegment } from "./commands.ts";
 import { cumulativeDistances, type LatLng } from "./geometry.ts";
 import { AGE_GROUPS, DATE_RANGES, leaderboard, WEIGHT_CLASSES } from "./leaderboard.ts";
-import { zStreamSet, zDetailedSegment, zExplorerResponse, zSegmentEffort, zSegmentEffortList, zSegmentLeaderboard, zStarredSegmentList } from "../response-schemas.ts";
+import { zStreamSet } from "../activities/streams-schema.ts";
+import { zDetailedSegment, zExplorerResponse, zSegmentEffort, zSegmentEffortList, zSegmentLeaderboard, zStarredSegmentList } from "./schema.ts";
 
 const idParams = z.object({ id: zNumId });
 
@@ -165,7 +165,7 @@ export const segmentRoutes = [
       private: zBool.optional(),
       hazardous: zBool.optional(),
     }),
-    async handler({ platform, auth, body }) {
+    async handler({ platform, auth, body, requestId }) {
       const activity = await findActivity(platform.db, body.activity_id);
       if (!activity || activity.athlete_id !== auth.athleteId) throw notFound("Activity");
       const cut = await pointsFromActivity(platform, activity, {
@@ -174,7 +174,7 @@ export const segmentRoutes = [
       const id = await createSegment(platform, {
         name: body.name, ...cut, athleteId: auth.athleteId, activityId: activity.id,
         private: body.private ?? false, hazardous: body.hazardous ?? false,
-      }, "api", cut.cut);
+      }, { ...requestActor(auth, requestId), source: "api" }, cut.cut);
       return detailedSegment(await segmentOr404(platform.db, id, viewerOf(auth)), false);
     },
   }),
@@ -208,9 +208,7 @@ export const segmentRoutes = [
     body: z.object({ starred: zBool }),
     async handler({ platform, auth, params, body, requestId }) {
       await segmentOr404(platform.db, params.id, viewerOf(auth));
-      await handleCommand(platform.store, segmentStarStream(auth.athleteId, params.id), starDecider, {
-        type: "star", starred: body.starred, athleteId: auth.athleteId, segmentId: params.id,
-      }, { metadata: { athleteId: auth.athleteId, applicationId: auth.applicationId, requestId } });
+      await starSegment(platform, auth.athleteId, params.id, body.starred, requestActor(auth, requestId));
       const viewer = viewerOf(auth)!;
       const row = await segmentOr404(platform.db, params.id, viewer);
       const prs = await viewerPrs(platform.db, viewer, [row.id]);

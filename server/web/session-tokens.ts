@@ -1,6 +1,5 @@
-import { authorizationStream } from "../../events/application/events.ts";
-import { handleCommand } from "../../events/decider.ts";
-import { oauthDecider } from "../../events/oauth/decide.ts";
+import { webActor } from "../actor.ts";
+import { revokeToken } from "../oauth/commands.ts";
 import type { Platform } from "../platform.ts";
 import { deleteSessionsOf, takeSessionTokens } from "./session-table.ts";
 
@@ -20,9 +19,7 @@ export async function revokeTokensOfSessions(
   if ("sessions" in which && which.sessions.length === 0) return 0;
   const tokens = await takeSessionTokens(platform.db, which);
   for (const t of tokens) {
-    await handleCommand(platform.store, authorizationStream(t.athleteId, t.applicationId), oauthDecider, {
-      type: "revokeToken", tokenHash: t.tokenHash, athleteId: t.athleteId, applicationId: t.applicationId, reason,
-    }, { metadata: { athleteId: t.athleteId, applicationId: t.applicationId, source: "web" } });
+    await revokeToken(platform, { tokenHash: t.tokenHash, athleteId: t.athleteId, applicationId: t.applicationId }, reason, webActor(t.athleteId, t.applicationId));
   }
   return tokens.length;
 }

@@ -5,6 +5,7 @@ import { applicationCredentials } from "../../projections/applications/queries.t
 import { type PushSubscriptionRow, subscriptionsOfApplication } from "../../projections/push-subscriptions/queries.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
+import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import { secretMatches } from "../security.ts";
 import { checkTarget } from "./address-policy.ts";
 import { callbackUrlAllowed, verifyCallback } from "./handshake.ts";
@@ -37,6 +38,14 @@ export async function authenticateApplication(platform: Platform, credentials: C
 
 export type { PushSubscriptionRow };
 
+/**
+ * A push subscription request: the application itself, authenticated by its client credentials
+ * (no athlete), recorded with source "push_subscriptions" and the request's id.
+ */
+export function pushSubscriptionsActor(applicationId: number, requestId: string): Actor {
+  return { ...systemActor("push_subscriptions", undefined, applicationId), requestId };
+}
+
 export function subscriptionsOf(platform: Platform, applicationId: number): Promise<PushSubscriptionRow[]> {
   return subscriptionsOfApplication(platform.db, applicationId);
 }
@@ -49,7 +58,7 @@ export async function createPushSubscription(
   platform: Platform,
   applicationId: number,
   input: { callbackUrl?: string; verifyToken?: string },
-  requestId: string,
+  actor: Actor,
 ): Promise<PushSubscriptionRow> {
   if (!input.callbackUrl) throw invalid("PushSubscription", "callback_url", "missing");
   if (!input.verifyToken) throw invalid("PushSubscription", "verify_token", "missing");
@@ -71,7 +80,7 @@ export async function createPushSubscription(
     subscriptionId,
     applicationId,
     callbackUrl: input.callbackUrl,
-  }, { metadata: { applicationId, requestId, source: "push_subscriptions" } });
+  }, appendOptions(actor));
   const created = (await subscriptionsOf(platform, applicationId)).find((s) => s.id === subscriptionId);
   if (!created) throw invalid("PushSubscription", "", "already exists");
   return created;
@@ -81,12 +90,12 @@ export async function deletePushSubscription(
   platform: Platform,
   applicationId: number,
   subscriptionId: number,
-  requestId: string,
+  actor: Actor,
 ): Promise<void> {
   await handleCommand(platform.store, pushSubscriptionStream(applicationId), pushSubscriptionDecider, {
     type: "delete",
     subscriptionId,
     applicationId,
-  }, { metadata: { applicationId, requestId, source: "push_subscriptions" } });
+  }, appendOptions(actor));
   platform.jobs.kick();
 }

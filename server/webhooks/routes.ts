@@ -3,12 +3,13 @@ import {
   authenticateApplication,
   createPushSubscription,
   deletePushSubscription,
+  pushSubscriptionsActor,
   type PushSubscriptionRow,
   subscriptionsOf,
 } from "./commands.ts";
 import { zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { zPushSubscription, zPushSubscriptionList } from "../response-schemas.ts";
+import { zPushSubscription, zPushSubscriptionList } from "./schema.ts";
 
 /** A parameter sent as a form field, JSON value or query parameter (server/http/body.ts readParams). */
 const text = z.union([z.string(), z.number()]).transform(String).optional();
@@ -52,7 +53,7 @@ export const pushSubscriptionRoutes = [
       const created = await createPushSubscription(platform, applicationId, {
         callbackUrl: input.callback_url,
         verifyToken: input.verify_token,
-      }, requestId);
+      }, pushSubscriptionsActor(applicationId, requestId));
       return subscriptionRepresentation(created);
     },
   }),
@@ -84,7 +85,7 @@ export const pushSubscriptionRoutes = [
     status: 204,
     async handler({ platform, params, body: input, requestId }) {
       const applicationId = await authenticateApplication(platform, { clientId: input.client_id, clientSecret: input.client_secret });
-      await deletePushSubscription(platform, applicationId, params.id, requestId);
+      await deletePushSubscription(platform, applicationId, params.id, pushSubscriptionsActor(applicationId, requestId));
       return null;
     },
   }),

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityStream } from "../../events/activity/events.ts";
 import { activityReprocessed, reprocessedFacts } from "../../events/activity/reprocessed.ts";
 import { dispatch } from "../../server/cli/dispatch.ts";
-import { createSegment } from "../../server/segments/create.ts";
+import { createSegment } from "../../server/segments/commands.ts";
+import { systemActor } from "../../server/actor.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 import { slice, streamsOf } from "../segments/fixture-track.ts";
 
@@ -82,7 +83,7 @@ describe("cli reprocess", () => {
     const rider = await server.athlete();
     const track = await streamsOf("fit/garmin-edge500-cycling-hr-cad-pauses.fit");
     const lay = (name: string, i: number, j: number) =>
-      createSegment(server.platform, { name, activityType: "Ride", ...slice(track, i, j), athleteId: null, activityId: null }, "test");
+      createSegment(server.platform, { name, activityType: "Ride", ...slice(track, i, j), athleteId: null, activityId: null }, systemActor("test"));
     const before = await lay("Laid before", 2000, 2600);
     const form = new FormData();
     form.set("file", new Blob([readFileSync(join(DEVICES, "fit/garmin-edge500-cycling-hr-cad-pauses.fit"))]), "again.fit");

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { encode as encodePng } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addGear } from "../../server/gear/commands.ts";
-import { createSegment } from "../../server/segments/create.ts";
+import { createSegment } from "../../server/segments/commands.ts";
+import { systemActor } from "../../server/actor.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 import { DEVICES, slice, streamsOf } from "../segments/fixture-track.ts";
 
@@ -32,7 +33,7 @@ beforeAll(async () => {
   const streams = await streamsOf(FILE);
   for (const [name, i, j] of [["Early stretch", 2000, 2600], ["Later stretch", 6000, 6800]] as const) {
     const { points, altitudes } = slice(streams, i, j);
-    segmentIds.push(await createSegment(server.platform, { name, activityType: "Ride", points, altitudes, athleteId: null, activityId: null }, "test"));
+    segmentIds.push(await createSegment(server.platform, { name, activityType: "Ride", points, altitudes, athleteId: null, activityId: null }, systemActor("test")));
   }
   const form = new FormData();
   form.set("file", new Blob([readFileSync(join(DEVICES, FILE))]), "ride.fit");

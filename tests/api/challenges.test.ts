@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { join as joinPath } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatch } from "../../server/cli/dispatch.ts";
-import { createSegment } from "../../server/segments/create.ts";
+import { createSegment } from "../../server/segments/commands.ts";
+import { systemActor } from "../../server/actor.ts";
 import { startTestServer, uploadUntilReady, type TestAthlete, type TestServer } from "../helpers/server.ts";
 import { DEVICES, slice, streamsOf } from "../segments/fixture-track.ts";
 
@@ -22,7 +23,7 @@ const SLOW_RUN = "fit/stryd-running-power-devfields.fit"; // Run, 2017-01-17, 2.
 beforeAll(async () => {
   server = await startTestServer({ rateLimitShort: 1_000_000, rateLimitLong: 10_000_000 });
   const { points, altitudes } = slice(await streamsOf(EDGE500), 2000, 2600);
-  climbSegment = await createSegment(server.platform, { name: "Challenge climb", activityType: "Ride", points, altitudes, athleteId: null, activityId: null }, "test");
+  climbSegment = await createSegment(server.platform, { name: "Challenge climb", activityType: "Ride", points, altitudes, athleteId: null, activityId: null }, systemActor("test"));
 }, 60_000);
 afterAll(() => server.close());
 

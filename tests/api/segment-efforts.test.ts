@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueToken } from "../../server/applications/commands.ts";
-import { createSegment } from "../../server/segments/create.ts";
+import { createSegment } from "../../server/segments/commands.ts";
+import { systemActor } from "../../server/actor.ts";
 import { startTestServer, uploadUntilReady, type TestAthlete, type TestServer } from "../helpers/server.ts";
 
 /**
@@ -62,7 +63,7 @@ beforeAll(async () => {
     for (let m = from; m <= to; m += 50) points.push([latAt(m), LNG]);
     segmentIds.push(await createSegment(server.platform, {
       name: `Line ${from}-${to}`, activityType: "Ride", points, altitudes: null, athleteId: null, activityId: null,
-    }, "test"));
+    }, systemActor("test")));
   }
   slowRide = ride(5, 220, "2026-03-02T09:00:00Z");
   fastRide = ride(8, 140, "2026-03-04T09:00:00Z");

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSegment } from "../../server/segments/create.ts";
+import { createSegment } from "../../server/segments/commands.ts";
+import { systemActor } from "../../server/actor.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { DEVICES, streamsOf } from "../segments/fixture-track.ts";
 
@@ -51,8 +52,8 @@ beforeAll(async () => {
     const base = { points, altitudes, athleteId: null, activityId: null };
     laid.push({
       file,
-      ride: await createSegment(server.platform, { ...base, name: `${file} stretch`, activityType: "Ride" }, "test"),
-      run: await createSegment(server.platform, { ...base, name: `${file} stretch`, activityType: "Run" }, "test"),
+      ride: await createSegment(server.platform, { ...base, name: `${file} stretch`, activityType: "Ride" }, systemActor("test")),
+      run: await createSegment(server.platform, { ...base, name: `${file} stretch`, activityType: "Run" }, systemActor("test")),
       seconds: s.time[to] - s.time[from],
     });
   }

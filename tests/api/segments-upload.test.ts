@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSegment } from "../../server/segments/create.ts";
+import { createSegment } from "../../server/segments/commands.ts";
+import { systemActor } from "../../server/actor.ts";
 import { startTestServer, type TestAthlete, type TestServer, uploadUntilReady } from "../helpers/server.ts";
 import { DEVICES, slice, streamsOf } from "../segments/fixture-track.ts";
 
@@ -30,7 +31,7 @@ beforeAll(async () => {
       points.reverse();
       altitudes.reverse();
     }
-    segments[name] = await createSegment(server.platform, { name, activityType: type, points, altitudes, athleteId: null, activityId: null }, "test");
+    segments[name] = await createSegment(server.platform, { name, activityType: type, points, altitudes, athleteId: null, activityId: null }, systemActor("test"));
   };
   await make("Early stretch", 2000, 2600);
   await make("Later stretch", 6000, 6800);

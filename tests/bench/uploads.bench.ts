@@ -11,7 +11,9 @@ import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { createApplication, issueToken } from "../../server/applications/commands.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { createSegment, type NewSegment } from "../../server/segments/create.ts";
+import type { NewSegment } from "../../server/segments/create.ts";
+import { createSegment } from "../../server/segments/commands.ts";
+import { systemActor } from "../../server/actor.ts";
 import { startServer } from "../../server/start.ts";
 import { followerBehind } from "../../server/webhooks/outbox.ts";
 import { startCpuProfile, summarise } from "./cpu-profile.ts";
@@ -105,7 +107,7 @@ export const uploadsBench: BenchSuite = async () => {
       batch.push({ name: `Bench ${i}`, activityType: "Ride", points, altitudes: null, athleteId: ownerId, activityId: null });
       if (batch.length === 500 || i === segments - 1) {
         // Through the segment creation decider, as every segment is made (batches of 500 at once).
-        await Promise.all(batch.map((s) => createSegment(platform, s, "bench")));
+        await Promise.all(batch.map((s) => createSegment(platform, s, systemActor("bench"))));
         batch = [];
       }
     }

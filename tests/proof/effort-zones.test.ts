@@ -7,7 +7,8 @@ import { createAthlete } from "../../server/athletes/commands.ts";
 import { createChallenge } from "../../server/challenges/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/platform.ts";
-import { createSegment } from "../../server/segments/create.ts";
+import { createSegment } from "../../server/segments/commands.ts";
+import { systemActor } from "../../server/actor.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
 import { type Api, api, uploadUntilReady } from "../helpers/http.ts";
 import { DEVICES, slice, streamsOf } from "../segments/fixture-track.ts";
@@ -91,7 +92,7 @@ beforeAll(async () => {
   const ride = await streamsOf(RIDE);
   const make = async (name: string, i: number, j: number) => {
     const { points, altitudes } = slice(ride, i, j);
-    return await createSegment(setup, { name, activityType: "Ride", points, altitudes, athleteId: null, activityId: null }, "test");
+    return await createSegment(setup, { name, activityType: "Ride", points, altitudes, athleteId: null, activityId: null }, systemActor("test"));
   };
   seg.early = await make("Early stretch", 2000, 2600);
   seg.later = await make("Later stretch", 6000, 6800);
@@ -99,7 +100,7 @@ beforeAll(async () => {
   challengeId = await createChallenge(setup, {
     name: "Early stretch challenge", type: "SegmentChallenge", dimension: "time", goal: 0,
     startDate: "2000-01-01", endDate: "2030-12-31", segmentId: seg.early,
-  }, "test");
+  }, systemActor("test"));
   await setup.close();
   server = await startDenoServer({ dataDir, env: LIMITS });
   call = api(server.url);

@@ -7,6 +7,7 @@ import { badRequest } from "../http/errors.ts";
 import { checkImage } from "../images/header.ts";
 import { avatarRenditionsOffLoop } from "../images/pool.ts";
 import type { Platform } from "../platform.ts";
+import { type Actor, appendOptions } from "../actor.ts";
 
 /**
  * An athlete's own profile picture: a JPEG, PNG or GIF (≤ 10 MB, within the decoding budget)
@@ -18,7 +19,7 @@ import type { Platform } from "../platform.ts";
  * The two renditions of a picture file: its header checked first (400 Athlete/file invalid, or too
  * large past the decoding budget of images/header.ts), then decoded and scaled in the image pool.
  */
-export async function avatarRenditions(bytes: Uint8Array): Promise<{ large: Uint8Array; medium: Uint8Array }> {
+async function pictureRenditions(bytes: Uint8Array): Promise<{ large: Uint8Array; medium: Uint8Array }> {
   const check = checkImage(bytes);
   if (!check.ok) throw badRequest("Athlete", "file", check.code);
   try {
@@ -30,8 +31,8 @@ export async function avatarRenditions(bytes: Uint8Array): Promise<{ large: Uint
 }
 
 /** Stores the renditions, then records the change (blobs first: an event never names missing bytes). */
-export async function setAthletePicture(platform: Platform, athleteId: number, bytes: Uint8Array, metadata: Record<string, unknown>): Promise<void> {
-  const { large, medium } = await avatarRenditions(bytes);
+export async function setAthletePicture(platform: Platform, athleteId: number, bytes: Uint8Array, actor: Actor): Promise<void> {
+  const { large, medium } = await pictureRenditions(bytes);
   const [largeSha, mediumSha] = [await putBlob(platform.db, large), await putBlob(platform.db, medium)];
   await handleCommand(platform.store, athletePictureStream(athleteId), pictureDecider, {
     type: "set",
@@ -39,9 +40,10 @@ export async function setAthletePicture(platform: Platform, athleteId: number, b
     large: largeSha,
     medium: mediumSha,
     contentType: "image/png",
-  }, { metadata });
+  }, appendOptions(actor));
 }
 
-export async function removeAthletePicture(platform: Platform, athleteId: number, metadata: Record<string, unknown>): Promise<void> {
-  await handleCommand(platform.store, athletePictureStream(athleteId), pictureDecider, { type: "remove", athleteId }, { metadata });
+/** Back to the default picture (the identicon). */
+export async function removeAthletePicture(platform: Platform, athleteId: number, actor: Actor): Promise<void> {
+  await handleCommand(platform.store, athletePictureStream(athleteId), pictureDecider, { type: "remove", athleteId }, appendOptions(actor));
 }

@@ -4,6 +4,7 @@ import { routeStream } from "../../events/route/events.ts";
 import { loadStreams } from "../activities/streams.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
+import { type Actor, appendOptions } from "../actor.ts";
 import { loadRelease, PUBLIC, releasedPositions, type Viewer, viewerAudience } from "../privacy/engine.ts";
 import { findActivity } from "../activities/read.ts";
 import { ESTIMATED_SPEED, type LatLng, routeGeometry } from "./geometry.ts";
@@ -22,13 +23,6 @@ export interface NewRoute {
   private: boolean;
   /** Cut from an activity, or a drawn line (points, with altitudes when a source gave them). */
   source: { activityId: number } | { points: LatLng[]; altitudes: number[] | null; field?: "latlng" | "polyline" };
-}
-
-interface Metadata {
-  athleteId: number;
-  applicationId?: number;
-  requestId?: string;
-  source?: string;
 }
 
 /**
@@ -89,7 +83,7 @@ function checkDrawn(points: LatLng[], altitudes: number[] | null, field: string)
  * Estimated moving time: the activity's own pace over the route's distance; for a drawn line
  * ESTIMATED_SPEED (25 km/h riding, 10 km/h running).
  */
-export async function createRoute(platform: Platform, viewer: Viewer, input: NewRoute, metadata: Metadata): Promise<number> {
+export async function createRoute(platform: Platform, viewer: Viewer, input: NewRoute, actor: Actor): Promise<number> {
   if (!input.name.trim()) throw new DomainError("invalid", "Route", "name", "missing");
   let points: LatLng[];
   let altitudes: number[] | null;
@@ -130,11 +124,11 @@ export async function createRoute(platform: Platform, viewer: Viewer, input: New
       elevationGain: geometry.elevationGain,
       estimatedMovingTime: Math.round(geometry.distance * (pace ?? 1 / ESTIMATED_SPEED[type])),
     },
-  }, { metadata });
+  }, appendOptions(actor));
   return routeId;
 }
 
 /** Deletes one of the athlete's routes (404 unknown, 403 another's). */
-export async function deleteRoute(platform: Platform, athleteId: number, routeId: number, metadata: Metadata): Promise<void> {
-  await handleCommand(platform.store, routeStream(routeId), routeDecider, { type: "delete", routeId, athleteId }, { metadata });
+export async function deleteRoute(platform: Platform, athleteId: number, routeId: number, actor: Actor): Promise<void> {
+  await handleCommand(platform.store, routeStream(routeId), routeDecider, { type: "delete", routeId, athleteId }, appendOptions(actor));
 }

@@ -1,0 +1,12 @@
+import type { PrivacyZoneRow } from "../privacy/privacy-zones.ts";
+
+/** The zone as the extension answers it. */
+export function privacyZoneJson(row: PrivacyZoneRow) {
+  return {
+    id: row.id,
+    lat: row.lat,
+    lng: row.lng,
+    radius: row.radius_m,
+    created_at: new Date(row.created_at).toISOString().replace(/\.\d{3}Z$/, "Z"),
+  };
+}
