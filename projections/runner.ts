@@ -1,4 +1,5 @@
 import type { Db, Queryable } from "../events/db/types.ts";
+import { analyzeLogOrder, countEventsUpTo, eventsBetween } from "../events/log-queries.ts";
 import type { EventStore } from "../events/store.ts";
 import type { RecordedEvent } from "../events/types.ts";
 import type { Projection } from "./projection.ts";
@@ -190,12 +191,9 @@ export class ProjectionRunner {
     // Fresh statistics first: PGlite never analyzes by itself, and without them the planner sorts the
     // whole rest of the log for every page (a replay then grows with the square of the log).
     // Only the columns the paged read plans on: sampling the event data (jsonb) took seconds.
-    await this.db.exec("analyze public.events (global_position, transaction_id)");
+    await analyzeLogOrder(this.db);
     const head = options.until ?? await this.store.headPosition();
-    const [{ total }] = await this.db.query<{ total: number }>(
-      "select count(*)::int as total from events where global_position <= $1",
-      [head],
-    );
+    const total = await countEventsUpTo(this.db, head);
     let position = 0;
     let applied = 0;
     const touched = new Set<string>();
@@ -265,11 +263,7 @@ export class ProjectionRunner {
   /** Whether committed events exist after `position` up to `head` (readAll may not show them yet). */
   async #hiddenBefore(position: number, head: number): Promise<boolean> {
     if (position >= head) return false;
-    const [row] = await this.db.query<{ hidden: boolean }>(
-      "select exists (select 1 from events where global_position > $1 and global_position <= $2) as hidden",
-      [position, head],
-    );
-    return row.hidden;
+    return await eventsBetween(this.db, position, head);
   }
 
   async #catchUpFrom(position: number): Promise<void> {

@@ -76,7 +76,8 @@ async function settleFile(dir: string, sha256: string, temp: string): Promise<vo
   if (created !== undefined) await syncPath(dir);
 }
 
-async function insertRow(db: Queryable, sha256: string, content: Uint8Array, size: number): Promise<void> {
+/** Records a blob's row (its bytes, or empty for a file blob, and its size); an existing row stays. */
+export async function insertBlobRow(db: Queryable, sha256: string, content: Uint8Array, size: number): Promise<void> {
   await db.query(
     `insert into public.blobs (sha256, content, size) values ($1, $2, $3)
      on conflict (sha256) do nothing`,
@@ -93,10 +94,10 @@ export async function putBlob(db: Queryable, content: Uint8Array, options: { fil
   const dir = blobDirOf(db);
   if (options.file && dir && content.byteLength >= FILE_THRESHOLD) {
     await writeFileBlob(dir, sha256, content);
-    await insertRow(db, sha256, new Uint8Array(0), content.byteLength);
+    await insertBlobRow(db, sha256, new Uint8Array(0), content.byteLength);
     return sha256;
   }
-  await insertRow(db, sha256, content, content.byteLength);
+  await insertBlobRow(db, sha256, content, content.byteLength);
   return sha256;
 }
 
@@ -105,7 +106,7 @@ export async function putBlob(db: Queryable, content: Uint8Array, options: { fil
  * directory, blobDirOf): only its row is written here.
  */
 export async function putSettledBlob(db: Queryable, sha256: string, size: number): Promise<string> {
-  await insertRow(db, sha256, new Uint8Array(0), size);
+  await insertBlobRow(db, sha256, new Uint8Array(0), size);
   return sha256;
 }
 
@@ -118,12 +119,12 @@ export async function putBlobFromFile(db: Queryable, temp: string, sha256: strin
   const dir = blobDirOf(db);
   if (dir && size >= FILE_THRESHOLD) {
     await settleFile(dir, sha256, temp);
-    await insertRow(db, sha256, new Uint8Array(0), size);
+    await insertBlobRow(db, sha256, new Uint8Array(0), size);
     return sha256;
   }
   const content = new Uint8Array(await readFile(temp));
   await rm(temp, { force: true });
-  await insertRow(db, sha256, content, size);
+  await insertBlobRow(db, sha256, content, size);
   return sha256;
 }
 
@@ -230,4 +231,85 @@ export async function deleteBlobs(db: Queryable, shas: string[]): Promise<number
     deleted += rows.length;
   }
   return deleted;
+}
+
+/*
+ * The statements below are the blob store's for its readers elsewhere (the heatmap build, the
+ * operator's check and copy, an import's blob transfer): `public.blobs` is named in SQL only here
+ * and under events/ (its schema, the erasure's rewrite).
+ */
+
+/** Which of `shas` have a row. */
+export async function storedBlobs(db: Queryable, shas: string[]): Promise<string[]> {
+  const rows = await db.query<{ sha256: string }>(
+    "select sha256 from public.blobs where sha256 = any($1::text[])",
+    [shas],
+  );
+  return rows.map((r) => r.sha256);
+}
+
+/** The next 500 blob names after `after`, in order (a whole store read page by page). */
+export async function blobNamesAfter(db: Queryable, after: string): Promise<string[]> {
+  const names = await db.query<{ sha256: string }>(
+    "select sha256 from public.blobs where sha256 > $1 order by sha256 limit 500",
+    [after],
+  );
+  return names.map((r) => r.sha256);
+}
+
+/** A blob's row as the check sees it: its recorded size, the bytes the row holds and their hash. */
+export interface BlobDigest {
+  sha256: string;
+  size: number;
+  stored: number;
+  /** Hex sha-256 of the row's bytes; null for an empty row of a non-empty blob (a file blob). */
+  actual: string | null;
+}
+
+/** The rows of `shas`, their bytes hashed by the database (sha256()): no bytes are moved. */
+export async function blobDigests(db: Queryable, shas: string[]): Promise<BlobDigest[]> {
+  return await db.query<BlobDigest>(
+    `select sha256, size, octet_length(content) as stored,
+              case when octet_length(content) > 0 or size = 0 then encode(sha256(content), 'hex') end as actual
+         from public.blobs where sha256 = any($1::text[])`,
+    [shas],
+  );
+}
+
+/**
+ * The rows' contents of `shas` as UTF-8 text, converted in the database (convert_from); fails
+ * when one is not UTF-8. The rows of file blobs are empty (fileBlobTexts reads those).
+ */
+export async function blobRowTexts(db: Queryable, shas: string[]): Promise<{ sha256: string; text: string }[]> {
+  return await db.query<{ sha256: string; text: string }>(
+    "select sha256, convert_from(content, 'UTF8') as text from public.blobs where sha256 = any($1::text[])",
+    [shas],
+  );
+}
+
+/** The rows' contents of `shas` as bytes. The rows of file blobs are empty (fileBlobTexts reads those). */
+export async function blobRowBytes(db: Queryable, shas: string[]): Promise<{ sha256: string; content: Uint8Array }[]> {
+  return await db.query<{ sha256: string; content: Uint8Array }>(
+    "select sha256, content from public.blobs where sha256 = any($1::text[])",
+    [shas],
+  );
+}
+
+/**
+ * For JSON documents (activity streams): the text from the value of the `"latlng":` key on, or null
+ * when the document has no such key. The key is found in the bytes (a text search would count
+ * characters) and only what follows it is converted and moved; fails when that is not UTF-8.
+ */
+export async function blobRowLatlngTexts(db: Queryable, shas: string[]): Promise<{ sha256: string; latlng: string | null }[]> {
+  return await db.query<{ sha256: string; latlng: string | null }>(
+    `select sha256, case when p > 0 then convert_from(substring(content from p + 9), 'UTF8') end as latlng
+         from (select sha256, content, position('"latlng":'::bytea in content) as p
+                 from public.blobs where sha256 = any($1::text[])) b`,
+    [shas],
+  );
+}
+
+/** Deletes a blob's row (for a blob never kept as a file, such as a heatmap's tracks). */
+export async function deleteBlobRow(db: Queryable, sha256: string): Promise<void> {
+  await db.query("delete from public.blobs where sha256 = $1", [sha256]);
 }

@@ -7,9 +7,25 @@ export const ID_KINDS = [
 ] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 
-export function idSchema(): string {
-  return ID_KINDS.map((k) => `create sequence if not exists public.ids_${k};`).join("\n");
-}
+/** One sequence per kind of ID_KINDS, in its order (a new kind needs its line here too): SQL the server runs is written out, never built. */
+export const ID_SCHEMA = `
+create sequence if not exists public.ids_athlete;
+create sequence if not exists public.ids_application;
+create sequence if not exists public.ids_activity;
+create sequence if not exists public.ids_upload;
+create sequence if not exists public.ids_comment;
+create sequence if not exists public.ids_photo;
+create sequence if not exists public.ids_lap;
+create sequence if not exists public.ids_segment;
+create sequence if not exists public.ids_club;
+create sequence if not exists public.ids_challenge;
+create sequence if not exists public.ids_gear;
+create sequence if not exists public.ids_heatmap;
+create sequence if not exists public.ids_push_subscription;
+create sequence if not exists public.ids_privacy_zone;
+create sequence if not exists public.ids_job;
+create sequence if not exists public.ids_route;
+`;
 
 /** Next id of a kind. Ids are recorded in events, so a replay never draws them again. */
 export async function nextId(db: Queryable, kind: IdKind): Promise<number> {
@@ -23,4 +39,14 @@ export async function advanceId(db: Queryable, kind: IdKind, atLeast: number): P
     `select setval('public.ids_${kind}', greatest($1::bigint, (select last_value from public.ids_${kind})))`,
     [atLeast],
   );
+}
+
+/** Copies every id sequence's state into another store, inside the copy's transaction (cli copy-store). */
+export async function copyIdSequences(source: Queryable, tx: Queryable): Promise<void> {
+  for (const kind of ID_KINDS) {
+    const [seq] = await source.query<{ last_value: number; is_called: boolean }>(
+      `select last_value, is_called from public.ids_${kind}`,
+    );
+    await tx.query(`select setval('public.ids_${kind}', $1::bigint, $2)`, [seq.last_value, seq.is_called]);
+  }
 }

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { openDb } from "../events/db/open.ts";
 import type { Db } from "../events/db/types.ts";
+import { logHoldsEvents } from "../events/log-queries.ts";
 import { EVENT_STORE_SCHEMA } from "../events/schema.ts";
 import { EventStore } from "../events/store.ts";
 import { LIVE_SCHEMA, ProjectionRunner } from "../projections/runner.ts";
 import type { Config } from "./config.ts";
-import { idSchema } from "./ids.ts";
+import { ID_SCHEMA } from "./ids.ts";
 import { JOB_SCHEMA, JobRunner } from "./jobs/runner.ts";
 import { requestMetadata } from "./ops/context.ts";
 import { releaseIdleDeriveWorkers } from "./uploads/derive-pool.ts";
@@ -64,12 +65,12 @@ export async function openPlatform(config: Config): Promise<Platform> {
       // The log, ids and jobs live in public: unqualified DDL must not land in rm once it exists.
       await tx.exec("set local search_path to public");
       await tx.exec(EVENT_STORE_SCHEMA);
-      await tx.exec(idSchema());
+      await tx.exec(ID_SCHEMA);
       await tx.exec(JOB_SCHEMA);
       await tx.exec(WEB_SESSION_SCHEMA);
       await tx.exec(READ_MODEL_SCHEMA);
       const [known] = await tx.query<{ hash: string }>("select hash from public.read_model_schema where id = 1");
-      const [{ any }] = await tx.query<{ any: boolean }>("select exists (select 1 from public.events) as any");
+      const any = await logHoldsEvents(tx);
       await tx.query(
         `insert into public.read_model_schema (id, hash) values (1, $1)
          on conflict (id) do update set hash = excluded.hash`,

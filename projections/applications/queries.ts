@@ -41,14 +41,21 @@ export interface OwnApplication {
   created_at: string;
 }
 
-/** The athlete's own API application (not the server's web app), or undefined. */
-export async function ownApplication(db: Queryable, athleteId: number): Promise<OwnApplication | undefined> {
+/**
+ * The athlete's own API application, or undefined: never the server's web app (its id, when it
+ * exists, is the server's to know: server/web/app/token.ts).
+ */
+export async function ownApplication(
+  db: Queryable,
+  athleteId: number,
+  webApplicationId: number | undefined,
+): Promise<OwnApplication | undefined> {
   const [row] = await db.query<OwnApplication>(
     `select id, name, website, description, callback_domain, created_at from applications
       where owner_id = $1
-        and id::text not in (select value from public.web_secrets where name = 'web-app-id')
+        and ($2::bigint is null or id <> $2::bigint)
       order by id limit 1`,
-    [athleteId],
+    [athleteId, webApplicationId ?? null],
   );
   return row ? { ...row, id: Number(row.id) } : undefined;
 }

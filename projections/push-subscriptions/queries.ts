@@ -18,30 +18,10 @@ export async function subscriptionsOfApplication(db: Queryable, applicationId: n
   return rows.map((r) => ({ ...r, id: Number(r.id), application_id: Number(r.application_id) }));
 }
 
-export interface SubscriptionStatus {
-  subscription_id: number;
-  application_id: number;
-  callback_url: string;
-  pending: number;
-  delivered: number;
-  failed: number;
-  cancelled: number;
-  last_error: string | null;
-}
-
-/** Every subscription with how its deliveries stand (joined with the webhook outbox, public.webhook_deliveries). */
-export async function subscriptionStatuses(db: Queryable): Promise<SubscriptionStatus[]> {
-  const rows = await db.query<SubscriptionStatus>(
-    `select s.id as subscription_id, s.application_id, s.callback_url,
-            count(*) filter (where d.status = 'pending')::int as pending,
-            count(*) filter (where d.status = 'delivered')::int as delivered,
-            count(*) filter (where d.status = 'failed')::int as failed,
-            count(*) filter (where d.status = 'cancelled')::int as cancelled,
-            (select x.last_error from public.webhook_deliveries x
-              where x.subscription_id = s.id and x.last_error is not null order by x.id desc limit 1) as last_error
-       from push_subscriptions s left join public.webhook_deliveries d on d.subscription_id = s.id
-      group by s.id, s.application_id, s.callback_url
-      order by s.id`,
+/** Every subscription of every application, by id (the operator's status: server/webhooks/status.ts). */
+export async function allSubscriptions(db: Queryable): Promise<Pick<PushSubscriptionRow, "id" | "application_id" | "callback_url">[]> {
+  const rows = await db.query<Pick<PushSubscriptionRow, "id" | "application_id" | "callback_url">>(
+    "select id, application_id, callback_url from push_subscriptions order by id",
   );
-  return rows.map((r) => ({ ...r, subscription_id: Number(r.subscription_id), application_id: Number(r.application_id) }));
+  return rows.map((r) => ({ ...r, id: Number(r.id), application_id: Number(r.application_id) }));
 }

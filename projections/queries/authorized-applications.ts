@@ -11,15 +11,22 @@ export interface AuthorizedApplication {
   authorized_at: string | null;
 }
 
-/** Every application the athlete authorized (not the server's own web app), by name. */
-export async function authorizedApplications(db: Queryable, athleteId: number): Promise<AuthorizedApplication[]> {
+/**
+ * Every application the athlete authorized, by name: never the server's own web app (its id, when
+ * it exists, is the server's to know: server/web/app/token.ts).
+ */
+export async function authorizedApplications(
+  db: Queryable,
+  athleteId: number,
+  webApplicationId: number | undefined,
+): Promise<AuthorizedApplication[]> {
   const rows = await db.query<AuthorizedApplication>(
     `select a.id, a.name, a.website, o.permissions, o.scope, o.authorized_at
        from oauth_authorizations o join applications a on a.id = o.application_id
       where o.athlete_id = $1 and o.authorized
-        and a.id::text not in (select value from public.web_secrets where name = 'web-app-id')
+        and ($2::bigint is null or a.id <> $2::bigint)
       order by a.name, a.id`,
-    [athleteId],
+    [athleteId, webApplicationId ?? null],
   );
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }

@@ -12,6 +12,7 @@ import type { Platform } from "../platform.ts";
 import { hashPassword, verifyPassword } from "../security.ts";
 import { forgetSegmentIndex } from "../segments/segment-index.ts";
 import { forgetAthleteInOutbox } from "../webhooks/erasure.ts";
+import { knownWebApplicationId } from "../web/app/token.ts";
 import { endSessions, revokeTokensOfSessions } from "../web/session-tokens.ts";
 import { passwordCostOf } from "../athletes/commands.ts";
 import { revokeAuthorization } from "../oauth/commands.ts";
@@ -77,7 +78,7 @@ export async function eraseAccount(platform: Platform, athleteId: number, passwo
   // Sessions and the applications' grants end now, before the job runs: nothing more is done in
   // the athlete's name (the applications are told as at any deauthorization).
   await endSessions(platform, athleteId, undefined, "account deleted");
-  for (const app of await authorizedApplications(platform.db, athleteId)) {
+  for (const app of await authorizedApplications(platform.db, athleteId, await knownWebApplicationId(platform))) {
     await revokeAuthorization(platform, athleteId, app.id, "account deleted");
   }
   platform.jobs.kick();

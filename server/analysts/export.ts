@@ -1,4 +1,5 @@
 import { stringify } from "csv-stringify/sync";
+import { exportPage, logHoldsType } from "../../events/log-queries.ts";
 import type { EventStore } from "../../events/store.ts";
 import { type LogBound, logEnd } from "./log-bounds.ts";
 
@@ -47,11 +48,7 @@ export class UnknownTypeError extends Error {}
 export async function checkTypes(store: EventStore, types: string[]): Promise<void> {
   for (const type of types) {
     if (store.catalogue.definition(type)) continue;
-    const [row] = await store.db.query<{ found: boolean }>(
-      "select exists(select 1 from events where type = $1) as found",
-      [type],
-    );
-    if (!row.found) {
+    if (!(await logHoldsType(store.db, type))) {
       throw new UnknownTypeError(
         `unknown event type ${type} (see docs/events.md for the catalogue)`,
       );
@@ -85,41 +82,21 @@ export async function exportEvents(
   if (options.types?.length) await checkTypes(store, options.types);
   const db = store.db;
   const end = await logEnd(db);
-  const params: unknown[] = [0, options.pageSize ?? 1000, end.position];
-  let filter = "";
-  if (options.types?.length) {
-    params.push(options.types);
-    filter += ` and type = any($${params.length}::text[])`;
-  }
-  if (options.stream !== undefined) {
-    params.push(options.stream);
-    filter += ` and stream_id = $${params.length}`;
-  }
-  for (const [bound, op] of [[options.from, ">="], [options.to, "<="]] as const) {
-    if (!bound) continue;
-    if ("position" in bound) {
-      params.push(bound.position);
-      filter += ` and global_position ${op} $${params.length}`;
-    } else {
-      params.push(bound.time);
-      filter += op === ">="
-        ? ` and recorded_at >= $${params.length}::timestamptz`
-        : ` and recorded_at < $${params.length}::timestamptz + interval '1 millisecond'`;
-    }
-  }
-  const sql = `select global_position as position, stream_id, stream_version, type, schema_version,
-      to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as recorded_at,
-      data::text as data, metadata::text as metadata
-    from events where global_position > $1 and global_position <= $3${filter}
-    order by global_position limit $2`;
+  const pageSize = options.pageSize ?? 1000;
+  const filter = {
+    types: options.types,
+    stream: options.stream,
+    fromPosition: options.from && "position" in options.from ? options.from.position : undefined,
+    toPosition: options.to && "position" in options.to ? options.to.position : undefined,
+    fromTime: options.from && "time" in options.from ? options.from.time : undefined,
+    toTime: options.to && "time" in options.to ? options.to.time : undefined,
+  };
   let position = 0;
   let events = 0;
   let last = 0;
   for (;;) {
-    params[0] = position;
-    const rows = await db.query<ExportRow>(sql, params);
+    const rows: ExportRow[] = await exportPage(db, position, pageSize, end.position, filter);
     if (rows.length === 0) break;
-    for (const r of rows) r.position = Number(r.position);
     onRows?.(rows);
     const text = options.format === "csv"
       ? csvText(rows, events === 0)
@@ -129,7 +106,7 @@ export async function exportEvents(
     position = rows[rows.length - 1].position;
     last = position;
     onPage?.(events, position);
-    if (rows.length < (params[1] as number)) break;
+    if (rows.length < pageSize) break;
   }
   // An empty CSV export still has its header.
   if (events === 0 && options.format === "csv") await write(csvText([], true));

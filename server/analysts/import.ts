@@ -3,6 +3,7 @@ import { createInterface } from "node:readline";
 import { parse as parseCsv } from "csv-parse";
 import type { EventCatalogue } from "../../events/catalogue.ts";
 import type { Queryable } from "../../events/db/types.ts";
+import { continueLogAfter, insertImportedEvents, logHoldsEvents } from "../../events/log-queries.ts";
 import { parseJsonExact, toJson } from "../../shared/json.ts";
 import { advanceId, ID_KINDS, type IdKind } from "../ids.ts";
 import type { Platform } from "../platform.ts";
@@ -156,8 +157,7 @@ export async function importEvents(
   const batchSize = options.batch ?? 1000;
   const fileDir = blobDirOf(platform.db);
   return await platform.db.transaction(async (tx) => {
-    const [{ found }] = await tx.query<{ found: boolean }>("select exists(select 1 from events) as found");
-    if (found) {
+    if (await logHoldsEvents(tx)) {
       throw new ImportError("the event store is not empty: import only fills a new, empty store (nothing was imported)");
     }
     const versions = new Map<string, number>();
@@ -209,10 +209,7 @@ export async function importEvents(
     }
     await flush();
     if (count === 0) throw new ImportError(`${file}: holds no events; nothing was imported`);
-    await tx.query(
-      "select setval(pg_get_serial_sequence('public.events', 'global_position'), $1::bigint)",
-      [lastPosition],
-    );
+    await continueLogAfter(tx, lastPosition);
     for (const [kind, max] of maxIds) await advanceId(tx, kind, max);
     let brought;
     try {
@@ -232,13 +229,5 @@ export async function importEvents(
 }
 
 async function insertBatch(tx: Queryable, batch: ImportedEvent[]): Promise<void> {
-  await tx.query(
-    `insert into public.events (global_position, stream_id, stream_version, type, schema_version, data, metadata, recorded_at)
-     overriding system value
-     select t.position, t.stream_id, t.stream_version, t.type, t.schema_version, t.data, t.metadata, t.recorded_at
-       from jsonb_to_recordset($1::jsonb) as t(position bigint, stream_id text, stream_version integer,
-         type text, schema_version integer, data jsonb, metadata jsonb, recorded_at timestamptz)
-      order by t.position`,
-    [toJson(batch)],
-  );
+  await insertImportedEvents(tx, toJson(batch));
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
+import { lastEvent, lastPositionAtTime } from "../../events/log-queries.ts";
 
 /** A point in the log given on the command line: a global position or an ISO 8601 time. */
 export type LogBound = { position: number } | { time: string };
@@ -33,9 +34,7 @@ export interface LogEnd {
 
 /** The last position of the log and when it was recorded. */
 export async function logEnd(db: Queryable): Promise<LogEnd> {
-  const [row] = await db.query<{ position: number | null; recorded_at: string | null }>(
-    `select global_position as position, recorded_at from events order by global_position desc limit 1`,
-  );
+  const row = await lastEvent(db);
   return { position: Number(row?.position ?? 0), recordedAt: row?.recorded_at ?? null };
 }
 
@@ -57,10 +56,6 @@ export async function positionAt(db: Queryable, bound: LogBound, option: string)
   if (!end.recordedAt || Date.parse(bound.time) > Date.parse(end.recordedAt)) {
     throw new BoundError(`--${option} ${bound.time} is beyond the end of the log: ${endText}`);
   }
-  const [row] = await db.query<{ position: number | null }>(
-    // Times print with milliseconds; an event recorded within that millisecond counts as at or before it.
-    "select max(global_position) as position from events where recorded_at < $1::timestamptz + interval '1 millisecond'",
-    [bound.time],
-  );
-  return Number(row?.position ?? 0);
+  // Times print with milliseconds; an event recorded within that millisecond counts as at or before it.
+  return Number((await lastPositionAtTime(db, bound.time)) ?? 0);
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { openDb } from "../../events/db/open.ts";
 import type { Db } from "../../events/db/types.ts";
+import { recordedAtOrBefore } from "../../events/log-queries.ts";
 import { LIVE_SCHEMA, type RebuildProgress, type RebuildReport } from "../../projections/runner.ts";
 import type { Platform } from "../platform.ts";
 
@@ -88,21 +89,18 @@ export async function timeTravel(
   const target = await openTarget(platform, into);
   let ok = false;
   try {
-    const [at] = await platform.db.query<{ recorded_at: string | null }>(
-      "select recorded_at from events where global_position <= $1 order by global_position desc limit 1",
-      [until],
-    );
+    const untilRecordedAt = await recordedAtOrBefore(platform.db, until);
     const report = await platform.projections.rebuild(LIVE_SCHEMA, { until, target: target.db, onProgress });
     await target.db.transaction(async (tx) => {
       await tx.exec(MARKER);
       await tx.exec("delete from public.time_travel");
       await tx.query(
         "insert into public.time_travel (until_position, until_recorded_at, built_at) values ($1, $2, now())",
-        [until, at?.recorded_at ?? null],
+        [until, untilRecordedAt],
       );
     });
     ok = true;
-    return { ...report, until, untilRecordedAt: at?.recorded_at ?? null, into: target.describe };
+    return { ...report, until, untilRecordedAt, into: target.describe };
   } finally {
     await target.db.close();
     if (!ok) await target.discard().catch(() => {});

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { blobsNamedBy } from "../../events/blob-names.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import { blobDirOf, blobFile } from "../blobs.ts";
+import { eventsNamingHashes } from "../../events/log-queries.ts";
+import { blobDigests, blobDirOf, blobFile } from "../blobs.ts";
 
 /** An event that names a blob. */
 export interface NamingEvent {
@@ -25,12 +26,7 @@ export async function blobsNamedByLog(db: Queryable, pageSize = 1000): Promise<N
   const named: NamedBlobs = new Map();
   let after = 0;
   for (;;) {
-    const rows = await db.query<{ global_position: number | bigint; stream_id: string; type: string; data: unknown }>(
-      `select global_position, stream_id, type, data from public.events
-        where global_position > $1 and data::text ~ '[0-9a-f]{64}'
-        order by global_position limit $2`,
-      [after, pageSize],
-    );
+    const rows = await eventsNamingHashes(db, after, pageSize);
     for (const row of rows) {
       const position = Number(row.global_position);
       for (const sha of blobsNamedBy(row.type, row.data)) {
@@ -91,12 +87,7 @@ export async function checkBlobs(db: Queryable, named?: NamedBlobs): Promise<Blo
   const hasFiles = blobDirOf(db) !== undefined;
   for (let i = 0; i < shas.length; i += 100) {
     const batch = shas.slice(i, i + 100);
-    const rows = await db.query<{ sha256: string; size: number; stored: number; actual: string | null }>(
-      `select sha256, size, octet_length(content) as stored,
-              case when octet_length(content) > 0 or size = 0 then encode(sha256(content), 'hex') end as actual
-         from public.blobs where sha256 = any($1::text[])`,
-      [batch],
-    );
+    const rows = await blobDigests(db, batch);
     const bySha = new Map(rows.map((r) => [r.sha256, r]));
     for (const sha of batch) {
       const row = bySha.get(sha);

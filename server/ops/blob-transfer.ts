@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Queryable } from "../../events/db/types.ts";
-import { FILE_THRESHOLD, getBlob, writeFileBlob } from "../blobs.ts";
+import { FILE_THRESHOLD, getBlob, insertBlobRow, storedBlobs, writeFileBlob } from "../blobs.ts";
 import type { BlobProblem, NamedBlobs } from "./blob-check.ts";
 
 /**
@@ -97,10 +97,7 @@ export async function writeBlobsTo(db: Queryable, dir: string, named: NamedBlobs
 export async function storeBlob(tx: Queryable, fileDir: string | undefined, sha256: string, content: Uint8Array): Promise<void> {
   const asFile = fileDir !== undefined && content.byteLength >= FILE_THRESHOLD;
   if (asFile) await writeFileBlob(fileDir, sha256, content);
-  await tx.query(
-    `insert into public.blobs (sha256, content, size) values ($1, $2, $3) on conflict (sha256) do nothing`,
-    [sha256, asFile ? new Uint8Array(0) : content, content.byteLength],
-  );
+  await insertBlobRow(tx, sha256, asFile ? new Uint8Array(0) : content, content.byteLength);
 }
 
 /**
@@ -119,11 +116,7 @@ export async function bringBlobs(
   const shas = [...named.keys()].sort();
   const present = new Set<string>();
   for (let i = 0; i < shas.length; i += 500) {
-    const rows = await tx.query<{ sha256: string }>(
-      "select sha256 from public.blobs where sha256 = any($1::text[])",
-      [shas.slice(i, i + 500)],
-    );
-    for (const r of rows) present.add(r.sha256);
+    for (const sha of await storedBlobs(tx, shas.slice(i, i + 500))) present.add(sha);
   }
   const wanted = shas.filter((sha) => !present.has(sha));
   const problems: BlobProblem[] = [];

@@ -3,6 +3,7 @@ import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, r
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { loadPgliteDataDir } from "../../events/db/pglite.ts";
+import { lastPosition } from "../../events/log-queries.ts";
 import { ADMIN_FILE } from "../admin.ts";
 import { configFromEnv } from "../config.ts";
 import { openPlatform, type Platform } from "../platform.ts";
@@ -105,8 +106,7 @@ const restore: CliCommand = {
     await unpack(file, config.dataDir);
     const platform = await openPlatform(config);
     try {
-      const [row] = await platform.db.query<{ n: number | bigint }>("select coalesce(max(global_position), 0) as n from public.events");
-      return { ok: true, data_dir: config.dataDir, event_log_position: Number(row.n) };
+      return { ok: true, data_dir: config.dataDir, event_log_position: await lastPosition(platform.db) };
     } finally {
       await platform.close();
     }

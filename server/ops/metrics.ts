@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { lastPosition } from "../../events/log-queries.ts";
 import { allProjections } from "../../projections/index.ts";
 import { unappliedEvents } from "../../projections/queries/projection-lag.ts";
 import { uploadCountsByStatus } from "../../projections/uploads/queries.ts";
@@ -119,8 +120,7 @@ export class Metrics {
       help: "Global position of the last event in the log",
       registers,
       async collect() {
-        const [row] = await db.query<{ p: number | bigint }>("select coalesce(max(global_position), 0) as p from public.events");
-        this.set(Number(row.p));
+        this.set(await lastPosition(db));
       },
     });
     new Gauge({

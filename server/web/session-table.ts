@@ -1,3 +1,4 @@
+import { jsonArrays, tableExists } from "../../events/db/row-copy.ts";
 import type { Queryable } from "../../events/db/types.ts";
 
 /**
@@ -161,4 +162,32 @@ export async function webSecret(db: Queryable, name: string, make: () => string)
 export async function readWebSecret(db: Queryable, name: string): Promise<string | undefined> {
   const [row] = await db.query<{ value: string }>("select value from public.web_secrets where name = $1", [name]);
   return row?.value;
+}
+
+/**
+ * Copies the sessions, their page tokens and the secrets row for row into another store, inside
+ * the copy's transaction (cli copy-store: server/ops/store-copy.ts).
+ */
+export async function copyWebSessionTables(source: Queryable, tx: Queryable): Promise<void> {
+  if (await tableExists(source, "public.web_sessions")) {
+    const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.web_sessions t");
+    for (const batch of jsonArrays(rows)) {
+      await tx.query("insert into public.web_sessions select * from json_populate_recordset(null::public.web_sessions, $1::json)", [batch]);
+    }
+  }
+  if (await tableExists(source, "public.web_session_tokens")) {
+    const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.web_session_tokens t");
+    for (const batch of jsonArrays(rows)) {
+      await tx.query(
+        "insert into public.web_session_tokens select * from json_populate_recordset(null::public.web_session_tokens, $1::json)",
+        [batch],
+      );
+    }
+  }
+  if (await tableExists(source, "public.web_secrets")) {
+    const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.web_secrets t");
+    for (const batch of jsonArrays(rows)) {
+      await tx.query("insert into public.web_secrets select * from json_populate_recordset(null::public.web_secrets, $1::json)", [batch]);
+    }
+  }
 }

@@ -6,12 +6,13 @@ import { revokeAuthorization } from "../oauth/commands.ts";
 import { type OwnApplication, ownApplication as ownApplicationOf } from "../../projections/applications/queries.ts";
 import { authorizedApplicationName, authorizedApplications } from "../../projections/queries/authorized-applications.ts";
 import type { Platform } from "../platform.ts";
+import { knownWebApplicationId } from "./app/token.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";
 import { redirectToSignIn as toSignIn } from "./redirect.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";
 
-function ownApplication(platform: Platform, athleteId: number): Promise<OwnApplication | undefined> {
-  return ownApplicationOf(platform.db, athleteId);
+async function ownApplication(platform: Platform, athleteId: number): Promise<OwnApplication | undefined> {
+  return await ownApplicationOf(platform.db, athleteId, await knownWebApplicationId(platform));
 }
 
 const PERMISSION_TEXT: Record<string, string> = {
@@ -150,7 +151,7 @@ export function mountSettingsPages(app: Hono, platform: Platform): void {
   app.get("/settings/apps", async (c) => {
     const w = await web(c, platform);
     if (!w.athlete) return toSignIn(c);
-    const rows = await authorizedApplications(platform.db, w.athlete.id);
+    const rows = await authorizedApplications(platform.db, w.athlete.id, await knownWebApplicationId(platform));
     const flash = w.takeFlash();
     return w.render(
       "My apps",

@@ -1,5 +1,7 @@
 import { catalogued, type StoredEvent } from "../../events/index.ts";
+import { jsonArrays, tableExists } from "../../events/db/row-copy.ts";
 import type { Db, Queryable } from "../../events/db/types.ts";
+import { firstPositionAfterCursor, lastPosition, transactionIdAtOrBefore } from "../../events/log-queries.ts";
 import { accessTokenIssued, accessTokensRevoked } from "../../events/application/events.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
@@ -274,4 +276,68 @@ async function applyEvent(tx: Queryable, event: StoredEvent): Promise<void> {
       return;
     }
   }
+}
+
+/**
+ * Copies the outbox into another store, inside the copy's transaction (cli copy-store:
+ * server/ops/store-copy.ts): the follower's state and the deliveries row for row (each table that
+ * the source has), the deliveries' id sequence, and the cursor (see copyCursor).
+ */
+export async function copyOutbox(source: Queryable, tx: Queryable): Promise<void> {
+  if (await tableExists(source, "public.webhook_subscriptions")) {
+    const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.webhook_subscriptions t");
+    for (const batch of jsonArrays(rows)) {
+      await tx.query(
+        "insert into public.webhook_subscriptions select * from json_populate_recordset(null::public.webhook_subscriptions, $1::json)",
+        [batch],
+      );
+    }
+  }
+  if (await tableExists(source, "public.webhook_grants")) {
+    const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.webhook_grants t");
+    for (const batch of jsonArrays(rows)) {
+      await tx.query("insert into public.webhook_grants select * from json_populate_recordset(null::public.webhook_grants, $1::json)", [batch]);
+    }
+  }
+  if (await tableExists(source, "public.webhook_activities")) {
+    const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.webhook_activities t");
+    for (const batch of jsonArrays(rows)) {
+      await tx.query(
+        "insert into public.webhook_activities select * from json_populate_recordset(null::public.webhook_activities, $1::json)",
+        [batch],
+      );
+    }
+  }
+  if (await tableExists(source, "public.webhook_deliveries")) {
+    const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.webhook_deliveries t");
+    for (const batch of jsonArrays(rows)) {
+      await tx.query(
+        "insert into public.webhook_deliveries select * from json_populate_recordset(null::public.webhook_deliveries, $1::json)",
+        [batch],
+      );
+    }
+    const [{ max }] = await tx.query<{ max: number | null }>("select max(id) as max from public.webhook_deliveries");
+    if (max !== null) await tx.query("select setval(pg_get_serial_sequence('public.webhook_deliveries', 'id'), $1::bigint)", [max]);
+  }
+  if (await tableExists(source, "public.webhook_cursor")) await copyCursor(source, tx);
+}
+
+/**
+ * The cursor is a (transaction id, position) of the source's log; the copied log has the target's
+ * transaction ids. The follower resumes after the longest prefix of positions it had read (an
+ * event it read past that point may be delivered once more; none is skipped).
+ */
+async function copyCursor(source: Queryable, tx: Queryable): Promise<void> {
+  const [cursor] = await source.query<{ transaction_id: string; position: number }>(
+    "select transaction_id, position from public.webhook_cursor where name = 'log'",
+  );
+  if (!cursor) return;
+  const first = await firstPositionAfterCursor(source, cursor.transaction_id, cursor.position);
+  const position = first === null ? await lastPosition(source) : first - 1;
+  if (position === 0) return;
+  const transactionId = await transactionIdAtOrBefore(tx, position);
+  await tx.query(
+    "insert into public.webhook_cursor (name, transaction_id, position) values ('log', $1, $2)",
+    [transactionId, position],
+  );
 }
