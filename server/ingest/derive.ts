@@ -5,15 +5,19 @@ import { activityTypeOfSport, type SportType } from "../../shared/sport-types.ts
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { maxOf, timeWeightedMean } from "./averages.ts";
 import { estimateCalories } from "./calories.ts";
-import { distanceStream, endAt, scaleTo } from "./distance.ts";
+import { activityDistance } from "./activity-distance.ts";
 import { bestEffort, courseOf, splitRanges } from "./efforts.ts";
 import { elevationGain } from "./elevation.ts";
 import { channel, held, HOLD_CADENCE_S, HOLD_HEARTRATE_S, HOLD_POWER_S, interpolated, latlngStream, streamOf } from "./gaps.ts";
 import { encodePolyline, simplify, type Track } from "./geo.ts";
-import { MAX_SPEED_INTERVAL_S, movingIntervals, movingSeconds, movingThreshold } from "./moving.ts";
+import { activityMoving } from "./moving-time.ts";
+import { sportMask } from "./multisport.ts";
+import { iso, round } from "./rounding.ts";
+import { activitySpan, closeTrailingLaps } from "./span.ts";
+import { averageSpeedOf, maxSpeedOf, velocityStream } from "./speed.ts";
 import type { Terrain } from "./terrain.ts";
 import { timezoneOf } from "./timezone.ts";
-import { type DeviceLap, type DeviceLength, emptySample, IngestError, type ParsedFile, type Sample } from "./types.ts";
+import type { DeviceLap, ParsedFile, Sample } from "./types.ts";
 
 export type ActivityFacts = z.infer<typeof activityFacts>;
 type LapFacts = z.infer<typeof lapFacts>;
@@ -54,28 +58,10 @@ export const BEST_EFFORTS: readonly [string, number][] = [
 ];
 
 const RIDES: ReadonlySet<ActivityType> = new Set(["Ride", "VirtualRide", "EBikeRide"]);
-/**
- * Distance (m) a TCX device may already read at its first trackpoint (GPS settling, the metres
- * before the first point) beyond the laps it wrote without trackpoints; more has no time in the file.
- */
-const LEADING_DISTANCE_M = 50;
-/** The longest span a recording may have: 31 days (multi-day ultras and bikepacking trips fit). */
-const MAX_SPAN_MS = 31 * 86_400_000;
-/** Half-width (ms) of the window over which a recorded speed is checked against the distance. */
-const SPEED_CHECK_WINDOW_MS = 5000;
 /** Sports on water: no elevation gain. */
 const WATER_SPORTS: ReadonlySet<ActivityType> = new Set([
   "Swim", "Canoeing", "Kayaking", "Rowing", "StandUpPaddling", "Surfing", "Kitesurf", "Windsurf",
 ]);
-
-const round = (n: number, digits = 1) => {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-};
-
-function iso(ms: number): string {
-  return new Date(Math.round(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
-}
 
 function partOfDay(hour: number): string {
   if (hour >= 5 && hour < 11) return "Morning";
@@ -108,93 +94,11 @@ function estimatePower(v: number, accel: number, grade: number, mass: number): n
   return Math.max(0, Math.min(2000, p));
 }
 
-/** Laps the device wrote without any record inside them (a TCX Lap without Trackpoints). */
 /** Where a device lap ended by its own account: its end time (FIT timestamp), else start + elapsed; null when neither. */
 function ownEnd(lap: DeviceLap): number | null {
   if (lap.endTime != null && lap.endTime > lap.startTime) return lap.endTime;
   if (lap.elapsedTime !== null && lap.elapsedTime > 0) return lap.startTime + lap.elapsedTime * 1000;
   return null;
-}
-
-function lapsWithoutSamples(laps: readonly DeviceLap[], samples: readonly Sample[]): DeviceLap[] {
-  const out: DeviceLap[] = [];
-  let j = 0;
-  for (const lap of laps) {
-    if (lap.elapsedTime === null || lap.elapsedTime <= 0) continue;
-    // TCX: unrecorded only when its own Track is empty.
-    if (lap.points !== undefined) {
-      if (lap.points === 0) out.push(lap);
-      continue;
-    }
-    const end = lap.startTime + lap.elapsedTime * 1000;
-    while (j < samples.length && samples[j].time < lap.startTime) j++;
-    if (j >= samples.length || samples[j].time >= end) out.push(lap);
-  }
-  return out;
-}
-
-/**
- * TCX laps written without trackpoints after the last trackpoint (the device kept its totals only):
- * a sample at each one's end carries its distance on from the device's last reading, so the streams,
- * the splits and the laps reach the activity's end. Only where the last trackpoint has a device
- * distance to carry on from.
- */
-function closeTrailingLaps(parsed: ParsedFile): void {
-  const samples = parsed.samples;
-  if (parsed.format !== "tcx" || samples.length === 0) return;
-  let last = samples[samples.length - 1];
-  let reading: number | null = null;
-  for (let i = samples.length - 1; i >= 0 && reading === null; i--) reading = samples[i].distance;
-  if (reading === null) return;
-  for (const lap of parsed.laps) {
-    if (lap.points !== 0 || lap.elapsedTime === null || !(lap.elapsedTime > 0) || lap.startTime < last.time) continue;
-    const end = lap.startTime + lap.elapsedTime * 1000;
-    if (end <= last.time) continue;
-    reading += Math.max(0, lap.distance ?? 0);
-    const closing = emptySample(end);
-    closing.distance = reading;
-    // The lap runs from the sample before it (its own start has no sample) to this one.
-    lap.points = 1;
-    lap.firstPointTime = last.time;
-    lap.lastPointTime = end;
-    samples.push(closing);
-    last = closing;
-  }
-}
-
-/** Per interval (i − 1, i): whether its midpoint lies in a session of the given type (multisport files). */
-function sportMask(parsed: ParsedFile, type: ActivityType): Uint8Array | undefined {
-  const sessions = (parsed.sessions ?? []).filter((s) => s.sport === type);
-  if ((parsed.sessions?.length ?? 0) < 2 || sessions.length === 0) return undefined;
-  const samples = parsed.samples;
-  const mask = new Uint8Array(samples.length);
-  let k = 0;
-  for (let i = 1; i < samples.length; i++) {
-    const mid = (samples[i - 1].time + samples[i].time) / 2;
-    while (k < sessions.length && sessions[k].endTime < mid) k++;
-    mask[i] = k < sessions.length && sessions[k].startTime <= mid ? 1 : 0;
-  }
-  if (samples.length > 1) mask[0] = mask[1];
-  return mask;
-}
-
-/**
- * A multisport file: each interval's moving threshold by the sport of the session it lies in (a
- * transition's, or outside every session, as for "other" sports and the activity's own type).
- */
-function sessionThresholds(parsed: ParsedFile, type: ActivityType): Float64Array | undefined {
-  const sessions = parsed.sessions ?? [];
-  if (sessions.length < 2) return undefined;
-  const samples = parsed.samples;
-  const out = new Float64Array(samples.length).fill(movingThreshold(type));
-  let k = 0;
-  for (let i = 1; i < samples.length; i++) {
-    const mid = (samples[i - 1].time + samples[i].time) / 2;
-    while (k < sessions.length && sessions[k].endTime < mid) k++;
-    if (k < sessions.length && sessions[k].startTime <= mid) out[i] = movingThreshold(sessions[k].sport ?? "Workout");
-  }
-  if (samples.length > 1) out[0] = out[1];
-  return out;
 }
 
 /** Turns a parsed device file into every fact ActivityRecorded holds, and the streams. */
@@ -215,144 +119,16 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: 
   const mask = sportMask(parsed, type);
   const inSport = (i: number) => !mask || mask[i] === 1;
 
-  // Laps written without records still count (TCX: TotalTimeSeconds and DistanceMeters).
-  const unrecorded = lapsWithoutSamples(parsed.laps, samples);
-  // The activity runs from the moment the timer started to the moment it stopped (FIT sessions),
-  // even where the first record came later; laps written without records widen it too.
-  let startMs = Math.min(samples[0].time, parsed.timerStart ?? Infinity);
-  let endMs = Math.max(samples[n - 1].time, parsed.timerEnd ?? -Infinity);
-  for (const lap of unrecorded) {
-    startMs = Math.min(startMs, lap.startTime);
-    endMs = Math.max(endMs, lap.startTime + (lap.elapsedTime ?? 0) * 1000);
-  }
-  // A span no recording has (a broken lap or timer field: a mutated file gave 132 years) is refused
-  // as a broken file, not stored as an activity of that length.
-  if (!(endMs - startMs <= MAX_SPAN_MS)) {
-    throw new IngestError(`The file's times span ${Math.round((endMs - startMs) / 86_400_000)} days; a recording spans at most ${MAX_SPAN_MS / 86_400_000}.`);
-  }
-  // Laps before the first record are already in the device's distance at that record (as far as
-  // they go): the stream starts there. Distance the device counted before its first record without
-  // such a lap (a Fitbit export that starts mid-ride) has no time in the activity and is left out.
-  const firstDeviceDistance = parsed.format === "fit" ? 0 : samples[0].distance ?? 0;
-  const before = unrecorded.filter((l) => l.startTime < samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
-  const after = unrecorded.filter((l) => l.startTime >= samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
-  const startAt = firstDeviceDistance <= before + LEADING_DISTANCE_M ? firstDeviceDistance : Math.min(firstDeviceDistance, before);
-  const unrecordedDistance = Math.max(0, before - startAt) + after;
-  const unrecordedSeconds = unrecorded.reduce((a, l) => a + (l.timerTime ?? l.elapsedTime ?? 0), 0);
-
-  const times = new Float64Array(n);
-  const time: number[] = [];
-  for (let i = 0; i < n; i++) {
-    times[i] = samples[i].time;
-    time.push(Math.round((samples[i].time - startMs) / 1000));
-  }
+  const span = activitySpan(parsed);
+  const { startMs, endMs, times, time, elapsedTime } = span;
   const segmentStarts = parsed.segmentStarts;
-
-  // Distance: the stream, made to end at the activity's distance where the device says it.
-  const fitDistance = parsed.format === "fit" && !segmentStarts?.length;
-  const cum = distanceStream(samples, segmentStarts, { startAt, holdAfterDevice: fitDistance });
-  let lastReading = -1;
-  for (let i = n - 1; i >= 0 && fitDistance; i--) {
-    if (samples[i].distance !== null) {
-      lastReading = i;
-      break;
-    }
-  }
-  let measured = cum[n - 1] > cum[0];
-  const swimSession = (parsed.sessions ?? []).find((s) => s.poolLength !== null && s.poolLength > 0);
-  const activeLengths = (parsed.lengths ?? []).filter((l) => l.active);
-  const poolSwim = !multisport && type === "Swim" && swimSession !== undefined && activeLengths.length > 0;
-  let totalDistance: number;
-  if (poolSwim) {
-    totalDistance = activeLengths.length * (swimSession!.poolLength as number);
-    // The distance stream of a pool swim comes from its lengths (a record may carry no distance).
-    poolDistanceStream(samples, activeLengths, swimSession!.poolLength as number, cum);
-  }
-  else if (parsed.format === "fit" && parsed.deviceTotals.distance) totalDistance = parsed.deviceTotals.distance;
-  else totalDistance = cum[n - 1] + unrecordedDistance;
-  if (poolSwim) measured = cum[n - 1] > cum[0];
-  else if (measured && parsed.format === "fit" && totalDistance > 0) {
-    // The device's own readings stand; its total ends the stream (not a rescaled GPS top-up).
-    if (lastReading >= 0) endAt(cum, times, totalDistance, lastReading);
-    else scaleTo(cum, totalDistance);
-  }
-
-  // Moving. A run the athlete paused on the device: the device's timer decides (Strava honours the
-  // pause button; its speed threshold applies only to runs never paused).
-  const pausedRun = type === "Run" && !multisport && parsed.devicePaused === true;
-  const moving = movingIntervals({
-    samples, cum, pauses: parsed.pauses, segmentStarts, threshold: movingThreshold(type), measured,
-    thresholds: sessionThresholds(parsed, type),
-    lengths: poolSwim ? parsed.lengths : undefined, timerOnly: pausedRun,
-  });
-  const movSecs = movingSeconds(samples, moving);
-  const movingTime = poolSwim
-    ? Math.round(activeLengths.reduce((a, l) => a + (l.timerTime ?? l.elapsedTime), 0))
-    : pausedRun && parsed.timerTime
-    ? Math.round(parsed.timerTime)
-    : Math.round(movSecs[n - 1] + unrecordedSeconds);
-  const elapsedTime = Math.round((endMs - startMs) / 1000);
-
-  // Speeds: the device's own where it records one over a short interval, else the distance stream;
-  // smoothed over ±2 samples.
-  // A recorded speed that disagrees with the distance covered around it (over ±5 s: by more than
-  // half and 1 m/s) is a broken field, not a sprint: the distance's own speed replaces it.
-  const rawSpeed = new Float64Array(n);
-  const aroundSpeed = (i: number) => {
-    let a = i;
-    let b = i;
-    while (a > 0 && times[i] - times[a - 1] <= SPEED_CHECK_WINDOW_MS) a--;
-    while (b < n - 1 && times[b + 1] - times[i] <= SPEED_CHECK_WINDOW_MS) b++;
-    const span = (times[b] - times[a]) / 1000;
-    return span > 0 ? (cum[b] - cum[a]) / span : null;
-  };
-  const plausible = (recorded: number | null, i: number) => {
-    if (recorded === null || !measured) return recorded;
-    const around = aroundSpeed(i);
-    if (around === null) return recorded;
-    return recorded > around * 1.5 + 1 ? around : recorded;
-  };
-  for (let i = 1; i < n; i++) {
-    const dt = (times[i] - times[i - 1]) / 1000;
-    // Pool swims: the lengths' distance over time (a record's speed there is a length's or a stroke's).
-    const recorded = poolSwim ? null : plausible(samples[i].speed, i);
-    rawSpeed[i] = recorded !== null && dt <= MAX_SPEED_INTERVAL_S ? recorded : dt > 0 ? (cum[i] - cum[i - 1]) / dt : 0;
-  }
-  if (n > 1) rawSpeed[0] = (poolSwim ? null : plausible(samples[0].speed, 0)) ?? rawSpeed[1];
-  const velocity = new Array<number>(n);
-  for (let i = 0; i < n; i++) {
-    let sum = 0;
-    let count = 0;
-    for (let j = Math.max(0, i - 2); j <= Math.min(n - 1, i + 2); j++) {
-      sum += rawSpeed[j];
-      count++;
-    }
-    velocity[i] = round(sum / count, 2);
-  }
-  let maxSpeed = 0;
-  if (poolSwim) {
-    // The fastest active length (pool length over its time), as the device's session max_speed.
-    const pool = swimSession!.poolLength as number;
-    for (const l of activeLengths) {
-      const secs = l.elapsedTime > 0 ? l.elapsedTime : l.timerTime ?? 0;
-      if (secs > 0) maxSpeed = Math.max(maxSpeed, round(pool / secs, 3));
-    }
-  } else {
-    for (let i = 0; i < n; i++) if (moving[i] && inSport(i) && velocity[i] > maxSpeed) maxSpeed = velocity[i];
-  }
-  let sportDistance = totalDistance;
-  let sportMoving = movingTime;
-  if (mask) {
-    sportDistance = 0;
-    let secs = 0;
-    for (let i = 1; i < n; i++) {
-      if (!mask[i]) continue;
-      sportDistance += cum[i] - cum[i - 1];
-      secs += movSecs[i] - movSecs[i - 1];
-    }
-    sportMoving = Math.round(secs);
-  }
-  const averageSpeed = sportMoving > 0 ? sportDistance / sportMoving : elapsedTime > 0 ? sportDistance / elapsedTime : 0;
+  const distance = activityDistance(parsed, type, span);
+  const { cum, measured, totalDistance } = distance;
+  const movement = activityMoving(parsed, type, span, distance);
+  const { moving, movSecs, movingTime } = movement;
+  const velocity = velocityStream(samples, times, distance);
+  const maxSpeed = maxSpeedOf(velocity, moving, distance, mask);
+  const { sportMoving, averageSpeed } = averageSpeedOf(distance, movement, span, mask);
 
   // Elevation.
   // Nothing is climbed on water: an altimeter under water or at sea level reads noise.
@@ -677,24 +453,6 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: 
     bestEfforts,
   };
   return { facts, streams };
-}
-
-/**
- * A pool swim's distance stream from its active lengths: at the end of the k-th active length the
- * swimmer has covered k pool lengths; within a length distance grows linearly with time; rests add
- * nothing.
- */
-function poolDistanceStream(samples: readonly Sample[], active: readonly DeviceLength[], poolLength: number, cum: Float64Array): void {
-  let k = 0;
-  for (let i = 0; i < samples.length; i++) {
-    const t = samples[i].time;
-    while (k < active.length && active[k].startTime + active[k].elapsedTime * 1000 <= t) k++;
-    let value = k * poolLength;
-    if (k < active.length && active[k].startTime < t) {
-      value += poolLength * Math.min(1, (t - active[k].startTime) / (active[k].elapsedTime * 1000));
-    }
-    cum[i] = value;
-  }
 }
 
 /**

@@ -1,0 +1,112 @@
+import { type DeviceLap, emptySample, IngestError, type ParsedFile, type Sample } from "./types.ts";
+
+/**
+ * Distance (m) a TCX device may already read at its first trackpoint (GPS settling, the metres
+ * before the first point) beyond the laps it wrote without trackpoints; more has no time in the file.
+ */
+const LEADING_DISTANCE_M = 50;
+/** The longest span a recording may have: 31 days (multi-day ultras and bikepacking trips fit). */
+const MAX_SPAN_MS = 31 * 86_400_000;
+
+/** When an activity runs, and what its device laps without records add to it. */
+export interface ActivitySpan {
+  /** The timer's start and stop (ms since the epoch). */
+  startMs: number;
+  endMs: number;
+  /** Seconds from start to stop. */
+  elapsedTime: number;
+  /** Where the distance stream starts: the device's distance at its first record, as far as laps before it explain it. */
+  startAt: number;
+  /** Distance and timer seconds of the laps the device wrote without records. */
+  unrecordedDistance: number;
+  unrecordedSeconds: number;
+  /** Each sample's time (ms since the epoch), and its seconds since the start (the time stream). */
+  times: Float64Array;
+  time: number[];
+}
+
+/**
+ * TCX laps written without trackpoints after the last trackpoint (the device kept its totals only):
+ * a sample at each one's end carries its distance on from the device's last reading, so the streams,
+ * the splits and the laps reach the activity's end. Only where the last trackpoint has a device
+ * distance to carry on from.
+ */
+export function closeTrailingLaps(parsed: ParsedFile): void {
+  const samples = parsed.samples;
+  if (parsed.format !== "tcx" || samples.length === 0) return;
+  let last = samples[samples.length - 1];
+  let reading: number | null = null;
+  for (let i = samples.length - 1; i >= 0 && reading === null; i--) reading = samples[i].distance;
+  if (reading === null) return;
+  for (const lap of parsed.laps) {
+    if (lap.points !== 0 || lap.elapsedTime === null || !(lap.elapsedTime > 0) || lap.startTime < last.time) continue;
+    const end = lap.startTime + lap.elapsedTime * 1000;
+    if (end <= last.time) continue;
+    reading += Math.max(0, lap.distance ?? 0);
+    const closing = emptySample(end);
+    closing.distance = reading;
+    // The lap runs from the sample before it (its own start has no sample) to this one.
+    lap.points = 1;
+    lap.firstPointTime = last.time;
+    lap.lastPointTime = end;
+    samples.push(closing);
+    last = closing;
+  }
+}
+
+/** Laps the device wrote without any record inside them (a TCX Lap without Trackpoints). */
+function lapsWithoutSamples(laps: readonly DeviceLap[], samples: readonly Sample[]): DeviceLap[] {
+  const out: DeviceLap[] = [];
+  let j = 0;
+  for (const lap of laps) {
+    if (lap.elapsedTime === null || lap.elapsedTime <= 0) continue;
+    // TCX: unrecorded only when its own Track is empty.
+    if (lap.points !== undefined) {
+      if (lap.points === 0) out.push(lap);
+      continue;
+    }
+    const end = lap.startTime + lap.elapsedTime * 1000;
+    while (j < samples.length && samples[j].time < lap.startTime) j++;
+    if (j >= samples.length || samples[j].time >= end) out.push(lap);
+  }
+  return out;
+}
+
+/** The activity's span and sample times; refuses a span no recording has (IngestError). */
+export function activitySpan(parsed: ParsedFile): ActivitySpan {
+  const samples = parsed.samples;
+  const n = samples.length;
+  // Laps written without records still count (TCX: TotalTimeSeconds and DistanceMeters).
+  const unrecorded = lapsWithoutSamples(parsed.laps, samples);
+  // The activity runs from the moment the timer started to the moment it stopped (FIT sessions),
+  // even where the first record came later; laps written without records widen it too.
+  let startMs = Math.min(samples[0].time, parsed.timerStart ?? Infinity);
+  let endMs = Math.max(samples[n - 1].time, parsed.timerEnd ?? -Infinity);
+  for (const lap of unrecorded) {
+    startMs = Math.min(startMs, lap.startTime);
+    endMs = Math.max(endMs, lap.startTime + (lap.elapsedTime ?? 0) * 1000);
+  }
+  // A span no recording has (a broken lap or timer field: a mutated file gave 132 years) is refused
+  // as a broken file, not stored as an activity of that length.
+  if (!(endMs - startMs <= MAX_SPAN_MS)) {
+    throw new IngestError(`The file's times span ${Math.round((endMs - startMs) / 86_400_000)} days; a recording spans at most ${MAX_SPAN_MS / 86_400_000}.`);
+  }
+  // Laps before the first record are already in the device's distance at that record (as far as
+  // they go): the stream starts there. Distance the device counted before its first record without
+  // such a lap (a Fitbit export that starts mid-ride) has no time in the activity and is left out.
+  const firstDeviceDistance = parsed.format === "fit" ? 0 : samples[0].distance ?? 0;
+  const before = unrecorded.filter((l) => l.startTime < samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
+  const after = unrecorded.filter((l) => l.startTime >= samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
+  const startAt = firstDeviceDistance <= before + LEADING_DISTANCE_M ? firstDeviceDistance : Math.min(firstDeviceDistance, before);
+  const unrecordedDistance = Math.max(0, before - startAt) + after;
+  const unrecordedSeconds = unrecorded.reduce((a, l) => a + (l.timerTime ?? l.elapsedTime ?? 0), 0);
+
+  const times = new Float64Array(n);
+  const time: number[] = [];
+  for (let i = 0; i < n; i++) {
+    times[i] = samples[i].time;
+    time.push(Math.round((samples[i].time - startMs) / 1000));
+  }
+  const elapsedTime = Math.round((endMs - startMs) / 1000);
+  return { startMs, endMs, elapsedTime, startAt, unrecordedDistance, unrecordedSeconds, times, time };
+}
