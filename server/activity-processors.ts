@@ -24,8 +24,8 @@ export interface RecordedActivity {
  */
 export type ActivityProcessor = (recorded: RecordedActivity) => Promise<NewEvent[]>;
 
-/** Registered processors, run in order. Add one line per processor. */
-export const activityProcessors: ActivityProcessor[] = [
+/** The processors, run in order (server/wiring.ts lists them with the rest). Add one line per processor. */
+export const activityProcessors: readonly ActivityProcessor[] = [
   segmentEffortsProcessor,
   // Reads the efforts the line above recorded: measures segments that have no altitudes yet.
   segmentProfileProcessor,

@@ -199,13 +199,3 @@ export async function reprocess(
 ): Promise<void> {
   await decide(platform, activityId, { type: "reprocess", activityId, facts: derived.facts, efforts: derived.efforts }, actor);
 }
-
-/** A segment was cut from this activity: its efforts, with those over the new segment added. */
-export async function matchSegmentEfforts(
-  platform: Platform,
-  activityId: number,
-  efforts: Command<"matchSegment">["efforts"],
-  actor: Actor,
-): Promise<void> {
-  await decide(platform, activityId, { type: "matchSegment", activityId, efforts }, actor);
-}

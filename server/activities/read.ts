@@ -3,7 +3,7 @@ import { findGear } from "../../projections/queries/gear-with-distance.ts";
 import { fullPolyline } from "../blobs.ts";
 import { type Release, releaseOf, type Viewer, viewerAudience, type ZoneSet, zonesOfOwnersFor } from "../privacy/engine.ts";
 import type { ActivityContext } from "./extensions.ts";
-import { type ActivityRow, detailedActivityOf, hasPlace, summaryActivity } from "./represent.ts";
+import { type ActivityRow, detailedActivityOf, hasPlace, type SummaryActivity, summaryActivity } from "./represent.ts";
 
 /**
  * What activities' representations need from the database (kudos of the viewer, privacy zones,
@@ -54,7 +54,7 @@ export async function summaryActivities(rows: readonly ActivityRow[], context: A
 /** The detailed activity (resource_state 3), from the preload when the row was read with it (detail.ts). */
 export async function detailedActivity(row: ActivityRow, context: ActivityContext) {
   const pre = context.preload;
-  let summary: Record<string, unknown>;
+  let summary: SummaryActivity;
   let release: Release;
   if (pre) {
     release = releaseFor(row, context.viewer, hasPlace(row) ? pre.zones : undefined);

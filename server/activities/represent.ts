@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
+import type { z } from "zod";
 import type { ActivityRow } from "../../projections/activities/queries.ts";
 import type { ActivityFacts } from "../../projections/activities/projection.ts";
 import { type Release, releasedLocation, releasedPolyline } from "../privacy/engine.ts";
 import { metaAthlete } from "../athletes/represent.ts";
 import { type GearRow, summaryGear } from "../gear/represent.ts";
 import { photosSummary, type PhotoRow } from "../photos/represent.ts";
+import type { zDetailedActivity, zSummaryActivity } from "./schema.ts";
 
 /**
  * Activities as the API shows them, built from rows and what was read with them (pure: the reads
@@ -13,6 +15,14 @@ import { photosSummary, type PhotoRow } from "../photos/represent.ts";
  */
 
 export type { ActivityRow };
+
+/**
+ * The response schemas' shapes (server/activities/schema.ts); type and sport_type as the read model
+ * holds them (text the decider checked when it was recorded).
+ */
+type AsStored<T> = Omit<T, "type" | "sport_type"> & { type: string; sport_type: string };
+export type SummaryActivity = AsStored<z.input<typeof zSummaryActivity>>;
+export type DetailedActivity = AsStored<z.input<typeof zDetailedActivity>>;
 
 export function metaActivity(id: number) {
   return { id, resource_state: 1 };
@@ -35,7 +45,7 @@ export function hasPlace(row: ActivityRow): boolean {
 }
 
 /** Fields common to summary and detail, in the real service's order. */
-function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean) {
+function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean): SummaryActivity {
   const f = row.facts;
   const latlng = (p: [number, number] | null) => releasedLocation(release, p);
   return {
@@ -75,7 +85,7 @@ function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean) {
     athlete_count: 1,
     photo_count: row.photo_count,
     total_photo_count: row.total_photo_count,
-    map: { id: `a${row.id}`, summary_polyline: releasedPolyline(release, f.summaryPolyline), resource_state: 2 } as Record<string, unknown>,
+    map: { id: `a${row.id}`, summary_polyline: releasedPolyline(release, f.summaryPolyline), resource_state: 2 },
     trainer: row.trainer,
     commute: row.commute,
     manual: row.manual,
@@ -113,8 +123,8 @@ export function summaryActivity(
   release: Release,
   hasKudoed: boolean,
   extras: readonly Record<string, unknown>[],
-): Record<string, unknown> {
-  const summary: Record<string, unknown> = baseActivity(row, release, hasKudoed);
+): SummaryActivity {
+  const summary = baseActivity(row, release, hasKudoed);
   for (const extra of extras) Object.assign(summary, extra);
   return summary;
 }
@@ -221,13 +231,13 @@ export interface ActivityDetailReads {
  */
 export function detailedActivityOf(
   row: ActivityRow,
-  summary: Record<string, unknown>,
+  summary: SummaryActivity,
   release: Release,
   reads: ActivityDetailReads,
   extras: readonly Record<string, unknown>[],
-): Record<string, unknown> {
+): DetailedActivity {
   const f = row.facts;
-  const detail: Record<string, unknown> = {
+  const detail: DetailedActivity = {
     ...summary,
     resource_state: 3,
     map: {
