@@ -21,7 +21,7 @@ import { zAthleteProfile, zFeedActivities, zSummaryAthlete } from "./feed-schema
 import type { Platform } from "../platform.ts";
 import { viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { athleteFor } from "./represent.ts";
-import { feedActivities } from "../clubs/activity-represent.ts";
+import { feedActivities } from "../clubs/feed-activities.ts";
 
 /**
  * Extensions for the web app's athlete pages and feed (docs/web-app.md, "Extension endpoints"):

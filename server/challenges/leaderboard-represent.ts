@@ -1,11 +1,13 @@
+import type { z } from "zod";
 import { athleteAvatarUrl } from "../avatars/url.ts";
+import type { zChallengeLeaderboardList } from "./schema.ts";
 import type { RankedEntry } from "../../projections/challenges/queries.ts";
 
 /** Entries shown before and after the requester on the first page (spec: Limits). */
 export const CHALLENGE_LEADERBOARD_CONTEXT = 2;
 
 /** Leaderboard entries as the spec lists them (rank, overall_rank, athlete_id, athlete_name, …). */
-export function challengeLeaderboard(ranked: readonly RankedEntry[]) {
+export function challengeLeaderboard(ranked: readonly RankedEntry[]): z.input<typeof zChallengeLeaderboardList> {
   return ranked.map(({ row, rank, overall }) => ({
     rank,
     overall_rank: overall,

@@ -1,9 +1,11 @@
+import type { z } from "zod";
 import type { ChallengeRow } from "../../projections/challenges/queries.ts";
+import type { zDetailedChallenge, zSummaryChallenge } from "./schema.ts";
 
 export type { ChallengeRow };
 
 /** Summary challenge (resource_state 2): every field but the detail-only texts. */
-export function summaryChallenge(row: ChallengeRow) {
+export function summaryChallenge(row: ChallengeRow): z.input<typeof zSummaryChallenge> {
   return {
     id: Number(row.id),
     resource_state: 2,
@@ -34,7 +36,7 @@ export function summaryChallenge(row: ChallengeRow) {
 }
 
 /** Detailed challenge (resource_state 3): the summary plus description, mobile_description, additional_info, rules, prizes. */
-export function detailedChallenge(row: ChallengeRow) {
+export function detailedChallenge(row: ChallengeRow): z.input<typeof zDetailedChallenge> {
   return {
     ...summaryChallenge(row),
     resource_state: 3,

@@ -1,5 +1,7 @@
+import type { z } from "zod";
 import { clubAvatarUrl } from "../avatars/url.ts";
-import { clubSportFields } from "./sport.ts";
+import type { zDetailedClub, zSummaryClub } from "./schema.ts";
+import { clubSportFields, clubSportType } from "./sport.ts";
 import type { ClubRow, MembershipFields } from "../../projections/clubs/queries.ts";
 
 export type { ClubRow, MembershipFields };
@@ -10,7 +12,7 @@ export function metaClub(row: Pick<ClubRow, "id" | "name">) {
 }
 
 /** Summary club (resource_state 2), the spec's "summary" column. */
-export function summaryClub(row: ClubRow) {
+export function summaryClub(row: ClubRow): z.input<typeof zSummaryClub> {
   return {
     id: Number(row.id),
     resource_state: 2,
@@ -20,7 +22,7 @@ export function summaryClub(row: ClubRow) {
     cover_photo: null,
     cover_photo_small: null,
     ...clubSportFields(row.sport_type),
-    sport_type: row.sport_type,
+    sport_type: clubSportType(row.sport_type),
     city: row.city,
     state: row.state,
     country: row.country,
@@ -33,7 +35,7 @@ export function summaryClub(row: ClubRow) {
 }
 
 /** Detailed club (resource_state 3) with the requester's membership fields. */
-export function detailedClub(row: ClubRow, requester: MembershipFields, followingCount: number) {
+export function detailedClub(row: ClubRow, requester: MembershipFields, followingCount: number): z.input<typeof zDetailedClub> {
   return {
     ...summaryClub(row),
     resource_state: 3,

@@ -17,7 +17,7 @@ import { findAthlete, findAthletes } from "../../projections/athletes/queries.ts
 import { clubsOfAthlete, findClub, type MembershipFields, membershipOf } from "../../projections/clubs/queries.ts";
 import { clubFeedActivityIds } from "../../projections/queries/club-feed.ts";
 import { clubAdmins, clubMembers, followingCount, type MemberRow } from "../../projections/queries/club-members.ts";
-import { clubActivities } from "./activity-represent.ts";
+import { clubActivities } from "./feed-activities.ts";
 import { detailedClub, summaryClub } from "./represent.ts";
 import { viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { athleteDetailExtensions } from "../athletes/routes.ts";

@@ -1,4 +1,5 @@
 import type { ActivityType } from "../../shared/activity-types.ts";
+import { CLUB_SPORT_TYPES } from "../../events/club/events.ts";
 
 /**
  * Strava's newer club fields, from the club's sport_type (cycling, running, triathlon, other):
@@ -24,6 +25,11 @@ const CLUB_SPORTS: Record<string, { activity_types: ActivityType[]; activity_typ
     localized_sport_type: "Triathlon",
   },
 };
+
+/** The read model's sport_type as the spec's enum (ClubCreated allows only these; anything else reads as "other"). */
+export function clubSportType(sportType: string): (typeof CLUB_SPORT_TYPES)[number] {
+  return CLUB_SPORT_TYPES.find((t) => t === sportType) ?? "other";
+}
 
 export function clubSportFields(sportType: string) {
   return CLUB_SPORTS[sportType] ?? { activity_types: [], activity_types_icon: "sports_multi_normal", localized_sport_type: "Other" };

@@ -1,9 +1,11 @@
+import type { z } from "zod";
 import type { GearRow } from "../../projections/queries/gear-with-distance.ts";
+import type { zDetailedGear, zSummaryGear } from "./schema.ts";
 
 export type { GearRow };
 
 /** The spec's gear summary (id, primary, name, distance, resource_state 2) plus the real service's extras. */
-export function summaryGear(row: GearRow) {
+export function summaryGear(row: GearRow): z.input<typeof zSummaryGear> {
   const distance = Number(row.distance);
   return {
     id: row.id,
@@ -18,7 +20,7 @@ export function summaryGear(row: GearRow) {
 }
 
 /** Detailed gear (resource_state 3, reference §4.3); bikes add frame_type and weight. */
-export function detailedGear(row: GearRow) {
+export function detailedGear(row: GearRow): z.input<typeof zDetailedGear> {
   const base = {
     ...summaryGear(row),
     resource_state: 3,

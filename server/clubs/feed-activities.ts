@@ -4,9 +4,9 @@ import { athleteFor } from "../athletes/represent.ts";
 import { findAthletes } from "../../projections/athletes/queries.ts";
 
 /**
- * Feed activities: the Activities family's summary representation (resource_state 2, the
- * detail-only attributes absent, the same privacy rules) for the given ids in the given order,
- * plus `guid` ("activity-<id>"); `athlete` as the real service shows it in club feeds:
+ * Feed activities (read, then represented: so not a represent.ts): the Activities family's summary
+ * representation (resource_state 2, the detail-only attributes absent, the same privacy rules) for
+ * the given ids in the given order, plus `guid` ("activity-<id>"); `athlete` as the real service shows it in club feeds:
  * `{resource_state: 2, firstname, lastname: "<initial>."}`, no id (see athleteFor). The web app's
  * following feed (server/athletes/feed-routes.ts) builds on it.
  */
