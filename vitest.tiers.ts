@@ -9,7 +9,8 @@ export const slowFolders = ["tests/browser", "tests/postgres", "tests/proof", "t
 
 export const slowFiles = [
   // tests/unit files that took 3 s or more each (--reporter=json, 26 Nov 2026, shared 2-core machine). Next in line:
-  // architecture.test.ts (~9 s of CPU building one TypeScript program), left in the unit tier: the check a layout change needs first
+  // architecture.test.ts (~9 s of CPU building one TypeScript program), left in the unit tier as the check a layout
+  // change needs first.
   "tests/unit/store.test.ts",
   "tests/unit/effort-board-counts.test.ts",
   "tests/unit/derive-pool.test.ts",
