@@ -6,16 +6,9 @@ import { requestActor } from "../actor.ts";
 import { zBool, zFloat, zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { athleteFor } from "./represent.ts";
+import { athleteDetailExtras } from "./detail-extras.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import { zAthlete, zDetailedAthlete } from "./schema.ts";
-
-/** Extra parts of the detailed athlete contributed by other resource families (clubs, gear, follows). */
-export type AthleteDetailExtension = (
-  db: import("../../events/db/types.ts").Queryable,
-  athleteId: number,
-) => Promise<Record<string, unknown>>;
-
-export const athleteDetailExtensions: AthleteDetailExtension[] = [];
 
 const updateBody = z.object({
   weight: zFloat.pipe(z.number().gt(0).lt(500)).optional(),
@@ -44,9 +37,7 @@ export const athleteRoutes = [
     async handler({ platform, auth }) {
       const row = await findAthlete(platform.db, auth.athleteId);
       if (!row) throw notFound("Athlete");
-      const extras: Record<string, unknown> = {};
-      for (const extend of athleteDetailExtensions) Object.assign(extras, await extend(platform.db, auth.athleteId));
-      return athleteFor(row, auth, { form: "detailed", extras });
+      return athleteFor(row, auth, { form: "detailed", extras: await athleteDetailExtras(platform.db, auth.athleteId) });
     },
   }),
   defineRoute({
@@ -70,9 +61,7 @@ export const athleteRoutes = [
       }, { ...requestActor(auth, requestId), source: "api" });
       const row = await findAthlete(platform.db, auth.athleteId);
       if (!row) throw notFound("Athlete");
-      const extras: Record<string, unknown> = {};
-      for (const extend of athleteDetailExtensions) Object.assign(extras, await extend(platform.db, auth.athleteId));
-      return athleteFor(row, auth, { form: "detailed", extras });
+      return athleteFor(row, auth, { form: "detailed", extras: await athleteDetailExtras(platform.db, auth.athleteId) });
     },
   }),
   defineRoute({
@@ -88,9 +77,7 @@ export const athleteRoutes = [
       const row = await findAthlete(platform.db, params.id);
       if (!row) throw notFound("Athlete");
       if (Number(row.id) === auth.athleteId) {
-        const extras: Record<string, unknown> = {};
-        for (const extend of athleteDetailExtensions) Object.assign(extras, await extend(platform.db, auth.athleteId));
-        return athleteFor(row, auth, { form: "detailed", extras });
+        return athleteFor(row, auth, { form: "detailed", extras: await athleteDetailExtras(platform.db, auth.athleteId) });
       }
       return athleteFor(row, auth, { form: "summary" });
     },

@@ -9,7 +9,7 @@ import { CLUB_DESCRIPTION_MAX, CLUB_NAME_MAX, CLUB_PLACE_MAX } from "../../event
 import { CLUB_SPORT_TYPES, CLUB_TYPES } from "../../events/club/events.ts";
 import type { Auth } from "../http/auth.ts";
 import { badRequest, notFound } from "../http/errors.ts";
-import { paging, zBool, zEpoch, zInt, zNumId, zPaging } from "../http/input.ts";
+import { paging, zBool, zEpoch, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import type { Platform } from "../platform.ts";
 import { athleteFor } from "../athletes/represent.ts";
@@ -20,7 +20,6 @@ import { clubAdmins, clubMembers, followingCount, type MemberRow } from "../../p
 import { clubActivities } from "./feed-activities.ts";
 import { detailedClub, summaryClub } from "./represent.ts";
 import { viewerOf, visibleActivities } from "../privacy/engine.ts";
-import { athleteDetailExtensions } from "../athletes/routes.ts";
 import { zClubActivityList } from "../activities/schema.ts";
 import { zClubAthlete, zClubAthleteList } from "../athletes/schema.ts";
 import { zDetailedClub, zMembership, zSummaryClubList } from "./schema.ts";
@@ -123,16 +122,6 @@ async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: {
   const context = activityContext(platform, auth);
   return clubActivities(ids, { ...context, viewer: viewerOf(auth)! });
 }
-
-/** The detailed athlete's `clubs`: summary clubs with the athlete's membership fields. */
-athleteDetailExtensions.push(async (db, athleteId) => ({
-  clubs: (await clubsOfAthlete(db, athleteId)).map((c) => ({
-    ...summaryClub(c),
-    membership: "member",
-    admin: c.admin,
-    owner: c.owner,
-  })),
-}));
 
 export const clubRoutes = [
   defineRoute({

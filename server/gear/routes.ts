@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { notFound } from "../http/errors.ts";
 import { defineRoute } from "../http/route.ts";
-import { findGear, gearOfAthlete } from "../../projections/queries/gear-with-distance.ts";
-import { detailedGear, summaryGear } from "./represent.ts";
-import { type AthleteDetailExtension, athleteDetailExtensions } from "../athletes/routes.ts";
-import { zDetailedGear } from "../response-schemas.ts";
+import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import { detailedGear } from "./represent.ts";
+import { zDetailedGear } from "./schema.ts";
 
 export const gearRoutes = [
   defineRoute({
@@ -23,14 +22,3 @@ export const gearRoutes = [
     },
   }),
 ];
-
-/** bikes and shoes of the detailed athlete. */
-export const gearAthleteExtension: AthleteDetailExtension = async (db, athleteId) => {
-  const gear = await gearOfAthlete(db, athleteId);
-  return {
-    bikes: gear.filter((g) => g.kind === "bike").map(summaryGear),
-    shoes: gear.filter((g) => g.kind === "shoe").map(summaryGear),
-  };
-};
-
-athleteDetailExtensions.push(gearAthleteExtension);
