@@ -3,7 +3,6 @@ import { UPLOAD_ACTIVITY_TYPES, activityTypeOf, type ActivityType } from "../../
 import { requestActor } from "../actor.ts";
 import { notFound } from "../http/errors.ts";
 import { zBool, zNumId } from "../http/input.ts";
-import { athleteDefaults } from "../athletes/commands.ts";
 import { SpooledFile } from "../http/multipart.ts";
 import { defineRoute } from "../http/route.ts";
 import { dataTypeOf, type DataType } from "../ingest/decode.ts";
@@ -72,7 +71,7 @@ export const uploadRoutes = [
         sportType: body.sport_type ?? null,
         name: body.name?.trim() || null,
         description: body.description ?? null,
-        private: body.private ?? (await athleteDefaults(platform.db, auth.athleteId)).private,
+        private: body.private,
         trainer: body.trainer ?? false,
         commute: body.commute ?? false,
         externalId: body.external_id?.trim() || null,

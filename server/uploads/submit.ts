@@ -2,6 +2,7 @@ import type { ActivityType } from "../../shared/activity-types.ts";
 import type { SportType } from "../../shared/sport-types.ts";
 import { UPLOAD_STATUS, type UploadStatusBody } from "../../shared/upload-status.ts";
 import type { Actor } from "../actor.ts";
+import { athleteDefaults } from "../athletes/commands.ts";
 import { putBlob, putBlobFromFile } from "../blobs.ts";
 import { ApiError } from "../http/errors.ts";
 import { nextId } from "../ids.ts";
@@ -28,7 +29,8 @@ export interface UploadSubmission {
   activityTypeWins?: boolean;
   name: string | null;
   description: string | null;
-  private: boolean;
+  /** Default: the athlete's default privacy for new activities. */
+  private?: boolean;
   trainer: boolean;
   commute: boolean;
   externalId: string | null;
@@ -94,7 +96,7 @@ export async function submitUpload(platform: Platform, input: UploadSubmission, 
     ...(input.activityTypeWins && input.activityType ? { activityTypeWins: true } : {}),
     name: input.name,
     description: input.description,
-    private: input.private,
+    private: input.private ?? (await athleteDefaults(platform.db, input.athleteId)).private,
     trainer: input.trainer,
     commute: input.commute,
   }, actor);
