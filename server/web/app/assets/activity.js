@@ -1,5 +1,5 @@
 // One activity: map, charts with a cursor linked to the map, stats, splits, laps, efforts, social, edit.
-import { api, config, dateText, distanceText, distanceUnit, duration, h, imperial, isPaceSport, isStepSport, isSwim, km, kudosText, localDateText, meters, paceMeters, paceUnit, readableName, ready, showFailure, speedText, speedUnit } from "./app.js";
+import { api, config, dateText, distanceText, distanceUnit, duration, h, imperial, isPaceSport, isStepSport, isSwim, km, kudosText, localDateText, meters, paceMeters, paceUnit, readableName, ready, showFailure, speedText, speedUnit, YARD } from "./app.js";
 import { baseMap } from "./map.js";
 
 const id = config.activityId;
@@ -45,16 +45,21 @@ function makeRouteButton(a) {
   return button;
 }
 
+/** Whether the activity covered a distance (an indoor rowing or trainer file may record none). */
+const hasDistance = (a) => (a?.distance ?? 0) > 0;
+
 function summary(a) {
   const pace = isPaceSport(a.type);
+  // No distance recorded: no "0.00 km" and no speed of "—", as Strava shows such an activity.
+  const moved = hasDistance(a);
   return h("section", { class: "card", "aria-label": "Summary" },
     h("dl", { class: "stats", id: "summary" },
-      stat("Distance", distanceText(a.distance, a.type)),
+      moved ? stat("Distance", distanceText(a.distance, a.type)) : null,
       stat("Moving time", duration(a.moving_time)),
       stat("Elapsed time", duration(a.elapsed_time)),
       stat("Elevation gain", meters(a.total_elevation_gain)),
-      stat(pace ? "Avg pace" : "Avg speed", speedText(a.average_speed, a.type)),
-      stat(pace ? "Best pace" : "Max speed", speedText(a.max_speed, a.type)),
+      moved ? stat(pace ? "Avg pace" : "Avg speed", speedText(a.average_speed, a.type)) : null,
+      moved ? stat(pace ? "Best pace" : "Max speed", speedText(a.max_speed, a.type)) : null,
       a.has_heartrate || a.average_heartrate ? stat("Avg heart rate", `${Math.round(a.average_heartrate)} bpm`) : null,
       a.average_watts ? stat(a.device_watts === false ? "Avg power (estimated)" : "Avg power", `${Math.round(a.average_watts)} W`) : null,
       a.average_cadence ? stat("Avg cadence", cadenceText(a.average_cadence, a.type)) : null,
@@ -100,7 +105,7 @@ function tables(a) {
     table(imperial ? "Splits (mi)" : "Splits (km)", [imperial ? "Mile" : "Km", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Elev"],
       ((imperial ? a.splits_standard : a.splits_metric) ?? []).map((s) => [String(s.split), km(s.distance), duration(s.moving_time), speedText(s.average_speed, type), meters(s.elevation_difference)]), "splits"),
     table("Laps", ["Lap", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Avg HR"],
-      (a.laps ?? []).map((l) => [String(l.lap_index ?? l.name), distanceText(l.distance, type), duration(l.moving_time), speedText(l.average_speed, type), l.average_heartrate ? `${Math.round(l.average_heartrate)}` : "—"]), "laps"),
+      (a.laps ?? []).map((l) => [String(l.lap_index ?? l.name), l.distance ? distanceText(l.distance, type) : "—", duration(l.moving_time), speedText(l.average_speed, type), l.average_heartrate ? `${Math.round(l.average_heartrate)}` : "—"]), "laps"),
     table("Segment efforts", ["Segment", "Time", "Distance", "Achievements"],
       (a.segment_efforts ?? []).map((e) => [h("a", { href: `/segments/${e.segment?.id}` }, e.name ?? e.segment?.name ?? "Segment"), duration(e.elapsed_time), km(e.distance), achievements(e)]), "efforts"),
     table("Best efforts", ["Distance", "Time", "Achievements"],
@@ -149,7 +154,10 @@ function drawCharts(s) {
   for (const p of plots) p.destroy();
   plots = [];
   box.replaceChildren();
-  const x = xMode === "distance" ? (s.distance ?? []).map((d) => d / distanceUnit.meters) : (s.time ?? []).map((t) => t / 60);
+  // Swims over distance in metres (yards for an imperial athlete), other sports in km (miles).
+  const swim = isSwim(activity.type);
+  const xUnit = swim ? (imperial ? { meters: YARD, name: "yd", digits: 0 } : { meters: 1, name: "m", digits: 0 }) : { ...distanceUnit, digits: 2 };
+  const x = xMode === "distance" ? (s.distance ?? []).map((d) => d / xUnit.meters) : (s.time ?? []).map((t) => t / 60);
   if (!x.length) {
     box.closest("section").hidden = true;
     return;
@@ -159,6 +167,11 @@ function drawCharts(s) {
   for (const chart of CHARTS) {
     const data = s[chart.key];
     if (!data || !data.some((v) => v !== null && v !== 0)) continue;
+    // A flat elevation (an indoor activity's constant barometer reading) is no profile.
+    if (chart.key === "altitude" && !s.latlng?.length) {
+      const known = data.filter((v) => v !== null);
+      if (Math.max(...known) - Math.min(...known) < 1) continue;
+    }
     let values = data, label = chart.label;
     if (chart.key === "velocity_smooth") {
       const unit = paceMeters(activity.type), slow = isSwim(activity.type) ? 0.2 : 0.5;
@@ -183,11 +196,11 @@ function drawCharts(s) {
       cursor: { sync: { key: "activity" }, drag: { x: false, y: false } },
       scales: { x: { time: false }, y: pace && chart.key === "velocity_smooth" ? { dir: -1 } : {} },
       axes: [
-        { label: chart === CHARTS[CHARTS.length - 1] ? undefined : undefined, values: (u, v) => v.map((n) => xMode === "distance" ? `${n} ${distanceUnit.name}` : `${n} min`) },
+        { label: chart === CHARTS[CHARTS.length - 1] ? undefined : undefined, values: (u, v) => v.map((n) => xMode === "distance" ? `${n} ${xUnit.name}` : `${n} min`) },
         { size: 50 },
       ],
       series: [
-        { label: xMode === "distance" ? distanceUnit.name : "min", value: (u, v) => v === null ? "—" : v.toFixed(2) },
+        { label: xMode === "distance" ? xUnit.name : "min", value: (u, v) => v === null ? "—" : v.toFixed(xMode === "distance" ? xUnit.digits : 2) },
         { label, stroke: chart.color, fill: chart.fill, width: 1.5, points: { show: false }, value: (u, v) => v === null ? "—" : pace && chart.key === "velocity_smooth" ? duration(v * 60) : v.toFixed(chart.key === "altitude" ? 0 : 1) },
       ],
       hooks: { setCursor: [(u) => moveMarker(u.cursor.idx)] },
@@ -358,10 +371,16 @@ async function main() {
   ]);
   activity = a, streams = s;
   document.title = `${a.name} · Fitness Platform`;
-  const toggle = h("div", { class: "charts-bar", role: "group", "aria-label": "Chart axis" },
-    h("span", { class: "muted" }, "Charts over"),
-    h("label", { class: "check" }, h("input", { type: "radio", name: "x", value: "distance", checked: true }), "distance"),
-    h("label", { class: "check" }, h("input", { type: "radio", name: "x", value: "time" }), "time"));
+  // No distance recorded (indoor rowing, a trainer without speed): the charts are over time only
+  // (over distance, every sample sat at 0 on an axis of 0-100 km).
+  const overDistance = hasDistance(a) && (s.distance ?? []).some((d) => d > 0);
+  xMode = overDistance ? "distance" : "time";
+  const toggle = overDistance
+    ? h("div", { class: "charts-bar", role: "group", "aria-label": "Chart axis" },
+      h("span", { class: "muted" }, "Charts over"),
+      h("label", { class: "check" }, h("input", { type: "radio", name: "x", value: "distance", checked: true }), "distance"),
+      h("label", { class: "check" }, h("input", { type: "radio", name: "x", value: "time" }), "time"))
+    : h("div", { class: "charts-bar" }, h("span", { class: "muted" }, "Charts over time (no distance recorded)"));
   const edit = a.athlete?.id === config.athlete.id ? await editForm(a) : null;
   root.replaceChildren(...[
     h("div", { id: "head" }, header(a)),

@@ -140,24 +140,31 @@ export function duration(s) {
 
 /** An elevation (or height): metres, or feet for an imperial athlete. */
 export const meters = (m) => (imperial ? `${Math.round((m ?? 0) * 3.28084).toLocaleString("en")} ft` : metres(m));
-/** Always metres (swims: pools are measured in metres). */
+/** Always metres. */
 export const metres = (m) => `${Math.round(m ?? 0).toLocaleString("en")} m`;
+/** Metres in a yard. */
+export const YARD = 0.9144;
+/** A swim's distance: metres, or yards for an imperial athlete (as Strava shows swims). */
+export const swimDistance = (m) => (imperial ? `${Math.round((m ?? 0) / YARD).toLocaleString("en")} yd` : metres(m));
 
-/** Swims are measured in metres and paced per 100 m. */
+/** Swims are measured in metres (yards for an imperial athlete) and paced per 100 m (100 yd). */
 export const isSwim = (type) => /Swim/.test(type ?? "");
 
-/** A distance in the sport's unit: metres for swims, kilometres otherwise. */
-export const distanceText = (m, type) => (isSwim(type) ? metres(m) : km(m ?? 0));
+/** A distance in the sport's unit: metres (or yards) for swims, kilometres (or miles) otherwise. */
+export const distanceText = (m, type) => (isSwim(type) ? swimDistance(m) : km(m ?? 0));
 
-/** Pace for runs, walks and hikes (min/km) and swims (min/100 m), speed (km/h) otherwise. */
+/** Rowing (on water or indoors) is paced per 500 m, as rowers and Strava do, in either units. */
+export const isRow = (type) => /Row/.test(type ?? "");
+
+/** Pace for runs, walks and hikes (min/km), swims (min/100 m) and rowing (min/500 m), speed (km/h) otherwise. */
 export function isPaceSport(type) {
-  return /Run|Walk|Hike|Swim/.test(type ?? "");
+  return /Run|Walk|Hike|Swim|Row/.test(type ?? "");
 }
 
-/** Metres per pace unit: 100 for swims, a km (or a mile for an imperial athlete) otherwise. */
-export const paceMeters = (type) => (isSwim(type) ? 100 : distanceUnit.meters);
-/** The pace unit's name: "100 m", "km" or "mi". */
-export const paceUnit = (type) => (isSwim(type) ? "100 m" : distanceUnit.name);
+/** Metres per pace unit: 100 m (100 yd for an imperial athlete) for swims, 500 m for rowing, a km (or a mile) otherwise. */
+export const paceMeters = (type) => (isSwim(type) ? (imperial ? 100 * YARD : 100) : isRow(type) ? 500 : distanceUnit.meters);
+/** The pace unit's name: "100 m", "100 yd", "500 m", "km" or "mi". */
+export const paceUnit = (type) => (isSwim(type) ? (imperial ? "100 yd" : "100 m") : isRow(type) ? "500 m" : distanceUnit.name);
 /** Metres per second in km/h (or mi/h), and the unit's name. */
 export const speedUnit = imperial ? { perMps: 3600 / MILE, name: "mi/h" } : { perMps: 3.6, name: "km/h" };
 
@@ -290,10 +297,11 @@ export function activityEntry(a, { showAthlete = true } = {}) {
       h("p", { class: "meta" }, `${readableName(a.sport_type ?? a.type)} · ${when}${a.private ? " · Only you" : ""}`),
       h("h2", {}, h("a", { href: `/activities/${a.id}` }, a.name || "Untitled activity")),
       h("dl", { class: "stats" },
-        h("div", {}, h("dt", {}, "Distance"), h("dd", {}, distanceText(a.distance, a.type))),
+        // No distance recorded (indoor rowing, a trainer without speed): neither "0.00 km" nor an empty pace.
+        a.distance ? h("div", {}, h("dt", {}, "Distance"), h("dd", {}, distanceText(a.distance, a.type))) : null,
         h("div", {}, h("dt", {}, "Time"), h("dd", {}, duration(a.moving_time))),
         h("div", {}, h("dt", {}, "Elevation"), h("dd", {}, meters(a.total_elevation_gain))),
-        h("div", {}, h("dt", {}, isPaceSport(a.type) ? "Pace" : "Speed"), h("dd", {}, speedText(a.average_speed, a.type))),
+        a.distance ? h("div", {}, h("dt", {}, isPaceSport(a.type) ? "Pace" : "Speed"), h("dd", {}, speedText(a.average_speed, a.type))) : null,
       ),
       a.kudos_count || a.comment_count
         ? h("p", { class: "meta" }, `${kudosText(a.kudos_count)} · ${a.comment_count} ${a.comment_count === 1 ? "comment" : "comments"}`)

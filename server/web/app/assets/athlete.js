@@ -1,5 +1,5 @@
 // An athlete's profile: picture, name, location, follow / unfollow, totals, recent activities.
-import { activityEntry, api, avatarSrc, config, duration, fullName, h, infiniteList, km, ready, showFailure } from "./app.js";
+import { activityEntry, api, avatarSrc, config, distanceText, duration, fullName, h, infiniteList, km, ready, showFailure } from "./app.js";
 
 const id = config.athleteId;
 const self = id === config.athlete?.id;
@@ -67,7 +67,7 @@ function totalsTable(stats) {
         rows.length
           ? rows.map(([name, g]) => {
             const t = stats[`${p}_${g}_totals`];
-            return h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, String(t.count)), h("td", {}, km(t.distance)), h("td", {}, duration(t.moving_time)));
+            return h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, String(t.count)), h("td", {}, g === "swim" ? distanceText(t.distance, "Swim") : km(t.distance)), h("td", {}, duration(t.moving_time)));
           })
           : h("tr", {}, h("td", { colspan: 4, class: "muted" }, "None")));
     }));

@@ -1,7 +1,7 @@
 // Personal records: the runs' best efforts (400 m … marathon) and the rides' power curve (5 s … 1 h),
 // each linked to its activity with the date it was set (GET /v3/athletes/:id/records, an extension).
 // Another athlete's records count only the activities the viewer may see.
-import { api, duration, h, ready, showFailure, svg } from "./app.js";
+import { api, duration, h, paceMeters, paceUnit, ready, showFailure, svg } from "./app.js";
 import { athleteId, chartWidth, pageHead, self } from "./training-common.js";
 
 const root = document.getElementById("records");
@@ -21,7 +21,7 @@ function runTable(efforts) {
     h("tbody", {}, efforts.map((e) => h("tr", { dataset: { effort: e.name, activity: e.activity.id } },
       h("th", { scope: "row" }, DISTANCE_NAMES[e.name] ?? e.name),
       h("td", {}, duration(e.elapsed_time)),
-      h("td", {}, `${duration((1000 * e.elapsed_time) / e.distance)} /km`),
+      h("td", {}, `${duration((paceMeters("Run") * e.elapsed_time) / e.distance)} /${paceUnit("Run")}`),
       h("td", {}, link(e.activity)),
       h("td", {}, dayText(e.start_date_local)))))));
 }

@@ -17,7 +17,7 @@ function profile(me) {
     h("div", {}, h("label", { for: "units" }, "Units"),
       h("select", { id: "units" },
         h("option", { value: "meters", selected: me.measurement_preference !== "feet" }, "Metric (km, m, km/h, min/km)"),
-        h("option", { value: "feet", selected: me.measurement_preference === "feet" }, "Imperial (mi, ft, mi/h, min/mi)"))),
+        h("option", { value: "feet", selected: me.measurement_preference === "feet" }, "Imperial (mi, ft, mi/h, min/mi; swims in yd)"))),
     h("label", { class: "check" }, h("input", { type: "checkbox", id: "default-private", checked: !!(me.default_private ?? config.defaults?.private) }), "New uploads are private (only me)"),
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Save"), status),
   );
