@@ -9,7 +9,7 @@ import { apiConventions, faultResponse, jsonResponse } from "./http/conventions.
 import { ApiError } from "./http/errors.ts";
 import { mountRoutes } from "./http/mount.ts";
 import { openApiDocument } from "./http/openapi.ts";
-import { mountDocs } from "./web/docs.ts";
+import { docsPages } from "./web/docs.ts";
 import { RateLimiter, type RequestLimiter } from "./http/rate-limit.ts";
 import { SharedRateLimiter } from "./http/shared-rate-limit.ts";
 import { securityHeaders } from "./http/security-headers.ts";
@@ -21,7 +21,7 @@ import { foreground } from "./event-loop-turn.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { mountMetrics } from "./ops/metrics-endpoint.ts";
 import { requestLog } from "./ops/request-log.ts";
-import { webMounts } from "./web/index.ts";
+import { mountWebPages } from "./web/index.ts";
 import { notFoundPage } from "./web/app/index.ts";
 
 const DOMAIN_STATUS: Record<DomainError["kind"], [number, string]> = {
@@ -136,11 +136,11 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
   // Generated once: the routes and the public URL do not change while the server runs.
   let openApi: Record<string, unknown> | undefined;
   app.get("/v3/openapi.json", (c) => jsonResponse(c, openApi ??= openApiDocument(routes, `${platform.config.publicUrl}`)));
-  mountDocs(app, platform, routes);
+  app.route("/docs", docsPages(platform, routes));
   mountHealth(app, platform, lifecycle);
   mountMetrics(app, metrics, platform.config.metricsToken);
 
   mountRoutes(app, platform, routes);
-  for (const mount of webMounts) mount(app, platform);
+  mountWebPages(app, platform);
   return { app, routes, lifecycle, metrics };
 }

@@ -1,4 +1,4 @@
-import type { Context, Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { DomainError } from "../../events/decider.ts";
 import { changePassword, eraseAccount, signOutEverywhere } from "../accounts/commands.ts";
 import { webActor } from "../actor.ts";
@@ -75,72 +75,84 @@ function throttled(c: Context, platform: Platform, email: string): number {
   return signInThrottle(platform).waitFor(clientAddress(c), email);
 }
 
-export function mountAccountControlPages(app: Hono, platform: Platform): void {
-  app.get("/settings/account", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    return w.render("Account", <AccountPage csrf={w.csrf} flash={w.takeFlash()} />);
-  });
+/** GET /settings/account. */
+async function accountPage(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  return w.render("Account", <AccountPage csrf={w.csrf} flash={w.takeFlash()} />);
+}
 
-  app.post("/settings/password", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    const form = await formOf(c);
-    const refused = await csrfRefused(w, form);
-    if (refused) return refused;
-    const wait = throttled(c, platform, w.athlete.email);
-    if (wait > 0) {
-      c.header("retry-after", String(Math.ceil(wait / 1000)));
-      return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "password", message: "Too many wrong passwords. Try again later." }} />, 429);
-    }
-    try {
-      const ended = await changePassword(platform, w.athlete.id, {
-        current: form.current_password ?? "",
-        next: form.new_password ?? "",
-      }, sessionIdHash(c), webActor(w.athlete.id));
-      signInThrottle(platform).succeeded(clientAddress(c), w.athlete.email);
-      w.leaveFlash(`Password changed. ${ended.sessions} other session(s) signed out.`);
-      return c.redirect("/settings/account", 303);
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      if (error.kind === "unauthorized") signInThrottle(platform).failed(clientAddress(c), w.athlete.email);
-      const message = PASSWORD_MESSAGES[`${error.field}:${error.code}`] ?? "Please check the form.";
-      return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "password", message }} />,
-        error.kind === "unauthorized" ? 401 : 400);
-    }
-  });
+/** POST /settings/password: the current password required; every other session ends with its page tokens. */
+async function changePasswordForm(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  const form = await formOf(c);
+  const refused = await csrfRefused(w, form);
+  if (refused) return refused;
+  const wait = throttled(c, platform, w.athlete.email);
+  if (wait > 0) {
+    c.header("retry-after", String(Math.ceil(wait / 1000)));
+    return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "password", message: "Too many wrong passwords. Try again later." }} />, 429);
+  }
+  try {
+    const ended = await changePassword(platform, w.athlete.id, {
+      current: form.current_password ?? "",
+      next: form.new_password ?? "",
+    }, sessionIdHash(c), webActor(w.athlete.id));
+    signInThrottle(platform).succeeded(clientAddress(c), w.athlete.email);
+    w.leaveFlash(`Password changed. ${ended.sessions} other session(s) signed out.`);
+    return c.redirect("/settings/account", 303);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    if (error.kind === "unauthorized") signInThrottle(platform).failed(clientAddress(c), w.athlete.email);
+    const message = PASSWORD_MESSAGES[`${error.field}:${error.code}`] ?? "Please check the form.";
+    return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "password", message }} />,
+      error.kind === "unauthorized" ? 401 : 400);
+  }
+}
 
-  app.post("/settings/sign-out-everywhere", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    const form = await formOf(c);
-    const refused = await csrfRefused(w, form);
-    if (refused) return refused;
-    await signOutEverywhere(platform, w.athlete.id, sessionIdHash(c));
-    await revokeSessionTokens(c, platform, w.athlete.id);
-    await signOut(c, platform);
-    return c.redirect("/login", 303);
-  });
+/** POST /settings/sign-out-everywhere: every session, this one too, with their page tokens. */
+async function signOutEverywhereForm(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  const form = await formOf(c);
+  const refused = await csrfRefused(w, form);
+  if (refused) return refused;
+  await signOutEverywhere(platform, w.athlete.id, sessionIdHash(c));
+  await revokeSessionTokens(c, platform, w.athlete.id);
+  await signOut(c, platform);
+  return c.redirect("/login", 303);
+}
 
-  app.post("/settings/delete-account", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    const form = await formOf(c);
-    const refused = await csrfRefused(w, form);
-    if (refused) return refused;
-    const wait = throttled(c, platform, w.athlete.email);
-    if (wait > 0) {
-      c.header("retry-after", String(Math.ceil(wait / 1000)));
-      return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "delete", message: "Too many wrong passwords. Try again later." }} />, 429);
-    }
-    try {
-      await eraseAccount(platform, w.athlete.id, form.password ?? "", webActor(w.athlete.id));
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      signInThrottle(platform).failed(clientAddress(c), w.athlete.email);
-      return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "delete", message: "The password is wrong." }} />, 401);
-    }
-    await signOut(c, platform);
-    return c.redirect("/login", 303);
-  });
+/** POST /settings/delete-account: the password confirmed (docs/accounts.md). */
+async function deleteAccountForm(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  const form = await formOf(c);
+  const refused = await csrfRefused(w, form);
+  if (refused) return refused;
+  const wait = throttled(c, platform, w.athlete.email);
+  if (wait > 0) {
+    c.header("retry-after", String(Math.ceil(wait / 1000)));
+    return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "delete", message: "Too many wrong passwords. Try again later." }} />, 429);
+  }
+  try {
+    await eraseAccount(platform, w.athlete.id, form.password ?? "", webActor(w.athlete.id));
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    signInThrottle(platform).failed(clientAddress(c), w.athlete.email);
+    return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "delete", message: "The password is wrong." }} />, 401);
+  }
+  await signOut(c, platform);
+  return c.redirect("/login", 303);
+}
+
+/** The account page and its three forms, mounted at `/settings`. */
+export function accountControlPages(platform: Platform): Hono {
+  const pages = new Hono();
+  pages.get("/account", (c) => accountPage(c, platform));
+  pages.post("/password", (c) => changePasswordForm(c, platform));
+  pages.post("/sign-out-everywhere", (c) => signOutEverywhereForm(c, platform));
+  pages.post("/delete-account", (c) => deleteAccountForm(c, platform));
+  return pages;
 }

@@ -1,4 +1,4 @@
-import type { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { credentialsByEmail } from "../../projections/athletes/queries.ts";
 import { DomainError } from "../../events/decider.ts";
 import { createAthlete, passwordCostOf, rehashPassword } from "../athletes/commands.ts";
@@ -76,87 +76,99 @@ function SignInForm(props: { csrf: string; next: string; email?: string; error?:
 }
 
 /** Sign up (/register), sign in (/login) and sign out (POST /logout). */
-export function mountAccountPages(app: Hono, platform: Platform): void {
-  const cost = passwordCostOf(platform.config);
+/** GET /register. */
+async function signUpPage(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  const next = localTarget(c.req.query("next"), "/");
+  return w.render("Sign up", <SignUpForm csrf={w.csrf} next={next} values={{}} />);
+}
 
-  app.get("/register", async (c) => {
-    const w = await web(c, platform);
-    const next = localTarget(c.req.query("next"), "/");
-    return w.render("Sign up", <SignUpForm csrf={w.csrf} next={next} values={{}} />);
-  });
-
-  app.post("/register", async (c) => {
-    const w = await web(c, platform);
-    const form = await formOf(c);
-    const refused = await csrfRefused(w, form, true);
-    if (refused) return refused;
-    const next = localTarget(form.next, "/");
-    try {
-      const athleteId = await createAthlete(platform, {
-        firstname: form.firstname ?? "",
-        lastname: form.lastname ?? "",
-        email: (form.email ?? "").trim(),
-        password: form.password ?? "",
-      }, systemActor("web"));
-      await signIn(c, platform, athleteId);
-      return redirectLocal(c, next, "/", 303);
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      const message = error.kind === "conflict"
-        ? "An account with this e-mail already exists. Sign in instead."
-        : FIELD_MESSAGES[error.field] ?? "Please check the form.";
-      return w.render("Sign up", <SignUpForm csrf={w.csrf} next={next} values={form} error={message} />,
-        error.kind === "conflict" ? 409 : 400);
-    }
-  });
-
-  app.get("/login", async (c) => {
-    const w = await web(c, platform);
-    const next = localTarget(c.req.query("next"), "/");
-    if (w.athlete) return redirectLocal(c, next, "/", 302);
-    return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} />);
-  });
-
-  app.post("/login", async (c) => {
-    const w = await web(c, platform);
-    const form = await formOf(c);
-    const refused = await csrfRefused(w, form, true);
-    if (refused) return refused;
-    const next = localTarget(form.next, "/");
-    const email = (form.email ?? "").trim();
-    const address = clientAddress(c);
-    const throttle = signInThrottle(platform);
-    const wait = throttle.waitFor(address, email);
-    if (wait > 0) {
-      const seconds = Math.ceil(wait / 1000);
-      c.header("retry-after", String(seconds));
-      return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} email={email}
-        error={`Too many failed sign-ins for this account. Try again in ${seconds} seconds.`} />, 429);
-    }
-    const row = await credentialsByEmail(platform.db, email);
-    const checked = await verifyPassword(form.password ?? "", row?.password_hash ?? await dummyHash(cost), cost);
-    if (!row || !checked.ok) {
-      throttle.failed(address, email);
-      return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} email={email}
-        error="Wrong e-mail or password." />, 401);
-    }
-    throttle.succeeded(address, email);
-    // A hash made with weaker parameters than today's is replaced now that the password is known.
-    if (checked.rehash) await rehashPassword(platform, Number(row.id), await hashPassword(form.password ?? "", cost), webActor(Number(row.id)));
-    await signIn(c, platform, Number(row.id));
+/** POST /register: a new account, signed in at once. */
+async function signUp(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  const form = await formOf(c);
+  const refused = await csrfRefused(w, form, true);
+  if (refused) return refused;
+  const next = localTarget(form.next, "/");
+  try {
+    const athleteId = await createAthlete(platform, {
+      firstname: form.firstname ?? "",
+      lastname: form.lastname ?? "",
+      email: (form.email ?? "").trim(),
+      password: form.password ?? "",
+    }, systemActor("web"));
+    await signIn(c, platform, athleteId);
     return redirectLocal(c, next, "/", 303);
-  });
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const message = error.kind === "conflict"
+      ? "An account with this e-mail already exists. Sign in instead."
+      : FIELD_MESSAGES[error.field] ?? "Please check the form.";
+    return w.render("Sign up", <SignUpForm csrf={w.csrf} next={next} values={form} error={message} />,
+      error.kind === "conflict" ? 409 : 400);
+  }
+}
 
-  app.post("/logout", async (c) => {
-    const w = await web(c, platform);
-    if (!w.session) return c.redirect("/login", 303); // nothing to end
-    const form = await formOf(c);
-    const refused = await csrfRefused(w, form);
-    if (refused) return refused;
-    // The page tokens of this session die with it (server/web/app/token.ts).
-    if (w.athlete) await revokeSessionTokens(c, platform, w.athlete.id);
-    await signOut(c, platform);
-    return c.redirect("/login", 303);
-  });
+/** GET /login (a signed-in athlete goes on to `next`). */
+async function signInPage(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  const next = localTarget(c.req.query("next"), "/");
+  if (w.athlete) return redirectLocal(c, next, "/", 302);
+  return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} />);
+}
 
+/** POST /login: throttled per address and account; an unknown e-mail costs as much as a wrong password. */
+async function signInForm(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  const form = await formOf(c);
+  const refused = await csrfRefused(w, form, true);
+  if (refused) return refused;
+  const next = localTarget(form.next, "/");
+  const email = (form.email ?? "").trim();
+  const address = clientAddress(c);
+  const throttle = signInThrottle(platform);
+  const wait = throttle.waitFor(address, email);
+  if (wait > 0) {
+    const seconds = Math.ceil(wait / 1000);
+    c.header("retry-after", String(seconds));
+    return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} email={email}
+      error={`Too many failed sign-ins for this account. Try again in ${seconds} seconds.`} />, 429);
+  }
+  const row = await credentialsByEmail(platform.db, email);
+  const cost = passwordCostOf(platform.config);
+  const checked = await verifyPassword(form.password ?? "", row?.password_hash ?? await dummyHash(cost), cost);
+  if (!row || !checked.ok) {
+    throttle.failed(address, email);
+    return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} email={email}
+      error="Wrong e-mail or password." />, 401);
+  }
+  throttle.succeeded(address, email);
+  // A hash made with weaker parameters than today's is replaced now that the password is known.
+  if (checked.rehash) await rehashPassword(platform, Number(row.id), await hashPassword(form.password ?? "", cost), webActor(Number(row.id)));
+  await signIn(c, platform, Number(row.id));
+  return redirectLocal(c, next, "/", 303);
+}
+
+/** POST /logout. */
+async function signOutForm(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.session) return c.redirect("/login", 303); // nothing to end
+  const form = await formOf(c);
+  const refused = await csrfRefused(w, form);
+  if (refused) return refused;
+  // The page tokens of this session die with it (server/web/app/token.ts).
+  if (w.athlete) await revokeSessionTokens(c, platform, w.athlete.id);
+  await signOut(c, platform);
+  return c.redirect("/login", 303);
+}
+
+/** Sign up, sign in and sign out, mounted at `/`. */
+export function accountPages(platform: Platform): Hono {
+  const pages = new Hono();
+  pages.get("/register", (c) => signUpPage(c, platform));
+  pages.post("/register", (c) => signUp(c, platform));
+  pages.get("/login", (c) => signInPage(c, platform));
+  pages.post("/login", (c) => signInForm(c, platform));
+  pages.post("/logout", (c) => signOutForm(c, platform));
+  return pages;
 }

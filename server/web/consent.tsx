@@ -1,4 +1,4 @@
-import type { Context, Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { findApplication, findAuthorization, grantAuthorization, redirectAllowed, type ApplicationRow } from "../oauth/commands.ts";
 import { jsonResponse } from "../http/conventions.ts";
 import { type Permission, parseScope, SCOPE_PERMISSIONS } from "../http/auth.ts";
@@ -119,90 +119,95 @@ function ConsentForm(props: { csrf: string; request: AuthorizeRequest; athleteNa
   );
 }
 
-/** The consent page: GET shows it (or skips it with approval_prompt=auto), POST records the decision. */
-export function mountConsentPages(app: Hono, platform: Platform): void {
-  const refuse = async (c: Context, refusal: AuthorizeRefusal) => {
-    const triple = { resource: refusal.resource, field: refusal.field, code: refusal.code };
-    if (!(c.req.header("accept") ?? "").includes("text/html")) {
-      return jsonResponse(c, { message: "Bad Request", errors: [triple] }, 400);
-    }
-    const w = await web(c, platform);
-    return w.render(
-      "Authorization error",
-      <div class="card">
-        <h1>This authorization request is not valid</h1>
-        <div class="error" role="alert">
-          The application sent an invalid request ({triple.resource} {triple.field}: {triple.code}), so you were not
-          sent back to it. Please contact the application's developer.
-        </div>
-      </div>,
-      400,
-    );
-  };
+/** An invalid authorization request: JSON for a client, an HTML page (no redirect back) for a browser. */
+async function refuse(c: Context, platform: Platform, refusal: AuthorizeRefusal): Promise<Response> {
+  const triple = { resource: refusal.resource, field: refusal.field, code: refusal.code };
+  if (!(c.req.header("accept") ?? "").includes("text/html")) {
+    return jsonResponse(c, { message: "Bad Request", errors: [triple] }, 400);
+  }
+  const w = await web(c, platform);
+  return w.render(
+    "Authorization error",
+    <div class="card">
+      <h1>This authorization request is not valid</h1>
+      <div class="error" role="alert">
+        The application sent an invalid request ({triple.resource} {triple.field}: {triple.code}), so you were not
+        sent back to it. Please contact the application's developer.
+      </div>
+    </div>,
+    400,
+  );
+}
 
-  const consentPage = async (c: Context) => {
-    let request: AuthorizeRequest;
-    try {
-      request = await checkRequest(platform, c.req.query());
-    } catch (error) {
-      if (error instanceof AuthorizeRefusal) return refuse(c, error);
-      throw error;
+/** GET: the consent page (or, with approval_prompt=auto and the scopes already granted, straight back with a code). */
+async function consentPage(c: Context, platform: Platform): Promise<Response> {
+  let request: AuthorizeRequest;
+  try {
+    request = await checkRequest(platform, c.req.query());
+  } catch (error) {
+    if (error instanceof AuthorizeRefusal) return refuse(c, platform, error);
+    throw error;
+  }
+  const w = await web(c, platform);
+  if (!w.athlete) return toSignIn(c);
+  if (request.approvalPrompt === "auto") {
+    const pair = await findAuthorization(platform, w.athlete.id, request.app.id);
+    const held = new Set((pair?.permissions ?? "").split(","));
+    if (pair?.authorized && pair.consented && request.permissions.every((p) => held.has(p))) {
+      const code = await grantAuthorization(platform, {
+        athleteId: w.athlete.id,
+        applicationId: request.app.id,
+        permissions: request.permissions,
+        scope: request.scopeNames.join(","),
+        redirectUri: request.redirectUri,
+        codeChallenge: request.codeChallenge,
+        prompted: false,
+      });
+      return redirectToClient(c, request.redirectUri, { state: request.state ?? "", code, scope: request.scopeNames.join(",") });
     }
-    const w = await web(c, platform);
-    if (!w.athlete) return toSignIn(c);
-    if (request.approvalPrompt === "auto") {
-      const pair = await findAuthorization(platform, w.athlete.id, request.app.id);
-      const held = new Set((pair?.permissions ?? "").split(","));
-      if (pair?.authorized && pair.consented && request.permissions.every((p) => held.has(p))) {
-        const code = await grantAuthorization(platform, {
-          athleteId: w.athlete.id,
-          applicationId: request.app.id,
-          permissions: request.permissions,
-          scope: request.scopeNames.join(","),
-          redirectUri: request.redirectUri,
-          codeChallenge: request.codeChallenge,
-          prompted: false,
-        });
-        return redirectToClient(c, request.redirectUri, { state: request.state ?? "", code, scope: request.scopeNames.join(",") });
-      }
-    }
-    return w.render(`Authorize ${request.app.name}`, <ConsentForm csrf={w.csrf} request={request} athleteName={w.athlete.name} />);
-  };
+  }
+  return w.render(`Authorize ${request.app.name}`, <ConsentForm csrf={w.csrf} request={request} athleteName={w.athlete.name} />);
+}
 
-  const decide = async (c: Context) => {
-    const w = await web(c, platform);
-    const form = await formOf(c);
-    const refused = await csrfRefused(w, form);
-    if (refused) return refused;
-    let request: AuthorizeRequest;
-    try {
-      request = await checkRequest(platform, form);
-    } catch (error) {
-      if (error instanceof AuthorizeRefusal) return refuse(c, error);
-      throw error;
-    }
-    if (!w.athlete) return toSignIn(c);
-    if (form.decision !== "approve") {
-      return redirectToClient(c, request.redirectUri, { state: request.state ?? "", error: "access_denied" });
-    }
-    const granted = request.scopeNames.filter((name) => BASIC(name) || form[`grant.${name}`] === "1");
-    const permissions = parseScope(granted.join(",")) ?? ["read"];
-    const scope = granted.length ? granted.join(",") : "read";
-    const code = await grantAuthorization(platform, {
-      athleteId: w.athlete.id,
-      applicationId: request.app.id,
-      permissions,
-      scope,
-      redirectUri: request.redirectUri,
-      codeChallenge: request.codeChallenge,
-      prompted: true,
-    });
-    return redirectToClient(c, request.redirectUri, { state: request.state ?? "", code, scope });
-  };
+/** POST: the athlete's decision, back to the client with a code (or access_denied). */
+async function decide(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  const form = await formOf(c);
+  const refused = await csrfRefused(w, form);
+  if (refused) return refused;
+  let request: AuthorizeRequest;
+  try {
+    request = await checkRequest(platform, form);
+  } catch (error) {
+    if (error instanceof AuthorizeRefusal) return refuse(c, platform, error);
+    throw error;
+  }
+  if (!w.athlete) return toSignIn(c);
+  if (form.decision !== "approve") {
+    return redirectToClient(c, request.redirectUri, { state: request.state ?? "", error: "access_denied" });
+  }
+  const granted = request.scopeNames.filter((name) => BASIC(name) || form[`grant.${name}`] === "1");
+  const permissions = parseScope(granted.join(",")) ?? ["read"];
+  const scope = granted.length ? granted.join(",") : "read";
+  const code = await grantAuthorization(platform, {
+    athleteId: w.athlete.id,
+    applicationId: request.app.id,
+    permissions,
+    scope,
+    redirectUri: request.redirectUri,
+    codeChallenge: request.codeChallenge,
+    prompted: true,
+  });
+  return redirectToClient(c, request.redirectUri, { state: request.state ?? "", code, scope });
+}
 
+/** The consent page, mounted at `/`: GET shows it (or skips it with approval_prompt=auto), POST records the decision. */
+export function consentPages(platform: Platform): Hono {
+  const pages = new Hono();
   // At the host root (auth_url) and under every API prefix, as clients address it relative to either.
   for (const path of oauthPaths("authorize")) {
-    app.get(path, consentPage);
-    app.post(path, decide);
+    pages.get(path, (c) => consentPage(c, platform));
+    pages.post(path, (c) => decide(c, platform));
   }
+  return pages;
 }

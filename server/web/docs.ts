@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Context, Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { openApiDocument } from "../http/openapi.ts";
 import { OAUTH_SCOPES } from "../http/openapi-extras.ts";
@@ -232,24 +232,30 @@ const { data: athlete } = await client.GET("/v3/athlete");   // typed DetailedAt
 </main>`);
 }
 
-/** Mounts /docs, /docs/connect and /docs/assets/* (the reference UI's vendored files). */
-export function mountDocs(app: Hono, platform: Platform, routes: AnyRoute[]): void {
+/** GET /docs/assets/:name: the reference UI's vendored files. */
+function docsAsset(c: Context): Response {
+  const name = c.req.param("name") ?? "";
+  const bytes = asset(name);
+  if (!bytes) return c.notFound() as Response;
+  return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+    "content-type": ASSETS[name],
+    "cache-control": "public, max-age=3600",
+  });
+}
+
+/** /docs (the API reference), /docs/connect and /docs/assets/*, mounted at `/docs`. */
+export function docsPages(platform: Platform, routes: AnyRoute[]): Hono {
+  const pages = new Hono();
+  // Drawn once: the routes and the public URL do not change while the server runs.
   let reference: string | undefined;
-  app.get("/docs", (c: Context) => {
+  pages.get("/", (c) => {
     pagePolicy(c, POLICY);
     return c.html(reference ??= referencePage(routes, platform.config.publicUrl), 200);
   });
-  app.get("/docs/connect", (c: Context) => {
+  pages.get("/connect", (c) => {
     pagePolicy(c, POLICY);
     return c.html(connectPage(platform.config.publicUrl, platform.config.publicApiUrl), 200);
   });
-  app.get("/docs/assets/:name", (c: Context) => {
-    const name = c.req.param("name") ?? "";
-    const bytes = asset(name);
-    if (!bytes) return c.notFound();
-    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
-      "content-type": ASSETS[name],
-      "cache-control": "public, max-age=3600",
-    });
-  });
+  pages.get("/assets/:name", docsAsset);
+  return pages;
 }

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import type { Context, Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { activityTypeById } from "../../shared/activity-types.ts";
 import { faultResponse } from "../http/conventions.ts";
 import { pagePolicy } from "../http/security-headers.ts";
@@ -105,80 +105,101 @@ function describe(row: HeatmapRow): string {
   return `<p>${escapeHtml(types)} · ${escapeHtml(window)}</p><p>${row.activities_count} public ${row.activities_count === 1 ? "activity" : "activities"} · ${row.tiles_count} tiles</p>`;
 }
 
-/** The viewer page, its assets, and the tiles (`<tile_path>/{z}/{x}/{y}.png`). No token: the id is the key. */
-export function mountHeatmapPages(app: Hono, platform: Platform): void {
-  app.get("/heatmap-viewer/*", (c) => {
-    const name = c.req.path.slice("/heatmap-viewer/".length);
-    const bytes = asset(name);
-    if (!bytes) return faultResponse(c, notFound("Asset", "path"));
-    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
-      "content-type": ASSETS[name].type,
-      "cache-control": "public, max-age=86400",
-    });
+/** GET /heatmap-viewer/<name>: the viewer's script, styles and Leaflet. */
+function viewerAsset(c: Context): Response {
+  const name = c.req.path.slice("/heatmap-viewer/".length);
+  const bytes = asset(name);
+  if (!bytes) return faultResponse(c, notFound("Asset", "path"));
+  return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+    "content-type": ASSETS[name].type,
+    "cache-control": "public, max-age=86400",
   });
+}
 
-  app.get("/heatmaps/:athlete_id/:map_id/tiles/:z/:x/:file", async (c) => {
-    const { athleteId, mapId } = ids(c);
-    const match = /^(\d{1,6})\.png$/.exec(c.req.param("file") ?? "");
-    const zText = c.req.param("z") ?? "", xText = c.req.param("x") ?? "";
-    if (!/^\d{1,2}$/.test(zText)) throw badRequest("Tile", "z");
-    if (!/^\d{1,6}$/.test(xText)) throw badRequest("Tile", "x");
-    if (!match) throw badRequest("Tile", "y");
-    const z = Number(zText), x = Number(xText), y = Number(match[1]);
-    if (!validTile(z, x, y)) {
-      const field = z > 18 ? "z" : x >= 2 ** z ? "x" : "y";
-      throw badRequest("Tile", field, "outside the map");
-    }
-    const source = await findTileSource(platform.db, athleteId, mapId);
-    if (!source) throw notFound("Heatmap");
-    if (source.status !== "done") throw new ApiError(404, "Record Not Found", [{ resource: "Heatmap", field: "status", code: "not ready" }]);
-    const tile = await tileServiceOf(platform).tile(platform.db, source, z, x, y);
-    const headers = {
-      "cache-control": "private, max-age=600",
-      etag: tile.etag,
-      "access-control-allow-origin": "*",
-    };
-    if ((c.req.header("if-none-match") ?? "").split(/\s*,\s*/).includes(tile.etag)) return c.body(null, 304, headers);
-    return c.body(tile.png as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-type": "image/png" });
-  });
+/** The tile's z, x and y from the address (400 naming the first bad one, or one outside the map). */
+function tileOf(c: Context): { z: number; x: number; y: number } {
+  const match = /^(\d{1,6})\.png$/.exec(c.req.param("file") ?? "");
+  const zText = c.req.param("z") ?? "", xText = c.req.param("x") ?? "";
+  if (!/^\d{1,2}$/.test(zText)) throw badRequest("Tile", "z");
+  if (!/^\d{1,6}$/.test(xText)) throw badRequest("Tile", "x");
+  if (!match) throw badRequest("Tile", "y");
+  const z = Number(zText), x = Number(xText), y = Number(match[1]);
+  if (!validTile(z, x, y)) {
+    const field = z > 18 ? "z" : x >= 2 ** z ? "x" : "y";
+    throw badRequest("Tile", field, "outside the map");
+  }
+  return { z, x, y };
+}
 
-  app.get("/heatmaps/:athlete_id/:map_id", async (c) => {
-    // Every answer of the viewer, its 400 and 404 pages too, under the viewer's policy (the
-    // security-headers middleware writes it with nosniff and frame protection).
-    const base = baseMapSetting();
-    pagePolicy(c, { csp: viewerCsp(base), referrerPolicy: "no-referrer" });
-    let key;
-    try {
-      key = ids(c);
-    } catch {
-      return c.html(page("Heatmap", `<div class="status"><h1>Bad heatmap address</h1></div>`), 400);
-    }
-    const row = await findHeatmap(platform.db, key.athleteId, key.mapId);
-    if (!row) return c.html(page("Heatmap not found", `<div class="status"><h1>No such heatmap</h1><p>It may have been deleted.</p></div>`), 404);
-    const security = { "cache-control": "private, no-cache" };
-    if (row.status !== "done") {
-      const refresh = row.status === "error" ? "" : `<meta http-equiv="refresh" content="2">`;
-      return c.html(page("Heatmap", `<div class="status"><h1>Heatmap: ${escapeHtml(row.status)}</h1><p>${escapeHtml(row.status_message)}</p>${BACK}</div>`, refresh), 200, security);
-    }
-    // The tracks' bounds (the tiles' own data, decoded once for the tiles that follow); the build's
-    // center and zoom when they cannot be read.
-    let bounds = null;
-    const source = await findTileSource(platform.db, row.athlete_id, row.id).catch(() => null);
-    if (source && source.status === "done") bounds = await tileServiceOf(platform).bounds(platform.db, source).catch(() => null);
-    const config = {
-      bounds,
-      tilePath: heatmapUrls("", row.athlete_id, row.id).tile_path,
-      center: row.center_lat === null ? null : [row.center_lat, row.center_lng],
-      zoom: row.center_zoom ?? 2,
-      activitiesCount: row.activities_count,
-      baseMapUrl: base?.url ?? null,
-      baseMapAttribution: base?.attribution ?? null,
-    };
-    const head = `<link rel="stylesheet" href="/heatmap-viewer/leaflet.css">`;
-    const empty = row.center_lat === null ? `<p>No public activity with a route: nothing to draw.</p>` : "";
-    const body = `<main id="map" aria-label="Heatmap"></main><div class="panel" role="region" aria-label="About this heatmap">${BACK}<h1>Heatmap</h1>${describe(row)}${empty}</div>
+/** GET /heatmaps/:athlete_id/:map_id/tiles/:z/:x/:y.png: a PNG tile of a built map, revalidated by ETag. */
+async function heatmapTile(c: Context, platform: Platform): Promise<Response> {
+  const { athleteId, mapId } = ids(c);
+  const { z, x, y } = tileOf(c);
+  const source = await findTileSource(platform.db, athleteId, mapId);
+  if (!source) throw notFound("Heatmap");
+  if (source.status !== "done") throw new ApiError(404, "Record Not Found", [{ resource: "Heatmap", field: "status", code: "not ready" }]);
+  const tile = await tileServiceOf(platform).tile(platform.db, source, z, x, y);
+  const headers = {
+    "cache-control": "private, max-age=600",
+    etag: tile.etag,
+    "access-control-allow-origin": "*",
+  };
+  if ((c.req.header("if-none-match") ?? "").split(/\s*,\s*/).includes(tile.etag)) return c.body(null, 304, headers);
+  return c.body(tile.png as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-type": "image/png" });
+}
+
+/**
+ * The viewer's configuration: the tracks' bounds (the tiles' own data, decoded once for the tiles
+ * that follow); the build's center and zoom when they cannot be read.
+ */
+async function viewerConfig(platform: Platform, row: HeatmapRow, base: ReturnType<typeof baseMapSetting>) {
+  let bounds = null;
+  const source = await findTileSource(platform.db, row.athlete_id, row.id).catch(() => null);
+  if (source && source.status === "done") bounds = await tileServiceOf(platform).bounds(platform.db, source).catch(() => null);
+  return {
+    bounds,
+    tilePath: heatmapUrls("", row.athlete_id, row.id).tile_path,
+    center: row.center_lat === null ? null : [row.center_lat, row.center_lng],
+    zoom: row.center_zoom ?? 2,
+    activitiesCount: row.activities_count,
+    baseMapUrl: base?.url ?? null,
+    baseMapAttribution: base?.attribution ?? null,
+  };
+}
+
+/** GET /heatmaps/:athlete_id/:map_id: the viewer page (or its status while building, or 400/404 pages). */
+async function viewerPage(c: Context, platform: Platform): Promise<Response> {
+  // Every answer of the viewer, its 400 and 404 pages too, under the viewer's policy (the
+  // security-headers middleware writes it with nosniff and frame protection).
+  const base = baseMapSetting();
+  pagePolicy(c, { csp: viewerCsp(base), referrerPolicy: "no-referrer" });
+  let key;
+  try {
+    key = ids(c);
+  } catch {
+    return c.html(page("Heatmap", `<div class="status"><h1>Bad heatmap address</h1></div>`), 400);
+  }
+  const row = await findHeatmap(platform.db, key.athleteId, key.mapId);
+  if (!row) return c.html(page("Heatmap not found", `<div class="status"><h1>No such heatmap</h1><p>It may have been deleted.</p></div>`), 404);
+  const security = { "cache-control": "private, no-cache" };
+  if (row.status !== "done") {
+    const refresh = row.status === "error" ? "" : `<meta http-equiv="refresh" content="2">`;
+    return c.html(page("Heatmap", `<div class="status"><h1>Heatmap: ${escapeHtml(row.status)}</h1><p>${escapeHtml(row.status_message)}</p>${BACK}</div>`, refresh), 200, security);
+  }
+  const config = await viewerConfig(platform, row, base);
+  const head = `<link rel="stylesheet" href="/heatmap-viewer/leaflet.css">`;
+  const empty = row.center_lat === null ? `<p>No public activity with a route: nothing to draw.</p>` : "";
+  const body = `<main id="map" aria-label="Heatmap"></main><div class="panel" role="region" aria-label="About this heatmap">${BACK}<h1>Heatmap</h1>${describe(row)}${empty}</div>
 <script type="application/json" id="heatmap-config">${JSON.stringify(config).replace(/</g, "\\u003c")}</script>
 <script src="/heatmap-viewer/leaflet.js"></script><script src="/heatmap-viewer/viewer.js"></script>`;
-    return c.html(page("Heatmap", body, head), 200, security);
-  });
+  return c.html(page("Heatmap", body, head), 200, security);
+}
+
+/** The viewer page, its assets, and the tiles (`<tile_path>/{z}/{x}/{y}.png`), mounted at `/`. No token: the id is the key. */
+export function heatmapPages(platform: Platform): Hono {
+  const pages = new Hono();
+  pages.get("/heatmap-viewer/*", viewerAsset);
+  pages.get("/heatmaps/:athlete_id/:map_id/tiles/:z/:x/:file", (c) => heatmapTile(c, platform));
+  pages.get("/heatmaps/:athlete_id/:map_id", (c) => viewerPage(c, platform));
+  return pages;
 }

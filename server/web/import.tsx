@@ -4,7 +4,7 @@
  * progress page that refreshes itself (Refresh header) until the import is done.
  */
 import { rmSync } from "node:fs";
-import type { Context, Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { inboxPath } from "../archive/inbox.ts";
 import { ArchiveTooLarge, checkDeclaredSize, DEFAULT_MAX_IMPORT_BYTES, ReceiveError, receiveArchive } from "../archive/receive.ts";
 import { findImportRun, importFailurePages, type ImportRun, importRunsOf, startImportRun } from "../archive/runs.ts";
@@ -183,89 +183,105 @@ async function refusedForm(platform: Platform, w: Web, error: string, status: nu
   return await w.render("Import your history", <ImportForm csrf={w.csrf} error={error} runs={await importRunsOf(platform, w.athlete!.id)} />, status);
 }
 
-/** GET/POST /settings/import and GET /settings/import/:id. */
-export function mountImportPages(app: Hono, platform: Platform): void {
-  app.get("/settings/import", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    return w.render("Import your history", <ImportForm csrf={w.csrf} runs={await importRunsOf(platform, w.athlete.id)} />);
-  });
+function ImportNotFound() {
+  return <div class="card"><h1>Import not found</h1><p><a href="/settings/import">Import an archive</a></p></div>;
+}
 
-  app.post("/settings/import", async (c: Context) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    // Checked before the body is read: the form sends its token in the action's URL (scripts may use
-    // the X-CSRF-Token header). A token only inside the body would be seen after reading up to it,
-    // and a forged body need never reach it, so a browser's request without the token in its URL (another
-    // site's form, or a page from before this rule) is refused at once, as is one another site made.
-    // Only a client that is not a browser (no Origin, no Sec-Fetch-Site: it cannot carry the athlete's
-    // cookie for another site) may still send the token as the form's first field.
-    const expired = "The form has expired (security token). Reload the page and try again.";
-    const token = c.req.query("_csrf") ?? c.req.header("x-csrf-token");
-    if (crossSiteRequest(c) || (token !== undefined ? !(await w.csrfOk(token)) : fromBrowser(c))) {
-      return refused(await refusedForm(platform, w, expired, 403));
+/** GET /settings/import: the form and the athlete's imports. */
+async function importForm(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  return w.render("Import your history", <ImportForm csrf={w.csrf} runs={await importRunsOf(platform, w.athlete.id)} />);
+}
+
+/** POST /settings/import: the archive, streamed to the inbox, then its import started. */
+async function receiveImport(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  // Checked before the body is read: the form sends its token in the action's URL (scripts may use
+  // the X-CSRF-Token header). A token only inside the body would be seen after reading up to it,
+  // and a forged body need never reach it, so a browser's request without the token in its URL (another
+  // site's form, or a page from before this rule) is refused at once, as is one another site made.
+  // Only a client that is not a browser (no Origin, no Sec-Fetch-Site: it cannot carry the athlete's
+  // cookie for another site) may still send the token as the form's first field.
+  const expired = "The form has expired (security token). Reload the page and try again.";
+  const token = c.req.query("_csrf") ?? c.req.header("x-csrf-token");
+  if (crossSiteRequest(c) || (token !== undefined ? !(await w.csrfOk(token)) : fromBrowser(c))) {
+    return refused(await refusedForm(platform, w, expired, 403));
+  }
+  const path = inboxPath(platform);
+  const maxBytes = platform.config.maxImportBytes ?? DEFAULT_MAX_IMPORT_BYTES;
+  let received;
+  try {
+    await checkDeclaredSize(c.req.header("content-length"), maxBytes, path);
+    received = await receiveArchive(c.req.raw.body, c.req.header("content-type") ?? "", "file", path, async (fields) => {
+      if (token === undefined && !(await w.csrfOk(fields._csrf))) throw new CsrfRefused();
+    }, maxBytes);
+  } catch (error) {
+    rmSync(path, { force: true });
+    if (error instanceof CsrfRefused) return refused(await refusedForm(platform, w, expired, 403));
+    if (error instanceof ArchiveTooLarge) {
+      return refused(await refusedForm(platform, w, error.code === "too large" ? `This archive is larger than this server accepts (${formatBytes(maxBytes)}). Import it from the command line: npm run cli -- import-archive FILE.zip --athlete ${w.athlete.id}.` : "The server does not have enough disk space left for this archive. Ask its operator to free some.", 413));
     }
-    const path = inboxPath(platform);
-    const maxBytes = platform.config.maxImportBytes ?? DEFAULT_MAX_IMPORT_BYTES;
-    let received;
-    try {
-      await checkDeclaredSize(c.req.header("content-length"), maxBytes, path);
-      received = await receiveArchive(c.req.raw.body, c.req.header("content-type") ?? "", "file", path, async (fields) => {
-        if (token === undefined && !(await w.csrfOk(fields._csrf))) throw new CsrfRefused();
-      }, maxBytes);
-    } catch (error) {
-      rmSync(path, { force: true });
-      if (error instanceof CsrfRefused) return refused(await refusedForm(platform, w, expired, 403));
-      if (error instanceof ArchiveTooLarge) {
-        return refused(await refusedForm(platform, w, error.code === "too large" ? `This archive is larger than this server accepts (${formatBytes(maxBytes)}). Import it from the command line: npm run cli -- import-archive FILE.zip --athlete ${w.athlete.id}.` : "The server does not have enough disk space left for this archive. Ask its operator to free some.", 413));
+    if (error instanceof ReceiveError) return refused(await refusedForm(platform, w, `The upload was incomplete: ${error.message}.`, 400));
+    throw error;
+  }
+  if (!received.file || received.file.bytes === 0) {
+    rmSync(path, { force: true });
+    return refusedForm(platform, w, "Choose the archive (.zip) to import.", 400);
+  }
+  const run = await startImportRun(platform, { athleteId: w.athlete.id, path, fileName: received.file.name, bytes: received.file.bytes, via: "web" });
+  return c.redirect(`/settings/import/${run.id}`, 303);
+}
+
+/**
+ * GET /settings/import/:id/failures.csv: every failure of an import (the page lists the first
+ * ones), read and written a page of the import's events at a time.
+ */
+async function importFailures(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  const pages = await importFailurePages(platform, c.req.param("id") ?? "", w.athlete.id);
+  if (!pages) return w.render("Import not found", <ImportNotFound />, 404);
+  const encoder = new TextEncoder();
+  const iterator = pages[Symbol.asyncIterator]();
+  let header = true;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (header) {
+        header = false;
+        return controller.enqueue(encoder.encode("file,error\r\n"));
       }
-      if (error instanceof ReceiveError) return refused(await refusedForm(platform, w, `The upload was incomplete: ${error.message}.`, 400));
-      throw error;
-    }
-    if (!received.file || received.file.bytes === 0) {
-      rmSync(path, { force: true });
-      return refusedForm(platform, w, "Choose the archive (.zip) to import.", 400);
-    }
-    const run = await startImportRun(platform, { athleteId: w.athlete.id, path, fileName: received.file.name, bytes: received.file.bytes, via: "web" });
-    return c.redirect(`/settings/import/${run.id}`, 303);
+      const next = await iterator.next();
+      if (next.done) return controller.close();
+      controller.enqueue(encoder.encode(next.value.map((f) => `${csvCell(f.file)},${csvCell(f.error)}\r\n`).join("")));
+    },
   });
+  return new Response(body, {
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="import-${c.req.param("id")}-failures.csv"`,
+      "cache-control": "private, no-store",
+    },
+  });
+}
 
-  // Every failure of an import (the page lists the first ones): CSV, read and written a page of
-  // the import's events at a time.
-  app.get("/settings/import/:id/failures.csv", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    const pages = await importFailurePages(platform, c.req.param("id"), w.athlete.id);
-    if (!pages) return w.render("Import not found", <div class="card"><h1>Import not found</h1><p><a href="/settings/import">Import an archive</a></p></div>, 404);
-    const encoder = new TextEncoder();
-    const iterator = pages[Symbol.asyncIterator]();
-    let header = true;
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        if (header) {
-          header = false;
-          return controller.enqueue(encoder.encode("file,error\r\n"));
-        }
-        const next = await iterator.next();
-        if (next.done) return controller.close();
-        controller.enqueue(encoder.encode(next.value.map((f) => `${csvCell(f.file)},${csvCell(f.error)}\r\n`).join("")));
-      },
-    });
-    return new Response(body, {
-      headers: {
-        "content-type": "text/csv; charset=utf-8",
-        "content-disposition": `attachment; filename="import-${c.req.param("id")}-failures.csv"`,
-        "cache-control": "private, no-store",
-      },
-    });
-  });
+/** GET /settings/import/:id: an import's progress (refreshing itself while it runs). */
+async function importProgress(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  const run = await findImportRun(platform, c.req.param("id") ?? "", w.athlete.id);
+  if (!run) return w.render("Import not found", <ImportNotFound />, 404);
+  if (run.state === "running" || (run.state === "interrupted" && !run.error)) c.header("refresh", "2");
+  return w.render(run.state === "running" ? "Importing…" : "Import", <Progress run={run} />);
+}
 
-  app.get("/settings/import/:id", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    const run = await findImportRun(platform, c.req.param("id"), w.athlete.id);
-    if (!run) return w.render("Import not found", <div class="card"><h1>Import not found</h1><p><a href="/settings/import">Import an archive</a></p></div>, 404);
-    if (run.state === "running" || (run.state === "interrupted" && !run.error)) c.header("refresh", "2");
-    return w.render(run.state === "running" ? "Importing…" : "Import", <Progress run={run} />);
-  });
+/** GET/POST /settings/import and GET /settings/import/:id, mounted at `/settings/import`. */
+export function importPages(platform: Platform): Hono {
+  const pages = new Hono();
+  pages.get("/", (c) => importForm(c, platform));
+  pages.post("/", (c) => receiveImport(c, platform));
+  pages.get("/:id/failures.csv", (c) => importFailures(c, platform));
+  pages.get("/:id", (c) => importProgress(c, platform));
+  return pages;
 }

@@ -1,4 +1,4 @@
-import type { Context, Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { toJson } from "../../shared/json.ts";
 import { badRequest } from "../http/errors.ts";
 import { deauthorizeToken, exchangeCode, refreshAccess } from "../oauth/commands.ts";
@@ -58,36 +58,42 @@ function noStoreJson(c: Context, value: unknown): Response {
   return c.body(toJson(value), 200, { "content-type": JSON_TYPE, "cache-control": "no-store", pragma: "no-cache" });
 }
 
-export function mountOAuthEndpoints(app: Hono, platform: Platform): void {
-  const token = async (c: Context) => {
-    const p = await paramsOf(c);
-    const basic = basicCredentials(c);
-    const credentials = { clientId: p.client_id ?? basic.clientId, clientSecret: p.client_secret ?? basic.clientSecret };
-    const grantType = p.grant_type ?? "authorization_code";
-    if (grantType === "authorization_code") {
-      const { athleteId, ...tokens } = await exchangeCode(platform, {
-        ...credentials,
-        code: p.code,
-        redirectUri: p.redirect_uri,
-        codeVerifier: p.code_verifier,
-      });
-      const athlete = await findAthlete(platform.db, athleteId);
-      return noStoreJson(c, { ...tokens, athlete: athlete ? athleteFor(athlete, { athleteId }, { form: "token-exchange" }) : null });
-    }
-    if (grantType === "refresh_token") {
-      return noStoreJson(c, await refreshAccess(platform, { ...credentials, refreshToken: p.refresh_token }));
-    }
-    throw badRequest("Request", "grant_type", "invalid");
-  };
-  for (const path of OAUTH_TOKEN_PATHS) app.post(path, token);
+/** POST /oauth/token: grant_type authorization_code (the default) or refresh_token. */
+async function token(c: Context, platform: Platform): Promise<Response> {
+  const p = await paramsOf(c);
+  const basic = basicCredentials(c);
+  const credentials = { clientId: p.client_id ?? basic.clientId, clientSecret: p.client_secret ?? basic.clientSecret };
+  const grantType = p.grant_type ?? "authorization_code";
+  if (grantType === "authorization_code") {
+    const { athleteId, ...tokens } = await exchangeCode(platform, {
+      ...credentials,
+      code: p.code,
+      redirectUri: p.redirect_uri,
+      codeVerifier: p.code_verifier,
+    });
+    const athlete = await findAthlete(platform.db, athleteId);
+    return noStoreJson(c, { ...tokens, athlete: athlete ? athleteFor(athlete, { athleteId }, { form: "token-exchange" }) : null });
+  }
+  if (grantType === "refresh_token") {
+    return noStoreJson(c, await refreshAccess(platform, { ...credentials, refreshToken: p.refresh_token }));
+  }
+  throw badRequest("Request", "grant_type", "invalid");
+}
 
-  const deauthorize = async (c: Context) => {
-    const header = c.req.header("authorization") ?? "";
-    const bearer = /^\s*(?:bearer|access_token|token)\s+(\S+)\s*$/i.exec(header)?.[1];
-    const p = await paramsOf(c);
-    const submitted = p.access_token || bearer || p.token;
-    await deauthorizeToken(platform, submitted);
-    return noStoreJson(c, { access_token: submitted });
-  };
-  for (const path of OAUTH_DEAUTHORIZE_PATHS) app.post(path, deauthorize);
+/** POST /oauth/deauthorize: the pair of the access token given (header or form). */
+async function deauthorize(c: Context, platform: Platform): Promise<Response> {
+  const header = c.req.header("authorization") ?? "";
+  const bearer = /^\s*(?:bearer|access_token|token)\s+(\S+)\s*$/i.exec(header)?.[1];
+  const p = await paramsOf(c);
+  const submitted = p.access_token || bearer || p.token;
+  await deauthorizeToken(platform, submitted);
+  return noStoreJson(c, { access_token: submitted });
+}
+
+/** The OAuth token and deauthorize endpoints, mounted at `/` (at the host root and under every API prefix). */
+export function oauthEndpoints(platform: Platform): Hono {
+  const endpoints = new Hono();
+  for (const path of OAUTH_TOKEN_PATHS) endpoints.post(path, (c) => token(c, platform));
+  for (const path of OAUTH_DEAUTHORIZE_PATHS) endpoints.post(path, (c) => deauthorize(c, platform));
+  return endpoints;
 }

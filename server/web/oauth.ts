@@ -1,14 +1,16 @@
-import type { Hono } from "hono";
+import { Hono } from "hono";
 import type { Platform } from "../platform.ts";
-import { mountAccountPages } from "./account.tsx";
-import { mountConsentPages } from "./consent.tsx";
-import { mountOAuthEndpoints } from "./oauth-endpoints.ts";
-import { mountSettingsPages } from "./settings.tsx";
+import { accountPages } from "./account.tsx";
+import { consentPages } from "./consent.tsx";
+import { oauthEndpoints } from "./oauth-endpoints.ts";
+import { settingsPages } from "./settings.tsx";
 
-/** OAuth 2.0 endpoints and the athlete's pages: sign up/in/out, My API application, My apps, consent. */
-export function mountOAuthWeb(app: Hono, platform: Platform): void {
-  mountOAuthEndpoints(app, platform);
-  mountAccountPages(app, platform);
-  mountSettingsPages(app, platform);
-  mountConsentPages(app, platform);
+/** OAuth 2.0 endpoints and the athlete's pages: sign up/in/out, My API application, My apps, consent (mounted at `/`). */
+export function oauthWeb(platform: Platform): Hono {
+  const pages = new Hono();
+  pages.route("/", oauthEndpoints(platform));
+  pages.route("/", accountPages(platform));
+  pages.route("/settings", settingsPages(platform));
+  pages.route("/", consentPages(platform));
+  return pages;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Context, Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { activityContext, visibleActivity } from "../../activities/access.ts";
 import { summaryActivities } from "../../activities/read.ts";
 import { findAthlete } from "../../../projections/athletes/queries.ts";
@@ -16,9 +16,9 @@ import { notFound } from "../../http/errors.ts";
 import type { Platform } from "../../platform.ts";
 import { web, type Web } from "../context.tsx";
 import { redirectToSignIn } from "../redirect.ts";
-import { escapeHtml, shell } from "./shell.ts";
+import { escapeHtml, shell, type ShellOptions } from "./shell.ts";
 import { sessionToken } from "./token.ts";
-import { mountListPages } from "./lists.ts";
+import { listPages } from "./lists.ts";
 
 /**
  * The athlete's web app: pages that are a client of the /v3 API (docs/web-app.md). The server
@@ -132,63 +132,69 @@ const FEED = `<div class="columns feed-columns">
   </aside>
 </div>`;
 
-/** `/`, `/activities/:id`, `/upload`, the token endpoint and the assets. */
 /** The shell's fields for a signed-in athlete's page: who, the form token and the page's API token. */
 function signedIn(w: Pick<Web, "athlete" | "csrf">, t: { token: string; expiresAt: number } | null | undefined) {
   return { athlete: w.athlete, csrf: w.csrf, token: t?.token, tokenExpiresAt: t?.expiresAt };
 }
 
-export function mountAppPages(app: Hono, platform: Platform): void {
-  app.get("/favicon.ico", (c) =>
-    c.body(FAVICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }));
+/** The page's own part of the shell (its title, script, data and body); the rest is the signed-in frame. */
+type PageOptions = Omit<ShellOptions, "athlete" | "csrf" | "token" | "tokenExpiresAt">;
 
-  app.get("/app/assets/:name", (c) => {
-    const name = c.req.param("name");
-    const bytes = asset(name);
-    if (!bytes) return faultResponse(c, notFound("Asset", "path"));
-    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
-      "content-type": ASSETS[name].type,
-      "cache-control": "public, max-age=300",
-    });
+/**
+ * A page for the signed-in athlete only (else the sign-in page), drawn by its module script with the
+ * session's API token; `options` gives the page's part, knowing who is signed in.
+ */
+async function signedInPage(c: Context, platform: Platform, options: (athleteId: number) => PageOptions | Promise<PageOptions>) {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  const t = await sessionToken(c, platform, w.athlete.id);
+  return shell(c, { ...signedIn(w, t), ...(await options(w.athlete.id)) });
+}
+
+function favicon(c: Context): Response {
+  return c.body(FAVICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" });
+}
+
+/** GET /app/assets/:name: the pages' scripts and styles, and the libraries they use. */
+function appAsset(c: Context): Response {
+  const name = c.req.param("name") ?? "";
+  const bytes = asset(name);
+  if (!bytes) return faultResponse(c, notFound("Asset", "path"));
+  return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+    "content-type": ASSETS[name].type,
+    "cache-control": "public, max-age=300",
   });
+}
 
-  // A fresh token for an open page whose token is about to expire: same origin, session, CSRF header.
-  app.post("/app/token", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return c.json({ message: "Authorization Error", errors: [{ resource: "Session", field: "cookie", code: "missing" }] }, 401);
-    if (!(await w.csrfOk(c.req.header("x-csrf-token")))) {
-      return c.json({ message: "Forbidden", errors: [{ resource: "Session", field: "csrf", code: "invalid" }] }, 403);
-    }
-    const t = await sessionToken(c, platform, w.athlete.id);
-    if (!t) return c.json({ message: "Authorization Error", errors: [{ resource: "Session", field: "token", code: "invalid" }] }, 401);
-    c.header("cache-control", "no-store");
-    return c.json({ access_token: t.token, expires_at: Math.floor(t.expiresAt / 1000) });
+/** POST /app/token: a fresh token for an open page whose token is about to expire (same origin, session, CSRF header). */
+async function freshPageToken(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return c.json({ message: "Authorization Error", errors: [{ resource: "Session", field: "cookie", code: "missing" }] }, 401);
+  if (!(await w.csrfOk(c.req.header("x-csrf-token")))) {
+    return c.json({ message: "Forbidden", errors: [{ resource: "Session", field: "csrf", code: "invalid" }] }, 403);
+  }
+  const t = await sessionToken(c, platform, w.athlete.id);
+  if (!t) return c.json({ message: "Authorization Error", errors: [{ resource: "Session", field: "token", code: "invalid" }] }, 401);
+  c.header("cache-control", "no-store");
+  return c.json({ access_token: t.token, expires_at: Math.floor(t.expiresAt / 1000) });
+}
+
+/** GET /: the start page, or the signed-in athlete's feed. */
+async function feedPage(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return shell(c, { title: "Welcome", athlete: null, csrf: w.csrf, body: LANDING });
+  const t = await sessionToken(c, platform, w.athlete.id);
+  return shell(c, {
+    title: "Feed",
+    ...signedIn(w, t),
+    current: "feed",
+    script: "home.js",
+    data: { perPage: Math.min(100, Math.max(1, Number(/^\d{1,3}$/.exec(c.req.query("per_page") ?? "")?.[0] ?? 20))) },
+    body: FEED,
   });
+}
 
-  app.get("/", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return shell(c, { title: "Welcome", athlete: null, csrf: w.csrf, body: LANDING });
-    const t = await sessionToken(c, platform, w.athlete.id);
-    return shell(c, {
-      title: "Feed",
-      ...signedIn(w, t),
-      current: "feed",
-      script: "home.js",
-      data: { perPage: Math.min(100, Math.max(1, Number(/^\d{1,3}$/.exec(c.req.query("per_page") ?? "")?.[0] ?? 20))) },
-      body: FEED,
-    });
-  });
-
-  app.get("/upload", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    const t = await sessionToken(c, platform, w.athlete.id);
-    return shell(c, {
-      title: "Upload",
-      ...signedIn(w, t),
-      current: "upload",
-      script: "upload.js",
-      body: `<h1>Upload activities</h1>
+const UPLOAD = `<h1>Upload activities</h1>
 <section class="card">
   <div id="drop" class="drop">
     <p><strong>Drop FIT, TCX or GPX files here</strong> (also gzipped: .fit.gz, .tcx.gz, .gpx.gz), several at once.</p>
@@ -196,147 +202,156 @@ export function mountAppPages(app: Hono, platform: Platform): void {
     <label class="button" for="files">Choose files</label></p>
   </div>
   <ol id="uploads" class="uploads" aria-live="polite"></ol>
-</section>`,
-    });
-  });
+</section>`;
 
-  /** A page whose content the module script draws from the API (id checked here, the rest by the API). */
-  function apiPage(path: string, o: {
-    title: string;
-    script: string;
-    key: string;
-    map?: boolean;
-    styles?: string[];
-    data?: () => Record<string, unknown>;
-    /** Whether the id names something (else the HTML not-found page). */
-    exists?: (id: number) => Promise<boolean>;
-    /** The navigation entry the page is, if any. */
-    current?: (id: number, me: number) => "profile" | "training" | undefined;
-  }) {
-    app.get(path, async (c) => {
-      const w = await web(c, platform);
-      if (!w.athlete) return redirectToSignIn(c);
-      const idText = c.req.param("id") ?? "";
-      if (!/^\d{1,15}$/.test(idText) || Number(idText) === 0) return notFoundPage(c, platform, w);
-      if (o.exists && !(await o.exists(Number(idText)))) return notFoundPage(c, platform, w);
-      const t = await sessionToken(c, platform, w.athlete.id);
-      if (!t) return redirectToSignIn(c);
-      return shell(c, {
-        title: o.title,
-        ...signedIn(w, t),
-        current: o.current?.(Number(idText), w.athlete.id),
-        script: o.script,
-        styles: [...(o.map ? ["leaflet.css", "uplot.css"] : []), ...(o.styles ?? [])],
-        libs: o.map ? ["leaflet.js", "uplot.js"] : [],
-        data: { [o.key]: Number(idText), ...o.data?.() },
-        body: `<div id="${o.script.replace(".js", "")}"><h1>${escapeHtml(o.title)}</h1><p class="muted" role="status">Loading…</p></div>`,
-      });
-    });
-  }
-  mountListPages(app, platform); // /activities, /routes, /find (lists.ts)
-  apiPage("/segments/:id", {
+/** GET /upload. */
+function uploadPage(c: Context, platform: Platform): Promise<Response> {
+  return signedInPage(c, platform, () => ({ title: "Upload", current: "upload", script: "upload.js", body: UPLOAD }));
+}
+
+/** GET /segments: the segment explorer. */
+function segmentsPage(c: Context, platform: Platform): Promise<Response> {
+  return signedInPage(c, platform, () => ({
+    title: "Segments",
+    current: "segments",
+    script: "segments.js",
+    styles: ["leaflet.css"],
+    libs: ["leaflet.js"],
+    body: `<div id="segments"><h1>Explore segments</h1><p class="muted" role="status">Loading…</p></div>`,
+  }));
+}
+
+/** GET /settings: profile, units, upload defaults and privacy zones. */
+function settingsPage(c: Context, platform: Platform): Promise<Response> {
+  return signedInPage(c, platform, async (athleteId) => ({
+    title: "Settings",
+    current: "settings",
+    script: "settings.js",
+    // GET /v3/athlete does not answer the upload defaults (API gap): the page starts from them here.
+    data: { defaults: await athleteDefaults(platform.db, athleteId) },
+    styles: ["leaflet.css"],
+    libs: ["leaflet.js"],
+    body: `<div id="settings"><h1>Settings</h1><p class="muted" role="status">Loading…</p></div>` +
+      `<p><a href="/settings/account">Password, sign out everywhere, delete account</a></p>`,
+  }));
+}
+
+/** GET /heatmaps: the athlete's heatmaps. */
+function heatmapsPage(c: Context, platform: Platform): Promise<Response> {
+  return signedInPage(c, platform, () => ({
+    title: "Heatmaps",
+    current: "heatmaps",
+    script: "heatmaps.js",
+    data: { activityTypes: ACTIVITY_TYPES.map((name, i) => [i + 1, name]) },
+    body: `<div id="heatmaps"><h1>Heatmaps</h1><p class="muted" role="status">Loading…</p></div>`,
+  }));
+}
+
+/** A page whose content the module script draws from the API (id checked here, the rest by the API). */
+interface ApiPage {
+  title: string;
+  script: string;
+  key: string;
+  map?: boolean;
+  styles?: string[];
+  data?: () => Record<string, unknown>;
+  /** An athlete's page: the id must name an athlete (else the HTML not-found page); own is this navigation entry. */
+  athlete?: "profile" | "training";
+}
+
+const API_PAGES: [path: string, page: ApiPage][] = [
+  ["/segments/:id", {
     title: "Segment", script: "segment.js", key: "segmentId", map: true,
     data: () => ({ ageGroups: AGE_GROUPS, weightClassesKg: WEIGHT_CLASSES_KG }),
-  });
-  apiPage("/clubs/:id", { title: "Club", script: "club.js", key: "clubId" });
-  apiPage("/routes/:id", { title: "Route", script: "route.js", key: "routeId", map: true });
-  apiPage("/challenges/:id", { title: "Challenge", script: "challenge.js", key: "challengeId" });
-  apiPage("/athletes/:id", {
-    title: "Athlete", script: "athlete.js", key: "athleteId",
-    exists: async (id) => !!(await findAthlete(platform.db, id)),
-    current: (id, me) => (id === me ? "profile" : undefined),
-  });
+  }],
+  ["/clubs/:id", { title: "Club", script: "club.js", key: "clubId" }],
+  ["/routes/:id", { title: "Route", script: "route.js", key: "routeId", map: true }],
+  ["/challenges/:id", { title: "Challenge", script: "challenge.js", key: "challengeId" }],
+  ["/athletes/:id", { title: "Athlete", script: "athlete.js", key: "athleteId", athlete: "profile" }],
   // The athlete's training pages (docs/web-app.md): calendar, personal records, fitness and freshness.
-  for (const [page, title] of [["calendar", "Training calendar"], ["records", "Personal records"], ["fitness", "Fitness and freshness"]]) {
-    apiPage(`/athletes/:id/${page}`, {
-      title, script: `${page}.js`, key: "athleteId", styles: ["training.css"],
-      exists: async (id) => !!(await findAthlete(platform.db, id)),
-      current: (id, me) => (id === me ? "training" : undefined),
-    });
+  ...([["calendar", "Training calendar"], ["records", "Personal records"], ["fitness", "Fitness and freshness"]] as const)
+    .map(([page, title]): [string, ApiPage] => [`/athletes/:id/${page}`, {
+      title, script: `${page}.js`, key: "athleteId", styles: ["training.css"], athlete: "training",
+    }]),
+];
+
+async function apiPage(c: Context, platform: Platform, o: ApiPage): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  const idText = c.req.param("id") ?? "";
+  if (!/^\d{1,15}$/.test(idText) || Number(idText) === 0) return notFoundPage(c, platform, w);
+  const id = Number(idText);
+  if (o.athlete && !(await findAthlete(platform.db, id))) return notFoundPage(c, platform, w);
+  const t = await sessionToken(c, platform, w.athlete.id);
+  if (!t) return redirectToSignIn(c);
+  return shell(c, {
+    title: o.title,
+    ...signedIn(w, t),
+    current: o.athlete && id === w.athlete.id ? o.athlete : undefined,
+    script: o.script,
+    styles: [...(o.map ? ["leaflet.css", "uplot.css"] : []), ...(o.styles ?? [])],
+    libs: o.map ? ["leaflet.js", "uplot.js"] : [],
+    data: { [o.key]: id, ...o.data?.() },
+    body: `<div id="${o.script.replace(".js", "")}"><h1>${escapeHtml(o.title)}</h1><p class="muted" role="status">Loading…</p></div>`,
+  });
+}
+
+/**
+ * What an activity's page starts from when it is another athlete's: GET /v3/activities/:id answers
+ * the owner only (as Strava's), so the summary representation, through the same privacy engine as
+ * every read, the owner's name and the photos (the API's photo list answers the owner only: their
+ * URLs and captions, no locations).
+ */
+async function othersActivity(platform: Platform, row: Awaited<ReturnType<typeof visibleActivity>>, auth: Parameters<typeof visibleActivity>[2]) {
+  const [summary] = await summaryActivities([row], activityContext(platform, auth));
+  const owner = await findAthlete(platform.db, row.athlete_id);
+  const photos = (await photosOf(platform.db, row.id)).map((p) => {
+    const { urls, caption } = photoRepresentation(platform.config.publicUrl, p, 600);
+    return { urls, caption };
+  });
+  return { summary, photos, ownerId: row.athlete_id, ownerName: owner ? `${owner.firstname} ${owner.lastname}` : null };
+}
+
+/** GET /activities/:id: an activity the athlete may see (else the HTML not-found page). */
+async function activityPage(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  const idText = c.req.param("id") ?? "";
+  if (!/^\d{1,15}$/.test(idText)) return notFoundPage(c, platform, w);
+  const t = await sessionToken(c, platform, w.athlete.id);
+  if (!t) return redirectToSignIn(c);
+  let row;
+  try {
+    row = await visibleActivity(platform.db, Number(idText), t.auth);
+  } catch {
+    return notFoundPage(c, platform, w);
   }
-
-  app.get("/segments", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    const t = await sessionToken(c, platform, w.athlete.id);
-    return shell(c, {
-      title: "Segments",
-      ...signedIn(w, t),
-      current: "segments",
-      script: "segments.js",
-      styles: ["leaflet.css"],
-      libs: ["leaflet.js"],
-      body: `<div id="segments"><h1>Explore segments</h1><p class="muted" role="status">Loading…</p></div>`,
-    });
+  const others = row.athlete_id !== w.athlete.id ? await othersActivity(platform, row, t.auth) : {};
+  return shell(c, {
+    title: "Activity",
+    ...signedIn(w, t),
+    script: "activity.js",
+    moreScripts: ["zones.js", "activity-tools.js"],
+    styles: ["leaflet.css", "uplot.css", "training.css", "activity-tools.css"],
+    libs: ["leaflet.js", "uplot.js"],
+    data: { activityId: Number(idText), ...others },
+    body: `<div id="activity" data-state="loading"><h1 id="title">Activity</h1><p class="muted" role="status">Loading…</p></div>`,
   });
+}
 
-  app.get("/settings", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    const t = await sessionToken(c, platform, w.athlete.id);
-    return shell(c, {
-      title: "Settings",
-      ...signedIn(w, t),
-      current: "settings",
-      script: "settings.js",
-      // GET /v3/athlete does not answer the upload defaults (API gap): the page starts from them here.
-      data: { defaults: await athleteDefaults(platform.db, w.athlete.id) },
-      styles: ["leaflet.css"],
-      libs: ["leaflet.js"],
-      body: `<div id="settings"><h1>Settings</h1><p class="muted" role="status">Loading…</p></div>` +
-        `<p><a href="/settings/account">Password, sign out everywhere, delete account</a></p>`,
-    });
-  });
-
-  app.get("/heatmaps", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    const t = await sessionToken(c, platform, w.athlete.id);
-    return shell(c, {
-      title: "Heatmaps",
-      ...signedIn(w, t),
-      current: "heatmaps",
-      script: "heatmaps.js",
-      data: { activityTypes: ACTIVITY_TYPES.map((name, i) => [i + 1, name]) },
-      body: `<div id="heatmaps"><h1>Heatmaps</h1><p class="muted" role="status">Loading…</p></div>`,
-    });
-  });
-
-  app.get("/activities/:id", async (c) => {
-    const w = await web(c, platform);
-    if (!w.athlete) return redirectToSignIn(c);
-    const idText = c.req.param("id");
-    if (!/^\d{1,15}$/.test(idText)) return notFoundPage(c, platform, w);
-    const t = await sessionToken(c, platform, w.athlete.id);
-    if (!t) return redirectToSignIn(c);
-    let row;
-    try {
-      row = await visibleActivity(platform.db, Number(idText), t.auth);
-    } catch {
-      return notFoundPage(c, platform, w);
-    }
-    // GET /v3/activities/:id answers the owner only (as Strava's): another athlete's page starts from
-    // the summary representation, through the same privacy engine as every read.
-    let others: Record<string, unknown> = {};
-    if (row.athlete_id !== w.athlete.id) {
-      const [summary] = await summaryActivities([row], activityContext(platform, t.auth));
-      const owner = await findAthlete(platform.db, row.athlete_id);
-      // The photos (the API's photo list answers the owner only): their URLs and captions, no locations.
-      const photos = (await photosOf(platform.db, row.id)).map((p) => {
-        const { urls, caption } = photoRepresentation(platform.config.publicUrl, p, 600);
-        return { urls, caption };
-      });
-      others = { summary, photos, ownerId: row.athlete_id, ownerName: owner ? `${owner.firstname} ${owner.lastname}` : null };
-    }
-    return shell(c, {
-      title: "Activity",
-      ...signedIn(w, t),
-      script: "activity.js",
-      moreScripts: ["zones.js", "activity-tools.js"],
-      styles: ["leaflet.css", "uplot.css", "training.css", "activity-tools.css"],
-      libs: ["leaflet.js", "uplot.js"],
-      data: { activityId: Number(idText), ...others },
-      body: `<div id="activity" data-state="loading"><h1 id="title">Activity</h1><p class="muted" role="status">Loading…</p></div>`,
-    });
-  });
+/** The web app (mounted at `/`): `/`, the athlete's pages, `/activities/:id`, `/upload`, the token endpoint and the assets. */
+export function appPages(platform: Platform): Hono {
+  const pages = new Hono();
+  pages.get("/favicon.ico", favicon);
+  pages.get("/app/assets/:name", appAsset);
+  pages.post("/app/token", (c) => freshPageToken(c, platform));
+  pages.get("/", (c) => feedPage(c, platform));
+  pages.get("/upload", (c) => uploadPage(c, platform));
+  pages.route("/", listPages(platform)); // /activities, /routes, /find (lists.ts)
+  for (const [path, page] of API_PAGES) pages.get(path, (c) => apiPage(c, platform, page));
+  pages.get("/segments", (c) => segmentsPage(c, platform));
+  pages.get("/settings", (c) => settingsPage(c, platform));
+  pages.get("/heatmaps", (c) => heatmapsPage(c, platform));
+  pages.get("/activities/:id", (c) => activityPage(c, platform));
+  return pages;
 }
