@@ -19,8 +19,8 @@ export interface Demo {
 
 export type SeedStep = (platform: Platform, demo: Demo) => Promise<void>;
 
-/** Later families (segments, clubs, challenges, activities) add their steps here. */
-export const seedSteps: SeedStep[] = [
+/** The demo's steps after the athletes and the application, one line per family (listed, never pushed). */
+export const seedSteps: readonly SeedStep[] = [
   seedActivities,
   seedSegments,
   seedClubs,
