@@ -8,15 +8,28 @@ export type DomainErrorKind = "invalid" | "not_found" | "forbidden" | "conflict"
 
 /** A business rule refused a command (typed, never a crash). */
 export class DomainError extends Error {
+  /** Every field the rule refused (the first is `field`/`code`): the API answers one triple each. */
+  readonly problems: readonly { field: string; code: string }[];
+
   constructor(
     readonly kind: DomainErrorKind,
     readonly resource: string,
     readonly field: string,
     readonly code: string,
     message?: string,
+    more: readonly { field: string; code: string }[] = [],
   ) {
     super(message ?? `${resource}.${field}: ${code}`);
     this.name = "DomainError";
+    this.problems = [{ field, code }, ...more];
+  }
+
+  /** One refusal naming every bad field of a command (`errors` holds at least one). */
+  static all(errors: readonly DomainError[]): DomainError {
+    const [first, ...rest] = errors;
+    if (rest.length === 0) return first;
+    const more = rest.flatMap((e) => e.problems);
+    return new DomainError(first.kind, first.resource, first.field, first.code, errors.map((e) => e.message).join("; "), more);
   }
 }
 

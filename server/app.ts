@@ -37,7 +37,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) {
     const [status, message] = DOMAIN_STATUS[error.kind];
-    return new ApiError(status, message, [{ resource: error.resource, field: error.field, code: error.code }]);
+    return new ApiError(status, message, error.problems.map((p) => ({ resource: error.resource, field: p.field, code: p.code })));
   }
   if (error instanceof ConcurrencyError) {
     return new ApiError(409, "Conflict", [{ resource: "Stream", field: "version", code: "conflict" }]);

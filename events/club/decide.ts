@@ -89,27 +89,43 @@ function place(field: string, value: string | null | undefined): string | null {
 }
 
 /**
- * The rules of a new club, in the order the fields are listed (the first broken one is refused):
- * a name (trimmed, 1–100 characters), a description of at most 2000, club_type and sport_type from
- * their lists (casual_club and cycling when not given), places of at most 100. Answers the facts.
+ * The rules of a new club: a name (trimmed, 1–100 characters), a description of at most 2000,
+ * club_type and sport_type from their lists (casual_club and cycling when not given), places of at
+ * most 100. Answers the facts, or refuses once naming every broken field (in the order listed).
  */
 export function checkNewClub(request: NewClubRequest): NewClubFacts {
-  const name = request.name?.trim() ?? "";
-  if (!name || name.length > CLUB_NAME_MAX) throw badField("name", request.name, `a name of 1 to ${CLUB_NAME_MAX} characters`);
-  const description = request.description ?? null;
-  if ((description ?? "").length > CLUB_DESCRIPTION_MAX) {
-    throw badField("description", description, `description has at most ${CLUB_DESCRIPTION_MAX} characters`);
-  }
-  return {
+  const refused: DomainError[] = [];
+  const check = <T>(rule: () => T, fallback: T): T => {
+    try {
+      return rule();
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      refused.push(error);
+      return fallback;
+    }
+  };
+  const name = check(() => {
+    const trimmed = request.name?.trim() ?? "";
+    if (!trimmed || trimmed.length > CLUB_NAME_MAX) throw badField("name", request.name, `a name of 1 to ${CLUB_NAME_MAX} characters`);
+    return trimmed;
+  }, "");
+  const description = check(() => {
+    const text = request.description ?? null;
+    if ((text ?? "").length > CLUB_DESCRIPTION_MAX) throw badField("description", text, `description has at most ${CLUB_DESCRIPTION_MAX} characters`);
+    return text?.trim() || null;
+  }, null);
+  const facts: NewClubFacts = {
     name,
-    description: description?.trim() || null,
-    clubType: oneOf(CLUB_TYPES, "club_type", request.clubType, "casual_club"),
-    sportType: oneOf(CLUB_SPORT_TYPES, "sport_type", request.sportType, "cycling"),
-    city: place("city", request.city),
-    state: place("state", request.state),
-    country: place("country", request.country),
+    description,
+    clubType: check(() => oneOf(CLUB_TYPES, "club_type", request.clubType, "casual_club"), "casual_club"),
+    sportType: check(() => oneOf(CLUB_SPORT_TYPES, "sport_type", request.sportType, "cycling"), "cycling"),
+    city: check(() => place("city", request.city), null),
+    state: check(() => place("state", request.state), null),
+    country: check(() => place("country", request.country), null),
     private: request.private ?? false,
   };
+  if (refused.length > 0) throw DomainError.all(refused);
+  return facts;
 }
 
 function requireAdmin(state: ClubState, callerId: number): void {

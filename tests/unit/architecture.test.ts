@@ -354,7 +354,6 @@ const CACHES: Record<string, string> = {
   "server/ingest/terrain.ts: byDir": "elevation tiles opened once per directory",
   "server/archive/runs.ts: live": "progress of the imports this process runs, for the page that watches them",
   "server/security.ts: waiting": "password hashes queued behind the few that may run at once in this process",
-  "projections/applications/token-changes.ts: listeners": "in-process listeners of token revocations (the auth cache subscribes)",
 };
 
 /** `import "./x.ts"` for its side effects: registration must be explicit. */

@@ -80,9 +80,25 @@ describe("club decider: creating a club", () => {
     for (const field of ["city", "state", "country"] as const) {
       expect(refusal({ name: "C", [field]: "p".repeat(101) })).toEqual([field, "invalid"]);
     }
-    // The first broken field in the form's order is the one named.
+    // The first broken field in the form's order is named first, and every other one after it.
     expect(refusal({ name: "", sportType: "chess" })).toEqual(["name", "missing"]);
     given(clubDecider, []).when(create({ name: "C", sportType: "chess" })).thenError("invalid", "invalid");
+  });
+
+  it("names every broken field at once (one 400 triple each, as the API's input parsing does)", () => {
+    let refused: unknown;
+    try {
+      checkNewClub({ name: "", clubType: "guild", sportType: "chess", city: "p".repeat(101) });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).problems).toEqual([
+      { field: "name", code: "missing" },
+      { field: "club_type", code: "invalid" },
+      { field: "sport_type", code: "invalid" },
+      { field: "city", code: "invalid" },
+    ]);
   });
 });
 
