@@ -335,6 +335,9 @@ describe("the web app as a daily training log", () => {
     expect(await page.locator("#charts figure.chart").count()).toBeGreaterThan(0);
     expect(await page.locator("[data-chart=heartrate] .u-legend").innerText()).toContain("min");
     expect(await page.locator("#laps tbody").innerText()).not.toContain("km");
+    const [desktop, phone] = await screenshots(page, "activity-rowing", () => page.waitForTimeout(400));
+    copyFileSync(desktop, join(SCREENS, "activity-rowing-desktop.png"));
+    copyFileSync(phone, join(SCREENS, "activity-rowing-phone.png"));
     await page.goto(`${server.url}/activities?sport=Rowing`);
     await untilState(page, "lists");
     expect(await page.locator(`li[data-activity="${ids.rowing}"] .stats`).innerText()).not.toMatch(/0\.00 km/);
