@@ -29,24 +29,28 @@ create sequence if not exists public.ids_route;
 
 /** Next id of a kind. Ids are recorded in events, so a replay never draws them again. */
 export async function nextId(db: Queryable, kind: IdKind): Promise<number> {
-  const [row] = await db.query<{ id: number }>(`select nextval('public.ids_${kind}') as id`);
+  const [row] = await db.query<{ id: number }>("select nextval($1::regclass) as id", [`public.ids_${kind}`]);
   return Number(row.id);
 }
 
 /** Moves a sequence past an id seen in imported events. */
 export async function advanceId(db: Queryable, kind: IdKind, atLeast: number): Promise<void> {
   await db.query(
-    `select setval('public.ids_${kind}', greatest($1::bigint, (select last_value from public.ids_${kind})))`,
-    [atLeast],
+    `select setval($2::regclass, greatest($1::bigint, (select coalesce(last_value, start_value) from pg_sequences
+       where schemaname = 'public' and sequencename = $3)))`,
+    [atLeast, `public.ids_${kind}`, `ids_${kind}`],
   );
 }
 
 /** Copies every id sequence's state into another store, inside the copy's transaction (cli copy-store). */
 export async function copyIdSequences(source: Queryable, tx: Queryable): Promise<void> {
   for (const kind of ID_KINDS) {
+    // pg_sequences: last_value is null until the sequence is first called.
     const [seq] = await source.query<{ last_value: number; is_called: boolean }>(
-      `select last_value, is_called from public.ids_${kind}`,
+      `select coalesce(last_value, start_value) as last_value, last_value is not null as is_called from pg_sequences
+        where schemaname = 'public' and sequencename = $1`,
+      [`ids_${kind}`],
     );
-    await tx.query(`select setval('public.ids_${kind}', $1::bigint, $2)`, [seq.last_value, seq.is_called]);
+    await tx.query("select setval($1::regclass, $2::bigint, $3)", [`public.ids_${kind}`, seq.last_value, seq.is_called]);
   }
 }

@@ -60,6 +60,45 @@ export async function findActivity(db: Queryable, id: number): Promise<ActivityR
   return row ? normalizeActivityRow(row) : undefined;
 }
 
+/** Activities by id (any order; deleted ones absent), normalised. */
+export async function activitiesByIds(db: Queryable, ids: readonly number[]): Promise<ActivityRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.query<ActivityRow>(`${ACTIVITY_SELECT} where a.id = any($1::bigint[])`, [[...ids]]);
+  return rows.map(normalizeActivityRow);
+}
+
+/**
+ * A page of one athlete's activities that the viewer may see (`visible`: the privacy engine's
+ * predicate over alias `a`, its parameters numbered from $2): newest first, or oldest first when
+ * `after` is given; `before`/`after` are epoch seconds on start_date.
+ */
+export async function athleteActivitiesPage(
+  db: Queryable,
+  athleteId: number,
+  visible: (alias: string, firstParam: number) => { sql: string; params: unknown[] },
+  window: { before?: number; after?: number; limit: number; offset: number },
+): Promise<ActivityRow[]> {
+  const predicate = visible("a", 2);
+  const params: unknown[] = [athleteId, ...predicate.params];
+  let where = `a.athlete_id = $1 and ${predicate.sql}`;
+  let order = "a.start_epoch desc, a.id desc";
+  if (window.before !== undefined) {
+    params.push(window.before);
+    where += ` and a.start_epoch < $${params.length}`;
+  }
+  if (window.after !== undefined) {
+    params.push(window.after);
+    where += ` and a.start_epoch > $${params.length}`;
+    order = "a.start_epoch asc, a.id asc";
+  }
+  params.push(window.limit, window.offset);
+  const rows = await db.query<ActivityRow>(
+    `${ACTIVITY_SELECT} where ${where} order by ${order} limit $${params.length - 1} offset $${params.length}`,
+    params,
+  );
+  return rows.map(normalizeActivityRow);
+}
+
 /** Of these activities, those the athlete has given kudos. */
 export async function kudoedByAthlete(db: Queryable, athleteId: number, activityIds: readonly number[]): Promise<Set<number>> {
   if (activityIds.length === 0) return new Set();

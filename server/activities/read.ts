@@ -11,7 +11,7 @@ import { type ActivityRow, detailedActivityOf, hasPlace, type SummaryActivity, s
  * once, then handed to the pure representation (server/activities/represent.ts).
  */
 
-export { ACTIVITY_SELECT, type ActivityRow, findActivity, normalizeActivityRow } from "../../projections/activities/queries.ts";
+export { type ActivityRow, findActivity, normalizeActivityRow } from "../../projections/activities/queries.ts";
 export { processingUploadOf } from "../../projections/uploads/queries.ts";
 
 /**

@@ -10,15 +10,8 @@ import { paging, zBool, zEpoch, zFloat, zInt, zNumId, zPaging } from "../http/in
 import { defineRoute } from "../http/route.ts";
 import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { processingActivity } from "./represent.ts";
-import {
-  ACTIVITY_SELECT,
-  type ActivityRow,
-  detailedActivity,
-  findActivity,
-  normalizeActivityRow,
-  processingUploadOf,
-  summaryActivities,
-} from "./read.ts";
+import { detailedActivity, findActivity, processingUploadOf, summaryActivities } from "./read.ts";
+import { athleteActivitiesPage } from "../../projections/activities/queries.ts";
 import { zActivity, zDetailedActivity, zSummaryActivityList } from "./schema.ts";
 
 const idParams = z.object({ id: zNumId });
@@ -170,25 +163,14 @@ export const activityRoutes = [
     query: listQuery,
     async handler({ platform, auth, query }) {
       const { perPage, offset } = paging(query);
-      const visible = visibleActivities(viewerOf(auth), "a", 2);
-      const params: unknown[] = [auth.athleteId, ...visible.params];
-      let where = `a.athlete_id = $1 and ${visible.sql}`;
-      let order = "a.start_epoch desc, a.id desc";
-      if (query.before !== undefined) {
-        params.push(query.before);
-        where += ` and a.start_epoch < $${params.length}`;
-      }
-      if (query.after !== undefined) {
-        params.push(query.after);
-        where += ` and a.start_epoch > $${params.length}`;
-        order = "a.start_epoch asc, a.id asc";
-      }
-      params.push(perPage, offset);
-      const rows = await platform.db.query<ActivityRow>(
-        `${ACTIVITY_SELECT} where ${where} order by ${order} limit $${params.length - 1} offset $${params.length}`,
-        params,
-      );
-      return await summaryActivities(rows.map(normalizeActivityRow), activityContext(platform, auth));
+      const viewer = viewerOf(auth);
+      const rows = await athleteActivitiesPage(platform.db, auth.athleteId, (alias, first) => visibleActivities(viewer, alias, first), {
+        before: query.before,
+        after: query.after,
+        limit: perPage,
+        offset,
+      });
+      return await summaryActivities(rows, activityContext(platform, auth));
     },
   }),
 ];

@@ -1,5 +1,6 @@
 import type { ActivityContext } from "../activities/extensions.ts";
-import { ACTIVITY_SELECT, type ActivityRow, normalizeActivityRow, summaryActivities } from "../activities/read.ts";
+import { type ActivityRow, summaryActivities } from "../activities/read.ts";
+import { activitiesByIds } from "../../projections/activities/queries.ts";
 import { athleteFor } from "../athletes/represent.ts";
 import { findAthletes } from "../../projections/athletes/queries.ts";
 
@@ -12,8 +13,7 @@ import { findAthletes } from "../../projections/athletes/queries.ts";
  */
 export async function feedActivities(ids: readonly number[], context: ActivityContext & { viewer: { athleteId: number } }) {
   if (ids.length === 0) return [];
-  const raw = await context.db.query<ActivityRow>(`${ACTIVITY_SELECT} where a.id = any($1::bigint[])`, [[...ids]]);
-  const byId = new Map(raw.map((r) => [Number(r.id), normalizeActivityRow(r)]));
+  const byId = new Map((await activitiesByIds(context.db, ids)).map((r) => [Number(r.id), r]));
   const rows = ids.map((id) => byId.get(id)).filter((r): r is ActivityRow => r !== undefined);
   const summaries = await summaryActivities(rows, context);
   const owners = [...new Set(rows.map((r) => r.athlete_id))];

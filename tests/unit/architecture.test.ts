@@ -195,13 +195,13 @@ function constLiteral(id: ts.Identifier, file: ts.SourceFile, typed: ts.TypeChec
   return declaration.initializer;
 }
 
-const SPLICED_TABLE = /\b(from|join|into|update|table|truncate)\s+(only\s+)?"?\$\{/i;
-const isPlainSql = (e: ts.Node, file: ts.SourceFile) =>
-  ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e) || (ts.isTemplateExpression(e) && !SPLICED_TABLE.test(e.getText(file)));
+/** A statement written out whole: a string or a template without substitutions (values go in as $n parameters). */
+const isPlainSql = (e: ts.Node) => ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e);
 
 /**
  * SQL a file outside events/ and projections/ runs is written where it can be read: a literal at
- * the call or a `const` literal; never a statement assembled at run time or a spliced table name.
+ * the call or a `const` literal, its values as $n parameters; never a statement assembled at run
+ * time (a template with substitutions: a spliced table, a where clause, a shared column list).
  */
 export function builtSqlViolations(file: ts.SourceFile, typed: ts.TypeChecker | null = checker): string[] {
   const found: string[] = [];
@@ -210,10 +210,10 @@ export function builtSqlViolations(file: ts.SourceFile, typed: ts.TypeChecker | 
     let sql: ts.Node | undefined = node.arguments[0];
     while (sql && ts.isParenthesizedExpression(sql)) sql = sql.expression;
     if (!sql) return;
-    if (isPlainSql(sql, file)) return;
+    if (isPlainSql(sql)) return;
     if (ts.isIdentifier(sql)) {
       const literal = constLiteral(sql, file, typed);
-      if (literal && isPlainSql(literal, literal.getSourceFile() ?? file)) return;
+      if (literal && isPlainSql(literal)) return;
     }
     found.push(where(file, node));
   });
@@ -402,7 +402,7 @@ describe("architecture", () => {
       "await platform.db.exec(`delete from \"${name}\"`);",
       "await db.query('select 1'); const q = db; await q.query(build('jobs')); form.append('query', build('x'));",
     ].join("\n"));
-    expect(builtSqlViolations(sqlPlant.file, sqlPlant.checker)).toHaveLength(4);
+    expect(builtSqlViolations(sqlPlant.file, sqlPlant.checker)).toHaveLength(5);
 
     const appendPlant = plantTyped("server/__planted_append__.ts", [
       `import type { EventStore } from "../events/store.ts";`,
@@ -470,6 +470,7 @@ describe("architecture", () => {
   });
 
   it("SQL run outside events/ and projections/ is written at the call, never built", () => {
+    // (A statement on a read model is, besides, only in projections/: see the owners' rule.)
     const lines = sources.filter((s) => s.name.startsWith("server/")).flatMap((s) => builtSqlViolations(s.file));
     expect(offendingFiles(lines), lines.join("\n")).toEqual([]);
   });
