@@ -5,7 +5,7 @@ import { ArchiveTooLarge, checkDeclaredSize, DEFAULT_MAX_IMPORT_BYTES, ReceiveEr
 import { findImportRun, importStatusBody, startImportRun } from "./runs.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { defineRoute } from "../http/route.ts";
-import { zImportRun } from "../response-schemas.ts";
+import { zImportRun } from "./schema.ts";
 
 /** Extension (not in Strava's API): importing a Strava or Garmin Connect export archive. */
 export const importRoutes = [

@@ -5,7 +5,7 @@ export { operationIdOf } from "./operation-ids.ts";
 
 /**
  * Response schemas as JSON Schema (what the server sends: zod's output side), with every named
- * model (server/http/responses/, ids in zod's global registry) collected once into `components`
+ * model (the families' schema.ts files, ids in zod's global registry) collected once into `components`
  * and referenced as `#/components/schemas/<id>`.
  */
 export class ResponseSchemas {

@@ -40,7 +40,7 @@ export interface RouteSpec<P, Q, B, A extends RouteAuth> {
   status?: number;
   /** Extra OpenAPI notes. */
   description?: string;
-  /** Schema of the successful answer's body (OpenAPI response schema; server/http/responses/). */
+  /** Schema of the successful answer's body (OpenAPI response schema; the family's schema.ts). */
   response?: z.ZodType;
   handler(input: HandlerInput<P, Q, B, A>): Promise<unknown>;
 }
