@@ -5,7 +5,7 @@ import { drained } from "./ops/health.ts";
 import { stallLine, watchLoopStalls } from "./ops/loop-stalls.ts";
 import { prepareDataDir } from "./data-dir.ts";
 import type { Config } from "./config.ts";
-import { jobKinds } from "./jobs/index.ts";
+import { jobKinds } from "./job-kinds.ts";
 import { openPlatform, type Platform } from "./platform.ts";
 import { demoBanner, seedDemo } from "./seed/index.ts";
 import { listen } from "./serve.ts";

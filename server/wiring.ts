@@ -2,7 +2,7 @@
  * What the server plugs together, listed in one place (no side-effect imports): the event
  * catalogue, the read models, the work that follows an activity's recording, and what other
  * families add to activities. The HTTP routes are listed in server/route-table.ts, the jobs in
- * server/jobs/index.ts, the CLI commands in server/cli/all-commands.ts.
+ * server/job-kinds.ts, the CLI commands in server/cli-commands.ts.
  */
 import { catalogue } from "../events/index.ts";
 import { allProjections } from "../projections/index.ts";

@@ -126,7 +126,7 @@ async function eraseNow(platform: Platform, athleteId: number): Promise<Erasure>
   return total;
 }
 
-/** The durable job that completes erasures (server/jobs/index.ts): pending from the athletes read model. */
+/** The durable job that completes erasures (server/job-kinds.ts): pending from the athletes read model. */
 export function erasureJob(platform: Platform): JobKind {
   return {
     kind: "athlete-erasure",

@@ -4,7 +4,7 @@ import { DomainError } from "../../events/decider.ts";
 import { toJson } from "../../shared/json.ts";
 import type { Platform } from "../platform.ts";
 import { type CliCommand, type CliIo, CliUsageError } from "./command.ts";
-import { allCommands } from "./all-commands.ts";
+import { allCommands } from "../cli-commands.ts";
 
 export interface CliOutcome {
   exitCode: number;

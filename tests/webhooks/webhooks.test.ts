@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pushSubscriptionsProjection } from "../../projections/push-subscriptions/projection.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
-import { allCommands } from "../../server/cli/all-commands.ts";
+import { allCommands } from "../../server/cli-commands.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { type Delivery, eventually, Receiver } from "./receiver.ts";
 

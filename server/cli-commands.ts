@@ -1,0 +1,29 @@
+import type { CliCommand } from "./cli/command.ts";
+import { coreCommands } from "./cli/core.ts";
+import { followCommands } from "./athletes/cli.ts";
+import { activityCommands } from "./activities/cli.ts";
+import { analystsCommands } from "./analysts/cli.ts";
+import { clubCommands } from "./clubs/cli.ts";
+import { challengeCommands } from "./challenges/cli.ts";
+import { segmentCommands } from "./segments/cli.ts";
+import { privacyZoneCommands } from "./privacy-zones/cli.ts";
+import { webhookCommands } from "./webhooks/cli.ts";
+import { operationsCommands } from "./ops/cli.ts";
+import { archiveCommands } from "./archive/cli.ts";
+import { routeCommands } from "./athlete-routes/cli.ts";
+
+/** Every admin CLI command. Add one spread per command family. */
+export const allCommands: CliCommand[] = [
+  ...coreCommands,
+  ...segmentCommands,
+  ...followCommands,
+  ...activityCommands,
+  ...analystsCommands,
+  ...clubCommands,
+  ...challengeCommands,
+  ...privacyZoneCommands,
+  ...webhookCommands,
+  ...operationsCommands,
+  ...archiveCommands,
+  ...routeCommands,
+];
