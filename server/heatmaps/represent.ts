@@ -1,6 +1,8 @@
 import { isoOfEpoch } from "../../shared/date-range.ts";
 import type { HeatmapRow } from "../../projections/heatmaps/queries.ts";
+import type { z } from "zod";
 import { metaAthlete } from "../athletes/represent.ts";
+import type { zCreatedHeatmap } from "./schema.ts";
 
 export type { HeatmapRow };
 
@@ -15,7 +17,7 @@ const iso = (epochSeconds: number) => isoOfEpoch(epochSeconds);
 const time = (value: string) => new Date(value).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The subset answered by POST: id, resource_state, athlete, activity_type_ids, web_url. */
-export function createdHeatmap(row: Pick<HeatmapRow, "id" | "athlete_id" | "activity_type_ids">, publicUrl: string) {
+export function createdHeatmap(row: Pick<HeatmapRow, "id" | "athlete_id" | "activity_type_ids">, publicUrl: string): z.input<typeof zCreatedHeatmap> {
   return {
     id: row.id,
     resource_state: 2,

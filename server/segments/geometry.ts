@@ -3,8 +3,6 @@
  * when a segment is created (distance, grades, elevations, climb category).
  */
 
-import { maxOf, minOf } from "../ingest/extent.ts";
-
 export type LatLng = [number, number];
 
 const EARTH_RADIUS = 6_371_008.8;

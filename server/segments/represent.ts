@@ -1,16 +1,21 @@
 import type { EffortRow, PrEffortRow, SegmentRow } from "../../projections/segments/queries.ts";
 import { exactInteger } from "../../shared/json.ts";
+import type { z } from "zod";
 import { CLIMB_CATEGORY_DESC } from "./geometry.ts";
+import type { zDetailedSegment, zSummarySegment } from "./schema.ts";
 
 export type { EffortRow, PrEffortRow, SegmentRow };
 
+/** A segment's sport: Ride or Run, the only ones a segment is created with (events/segment/create.ts). */
+const segmentSport = (type: string): "Ride" | "Run" => (type === "Run" ? "Run" : "Ride");
+
 /** Summary segment (resource_state 2). */
-export function summarySegment(row: SegmentRow, starred: boolean) {
+export function summarySegment(row: SegmentRow, starred: boolean): z.input<typeof zSummarySegment> {
   return {
     id: Number(row.id),
     resource_state: 2,
     name: row.name,
-    activity_type: row.activity_type,
+    activity_type: segmentSport(row.activity_type),
     distance: row.distance,
     average_grade: row.average_grade,
     maximum_grade: row.maximum_grade,
@@ -29,7 +34,7 @@ export function summarySegment(row: SegmentRow, starred: boolean) {
 }
 
 /** Detailed segment (resource_state 3). */
-export function detailedSegment(row: SegmentRow, starred: boolean) {
+export function detailedSegment(row: SegmentRow, starred: boolean): z.input<typeof zDetailedSegment> {
   return {
     ...summarySegment(row, starred),
     resource_state: 3,

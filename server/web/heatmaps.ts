@@ -77,7 +77,7 @@ function ids(c: Context): { athleteId: number; mapId: number } {
   return { athleteId: Number(a), mapId: Number(m) };
 }
 
-function page(title: string, body: string, head = "", extraCsp = ""): string {
+function page(title: string, body: string, head = ""): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title>${head}
