@@ -117,7 +117,7 @@ const state = (page: Page, key: string) => page.evaluate((k) => (window as unkno
 // deno-lint-ignore no-explicit-any
 type Win = any;
 /** Waits for a condition in the page (a function: the pages' CSP forbids evaluating strings). */
-const until = <A>(page: Page, fn: (arg: A) => unknown, arg?: A, timeout = 60_000) => page.waitForFunction(fn, arg as A, { timeout, polling: 50 });
+const until = (page: Page, fn: (arg: string) => unknown, arg = "", timeout = 60_000) => page.waitForFunction(fn, arg, { timeout, polling: 50 });
 /** Waits for a key of the page's appState to be set. */
 const untilState = (page: Page, key: string) => until(page, (k) => (window as Win).appState?.[k] !== undefined, key);
 
