@@ -7,8 +7,8 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { openApiDocument } from "../server/http/openapi.ts";
-import { allRoutes } from "../server/route-table.ts";
+import { allRoutes, documentedPaths } from "../server/route-table.ts";
 import { apiTypes } from "../tests/dropin/client/generate.ts";
 
 const root = resolve(import.meta.dirname ?? ".", "..");
-writeFileSync(join(root, "tests/dropin/client/api.d.ts"), await apiTypes(openApiDocument(allRoutes, "http://localhost")));
+writeFileSync(join(root, "tests/dropin/client/api.d.ts"), await apiTypes(openApiDocument(allRoutes, "http://localhost", documentedPaths)));

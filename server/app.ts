@@ -15,7 +15,7 @@ import { SharedRateLimiter } from "./http/shared-rate-limit.ts";
 import { securityHeaders } from "./http/security-headers.ts";
 import type { AnyRoute } from "./http/route.ts";
 import type { Platform } from "./platform.ts";
-import { allRoutes } from "./route-table.ts";
+import { allRoutes, documentedPaths } from "./route-table.ts";
 import { type Lifecycle, mountHealth } from "./ops/health.ts";
 import { foreground } from "./event-loop-turn.ts";
 import { Metrics } from "./ops/metrics.ts";
@@ -135,7 +135,7 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
 
   // Generated once: the routes and the public URL do not change while the server runs.
   let openApi: Record<string, unknown> | undefined;
-  app.get("/v3/openapi.json", (c) => jsonResponse(c, openApi ??= openApiDocument(routes, `${platform.config.publicUrl}`)));
+  app.get("/v3/openapi.json", (c) => jsonResponse(c, openApi ??= openApiDocument(routes, `${platform.config.publicUrl}`, documentedPaths)));
   app.route("/docs", docsPages(platform, routes));
   mountHealth(app, platform, lifecycle);
   mountMetrics(app, metrics, platform.config.metricsToken);

@@ -1,7 +1,8 @@
 import type { CliCommand } from "./cli/command.ts";
-import { coreCommands } from "./cli/core.ts";
-import { followCommands } from "./athletes/cli.ts";
-import { activityCommands } from "./activities/cli.ts";
+import { athleteCommands, followCommands } from "./athletes/cli.ts";
+import { applicationCommands } from "./applications/cli.ts";
+import { gearCommands } from "./gear/cli.ts";
+import { photoCommands } from "./photos/cli.ts";
 import { analystsCommands } from "./analysts/cli.ts";
 import { clubCommands } from "./clubs/cli.ts";
 import { challengeCommands } from "./challenges/cli.ts";
@@ -14,10 +15,12 @@ import { routeCommands } from "./athlete-routes/cli.ts";
 
 /** Every admin CLI command. Add one spread per command family. */
 export const allCommands: CliCommand[] = [
-  ...coreCommands,
+  ...athleteCommands,
+  ...applicationCommands,
   ...segmentCommands,
   ...followCommands,
-  ...activityCommands,
+  ...gearCommands,
+  ...photoCommands,
   ...analystsCommands,
   ...clubCommands,
   ...challengeCommands,

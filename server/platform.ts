@@ -10,9 +10,10 @@ import { ID_SCHEMA } from "./ids.ts";
 import { JOB_SCHEMA, JobRunner } from "./jobs/runner.ts";
 import { requestMetadata } from "./ops/context.ts";
 import { releaseIdleDeriveWorkers } from "./uploads/derive-pool.ts";
-import { WEB_SESSION_SCHEMA } from "./web/session-table.ts";
+import { WEB_SESSION_SCHEMA } from "./sessions/session-table.ts";
 import type { ActivityExtension } from "./activities/extensions.ts";
-import { activityExtensions, allProjections, catalogue } from "./wiring.ts";
+import type { AthleteDetailExtension } from "./athletes/detail-extras.ts";
+import { activityExtensions, allProjections, athleteExtensions, catalogue } from "./wiring.ts";
 
 const READ_MODEL_SCHEMA = `
 create table if not exists public.read_model_schema (
@@ -42,6 +43,8 @@ export interface Platform {
   jobs: JobRunner;
   /** What other families add to activities (server/wiring.ts), given to each activity representation. */
   activityExtensions: readonly ActivityExtension[];
+  /** What other families add to the detailed athlete (server/wiring.ts). */
+  athleteExtensions: readonly AthleteDetailExtension[];
   close(): Promise<void>;
 }
 
@@ -94,6 +97,7 @@ export async function openPlatform(config: Config): Promise<Platform> {
       projections,
       jobs,
       activityExtensions,
+      athleteExtensions,
       async close() {
         await jobs.stop();
         // Its uploads are done: idle derive workers would keep a finished process alive.

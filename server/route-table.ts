@@ -1,4 +1,6 @@
+import type { DocumentedPaths } from "./http/openapi.ts";
 import type { AnyRoute } from "./http/route.ts";
+import { oauthPaths } from "./oauth/openapi.ts";
 import { athleteRoutes } from "./athletes/routes.ts";
 import { athleteStatsRoutes } from "./athletes/stats-routes.ts";
 import { athleteZonesRoutes } from "./athletes/zones-routes.ts";
@@ -16,8 +18,8 @@ import { privacyZoneRoutes } from "./privacy-zones/routes.ts";
 import { pushSubscriptionRoutes } from "./webhooks/routes.ts";
 import { importRoutes } from "./archive/routes.ts";
 import { athleteRouteEndpoints } from "./athlete-routes/routes.ts";
-import { athleteFeedRoutes } from "./athletes/feed-routes.ts";
-import { athleteFitnessRoutes, athleteRecordRoutes } from "./athletes/records-routes.ts";
+import { athleteFeedRoutes } from "./feeds/routes.ts";
+import { athleteFitnessRoutes, athleteRecordRoutes } from "./training/routes.ts";
 import { gearCreateRoutes } from "./gear/create-routes.ts";
 import { athletePictureRoutes } from "./avatars/routes.ts";
 import { activityExportRoutes } from "./activities/export-routes.ts";
@@ -50,3 +52,6 @@ export const allRoutes: AnyRoute[] = [
   ...gearCreateRoutes,
   ...athletePictureRoutes,
 ];
+
+/** Endpoints served outside the route table but documented in the OpenAPI document beside it. */
+export const documentedPaths: readonly DocumentedPaths[] = [oauthPaths];

@@ -2,7 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 
 /**
  * Which activities an athlete's profile and the following feed list (the web app's extension
- * endpoints, server/athletes/feed-routes.ts): ids in the order to show them. Who may see which
+ * endpoints, server/feeds/routes.ts): ids in the order to show them. Who may see which
  * activity is not decided here: the caller passes the privacy engine's predicate
  * (`visibleActivities(viewer, alias, firstParam)` of server/privacy/engine.ts), and the rows are
  * then shown through the Activities family's summary representation, which crops privacy zones.

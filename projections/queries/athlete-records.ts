@@ -3,7 +3,7 @@ import type { VisiblePredicate } from "./athlete-feeds.ts";
 
 /**
  * What an athlete's personal records are found in (GET /v3/athletes/:id/records,
- * server/athletes/records-routes.ts): the athlete's activities the viewer may see, oldest first,
+ * server/training/routes.ts): the athlete's activities the viewer may see, oldest first,
  * with the facts the records need (best efforts, the streams' blob, average power). Who may see
  * which activity is the caller's predicate (the privacy engine's `visibleActivities`).
  */

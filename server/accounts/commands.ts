@@ -12,8 +12,8 @@ import type { Platform } from "../platform.ts";
 import { hashPassword, verifyPassword } from "../security.ts";
 import { forgetSegmentIndex } from "../segments/segment-index.ts";
 import { forgetAthleteInOutbox } from "../webhooks/erasure.ts";
-import { knownWebApplicationId } from "../web/app/token.ts";
-import { endSessions, revokeTokensOfSessions } from "../web/session-tokens.ts";
+import { knownWebApplicationId } from "../sessions/web-application.ts";
+import { endSessions, revokeTokensOfSessions } from "../sessions/session-tokens.ts";
 import { passwordCostOf } from "../athletes/commands.ts";
 import { revokeAuthorization } from "../oauth/commands.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { receivedUpload } from "../uploads/received.ts";
+import { receivedUpload } from "../../events/upload/received.ts";
 import { ownedActivity, visibleActivity } from "./access.ts";
 import { loadStreams } from "./streams.ts";
 import { getBlob } from "../blobs.ts";

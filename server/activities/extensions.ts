@@ -3,7 +3,7 @@ import type { ActivityRow } from "../../projections/activities/queries.ts";
 import type { ActivityDetailPart } from "../../projections/queries/activity-detail.ts";
 import type { Viewer, ZoneSet } from "../privacy/engine.ts";
 import type { GearRow } from "../gear/represent.ts";
-import type { PhotoRow } from "../photos/represent.ts";
+import type { PhotoRow } from "../../projections/activities/queries.ts";
 
 /** What an activity's representation is read for (server/activities/access.ts `activityContext`). */
 export interface ActivityContext {

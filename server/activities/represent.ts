@@ -5,7 +5,8 @@ import type { ActivityFacts } from "../../projections/activities/projection.ts";
 import { type Release, releasedLocation, releasedPolyline } from "../privacy/engine.ts";
 import { metaAthlete } from "../athletes/represent.ts";
 import { type GearRow, summaryGear } from "../gear/represent.ts";
-import { photosSummary, type PhotoRow } from "../photos/represent.ts";
+import { photosSummary } from "./photos-summary.ts";
+import type { PhotoRow } from "../../projections/activities/queries.ts";
 import type { zDetailedActivity, zSummaryActivity } from "./schema.ts";
 
 /**

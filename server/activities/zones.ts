@@ -1,28 +1,16 @@
 import type { ActivityStreams } from "../../shared/streams.ts";
+import {
+  DEFAULT_POWER_BOUNDS,
+  HEARTRATE_POINTS_PER_MINUTE,
+  HEARTRATE_ZONE_FRACTIONS,
+  maxHeartrate,
+  POWER_ZONE_FRACTIONS,
+} from "../athletes/zones.ts";
 
 /**
  * Activity zones (spec, Activity zones): time in each heartrate and power bucket, computed from
  * the streams. Only moving samples count; each sample carries the time since the previous one.
  */
-export const DEFAULT_MAX_HEARTRATE = 190;
-/** Heartrate zone bounds as fractions of the athlete's max heartrate (5 zones). */
-export const HEARTRATE_ZONE_FRACTIONS = [0, 0.6, 0.7, 0.8, 0.9];
-/** Power zone bounds as fractions of FTP (7 zones). */
-export const POWER_ZONE_FRACTIONS = [0, 0.55, 0.75, 0.9, 1.05, 1.2, 1.5];
-/** Without an FTP: fixed 50 W buckets up to 450 W, then open-ended. */
-export const DEFAULT_POWER_BOUNDS = [0, 50, 100, 150, 200, 250, 300, 350, 400, 450];
-/** Heartrate points per minute spent in each zone (score = points). */
-export const HEARTRATE_POINTS_PER_MINUTE = [0.2, 0.4, 0.75, 1.67, 2];
-
-/** Max heartrate: 220 − age at the activity's start (age from birthdate), else 190. */
-export function maxHeartrate(birthdate: string | null, startDate: string): number {
-  if (!birthdate) return DEFAULT_MAX_HEARTRATE;
-  const born = Date.parse(`${birthdate}T00:00:00Z`);
-  if (!Number.isFinite(born)) return DEFAULT_MAX_HEARTRATE;
-  const age = Math.floor((Date.parse(startDate) - born) / (365.25 * 86400000));
-  return age > 0 && age < 120 ? 220 - age : DEFAULT_MAX_HEARTRATE;
-}
-
 function buckets(bounds: number[], values: (number | null)[] | undefined, streams: ActivityStreams) {
   const result = bounds.map((min, i) => ({ min, max: i + 1 < bounds.length ? bounds[i + 1] : -1, time: 0 }));
   if (!values) return result;

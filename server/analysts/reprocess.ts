@@ -14,7 +14,7 @@ import type { Platform } from "../platform.ts";
 import { effortIdFor, matchActivity } from "../segments/efforts.ts";
 import { deriveContextOf, deriveFile } from "../uploads/derive-upload.ts";
 import { keepPolyline } from "../uploads/polyline-blob.ts";
-import { receivedUpload } from "../uploads/received.ts";
+import { receivedUpload } from "../../events/upload/received.ts";
 
 type Facts = z.infer<typeof reprocessedFacts>;
 type Recorded = EventData<typeof activityRecorded>;

@@ -1,7 +1,8 @@
+import { activityTypeOf } from "../../shared/activity-types.ts";
 import { systemActor } from "../actor.ts";
-import { followAthlete, unfollowAthlete } from "./commands.ts";
+import { createAthlete, followAthlete, unfollowAthlete, updateAthlete } from "./commands.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
-import { type CliCommand, CliUsageError, requireInt } from "../cli/command.ts";
+import { type CliCommand, CliUsageError, optionalNumber, optionalString, requireInt, requireString } from "../cli/command.ts";
 
 async function follow(move: typeof followAthlete, platform: Parameters<CliCommand["run"]>[0], o: Record<string, unknown>) {
   const athleteId = requireInt(o, "athlete");
@@ -17,6 +18,92 @@ const options = {
   athlete: { type: "string" as const, description: "the athlete who follows", required: true },
   target: { type: "string" as const, description: "the athlete followed", required: true },
 };
+
+/** Creating and changing athletes (the operator's way in before anyone signs up). */
+export const athleteCommands: CliCommand[] = [
+  {
+    name: "athlete create",
+    summary: "Create an athlete.",
+    options: {
+      firstname: { type: "string", description: "first name", required: true },
+      lastname: { type: "string", description: "last name", required: true },
+      email: { type: "string", description: "email (unique)", required: true },
+      password: { type: "string", description: "password (8 characters or more)", required: true },
+      sex: { type: "string", description: "M or F" },
+      premium: { type: "boolean", description: "premium athlete" },
+      city: { type: "string", description: "city" },
+      state: { type: "string", description: "state" },
+      country: { type: "string", description: "country" },
+      birthdate: { type: "string", description: "YYYY-MM-DD" },
+      weight: { type: "string", description: "weight in kg" },
+    },
+    async run(platform, o) {
+      const sex = optionalString(o, "sex");
+      if (sex !== undefined && sex !== "M" && sex !== "F") throw new CliUsageError("--sex must be M or F");
+      const id = await createAthlete(platform, {
+        firstname: requireString(o, "firstname"),
+        lastname: requireString(o, "lastname"),
+        email: requireString(o, "email"),
+        password: requireString(o, "password"),
+        sex: sex as "M" | "F" | undefined,
+        premium: o.premium === true,
+        city: optionalString(o, "city"),
+        state: optionalString(o, "state"),
+        country: optionalString(o, "country"),
+        birthdate: optionalString(o, "birthdate"),
+        weight: optionalNumber(o, "weight"),
+      }, systemActor("cli"));
+      return { id };
+    },
+  },
+  {
+    name: "athlete update",
+    summary: "Change an athlete's profile or defaults for new activities.",
+    options: {
+      athlete: { type: "string", description: "athlete id", required: true },
+      firstname: { type: "string", description: "first name" },
+      lastname: { type: "string", description: "last name" },
+      sex: { type: "string", description: "M or F" },
+      premium: { type: "string", description: "true or false" },
+      city: { type: "string", description: "city" },
+      state: { type: "string", description: "state" },
+      country: { type: "string", description: "country" },
+      weight: { type: "string", description: "weight in kg" },
+      ftp: { type: "string", description: "functional threshold power in watts" },
+      "default-activity-type": { type: "string", description: "type of uploads that name none (e.g. Run)" },
+      "default-private": { type: "string", description: "true: new activities are private unless asked otherwise" },
+    },
+    async run(platform, o) {
+      const bool = (name: string) => {
+        const v = optionalString(o, name);
+        if (v === undefined) return undefined;
+        if (v !== "true" && v !== "false") throw new CliUsageError(`--${name} must be true or false`);
+        return v === "true";
+      };
+      const sex = optionalString(o, "sex");
+      if (sex !== undefined && sex !== "M" && sex !== "F") throw new CliUsageError("--sex must be M or F");
+      const typeName = optionalString(o, "default-activity-type");
+      const defaultActivityType = typeName === undefined ? undefined : activityTypeOf(typeName);
+      if (typeName !== undefined && !defaultActivityType) throw new CliUsageError("--default-activity-type: unknown activity type");
+      const ftp = optionalNumber(o, "ftp");
+      const athleteId = requireInt(o, "athlete");
+      const changed = await updateAthlete(platform, athleteId, {
+        firstname: optionalString(o, "firstname"),
+        lastname: optionalString(o, "lastname"),
+        sex: sex as "M" | "F" | undefined,
+        premium: bool("premium"),
+        city: optionalString(o, "city"),
+        state: optionalString(o, "state"),
+        country: optionalString(o, "country"),
+        weight: optionalNumber(o, "weight"),
+        ftp: ftp === undefined ? undefined : Math.round(ftp),
+        defaultActivityType,
+        defaultPrivate: bool("default-private"),
+      }, systemActor("cli", athleteId));
+      return { id: athleteId, changed };
+    },
+  },
+];
 
 export const followCommands: CliCommand[] = [
   { name: "follow", summary: "Make an athlete follow another.", options, run: (p, o) => follow(followAthlete, p, o) },

@@ -37,7 +37,7 @@ export const athleteRoutes = [
     async handler({ platform, auth }) {
       const row = await findAthlete(platform.db, auth.athleteId);
       if (!row) throw notFound("Athlete");
-      return athleteFor(row, auth, { form: "detailed", extras: await athleteDetailExtras(platform.db, auth.athleteId) });
+      return athleteFor(row, auth, { form: "detailed", extras: await athleteDetailExtras(platform, auth.athleteId) });
     },
   }),
   defineRoute({
@@ -61,7 +61,7 @@ export const athleteRoutes = [
       }, { ...requestActor(auth, requestId), source: "api" });
       const row = await findAthlete(platform.db, auth.athleteId);
       if (!row) throw notFound("Athlete");
-      return athleteFor(row, auth, { form: "detailed", extras: await athleteDetailExtras(platform.db, auth.athleteId) });
+      return athleteFor(row, auth, { form: "detailed", extras: await athleteDetailExtras(platform, auth.athleteId) });
     },
   }),
   defineRoute({
@@ -77,7 +77,7 @@ export const athleteRoutes = [
       const row = await findAthlete(platform.db, params.id);
       if (!row) throw notFound("Athlete");
       if (Number(row.id) === auth.athleteId) {
-        return athleteFor(row, auth, { form: "detailed", extras: await athleteDetailExtras(platform.db, auth.athleteId) });
+        return athleteFor(row, auth, { form: "detailed", extras: await athleteDetailExtras(platform, auth.athleteId) });
       }
       return athleteFor(row, auth, { form: "summary" });
     },

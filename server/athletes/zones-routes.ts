@@ -1,4 +1,4 @@
-import { HEARTRATE_ZONE_FRACTIONS, maxHeartrate, POWER_ZONE_FRACTIONS } from "../activities/zones.ts";
+import { HEARTRATE_ZONE_FRACTIONS, maxHeartrate, POWER_ZONE_FRACTIONS } from "./zones.ts";
 import { notFound } from "../http/errors.ts";
 import { defineRoute } from "../http/route.ts";
 import { zZones } from "./schema.ts";

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { encodeRgbaPng } from "../heatmaps/png.ts";
+import { encodeRgbaPng } from "../images/png.ts";
 
-/** Strava's avatar sizes: profile (large) 124 px, profile_medium 62 px. */
-export const AVATAR_SIZES = { large: 124, medium: 62 } as const;
-export type AvatarSize = keyof typeof AVATAR_SIZES;
+import { AVATAR_SIZES, type AvatarSize } from "../images/avatar-renditions.ts";
+
+export { AVATAR_SIZES, type AvatarSize };
 
 /**
  * The default avatar of an athlete: a 5×5 mirrored pattern (an identicon) in one colour on a

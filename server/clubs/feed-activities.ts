@@ -9,7 +9,7 @@ import { findAthletes } from "../../projections/athletes/queries.ts";
  * representation (resource_state 2, the detail-only attributes absent, the same privacy rules) for
  * the given ids in the given order, plus `guid` ("activity-<id>"); `athlete` as the real service shows it in club feeds:
  * `{resource_state: 2, firstname, lastname: "<initial>."}`, no id (see athleteFor). The web app's
- * following feed (server/athletes/feed-routes.ts) builds on it.
+ * following feed (server/feeds/routes.ts) builds on it.
  */
 export async function feedActivities(ids: readonly number[], context: ActivityContext & { viewer: { athleteId: number } }) {
   if (ids.length === 0) return [];

@@ -1,6 +1,6 @@
 import { insidePrivacyZone, type PrivacyZoneCircle, privacyZoneBounds } from "../../shared/privacy-zones.ts";
 import { latOf, lngOf, MAX_ZOOM, TILE_SIZE, unitsPerPixel, worldX, worldY } from "./mercator.ts";
-import { encodeRgbaPng } from "./png.ts";
+import { encodeRgbaPng } from "../images/png.ts";
 import type { Tracks } from "./tracks.ts";
 
 /** Segments per chunk: the unit a tile query tests against its bounding box. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AnyRoute } from "./route.ts";
-import { oauthPaths, oauthScheme, operationIdOf, ResponseSchemas, scopesOf } from "./openapi-extras.ts";
+import { oauthScheme, operationIdOf, ResponseSchemas, scopesOf } from "./openapi-extras.ts";
 
 function jsonSchema(schema: unknown): Record<string, unknown> {
   try {
@@ -27,7 +27,10 @@ const TAGS = [
 ];
 
 /** The OpenAPI 3.1 document, generated from the same route table and zod schemas the server runs. */
-export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<string, unknown> {
+/** Paths served outside the route table (e.g. the OAuth endpoints), documented by their family. */
+export type DocumentedPaths = (schemas: ResponseSchemas) => Record<string, unknown>;
+
+export function openApiDocument(routes: AnyRoute[], serverUrl: string, documented: readonly DocumentedPaths[] = []): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas = new ResponseSchemas();
   for (const route of routes) {
@@ -100,7 +103,7 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string): Record<s
         "New here? [Connect your app](/docs/connect): register, authorize, exchange the code, refresh, call.",
     },
     servers: [{ url: serverUrl }],
-    paths: { ...paths, ...oauthPaths(schemas) },
+    paths: { ...paths, ...Object.assign({}, ...documented.map((describe) => describe(schemas))) },
     tags: TAGS,
     components: {
       securitySchemes: {

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { makeRenditions } from "./renditions.ts";
-import { avatarRenditions } from "../avatars/renditions.ts";
+import { avatarRenditions } from "./avatar-renditions.ts";
 import type { ImageReply, ImageRequest } from "./pool.ts";
 
 /**

@@ -8,8 +8,8 @@
  * is refused as undecodable.
  */
 import { makeRenditions, type RenditionBytes, UndecodableImage } from "./renditions.ts";
-import { avatarRenditions } from "../avatars/renditions.ts";
-import { type RuntimeWorker, startWorker } from "../uploads/worker-runtime.ts";
+import { avatarRenditions } from "./avatar-renditions.ts";
+import { type RuntimeWorker, startWorker } from "../workers/runtime.ts";
 import type { ImageHeader } from "./header.ts";
 
 export type ImageTask =

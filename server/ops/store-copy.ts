@@ -4,7 +4,7 @@ import { toJson } from "../../shared/json.ts";
 import { blobDirOf, blobNamesAfter, getBlob, sha256Hex } from "../blobs.ts";
 import { copyIdSequences } from "../ids.ts";
 import type { Platform } from "../platform.ts";
-import { copyWebSessionTables } from "../web/session-table.ts";
+import { copyWebSessionTables } from "../sessions/session-table.ts";
 import { copyOutbox, ensureOutbox } from "../webhooks/outbox.ts";
 import { storeBlob } from "./blob-transfer.ts";
 

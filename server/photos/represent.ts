@@ -1,26 +1,7 @@
-import type { PhotoRow, Rendition } from "../../projections/activities/queries.ts";
+import type { PhotoRow } from "../../projections/activities/queries.ts";
+import { urlsFor } from "../activities/photos-summary.ts";
 
 export type { ExternalPhotoData, NativePhotoData, PhotoRow, Rendition } from "../../projections/activities/queries.ts";
-
-export function bestRendition(renditions: readonly Rendition[], size: number): Rendition {
-  const sorted = [...renditions].sort((a, b) => Math.max(a.width, a.height) - Math.max(b.width, b.height));
-  return sorted.find((r) => r.width > size || r.height > size) ?? sorted[sorted.length - 1];
-}
-
-export function photoUrl(publicUrl: string, uniqueId: string, rendition: Rendition): string {
-  return `${publicUrl.replace(/\/$/, "")}/photos/${uniqueId}/${rendition.size}`;
-}
-
-/** urls map: each requested size → the URL of its best match. */
-function urlsFor(publicUrl: string, photo: PhotoRow, sizes: readonly number[]): Record<string, string> {
-  const urls: Record<string, string> = {};
-  for (const size of sizes) {
-    urls[String(size)] = photo.source === 1
-      ? photoUrl(publicUrl, photo.data.uniqueId, bestRendition(photo.data.renditions, size))
-      : photo.data.url;
-  }
-  return urls;
-}
 
 /** A photo of the activity photos endpoint, in the shape of its kind (spec, Photo). */
 export function photoRepresentation(publicUrl: string, photo: PhotoRow, size: number) {
@@ -52,21 +33,5 @@ export function photoRepresentation(publicUrl: string, photo: PhotoRow, size: nu
     uploaded_at: d.uploadedAt,
     created_at: d.createdAt,
     location: d.location,
-  };
-}
-
-/** The activity's photos summary: count and the first photo as primary (urls for sizes 100 and 600). */
-export function photosSummary(publicUrl: string, photos: readonly PhotoRow[]) {
-  const first = photos[0];
-  return {
-    primary: first
-      ? {
-        id: first.source === 2 ? first.data.photoId : null,
-        source: first.source,
-        unique_id: first.source === 1 ? first.data.uniqueId : null,
-        urls: urlsFor(publicUrl, first, [100, 600]),
-      }
-      : null,
-    count: photos.length,
   };
 }

@@ -10,7 +10,7 @@ import { type DecodedUpload, decodeAndDerive } from "./decode-derive.ts";
 import type { MatchableSegment } from "../segments/matching.ts";
 import type { TrackMatch } from "../segments/track-matches.ts";
 import { lazyStreams, type PackedStreams } from "./streams-transfer.ts";
-import { coreCount, type RuntimeWorker, startWorker } from "./worker-runtime.ts";
+import { coreCount, type RuntimeWorker, startWorker } from "../workers/runtime.ts";
 
 /** The segments to match a derived track against: a server's index, by source (see track-matches.ts). */
 export interface SegmentSource {

@@ -26,7 +26,7 @@ import { duplicateAtProcessing, duplicateMessage } from "./duplicates.ts";
 import { takeReceivedOriginal } from "./originals.ts";
 import { findUpload } from "./status.ts";
 import { failUpload, succeedUpload } from "./commands.ts";
-import { receivedUpload, type ReceivedUpload as Received } from "./received.ts";
+import { receivedUpload, type ReceivedUpload as Received } from "../../events/upload/received.ts";
 
 type Recorded = EventData<typeof activityRecorded>;
 

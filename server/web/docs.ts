@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { openApiDocument } from "../http/openapi.ts";
+import { documentedPaths } from "../route-table.ts";
 import { OAUTH_SCOPES } from "../http/openapi-extras.ts";
 import type { AnyRoute } from "../http/route.ts";
 import { pagePolicy } from "../http/security-headers.ts";
@@ -112,7 +113,7 @@ ${scripts.map((s) => `<script defer src="/docs/assets/${s}"></script>`).join("\n
 }
 
 function referencePage(routes: AnyRoute[], publicUrl: string): string {
-  const doc = openApiDocument(routes, publicUrl);
+  const doc = openApiDocument(routes, publicUrl, documentedPaths);
   return frame("API v3 reference", `<div class="reference">
 <main id="reference-list" class="ref-static" aria-label="API reference"><h1>API v3 reference</h1>
 <p class="ref-loading" role="status">Every operation is listed below; the interactive reference (parameters, models) opens in its place in a moment.</p>

@@ -3,8 +3,8 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Platform } from "../platform.ts";
 import { constantTimeEqual, hashSecret, randomSecret } from "../security.ts";
-import { deleteSession, findSession, insertSession, type SessionRow, webSecret } from "./session-table.ts";
-import { revokeTokensOfSessions } from "./session-tokens.ts";
+import { deleteSession, findSession, insertSession, type SessionRow, webSecret } from "../sessions/session-table.ts";
+import { revokeTokensOfSessions } from "../sessions/session-tokens.ts";
 
 /**
  * Web sessions and CSRF tokens.
@@ -120,7 +120,7 @@ export function sessionIdHash(c: Context): string | undefined {
 /**
  * Starts a signed-in session under a fresh id. The visitor's previous session, if any, is ended,
  * and so is the athlete's oldest beyond MAX_SESSIONS_PER_ATHLETE: the page tokens of both are
- * revoked at once (server/web/session-tokens.ts).
+ * revoked at once (server/sessions/session-tokens.ts).
  */
 export async function signIn(c: Context, platform: Platform, athleteId: number): Promise<void> {
   const previous = cookieValue(c, SESSION_COOKIE);

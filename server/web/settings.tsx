@@ -6,7 +6,7 @@ import { revokeAuthorization } from "../oauth/commands.ts";
 import { type OwnApplication, ownApplication as ownApplicationOf } from "../../projections/applications/queries.ts";
 import { authorizedApplicationName, authorizedApplications } from "../../projections/queries/authorized-applications.ts";
 import type { Platform } from "../platform.ts";
-import { knownWebApplicationId } from "./app/token.ts";
+import { knownWebApplicationId } from "../sessions/web-application.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";
 import { redirectToSignIn as toSignIn } from "./redirect.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";

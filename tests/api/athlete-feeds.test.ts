@@ -6,7 +6,7 @@ import { DEVICES } from "../helpers/fixtures.ts";
 import { startTestServer, type TestAthlete, type TestServer, uploadUntilReady } from "../helpers/server.ts";
 
 /**
- * The web app's extension endpoints (server/athletes/feed-routes.ts): follow / unfollow through the
+ * The web app's extension endpoints (server/feeds/routes.ts): follow / unfollow through the
  * follow decider, the following feed, another athlete's activities, totals and profile — each list
  * passing the privacy engine (private never, hidden-from-home kept out of others' feeds, privacy
  * zones cropped for the viewer).

@@ -166,7 +166,7 @@ function fixtures(): Record<string, Fixture> {
         return `/v3/routes/${made.body.id}`;
       }),
     },
-    // The web app's extensions (server/athletes/feed-routes.ts, gear-create.ts, athlete-picture.ts).
+    // The web app's extensions (server/feeds/routes.ts, gear-create.ts, athlete-picture.ts).
     "GET /v3/activities/following": at("/v3/activities/following"),
     "GET /v3/athletes/{id}/activities": at(`/v3/athletes/${ann.id}/activities`),
     "GET /v3/athletes/{id}/totals": at(`/v3/athletes/${ann.id}/totals`),

@@ -347,7 +347,7 @@ function fixtures(): Record<string, Fixture> {
       },
       otherAthlete: 403,
     },
-    // The web app's extensions (server/athletes/feed-routes.ts, gear-create.ts, athlete-picture.ts).
+    // The web app's extensions (server/feeds/routes.ts, gear-create.ts, athlete-picture.ts).
     "GET /v3/activities/following": { request: fixed("/v3/activities/following") },
     "GET /v3/athletes/:id/activities": { request: fixed(`/v3/athletes/${owner.id}/activities`) },
     "GET /v3/athletes/:id/totals": { request: fixed(`/v3/athletes/${owner.id}/totals`) }, // anyone's public totals

@@ -346,7 +346,7 @@ const CACHES: Record<string, string> = {
   "server/web/docs.ts: cache": "static docs assets read once from disk",
   "server/web/app/token.ts: minting": "in-flight page-token mints, so concurrent page loads share one",
   "server/web/account.tsx: dummyHashes": "one dummy password hash per cost, so unknown e-mails cost as much as wrong passwords",
-  "server/uploads/worker-runtime.ts: nodeBundles": "worker bundles built once per process (Node only)",
+  "server/workers/runtime.ts: nodeBundles": "worker bundles built once per process (Node only)",
   "server/uploads/athlete-lock.ts: tails": "per-athlete queue of duplicate checks within this process",
   "server/uploads/originals.ts: received": "hand-off of just-received bytes from submission to the job in the same process",
   "server/heatmaps/build.ts: justGathered": "hand-off of a build's gathered tracks between its steps in the same process",
@@ -362,6 +362,77 @@ export function sideEffectImports(file: ts.SourceFile): string[] {
   walk(file, (node) => {
     if (ts.isImportDeclaration(node) && !node.importClause) found.push(where(file, node));
   });
+  return found;
+}
+
+/** The folder of `server/<folder>/…` (undefined for server/'s own top-level files: the composition and the kernel). */
+const serverFolder = (name: string) => /^server\/([^/]+)\//.exec(name)?.[1];
+
+/**
+ * Edges between server/'s folders, from every import (static, dynamic, type-only, re-export).
+ * Not counted: the top level of server/ (it composes the features and holds the platform they
+ * run on), and imports of another family's `schema.ts` (response models nest one another as
+ * Strava's do; a schema file holds only data, see `schemaImports`).
+ */
+export function folderEdges(files: readonly { name: string; file: ts.SourceFile }[]): Map<string, Map<string, string>> {
+  const edges = new Map<string, Map<string, string>>();
+  for (const { name, file } of files) {
+    const from = serverFolder(name);
+    if (!from) continue;
+    walk(file, (node) => {
+      let specifier: string | undefined;
+      if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+        specifier = node.moduleSpecifier.text;
+      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+        specifier = node.arguments[0].text;
+      }
+      if (!specifier?.startsWith(".")) return;
+      const target = nameOf(resolve(ROOT, dirname(name), specifier));
+      const to = serverFolder(target);
+      if (!to || to === from || /\/schema\.ts$/.test(target)) return;
+      if (!edges.has(from)) edges.set(from, new Map());
+      if (!edges.get(from)!.has(to)) edges.get(from)!.set(to, where(file, node));
+    });
+  }
+  return edges;
+}
+
+/** Cycles among folders (each strongly connected set of two or more), with one import per edge. */
+export function folderCycles(edges: Map<string, Map<string, string>>): string[] {
+  const index = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], on = new Set<string>();
+  const cycles: string[] = [];
+  let next = 0;
+  const visit = (v: string) => {
+    index.set(v, next), low.set(v, next++), stack.push(v), on.add(v);
+    for (const w of edges.get(v)?.keys() ?? []) {
+      if (!index.has(w)) visit(w), low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      else if (on.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const set: string[] = [];
+    let w: string;
+    do (w = stack.pop()!, on.delete(w), set.push(w)); while (w !== v);
+    if (set.length > 1) {
+      const inSet = new Set(set);
+      const why = set.flatMap((a) => [...(edges.get(a) ?? [])].filter(([b]) => inSet.has(b)).map(([b, line]) => `${a} → ${b} (${line})`));
+      cycles.push(`${set.sort().join(", ")}: ${why.join("; ")}`);
+    }
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+/** A schema.ts holds data only: it imports zod, shared/, events/, http/schema.ts and other schema.ts files. */
+export function schemaImports(file: ts.SourceFile): string[] {
+  const found: string[] = [];
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    const specifier = statement.moduleSpecifier.text;
+    if (specifier === "zod" || !specifier.startsWith(".")) continue;
+    const target = nameOf(resolve(ROOT, dirname(nameOf(file.fileName)), specifier));
+    if (/^(shared|events)\//.test(target) || target === "server/http/schema.ts" || /^server\/[^/]+\/schema\.ts$/.test(target)) continue;
+    found.push(where(file, statement));
+  }
   return found;
 }
 
@@ -443,9 +514,22 @@ describe("architecture", () => {
 
     expect(sideEffectImports(parse("server/x.ts", `import "./y.ts"; import { a } from "./z.ts"; import type { B } from "./b.ts";`))).toHaveLength(1);
 
+    const plantedFolders = [
+      { name: "server/clubs/routes.ts", text: `import { a } from "../athletes/represent.ts"; import { z } from "../athletes/schema.ts"; import { p } from "../platform.ts";` },
+      { name: "server/athletes/routes.ts", text: `import type { C } from "../clubs/commands.ts";` },
+      { name: "server/gear/routes.ts", text: `import { s } from "../clubs/schema.ts"; import { r } from "../athletes/represent.ts";` },
+      { name: "server/clubs/schema.ts", text: `import { g } from "../gear/schema.ts";` },
+      { name: "server/uploads/job.ts", text: `const m = import("../segments/matching.ts");` },
+      { name: "server/segments/matching.ts", text: `export { x } from "../uploads/job.ts";` },
+    ].map(({ name, text }) => ({ name, file: parse(name, text) }));
+    const cycles = folderCycles(folderEdges(plantedFolders));
+    expect(cycles).toHaveLength(2);
+    expect(cycles.map((c) => c.slice(0, c.indexOf(":")))).toEqual(expect.arrayContaining(["athletes, clubs", "segments, uploads"]));
+    expect(schemaImports(parse("server/clubs/schema.ts", `import { z } from "zod"; import { a } from "../athletes/schema.ts"; import { m } from "../http/schema.ts"; import { f } from "./represent.ts"; import { q } from "../../projections/clubs/queries.ts";`))).toHaveLength(2);
+
     expect(OWNERS.get("activities")).toBe("projections/activities/");
     expect(OWNERS.get("events")).toBe("events/");
-    expect(OWNERS.get("web_sessions")).toBe("server/web/");
+    expect(OWNERS.get("web_sessions")).toBe("server/sessions/");
     expect(OWNERS.size).toBeGreaterThan(40);
   });
 
@@ -497,6 +581,11 @@ describe("architecture", () => {
   it("module-level collections that code mutates are listed caches, not registries", () => {
     const found = sources.flatMap((s) => mutatedModuleCollections(s.file)).sort();
     expect(found).toEqual(Object.keys(CACHES).sort());
+  });
+
+  it("server's folders form no cycle: a feature's way reads straight down (its top level and schema nesting aside)", () => {
+    expect(folderCycles(folderEdges(sources))).toEqual([]);
+    expect(sources.filter((s) => /^server\/[^/]+\/schema\.ts$/.test(s.name)).flatMap((s) => schemaImports(s.file))).toEqual([]);
   });
 
   it("registration is explicit: no side-effect imports", () => {

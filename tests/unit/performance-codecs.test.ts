@@ -7,7 +7,7 @@ import { segmentStarred } from "../../events/segment/events.ts";
 import { EventStore } from "../../events/store.ts";
 import { ConcurrencyError } from "../../events/types.ts";
 import { parseLatlngArray } from "../../server/heatmaps/gather.ts";
-import { encodeRgbaPng } from "../../server/heatmaps/png.ts";
+import { encodeRgbaPng } from "../../server/images/png.ts";
 import { decodeTracks, TRACKS_MAGIC, TracksBuilder } from "../../server/heatmaps/tracks.ts";
 
 let db: Db;

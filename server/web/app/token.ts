@@ -5,7 +5,8 @@ import { issuePageToken, revokeToken } from "../../oauth/commands.ts";
 import { type Auth, lookupToken } from "../../http/auth.ts";
 import type { Platform } from "../../platform.ts";
 import { hashSecret } from "../../security.ts";
-import { readWebSecret, recordSessionToken, webSecret } from "../session-table.ts";
+import { readWebSecret, recordSessionToken, webSecret } from "../../sessions/session-table.ts";
+import { WEB_APP_KEY as APP_KEY } from "../../sessions/web-application.ts";
 import { sessionIdHash, sessionSecret } from "../session.ts";
 
 /**
@@ -24,7 +25,6 @@ import { sessionIdHash, sessionSecret } from "../session.ts";
  *   cookie makes a cross-site request act for the athlete (no CSRF on the API).
  */
 export const WINDOW_MS = 30 * 60 * 1000;
-const APP_KEY = "web-app-id";
 
 const applicationIds = new WeakMap<Platform, Promise<number>>();
 const minting = new Map<string, Promise<void>>();
@@ -55,10 +55,6 @@ export function webApplicationId(platform: Platform, athleteId: number): Promise
 }
 
 /** The id of the web app's application if it exists (for hiding it from "My API application"). */
-export async function knownWebApplicationId(platform: Platform): Promise<number | undefined> {
-  const known = await readWebSecret(platform.db, APP_KEY);
-  return known ? Number(known) : undefined;
-}
 
 export interface SessionToken {
   token: string;

@@ -12,7 +12,7 @@ import type { Queryable } from "../../events/db/types.ts";
  * - Sign-out deletes the row.
  * - web_session_tokens names the page tokens minted for each session (their hashes, with the pair
  *   they belong to), so a session ended from elsewhere (pushed out by a 21st sign-in, a password
- *   change, "sign out everywhere") has its page tokens revoked at once (server/web/session-tokens.ts).
+ *   change, "sign out everywhere") has its page tokens revoked at once (server/sessions/session-tokens.ts).
  * web_secrets holds the key that signs CSRF tokens (shared by every server on one database).
  */
 export const WEB_SESSION_SCHEMA = `

@@ -10,17 +10,17 @@ import {
 } from "../../projections/queries/athlete-feeds.ts";
 import { activityContext } from "../activities/access.ts";
 import { requestActor } from "../actor.ts";
-import { followAthlete, unfollowAthlete } from "./commands.ts";
-import { activityStatsBody } from "./stats-routes.ts";
+import { followAthlete, unfollowAthlete } from "../athletes/commands.ts";
+import { activityStatsBody } from "../athletes/stats-routes.ts";
 import type { Auth } from "../http/auth.ts";
 import { notFound } from "../http/errors.ts";
 import { paging, zEpoch, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { zActivityStats } from "./schema.ts";
-import { zAthleteProfile, zFeedActivities, zSummaryAthlete } from "./feed-schema.ts";
+import { zActivityStats } from "../athletes/schema.ts";
+import { zAthleteProfile, zFeedActivities, zSummaryAthlete } from "./schema.ts";
 import type { Platform } from "../platform.ts";
 import { viewerOf, visibleActivities } from "../privacy/engine.ts";
-import { athleteFor } from "./represent.ts";
+import { athleteFor } from "../athletes/represent.ts";
 import { feedActivities } from "../clubs/feed-activities.ts";
 
 /**

@@ -1,7 +1,10 @@
 import { encode as encodePng } from "fast-png";
-import { decodeImage, type Rect, type RgbaImage, resizeRgba } from "../images/renditions.ts";
-import type { ImageHeader } from "../images/header.ts";
-import { AVATAR_SIZES } from "./identicon.ts";
+import { decodeImage, type Rect, type RgbaImage, resizeRgba } from "./renditions.ts";
+import type { ImageHeader } from "./header.ts";
+
+/** Strava's avatar sizes: profile (large) 124 px, profile_medium 62 px. */
+export const AVATAR_SIZES = { large: 124, medium: 62 } as const;
+export type AvatarSize = keyof typeof AVATAR_SIZES;
 
 /**
  * The two renditions of a profile picture (pure: run in an image worker, see server/images/pool.ts):

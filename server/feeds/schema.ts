@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Response schemas of the web app's extension operations (server/athletes/feed-routes.ts): the
+ * Response schemas of the web app's extension operations (server/feeds/routes.ts): the
  * summary athlete and summary activities of Strava's API model, the fields the pages rely on
  * named, the rest passed through as the representations write them.
  */

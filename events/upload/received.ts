@@ -1,7 +1,7 @@
-import type { EventData } from "../../events/catalogue.ts";
-import { catalogued } from "../../events/index.ts";
-import type { EventStore } from "../../events/store.ts";
-import { uploadReceived, uploadStream } from "../../events/upload/events.ts";
+import type { EventData } from "../catalogue.ts";
+import { catalogued } from "../index.ts";
+import type { EventStore } from "../store.ts";
+import { uploadReceived, uploadStream } from "./events.ts";
 
 export type ReceivedUpload = EventData<typeof uploadReceived>;
 
