@@ -29,7 +29,14 @@ export class DomainError extends Error {
     const [first, ...rest] = errors;
     if (rest.length === 0) return first;
     const more = rest.flatMap((e) => e.problems);
-    return new DomainError(first.kind, first.resource, first.field, first.code, errors.map((e) => e.message).join("; "), more);
+    return new DomainError(
+      first.kind,
+      first.resource,
+      first.field,
+      first.code,
+      errors.map((e) => e.message).join("; "),
+      more,
+    );
   }
 }
 
@@ -127,7 +134,11 @@ async function currentState<State, Event extends CatalogueEvent>(
   return current;
 }
 
-function remember(states: Map<string, { version: number; state: unknown }>, streamId: string, entry: { version: number; state: unknown }) {
+function remember(
+  states: Map<string, { version: number; state: unknown }>,
+  streamId: string,
+  entry: { version: number; state: unknown },
+) {
   states.delete(streamId);
   states.set(streamId, entry);
   if (states.size > FOLDED_PER_DECIDER) states.delete(states.keys().next().value!);
@@ -153,7 +164,7 @@ export function handleCommand<State, Command, Event extends CatalogueEvent>(
   return oneAtATime(store, streamId, async () => {
     const giveUpAt = Date.now() + (options.deadlineMs ?? 30_000);
     const states = foldedStates(store, decider);
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0;; attempt++) {
       const { version, state } = await currentState(store, streamId, decider, states);
       const events = decider.decide(command, state);
       if (events.length === 0) return { events, state };

@@ -46,7 +46,10 @@ export async function eraseAthleteFromLog(db: Db, athleteId: number): Promise<Er
            where e.global_position = any($1::bigint[]))`,
       [positions],
     );
-    await tx.query("delete from event_idempotency where first_position = any($1::bigint[]) or last_position = any($1::bigint[])", [positions]);
+    await tx.query(
+      "delete from event_idempotency where first_position = any($1::bigint[]) or last_position = any($1::bigint[])",
+      [positions],
+    );
     const deleted = await tx.query<{ global_position: number }>(
       "delete from events where global_position = any($1::bigint[]) returning global_position",
       [positions],

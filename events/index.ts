@@ -4,7 +4,13 @@
  * `CatalogueEvent` is the discriminated union of every event, so a `switch (event.type)` narrows
  * `event.data` without casts.
  */
-import { type EventCatalogue, eventCatalogue, type EventDefinition, type EventsOfModules, type NewEvent } from "./catalogue.ts";
+import {
+  type EventCatalogue,
+  eventCatalogue,
+  type EventDefinition,
+  type EventsOfModules,
+  type NewEvent,
+} from "./catalogue.ts";
 import type { RecordedEvent } from "./types.ts";
 import * as platform from "./platform/events.ts";
 import * as athlete from "./athlete/events.ts";
@@ -26,9 +32,24 @@ import * as archiveImport from "./archive-import/events.ts";
 import * as athletePicture from "./athlete-picture/events.ts";
 
 const families = {
-  platform, athlete, application, activity, activityReprocessed, activityChanges, gear, oauth, club, challenge,
-  privacyZone, heatmap, segment, upload, pushSubscription, route,
-  archiveImport, athletePicture,
+  platform,
+  athlete,
+  application,
+  activity,
+  activityReprocessed,
+  activityChanges,
+  gear,
+  oauth,
+  club,
+  challenge,
+  privacyZone,
+  heatmap,
+  segment,
+  upload,
+  pushSubscription,
+  route,
+  archiveImport,
+  athletePicture,
 };
 
 /** Any event of the catalogue, discriminated by `type`. */

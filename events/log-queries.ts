@@ -92,7 +92,11 @@ export async function transactionIdAtOrBefore(q: Queryable, position: number): P
  * The first position after a catch-up cursor (transaction id as text, position) in (transaction
  * id, position) order, or null when the cursor has read everything.
  */
-export async function firstPositionAfterCursor(q: Queryable, transactionId: string, position: number): Promise<number | null> {
+export async function firstPositionAfterCursor(
+  q: Queryable,
+  transactionId: string,
+  position: number,
+): Promise<number | null> {
   const [unread] = await q.query<{ first: number | null }>(
     `select min(global_position) as first from public.events
       where (transaction_id, global_position) > ($1::text::xid8, $2::bigint)`,
@@ -111,7 +115,11 @@ export async function countEventsUpTo(q: Queryable, position: number): Promise<n
 }
 
 /** How many events of these types lie after a position. */
-export async function countEventsOfTypesAfter(q: Queryable, position: number, types: readonly string[]): Promise<number> {
+export async function countEventsOfTypesAfter(
+  q: Queryable,
+  position: number,
+  types: readonly string[],
+): Promise<number> {
   const [row] = await q.query<{ n: number }>(
     `select count(*)::int as n from public.events
       where global_position > $1
@@ -256,7 +264,9 @@ export async function eventsNamingHashes(
 
 /** Copies the idempotency records row for row (a copy of the whole store); how many. */
 export async function copyIdempotencyRecords(source: Queryable, tx: Queryable): Promise<number> {
-  const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.event_idempotency t");
+  const rows = await source.query<{ row: string }>(
+    "select row_to_json(t)::text as row from public.event_idempotency t",
+  );
   for (const batch of jsonArrays(rows)) {
     await tx.query(
       "insert into public.event_idempotency select * from json_populate_recordset(null::public.event_idempotency, $1::json)",

@@ -38,8 +38,7 @@ interface EventRow {
   recorded_at: string;
 }
 
-const COLUMNS =
-  "global_position, stream_id, stream_version, type, schema_version, data, metadata, recorded_at";
+const COLUMNS = "global_position, stream_id, stream_version, type, schema_version, data, metadata, recorded_at";
 
 function toRecorded(catalogue: EventCatalogue, row: EventRow): RecordedEvent {
   return {
@@ -365,9 +364,7 @@ export class EventStore {
     const last = rows[rows.length - 1];
     return {
       events: rows.map(this.#toRecorded),
-      cursor: last
-        ? { transactionId: last.transaction_id, position: Number(last.global_position) }
-        : cursor,
+      cursor: last ? { transactionId: last.transaction_id, position: Number(last.global_position) } : cursor,
     };
   }
 

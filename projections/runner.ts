@@ -113,8 +113,7 @@ export class ProjectionRunner {
           const run = pending.get(projection);
           if (run) run.push(event);
           else pending.set(projection, [event]);
-        }
-        else if (projection.applyBatch) await projection.applyBatch(tx, [event]);
+        } else if (projection.applyBatch) await projection.applyBatch(tx, [event]);
         else await projection.apply(tx, event);
       }
     }
@@ -213,7 +212,11 @@ export class ProjectionRunner {
         // (another server's append on PostgreSQL): wait for it rather than stop short of the head.
         waitingSince ??= performance.now();
         if (performance.now() - waitingSince > HORIZON_WAIT_MS) {
-          throw new Error(`rebuild: events up to position ${head} stayed hidden behind a running transaction for ${HORIZON_WAIT_MS / 1000} s`);
+          throw new Error(
+            `rebuild: events up to position ${head} stayed hidden behind a running transaction for ${
+              HORIZON_WAIT_MS / 1000
+            } s`,
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 25));
         continue;

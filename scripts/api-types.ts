@@ -11,4 +11,7 @@ import { allRoutes, documentedPaths } from "../server/route-table.ts";
 import { apiTypes } from "../tests/dropin/client/generate.ts";
 
 const root = resolve(import.meta.dirname ?? ".", "..");
-writeFileSync(join(root, "tests/dropin/client/api.d.ts"), await apiTypes(openApiDocument(allRoutes, "http://localhost", documentedPaths)));
+writeFileSync(
+  join(root, "tests/dropin/client/api.d.ts"),
+  await apiTypes(openApiDocument(allRoutes, "http://localhost", documentedPaths)),
+);

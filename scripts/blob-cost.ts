@@ -54,7 +54,10 @@ console.log(JSON.stringify({
   activities: count,
   raw_bytes: raw,
   write_seconds: Number(seconds.toFixed(1)),
-  per_activity_ms: { median: Number(times[Math.floor(times.length / 2)].toFixed(1)), p95: Number(times[Math.floor(times.length * 0.95)].toFixed(1)) },
+  per_activity_ms: {
+    median: Number(times[Math.floor(times.length / 2)].toFixed(1)),
+    p95: Number(times[Math.floor(times.length * 0.95)].toFixed(1)),
+  },
   database_bytes: Number(size.db),
   blobs_table_bytes: Number(size.blobs),
   pg_dump_seconds: Number(dumpSeconds.toFixed(1)),

@@ -46,7 +46,10 @@ export async function adminAlive(handle: AdminHandle): Promise<boolean> {
  * The admin endpoint: bound to 127.0.0.1 only, authenticated by a random secret written into
  * DATA_DIR, it runs CLI commands inside the server (PGlite allows one process per directory).
  */
-export async function startAdmin(platform: Platform, apiPort: number): Promise<{ listening: Listening; handle: AdminHandle; remove(): void }> {
+export async function startAdmin(
+  platform: Platform,
+  apiPort: number,
+): Promise<{ listening: Listening; handle: AdminHandle; remove(): void }> {
   const secret = randomSecret(32);
   const app = new Hono();
   // The same security headers as the API's (server/http/security-headers.ts), on every answer.

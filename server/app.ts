@@ -37,7 +37,11 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) {
     const [status, message] = DOMAIN_STATUS[error.kind];
-    return new ApiError(status, message, error.problems.map((p) => ({ resource: error.resource, field: p.field, code: p.code })));
+    return new ApiError(
+      status,
+      message,
+      error.problems.map((p) => ({ resource: error.resource, field: p.field, code: p.code })),
+    );
   }
   if (error instanceof ConcurrencyError) {
     return new ApiError(409, "Conflict", [{ resource: "Stream", field: "version", code: "conflict" }]);
@@ -67,7 +71,10 @@ function isBulkBody(c: Context): boolean {
  * The whole HTTP surface: /v3 API (also /api/v3), OpenAPI, docs, OAuth and web pages, and the
  * operating endpoints (/health, /ready, /metrics).
  */
-export function createApp(platform: Platform, options: AppOptions = {}): { app: Hono; routes: AnyRoute[]; lifecycle: Lifecycle; metrics: Metrics } {
+export function createApp(
+  platform: Platform,
+  options: AppOptions = {},
+): { app: Hono; routes: AnyRoute[]; lifecycle: Lifecycle; metrics: Metrics } {
   const routes = options.routes ?? allRoutes;
   const app = new Hono();
   // On PostgreSQL the counters are in the database, shared by every server on it (one budget per
@@ -85,7 +92,9 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
   app.onError((error, c) => {
     const api = toApiError(error);
     if (api.status >= 500) {
-      console.error(`[${c.get("requestId" as never)}] ${c.req.method} ${c.req.path}: ${(error as Error)?.stack ?? error}`);
+      console.error(
+        `[${c.get("requestId" as never)}] ${c.req.method} ${c.req.path}: ${(error as Error)?.stack ?? error}`,
+      );
     }
     return faultResponse(c, api);
   });
@@ -100,7 +109,10 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
       // Shutting down: requests already in flight finish, new ones are turned away.
       c.header("Connection", "close");
       c.header("Retry-After", "5");
-      return faultResponse(c, new ApiError(503, "Service Unavailable", [{ resource: "Server", field: "state", code: "shutting down" }]));
+      return faultResponse(
+        c,
+        new ApiError(503, "Service Unavailable", [{ resource: "Server", field: "state", code: "shutting down" }]),
+      );
     }
     // Large bodies are read between other requests, never ahead of them (server/event-loop-turn.ts).
     const bulk = isBulkBody(c);
@@ -113,12 +125,23 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
       if (!bulk) foreground.leave();
     }
   });
-  app.use("*", requestLog(platform.config.logFormat ?? (platform.config.quiet ? "off" : "text"), (r) => metrics.observe(r), () => platform.config.publicUrl));
+  app.use(
+    "*",
+    requestLog(
+      platform.config.logFormat ?? (platform.config.quiet ? "off" : "text"),
+      (r) => metrics.observe(r),
+      () => platform.config.publicUrl,
+    ),
+  );
   // Large multipart files are written to the blob directory's tmp folder as they arrive.
   app.use("*", spooledBodies(blobTempDir(platform.db), platform.config.maxBodyBytes));
   const limitBody = bodyLimit({
     maxSize: platform.config.maxBodyBytes,
-    onError: (c) => faultResponse(c, new ApiError(413, "Payload Too Large", [{ resource: "Request", field: "body", code: "too large" }])),
+    onError: (c) =>
+      faultResponse(
+        c,
+        new ApiError(413, "Payload Too Large", [{ resource: "Request", field: "body", code: "too large" }]),
+      ),
   });
   // Bulk bodies are streamed to disk under their own limits: export archives under MAX_IMPORT_BYTES
   // (server/archive/receive.ts), multipart forms under the same limit as here (server/http/body.ts).
@@ -135,7 +158,10 @@ export function createApp(platform: Platform, options: AppOptions = {}): { app: 
 
   // Generated once: the routes and the public URL do not change while the server runs.
   let openApi: Record<string, unknown> | undefined;
-  app.get("/v3/openapi.json", (c) => jsonResponse(c, openApi ??= openApiDocument(routes, `${platform.config.publicUrl}`, documentedPaths)));
+  app.get(
+    "/v3/openapi.json",
+    (c) => jsonResponse(c, openApi ??= openApiDocument(routes, `${platform.config.publicUrl}`, documentedPaths)),
+  );
   app.route("/docs", docsPages(platform, routes));
   mountHealth(app, platform, lifecycle);
   mountMetrics(app, metrics, platform.config.metricsToken);

@@ -89,7 +89,11 @@ export async function insertBlobRow(db: Queryable, sha256: string, content: Uint
  * Stores `content`; its sha256. `file`: may be kept as a file (see above). `sha256`: the content's
  * hash when already known (computed off the event loop, e.g. in a derive worker).
  */
-export async function putBlob(db: Queryable, content: Uint8Array, options: { file?: boolean; sha256?: string } = {}): Promise<string> {
+export async function putBlob(
+  db: Queryable,
+  content: Uint8Array,
+  options: { file?: boolean; sha256?: string } = {},
+): Promise<string> {
   const sha256 = options.sha256 ?? sha256Hex(content);
   const dir = blobDirOf(db);
   if (options.file && dir && content.byteLength >= FILE_THRESHOLD) {
@@ -226,7 +230,9 @@ export async function deleteBlobs(db: Queryable, shas: string[]): Promise<number
   let deleted = 0;
   for (const sha of shas) {
     const file = await blobFile(db, sha);
-    const rows = await db.query<{ sha256: string }>("delete from public.blobs where sha256 = $1 returning sha256", [sha]);
+    const rows = await db.query<{ sha256: string }>("delete from public.blobs where sha256 = $1 returning sha256", [
+      sha,
+    ]);
     if (file) await rm(file, { force: true });
     deleted += rows.length;
   }
@@ -300,7 +306,10 @@ export async function blobRowBytes(db: Queryable, shas: string[]): Promise<{ sha
  * when the document has no such key. The key is found in the bytes (a text search would count
  * characters) and only what follows it is converted and moved; fails when that is not UTF-8.
  */
-export async function blobRowLatlngTexts(db: Queryable, shas: string[]): Promise<{ sha256: string; latlng: string | null }[]> {
+export async function blobRowLatlngTexts(
+  db: Queryable,
+  shas: string[],
+): Promise<{ sha256: string; latlng: string | null }[]> {
   return await db.query<{ sha256: string; latlng: string | null }>(
     `select sha256, case when p > 0 then convert_from(substring(content from p + 9), 'UTF8') end as latlng
          from (select sha256, content, position('"latlng":'::bytea in content) as p

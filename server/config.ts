@@ -75,28 +75,87 @@ export interface Setting {
 
 export const SETTINGS: readonly Setting[] = [
   { name: "PORT", default: "8080", description: "TCP port of the API and web pages (0 = any free port)" },
-  { name: "DATA_DIR", default: "./data", description: "directory of the embedded database (PGlite) and the admin handle" },
-  { name: "DATABASE_URL", default: "(unset)", description: "postgres://… to use PostgreSQL instead of the embedded database" },
-  { name: "PUBLIC_URL", default: "http://localhost:$PORT", description: "base URL clients reach the server at (links, OAuth redirects)" },
-  { name: "PUBLIC_API_URL", default: "(unset)", description: "a host of its own for the API without the /v3 prefix, as Strava's https://api-v3.strava.com: requests to this URL's host map /athlete to /v3/athlete" },
+  {
+    name: "DATA_DIR",
+    default: "./data",
+    description: "directory of the embedded database (PGlite) and the admin handle",
+  },
+  {
+    name: "DATABASE_URL",
+    default: "(unset)",
+    description: "postgres://… to use PostgreSQL instead of the embedded database",
+  },
+  {
+    name: "PUBLIC_URL",
+    default: "http://localhost:$PORT",
+    description: "base URL clients reach the server at (links, OAuth redirects)",
+  },
+  {
+    name: "PUBLIC_API_URL",
+    default: "(unset)",
+    description:
+      "a host of its own for the API without the /v3 prefix, as Strava's https://api-v3.strava.com: requests to this URL's host map /athlete to /v3/athlete",
+  },
   { name: "RATE_LIMIT_SHORT", default: "600", description: "requests per application per 15 minutes" },
   { name: "RATE_LIMIT_LONG", default: "30000", description: "requests per application per day (UTC)" },
-  { name: "ATHLETE_RATE_LIMIT_SHORT", default: "$RATE_LIMIT_SHORT", description: "requests per athlete per 15 minutes through this server's own applications (the web pages)" },
-  { name: "ATHLETE_RATE_LIMIT_LONG", default: "$RATE_LIMIT_LONG", description: "requests per athlete per day (UTC) through this server's own applications" },
+  {
+    name: "ATHLETE_RATE_LIMIT_SHORT",
+    default: "$RATE_LIMIT_SHORT",
+    description: "requests per athlete per 15 minutes through this server's own applications (the web pages)",
+  },
+  {
+    name: "ATHLETE_RATE_LIMIT_LONG",
+    default: "$RATE_LIMIT_LONG",
+    description: "requests per athlete per day (UTC) through this server's own applications",
+  },
   { name: "MAX_BODY_BYTES", default: "67108864", description: "largest request body (413 above)" },
   { name: "MAX_UPLOAD_BYTES", default: "67108864", description: "largest upload file after decompression" },
-  { name: "MAX_IMPORT_BYTES", default: "34359738368", description: "largest export archive posted for import (streamed to disk; 413 above)" },
-  { name: "IMPORT_CHECKPOINT_MS", default: "2000", description: "how often a running archive import records its progress (what a crash makes it redo)" },
-  { name: "PGLITE_SHARED_BUFFERS", default: "128MB", description: "embedded database buffer cache (e.g. 32MB; `import-archive` uses 32MB)" },
+  {
+    name: "MAX_IMPORT_BYTES",
+    default: "34359738368",
+    description: "largest export archive posted for import (streamed to disk; 413 above)",
+  },
+  {
+    name: "IMPORT_CHECKPOINT_MS",
+    default: "2000",
+    description: "how often a running archive import records its progress (what a crash makes it redo)",
+  },
+  {
+    name: "PGLITE_SHARED_BUFFERS",
+    default: "128MB",
+    description: "embedded database buffer cache (e.g. 32MB; `import-archive` uses 32MB)",
+  },
   { name: "SEED_DEMO", default: "1", description: "0 = do not create the demo platform on first start" },
-  { name: "DERIVE_WORKERS", default: "cores - 1 (at least 1)", description: "uploads decoded and derived at once, each in a worker thread (0 = on the event loop)" },
-  { name: "RUN_JOBS", default: "1", description: "0 = run no background jobs in this process (uploads, heatmaps, webhooks)" },
+  {
+    name: "DERIVE_WORKERS",
+    default: "cores - 1 (at least 1)",
+    description: "uploads decoded and derived at once, each in a worker thread (0 = on the event loop)",
+  },
+  {
+    name: "RUN_JOBS",
+    default: "1",
+    description: "0 = run no background jobs in this process (uploads, heatmaps, webhooks)",
+  },
   { name: "WEBHOOK_ATTEMPTS", default: "3", description: "webhook delivery attempts per event, the first included" },
   { name: "WEBHOOK_RETRY_MS", default: "10000", description: "webhook retry back-off base in ms, doubled per attempt" },
-  { name: "WEBHOOKS_ALLOW_PRIVATE", default: "0", description: "1 = webhook callbacks may point at loopback, private, link-local and CGNAT addresses (a home lab); a comma-separated list of ranges (192.168.1.0/24,fd00::/8) = only those besides public addresses; 0 = public addresses only" },
+  {
+    name: "WEBHOOKS_ALLOW_PRIVATE",
+    default: "0",
+    description:
+      "1 = webhook callbacks may point at loopback, private, link-local and CGNAT addresses (a home lab); a comma-separated list of ranges (192.168.1.0/24,fd00::/8) = only those besides public addresses; 0 = public addresses only",
+  },
   { name: "LOG_FORMAT", default: "text", description: "request log: text, json (one JSON object per line) or off" },
-  { name: "LOG_LOOP_STALLS_MS", default: "0", description: "log each event-loop stall longer than this (ms) on stderr, split into CPU and waiting for a core (0 = off)" },
-  { name: "METRICS_TOKEN", default: "(unset)", description: "bearer token for GET /metrics; unset = loopback clients only" },
+  {
+    name: "LOG_LOOP_STALLS_MS",
+    default: "0",
+    description:
+      "log each event-loop stall longer than this (ms) on stderr, split into CPU and waiting for a core (0 = off)",
+  },
+  {
+    name: "METRICS_TOKEN",
+    default: "(unset)",
+    description: "bearer token for GET /metrics; unset = loopback clients only",
+  },
   { name: "QUIET", default: "0", description: "1 = no start-up banner and no request log" },
   { name: "HEATMAP_BASEMAP_URL", default: "(unset)", description: "base-map tile URL template for the heatmap viewer" },
   { name: "HEATMAP_BASEMAP_ATTRIBUTION", default: "(unset)", description: "attribution shown under that base map" },
@@ -123,7 +182,9 @@ function intEnv(name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): 
 function sizeEnv(name: string): string | undefined {
   const raw = env(name);
   if (raw === undefined) return undefined;
-  if (!/^\d+(kB|MB|GB)$/.test(raw.trim())) throw new ConfigError(`${name}=${JSON.stringify(raw)} is not valid: expected a size such as 32MB`);
+  if (!/^\d+(kB|MB|GB)$/.test(raw.trim())) {
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} is not valid: expected a size such as 32MB`);
+  }
   return raw.trim();
 }
 
@@ -142,7 +203,11 @@ function allowPrivateEnv(name: string, raw: string | undefined): boolean | strin
   const ranges = raw.split(",").map((r) => r.trim()).filter((r) => r !== "");
   const bad = ranges.find((r) => parseRange(r) === null);
   if (ranges.length === 0 || bad !== undefined) {
-    throw new ConfigError(`${name}=${JSON.stringify(raw)} is not valid: expected 1, 0 or a comma-separated list of address ranges such as 192.168.1.0/24`);
+    throw new ConfigError(
+      `${name}=${
+        JSON.stringify(raw)
+      } is not valid: expected 1, 0 or a comma-separated list of address ranges such as 192.168.1.0/24`,
+    );
   }
   return ranges;
 }
@@ -175,7 +240,9 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
   const publicUrl = urlEnv("PUBLIC_URL", ["http:", "https:"]) ?? `http://localhost:${port}`;
   // The API host answers every path as the API: it cannot also be the host of the pages.
   if (publicApiUrl && new URL(publicApiUrl).hostname === new URL(publicUrl).hostname) {
-    throw new ConfigError("PUBLIC_API_URL is not valid: it must name another host than PUBLIC_URL (the API host answers every path as the API)");
+    throw new ConfigError(
+      "PUBLIC_API_URL is not valid: it must name another host than PUBLIC_URL (the API host answers every path as the API)",
+    );
   }
   return {
     port,
@@ -185,8 +252,12 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     publicApiUrl,
     rateLimitShort: intEnv("RATE_LIMIT_SHORT", 600),
     rateLimitLong: intEnv("RATE_LIMIT_LONG", 30000),
-    athleteRateLimitShort: env("ATHLETE_RATE_LIMIT_SHORT") === undefined ? undefined : intEnv("ATHLETE_RATE_LIMIT_SHORT", 0),
-    athleteRateLimitLong: env("ATHLETE_RATE_LIMIT_LONG") === undefined ? undefined : intEnv("ATHLETE_RATE_LIMIT_LONG", 0),
+    athleteRateLimitShort: env("ATHLETE_RATE_LIMIT_SHORT") === undefined
+      ? undefined
+      : intEnv("ATHLETE_RATE_LIMIT_SHORT", 0),
+    athleteRateLimitLong: env("ATHLETE_RATE_LIMIT_LONG") === undefined
+      ? undefined
+      : intEnv("ATHLETE_RATE_LIMIT_LONG", 0),
     maxBodyBytes: intEnv("MAX_BODY_BYTES", 64 * 1024 * 1024),
     maxUploadBytes: intEnv("MAX_UPLOAD_BYTES", 64 * 1024 * 1024),
     maxImportBytes: intEnv("MAX_IMPORT_BYTES", 32 * 1024 ** 3),

@@ -2,8 +2,22 @@ import type { Queryable } from "../events/db/types.ts";
 
 /** Kinds of integer ids the platform hands out, each from its own sequence. */
 export const ID_KINDS = [
-  "athlete", "application", "activity", "upload", "comment", "photo", "lap", "segment",
-  "club", "challenge", "gear", "heatmap", "push_subscription", "privacy_zone", "job", "route",
+  "athlete",
+  "application",
+  "activity",
+  "upload",
+  "comment",
+  "photo",
+  "lap",
+  "segment",
+  "club",
+  "challenge",
+  "gear",
+  "heatmap",
+  "push_subscription",
+  "privacy_zone",
+  "job",
+  "route",
 ] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 
@@ -51,6 +65,10 @@ export async function copyIdSequences(source: Queryable, tx: Queryable): Promise
         where schemaname = 'public' and sequencename = $1`,
       [`ids_${kind}`],
     );
-    await tx.query("select setval($1::regclass, $2::bigint, $3)", [`public.ids_${kind}`, seq.last_value, seq.is_called]);
+    await tx.query("select setval($1::regclass, $2::bigint, $3)", [
+      `public.ids_${kind}`,
+      seq.last_value,
+      seq.is_called,
+    ]);
   }
 }

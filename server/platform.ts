@@ -84,7 +84,9 @@ export async function openPlatform(config: Config): Promise<Platform> {
     });
     if (needsReplay) {
       // This version's read models differ from those on disk: rebuild them from the log once.
-      if (!config.quiet) console.error("The read models changed since the last start: rebuilding them from the event log…");
+      if (!config.quiet) {
+        console.error("The read models changed since the last start: rebuilding them from the event log…");
+      }
       await projections.replay();
     }
     store.onAppend(projections.inline);

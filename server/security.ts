@@ -59,8 +59,13 @@ function scryptAsync(password: string, salt: Buffer, keylen: number, cost: Passw
   const maxmem = 128 * cost.N * cost.r * cost.p + 32 * 1024 * 1024;
   return limited(() =>
     new Promise<Buffer>((resolve, reject) =>
-      scrypt(password, salt, keylen, { N: cost.N, r: cost.r, p: cost.p, maxmem }, (error, key) =>
-        error ? reject(error) : resolve(key))
+      scrypt(
+        password,
+        salt,
+        keylen,
+        { N: cost.N, r: cost.r, p: cost.p, maxmem },
+        (error, key) => error ? reject(error) : resolve(key),
+      )
     )
   );
 }
@@ -76,9 +81,13 @@ export async function hashPassword(password: string, cost: PasswordCost = PASSWO
 export function passwordHashCost(stored: string): PasswordCost | undefined {
   const [scheme, n, r, p, salt, hash] = stored.split("$");
   const cost = { N: Number(n), r: Number(r), p: Number(p) };
-  if (scheme !== "scrypt" || !/^[0-9a-f]{2,}$/.test(salt ?? "") || !/^[0-9a-f]{32,128}$/.test(hash ?? "")) return undefined;
+  if (scheme !== "scrypt" || !/^[0-9a-f]{2,}$/.test(salt ?? "") || !/^[0-9a-f]{32,128}$/.test(hash ?? "")) {
+    return undefined;
+  }
   if (!Number.isInteger(Math.log2(cost.N)) || cost.N < 2 || cost.N > 2 ** 20) return undefined;
-  if (!Number.isInteger(cost.r) || cost.r < 1 || cost.r > 32 || !Number.isInteger(cost.p) || cost.p < 1 || cost.p > 16) return undefined;
+  if (
+    !Number.isInteger(cost.r) || cost.r < 1 || cost.r > 32 || !Number.isInteger(cost.p) || cost.p < 1 || cost.p > 16
+  ) return undefined;
   return cost;
 }
 

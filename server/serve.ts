@@ -22,7 +22,9 @@ export async function listen(fetch: FetchHandler, options: { port: number; hostn
         onError: (error: unknown) => {
           console.error(`unhandled: ${(error as Error)?.stack ?? error}`);
           const body = JSON.stringify({ message: "Internal Server Error", errors: [] });
-          return withSecurityHeaders(new Response(body, { status: 500, headers: { "content-type": "application/json; charset=utf-8" } }));
+          return withSecurityHeaders(
+            new Response(body, { status: 500, headers: { "content-type": "application/json; charset=utf-8" } }),
+          );
         },
       },
       fetch,

@@ -1,5 +1,5 @@
 import process from "node:process";
-import { type AdminHandle, adminAlive, readAdminHandle, startAdmin } from "./admin.ts";
+import { adminAlive, type AdminHandle, readAdminHandle, startAdmin } from "./admin.ts";
 import { createApp } from "./app.ts";
 import { drained } from "./ops/health.ts";
 import { stallLine, watchLoopStalls } from "./ops/loop-stalls.ts";
@@ -42,7 +42,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
       ? watchLoopStalls(config.loopStallMs, (stall) => console.error(stallLine(config.logFormat ?? "text", stall)))
       : () => {};
     if (!config.quiet) {
-      console.log(`Fitness platform API listening on ${url} (${config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`})`);
+      console.log(
+        `Fitness platform API listening on ${url} (${
+          config.databaseUrl ? "PostgreSQL" : `PGlite in ${config.dataDir}`
+        })`,
+      );
       if (demo) console.log(demoBanner(demo, url));
     }
     let closed = false;
@@ -59,7 +63,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
         // and the database closes.
         lifecycle.draining = true;
         stopWatching();
-        if (!(await drained(lifecycle, 30_000))) console.error("shutdown: requests still in flight after 30 s; closing anyway");
+        if (!(await drained(lifecycle, 30_000))) {
+          console.error("shutdown: requests still in flight after 30 s; closing anyway");
+        }
         await api.close().catch(() => {});
         await admin.listening.close().catch(() => {});
         admin.remove();

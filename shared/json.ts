@@ -80,7 +80,5 @@ export function parseJsonExact(text: string): unknown {
 /** A number when it fits exactly, else a bigint. */
 export function exactInteger(value: bigint | number | string): number | bigint {
   const big = typeof value === "bigint" ? value : BigInt(value);
-  return big <= BigInt(Number.MAX_SAFE_INTEGER) && big >= -BigInt(Number.MAX_SAFE_INTEGER)
-    ? Number(big)
-    : big;
+  return big <= BigInt(Number.MAX_SAFE_INTEGER) && big >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
 }

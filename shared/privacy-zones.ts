@@ -29,7 +29,9 @@ export function insidePrivacyZone(point: readonly [number, number], zones: reado
 }
 
 /** A lat/lng box that surely contains the zone (for cheap pre-filtering before insidePrivacyZone). */
-export function privacyZoneBounds(zone: PrivacyZoneCircle): { south: number; north: number; west: number; east: number } {
+export function privacyZoneBounds(
+  zone: PrivacyZoneCircle,
+): { south: number; north: number; west: number; east: number } {
   const dLat = (zone.radius_m / EARTH_RADIUS_M) / RAD * 1.01;
   const cos = Math.max(0.01, Math.cos(Math.min(89.9, Math.abs(zone.lat) + dLat) * RAD));
   const dLng = Math.min(180, dLat / cos);

@@ -28,7 +28,16 @@ export interface ActivityStreams {
 }
 
 export const STREAM_KEYS = [
-  "time", "latlng", "distance", "altitude", "velocity_smooth", "heartrate", "cadence", "watts",
-  "temp", "moving", "grade_smooth",
+  "time",
+  "latlng",
+  "distance",
+  "altitude",
+  "velocity_smooth",
+  "heartrate",
+  "cadence",
+  "watts",
+  "temp",
+  "moving",
+  "grade_smooth",
 ] as const;
 export type StreamKey = (typeof STREAM_KEYS)[number];

@@ -33,7 +33,10 @@ export class UploadClient {
   constructor(readonly server: string, readonly tokens: TokenProvider, readonly fetchTimeoutMs = 60_000) {}
 
   /** POST /v3/uploads (multipart) with data_type and external_id. */
-  upload(file: { bytes: Uint8Array; name: string; dataType: DataType; externalId: string }, signal?: AbortSignal): Promise<ApiResult> {
+  upload(
+    file: { bytes: Uint8Array; name: string; dataType: DataType; externalId: string },
+    signal?: AbortSignal,
+  ): Promise<ApiResult> {
     return this.#call("POST", "/v3/uploads", signal, () => {
       const form = new FormData();
       form.set("file", new Blob([file.bytes as BlobPart]), file.name);
@@ -48,7 +51,13 @@ export class UploadClient {
     return this.#call("GET", `/v3/uploads/${encodeURIComponent(uploadId)}`, signal);
   }
 
-  async #call(method: string, path: string, signal?: AbortSignal, body?: () => FormData, retried = false): Promise<ApiResult> {
+  async #call(
+    method: string,
+    path: string,
+    signal?: AbortSignal,
+    body?: () => FormData,
+    retried = false,
+  ): Promise<ApiResult> {
     const url = `${this.server.replace(/\/+$/, "")}${path}`;
     let token: string;
     try {
@@ -62,19 +71,32 @@ export class UploadClient {
         method,
         headers: { authorization: `Bearer ${token}`, accept: "application/json" },
         body: body?.(),
-        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(this.fetchTimeoutMs)]) : AbortSignal.timeout(this.fetchTimeoutMs),
+        signal: signal
+          ? AbortSignal.any([signal, AbortSignal.timeout(this.fetchTimeoutMs)])
+          : AbortSignal.timeout(this.fetchTimeoutMs),
       });
     } catch (error) {
-      return { hold: "unavailable", message: `The server at ${this.server} can't be reached (${describeNetworkError(error)}). Will retry.` };
+      return {
+        hold: "unavailable",
+        message: `The server at ${this.server} can't be reached (${describeNetworkError(error)}). Will retry.`,
+      };
     }
     const text = await res.text().catch(() => "");
     const json = parseBody(res, text);
     if (isRateLimited(res, json)) {
       const until = rateLimitResetAt(res.headers, Date.now());
-      return { hold: "rate_limited", until, message: `Rate limit reached; waiting until ${new Date(until).toLocaleTimeString()} (the server's window resets then).` };
+      return {
+        hold: "rate_limited",
+        until,
+        message: `Rate limit reached; waiting until ${
+          new Date(until).toLocaleTimeString()
+        } (the server's window resets then).`,
+      };
     }
     if (res.status === 401) {
-      if (!retried && await this.tokens.refreshAfterUnauthorized().catch(() => false)) return this.#call(method, path, signal, body, true);
+      if (!retried && await this.tokens.refreshAfterUnauthorized().catch(() => false)) {
+        return this.#call(method, path, signal, body, true);
+      }
       const missing = faultField(json);
       return {
         hold: "unauthorized",
@@ -85,21 +107,33 @@ export class UploadClient {
     }
     const status = uploadStatusOf(json);
     if (status && (res.status === 200 || res.status === 201 || res.status === 400)) return status;
-    if (res.status >= 500) return { hold: "unavailable", message: `The server had a problem (HTTP ${res.status}). Will retry.` };
+    if (res.status >= 500) {
+      return { hold: "unavailable", message: `The server had a problem (HTTP ${res.status}). Will retry.` };
+    }
     if (!json) {
       return {
         hold: "unavailable",
-        message: `${this.server} doesn't look like a fitness platform server (${method} ${path} answered HTTP ${res.status} ${res.headers.get("content-type") ?? "without a body"}). Check the server address.`,
+        message:
+          `${this.server} doesn't look like a fitness platform server (${method} ${path} answered HTTP ${res.status} ${
+            res.headers.get("content-type") ?? "without a body"
+          }). Check the server address.`,
       };
     }
-    if (res.status === 404 && method === "GET") return { state: "error", message: "The server no longer knows this upload." };
+    if (res.status === 404 && method === "GET") {
+      return { state: "error", message: "The server no longer knows this upload." };
+    }
     if (res.status === 404) {
-      return { hold: "unavailable", message: `${this.server} has no upload endpoint (HTTP 404). Check the server address.` };
+      return {
+        hold: "unavailable",
+        message: `${this.server} has no upload endpoint (HTTP 404). Check the server address.`,
+      };
     }
     if (res.status === 413) return { state: "error", message: "The file is larger than this server accepts." };
     const message = typeof json.message === "string" ? json.message : `HTTP ${res.status}`;
     const fields = Array.isArray(json.errors)
-      ? json.errors.map((e: { field?: string; code?: string }) => `${e.field ?? ""} ${e.code ?? ""}`.trim()).filter(Boolean).join(", ")
+      ? json.errors.map((e: { field?: string; code?: string }) => `${e.field ?? ""} ${e.code ?? ""}`.trim()).filter(
+        Boolean,
+      ).join(", ")
       : "";
     return { state: "error", message: `The server refused the file: ${message}${fields ? ` (${fields})` : ""}.` };
   }
@@ -181,5 +215,8 @@ export function uploadStatusOf(json: any): UploadState | undefined {
 }
 
 function stripHtml(text: string): string {
-  return text.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+  return text.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(
+    /&#39;/g,
+    "'",
+  ).replace(/&amp;/g, "&");
 }

@@ -68,7 +68,9 @@ export async function main(argv: string[]): Promise<number> {
   if (command === "sign-in" || (command === "watch" && values["sign-in"] && !values.token && !store.load())) {
     const clientId = values["client-id"] ?? settings.clientId;
     if (!server || !clientId) {
-      console.error("sign-in needs --server URL and --client-id ID (the id of the application registered for the companion).");
+      console.error(
+        "sign-in needs --server URL and --client-id ID (the id of the application registered for the companion).",
+      );
       return 2;
     }
     try {
@@ -82,8 +84,17 @@ export async function main(argv: string[]): Promise<number> {
         },
       });
       store.save(token);
-      saveSettings(stateDir, { ...settings, server, clientId, clientSecret: values["client-secret"] ?? settings.clientSecret });
-      console.error(`Signed in${token.athlete?.firstname ? ` as ${token.athlete.firstname} ${token.athlete.lastname ?? ""}`.trimEnd() : ""}.`);
+      saveSettings(stateDir, {
+        ...settings,
+        server,
+        clientId,
+        clientSecret: values["client-secret"] ?? settings.clientSecret,
+      });
+      console.error(
+        `Signed in${
+          token.athlete?.firstname ? ` as ${token.athlete.firstname} ${token.athlete.lastname ?? ""}`.trimEnd() : ""
+        }.`,
+      );
     } catch (error) {
       console.error((error as Error).message);
       return 1;
@@ -98,8 +109,14 @@ export async function main(argv: string[]): Promise<number> {
   if (command === "status") {
     const { Ledger } = await import("./ledger.ts");
     const entries = Ledger.open(stateDir).entries();
-    if (values.json) for (const e of entries) console.log(JSON.stringify(e));
-    else for (const e of entries) console.log(`${e.status.padEnd(10)} ${e.path}${e.activityId ? ` → activity ${e.activityId}` : ""}${e.error ? ` (${e.error})` : ""}`);
+    if (values.json) { for (const e of entries) console.log(JSON.stringify(e)); }
+    else {for (const e of entries) {
+        console.log(
+          `${e.status.padEnd(10)} ${e.path}${e.activityId ? ` → activity ${e.activityId}` : ""}${
+            e.error ? ` (${e.error})` : ""
+          }`,
+        );
+      }}
     return 0;
   }
   if (command !== "watch") {
@@ -114,7 +131,9 @@ export async function main(argv: string[]): Promise<number> {
   if (values.token) tokens = new StaticToken(values.token);
   else if (store.load()) tokens = new OAuthSession(store);
   else {
-    console.error("Not signed in: pass --token TOKEN, or run `npm run companion -- sign-in --server URL --client-id ID` first.");
+    console.error(
+      "Not signed in: pass --token TOKEN, or run `npm run companion -- sign-in --server URL --client-id ID` first.",
+    );
     return 2;
   }
   const companion = new Companion({
@@ -131,7 +150,13 @@ export async function main(argv: string[]): Promise<number> {
     const ui = await startUiServer({ companion, stateDir, port: values["ui-port"] ? Number(values["ui-port"]) : 0 });
     console.error(`Window page: ${ui.url}`);
   }
-  if (!values.json) console.error(`Watching ${companion.state().devices.map((d) => d.folder).join(", ") || "(no device yet)"}; uploading to ${server}.`);
+  if (!values.json) {
+    console.error(
+      `Watching ${
+        companion.state().devices.map((d) => d.folder).join(", ") || "(no device yet)"
+      }; uploading to ${server}.`,
+    );
+  }
   await new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
@@ -147,12 +172,20 @@ function print(event: CompanionEvent, json: boolean): void {
   }
   const e = event as unknown as Record<string, string | undefined>;
   const what = e.path ?? e.folder;
-  const detail = e.activity_id ? `activity ${e.activity_id} ${e.activity_url ?? ""}` : e.existing_activity_id ? `already activity ${e.existing_activity_id}` : e.message ?? e.status ?? "";
+  const detail = e.activity_id
+    ? `activity ${e.activity_id} ${e.activity_url ?? ""}`
+    : e.existing_activity_id
+    ? `already activity ${e.existing_activity_id}`
+    : e.message ?? e.status ?? "";
   console.log(`${(e.event ?? "").padEnd(16)} ${what} ${detail}`.trimEnd());
 }
 
 function openBrowser(url: string): void {
-  const [cmd, args] = process.platform === "darwin" ? ["open", [url]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", url]] : ["xdg-open", [url]];
+  const [cmd, args] = process.platform === "darwin"
+    ? ["open", [url]]
+    : process.platform === "win32"
+    ? ["cmd", ["/c", "start", "", url]]
+    : ["xdg-open", [url]];
   try {
     spawn(cmd as string, args as string[], { stdio: "ignore", detached: true }).on("error", () => {}).unref();
   } catch { /* the address is printed */ }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
-import { type ApiResult, isHold, UploadClient, type TokenProvider } from "./api.ts";
+import { type ApiResult, isHold, type TokenProvider, UploadClient } from "./api.ts";
 import { defaultVolumeRoots, detectDevice, folderSource, listVolumes, type Source } from "./devices.ts";
 import { dataTypeOf, externalIdOf, fileErrorMessage, isActivityFile, readActivityFile } from "./files.ts";
 import { entryKey, FINAL_STATUSES, Ledger, type LedgerEntry } from "./ledger.ts";
@@ -28,7 +28,15 @@ export interface CompanionOptions {
   pollMaxMs?: number;
 }
 
-export type FileEventName = "seen" | "uploading" | "processing" | "ready" | "duplicate" | "error" | "deleted" | "rate_limited";
+export type FileEventName =
+  | "seen"
+  | "uploading"
+  | "processing"
+  | "ready"
+  | "duplicate"
+  | "error"
+  | "deleted"
+  | "rate_limited";
 
 /** One thing that happened to a file (printed as one JSON line with --json). */
 export interface FileEvent {
@@ -154,7 +162,9 @@ export class Companion {
   /** Wakes the queue now (the UI's "Retry now"); waiting out a rate limit is kept. */
   retryNow(): void {
     for (const entry of this.ledger.entries()) {
-      if (entry.status === "queued" || entry.status === "uploading") entry.nextAttemptAt = Math.max(Date.now(), this.#pausedUntil);
+      if (entry.status === "queued" || entry.status === "uploading") {
+        entry.nextAttemptAt = Math.max(Date.now(), this.#pausedUntil);
+      }
     }
     for (const key of this.#pollAt.keys()) this.#pollAt.set(key, Math.max(Date.now(), this.#pausedUntil));
     this.#problem = undefined;
@@ -211,20 +221,37 @@ export class Companion {
     const watcher = watch(source.folder, {
       ignoreInitial: false,
       depth: source.kind === "device" ? 0 : 4,
-      awaitWriteFinish: { stabilityThreshold: this.#options.stabilityMs, pollInterval: Math.min(100, this.#options.stabilityMs) },
+      awaitWriteFinish: {
+        stabilityThreshold: this.#options.stabilityMs,
+        pollInterval: Math.min(100, this.#options.stabilityMs),
+      },
       ignored: (path, stats) => !!stats?.isFile() && !isActivityFile(path),
     });
     this.#watched.set(source.folder, { source, watcher });
     const onFile = (path: string) => {
       if (!isActivityFile(path)) return;
       this.#fileChain = this.#fileChain.then(() => this.#onFile(path, source)).catch((error) =>
-        this.#emit({ event: "watch_error", device: source.name, folder: source.folder, message: String(error), at: now() })
+        this.#emit({
+          event: "watch_error",
+          device: source.name,
+          folder: source.folder,
+          message: String(error),
+          at: now(),
+        })
       );
     };
     watcher.on("add", onFile);
     watcher.on("change", onFile);
-    watcher.on("error", (error) =>
-      this.#emit({ event: "watch_error", device: source.name, folder: source.folder, message: fileErrorMessage(error), at: now() })
+    watcher.on(
+      "error",
+      (error) =>
+        this.#emit({
+          event: "watch_error",
+          device: source.name,
+          folder: source.folder,
+          message: fileErrorMessage(error),
+          at: now(),
+        }),
     );
     await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
   }
@@ -281,7 +308,9 @@ export class Companion {
         event: "duplicate",
         existing_activity_id: activity,
         activity_url: activity ? this.activityUrl(activity) : undefined,
-        message: `Same recording as ${primary.name}, already ${primary.status === "ready" ? "uploaded" : primary.status}.`,
+        message: `Same recording as ${primary.name}, already ${
+          primary.status === "ready" ? "uploaded" : primary.status
+        }.`,
         at: now(),
       });
       return;
@@ -365,7 +394,11 @@ export class Companion {
       try {
         bytes = (await readActivityFile(entry.path)).bytes;
       } catch (error) {
-        this.#finish(entry, { status: "error", error: `The queued copy is gone and ${fileErrorMessage(error)}` }, "error");
+        this.#finish(
+          entry,
+          { status: "error", error: `The queued copy is gone and ${fileErrorMessage(error)}` },
+          "error",
+        );
         return;
       }
     }
@@ -373,7 +406,12 @@ export class Companion {
     this.#emitFile(entry, "uploading", {});
     const wasUncertain = entry.submitted === true;
     this.ledger.update(entry.key, { submitted: true });
-    const result = await this.client.upload({ bytes, name: entry.name, dataType: entry.dataType, externalId: entry.externalId }, this.#abort.signal);
+    const result = await this.client.upload({
+      bytes,
+      name: entry.name,
+      dataType: entry.dataType,
+      externalId: entry.externalId,
+    }, this.#abort.signal);
     if (this.#stopped) return;
     this.#handle(entry, result, wasUncertain);
   }
@@ -386,12 +424,15 @@ export class Companion {
 
   #handle(entry: LedgerEntry, result: ApiResult, uncertainBefore: boolean): void {
     if (isHold(result)) {
-      if (result.hold !== "unavailable" && entry.status === "uploading") this.ledger.update(entry.key, { submitted: uncertainBefore });
+      if (result.hold !== "unavailable" && entry.status === "uploading") {
+        this.ledger.update(entry.key, { submitted: uncertainBefore });
+      }
       if (result.hold === "rate_limited") {
         this.#pausedUntil = result.until;
         this.#rateLimitMessage = result.message;
-        if (entry.status === "uploading") this.ledger.update(entry.key, { status: "queued", nextAttemptAt: result.until });
-        else this.#pollAt.set(entry.key, result.until);
+        if (entry.status === "uploading") {
+          this.ledger.update(entry.key, { status: "queued", nextAttemptAt: result.until });
+        } else this.#pollAt.set(entry.key, result.until);
         this.#emitFile(entry, "rate_limited", { message: result.message, until: new Date(result.until).toISOString() });
         return;
       }
@@ -405,8 +446,15 @@ export class Companion {
     switch (result.state) {
       case "processing": {
         const firstTime = entry.status !== "processing";
-        this.ledger.update(entry.key, { status: "processing", uploadId: result.uploadId, submitted: false, error: undefined });
-        const delay = firstTime ? this.#options.pollFirstMs : Math.min(this.#options.pollMaxMs, (this.#pollDelay.get(entry.key) ?? this.#options.pollFirstMs) * 1.5);
+        this.ledger.update(entry.key, {
+          status: "processing",
+          uploadId: result.uploadId,
+          submitted: false,
+          error: undefined,
+        });
+        const delay = firstTime
+          ? this.#options.pollFirstMs
+          : Math.min(this.#options.pollMaxMs, (this.#pollDelay.get(entry.key) ?? this.#options.pollFirstMs) * 1.5);
         this.#pollDelay.set(entry.key, delay);
         this.#pollAt.set(entry.key, Date.now() + delay);
         if (firstTime) {
@@ -416,21 +464,44 @@ export class Companion {
         return;
       }
       case "ready":
-        this.#finish(entry, { status: "ready", uploadId: result.uploadId, activityId: result.activityId, error: undefined }, "ready");
+        this.#finish(entry, {
+          status: "ready",
+          uploadId: result.uploadId,
+          activityId: result.activityId,
+          error: undefined,
+        }, "ready");
         return;
       case "duplicate":
         if (uncertainBefore && entry.status === "uploading" && result.activityId) {
           // An earlier attempt reached the server but its answer was lost: the activity is ours.
-          this.#finish(entry, { status: "ready", activityId: result.activityId, uploadId: result.uploadId ?? entry.uploadId, error: undefined }, "ready");
+          this.#finish(entry, {
+            status: "ready",
+            activityId: result.activityId,
+            uploadId: result.uploadId ?? entry.uploadId,
+            error: undefined,
+          }, "ready");
         } else {
-          this.#finish(entry, { status: "duplicate", uploadId: result.uploadId ?? entry.uploadId, duplicateOfActivityId: result.activityId, error: result.message }, "duplicate");
+          this.#finish(entry, {
+            status: "duplicate",
+            uploadId: result.uploadId ?? entry.uploadId,
+            duplicateOfActivityId: result.activityId,
+            error: result.message,
+          }, "duplicate");
         }
         return;
       case "error":
-        this.#finish(entry, { status: "error", uploadId: result.uploadId ?? entry.uploadId, error: result.message }, "error");
+        this.#finish(
+          entry,
+          { status: "error", uploadId: result.uploadId ?? entry.uploadId, error: result.message },
+          "error",
+        );
         return;
       case "deleted":
-        this.#finish(entry, { status: "deleted", uploadId: result.uploadId, error: "The activity was deleted on the server; it won't be uploaded again." }, "deleted");
+        this.#finish(entry, {
+          status: "deleted",
+          uploadId: result.uploadId,
+          error: "The activity was deleted on the server; it won't be uploaded again.",
+        }, "deleted");
         return;
     }
   }
@@ -448,8 +519,11 @@ export class Companion {
   }
 
   #retryLater(entry: LedgerEntry, message: string): void {
-    const failures = entry.status === "processing" ? (this.#pollFailures.get(entry.key) ?? 0) + 1 : Math.max(1, entry.attempts);
-    const delay = Math.min(this.#options.backoffMaxMs, this.#options.backoffBaseMs * 2 ** (failures - 1)) * (1 + Math.random() * 0.2);
+    const failures = entry.status === "processing"
+      ? (this.#pollFailures.get(entry.key) ?? 0) + 1
+      : Math.max(1, entry.attempts);
+    const delay = Math.min(this.#options.backoffMaxMs, this.#options.backoffBaseMs * 2 ** (failures - 1)) *
+      (1 + Math.random() * 0.2);
     const at = Date.now() + delay;
     if (entry.status === "processing") {
       this.#pollFailures.set(entry.key, failures);
@@ -462,11 +536,15 @@ export class Companion {
   }
 
   #emitFile(entry: LedgerEntry, event: FileEventName, extra: Partial<FileEvent>): void {
-    this.#emit({ event, path: entry.path, file: entry.name, device: entry.sourceName, ...extra, at: now() } as FileEvent);
+    this.#emit(
+      { event, path: entry.path, file: entry.name, device: entry.sourceName, ...extra, at: now() } as FileEvent,
+    );
   }
 
   #emit(event: CompanionEvent): void {
-    const clean = Object.fromEntries(Object.entries(event).filter(([, v]) => v !== undefined)) as unknown as CompanionEvent;
+    const clean = Object.fromEntries(
+      Object.entries(event).filter(([, v]) => v !== undefined),
+    ) as unknown as CompanionEvent;
     this.#recent.push(clean);
     if (this.#recent.length > 200) this.#recent.shift();
     for (const listener of this.#listeners) {
@@ -485,7 +563,9 @@ export class Companion {
         return {
           ...e,
           activityUrl: activity ? this.activityUrl(activity) : undefined,
-          retryAt: e.status === "queued" && e.error && e.nextAttemptAt ? new Date(e.nextAttemptAt).toISOString() : undefined,
+          retryAt: e.status === "queued" && e.error && e.nextAttemptAt
+            ? new Date(e.nextAttemptAt).toISOString()
+            : undefined,
         };
       });
     const counts = { pending: 0, ready: 0, duplicate: 0, error: 0 };

@@ -72,7 +72,9 @@ export class OAuthSession implements TokenProvider {
 
   async accessToken(): Promise<string> {
     const token = this.store.load();
-    if (!token) throw new Error("Not signed in. Sign in first (npm run companion -- sign-in --server URL --client-id ID).");
+    if (!token) {
+      throw new Error("Not signed in. Sign in first (npm run companion -- sign-in --server URL --client-id ID).");
+    }
     if (token.refresh_token && token.expires_at && token.expires_at - REFRESH_MARGIN_S <= Date.now() / 1000) {
       return (await this.refresh()).access_token;
     }
@@ -152,8 +154,12 @@ export async function signIn(options: SignInOptions): Promise<StoredToken> {
       ? "Access was denied on the consent page."
       : url.searchParams.get("error") ?? (ok ? undefined : "No authorization code came back.");
     res.writeHead(ok ? 200 : 400, { "content-type": "text/html; charset=utf-8" });
-    res.end(`<!doctype html><meta charset="utf-8"><title>Fitness Companion</title><body style="font-family:sans-serif;margin:3em">
-<h1>${ok ? "Signed in" : "Sign-in failed"}</h1><p>${ok ? "You can close this tab and return to the companion." : escapeHtml(error ?? "")}</p>`);
+    res.end(
+      `<!doctype html><meta charset="utf-8"><title>Fitness Companion</title><body style="font-family:sans-serif;margin:3em">
+<h1>${ok ? "Signed in" : "Sign-in failed"}</h1><p>${
+        ok ? "You can close this tab and return to the companion." : escapeHtml(error ?? "")
+      }</p>`,
+    );
     settle(ok ? { code: url.searchParams.get("code")! } : { error });
   });
   await new Promise<void>((resolve, reject) => {
@@ -175,7 +181,10 @@ export async function signIn(options: SignInOptions): Promise<StoredToken> {
     }).toString();
     await options.open(authorize.href);
     const timeout = new Promise<{ code?: string; error?: string }>((resolve) => {
-      const t = setTimeout(() => resolve({ error: "Sign-in timed out (nobody approved in the browser)." }), options.timeoutMs ?? 5 * 60_000);
+      const t = setTimeout(
+        () => resolve({ error: "Sign-in timed out (nobody approved in the browser)." }),
+        options.timeoutMs ?? 5 * 60_000,
+      );
       options.signal?.addEventListener("abort", () => {
         clearTimeout(t);
         resolve({ error: "Sign-in cancelled." });
@@ -199,12 +208,19 @@ export async function signIn(options: SignInOptions): Promise<StoredToken> {
   }
 }
 
-async function tokenRequest(server: string, fields: Record<string, string | undefined>): Promise<Omit<StoredToken, "server" | "client_id">> {
+async function tokenRequest(
+  server: string,
+  fields: Record<string, string | undefined>,
+): Promise<Omit<StoredToken, "server" | "client_id">> {
   const form = new URLSearchParams();
   for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== "") form.set(k, v);
   let res: Response;
   try {
-    res = await fetch(`${server.replace(/\/+$/, "")}/oauth/token`, { method: "POST", body: form, signal: AbortSignal.timeout(30_000) });
+    res = await fetch(`${server.replace(/\/+$/, "")}/oauth/token`, {
+      method: "POST",
+      body: form,
+      signal: AbortSignal.timeout(30_000),
+    });
   } catch (error) {
     throw new Error(`The server at ${server} can't be reached (${(error as Error).message}).`);
   }

@@ -17,7 +17,9 @@ export interface Settings {
 export function defaultStateDir(): string {
   if (process.env.COMPANION_STATE_DIR) return process.env.COMPANION_STATE_DIR;
   if (process.platform === "darwin") return join(homedir(), "Library", "Application Support", "Fitness Companion");
-  if (process.platform === "win32") return join(process.env.APPDATA ?? join(homedir(), "AppData", "Roaming"), "Fitness Companion");
+  if (process.platform === "win32") {
+    return join(process.env.APPDATA ?? join(homedir(), "AppData", "Roaming"), "Fitness Companion");
+  }
   return join(process.env.XDG_CONFIG_HOME ?? join(homedir(), ".config"), "fitness-companion");
 }
 

@@ -31,7 +31,9 @@ export interface UiServer {
  */
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
   const key = randomBytes(18).toString("base64url");
-  let signInStatus: { state: "idle" | "waiting" | "failed" | "done"; message?: string; url?: string } = { state: "idle" };
+  let signInStatus: { state: "idle" | "waiting" | "failed" | "done"; message?: string; url?: string } = {
+    state: "idle",
+  };
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => send(res, 500, { message: (error as Error).message }));
   });
@@ -40,10 +42,17 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (req.method === "GET" && url.pathname === "/") {
       if (!sameKey(url.searchParams.get("key"))) {
-        res.writeHead(403, { "content-type": "text/plain; charset=utf-8" }).end("Open the address the companion printed (it carries a key).");
+        res.writeHead(403, { "content-type": "text/plain; charset=utf-8" }).end(
+          "Open the address the companion printed (it carries a key).",
+        );
         return;
       }
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'" });
+      res.writeHead(200, {
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": "no-store",
+        "content-security-policy":
+          "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
+      });
       res.end(pageHtml(key));
       return;
     }
@@ -51,7 +60,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       res.writeHead(404).end();
       return;
     }
-    if (!sameKey(req.headers["x-companion-key"] as string | undefined)) return send(res, 403, { message: "missing or wrong key" });
+    if (!sameKey(req.headers["x-companion-key"] as string | undefined)) {
+      return send(res, 403, { message: "missing or wrong key" });
+    }
     const settings = loadSettings(options.stateDir);
     const { companion } = options;
     if (req.method === "GET" && url.pathname === "/api/state") {
@@ -87,7 +98,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         if (typeof body.startAtLogin === "boolean") settings.startAtLogin = body.startAtLogin;
         saveSettings(options.stateDir, settings);
         options.onSettings?.(settings);
-        return send(res, 200, { ...settings, clientSecret: undefined, restartNeeded: settings.server !== undefined && settings.server !== companion.server });
+        return send(res, 200, {
+          ...settings,
+          clientSecret: undefined,
+          restartNeeded: settings.server !== undefined && settings.server !== companion.server,
+        });
       }
       case "/api/retry":
         companion.retryNow();
@@ -95,7 +110,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       case "/api/sign-in": {
         const store = options.tokenStore;
         const server = settings.server ?? companion.server;
-        if (!store || !settings.clientId) return send(res, 400, { message: "Set the client id of the companion's application in Settings first." });
+        if (!store || !settings.clientId) {
+          return send(res, 400, { message: "Set the client id of the companion's application in Settings first." });
+        }
         let opened!: (url: string) => void;
         const urlReady = new Promise<string>((resolve) => (opened = resolve));
         signInStatus = { state: "waiting" };

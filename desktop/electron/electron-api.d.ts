@@ -45,7 +45,9 @@ export interface OpenDialogReturnValue {
   filePaths: string[];
 }
 export declare const dialog: {
-  showOpenDialog(options: { properties?: Array<"openFile" | "openDirectory" | "multiSelections"> }): Promise<OpenDialogReturnValue>;
+  showOpenDialog(
+    options: { properties?: Array<"openFile" | "openDirectory" | "multiSelections"> },
+  ): Promise<OpenDialogReturnValue>;
   showErrorBox(title: string, content: string): void;
 };
 

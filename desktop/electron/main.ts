@@ -14,7 +14,8 @@ import { SafeStorageTokenStore } from "./token-store.ts";
 const DEFAULT_SERVER = process.env.COMPANION_SERVER ?? "http://localhost:8080";
 
 // A 16×16 orange dot (the tray needs an image; no binary assets in the repository).
-const TRAY_ICON = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAAQ0lEQVR4nGP4z8Dwn4GBgYGRgYHhPwPDfwYGBoaGhgYGBob/DAwMDP8ZGBgYGBgY/jMwMPxnYGBgYGBg+M/AwMDAAAB0ZQcV3r1i2wAAAABJRU5ErkJggg==";
+const TRAY_ICON =
+  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAAQ0lEQVR4nGP4z8Dwn4GBgYGRgYHhPwPDfwYGBoaGhgYGBob/DAwMDP8ZGBgYGBgY/jMwMPxnYGBgYGBg+M/AwMDAAAB0ZQcV3r1i2wAAAABJRU5ErkJggg==";
 
 let window: BrowserWindow | undefined;
 let tray: Tray | undefined;
@@ -28,7 +29,12 @@ function showWindow(): void {
       width: 1000,
       height: 720,
       title: "Fitness Companion",
-      webPreferences: { preload: join(__dirname, "preload.cjs"), contextIsolation: true, sandbox: true, nodeIntegration: false },
+      webPreferences: {
+        preload: join(__dirname, "preload.cjs"),
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+      },
     });
     window.webContents.setWindowOpenHandler(({ url }) => {
       void shell.openExternal(url);
@@ -58,7 +64,12 @@ async function start(): Promise<void> {
   const stateDir = process.env.COMPANION_STATE_DIR ?? defaultStateDir();
   const settings = loadSettings(stateDir);
   const store = new SafeStorageTokenStore(join(stateDir, "token.bin"));
-  companion = new Companion({ server: settings.server ?? DEFAULT_SERVER, tokens: new OAuthSession(store), stateDir, folders: settings.folders });
+  companion = new Companion({
+    server: settings.server ?? DEFAULT_SERVER,
+    tokens: new OAuthSession(store),
+    stateDir,
+    folders: settings.folders,
+  });
   companion.on((event) => {
     updateTray(companion!.state().counts.pending);
     if (event.event === "ready" && "activity_url" in event && Notification.isSupported()) {

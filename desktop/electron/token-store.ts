@@ -15,7 +15,9 @@ export class SafeStorageTokenStore implements TokenStore {
     }
   }
   save(token: StoredToken): void {
-    if (!safeStorage.isEncryptionAvailable()) throw new Error("The system keychain isn't available, so the sign-in can't be stored safely.");
+    if (!safeStorage.isEncryptionAvailable()) {
+      throw new Error("The system keychain isn't available, so the sign-in can't be stored safely.");
+    }
     mkdirSync(dirname(this.path), { recursive: true });
     writeFileSync(this.path, safeStorage.encryptString(JSON.stringify(token)), { mode: 0o600 });
   }

@@ -10,7 +10,8 @@ import { defineEvent } from "../catalogue.ts";
 
 export const activityUpdated = defineEvent({
   type: "ActivityUpdated",
-  description: "The owner edited an activity (PUT /v3/activities/:id); only the fields present changed. gearId null clears the gear.",
+  description:
+    "The owner edited an activity (PUT /v3/activities/:id); only the fields present changed. gearId null clears the gear.",
   schema: z.object({
     activityId: z.number().int().positive(),
     athleteId: z.number().int().positive(),
@@ -30,7 +31,8 @@ export const activityUpdated = defineEvent({
 
 export const activityDeleted = defineEvent({
   type: "ActivityDeleted",
-  description: "The owner deleted an activity. Read models drop it (uploads report 'The created activity has been deleted.', efforts leave leaderboards).",
+  description:
+    "The owner deleted an activity. Read models drop it (uploads report 'The created activity has been deleted.', efforts leave leaderboards).",
   schema: z.object({
     activityId: z.number().int().positive(),
     athleteId: z.number().int().positive(),

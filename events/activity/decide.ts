@@ -50,8 +50,18 @@ export type ActivityCommand =
   | { type: "kudos"; activityId: number; athleteId: number }
   | { type: "comment"; activityId: number; athleteId: number; commentId: number; text: string }
   | { type: "deleteComment"; activityId: number; athleteId: number; commentId: number }
-  | { type: "addPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoAdded.create>["data"], "activityId" | "athleteId"> }
-  | { type: "linkPhoto"; activityId: number; athleteId: number; photo: Omit<ReturnType<typeof photoLinked.create>["data"], "activityId" | "athleteId"> }
+  | {
+    type: "addPhoto";
+    activityId: number;
+    athleteId: number;
+    photo: Omit<ReturnType<typeof photoAdded.create>["data"], "activityId" | "athleteId">;
+  }
+  | {
+    type: "linkPhoto";
+    activityId: number;
+    athleteId: number;
+    photo: Omit<ReturnType<typeof photoLinked.create>["data"], "activityId" | "athleteId">;
+  }
   | { type: "create"; activity: EventData<typeof activityCreated> }
   /** The upload job records the activity derived from its file (once: nothing when already recorded). */
   | { type: "record"; activity: EventData<typeof activityRecorded> }
@@ -68,11 +78,22 @@ export type ActivityCommand =
   | { type: "matchSegment"; activityId: number; efforts: EventData<typeof segmentEffortsRematched> };
 
 /** Every type of an activity's stream (checked against `ActivityEvent` both ways). */
-const ACTIVITY_EVENT_TYPES = Object.keys({
-  ActivityRecorded: true, ActivityCreated: true, ActivityUpdated: true, ActivityDeleted: true, KudosGiven: true,
-  CommentAdded: true, CommentDeleted: true, PhotoAdded: true, PhotoLinked: true, ActivityReprocessed: true,
-  SegmentEffortsMatched: true, SegmentEffortsRematched: true,
-} satisfies Record<ActivityEvent["type"], true>) as ActivityEvent["type"][];
+const ACTIVITY_EVENT_TYPES = Object.keys(
+  {
+    ActivityRecorded: true,
+    ActivityCreated: true,
+    ActivityUpdated: true,
+    ActivityDeleted: true,
+    KudosGiven: true,
+    CommentAdded: true,
+    CommentDeleted: true,
+    PhotoAdded: true,
+    PhotoLinked: true,
+    ActivityReprocessed: true,
+    SegmentEffortsMatched: true,
+    SegmentEffortsRematched: true,
+  } satisfies Record<ActivityEvent["type"], true>,
+) as ActivityEvent["type"][];
 
 /** A processor's event (server/activity-processors.ts) as an event of the activity's stream. */
 function processed(event: NewEvent): ActivityEvent {
@@ -91,17 +112,30 @@ function notFound(): never {
  * activity and not twice; comments are deleted by the activity owner or the commenter.
  */
 export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEvent> = {
-  initialState: () => ({ exists: false, deleted: false, athleteId: null, uploadId: null, kudoers: new Set(), comments: new Map() }),
+  initialState: () => ({
+    exists: false,
+    deleted: false,
+    athleteId: null,
+    uploadId: null,
+    kudoers: new Set(),
+    comments: new Map(),
+  }),
   evolve(state, event: ActivityEvent) {
     switch (event.type) {
       case activityRecorded.type:
         return {
-          ...state, exists: true, athleteId: event.data.athleteId, uploadId: event.data.uploadId ?? null,
+          ...state,
+          exists: true,
+          athleteId: event.data.athleteId,
+          uploadId: event.data.uploadId ?? null,
           sportType: (event.data.sportType ?? event.data.type) as SportType,
         };
       case activityCreated.type:
         return {
-          ...state, exists: true, athleteId: event.data.athleteId, uploadId: null,
+          ...state,
+          exists: true,
+          athleteId: event.data.athleteId,
+          uploadId: null,
           sportType: (event.data.sportType ?? event.data.type) as SportType,
         };
       case activityUpdated.type: {
@@ -140,10 +174,24 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
     if (command.type === "reprocess") {
       if (!state.exists || state.deleted) notFound();
       if (state.uploadId === null || state.athleteId === null) {
-        throw new DomainError("invalid", "Activity", "id", "not uploaded", "only an uploaded activity is derived again");
+        throw new DomainError(
+          "invalid",
+          "Activity",
+          "id",
+          "not uploaded",
+          "only an uploaded activity is derived again",
+        );
       }
       const events: ActivityEvent[] = [];
-      if (command.facts) events.push(activityReprocessed.create({ activityId: command.activityId, athleteId: state.athleteId, facts: command.facts }));
+      if (command.facts) {
+        events.push(
+          activityReprocessed.create({
+            activityId: command.activityId,
+            athleteId: state.athleteId,
+            facts: command.facts,
+          }),
+        );
+      }
       if (command.efforts) events.push(segmentEffortsRematched.create(command.efforts));
       return events;
     }
@@ -160,32 +208,63 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
         // sport_type wins and gives type; a type alone keeps a sport type of that type (MountainBikeRide
         // stays when type Ride is sent again), else becomes its own sport type.
         const sport = resolveSport(activityType, askedSport);
-        if (sport === null) throw new DomainError("invalid", "Activity", "sport_type", "invalid", "sport_type does not match type");
-        const keep = askedSport === undefined && sport && state.sportType && activityTypeOfSport(state.sportType) === sport.type;
+        if (sport === null) {
+          throw new DomainError("invalid", "Activity", "sport_type", "invalid", "sport_type does not match type");
+        }
+        const keep = askedSport === undefined && sport && state.sportType &&
+          activityTypeOfSport(state.sportType) === sport.type;
         const fields: UpdateFields & { type?: typeof activityType } = {
-          ...rest, ...(sport ? { type: sport.type, sportType: keep ? state.sportType : sport.sportType } : {}),
+          ...rest,
+          ...(sport ? { type: sport.type, sportType: keep ? state.sportType : sport.sportType } : {}),
         };
         const data = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
         return [activityUpdated.create({ activityId, athleteId, ...data })];
       }
       case "delete":
         if (!owner) notFound();
-        return [activityDeleted.create({ activityId: command.activityId, athleteId: command.athleteId, uploadId: state.uploadId })];
+        return [
+          activityDeleted.create({
+            activityId: command.activityId,
+            athleteId: command.athleteId,
+            uploadId: state.uploadId,
+          }),
+        ];
       case "kudos":
-        if (owner) throw new DomainError("forbidden", "Kudos", "athlete", "own activity", "no kudos on one's own activity");
+        if (owner) {
+          throw new DomainError("forbidden", "Kudos", "athlete", "own activity", "no kudos on one's own activity");
+        }
         if (state.kudoers.has(command.athleteId)) {
           throw new DomainError("conflict", "Kudos", "athlete", "already exists", "kudos already given");
         }
         return [kudosGiven.create({ activityId: command.activityId, athleteId: command.athleteId })];
       case "comment":
-        return [commentAdded.create({ commentId: command.commentId, activityId: command.activityId, athleteId: command.athleteId, text: command.text })];
+        return [
+          commentAdded.create({
+            commentId: command.commentId,
+            activityId: command.activityId,
+            athleteId: command.athleteId,
+            text: command.text,
+          }),
+        ];
       case "deleteComment": {
         const author = state.comments.get(command.commentId);
         if (author === undefined) throw new DomainError("not_found", "Comment", "id", "invalid", "no such comment");
         if (!owner && author !== command.athleteId) {
-          throw new DomainError("forbidden", "Comment", "id", "forbidden", "only the activity owner or the commenter may delete");
+          throw new DomainError(
+            "forbidden",
+            "Comment",
+            "id",
+            "forbidden",
+            "only the activity owner or the commenter may delete",
+          );
         }
-        return [commentDeleted.create({ commentId: command.commentId, activityId: command.activityId, deletedBy: command.athleteId })];
+        return [
+          commentDeleted.create({
+            commentId: command.commentId,
+            activityId: command.activityId,
+            deletedBy: command.athleteId,
+          }),
+        ];
       }
       case "addPhoto":
         if (!owner) notFound();

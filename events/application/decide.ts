@@ -1,6 +1,11 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import { accessTokenIssued, applicationRegistered, applicationSecretRegenerated, type ApplicationEvent } from "./events.ts";
+import {
+  accessTokenIssued,
+  type ApplicationEvent,
+  applicationRegistered,
+  applicationSecretRegenerated,
+} from "./events.ts";
 
 /** One API application (stream application-<id>). */
 export interface ApplicationState {
@@ -8,7 +13,11 @@ export interface ApplicationState {
 }
 
 export type ApplicationCommand =
-  | { type: "register"; application: EventData<typeof applicationRegistered>; publicToken: EventData<typeof accessTokenIssued> }
+  | {
+    type: "register";
+    application: EventData<typeof applicationRegistered>;
+    publicToken: EventData<typeof accessTokenIssued>;
+  }
   | { type: "regenerateSecret"; applicationId: number; clientSecretHash: string };
 
 /** A callback domain: a host name (or localhost), optionally with a port. */
@@ -17,7 +26,9 @@ export const CALLBACK_DOMAIN = /^(localhost|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z
 /** The rules of a registration, also run before an id is drawn: a name and a well-formed callback domain. */
 export function checkApplication(input: { name: string; callbackDomain: string }): void {
   if (!input.name.trim()) throw new DomainError("invalid", "Application", "name", "missing");
-  if (!CALLBACK_DOMAIN.test(input.callbackDomain)) throw new DomainError("invalid", "Application", "callback_domain", "invalid");
+  if (!CALLBACK_DOMAIN.test(input.callbackDomain)) {
+    throw new DomainError("invalid", "Application", "callback_domain", "invalid");
+  }
 }
 
 /**
@@ -34,6 +45,11 @@ export const applicationDecider: Decider<ApplicationState, ApplicationCommand, A
       return [applicationRegistered.create(command.application), accessTokenIssued.create(command.publicToken)];
     }
     if (!state.exists) throw new DomainError("not_found", "Application", "client_id", "invalid");
-    return [applicationSecretRegenerated.create({ applicationId: command.applicationId, clientSecretHash: command.clientSecretHash })];
+    return [
+      applicationSecretRegenerated.create({
+        applicationId: command.applicationId,
+        clientSecretHash: command.clientSecretHash,
+      }),
+    ];
   },
 };

@@ -46,8 +46,7 @@ export const accessTokenIssued = defineEvent({
 
 export const accessTokensRevoked = defineEvent({
   type: "AccessTokensRevoked",
-  description:
-    "Every token of an athlete-and-application pair was invalidated (deauthorize, revoke on My apps).",
+  description: "Every token of an athlete-and-application pair was invalidated (deauthorize, revoke on My apps).",
   schema: z.object({
     athleteId: z.number().int().positive(),
     applicationId: z.number().int().positive(),
@@ -57,8 +56,7 @@ export const accessTokensRevoked = defineEvent({
 
 export const accessTokenRevoked = defineEvent({
   type: "AccessTokenRevoked",
-  description:
-    "One access token (by its hash) was invalidated: the web app's page token of a session that signed out.",
+  description: "One access token (by its hash) was invalidated: the web app's page token of a session that signed out.",
   schema: z.object({
     tokenHash: z.string(),
     athleteId: z.number().int().positive(),

@@ -57,8 +57,12 @@ export const archiveImportDecider: Decider<ArchiveImportState, ArchiveImportComm
     switch (command.type) {
       case "progress": {
         const seen = new Set<string>();
-        const entries = command.progress.entries.filter((e) => !state.done.has(e.key) && !seen.has(e.key) && seen.add(e.key));
-        if (entries.length === 0 && command.progress.failed.length === 0 && command.progress.total === state.total) return [];
+        const entries = command.progress.entries.filter((e) =>
+          !state.done.has(e.key) && !seen.has(e.key) && seen.add(e.key)
+        );
+        if (entries.length === 0 && command.progress.failed.length === 0 && command.progress.total === state.total) {
+          return [];
+        }
         return [archiveImportProgressed.create({ ...command.progress, entries })];
       }
       case "resume":

@@ -15,7 +15,8 @@ const failure = z.object({ file: z.string(), error: z.string() });
 
 export const archiveImportStarted = defineEvent({
   type: "ArchiveImportStarted",
-  description: "An athlete posted an export archive (Strava or Garmin Connect) for import; it waits in the server's import inbox.",
+  description:
+    "An athlete posted an export archive (Strava or Garmin Connect) for import; it waits in the server's import inbox.",
   schema: z.object({
     importId,
     athleteId: z.number().int().positive(),
@@ -31,7 +32,8 @@ export const archiveImportStarted = defineEvent({
 
 export const archiveImportProgressed = defineEvent({
   type: "ArchiveImportProgressed",
-  description: "A checkpoint of a running archive import: the layout and activity count found so far, the entries finished since the last checkpoint (by outcome) and new failures.",
+  description:
+    "A checkpoint of a running archive import: the layout and activity count found so far, the entries finished since the last checkpoint (by outcome) and new failures.",
   schema: z.object({
     importId,
     athleteId: z.number().int().positive(),
@@ -47,7 +49,8 @@ export const archiveImportProgressed = defineEvent({
 
 export const archiveImportResumed = defineEvent({
   type: "ArchiveImportResumed",
-  description: "A server started again found an archive import that had not finished and resumed it (entries already checkpointed are skipped).",
+  description:
+    "A server started again found an archive import that had not finished and resumed it (entries already checkpointed are skipped).",
   schema: z.object({
     importId,
     athleteId: z.number().int().positive(),
@@ -56,7 +59,8 @@ export const archiveImportResumed = defineEvent({
 
 export const archiveImportFinished = defineEvent({
   type: "ArchiveImportFinished",
-  description: "An archive import ended: done (every entry imported, a duplicate, skipped or failed), refused (not a zip, unknown layout, zip bomb, unsafe names: nothing imported) or interrupted (its archive was no longer on disk).",
+  description:
+    "An archive import ended: done (every entry imported, a duplicate, skipped or failed), refused (not a zip, unknown layout, zip bomb, unsafe names: nothing imported) or interrupted (its archive was no longer on disk).",
   schema: z.object({
     importId,
     athleteId: z.number().int().positive(),

@@ -1,5 +1,5 @@
 import type { Decider } from "../decider.ts";
-import { athletePictureChanged, athletePictureRemoved, type AthletePictureEvent } from "./events.ts";
+import { athletePictureChanged, type AthletePictureEvent, athletePictureRemoved } from "./events.ts";
 
 export interface PictureState {
   /** sha-256 of the large rendition, or null for the identicon. */

@@ -1,6 +1,14 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import { athleteErased, athleteErasureCompleted, athletePasswordChanged, athletePasswordRehashed, athleteProfileUpdated, athleteRegistered, type AthleteEvent } from "./events.ts";
+import {
+  athleteErased,
+  athleteErasureCompleted,
+  type AthleteEvent,
+  athletePasswordChanged,
+  athletePasswordRehashed,
+  athleteProfileUpdated,
+  athleteRegistered,
+} from "./events.ts";
 
 /** One athlete's account (stream athlete-<id>). */
 export interface AthleteState {
@@ -31,7 +39,8 @@ export type AthleteCommand =
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const refuse = (field: string, code: string) => new DomainError("invalid", "Athlete", field, code);
-const validWeight = (weight: number | null | undefined) => weight === undefined || weight === null || (weight > 0 && weight < 500);
+const validWeight = (weight: number | null | undefined) =>
+  weight === undefined || weight === null || (weight > 0 && weight < 500);
 
 /**
  * The rules of a registration, in the order they are reported: names, e-mail, a password of at least

@@ -1,6 +1,6 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import { challengeCreated, challengeJoined, challengeLeft, type ChallengeEvent } from "./events.ts";
+import { challengeCreated, type ChallengeEvent, challengeJoined, challengeLeft } from "./events.ts";
 
 export type ChallengeFacts = Omit<EventData<typeof challengeCreated>, "challengeId">;
 
@@ -25,7 +25,12 @@ export const challengeDecider: Decider<ChallengeState, ChallengeCommand, Challen
   initialState: () => ({ exists: false, challengeId: 0, externalUrl: null, participants: new Set() }),
   evolve(state, event: ChallengeEvent) {
     if (event.type === challengeCreated.type) {
-      return { exists: true, challengeId: event.data.challengeId, externalUrl: event.data.externalUrl, participants: new Set() };
+      return {
+        exists: true,
+        challengeId: event.data.challengeId,
+        externalUrl: event.data.externalUrl,
+        participants: new Set(),
+      };
     }
     const participants = new Set(state.participants);
     if (event.type === challengeJoined.type) participants.add(event.data.athleteId);
@@ -42,11 +47,20 @@ export const challengeDecider: Decider<ChallengeState, ChallengeCommand, Challen
     const challengeId = state.challengeId;
     if (command.type === "join") {
       if (state.externalUrl) {
-        throw new DomainError("forbidden", "Challenge", "external_url", "join externally",
-          `this challenge is joined at ${state.externalUrl}`);
+        throw new DomainError(
+          "forbidden",
+          "Challenge",
+          "external_url",
+          "join externally",
+          `this challenge is joined at ${state.externalUrl}`,
+        );
       }
-      return state.participants.has(command.athleteId) ? [] : [challengeJoined.create({ challengeId, athleteId: command.athleteId })];
+      return state.participants.has(command.athleteId)
+        ? []
+        : [challengeJoined.create({ challengeId, athleteId: command.athleteId })];
     }
-    return state.participants.has(command.athleteId) ? [challengeLeft.create({ challengeId, athleteId: command.athleteId })] : [];
+    return state.participants.has(command.athleteId)
+      ? [challengeLeft.create({ challengeId, athleteId: command.athleteId })]
+      : [];
   },
 };

@@ -44,7 +44,8 @@ export const challengeJoined = defineEvent({
 
 export const challengeLeft = defineEvent({
   type: "ChallengeLeft",
-  description: "An athlete left a challenge (DELETE /v3/challenges/:id/athletes); their progress leaves its leaderboard.",
+  description:
+    "An athlete left a challenge (DELETE /v3/challenges/:id/athletes); their progress leaves its leaderboard.",
   schema: z.object({ challengeId: z.number().int().positive(), athleteId: z.number().int().positive() }),
 });
 

@@ -3,10 +3,10 @@ import { type Decider, DomainError } from "../decider.ts";
 import {
   CLUB_SPORT_TYPES,
   CLUB_TYPES,
-  type ClubEvent,
   clubAdminDemoted,
   clubAdminPromoted,
   clubCreated,
+  type ClubEvent,
   clubJoined,
   clubLeft,
   clubMemberInvited,
@@ -84,7 +84,9 @@ function oneOf<T extends string>(values: readonly T[], field: string, value: str
 
 /** A place (city, state, country): trimmed, empty as null, at most CLUB_PLACE_MAX characters. */
 function place(field: string, value: string | null | undefined): string | null {
-  if ((value ?? "").length > CLUB_PLACE_MAX) throw badField(field, value, `${field} has at most ${CLUB_PLACE_MAX} characters`);
+  if ((value ?? "").length > CLUB_PLACE_MAX) {
+    throw badField(field, value, `${field} has at most ${CLUB_PLACE_MAX} characters`);
+  }
   return value?.trim() || null;
 }
 
@@ -106,12 +108,16 @@ export function checkNewClub(request: NewClubRequest): NewClubFacts {
   };
   const name = check(() => {
     const trimmed = request.name?.trim() ?? "";
-    if (!trimmed || trimmed.length > CLUB_NAME_MAX) throw badField("name", request.name, `a name of 1 to ${CLUB_NAME_MAX} characters`);
+    if (!trimmed || trimmed.length > CLUB_NAME_MAX) {
+      throw badField("name", request.name, `a name of 1 to ${CLUB_NAME_MAX} characters`);
+    }
     return trimmed;
   }, "");
   const description = check(() => {
     const text = request.description ?? null;
-    if ((text ?? "").length > CLUB_DESCRIPTION_MAX) throw badField("description", text, `description has at most ${CLUB_DESCRIPTION_MAX} characters`);
+    if ((text ?? "").length > CLUB_DESCRIPTION_MAX) {
+      throw badField("description", text, `description has at most ${CLUB_DESCRIPTION_MAX} characters`);
+    }
     return text?.trim() || null;
   }, null);
   const facts: NewClubFacts = {
@@ -136,7 +142,9 @@ function requireAdmin(state: ClubState, callerId: number): void {
 
 function requirePending(state: ClubState, callerId: number, athleteId: number): void {
   requireAdmin(state, callerId);
-  if (!state.private) throw refuse("invalid", "private", "not private", "the club is public: there are no requests to answer");
+  if (!state.private) {
+    throw refuse("invalid", "private", "not private", "the club is public: there are no requests to answer");
+  }
   if (state.members.get(athleteId)?.membership !== "pending") {
     throw refuse("not_found", "athlete_id", "no request", "the athlete has not requested membership");
   }
@@ -186,13 +194,28 @@ function evolve(state: ClubState, event: ClubEvent): ClubState {
  * owner) → member. Repeating a move that is already true decides nothing (idempotent).
  */
 export const clubDecider: Decider<ClubState, ClubCommand, ClubEvent> = {
-  initialState: () => ({ exists: false, clubId: 0, ownerId: 0, private: false, members: new Map(), invited: new Set() }),
+  initialState: () => ({
+    exists: false,
+    clubId: 0,
+    ownerId: 0,
+    private: false,
+    members: new Map(),
+    invited: new Set(),
+  }),
   evolve,
   decide(command, state) {
     if (command.type === "create") {
       const facts = checkNewClub(command.request);
       if (state.exists) throw refuse("conflict", "id", "already exists", "the club exists");
-      return [clubCreated.create({ clubId: command.clubId, ownerId: command.ownerId, ...facts, verified: false, url: command.url })];
+      return [
+        clubCreated.create({
+          clubId: command.clubId,
+          ownerId: command.ownerId,
+          ...facts,
+          verified: false,
+          url: command.url,
+        }),
+      ];
     }
     if (!state.exists) throw refuse("not_found", "id", "invalid", "no such club");
     const clubId = state.clubId;

@@ -13,5 +13,9 @@ export const athleteSettingsDecider: Decider<AthleteSettingsState, AthleteSettin
   initialState: () => ({ enhancedPrivacy: null }),
   evolve: (state, event: AthleteSettingsEvent) =>
     event.type === athleteEnhancedPrivacyChanged.type ? { enhancedPrivacy: event.data.enhancedPrivacy } : state,
-  decide: (command) => [athleteEnhancedPrivacyChanged.create({ athleteId: command.athleteId, enhancedPrivacy: command.enhancedPrivacy })],
+  decide: (
+    command,
+  ) => [
+    athleteEnhancedPrivacyChanged.create({ athleteId: command.athleteId, enhancedPrivacy: command.enhancedPrivacy }),
+  ],
 };

@@ -16,5 +16,9 @@ export async function openDb(target: {
     return openPostgres(target.databaseUrl, { searchPath: target.searchPath });
   }
   const { openPglite } = await import("./pglite.ts");
-  return openPglite(target.dataDir, { searchPath: target.searchPath, durable: target.durable, sharedBuffers: target.sharedBuffers });
+  return openPglite(target.dataDir, {
+    searchPath: target.searchPath,
+    durable: target.durable,
+    sharedBuffers: target.sharedBuffers,
+  });
 }

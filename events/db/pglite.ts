@@ -63,7 +63,6 @@ interface PgliteInternals {
   _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-
 /** How many prepared statements one database keeps (least recently used ones are closed). */
 const PREPARED_LIMIT = 400;
 
@@ -119,7 +118,12 @@ class PreparedStatements {
     let messages;
     try {
       messages = await pg.execProtocolStream(
-        concatBytes([ser.bind({ statement: statement.name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()]),
+        concatBytes([
+          ser.bind({ statement: statement.name, values }),
+          ser.describe({ type: "P" }),
+          ser.execute({}),
+          ser.sync(),
+        ]),
         {},
       );
     } catch (error) {
@@ -147,8 +151,18 @@ export async function openPglite(
   // a lot (an archive import) touches all of it. A smaller cache bounds that memory.
   const buffers = options.sharedBuffers ? ["-c", `shared_buffers=${options.sharedBuffers}`] : [];
   const pg = fs
-    ? new PGlite({ dataDir, fs, parsers, serializers, startParams: [...durableStartParams(PGlite.defaultStartParams), ...buffers] })
-    : new PGlite(dataDir, { parsers, serializers, ...(buffers.length ? { startParams: [...PGlite.defaultStartParams, ...buffers] } : {}) });
+    ? new PGlite({
+      dataDir,
+      fs,
+      parsers,
+      serializers,
+      startParams: [...durableStartParams(PGlite.defaultStartParams), ...buffers],
+    })
+    : new PGlite(dataDir, {
+      parsers,
+      serializers,
+      ...(buffers.length ? { startParams: [...PGlite.defaultStartParams, ...buffers] } : {}),
+    });
   await pg.waitReady;
   // Its initial files are created 0666: nobody but us may read the log or the token hashes.
   if (dataDir) makeTreePrivate(dataDir);

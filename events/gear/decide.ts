@@ -9,7 +9,8 @@ export interface GearState {
 
 export type GearCommand = { type: "add"; gear: EventData<typeof gearAdded> };
 
-const refuse = (field: string, code: string, message?: string) => new DomainError("invalid", "Gear", field, code, message);
+const refuse = (field: string, code: string, message?: string) =>
+  new DomainError("invalid", "Gear", field, code, message);
 
 /**
  * Adding a bike or shoes: a name (1–255 characters), frame type and weight for bikes only, a frame

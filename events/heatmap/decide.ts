@@ -1,10 +1,10 @@
 import { type Decider, DomainError } from "../decider.ts";
 import {
-  type HeatmapEvent,
   heatmapActivitiesSelected,
   heatmapBuildStarted,
   heatmapBuilt,
   heatmapDeleted,
+  type HeatmapEvent,
   heatmapFailed,
   heatmapRequested,
   type HeatmapStatus,
@@ -63,7 +63,9 @@ export const heatmapDecider: Decider<HeatmapState, HeatmapCommand, HeatmapEvent>
     }
     if (!state.exists || state.deleted) throw new DomainError("not_found", "Heatmap", "id", "invalid");
     if (command.type === "delete") {
-      if (state.athleteId !== command.athleteId) throw new DomainError("forbidden", "Heatmap", "athlete_id", "forbidden");
+      if (state.athleteId !== command.athleteId) {
+        throw new DomainError("forbidden", "Heatmap", "athlete_id", "forbidden");
+      }
       return [heatmapDeleted.create({ mapId: command.mapId, athleteId: state.athleteId })];
     }
     if (command.type === "fail") {

@@ -10,7 +10,8 @@ const ids = { mapId: z.number().int().positive(), athleteId: z.number().int().po
 
 export const heatmapRequested = defineEvent({
   type: "HeatmapRequested",
-  description: "An athlete asked for a heatmap of their public activities of some types in an optional local-time window (status queued).",
+  description:
+    "An athlete asked for a heatmap of their public activities of some types in an optional local-time window (status queued).",
   schema: z.object({
     ...ids,
     activityTypeIds: z.array(z.number().int().positive()).min(1),
@@ -34,7 +35,8 @@ export const heatmapActivitiesSelected = defineEvent({
 
 export const heatmapTracksGathered = defineEvent({
   type: "HeatmapTracksGathered",
-  description: "The activities' positions, trimmed by the athlete's privacy zones, were stored as a tracks blob (status generating).",
+  description:
+    "The activities' positions, trimmed by the athlete's privacy zones, were stored as a tracks blob (status generating).",
   schema: z.object({
     ...ids,
     tracksSha256: z.string(),

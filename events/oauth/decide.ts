@@ -97,7 +97,8 @@ export type OAuthCommand =
   /** One access token ends (the web app's page token when its session signs out); the pair's others live on. */
   | { type: "revokeToken"; athleteId: number; applicationId: number; tokenHash: string; reason: string };
 
-const invalid = (resource: string, field: string, code = "invalid") => new DomainError("invalid", resource, field, code);
+const invalid = (resource: string, field: string, code = "invalid") =>
+  new DomainError("invalid", resource, field, code);
 
 function without<V>(map: ReadonlyMap<string, V>, drop: (key: string, value: V) => boolean): Map<string, V> {
   return new Map([...map].filter(([k, v]) => !drop(k, v)));
@@ -118,8 +119,14 @@ export const oauthDecider: Decider<OAuthPairState, OAuthCommand, OAuthEvent> = {
         const d = event.data;
         const codes = new Map(state.codes);
         codes.set(d.codeHash, {
-          grantId: d.grantId, permissions: d.permissions, redirectUri: d.redirectUri, codeChallenge: d.codeChallenge,
-          expiresAt: d.codeExpiresAt, redeemed: false, replayed: false, revoked: false,
+          grantId: d.grantId,
+          permissions: d.permissions,
+          redirectUri: d.redirectUri,
+          codeChallenge: d.codeChallenge,
+          expiresAt: d.codeExpiresAt,
+          redeemed: false,
+          replayed: false,
+          revoked: false,
         });
         return { ...state, codes };
       }
@@ -140,10 +147,16 @@ export const oauthDecider: Decider<OAuthPairState, OAuthCommand, OAuthEvent> = {
       }
       case refreshTokenIssued.type: {
         const d = event.data;
-        const refreshTokens = d.replacesHash ? without(state.refreshTokens, (k) => k === d.replacesHash) : new Map(state.refreshTokens);
+        const refreshTokens = d.replacesHash
+          ? without(state.refreshTokens, (k) => k === d.replacesHash)
+          : new Map(state.refreshTokens);
         refreshTokens.set(d.refreshTokenHash, {
-          grantId: d.grantId, permissions: d.permissions, accessTokenHash: d.accessTokenHash,
-          accessExpiresAt: d.accessExpiresAt, sealedAccessToken: d.sealedAccessToken, publicClient: d.publicClient,
+          grantId: d.grantId,
+          permissions: d.permissions,
+          accessTokenHash: d.accessTokenHash,
+          accessExpiresAt: d.accessExpiresAt,
+          sealedAccessToken: d.sealedAccessToken,
+          publicClient: d.publicClient,
         });
         return { ...state, refreshTokens };
       }
@@ -169,9 +182,22 @@ export const oauthDecider: Decider<OAuthPairState, OAuthCommand, OAuthEvent> = {
         if (command.token.kind !== "access") throw invalid("AccessToken", "kind");
         return [accessTokenIssued.create(command.token)];
       case "revoke":
-        return [accessTokensRevoked.create({ athleteId: command.athleteId, applicationId: command.applicationId, reason: command.reason })];
+        return [
+          accessTokensRevoked.create({
+            athleteId: command.athleteId,
+            applicationId: command.applicationId,
+            reason: command.reason,
+          }),
+        ];
       case "revokeToken":
-        return [accessTokenRevoked.create({ tokenHash: command.tokenHash, athleteId: command.athleteId, applicationId: command.applicationId, reason: command.reason })];
+        return [
+          accessTokenRevoked.create({
+            tokenHash: command.tokenHash,
+            athleteId: command.athleteId,
+            applicationId: command.applicationId,
+            reason: command.reason,
+          }),
+        ];
       case "exchange":
         return exchange(command, state);
       case "refresh":
@@ -190,11 +216,15 @@ function exchange(command: Extract<OAuthCommand, { type: "exchange" }>, state: O
     return [authorizationCodeReplayed.create({ grantId: code.grantId, codeHash, athleteId, applicationId })];
   }
   if (Date.parse(code.expiresAt) <= Date.parse(command.now)) throw invalid("AuthorizationCode", "code");
-  if (command.redirectUri !== undefined && command.redirectUri !== code.redirectUri) throw invalid("AuthorizationCode", "redirect_uri");
+  if (command.redirectUri !== undefined && command.redirectUri !== code.redirectUri) {
+    throw invalid("AuthorizationCode", "redirect_uri");
+  }
   let publicClient = false;
   if (code.codeChallenge) {
     if (!command.codeVerifier) throw invalid("AuthorizationCode", "code_verifier", "missing");
-    if (!PKCE_VALUE.test(command.codeVerifier) || !sameSecret(pkceChallenge(command.codeVerifier), code.codeChallenge)) {
+    if (
+      !PKCE_VALUE.test(command.codeVerifier) || !sameSecret(pkceChallenge(command.codeVerifier), code.codeChallenge)
+    ) {
       throw invalid("AuthorizationCode", "code_verifier");
     }
     publicClient = !command.secretChecked;

@@ -1,6 +1,6 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import { platformInitialized, type PlatformEvent } from "./events.ts";
+import { type PlatformEvent, platformInitialized } from "./events.ts";
 
 /** The platform stream: whether a server has initialised this database. */
 export interface PlatformState {
@@ -14,7 +14,9 @@ export const platformDecider: Decider<PlatformState, PlatformCommand, PlatformEv
   initialState: () => ({ initialized: false }),
   evolve: (state, event: PlatformEvent) => event.type === platformInitialized.type ? { initialized: true } : state,
   decide(command, state) {
-    if (state.initialized) throw new DomainError("conflict", "Platform", "", "already exists", "the platform is initialised");
+    if (state.initialized) {
+      throw new DomainError("conflict", "Platform", "", "already exists", "the platform is initialised");
+    }
     return [platformInitialized.create({ demo: command.demo })];
   },
 };

@@ -29,8 +29,12 @@ export const privacyZoneDecider: Decider<PrivacyZonesState, PrivacyZoneCommand, 
       return [privacyZoneDeleted.create({ zoneId: command.zoneId, athleteId: command.athleteId })];
     }
     const { lat, lng, radiusM } = command;
-    if (!Number.isFinite(lat) || lat < -90 || lat > 90) throw new DomainError("invalid", "PrivacyZone", "lat", "invalid");
-    if (!Number.isFinite(lng) || lng < -180 || lng > 180) throw new DomainError("invalid", "PrivacyZone", "lng", "invalid");
+    if (!Number.isFinite(lat) || lat < -90 || lat > 90) {
+      throw new DomainError("invalid", "PrivacyZone", "lat", "invalid");
+    }
+    if (!Number.isFinite(lng) || lng < -180 || lng > 180) {
+      throw new DomainError("invalid", "PrivacyZone", "lng", "invalid");
+    }
     if (!Number.isFinite(radiusM) || radiusM < PRIVACY_ZONE_MIN_RADIUS_M || radiusM > PRIVACY_ZONE_MAX_RADIUS_M) {
       throw new DomainError("invalid", "PrivacyZone", "radius", "invalid");
     }

@@ -15,13 +15,21 @@ export const pushSubscriptionDecider: Decider<PushSubscriptionState, PushSubscri
   initialState: () => ({ current: null }),
   evolve(state, event: PushSubscriptionEvent) {
     if (event.type === pushSubscriptionCreated.type) return { current: event.data.subscriptionId };
-    if (event.type === pushSubscriptionDeleted.type && state.current === event.data.subscriptionId) return { current: null };
+    if (event.type === pushSubscriptionDeleted.type && state.current === event.data.subscriptionId) {
+      return { current: null };
+    }
     return state;
   },
   decide(command, state) {
     if (command.type === "create") {
       if (state.current !== null) {
-        throw new DomainError("invalid", "PushSubscription", "", "already exists", "the application already has a push subscription");
+        throw new DomainError(
+          "invalid",
+          "PushSubscription",
+          "",
+          "already exists",
+          "the application already has a push subscription",
+        );
       }
       return [pushSubscriptionCreated.create({
         subscriptionId: command.subscriptionId,
@@ -32,6 +40,8 @@ export const pushSubscriptionDecider: Decider<PushSubscriptionState, PushSubscri
     if (state.current !== command.subscriptionId) {
       throw new DomainError("not_found", "PushSubscription", "id", "invalid");
     }
-    return [pushSubscriptionDeleted.create({ subscriptionId: command.subscriptionId, applicationId: command.applicationId })];
+    return [
+      pushSubscriptionDeleted.create({ subscriptionId: command.subscriptionId, applicationId: command.applicationId }),
+    ];
   },
 };

@@ -29,9 +29,13 @@ export const routeDecider: Decider<RouteState, RouteCommand, RouteEvent> = {
     const r = command.route;
     if (!r.name.trim()) throw new DomainError("invalid", "Route", "name", "missing");
     if (r.name.length > 255) throw new DomainError("invalid", "Route", "name", "invalid");
-    if (!r.polyline || !(r.distance > 0)) throw new DomainError("invalid", "Route", "latlng", "invalid", "a route needs at least two distinct points");
+    if (!r.polyline || !(r.distance > 0)) {
+      throw new DomainError("invalid", "Route", "latlng", "invalid", "a route needs at least two distinct points");
+    }
     if (r.type !== 1 && r.type !== 2) throw new DomainError("invalid", "Route", "type", "invalid");
-    if (!Number.isInteger(r.subType) || r.subType < 1 || r.subType > 5) throw new DomainError("invalid", "Route", "sub_type", "invalid");
+    if (!Number.isInteger(r.subType) || r.subType < 1 || r.subType > 5) {
+      throw new DomainError("invalid", "Route", "sub_type", "invalid");
+    }
     return [routeCreated.create({ ...r, name: r.name.trim() })];
   },
 };

@@ -38,7 +38,13 @@ export const segmentCreationDecider: Decider<CreationState, CreationCommand, Seg
     if (!s.name.trim()) throw new DomainError("invalid", "Segment", "name", "missing");
     if (s.points.length < 2 || !(s.distance > 0)) throw new DomainError("invalid", "Segment", "points", "invalid");
     if (command.cut?.fromPrivateActivity && !s.private) {
-      throw new DomainError("invalid", "Segment", "private", "invalid", "a segment cut from a private activity must be private");
+      throw new DomainError(
+        "invalid",
+        "Segment",
+        "private",
+        "invalid",
+        "a segment cut from a private activity must be private",
+      );
     }
     if (command.cut && command.cut.stretch !== "ok") {
       const field = command.cut.stretch === "start_in_zone" ? "start_index" : "end_index";

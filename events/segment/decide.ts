@@ -1,5 +1,5 @@
 import type { Decider } from "../decider.ts";
-import { segmentStarred, segmentUnstarred, type SegmentStarEvent } from "./events.ts";
+import { type SegmentStarEvent, segmentStarred, segmentUnstarred } from "./events.ts";
 
 /** One athlete's star on one segment (stream segment-star-<athlete>-<segment>). */
 export interface StarState {

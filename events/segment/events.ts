@@ -11,7 +11,6 @@ const latlng = z.tuple([z.number(), z.number()]);
 /** 64-bit effort ids are carried as decimal digits so they stay exact in JSON everywhere. */
 export const effortId = z.string().regex(/^[1-9]\d{0,18}$/);
 
-
 export const segmentCreated = defineEvent({
   type: "SegmentCreated",
   description: "A segment was laid out; its geometry and every derived fact are recorded here.",

@@ -1,6 +1,6 @@
 import type { EventData } from "../catalogue.ts";
 import type { Decider } from "../decider.ts";
-import { segmentCreated, segmentProfileMeasured, type SegmentEvent } from "./events.ts";
+import { segmentCreated, type SegmentEvent, segmentProfileMeasured } from "./events.ts";
 
 type Measured = EventData<typeof segmentProfileMeasured>;
 

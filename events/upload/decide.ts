@@ -1,6 +1,6 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
-import { uploadFailed, uploadReceived, uploadSucceeded, type UploadEvent } from "./events.ts";
+import { type UploadEvent, uploadFailed, uploadReceived, uploadSucceeded } from "./events.ts";
 
 /** One upload (stream upload-<id>): received once, then exactly one outcome. */
 export interface UploadState {
@@ -43,7 +43,9 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
     if (command.outcome.athleteId !== state.athleteId) throw new DomainError("invalid", "Upload", "athlete", "invalid");
     if (state.outcome !== null) return [];
     if (command.type === "succeed") {
-      if (command.outcome.activityId !== state.activityId) throw new DomainError("invalid", "Upload", "activity_id", "invalid");
+      if (command.outcome.activityId !== state.activityId) {
+        throw new DomainError("invalid", "Upload", "activity_id", "invalid");
+      }
       return [uploadSucceeded.create(command.outcome)];
     }
     return [uploadFailed.create(command.outcome)];

@@ -28,12 +28,22 @@ export interface ActivityRow {
 
 /** The event types a group applies with set-based statements; any other event is applied in its place. */
 export const GROUPED = new Set([
-  "ActivityRecorded", "ActivityCreated", "ActivityUpdated", "KudosGiven", "CommentAdded", "CommentDeleted",
+  "ActivityRecorded",
+  "ActivityCreated",
+  "ActivityUpdated",
+  "KudosGiven",
+  "CommentAdded",
+  "CommentDeleted",
 ]);
 
 const UPDATE_COLUMNS: Record<string, string> = {
-  name: "name", type: "type", private: "private", commute: "commute", trainer: "trainer",
-  gearId: "gear_id", description: "description",
+  name: "name",
+  type: "type",
+  private: "private",
+  commute: "commute",
+  trainer: "trainer",
+  gearId: "gear_id",
+  description: "description",
 };
 const FACT_UPDATES = ["sportType", "hideFromHome"] as const;
 
@@ -54,7 +64,10 @@ export class ActivityGroup {
   readonly #touched = new Set<number>();
   readonly #kudos = new Map<string, { activity_id: number; athlete_id: number; position: number }>();
   readonly #kudosCounted = new Set<number>();
-  readonly #comments = new Map<number, { id: number; activity_id: number; athlete_id: number; text: string; created_at: string; position: number }>();
+  readonly #comments = new Map<
+    number,
+    { id: number; activity_id: number; athlete_id: number; text: string; created_at: string; position: number }
+  >();
   readonly #deletedComments = new Set<number>();
   readonly #commentsCounted = new Set<number>();
   readonly #edits = new Map<number, { id: number; set: Record<string, unknown>; facts: Record<string, unknown> }>();
@@ -91,7 +104,9 @@ export class ActivityGroup {
       case "KudosGiven": {
         const d = event.data;
         const key = `${d.activityId}:${d.athleteId}`;
-        if (!this.#kudos.has(key)) this.#kudos.set(key, { activity_id: d.activityId, athlete_id: d.athleteId, position: event.position });
+        if (!this.#kudos.has(key)) {
+          this.#kudos.set(key, { activity_id: d.activityId, athlete_id: d.athleteId, position: event.position });
+        }
         this.#kudosCounted.add(d.activityId);
         this.#touched.add(d.activityId);
         return;
@@ -100,8 +115,12 @@ export class ActivityGroup {
         const d = event.data;
         if (!this.#comments.has(d.commentId)) {
           this.#comments.set(d.commentId, {
-            id: d.commentId, activity_id: d.activityId, athlete_id: d.athleteId, text: d.text,
-            created_at: event.recordedAt, position: event.position,
+            id: d.commentId,
+            activity_id: d.activityId,
+            athlete_id: d.athleteId,
+            text: d.text,
+            created_at: event.recordedAt,
+            position: event.position,
           });
         }
         this.#commentsCounted.add(d.activityId);

@@ -24,16 +24,45 @@ type Created = EventData<typeof activityCreated>;
  */
 export type ActivityFacts = Omit<
   Recorded,
-  | "activityId" | "athleteId" | "name" | "type" | "description" | "externalId" | "uploadId" | "startDate"
-  | "startDateLocal" | "timezone" | "distance" | "movingTime" | "elapsedTime" | "totalElevationGain"
-  | "private" | "trainer" | "commute"
+  | "activityId"
+  | "athleteId"
+  | "name"
+  | "type"
+  | "description"
+  | "externalId"
+  | "uploadId"
+  | "startDate"
+  | "startDateLocal"
+  | "timezone"
+  | "distance"
+  | "movingTime"
+  | "elapsedTime"
+  | "totalElevationGain"
+  | "private"
+  | "trainer"
+  | "commute"
 >;
 
 function recordedFacts(d: Recorded): ActivityFacts {
   const {
-    activityId: _a, athleteId: _b, name: _c, type: _d, description: _e, externalId: _f, uploadId: _g,
-    startDate: _h, startDateLocal: _i, timezone: _j, distance: _k, movingTime: _l, elapsedTime: _m,
-    totalElevationGain: _n, private: _o, trainer: _p, commute: _q, ...facts
+    activityId: _a,
+    athleteId: _b,
+    name: _c,
+    type: _d,
+    description: _e,
+    externalId: _f,
+    uploadId: _g,
+    startDate: _h,
+    startDateLocal: _i,
+    timezone: _j,
+    distance: _k,
+    movingTime: _l,
+    elapsedTime: _m,
+    totalElevationGain: _n,
+    private: _o,
+    trainer: _p,
+    commute: _q,
+    ...facts
   } = d;
   return facts;
 }
@@ -41,18 +70,44 @@ function recordedFacts(d: Recorded): ActivityFacts {
 function manualFacts(d: Created): ActivityFacts {
   return {
     sportType: d.sportType,
-    elevHigh: null, elevLow: null, startLatlng: null, endLatlng: null,
-    averageSpeed: d.elapsedTime > 0 ? d.distance / d.elapsedTime : 0, maxSpeed: 0,
-    averageCadence: null, averageTemp: null, averageWatts: null, maxWatts: null, weightedAverageWatts: null,
-    kilojoules: null, deviceWatts: null, hasHeartrate: false, averageHeartrate: null, maxHeartrate: null,
-    calories: null, sufferScore: null, deviceName: null, workoutType: null, polyline: null,
-    summaryPolyline: null, streamsSha256: null, laps: [], splitsMetric: [], splitsStandard: [], bestEfforts: [],
+    elevHigh: null,
+    elevLow: null,
+    startLatlng: null,
+    endLatlng: null,
+    averageSpeed: d.elapsedTime > 0 ? d.distance / d.elapsedTime : 0,
+    maxSpeed: 0,
+    averageCadence: null,
+    averageTemp: null,
+    averageWatts: null,
+    maxWatts: null,
+    weightedAverageWatts: null,
+    kilojoules: null,
+    deviceWatts: null,
+    hasHeartrate: false,
+    averageHeartrate: null,
+    maxHeartrate: null,
+    calories: null,
+    sufferScore: null,
+    deviceName: null,
+    workoutType: null,
+    polyline: null,
+    summaryPolyline: null,
+    streamsSha256: null,
+    laps: [],
+    splitsMetric: [],
+    splitsStandard: [],
+    bestEfforts: [],
   };
 }
 
 const UPDATE_COLUMNS: Record<string, string> = {
-  name: "name", type: "type", private: "private", commute: "commute", trainer: "trainer",
-  gearId: "gear_id", description: "description",
+  name: "name",
+  type: "type",
+  private: "private",
+  commute: "commute",
+  trainer: "trainer",
+  gearId: "gear_id",
+  description: "description",
 };
 
 /** Edited fields kept among the jsonb facts. */
@@ -124,15 +179,25 @@ export const activitiesProjection: Projection = {
   `,
   isolated: true,
   handles: [
-    activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type, kudosGiven.type,
-    activityReprocessed.type, commentAdded.type, commentDeleted.type, photoAdded.type, photoLinked.type,
+    activityRecorded.type,
+    activityCreated.type,
+    activityUpdated.type,
+    activityDeleted.type,
+    kudosGiven.type,
+    activityReprocessed.type,
+    commentAdded.type,
+    commentDeleted.type,
+    photoAdded.type,
+    photoLinked.type,
   ],
   async applyBatch(tx: Queryable, events: StoredEvent[]) {
     // Creations, edits, kudos and comments in groups of set-based statements (batch.ts); a
     // deletion, a reprocessing or a photo in its place, one by one.
     let group = new ActivityGroup();
     for (const event of events) {
-      const row = event.type === activityRecorded.type || event.type === activityCreated.type ? activityRow(event) : undefined;
+      const row = event.type === activityRecorded.type || event.type === activityCreated.type
+        ? activityRow(event)
+        : undefined;
       if (group.accepts(event, row)) {
         group.add(event, row);
         continue;
@@ -155,9 +220,27 @@ export const activitiesProjection: Projection = {
       case activityCreated.type: {
         const r = activityRow(event);
         await tx.query(insert, [
-          r.id, r.athlete_id, r.upload_id, r.external_id, r.name, r.type, r.description, r.start_date, r.start_epoch,
-          r.start_date_local, r.timezone, r.distance, r.moving_time, r.elapsed_time, r.total_elevation_gain, r.private,
-          r.commute, r.trainer, r.manual, JSON.stringify(r.facts), r.recorded_position,
+          r.id,
+          r.athlete_id,
+          r.upload_id,
+          r.external_id,
+          r.name,
+          r.type,
+          r.description,
+          r.start_date,
+          r.start_epoch,
+          r.start_date_local,
+          r.timezone,
+          r.distance,
+          r.moving_time,
+          r.elapsed_time,
+          r.total_elevation_gain,
+          r.private,
+          r.commute,
+          r.trainer,
+          r.manual,
+          JSON.stringify(r.facts),
+          r.recorded_position,
         ]);
         return;
       }
@@ -228,9 +311,14 @@ export const activitiesProjection: Projection = {
         const d = event.data;
         // The comment's own activity is recounted too (the event names where it was deleted; a
         // log may name another one: replay's batched path recounts both alike, batch.ts).
-        const gone = await tx.query<{ activity_id: string }>("delete from activity_comments where id = $1 returning activity_id", [d.commentId]);
+        const gone = await tx.query<{ activity_id: string }>(
+          "delete from activity_comments where id = $1 returning activity_id",
+          [d.commentId],
+        );
         await countComments(tx, d.activityId);
-        for (const { activity_id } of gone) if (Number(activity_id) !== d.activityId) await countComments(tx, Number(activity_id));
+        for (const { activity_id } of gone) {
+          if (Number(activity_id) !== d.activityId) await countComments(tx, Number(activity_id));
+        }
         return;
       }
       case photoAdded.type: {
@@ -258,24 +346,58 @@ export const activitiesProjection: Projection = {
 };
 
 /** The row a creation inserts (an upload's ActivityRecorded or a manual ActivityCreated). */
-export function activityRow(event: StoredEventOfType<"ActivityRecorded"> | StoredEventOfType<"ActivityCreated">): ActivityRow {
+export function activityRow(
+  event: StoredEventOfType<"ActivityRecorded"> | StoredEventOfType<"ActivityCreated">,
+): ActivityRow {
   if (event.type === activityRecorded.type) {
     const d = event.data;
     return {
-      id: d.activityId, athlete_id: d.athleteId, upload_id: d.uploadId, external_id: d.externalId, name: d.name,
-      type: d.type, description: d.description, start_date: d.startDate, start_epoch: epoch(d.startDate),
-      start_date_local: d.startDateLocal, timezone: d.timezone, distance: d.distance, moving_time: d.movingTime,
-      elapsed_time: d.elapsedTime, total_elevation_gain: d.totalElevationGain, private: d.private, commute: d.commute,
-      trainer: d.trainer, manual: false, facts: recordedFacts(d), recorded_position: event.position,
+      id: d.activityId,
+      athlete_id: d.athleteId,
+      upload_id: d.uploadId,
+      external_id: d.externalId,
+      name: d.name,
+      type: d.type,
+      description: d.description,
+      start_date: d.startDate,
+      start_epoch: epoch(d.startDate),
+      start_date_local: d.startDateLocal,
+      timezone: d.timezone,
+      distance: d.distance,
+      moving_time: d.movingTime,
+      elapsed_time: d.elapsedTime,
+      total_elevation_gain: d.totalElevationGain,
+      private: d.private,
+      commute: d.commute,
+      trainer: d.trainer,
+      manual: false,
+      facts: recordedFacts(d),
+      recorded_position: event.position,
     };
   }
   const d = event.data;
   return {
-    id: d.activityId, athlete_id: d.athleteId, upload_id: null, external_id: null, name: d.name, type: d.type,
-    description: d.description, start_date: d.startDate, start_epoch: epoch(d.startDate),
-    start_date_local: d.startDateLocal, timezone: d.timezone, distance: d.distance, moving_time: d.elapsedTime,
-    elapsed_time: d.elapsedTime, total_elevation_gain: 0, private: d.private, commute: d.commute, trainer: d.trainer,
-    manual: true, facts: manualFacts(d), recorded_position: event.position,
+    id: d.activityId,
+    athlete_id: d.athleteId,
+    upload_id: null,
+    external_id: null,
+    name: d.name,
+    type: d.type,
+    description: d.description,
+    start_date: d.startDate,
+    start_epoch: epoch(d.startDate),
+    start_date_local: d.startDateLocal,
+    timezone: d.timezone,
+    distance: d.distance,
+    moving_time: d.elapsedTime,
+    elapsed_time: d.elapsedTime,
+    total_elevation_gain: 0,
+    private: d.private,
+    commute: d.commute,
+    trainer: d.trainer,
+    manual: true,
+    facts: manualFacts(d),
+    recorded_position: event.position,
   };
 }
 

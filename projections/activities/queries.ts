@@ -100,7 +100,11 @@ export async function athleteActivitiesPage(
 }
 
 /** Of these activities, those the athlete has given kudos. */
-export async function kudoedByAthlete(db: Queryable, athleteId: number, activityIds: readonly number[]): Promise<Set<number>> {
+export async function kudoedByAthlete(
+  db: Queryable,
+  athleteId: number,
+  activityIds: readonly number[],
+): Promise<Set<number>> {
   if (activityIds.length === 0) return new Set();
   const rows = await db.query<{ activity_id: number }>(
     "select activity_id from activity_kudos where athlete_id = $1 and activity_id = any($2::bigint[])",
@@ -180,16 +184,22 @@ export type PhotoRow =
   | { source: 2; position: number; data: ExternalPhotoData };
 
 /** An activity's photos of the given sources (1 native, 2 linked), in order. */
-export async function photosOf(db: Queryable, activityId: number, sources: readonly (1 | 2)[] = [1, 2]): Promise<PhotoRow[]> {
+export async function photosOf(
+  db: Queryable,
+  activityId: number,
+  sources: readonly (1 | 2)[] = [1, 2],
+): Promise<PhotoRow[]> {
   const rows = await db.query<{ source: number; position: number; data: unknown }>(
     "select source, position, data from activity_photos where activity_id = $1 and source = any($2::int[]) order by position",
     [activityId, [...sources]],
   );
-  return rows.map((r) => ({
-    source: Number(r.source),
-    position: Number(r.position),
-    data: typeof r.data === "string" ? JSON.parse(r.data) : r.data,
-  }) as PhotoRow);
+  return rows.map((r) =>
+    ({
+      source: Number(r.source),
+      position: Number(r.position),
+      data: typeof r.data === "string" ? JSON.parse(r.data) : r.data,
+    }) as PhotoRow
+  );
 }
 
 /** A native photo by its unique id, or undefined. */
@@ -224,8 +234,14 @@ export async function fasterBestEfforts(
 }
 
 /** The editable type and privacy of an activity as it stands (undefined once deleted). */
-export async function activityTypeAndPrivacy(db: Queryable, activityId: number): Promise<{ type: string; private: boolean } | undefined> {
-  const [row] = await db.query<{ type: string; private: boolean }>("select type, private from activities where id = $1", [activityId]);
+export async function activityTypeAndPrivacy(
+  db: Queryable,
+  activityId: number,
+): Promise<{ type: string; private: boolean } | undefined> {
+  const [row] = await db.query<{ type: string; private: boolean }>(
+    "select type, private from activities where id = $1",
+    [activityId],
+  );
   return row;
 }
 

@@ -11,7 +11,6 @@ import { authorizationCodeReplayed } from "../../events/oauth/events.ts";
 import type { Projection } from "../projection.ts";
 import { tokenReadModelChanged } from "./token-changes.ts";
 
-
 /** Applications and the access tokens issued for them (hashes only). */
 export const applicationsProjection: Projection = {
   name: "applications",
@@ -62,8 +61,19 @@ export const applicationsProjection: Projection = {
           `insert into applications (id, owner_id, name, website, description, callback_domain,
              client_secret_hash, internal, kudos_enabled, challenges_enabled, created_at, updated_at)
            values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11)`,
-          [d.applicationId, d.ownerId, d.name, d.website, d.description, d.callbackDomain,
-            d.clientSecretHash, d.internal, d.kudosEnabled, d.challengesEnabled, event.recordedAt],
+          [
+            d.applicationId,
+            d.ownerId,
+            d.name,
+            d.website,
+            d.description,
+            d.callbackDomain,
+            d.clientSecretHash,
+            d.internal,
+            d.kudosEnabled,
+            d.challengesEnabled,
+            event.recordedAt,
+          ],
         );
         return;
       }
@@ -81,8 +91,16 @@ export const applicationsProjection: Projection = {
           `insert into access_tokens (token_hash, athlete_id, application_id, scopes, kind,
              expires_at, grant_id, created_at)
            values ($1,$2,$3,$4,$5,$6,$7,$8)`,
-          [d.tokenHash, d.athleteId, d.applicationId, d.scopes.join(","), d.kind, d.expiresAt,
-            d.grantId, event.recordedAt],
+          [
+            d.tokenHash,
+            d.athleteId,
+            d.applicationId,
+            d.scopes.join(","),
+            d.kind,
+            d.expiresAt,
+            d.grantId,
+            event.recordedAt,
+          ],
         );
         return;
       }

@@ -3,7 +3,10 @@ import type { Queryable } from "../../events/db/types.ts";
 /** The queries of the applications read model (projection.ts): the only SQL naming its tables. */
 
 /** An application's id and client secret hash (for client credentials), or undefined. */
-export async function applicationCredentials(db: Queryable, applicationId: number): Promise<{ id: number; client_secret_hash: string } | undefined> {
+export async function applicationCredentials(
+  db: Queryable,
+  applicationId: number,
+): Promise<{ id: number; client_secret_hash: string } | undefined> {
   const [app] = await db.query<{ id: number; client_secret_hash: string }>(
     "select id, client_secret_hash from applications where id = $1",
     [applicationId],
@@ -81,7 +84,9 @@ export async function findApplication(db: Queryable, id: number): Promise<Applic
 
 /** An access token's pair, kind, revocation and expiry (by its hash), or undefined. */
 export async function accessTokenPair(db: Queryable, tokenHash: string) {
-  const [row] = await db.query<{ athlete_id: number; application_id: number; kind: string; revoked: boolean; expires_at: string | null }>(
+  const [row] = await db.query<
+    { athlete_id: number; application_id: number; kind: string; revoked: boolean; expires_at: string | null }
+  >(
     "select athlete_id, application_id, kind, revoked, expires_at from access_tokens where token_hash = $1",
     [tokenHash],
   );

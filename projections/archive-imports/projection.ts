@@ -49,7 +49,12 @@ export const archiveImportsProjection: Projection = {
     create index if not exists archive_imports_status on archive_imports (status);
   `,
   isolated: true,
-  handles: [archiveImportStarted.type, archiveImportProgressed.type, archiveImportResumed.type, archiveImportFinished.type],
+  handles: [
+    archiveImportStarted.type,
+    archiveImportProgressed.type,
+    archiveImportResumed.type,
+    archiveImportFinished.type,
+  ],
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === archiveImportStarted.type) {
       const d = event.data;
@@ -69,8 +74,18 @@ export const archiveImportsProjection: Projection = {
            ) end,
            failed_count = failed_count + jsonb_array_length($8::jsonb), updated_at = $9
          where id = $1`,
-        [d.importId, d.layout, d.total, d.entries.length, count("imported"), count("duplicate"), count("skipped"),
-          JSON.stringify(d.failed), event.recordedAt, KEPT_FAILURES],
+        [
+          d.importId,
+          d.layout,
+          d.total,
+          d.entries.length,
+          count("imported"),
+          count("duplicate"),
+          count("skipped"),
+          JSON.stringify(d.failed),
+          event.recordedAt,
+          KEPT_FAILURES,
+        ],
       );
     } else if (event.type === archiveImportResumed.type) {
       await tx.query(

@@ -26,12 +26,20 @@ export interface ArchiveImportRow {
   finished_at: string | null;
 }
 
-const COLUMNS = `id, athlete_id::int as athlete_id, file_name, via, archive_file, bytes::float8 as bytes, status, layout, total, done,
+const COLUMNS =
+  `id, athlete_id::int as athlete_id, file_name, via, archive_file, bytes::float8 as bytes, status, layout, total, done,
   imported, duplicates, skipped, failed, failed_count, error, resumed, started_at, updated_at, finished_at`;
 
 /** One import of the athlete, or undefined. */
-export async function findArchiveImport(db: Queryable, id: string, athleteId: number): Promise<ArchiveImportRow | undefined> {
-  const [row] = await db.query<ArchiveImportRow>(`select ${COLUMNS} from archive_imports where id = $1 and athlete_id = $2`, [id, athleteId]);
+export async function findArchiveImport(
+  db: Queryable,
+  id: string,
+  athleteId: number,
+): Promise<ArchiveImportRow | undefined> {
+  const [row] = await db.query<ArchiveImportRow>(
+    `select ${COLUMNS} from archive_imports where id = $1 and athlete_id = $2`,
+    [id, athleteId],
+  );
   return row;
 }
 
@@ -44,7 +52,11 @@ export async function archiveImportsOf(db: Queryable, athleteId: number, limit: 
 }
 
 /** Imports not finished (to resume), oldest first; `quietSeconds`: only those without a checkpoint for that long. */
-export async function unfinishedArchiveImports(db: Queryable, quietSeconds: number, limit: number): Promise<ArchiveImportRow[]> {
+export async function unfinishedArchiveImports(
+  db: Queryable,
+  quietSeconds: number,
+  limit: number,
+): Promise<ArchiveImportRow[]> {
   return await db.query<ArchiveImportRow>(
     `select ${COLUMNS} from archive_imports
       where status = 'running' and updated_at < now() - make_interval(secs => $1)
@@ -55,6 +67,9 @@ export async function unfinishedArchiveImports(db: Queryable, quietSeconds: numb
 
 /** One import by id if it is not finished (the resume job's run), or undefined. */
 export async function unfinishedArchiveImport(db: Queryable, id: string): Promise<ArchiveImportRow | undefined> {
-  const [row] = await db.query<ArchiveImportRow>(`select ${COLUMNS} from archive_imports where id = $1 and status = 'running'`, [id]);
+  const [row] = await db.query<ArchiveImportRow>(
+    `select ${COLUMNS} from archive_imports where id = $1 and status = 'running'`,
+    [id],
+  );
   return row;
 }

@@ -9,7 +9,9 @@ export interface AthletePicture {
 }
 
 export async function athletePicture(db: Queryable, athleteId: number): Promise<AthletePicture | undefined> {
-  const [row] = await db.query<{ large_sha256: string; medium_sha256: string; content_type: string; updated_at: string | Date }>(
+  const [row] = await db.query<
+    { large_sha256: string; medium_sha256: string; content_type: string; updated_at: string | Date }
+  >(
     "select large_sha256, medium_sha256, content_type, updated_at from athlete_pictures where athlete_id = $1",
     [athleteId],
   );

@@ -23,9 +23,11 @@ interface Day {
   achievement_count: number;
 }
 
-const ROW_COLUMNS = "activity_id, athlete_id, sport, grp, day, private, distance, moving_time, elapsed_time, elevation_gain, " +
+const ROW_COLUMNS =
+  "activity_id, athlete_id, sport, grp, day, private, distance, moving_time, elapsed_time, elevation_gain, " +
   "segment_achievements, best_effort_achievements, achievement_count";
-const DAY_COLUMNS = "athlete_id, grp, day, count, distance, moving_time, elapsed_time, elevation_gain, achievement_count";
+const DAY_COLUMNS =
+  "athlete_id, grp, day, count, distance, moving_time, elapsed_time, elevation_gain, achievement_count";
 const dayKey = (athleteId: number, grp: string, day: string) => `${athleteId}|${grp}|${day}`;
 const dayOf = (startDateLocal: string) => startDateLocal.slice(0, 10);
 
@@ -49,16 +51,29 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
     }
   }
   const rows = new Map<number, Row | null>();
-  for (const r of await tx.query<Row>(`select ${ROW_COLUMNS} from athlete_stats_activities where activity_id = any($1::bigint[])`, [[...ids]])) {
+  for (
+    const r of await tx.query<Row>(
+      `select ${ROW_COLUMNS} from athlete_stats_activities where activity_id = any($1::bigint[])`,
+      [[...ids]],
+    )
+  ) {
     const row = { ...r, activity_id: Number(r.activity_id), athlete_id: Number(r.athlete_id) };
     rows.set(row.activity_id, row);
     athletes.add(row.athlete_id);
     dates.add(row.day);
   }
   const days = new Map<string, Day | null>();
-  for (const r of await tx.query<Day>(`select ${DAY_COLUMNS} from athlete_stats_days where athlete_id = any($1::bigint[]) and day = any($2::text[])`, [[...athletes], [...dates]])) {
+  for (
+    const r of await tx.query<Day>(
+      `select ${DAY_COLUMNS} from athlete_stats_days where athlete_id = any($1::bigint[]) and day = any($2::text[])`,
+      [[...athletes], [...dates]],
+    )
+  ) {
     const day: Day = {
-      ...r, athlete_id: Number(r.athlete_id), moving_time: Number(r.moving_time), elapsed_time: Number(r.elapsed_time),
+      ...r,
+      athlete_id: Number(r.athlete_id),
+      moving_time: Number(r.moving_time),
+      elapsed_time: Number(r.elapsed_time),
     };
     days.set(dayKey(day.athlete_id, day.grp, day.day), day);
   }
@@ -79,8 +94,14 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
       t.achievement_count = t.achievement_count + sign * c.achievement_count;
     } else {
       days.set(key, {
-        athlete_id: c.athlete_id, grp: c.grp, day: c.day, count: sign, distance: sign * c.distance,
-        moving_time: sign * c.moving_time, elapsed_time: sign * c.elapsed_time, elevation_gain: sign * c.elevation_gain,
+        athlete_id: c.athlete_id,
+        grp: c.grp,
+        day: c.day,
+        count: sign,
+        distance: sign * c.distance,
+        moving_time: sign * c.moving_time,
+        elapsed_time: sign * c.elapsed_time,
+        elevation_gain: sign * c.elevation_gain,
         achievement_count: sign * c.achievement_count,
       });
     }
@@ -116,10 +137,19 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
         const d = event.data;
         const sport = d.sportType ?? d.type;
         insert({
-          activity_id: d.activityId, athlete_id: d.athleteId, sport, grp: statsGroupOf(sport), day: dayOf(d.startDateLocal),
-          private: d.private, distance: d.distance, moving_time: d.movingTime, elapsed_time: d.elapsedTime,
-          elevation_gain: d.totalElevationGain, segment_achievements: 0,
-          best_effort_achievements: d.bestEfforts.filter((e) => e.prRank !== null).length, achievement_count: 0,
+          activity_id: d.activityId,
+          athlete_id: d.athleteId,
+          sport,
+          grp: statsGroupOf(sport),
+          day: dayOf(d.startDateLocal),
+          private: d.private,
+          distance: d.distance,
+          moving_time: d.movingTime,
+          elapsed_time: d.elapsedTime,
+          elevation_gain: d.totalElevationGain,
+          segment_achievements: 0,
+          best_effort_achievements: d.bestEfforts.filter((e) => e.prRank !== null).length,
+          achievement_count: 0,
         });
         break;
       }
@@ -127,9 +157,19 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
         const d = event.data;
         const sport = d.sportType ?? d.type;
         insert({
-          activity_id: d.activityId, athlete_id: d.athleteId, sport, grp: statsGroupOf(sport), day: dayOf(d.startDateLocal),
-          private: d.private, distance: d.distance, moving_time: d.elapsedTime, elapsed_time: d.elapsedTime,
-          elevation_gain: 0, segment_achievements: 0, best_effort_achievements: 0, achievement_count: 0,
+          activity_id: d.activityId,
+          athlete_id: d.athleteId,
+          sport,
+          grp: statsGroupOf(sport),
+          day: dayOf(d.startDateLocal),
+          private: d.private,
+          distance: d.distance,
+          moving_time: d.elapsedTime,
+          elapsed_time: d.elapsedTime,
+          elevation_gain: 0,
+          segment_achievements: 0,
+          best_effort_achievements: 0,
+          achievement_count: 0,
         });
         break;
       }
@@ -138,14 +178,20 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
         const sport = d.sportType ?? d.type;
         if (sport === undefined && d.private === undefined) break;
         change(d.activityId, (r) => ({
-          ...r, sport: sport ?? r.sport, grp: sport === undefined ? r.grp : statsGroupOf(sport), private: d.private ?? r.private,
+          ...r,
+          sport: sport ?? r.sport,
+          grp: sport === undefined ? r.grp : statsGroupOf(sport),
+          private: d.private ?? r.private,
         }));
         break;
       }
       case "ActivityReprocessed": {
         const { activityId, facts } = event.data;
         change(activityId, (r) => ({
-          ...r, distance: facts.distance, moving_time: facts.movingTime, elapsed_time: facts.elapsedTime,
+          ...r,
+          distance: facts.distance,
+          moving_time: facts.movingTime,
+          elapsed_time: facts.elapsedTime,
           elevation_gain: facts.totalElevationGain,
           best_effort_achievements: facts.bestEfforts.filter((e) => e.prRank !== null).length,
         }));
@@ -173,7 +219,9 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
          grp text, day text, private boolean, distance double precision, moving_time integer, elapsed_time integer,
          elevation_gain double precision, segment_achievements integer, best_effort_achievements integer,
          achievement_count integer)
-       on conflict (activity_id) do update set ${ROW_COLUMNS.split(", ").slice(1).map((c) => `${c} = excluded.${c}`).join(", ")}`,
+       on conflict (activity_id) do update set ${
+        ROW_COLUMNS.split(", ").slice(1).map((c) => `${c} = excluded.${c}`).join(", ")
+      }`,
       [JSON.stringify(kept)],
     );
   }
@@ -192,7 +240,9 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
        select ${DAY_COLUMNS} from jsonb_to_recordset($1::jsonb) as r(athlete_id bigint, grp text, day text, count integer,
          distance double precision, moving_time bigint, elapsed_time bigint, elevation_gain double precision,
          achievement_count integer)
-       on conflict (athlete_id, grp, day) do update set ${DAY_COLUMNS.split(", ").slice(3).map((c) => `${c} = excluded.${c}`).join(", ")}`,
+       on conflict (athlete_id, grp, day) do update set ${
+        DAY_COLUMNS.split(", ").slice(3).map((c) => `${c} = excluded.${c}`).join(", ")
+      }`,
       [JSON.stringify(keptDays)],
     );
   }

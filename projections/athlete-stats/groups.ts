@@ -5,8 +5,15 @@
 export type StatsGroup = "ride" | "run" | "swim";
 
 const GROUPS: Record<string, StatsGroup> = {
-  Ride: "ride", VirtualRide: "ride", MountainBikeRide: "ride", GravelRide: "ride", Velomobile: "ride", Handcycle: "ride",
-  Run: "run", TrailRun: "run", VirtualRun: "run",
+  Ride: "ride",
+  VirtualRide: "ride",
+  MountainBikeRide: "ride",
+  GravelRide: "ride",
+  Velomobile: "ride",
+  Handcycle: "ride",
+  Run: "run",
+  TrailRun: "run",
+  VirtualRun: "run",
   Swim: "swim",
 };
 

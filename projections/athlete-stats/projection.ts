@@ -72,8 +72,13 @@ export const athleteStatsProjection: Projection = {
   `,
   isolated: true,
   handles: [
-    activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type, activityReprocessed.type,
-    segmentEffortsMatched.type, segmentEffortsRematched.type,
+    activityRecorded.type,
+    activityCreated.type,
+    activityUpdated.type,
+    activityDeleted.type,
+    activityReprocessed.type,
+    segmentEffortsMatched.type,
+    segmentEffortsRematched.type,
   ],
   applyBatch(tx: Queryable, events: StoredEvent[]) {
     // One event (the live path) through apply's statements; a run folded in memory (batch.ts).
@@ -89,8 +94,19 @@ export const athleteStatsProjection: Projection = {
           `insert into athlete_stats_activities (activity_id, athlete_id, sport, grp, day, private, distance, moving_time,
              elapsed_time, elevation_gain, best_effort_achievements)
            values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) on conflict (activity_id) do nothing`,
-          [d.activityId, d.athleteId, sport, statsGroupOf(sport), dayOf(d.startDateLocal), d.private, d.distance,
-            d.movingTime, d.elapsedTime, d.totalElevationGain, bestEffortAchievements(d.bestEfforts)],
+          [
+            d.activityId,
+            d.athleteId,
+            sport,
+            statsGroupOf(sport),
+            dayOf(d.startDateLocal),
+            d.private,
+            d.distance,
+            d.movingTime,
+            d.elapsedTime,
+            d.totalElevationGain,
+            bestEffortAchievements(d.bestEfforts),
+          ],
         );
         return change(tx, d.activityId, null);
       }
@@ -101,8 +117,17 @@ export const athleteStatsProjection: Projection = {
           `insert into athlete_stats_activities (activity_id, athlete_id, sport, grp, day, private, distance, moving_time,
              elapsed_time, elevation_gain)
            values ($1,$2,$3,$4,$5,$6,$7,$8,$9,0) on conflict (activity_id) do nothing`,
-          [d.activityId, d.athleteId, sport, statsGroupOf(sport), dayOf(d.startDateLocal), d.private, d.distance,
-            d.elapsedTime, d.elapsedTime],
+          [
+            d.activityId,
+            d.athleteId,
+            sport,
+            statsGroupOf(sport),
+            dayOf(d.startDateLocal),
+            d.private,
+            d.distance,
+            d.elapsedTime,
+            d.elapsedTime,
+          ],
         );
         return change(tx, d.activityId, null);
       }
@@ -111,7 +136,8 @@ export const athleteStatsProjection: Projection = {
         const sport = d.sportType ?? d.type;
         if (sport === undefined && d.private === undefined) return;
         return change(tx, d.activityId, {
-          sql: `update athlete_stats_activities set sport = coalesce($2, sport), grp = case when $2::text is null then grp else $3 end,
+          sql:
+            `update athlete_stats_activities set sport = coalesce($2, sport), grp = case when $2::text is null then grp else $3 end,
                   private = coalesce($4, private) where activity_id = $1`,
           params: [d.activityId, sport ?? null, sport === undefined ? null : statsGroupOf(sport), d.private ?? null],
         });
@@ -119,10 +145,17 @@ export const athleteStatsProjection: Projection = {
       case activityReprocessed.type: {
         const { activityId, facts } = event.data;
         return change(tx, activityId, {
-          sql: `update athlete_stats_activities set distance = $2, moving_time = $3, elapsed_time = $4, elevation_gain = $5,
+          sql:
+            `update athlete_stats_activities set distance = $2, moving_time = $3, elapsed_time = $4, elevation_gain = $5,
                   best_effort_achievements = $6 where activity_id = $1`,
-          params: [activityId, facts.distance, facts.movingTime, facts.elapsedTime, facts.totalElevationGain,
-            bestEffortAchievements(facts.bestEfforts)],
+          params: [
+            activityId,
+            facts.distance,
+            facts.movingTime,
+            facts.elapsedTime,
+            facts.totalElevationGain,
+            bestEffortAchievements(facts.bestEfforts),
+          ],
         });
       }
       case segmentEffortsMatched.type:
@@ -136,7 +169,10 @@ export const athleteStatsProjection: Projection = {
       }
       case activityDeleted.type: {
         const { activityId } = event.data;
-        return change(tx, activityId, { sql: "delete from athlete_stats_activities where activity_id = $1", params: [activityId] });
+        return change(tx, activityId, {
+          sql: "delete from athlete_stats_activities where activity_id = $1",
+          params: [activityId],
+        });
       }
     }
   },
@@ -181,12 +217,23 @@ async function move(tx: Queryable, c: Contribution, sign: 1 | -1) {
        moving_time = t.moving_time + excluded.moving_time, elapsed_time = t.elapsed_time + excluded.elapsed_time,
        elevation_gain = t.elevation_gain + excluded.elevation_gain,
        achievement_count = t.achievement_count + excluded.achievement_count`,
-    [c.athlete_id, c.grp, c.day, sign, sign * c.distance, sign * c.moving_time, sign * c.elapsed_time,
-      sign * c.elevation_gain, sign * c.achievement_count],
+    [
+      c.athlete_id,
+      c.grp,
+      c.day,
+      sign,
+      sign * c.distance,
+      sign * c.moving_time,
+      sign * c.elapsed_time,
+      sign * c.elevation_gain,
+      sign * c.achievement_count,
+    ],
   );
   if (sign < 0) {
     await tx.query("delete from athlete_stats_days where athlete_id = $1 and grp = $2 and day = $3 and count <= 0", [
-      c.athlete_id, c.grp, c.day,
+      c.athlete_id,
+      c.grp,
+      c.day,
     ]);
   }
 }

@@ -32,8 +32,14 @@ export function recentFrom(today: string): string {
  */
 export async function athleteStats(db: Queryable, athleteId: number, today: string): Promise<AthleteStatsRead> {
   const rows = await db.query<{
-    period: "recent" | "ytd" | "all"; grp: StatsGroup; count: number; distance: number; moving_time: number;
-    elapsed_time: number; elevation_gain: number; achievement_count: number;
+    period: "recent" | "ytd" | "all";
+    grp: StatsGroup;
+    count: number;
+    distance: number;
+    moving_time: number;
+    elapsed_time: number;
+    elevation_gain: number;
+    achievement_count: number;
   }>(
     `select p.period, d.grp, coalesce(sum(d.count), 0)::int as count, coalesce(sum(d.distance), 0)::float8 as distance,
             coalesce(sum(d.moving_time), 0)::int as moving_time, coalesce(sum(d.elapsed_time), 0)::int as elapsed_time,
@@ -59,7 +65,10 @@ export async function athleteStats(db: Queryable, athleteId: number, today: stri
   }
   for (const r of rows) {
     const total: ActivityTotal = {
-      count: r.count, distance: round1(r.distance), moving_time: r.moving_time, elapsed_time: r.elapsed_time,
+      count: r.count,
+      distance: round1(r.distance),
+      moving_time: r.moving_time,
+      elapsed_time: r.elapsed_time,
       elevation_gain: round1(r.elevation_gain),
       // Every period (Strava's model declares it on ActivityTotal; its own answers carry it on the recent totals).
       achievement_count: r.achievement_count,

@@ -62,7 +62,14 @@ export const athletesProjection: Projection = {
       completed boolean not null
     );
   `,
-  handles: [athleteRegistered.type, athleteProfileUpdated.type, athletePasswordRehashed.type, athletePasswordChanged.type, athleteErased.type, athleteErasureCompleted.type],
+  handles: [
+    athleteRegistered.type,
+    athleteProfileUpdated.type,
+    athletePasswordRehashed.type,
+    athletePasswordChanged.type,
+    athleteErased.type,
+    athleteErasureCompleted.type,
+  ],
   async applyBatch(tx: Queryable, events: StoredEvent[]) {
     // Consecutive registrations go in one insert; a profile update applies in its place.
     let registered: StoredEventOfType<"AthleteRegistered">[] = [];
@@ -98,8 +105,21 @@ export const athletesProjection: Projection = {
         `insert into athletes (id, firstname, lastname, email, password_hash, sex, premium, city,
            state, country, birthdate, weight, created_at, updated_at)
          values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13)`,
-        [d.athleteId, d.firstname, d.lastname, d.email, d.passwordHash, d.sex, d.premium, d.city,
-          d.state, d.country, d.birthdate, d.weight, event.recordedAt],
+        [
+          d.athleteId,
+          d.firstname,
+          d.lastname,
+          d.email,
+          d.passwordHash,
+          d.sex,
+          d.premium,
+          d.city,
+          d.state,
+          d.country,
+          d.birthdate,
+          d.weight,
+          event.recordedAt,
+        ],
       );
       return;
     }

@@ -56,7 +56,10 @@ export async function emailTaken(db: Queryable, email: string): Promise<boolean>
 }
 
 /** The id and password hash of the athlete with this e-mail (case-insensitively), for signing in. */
-export async function credentialsByEmail(db: Queryable, email: string): Promise<{ id: number; password_hash: string } | undefined> {
+export async function credentialsByEmail(
+  db: Queryable,
+  email: string,
+): Promise<{ id: number; password_hash: string } | undefined> {
   const [row] = await db.query<{ id: number; password_hash: string }>(
     "select id, password_hash from athletes where lower(email) = lower($1)",
     [email],
@@ -66,7 +69,9 @@ export async function credentialsByEmail(db: Queryable, email: string): Promise<
 
 /** The athlete's password hash (for a password change or an account deletion), or undefined. */
 export async function passwordHashOf(db: Queryable, athleteId: number): Promise<string | undefined> {
-  const [row] = await db.query<{ password_hash: string }>("select password_hash from athletes where id = $1", [athleteId]);
+  const [row] = await db.query<{ password_hash: string }>("select password_hash from athletes where id = $1", [
+    athleteId,
+  ]);
   return row?.password_hash;
 }
 
@@ -81,7 +86,9 @@ export async function pendingErasures(db: Queryable, limit: number): Promise<num
 
 /** Whether the athlete's erasure is recorded as complete. */
 export async function erasureCompleted(db: Queryable, athleteId: number): Promise<boolean> {
-  const [row] = await db.query<{ completed: boolean }>("select completed from athlete_erasures where athlete_id = $1", [athleteId]);
+  const [row] = await db.query<{ completed: boolean }>("select completed from athlete_erasures where athlete_id = $1", [
+    athleteId,
+  ]);
   return row?.completed === true;
 }
 

@@ -48,7 +48,14 @@ async function recompute(tx: Queryable, challengeId: number, athleteId: number):
     [challengeId, athleteId],
   );
   if (!rule) return;
-  let row: { value: number; score: number; activity_id: number | null; activity_count: number; success_count: number; completed: boolean };
+  let row: {
+    value: number;
+    score: number;
+    activity_id: number | null;
+    activity_count: number;
+    success_count: number;
+    completed: boolean;
+  };
   if (rule.type === "SegmentChallenge") {
     const [r] = await tx.query<{ n: number; best: number | null; activity_id: number | null }>(
       `select count(*)::int as n, min(e.elapsed_time) as best,
@@ -63,8 +70,12 @@ async function recompute(tx: Queryable, challengeId: number, athleteId: number):
     );
     const n = Number(r.n);
     row = {
-      value: n ? Number(r.best) : 0, score: n ? -Number(r.best) : 0, activity_id: r.activity_id === null ? null : Number(r.activity_id),
-      activity_count: n, success_count: n, completed: n > 0,
+      value: n ? Number(r.best) : 0,
+      score: n ? -Number(r.best) : 0,
+      activity_id: r.activity_id === null ? null : Number(r.activity_id),
+      activity_count: n,
+      success_count: n,
+      completed: n > 0,
     };
   } else {
     const value = VALUE[rule.dimension];
@@ -82,8 +93,12 @@ async function recompute(tx: Queryable, challengeId: number, athleteId: number):
       );
       const total = Number(r.total);
       row = {
-        value: total, score: total, activity_id: r.last === null ? null : Number(r.last), activity_count: Number(r.n),
-        success_count: Number(r.n) > 0 && total >= goal ? 1 : 0, completed: Number(r.n) > 0 && total >= goal,
+        value: total,
+        score: total,
+        activity_id: r.last === null ? null : Number(r.last),
+        activity_count: Number(r.n),
+        success_count: Number(r.n) > 0 && total >= goal ? 1 : 0,
+        completed: Number(r.n) > 0 && total >= goal,
       };
     } else {
       const [r] = await tx.query<{ n: number; best: number | null; success: number; best_id: number | null }>(
@@ -96,8 +111,12 @@ async function recompute(tx: Queryable, challengeId: number, athleteId: number):
       );
       const best = r.best === null ? 0 : Number(r.best);
       row = {
-        value: best, score: best, activity_id: r.best_id === null ? null : Number(r.best_id), activity_count: Number(r.n),
-        success_count: Number(r.success), completed: Number(r.n) > 0 && best >= goal,
+        value: best,
+        score: best,
+        activity_id: r.best_id === null ? null : Number(r.best_id),
+        activity_count: Number(r.n),
+        success_count: Number(r.success),
+        completed: Number(r.n) > 0 && best >= goal,
       };
     }
   }
@@ -120,7 +139,16 @@ async function recompute(tx: Queryable, challengeId: number, athleteId: number):
          from before b where c.challenge_id = $1
      )
      select b.activity_count as before_count, b.rank_key as before_key, a.rank_key as after_key from before b, after a`,
-    [challengeId, athleteId, row.value, row.score, row.activity_id, row.activity_count, row.success_count, row.completed],
+    [
+      challengeId,
+      athleteId,
+      row.value,
+      row.score,
+      row.activity_id,
+      row.activity_count,
+      row.success_count,
+      row.completed,
+    ],
   );
   const wasOnBoard = Number(moved.before_count) > 0;
   const isOnBoard = row.activity_count > 0;
@@ -144,7 +172,11 @@ async function recomputeAthlete(tx: Queryable, athleteId: number): Promise<void>
 export const challengesProjection: Projection = {
   name: "challenges",
   tables: [
-    "challenges", "challenge_counters", "challenge_participants", "challenge_rank_counts", "challenge_activities",
+    "challenges",
+    "challenge_counters",
+    "challenge_participants",
+    "challenge_rank_counts",
+    "challenge_activities",
     "challenge_efforts",
   ],
   schema: `
@@ -225,9 +257,17 @@ export const challengesProjection: Projection = {
     create index if not exists challenge_efforts_activity on challenge_efforts (activity_id);
   `,
   handles: [
-    challengeCreated.type, challengeJoined.type, challengeLeft.type, activityRecorded.type, activityCreated.type,
-    activityUpdated.type, activityDeleted.type, segmentEffortsMatched.type, segmentEffortsRematched.type,
-    privacyZoneCreated.type, privacyZoneDeleted.type,
+    challengeCreated.type,
+    challengeJoined.type,
+    challengeLeft.type,
+    activityRecorded.type,
+    activityCreated.type,
+    activityUpdated.type,
+    activityDeleted.type,
+    segmentEffortsMatched.type,
+    segmentEffortsRematched.type,
+    privacyZoneCreated.type,
+    privacyZoneDeleted.type,
   ],
   async apply(tx: Queryable, event: StoredEvent) {
     switch (event.type) {
@@ -238,11 +278,33 @@ export const challengesProjection: Projection = {
              external_url, description, mobile_description, additional_info, rules, prizes, teaser, url, logo_url,
              color, social_hashtag, created_at)
            values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)`,
-          [c.challengeId, c.name, c.type, c.dimension, c.goal, c.startDate, c.endDate, c.activityType, c.segmentId,
-            c.externalUrl, c.description, c.mobileDescription, c.additionalInfo, c.rules, c.prizes, c.teaser, c.url,
-            c.logoUrl, c.color, c.socialHashtag, event.recordedAt],
+          [
+            c.challengeId,
+            c.name,
+            c.type,
+            c.dimension,
+            c.goal,
+            c.startDate,
+            c.endDate,
+            c.activityType,
+            c.segmentId,
+            c.externalUrl,
+            c.description,
+            c.mobileDescription,
+            c.additionalInfo,
+            c.rules,
+            c.prizes,
+            c.teaser,
+            c.url,
+            c.logoUrl,
+            c.color,
+            c.socialHashtag,
+            event.recordedAt,
+          ],
         );
-        await tx.query("insert into challenge_counters (challenge_id) values ($1) on conflict do nothing", [c.challengeId]);
+        await tx.query("insert into challenge_counters (challenge_id) values ($1) on conflict do nothing", [
+          c.challengeId,
+        ]);
         return;
       }
       case challengeJoined.type: {
@@ -285,8 +347,17 @@ export const challengesProjection: Projection = {
         await tx.query(
           `insert into challenge_activities (activity_id, athlete_id, type, start_date_local, distance, elevation_gain,
              moving_time, elapsed_time, private) values ($1,$2,$3,$4,$5,$6,$7,$8,$9) on conflict do nothing`,
-          [d.activityId, d.athleteId, d.type, d.startDateLocal, d.distance, ("totalElevationGain" in d ? d.totalElevationGain : 0) ?? 0,
-            ("movingTime" in d ? d.movingTime : undefined) ?? d.elapsedTime, d.elapsedTime, d.private],
+          [
+            d.activityId,
+            d.athleteId,
+            d.type,
+            d.startDateLocal,
+            d.distance,
+            ("totalElevationGain" in d ? d.totalElevationGain : 0) ?? 0,
+            ("movingTime" in d ? d.movingTime : undefined) ?? d.elapsedTime,
+            d.elapsedTime,
+            d.private,
+          ],
         );
         await recomputeAthlete(tx, d.athleteId);
         return;
@@ -331,8 +402,19 @@ export const challengesProjection: Projection = {
                   coalesce((select private from challenge_activities where activity_id = $2), $4)
              from jsonb_to_recordset($1::jsonb) as r(effort_id text, segment_id bigint, start_date_local text, elapsed_time integer)
            on conflict do nothing`,
-          [JSON.stringify(d.efforts.map((e) => ({ effort_id: e.effortId, segment_id: e.segmentId, start_date_local: e.startDateLocal, elapsed_time: e.elapsedTime }))),
-            d.activityId, d.athleteId, d.private],
+          [
+            JSON.stringify(
+              d.efforts.map((e) => ({
+                effort_id: e.effortId,
+                segment_id: e.segmentId,
+                start_date_local: e.startDateLocal,
+                elapsed_time: e.elapsedTime,
+              })),
+            ),
+            d.activityId,
+            d.athleteId,
+            d.private,
+          ],
         );
         if (d.efforts.length || event.type === segmentEffortsRematched.type) await recomputeAthlete(tx, d.athleteId);
         return;

@@ -39,7 +39,8 @@ export interface ChallengeRow {
 }
 
 /** Challenge columns, its counters (one row kept by the challenges projection) and `joined` for $viewer. */
-const columns = (viewer: string) => `c.id, c.name, c.type, c.dimension, c.goal, c.start_date, c.end_date, c.activity_type,
+const columns = (viewer: string) =>
+  `c.id, c.name, c.type, c.dimension, c.goal, c.start_date, c.end_date, c.activity_type,
   c.segment_id, c.external_url, c.description, c.mobile_description, c.additional_info, c.rules, c.prizes, c.teaser,
   c.url, c.logo_url, c.color, c.social_hashtag,
   s.participant_count, s.total_dimension, s.attempt_count, s.completed_count, s.leaderboard_count,
@@ -171,21 +172,30 @@ async function wholeBoard(db: Queryable, q: BoardRequest): Promise<RankedEntry[]
 }
 
 /** The SQL predicate over participant alias p of a filter (parameters from $2). */
-function filterSql(filter: Exclude<BoardFilter, { kind: "none" }>, viewerId: number): { sql: string; params: unknown[] } {
+function filterSql(
+  filter: Exclude<BoardFilter, { kind: "none" }>,
+  viewerId: number,
+): { sql: string; params: unknown[] } {
   if (filter.kind === "club") {
     return {
-      sql: "exists (select 1 from club_members m where m.club_id = $2 and m.athlete_id = p.athlete_id and m.membership = 'member')",
+      sql:
+        "exists (select 1 from club_members m where m.club_id = $2 and m.athlete_id = p.athlete_id and m.membership = 'member')",
       params: [filter.clubId],
     };
   }
   return {
-    sql: "(p.athlete_id = $2 or exists (select 1 from follows fo where fo.follower_id = $2 and fo.followee_id = p.athlete_id))",
+    sql:
+      "(p.athlete_id = $2 or exists (select 1 from follows fo where fo.follower_id = $2 and fo.followee_id = p.athlete_id))",
     params: [viewerId],
   };
 }
 
 /** A filtered board (friends, club): ranked inside the filter with a window; overall ranks from the count tree. */
-async function filteredBoard(db: Queryable, q: BoardRequest, board: Exclude<BoardFilter, { kind: "none" }>): Promise<RankedEntry[]> {
+async function filteredBoard(
+  db: Queryable,
+  q: BoardRequest,
+  board: Exclude<BoardFilter, { kind: "none" }>,
+): Promise<RankedEntry[]> {
   const filter = filterSql(board, q.viewerId);
   const n = filter.params.length;
   const rows = await db.query<BoardRow>(

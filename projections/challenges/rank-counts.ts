@@ -28,7 +28,12 @@ export function rankKeySql(score: string): string {
 }
 
 /** Adds delta (+1/-1) for one key at every level; rows that reach 0 are removed. */
-export async function countRankKey(tx: Queryable, challengeId: number, key: number | string, delta: 1 | -1): Promise<void> {
+export async function countRankKey(
+  tx: Queryable,
+  challengeId: number,
+  key: number | string,
+  delta: 1 | -1,
+): Promise<void> {
   await tx.query(
     `insert into challenge_rank_counts (challenge_id, level, node, n)
        select $1, k, $2::bigint >> (4 * k), $3 from generate_series(0, ${RANK_LEVELS - 1}) k

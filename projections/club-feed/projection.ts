@@ -34,7 +34,10 @@ export const clubFeedProjection: Projection = {
     if (event.type === activityUpdated.type) {
       const d = event.data;
       if (d.private !== undefined) {
-        await tx.query("update club_feed_activities set private = $2 where activity_id = $1", [d.activityId, d.private]);
+        await tx.query("update club_feed_activities set private = $2 where activity_id = $1", [
+          d.activityId,
+          d.private,
+        ]);
       }
       return;
     }

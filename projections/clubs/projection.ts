@@ -66,9 +66,16 @@ export const clubsProjection: Projection = {
   `,
   isolated: true,
   handles: [
-    clubCreated.type, clubMemberInvited.type, clubJoined.type, clubMembershipRequested.type,
-    clubMembershipApproved.type, clubMembershipDeclined.type, clubLeft.type, clubAdminPromoted.type,
-    clubAdminDemoted.type, athleteEnhancedPrivacyChanged.type,
+    clubCreated.type,
+    clubMemberInvited.type,
+    clubJoined.type,
+    clubMembershipRequested.type,
+    clubMembershipApproved.type,
+    clubMembershipDeclined.type,
+    clubLeft.type,
+    clubAdminPromoted.type,
+    clubAdminDemoted.type,
+    athleteEnhancedPrivacyChanged.type,
   ],
   async apply(tx: Queryable, event: StoredEvent) {
     const at = event.recordedAt;
@@ -80,8 +87,21 @@ export const clubsProjection: Projection = {
           `insert into clubs (id, name, description, club_type, sport_type, city, state, country, private,
              verified, owner_id, url, created_at, updated_at)
            values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13)`,
-          [c.clubId, c.name, c.description, c.clubType, c.sportType, c.city, c.state, c.country, c.private,
-            c.verified, c.ownerId, c.url, at],
+          [
+            c.clubId,
+            c.name,
+            c.description,
+            c.clubType,
+            c.sportType,
+            c.city,
+            c.state,
+            c.country,
+            c.private,
+            c.verified,
+            c.ownerId,
+            c.url,
+            at,
+          ],
         );
         await tx.query(
           `insert into club_members (club_id, athlete_id, membership, admin, owner, since)
@@ -104,7 +124,10 @@ export const clubsProjection: Projection = {
            on conflict (club_id, athlete_id) do update set membership = 'member', since = excluded.since`,
           [event.data.clubId, event.data.athleteId, at],
         );
-        await tx.query("delete from club_invitations where club_id = $1 and athlete_id = $2", [event.data.clubId, event.data.athleteId]);
+        await tx.query("delete from club_invitations where club_id = $1 and athlete_id = $2", [
+          event.data.clubId,
+          event.data.athleteId,
+        ]);
         await touch(event.data.clubId);
         return;
       case clubMembershipRequested.type:
@@ -116,7 +139,10 @@ export const clubsProjection: Projection = {
         return;
       case clubMembershipDeclined.type:
       case clubLeft.type:
-        await tx.query("delete from club_members where club_id = $1 and athlete_id = $2", [event.data.clubId, event.data.athleteId]);
+        await tx.query("delete from club_members where club_id = $1 and athlete_id = $2", [
+          event.data.clubId,
+          event.data.athleteId,
+        ]);
         await touch(event.data.clubId);
         return;
       case clubAdminPromoted.type:

@@ -47,7 +47,10 @@ export async function findClub(db: Queryable, id: number): Promise<ClubRow | und
 }
 
 /** Clubs the athlete is a member of (not pending), by name. */
-export async function clubsOfAthlete(db: Queryable, athleteId: number): Promise<(ClubRow & { admin: boolean; owner: boolean })[]> {
+export async function clubsOfAthlete(
+  db: Queryable,
+  athleteId: number,
+): Promise<(ClubRow & { admin: boolean; owner: boolean })[]> {
   return db.query(
     `select ${CLUB_COLUMNS}, cm.admin, cm.owner from clubs c
        join club_members cm on cm.club_id = c.id and cm.athlete_id = $1 and cm.membership = 'member'
@@ -68,6 +71,9 @@ export async function membershipOf(db: Queryable, clubId: number, athleteId: num
 export async function isClubMember(db: Queryable, clubId: number, athleteId: number): Promise<boolean> {
   const [{ table }] = await db.query<{ table: string | null }>("select to_regclass('club_members')::text as table");
   if (!table) return false;
-  const member = await db.query("select 1 from club_members where club_id = $1 and athlete_id = $2 and membership = 'member'", [clubId, athleteId]);
+  const member = await db.query(
+    "select 1 from club_members where club_id = $1 and athlete_id = $2 and membership = 'member'",
+    [clubId, athleteId],
+  );
   return member.length > 0;
 }

@@ -60,7 +60,10 @@ export const followsProjection: Projection = {
  * unfollowed in the run and followed again, "delete" = unfollowed last.
  */
 export function netFollows(events: StoredEvent[]) {
-  const pairs = new Map<string, { follower: number; followee: number; action: "keep" | "replace" | "delete"; at: string }>();
+  const pairs = new Map<
+    string,
+    { follower: number; followee: number; action: "keep" | "replace" | "delete"; at: string }
+  >();
   for (const event of events) {
     if (!isOneOf(event, HANDLES)) continue;
     const d = event.data;

@@ -30,13 +30,27 @@ export const gearProjection: Projection = {
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type !== gearAdded.type) return;
     const d = event.data;
-    if (d.primary) await tx.query("update gear set is_primary = false where athlete_id = $1 and kind = $2", [d.athleteId, d.kind]);
+    if (d.primary) {
+      await tx.query("update gear set is_primary = false where athlete_id = $1 and kind = $2", [d.athleteId, d.kind]);
+    }
     await tx.query(
       `insert into gear (id, athlete_id, kind, name, nickname, brand_name, model_name, description, frame_type,
          weight, is_primary, position)
        values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) on conflict (id) do nothing`,
-      [d.gearId, d.athleteId, d.kind, d.name, d.nickname, d.brandName, d.modelName, d.description, d.frameType,
-        d.weight, d.primary, event.position],
+      [
+        d.gearId,
+        d.athleteId,
+        d.kind,
+        d.name,
+        d.nickname,
+        d.brandName,
+        d.modelName,
+        d.description,
+        d.frameType,
+        d.weight,
+        d.primary,
+        event.position,
+      ],
     );
   },
 };

@@ -19,7 +19,9 @@ export function heatmapStatusMessage(status: string, detail: { activities?: numb
     case "building":
       return "Your heatmap is being built: choosing your public activities.";
     case "gathering":
-      return `Gathering the routes of ${detail.activities ?? 0} public ${detail.activities === 1 ? "activity" : "activities"}.`;
+      return `Gathering the routes of ${detail.activities ?? 0} public ${
+        detail.activities === 1 ? "activity" : "activities"
+      }.`;
     case "generating":
       return "Generating the map tiles.";
     case "done":
@@ -31,8 +33,13 @@ export function heatmapStatusMessage(status: string, detail: { activities?: numb
 
 /** Heatmaps by id with their build status and, once built, their statistics. */
 const HANDLES = [
-  heatmapRequested.type, heatmapBuildStarted.type, heatmapActivitiesSelected.type, heatmapTracksGathered.type,
-  heatmapBuilt.type, heatmapFailed.type, heatmapDeleted.type,
+  heatmapRequested.type,
+  heatmapBuildStarted.type,
+  heatmapActivitiesSelected.type,
+  heatmapTracksGathered.type,
+  heatmapBuilt.type,
+  heatmapFailed.type,
+  heatmapDeleted.type,
 ];
 
 export const heatmapsProjection: Projection = {
@@ -75,7 +82,15 @@ export const heatmapsProjection: Projection = {
         await tx.query(
           `insert into heatmaps (id, athlete_id, activity_type_ids, start_date_local, end_date_local, status, status_message, created_at, updated_at)
            values ($1, $2, $3::integer[], $4, $5, 'queued', $6, $7, $7) on conflict (id) do nothing`,
-          [r.mapId, r.athleteId, r.activityTypeIds, r.startDateLocal, r.endDateLocal, heatmapStatusMessage("queued"), at],
+          [
+            r.mapId,
+            r.athleteId,
+            r.activityTypeIds,
+            r.startDateLocal,
+            r.endDateLocal,
+            heatmapStatusMessage("queued"),
+            at,
+          ],
         );
         return;
       }
@@ -84,19 +99,35 @@ export const heatmapsProjection: Projection = {
         return;
       case heatmapActivitiesSelected.type: {
         const n = event.data.activityIds.length;
-        await set("status = 'gathering', status_message = $3, selected_count = $4", [heatmapStatusMessage("gathering", { activities: n }), n]);
+        await set("status = 'gathering', status_message = $3, selected_count = $4", [
+          heatmapStatusMessage("gathering", { activities: n }),
+          n,
+        ]);
         return;
       }
       case heatmapTracksGathered.type:
-        await set("status = 'generating', status_message = $3, tracks_sha256 = $4, activities_count = $5, points_count = $6", [
-          heatmapStatusMessage("generating"), event.data.tracksSha256, event.data.activitiesCount, event.data.pointsCount,
-        ]);
+        await set(
+          "status = 'generating', status_message = $3, tracks_sha256 = $4, activities_count = $5, points_count = $6",
+          [
+            heatmapStatusMessage("generating"),
+            event.data.tracksSha256,
+            event.data.activitiesCount,
+            event.data.pointsCount,
+          ],
+        );
         return;
       case heatmapBuilt.type: {
         const center = event.data.centerLatlng;
-        await set("status = 'done', status_message = $3, tiles_count = $4, center_lat = $5, center_lng = $6, center_zoom = $7", [
-          heatmapStatusMessage("done"), event.data.tilesCount, center?.[0] ?? null, center?.[1] ?? null, event.data.centerZoom,
-        ]);
+        await set(
+          "status = 'done', status_message = $3, tiles_count = $4, center_lat = $5, center_lng = $6, center_zoom = $7",
+          [
+            heatmapStatusMessage("done"),
+            event.data.tilesCount,
+            center?.[0] ?? null,
+            center?.[1] ?? null,
+            event.data.centerZoom,
+          ],
+        );
         return;
       }
       case heatmapFailed.type:

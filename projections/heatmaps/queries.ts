@@ -46,7 +46,10 @@ function normalize(r: HeatmapRow): HeatmapRow {
 }
 
 export async function findHeatmap(db: Queryable, athleteId: number, mapId: number): Promise<HeatmapRow | undefined> {
-  const [row] = await db.query<HeatmapRow>(`select ${COLUMNS} from heatmaps where id = $1 and athlete_id = $2`, [mapId, athleteId]);
+  const [row] = await db.query<HeatmapRow>(`select ${COLUMNS} from heatmaps where id = $1 and athlete_id = $2`, [
+    mapId,
+    athleteId,
+  ]);
   return row ? normalize(row) : undefined;
 }
 
@@ -109,7 +112,11 @@ export async function visibleHeatmapStreams(
 }
 
 /** Of the given activities, the ids of those that pass `visible`. */
-export async function visibleHeatmapActivities(db: Queryable, visible: PublicPredicate, activityIds: readonly number[]): Promise<number[]> {
+export async function visibleHeatmapActivities(
+  db: Queryable,
+  visible: PublicPredicate,
+  activityIds: readonly number[],
+): Promise<number[]> {
   if (activityIds.length === 0) return [];
   const rows = await db.query<{ activity_id: number }>(
     `select h.activity_id from heatmap_activities h where h.activity_id = any($1::bigint[]) and ${visible.sql}`,

@@ -36,7 +36,13 @@ export const heatmapSourcesProjection: Projection = {
     );
   `,
   isolated: true,
-  handles: [activityRecorded.type, activityUpdated.type, activityDeleted.type, privacyZoneCreated.type, privacyZoneDeleted.type],
+  handles: [
+    activityRecorded.type,
+    activityUpdated.type,
+    activityDeleted.type,
+    privacyZoneCreated.type,
+    privacyZoneDeleted.type,
+  ],
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === activityRecorded.type) {
       const d = event.data;
@@ -47,13 +53,23 @@ export const heatmapSourcesProjection: Projection = {
          on conflict (activity_id) do update set athlete_id = excluded.athlete_id, type = excluded.type,
            private = excluded.private, start_local = excluded.start_local, end_local = excluded.end_local,
            streams_sha256 = excluded.streams_sha256`,
-        [d.activityId, d.athleteId, d.type, d.private, start, start === null ? null : start + d.elapsedTime, d.streamsSha256],
+        [
+          d.activityId,
+          d.athleteId,
+          d.type,
+          d.private,
+          start,
+          start === null ? null : start + d.elapsedTime,
+          d.streamsSha256,
+        ],
       );
       return;
     }
     if (event.type === activityUpdated.type) {
       const d = event.data;
-      if (d.type !== undefined) await tx.query("update heatmap_activities set type = $2 where activity_id = $1", [d.activityId, d.type]);
+      if (d.type !== undefined) {
+        await tx.query("update heatmap_activities set type = $2 where activity_id = $1", [d.activityId, d.type]);
+      }
       if (d.private === undefined) return;
       const changed = await tx.query(
         "update heatmap_activities set private = $2 where activity_id = $1 and private <> $2 returning athlete_id",

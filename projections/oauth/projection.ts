@@ -92,15 +92,27 @@ export const oauthProjection: Projection = {
           `insert into oauth_codes (code_hash, grant_id, athlete_id, application_id, permissions, scope,
              redirect_uri, code_challenge, expires_at, created_at)
            values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
-          [d.codeHash, d.grantId, d.athleteId, d.applicationId, d.permissions.join(","), d.scope,
-            d.redirectUri, d.codeChallenge, d.codeExpiresAt, event.recordedAt],
+          [
+            d.codeHash,
+            d.grantId,
+            d.athleteId,
+            d.applicationId,
+            d.permissions.join(","),
+            d.scope,
+            d.redirectUri,
+            d.codeChallenge,
+            d.codeExpiresAt,
+            event.recordedAt,
+          ],
         );
         await authorize(tx, d.athleteId, d.applicationId, d.permissions, event.recordedAt, true, d.scope);
         return;
       }
       case accessTokenIssued.type: {
         const d = event.data;
-        if (d.kind === "access") await authorize(tx, d.athleteId, d.applicationId, d.scopes, event.recordedAt, false, null);
+        if (d.kind === "access") {
+          await authorize(tx, d.athleteId, d.applicationId, d.scopes, event.recordedAt, false, null);
+        }
         return;
       }
       case authorizationCodeRedeemed.type: {
@@ -123,9 +135,19 @@ export const oauthProjection: Projection = {
           `insert into oauth_refresh_tokens (token_hash, grant_id, athlete_id, application_id, permissions,
              access_token_hash, access_expires_at, sealed_access_token, public_client, replaces_hash, created_at)
            values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
-          [d.refreshTokenHash, d.grantId, d.athleteId, d.applicationId, d.permissions.join(","),
-            d.accessTokenHash, d.accessExpiresAt, d.sealedAccessToken, d.publicClient, d.replacesHash,
-            event.recordedAt],
+          [
+            d.refreshTokenHash,
+            d.grantId,
+            d.athleteId,
+            d.applicationId,
+            d.permissions.join(","),
+            d.accessTokenHash,
+            d.accessExpiresAt,
+            d.sealedAccessToken,
+            d.publicClient,
+            d.replacesHash,
+            event.recordedAt,
+          ],
         );
         return;
       }
@@ -165,7 +187,9 @@ async function authorize(
     [athleteId, applicationId],
   );
   const union = [...new Set([...(row?.permissions ?? "").split(",").filter(Boolean), ...permissions])].sort();
-  const scopes = [...new Set([...(row?.scope ?? "").split(",").filter(Boolean), ...(scope ?? "").split(",").filter(Boolean)])];
+  const scopes = [
+    ...new Set([...(row?.scope ?? "").split(",").filter(Boolean), ...(scope ?? "").split(",").filter(Boolean)]),
+  ];
   await tx.query(
     `update oauth_authorizations set authorized = true, consented = consented or $3, permissions = $4, scope = $5,
        authorized_at = case when authorized then authorized_at else $6::timestamptz end

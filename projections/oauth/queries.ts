@@ -14,7 +14,11 @@ export interface Authorization {
 }
 
 /** An athlete-and-application pair, or undefined when it never had a grant or token. */
-export async function findAuthorization(db: Queryable, athleteId: number, applicationId: number): Promise<Authorization | undefined> {
+export async function findAuthorization(
+  db: Queryable,
+  athleteId: number,
+  applicationId: number,
+): Promise<Authorization | undefined> {
   const [row] = await db.query<Authorization>(
     "select * from oauth_authorizations where athlete_id = $1 and application_id = $2",
     [athleteId, applicationId],
@@ -23,7 +27,10 @@ export async function findAuthorization(db: Queryable, athleteId: number, applic
 }
 
 /** The pair an authorization code (by its hash) was issued to, or undefined. */
-export async function codePair(db: Queryable, codeHash: string): Promise<{ athleteId: number; applicationId: number } | undefined> {
+export async function codePair(
+  db: Queryable,
+  codeHash: string,
+): Promise<{ athleteId: number; applicationId: number } | undefined> {
   const [row] = await db.query<{ athlete_id: number; application_id: number }>(
     "select athlete_id, application_id from oauth_codes where code_hash = $1",
     [codeHash],
@@ -32,7 +39,10 @@ export async function codePair(db: Queryable, codeHash: string): Promise<{ athle
 }
 
 /** The pair a refresh token (by its hash) was issued to, or undefined. */
-export async function refreshTokenPair(db: Queryable, tokenHash: string): Promise<{ athleteId: number; applicationId: number } | undefined> {
+export async function refreshTokenPair(
+  db: Queryable,
+  tokenHash: string,
+): Promise<{ athleteId: number; applicationId: number } | undefined> {
   const [row] = await db.query<{ athlete_id: number; application_id: number }>(
     "select athlete_id, application_id from oauth_refresh_tokens where token_hash = $1",
     [tokenHash],

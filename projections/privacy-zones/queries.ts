@@ -10,7 +10,12 @@ export interface PrivacyZoneRow extends PrivacyZoneCircle {
 }
 
 const zone = (r: PrivacyZoneRow): PrivacyZoneRow => ({
-  ...r, id: Number(r.id), athlete_id: Number(r.athlete_id), lat: Number(r.lat), lng: Number(r.lng), radius_m: Number(r.radius_m),
+  ...r,
+  id: Number(r.id),
+  athlete_id: Number(r.athlete_id),
+  lat: Number(r.lat),
+  lng: Number(r.lng),
+  radius_m: Number(r.radius_m),
 });
 
 /** An athlete's privacy zones, oldest first. */

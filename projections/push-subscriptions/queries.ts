@@ -19,7 +19,9 @@ export async function subscriptionsOfApplication(db: Queryable, applicationId: n
 }
 
 /** Every subscription of every application, by id (the operator's status: server/webhooks/status.ts). */
-export async function allSubscriptions(db: Queryable): Promise<Pick<PushSubscriptionRow, "id" | "application_id" | "callback_url">[]> {
+export async function allSubscriptions(
+  db: Queryable,
+): Promise<Pick<PushSubscriptionRow, "id" | "application_id" | "callback_url">[]> {
   const rows = await db.query<Pick<PushSubscriptionRow, "id" | "application_id" | "callback_url">>(
     "select id, application_id, callback_url from push_subscriptions order by id",
   );

@@ -60,7 +60,10 @@ export async function followingFeedIds(
 }
 
 /** How many athletes follow `athleteId`, and how many it follows. */
-export async function followCounts(db: Queryable, athleteId: number): Promise<{ followers: number; following: number }> {
+export async function followCounts(
+  db: Queryable,
+  athleteId: number,
+): Promise<{ followers: number; following: number }> {
   const [row] = await db.query<{ followers: number | string; following: number | string }>(
     `select (select count(*) from follows where followee_id = $1) as followers,
             (select count(*) from follows where follower_id = $1) as following`,

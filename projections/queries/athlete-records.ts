@@ -20,12 +20,20 @@ export interface RecordSource {
   };
 }
 
-export async function recordSources(db: Queryable, athleteId: number, visible: VisiblePredicate): Promise<RecordSource[]> {
+export async function recordSources(
+  db: Queryable,
+  athleteId: number,
+  visible: VisiblePredicate,
+): Promise<RecordSource[]> {
   const v = visible("a", 2);
   const rows = await db.query<RecordSource>(
     `select a.id, a.name, a.type, a.start_date, a.start_date_local, a.facts from activities a
       where a.athlete_id = $1 and ${v.sql} order by a.start_epoch, a.id`,
     [athleteId, ...v.params],
   );
-  return rows.map((r) => ({ ...r, id: Number(r.id), facts: typeof r.facts === "string" ? JSON.parse(r.facts) : r.facts }));
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    facts: typeof r.facts === "string" ? JSON.parse(r.facts) : r.facts,
+  }));
 }

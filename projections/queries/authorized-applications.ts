@@ -32,7 +32,11 @@ export async function authorizedApplications(
 }
 
 /** The name of an application the athlete has authorized, or undefined. */
-export async function authorizedApplicationName(db: Queryable, athleteId: number, applicationId: number): Promise<string | undefined> {
+export async function authorizedApplicationName(
+  db: Queryable,
+  athleteId: number,
+  applicationId: number,
+): Promise<string | undefined> {
   const [row] = await db.query<{ name: string }>(
     `select a.name from oauth_authorizations o join applications a on a.id = o.application_id
       where o.athlete_id = $1 and o.application_id = $2 and o.authorized`,

@@ -23,7 +23,13 @@ export interface FoundClub {
   joined: boolean;
 }
 
-export function findClubs(db: Queryable, viewer: number, q: string, limit: number, offset: number): Promise<FoundClub[]> {
+export function findClubs(
+  db: Queryable,
+  viewer: number,
+  q: string,
+  limit: number,
+  offset: number,
+): Promise<FoundClub[]> {
   return db.query<FoundClub>(
     `select c.id, c.name, c.sport_type, c.city, c.country, c.private,
             (select count(*)::int from club_members m where m.club_id = c.id and m.membership = 'member') as member_count,
@@ -45,7 +51,13 @@ export interface FoundAthlete {
   following: boolean;
 }
 
-export function findAthletes(db: Queryable, viewer: number, q: string, limit: number, offset: number): Promise<FoundAthlete[]> {
+export function findAthletes(
+  db: Queryable,
+  viewer: number,
+  q: string,
+  limit: number,
+  offset: number,
+): Promise<FoundAthlete[]> {
   return db.query<FoundAthlete>(
     `select a.id, a.firstname, a.lastname, a.city, a.country,
             exists (select 1 from follows f where f.follower_id = $1 and f.followee_id = a.id) as following
@@ -69,7 +81,13 @@ export interface FoundChallenge {
   joined: boolean;
 }
 
-export function findChallenges(db: Queryable, viewer: number, q: string, limit: number, offset: number): Promise<FoundChallenge[]> {
+export function findChallenges(
+  db: Queryable,
+  viewer: number,
+  q: string,
+  limit: number,
+  offset: number,
+): Promise<FoundChallenge[]> {
   return db.query<FoundChallenge>(
     `select c.id, c.name, c.type, c.start_date, c.end_date,
             (select count(*)::int from challenge_participants p where p.challenge_id = c.id) as participant_count,

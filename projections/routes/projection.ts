@@ -42,13 +42,27 @@ export const routesProjection: Projection = {
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $14)
          on conflict (id) do nothing`,
         [
-          d.routeId, d.athleteId, d.name, d.description, d.type, d.subType, d.private, d.activityId, d.polyline,
-          d.altitudes === null ? null : JSON.stringify(d.altitudes), d.distance, d.elevationGain, d.estimatedMovingTime,
+          d.routeId,
+          d.athleteId,
+          d.name,
+          d.description,
+          d.type,
+          d.subType,
+          d.private,
+          d.activityId,
+          d.polyline,
+          d.altitudes === null ? null : JSON.stringify(d.altitudes),
+          d.distance,
+          d.elevationGain,
+          d.estimatedMovingTime,
           event.recordedAt,
         ],
       );
     } else if (event.type === routeDeleted.type) {
-      await tx.query("delete from routes where id = $1 and athlete_id = $2", [event.data.routeId, event.data.athleteId]);
+      await tx.query("delete from routes where id = $1 and athlete_id = $2", [
+        event.data.routeId,
+        event.data.athleteId,
+      ]);
     }
   },
 };

@@ -17,8 +17,30 @@ import type { Queryable } from "../../events/db/types.ts";
  */
 
 export const AGE_GROUPS = ["0_19", "20_24", "25_34", "35_44", "45_54", "55_64", "65_69", "70_74", "75_plus"] as const;
-export const WEIGHT_CLASSES_LB = ["0_74", "75_99", "100_124", "125_149", "150_164", "165_179", "180_199", "200_224", "225_249", "250_plus"] as const;
-export const WEIGHT_CLASSES_KG = ["0_34", "35_44", "45_54", "55_64", "65_74", "75_84", "85_94", "95_104", "105_114", "115_plus"] as const;
+export const WEIGHT_CLASSES_LB = [
+  "0_74",
+  "75_99",
+  "100_124",
+  "125_149",
+  "150_164",
+  "165_179",
+  "180_199",
+  "200_224",
+  "225_249",
+  "250_plus",
+] as const;
+export const WEIGHT_CLASSES_KG = [
+  "0_34",
+  "35_44",
+  "45_54",
+  "55_64",
+  "65_74",
+  "75_84",
+  "85_94",
+  "95_104",
+  "105_114",
+  "115_plus",
+] as const;
 export const WEIGHT_CLASSES = [...WEIGHT_CLASSES_LB, ...WEIGHT_CLASSES_KG] as const;
 
 const LB = 0.45359237;
@@ -57,7 +79,8 @@ export const COUNTED_PERIODS = ["a", "y", "m"] as const;
 export const SHIFTS = [0, 6, 31] as const;
 
 /** The period keys of the periods containing a local date (`YYYY-MM-DD`…). */
-export const PERIODS_SQL = (column: string) => `(values
+export const PERIODS_SQL = (column: string) =>
+  `(values
   ('y' || to_char(${column}, 'YYYY')),
   ('m' || to_char(${column}, 'YYYY-MM')),
   ('w' || to_char(date_trunc('week', ${column}), 'YYYY-MM-DD')),
@@ -79,7 +102,8 @@ function countsSql(source: string): string {
      on conflict (segment_id, board, shift, slot) do update set n = segment_board_counts.n + excluded.n`;
 }
 
-const BEST_COLUMNS = "segment_id, athlete_id, effort_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, sex, birthdate, weight";
+const BEST_COLUMNS =
+  "segment_id, athlete_id, effort_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, sex, birthdate, weight";
 
 /** Inserts the all-time bests (best public effort per segment and athlete) of the efforts matching `where` (alias e). */
 function insertBestsSql(where: string): string {
@@ -117,10 +141,12 @@ export async function rebuildBoards(tx: Queryable, segmentIds: number[]): Promis
   await tx.query(insertBestsSql("e.segment_id = any($1::bigint[])"), ids);
   await tx.query(insertPeriodBestsSql("e.segment_id = any($1::bigint[])"), ids);
   await tx.query(
-    countsSql(`(select segment_id, 'all', elapsed_time, sex, birthdate, weight, 1 from segment_bests where segment_id = any($1::bigint[])
+    countsSql(
+      `(select segment_id, 'all', elapsed_time, sex, birthdate, weight, 1 from segment_bests where segment_id = any($1::bigint[])
                 union all
                 select segment_id, period, elapsed_time, sex, birthdate, weight, 1 from segment_period_bests
-                 where segment_id = any($1::bigint[])) as r(s, p, t, x, b, w, d)`),
+                 where segment_id = any($1::bigint[])) as r(s, p, t, x, b, w, d)`,
+    ),
     ids,
   );
 }
@@ -157,7 +183,8 @@ export async function refreshBoards(
   const row = (alias: string) =>
     `${alias}.segment_id, ${alias}.athlete_id, ${alias}.effort_id, ${alias}.activity_id, ${alias}.elapsed_time, ` +
     `${alias}.moving_time, ${alias}.start_date, ${alias}.start_date_local, ${alias}.sex, ${alias}.birthdate, ${alias}.weight`;
-  const sameKey = (a: string, b: string) => `${a}.segment_id = ${b}.segment_id and ${a}.athlete_id = ${b}.athlete_id and ${a}.period = ${b}.period`;
+  const sameKey = (a: string, b: string) =>
+    `${a}.segment_id = ${b}.segment_id and ${a}.athlete_id = ${b}.athlete_id and ${a}.period = ${b}.period`;
   const sets = BEST_COLUMNS.split(", ").filter((c) => c !== "segment_id" && c !== "athlete_id")
     .map((c) => `${c} = excluded.${c}`).join(", ");
   const [result] = await tx.query<{ zero: string[] }>(
@@ -177,8 +204,12 @@ export async function refreshBoards(
        select 'all'::text as period, ${row("b")} from segment_bests b where ${inPairs("b")}
        union all
        select b.period, ${row("b")} from segment_period_bests b where ${inPairs("b")}),
-     gone as (select o.* from stored o where not exists (select 1 from fresh f where ${sameKey("f", "o")} and (${row("f")}) is not distinct from (${row("o")}))),
-     come as (select f.* from fresh f where not exists (select 1 from stored o where ${sameKey("f", "o")} and (${row("f")}) is not distinct from (${row("o")}))),
+     gone as (select o.* from stored o where not exists (select 1 from fresh f where ${sameKey("f", "o")} and (${
+      row("f")
+    }) is not distinct from (${row("o")}))),
+     come as (select f.* from fresh f where not exists (select 1 from stored o where ${sameKey("f", "o")} and (${
+      row("f")
+    }) is not distinct from (${row("o")}))),
      drop_all as (
        delete from segment_bests b using gone g
         where g.period = 'all' and b.segment_id = g.segment_id and b.athlete_id = g.athlete_id
@@ -194,7 +225,9 @@ export async function refreshBoards(
        on conflict (segment_id, athlete_id) do update set ${sets}
        returning 1),
      put_periods as (
-       insert into segment_period_bests (period, ${BEST_COLUMNS}) select c.period, ${row("c")} from come c where c.period <> 'all'
+       insert into segment_period_bests (period, ${BEST_COLUMNS}) select c.period, ${
+      row("c")
+    } from come c where c.period <> 'all'
        on conflict (segment_id, period, athlete_id) do update set ${sets}
        returning 1),
      deltas as (
@@ -235,8 +268,10 @@ export async function refreshBoards(
 export async function addToBoards(tx: Queryable, addedSql: string, params: unknown[]): Promise<void> {
   const sets = BEST_COLUMNS.split(", ").filter((c) => c !== "segment_id" && c !== "athlete_id")
     .map((c) => `${c} = excluded.${c}`).join(", ");
-  const better = "(o.effort_id is null or (f.elapsed_time, f.start_date, f.effort_id) < (o.elapsed_time, o.start_date, o.effort_id))";
-  const won = "f.period, f.segment_id, f.athlete_id, f.effort_id, f.activity_id, f.elapsed_time, f.moving_time, f.start_date, " +
+  const better =
+    "(o.effort_id is null or (f.elapsed_time, f.start_date, f.effort_id) < (o.elapsed_time, o.start_date, o.effort_id))";
+  const won =
+    "f.period, f.segment_id, f.athlete_id, f.effort_id, f.activity_id, f.elapsed_time, f.moving_time, f.start_date, " +
     "f.start_date_local, f.sex, f.birthdate, f.weight, o.effort_id is not null as replaced, o.elapsed_time as old_t, " +
     "o.sex as old_x, o.birthdate as old_b, o.weight as old_w";
   const [result] = await tx.query<{ zero: string[] }>(

@@ -1,6 +1,13 @@
 import { parseInt8, type Queryable } from "../../events/db/types.ts";
 import {
-  AGE_GROUPS, COUNTED_PERIODS, SHIFTS, WEIGHT_CLASSES, WEIGHT_CLASSES_KG, WEIGHT_CLASSES_LB, weightBounds, weightCohort,
+  AGE_GROUPS,
+  COUNTED_PERIODS,
+  SHIFTS,
+  WEIGHT_CLASSES,
+  WEIGHT_CLASSES_KG,
+  WEIGHT_CLASSES_LB,
+  weightBounds,
+  weightCohort,
 } from "./boards.ts";
 
 export { AGE_GROUPS, WEIGHT_CLASSES, WEIGHT_CLASSES_KG, WEIGHT_CLASSES_LB, weightBounds };
@@ -210,7 +217,9 @@ class Board {
   get direct(): string | null {
     if (!this.boards) return `select b.elapsed_time ${this.from}`;
     if (this.partials.length === 0) return null;
-    return this.partials.map((partial) => `select b.elapsed_time from ${this.table} b where ${this.source} and ${partial}`)
+    return this.partials.map((partial) =>
+      `select b.elapsed_time from ${this.table} b where ${this.source} and ${partial}`
+    )
       .join(" union all ");
   }
 }
@@ -261,7 +270,10 @@ export type BoardDb = Queryable & { transaction?<T>(fn: (tx: Queryable) => Promi
  * following / club_id boards are at most the (small) follow or member list: that list drives
  * (each athlete's best by primary key) and is counted in one pass.
  */
-export async function segmentBoard(db: BoardDb, req: LeaderboardRequest): Promise<{ count: number; entries: Ranked[] }> {
+export async function segmentBoard(
+  db: BoardDb,
+  req: LeaderboardRequest,
+): Promise<{ count: number; entries: Ranked[] }> {
   const run = (q: Queryable) => boardQuery(q, req);
   const result = db.transaction
     ? await db.transaction(async (tx) => {
@@ -294,22 +306,34 @@ async function boardQuery(db: Queryable, req: LeaderboardRequest): Promise<{ cou
   let from: string;
   if (small) {
     const lists: string[] = [];
-    if (f.following) lists.push(`select followee_id from follows where follower_id = ${me} union all select ${me}::bigint`);
+    if (f.following) {
+      lists.push(`select followee_id from follows where follower_id = ${me} union all select ${me}::bigint`);
+    }
     if (f.clubId !== undefined) {
       lists.push(`select athlete_id from club_members where club_id = ${sql.p(f.clubId)} and membership = 'member'`);
     }
     // The listed athletes' bests, by the primary key (segment_id, athlete_id).
-    ctes.push(`m as (select ${BEST_COLUMNS} ${board.from} ${lists.map((l) => `and b.athlete_id = any(array(${l}))`).join(" ")})`);
+    ctes.push(
+      `m as (select ${BEST_COLUMNS} ${board.from} ${
+        lists.map((l) => `and b.athlete_id = any(array(${l}))`).join(" ")
+      })`,
+    );
     from = "from m b where true";
   } else {
     from = board.from;
   }
   const key = "(select m.elapsed_time, m.start_date, m.effort_id from me m)";
   ctes.push(`me as (select b.elapsed_time, b.start_date, b.effort_id ${from} and b.athlete_id = ${me})`);
-  ctes.push(`page as (select ${BEST_COLUMNS} ${from} order by ${ORDER} offset ${sql.p(offset)}::int limit ${sql.p(req.perPage)}::int)`);
+  ctes.push(
+    `page as (select ${BEST_COLUMNS} ${from} order by ${ORDER} offset ${sql.p(offset)}::int limit ${
+      sql.p(req.perPage)
+    }::int)`,
+  );
   ctes.push(`before as (select ${BEST_COLUMNS} ${from} and (${ORDER}) < ${key}
                 order by b.elapsed_time desc, b.start_date desc, b.effort_id desc limit ${sql.p(k)}::int)`);
-  ctes.push(`after as (select ${BEST_COLUMNS} ${from} and (${ORDER}) >= ${key} order by ${ORDER} limit ${sql.p(k + 1)}::int)`);
+  ctes.push(
+    `after as (select ${BEST_COLUMNS} ${from} and (${ORDER}) >= ${key} order by ${ORDER} limit ${sql.p(k + 1)}::int)`,
+  );
   // The times ranked: the viewer's, the first context row's (the viewer's when none is before), the page's first.
   ctes.push(`t as (select m.elapsed_time as mine_t, m.start_date as mine_s, m.effort_id as mine_id,
                           coalesce((select min(elapsed_time) from before), m.elapsed_time) as context_t,
@@ -327,7 +351,9 @@ async function boardQuery(db: Queryable, req: LeaderboardRequest): Promise<{ cou
                        from (${direct}) b, t x)`);
   }
   const count = (t: string | null, column: string) => {
-    const parts = [small ? "0" : board.slots(t), ...direct ? [`(select ${column} from d)`] : []].filter((part) => part !== "0");
+    const parts = [small ? "0" : board.slots(t), ...direct ? [`(select ${column} from d)`] : []].filter((part) =>
+      part !== "0"
+    );
     return `(${parts.length ? parts.join(" + ") : "0"})::int as ${column}`;
   };
   // The viewer's ties ahead: few rows, on the board's index (elapsed_time, start_date, effort_id).
@@ -344,24 +370,65 @@ async function boardQuery(db: Queryable, req: LeaderboardRequest): Promise<{ cou
      r as (select 0 as part, * from page union all select 1, * from before union all select 2, * from after)
      select n.*,
             (select coalesce(json_agg(json_build_array(r.part, r.athlete_id::text, r.effort_id::text, r.activity_id::text,
-                      r.elapsed_time, r.moving_time, ${utc("r.start_date at time zone 'UTC'")}, ${utc("r.start_date_local")},
+                      r.elapsed_time, r.moving_time, ${utc("r.start_date at time zone 'UTC'")}, ${
+      utc("r.start_date_local")
+    },
                       a.firstname, a.lastname, a.sex) order by r.part, r.elapsed_time, r.start_date, r.effort_id), '[]')::text
                from r left join lateral (select a.firstname, a.lastname, a.sex from athletes a where a.id = r.athlete_id limit 1) a on true) as rows
        from (${counts}) n`,
   );
-  const listed = (JSON.parse(n.rows) as [number, string, string, string, number, number, string, string, string | null, string | null, string | null][])
-    .map(([part, athlete, effort, activity, elapsed_time, moving_time, start_date, start_date_local, firstname, lastname, athlete_sex]) => ({
-      part, athlete_id: Number(athlete), effort_id: parseInt8(effort), activity_id: Number(activity), elapsed_time, moving_time,
-      start_date, start_date_local, firstname, lastname, athlete_sex,
+  const listed = (JSON.parse(n.rows) as [
+    number,
+    string,
+    string,
+    string,
+    number,
+    number,
+    string,
+    string,
+    string | null,
+    string | null,
+    string | null,
+  ][])
+    .map((
+      [
+        part,
+        athlete,
+        effort,
+        activity,
+        elapsed_time,
+        moving_time,
+        start_date,
+        start_date_local,
+        firstname,
+        lastname,
+        athlete_sex,
+      ],
+    ) => ({
+      part,
+      athlete_id: Number(athlete),
+      effort_id: parseInt8(effort),
+      activity_id: Number(activity),
+      elapsed_time,
+      moving_time,
+      start_date,
+      start_date_local,
+      firstname,
+      lastname,
+      athlete_sex,
     }));
   const page = listed.filter((r) => r.part === 0);
   const before = listed.filter((r) => r.part === 1);
   const after = listed.filter((r) => r.part === 2);
   const mine = after.length && after[0].athlete_id === req.viewerId ? after[0] : undefined;
   const entries = new Map<number, Ranked>();
-  if (offset < n.total) for (const row of rankRun(page, offset, offset === 0 ? 0 : n.page_first)) entries.set(row.position, row);
+  if (offset < n.total) {
+    for (const row of rankRun(page, offset, offset === 0 ? 0 : n.page_first)) entries.set(row.position, row);
+  }
   if (mine) {
-    for (const row of rankRun([...before, ...after], n.mine + n.ties - before.length, n.context_first)) entries.set(row.position, row);
+    for (const row of rankRun([...before, ...after], n.mine + n.ties - before.length, n.context_first)) {
+      entries.set(row.position, row);
+    }
   }
   return { count: n.total, entries: [...entries.values()].sort((a, b) => a.position - b.position) };
 }

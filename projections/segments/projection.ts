@@ -40,7 +40,12 @@ type Matched = EventData<typeof segmentEffortsMatched>;
 export const segmentsProjection: Projection = {
   name: "segments",
   tables: [
-    "segments", "segment_stars", "segment_efforts", "segment_bests", "segment_period_bests", "segment_board_counts",
+    "segments",
+    "segment_stars",
+    "segment_efforts",
+    "segment_bests",
+    "segment_period_bests",
+    "segment_board_counts",
     "segment_activity_facts",
   ],
   schema: `
@@ -168,8 +173,17 @@ export const segmentsProjection: Projection = {
     );
   `,
   handles: [
-    segmentCreated.type, segmentProfileMeasured.type, segmentStarred.type, segmentUnstarred.type, segmentEffortsMatched.type, segmentEffortsRematched.type,
-    activityDeleted.type, activityUpdated.type, athleteProfileUpdated.type, privacyZoneCreated.type, privacyZoneDeleted.type,
+    segmentCreated.type,
+    segmentProfileMeasured.type,
+    segmentStarred.type,
+    segmentUnstarred.type,
+    segmentEffortsMatched.type,
+    segmentEffortsRematched.type,
+    activityDeleted.type,
+    activityUpdated.type,
+    athleteProfileUpdated.type,
+    privacyZoneCreated.type,
+    privacyZoneDeleted.type,
   ],
   async apply(tx: Queryable, event: StoredEvent) {
     switch (event.type) {
@@ -182,8 +196,18 @@ export const segmentsProjection: Projection = {
              total_elevation_gain = $6, climb_category = $7, elevation_source = $8, elevation_difference = $9,
              updated_at = $10
            where id = $1`,
-          [d.segmentId, d.averageGrade, d.maximumGrade, d.elevationHigh, d.elevationLow, d.totalElevationGain,
-            d.climbCategory, d.source, elevationDifference(d.profile.map((p) => p[1])), event.recordedAt],
+          [
+            d.segmentId,
+            d.averageGrade,
+            d.maximumGrade,
+            d.elevationHigh,
+            d.elevationLow,
+            d.totalElevationGain,
+            d.climbCategory,
+            d.source,
+            elevationDifference(d.profile.map((p) => p[1])),
+            event.recordedAt,
+          ],
         );
         return;
       }
@@ -255,7 +279,11 @@ export const segmentsProjection: Projection = {
       }
       case privacyZoneCreated.type: {
         const d = event.data;
-        return zonesChanged(tx, d.athleteId, await zonesAfter(tx, { ...d, created: { lat: d.lat, lng: d.lng, radius_m: d.radiusM } }));
+        return zonesChanged(
+          tx,
+          d.athleteId,
+          await zonesAfter(tx, { ...d, created: { lat: d.lat, lng: d.lng, radius_m: d.radiusM } }),
+        );
       }
       case privacyZoneDeleted.type: {
         const d = event.data;
@@ -272,11 +300,34 @@ async function created(tx: Queryable, d: Created, recordedAt: string) {
        start_lat, start_lng, end_lat, end_lng, polyline, city, state, country, private, hazardous,
        created_at, updated_at, elevation_difference)
      values ($1,$2,$3,$4,$5,$6::jsonb,$7::jsonb,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$25,$26)`,
-    [d.segmentId, d.athleteId, d.activityId, d.name, d.activityType, JSON.stringify(d.points),
-      d.altitudes === null ? null : JSON.stringify(d.altitudes), d.distance, d.averageGrade, d.maximumGrade,
-      d.elevationHigh, d.elevationLow, d.totalElevationGain, d.climbCategory, d.startLatlng[0], d.startLatlng[1],
-      d.endLatlng[0], d.endLatlng[1], d.polyline, d.city, d.state, d.country, d.private, d.hazardous, recordedAt,
-      elevationDifference(d.altitudes)],
+    [
+      d.segmentId,
+      d.athleteId,
+      d.activityId,
+      d.name,
+      d.activityType,
+      JSON.stringify(d.points),
+      d.altitudes === null ? null : JSON.stringify(d.altitudes),
+      d.distance,
+      d.averageGrade,
+      d.maximumGrade,
+      d.elevationHigh,
+      d.elevationLow,
+      d.totalElevationGain,
+      d.climbCategory,
+      d.startLatlng[0],
+      d.startLatlng[1],
+      d.endLatlng[0],
+      d.endLatlng[1],
+      d.polyline,
+      d.city,
+      d.state,
+      d.country,
+      d.private,
+      d.hazardous,
+      recordedAt,
+      elevationDifference(d.altitudes),
+    ],
   );
 }
 
@@ -297,7 +348,11 @@ async function zonesChanged(tx: Queryable, athleteId: number, zones: Parameters<
     await refresh(tx, changed, changed.map((c) => (c.public ? -1 : 0)));
   }
   if (release.length) {
-    await addToBoards(tx, `update segment_efforts set shielded = false where id = any($1::bigint[]) returning ${ADDED_COLUMNS}`, [release]);
+    await addToBoards(
+      tx,
+      `update segment_efforts set shielded = false where id = any($1::bigint[]) returning ${ADDED_COLUMNS}`,
+      [release],
+    );
   }
 }
 
@@ -319,8 +374,10 @@ async function effortEnds(tx: Queryable, d: Matched) {
   return d.efforts.map((e) => {
     const s = segments.get(e.segmentId);
     const ends = {
-      start_lat: e.startLatlng?.[0] ?? s?.start_lat ?? null, start_lng: e.startLatlng?.[1] ?? s?.start_lng ?? null,
-      end_lat: e.endLatlng?.[0] ?? s?.end_lat ?? null, end_lng: e.endLatlng?.[1] ?? s?.end_lng ?? null,
+      start_lat: e.startLatlng?.[0] ?? s?.start_lat ?? null,
+      start_lng: e.startLatlng?.[1] ?? s?.start_lng ?? null,
+      end_lat: e.endLatlng?.[0] ?? s?.end_lat ?? null,
+      end_lng: e.endLatlng?.[1] ?? s?.end_lng ?? null,
     };
     return { ...ends, shielded: shieldedBy(ends, zones) };
   });
@@ -335,11 +392,24 @@ async function matched(tx: Queryable, d: Matched) {
   const ends = await effortEnds(tx, d);
   const rows = d.efforts.map((e, ord) => ({
     ...ends[ord],
-    id: e.effortId, segment_id: e.segmentId, ord, name: e.name, start_index: e.startIndex, end_index: e.endIndex,
-    start_date: e.startDate, start_date_local: e.startDateLocal.replace(/Z$/, ""), elapsed_time: e.elapsedTime,
-    moving_time: e.movingTime, distance: e.distance, average_heartrate: e.averageHeartrate,
-    max_heartrate: e.maxHeartrate, average_watts: e.averageWatts, average_cadence: e.averageCadence,
-    kom_rank: e.komRank, pr_rank: e.prRank, achievements: e.achievements.map((a) => ({ type_id: a.typeId, type: a.type, rank: a.rank })),
+    id: e.effortId,
+    segment_id: e.segmentId,
+    ord,
+    name: e.name,
+    start_index: e.startIndex,
+    end_index: e.endIndex,
+    start_date: e.startDate,
+    start_date_local: e.startDateLocal.replace(/Z$/, ""),
+    elapsed_time: e.elapsedTime,
+    moving_time: e.movingTime,
+    distance: e.distance,
+    average_heartrate: e.averageHeartrate,
+    max_heartrate: e.maxHeartrate,
+    average_watts: e.averageWatts,
+    average_cadence: e.averageCadence,
+    kom_rank: e.komRank,
+    pr_rank: e.prRank,
+    achievements: e.achievements.map((a) => ({ type_id: a.typeId, type: a.type, rank: a.rank })),
     hidden: e.hidden,
   }));
   // The efforts, their bests, board counts and the segments' counters: one statement (boards.ts).
@@ -384,6 +454,8 @@ interface EffortChange {
 async function refresh(tx: Queryable, changes: EffortChange[], effortDeltas: number[]) {
   if (changes.length === 0) return;
   const efforts = new Map<string, number>();
-  changes.forEach((c, k) => efforts.set(String(c.segment_id), (efforts.get(String(c.segment_id)) ?? 0) + effortDeltas[k]));
+  changes.forEach((c, k) =>
+    efforts.set(String(c.segment_id), (efforts.get(String(c.segment_id)) ?? 0) + effortDeltas[k])
+  );
   await refreshBoards(tx, changes, efforts);
 }

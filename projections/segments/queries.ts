@@ -84,7 +84,8 @@ export function isKomSql(e: string): string {
        and not exists (select 1 from segment_bests ko where ko.segment_id = kb.segment_id and ko.elapsed_time < kb.elapsed_time))`;
 }
 
-export const EFFORT_COLUMNS = `e.id, e.segment_id, e.activity_id, e.athlete_id, e.name, e.start_index, e.end_index, e.start_date,
+export const EFFORT_COLUMNS =
+  `e.id, e.segment_id, e.activity_id, e.athlete_id, e.name, e.start_index, e.end_index, e.start_date,
   e.start_date_local, e.elapsed_time, e.moving_time, e.distance, e.average_heartrate, e.max_heartrate, e.average_watts,
   e.average_cadence, e.kom_rank, e.pr_rank, e.achievements, e.hidden, e.private, ${isKomSql("e")} as is_kom`;
 
@@ -101,7 +102,10 @@ export function segmentsByIds(db: Queryable, ids: number[]): Promise<SegmentRow[
 }
 
 /** A segment's geometry as JSON text: its points and (when known) its altitudes. */
-export async function segmentGeometry(db: Queryable, id: number): Promise<{ points: string; altitudes: string | null } | undefined> {
+export async function segmentGeometry(
+  db: Queryable,
+  id: number,
+): Promise<{ points: string; altitudes: string | null } | undefined> {
   const [row] = await db.query<{ points: string; altitudes: string | null }>(
     "select points::text as points, altitudes::text as altitudes from segments where id = $1",
     [id],
@@ -131,7 +135,9 @@ export function segmentsAfter(
   db: Queryable,
   afterId: number,
   limit: number,
-): Promise<{ id: number; activity_type: string; points: string; private: boolean; athlete_id: number | null; name: string }[]> {
+): Promise<
+  { id: number; activity_type: string; points: string; private: boolean; athlete_id: number | null; name: string }[]
+> {
   return db.query(
     `select id, activity_type, points::text as points, private, athlete_id, name from segments
       where id > $1 order by id limit ${Math.trunc(limit)}`,
@@ -140,7 +146,11 @@ export function segmentsAfter(
 }
 
 /** Of these segments, those whose elevation a measurement from `source` ("gps" or "barometric") would set. */
-export function segmentsToMeasure(db: Queryable, ids: number[], source: string): Promise<{ id: number; distance: number }[]> {
+export function segmentsToMeasure(
+  db: Queryable,
+  ids: number[],
+  source: string,
+): Promise<{ id: number; distance: number }[]> {
   return db.query<{ id: number; distance: number }>(
     `select id, distance from segments
       where id = any($1::bigint[]) and altitudes is null
@@ -235,7 +245,15 @@ export async function prEfforts(
  */
 export function effortsOnSegment(
   db: Queryable,
-  q: { segmentId: number; visible: Predicate; athleteId?: number; from?: string; to?: string; offset: number; limit: number },
+  q: {
+    segmentId: number;
+    visible: Predicate;
+    athleteId?: number;
+    from?: string;
+    to?: string;
+    offset: number;
+    limit: number;
+  },
 ): Promise<EffortRow[]> {
   const visible = q.visible("e", 2);
   const sql: string[] = ["e.segment_id = $1", visible.sql];
@@ -257,7 +275,10 @@ export function effortsOnSegment(
 }
 
 /** An effort by id with its `shielded` flag (whoever may see it: the caller asks the engine's canSeeEffort). */
-export async function effortById(db: Queryable, id: bigint | number | string): Promise<(EffortRow & { shielded: boolean }) | undefined> {
+export async function effortById(
+  db: Queryable,
+  id: bigint | number | string,
+): Promise<(EffortRow & { shielded: boolean }) | undefined> {
   const [effort] = await db.query<EffortRow & { shielded: boolean }>(
     `select ${EFFORT_COLUMNS}, e.shielded from segment_efforts e where e.id = $1::bigint`,
     [id.toString()],
@@ -272,7 +293,9 @@ export function effortsOfActivity(
 ): Promise<EffortRow[]> {
   const shown = q.visible("e", 2);
   return db.query<EffortRow>(
-    `select ${EFFORT_COLUMNS} from segment_efforts e where e.activity_id = $1 ${q.includeHidden ? "" : "and not e.hidden"}
+    `select ${EFFORT_COLUMNS} from segment_efforts e where e.activity_id = $1 ${
+      q.includeHidden ? "" : "and not e.hidden"
+    }
         and ${shown.sql}
       order by e.ord`,
     [q.activityId, ...shown.params],
@@ -280,7 +303,10 @@ export function effortsOfActivity(
 }
 
 /** The PR and achievement counts frozen at upload time, by activity id. */
-export async function activityFacts(db: Queryable, ids: number[]): Promise<Map<number, { pr_count: number; achievement_count: number }>> {
+export async function activityFacts(
+  db: Queryable,
+  ids: number[],
+): Promise<Map<number, { pr_count: number; achievement_count: number }>> {
   if (ids.length === 0) return new Map();
   const rows = await db.query<{ activity_id: number; pr_count: number; achievement_count: number }>(
     "select activity_id, pr_count, achievement_count from segment_activity_facts where activity_id = any($1::bigint[])",
@@ -364,7 +390,12 @@ export async function effortBoardCounts(
        'slots', (select coalesce(json_agg(json_build_array(seg, board, slot, n)), '[]') from slots),
        'mine', (select coalesce(json_agg(json_build_array(seg, board, t)), '[]') from mine),
        'own', (select coalesce(json_agg(json_build_array(seg, t)), '[]') from own))::text as read`,
-    [efforts.map((e) => e.segmentId), efforts.map((e) => e.elapsedTime), efforts.map((e) => yearKey(e.year)), athleteId],
+    [
+      efforts.map((e) => e.segmentId),
+      efforts.map((e) => e.elapsedTime),
+      efforts.map((e) => yearKey(e.year)),
+      athleteId,
+    ],
   );
   const read = JSON.parse(row.read) as {
     slots: [number, string, number, number][];

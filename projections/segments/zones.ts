@@ -21,8 +21,13 @@ export interface EffortEnds {
 /** Whether an effort's start or end lies inside any of the zones (the engine's inside test). */
 export function shieldedBy(effort: EffortEnds, zones: readonly PrivacyZoneCircle[]): boolean {
   if (zones.length === 0) return false;
-  const ends: [number | null, number | null][] = [[effort.start_lat, effort.start_lng], [effort.end_lat, effort.end_lng]];
-  return ends.some(([lat, lng]) => lat !== null && lng !== null && insidePrivacyZone([Number(lat), Number(lng)], zones));
+  const ends: [number | null, number | null][] = [[effort.start_lat, effort.start_lng], [
+    effort.end_lat,
+    effort.end_lng,
+  ]];
+  return ends.some(([lat, lng]) =>
+    lat !== null && lng !== null && insidePrivacyZone([Number(lat), Number(lng)], zones)
+  );
 }
 
 /** One athlete's zones as the privacy_zones read model holds them at this point of the log. */

@@ -30,12 +30,15 @@ export function maxHeartrateOn(birthdate: string | null, startDate: string): num
  * (HRmax − HRrest) clamped to 0…1, k1 = 0.64, k2 = 1.92 (men and unknown), 0.86 and 1.67 (women).
  * Neither: 0. Rounded to 0.1.
  */
-export function activityLoad(a: {
-  movingTime: number;
-  normalizedPower: number | null;
-  averageHeartrate: number | null;
-  startDate: string;
-}, athlete: { ftp: number | null; birthdate: string | null; sex: string | null }): { load: number; method: LoadMethod } {
+export function activityLoad(
+  a: {
+    movingTime: number;
+    normalizedPower: number | null;
+    averageHeartrate: number | null;
+    startDate: string;
+  },
+  athlete: { ftp: number | null; birthdate: string | null; sex: string | null },
+): { load: number; method: LoadMethod } {
   const t = Math.max(0, a.movingTime);
   if (a.normalizedPower && a.normalizedPower > 0 && athlete.ftp && athlete.ftp > 0) {
     const intensity = a.normalizedPower / athlete.ftp;

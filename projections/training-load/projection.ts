@@ -41,8 +41,14 @@ export const trainingLoadProjection: Projection = {
   `,
   isolated: true,
   handles: [
-    athleteRegistered.type, athleteProfileUpdated.type, athleteErased.type,
-    activityRecorded.type, activityCreated.type, activityUpdated.type, activityReprocessed.type, activityDeleted.type,
+    athleteRegistered.type,
+    athleteProfileUpdated.type,
+    athleteErased.type,
+    activityRecorded.type,
+    activityCreated.type,
+    activityUpdated.type,
+    activityReprocessed.type,
+    activityDeleted.type,
   ],
   async apply(tx: Queryable, event: StoredEvent) {
     switch (event.type) {
@@ -64,7 +70,15 @@ export const trainingLoadProjection: Projection = {
              birthdate = case when $4 then $5::text else birthdate end,
              sex = case when $6 then $7::text else sex end
            where athlete_id = $1`,
-          [d.athleteId, d.ftp !== undefined, d.ftp ?? null, d.birthdate !== undefined, d.birthdate ?? null, d.sex !== undefined, d.sex ?? null],
+          [
+            d.athleteId,
+            d.ftp !== undefined,
+            d.ftp ?? null,
+            d.birthdate !== undefined,
+            d.birthdate ?? null,
+            d.sex !== undefined,
+            d.sex ?? null,
+          ],
         );
         return;
       }
@@ -77,8 +91,14 @@ export const trainingLoadProjection: Projection = {
       case activityRecorded.type: {
         const d = event.data;
         await put(tx, {
-          activityId: d.activityId, athleteId: d.athleteId, startDate: d.startDate, startDateLocal: d.startDateLocal, private: d.private,
-          movingTime: d.movingTime, normalizedPower: d.weightedAverageWatts, averageHeartrate: d.averageHeartrate,
+          activityId: d.activityId,
+          athleteId: d.athleteId,
+          startDate: d.startDate,
+          startDateLocal: d.startDateLocal,
+          private: d.private,
+          movingTime: d.movingTime,
+          normalizedPower: d.weightedAverageWatts,
+          averageHeartrate: d.averageHeartrate,
         });
         return;
       }
@@ -86,15 +106,24 @@ export const trainingLoadProjection: Projection = {
         // A manual activity has neither power nor heart rate: load 0 (kept, so the day is known).
         const d = event.data;
         await put(tx, {
-          activityId: d.activityId, athleteId: d.athleteId, startDate: d.startDate, startDateLocal: d.startDateLocal, private: d.private,
-          movingTime: d.elapsedTime, normalizedPower: null, averageHeartrate: null,
+          activityId: d.activityId,
+          athleteId: d.athleteId,
+          startDate: d.startDate,
+          startDateLocal: d.startDateLocal,
+          private: d.private,
+          movingTime: d.elapsedTime,
+          normalizedPower: null,
+          averageHeartrate: null,
         });
         return;
       }
       case activityUpdated.type: {
         const d = event.data;
         if (d.private === undefined) return;
-        await tx.query("update training_load_activities set private = $2 where activity_id = $1", [d.activityId, d.private]);
+        await tx.query("update training_load_activities set private = $2 where activity_id = $1", [
+          d.activityId,
+          d.private,
+        ]);
         return;
       }
       case activityReprocessed.type: {
@@ -105,8 +134,14 @@ export const trainingLoadProjection: Projection = {
         );
         if (!row) return;
         await put(tx, {
-          activityId, athleteId: Number(row.athlete_id), startDate: row.start_date, startDateLocal: row.day, private: row.private,
-          movingTime: facts.movingTime, normalizedPower: facts.weightedAverageWatts, averageHeartrate: facts.averageHeartrate,
+          activityId,
+          athleteId: Number(row.athlete_id),
+          startDate: row.start_date,
+          startDateLocal: row.day,
+          private: row.private,
+          movingTime: facts.movingTime,
+          normalizedPower: facts.weightedAverageWatts,
+          averageHeartrate: facts.averageHeartrate,
         });
         return;
       }
@@ -139,6 +174,17 @@ async function put(tx: Queryable, a: {
        average_heartrate, load, method)
      values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)
      on conflict (activity_id) do update set moving_time = $6, normalized_power = $7, average_heartrate = $8, load = $9, method = $10`,
-    [a.activityId, a.athleteId, a.startDateLocal.slice(0, 10), a.startDate, a.private, a.movingTime, a.normalizedPower, a.averageHeartrate, load, method],
+    [
+      a.activityId,
+      a.athleteId,
+      a.startDateLocal.slice(0, 10),
+      a.startDate,
+      a.private,
+      a.movingTime,
+      a.normalizedPower,
+      a.averageHeartrate,
+      load,
+      method,
+    ],
   );
 }

@@ -5,7 +5,9 @@ import type { LoadMethod } from "./model.ts";
 
 /** The athlete's FTP as the read model holds it (null without one). */
 export async function trainingLoadFtp(db: Queryable, athleteId: number): Promise<number | null> {
-  const [row] = await db.query<{ ftp: number | null }>("select ftp from training_load_athletes where athlete_id = $1", [athleteId]);
+  const [row] = await db.query<{ ftp: number | null }>("select ftp from training_load_athletes where athlete_id = $1", [
+    athleteId,
+  ]);
   return row?.ftp ?? null;
 }
 

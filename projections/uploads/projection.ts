@@ -5,7 +5,6 @@ import { uploadFailed, uploadReceived, uploadSucceeded } from "../../events/uplo
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import type { Projection } from "../projection.ts";
 
-
 /**
  * Uploads and their status, stored as the spec's status string (UPLOAD_STATUS). The seam for the
  * activity representation: an activity id with an upload row in status "processing" reads
@@ -51,8 +50,18 @@ export const uploadsProjection: Projection = {
         `insert into uploads (id, athlete_id, activity_id, external_id, file_name, data_type, original_sha256,
            content_sha256, status, created_at, updated_at)
          values ($1,$2,$3,$4,$5,$6,$7,$8,$10,$9,$9)`,
-        [d.uploadId, d.athleteId, d.activityId, d.externalId, d.fileName, d.dataType, d.originalSha256,
-          d.contentSha256, event.recordedAt, UPLOAD_STATUS.processing],
+        [
+          d.uploadId,
+          d.athleteId,
+          d.activityId,
+          d.externalId,
+          d.fileName,
+          d.dataType,
+          d.originalSha256,
+          d.contentSha256,
+          event.recordedAt,
+          UPLOAD_STATUS.processing,
+        ],
       );
     } else if (event.type === uploadSucceeded.type) {
       const d = event.data;

@@ -5,7 +5,9 @@ import type { Queryable } from "../../events/db/types.ts";
 
 /** How many uploads are in each status. */
 export async function uploadCountsByStatus(db: Queryable): Promise<{ status: string; n: number }[]> {
-  return await db.query<{ status: string; n: number }>("select status, count(*)::int as n from uploads group by status");
+  return await db.query<{ status: string; n: number }>(
+    "select status, count(*)::int as n from uploads group by status",
+  );
 }
 
 /** An upload's row (typed by the caller), or undefined. */
@@ -16,11 +18,19 @@ export async function uploadRow<Row>(db: Queryable, id: number): Promise<Row | u
 
 /** Uploads in a status (the upload job's pending work), oldest first. */
 export async function uploadsInStatus(db: Queryable, status: string, limit: number): Promise<{ id: number }[]> {
-  return await db.query<{ id: number }>("select id from uploads where status = $1 order by id limit $2", [status, limit]);
+  return await db.query<{ id: number }>("select id from uploads where status = $1 order by id limit $2", [
+    status,
+    limit,
+  ]);
 }
 
 /** The activity of an upload of this athlete with the same content in one of the statuses, or undefined. */
-export async function uploadWithContent(db: Queryable, athleteId: number, contentSha256: string, statuses: [string, string]) {
+export async function uploadWithContent(
+  db: Queryable,
+  athleteId: number,
+  contentSha256: string,
+  statuses: [string, string],
+) {
   const [row] = await db.query<{ activity_id: number }>(
     `select activity_id from uploads where athlete_id = $1 and content_sha256 = $2 and status in ($3, $4)
       order by id limit 1`,
@@ -51,7 +61,11 @@ export async function fingerprintMatch(
  * Uploads of an athlete's activity still being processed, e.g. left behind by an archive import that
  * was killed, so the import run again can finish them at once instead of after their lease.
  */
-export async function processingUploadsOfActivity(db: Queryable, athleteId: number, activityId: number): Promise<number[]> {
+export async function processingUploadsOfActivity(
+  db: Queryable,
+  athleteId: number,
+  activityId: number,
+): Promise<number[]> {
   const rows = await db.query<{ id: number }>(
     "select id from uploads where athlete_id = $1 and activity_id = $2 and status = $3 order by id",
     [athleteId, activityId, UPLOAD_STATUS.processing],
@@ -63,7 +77,10 @@ export async function processingUploadsOfActivity(db: Queryable, athleteId: numb
  * Whether an activity id belongs to an upload that is still processing (the upload reserves the id
  * when it is received); such an activity reads resource_state -1 until ActivityRecorded lands.
  */
-export async function processingUploadOf(db: Queryable, activityId: number): Promise<{ athleteId: number } | undefined> {
+export async function processingUploadOf(
+  db: Queryable,
+  activityId: number,
+): Promise<{ athleteId: number } | undefined> {
   const [exists] = await db.query<{ t: string | null }>("select to_regclass('uploads')::text as t");
   if (!exists?.t) return undefined;
   const [row] = await db.query<{ athlete_id: number }>(

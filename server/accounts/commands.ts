@@ -45,13 +45,20 @@ export async function changePassword(
   if (input.next.length < 8) throw new DomainError("invalid", "Athlete", "password", "too short");
   const passwordHash = await hashPassword(input.next, passwordCostOf(platform.config));
   await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, {
-    type: "changePassword", athleteId, passwordHash, passwordLength: input.next.length,
+    type: "changePassword",
+    athleteId,
+    passwordHash,
+    passwordLength: input.next.length,
   }, appendOptions(actor));
   return await endSessions(platform, athleteId, keep, "password changed");
 }
 
 /** Ends every web session of the athlete but `keep` (none: all), with their page tokens. */
-export function signOutEverywhere(platform: Platform, athleteId: number, keep?: string): Promise<{ sessions: number; tokens: number }> {
+export function signOutEverywhere(
+  platform: Platform,
+  athleteId: number,
+  keep?: string,
+): Promise<{ sessions: number; tokens: number }> {
   return endSessions(platform, athleteId, keep, "signed out everywhere");
 }
 
@@ -72,9 +79,20 @@ export interface Erasure {
  * AthleteErasureCompleted records it. A crash in between leaves the erasure pending: the job
  * resumes it at the next start.
  */
-export async function eraseAccount(platform: Platform, athleteId: number, password: string, actor: Actor): Promise<{ completed: boolean }> {
+export async function eraseAccount(
+  platform: Platform,
+  athleteId: number,
+  password: string,
+  actor: Actor,
+): Promise<{ completed: boolean }> {
   await checkPassword(platform, athleteId, password);
-  await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, { type: "erase", athleteId }, appendOptions(actor));
+  await handleCommand(
+    platform.store,
+    athleteStream(athleteId),
+    athleteDecider,
+    { type: "erase", athleteId },
+    appendOptions(actor),
+  );
   // Sessions and the applications' grants end now, before the job runs: nothing more is done in
   // the athlete's name (the applications are told as at any deauthorization).
   await endSessions(platform, athleteId, undefined, "account deleted");

@@ -20,7 +20,13 @@ import type { LocalStart } from "./input.ts";
 
 type Command<T extends ActivityCommand["type"]> = Extract<ActivityCommand, { type: T }>;
 
-function decide(platform: Platform, activityId: number, command: ActivityCommand, actor: Actor, idempotencyKey?: string) {
+function decide(
+  platform: Platform,
+  activityId: number,
+  command: ActivityCommand,
+  actor: Actor,
+  idempotencyKey?: string,
+) {
   return handleCommand(platform.store, activityStream(activityId), activityDecider, command, {
     ...appendOptions(actor),
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
@@ -98,7 +104,11 @@ export interface ActivityChanges {
 }
 
 /** The gear an update names: null clears it; another athlete's or unknown gear is refused (400). */
-async function gearOf(platform: Platform, athleteId: number, gearId: string | undefined): Promise<string | null | undefined> {
+async function gearOf(
+  platform: Platform,
+  athleteId: number,
+  gearId: string | undefined,
+): Promise<string | null | undefined> {
   if (gearId === undefined) return undefined;
   if (gearId.toLowerCase() === "none") return null;
   const gear = await findGear(platform.db, gearId);
@@ -116,29 +126,45 @@ export async function updateActivity(
   idempotencyKey?: string,
 ): Promise<void> {
   const gearId = await gearOf(platform, athleteId, changes.gearId);
-  await decide(platform, activityId, {
-    type: "update",
+  await decide(
+    platform,
     activityId,
-    athleteId,
-    name: changes.name,
-    activityType: changes.type,
-    sportType: changes.sportType,
-    private: changes.private,
-    hideFromHome: changes.hideFromHome,
-    commute: changes.commute,
-    trainer: changes.trainer,
-    gearId,
-    description: changes.description,
-  }, actor, idempotencyKey);
+    {
+      type: "update",
+      activityId,
+      athleteId,
+      name: changes.name,
+      activityType: changes.type,
+      sportType: changes.sportType,
+      private: changes.private,
+      hideFromHome: changes.hideFromHome,
+      commute: changes.commute,
+      trainer: changes.trainer,
+      gearId,
+      description: changes.description,
+    },
+    actor,
+    idempotencyKey,
+  );
 }
 
 /** Deletes the owner's activity. */
-export async function deleteActivity(platform: Platform, activityId: number, athleteId: number, actor: Actor): Promise<void> {
+export async function deleteActivity(
+  platform: Platform,
+  activityId: number,
+  athleteId: number,
+  actor: Actor,
+): Promise<void> {
   await decide(platform, activityId, { type: "delete", activityId, athleteId }, actor);
 }
 
 /** Kudos from `athleteId` (not on one's own activity, not twice: the decider). */
-export async function giveKudos(platform: Platform, activityId: number, athleteId: number, actor: Actor): Promise<void> {
+export async function giveKudos(
+  platform: Platform,
+  activityId: number,
+  athleteId: number,
+  actor: Actor,
+): Promise<void> {
   await decide(platform, activityId, { type: "kudos", activityId, athleteId }, actor);
 }
 
@@ -197,5 +223,10 @@ export async function reprocess(
   derived: Pick<Command<"reprocess">, "facts" | "efforts">,
   actor: Actor,
 ): Promise<void> {
-  await decide(platform, activityId, { type: "reprocess", activityId, facts: derived.facts, efforts: derived.efforts }, actor);
+  await decide(
+    platform,
+    activityId,
+    { type: "reprocess", activityId, facts: derived.facts, efforts: derived.efforts },
+    actor,
+  );
 }

@@ -16,7 +16,13 @@ export async function findActivityDetail(
   includeAllEfforts: boolean,
   extensions: readonly ActivityExtension[],
 ): Promise<{ row: ActivityRow; preload: ActivityDetailPreload } | undefined> {
-  const found = await activityDetailRows(db, id, viewer, includeAllEfforts, extensions.flatMap((e) => (e.part ? [e.part] : [])));
+  const found = await activityDetailRows(
+    db,
+    id,
+    viewer,
+    includeAllEfforts,
+    extensions.flatMap((e) => (e.part ? [e.part] : [])),
+  );
   if (!found) return undefined;
   const zones: ZoneSet | undefined = found.zones && found.zones.length > 0 ? zoneSetOf(found.zones) : undefined;
   return {

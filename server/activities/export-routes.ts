@@ -45,12 +45,18 @@ interface ExportedActivity {
   startDate: string;
 }
 
-function activityGpx(activity: ExportedActivity, streams: ActivityStreams | null, options: { creator: string; link: string }): string {
+function activityGpx(
+  activity: ExportedActivity,
+  streams: ActivityStreams | null,
+  options: { creator: string; link: string },
+): string {
   const start = Date.parse(activity.startDate.endsWith("Z") ? activity.startDate : `${activity.startDate}Z`);
   const iso = (seconds: number) => new Date(start + Math.round(seconds * 1000)).toISOString().replace(/\.000Z$/, "Z");
   const lines = [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<gpx version="1.1" creator="${escapeXml(options.creator)}" xmlns="http://www.topografix.com/GPX/1/1" xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">`,
+    `<gpx version="1.1" creator="${
+      escapeXml(options.creator)
+    }" xmlns="http://www.topografix.com/GPX/1/1" xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">`,
     ` <metadata>`,
     `  <name>${escapeXml(activity.name)}</name>`,
     ...(activity.description ? [`  <desc>${escapeXml(activity.description)}</desc>`] : []),
@@ -77,7 +83,9 @@ function activityGpx(activity: ExportedActivity, streams: ActivityStreams | null
     ].join("");
     const power = typeof watts === "number" ? `<power>${Math.round(watts)}</power>` : "";
     const extensions = tpx || power
-      ? `<extensions>${power}${tpx ? `<gpxtpx:TrackPointExtension>${tpx}</gpxtpx:TrackPointExtension>` : ""}</extensions>`
+      ? `<extensions>${power}${
+        tpx ? `<gpxtpx:TrackPointExtension>${tpx}</gpxtpx:TrackPointExtension>` : ""
+      }</extensions>`
       : "";
     lines.push(`   <trkpt lat="${coordinate(p[0])}" lon="${coordinate(p[1])}">${ele}${time}${extensions}</trkpt>`);
   }
@@ -86,17 +94,18 @@ function activityGpx(activity: ExportedActivity, streams: ActivityStreams | null
 }
 
 const idParams = z.object({ id: zNumId });
-const fileName = (name: string, ext: string) => `${name.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60) || "activity"}.${ext}`;
+const fileName = (name: string, ext: string) =>
+  `${name.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60) || "activity"}.${ext}`;
 const zGpx = z.string().meta({ format: "binary", contentMediaType: "application/gpx+xml" });
 const zOriginal = z.string().meta({ format: "binary", contentMediaType: "application/octet-stream" });
-
 
 export const activityExportRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/activities/:id/export_gpx",
     summary: "An activity as a GPX 1.1 file (application/gpx+xml), as the caller may read it.",
-    description: "Whoever may see the activity (else 404). The track holds the points its streams give this caller: points inside the owner's privacy zones are left out unless the owner reads with view_private. Times, elevation, heart rate, cadence and power per point when recorded.",
+    description:
+      "Whoever may see the activity (else 404). The track holds the points its streams give this caller: points inside the owner's privacy zones are left out unless the owner reads with view_private. Times, elevation, heart rate, cadence and power per point when recorded.",
     tag: "Activities",
     auth: "token",
     resource: "Activity",
@@ -113,15 +122,20 @@ export const activityExportRoutes = [
       );
       return new Response(body, {
         status: 200,
-        headers: { "content-type": "application/gpx+xml; charset=utf-8", "content-disposition": `attachment; filename="${fileName(row.name, "gpx")}"` },
+        headers: {
+          "content-type": "application/gpx+xml; charset=utf-8",
+          "content-disposition": `attachment; filename="${fileName(row.name, "gpx")}"`,
+        },
       });
     },
   }),
   defineRoute({
     method: "GET",
     path: "/v3/activities/:id/export_original",
-    summary: "The device file an activity was uploaded from, as uploaded (owner only; application/octet-stream, named .fit, .tcx or .gpx, maybe .gz).",
-    description: "The owner only (403 for another athlete who may see the activity, 404 when not visible). 404 for a manual activity or when the original is no longer stored.",
+    summary:
+      "The device file an activity was uploaded from, as uploaded (owner only; application/octet-stream, named .fit, .tcx or .gpx, maybe .gz).",
+    description:
+      "The owner only (403 for another athlete who may see the activity, 404 when not visible). 404 for a manual activity or when the original is no longer stored.",
     tag: "Activities",
     auth: "token",
     resource: "Activity",

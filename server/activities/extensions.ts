@@ -45,7 +45,10 @@ export type { ActivityDetailPart };
  * page of activities at once, the fields to merge into each summary (pr_count, achievement_count).
  * Extensions are listed in server/wiring.ts; the platform carries that list into every ActivityContext.
  */
-export type ActivityDetailContributor = (row: ActivityRow, context: ActivityContext) => Promise<Record<string, unknown>>;
+export type ActivityDetailContributor = (
+  row: ActivityRow,
+  context: ActivityContext,
+) => Promise<Record<string, unknown>>;
 export type ActivitySummaryContributor = (
   rows: readonly ActivityRow[],
   context: ActivityContext,

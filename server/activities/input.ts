@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { yearInRange } from "../../shared/date-range.ts";
-import { ACTIVITY_TYPES, activityTypeOf, type ActivityType } from "../../shared/activity-types.ts";
+import { ACTIVITY_TYPES, type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 
 /** Documented maximum lengths (the spec leaves them open). */
 export const MAX_NAME = 255;

@@ -1,7 +1,14 @@
 import { kudoedByAthlete, photosOf } from "../../projections/activities/queries.ts";
 import { findGear } from "../../projections/queries/gear-with-distance.ts";
 import { fullPolyline } from "../blobs.ts";
-import { type Release, releaseOf, type Viewer, viewerAudience, type ZoneSet, zonesOfOwnersFor } from "../privacy/engine.ts";
+import {
+  type Release,
+  releaseOf,
+  type Viewer,
+  viewerAudience,
+  type ZoneSet,
+  zonesOfOwnersFor,
+} from "../privacy/engine.ts";
 import type { ActivityContext } from "./extensions.ts";
 import { type ActivityRow, detailedActivityOf, hasPlace, type SummaryActivity, summaryActivity } from "./represent.ts";
 

@@ -173,48 +173,54 @@ export function laps(row: ActivityRow) {
 }
 
 function splits(row: ActivityRow, items: ActivityFacts["splitsMetric"]) {
-  return runsOnly(row, items.map((s) => ({
-    distance: s.distance,
-    elapsed_time: s.elapsedTime,
-    elevation_difference: s.elevationDifference,
-    moving_time: s.movingTime,
-    split: s.split,
-    average_speed: s.averageSpeed,
-    ...(s.averageHeartrate === null ? {} : { average_heartrate: s.averageHeartrate }),
-    pace_zone: s.paceZone,
-  })));
+  return runsOnly(
+    row,
+    items.map((s) => ({
+      distance: s.distance,
+      elapsed_time: s.elapsedTime,
+      elevation_difference: s.elevationDifference,
+      moving_time: s.movingTime,
+      split: s.split,
+      average_speed: s.averageSpeed,
+      ...(s.averageHeartrate === null ? {} : { average_heartrate: s.averageHeartrate }),
+      pace_zone: s.paceZone,
+    })),
+  );
 }
 
 /** Best efforts (spec, Best effort): segment, kom_rank, pr_rank null; activity and athlete hold only id. */
 function bestEfforts(row: ActivityRow) {
   const offset = localOffsetMs(row);
-  return runsOnly(row, row.facts.bestEfforts.map((e, i) => ({
-    id: row.id * 100 + i + 1,
-    resource_state: 2,
-    name: e.name,
-    segment: null,
-    activity: { id: row.id },
-    athlete: { id: row.athlete_id },
-    activity_id: row.id,
-    // Best efforts are on no leaderboard (SummarySegmentEffort.is_kom: the current best on it).
-    is_kom: false,
-    kom_rank: null,
-    pr_rank: null,
-    elapsed_time: e.elapsedTime,
-    moving_time: e.movingTime,
-    start_date: e.startDate,
-    start_date_local: isoSeconds(Date.parse(e.startDate) + offset),
-    distance: e.distance,
-    start_index: e.startIndex,
-    end_index: e.endIndex,
-    hidden: false,
-    achievements: e.prRank === null ? [] : [{ type_id: 3, type: "pr", rank: e.prRank }],
-    average_cadence: e.averageCadence ?? null,
-    average_watts: e.averageWatts ?? null,
-    device_watts: e.deviceWatts ?? false,
-    average_heartrate: e.averageHeartrate ?? null,
-    max_heartrate: e.maxHeartrate ?? null,
-  })));
+  return runsOnly(
+    row,
+    row.facts.bestEfforts.map((e, i) => ({
+      id: row.id * 100 + i + 1,
+      resource_state: 2,
+      name: e.name,
+      segment: null,
+      activity: { id: row.id },
+      athlete: { id: row.athlete_id },
+      activity_id: row.id,
+      // Best efforts are on no leaderboard (SummarySegmentEffort.is_kom: the current best on it).
+      is_kom: false,
+      kom_rank: null,
+      pr_rank: null,
+      elapsed_time: e.elapsedTime,
+      moving_time: e.movingTime,
+      start_date: e.startDate,
+      start_date_local: isoSeconds(Date.parse(e.startDate) + offset),
+      distance: e.distance,
+      start_index: e.startIndex,
+      end_index: e.endIndex,
+      hidden: false,
+      achievements: e.prRank === null ? [] : [{ type_id: 3, type: "pr", rank: e.prRank }],
+      average_cadence: e.averageCadence ?? null,
+      average_watts: e.averageWatts ?? null,
+      device_watts: e.deviceWatts ?? false,
+      average_heartrate: e.averageHeartrate ?? null,
+      max_heartrate: e.maxHeartrate ?? null,
+    })),
+  );
 }
 
 /** What a detailed activity shows beyond its summary, read with it (server/activities/read.ts). */

@@ -54,7 +54,8 @@ export const activityRoutes = [
     path: "/v3/activities",
     response: zDetailedActivity,
     summary: "Create a manual activity.",
-    description: `Form fields: name (≤ 255), sport_type (Strava's SportType list) and/or type (case-insensitive; one of them required, both must agree; sport_type gives type), start_date_local (ISO 8601; an offset gives start_date and timezone, otherwise local = UTC), elapsed_time (seconds ≥ 0), description (≤ ${MAX_DESCRIPTION}), distance (m), private, trainer, commute (1/0). 201 with the detailed activity.`,
+    description:
+      `Form fields: name (≤ 255), sport_type (Strava's SportType list) and/or type (case-insensitive; one of them required, both must agree; sport_type gives type), start_date_local (ISO 8601; an offset gives start_date and timezone, otherwise local = UTC), elapsed_time (seconds ≥ 0), description (≤ ${MAX_DESCRIPTION}), distance (m), private, trainer, commute (1/0). 201 with the detailed activity.`,
     tag: "Activities",
     auth: "token",
     permission: "write",
@@ -92,7 +93,13 @@ export const activityRoutes = [
     query: z.object({ include_all_efforts: zBool.optional() }),
     async handler({ platform, auth, params, query }) {
       const includeAll = query.include_all_efforts ?? false;
-      const found = await findActivityDetail(platform.db, params.id, viewerOf(auth), includeAll, platform.activityExtensions);
+      const found = await findActivityDetail(
+        platform.db,
+        params.id,
+        viewerOf(auth),
+        includeAll,
+        platform.activityExtensions,
+      );
       if (!found) {
         const processing = await processingUploadOf(platform.db, params.id);
         if (processing && processing.athleteId === auth.athleteId) return processingActivity(params.id);
@@ -108,7 +115,8 @@ export const activityRoutes = [
     method: "PUT",
     path: "/v3/activities/:id",
     response: zDetailedActivity,
-    summary: "Update an activity (name, sport_type, type, private, commute, trainer, gear_id — 'none' clears it — description).",
+    summary:
+      "Update an activity (name, sport_type, type, private, commute, trainer, gear_id — 'none' clears it — description).",
     description: "Fields left out stay as they are.",
     tag: "Activities",
     auth: "token",
@@ -164,12 +172,17 @@ export const activityRoutes = [
     async handler({ platform, auth, query }) {
       const { perPage, offset } = paging(query);
       const viewer = viewerOf(auth);
-      const rows = await athleteActivitiesPage(platform.db, auth.athleteId, (alias, first) => visibleActivities(viewer, alias, first), {
-        before: query.before,
-        after: query.after,
-        limit: perPage,
-        offset,
-      });
+      const rows = await athleteActivitiesPage(
+        platform.db,
+        auth.athleteId,
+        (alias, first) => visibleActivities(viewer, alias, first),
+        {
+          before: query.before,
+          after: query.after,
+          limit: perPage,
+          offset,
+        },
+      );
       return await summaryActivities(rows, activityContext(platform, auth));
     },
   }),

@@ -14,7 +14,6 @@ import { findAthletes } from "../../projections/athletes/queries.ts";
 import { zComment, zCommentList, zEmpty, zSummaryAthleteList } from "./schema.ts";
 import { type CommentRow, commentsOf, findComment, kudoersOf } from "../../projections/activities/queries.ts";
 
-
 async function commentsWithAthletes(db: Queryable, viewerId: number, rows: CommentRow[]) {
   const ids = rows.map((r) => Number(r.athlete_id));
   const athletes = await findAthletes(db, ids);
@@ -26,7 +25,9 @@ async function commentsWithAthletes(db: Queryable, viewerId: number, rows: Comme
       activity_id: Number(r.activity_id),
       resource_state: 2,
       text: r.text,
-      athlete: athlete ? athleteFor(athlete, { athleteId: viewerId }, { form: "summary", relationship: rel.get(Number(r.athlete_id)) }) : { id: Number(r.athlete_id), resource_state: 1 },
+      athlete: athlete
+        ? athleteFor(athlete, { athleteId: viewerId }, { form: "summary", relationship: rel.get(Number(r.athlete_id)) })
+        : { id: Number(r.athlete_id), resource_state: 1 },
       created_at: r.created_at,
     };
   });
@@ -120,7 +121,8 @@ export const activitySocialRoutes = [
     method: "POST",
     path: "/v3/activities/:id/kudos",
     response: zEmpty,
-    summary: "Give kudos as the token's athlete (applications with kudos enabled; not on one's own activity, not twice). 201 {}.",
+    summary:
+      "Give kudos as the token's athlete (applications with kudos enabled; not on one's own activity, not twice). 201 {}.",
     tag: "Activities",
     auth: "token",
     permission: "write",

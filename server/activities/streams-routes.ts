@@ -32,7 +32,8 @@ async function streams(platform: Platform, auth: Auth, id: number, keys: string,
   });
 }
 
-const STREAMS_NOTE = "keys: comma list of time, latlng, distance, altitude, velocity_smooth, heartrate, cadence, watts, temp, moving, grade_smooth (distance is always returned; unknown keys ignored); key_by_type=true answers an object keyed by type; resolution low|medium|high (≈100/1000/10000 points; full data without it); series_type distance|time (down-sampling axis, default distance). Points inside the owner's privacy zones are removed unless the owner reads with view_private.";
+const STREAMS_NOTE =
+  "keys: comma list of time, latlng, distance, altitude, velocity_smooth, heartrate, cadence, watts, temp, moving, grade_smooth (distance is always returned; unknown keys ignored); key_by_type=true answers an object keyed by type; resolution low|medium|high (≈100/1000/10000 points; full data without it); series_type distance|time (down-sampling axis, default distance). Points inside the owner's privacy zones are removed unless the owner reads with view_private.";
 
 export const activityDataRoutes = [
   defineRoute({

@@ -51,12 +51,14 @@ export function shapeStreams(
 ) {
   const originalSize = options.axis.length;
   const indices = options.resolution ? sampleIndices(options.axis, RESOLUTION_POINTS[options.resolution]) : null;
-  const entries = series.map(([key, data]) => [key, {
-    data: indices ? indices.map((i) => data[i]) : data,
-    series_type: options.seriesType,
-    original_size: originalSize,
-    resolution: options.resolution ?? "high",
-  }] as const);
+  const entries = series.map(([key, data]) =>
+    [key, {
+      data: indices ? indices.map((i) => data[i]) : data,
+      series_type: options.seriesType,
+      original_size: originalSize,
+      resolution: options.resolution ?? "high",
+    }] as const
+  );
   if (options.keyByType) return Object.fromEntries(entries);
   return entries.map(([type, s]) => ({ type, ...s }));
 }
@@ -77,7 +79,9 @@ export function streamsResponse(streams: ActivityStreams | null, request: Stream
   if (!streams) return request.keyByType ? {} : [];
   const wanted: StreamKey[] = [];
   for (const key of request.keys) {
-    if ((STREAM_KEYS as readonly string[]).includes(key) && !wanted.includes(key as StreamKey)) wanted.push(key as StreamKey);
+    if ((STREAM_KEYS as readonly string[]).includes(key) && !wanted.includes(key as StreamKey)) {
+      wanted.push(key as StreamKey);
+    }
   }
   if (!wanted.includes("distance")) wanted.push("distance");
   const axis = request.seriesType === "time" ? streams.time : streams.distance;
@@ -85,5 +89,10 @@ export function streamsResponse(streams: ActivityStreams | null, request: Stream
     const data = streams[key] as unknown[] | undefined;
     return data ? [[key, data] as [string, unknown[]]] : [];
   });
-  return shapeStreams(series, { axis, keyByType: request.keyByType, resolution: request.resolution, seriesType: request.seriesType });
+  return shapeStreams(series, {
+    axis,
+    keyByType: request.keyByType,
+    resolution: request.resolution,
+    seriesType: request.seriesType,
+  });
 }

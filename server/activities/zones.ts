@@ -37,7 +37,9 @@ export function activityZones(
     const max = maxHeartrate(athlete.birthdate, activity.startDate);
     const bounds = HEARTRATE_ZONE_FRACTIONS.map((f) => Math.round(f * max));
     const distribution = buckets(bounds, streams.heartrate, streams);
-    const points = Math.round(distribution.reduce((sum, b, i) => sum + (b.time / 60) * HEARTRATE_POINTS_PER_MINUTE[i], 0));
+    const points = Math.round(
+      distribution.reduce((sum, b, i) => sum + (b.time / 60) * HEARTRATE_POINTS_PER_MINUTE[i], 0),
+    );
     zones.push({
       score: points,
       distribution_buckets: distribution,

@@ -31,7 +31,9 @@ function typeName(s: JsonSchema): string {
     return s.items ? `array of ${typeName(s.items)}` : "array";
   }
   if (s.type === "object") {
-    if (!s.properties && typeof s.additionalProperties === "object") return `map of ${typeName(s.additionalProperties)}`;
+    if (!s.properties && typeof s.additionalProperties === "object") {
+      return `map of ${typeName(s.additionalProperties)}`;
+    }
     return "object";
   }
   if (s.type === "string" && s.format) return `string (${s.format})`;
@@ -82,7 +84,9 @@ function section(definition: EventDefinition<unknown>): string {
     definition.description,
     "",
     `Schema version: **${definition.version}**` +
-    (upgrades.length ? ` (older versions upcast when read: ${upgrades.map((v) => `v${v} → v${v + 1}`).join(", ")})` : ""),
+    (upgrades.length
+      ? ` (older versions upcast when read: ${upgrades.map((v) => `v${v} → v${v + 1}`).join(", ")})`
+      : ""),
     "",
     "| Field | Type | Required | Description |",
     "|---|---|---|---|",

@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
-import { checkTypes, type ExportFormat, exportEvents, UnknownTypeError } from "./export.ts";
+import { checkTypes, exportEvents, type ExportFormat, UnknownTypeError } from "./export.ts";
 import { ImportError, importEvents } from "./import.ts";
 import { BoundError, parseBound, positionAt } from "./log-bounds.ts";
 import { timeTravel, TimeTravelTargetError } from "./time-travel.ts";
@@ -90,10 +90,19 @@ const replay: CliCommand = {
     }
   },
   format: (r) => {
-    const x = r as { events: number; seconds: number; events_per_second: number; until_position?: number; until_recorded_at?: string | null; into?: string };
+    const x = r as {
+      events: number;
+      seconds: number;
+      events_per_second: number;
+      until_position?: number;
+      until_recorded_at?: string | null;
+      into?: string;
+    };
     const timing = `${x.events} events in ${x.seconds} s (${x.events_per_second} events/s)`;
     if (x.into === undefined) return `replayed ${timing}`;
-    return `built the read models as of position ${x.until_position}${x.until_recorded_at ? ` (recorded ${x.until_recorded_at})` : ""} into ${x.into}: ${timing}\nquery them with SQL in schema rm (search_path rm, public)`;
+    return `built the read models as of position ${x.until_position}${
+      x.until_recorded_at ? ` (recorded ${x.until_recorded_at})` : ""
+    } into ${x.into}: ${timing}\nquery them with SQL in schema rm (search_path rm, public)`;
   },
 };
 
@@ -120,14 +129,24 @@ const verify: CliCommand = {
       ok: boolean;
       events: number;
       tables: number;
-      differences: { table: string; onlyLive: string[]; onlyRebuilt: string[]; liveCount: number; rebuiltCount: number }[];
+      differences: {
+        table: string;
+        onlyLive: string[];
+        onlyRebuilt: string[];
+        liveCount: number;
+        rebuiltCount: number;
+      }[];
       blobs: { named: number; bytes: number; problems: BlobProblem[] };
     };
-    const blobLine = `verify: ${x.blobs.named} blobs named by the events (${x.blobs.bytes} bytes) are stored and match their sha-256`;
-    if (x.ok) return `verify: ${x.tables} read-model tables rebuilt from ${x.events} events are equal to the live ones\n${blobLine}`;
+    const blobLine =
+      `verify: ${x.blobs.named} blobs named by the events (${x.blobs.bytes} bytes) are stored and match their sha-256`;
+    if (x.ok) {
+      return `verify: ${x.tables} read-model tables rebuilt from ${x.events} events are equal to the live ones\n${blobLine}`;
+    }
     const lines = [];
-    if (x.differences.length === 0) lines.push(`verify: ${x.tables} read-model tables rebuilt from ${x.events} events are equal to the live ones`);
-    else lines.push(`verify: ${x.differences.length} of ${x.tables} tables differ`);
+    if (x.differences.length === 0) {
+      lines.push(`verify: ${x.tables} read-model tables rebuilt from ${x.events} events are equal to the live ones`);
+    } else lines.push(`verify: ${x.differences.length} of ${x.tables} tables differ`);
     for (const d of x.differences) {
       lines.push(`  ${d.table}: live ${d.liveCount} rows, rebuilt ${d.rebuiltCount} rows`);
       for (const row of d.onlyLive) lines.push(`    only live:    ${row}`);
@@ -135,7 +154,9 @@ const verify: CliCommand = {
     }
     if (x.blobs.problems.length === 0) lines.push(blobLine);
     else {
-      lines.push(`verify: ${x.blobs.problems.length} of ${x.blobs.named} blobs named by the events are missing or corrupt`);
+      lines.push(
+        `verify: ${x.blobs.problems.length} of ${x.blobs.named} blobs named by the events are missing or corrupt`,
+      );
       lines.push(...blobProblemLines(x.blobs.problems));
     }
     return lines.join("\n");
@@ -193,15 +214,18 @@ const exportCommand: CliCommand = {
             let entry = named.get(sha);
             if (!entry) named.set(sha, entry = { count: 0, events: [] });
             entry.count++;
-            if (entry.events.length < 5) entry.events.push({ position: row.position, type: row.type, stream_id: row.stream_id });
+            if (entry.events.length < 5) {
+              entry.events.push({ position: row.position, type: row.type, stream_id: row.stream_id });
+            }
           }
         }
       };
       const { events, lastPosition } = await exportEvents(platform.store, options, write, (n) => progress(n), collect);
       if (io.interactive) io.progress("\n");
-      const blobs = out === undefined || named.size === 0
-        ? { blobs: 0, bytes: 0, dir: null as string | null }
-        : { ...(await writeBlobsTo(platform.db, blobDirBeside(resolve(out)), named)), dir: blobDirBeside(resolve(out)) };
+      const blobs = out === undefined || named.size === 0 ? { blobs: 0, bytes: 0, dir: null as string | null } : {
+        ...(await writeBlobsTo(platform.db, blobDirBeside(resolve(out)), named)),
+        dir: blobDirBeside(resolve(out)),
+      };
       const seconds = (performance.now() - started) / 1000;
       const summary = {
         events,
@@ -232,9 +256,21 @@ const exportCommand: CliCommand = {
   },
   format: (r) => {
     if (r === undefined) return "";
-    const x = r as { events: number; out: string; seconds: number; events_per_second: number; format: string; blobs: number; blob_bytes: number; blobs_dir: string | null };
-    const line = `exported ${x.events} events (${x.format}) to ${x.out} in ${x.seconds} s (${x.events_per_second} events/s)`;
-    return x.blobs_dir ? `${line}\nand the ${x.blobs} blobs they name (${x.blob_bytes} bytes) to ${x.blobs_dir}/ (keep it beside the file: import reads it)` : line;
+    const x = r as {
+      events: number;
+      out: string;
+      seconds: number;
+      events_per_second: number;
+      format: string;
+      blobs: number;
+      blob_bytes: number;
+      blobs_dir: string | null;
+    };
+    const line =
+      `exported ${x.events} events (${x.format}) to ${x.out} in ${x.seconds} s (${x.events_per_second} events/s)`;
+    return x.blobs_dir
+      ? `${line}\nand the ${x.blobs} blobs they name (${x.blob_bytes} bytes) to ${x.blobs_dir}/ (keep it beside the file: import reads it)`
+      : line;
   },
 };
 
@@ -280,7 +316,15 @@ const importCommand: CliCommand = {
     }
   },
   format: (r) => {
-    const x = r as { events: number; streams: number; last_position: number; seconds: number; blobs: number; blobs_brought: number; blob_bytes: number };
+    const x = r as {
+      events: number;
+      streams: number;
+      last_position: number;
+      seconds: number;
+      blobs: number;
+      blobs_brought: number;
+      blob_bytes: number;
+    };
     return `imported ${x.events} events in ${x.streams} streams (last position ${x.last_position}) with the ${x.blobs} blobs they name (${x.blobs_brought} brought, ${x.blob_bytes} bytes) and replayed the read models in ${x.seconds} s`;
   },
 };
@@ -301,7 +345,15 @@ const reprocess: CliCommand = {
     const outcomes = [];
     for (const [n, activityId] of ids.entries()) {
       outcomes.push(await reprocessActivity(platform, activityId));
-      if (ids.length > 1) io.progress(io.interactive ? `\rreprocess: ${n + 1}/${ids.length}` : n + 1 === ids.length ? `reprocess: ${ids.length} activities\n` : "");
+      if (ids.length > 1) {
+        io.progress(
+          io.interactive
+            ? `\rreprocess: ${n + 1}/${ids.length}`
+            : n + 1 === ids.length
+            ? `reprocess: ${ids.length} activities\n`
+            : "",
+        );
+      }
     }
     if (io.interactive && ids.length > 1) io.progress("\n");
     if (id !== undefined && outcomes[0].outcome === "skipped") throw new Error(`activity ${id}: ${outcomes[0].reason}`);
@@ -314,8 +366,16 @@ const reprocess: CliCommand = {
     };
   },
   format: (r) => {
-    const x = r as { activities: number; reprocessed: number; unchanged: number; skipped: number; outcomes: ReprocessOutcome[] };
-    const lines = [`reprocess: ${x.reprocessed} re-derived, ${x.unchanged} unchanged, ${x.skipped} skipped (of ${x.activities})`];
+    const x = r as {
+      activities: number;
+      reprocessed: number;
+      unchanged: number;
+      skipped: number;
+      outcomes: ReprocessOutcome[];
+    };
+    const lines = [
+      `reprocess: ${x.reprocessed} re-derived, ${x.unchanged} unchanged, ${x.skipped} skipped (of ${x.activities})`,
+    ];
     for (const o of x.outcomes) {
       if (o.outcome === "reprocessed") lines.push(`  activity ${o.activityId}: ${o.changed.join(", ")}`);
       if (o.outcome === "skipped") lines.push(`  activity ${o.activityId}: skipped, ${o.reason}`);

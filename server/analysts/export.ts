@@ -58,7 +58,13 @@ export async function checkTypes(store: EventStore, types: string[]): Promise<vo
 
 /** One exported event as an ndjson line (with its newline). */
 export function ndjsonLine(row: ExportRow): string {
-  return `{"position":${row.position},"stream_id":${JSON.stringify(row.stream_id)},"stream_version":${row.stream_version},"type":${JSON.stringify(row.type)},"schema_version":${row.schema_version},"recorded_at":${JSON.stringify(row.recorded_at)},"data":${row.data},"metadata":${row.metadata}}\n`;
+  return `{"position":${row.position},"stream_id":${
+    JSON.stringify(row.stream_id)
+  },"stream_version":${row.stream_version},"type":${
+    JSON.stringify(row.type)
+  },"schema_version":${row.schema_version},"recorded_at":${
+    JSON.stringify(row.recorded_at)
+  },"data":${row.data},"metadata":${row.metadata}}\n`;
 }
 
 function csvText(rows: ExportRow[], header: boolean): string {
@@ -98,9 +104,7 @@ export async function exportEvents(
     const rows: ExportRow[] = await exportPage(db, position, pageSize, end.position, filter);
     if (rows.length === 0) break;
     onRows?.(rows);
-    const text = options.format === "csv"
-      ? csvText(rows, events === 0)
-      : rows.map(ndjsonLine).join("");
+    const text = options.format === "csv" ? csvText(rows, events === 0) : rows.map(ndjsonLine).join("");
     await write(text);
     events += rows.length;
     position = rows[rows.length - 1].position;

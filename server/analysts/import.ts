@@ -53,9 +53,14 @@ function toEvent(catalogue: EventCatalogue, record: Record<string, unknown>): Im
   if (streamVersion === undefined) throw new Error("stream_version must be a positive integer");
   const schemaVersion = positiveInt(record.schema_version);
   if (schemaVersion === undefined) throw new Error("schema_version must be a positive integer");
-  if (typeof record.stream_id !== "string" || record.stream_id === "") throw new Error("stream_id must be a non-empty string");
+  if (typeof record.stream_id !== "string" || record.stream_id === "") {
+    throw new Error("stream_id must be a non-empty string");
+  }
   if (typeof record.type !== "string") throw new Error("type must be a string");
-  if (typeof record.recorded_at !== "string" || !ISO_TIME.test(record.recorded_at) || Number.isNaN(Date.parse(record.recorded_at))) {
+  if (
+    typeof record.recorded_at !== "string" || !ISO_TIME.test(record.recorded_at) ||
+    Number.isNaN(Date.parse(record.recorded_at))
+  ) {
     throw new Error("recorded_at must be an ISO 8601 time");
   }
   if (!isObject(record.data)) throw new Error("data must be a JSON object");
@@ -63,7 +68,9 @@ function toEvent(catalogue: EventCatalogue, record: Record<string, unknown>): Im
   const definition = catalogue.definition(record.type);
   if (!definition) throw new Error(`unknown event type ${record.type}`);
   if (schemaVersion > definition.version) {
-    throw new Error(`${record.type} schema version ${schemaVersion} is newer than this server's (${definition.version})`);
+    throw new Error(
+      `${record.type} schema version ${schemaVersion} is newer than this server's (${definition.version})`,
+    );
   }
   let current: unknown;
   try {
@@ -74,7 +81,9 @@ function toEvent(catalogue: EventCatalogue, record: Record<string, unknown>): Im
   const parsed = definition.schema.safeParse(current);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`${record.type} data does not match its schema: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    throw new Error(
+      `${record.type} data does not match its schema: ${issue.path.join(".") || "(root)"}: ${issue.message}`,
+    );
   }
   return {
     position,
@@ -106,7 +115,9 @@ async function* records(file: string, format: "csv" | "ndjson"): AsyncGenerator<
     }
     return;
   }
-  const parser = createReadStream(file).pipe(parseCsv({ columns: true, relax_column_count: false, skip_empty_lines: true }));
+  const parser = createReadStream(file).pipe(
+    parseCsv({ columns: true, relax_column_count: false, skip_empty_lines: true }),
+  );
   let row = 1;
   try {
     for await (const csvRecord of parser) {
@@ -116,7 +127,9 @@ async function* records(file: string, format: "csv" | "ndjson"): AsyncGenerator<
         try {
           record[field] = parseJsonExact(String(record[field]));
         } catch {
-          throw new ImportError(`${file}: record ${row - 1}: ${field} is not valid JSON (corrupt or truncated file); nothing was imported`);
+          throw new ImportError(
+            `${file}: record ${row - 1}: ${field} is not valid JSON (corrupt or truncated file); nothing was imported`,
+          );
         }
       }
       yield { line: row, record };
@@ -158,7 +171,9 @@ export async function importEvents(
   const fileDir = blobDirOf(platform.db);
   return await platform.db.transaction(async (tx) => {
     if (await logHoldsEvents(tx)) {
-      throw new ImportError("the event store is not empty: import only fills a new, empty store (nothing was imported)");
+      throw new ImportError(
+        "the event store is not empty: import only fills a new, empty store (nothing was imported)",
+      );
     }
     const versions = new Map<string, number>();
     const maxIds = new Map<IdKind, number>();
@@ -182,7 +197,9 @@ export async function importEvents(
         throw new ImportError(`${file}:${line}: ${(error as Error).message}; nothing was imported`);
       }
       if (event.position <= lastPosition) {
-        throw new ImportError(`${file}:${line}: position ${event.position} does not follow ${lastPosition}; nothing was imported`);
+        throw new ImportError(
+          `${file}:${line}: position ${event.position} does not follow ${lastPosition}; nothing was imported`,
+        );
       }
       const previous = versions.get(event.stream_id) ?? 0;
       if (event.stream_version <= previous) {
@@ -202,7 +219,9 @@ export async function importEvents(
         let entry = named.get(sha);
         if (!entry) named.set(sha, entry = { count: 0, events: [] });
         entry.count++;
-        if (entry.events.length < 5) entry.events.push({ position: event.position, type: event.type, stream_id: event.stream_id });
+        if (entry.events.length < 5) {
+          entry.events.push({ position: event.position, type: event.type, stream_id: event.stream_id });
+        }
       }
       batch.push(event);
       if (batch.length >= batchSize) await flush();

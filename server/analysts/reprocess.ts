@@ -1,7 +1,10 @@
 import type { z } from "zod";
 import { activityRecorded, activityStream } from "../../events/activity/events.ts";
 import { catalogued, findEvent } from "../../events/index.ts";
-import { activityTypeAndPrivacy, uploadedActivityIds as uploadedActivities } from "../../projections/activities/queries.ts";
+import {
+  activityTypeAndPrivacy,
+  uploadedActivityIds as uploadedActivities,
+} from "../../projections/activities/queries.ts";
 import { activityReprocessed, reprocessedFacts } from "../../events/activity/reprocessed.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
@@ -26,11 +29,37 @@ export type ReprocessOutcome =
   | { activityId: number; outcome: "skipped"; reason: string };
 
 const FACT_KEYS: (keyof Facts)[] = [
-  "distance", "movingTime", "elapsedTime", "totalElevationGain", "elevHigh", "elevLow", "startLatlng",
-  "endLatlng", "averageSpeed", "maxSpeed", "averageCadence", "averageTemp", "averageWatts", "maxWatts",
-  "weightedAverageWatts", "kilojoules", "deviceWatts", "hasHeartrate", "averageHeartrate", "maxHeartrate",
-  "calories", "sufferScore", "deviceName", "polyline", "polylineSha256", "summaryPolyline", "streamsSha256", "laps",
-  "splitsMetric", "splitsStandard", "bestEfforts",
+  "distance",
+  "movingTime",
+  "elapsedTime",
+  "totalElevationGain",
+  "elevHigh",
+  "elevLow",
+  "startLatlng",
+  "endLatlng",
+  "averageSpeed",
+  "maxSpeed",
+  "averageCadence",
+  "averageTemp",
+  "averageWatts",
+  "maxWatts",
+  "weightedAverageWatts",
+  "kilojoules",
+  "deviceWatts",
+  "hasHeartrate",
+  "averageHeartrate",
+  "maxHeartrate",
+  "calories",
+  "sufferScore",
+  "deviceName",
+  "polyline",
+  "polylineSha256",
+  "summaryPolyline",
+  "streamsSha256",
+  "laps",
+  "splitsMetric",
+  "splitsStandard",
+  "bestEfforts",
 ];
 
 /** JSON with object keys sorted (jsonb keeps keys in an order of its own). */
@@ -83,7 +112,16 @@ function keepUploadTimeAwards(fresh: Matched, before: Matched | null, activityId
     const k = (again.get(e.segmentId) ?? 0) + 1;
     again.set(e.segmentId, k);
     const old = earlier.get(`${e.segmentId}:${k}`);
-    if (old) return { ...e, effortId: old.effortId, komRank: old.komRank, prRank: old.prRank, achievements: old.achievements, hidden: old.hidden };
+    if (old) {
+      return {
+        ...e,
+        effortId: old.effortId,
+        komRank: old.komRank,
+        prRank: old.prRank,
+        achievements: old.achievements,
+        hidden: old.hidden,
+      };
+    }
     let effortId = effortIdFor(activityId, next++);
     while (used.has(effortId)) effortId = effortIdFor(activityId, next++);
     used.add(effortId);
@@ -114,7 +152,12 @@ export async function reprocessActivity(platform: Platform, activityId: number):
   if (!original) return { activityId, outcome: "skipped", reason: "the original file is no longer stored" };
   const now = await activityTypeAndPrivacy(platform.db, activityId);
   if (!now) return { activityId, outcome: "skipped", reason: "the activity was deleted" };
-  const { derived } = await deriveFile(original, received, await deriveContextOf(platform.db, received), platform.config.maxUploadBytes);
+  const { derived } = await deriveFile(
+    original,
+    received,
+    await deriveContextOf(platform.db, received),
+    platform.config.maxUploadBytes,
+  );
   const streamsSha256 = await putBlob(platform.db, new TextEncoder().encode(JSON.stringify(derived.streams)));
   const ranks = new Map(current.facts.bestEfforts.map((b) => [b.name, b.prRank]));
   // Through the event's schema first, so the comparison sees exactly what would be stored.
@@ -123,7 +166,9 @@ export async function reprocessActivity(platform: Platform, activityId: number):
   const fresh = reprocessedFacts.parse(pick({ ...derived.facts, ...polyline, streamsSha256 } as unknown as Facts));
   fresh.bestEfforts = fresh.bestEfforts.map((b) => ({ ...b, prRank: ranks.get(b.name) ?? null }));
   // Absent and null are the same fact (polylineSha256 is absent on short tracks and older events).
-  const changed: string[] = FACT_KEYS.filter((k) => canonical(fresh[k] ?? null) !== canonical(current.facts[k] ?? null));
+  const changed: string[] = FACT_KEYS.filter((k) =>
+    canonical(fresh[k] ?? null) !== canonical(current.facts[k] ?? null)
+  );
 
   const activity = { ...recorded, ...fresh, type: now.type as Recorded["type"], private: now.private };
   const matched = await matchActivity(platform.db, activity, derived.streams as ActivityStreams);

@@ -1,7 +1,14 @@
 import { systemActor } from "../actor.ts";
 import { parseScope } from "../http/auth.ts";
 import { createApplication, issueToken } from "./commands.ts";
-import { type CliCommand, CliUsageError, optionalNumber, optionalString, requireInt, requireString } from "../cli/command.ts";
+import {
+  type CliCommand,
+  CliUsageError,
+  optionalNumber,
+  optionalString,
+  requireInt,
+  requireString,
+} from "../cli/command.ts";
 
 /** Registering applications and issuing tokens from the command line. */
 export const applicationCommands: CliCommand[] = [

@@ -87,11 +87,21 @@ export async function regenerateClientSecret(platform: Platform, applicationId: 
 /** Issues an access token for an athlete and application (CLI, demo, tests; the CLI's actor unless told). */
 export async function issueToken(
   platform: Platform,
-  input: { athleteId: number; applicationId: number; permissions: Permission[]; expiresAt?: string | null; grantId?: string | null },
+  input: {
+    athleteId: number;
+    applicationId: number;
+    permissions: Permission[];
+    expiresAt?: string | null;
+    grantId?: string | null;
+  },
   actor: Actor = systemActor("cli", input.athleteId, input.applicationId),
 ): Promise<string> {
-  if (!(await applicationCredentials(platform.db, input.applicationId))) throw new DomainError("not_found", "Application", "client_id", "invalid");
-  if (!(await ownerExists(platform, input.athleteId))) throw new DomainError("not_found", "Athlete", "athlete", "invalid");
+  if (!(await applicationCredentials(platform.db, input.applicationId))) {
+    throw new DomainError("not_found", "Application", "client_id", "invalid");
+  }
+  if (!(await ownerExists(platform, input.athleteId))) {
+    throw new DomainError("not_found", "Athlete", "athlete", "invalid");
+  }
   const token = randomSecret();
   await handleCommand(platform.store, authorizationStream(input.athleteId, input.applicationId), oauthDecider, {
     type: "issueToken",

@@ -1,12 +1,14 @@
 import { existsSync } from "node:fs";
-import { type ImportFailure, type ImportProgress, type ImportSummary, importArchive } from "./import.ts";
+import { importArchive, type ImportFailure, type ImportProgress, type ImportSummary } from "./import.ts";
 import { ArchiveRefused } from "./zip.ts";
 import { type CliCommand, type CliIo, CliUsageError, requireInt, requireString } from "../cli/command.ts";
 
 function eta(p: ImportProgress): string {
   if (p.done === 0 || p.total <= p.done) return p.total <= p.done ? "done" : "ETA …";
   const seconds = Math.round(((Date.now() - p.startedAt) / 1000 / p.done) * (p.total - p.done));
-  return `ETA ${seconds >= 60 ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s` : `${seconds}s`}`;
+  return `ETA ${
+    seconds >= 60 ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s` : `${seconds}s`
+  }`;
 }
 
 /** Counts and ETA: one line redrawn in place on a terminal, a line per 10 % otherwise. */
@@ -16,7 +18,8 @@ export function importProgressBar(io: CliIo): (p: ImportProgress) => void {
     const fraction = p.total ? p.done / p.total : 0;
     const width = 30;
     const filled = Math.round(fraction * width);
-    const line = `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${p.done}/${p.total} · ${p.imported} imported, ` +
+    const line =
+      `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${p.done}/${p.total} · ${p.imported} imported, ` +
       `${p.duplicates} duplicates, ${p.skipped} skipped, ${p.failedCount} failed · ${eta(p)}`;
     if (io.interactive) io.progress(`\r\x1b[2K${line}`);
     else {
@@ -47,7 +50,11 @@ export const archiveCommands: CliCommand[] = [
       const failed: ImportFailure[] = [];
       try {
         const summary = await importArchive(platform, {
-          athleteId: requireInt(o, "athlete"), path, via: "cli", onProgress: bar, onFailure: (f) => failed.push(f),
+          athleteId: requireInt(o, "athlete"),
+          path,
+          via: "cli",
+          onProgress: bar,
+          onFailure: (f) => failed.push(f),
         });
         if (io.interactive) io.progress("\n");
         return { ...summary, failed };
@@ -58,7 +65,12 @@ export const archiveCommands: CliCommand[] = [
     },
     format(result) {
       const s = result as ImportSummary;
-      const lines = [`imported: ${s.imported}`, `duplicates: ${s.duplicates}`, `skipped (not workouts): ${s.skipped}`, `failed: ${s.failedCount}`];
+      const lines = [
+        `imported: ${s.imported}`,
+        `duplicates: ${s.duplicates}`,
+        `skipped (not workouts): ${s.skipped}`,
+        `failed: ${s.failedCount}`,
+      ];
       for (const f of s.failed) lines.push(`  ${f.file}: ${f.error}`);
       return lines.join("\n");
     },

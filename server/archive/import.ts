@@ -155,7 +155,9 @@ type Outcome =
 /** Imports the archive; throws ArchiveRefused (nothing imported) for a hostile or unknown archive. */
 export async function importArchive(platform: Platform, options: ImportOptions): Promise<ImportSummary> {
   const { athleteId } = options;
-  if (!(await findAthlete(platform.db, athleteId))) throw new DomainError("not_found", "Athlete", "id", "invalid", `athlete ${athleteId} not found`);
+  if (!(await findAthlete(platform.db, athleteId))) {
+    throw new DomainError("not_found", "Athlete", "id", "invalid", `athlete ${athleteId} not found`);
+  }
   const limits = options.limits ?? DEFAULT_ZIP_LIMITS;
   const tracking = progressTracking(options);
   const zip = await openZip(options.path, limits);
@@ -167,7 +169,13 @@ export async function importArchive(platform: Platform, options: ImportOptions):
     await importEntries(importing, zip, contents.activities);
     await importContainers(importing, contents.containers, scratch, limits);
     const { progress } = importing;
-    return { imported: progress.imported, duplicates: progress.duplicates, skipped: progress.skipped, failed: progress.failed, failedCount: progress.failedCount };
+    return {
+      imported: progress.imported,
+      duplicates: progress.duplicates,
+      skipped: progress.skipped,
+      failed: progress.failed,
+      failedCount: progress.failedCount,
+    };
   } finally {
     zip.close();
     rmSync(scratch, { recursive: true, force: true });
@@ -177,7 +185,15 @@ export async function importArchive(platform: Platform, options: ImportOptions):
 /** The import's progress, how it is reported, and how a failure is counted. */
 function progressTracking(options: ImportOptions): Pick<Importing, "progress" | "report" | "fail" | "turn"> {
   const progress: ImportProgress = {
-    layout: null, total: 0, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], failedCount: 0, startedAt: Date.now(),
+    layout: null,
+    total: 0,
+    done: 0,
+    imported: 0,
+    duplicates: 0,
+    skipped: 0,
+    failed: [],
+    failedCount: 0,
+    startedAt: Date.now(),
   };
   // A report copies at most REPORTED_FAILURES failures, however many there are.
   const report = () => options.onProgress?.({ ...progress, failed: [...progress.failed] });
@@ -210,7 +226,17 @@ async function begin(
     platform.jobs.start();
   }
   const defaults = await athleteDefaults(platform.db, athleteId);
-  return { platform, options, athleteId, zip, layout: contents.layout, actor, defaults, gearIds: new Map(), ...tracking };
+  return {
+    platform,
+    options,
+    athleteId,
+    zip,
+    layout: contents.layout,
+    actor,
+    defaults,
+    gearIds: new Map(),
+    ...tracking,
+  };
 }
 
 /** Gear first, so activities can name it. Known by kind and name (a second run adds none). */
@@ -221,7 +247,16 @@ async function importGear(importing: Importing, gear: readonly ArchiveGear[]): P
     const key = g.name.trim().toLowerCase();
     if (gearIds.has(key)) continue;
     try {
-      gearIds.set(key, await addGear(platform, { athleteId, kind: g.kind, name: g.name, brandName: g.brandName, modelName: g.modelName }, importing.actor));
+      gearIds.set(
+        key,
+        await addGear(platform, {
+          athleteId,
+          kind: g.kind,
+          name: g.name,
+          brandName: g.brandName,
+          modelName: g.modelName,
+        }, importing.actor),
+      );
     } catch (error) {
       importing.fail({ file: `${g.kind === "bike" ? "bikes" : "shoes"}.csv: ${g.name}`, error: message(error) });
     }
@@ -233,7 +268,11 @@ async function importGear(importing: Importing, gear: readonly ArchiveGear[]): P
  * Imports the entries of one zip, `window` at a time, skipping those a previous run finished;
  * throws ImportStopped when `shouldStop` said so (after the entries in flight are finished).
  */
-async function importEntries(importing: Importing, archive: ZipArchive, items: readonly ArchiveActivity[]): Promise<void> {
+async function importEntries(
+  importing: Importing,
+  archive: ZipArchive,
+  items: readonly ArchiveActivity[],
+): Promise<void> {
   const { options, progress } = importing;
   const inFlight = new Set<Promise<void>>();
   for (const item of items) {
@@ -241,10 +280,13 @@ async function importEntries(importing: Importing, archive: ZipArchive, items: r
     if (options.isDone?.(item.key)) continue;
     while (inFlight.size >= (options.window ?? 8)) await Promise.race(inFlight);
     if (options.shouldStop?.()) break;
-    const task = importEntry(importing, archive, item).then((outcome) => options.onEntry?.(item.key, outcome), (error) => {
-      importing.fail({ file: item.file ?? `activities.csv (activity ${item.key})`, error: message(error) });
-      options.onEntry?.(item.key, "failed");
-    }).finally(() => {
+    const task = importEntry(importing, archive, item).then(
+      (outcome) => options.onEntry?.(item.key, outcome),
+      (error) => {
+        importing.fail({ file: item.file ?? `activities.csv (activity ${item.key})`, error: message(error) });
+        options.onEntry?.(item.key, "failed");
+      },
+    ).finally(() => {
       inFlight.delete(task);
       progress.done++;
       importing.report();
@@ -352,21 +394,26 @@ async function importManual(importing: Importing, item: ArchiveActivity): Promis
   const type = item.type ?? defaults.activityType;
   const activityId = await nextId(platform.db, "activity");
   // The key makes a second import a no-op that answers the stream of the activity the first import created.
-  const result = await createActivity(platform, {
-    activityId,
-    athleteId,
-    name: (item.name ?? type).slice(0, MAX_NAME),
-    type,
-    startDate: start.data.startDate,
-    startDateLocal: start.data.startDateLocal,
-    timezone: start.data.timezone,
-    elapsedTime: Math.max(0, Math.round(item.elapsedTime ?? 0)),
-    distance: Math.max(0, item.distance ?? 0),
-    description: item.description?.slice(0, MAX_DESCRIPTION) ?? null,
-    private: item.private ?? defaults.private,
-    trainer: false,
-    commute: item.commute,
-  }, importing.actor, `archive:${athleteId}:${item.key}`);
+  const result = await createActivity(
+    platform,
+    {
+      activityId,
+      athleteId,
+      name: (item.name ?? type).slice(0, MAX_NAME),
+      type,
+      startDate: start.data.startDate,
+      startDateLocal: start.data.startDateLocal,
+      timezone: start.data.timezone,
+      elapsedTime: Math.max(0, Math.round(item.elapsedTime ?? 0)),
+      distance: Math.max(0, item.distance ?? 0),
+      description: item.description?.slice(0, MAX_DESCRIPTION) ?? null,
+      private: item.private ?? defaults.private,
+      trainer: false,
+      commute: item.commute,
+    },
+    importing.actor,
+    `archive:${athleteId}:${item.key}`,
+  );
   if (!result) throw new Error("the activity was not created");
   if (result.streamId === activityStream(activityId)) return { kind: "imported", activityId };
   const earlier = Number(result.streamId.replace(/^activity-/, ""));
@@ -382,7 +429,16 @@ async function ownActivity(importing: Importing, activityId: number): Promise<bo
 async function assignGear(importing: Importing, activityId: number, item: ArchiveActivity): Promise<void> {
   const { platform, athleteId } = importing;
   const gearId = item.gearName ? importing.gearIds.get(item.gearName.trim().toLowerCase()) : undefined;
-  if (gearId) await updateActivity(platform, activityId, athleteId, { gearId }, importing.actor, `archive:${athleteId}:${item.key}:gear`);
+  if (gearId) {
+    await updateActivity(
+      platform,
+      activityId,
+      athleteId,
+      { gearId },
+      importing.actor,
+      `archive:${athleteId}:${item.key}:gear`,
+    );
+  }
 }
 
 /** The activity's photos from the archive (each once); one that is missing or unusable is reported. */
@@ -392,15 +448,28 @@ async function importPhotos(importing: Importing, activityId: number, item: Arch
     try {
       if (!zip.entries.has(media)) throw new Error("named in activities.csv but not in the archive");
       const bytes = await zip.read(media, MAX_PHOTO_BYTES);
-      await addNativePhoto(platform, { activityId, athleteId, bytes }, importing.actor, `archive:${athleteId}:${item.key}:${media}`);
+      await addNativePhoto(
+        platform,
+        { activityId, athleteId, bytes },
+        importing.actor,
+        `archive:${athleteId}:${item.key}:${media}`,
+      );
     } catch (error) {
-      importing.fail({ file: media, error: error instanceof DomainError ? `not a usable photo (${error.field} ${error.code})` : message(error) });
+      importing.fail({
+        file: media,
+        error: error instanceof DomainError ? `not a usable photo (${error.field} ${error.code})` : message(error),
+      });
     }
   }
 }
 
 /** A Garmin export: zips of FIT files, each copied out (streamed) and opened in turn. */
-async function importContainers(importing: Importing, containers: readonly string[], scratch: string, limits: ZipLimits): Promise<void> {
+async function importContainers(
+  importing: Importing,
+  containers: readonly string[],
+  scratch: string,
+  limits: ZipLimits,
+): Promise<void> {
   const { zip, progress } = importing;
   for (const [n, container] of containers.entries()) {
     const path = join(scratch, `${n}.zip`);
@@ -418,7 +487,9 @@ async function importContainers(importing: Importing, containers: readonly strin
       continue;
     }
     try {
-      const items = [...inner.entries.keys()].filter((name) => /\.fit$/i.test(name)).map((name) => garminActivity(name, container));
+      const items = [...inner.entries.keys()].filter((name) => /\.fit$/i.test(name)).map((name) =>
+        garminActivity(name, container)
+      );
       progress.total += items.length;
       importing.report();
       await importEntries(importing, inner, items);

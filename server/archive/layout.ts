@@ -91,7 +91,11 @@ export function csvRows(text: string): { get: CsvGet; rows: string[][] } {
  * 50,000-row activities.csv at once (its text, every record, then the activities) held the event
  * loop for seconds, most of it collecting the garbage.
  */
-async function eachCsvRow(zip: ZipArchive, name: string, onRow: (get: CsvGet, row: string[], index: number) => void): Promise<void> {
+async function eachCsvRow(
+  zip: ZipArchive,
+  name: string,
+  onRow: (get: CsvGet, row: string[], index: number) => void,
+): Promise<void> {
   const csv = parser({ ...CSV_OPTIONS, bom: true });
   const turn = new TurnBudget(8);
   let get: CsvGet | null = null;
@@ -235,14 +239,18 @@ async function readStrava(zip: ZipArchive, root: string): Promise<ArchiveContent
   const activities: ArchiveActivity[] = [];
   await eachCsvRow(zip, `${root}activities.csv`, (get, row, i) => {
     if (i >= MAX_ARCHIVE_ACTIVITIES) {
-      throw new ArchiveRefused(`activities.csv lists more than ${MAX_ARCHIVE_ACTIVITIES.toLocaleString("en")} activities: split the archive`);
+      throw new ArchiveRefused(
+        `activities.csv lists more than ${MAX_ARCHIVE_ACTIVITIES.toLocaleString("en")} activities: split the archive`,
+      );
     }
     const fileName = get(row, "Filename");
     const file = fileName ? `${root}${fileName.replace(/^\/+/, "")}` : null;
     const elapsed = number(get(row, "Elapsed Time"));
     // The first "Distance" column is in km, a later one (same header) in metres: take km × 1000.
     const km = number(get(row, "Distance"));
-    const media = (get(row, "Media") ?? "").split(/[|,]/).map((m) => m.trim()).filter(Boolean).map((m) => `${root}${m}`);
+    const media = (get(row, "Media") ?? "").split(/[|,]/).map((m) => m.trim()).filter(Boolean).map((m) =>
+      `${root}${m}`
+    );
     activities.push({
       key: get(row, "Activity ID") ?? `row-${i + 1}`,
       file,

@@ -30,7 +30,11 @@ export const DEFAULT_MAX_IMPORT_BYTES = 32 * 1024 ** 3;
 export const DISK_RESERVE_BYTES = 256 * 1024 * 1024;
 
 /** POST routes that receive an export archive: exempt from MAX_BODY_BYTES (bounded by MAX_IMPORT_BYTES here). */
-export const ARCHIVE_UPLOAD_PATHS: readonly string[] = ["/v3/athlete/imports", "/api/v3/athlete/imports", "/settings/import"];
+export const ARCHIVE_UPLOAD_PATHS: readonly string[] = [
+  "/v3/athlete/imports",
+  "/api/v3/athlete/imports",
+  "/settings/import",
+];
 
 export function isArchiveUpload(method: string, path: string): boolean {
   return method === "POST" && ARCHIVE_UPLOAD_PATHS.includes(path.replace(/\/+$/, ""));
@@ -40,10 +44,17 @@ export function isArchiveUpload(method: string, path: string): boolean {
  * Refuses before reading the body when its declared length is over the limit or over the free
  * space of the inbox's file system (less a reserve). A body without a length is checked as it arrives.
  */
-export async function checkDeclaredSize(contentLength: string | undefined, maxBytes: number, path: string): Promise<void> {
+export async function checkDeclaredSize(
+  contentLength: string | undefined,
+  maxBytes: number,
+  path: string,
+): Promise<void> {
   const declared = contentLength && /^\d+$/.test(contentLength) ? Number(contentLength) : null;
   if (declared !== null && declared > maxBytes) {
-    throw new ArchiveTooLarge("too large", `the archive is larger than this server's import limit (${maxBytes} bytes, MAX_IMPORT_BYTES)`);
+    throw new ArchiveTooLarge(
+      "too large",
+      `the archive is larger than this server's import limit (${maxBytes} bytes, MAX_IMPORT_BYTES)`,
+    );
   }
   let free: number | null = null;
   try {
@@ -53,7 +64,10 @@ export async function checkDeclaredSize(contentLength: string | undefined, maxBy
     // No statfs on this platform: the write itself will fail on a full disk.
   }
   if (free !== null && free - DISK_RESERVE_BYTES < (declared ?? 0)) {
-    throw new ArchiveTooLarge("insufficient disk space", `not enough disk space for the archive (${Math.max(0, free - DISK_RESERVE_BYTES)} bytes available)`);
+    throw new ArchiveTooLarge(
+      "insufficient disk space",
+      `not enough disk space for the archive (${Math.max(0, free - DISK_RESERVE_BYTES)} bytes available)`,
+    );
   }
 }
 
@@ -69,7 +83,6 @@ const MAX_BOUNDARY_LINE_BYTES = 1024;
 const MAX_PREAMBLE_BYTES = 64 * 1024;
 const CRLF = new TextEncoder().encode("\r\n");
 const CRLFCRLF = new TextEncoder().encode("\r\n\r\n");
-
 
 export interface Received {
   fields: Record<string, string>;
@@ -129,7 +142,9 @@ export async function receiveArchive(
   try {
     return await receiveInto(body, contentType, fileField, path, beforeFile, maxBytes);
   } catch (error) {
-    if ((error as { code?: string }).code === "ENOSPC") throw new ArchiveTooLarge("insufficient disk space", "the disk filled up while the archive was received");
+    if ((error as { code?: string }).code === "ENOSPC") {
+      throw new ArchiveTooLarge("insufficient disk space", "the disk filled up while the archive was received");
+    }
     throw error;
   }
 }
@@ -146,7 +161,12 @@ async function receiveInto(
   let total = 0;
   const count = (chunk: Uint8Array) => {
     total += chunk.length;
-    if (total > maxBytes) throw new ArchiveTooLarge("too large", `the archive is larger than this server's import limit (${maxBytes} bytes, MAX_IMPORT_BYTES)`);
+    if (total > maxBytes) {
+      throw new ArchiveTooLarge(
+        "too large",
+        `the archive is larger than this server's import limit (${maxBytes} bytes, MAX_IMPORT_BYTES)`,
+      );
+    }
   };
   if (!/^multipart\/form-data/i.test(contentType)) {
     if (!/^application\/(zip|x-zip-compressed|octet-stream)\b/i.test(contentType)) {
@@ -181,7 +201,9 @@ async function receiveInto(
   // Bytes of the preamble (before the first boundary) seen so far.
   let preamble = 0;
   let state: "preamble" | "after-delimiter" | "headers" | "body" | "done" = "preamble";
-  let part: { name: string; filename: string | null; out: WriteStream | null; text: Uint8Array[]; size: number } | null = null;
+  let part:
+    | { name: string; filename: string | null; out: WriteStream | null; text: Uint8Array[]; size: number }
+    | null = null;
   const decoder = new TextDecoder();
   const turn = new TurnBudget();
 
@@ -192,7 +214,9 @@ async function receiveInto(
     else {
       // Text fields are small (the form's CSRF token): a large one, or many, is not a form of ours.
       fieldBytes += data.byteLength;
-      if (part.size > MAX_FIELD_BYTES || fieldBytes > MAX_FIELDS_BYTES) throw new ReceiveError("a form field is too large");
+      if (part.size > MAX_FIELD_BYTES || fieldBytes > MAX_FIELDS_BYTES) {
+        throw new ReceiveError("a form field is too large");
+      }
       part.text.push(data.slice());
     }
   };
@@ -227,7 +251,9 @@ async function receiveInto(
               if (state === "body") await emit(buf.subarray(0, drop));
               else {
                 preamble += drop;
-                if (preamble > MAX_PREAMBLE_BYTES) throw new ReceiveError("no multipart boundary at the start of the body");
+                if (preamble > MAX_PREAMBLE_BYTES) {
+                  throw new ReceiveError("no multipart boundary at the start of the body");
+                }
               }
               buf = buf.subarray(drop);
             }

@@ -1,7 +1,13 @@
 import { rmSync } from "node:fs";
 import { z } from "zod";
 import { inboxPath } from "./inbox.ts";
-import { ArchiveTooLarge, checkDeclaredSize, DEFAULT_MAX_IMPORT_BYTES, ReceiveError, receiveArchive } from "./receive.ts";
+import {
+  ArchiveTooLarge,
+  checkDeclaredSize,
+  DEFAULT_MAX_IMPORT_BYTES,
+  receiveArchive,
+  ReceiveError,
+} from "./receive.ts";
 import { findImportRun, importStatusBody, startImportRun } from "./runs.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { defineRoute } from "../http/route.ts";
@@ -13,8 +19,10 @@ export const importRoutes = [
     method: "POST",
     path: "/v3/athlete/imports",
     response: zImportRun,
-    summary: "Import a Strava or Garmin Connect export archive (extension). 202 with the import's status; poll GET /v3/athlete/imports/:id.",
-    description: "multipart/form-data with the archive in `file`, or the raw archive with Content-Type application/zip. " +
+    summary:
+      "Import a Strava or Garmin Connect export archive (extension). 202 with the import's status; poll GET /v3/athlete/imports/:id.",
+    description:
+      "multipart/form-data with the archive in `file`, or the raw archive with Content-Type application/zip. " +
       "Send the token in the Authorization header (the body is streamed to disk, not parsed). MAX_BODY_BYTES does not apply: archives are " +
       "bounded by MAX_IMPORT_BYTES (32 GiB by default) and the disk space left; 413 Import file `too large` or `insufficient disk space` above. " +
       "Every recording goes through the upload pipeline; see docs/archive-import.md.",
@@ -29,18 +37,33 @@ export const importRoutes = [
       let received;
       try {
         await checkDeclaredSize(c.req.header("content-length"), maxBytes, path);
-        received = await receiveArchive(c.req.raw.body, c.req.header("content-type") ?? "", "file", path, undefined, maxBytes);
+        received = await receiveArchive(
+          c.req.raw.body,
+          c.req.header("content-type") ?? "",
+          "file",
+          path,
+          undefined,
+          maxBytes,
+        );
       } catch (error) {
         rmSync(path, { force: true });
         if (error instanceof ReceiveError) throw badRequest("Import", "file", "invalid");
-        if (error instanceof ArchiveTooLarge) throw new ApiError(413, "Payload Too Large", [{ resource: "Import", field: "file", code: error.code }]);
+        if (error instanceof ArchiveTooLarge) {
+          throw new ApiError(413, "Payload Too Large", [{ resource: "Import", field: "file", code: error.code }]);
+        }
         throw error;
       }
       if (!received.file) {
         rmSync(path, { force: true });
         throw badRequest("Import", "file", "missing");
       }
-      const run = await startImportRun(platform, { athleteId: auth.athleteId, path, fileName: received.file.name, bytes: received.file.bytes, via: "api" });
+      const run = await startImportRun(platform, {
+        athleteId: auth.athleteId,
+        path,
+        fileName: received.file.name,
+        bytes: received.file.bytes,
+        via: "api",
+      });
       return importStatusBody(run);
     },
   }),
@@ -48,7 +71,8 @@ export const importRoutes = [
     method: "GET",
     path: "/v3/athlete/imports/:id",
     response: zImportRun,
-    summary: "The status of an archive import (extension): counts, failures, and whether it is running, done, refused or interrupted (kept across restarts).",
+    summary:
+      "The status of an archive import (extension): counts, failures, and whether it is running, done, refused or interrupted (kept across restarts).",
     tag: "Uploads",
     auth: "token",
     resource: "Import",
@@ -60,4 +84,3 @@ export const importRoutes = [
     },
   }),
 ];
-

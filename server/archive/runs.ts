@@ -8,7 +8,11 @@
 import { existsSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { archiveImportDecider } from "../../events/archive-import/decide.ts";
-import { archiveImportProgressed, archiveImportStarted, archiveImportStream } from "../../events/archive-import/events.ts";
+import {
+  archiveImportProgressed,
+  archiveImportStarted,
+  archiveImportStream,
+} from "../../events/archive-import/events.ts";
 import { DomainError, fold } from "../../events/decider.ts";
 import { catalogued } from "../../events/index.ts";
 import {
@@ -22,8 +26,20 @@ import type { JobKind } from "../jobs/runner.ts";
 import { randomSecret } from "../security.ts";
 import type { Platform } from "../platform.ts";
 import { systemActor } from "../actor.ts";
-import { finishArchiveImport, recordArchiveImportProgress, resumeArchiveImport, startArchiveImport } from "./commands.ts";
-import { type EntryOutcome, type ImportFailure, type ImportProgress, importArchive, ImportStopped, REPORTED_FAILURES } from "./import.ts";
+import {
+  finishArchiveImport,
+  recordArchiveImportProgress,
+  resumeArchiveImport,
+  startArchiveImport,
+} from "./commands.ts";
+import {
+  type EntryOutcome,
+  importArchive,
+  type ImportFailure,
+  type ImportProgress,
+  ImportStopped,
+  REPORTED_FAILURES,
+} from "./import.ts";
 import { inboxDir } from "./inbox.ts";
 import { ArchiveRefused } from "./zip.ts";
 
@@ -56,7 +72,14 @@ interface LiveRun {
   athleteId: number;
   fileName: string;
   /** What earlier runs of this import checkpointed (a resumed run adds to it). */
-  base: { done: number; imported: number; duplicates: number; skipped: number; failed: ImportFailure[]; failedCount: number };
+  base: {
+    done: number;
+    imported: number;
+    duplicates: number;
+    skipped: number;
+    failed: ImportFailure[];
+    failedCount: number;
+  };
   progress: ImportProgress;
   startedAt: number;
   resumed: number;
@@ -119,7 +142,8 @@ function fromRow(platform: Platform, row: ArchiveImportRow): ImportRun {
   const here = live.get(row.id);
   if (here) return fromLive(here);
   // Not live here: on PGlite (one process) a "running" row is a run cut short, waiting to be resumed.
-  const quiet = platform.db.kind === "pglite" || Date.now() - new Date(row.updated_at).getTime() > QUIET_SECONDS_SHARED * 1000;
+  const quiet = platform.db.kind === "pglite" ||
+    Date.now() - new Date(row.updated_at).getTime() > QUIET_SECONDS_SHARED * 1000;
   return {
     id: row.id,
     athleteId: row.athlete_id,
@@ -148,7 +172,11 @@ function fromRow(platform: Platform, row: ArchiveImportRow): ImportRun {
  * A running import's list is its last checkpoint's (at most a couple of seconds behind). Read in
  * pages: 50,000 failures are ~200 events of 5 MB, and one read of them held the event loop 1.8 s.
  */
-export async function importFailurePages(platform: Platform, id: string, athleteId: number): Promise<AsyncIterable<ImportFailure[]> | undefined> {
+export async function importFailurePages(
+  platform: Platform,
+  id: string,
+  athleteId: number,
+): Promise<AsyncIterable<ImportFailure[]> | undefined> {
   if (!/^[0-9a-f]{16}$/.test(id)) return undefined;
   const stream = archiveImportStream(id);
   const [first] = await platform.store.readStream(stream, 0, 1);
@@ -161,7 +189,7 @@ export async function importFailurePages(platform: Platform, id: string, athlete
       after = events[events.length - 1].streamVersion;
       const failures: ImportFailure[] = [];
       for (const event of events.map(catalogued)) {
-        if (event.type === archiveImportProgressed.type) for (const f of event.data.failed) failures.push(f);
+        if (event.type === archiveImportProgressed.type) { for (const f of event.data.failed) failures.push(f); }
       }
       if (failures.length) yield failures;
     }
@@ -194,7 +222,17 @@ export async function startImportRun(
     athleteId: input.athleteId,
     fileName: input.fileName,
     base: { done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], failedCount: 0 },
-    progress: { layout: null, total: 0, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], failedCount: 0, startedAt: Date.now() },
+    progress: {
+      layout: null,
+      total: 0,
+      done: 0,
+      imported: 0,
+      duplicates: 0,
+      skipped: 0,
+      failed: [],
+      failedCount: 0,
+      startedAt: Date.now(),
+    },
     startedAt: Date.now(),
     resumed: 0,
   };
@@ -203,7 +241,14 @@ export async function startImportRun(
   try {
     await startArchiveImport(
       platform,
-      { importId: id, athleteId: input.athleteId, fileName: input.fileName, via: input.via, archiveFile: basename(input.path), bytes: input.bytes },
+      {
+        importId: id,
+        athleteId: input.athleteId,
+        fileName: input.fileName,
+        via: input.via,
+        archiveFile: basename(input.path),
+        bytes: input.bytes,
+      },
       actorOf(input.athleteId, input.via),
     );
   } catch (error) {
@@ -236,10 +281,24 @@ export async function resumeImportRun(platform: Platform, row: ArchiveImportRow)
     athleteId: row.athlete_id,
     fileName: row.file_name,
     base: {
-      done: row.done, imported: row.imported, duplicates: row.duplicates, skipped: row.skipped, failed: row.failed,
+      done: row.done,
+      imported: row.imported,
+      duplicates: row.duplicates,
+      skipped: row.skipped,
+      failed: row.failed,
       failedCount: Math.max(row.failed_count, row.failed.length),
     },
-    progress: { layout: row.layout, total: row.total, done: 0, imported: 0, duplicates: 0, skipped: 0, failed: [], failedCount: 0, startedAt: Date.now() },
+    progress: {
+      layout: row.layout,
+      total: row.total,
+      done: 0,
+      imported: 0,
+      duplicates: 0,
+      skipped: 0,
+      failed: [],
+      failedCount: 0,
+      startedAt: Date.now(),
+    },
     startedAt: new Date(row.started_at).getTime(),
     resumed: row.resumed + 1,
   };

@@ -62,10 +62,14 @@ export function safeEntryName(name: string): boolean {
 function openFile(path: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) => {
     // strictFileNames off: we check names ourselves, to say which entry was refused.
-    yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true, decodeStrings: false }, (error, zip) => {
-      if (error || !zip) reject(new ArchiveRefused(`not a zip archive (${error?.message ?? "unreadable"})`));
-      else resolve(zip);
-    });
+    yauzl.open(
+      path,
+      { lazyEntries: true, autoClose: false, validateEntrySizes: true, decodeStrings: false },
+      (error, zip) => {
+        if (error || !zip) reject(new ArchiveRefused(`not a zip archive (${error?.message ?? "unreadable"})`));
+        else resolve(zip);
+      },
+    );
   });
 }
 
@@ -77,25 +81,49 @@ export async function openZip(path: string, limits: ZipLimits = DEFAULT_ZIP_LIMI
   let totalBytes = 0;
   try {
     await new Promise<void>((resolve, reject) => {
-      zip.on("error", (error: Error) => reject(error instanceof ArchiveRefused ? error : new ArchiveRefused(`damaged zip archive (${error.message})`)));
+      zip.on(
+        "error",
+        (error: Error) =>
+          reject(
+            error instanceof ArchiveRefused ? error : new ArchiveRefused(`damaged zip archive (${error.message})`),
+          ),
+      );
       zip.on("end", () => resolve());
       zip.on("entry", (entry: yauzl.Entry) => {
         const name = Buffer.isBuffer(entry.fileName)
-          ? new TextDecoder((entry.generalPurposeBitFlag & 0x800) ? "utf-8" : "latin1").decode(entry.fileName as unknown as Uint8Array)
+          ? new TextDecoder((entry.generalPurposeBitFlag & 0x800) ? "utf-8" : "latin1").decode(
+            entry.fileName as unknown as Uint8Array,
+          )
           : String(entry.fileName);
-        if (!safeEntryName(name)) return reject(new ArchiveRefused(`unsafe entry name ${JSON.stringify(name)}: it points outside the archive`));
+        if (!safeEntryName(name)) {
+          return reject(new ArchiveRefused(`unsafe entry name ${JSON.stringify(name)}: it points outside the archive`));
+        }
         if (!name.endsWith("/")) {
           const size = entry.uncompressedSize;
           const compressed = Math.max(1, entry.compressedSize);
           if (size > limits.maxEntryBytes) {
-            return reject(new ArchiveRefused(`entry ${name} inflates to ${size} bytes (limit ${limits.maxEntryBytes}): refused as a zip bomb`));
+            return reject(
+              new ArchiveRefused(
+                `entry ${name} inflates to ${size} bytes (limit ${limits.maxEntryBytes}): refused as a zip bomb`,
+              ),
+            );
           }
           if (size > 1024 * 1024 && size / compressed > limits.maxRatio) {
-            return reject(new ArchiveRefused(`entry ${name} has a compression ratio of ${Math.round(size / compressed)}:1 (limit ${limits.maxRatio}:1): refused as a zip bomb`));
+            return reject(
+              new ArchiveRefused(
+                `entry ${name} has a compression ratio of ${
+                  Math.round(size / compressed)
+                }:1 (limit ${limits.maxRatio}:1): refused as a zip bomb`,
+              ),
+            );
           }
           totalBytes += size;
           if (totalBytes > limits.maxTotalBytes) {
-            return reject(new ArchiveRefused(`the archive inflates to more than ${limits.maxTotalBytes} bytes: refused as a zip bomb`));
+            return reject(
+              new ArchiveRefused(
+                `the archive inflates to more than ${limits.maxTotalBytes} bytes: refused as a zip bomb`,
+              ),
+            );
           }
           const normal = name.replace(/\\/g, "/");
           raw.set(normal, entry);
@@ -114,7 +142,10 @@ export async function openZip(path: string, limits: ZipLimits = DEFAULT_ZIP_LIMI
     const entry = raw.get(name);
     if (!entry) return Promise.reject(new Error(`${name} is not in the archive`));
     return new Promise((resolve, reject) => {
-      zip.openReadStream(entry, (error, readable) => (error || !readable ? reject(error ?? new Error("unreadable entry")) : resolve(readable)));
+      zip.openReadStream(
+        entry,
+        (error, readable) => (error || !readable ? reject(error ?? new Error("unreadable entry")) : resolve(readable)),
+      );
     });
   }
 
@@ -160,8 +191,9 @@ export async function openZip(path: string, limits: ZipLimits = DEFAULT_ZIP_LIMI
       const counter = new Transform({
         transform(chunk: Buffer, _enc, done) {
           length += chunk.length;
-          if (length > limit) done(new ArchiveRefused(`${name} inflates past its declared size: refused as a zip bomb`));
-          else done(null, chunk);
+          if (length > limit) {
+            done(new ArchiveRefused(`${name} inflates past its declared size: refused as a zip bomb`));
+          } else done(null, chunk);
         },
       });
       await pipeline(readable, counter, createWriteStream(path));

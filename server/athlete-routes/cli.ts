@@ -18,7 +18,13 @@ const ownerViewer = (athleteId: number): Viewer => ({ athleteId, viewPrivate: tr
 
 function explain(error: unknown): never {
   if (error instanceof DomainError) {
-    const option = ({ activity_id: "activity", latlng: "points", altitude: "points", polyline: "polyline", id: "activity" } as Record<string, string>)[error.field] ?? error.field;
+    const option = ({
+      activity_id: "activity",
+      latlng: "points",
+      altitude: "points",
+      polyline: "polyline",
+      id: "activity",
+    } as Record<string, string>)[error.field] ?? error.field;
     throw new CliUsageError(`--${option}: ${error.message}`);
   }
   if (error instanceof ApiError) throw new CliUsageError(`${error.errors[0]?.resource ?? "route"} not found`);
@@ -28,7 +34,8 @@ function explain(error: unknown): never {
 export const routeCommands: CliCommand[] = [
   {
     name: "route create",
-    summary: "Create a route for an athlete from one of --activity, --points \"lat,lng[,alt];…\" or --polyline (encoded).",
+    summary:
+      'Create a route for an athlete from one of --activity, --points "lat,lng[,alt];…" or --polyline (encoded).',
     options: {
       athlete: { type: "string", description: "athlete id (the route's owner)", required: true },
       name: { type: "string", description: "route name", required: true },
@@ -50,7 +57,9 @@ export const routeCommands: CliCommand[] = [
         throw new CliUsageError("give exactly one of --activity, --points or --polyline");
       }
       const typeWord = optionalString(o, "type");
-      if (typeWord !== undefined && typeWord !== "ride" && typeWord !== "run") throw new CliUsageError("--type must be ride or run");
+      if (typeWord !== undefined && typeWord !== "ride" && typeWord !== "run") {
+        throw new CliUsageError("--type must be ride or run");
+      }
       let source: NewRoute["source"];
       if (activity !== undefined) {
         source = { activityId: requireInt(o, "activity") };
@@ -85,7 +94,9 @@ export const routeCommands: CliCommand[] = [
     },
     format: (result) => {
       const r = result as RouteJson;
-      return `route ${r.id} "${r.name}": ${(r.distance / 1000).toFixed(2)} km, +${r.elevation_gain} m${r.private ? " (private)" : ""}`;
+      return `route ${r.id} "${r.name}": ${(r.distance / 1000).toFixed(2)} km, +${r.elevation_gain} m${
+        r.private ? " (private)" : ""
+      }`;
     },
   },
   {
@@ -96,19 +107,28 @@ export const routeCommands: CliCommand[] = [
       const athleteId = requireInt(o, "athlete");
       const viewer = ownerViewer(athleteId);
       const routes = [];
-      for (let offset = 0; ; offset += 200) {
+      for (let offset = 0;; offset += 200) {
         const page = await visibleRoutesOf(platform.db, athleteId, viewer, { limit: 200, offset });
         routes.push(...page);
         if (page.length < 200) break;
       }
       return routes.map(({ row }) => ({
-        id: row.id, name: row.name, distance: row.distance, elevation_gain: row.elevation_gain, private: row.private, type: row.type,
+        id: row.id,
+        name: row.name,
+        distance: row.distance,
+        elevation_gain: row.elevation_gain,
+        private: row.private,
+        type: row.type,
       }));
     },
     format: (result) => {
       const rows = result as RouteJson[];
       if (rows.length === 0) return "no routes";
-      return rows.map((r) => `route ${r.id}  ${r.type === 2 ? "run " : "ride"}  ${(r.distance / 1000).toFixed(2)} km  +${r.elevation_gain} m${r.private ? "  private" : ""}  ${r.name}`).join("\n");
+      return rows.map((r) =>
+        `route ${r.id}  ${r.type === 2 ? "run " : "ride"}  ${
+          (r.distance / 1000).toFixed(2)
+        } km  +${r.elevation_gain} m${r.private ? "  private" : ""}  ${r.name}`
+      ).join("\n");
     },
   },
   {

@@ -39,12 +39,20 @@ async function pointsOfActivity(platform: Platform, viewer: Viewer, activityId: 
   if (!seen.visible) throw new DomainError("not_found", "Activity", "id", "invalid");
   const streams = await loadStreams(platform.db, activity.facts.streamsSha256 ?? null);
   const latlng = streams?.latlng;
-  if (!latlng || latlng.length < 2) throw new DomainError("invalid", "Route", "activity_id", "invalid", "the activity has no positions");
+  if (!latlng || latlng.length < 2) {
+    throw new DomainError("invalid", "Route", "activity_id", "invalid", "the activity has no positions");
+  }
   let keep = releasedPositions(seen, latlng);
   if (!privateRoute) {
     const published = await loadRelease(platform.db, activity, PUBLIC);
     if (!published.visible) {
-      throw new DomainError("invalid", "Route", "private", "invalid", "a route cut from a private activity must be private");
+      throw new DomainError(
+        "invalid",
+        "Route",
+        "private",
+        "invalid",
+        "a route cut from a private activity must be private",
+      );
     }
     const outsideZones = releasedPositions(published, latlng);
     keep = keep.map((k, i) => k && outsideZones[i]);
@@ -65,13 +73,21 @@ async function pointsOfActivity(platform: Platform, viewer: Viewer, activityId: 
 }
 
 function checkDrawn(points: LatLng[], altitudes: number[] | null, field: string) {
-  if (points.length < 2 || points.length > MAX_DRAWN_POINTS) throw new DomainError("invalid", "Route", field, "invalid");
+  if (points.length < 2 || points.length > MAX_DRAWN_POINTS) {
+    throw new DomainError("invalid", "Route", field, "invalid");
+  }
   for (const p of points) {
-    if (!Array.isArray(p) || p.length !== 2 || !Number.isFinite(p[0]) || !Number.isFinite(p[1]) || Math.abs(p[0]) > 90 || Math.abs(p[1]) > 180) {
+    if (
+      !Array.isArray(p) || p.length !== 2 || !Number.isFinite(p[0]) || !Number.isFinite(p[1]) || Math.abs(p[0]) > 90 ||
+      Math.abs(p[1]) > 180
+    ) {
       throw new DomainError("invalid", "Route", field, "invalid");
     }
   }
-  if (altitudes && (altitudes.length !== points.length || !altitudes.every((a) => Number.isFinite(a) && Math.abs(a) < 10_000))) {
+  if (
+    altitudes &&
+    (altitudes.length !== points.length || !altitudes.every((a) => Number.isFinite(a) && Math.abs(a) < 10_000))
+  ) {
     throw new DomainError("invalid", "Route", "altitude", "invalid");
   }
 }
@@ -130,5 +146,11 @@ export async function createRoute(platform: Platform, viewer: Viewer, input: New
 
 /** Deletes one of the athlete's routes (404 unknown, 403 another's). */
 export async function deleteRoute(platform: Platform, athleteId: number, routeId: number, actor: Actor): Promise<void> {
-  await handleCommand(platform.store, routeStream(routeId), routeDecider, { type: "delete", routeId, athleteId }, appendOptions(actor));
+  await handleCommand(
+    platform.store,
+    routeStream(routeId),
+    routeDecider,
+    { type: "delete", routeId, athleteId },
+    appendOptions(actor),
+  );
 }

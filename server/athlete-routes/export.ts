@@ -20,7 +20,9 @@ const coordinate = (n: number) => n.toFixed(6).replace(/\.?0+$/, "");
 /** Times of the points (ms), strictly increasing, at the route's estimated pace from its creation. */
 function timesOf(route: SeenRoute, along: number[]): number[] {
   const { row } = route;
-  const speed = row.estimated_moving_time > 0 && row.distance > 0 ? row.distance / row.estimated_moving_time : ESTIMATED_SPEED[row.type];
+  const speed = row.estimated_moving_time > 0 && row.distance > 0
+    ? row.distance / row.estimated_moving_time
+    : ESTIMATED_SPEED[row.type];
   const start = Date.parse(row.created_at);
   const out: number[] = [];
   for (let i = 0; i < along.length; i++) {
@@ -38,7 +40,9 @@ export function routeGpx(route: SeenRoute, options: { creator: string; link: str
   const times = timesOf(route, along);
   const lines = [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<gpx version="1.1" creator="${escapeXml(options.creator)}" xmlns="http://www.topografix.com/GPX/1/1" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">`,
+    `<gpx version="1.1" creator="${
+      escapeXml(options.creator)
+    }" xmlns="http://www.topografix.com/GPX/1/1" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">`,
     ` <metadata>`,
     `  <name>${escapeXml(row.name)}</name>`,
     ...(row.description ? [`  <desc>${escapeXml(row.description)}</desc>`] : []),
@@ -55,7 +59,9 @@ export function routeGpx(route: SeenRoute, options: { creator: string; link: str
   for (let i = 0; i < points.length; i++) {
     const [lat, lng] = points[i];
     const ele = altitudes ? `<ele>${altitudes[i]}</ele>` : "";
-    lines.push(`   <trkpt lat="${coordinate(lat)}" lon="${coordinate(lng)}">${ele}<time>${iso(times[i])}</time></trkpt>`);
+    lines.push(
+      `   <trkpt lat="${coordinate(lat)}" lon="${coordinate(lng)}">${ele}<time>${iso(times[i])}</time></trkpt>`,
+    );
   }
   lines.push(`  </trkseg>`, ` </trk>`, `</gpx>`, ``);
   return lines.join("\n");
@@ -84,10 +90,12 @@ export function routeTcx(route: SeenRoute): string {
     `   <Lap>`,
     `    <TotalTimeSeconds>${seconds.toFixed(3)}</TotalTimeSeconds>`,
     `    <DistanceMeters>${total.toFixed(2)}</DistanceMeters>`,
-    ...(points.length ? [
-      `    <BeginPosition>${position(points[0])}</BeginPosition>`,
-      `    <EndPosition>${position(points[points.length - 1])}</EndPosition>`,
-    ] : []),
+    ...(points.length
+      ? [
+        `    <BeginPosition>${position(points[0])}</BeginPosition>`,
+        `    <EndPosition>${position(points[points.length - 1])}</EndPosition>`,
+      ]
+      : []),
     `    <Intensity>Active</Intensity>`,
     `   </Lap>`,
   ];
@@ -96,7 +104,9 @@ export function routeTcx(route: SeenRoute): string {
   for (let i = 0; i < points.length; i++) {
     const alt = altitudes ? `<AltitudeMeters>${altitudes[i]}</AltitudeMeters>` : "";
     lines.push(
-      `    <Trackpoint><Time>${iso(times[i])}</Time><Position>${position(points[i])}</Position>${alt}<DistanceMeters>${along[i].toFixed(2)}</DistanceMeters></Trackpoint>`,
+      `    <Trackpoint><Time>${iso(times[i])}</Time><Position>${position(points[i])}</Position>${alt}<DistanceMeters>${
+        along[i].toFixed(2)
+      }</DistanceMeters></Trackpoint>`,
     );
   }
   if (points.length) lines.push(`   </Track>`);

@@ -2,7 +2,15 @@ import type { Queryable } from "../../events/db/types.ts";
 import { type AthleteRow, findAthletes } from "../../projections/athletes/queries.ts";
 import { findRoute, type RouteRow, routesOfAthlete } from "../../projections/routes/queries.ts";
 import { notFound } from "../http/errors.ts";
-import { type Release, releasedPositions, releaseOf, seesEverything, type Viewer, viewerAudience, zonesOfOwnersFor } from "../privacy/engine.ts";
+import {
+  type Release,
+  releasedPositions,
+  releaseOf,
+  seesEverything,
+  type Viewer,
+  viewerAudience,
+  zonesOfOwnersFor,
+} from "../privacy/engine.ts";
 import { decodePolyline, type LatLng } from "./geometry.ts";
 
 export type { RouteRow };

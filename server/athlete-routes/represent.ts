@@ -15,11 +15,17 @@ type RouteJson = Omit<z.input<typeof zRoute>, "athlete"> & { athlete: Record<str
  * creation), estimated_moving_time in seconds. Segments and waypoints are not kept: always [].
  * `owners`: the routes' owners by id (read.ts ownersOf); an owner not found is answered as a meta athlete.
  */
-export function routesJson(routes: SeenRoute[], owners: ReadonlyMap<number, AthleteRow>, viewer: Viewer | null): RouteJson[] {
+export function routesJson(
+  routes: SeenRoute[],
+  owners: ReadonlyMap<number, AthleteRow>,
+  viewer: Viewer | null,
+): RouteJson[] {
   return routes.map(({ row, points }) => {
     const owner = owners.get(row.athlete_id);
     return {
-      athlete: owner ? athleteFor(owner, { athleteId: viewer?.athleteId ?? 0 }, { form: "summary" }) : metaAthlete(row.athlete_id),
+      athlete: owner
+        ? athleteFor(owner, { athleteId: viewer?.athleteId ?? 0 }, { form: "summary" })
+        : metaAthlete(row.athlete_id),
       description: row.description,
       distance: row.distance,
       elevation_gain: row.elevation_gain,

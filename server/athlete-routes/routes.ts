@@ -60,7 +60,8 @@ estimated_moving_time: the activity's pace over the route, or 25 km/h (ride) / 1
 
 const idParams = z.object({ id: zNumId });
 
-const fileName = (name: string, ext: string) => `${name.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60) || "route"}.${ext}`;
+const fileName = (name: string, ext: string) =>
+  `${name.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60) || "route"}.${ext}`;
 
 function file(body: string, type: string, name: string) {
   return new Response(body, {
@@ -69,7 +70,8 @@ function file(body: string, type: string, name: string) {
   });
 }
 
-const PRIVACY_NOTE = "A private route is answered only to its owner's token with read_all (view_private); others get 404. Of a public route, points inside the owner's privacy zones are withheld from everyone but the owner with read_all.";
+const PRIVACY_NOTE =
+  "A private route is answered only to its owner's token with read_all (view_private); others get 404. Of a public route, points inside the owner's privacy zones are withheld from everyone but the owner with read_all.";
 
 export const athleteRouteEndpoints = [
   defineRoute({
@@ -85,8 +87,11 @@ export const athleteRouteEndpoints = [
     body: createBody,
     response: zRoute,
     async handler({ platform, auth, body, requestId }) {
-      const given = [body.activity_id !== undefined, body.polyline !== undefined, body.latlng !== undefined].filter(Boolean).length;
-      if (given !== 1) throw badRequest("Route", given === 0 ? "activity_id" : "polyline", given === 0 ? "missing" : "invalid");
+      const given =
+        [body.activity_id !== undefined, body.polyline !== undefined, body.latlng !== undefined].filter(Boolean).length;
+      if (given !== 1) {
+        throw badRequest("Route", given === 0 ? "activity_id" : "polyline", given === 0 ? "missing" : "invalid");
+      }
       if (body.altitude && body.activity_id !== undefined) throw badRequest("Route", "altitude", "invalid");
       let points: LatLng[] = [];
       if (body.polyline !== undefined) {
@@ -95,7 +100,11 @@ export const athleteRouteEndpoints = [
         } catch {
           throw badRequest("Route", "polyline");
         }
-        if (points.some((p) => !Number.isFinite(p[0]) || !Number.isFinite(p[1]) || Math.abs(p[0]) > 90 || Math.abs(p[1]) > 180)) {
+        if (
+          points.some((p) =>
+            !Number.isFinite(p[0]) || !Number.isFinite(p[1]) || Math.abs(p[0]) > 90 || Math.abs(p[1]) > 180
+          )
+        ) {
           throw badRequest("Route", "polyline");
         }
       } else if (body.latlng) points = body.latlng;
@@ -106,7 +115,9 @@ export const athleteRouteEndpoints = [
         type: body.type === "ride" ? 1 : body.type === "run" ? 2 : body.type,
         subType: body.sub_type,
         private: body.private ?? false,
-        source: body.activity_id !== undefined ? { activityId: body.activity_id } : { points, altitudes: body.altitude ?? null, field: body.polyline !== undefined ? "polyline" : "latlng" },
+        source: body.activity_id !== undefined
+          ? { activityId: body.activity_id }
+          : { points, altitudes: body.altitude ?? null, field: body.polyline !== undefined ? "polyline" : "latlng" },
       }, requestActor(auth, requestId));
       const route = await visibleRoute(platform.db, id, viewer);
       return routeJson(route, await ownersOf(platform.db, [route]), viewer);
@@ -167,7 +178,8 @@ export const athleteRouteEndpoints = [
     method: "GET",
     path: "/v3/athlete/routes",
     summary: "The authenticated athlete's routes, newest first (as GET /v3/athletes/:id/routes with one's own id).",
-    description: "Extension: Strava's reference has only /athletes/{id}/routes; clients such as the Strava MCP server (list-athlete-routes) call this path. page, per_page as everywhere.",
+    description:
+      "Extension: Strava's reference has only /athletes/{id}/routes; clients such as the Strava MCP server (list-athlete-routes) call this path. page, per_page as everywhere.",
     tag: "Routes",
     auth: "token",
     resource: "Route",
@@ -212,14 +224,19 @@ export const athleteRouteEndpoints = [
     async handler({ platform, auth, params }) {
       const route = await visibleRoute(platform.db, params.id, viewerOf(auth));
       const link = `${platform.config.publicUrl}/v3/routes/${route.row.id}`;
-      return file(routeGpx(route, { creator: "Fitness platform", link }), "application/gpx+xml", fileName(route.row.name, "gpx"));
+      return file(
+        routeGpx(route, { creator: "Fitness platform", link }),
+        "application/gpx+xml",
+        fileName(route.row.name, "gpx"),
+      );
     },
   }),
   defineRoute({
     method: "GET",
     path: "/v3/routes/:id/export_tcx",
     summary: "A route as a TCX v2 Course file (application/vnd.garmin.tcx+xml).",
-    description: `${PRIVACY_NOTE} One Course (name cut to 15 characters, as TCX requires), times at the route's estimated pace.`,
+    description:
+      `${PRIVACY_NOTE} One Course (name cut to 15 characters, as TCX requires), times at the route's estimated pace.`,
     tag: "Routes",
     auth: "token",
     resource: "Route",

@@ -47,7 +47,12 @@ export const zRoute = model(
     id: 3184562900012,
     id_str: "3184562900012",
     resource_state: 3,
-    map: { id: "r3184562900012", polyline: "_p~iF~ps|U_ulLnnqC_mqNvxq`@", summary_polyline: "_p~iF~ps|U_ulLnnqC_mqNvxq`@", resource_state: 3 },
+    map: {
+      id: "r3184562900012",
+      polyline: "_p~iF~ps|U_ulLnnqC_mqNvxq`@",
+      summary_polyline: "_p~iF~ps|U_ulLnnqC_mqNvxq`@",
+      resource_state: 3,
+    },
     name: "River loop",
     private: false,
     starred: false,

@@ -2,9 +2,20 @@ import { activityTypeOf } from "../../shared/activity-types.ts";
 import { systemActor } from "../actor.ts";
 import { createAthlete, followAthlete, unfollowAthlete, updateAthlete } from "./commands.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
-import { type CliCommand, CliUsageError, optionalNumber, optionalString, requireInt, requireString } from "../cli/command.ts";
+import {
+  type CliCommand,
+  CliUsageError,
+  optionalNumber,
+  optionalString,
+  requireInt,
+  requireString,
+} from "../cli/command.ts";
 
-async function follow(move: typeof followAthlete, platform: Parameters<CliCommand["run"]>[0], o: Record<string, unknown>) {
+async function follow(
+  move: typeof followAthlete,
+  platform: Parameters<CliCommand["run"]>[0],
+  o: Record<string, unknown>,
+) {
   const athleteId = requireInt(o, "athlete");
   const targetId = requireInt(o, "target");
   for (const id of [athleteId, targetId]) {
@@ -84,7 +95,9 @@ export const athleteCommands: CliCommand[] = [
       if (sex !== undefined && sex !== "M" && sex !== "F") throw new CliUsageError("--sex must be M or F");
       const typeName = optionalString(o, "default-activity-type");
       const defaultActivityType = typeName === undefined ? undefined : activityTypeOf(typeName);
-      if (typeName !== undefined && !defaultActivityType) throw new CliUsageError("--default-activity-type: unknown activity type");
+      if (typeName !== undefined && !defaultActivityType) {
+        throw new CliUsageError("--default-activity-type: unknown activity type");
+      }
       const ftp = optionalNumber(o, "ftp");
       const athleteId = requireInt(o, "athlete");
       const changed = await updateAthlete(platform, athleteId, {
@@ -107,5 +120,10 @@ export const athleteCommands: CliCommand[] = [
 
 export const followCommands: CliCommand[] = [
   { name: "follow", summary: "Make an athlete follow another.", options, run: (p, o) => follow(followAthlete, p, o) },
-  { name: "unfollow", summary: "Make an athlete stop following another.", options, run: (p, o) => follow(unfollowAthlete, p, o) },
+  {
+    name: "unfollow",
+    summary: "Make an athlete stop following another.",
+    options,
+    run: (p, o) => follow(unfollowAthlete, p, o),
+  },
 ];

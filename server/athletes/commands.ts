@@ -30,12 +30,18 @@ export interface NewAthlete {
  * Registers an athlete (sign-up page, CLI, demo; the CLI's actor unless told). Emails are unique,
  * case-insensitively.
  */
-export async function createAthlete(platform: Platform, input: NewAthlete, actor: Actor = systemActor("cli")): Promise<number> {
+export async function createAthlete(
+  platform: Platform,
+  input: NewAthlete,
+  actor: Actor = systemActor("cli"),
+): Promise<number> {
   const registration = { ...input, passwordLength: input.password.length };
   checkRegistration(registration);
   // A taken e-mail is refused before the (deliberately slow) password hash; the unique index
   // still decides races.
-  if (await emailTaken(platform.db, input.email.trim())) throw new DomainError("conflict", "Athlete", "email", "already exists", "an athlete with this email exists");
+  if (await emailTaken(platform.db, input.email.trim())) {
+    throw new DomainError("conflict", "Athlete", "email", "already exists", "an athlete with this email exists");
+  }
   const athleteId = await nextId(platform.db, "athlete");
   try {
     await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, {
@@ -71,8 +77,17 @@ export function passwordCostOf(config: Pick<Config, "passwordCost">): PasswordCo
 }
 
 /** Replaces a weaker password hash by `passwordHash` (made at sign-in from the right password). */
-export async function rehashPassword(platform: Platform, athleteId: number, passwordHash: string, actor: Actor): Promise<void> {
-  await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, { type: "rehashPassword", athleteId, passwordHash }, appendOptions(actor));
+export async function rehashPassword(
+  platform: Platform,
+  athleteId: number,
+  passwordHash: string,
+  actor: Actor,
+): Promise<void> {
+  await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, {
+    type: "rehashPassword",
+    athleteId,
+    passwordHash,
+  }, appendOptions(actor));
 }
 
 export interface AthleteChanges {
@@ -91,7 +106,12 @@ export interface AthleteChanges {
 }
 
 /** Changes an athlete's profile or settings (CLI, PUT /v3/athlete); nothing when nothing changes. */
-export async function updateAthlete(platform: Platform, athleteId: number, changes: AthleteChanges, actor: Actor): Promise<boolean> {
+export async function updateAthlete(
+  platform: Platform,
+  athleteId: number,
+  changes: AthleteChanges,
+  actor: Actor,
+): Promise<boolean> {
   const { events } = await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, {
     type: "updateProfile",
     athleteId,
@@ -101,22 +121,43 @@ export async function updateAthlete(platform: Platform, athleteId: number, chang
 }
 
 /** `athleteId` follows `targetId` (not oneself; nothing when already following); answers whether anything changed. */
-export async function followAthlete(platform: Platform, athleteId: number, targetId: number, actor: Actor): Promise<boolean> {
-  const { events } = await handleCommand(platform.store, followStream(athleteId), followDecider, { type: "follow", athleteId, targetId }, appendOptions(actor));
+export async function followAthlete(
+  platform: Platform,
+  athleteId: number,
+  targetId: number,
+  actor: Actor,
+): Promise<boolean> {
+  const { events } = await handleCommand(platform.store, followStream(athleteId), followDecider, {
+    type: "follow",
+    athleteId,
+    targetId,
+  }, appendOptions(actor));
   return events.length > 0;
 }
 
 /** `athleteId` stops following `targetId` (nothing when not following); answers whether anything changed. */
-export async function unfollowAthlete(platform: Platform, athleteId: number, targetId: number, actor: Actor): Promise<boolean> {
-  const { events } = await handleCommand(platform.store, followStream(athleteId), followDecider, { type: "unfollow", athleteId, targetId }, appendOptions(actor));
+export async function unfollowAthlete(
+  platform: Platform,
+  athleteId: number,
+  targetId: number,
+  actor: Actor,
+): Promise<boolean> {
+  const { events } = await handleCommand(platform.store, followStream(athleteId), followDecider, {
+    type: "unfollow",
+    athleteId,
+    targetId,
+  }, appendOptions(actor));
   return events.length > 0;
 }
 
 /** The athlete's defaults for new activities (type of uploads that name none; privacy). */
-export async function athleteDefaults(db: Queryable, athleteId: number): Promise<{ activityType: ActivityType; private: boolean }> {
+export async function athleteDefaults(
+  db: Queryable,
+  athleteId: number,
+): Promise<{ activityType: ActivityType; private: boolean }> {
   const row = await activityDefaults(db, athleteId);
   return {
-    activityType: (activityTypeOf(row?.default_activity_type ?? "Ride") ?? "Ride"),
+    activityType: activityTypeOf(row?.default_activity_type ?? "Ride") ?? "Ride",
     private: row?.default_private ?? false,
   };
 }

@@ -50,14 +50,41 @@ export interface DetailExtras {
 
 /** The spec's summary athlete fields (Athlete table), in its order; nothing private among them. */
 export const SUMMARY_ATHLETE_FIELDS = [
-  "id", "resource_state", "firstname", "lastname", "profile_medium", "profile", "city", "state", "country", "sex",
-  "premium", "summit", "created_at", "updated_at", "friend", "follower",
+  "id",
+  "resource_state",
+  "firstname",
+  "lastname",
+  "profile_medium",
+  "profile",
+  "city",
+  "state",
+  "country",
+  "sex",
+  "premium",
+  "summit",
+  "created_at",
+  "updated_at",
+  "friend",
+  "follower",
 ] as const;
 
 /** Attributes that only the athlete's own token may receive. */
 export const PRIVATE_ATHLETE_FIELDS = [
-  "email", "weight", "ftp", "birthdate", "measurement_preference", "date_preference", "clubs", "bikes", "shoes",
-  "follower_count", "friend_count", "mutual_friend_count", "athlete_type", "bio", "username",
+  "email",
+  "weight",
+  "ftp",
+  "birthdate",
+  "measurement_preference",
+  "date_preference",
+  "clubs",
+  "bikes",
+  "shoes",
+  "follower_count",
+  "friend_count",
+  "mutual_friend_count",
+  "athlete_type",
+  "bio",
+  "username",
 ] as const;
 
 function summaryOf(row: AthleteRow, relationship: Relationship = { friend: null, follower: null }) {

@@ -44,7 +44,8 @@ export const athleteRoutes = [
     method: "PUT",
     path: "/v3/athlete",
     response: zDetailedAthlete,
-    summary: "Update the authenticated athlete: weight (kg), ftp (W), measurement_preference (meters or feet), and the extensions default_activity_type and default_private.",
+    summary:
+      "Update the authenticated athlete: weight (kg), ftp (W), measurement_preference (meters or feet), and the extensions default_activity_type and default_private.",
     tag: "Athlete",
     auth: "token",
     permission: "write",

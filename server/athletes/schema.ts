@@ -27,11 +27,22 @@ const summaryAthleteShape = {
 };
 
 const athleteExample = {
-  id: 134815, resource_state: 2, firstname: "Ann", lastname: "Tester",
+  id: 134815,
+  resource_state: 2,
+  firstname: "Ann",
+  lastname: "Tester",
   profile_medium: "https://fitness.example.com/avatars/athletes/134815/medium.png",
   profile: "https://fitness.example.com/avatars/athletes/134815/large.png",
-  city: "Utrecht", state: null, country: "Netherlands", sex: "F", premium: false, summit: false,
-  created_at: "2024-01-02T03:04:05Z", updated_at: "2024-05-06T07:08:09Z", friend: null, follower: null,
+  city: "Utrecht",
+  state: null,
+  country: "Netherlands",
+  sex: "F",
+  premium: false,
+  summit: false,
+  created_at: "2024-01-02T03:04:05Z",
+  updated_at: "2024-05-06T07:08:09Z",
+  friend: null,
+  follower: null,
 };
 
 export const zSummaryAthlete = model(
@@ -63,9 +74,23 @@ export const zDetailedAthlete = model(
   }),
   "The authenticated athlete (resource_state 3): private attributes only reach the athlete's own token.",
   {
-    ...athleteExample, resource_state: 3, username: null, bio: null, summit: false, badge_type_id: 0, follower_count: 3,
-    friend_count: 2, mutual_friend_count: 0, athlete_type: 0, date_preference: "%m/%d/%Y", measurement_preference: "meters",
-    ftp: 240, weight: 61.5, clubs: [], bikes: [], shoes: [],
+    ...athleteExample,
+    resource_state: 3,
+    username: null,
+    bio: null,
+    summit: false,
+    badge_type_id: 0,
+    follower_count: 3,
+    friend_count: 2,
+    mutual_friend_count: 0,
+    athlete_type: 0,
+    date_preference: "%m/%d/%Y",
+    measurement_preference: "meters",
+    ftp: 240,
+    weight: 61.5,
+    clubs: [],
+    bikes: [],
+    shoes: [],
   },
 );
 
@@ -100,7 +125,14 @@ const activityTotal = model(
     achievement_count: int.optional(),
   }),
   "Totals of one sport over one period.",
-  { count: 12, distance: 312450.5, moving_time: 41230, elapsed_time: 45010, elevation_gain: 2310, achievement_count: 4 },
+  {
+    count: 12,
+    distance: 312450.5,
+    moving_time: 41230,
+    elapsed_time: 45010,
+    elevation_gain: 2310,
+    achievement_count: 4,
+  },
 );
 
 export const zActivityStats = model(
@@ -121,7 +153,10 @@ export const zActivityStats = model(
   "Recent (4 weeks), year-to-date and all-time totals of rides, runs and swims.",
 );
 
-const zoneRange = model("ZoneRange", z.object({ min: int, max: int }), "A zone's bounds (max -1: open-ended).", { min: 152, max: 171 });
+const zoneRange = model("ZoneRange", z.object({ min: int, max: int }), "A zone's bounds (max -1: open-ended).", {
+  min: 152,
+  max: 171,
+});
 
 export const zZones = model(
   "Zones",

@@ -31,7 +31,12 @@ async function pictureRenditions(bytes: Uint8Array): Promise<{ large: Uint8Array
 }
 
 /** Stores the renditions, then records the change (blobs first: an event never names missing bytes). */
-export async function setAthletePicture(platform: Platform, athleteId: number, bytes: Uint8Array, actor: Actor): Promise<void> {
+export async function setAthletePicture(
+  platform: Platform,
+  athleteId: number,
+  bytes: Uint8Array,
+  actor: Actor,
+): Promise<void> {
   const { large, medium } = await pictureRenditions(bytes);
   const [largeSha, mediumSha] = [await putBlob(platform.db, large), await putBlob(platform.db, medium)];
   await handleCommand(platform.store, athletePictureStream(athleteId), pictureDecider, {
@@ -45,5 +50,11 @@ export async function setAthletePicture(platform: Platform, athleteId: number, b
 
 /** Back to the default picture (the identicon). */
 export async function removeAthletePicture(platform: Platform, athleteId: number, actor: Actor): Promise<void> {
-  await handleCommand(platform.store, athletePictureStream(athleteId), pictureDecider, { type: "remove", athleteId }, appendOptions(actor));
+  await handleCommand(
+    platform.store,
+    athletePictureStream(athleteId),
+    pictureDecider,
+    { type: "remove", athleteId },
+    appendOptions(actor),
+  );
 }

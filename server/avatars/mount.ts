@@ -12,7 +12,8 @@ async function athleteAvatar(c: Context, platform: Platform): Promise<Response> 
   const file = c.req.param("file");
   // Own names only ("constructor" is not a size).
   const size = file === "large.png" ? "large" : file === "medium.png" ? "medium" : undefined;
-  const notFound = () => c.json({ message: "Record Not Found", errors: [{ resource: "Athlete", field: "id", code: "invalid" }] }, 404);
+  const notFound = () =>
+    c.json({ message: "Record Not Found", errors: [{ resource: "Athlete", field: "id", code: "invalid" }] }, 404);
   if (!Number.isSafeInteger(id) || id <= 0 || !size) return notFound();
   if (!(await findAthlete(platform.db, id))) return notFound();
   const picture = await athletePicture(platform.db, id);
@@ -29,7 +30,8 @@ async function clubAvatar(c: Context, platform: Platform): Promise<Response> {
   const id = Number(c.req.param("id"));
   const file = c.req.param("file");
   const size = file === "large.png" ? "large" : file === "medium.png" ? "medium" : undefined;
-  const notFound = () => c.json({ message: "Record Not Found", errors: [{ resource: "Club", field: "id", code: "invalid" }] }, 404);
+  const notFound = () =>
+    c.json({ message: "Record Not Found", errors: [{ resource: "Club", field: "id", code: "invalid" }] }, 404);
   if (!Number.isSafeInteger(id) || id <= 0 || !size) return notFound();
   if (!(await findClub(platform.db, id))) return notFound();
   const headers = { "content-type": "image/png", "cache-control": "public, max-age=86400" };

@@ -13,14 +13,19 @@ const zPicture = z.object({ profile: z.string(), profile_medium: z.string(), cus
 
 async function answer(platform: Platform, athleteId: number, custom: boolean) {
   if (!(await findAthlete(platform.db, athleteId))) throw notFound("Athlete");
-  return { profile: athleteAvatarUrl(athleteId, "large"), profile_medium: athleteAvatarUrl(athleteId, "medium"), custom };
+  return {
+    profile: athleteAvatarUrl(athleteId, "large"),
+    profile_medium: athleteAvatarUrl(athleteId, "medium"),
+    custom,
+  };
 }
 
 export const athletePictureRoutes = [
   defineRoute({
     method: "PUT",
     path: "/v3/athlete/picture",
-    summary: "Extension: set the authenticated athlete's profile picture (multipart: file, a JPEG, PNG or GIF of at most 10 MB).",
+    summary:
+      "Extension: set the authenticated athlete's profile picture (multipart: file, a JPEG, PNG or GIF of at most 10 MB).",
     description:
       "The picture is cropped to its centre square and scaled to 124 px (profile) and 62 px (profile_medium); both URLs keep their address and now answer it. 400 {Athlete, file, invalid | too large} for anything else.",
     tag: "Athlete",
@@ -38,7 +43,8 @@ export const athletePictureRoutes = [
   defineRoute({
     method: "DELETE",
     path: "/v3/athlete/picture",
-    summary: "Extension: remove the authenticated athlete's profile picture (profile and profile_medium show the default identicon again).",
+    summary:
+      "Extension: remove the authenticated athlete's profile picture (profile and profile_medium show the default identicon again).",
     tag: "Athlete",
     auth: "token",
     permission: "write",

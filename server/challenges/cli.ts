@@ -8,8 +8,16 @@ export const challengeCommands: CliCommand[] = [
     summary: "Create a challenge; prints its id.",
     options: {
       name: { type: "string", description: "challenge name", required: true },
-      type: { type: "string", description: "CumulativeChallenge, SegmentChallenge or SingleActivityChallenge", required: true },
-      dimension: { type: "string", description: "distance, elevation, time or pace (pace: single-activity only)", required: true },
+      type: {
+        type: "string",
+        description: "CumulativeChallenge, SegmentChallenge or SingleActivityChallenge",
+        required: true,
+      },
+      dimension: {
+        type: "string",
+        description: "distance, elevation, time or pace (pace: single-activity only)",
+        required: true,
+      },
       goal: { type: "string", description: "meters, seconds, or seconds per km for pace", required: true },
       start: { type: "string", description: "first day, YYYY-MM-DD (local dates of activities)", required: true },
       end: { type: "string", description: "last day, YYYY-MM-DD (inclusive)", required: true },
@@ -22,7 +30,9 @@ export const challengeCommands: CliCommand[] = [
       const goalText = requireString(o, "goal");
       if (!/^\d+$/.test(goalText)) throw new CliUsageError("--goal must be a non-negative integer");
       const segment = optionalString(o, "segment");
-      if (segment !== undefined && !/^\d+$/.test(segment)) throw new CliUsageError("--segment must be a positive integer");
+      if (segment !== undefined && !/^\d+$/.test(segment)) {
+        throw new CliUsageError("--segment must be a positive integer");
+      }
       const id = await createChallenge(platform, {
         name: requireString(o, "name"),
         type: requireString(o, "type"),

@@ -21,7 +21,8 @@ export interface NewChallenge {
   description?: string;
 }
 
-const invalid = (field: string, code = "invalid", message?: string) => new DomainError("invalid", "Challenge", field, code, message);
+const invalid = (field: string, code = "invalid", message?: string) =>
+  new DomainError("invalid", "Challenge", field, code, message);
 
 function validDate(text: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || !yearInRange(Number(text.slice(0, 4)))) return false;
@@ -30,20 +31,40 @@ function validDate(text: string): boolean {
 }
 
 /** Creates a challenge (CLI, demo; the CLI's actor unless told). Every rule is checked before anything is recorded. */
-export async function createChallenge(platform: Platform, input: NewChallenge, actor: Actor = systemActor("cli")): Promise<number> {
+export async function createChallenge(
+  platform: Platform,
+  input: NewChallenge,
+  actor: Actor = systemActor("cli"),
+): Promise<number> {
   const name = input.name.trim();
   if (!name) throw invalid("name", "missing");
-  if (!(CHALLENGE_TYPES as readonly string[]).includes(input.type)) throw invalid("type", "invalid", `type must be one of ${CHALLENGE_TYPES.join(", ")}`);
-  if (!(CHALLENGE_DIMENSIONS as readonly string[]).includes(input.dimension)) throw invalid("dimension", "invalid", `dimension must be one of ${CHALLENGE_DIMENSIONS.join(", ")}`);
-  if (input.dimension === "pace" && input.type !== "SingleActivityChallenge") throw invalid("dimension", "invalid", "pace is for single-activity challenges");
-  if (!Number.isInteger(input.goal) || input.goal < 0) throw invalid("goal", "invalid", "goal must be a non-negative integer");
-  if (input.dimension === "pace" && input.goal <= 0) throw invalid("goal", "invalid", "a pace goal is seconds per kilometre (> 0)");
+  if (!(CHALLENGE_TYPES as readonly string[]).includes(input.type)) {
+    throw invalid("type", "invalid", `type must be one of ${CHALLENGE_TYPES.join(", ")}`);
+  }
+  if (!(CHALLENGE_DIMENSIONS as readonly string[]).includes(input.dimension)) {
+    throw invalid("dimension", "invalid", `dimension must be one of ${CHALLENGE_DIMENSIONS.join(", ")}`);
+  }
+  if (input.dimension === "pace" && input.type !== "SingleActivityChallenge") {
+    throw invalid("dimension", "invalid", "pace is for single-activity challenges");
+  }
+  if (!Number.isInteger(input.goal) || input.goal < 0) {
+    throw invalid("goal", "invalid", "goal must be a non-negative integer");
+  }
+  if (input.dimension === "pace" && input.goal <= 0) {
+    throw invalid("goal", "invalid", "a pace goal is seconds per kilometre (> 0)");
+  }
   if (!validDate(input.startDate)) throw invalid("start_date", "invalid", "start must be YYYY-MM-DD");
   if (!validDate(input.endDate)) throw invalid("end_date", "invalid", "end must be YYYY-MM-DD");
   if (input.endDate < input.startDate) throw invalid("end_date", "invalid", "end is before start");
-  if (input.activityType && !(ACTIVITY_TYPES as readonly string[]).includes(input.activityType)) throw invalid("activity_type");
-  if (input.type === "SegmentChallenge" && !input.segmentId) throw invalid("segment_id", "missing", "a segment challenge needs --segment");
-  if (input.externalUrl && !/^https?:\/\/\S+$/.test(input.externalUrl)) throw invalid("external_url", "invalid", "external url must be http(s)");
+  if (input.activityType && !(ACTIVITY_TYPES as readonly string[]).includes(input.activityType)) {
+    throw invalid("activity_type");
+  }
+  if (input.type === "SegmentChallenge" && !input.segmentId) {
+    throw invalid("segment_id", "missing", "a segment challenge needs --segment");
+  }
+  if (input.externalUrl && !/^https?:\/\/\S+$/.test(input.externalUrl)) {
+    throw invalid("external_url", "invalid", "external url must be http(s)");
+  }
   const challengeId = await nextId(platform.db, "challenge");
   const description = input.description?.trim() ?? "";
   const facts: ChallengeFacts = {
@@ -67,16 +88,42 @@ export async function createChallenge(platform: Platform, input: NewChallenge, a
     color: "FC4C02",
     socialHashtag: name.replace(/[^A-Za-z0-9]+/g, ""),
   };
-  await handleCommand(platform.store, challengeStream(challengeId), challengeDecider, { type: "create", challengeId, facts }, appendOptions(actor));
+  await handleCommand(platform.store, challengeStream(challengeId), challengeDecider, {
+    type: "create",
+    challengeId,
+    facts,
+  }, appendOptions(actor));
   return challengeId;
 }
 
 /** Joins a challenge (nothing when already joined). */
-export async function joinChallenge(platform: Platform, challengeId: number, athleteId: number, actor: Actor): Promise<void> {
-  await handleCommand(platform.store, challengeStream(challengeId), challengeDecider, { type: "join", athleteId }, appendOptions(actor));
+export async function joinChallenge(
+  platform: Platform,
+  challengeId: number,
+  athleteId: number,
+  actor: Actor,
+): Promise<void> {
+  await handleCommand(
+    platform.store,
+    challengeStream(challengeId),
+    challengeDecider,
+    { type: "join", athleteId },
+    appendOptions(actor),
+  );
 }
 
 /** Leaves a challenge (nothing when not joined). */
-export async function leaveChallenge(platform: Platform, challengeId: number, athleteId: number, actor: Actor): Promise<void> {
-  await handleCommand(platform.store, challengeStream(challengeId), challengeDecider, { type: "leave", athleteId }, appendOptions(actor));
+export async function leaveChallenge(
+  platform: Platform,
+  challengeId: number,
+  athleteId: number,
+  actor: Actor,
+): Promise<void> {
+  await handleCommand(
+    platform.store,
+    challengeStream(challengeId),
+    challengeDecider,
+    { type: "leave", athleteId },
+    appendOptions(actor),
+  );
 }

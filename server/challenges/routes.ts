@@ -7,7 +7,13 @@ import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { paging, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { findClub } from "../../projections/clubs/queries.ts";
-import { type BoardFilter, challengeBoard, challengeExists, findChallenge, joinedChallenges } from "../../projections/challenges/queries.ts";
+import {
+  type BoardFilter,
+  challengeBoard,
+  challengeExists,
+  findChallenge,
+  joinedChallenges,
+} from "../../projections/challenges/queries.ts";
 import { CHALLENGE_LEADERBOARD_CONTEXT, challengeLeaderboard } from "./leaderboard-represent.ts";
 import { detailedChallenge, summaryChallenge } from "./represent.ts";
 import { zChallengeLeaderboardList, zDetailedChallenge, zSummaryChallengeList } from "./schema.ts";
@@ -73,7 +79,8 @@ export const challengeRoutes = [
     path: "/v3/challenges/:id/leaderboard",
     response: zChallengeLeaderboardList,
     summary: "Leaderboard entries, best first; filter friends, club (club_id required) or none.",
-    description: "per_page defaults to 10. On the first page the requester and up to 2 entries before and after are appended when not already present.",
+    description:
+      "per_page defaults to 10. On the first page the requester and up to 2 entries before and after are appended when not already present.",
     tag: "Challenges",
     auth: "token",
     resource: "Challenge",
@@ -101,7 +108,13 @@ export const challengeRoutes = [
       const { page, perPage, offset } = paging(query, CHALLENGE_LEADERBOARD_PER_PAGE);
       const entries = challengeLeaderboard(
         await challengeBoard(platform.db, {
-          challengeId: params.id, viewerId: auth.athleteId, filter, page, perPage, offset, context: CHALLENGE_LEADERBOARD_CONTEXT,
+          challengeId: params.id,
+          viewerId: auth.athleteId,
+          filter,
+          page,
+          perPage,
+          offset,
+          context: CHALLENGE_LEADERBOARD_CONTEXT,
         }),
       );
       // Participants only exist for existing challenges: the existence check is needed for empty answers only.
@@ -114,7 +127,8 @@ export const challengeRoutes = [
     path: "/v3/challenges/:id/athletes",
     response: zDetailedChallenge,
     summary: "Join a challenge for the authenticated athlete; answers the detailed challenge (joined true).",
-    description: "A challenge with an external_url is joined at that address: 403 Challenge/external_url/join externally.",
+    description:
+      "A challenge with an external_url is joined at that address: 403 Challenge/external_url/join externally.",
     tag: "Challenges",
     auth: "token",
     permission: "write",

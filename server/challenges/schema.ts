@@ -32,14 +32,39 @@ const summaryShape = {
 };
 
 const example = {
-  id: 3001, resource_state: 2, name: "May 100 km", type: "DistanceChallenge", joined: true, start_date: "2024-05-01",
-  end_date: "2024-05-31", segment_id: null, activity_type: "Ride", dimension: "distance", goal: 100000, goal_hidden: false,
-  measurement_unit: "metric", milestone_count: 0, logo_url: "", teaser: "Ride 100 km in May", url: "may-100", color: "#fc4c02",
-  social_hashtag: "may100", participant_count: 42, total_dimension: 3120450, attempt_count: 40, completed_count: 12,
-  leaderboard_count: 40, external_url: null,
+  id: 3001,
+  resource_state: 2,
+  name: "May 100 km",
+  type: "DistanceChallenge",
+  joined: true,
+  start_date: "2024-05-01",
+  end_date: "2024-05-31",
+  segment_id: null,
+  activity_type: "Ride",
+  dimension: "distance",
+  goal: 100000,
+  goal_hidden: false,
+  measurement_unit: "metric",
+  milestone_count: 0,
+  logo_url: "",
+  teaser: "Ride 100 km in May",
+  url: "may-100",
+  color: "#fc4c02",
+  social_hashtag: "may100",
+  participant_count: 42,
+  total_dimension: 3120450,
+  attempt_count: 40,
+  completed_count: 12,
+  leaderboard_count: 40,
+  external_url: null,
 };
 
-export const zSummaryChallenge = model("SummaryChallenge", z.object(summaryShape), "Extension: a challenge (resource_state 2).", example);
+export const zSummaryChallenge = model(
+  "SummaryChallenge",
+  z.object(summaryShape),
+  "Extension: a challenge (resource_state 2).",
+  example,
+);
 
 export const zDetailedChallenge = model(
   "DetailedChallenge",

@@ -15,7 +15,9 @@ export interface CliOutcome {
 function usage(command: CliCommand): string {
   const arg = command.positional ? ` <${command.positional.name}>` : "";
   const lines = [`Usage: npm run cli -- ${command.name}${arg} [options]`, "", command.summary, "", "Options:"];
-  if (command.positional) lines.splice(4, 0, "Arguments:", `  <${command.positional.name}>`.padEnd(34) + command.positional.description, "");
+  if (command.positional) {
+    lines.splice(4, 0, "Arguments:", `  <${command.positional.name}>`.padEnd(34) + command.positional.description, "");
+  }
   for (const [name, spec] of Object.entries(command.options)) {
     const arg = spec.type === "string" ? ` <${name.split("-").pop()}>` : "";
     lines.push(`  --${name}${arg}`.padEnd(34) + `${spec.description}${spec.required ? " (required)" : ""}`);
@@ -98,14 +100,20 @@ export async function dispatch(
   const { command, rest } = findCommand(argv, commands);
   if (!command) {
     const help = argv.length === 0 || argv.includes("--help") || argv[0] === "help";
-    return { exitCode: help ? 0 : 2, stdout: help ? overview(commands) : "", stderr: help ? "" : `unknown command: ${argv.join(" ")}\n\n${overview(commands)}` };
+    return {
+      exitCode: help ? 0 : 2,
+      stdout: help ? overview(commands) : "",
+      stderr: help ? "" : `unknown command: ${argv.join(" ")}\n\n${overview(commands)}`,
+    };
   }
   let values: Record<string, unknown>;
   try {
     const parsed = parseArgs({
       args: rest,
       options: {
-        ...Object.fromEntries(Object.entries(command.options).map(([k, s]) => [k, { type: s.type, multiple: s.multiple ?? false }])),
+        ...Object.fromEntries(
+          Object.entries(command.options).map(([k, s]) => [k, { type: s.type, multiple: s.multiple ?? false }]),
+        ),
         json: { type: "boolean" },
         help: { type: "boolean" },
       },
@@ -128,14 +136,21 @@ export async function dispatch(
   }
   try {
     const standalone = command.standalone;
-    const result = standalone ? await standalone(values, io) : await withPlatform((platform) => command.run(platform, values, io));
+    const result = standalone
+      ? await standalone(values, io)
+      : await withPlatform((platform) => command.run(platform, values, io));
     const failed = !!result && typeof result === "object" && (result as { ok?: unknown }).ok === false;
     const text = values.json ? toJson(result) : (command.format ?? defaultFormat)(result);
     return { exitCode: failed ? 1 : 0, stdout: text, stderr: "" };
   } catch (error) {
-    if (error instanceof CliUsageError) return { exitCode: 2, stdout: "", stderr: `${error.message}\n\n${usage(command)}` };
+    if (error instanceof CliUsageError) {
+      return { exitCode: 2, stdout: "", stderr: `${error.message}\n\n${usage(command)}` };
+    }
     if (error instanceof DomainError) {
-      const body = { message: error.message, errors: [{ resource: error.resource, field: error.field, code: error.code }] };
+      const body = {
+        message: error.message,
+        errors: [{ resource: error.resource, field: error.field, code: error.code }],
+      };
       return { exitCode: 1, stdout: values.json ? toJson({ error: body }) : "", stderr: `error: ${error.message}` };
     }
     return { exitCode: 1, stdout: "", stderr: `error: ${(error as Error).message}` };

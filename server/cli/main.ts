@@ -48,7 +48,10 @@ async function main(): Promise<number> {
         interactive: !!process.stderr.isTTY,
         progressFd: 2,
         progress: (t) => process.stderr.write(t),
-        write: (chunk) => new Promise<void>((done) => process.stdout.write(chunk) ? done() : process.stdout.once("drain", () => done())),
+        write: (chunk) =>
+          new Promise<void>((done) =>
+            process.stdout.write(chunk) ? done() : process.stdout.once("drain", () => done())
+          ),
       },
     );
     if (outcome.stderr) process.stderr.write(`${outcome.stderr}\n`);

@@ -14,7 +14,9 @@ export function progressLine(label: string, elapsedMs: number, counts: ProgressC
   const width = 30;
   const filled = Math.round(fraction * width);
   const rate = counts.applied / Math.max(seconds, 1e-9);
-  return `${label} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${counts.applied}/${counts.total} events, ${Math.round(rate)} events/s, ${seconds.toFixed(1)} s`;
+  return `${label} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${counts.applied}/${counts.total} events, ${
+    Math.round(rate)
+  } events/s, ${seconds.toFixed(1)} s`;
 }
 
 /**

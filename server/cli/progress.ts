@@ -25,7 +25,9 @@ export function progressBar(io: CliIo, label: string): ((p: RebuildProgress) => 
   let stop: (() => void) | undefined;
   if (io.interactive) {
     draw();
-    stop = io.progressFd === undefined ? redrawHere(draw) : redrawOffThread(io.progressFd, label, startedAt, shared, draw);
+    stop = io.progressFd === undefined
+      ? redrawHere(draw)
+      : redrawOffThread(io.progressFd, label, startedAt, shared, draw);
   }
   const update = (p: RebuildProgress) => {
     counts[APPLIED] = p.applied;
@@ -61,7 +63,13 @@ function redrawHere(draw: () => void): () => void {
  * from free to stopped, waiting out a redraw in progress, so nothing is drawn after it. If the
  * worker cannot start, this thread's timer takes over.
  */
-function redrawOffThread(fd: number, label: string, startedAt: number, shared: SharedArrayBuffer, draw: () => void): () => void {
+function redrawOffThread(
+  fd: number,
+  label: string,
+  startedAt: number,
+  shared: SharedArrayBuffer,
+  draw: () => void,
+): () => void {
   const lock = new Int32Array(shared);
   let fallback: (() => void) | undefined;
   const worker = new Worker(new URL("./progress-ticker.ts", import.meta.url), {

@@ -28,22 +28,47 @@ export function slugOf(name: string): string {
 export async function createClub(platform: Platform, input: NewClub, actor: Actor): Promise<number> {
   const { ownerId, ...request } = input;
   const { name } = checkNewClub(request);
-  if (!(await findAthlete(platform.db, ownerId))) throw new DomainError("not_found", "Athlete", "owner_id", "invalid", "no such athlete");
+  if (!(await findAthlete(platform.db, ownerId))) {
+    throw new DomainError("not_found", "Athlete", "owner_id", "invalid", "no such athlete");
+  }
   const clubId = await nextId(platform.db, "club");
   let url = slugOf(name);
   if (await clubUrlTaken(platform.db, url)) url = `${url}-${clubId}`;
-  await handleCommand(platform.store, clubStream(clubId), clubDecider, { type: "create", clubId, ownerId, url, request }, appendOptions(actor));
+  await handleCommand(platform.store, clubStream(clubId), clubDecider, {
+    type: "create",
+    clubId,
+    ownerId,
+    url,
+    request,
+  }, appendOptions(actor));
   return clubId;
 }
 
 /** Runs one membership move on a club's stream; answers whether anything changed. */
-async function moveMember(platform: Platform, clubId: number, command: Exclude<ClubCommand, { type: "create" }>, actor: Actor): Promise<boolean> {
-  const { events } = await handleCommand(platform.store, clubStream(clubId), clubDecider, command, appendOptions(actor));
+async function moveMember(
+  platform: Platform,
+  clubId: number,
+  command: Exclude<ClubCommand, { type: "create" }>,
+  actor: Actor,
+): Promise<boolean> {
+  const { events } = await handleCommand(
+    platform.store,
+    clubStream(clubId),
+    clubDecider,
+    command,
+    appendOptions(actor),
+  );
   return events.length > 0;
 }
 
 /** Invites an athlete (an operator: `invitedBy` null): their next join makes them a member, even of a private club. */
-export function inviteToClub(platform: Platform, clubId: number, athleteId: number, invitedBy: number | null, actor: Actor) {
+export function inviteToClub(
+  platform: Platform,
+  clubId: number,
+  athleteId: number,
+  invitedBy: number | null,
+  actor: Actor,
+) {
   return moveMember(platform, clubId, { type: "invite", athleteId, invitedBy }, actor);
 }
 
@@ -58,12 +83,24 @@ export function leaveClub(platform: Platform, clubId: number, athleteId: number,
 }
 
 /** A club admin (`callerId`) accepts a pending request to a private club. */
-export function approveMembership(platform: Platform, clubId: number, callerId: number, athleteId: number, actor: Actor) {
+export function approveMembership(
+  platform: Platform,
+  clubId: number,
+  callerId: number,
+  athleteId: number,
+  actor: Actor,
+) {
   return moveMember(platform, clubId, { type: "approve", callerId, athleteId }, actor);
 }
 
 /** A club admin (`callerId`) declines a pending request to a private club. */
-export function declineMembership(platform: Platform, clubId: number, callerId: number, athleteId: number, actor: Actor) {
+export function declineMembership(
+  platform: Platform,
+  clubId: number,
+  callerId: number,
+  athleteId: number,
+  actor: Actor,
+) {
   return moveMember(platform, clubId, { type: "decline", callerId, athleteId }, actor);
 }
 
@@ -78,8 +115,15 @@ export function demoteAdmin(platform: Platform, clubId: number, callerId: number
 }
 
 /** Turns an athlete's Enhanced Privacy on or off (hidden from non-members' club member lists). */
-export async function setEnhancedPrivacy(platform: Platform, athleteId: number, enhancedPrivacy: boolean, actor: Actor) {
-  if (!(await findAthlete(platform.db, athleteId))) throw new DomainError("not_found", "Athlete", "id", "invalid", "no such athlete");
+export async function setEnhancedPrivacy(
+  platform: Platform,
+  athleteId: number,
+  enhancedPrivacy: boolean,
+  actor: Actor,
+) {
+  if (!(await findAthlete(platform.db, athleteId))) {
+    throw new DomainError("not_found", "Athlete", "id", "invalid", "no such athlete");
+  }
   await handleCommand(platform.store, athleteSettingsStream(athleteId), athleteSettingsDecider, {
     type: "setEnhancedPrivacy",
     athleteId,

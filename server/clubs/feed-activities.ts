@@ -11,7 +11,10 @@ import { findAthletes } from "../../projections/athletes/queries.ts";
  * `{resource_state: 2, firstname, lastname: "<initial>."}`, no id (see athleteFor). The web app's
  * following feed (server/feeds/routes.ts) builds on it.
  */
-export async function feedActivities(ids: readonly number[], context: ActivityContext & { viewer: { athleteId: number } }) {
+export async function feedActivities(
+  ids: readonly number[],
+  context: ActivityContext & { viewer: { athleteId: number } },
+) {
   if (ids.length === 0) return [];
   const byId = new Map((await activitiesByIds(context.db, ids)).map((r) => [Number(r.id), r]));
   const rows = ids.map((id) => byId.get(id)).filter((r): r is ActivityRow => r !== undefined);
@@ -22,7 +25,9 @@ export async function feedActivities(ids: readonly number[], context: ActivityCo
     const owner = athletes.get(rows[i].athlete_id);
     return {
       ...summary,
-      athlete: owner ? athleteFor(owner, context.viewer, { form: "club-feed" }) : { resource_state: 2, firstname: "", lastname: "" },
+      athlete: owner
+        ? athleteFor(owner, context.viewer, { form: "club-feed" })
+        : { resource_state: 2, firstname: "", lastname: "" },
       guid: `activity-${rows[i].id}`,
     };
   });
@@ -34,7 +39,10 @@ export async function feedActivities(ids: readonly number[], context: ActivityCo
  * resource_state 2 and the athlete as first name and last initial —, taken from feedActivities (the
  * same privacy rules); no id, dates, places or map.
  */
-export async function clubActivities(ids: readonly number[], context: ActivityContext & { viewer: { athleteId: number } }) {
+export async function clubActivities(
+  ids: readonly number[],
+  context: ActivityContext & { viewer: { athleteId: number } },
+) {
   return (await feedActivities(ids, context)).map((a) => {
     const summary = a as Record<string, unknown>;
     return {

@@ -35,7 +35,11 @@ export function summaryClub(row: ClubRow): z.input<typeof zSummaryClub> {
 }
 
 /** Detailed club (resource_state 3) with the requester's membership fields. */
-export function detailedClub(row: ClubRow, requester: MembershipFields, followingCount: number): z.input<typeof zDetailedClub> {
+export function detailedClub(
+  row: ClubRow,
+  requester: MembershipFields,
+  followingCount: number,
+): z.input<typeof zDetailedClub> {
   return {
     ...summaryClub(row),
     resource_state: 3,

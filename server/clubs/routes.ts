@@ -3,7 +3,15 @@ import type { Queryable } from "../../events/db/types.ts";
 import { DomainError } from "../../events/decider.ts";
 import { relationships } from "../../projections/follows/projection.ts";
 import { activityContext } from "../activities/access.ts";
-import { approveMembership, createClub, declineMembership, demoteAdmin, joinClub, leaveClub, promoteAdmin } from "./commands.ts";
+import {
+  approveMembership,
+  createClub,
+  declineMembership,
+  demoteAdmin,
+  joinClub,
+  leaveClub,
+  promoteAdmin,
+} from "./commands.ts";
 import { requestActor } from "../actor.ts";
 import { CLUB_DESCRIPTION_MAX, CLUB_NAME_MAX, CLUB_PLACE_MAX } from "../../events/club/decide.ts";
 import { CLUB_SPORT_TYPES, CLUB_TYPES } from "../../events/club/events.ts";
@@ -56,7 +64,10 @@ async function memberAnswer(db: Queryable, clubId: number, athleteId: number, vi
   const athlete = (await findAthletes(db, [athleteId])).get(athleteId)!;
   const fields = await membershipOf(db, clubId, athleteId);
   const rel = await relationships(db, viewerId, [athleteId]);
-  return { ...athleteFor(athlete, { athleteId: viewerId }, { form: "summary", relationship: rel.get(athleteId) }), ...fields };
+  return {
+    ...athleteFor(athlete, { athleteId: viewerId }, { form: "summary", relationship: rel.get(athleteId) }),
+    ...fields,
+  };
 }
 
 async function requireAthlete(db: Queryable, id: number) {
@@ -113,10 +124,19 @@ function memberMove(
  * is read by every member, so the privacy engine's public audience: no private activity —, walking
  * the feed table's start index), then `before`/page inside it; bodies from the activities read model.
  */
-async function clubFeed(platform: Platform, clubId: number, auth: Auth, query: { before?: number; page?: number; per_page?: number }) {
+async function clubFeed(
+  platform: Platform,
+  clubId: number,
+  auth: Auth,
+  query: { before?: number; page?: number; per_page?: number },
+) {
   const { perPage, offset } = paging(query);
   const ids = await clubFeedActivityIds(platform.db, {
-    clubId, window: CLUB_FEED_WINDOW, visible: visibleActivities(null, "f"), limit: perPage, offset,
+    clubId,
+    window: CLUB_FEED_WINDOW,
+    visible: visibleActivities(null, "f"),
+    limit: perPage,
+    offset,
     before: query.before === undefined ? undefined : new Date(query.before * 1000).toISOString(),
   });
   const context = activityContext(platform, auth);
@@ -128,7 +148,8 @@ export const clubRoutes = [
     method: "POST",
     path: "/v3/clubs",
     response: zDetailedClub,
-    summary: "Create a club owned by the authenticated athlete (beyond the spec). Form fields as the Club table names them.",
+    summary:
+      "Create a club owned by the authenticated athlete (beyond the spec). Form fields as the Club table names them.",
     tag: "Clubs",
     auth: "token",
     permission: "write",
@@ -190,8 +211,12 @@ export const clubRoutes = [
       const isMember = viewer.membership === "member";
       const { perPage, offset } = paging(query);
       const rows = await clubMembers(platform.db, {
-        clubId: params.id, viewerId: auth.athleteId, withPending: isMember && viewer.admin, viewerIsMember: isMember,
-        limit: perPage, offset,
+        clubId: params.id,
+        viewerId: auth.athleteId,
+        withPending: isMember && viewer.admin,
+        viewerIsMember: isMember,
+        limit: perPage,
+        offset,
       });
       return membersWithFields(platform.db, auth.athleteId, rows);
     },
@@ -213,10 +238,25 @@ export const clubRoutes = [
       return membersWithFields(platform.db, auth.athleteId, rows);
     },
   }),
-  memberMove("PUT", "/v3/clubs/:club_id/members/:athlete_id", approveMembership, "Approve a pending request to a private club (club admin)."),
-  memberMove("DELETE", "/v3/clubs/:club_id/members/:athlete_id", declineMembership, "Decline a pending request to a private club (club admin)."),
+  memberMove(
+    "PUT",
+    "/v3/clubs/:club_id/members/:athlete_id",
+    approveMembership,
+    "Approve a pending request to a private club (club admin).",
+  ),
+  memberMove(
+    "DELETE",
+    "/v3/clubs/:club_id/members/:athlete_id",
+    declineMembership,
+    "Decline a pending request to a private club (club admin).",
+  ),
   memberMove("PUT", "/v3/clubs/:club_id/admins/:athlete_id", promoteAdmin, "Make a member an admin (club admin)."),
-  memberMove("DELETE", "/v3/clubs/:club_id/admins/:athlete_id", demoteAdmin, "Make an admin a plain member (club admin; never the owner)."),
+  memberMove(
+    "DELETE",
+    "/v3/clubs/:club_id/admins/:athlete_id",
+    demoteAdmin,
+    "Make an admin a plain member (club admin; never the owner).",
+  ),
   defineRoute({
     method: "GET",
     path: "/v3/clubs/:id/activities",
@@ -229,11 +269,19 @@ export const clubRoutes = [
     params: clubParams,
     query: z.object({ ...zPaging, before: zEpoch.optional() }),
     async handler({ platform, auth, params, query }) {
-      if (query.before !== undefined && query.page !== undefined) throw badRequest("Club", "before", "cannot be combined with page");
+      if (query.before !== undefined && query.page !== undefined) {
+        throw badRequest("Club", "before", "cannot be combined with page");
+      }
       await requireClub(platform.db, params.id);
       const viewer = await membershipOf(platform.db, params.id, auth.athleteId);
       if (viewer.membership !== "member") {
-        throw new DomainError("forbidden", "Club", "membership", "not a member", "only club members see club activities");
+        throw new DomainError(
+          "forbidden",
+          "Club",
+          "membership",
+          "not a member",
+          "only club members see club activities",
+        );
       }
       return clubFeed(platform, params.id, auth, query);
     },

@@ -25,10 +25,25 @@ const summaryShape = {
 };
 
 const example = {
-  id: 231407, resource_state: 2, name: "Dom Riders", profile_medium: "https://fitness.example/avatars/clubs/231407/medium.png", profile: "https://fitness.example/avatars/clubs/231407/large.png",
-  cover_photo: null, cover_photo_small: null, activity_types: ["Ride", "VirtualRide"], activity_types_icon: "sports_bike_normal",
-  localized_sport_type: "Cycling", sport_type: "cycling", city: "Utrecht", state: null, country: "Netherlands", private: false,
-  member_count: 12, featured: false, verified: false, url: "dom-riders",
+  id: 231407,
+  resource_state: 2,
+  name: "Dom Riders",
+  profile_medium: "https://fitness.example/avatars/clubs/231407/medium.png",
+  profile: "https://fitness.example/avatars/clubs/231407/large.png",
+  cover_photo: null,
+  cover_photo_small: null,
+  activity_types: ["Ride", "VirtualRide"],
+  activity_types_icon: "sports_bike_normal",
+  localized_sport_type: "Cycling",
+  sport_type: "cycling",
+  city: "Utrecht",
+  state: null,
+  country: "Netherlands",
+  private: false,
+  member_count: 12,
+  featured: false,
+  verified: false,
+  url: "dom-riders",
 };
 
 const membership = z.enum(["member", "pending"]).nullable();
@@ -58,13 +73,27 @@ export const zDetailedClub = model(
     owner: z.boolean(),
   }),
   "A club with the requester's membership (resource_state 3).",
-  { ...example, resource_state: 3, description: "Sunday rides from the Dom.", club_type: "casual_club", owner_id: 134815, following_count: 2, membership: "member", admin: true, owner: true },
+  {
+    ...example,
+    resource_state: 3,
+    description: "Sunday rides from the Dom.",
+    club_type: "casual_club",
+    owner_id: 134815,
+    following_count: 2,
+    membership: "member",
+    admin: true,
+    owner: true,
+  },
 );
 
 /** Join and leave answers. */
 export const zMembership = model(
   "ClubMembershipResponse",
-  z.object({ success: z.boolean(), active: z.boolean(), membership: z.enum(["member", "pending"]).nullable().optional() }),
+  z.object({
+    success: z.boolean(),
+    active: z.boolean(),
+    membership: z.enum(["member", "pending"]).nullable().optional(),
+  }),
   "The requester's membership after joining or leaving.",
   { success: true, active: true, membership: "member" },
 );

@@ -8,7 +8,10 @@ import { CLUB_SPORT_TYPES } from "../../events/club/events.ts";
  * MountainBikeRide or TrailRun are sport types, reported as Ride and Run here): strict clients
  * reject a club, and the athlete embedding it, for any other value.
  */
-const CLUB_SPORTS: Record<string, { activity_types: ActivityType[]; activity_types_icon: string; localized_sport_type: string }> = {
+const CLUB_SPORTS: Record<
+  string,
+  { activity_types: ActivityType[]; activity_types_icon: string; localized_sport_type: string }
+> = {
   cycling: {
     activity_types: ["Ride", "VirtualRide", "EBikeRide"],
     activity_types_icon: "sports_bike_normal",
@@ -32,5 +35,6 @@ export function clubSportType(sportType: string): (typeof CLUB_SPORT_TYPES)[numb
 }
 
 export function clubSportFields(sportType: string) {
-  return CLUB_SPORTS[sportType] ?? { activity_types: [], activity_types_icon: "sports_multi_normal", localized_sport_type: "Other" };
+  return CLUB_SPORTS[sportType] ??
+    { activity_types: [], activity_types_icon: "sports_multi_normal", localized_sport_type: "Other" };
 }

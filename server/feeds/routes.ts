@@ -35,16 +35,24 @@ const todayUtc = () => new Date().toISOString().slice(0, 10);
 
 /** Listed activities as summaries, each with its athlete as a summary athlete (with friend/follower). */
 async function shown(platform: Platform, auth: Auth, listed: ListedActivity[]) {
-  const summaries = await feedActivities(listed.map((l) => l.id), { ...activityContext(platform, auth), viewer: { athleteId: auth.athleteId, viewPrivate: auth.permissions.has("view_private") } });
+  const summaries = await feedActivities(listed.map((l) => l.id), {
+    ...activityContext(platform, auth),
+    viewer: { athleteId: auth.athleteId, viewPrivate: auth.permissions.has("view_private") },
+  });
   const owners = [...new Set(listed.map((l) => l.athleteId))];
-  const [athletes, rel] = await Promise.all([findAthletes(platform.db, owners), relationships(platform.db, auth.athleteId, owners)]);
+  const [athletes, rel] = await Promise.all([
+    findAthletes(platform.db, owners),
+    relationships(platform.db, auth.athleteId, owners),
+  ]);
   const ownerOf = new Map(listed.map((l) => [l.id, l.athleteId]));
   return summaries.map(({ guid, ...summary }) => {
     const ownerId = ownerOf.get(Number(guid.slice("activity-".length)))!;
     const owner = athletes.get(ownerId);
     return {
       ...summary,
-      athlete: owner ? athleteFor(owner, auth, { form: "summary", relationship: rel.get(ownerId) }) : { id: ownerId, resource_state: 1 },
+      athlete: owner
+        ? athleteFor(owner, auth, { form: "summary", relationship: rel.get(ownerId) })
+        : { id: ownerId, resource_state: 1 },
     };
   });
 }
@@ -56,7 +64,13 @@ async function existingAthlete(platform: Platform, id: number) {
 }
 
 /** Follows or unfollows an existing athlete, answering them as a summary with the new relationship. */
-async function followMove(platform: Platform, auth: Auth, targetId: number, requestId: string, move: typeof followAthlete) {
+async function followMove(
+  platform: Platform,
+  auth: Auth,
+  targetId: number,
+  requestId: string,
+  move: typeof followAthlete,
+) {
   const row = await existingAthlete(platform, targetId);
   await move(platform, auth.athleteId, targetId, requestActor(auth, requestId));
   const rel = await relationships(platform.db, auth.athleteId, [targetId]);
@@ -67,7 +81,8 @@ export const athleteFeedRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/activities/following",
-    summary: "Extension: the following feed — the authenticated athlete's activities and those of the athletes they follow, newest first (summary activities with a summary athlete).",
+    summary:
+      "Extension: the following feed — the authenticated athlete's activities and those of the athletes they follow, newest first (summary activities with a summary athlete).",
     description:
       "As Strava's retired `GET /v3/activities/following`. `before` (epoch seconds) and page/per_page page through it. Private activities of others never appear; another athlete's activity hidden from home feeds neither; privacy zones are cropped for the viewer.",
     tag: "Activities",
@@ -78,19 +93,26 @@ export const athleteFeedRoutes = [
     async handler({ platform, auth, query }) {
       const { perPage, offset } = paging(query);
       const viewer = viewerOf(auth);
-      const listed = await followingFeedIds(platform.db, auth.athleteId, (alias, first) => visibleActivities(viewer, alias, first), {
-        limit: perPage,
-        offset,
-        before: query.before,
-      });
+      const listed = await followingFeedIds(
+        platform.db,
+        auth.athleteId,
+        (alias, first) => visibleActivities(viewer, alias, first),
+        {
+          limit: perPage,
+          offset,
+          before: query.before,
+        },
+      );
       return await shown(platform, auth, listed);
     },
   }),
   defineRoute({
     method: "GET",
     path: "/v3/athletes/:id/activities",
-    summary: "Extension: an athlete's activities that the authenticated athlete may see, newest first (summary activities).",
-    description: "Another athlete's private activities never appear; privacy zones are cropped for the viewer. 404 for an unknown athlete.",
+    summary:
+      "Extension: an athlete's activities that the authenticated athlete may see, newest first (summary activities).",
+    description:
+      "Another athlete's private activities never appear; privacy zones are cropped for the viewer. 404 for an unknown athlete.",
     tag: "Activities",
     auth: "token",
     resource: "Activity",
@@ -101,10 +123,15 @@ export const athleteFeedRoutes = [
       await existingAthlete(platform, params.id);
       const { perPage, offset } = paging(query);
       const viewer = viewerOf(auth);
-      const listed = await athleteActivityIds(platform.db, params.id, (alias, first) => visibleActivities(viewer, alias, first), {
-        limit: perPage,
-        offset,
-      });
+      const listed = await athleteActivityIds(
+        platform.db,
+        params.id,
+        (alias, first) => visibleActivities(viewer, alias, first),
+        {
+          limit: perPage,
+          offset,
+        },
+      );
       return await shown(platform, auth, listed);
     },
   }),
@@ -126,7 +153,8 @@ export const athleteFeedRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athletes/:id/profile",
-    summary: "Extension: {athlete, follower_count, friend_count}: an athlete's summary (friend/follower relative to the authenticated athlete) beside their follower and following counts.",
+    summary:
+      "Extension: {athlete, follower_count, friend_count}: an athlete's summary (friend/follower relative to the authenticated athlete) beside their follower and following counts.",
     tag: "Athlete",
     auth: "token",
     resource: "Athlete",
@@ -134,7 +162,10 @@ export const athleteFeedRoutes = [
     response: zAthleteProfile,
     async handler({ platform, auth, params }) {
       const row = await existingAthlete(platform, params.id);
-      const [rel, counts] = await Promise.all([relationships(platform.db, auth.athleteId, [params.id]), followCounts(platform.db, params.id)]);
+      const [rel, counts] = await Promise.all([
+        relationships(platform.db, auth.athleteId, [params.id]),
+        followCounts(platform.db, params.id),
+      ]);
       // The counts sit beside the athlete, not in it: an athlete seen by others carries the summary fields only.
       return {
         athlete: athleteFor(row, auth, { form: "summary", relationship: rel.get(params.id) }),
@@ -146,7 +177,7 @@ export const athleteFeedRoutes = [
   defineRoute({
     method: "PUT",
     path: "/v3/athletes/:id/follow",
-    summary: "Extension: follow an athlete (idempotent). Answers the athlete's summary with friend \"accepted\".",
+    summary: 'Extension: follow an athlete (idempotent). Answers the athlete\'s summary with friend "accepted".',
     description: "400 for oneself, 404 for an unknown athlete.",
     tag: "Athlete",
     auth: "token",
@@ -167,6 +198,7 @@ export const athleteFeedRoutes = [
     resource: "Athlete",
     params: idParams,
     response: zSummaryAthlete,
-    handler: ({ platform, auth, params, requestId }) => followMove(platform, auth, params.id, requestId, unfollowAthlete),
+    handler: ({ platform, auth, params, requestId }) =>
+      followMove(platform, auth, params.id, requestId, unfollowAthlete),
   }),
 ];

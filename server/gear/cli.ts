@@ -1,5 +1,12 @@
 import { addGear } from "./commands.ts";
-import { type CliCommand, CliUsageError, optionalNumber, optionalString, requireInt, requireString } from "../cli/command.ts";
+import {
+  type CliCommand,
+  CliUsageError,
+  optionalNumber,
+  optionalString,
+  requireInt,
+  requireString,
+} from "../cli/command.ts";
 
 export const gearCommands: CliCommand[] = [
   {

@@ -21,8 +21,14 @@ export interface NewGear {
 }
 
 /** Adds a bike (id b…) or shoes (id g…) to an athlete's gear (the CLI's actor unless told); returns the gear id. */
-export async function addGear(platform: Platform, input: NewGear, actor: Actor = systemActor("cli", input.athleteId)): Promise<string> {
-  if (!(await findAthlete(platform.db, input.athleteId))) throw new DomainError("not_found", "Athlete", "id", "invalid");
+export async function addGear(
+  platform: Platform,
+  input: NewGear,
+  actor: Actor = systemActor("cli", input.athleteId),
+): Promise<string> {
+  if (!(await findAthlete(platform.db, input.athleteId))) {
+    throw new DomainError("not_found", "Athlete", "id", "invalid");
+  }
   const gearId = `${input.kind === "bike" ? "b" : "g"}${await nextId(platform.db, "gear")}`;
   await handleCommand(platform.store, gearStream(input.athleteId), gearDecider, {
     type: "add",

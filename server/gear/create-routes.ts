@@ -27,7 +27,8 @@ export const gearCreateRoutes = [
   defineRoute({
     method: "POST",
     path: "/v3/gear",
-    summary: "Extension: add a bike or a pair of shoes to the authenticated athlete's gear. 201 with the detailed gear.",
+    summary:
+      "Extension: add a bike or a pair of shoes to the authenticated athlete's gear. 201 with the detailed gear.",
     description:
       "Form or JSON fields: kind (bike | shoe, required), name (1–255, required), nickname, brand_name, model_name, description, frame_type (bikes: 1 MTB, 2 cross, 3 road, 4 TT), weight (bikes, kg, 0–100), primary. Bikes get ids b…, shoes g….",
     tag: "Gear",

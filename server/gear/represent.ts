@@ -28,5 +28,7 @@ export function detailedGear(row: GearRow): z.input<typeof zDetailedGear> {
     model_name: row.model_name,
     description: row.description,
   };
-  return row.kind === "bike" ? { ...base, frame_type: row.frame_type, weight: row.weight === null ? null : Number(row.weight) } : base;
+  return row.kind === "bike"
+    ? { ...base, frame_type: row.frame_type, weight: row.weight === null ? null : Number(row.weight) }
+    : base;
 }

@@ -13,10 +13,21 @@ const summaryShape = {
   converted_distance: num,
 };
 
-export const zSummaryGear = model("SummaryGear", z.object(summaryShape), "A bike or a pair of shoes (resource_state 2).", {
-  id: "b1234567", primary: true, name: "Road bike", nickname: "Road bike", resource_state: 2, retired: false,
-  distance: 1234567, converted_distance: 1234.6,
-});
+export const zSummaryGear = model(
+  "SummaryGear",
+  z.object(summaryShape),
+  "A bike or a pair of shoes (resource_state 2).",
+  {
+    id: "b1234567",
+    primary: true,
+    name: "Road bike",
+    nickname: "Road bike",
+    resource_state: 2,
+    retired: false,
+    distance: 1234567,
+    converted_distance: 1234.6,
+  },
+);
 
 export const zDetailedGear = model(
   "DetailedGear",
@@ -30,7 +41,18 @@ export const zDetailedGear = model(
   }),
   "Gear with brand, model and description (resource_state 3); bikes add frame_type and weight.",
   {
-    id: "b1234567", primary: true, name: "Road bike", nickname: "Road bike", resource_state: 3, retired: false,
-    distance: 1234567, converted_distance: 1234.6, brand_name: "Koga", model_name: "Kimera", description: null, frame_type: 3, weight: 8.2,
+    id: "b1234567",
+    primary: true,
+    name: "Road bike",
+    nickname: "Road bike",
+    resource_state: 3,
+    retired: false,
+    distance: 1234567,
+    converted_distance: 1234.6,
+    brand_name: "Koga",
+    model_name: "Kimera",
+    description: null,
+    frame_type: 3,
+    weight: 8.2,
   },
 );

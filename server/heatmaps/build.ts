@@ -1,7 +1,12 @@
 import { DomainError, fold } from "../../events/decider.ts";
 import { findEvent } from "../../events/index.ts";
 import { heatmapDecider } from "../../events/heatmap/decide.ts";
-import { heatmapActivitiesSelected, heatmapRequested, heatmapStream, heatmapTracksGathered } from "../../events/heatmap/events.ts";
+import {
+  heatmapActivitiesSelected,
+  heatmapRequested,
+  heatmapStream,
+  heatmapTracksGathered,
+} from "../../events/heatmap/events.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import { activityTypeById } from "../../shared/activity-types.ts";
 import { heatmapActivitiesMatching, pendingHeatmaps } from "../../projections/heatmaps/queries.ts";
@@ -25,7 +30,10 @@ import { decodeTracks } from "./tracks.ts";
 const PUBLIC_ONLY = visibleActivities(null, "h");
 
 /** The public activities of the athlete matching the types and the local-time window. */
-export async function selectActivities(platform: Platform, request: EventData<typeof heatmapRequested>): Promise<number[]> {
+export async function selectActivities(
+  platform: Platform,
+  request: EventData<typeof heatmapRequested>,
+): Promise<number[]> {
   const types = request.activityTypeIds.map((id) => activityTypeById(id)).filter((t) => t !== undefined);
   return await heatmapActivitiesMatching(platform.db, PUBLIC_ONLY, {
     athleteId: request.athleteId,
@@ -64,7 +72,11 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
           const tracksSha256 = await putBlob(platform.db, gathered.bytes);
           rememberGathered(tracksSha256, gathered.bytes);
           try {
-            await recordHeatmapTracks(platform, ids, { tracksSha256, activitiesCount: gathered.activitiesCount, pointsCount: gathered.pointsCount });
+            await recordHeatmapTracks(platform, ids, {
+              tracksSha256,
+              activitiesCount: gathered.activitiesCount,
+              pointsCount: gathered.pointsCount,
+            });
           } catch (error) {
             // Deleted meanwhile: the blob holds this map's id, so no other map shares it.
             if (error instanceof DomainError) await deleteTracksBlob(platform, tracksSha256);

@@ -16,10 +16,16 @@ type Ids = { mapId: number; athleteId: number };
 
 /** Requests a heatmap under a fresh random id (the build job picks it up); returns the id. */
 export async function requestHeatmap(platform: Platform, request: Request, actor: Actor): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     const mapId = randomHeatmapId();
     try {
-      await handleCommand(platform.store, heatmapStream(mapId), heatmapDecider, { type: "request", mapId, ...request }, appendOptions(actor));
+      await handleCommand(
+        platform.store,
+        heatmapStream(mapId),
+        heatmapDecider,
+        { type: "request", mapId, ...request },
+        appendOptions(actor),
+      );
       return mapId;
     } catch (error) {
       // A random id already taken (once in 10^15): draw another.
@@ -36,7 +42,11 @@ export async function deleteHeatmap(
   athleteId: number,
   actor: Actor,
 ): Promise<void> {
-  await handleCommand(platform.store, heatmapStream(map.id), heatmapDecider, { type: "delete", mapId: map.id, athleteId }, appendOptions(actor));
+  await handleCommand(platform.store, heatmapStream(map.id), heatmapDecider, {
+    type: "delete",
+    mapId: map.id,
+    athleteId,
+  }, appendOptions(actor));
   tileServiceOf(platform).forget(map.id);
   if (map.tracks_sha256) await deleteTracksBlob(platform, map.tracks_sha256);
 }
@@ -73,7 +83,11 @@ export async function recordHeatmapTracks(
 }
 
 /** generating → done, with the map's statistics. */
-export async function recordHeatmapBuilt(platform: Platform, ids: Ids, stats: Omit<EventData<typeof heatmapBuilt>, keyof Ids>): Promise<void> {
+export async function recordHeatmapBuilt(
+  platform: Platform,
+  ids: Ids,
+  stats: Omit<EventData<typeof heatmapBuilt>, keyof Ids>,
+): Promise<void> {
   await buildStep(platform, { type: "built", ...ids, ...stats });
 }
 

@@ -1,6 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { visibleHeatmapStreams } from "../../projections/heatmaps/queries.ts";
-import { insidePrivacyZone, type PrivacyZoneCircle, privacyZoneBounds } from "../../shared/privacy-zones.ts";
+import { insidePrivacyZone, privacyZoneBounds, type PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { blobRowBytes, blobRowLatlngTexts, blobRowTexts, deleteBlobRow, fileBlobTexts } from "../blobs.ts";
 import type { Platform } from "../platform.ts";
@@ -77,11 +77,13 @@ export function addActivityTrack(
       previous = null;
       continue;
     }
-    const near = boxed.length === 0 ? NO_ZONES : boxed.filter((z) =>
-      (p[0] >= z.south && p[0] <= z.north && p[1] >= z.west && p[1] <= z.east) ||
-      (previous !== null && Math.max(p[0], previous[0]) >= z.south && Math.min(p[0], previous[0]) <= z.north &&
-        Math.max(p[1], previous[1]) >= z.west && Math.min(p[1], previous[1]) <= z.east)
-    );
+    const near = boxed.length === 0
+      ? NO_ZONES
+      : boxed.filter((z) =>
+        (p[0] >= z.south && p[0] <= z.north && p[1] >= z.west && p[1] <= z.east) ||
+        (previous !== null && Math.max(p[0], previous[0]) >= z.south && Math.min(p[0], previous[0]) <= z.north &&
+          Math.max(p[1], previous[1]) >= z.west && Math.min(p[1], previous[1]) <= z.east)
+      );
     if (near.length > 0 && insidePrivacyZone(p, near)) {
       builder.endTrack();
       previous = null;
@@ -116,12 +118,16 @@ export async function gatherTracks(
     const bySha = await latlngTexts(db, batch.map((r) => r.streams_sha256!));
     for (const row of batch) {
       const found = bySha.get(row.streams_sha256!);
-      if (found === undefined) throw new HeatmapBuildError(`The recorded positions of activity ${row.activity_id} could not be read.`);
+      if (found === undefined) {
+        throw new HeatmapBuildError(`The recorded positions of activity ${row.activity_id} could not be read.`);
+      }
       let latlng = found.latlng === null ? undefined : parseLatlngArray(found.latlng);
       if (latlng === null || found.full !== null) {
         // Not the compact form JSON.stringify writes (or not UTF-8): parse the whole document.
         const text = found.full ?? (await streamsTexts(db, [row.streams_sha256!])).get(row.streams_sha256!);
-        if (text === undefined) throw new HeatmapBuildError(`The recorded positions of activity ${row.activity_id} could not be read.`);
+        if (text === undefined) {
+          throw new HeatmapBuildError(`The recorded positions of activity ${row.activity_id} could not be read.`);
+        }
         let streams: Partial<ActivityStreams>;
         try {
           streams = JSON.parse(text);
@@ -165,7 +171,10 @@ async function streamsTextsInDb(db: Queryable, shas: string[]): Promise<Map<stri
  * start on, so whatever precedes it is not moved and only the array itself is parsed. latlng null: the document has no positions. A batch
  * holding a blob that is not UTF-8 comes back whole (`full`), as streamsTexts reads it.
  */
-async function latlngTexts(db: Queryable, shas: string[]): Promise<Map<string, { latlng: string | null; full: string | null }>> {
+async function latlngTexts(
+  db: Queryable,
+  shas: string[],
+): Promise<Map<string, { latlng: string | null; full: string | null }>> {
   try {
     const rows = await blobRowLatlngTexts(db, shas);
     const texts = new Map(rows.map((r) => [r.sha256, { latlng: r.latlng, full: null as string | null }]));

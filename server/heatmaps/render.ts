@@ -1,4 +1,4 @@
-import { insidePrivacyZone, type PrivacyZoneCircle, privacyZoneBounds } from "../../shared/privacy-zones.ts";
+import { insidePrivacyZone, privacyZoneBounds, type PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
 import { latOf, lngOf, MAX_ZOOM, TILE_SIZE, unitsPerPixel, worldX, worldY } from "./mercator.ts";
 import { encodeRgbaPng } from "../images/png.ts";
 import type { Tracks } from "./tracks.ts";
@@ -91,7 +91,10 @@ export class TileRenderer {
       const end = trackStart[t + 1];
       for (let i = trackStart[t]; i < end; i++) {
         const n = keptX.length;
-        if (n > first && i < end - 1 && Math.abs(xs[i] - keptX[n - 1]) < minStep && Math.abs(ys[i] - keptY[n - 1]) < minStep) continue;
+        if (
+          n > first && i < end - 1 && Math.abs(xs[i] - keptX[n - 1]) < minStep &&
+          Math.abs(ys[i] - keptY[n - 1]) < minStep
+        ) continue;
         keptX.push(xs[i]);
         keptY.push(ys[i]);
       }
@@ -130,8 +133,14 @@ export class TileRenderer {
     const byTile = new Map<string, Uint32Array>();
     for (const [key, list] of buckets) byTile.set(key, Uint32Array.from(list));
     const level: Level = {
-      xs: Uint32Array.from(keptX), ys: Uint32Array.from(keptY), chunkStart: Uint32Array.from(cs), chunkEnd: Uint32Array.from(ce),
-      chunkActivity: Uint32Array.from(ca), bbox: Float64Array.from(bb), chunks: cs.length, byTile,
+      xs: Uint32Array.from(keptX),
+      ys: Uint32Array.from(keptY),
+      chunkStart: Uint32Array.from(cs),
+      chunkEnd: Uint32Array.from(ce),
+      chunkActivity: Uint32Array.from(ca),
+      bbox: Float64Array.from(bb),
+      chunks: cs.length,
+      byTile,
     };
     this.#levels[z] = level;
     return level;
@@ -176,7 +185,9 @@ export class TileRenderer {
     for (let k = 0; k < near.length; k++) {
       const c = near[k];
       const b = c * 4;
-      if (bbox[b] > x1 + margin || bbox[b + 2] < x0 - margin || bbox[b + 1] > y1 + margin || bbox[b + 3] < y0 - margin) continue;
+      if (
+        bbox[b] > x1 + margin || bbox[b + 2] < x0 - margin || bbox[b + 1] > y1 + margin || bbox[b + 3] < y0 - margin
+      ) continue;
       const activity = level.chunkActivity[c];
       if (privacy.excluded[activity]) continue;
       if (activity !== lastActivity) {

@@ -17,7 +17,10 @@ const iso = (epochSeconds: number) => isoOfEpoch(epochSeconds);
 const time = (value: string) => new Date(value).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The subset answered by POST: id, resource_state, athlete, activity_type_ids, web_url. */
-export function createdHeatmap(row: Pick<HeatmapRow, "id" | "athlete_id" | "activity_type_ids">, publicUrl: string): z.input<typeof zCreatedHeatmap> {
+export function createdHeatmap(
+  row: Pick<HeatmapRow, "id" | "athlete_id" | "activity_type_ids">,
+  publicUrl: string,
+): z.input<typeof zCreatedHeatmap> {
   return {
     id: row.id,
     resource_state: 2,

@@ -60,7 +60,8 @@ export const heatmapRoutes = [
     method: "POST",
     path: "/v3/athlete/heatmaps",
     response: zCreatedHeatmap,
-    summary: "Create a heatmap of one's public activities of some types, optionally within a local-time window; builds asynchronously.",
+    summary:
+      "Create a heatmap of one's public activities of some types, optionally within a local-time window; builds asynchronously.",
     description:
       "activity_type_ids: comma separated numbers of the spec's activity types in its order (Ride = 1, Run = 2, Swim = 3, …). " +
       "start_date_local / end_date_local: epoch seconds compared with the activities' local start and end times.",
@@ -81,23 +82,33 @@ export const heatmapRoutes = [
         throw badRequest("Heatmap", "end_date_local", "invalid");
       }
       const mapId = await requestHeatmap(platform, {
-        athleteId: auth.athleteId, activityTypeIds: body.activity_type_ids, startDateLocal, endDateLocal,
+        athleteId: auth.athleteId,
+        activityTypeIds: body.activity_type_ids,
+        startDateLocal,
+        endDateLocal,
       }, requestActor(auth, requestId));
       platform.jobs.kick();
-      return createdHeatmap({ id: mapId, athlete_id: auth.athleteId, activity_type_ids: body.activity_type_ids }, platform.config.publicUrl);
+      return createdHeatmap(
+        { id: mapId, athlete_id: auth.athleteId, activity_type_ids: body.activity_type_ids },
+        platform.config.publicUrl,
+      );
     },
   }),
   defineRoute({
     method: "GET",
     path: "/v3/athletes/:athlete_id/heatmaps/:map_id/progress",
     response: zHeatmapProgress,
-    summary: "A heatmap with its build status (queued, building, gathering, generating, done, error) and status_message.",
+    summary:
+      "A heatmap with its build status (queued, building, gathering, generating, done, error) and status_message.",
     tag: "Heatmaps",
     auth: "token",
     resource: "Heatmap",
     params: mapParams,
     async handler({ platform, params }) {
-      return progressHeatmap(await heatmapOr404(platform.db, params.athlete_id, params.map_id), platform.config.publicUrl);
+      return progressHeatmap(
+        await heatmapOr404(platform.db, params.athlete_id, params.map_id),
+        platform.config.publicUrl,
+      );
     },
   }),
   defineRoute({
@@ -110,7 +121,10 @@ export const heatmapRoutes = [
     resource: "Heatmap",
     params: mapParams,
     async handler({ platform, params }) {
-      return summaryHeatmap(await heatmapOr404(platform.db, params.athlete_id, params.map_id), platform.config.publicUrl);
+      return summaryHeatmap(
+        await heatmapOr404(platform.db, params.athlete_id, params.map_id),
+        platform.config.publicUrl,
+      );
     },
   }),
   defineRoute({

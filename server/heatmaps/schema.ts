@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateTime, int, zLatLng, model, nullableInt, zMetaAthlete } from "../http/schema.ts";
+import { dateTime, int, model, nullableInt, zLatLng, zMetaAthlete } from "../http/schema.ts";
 
 /** Personal heatmaps (ours, modelled on Strava's personal heatmap). */
 const base = {
@@ -10,7 +10,11 @@ const base = {
   web_url: z.string(),
 };
 
-export const zCreatedHeatmap = model("CreatedHeatmap", z.object(base), "Extension: a heatmap just requested (it builds in the background).");
+export const zCreatedHeatmap = model(
+  "CreatedHeatmap",
+  z.object(base),
+  "Extension: a heatmap just requested (it builds in the background).",
+);
 
 const summaryShape = {
   ...base,
@@ -25,11 +29,25 @@ const summaryShape = {
   end_date_local: dateTime.optional(),
 };
 
-export const zHeatmap = model("Heatmap", z.object(summaryShape), "Extension: a personal heatmap; its tiles live under tile_path.", {
-  id: 12, resource_state: 2, athlete: { id: 134815, resource_state: 1 }, activity_type_ids: [1, 2], web_url: "https://fitness.example.com/heatmaps/134815/12",
-  created_at: "2024-05-06T07:08:09Z", updated_at: "2024-05-06T07:09:10Z", activities_count: 214, tiles_count: 380,
-  center_latlng: [52.09, 5.12], center_zoom: 11, tile_path: "https://fitness.example.com/heatmaps/134815/12/tiles",
-});
+export const zHeatmap = model(
+  "Heatmap",
+  z.object(summaryShape),
+  "Extension: a personal heatmap; its tiles live under tile_path.",
+  {
+    id: 12,
+    resource_state: 2,
+    athlete: { id: 134815, resource_state: 1 },
+    activity_type_ids: [1, 2],
+    web_url: "https://fitness.example.com/heatmaps/134815/12",
+    created_at: "2024-05-06T07:08:09Z",
+    updated_at: "2024-05-06T07:09:10Z",
+    activities_count: 214,
+    tiles_count: 380,
+    center_latlng: [52.09, 5.12],
+    center_zoom: 11,
+    tile_path: "https://fitness.example.com/heatmaps/134815/12/tiles",
+  },
+);
 
 export const zHeatmapProgress = model(
   "HeatmapProgress",

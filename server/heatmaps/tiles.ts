@@ -76,7 +76,9 @@ export function tracksBounds(tracks: Tracks, excluded: Uint8Array): HeatmapBound
   }
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
   for (let b = 0; b < list.length; b++) {
-    if (Math.abs(middles[best][0] - middles[b][0]) > AREA || Math.abs(middles[best][1] - middles[b][1]) > AREA) continue;
+    if (Math.abs(middles[best][0] - middles[b][0]) > AREA || Math.abs(middles[best][1] - middles[b][1]) > AREA) {
+      continue;
+    }
     minX = Math.min(minX, list[b][0]), minY = Math.min(minY, list[b][1]);
     maxX = Math.max(maxX, list[b][2]), maxY = Math.max(maxY, list[b][3]);
   }
@@ -166,7 +168,11 @@ export class TileService {
 }
 
 /** The athlete's current zones, and the map's activities that are no longer public (or deleted). */
-export async function privacyFilter(db: Queryable, athleteId: number, activityIds: readonly number[]): Promise<PrivacyFilter> {
+export async function privacyFilter(
+  db: Queryable,
+  athleteId: number,
+  activityIds: readonly number[],
+): Promise<PrivacyFilter> {
   const zones = await publicZonesOf(db, athleteId);
   const shown = new Set(await visibleHeatmapActivities(db, visibleActivities(null, "h"), activityIds));
   const excluded = new Uint8Array(activityIds.length);

@@ -134,7 +134,10 @@ export class TracksBuilder {
 /** Reads a tracks blob; throws on anything that is not one. */
 export function decodeTracks(bytes: Uint8Array): Tracks {
   let deflated = false;
-  if (bytes.byteLength >= 4 && new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) === TRACKS_MAGIC_DEFLATED) {
+  if (
+    bytes.byteLength >= 4 &&
+    new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) === TRACKS_MAGIC_DEFLATED
+  ) {
     try {
       bytes = new Uint8Array(inflateRawSync(bytes.subarray(4)));
     } catch {
@@ -148,7 +151,9 @@ export function decodeTracks(bytes: Uint8Array): Tracks {
   if (words[0] !== TRACKS_MAGIC) throw new Error("not a tracks blob");
   const mapId = words[1] * 2 ** 32 + words[2];
   const [activityCount, trackCount, points] = [words[3], words[4], words[5]];
-  if (words.length !== HEADER_WORDS + activityCount * 2 + trackCount * 2 + points * 2) throw new Error("truncated tracks blob");
+  if (words.length !== HEADER_WORDS + activityCount * 2 + trackCount * 2 + points * 2) {
+    throw new Error("truncated tracks blob");
+  }
   let o = HEADER_WORDS;
   const activityIds: number[] = [];
   for (let i = 0; i < activityCount; i++, o += 2) activityIds.push(words[o] * 2 ** 32 + words[o + 1]);

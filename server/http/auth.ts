@@ -110,7 +110,9 @@ async function lookupTokenRow(
   db: Queryable,
   tokenHash: string,
   now: Date,
-): Promise<{ ok: true; auth: Auth; expiresAt: number | null } | { ok: false; reason: "unknown" | "revoked" | "expired" }> {
+): Promise<
+  { ok: true; auth: Auth; expiresAt: number | null } | { ok: false; reason: "unknown" | "revoked" | "expired" }
+> {
   const row = await accessTokenByHash(db, tokenHash);
   if (!row) return { ok: false, reason: "unknown" };
   if (row.revoked) return { ok: false, reason: "revoked" };

@@ -54,7 +54,11 @@ export const RATE_LIMITED = "rateLimited";
  * every athlete's pages share one application, and one busy athlete must not lock the others out.
  * A refused request also carries `Retry-After` (seconds until the exceeded window resets).
  */
-export function apiConventions(platform: Platform, limiter: RequestLimiter, athleteLimiter: RequestLimiter = limiter): MiddlewareHandler {
+export function apiConventions(
+  platform: Platform,
+  limiter: RequestLimiter,
+  athleteLimiter: RequestLimiter = limiter,
+): MiddlewareHandler {
   return async (c, next) => {
     let usage = { short: 0, long: 0 };
     let used = limiter;
@@ -67,7 +71,9 @@ export function apiConventions(platform: Platform, limiter: RequestLimiter, athl
         if (lookup.ok) {
           const { applicationId, athleteId, application } = lookup.auth;
           used = application.internal ? athleteLimiter : limiter;
-          const hit = await (application.internal ? used.hit(`app:${applicationId}:athlete:${athleteId}`) : used.hit(`app:${applicationId}`));
+          const hit = await (application.internal
+            ? used.hit(`app:${applicationId}:athlete:${athleteId}`)
+            : used.hit(`app:${applicationId}`));
           usage = hit;
           if (!hit.allowed) {
             c.set(RATE_LIMITED as never, true as never);

@@ -40,7 +40,12 @@ export const zInt = z.union([z.string(), z.number()]).transform((value, ctx) => 
  * Epoch seconds of a date (before/after, heatmap windows…): an integer within years
  * ${MIN_YEAR}–${MAX_YEAR}, so no stored or compared value can overflow a date later.
  */
-export const zEpoch = zInt.pipe(z.number().int().min(MIN_EPOCH, `a date within ${MIN_YEAR}–${MAX_YEAR}`).max(MAX_EPOCH, `a date within ${MIN_YEAR}–${MAX_YEAR}`));
+export const zEpoch = zInt.pipe(
+  z.number().int().min(MIN_EPOCH, `a date within ${MIN_YEAR}–${MAX_YEAR}`).max(
+    MAX_EPOCH,
+    `a date within ${MIN_YEAR}–${MAX_YEAR}`,
+  ),
+);
 
 /** A float sent as a form field, query parameter or JSON number. */
 export const zFloat = z.union([z.string(), z.number()]).transform((value, ctx) => {
@@ -124,7 +129,9 @@ export function unstorableFields(value: unknown, path: string[] = [], out: strin
 /** Parses input with a schema or throws the documented 400 (also for text with U+0000 or lone surrogates). */
 export function parseWith<T>(schema: z.ZodType<T>, input: unknown, resource: string): T {
   const unstorable = unstorableFields(input);
-  if (unstorable.length) throw new ApiError(400, "Bad Request", unstorable.map((field) => ({ resource, field, code: "invalid" })));
+  if (unstorable.length) {
+    throw new ApiError(400, "Bad Request", unstorable.map((field) => ({ resource, field, code: "invalid" })));
+  }
   const result = schema.safeParse(input);
   if (!result.success) throw zodToApiError(result.error, resource, input);
   return result.data;

@@ -134,7 +134,6 @@ function skipTable(needle: Uint8Array): Uint32Array {
   return table;
 }
 
-
 const CRLF = new TextEncoder().encode("\r\n");
 const CRLFCRLF = new TextEncoder().encode("\r\n\r\n");
 
@@ -152,7 +151,8 @@ interface DenoFile {
   sync(): Promise<void>;
   close(): void;
 }
-const deno = (globalThis as { Deno?: { open(path: string, options: Record<string, unknown>): Promise<DenoFile> } }).Deno;
+const deno =
+  (globalThis as { Deno?: { open(path: string, options: Record<string, unknown>): Promise<DenoFile> } }).Deno;
 
 /**
  * On Deno its own file API, whose writes run on the runtime's blocking-I/O threads: node:fs
@@ -182,7 +182,10 @@ async function openSpool(path: string): Promise<SpoolFile> {
 
 let counter = 0;
 function tempName(dir: string): string {
-  return join(dir, `upload-${process.pid}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2)}`);
+  return join(
+    dir,
+    `upload-${process.pid}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2)}`,
+  );
 }
 
 /**
@@ -422,7 +425,10 @@ export async function readMultipart(
       }
       total += value.byteLength;
       if (total > options.maxBytes) throw new MultipartTooLarge("the body is too large");
-      if (state === "body" && buf.byteLength > 0 && buf.byteLength <= delimiter.length && value.byteLength >= delimiter.length) {
+      if (
+        state === "body" && buf.byteLength > 0 && buf.byteLength <= delimiter.length &&
+        value.byteLength >= delimiter.length
+      ) {
         // In a part's body, what is buffered is only the tail kept in case a delimiter starts in
         // it: when the tail and the chunk's first bytes hold none, the tail is the part's and the
         // chunk is searched as it is (no copy of every chunk into a new buffer).

@@ -39,7 +39,9 @@ function relink(value: unknown): unknown {
     const integer = (value as { type?: unknown }).type === "integer";
     return Object.fromEntries(
       Object.entries(value)
-        .filter(([k, v]) => !(integer && (k === "minimum" || k === "maximum") && Math.abs(v as number) === Number.MAX_SAFE_INTEGER))
+        .filter(([k, v]) =>
+          !(integer && (k === "minimum" || k === "maximum") && Math.abs(v as number) === Number.MAX_SAFE_INTEGER)
+        )
         .map(([k, v]) => [
           k,
           k === "$ref" && typeof v === "string" ? v.replace(/^#\/\$defs\//, "#/components/schemas/") : relink(v),

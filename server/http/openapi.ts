@@ -30,7 +30,11 @@ const TAGS = [
 /** Paths served outside the route table (e.g. the OAuth endpoints), documented by their family. */
 export type DocumentedPaths = (schemas: ResponseSchemas) => Record<string, unknown>;
 
-export function openApiDocument(routes: AnyRoute[], serverUrl: string, documented: readonly DocumentedPaths[] = []): Record<string, unknown> {
+export function openApiDocument(
+  routes: AnyRoute[],
+  serverUrl: string,
+  documented: readonly DocumentedPaths[] = [],
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const schemas = new ResponseSchemas();
   for (const route of routes) {
@@ -67,19 +71,29 @@ export function openApiDocument(routes: AnyRoute[], serverUrl: string, documente
     };
     if (route.description) operation.description = route.description;
     if (route.auth === "token") {
-      operation.security = [{ bearer: [route.permission ?? "read"] }, { strava_oauth: scopesOf(route.permission ?? "read") }];
+      operation.security = [{ bearer: [route.permission ?? "read"] }, {
+        strava_oauth: scopesOf(route.permission ?? "read"),
+      }];
     }
     if (route.body) {
       const schema = jsonSchema(route.body);
       const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
       // A file field (a Blob in zod, unrepresentable in JSON Schema): binary content, multipart only.
       const files = Object.keys(props).filter((name) => Object.keys(props[name]).length === 0);
-      for (const name of files) props[name] = { type: "string", format: "binary", contentMediaType: "application/octet-stream" };
+      for (const name of files) {
+        props[name] = { type: "string", format: "binary", contentMediaType: "application/octet-stream" };
+      }
       // Every field but a file may come in the query string instead (server/http/body.ts readParams).
       const declared = new Set(parameters.map((p) => (p as { name: string }).name));
       for (const [name, prop] of Object.entries(props)) {
         if (files.includes(name) || declared.has(name)) continue;
-        parameters.push({ name, in: "query", required: false, schema: prop, description: "A body field, also accepted in the query string (the body wins)." });
+        parameters.push({
+          name,
+          in: "query",
+          required: false,
+          schema: prop,
+          description: "A body field, also accepted in the query string (the body wins).",
+        });
       }
       operation.requestBody = {
         content: files.length ? { "multipart/form-data": { schema } } : {

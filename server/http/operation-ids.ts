@@ -41,8 +41,7 @@ const STRAVA_OPERATION_IDS: Record<string, string> = {
   "GET /v3/routes/:id/export_tcx": "getRouteAsTCX",
 };
 
-const camel = (words: string[]) =>
-  words.map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join("");
+const camel = (words: string[]) => words.map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join("");
 
 /**
  * The operationId of a route: Strava's where Strava has the operation, else one made from the

@@ -50,14 +50,21 @@ export class RateLimiter {
 export interface RequestLimiter {
   readonly shortLimit: number;
   readonly longLimit: number;
-  hit(key: string, now?: number): { allowed: boolean; short: number; long: number } | Promise<{ allowed: boolean; short: number; long: number }>;
+  hit(
+    key: string,
+    now?: number,
+  ): { allowed: boolean; short: number; long: number } | Promise<{ allowed: boolean; short: number; long: number }>;
 }
 
 /**
  * Seconds until a refused request may be tried again: the end of the 15-minute window when the
  * short limit is exceeded, midnight UTC when the daily one is (the later of the two when both are).
  */
-export function retryAfterSeconds(limiter: { shortLimit: number; longLimit: number }, usage: { short: number; long: number }, now = Date.now()): number {
+export function retryAfterSeconds(
+  limiter: { shortLimit: number; longLimit: number },
+  usage: { short: number; long: number },
+  now = Date.now(),
+): number {
   const QUARTER = 15 * 60 * 1000, DAY = 24 * 60 * 60 * 1000;
   let until = now;
   if (usage.short > limiter.shortLimit) until = Math.max(until, (Math.floor(now / QUARTER) + 1) * QUARTER);

@@ -49,7 +49,12 @@ export interface RouteSpec<P, Q, B, A extends RouteAuth> {
 export type AnyRoute = RouteSpec<any, any, any, RouteAuth>;
 
 /** Declares a route; the app factory mounts it with auth, scope, validation and conventions. */
-export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = Record<string, never>, A extends RouteAuth = "token">(
+export function defineRoute<
+  P = Record<string, never>,
+  Q = Record<string, never>,
+  B = Record<string, never>,
+  A extends RouteAuth = "token",
+>(
   spec: RouteSpec<P, Q, B, A>,
 ): AnyRoute {
   return spec as AnyRoute;

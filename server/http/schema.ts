@@ -40,14 +40,23 @@ export const zLatLng = z.tuple([z.number(), z.number()]);
 export const zNullableLatLng = zLatLng.nullable();
 
 /** Strava's MetaAthlete: {id, resource_state 1}. */
-export const zMetaAthlete = model("MetaAthlete", z.object({ id: int, resource_state: int }), "An athlete by id only (resource_state 1).", {
-  id: 134815,
-  resource_state: 1,
-});
+export const zMetaAthlete = model(
+  "MetaAthlete",
+  z.object({ id: int, resource_state: int }),
+  "An athlete by id only (resource_state 1).",
+  {
+    id: 134815,
+    resource_state: 1,
+  },
+);
 
 /** Strava's MetaActivity: {id, resource_state 1}. */
-export const zMetaActivity = model("MetaActivity", z.object({ id: int, resource_state: int.optional() }), "An activity by id only.", {
-  id: 12345678987654321,
-  resource_state: 1,
-});
-
+export const zMetaActivity = model(
+  "MetaActivity",
+  z.object({ id: int, resource_state: int.optional() }),
+  "An activity by id only.",
+  {
+    id: 12345678987654321,
+    resource_state: 1,
+  },
+);

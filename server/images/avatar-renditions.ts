@@ -1,5 +1,5 @@
 import { encode as encodePng } from "fast-png";
-import { decodeImage, type Rect, type RgbaImage, resizeRgba } from "./renditions.ts";
+import { decodeImage, type Rect, resizeRgba, type RgbaImage } from "./renditions.ts";
 import type { ImageHeader } from "./header.ts";
 
 /** Strava's avatar sizes: profile (large) 124 px, profile_medium 62 px. */
@@ -15,7 +15,12 @@ export type AvatarSize = keyof typeof AVATAR_SIZES;
 /** The centre square of an image (a rectangle of it: the pixels are not copied). */
 export function centreSquare(image: { width: number; height: number }): Rect {
   const side = Math.min(image.width, image.height);
-  return { x: Math.floor((image.width - side) / 2), y: Math.floor((image.height - side) / 2), width: side, height: side };
+  return {
+    x: Math.floor((image.width - side) / 2),
+    y: Math.floor((image.height - side) / 2),
+    width: side,
+    height: side,
+  };
 }
 
 function crop(image: RgbaImage, rect: Rect): RgbaImage {

@@ -176,6 +176,8 @@ export function checkImage(bytes: Uint8Array): ImageCheck {
   if (bytes.byteLength > MAX_IMAGE_BYTES) return { ok: false, code: "too large" };
   const header = readImageHeader(bytes);
   if (!header) return { ok: false, code: "invalid" };
-  if (header.pixels > MAX_IMAGE_PIXELS || header.decodeBytes > MAX_DECODE_BYTES) return { ok: false, code: "too large" };
+  if (header.pixels > MAX_IMAGE_PIXELS || header.decodeBytes > MAX_DECODE_BYTES) {
+    return { ok: false, code: "too large" };
+  }
   return { ok: true, header };
 }

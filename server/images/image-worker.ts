@@ -21,7 +21,9 @@ try {
   if (Number(tid) > 0) setPriority(Number(tid), IMAGE_THREAD_NICE);
   for (const thread of readdirSync(`/proc/${pid}/task`)) {
     try {
-      if (readFileSync(`/proc/${pid}/task/${thread}/comm`, "utf8").startsWith(V8_HELPER)) setPriority(Number(thread), IMAGE_THREAD_NICE);
+      if (readFileSync(`/proc/${pid}/task/${thread}/comm`, "utf8").startsWith(V8_HELPER)) {
+        setPriority(Number(thread), IMAGE_THREAD_NICE);
+      }
     } catch {
       // The thread has ended.
     }
@@ -36,7 +38,10 @@ function handle(request: ImageRequest, port: Port): void {
   try {
     if (request.kind === "avatar") {
       const avatar = avatarRenditions(request.bytes, request.header);
-      port.postMessage({ id: request.id, ok: true, avatar } satisfies ImageReply, [avatar.large.buffer as ArrayBuffer, avatar.medium.buffer as ArrayBuffer]);
+      port.postMessage({ id: request.id, ok: true, avatar } satisfies ImageReply, [
+        avatar.large.buffer as ArrayBuffer,
+        avatar.medium.buffer as ArrayBuffer,
+      ]);
     } else {
       const renditions = makeRenditions(request.bytes, request.header);
       const buffers = [...new Set(renditions.map((r) => r.bytes.buffer as ArrayBuffer))];
@@ -44,11 +49,18 @@ function handle(request: ImageRequest, port: Port): void {
     }
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));
-    port.postMessage({ id: request.id, ok: false, name: e.constructor.name, message: e.message } satisfies ImageReply, []);
+    port.postMessage(
+      { id: request.id, ok: false, name: e.constructor.name, message: e.message } satisfies ImageReply,
+      [],
+    );
   }
 }
 
-const scope = globalThis as unknown as { Deno?: unknown; onmessage: ((event: { data: ImageRequest }) => void) | null; postMessage: Port["postMessage"] };
+const scope = globalThis as unknown as {
+  Deno?: unknown;
+  onmessage: ((event: { data: ImageRequest }) => void) | null;
+  postMessage: Port["postMessage"];
+};
 if (scope.Deno !== undefined || !parentPort) {
   const port: Port = { postMessage: (message, transfer) => scope.postMessage(message, transfer) };
   scope.onmessage = (event) => handle(event.data, port);

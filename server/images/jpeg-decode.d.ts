@@ -8,4 +8,7 @@ export interface DecodeOptions {
   maxMemoryUsageInMB?: number;
 }
 
-export function decode(jpegData: Uint8Array, options?: DecodeOptions): { width: number; height: number; data: Uint8Array };
+export function decode(
+  jpegData: Uint8Array,
+  options?: DecodeOptions,
+): { width: number; height: number; data: Uint8Array };

@@ -11,8 +11,8 @@
 import type { ImageType } from "./header.ts";
 import { concatBytes } from "../../shared/bytes.ts";
 
-const ascii = (b: Uint8Array, from: number, length: number) => String.fromCharCode(...b.subarray(from, Math.min(b.length, from + length)));
-
+const ascii = (b: Uint8Array, from: number, length: number) =>
+  String.fromCharCode(...b.subarray(from, Math.min(b.length, from + length)));
 
 /**
  * A JPEG's segments: APP0 (JFIF), APP2 holding an ICC profile and APP14 (Adobe) are kept; every

@@ -45,7 +45,9 @@ interface Slot {
 }
 
 function runInPlace(task: ImageTask): Result {
-  return task.kind === "avatar" ? { avatar: avatarRenditions(task.bytes, task.header) } : { renditions: makeRenditions(task.bytes, task.header) };
+  return task.kind === "avatar"
+    ? { avatar: avatarRenditions(task.bytes, task.header) }
+    : { renditions: makeRenditions(task.bytes, task.header) };
 }
 
 function unrefTimer(timer: ReturnType<typeof setTimeout>): void {
@@ -109,7 +111,12 @@ export class ImagePool {
   }
 
   #spawn(): Slot {
-    const slot: Slot = { worker: undefined as unknown as Promise<RuntimeWorker>, busy: null, idleTimer: undefined, started: false };
+    const slot: Slot = {
+      worker: undefined as unknown as Promise<RuntimeWorker>,
+      busy: null,
+      idleTimer: undefined,
+      started: false,
+    };
     slot.worker = startWorker(WORKER_ENTRY, {
       message: (data) => this.#reply(slot, data as ImageReply),
       failed: (error) => this.#failed(slot, error),
@@ -178,8 +185,9 @@ export class ImagePool {
 }
 
 function envWorkers(): number {
-  const raw = (globalThis as { Deno?: { env: { get(name: string): string | undefined } } }).Deno?.env.get("IMAGE_WORKERS") ??
-    (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.IMAGE_WORKERS;
+  const raw =
+    (globalThis as { Deno?: { env: { get(name: string): string | undefined } } }).Deno?.env.get("IMAGE_WORKERS") ??
+      (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.IMAGE_WORKERS;
   const n = raw === undefined || raw === "" ? 1 : Number(raw);
   return Number.isInteger(n) && n >= 0 ? n : 1;
 }
@@ -198,6 +206,9 @@ export async function photoRenditionsOffLoop(bytes: Uint8Array, header: ImageHea
 }
 
 /** The two renditions of a profile picture whose header passed the budget, made in the pool. */
-export async function avatarRenditionsOffLoop(bytes: Uint8Array, header: ImageHeader): Promise<{ large: Uint8Array; medium: Uint8Array }> {
+export async function avatarRenditionsOffLoop(
+  bytes: Uint8Array,
+  header: ImageHeader,
+): Promise<{ large: Uint8Array; medium: Uint8Array }> {
   return (await imagePool().run({ kind: "avatar", bytes, header })).avatar!;
 }

@@ -12,7 +12,9 @@ import { stripMetadata } from "./metadata.ts";
 
 // omggif ships no types: GifReader(bytes) with width, height and decodeAndBlitFrameRGBA(frame, pixels).
 const { GifReader } = omggif as unknown as {
-  GifReader: new (bytes: Uint8Array) => { width: number; height: number; decodeAndBlitFrameRGBA(frame: number, pixels: Uint8Array): void };
+  GifReader: new (
+    bytes: Uint8Array,
+  ) => { width: number; height: number; decodeAndBlitFrameRGBA(frame: number, pixels: Uint8Array): void };
 };
 
 /** Long sides (px) of the resized renditions made for a native photo, below the original's long side. */
@@ -127,7 +129,9 @@ export function decodeImage(bytes: Uint8Array, info: ImageHeader): RgbaImage {
   } catch (error) {
     throw new UndecodableImage(error instanceof Error ? error.message : String(error));
   }
-  if (image.width !== info.width || image.height !== info.height || image.data.length < image.width * image.height * 4) {
+  if (
+    image.width !== info.width || image.height !== info.height || image.data.length < image.width * image.height * 4
+  ) {
     throw new UndecodableImage("decoded dimensions differ from the header");
   }
   return image;
@@ -169,7 +173,12 @@ export interface Rect {
  * output row first needs it and forgotten once passed, so the working memory is a few rows, not a
  * scaled copy of the whole image (115 MB for 6000 × 4000 pixels to 1800).
  */
-export function resizeRgba(src: RgbaImage, width: number, height: number, crop: Rect = { x: 0, y: 0, width: src.width, height: src.height }): RgbaImage {
+export function resizeRgba(
+  src: RgbaImage,
+  width: number,
+  height: number,
+  crop: Rect = { x: 0, y: 0, width: src.width, height: src.height },
+): RgbaImage {
   const h = axisWeights(crop.width, width);
   const v = axisWeights(crop.height, height);
   const rows = new Map<number, Float32Array>();
@@ -262,9 +271,15 @@ function encodeRendition(image: RgbaImage, jpegOut: boolean): { bytes: Uint8Arra
       rgb[j + 1] = image.data[i + 1];
       rgb[j + 2] = image.data[i + 2];
     }
-    return { bytes: encodePng({ width: image.width, height: image.height, data: rgb, channels: 3, depth: 8 }), contentType: "image/png" };
+    return {
+      bytes: encodePng({ width: image.width, height: image.height, data: rgb, channels: 3, depth: 8 }),
+      contentType: "image/png",
+    };
   }
-  return { bytes: encodePng({ width: image.width, height: image.height, data: image.data, channels: 4, depth: 8 }), contentType: "image/png" };
+  return {
+    bytes: encodePng({ width: image.width, height: image.height, data: image.data, channels: 4, depth: 8 }),
+    contentType: "image/png",
+  };
 }
 
 /**

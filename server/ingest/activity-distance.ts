@@ -44,8 +44,7 @@ export function activityDistance(parsed: ParsedFile, type: ActivityType, span: A
     totalDistance = activeLengths.length * (swimSession!.poolLength as number);
     // The distance stream of a pool swim comes from its lengths (a record may carry no distance).
     poolDistanceStream(samples, activeLengths, swimSession!.poolLength as number, cum);
-  }
-  else if (parsed.format === "fit" && parsed.deviceTotals.distance) totalDistance = parsed.deviceTotals.distance;
+  } else if (parsed.format === "fit" && parsed.deviceTotals.distance) totalDistance = parsed.deviceTotals.distance;
   else totalDistance = cum[n - 1] + span.unrecordedDistance;
   if (poolSwim) measured = cum[n - 1] > cum[0];
   else if (measured && parsed.format === "fit" && totalDistance > 0) {
@@ -62,7 +61,12 @@ export function activityDistance(parsed: ParsedFile, type: ActivityType, span: A
  * swimmer has covered k pool lengths; within a length distance grows linearly with time; rests add
  * nothing.
  */
-function poolDistanceStream(samples: readonly Sample[], active: readonly DeviceLength[], poolLength: number, cum: Float64Array): void {
+function poolDistanceStream(
+  samples: readonly Sample[],
+  active: readonly DeviceLength[],
+  poolLength: number,
+  cum: Float64Array,
+): void {
   let k = 0;
   for (let i = 0; i < samples.length; i++) {
     const t = samples[i].time;

@@ -7,7 +7,14 @@ import type { ParsedFile, Sample } from "./types.ts";
 
 /** Sports on water: no elevation gain. */
 const WATER_SPORTS: ReadonlySet<ActivityType> = new Set([
-  "Swim", "Canoeing", "Kayaking", "Rowing", "StandUpPaddling", "Surfing", "Kitesurf", "Windsurf",
+  "Swim",
+  "Canoeing",
+  "Kayaking",
+  "Rowing",
+  "StandUpPaddling",
+  "Surfing",
+  "Kitesurf",
+  "Windsurf",
 ]);
 
 /** Whether the activity is on water, where nothing is climbed (an altimeter under water or at sea level reads noise). */
@@ -46,7 +53,11 @@ export function elevationFigures(parsed: ParsedFile, type: ActivityType, cum: Fl
   let totalElevationGain = 0;
   if (onWater(type)) totalElevationGain = 0;
   else if (parsed.deviceTotals.ascent !== null && parsed.barometric) totalElevationGain = parsed.deviceTotals.ascent;
-  else totalElevationGain = elevationGain(samples, { segmentStarts: parsed.segmentStarts, barometric: parsed.barometric, cum });
+  else {totalElevationGain = elevationGain(samples, {
+      segmentStarts: parsed.segmentStarts,
+      barometric: parsed.barometric,
+      cum,
+    });}
   let elevHigh: number | null = null;
   let elevLow: number | null = null;
   for (const s of samples) {

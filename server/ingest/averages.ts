@@ -43,7 +43,12 @@ export function timeWeightedMean(
 }
 
 /** Largest value of a channel over [from, to] without spreading the array. */
-export function maxOf(samples: readonly Sample[], value: (s: Sample) => number | null, from = 0, to = samples.length - 1): number | null {
+export function maxOf(
+  samples: readonly Sample[],
+  value: (s: Sample) => number | null,
+  from = 0,
+  to = samples.length - 1,
+): number | null {
   let best: number | null = null;
   for (let i = from; i <= to; i++) {
     const v = value(samples[i]);

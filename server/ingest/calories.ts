@@ -26,10 +26,34 @@ export const GROSS_EFFICIENCY = 0.24;
 
 /** Ainsworth 2011 compendium: codes 01015 bicycling general, 12050 running 6 mph, 17200 walking 3 mph… */
 export const MET: Partial<Record<ActivityType, number>> = {
-  Ride: 7.5, EBikeRide: 4.0, VirtualRide: 6.8, Run: 9.8, Walk: 3.5, Hike: 6.0, Swim: 5.8, NordicSki: 9.0,
-  BackcountrySki: 9.0, AlpineSki: 5.3, Rowing: 7.0, Kayaking: 5.0, Canoeing: 5.8, RollerSki: 9.0, InlineSkate: 7.5,
-  IceSkate: 7.0, Snowshoe: 5.3, Elliptical: 5.0, StairStepper: 9.0, WeightTraining: 3.5, Yoga: 2.5, Workout: 5.0,
-  RockClimbing: 8.0, StandUpPaddling: 6.0, Surfing: 3.0, Windsurf: 3.0, Kitesurf: 3.0, Snowboard: 5.3,
+  Ride: 7.5,
+  EBikeRide: 4.0,
+  VirtualRide: 6.8,
+  Run: 9.8,
+  Walk: 3.5,
+  Hike: 6.0,
+  Swim: 5.8,
+  NordicSki: 9.0,
+  BackcountrySki: 9.0,
+  AlpineSki: 5.3,
+  Rowing: 7.0,
+  Kayaking: 5.0,
+  Canoeing: 5.8,
+  RollerSki: 9.0,
+  InlineSkate: 7.5,
+  IceSkate: 7.0,
+  Snowshoe: 5.3,
+  Elliptical: 5.0,
+  StairStepper: 9.0,
+  WeightTraining: 3.5,
+  Yoga: 2.5,
+  Workout: 5.0,
+  RockClimbing: 8.0,
+  StandUpPaddling: 6.0,
+  Surfing: 3.0,
+  Windsurf: 3.0,
+  Kitesurf: 3.0,
+  Snowboard: 5.3,
 };
 const DEFAULT_MET = 5.0;
 

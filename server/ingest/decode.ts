@@ -43,7 +43,8 @@ export function sniff(content: Uint8Array, dataType: DataType): void {
   const kind = dataType.replace(".gz", "");
   if (content.byteLength === 0) throw new IngestError("The file is empty.");
   if (kind === "fit") {
-    const ok = content.byteLength >= 12 && content[8] === 0x2e && content[9] === 0x46 && content[10] === 0x49 && content[11] === 0x54;
+    const ok = content.byteLength >= 12 && content[8] === 0x2e && content[9] === 0x46 && content[10] === 0x49 &&
+      content[11] === 0x54;
     if (!ok) throw new IngestError(`The file is not a FIT file, but data_type is ${dataType}.`);
     return;
   }
@@ -80,11 +81,15 @@ export async function parseDeviceFile(content: Uint8Array, dataType: DataType): 
   // Times only move forward now: the span is last minus first.
   const span = (parsed.samples[parsed.samples.length - 1].time - parsed.samples[0].time) / 1000;
   if (!Number.isFinite(span) || span > MAX_RECORDING_SECONDS) {
-    throw new IngestError(`The ${kind.toUpperCase()} file's timestamps span more than ${MAX_RECORDING_SECONDS / 86400} days.`);
+    throw new IngestError(
+      `The ${kind.toUpperCase()} file's timestamps span more than ${MAX_RECORDING_SECONDS / 86400} days.`,
+    );
   }
   // Values no sensor records (a corrupt file's 1e20 W) would reach the event log as integers beyond
   // 2^53, which read back as BigInt: they are dropped like any unreadable value.
-  const sane = (v: number | null) => (v !== null && Number.isFinite(v) && Math.abs(v) <= MAX_SENSOR_MAGNITUDE ? v : null);
+  const sane = (
+    v: number | null,
+  ) => (v !== null && Number.isFinite(v) && Math.abs(v) <= MAX_SENSOR_MAGNITUDE ? v : null);
   const insane = (v: number | null) => v !== null && !(Math.abs(v) <= MAX_SENSOR_MAGNITUDE);
   for (const s of parsed.samples) {
     // Written out field by field: this runs for every record of every upload.
@@ -103,7 +108,9 @@ export async function parseDeviceFile(content: Uint8Array, dataType: DataType): 
     lap.distance = sane(lap.distance);
   }
   parsed.deviceTotals = {
-    ascent: sane(parsed.deviceTotals.ascent), calories: sane(parsed.deviceTotals.calories), distance: sane(parsed.deviceTotals.distance),
+    ascent: sane(parsed.deviceTotals.ascent),
+    calories: sane(parsed.deviceTotals.calories),
+    distance: sane(parsed.deviceTotals.distance),
   };
   parsed.deviceName = parsed.deviceName === null ? null : storableText(parsed.deviceName);
   if (parsed.name) parsed.name = storableText(parsed.name);
@@ -173,5 +180,9 @@ export function dropIsolatedEnds(parsed: ParsedFile): void {
   const first = samples[0].time;
   const last = samples[samples.length - 1].time;
   parsed.pauses = parsed.pauses.filter((p) => p.end > first && p.start < last);
-  parsed.notes.push(`${dropped} record${dropped === 1 ? "" : "s"} far from the rest of the recording ${dropped === 1 ? "was" : "were"} left out.`);
+  parsed.notes.push(
+    `${dropped} record${dropped === 1 ? "" : "s"} far from the rest of the recording ${
+      dropped === 1 ? "was" : "were"
+    } left out.`,
+  );
 }

@@ -13,7 +13,16 @@ import { activityDistance } from "./activity-distance.ts";
 import { altitudeFromTerrain, elevationFigures, filledAltitude, gradeStream, onWater } from "./altitude.ts";
 import { bestEffortsOf } from "./best-efforts.ts";
 import { activityCalories, type DeriveAthlete, sufferScore } from "./estimates.ts";
-import { channel, held, HOLD_CADENCE_S, HOLD_HEARTRATE_S, HOLD_POWER_S, interpolated, latlngStream, streamOf } from "./gaps.ts";
+import {
+  channel,
+  held,
+  HOLD_CADENCE_S,
+  HOLD_HEARTRATE_S,
+  HOLD_POWER_S,
+  interpolated,
+  latlngStream,
+  streamOf,
+} from "./gaps.ts";
 import { encodePolyline, simplify, type Track } from "./geo.ts";
 import { lapsOf } from "./laps.ts";
 import { activityMoving } from "./moving-time.ts";
@@ -73,7 +82,11 @@ function activityTypeOf(parsed: ParsedFile, ctx: DeriveContext): ActivityType {
 }
 
 /** Turns a parsed device file into every fact ActivityRecorded holds, and the streams. */
-export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: { terrain?: Terrain | null } = {}): Derived {
+export function deriveActivity(
+  parsed: ParsedFile,
+  ctx: DeriveContext,
+  options: { terrain?: Terrain | null } = {},
+): Derived {
   // Non-barometric altitude from the terrain model when the operator supplies one (SRTM tiles).
   if (options.terrain && !parsed.barometric) altitudeFromTerrain(parsed.samples, options.terrain);
   closeTrailingLaps(parsed);
@@ -94,7 +107,17 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: 
   const sensors = sensorFigures(parsed, moving);
   const altitudeFilled = filledAltitude(samples, times);
   const grade = gradeStream(cum, altitudeFilled);
-  const power = powerFigures({ samples, times, type, moving, mask, velocity, grade, sportMoving, weight: ctx.athlete.weight });
+  const power = powerFigures({
+    samples,
+    times,
+    type,
+    moving,
+    mask,
+    velocity,
+    grade,
+    sportMoving,
+    weight: ctx.athlete.weight,
+  });
   const calories = activityCalories(parsed, ctx.athlete, {
     type,
     movingTime,
@@ -114,7 +137,15 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: 
   const startDateLocal = iso(startMs + timezone.offsetSeconds * 1000);
 
   const laps = lapsOf({
-    parsed, startMs, times, cum, moving, movSecs, velocity, onWater: onWater(type), recordedHrMax: sensors.recordedHrMax,
+    parsed,
+    startMs,
+    times,
+    cum,
+    moving,
+    movSecs,
+    velocity,
+    onWater: onWater(type),
+    recordedHrMax: sensors.recordedHrMax,
     lapWatts: power.deviceWattsPresent && isRide(type),
   });
   // Splits and best efforts (runs): from the distance stream of the run's own samples.
@@ -122,7 +153,17 @@ export function deriveActivity(parsed: ParsedFile, ctx: DeriveContext, options: 
 
   const polyline = hasGps ? encodePolyline(gps, { digits: 6 }) : null;
   const summaryPolyline = hasGps ? encodePolyline(gps, { indices: simplify(gps, 0.0001) }) : null;
-  const streams = activityStreams(samples, span, cum, moving, velocity, altitudeFilled, grade, hasGps, power.deviceWattsPresent);
+  const streams = activityStreams(
+    samples,
+    span,
+    cum,
+    moving,
+    velocity,
+    altitudeFilled,
+    grade,
+    hasGps,
+    power.deviceWattsPresent,
+  );
 
   const facts: ActivityFacts = {
     type,

@@ -42,7 +42,9 @@ export function distanceStream(
   const first = samples[0]?.distance ?? null;
   let base = options.startAt !== undefined
     ? Math.max(0, options.startAt)
-    : options.startAtDeviceDistance && first !== null && first > 0 ? first : 0;
+    : options.startAtDeviceDistance && first !== null && first > 0
+    ? first
+    : 0;
   for (const [from, to] of segmentRanges(n, segmentStarts)) {
     cum[from] = base;
     let firstDevice = -1;
@@ -75,7 +77,7 @@ export function distanceStream(
       }
       // After the device's last reading: held (FIT: the device's total ends the stream, see
       // `endAt`), or topped up from positions or speed.
-      if (options.holdAfterDevice) for (let i = lastDevice + 1; i < to; i++) cum[i] = cum[lastDevice];
+      if (options.holdAfterDevice) { for (let i = lastDevice + 1; i < to; i++) cum[i] = cum[lastDevice]; }
       else accumulateMeasured(samples, cum, from, lastDevice, to - 1);
     }
     base = cum[to - 1];
@@ -87,7 +89,13 @@ export function distanceStream(
  * Sums positions (or speed × time) from index `from` to `to` inclusive, starting at cum[from]; the
  * last position before `from` is looked for no further back than `floor` (the segment's start).
  */
-function accumulateMeasured(samples: readonly Sample[], cum: Float64Array, floor: number, from: number, to: number): void {
+function accumulateMeasured(
+  samples: readonly Sample[],
+  cum: Float64Array,
+  floor: number,
+  from: number,
+  to: number,
+): void {
   let lastLat: number | null = null;
   let lastLng: number | null = null;
   for (let k = from; k >= floor && lastLat === null; k--) {

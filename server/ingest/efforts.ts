@@ -50,7 +50,14 @@ export function courseOf(
     moving[i] = moving[i - 1] + (inside ? movingSecs[i] - movingSecs[i - 1] : 0);
     blockStart[i] = inside ? blockStart[i - 1] : i;
   }
-  return { distance, elapsed, moving, blockStart, trailElapsed: Math.max(0, span.trailElapsed), trailMoving: span.trailMoving };
+  return {
+    distance,
+    elapsed,
+    moving,
+    blockStart,
+    trailElapsed: Math.max(0, span.trailElapsed),
+    trailMoving: span.trailMoving,
+  };
 }
 
 /** Value of `series` where the course distance reaches `d`, searching from index `from` (returns index too). */
@@ -92,8 +99,12 @@ export function splitRanges(course: Course, unit: number): SplitRange[] {
   for (let k = 1; (k - 1) * unit < total; k++) {
     const endDistance = Math.min(total, k * unit);
     const last = endDistance >= total;
-    const e = last ? { value: course.elapsed[n - 1] + course.trailElapsed, index: n - 1 } : at(course, course.elapsed, endDistance, prevIndex);
-    const m = last ? course.moving[n - 1] + course.trailMoving : at(course, course.moving, endDistance, prevIndex).value;
+    const e = last
+      ? { value: course.elapsed[n - 1] + course.trailElapsed, index: n - 1 }
+      : at(course, course.elapsed, endDistance, prevIndex);
+    const m = last
+      ? course.moving[n - 1] + course.trailMoving
+      : at(course, course.moving, endDistance, prevIndex).value;
     const elapsedRounded = Math.round(e.value);
     // Moving never above elapsed, cumulatively or within the split.
     const movingRounded = Math.max(prevMoving, Math.min(Math.round(m), prevMoving + elapsedRounded - prevElapsed));

@@ -52,7 +52,9 @@ export function sufferScore(
 ): number | null {
   if (!(athlete.premium && hasHeartrate)) return null;
   const n = samples.length;
-  const age = athlete.birthdate ? Math.max(10, new Date(startMs).getUTCFullYear() - Number(athlete.birthdate.slice(0, 4))) : 35;
+  const age = athlete.birthdate
+    ? Math.max(10, new Date(startMs).getUTCFullYear() - Number(athlete.birthdate.slice(0, 4)))
+    : 35;
   const maxHr = 220 - age;
   const perHour = [12, 24, 45, 100, 120];
   let score = 0;

@@ -3,15 +3,33 @@ import { maxOf, minOf } from "./extent.ts";
 import { fitIndoor, fitSportType } from "./sports.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import {
-  type DeviceLap, type DeviceLength, type DeviceSession, emptySample, IngestError, num, type ParsedFile, type Pause, type Sample,
+  type DeviceLap,
+  type DeviceLength,
+  type DeviceSession,
+  emptySample,
+  IngestError,
+  num,
+  type ParsedFile,
+  type Pause,
+  type Sample,
 } from "./types.ts";
 
 type Message = Record<string, unknown>;
 
 const MAKERS: Record<string, string> = {
-  garmin: "Garmin", wahoo_fitness: "Wahoo", hammerhead: "Hammerhead", sigmasport: "SIGMA", suunto: "Suunto",
-  coros: "COROS", zwift: "Zwift", strava: "Strava", stryd: "Stryd", polar: "Polar", bryton: "Bryton",
-  development: "Development", onelap: "Onelap",
+  garmin: "Garmin",
+  wahoo_fitness: "Wahoo",
+  hammerhead: "Hammerhead",
+  sigmasport: "SIGMA",
+  suunto: "Suunto",
+  coros: "COROS",
+  zwift: "Zwift",
+  strava: "Strava",
+  stryd: "Stryd",
+  polar: "Polar",
+  bryton: "Bryton",
+  development: "Development",
+  onelap: "Onelap",
 };
 
 function maker(name: unknown): string | null {
@@ -30,7 +48,12 @@ function ms(value: unknown): number | null {
 
 async function decode(bytes: Uint8Array, force: boolean): Promise<Record<string, unknown>> {
   const parser = new FitParser({
-    force, mode: "list", lengthUnit: "m", speedUnit: "m/s", temperatureUnit: "celsius", elapsedRecordField: false,
+    force,
+    mode: "list",
+    lengthUnit: "m",
+    speedUnit: "m/s",
+    temperatureUnit: "celsius",
+    elapsedRecordField: false,
   });
   const copy = bytes.slice().buffer as ArrayBuffer;
   return await parser.parseAsync(copy) as unknown as Record<string, unknown>;
@@ -152,7 +175,12 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     const start = ms(length.start_time);
     const elapsed = num(length.total_elapsed_time);
     if (start === null || elapsed === null) continue;
-    lengths.push({ startTime: start, elapsedTime: elapsed, timerTime: num(length.total_timer_time), active: length.length_type === "active" });
+    lengths.push({
+      startTime: start,
+      elapsedTime: elapsed,
+      timerTime: num(length.total_timer_time),
+      active: length.length_type === "active",
+    });
   }
   lengths.sort((a, b) => a.startTime - b.startTime);
 
@@ -212,7 +240,11 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     while (hi > lo && samples[hi - 1].time > to) hi--;
     const dropped = lo + (samples.length - hi);
     if (dropped > 0 && dropped <= Math.max(1, samples.length * 0.01) && hi > lo) {
-      notes.push(`${dropped} record${dropped === 1 ? "" : "s"} dated far outside the file's sessions ${dropped === 1 ? "was" : "were"} left out.`);
+      notes.push(
+        `${dropped} record${dropped === 1 ? "" : "s"} dated far outside the file's sessions ${
+          dropped === 1 ? "was" : "were"
+        } left out.`,
+      );
       samples.splice(hi);
       samples.splice(0, lo);
     }
@@ -222,13 +254,17 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
   // length), whatever the first and last records say. A time far from the records is not believed.
   const firstRecord = samples.length ? samples[0].time : null;
   const lastRecord = samples.length ? samples[samples.length - 1].time : null;
-  const near = (t: number | null) => t !== null && firstRecord !== null && lastRecord !== null &&
+  const near = (t: number | null) =>
+    t !== null && firstRecord !== null && lastRecord !== null &&
     t >= firstRecord - MAX_TIMER_LEAD_MS && t <= lastRecord + MAX_TIMER_LEAD_MS;
-  const startCandidates = [sessions[0]?.startTime ?? null, firstTimerStart, lengths[0]?.startTime ?? null].filter(near) as number[];
+  const startCandidates = [sessions[0]?.startTime ?? null, firstTimerStart, lengths[0]?.startTime ?? null].filter(
+    near,
+  ) as number[];
   const timerStart = startCandidates.length ? minOf(startCandidates) : null;
   const endCandidates = sessions.filter((s) => s.elapsedTime !== null).map((s) => s.endTime).filter(near);
   const timerEnd = endCandidates.length ? maxOf(endCandidates) : null;
-  const hrValues = (key: string) => sessionMessages.map((s) => heartRate(s[key])).filter((v): v is number => v !== null);
+  const hrValues = (key: string) =>
+    sessionMessages.map((s) => heartRate(s[key])).filter((v): v is number => v !== null);
   const avgHrs = hrValues("avg_heart_rate");
   const maxHrs = hrValues("max_heart_rate");
   const sessionHeartrate = avgHrs.length || maxHrs.length

@@ -105,7 +105,11 @@ export function streamOf(values: ArrayLike<number>, digits?: number): number[] {
  * The latlng stream: positions filled like altitude (latitude and longitude interpolated separately
  * over time across samples without a position), rounded to `digits` decimals. Null without positions.
  */
-export function latlngStream(samples: readonly Sample[], times: ArrayLike<number>, digits: number): [number, number][] | null {
+export function latlngStream(
+  samples: readonly Sample[],
+  times: ArrayLike<number>,
+  digits: number,
+): [number, number][] | null {
   const lat = interpolated(channel(samples, (s) => (s.lat !== null && s.lng !== null ? s.lat : null)), times);
   const lng = interpolated(channel(samples, (s) => (s.lat !== null && s.lng !== null ? s.lng : null)), times);
   if (!lat || !lng) return null;

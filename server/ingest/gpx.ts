@@ -35,7 +35,13 @@ export function parseGpx(bytes: Uint8Array): ParsedFile {
         return;
       }
       if (element.name === "trkpt" && path[path.length - 2] === "trkseg") {
-        point = { lat: element.attributes.lat ?? "", lon: element.attributes.lon ?? "", time: null, ele: null, ext: emptyExtensionValues() };
+        point = {
+          lat: element.attributes.lat ?? "",
+          lon: element.attributes.lon ?? "",
+          time: null,
+          ele: null,
+          ext: emptyExtensionValues(),
+        };
         extensionsDepth = 0;
       } else if (element.name === "trk" || element.name === "trkseg") {
         newSegment = true;
@@ -65,7 +71,9 @@ export function parseGpx(bytes: Uint8Array): ParsedFile {
       const lat = num(p.lat);
       const lng = num(p.lon);
       if (lat === null || lng === null || Math.abs(lat) > 90 || Math.abs(lng) > 180) {
-        throw new IngestError(`Trackpoint ${total} of the GPX file has an invalid position (lat "${p.lat}", lon "${p.lon}").`);
+        throw new IngestError(
+          `Trackpoint ${total} of the GPX file has an invalid position (lat "${p.lat}", lon "${p.lon}").`,
+        );
       }
       const time = parseTime(p.time);
       if (!time) {
@@ -89,7 +97,9 @@ export function parseGpx(bytes: Uint8Array): ParsedFile {
   });
   if (!sawRoot) throw new IngestError("The file is not a GPX file (no gpx element).");
   if (untimed > 0) {
-    throw new IngestError(`${untimed} of ${total} trackpoints in the GPX file have no time; every trackpoint must carry a time.`);
+    throw new IngestError(
+      `${untimed} of ${total} trackpoints in the GPX file have no time; every trackpoint must carry a time.`,
+    );
   }
   const deviceName: string | null = creator;
   return {

@@ -75,19 +75,29 @@ export function lapsOf(input: LapsInput): LapFacts[] {
     let lapMaxSpeed = 0;
     for (let i = a; i <= b; i++) if (velocity[i] > lapMaxSpeed) lapMaxSpeed = velocity[i];
     const cad = timeWeightedMean(samples, cadence, moving, { from: a, to: closing, skipZero: true });
-    const lapWatts = input.lapWatts ? timeWeightedMean(samples, (s) => s.watts ?? 0, moving, { from: a, to: closing }) : null;
+    const lapWatts = input.lapWatts
+      ? timeWeightedMean(samples, (s) => s.watts ?? 0, moving, { from: a, to: closing })
+      : null;
     const lapHrMax = recordedHrMax !== null ? maxOf(samples, heartrate, a, b) : lap.maxHeartrate ?? null;
-    const lapHrAverage = recordedHrMax !== null ? heartRateMean(samples, moving, a, closing) : lap.averageHeartrate == null ? null : round(lap.averageHeartrate, 1);
+    const lapHrAverage = recordedHrMax !== null
+      ? heartRateMean(samples, moving, a, closing)
+      : lap.averageHeartrate == null
+      ? null
+      : round(lap.averageHeartrate, 1);
     return {
       lapIndex: k + 1,
       name: `Lap ${k + 1}`,
       startIndex: a,
       endIndex: b,
-      startDate: iso(Math.max("firstPointTime" in lap && lap.firstPointTime != null ? lap.firstPointTime : lap.startTime, startMs)),
+      startDate: iso(
+        Math.max("firstPointTime" in lap && lap.firstPointTime != null ? lap.firstPointTime : lap.startTime, startMs),
+      ),
       elapsedTime: elapsed,
       movingTime: lapMoving,
       distance,
-      totalElevationGain: onWater ? 0 : round(elevationGain(samples, { from: a, to: b + 1, segmentStarts, barometric: parsed.barometric, cum }), 1),
+      totalElevationGain: onWater
+        ? 0
+        : round(elevationGain(samples, { from: a, to: b + 1, segmentStarts, barometric: parsed.barometric, cum }), 1),
       averageSpeed: round(lapMoving > 0 ? distance / lapMoving : elapsed > 0 ? distance / elapsed : 0, 3),
       maxSpeed: round(lapMaxSpeed, 2),
       averageCadence: cad === null ? null : round(cad, 1),

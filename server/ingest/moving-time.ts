@@ -19,16 +19,27 @@ export interface ActivityMoving {
  * pause button; its speed threshold applies only to runs never paused). A pool swim moves in its
  * active lengths; laps without records add their timer time.
  */
-export function activityMoving(parsed: ParsedFile, type: ActivityType, span: ActivitySpan, distance: ActivityDistance): ActivityMoving {
+export function activityMoving(
+  parsed: ParsedFile,
+  type: ActivityType,
+  span: ActivitySpan,
+  distance: ActivityDistance,
+): ActivityMoving {
   const samples = parsed.samples;
   const n = samples.length;
   const multisport = (parsed.sessions?.length ?? 0) > 1;
   const { cum, measured, pool } = distance;
   const pausedRun = type === "Run" && !multisport && parsed.devicePaused === true;
   const moving = movingIntervals({
-    samples, cum, pauses: parsed.pauses, segmentStarts: parsed.segmentStarts, threshold: movingThreshold(type), measured,
+    samples,
+    cum,
+    pauses: parsed.pauses,
+    segmentStarts: parsed.segmentStarts,
+    threshold: movingThreshold(type),
+    measured,
     thresholds: sessionThresholds(parsed, type),
-    lengths: pool ? parsed.lengths : undefined, timerOnly: pausedRun,
+    lengths: pool ? parsed.lengths : undefined,
+    timerOnly: pausedRun,
   });
   const movSecs = movingSeconds(samples, moving);
   const movingTime = pool

@@ -77,7 +77,9 @@ export function movingIntervals(input: MovingInput): Uint8Array {
         continue;
       }
       if (active.length) {
-        while (lengthIndex < active.length && active[lengthIndex].startTime + active[lengthIndex].elapsedTime * 1000 < mid) lengthIndex++;
+        while (
+          lengthIndex < active.length && active[lengthIndex].startTime + active[lengthIndex].elapsedTime * 1000 < mid
+        ) lengthIndex++;
         moving[i] = lengthIndex < active.length && active[lengthIndex].startTime <= mid ? 1 : 0;
         continue;
       }

@@ -9,9 +9,17 @@ function partOfDay(hour: number): string {
 }
 
 const TYPE_WORDS: Partial<Record<ActivityType, string>> = {
-  VirtualRide: "Virtual Ride", EBikeRide: "E-Bike Ride", NordicSki: "Nordic Ski", AlpineSki: "Alpine Ski",
-  BackcountrySki: "Backcountry Ski", IceSkate: "Ice Skate", InlineSkate: "Inline Skate", RollerSki: "Roller Ski",
-  StandUpPaddling: "Stand Up Paddling", WeightTraining: "Weight Training", RockClimbing: "Rock Climbing",
+  VirtualRide: "Virtual Ride",
+  EBikeRide: "E-Bike Ride",
+  NordicSki: "Nordic Ski",
+  AlpineSki: "Alpine Ski",
+  BackcountrySki: "Backcountry Ski",
+  IceSkate: "Ice Skate",
+  InlineSkate: "Inline Skate",
+  RollerSki: "Roller Ski",
+  StandUpPaddling: "Stand Up Paddling",
+  WeightTraining: "Weight Training",
+  RockClimbing: "Rock Climbing",
   StairStepper: "Stair Stepper",
 };
 

@@ -77,14 +77,23 @@ export function powerFigures(input: PowerInput): PowerFigures {
       let m = 0;
       for (let i = 0; i < n; i++) if (inSport(i) && series[i] > m) m = series[i];
       maxWatts = Math.round(m);
-      weightedAverageWatts = normalizedPower(samples, series, mask ? moving.map((v, i) => (v && mask[i] ? 1 : 0)) : moving);
+      weightedAverageWatts = normalizedPower(
+        samples,
+        series,
+        mask ? moving.map((v, i) => (v && mask[i] ? 1 : 0)) : moving,
+      );
     }
   }
   return { deviceWattsPresent, averageWatts, maxWatts, weightedAverageWatts, kilojoules, deviceWatts };
 }
 
 /** Duration-weighted mean of a per-sample series over moving intervals (and the sport mask). */
-function weightedSeriesMean(samples: readonly Sample[], series: ArrayLike<number>, moving: Uint8Array, mask?: Uint8Array): number | null {
+function weightedSeriesMean(
+  samples: readonly Sample[],
+  series: ArrayLike<number>,
+  moving: Uint8Array,
+  mask?: Uint8Array,
+): number | null {
   let sum = 0;
   let weight = 0;
   for (let i = 1; i < samples.length; i++) {
@@ -111,7 +120,9 @@ function normalizedPower(samples: readonly Sample[], watts: ArrayLike<number>, m
     if (!moving[i]) continue;
     for (let k = seconds(i); k > 0; k--) perSecond[at++] = watts[i];
   }
-  if (perSecond.length < 30) return perSecond.length ? Math.round(perSecond.reduce((a, b) => a + b, 0) / perSecond.length) : null;
+  if (perSecond.length < 30) {
+    return perSecond.length ? Math.round(perSecond.reduce((a, b) => a + b, 0) / perSecond.length) : null;
+  }
   let sum = 0;
   let acc = 0;
   let count = 0;

@@ -89,7 +89,11 @@ export function activitySpan(parsed: ParsedFile): ActivitySpan {
   // A span no recording has (a broken lap or timer field: a mutated file gave 132 years) is refused
   // as a broken file, not stored as an activity of that length.
   if (!(endMs - startMs <= MAX_SPAN_MS)) {
-    throw new IngestError(`The file's times span ${Math.round((endMs - startMs) / 86_400_000)} days; a recording spans at most ${MAX_SPAN_MS / 86_400_000}.`);
+    throw new IngestError(
+      `The file's times span ${Math.round((endMs - startMs) / 86_400_000)} days; a recording spans at most ${
+        MAX_SPAN_MS / 86_400_000
+      }.`,
+    );
   }
   // Laps before the first record are already in the device's distance at that record (as far as
   // they go): the stream starts there. Distance the device counted before its first record without
@@ -97,7 +101,9 @@ export function activitySpan(parsed: ParsedFile): ActivitySpan {
   const firstDeviceDistance = parsed.format === "fit" ? 0 : samples[0].distance ?? 0;
   const before = unrecorded.filter((l) => l.startTime < samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
   const after = unrecorded.filter((l) => l.startTime >= samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
-  const startAt = firstDeviceDistance <= before + LEADING_DISTANCE_M ? firstDeviceDistance : Math.min(firstDeviceDistance, before);
+  const startAt = firstDeviceDistance <= before + LEADING_DISTANCE_M
+    ? firstDeviceDistance
+    : Math.min(firstDeviceDistance, before);
   const unrecordedDistance = Math.max(0, before - startAt) + after;
   const unrecordedSeconds = unrecorded.reduce((a, l) => a + (l.timerTime ?? l.elapsedTime ?? 0), 0);
 

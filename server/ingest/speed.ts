@@ -57,7 +57,12 @@ export function velocityStream(samples: readonly Sample[], times: Float64Array, 
  * The max speed: a pool swim's fastest active length (pool length over its time, as the device's
  * session max_speed), else the fastest moving sample of the activity's own sport.
  */
-export function maxSpeedOf(velocity: readonly number[], moving: Uint8Array, distance: ActivityDistance, mask: Uint8Array | undefined): number {
+export function maxSpeedOf(
+  velocity: readonly number[],
+  moving: Uint8Array,
+  distance: ActivityDistance,
+  mask: Uint8Array | undefined,
+): number {
   const inSport = (i: number) => !mask || mask[i] === 1;
   let maxSpeed = 0;
   if (distance.pool) {
@@ -67,7 +72,9 @@ export function maxSpeedOf(velocity: readonly number[], moving: Uint8Array, dist
       if (secs > 0) maxSpeed = Math.max(maxSpeed, round(pool / secs, 3));
     }
   } else {
-    for (let i = 0; i < velocity.length; i++) if (moving[i] && inSport(i) && velocity[i] > maxSpeed) maxSpeed = velocity[i];
+    for (let i = 0; i < velocity.length; i++) {
+      if (moving[i] && inSport(i) && velocity[i] > maxSpeed) maxSpeed = velocity[i];
+    }
   }
   return maxSpeed;
 }
@@ -79,7 +86,12 @@ export interface SportSpeed {
 }
 
 /** Average speed over the moving time of the activity's own sport (over the elapsed time when nothing moved). */
-export function averageSpeedOf(distance: ActivityDistance, moving: ActivityMoving, span: ActivitySpan, mask: Uint8Array | undefined): SportSpeed {
+export function averageSpeedOf(
+  distance: ActivityDistance,
+  moving: ActivityMoving,
+  span: ActivitySpan,
+  mask: Uint8Array | undefined,
+): SportSpeed {
   const { cum } = distance;
   const { movSecs } = moving;
   const n = cum.length;
@@ -96,6 +108,10 @@ export function averageSpeedOf(distance: ActivityDistance, moving: ActivityMovin
     sportMoving = Math.round(secs);
   }
   const elapsedTime = span.elapsedTime;
-  const averageSpeed = sportMoving > 0 ? sportDistance / sportMoving : elapsedTime > 0 ? sportDistance / elapsedTime : 0;
+  const averageSpeed = sportMoving > 0
+    ? sportDistance / sportMoving
+    : elapsedTime > 0
+    ? sportDistance / elapsedTime
+    : 0;
   return { sportMoving, averageSpeed };
 }

@@ -32,11 +32,17 @@ export function runCourse(input: CourseInput): Course | null {
   const { startMs, endMs, times } = span;
   const n = samples.length;
   return type === "Run" && measured
-    ? courseOf(times, cum, movSecs, mask, mask ? undefined : {
-      leadElapsed: (samples[0].time - startMs) / 1000,
-      trailElapsed: (endMs - samples[n - 1].time) / 1000,
-      trailMoving: movingTime - movSecs[n - 1],
-    })
+    ? courseOf(
+      times,
+      cum,
+      movSecs,
+      mask,
+      mask ? undefined : {
+        leadElapsed: (samples[0].time - startMs) / 1000,
+        trailElapsed: (endMs - samples[n - 1].time) / 1000,
+        trailMoving: movingTime - movSecs[n - 1],
+      },
+    )
     : null;
 }
 
@@ -58,7 +64,10 @@ export function splitsOf(
       elapsedTime: r.elapsedTime,
       movingTime: r.movingTime,
       elevationDifference: altA !== null && altB !== null ? round(altB - altA, 1) : null,
-      averageSpeed: round(r.movingTime > 0 ? r.distance / r.movingTime : r.elapsedTime > 0 ? r.distance / r.elapsedTime : 0, 2),
+      averageSpeed: round(
+        r.movingTime > 0 ? r.distance / r.movingTime : r.elapsedTime > 0 ? r.distance / r.elapsedTime : 0,
+        2,
+      ),
       averageHeartrate: heartRateMean(samples, moving, r.startIndex, r.endIndex),
       paceZone: 0,
     };

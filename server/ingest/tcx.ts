@@ -60,12 +60,27 @@ export function parseTcx(bytes: Uint8Array): ParsedFile {
       } else if (element.name === "Lap" && parent === "Activity") {
         const start = parseTime(element.attributes.StartTime ?? "");
         lap = start
-          ? { startTime: start.ms, elapsedTime: null, distance: null, calories: null, points: 0, firstPointTime: null, lastPointTime: null }
+          ? {
+            startTime: start.ms,
+            elapsedTime: null,
+            distance: null,
+            calories: null,
+            points: 0,
+            firstPointTime: null,
+            lastPointTime: null,
+          }
           : null;
         if (lap) laps.push(lap);
       } else if (element.name === "Trackpoint" && parent === "Track") {
         point = {
-          time: null, lat: null, lng: null, altitude: null, distance: null, heartrate: null, cadence: null, ext: emptyExtensionValues(),
+          time: null,
+          lat: null,
+          lng: null,
+          altitude: null,
+          distance: null,
+          heartrate: null,
+          cadence: null,
+          ext: emptyExtensionValues(),
         };
         extensionsDepth = 0;
       }
@@ -138,7 +153,9 @@ export function parseTcx(bytes: Uint8Array): ParsedFile {
   if (!sawRoot) throw new IngestError("The file is not a TCX file (no TrainingCenterDatabase element).");
   if (activities === 0) throw new IngestError("The TCX file holds no Activity and no Course.");
   if (untimed > 0) {
-    throw new IngestError(`${untimed} of ${total} trackpoints in the TCX file have no time; every trackpoint must carry a time.`);
+    throw new IngestError(
+      `${untimed} of ${total} trackpoints in the TCX file have no time; every trackpoint must carry a time.`,
+    );
   }
   // In the order of their own trackpoints (a lap's StartTime may run in timer time), else StartTime.
   laps.sort((a, b) => (a.firstPointTime ?? a.startTime) - (b.firstPointTime ?? b.startTime));

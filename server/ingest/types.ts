@@ -143,8 +143,16 @@ export class IngestError extends Error {
 
 export function emptySample(time: number): Sample {
   return {
-    time, lat: null, lng: null, altitude: null, heartrate: null, cadence: null, watts: null, temp: null,
-    distance: null, speed: null,
+    time,
+    lat: null,
+    lng: null,
+    altitude: null,
+    heartrate: null,
+    cadence: null,
+    watts: null,
+    temp: null,
+    distance: null,
+    speed: null,
   };
 }
 

@@ -66,9 +66,14 @@ export function streamXml(bytes: Uint8Array, what: string, visitor: XmlVisitor):
   // A BOM, then whitespace before "<?xml" (some exporters write it), are skipped: the declaration comes first.
   let start = 0;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
-  while (start < bytes.length && (bytes[start] === 0x20 || bytes[start] === 0x09 || bytes[start] === 0x0a || bytes[start] === 0x0d)) start++;
+  while (
+    start < bytes.length &&
+    (bytes[start] === 0x20 || bytes[start] === 0x09 || bytes[start] === 0x0a || bytes[start] === 0x0d)
+  ) start++;
   for (let offset = start; offset < bytes.length; offset += CHUNK_BYTES) {
-    parser.write(decoder.decode(bytes.subarray(offset, Math.min(bytes.length, offset + CHUNK_BYTES)), { stream: true }));
+    parser.write(
+      decoder.decode(bytes.subarray(offset, Math.min(bytes.length, offset + CHUNK_BYTES)), { stream: true }),
+    );
   }
   parser.write(decoder.decode());
   parser.close();
@@ -98,11 +103,21 @@ export interface ExtensionValues {
 }
 
 const EXTENSION_KEYS: Record<string, keyof ExtensionValues> = {
-  hr: "heartrate", heartrate: "heartrate", heartratebpm: "heartrate",
-  cad: "cadence", cadence: "cadence", runcadence: "cadence",
-  atemp: "temp", temp: "temp", wtemp: "temp", temperature: "temp",
-  power: "watts", powerinwatts: "watts", watts: "watts",
-  distance: "distance", speed: "speed",
+  hr: "heartrate",
+  heartrate: "heartrate",
+  heartratebpm: "heartrate",
+  cad: "cadence",
+  cadence: "cadence",
+  runcadence: "cadence",
+  atemp: "temp",
+  temp: "temp",
+  wtemp: "temp",
+  temperature: "temp",
+  power: "watts",
+  powerinwatts: "watts",
+  watts: "watts",
+  distance: "distance",
+  speed: "speed",
 };
 
 export function emptyExtensionValues(): ExtensionValues {
@@ -115,7 +130,8 @@ export function emptyExtensionValues(): ExtensionValues {
  */
 export function collectExtension(out: ExtensionValues, name: string, text: string, parent: string | undefined): void {
   const lower = name.toLowerCase();
-  const target = EXTENSION_KEYS[lower] ?? (lower === "value" && parent?.toLowerCase() === "heartratebpm" ? "heartrate" : undefined);
+  const target = EXTENSION_KEYS[lower] ??
+    (lower === "value" && parent?.toLowerCase() === "heartratebpm" ? "heartrate" : undefined);
   if (!target || text === "" || out[target] !== null) return;
   const n = Number(text);
   if (Number.isFinite(n)) out[target] = n;

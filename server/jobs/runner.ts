@@ -42,7 +42,10 @@ export class JobRunner {
   /** When this server first saw each pending job ("kind:id"), for the queue age metric. */
   readonly #firstSeen = new Map<string, number>();
 
-  constructor(readonly db: Db, readonly options: { pollMs?: number; concurrency?: number; retryBaseSeconds?: number } = {}) {}
+  constructor(
+    readonly db: Db,
+    readonly options: { pollMs?: number; concurrency?: number; retryBaseSeconds?: number } = {},
+  ) {}
 
   register(kind: JobKind): void {
     this.#kinds.set(kind.kind, kind);
@@ -115,7 +118,9 @@ export class JobRunner {
 
   async #release(kind: JobKind, id: string): Promise<void> {
     await this.db.query("delete from public.job_leases where kind = $1 and id = $2 and owner = $3", [
-      kind.kind, id, this.#owner,
+      kind.kind,
+      id,
+      this.#owner,
     ]);
   }
 

@@ -6,8 +6,17 @@ import { type OAuthCommand, oauthDecider } from "../../events/oauth/decide.ts";
 import { refreshTokenIssued } from "../../events/oauth/events.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import type { CatalogueEvent } from "../../events/index.ts";
-import { accessTokenPair, type ApplicationRow, findApplication as applicationById } from "../../projections/applications/queries.ts";
-import { type Authorization, codePair, findAuthorization as authorizationOf, refreshTokenPair } from "../../projections/oauth/queries.ts";
+import {
+  accessTokenPair,
+  type ApplicationRow,
+  findApplication as applicationById,
+} from "../../projections/applications/queries.ts";
+import {
+  type Authorization,
+  codePair,
+  findAuthorization as authorizationOf,
+  refreshTokenPair,
+} from "../../projections/oauth/queries.ts";
 import type { Permission } from "../http/auth.ts";
 import type { Platform } from "../platform.ts";
 import { type Actor, appendOptions, systemActor } from "../actor.ts";
@@ -22,7 +31,8 @@ export const ACCESS_TOKEN_SECONDS = 6 * 60 * 60;
 /** Authorization codes are accepted for 10 minutes. */
 export const CODE_SECONDS = 10 * 60;
 
-const invalid = (resource: string, field: string, code = "invalid") => new DomainError("invalid", resource, field, code);
+const invalid = (resource: string, field: string, code = "invalid") =>
+  new DomainError("invalid", resource, field, code);
 
 // ---------------------------------------------------------------- applications and pairs
 
@@ -30,7 +40,11 @@ export function findApplication(platform: Platform, id: number): Promise<Applica
   return applicationById(platform.db, id);
 }
 
-export function findAuthorization(platform: Platform, athleteId: number, applicationId: number): Promise<Authorization | undefined> {
+export function findAuthorization(
+  platform: Platform,
+  athleteId: number,
+  applicationId: number,
+): Promise<Authorization | undefined> {
   return authorizationOf(platform.db, athleteId, applicationId);
 }
 
@@ -41,7 +55,13 @@ export function findAuthorization(platform: Platform, athleteId: number, applica
  * "oauth" (or the revocation's reason); the web pages' token steps pass theirs.
  */
 function onPair(platform: Platform, athleteId: number, applicationId: number, command: OAuthCommand, actor: Actor) {
-  return handleCommand(platform.store, authorizationStream(athleteId, applicationId), oauthDecider, command, appendOptions(actor));
+  return handleCommand(
+    platform.store,
+    authorizationStream(athleteId, applicationId),
+    oauthDecider,
+    command,
+    appendOptions(actor),
+  );
 }
 
 const oauthActor = (athleteId: number, applicationId: number) => systemActor("oauth", athleteId, applicationId);
@@ -112,7 +132,10 @@ export interface ClientCredentials {
 }
 
 /** Resolves the client; the secret is checked when given (its absence is judged by the grant). */
-async function authenticateClient(platform: Platform, credentials: ClientCredentials): Promise<{ app: ApplicationRow; secretChecked: boolean }> {
+async function authenticateClient(
+  platform: Platform,
+  credentials: ClientCredentials,
+): Promise<{ app: ApplicationRow; secretChecked: boolean }> {
   if (!credentials.clientId) throw invalid("Application", "client_id", "missing");
   if (!/^\d{1,15}$/.test(credentials.clientId)) throw invalid("Application", "client_id");
   const app = await findApplication(platform, Number(credentials.clientId));
@@ -225,8 +248,19 @@ export async function refreshAccess(
 // ---------------------------------------------------------------- revocation
 
 /** Invalidates every token of an athlete-and-application pair (deauthorize, Revoke on My apps). */
-export async function revokeAuthorization(platform: Platform, athleteId: number, applicationId: number, reason: string): Promise<void> {
-  await onPair(platform, athleteId, applicationId, { type: "revoke", athleteId, applicationId, reason }, systemActor(reason, athleteId, applicationId));
+export async function revokeAuthorization(
+  platform: Platform,
+  athleteId: number,
+  applicationId: number,
+  reason: string,
+): Promise<void> {
+  await onPair(
+    platform,
+    athleteId,
+    applicationId,
+    { type: "revoke", athleteId, applicationId, reason },
+    systemActor(reason, athleteId, applicationId),
+  );
 }
 
 /** POST /oauth/deauthorize: the pair of a valid access token. */
@@ -243,7 +277,11 @@ export async function deauthorizeToken(platform: Platform, token: string | undef
 // ---------------------------------------------------------------- the web pages' tokens
 
 /** Issues a page token (server/web/app/token.ts: bound to a signed-in session, only its hash kept). */
-export async function issuePageToken(platform: Platform, token: EventData<typeof accessTokenIssued>, actor: Actor): Promise<void> {
+export async function issuePageToken(
+  platform: Platform,
+  token: EventData<typeof accessTokenIssued>,
+  actor: Actor,
+): Promise<void> {
   await onPair(platform, token.athleteId, token.applicationId, { type: "issueToken", token }, actor);
 }
 

@@ -15,7 +15,11 @@ export const zTokenResponse = model(
   }),
   "Tokens; an authorization-code exchange adds the summary athlete (with email).",
   {
-    token_type: "Bearer", access_token: "a4b945687g...", refresh_token: "e5n567567...", expires_at: 1715000000, expires_in: 21600,
+    token_type: "Bearer",
+    access_token: "a4b945687g...",
+    refresh_token: "e5n567567...",
+    expires_at: 1715000000,
+    expires_in: 21600,
   },
 );
 

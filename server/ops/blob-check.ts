@@ -33,7 +33,9 @@ export async function blobsNamedByLog(db: Queryable, pageSize = 1000): Promise<N
         let entry = named.get(sha);
         if (!entry) named.set(sha, entry = { count: 0, events: [] });
         entry.count++;
-        if (entry.events.length < EVENTS_SHOWN) entry.events.push({ position, type: row.type, stream_id: row.stream_id });
+        if (entry.events.length < EVENTS_SHOWN) {
+          entry.events.push({ position, type: row.type, stream_id: row.stream_id });
+        }
       }
     }
     if (rows.length < pageSize) break;
@@ -121,7 +123,9 @@ export async function checkBlobs(db: Queryable, named?: NamedBlobs): Promise<Blo
 export function blobProblemLines(problems: BlobProblem[]): string[] {
   const lines: string[] = [];
   for (const p of problems) {
-    lines.push(`  blob ${p.sha256} ${p.problem}: ${p.detail}; needed by ${p.eventCount} event${p.eventCount === 1 ? "" : "s"}:`);
+    lines.push(
+      `  blob ${p.sha256} ${p.problem}: ${p.detail}; needed by ${p.eventCount} event${p.eventCount === 1 ? "" : "s"}:`,
+    );
     for (const e of p.events) lines.push(`    position ${e.position} ${e.type} (stream ${e.stream_id})`);
     if (p.eventCount > p.events.length) lines.push(`    … and ${p.eventCount - p.events.length} more`);
   }

@@ -1,5 +1,15 @@
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { Queryable } from "../../events/db/types.ts";
 import { FILE_THRESHOLD, getBlob, insertBlobRow, storedBlobs, writeFileBlob } from "../blobs.ts";
@@ -25,7 +35,11 @@ function describe(problems: BlobProblem[]): string {
   const lines: string[] = [];
   for (const p of problems.slice(0, 20)) {
     const events = p.events.map((e) => `${e.type} at position ${e.position}`).join(", ");
-    lines.push(`  ${p.sha256} (${p.detail}), named by ${p.eventCount} event${p.eventCount === 1 ? "" : "s"}: ${events}${p.eventCount > p.events.length ? ", …" : ""}`);
+    lines.push(
+      `  ${p.sha256} (${p.detail}), named by ${p.eventCount} event${p.eventCount === 1 ? "" : "s"}: ${events}${
+        p.eventCount > p.events.length ? ", …" : ""
+      }`,
+    );
   }
   if (problems.length > 20) lines.push(`  … and ${problems.length - 20} more blobs`);
   return lines.join("\n");
@@ -55,7 +69,11 @@ const sha256Of = (bytes: Uint8Array) => createHash("sha256").update(bytes).diges
  * there with the right bytes is kept). Refuses, naming them, when the store lacks some: an export
  * never leaves out a blob silently.
  */
-export async function writeBlobsTo(db: Queryable, dir: string, named: NamedBlobs): Promise<{ blobs: number; bytes: number }> {
+export async function writeBlobsTo(
+  db: Queryable,
+  dir: string,
+  named: NamedBlobs,
+): Promise<{ blobs: number; bytes: number }> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const missing: BlobProblem[] = [];
   let bytes = 0;
@@ -78,12 +96,17 @@ export async function writeBlobsTo(db: Queryable, dir: string, named: NamedBlobs
     bytes += content.byteLength;
   }
   if (missing.length) {
-    throw new MissingBlobsError(missing, `${missing.length} blobs named by the exported events cannot be read from this store (see cli verify):`);
+    throw new MissingBlobsError(
+      missing,
+      `${missing.length} blobs named by the exported events cannot be read from this store (see cli verify):`,
+    );
   }
   const folder = openSync(dir, "r");
   try {
     fsyncSync(folder);
-  } catch { /* some filesystems cannot sync a directory */ } finally {
+  } catch {
+    /* some filesystems cannot sync a directory */
+  } finally {
     closeSync(folder);
   }
   return { blobs: named.size, bytes };
@@ -94,7 +117,12 @@ export async function writeBlobsTo(db: Queryable, dir: string, named: NamedBlobs
  * a file beside the embedded database for a large one when `fileDir` is given (server/blobs.ts),
  * else a row.
  */
-export async function storeBlob(tx: Queryable, fileDir: string | undefined, sha256: string, content: Uint8Array): Promise<void> {
+export async function storeBlob(
+  tx: Queryable,
+  fileDir: string | undefined,
+  sha256: string,
+  content: Uint8Array,
+): Promise<void> {
   const asFile = fileDir !== undefined && content.byteLength >= FILE_THRESHOLD;
   if (asFile) await writeFileBlob(fileDir, sha256, content);
   await insertBlobRow(tx, sha256, asFile ? new Uint8Array(0) : content, content.byteLength);
@@ -126,7 +154,9 @@ export async function bringBlobs(
       problems.push(problem(named, sha, "missing", existsSync(dir) ? `not in ${dir}` : `no ${dir} beside ${source}`));
       continue;
     }
-    if (sha256Of(readFileSync(path)) !== sha) problems.push(problem(named, sha, "corrupt", `${path} does not hash to its name`));
+    if (sha256Of(readFileSync(path)) !== sha) {
+      problems.push(problem(named, sha, "corrupt", `${path} does not hash to its name`));
+    }
   }
   if (problems.length) {
     throw new MissingBlobsError(
@@ -138,7 +168,12 @@ export async function bringBlobs(
   for (const sha of wanted) {
     const content = new Uint8Array(readFileSync(join(dir, sha)));
     // Checked above; checked again as read (the directory may change meanwhile).
-    if (sha256Of(content) !== sha) throw new MissingBlobsError([problem(named, sha, "corrupt", "changed while importing")], `${source}: nothing was imported:`);
+    if (sha256Of(content) !== sha) {
+      throw new MissingBlobsError(
+        [problem(named, sha, "corrupt", "changed while importing")],
+        `${source}: nothing was imported:`,
+      );
+    }
     await storeBlob(tx, fileDir, sha, content);
     bytes += content.byteLength;
   }

@@ -1,5 +1,16 @@
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { loadPgliteDataDir } from "../../events/db/pglite.ts";
@@ -33,7 +44,12 @@ const backup: CliCommand = {
   summary:
     "Copy the platform (events, blobs, read models) into one file, also while the server runs; from PostgreSQL too (the file restores into either store).",
   options: {
-    out: { type: "string", description: "the backup file to write (a .tar.gz; must not exist)", required: true, path: true },
+    out: {
+      type: "string",
+      description: "the backup file to write (a .tar.gz; must not exist)",
+      required: true,
+      path: true,
+    },
   },
   async run(platform, o) {
     const out = requireString(o, "out");
@@ -62,7 +78,9 @@ const backup: CliCommand = {
 async function embeddedCopyOf(platform: Platform): Promise<Uint8Array> {
   const dir = mkdtempSync(join(tmpdir(), "fitness-backup-"));
   try {
-    const copy = await openPlatform(configFromEnv({ quiet: true, runJobs: false, seedDemo: false, databaseUrl: undefined, dataDir: dir }));
+    const copy = await openPlatform(
+      configFromEnv({ quiet: true, runJobs: false, seedDemo: false, databaseUrl: undefined, dataDir: dir }),
+    );
     try {
       await copyPlatform(platform, copy);
       return await copy.db.dumpDataDir!();
@@ -112,7 +130,14 @@ const restore: CliCommand = {
     }
   },
   format: (r) => {
-    const x = r as { data_dir?: string; database?: string; event_log_position: number; blobs?: number; blob_bytes?: number; seconds?: number };
+    const x = r as {
+      data_dir?: string;
+      database?: string;
+      event_log_position: number;
+      blobs?: number;
+      blob_bytes?: number;
+      seconds?: number;
+    };
     if (x.database) {
       return `restored into ${x.database}: the event log ends at position ${x.event_log_position}, ${x.blobs} blobs (${x.blob_bytes} bytes), read models replayed, in ${x.seconds} s\ncheck it with: DATABASE_URL=… npm run cli -- verify`;
     }
@@ -144,7 +169,9 @@ async function restoreIntoPostgres(file: string, config: ReturnType<typeof confi
           seconds: report.seconds,
         };
       } catch (error) {
-        if (error instanceof CopyTargetError) throw new CliUsageError(`DATABASE_URL: ${error.message} (restore only into an empty database)`);
+        if (error instanceof CopyTargetError) {
+          throw new CliUsageError(`DATABASE_URL: ${error.message} (restore only into an empty database)`);
+        }
         throw error;
       } finally {
         await target.close();

@@ -49,8 +49,9 @@ export function mountHealth(app: Hono, platform: Platform, lifecycle: Lifecycle)
       await platform.db.query("select 1");
       return "ok";
     });
-    const migrations = database !== "ok" ? "unknown" : await check(async () =>
-      (await readModelsCurrent(platform.db)) ? "ok" : "pending");
+    const migrations = database !== "ok"
+      ? "unknown"
+      : await check(async () => (await readModelsCurrent(platform.db)) ? "ok" : "pending");
     const jobs = !platform.config.runJobs ? "ok (disabled by RUN_JOBS=0)" : platform.jobs.running ? "ok" : "stopped";
     const server = lifecycle.draining ? "shutting down" : "ok";
     const checks = { database, migrations, jobs, server };

@@ -52,7 +52,11 @@ function batch(write: (text: string) => void, everyMs: number): (line: string) =
 }
 
 function onExit(flush: () => void) {
-  const g = globalThis as { process?: { on?: (e: string, f: () => void) => void }; addEventListener?: (e: string, f: () => void) => void; Deno?: unknown };
+  const g = globalThis as {
+    process?: { on?: (e: string, f: () => void) => void };
+    addEventListener?: (e: string, f: () => void) => void;
+    Deno?: unknown;
+  };
   if (g.Deno && g.addEventListener) g.addEventListener("unload", flush);
   else g.process?.on?.("exit", flush);
 }

@@ -84,8 +84,13 @@ export function stallLine(format: LogFormat, stall: LoopStall): string {
   const time = new Date(stall.at).toISOString();
   if (format === "json") {
     return JSON.stringify({
-      time, level: "warn", msg: "event loop stall", at_ms: ms(stall.at),
-      stall_ms: ms(stall.ms), cpu_ms: ms(stall.cpuMs), wait_ms: ms(stall.waitMs),
+      time,
+      level: "warn",
+      msg: "event loop stall",
+      at_ms: ms(stall.at),
+      stall_ms: ms(stall.ms),
+      cpu_ms: ms(stall.cpuMs),
+      wait_ms: ms(stall.waitMs),
     });
   }
   const split = stall.cpuMs === null || stall.waitMs === null

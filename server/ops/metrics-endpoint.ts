@@ -33,10 +33,16 @@ export function mountMetrics(app: Hono, metrics: Metrics, token: string | undefi
   app.get("/metrics", async (c) => {
     if (token !== undefined) {
       if (!constantTimeEqual(c.req.header("authorization") ?? "", `Bearer ${token}`)) {
-        return faultResponse(c, new ApiError(401, "Authorization Error", [{ resource: "Metrics", field: "access_token", code: "invalid" }]));
+        return faultResponse(
+          c,
+          new ApiError(401, "Authorization Error", [{ resource: "Metrics", field: "access_token", code: "invalid" }]),
+        );
       }
     } else if (!fromLoopback(c)) {
-      return faultResponse(c, new ApiError(403, "Forbidden", [{ resource: "Metrics", field: "client", code: "not loopback" }]));
+      return faultResponse(
+        c,
+        new ApiError(403, "Forbidden", [{ resource: "Metrics", field: "client", code: "not loopback" }]),
+      );
     }
     return c.body(await metrics.text(), 200, { "content-type": metrics.contentType });
   });

@@ -26,9 +26,41 @@ export const METHOD_LABELS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST"
 
 /** Status codes counted by their number; any other code by its class ("2xx"), or "other" outside 100-599. */
 export const STATUS_LABELS: ReadonlySet<number> = new Set([
-  101, 200, 201, 202, 204, 206, 301, 302, 303, 304, 307, 308,
-  400, 401, 403, 404, 405, 406, 408, 409, 410, 411, 412, 413, 414, 415, 416, 422, 429, 431,
-  500, 501, 502, 503, 504,
+  101,
+  200,
+  201,
+  202,
+  204,
+  206,
+  301,
+  302,
+  303,
+  304,
+  307,
+  308,
+  400,
+  401,
+  403,
+  404,
+  405,
+  406,
+  408,
+  409,
+  410,
+  411,
+  412,
+  413,
+  414,
+  415,
+  416,
+  422,
+  429,
+  431,
+  500,
+  501,
+  502,
+  503,
+  504,
 ]);
 
 export function methodLabel(method: string): string {
@@ -79,7 +111,8 @@ export class Metrics {
     });
     this.#refusals = new Counter({
       name: "fitness_rate_limit_refusals_total",
-      help: "Requests refused by a rate limit (the API's 403 Rate Limit Exceeded, 429 sign-in throttling), by route pattern",
+      help:
+        "Requests refused by a rate limit (the API's 403 Rate Limit Exceeded, 429 sign-in throttling), by route pattern",
       labelNames: ["route"],
       registers,
     });

@@ -40,8 +40,15 @@ export function formatLine(format: LogFormat, r: RequestRecord, time = new Date(
   const ms = Math.round(r.seconds * 10_000) / 10;
   if (format === "json") {
     return JSON.stringify({
-      time: time.toISOString(), level: "info", msg: "request", request_id: r.requestId, method: r.method,
-      path: r.path, route: r.route, status: r.status, duration_ms: ms,
+      time: time.toISOString(),
+      level: "info",
+      msg: "request",
+      request_id: r.requestId,
+      method: r.method,
+      path: r.path,
+      route: r.route,
+      status: r.status,
+      duration_ms: ms,
     });
   }
   return `${time.toISOString()} ${r.method} ${r.path} ${r.status} ${ms}ms id=${r.requestId}`;
@@ -52,7 +59,11 @@ export function formatLine(format: LogFormat, r: RequestRecord, time = new Date(
  * returns it in X-Request-Id, makes it the `requestId` of every event the request appends, and
  * reports the finished request (one log line, written in batches by line-writer.ts; metrics).
  */
-export function requestLog(format: LogFormat, finished: (r: RequestRecord) => void, publicUrl?: () => string): MiddlewareHandler {
+export function requestLog(
+  format: LogFormat,
+  finished: (r: RequestRecord) => void,
+  publicUrl?: () => string,
+): MiddlewareHandler {
   const write = format === "off" ? undefined : batchedLines();
   return async (c, next) => {
     const incoming = c.req.header(REQUEST_ID_HEADER);
@@ -68,7 +79,11 @@ export function requestLog(format: LogFormat, finished: (r: RequestRecord) => vo
       c.res.headers.set(REQUEST_ID_HEADER, requestId);
     }
     const record: RequestRecord = {
-      requestId, method: c.req.method, route: routeOf(c), path: c.req.path, status: c.res.status,
+      requestId,
+      method: c.req.method,
+      route: routeOf(c),
+      path: c.req.path,
+      status: c.res.status,
       seconds: (performance.now() - started) / 1000,
       rateLimited: c.get(RATE_LIMITED as never) === true || c.res.status === 429,
     };

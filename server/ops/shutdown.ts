@@ -14,7 +14,9 @@ export function runUntilSignalled(server: RunningServer): void {
       process.exit(1);
     }
     stopping = true;
-    if (!server.platform.config.quiet) console.error(`${signal}: shutting down (finishing requests in flight and the current job step)…`);
+    if (!server.platform.config.quiet) {
+      console.error(`${signal}: shutting down (finishing requests in flight and the current job step)…`);
+    }
     try {
       await server.close();
     } catch (error) {

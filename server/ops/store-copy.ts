@@ -1,5 +1,11 @@
 import type { Queryable } from "../../events/db/types.ts";
-import { continueLogAfter, copyIdempotencyRecords, copyPage, holdsEventsOrBlobs, insertCopiedPage } from "../../events/log-queries.ts";
+import {
+  continueLogAfter,
+  copyIdempotencyRecords,
+  copyPage,
+  holdsEventsOrBlobs,
+  insertCopiedPage,
+} from "../../events/log-queries.ts";
 import { toJson } from "../../shared/json.ts";
 import { blobDirOf, blobNamesAfter, getBlob, sha256Hex } from "../blobs.ts";
 import { copyIdSequences } from "../ids.ts";
@@ -38,7 +44,9 @@ export async function copyPlatform(
   onProgress?: (what: string, done: number) => void,
 ): Promise<CopyReport> {
   const started = performance.now();
-  if (await holdsEventsOrBlobs(target.db)) throw new CopyTargetError("the target store is not empty: a platform is copied only into an empty store");
+  if (await holdsEventsOrBlobs(target.db)) {
+    throw new CopyTargetError("the target store is not empty: a platform is copied only into an empty store");
+  }
   await ensureOutbox(target.db);
   const fileDir = blobDirOf(target.db);
   const sourceDir = blobDirOf(source.db);
@@ -46,7 +54,11 @@ export async function copyPlatform(
   // transaction at a time): a server may go on writing there, the copy holds one moment of it.
   const report = await source.db.transaction((stx) =>
     target.db.transaction(async (tx) => {
-      const src: Queryable & { blobDir?: string } = { query: stx.query.bind(stx), exec: stx.exec.bind(stx), blobDir: sourceDir };
+      const src: Queryable & { blobDir?: string } = {
+        query: stx.query.bind(stx),
+        exec: stx.exec.bind(stx),
+        blobDir: sourceDir,
+      };
       if (source.db.kind === "postgres") await src.exec("set transaction isolation level repeatable read, read only");
       return await copyIn(src, tx, fileDir, onProgress);
     })
@@ -86,8 +98,12 @@ async function copyIn(
       if (names.length === 0) break;
       for (const sha256 of names) {
         const content = await getBlob(src, sha256);
-        if (!content) throw new Error(`blob ${sha256} is missing from the source (its file is gone): run cli verify there`);
-        if (sha256Hex(content) !== sha256) throw new Error(`blob ${sha256} is corrupt in the source: run cli verify there`);
+        if (!content) {
+          throw new Error(`blob ${sha256} is missing from the source (its file is gone): run cli verify there`);
+        }
+        if (sha256Hex(content) !== sha256) {
+          throw new Error(`blob ${sha256} is corrupt in the source: run cli verify there`);
+        }
         await storeBlob(tx, fileDir, sha256, content);
         blobs++;
         blobBytes += content.byteLength;

@@ -1,5 +1,12 @@
 import { linkExternalPhoto } from "./commands.ts";
-import { type CliCommand, CliUsageError, optionalNumber, optionalString, requireInt, requireString } from "../cli/command.ts";
+import {
+  type CliCommand,
+  CliUsageError,
+  optionalNumber,
+  optionalString,
+  requireInt,
+  requireString,
+} from "../cli/command.ts";
 
 export const photoCommands: CliCommand[] = [
   {

@@ -23,8 +23,10 @@ export const activityPhotoRoutes = [
     method: "GET",
     path: "/v3/activities/:id/photos",
     response: zPhotoList,
-    summary: "Photos of an activity (owner only). photo_sources=true returns both kinds; without it only external photos.",
-    description: "size (default 0): each photo's urls hold the best match — the smallest rendition larger than size on at least one side.",
+    summary:
+      "Photos of an activity (owner only). photo_sources=true returns both kinds; without it only external photos.",
+    description:
+      "size (default 0): each photo's urls hold the best match — the smallest rendition larger than size on at least one side.",
     tag: "Activities",
     auth: "token",
     resource: "Photo",
@@ -44,8 +46,11 @@ export const activityPhotoRoutes = [
     path: "/v3/activities/:id/photos",
     response: zPhoto,
     summary: "Add a native photo to one's activity (multipart: file, caption, optional lat/lng). 201 with the photo.",
-    description: `file: a JPEG, PNG or GIF image (checked by its bytes and decoded), at most ${MAX_PHOTO_BYTES} bytes and ${MAX_PHOTO_PIXELS} pixels; ` +
-      `caption ≤ ${MAX_CAPTION}. Stored with resized renditions of ${RENDITION_SIZES.join(", ")} px on the long side (those smaller than the original) and the original.`,
+    description:
+      `file: a JPEG, PNG or GIF image (checked by its bytes and decoded), at most ${MAX_PHOTO_BYTES} bytes and ${MAX_PHOTO_PIXELS} pixels; ` +
+      `caption ≤ ${MAX_CAPTION}. Stored with resized renditions of ${
+        RENDITION_SIZES.join(", ")
+      } px on the long side (those smaller than the original) and the original.`,
     tag: "Activities",
     auth: "token",
     permission: "write",
@@ -65,7 +70,9 @@ export const activityPhotoRoutes = [
       // Kind and decoding budget from the header alone, before anything is decoded (images/header.ts).
       const check = checkImage(bytes);
       if (!check.ok) throw badRequest("Photo", "file", check.code);
-      if ((body.lat === undefined) !== (body.lng === undefined)) throw badRequest("Photo", body.lat === undefined ? "lat" : "lng", "missing");
+      if ((body.lat === undefined) !== (body.lng === undefined)) {
+        throw badRequest("Photo", body.lat === undefined ? "lat" : "lng", "missing");
+      }
       let uniqueId: string;
       try {
         uniqueId = await addNativePhoto(platform, {
@@ -76,10 +83,14 @@ export const activityPhotoRoutes = [
           location: body.lat !== undefined && body.lng !== undefined ? [body.lat, body.lng] : null,
         }, requestActor(auth, requestId));
       } catch (error) {
-        if (error instanceof DomainError && error.resource === "Photo") throw badRequest("Photo", error.field, error.code);
+        if (error instanceof DomainError && error.resource === "Photo") {
+          throw badRequest("Photo", error.field, error.code);
+        }
         throw error;
       }
-      const photo = (await photosOf(platform.db, params.id, [1])).find((p) => p.source === 1 && p.data.uniqueId === uniqueId);
+      const photo = (await photosOf(platform.db, params.id, [1])).find((p) =>
+        p.source === 1 && p.data.uniqueId === uniqueId
+      );
       if (!photo) throw notFound("Photo");
       return photoRepresentation(platform.config.publicUrl, photo, 0);
     },

@@ -20,7 +20,8 @@ async function requireAthlete(platform: Parameters<CliCommand["run"]>[0], id: nu
 export const privacyZoneCommands: CliCommand[] = [
   {
     name: "privacy-zone add",
-    summary: "Add a privacy zone: positions within --radius metres of --lat/--lng are hidden from others and from heatmaps.",
+    summary:
+      "Add a privacy zone: positions within --radius metres of --lat/--lng are hidden from others and from heatmaps.",
     options: {
       athlete: { type: "string", description: "athlete id", required: true },
       lat: { type: "string", description: "latitude of the centre", required: true },
@@ -32,11 +33,16 @@ export const privacyZoneCommands: CliCommand[] = [
       await requireAthlete(platform, athleteId);
       try {
         const row = await addPrivacyZone(platform, {
-          athleteId, lat: requireNumber(o, "lat"), lng: requireNumber(o, "lng"), radiusM: requireNumber(o, "radius"),
+          athleteId,
+          lat: requireNumber(o, "lat"),
+          lng: requireNumber(o, "lng"),
+          radiusM: requireNumber(o, "radius"),
         }, systemActor("cli", athleteId));
         return { athlete_id: athleteId, ...privacyZoneJson(row) };
       } catch (error) {
-        if (error instanceof DomainError) throw new CliUsageError(`--${error.field === "id" ? "athlete" : error.field}: ${error.code}`);
+        if (error instanceof DomainError) {
+          throw new CliUsageError(`--${error.field === "id" ? "athlete" : error.field}: ${error.code}`);
+        }
         throw error;
       }
     },
@@ -47,14 +53,18 @@ export const privacyZoneCommands: CliCommand[] = [
     options: { athlete: { type: "string", description: "only this athlete's zones" } },
     async run(platform, o) {
       const athlete = optionalString(o, "athlete");
-      if (athlete !== undefined && !/^\d+$/.test(athlete)) throw new CliUsageError("--athlete must be a positive integer");
+      if (athlete !== undefined && !/^\d+$/.test(athlete)) {
+        throw new CliUsageError("--athlete must be a positive integer");
+      }
       const rows = await allPrivacyZones(platform.db, athlete === undefined ? null : Number(athlete));
       return rows.map((r) => ({ athlete_id: r.athlete_id, ...privacyZoneJson(r) }));
     },
     format: (result) => {
       const rows = result as { id: number; athlete_id: number; lat: number; lng: number; radius: number }[];
       if (rows.length === 0) return "no privacy zones";
-      return rows.map((r) => `zone ${r.id}  athlete ${r.athlete_id}  ${r.lat}, ${r.lng}  radius ${r.radius} m`).join("\n");
+      return rows.map((r) => `zone ${r.id}  athlete ${r.athlete_id}  ${r.lat}, ${r.lng}  radius ${r.radius} m`).join(
+        "\n",
+      );
     },
   },
   {

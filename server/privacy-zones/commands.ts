@@ -13,13 +13,26 @@ export async function addPrivacyZone(
   actor: Actor,
 ): Promise<PrivacyZoneRow> {
   const zoneId = await nextId(platform.db, "privacy_zone");
-  await handleCommand(platform.store, privacyZoneStream(zone.athleteId), privacyZoneDecider, { type: "create", zoneId, ...zone }, appendOptions(actor));
+  await handleCommand(platform.store, privacyZoneStream(zone.athleteId), privacyZoneDecider, {
+    type: "create",
+    zoneId,
+    ...zone,
+  }, appendOptions(actor));
   const created = (await privacyZonesOf(platform.db, zone.athleteId)).find((z) => z.id === zoneId);
   if (!created) throw new Error(`privacy zone ${zoneId} was not recorded`);
   return created;
 }
 
 /** Removes one of the athlete's zones (DomainError not_found when it is not theirs). */
-export async function removePrivacyZone(platform: Platform, athleteId: number, zoneId: number, actor: Actor): Promise<void> {
-  await handleCommand(platform.store, privacyZoneStream(athleteId), privacyZoneDecider, { type: "delete", zoneId, athleteId }, appendOptions(actor));
+export async function removePrivacyZone(
+  platform: Platform,
+  athleteId: number,
+  zoneId: number,
+  actor: Actor,
+): Promise<void> {
+  await handleCommand(platform.store, privacyZoneStream(athleteId), privacyZoneDecider, {
+    type: "delete",
+    zoneId,
+    athleteId,
+  }, appendOptions(actor));
 }

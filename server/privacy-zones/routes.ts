@@ -29,7 +29,8 @@ export const privacyZoneRoutes = [
     method: "POST",
     path: "/v3/athlete/privacy_zones",
     response: zPrivacyZone,
-    summary: "Extension: add a privacy zone (lat, lng, radius in metres 1–20000); positions inside are hidden from others and from heatmaps.",
+    summary:
+      "Extension: add a privacy zone (lat, lng, radius in metres 1–20000); positions inside are hidden from others and from heatmaps.",
     tag: "Athlete",
     auth: "token",
     permission: "write",
@@ -41,7 +42,12 @@ export const privacyZoneRoutes = [
       radius: zFloat.pipe(z.number().min(1).max(20_000)),
     }),
     async handler({ platform, auth, body, requestId }) {
-      const row = await addPrivacyZone(platform, { athleteId: auth.athleteId, lat: body.lat, lng: body.lng, radiusM: body.radius }, requestActor(auth, requestId));
+      const row = await addPrivacyZone(platform, {
+        athleteId: auth.athleteId,
+        lat: body.lat,
+        lng: body.lng,
+        radiusM: body.radius,
+      }, requestActor(auth, requestId));
       return privacyZoneJson(row);
     },
   }),

@@ -25,13 +25,20 @@ export function viewerOf(auth: Auth | null): Viewer | null {
  *   db.query(`select … from activities a where a.athlete_id = $1 and ${v.sql}`, [id, ...v.params])
  * A null viewer (no token) sees public activities only.
  */
-export function visibleActivities(viewer: Viewer | null, alias = "a", firstParam = 1): { sql: string; params: unknown[] } {
+export function visibleActivities(
+  viewer: Viewer | null,
+  alias = "a",
+  firstParam = 1,
+): { sql: string; params: unknown[] } {
   if (!viewer || !viewer.viewPrivate) return { sql: `(not ${alias}.private)`, params: [] };
   return { sql: `(not ${alias}.private or ${alias}.athlete_id = $${firstParam})`, params: [viewer.athleteId] };
 }
 
 /** Whether a viewer may see one activity (same rule as visibleActivities). */
-export function canSeeActivity(activity: { athlete_id: number | string; private: boolean }, viewer: Viewer | null): boolean {
+export function canSeeActivity(
+  activity: { athlete_id: number | string; private: boolean },
+  viewer: Viewer | null,
+): boolean {
   if (!activity.private) return true;
   return !!viewer && viewer.viewPrivate && Number(activity.athlete_id) === viewer.athleteId;
 }

@@ -1,7 +1,14 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
-import { canSeeActivity, roundLatlng, seesPrivateData, type Viewer, viewerOf, visibleActivities } from "./activities.ts";
+import {
+  canSeeActivity,
+  roundLatlng,
+  seesPrivateData,
+  type Viewer,
+  viewerOf,
+  visibleActivities,
+} from "./activities.ts";
 import { cropPolyline, insideZones, locationOutsideZones, type ZoneSet, zoneSetOf, zonesOfOwners } from "./maps.ts";
 
 /**
@@ -115,7 +122,10 @@ export function releasedPolyline(release: Release, encoded: string | null): stri
 }
 
 /** A start/end location as the release lets it through: exact, or rounded and null inside a zone. */
-export function releasedLocation(release: Release, recorded: [number, number] | null | undefined): [number, number] | null {
+export function releasedLocation(
+  release: Release,
+  recorded: [number, number] | null | undefined,
+): [number, number] | null {
   if (!release.visible || !recorded) return null;
   return release.exact ? recorded : locationOutsideZones(recorded, roundLatlng(recorded), release.zones);
 }
@@ -149,15 +159,27 @@ export function publicStretch(
  * no effort that starts or ends inside the owner's privacy zones (`shielded`, kept by the segments
  * projection from the zones) unless the viewer sees the activity exactly (the owner with view_private).
  */
-export function effortsOthersSee(viewer: Viewer | null, alias = "e", firstParam = 1): { sql: string; params: unknown[] } {
+export function effortsOthersSee(
+  viewer: Viewer | null,
+  alias = "e",
+  firstParam = 1,
+): { sql: string; params: unknown[] } {
   const visible = visibleActivities(viewer, alias, firstParam);
-  if (!viewer || !viewer.viewPrivate) return { sql: `(${visible.sql} and not ${alias}.shielded)`, params: visible.params };
+  if (!viewer || !viewer.viewPrivate) {
+    return { sql: `(${visible.sql} and not ${alias}.shielded)`, params: visible.params };
+  }
   // visibleActivities with view_private takes the viewer's id as its one parameter: reuse it.
-  return { sql: `(${visible.sql} and (not ${alias}.shielded or ${alias}.athlete_id = $${firstParam}))`, params: visible.params };
+  return {
+    sql: `(${visible.sql} and (not ${alias}.shielded or ${alias}.athlete_id = $${firstParam}))`,
+    params: visible.params,
+  };
 }
 
 /** Whether a viewer may see one segment effort (same rule as effortsOthersSee). */
-export function canSeeEffort(effort: { athlete_id: number | string; private: boolean; shielded?: boolean }, viewer: Viewer | null): boolean {
+export function canSeeEffort(
+  effort: { athlete_id: number | string; private: boolean; shielded?: boolean },
+  viewer: Viewer | null,
+): boolean {
   return canSeeActivity(effort, viewer) && (!effort.shielded || seesPrivateData(effort, viewer));
 }
 

@@ -1,7 +1,7 @@
 import polylineModule from "@mapbox/polyline";
 import { privacyZonesOfAthletes } from "../../projections/privacy-zones/queries.ts";
 import type { Queryable } from "../../events/db/types.ts";
-import { insidePrivacyZone, type PrivacyZoneCircle, privacyZoneBounds } from "../../shared/privacy-zones.ts";
+import { insidePrivacyZone, privacyZoneBounds, type PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
 
 // @mapbox/polyline ships no types.
 const polyline = polylineModule as unknown as {

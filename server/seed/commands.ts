@@ -12,7 +12,13 @@ import type { Platform } from "../platform.ts";
  */
 export async function initializePlatform(platform: Platform, demo: boolean, actor: Actor): Promise<boolean> {
   try {
-    await handleCommand(platform.store, PLATFORM_STREAM, platformDecider, { type: "initialize", demo }, appendOptions(actor));
+    await handleCommand(
+      platform.store,
+      PLATFORM_STREAM,
+      platformDecider,
+      { type: "initialize", demo },
+      appendOptions(actor),
+    );
     return true;
   } catch (error) {
     if (error instanceof ConcurrencyError || (error instanceof DomainError && error.kind === "conflict")) return false;

@@ -27,9 +27,24 @@ export const seedSteps: readonly SeedStep[] = [
 ];
 
 const PEOPLE = [
-  { firstname: "Ada", lastname: "Lovelace", sex: "F" as const, city: "London", country: "United Kingdom", premium: true },
+  {
+    firstname: "Ada",
+    lastname: "Lovelace",
+    sex: "F" as const,
+    city: "London",
+    country: "United Kingdom",
+    premium: true,
+  },
   { firstname: "Eddy", lastname: "Merckx", sex: "M" as const, city: "Brussels", country: "Belgium", premium: false },
-  { firstname: "Grace", lastname: "Hopper", sex: "F" as const, city: "New York", state: "NY", country: "United States", premium: false },
+  {
+    firstname: "Grace",
+    lastname: "Hopper",
+    sex: "F" as const,
+    city: "New York",
+    state: "NY",
+    country: "United States",
+    premium: false,
+  },
 ];
 
 /** Creates the demo platform on an empty database. Returns undefined when there already are events. */
@@ -41,7 +56,13 @@ export async function seedDemo(platform: Platform): Promise<Demo | undefined> {
   for (const [i, p] of PEOPLE.entries()) {
     const email = `${p.firstname.toLowerCase()}@example.com`;
     const password = "demo-password";
-    const id = await createAthlete(platform, { ...p, email, password, birthdate: `19${80 + i}-05-0${i + 1}`, weight: 60 + i * 8 }, systemActor("seed"));
+    const id = await createAthlete(platform, {
+      ...p,
+      email,
+      password,
+      birthdate: `19${80 + i}-05-0${i + 1}`,
+      weight: 60 + i * 8,
+    }, systemActor("seed"));
     athletes.push({ id, firstname: p.firstname, email, password });
   }
   const application = await createApplication(platform, {

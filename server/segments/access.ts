@@ -1,6 +1,12 @@
 import type { Queryable } from "../../events/db/types.ts";
 import {
-  type EffortRow, prEfforts, type PrEffortRow, segmentById, segmentsByIds, type SegmentRow, starredBy,
+  type EffortRow,
+  type PrEffortRow,
+  prEfforts,
+  segmentById,
+  type SegmentRow,
+  segmentsByIds,
+  starredBy,
 } from "../../projections/segments/queries.ts";
 import { canSeeActivity, effortsOthersSee, type Viewer } from "../privacy/engine.ts";
 import { athleteSegmentStats, prEffort, summaryEffort, summarySegment } from "./represent.ts";
@@ -21,13 +27,20 @@ export async function findSegment(db: Queryable, id: number, viewer: Viewer | nu
  * given the viewer, the viewer's PR and statistics on each segment (athlete_pr_effort,
  * athlete_segment_stats of Strava's SummarySegment), counted as on the segment itself (viewerPrs).
  */
-export async function effortsWithSegments(db: Queryable, rows: EffortRow[], viewerId: number | null, viewer?: Viewer | null) {
+export async function effortsWithSegments(
+  db: Queryable,
+  rows: EffortRow[],
+  viewerId: number | null,
+  viewer?: Viewer | null,
+) {
   const ids = [...new Set(rows.map((r) => Number(r.segment_id)))];
   if (ids.length === 0) return [];
   const segments = await segmentsByIds(db, ids);
   const starred = viewerId === null ? new Set<number>() : await starredBy(db, viewerId, ids);
   const prs = viewer ? await viewerPrs(db, viewer, ids) : undefined;
-  const byId = new Map(segments.map((s) => [Number(s.id), withViewerPr(summarySegment(s, starred.has(Number(s.id))), prs)]));
+  const byId = new Map(
+    segments.map((s) => [Number(s.id), withViewerPr(summarySegment(s, starred.has(Number(s.id))), prs)]),
+  );
   return rows.map((r) => summaryEffort(r, byId.get(Number(r.segment_id)) ?? null));
 }
 
@@ -44,5 +57,9 @@ export function withViewerPr<T extends { id: number }>(summary: T, prs: Map<numb
  * the viewer's own zones only with view_private — as on the leaderboard and effort lists).
  */
 export function viewerPrs(db: Queryable, viewer: Viewer, segmentIds: number[]): Promise<Map<number, PrEffortRow>> {
-  return prEfforts(db, { athleteId: viewer.athleteId, segmentIds, visible: (alias, first) => effortsOthersSee(viewer, alias, first) });
+  return prEfforts(db, {
+    athleteId: viewer.athleteId,
+    segmentIds,
+    visible: (alias, first) => effortsOthersSee(viewer, alias, first),
+  });
 }

@@ -1,5 +1,8 @@
 import type {
-  ActivityDetailContributor, ActivityDetailPart, ActivityExtension, ActivitySummaryContributor,
+  ActivityDetailContributor,
+  ActivityDetailPart,
+  ActivityExtension,
+  ActivitySummaryContributor,
 } from "../activities/extensions.ts";
 import type { ActivityRow } from "../activities/represent.ts";
 import { type EffortRow, type SegmentRow, summaryEffort, summarySegment } from "./represent.ts";
@@ -15,12 +18,18 @@ import { effortsWithSegments, viewerPrs, withViewerPr } from "./access.ts";
 function bestEffortAchievements(row: ActivityRow): { prs: number; achievements: number } {
   if (row.type !== "Run") return { prs: 0, achievements: 0 };
   const efforts = (row.facts as { bestEfforts?: { prRank: number | null }[] }).bestEfforts ?? [];
-  return { prs: efforts.filter((e) => e.prRank === 1).length, achievements: efforts.filter((e) => e.prRank !== null).length };
+  return {
+    prs: efforts.filter((e) => e.prRank === 1).length,
+    achievements: efforts.filter((e) => e.prRank !== null).length,
+  };
 }
 
 function counts(row: ActivityRow, f: { pr_count: number; achievement_count: number } | undefined) {
   const best = bestEffortAchievements(row);
-  return { pr_count: (f?.pr_count ?? 0) + best.prs, achievement_count: (f?.achievement_count ?? 0) + best.achievements };
+  return {
+    pr_count: (f?.pr_count ?? 0) + best.prs,
+    achievement_count: (f?.achievement_count ?? 0) + best.achievements,
+  };
 }
 
 /**
@@ -76,7 +85,9 @@ const segmentsDetail: ActivityDetailContributor = async (row, context) => {
   // Efforts starting or ending in the owner's zones only for the owner with view_private (engine).
   const viewer = context.viewer ?? null;
   const rows = await effortsOfActivity(context.db, {
-    activityId: row.id, includeHidden: Boolean(context.includeAllEfforts), visible: (alias, first) => effortsOthersSee(viewer, alias, first),
+    activityId: row.id,
+    includeHidden: Boolean(context.includeAllEfforts),
+    visible: (alias, first) => effortsOthersSee(viewer, alias, first),
   });
   const byId = await activityFacts(context.db, [row.id]);
   return {

@@ -19,17 +19,27 @@ import { sourceActivityEfforts } from "./source-efforts.ts";
  * engine's findings from pointsFromActivity), a public segment of a private activity or a stretch
  * inside the owner's zones. Returns its id.
  */
-export async function createSegment(platform: Platform, s: NewSegment, actor: Actor, cut: CutFacts | null = null): Promise<number> {
+export async function createSegment(
+  platform: Platform,
+  s: NewSegment,
+  actor: Actor,
+  cut: CutFacts | null = null,
+): Promise<number> {
   const segmentId = await nextId(platform.db, "segment");
   await handleCommand(platform.store, segmentStream(segmentId), segmentCreationDecider, {
-    type: "create", segment: segmentCreatedData(segmentId, s), cut,
+    type: "create",
+    segment: segmentCreatedData(segmentId, s),
+    cut,
   }, appendOptions(actor));
   // Cut from an activity: that activity's own efforts over the new segment are recorded at once.
   if (s.activityId !== null) {
     const activity = await findActivity(platform.db, s.activityId);
     if (activity) {
       await matchSourceActivity(platform, { id: segmentId, activityType: s.activityType, points: s.points }, {
-        id: activity.id, type: activity.type, private: activity.private, streamsSha256: activity.facts.streamsSha256 ?? null,
+        id: activity.id,
+        type: activity.type,
+        private: activity.private,
+        streamsSha256: activity.facts.streamsSha256 ?? null,
       });
     }
   }
@@ -49,15 +59,26 @@ export async function matchSourceActivity(
   const found = await sourceActivityEfforts(platform, segment, activity);
   if (!found) return 0;
   await handleCommand(platform.store, activityStream(activity.id), activityDecider, {
-    type: "matchSegment", activityId: activity.id, efforts: found.efforts,
+    type: "matchSegment",
+    activityId: activity.id,
+    efforts: found.efforts,
   }, appendOptions(systemActor("segment-created", found.athleteId)));
   return found.added;
 }
 
 /** Stars (or unstars) a segment for an athlete; starring twice records nothing. */
-export async function starSegment(platform: Platform, athleteId: number, segmentId: number, starred: boolean, actor: Actor): Promise<void> {
+export async function starSegment(
+  platform: Platform,
+  athleteId: number,
+  segmentId: number,
+  starred: boolean,
+  actor: Actor,
+): Promise<void> {
   await handleCommand(platform.store, segmentStarStream(athleteId, segmentId), starDecider, {
-    type: "star", starred, athleteId, segmentId,
+    type: "star",
+    starred,
+    athleteId,
+    segmentId,
   }, appendOptions(actor));
 }
 
@@ -71,7 +92,12 @@ export async function measureSegmentProfiles(
   measurements: readonly EventData<typeof segmentProfileMeasured>[],
   actor: Actor,
 ): Promise<void> {
-  await Promise.all(measurements.map((measurement) =>
-    handleCommand(platform.store, segmentStream(measurement.segmentId), profileDecider, { type: "measure-profile", measurement }, appendOptions(actor))
-  ));
+  await Promise.all(
+    measurements.map((measurement) =>
+      handleCommand(platform.store, segmentStream(measurement.segmentId), profileDecider, {
+        type: "measure-profile",
+        measurement,
+      }, appendOptions(actor))
+    ),
+  );
 }

@@ -3,7 +3,15 @@ import { DomainError } from "../../events/decider.ts";
 import type { CutFacts } from "../../events/segment/create.ts";
 import { loadStreams } from "../activities/streams.ts";
 import type { Platform } from "../platform.ts";
-import { type ActivityOwnership, loadRelease, PUBLIC, publicStretch, type Release, type Viewer, viewerAudience } from "../privacy/engine.ts";
+import {
+  type ActivityOwnership,
+  loadRelease,
+  PUBLIC,
+  publicStretch,
+  type Release,
+  type Viewer,
+  viewerAudience,
+} from "../privacy/engine.ts";
 import { type LatLng, segmentFacts } from "./geometry.ts";
 
 // @mapbox/polyline ships no types.
@@ -70,12 +78,18 @@ export async function pointsFromActivity(
   const { startIndex, endIndex } = cut;
   const seen: Release = await loadRelease(platform.db, activity, viewerAudience(cut.viewer));
   if (!seen.visible) throw new DomainError("not_found", "Activity", "id", "invalid");
-  if (activity.type !== "Ride" && activity.type !== "Run") throw new DomainError("invalid", "Segment", "activity_id", "invalid");
+  if (activity.type !== "Ride" && activity.type !== "Run") {
+    throw new DomainError("invalid", "Segment", "activity_id", "invalid");
+  }
   const streams = await loadStreams(platform.db, activity.facts.streamsSha256 ?? null);
   if (!streams?.latlng) throw new DomainError("invalid", "Segment", "activity_id", "invalid");
   const length = streams.latlng.length;
-  if (!Number.isInteger(startIndex) || startIndex < 0 || startIndex >= length) throw new DomainError("invalid", "Segment", "start_index", "invalid");
-  if (!Number.isInteger(endIndex) || endIndex <= startIndex || endIndex >= length) throw new DomainError("invalid", "Segment", "end_index", "invalid");
+  if (!Number.isInteger(startIndex) || startIndex < 0 || startIndex >= length) {
+    throw new DomainError("invalid", "Segment", "start_index", "invalid");
+  }
+  if (!Number.isInteger(endIndex) || endIndex <= startIndex || endIndex >= length) {
+    throw new DomainError("invalid", "Segment", "end_index", "invalid");
+  }
   // What others would be shown: the decider refuses a public segment of a private activity and a stretch in the zones.
   const published = await loadRelease(platform.db, activity, PUBLIC);
   const stretch = publicStretch({ ...published, visible: true }, streams.latlng, startIndex, endIndex);
@@ -91,6 +105,13 @@ export async function pointsFromActivity(
     points.push([p[0], p[1]]);
     altitudes.push(streams.altitude?.[k] ?? null);
   }
-  if (points.length < 2 && cutFacts.stretch === "ok") throw new DomainError("invalid", "Segment", "end_index", "invalid");
-  return { activityType: activity.type, points, altitudes: altitudes.every((a) => a !== null) ? altitudes : null, cut: cutFacts };
+  if (points.length < 2 && cutFacts.stretch === "ok") {
+    throw new DomainError("invalid", "Segment", "end_index", "invalid");
+  }
+  return {
+    activityType: activity.type,
+    points,
+    altitudes: altitudes.every((a) => a !== null) ? altitudes : null,
+    cut: cutFacts,
+  };
 }

@@ -5,7 +5,7 @@ import { badRequest, notFound } from "../http/errors.ts";
 import { canSeeActivity, canSeeEffort, effortsOthersSee, viewerOf } from "../privacy/engine.ts";
 import { yearInRange } from "../../shared/date-range.ts";
 import { type ActivityRow, findActivity } from "../activities/read.ts";
-import { effortById, effortsOnSegment, type EffortRow } from "../../projections/segments/queries.ts";
+import { effortById, type EffortRow, effortsOnSegment } from "../../projections/segments/queries.ts";
 import { findSegment } from "./access.ts";
 import { type ActivityStreams, STREAM_KEYS } from "../../shared/streams.ts";
 
@@ -53,8 +53,13 @@ export async function listEfforts(db: Queryable, auth: Auth, q: EffortListQuery)
     if (from > to) throw badRequest("Segment", "end_date_local", "invalid");
   }
   return effortsOnSegment(db, {
-    segmentId: q.segmentId, visible: (alias, first) => effortsOthersSee(viewer, alias, first), athleteId: q.athleteId,
-    from, to, offset: q.offset, limit: q.perPage,
+    segmentId: q.segmentId,
+    visible: (alias, first) => effortsOthersSee(viewer, alias, first),
+    athleteId: q.athleteId,
+    from,
+    to,
+    offset: q.offset,
+    limit: q.perPage,
   });
 }
 
@@ -64,7 +69,11 @@ export async function listEfforts(db: Queryable, auth: Auth, q: EffortListQuery)
  * private segment. The effort's own privacy (its activity's, copied) is checked even when the activity
  * row is gone; then `activity` is null (no streams). GET /v3/segment_efforts/:id and its streams share it.
  */
-export async function visibleEffort(db: Queryable, auth: Auth, id: bigint | number): Promise<{ effort: EffortRow; activity: ActivityRow | null }> {
+export async function visibleEffort(
+  db: Queryable,
+  auth: Auth,
+  id: bigint | number,
+): Promise<{ effort: EffortRow; activity: ActivityRow | null }> {
   const effort = await effortById(db, id);
   if (!effort) throw notFound("SegmentEffort");
   const activity = await findActivity(db, Number(effort.activity_id));

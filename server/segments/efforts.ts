@@ -28,8 +28,11 @@ export const EFFORT_ID_STRIDE = 2n;
 export const EFFORTS_PER_ACTIVITY = 1024;
 export function effortIdFor(activityId: number, n: number): string {
   if (!Number.isInteger(n) || n < 0 || n >= EFFORTS_PER_ACTIVITY) throw new RangeError(`effort slot ${n} out of range`);
-  if (!Number.isInteger(activityId) || activityId <= 0 || activityId >= 2 ** 41) throw new RangeError(`activity id ${activityId} out of range`);
-  return (EFFORT_ID_BASE + EFFORT_ID_STRIDE * (BigInt(activityId) * BigInt(EFFORTS_PER_ACTIVITY) + BigInt(n))).toString();
+  if (!Number.isInteger(activityId) || activityId <= 0 || activityId >= 2 ** 41) {
+    throw new RangeError(`activity id ${activityId} out of range`);
+  }
+  return (EFFORT_ID_BASE + EFFORT_ID_STRIDE * (BigInt(activityId) * BigInt(EFFORTS_PER_ACTIVITY) + BigInt(n)))
+    .toString();
 }
 
 /** Competition rank (1-based): 1 + the number of strictly better values; ties share a rank. */
@@ -43,7 +46,6 @@ export function addSeconds(iso: string, seconds: number): string {
   return new Date(base + Math.round(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-
 /**
  * Importance (effort `hidden`), decided at upload time from the spec's factors we hold: an effort is
  * important (hidden false) when it earned an achievement (PR or top-10), when the athlete starred
@@ -51,8 +53,17 @@ export function addSeconds(iso: string, seconds: number): string {
  * before the upload and ridden ≥ 10 times). Otherwise it is hidden (still listed with
  * include_all_efforts).
  */
-export function isImportant(f: { achievements: number; starredByAthlete: boolean; starCount: number; segmentAgeDays: number; effortCount: number }): boolean {
-  return f.achievements > 0 || f.starredByAthlete || f.starCount >= 3 || (f.segmentAgeDays >= 30 && f.effortCount >= 10);
+export function isImportant(
+  f: {
+    achievements: number;
+    starredByAthlete: boolean;
+    starCount: number;
+    segmentAgeDays: number;
+    effortCount: number;
+  },
+): boolean {
+  return f.achievements > 0 || f.starredByAthlete || f.starCount >= 3 ||
+    (f.segmentAgeDays >= 30 && f.effortCount >= 10);
 }
 
 interface SegmentStats {
@@ -84,9 +95,15 @@ interface BoardCounts {
  * query for all efforts, ranking each segment once (queries.ts).
  */
 function boardCounts(db: Queryable, athleteId: number, efforts: EffortToRank[]): Promise<BoardCounts[]> {
-  return effortBoardCounts(db, athleteId, efforts.map((e) => ({
-    segmentId: e.segmentId, elapsedTime: e.elapsedTime, year: Number(e.startDateLocal.slice(0, 4)),
-  })));
+  return effortBoardCounts(
+    db,
+    athleteId,
+    efforts.map((e) => ({
+      segmentId: e.segmentId,
+      elapsedTime: e.elapsedTime,
+      year: Number(e.startDateLocal.slice(0, 4)),
+    })),
+  );
 }
 
 /** Ranks and achievements of a new effort, from the board counts (plus this activity's earlier efforts). */
@@ -144,8 +161,11 @@ export async function matchActivity(
     const timed = kept.map((m) => {
       const times = m.times;
       const toRank: EffortToRank = {
-        segmentId: m.segmentId, athleteId: activity.athleteId, elapsedTime: times.elapsedTime,
-        startDateLocal: addSeconds(activity.startDateLocal, times.startOffset), private: activity.private,
+        segmentId: m.segmentId,
+        athleteId: activity.athleteId,
+        elapsedTime: times.elapsedTime,
+        startDateLocal: addSeconds(activity.startDateLocal, times.startOffset),
+        private: activity.private,
       };
       return { m, times, toRank };
     });
@@ -182,7 +202,9 @@ export async function matchActivity(
         averageCadence: m.averageCadence,
         ...ranks,
         hidden: !important,
-        ...(m.startLatlng && m.endLatlng ? { startLatlng: m.startLatlng, endLatlng: m.endLatlng } : effortEndpoints(streams?.latlng, m.startIndex, m.endIndex)),
+        ...(m.startLatlng && m.endLatlng
+          ? { startLatlng: m.startLatlng, endLatlng: m.endLatlng }
+          : effortEndpoints(streams?.latlng, m.startIndex, m.endIndex)),
       });
     }
   }
@@ -200,6 +222,12 @@ export async function matchActivity(
 /** The recorded positions at an effort's first and last index (when both have a fix). */
 /** The activity processor registered in server/activity-processors.ts. */
 export async function segmentEffortsProcessor(recorded: RecordedActivity): Promise<NewEvent[]> {
-  const data = await matchActivity(recorded.platform.db, recorded.activity, recorded.streams, new Date(), recorded.matches);
+  const data = await matchActivity(
+    recorded.platform.db,
+    recorded.activity,
+    recorded.streams,
+    new Date(),
+    recorded.matches,
+  );
   return data.efforts.length ? [segmentEffortsMatched.create(data)] : [];
 }

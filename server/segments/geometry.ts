@@ -89,7 +89,12 @@ export interface ElevationFacts {
 
 /** What a segment without any altitudes holds: null elevations, flat grades, uncategorized. */
 export const NO_ELEVATION: ElevationFacts = {
-  averageGrade: 0, maximumGrade: 0, elevationHigh: null, elevationLow: null, totalElevationGain: 0, climbCategory: 0,
+  averageGrade: 0,
+  maximumGrade: 0,
+  elevationHigh: null,
+  elevationLow: null,
+  totalElevationGain: 0,
+  climbCategory: 0,
 };
 
 /**
@@ -146,7 +151,8 @@ export function segmentFacts(points: LatLng[], altitudes: (number | null)[] | nu
   if (points.length < 2) throw new Error("a segment needs at least two points");
   const cumulative = cumulativeDistances(points);
   const distance = cumulative[cumulative.length - 1];
-  const alts = altitudes && altitudes.length === points.length && altitudes.every((a) => typeof a === "number" && Number.isFinite(a))
+  const alts = altitudes && altitudes.length === points.length &&
+      altitudes.every((a) => typeof a === "number" && Number.isFinite(a))
     ? altitudes as number[]
     : null;
   return {

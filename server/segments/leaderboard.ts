@@ -2,8 +2,17 @@ import { type BoardDb, type LeaderboardRequest, segmentBoard } from "../../proje
 import { exactInteger } from "../../shared/json.ts";
 
 export {
-  AGE_GROUPS, birthdateBounds, DATE_RANGES, type LeaderboardFilters, type LeaderboardRequest, periodKey, rangeStart, WEIGHT_CLASSES,
-  WEIGHT_CLASSES_KG, WEIGHT_CLASSES_LB, weightBounds,
+  AGE_GROUPS,
+  birthdateBounds,
+  DATE_RANGES,
+  type LeaderboardFilters,
+  type LeaderboardRequest,
+  periodKey,
+  rangeStart,
+  WEIGHT_CLASSES,
+  WEIGHT_CLASSES_KG,
+  WEIGHT_CLASSES_LB,
+  weightBounds,
 } from "../../projections/segments/leaderboard.ts";
 
 /**

@@ -153,14 +153,23 @@ function nearestOnPath(
     const px = ax + t * dx, py = ay + t * dy;
     const distance = Math.hypot(x - px, y - py);
     if (distance < best.distance) {
-      best = { distance, edge: e, progress: segment.cumulative[e] + t * (segment.cumulative[e + 1] - segment.cumulative[e]) };
+      best = {
+        distance,
+        edge: e,
+        progress: segment.cumulative[e] + t * (segment.cumulative[e + 1] - segment.cumulative[e]),
+      };
     }
   }
   return best;
 }
 
 /** Follows the track from a start index along the segment; the end index when it completes. */
-function follow(track: PreparedTrack, segment: PreparedSegment, start: number, trackDistance: number[] | null): number | null {
+function follow(
+  track: PreparedTrack,
+  segment: PreparedSegment,
+  start: number,
+  trackDistance: number[] | null,
+): number | null {
   const { endpointRadius, corridor, maxDistanceFactor } = MATCH_TOLERANCE;
   const end = segment.points[segment.points.length - 1];
   const endX = segment.xs[segment.xs.length - 1], endY = segment.ys[segment.ys.length - 1];
@@ -204,7 +213,11 @@ function follow(track: PreparedTrack, segment: PreparedSegment, start: number, t
 }
 
 /** Every traversal of one segment by the track, in track order, not overlapping. */
-export function matchSegment(track: PreparedTrack, segment: PreparedSegment, trackDistance: number[] | null = null): SegmentMatch[] {
+export function matchSegment(
+  track: PreparedTrack,
+  segment: PreparedSegment,
+  trackDistance: number[] | null = null,
+): SegmentMatch[] {
   const startPoint = segment.points[0];
   const starts = nearestOfRuns(track, track.pointsNear(startPoint, MATCH_TOLERANCE.endpointRadius), startPoint);
   if (starts.length === 0) return [];
@@ -265,12 +278,16 @@ export class SegmentIndex {
   /** Segments whose start lies within the endpoint radius of a box. */
   startsWithin(box: { minLat: number; minLng: number; maxLat: number; maxLng: number }): PreparedSegment[] {
     const out: PreparedSegment[] = [];
-    if (this.#index) for (const i of this.#index.search(box.minLng, box.minLat, box.maxLng, box.maxLat)) out.push(this.#segments[i]);
+    if (this.#index) {
+      for (const i of this.#index.search(box.minLng, box.minLat, box.maxLng, box.maxLat)) out.push(this.#segments[i]);
+    }
     for (let i = this.#indexed; i < this.#segments.length; i++) {
       const s = this.#segments[i];
       const [lat, lng] = s.points[0];
       const { dLat, dLng } = degreesFor(MATCH_TOLERANCE.endpointRadius, lat);
-      if (lng + dLng >= box.minLng && lng - dLng <= box.maxLng && lat + dLat >= box.minLat && lat - dLat <= box.maxLat) out.push(s);
+      if (
+        lng + dLng >= box.minLng && lng - dLng <= box.maxLng && lat + dLat >= box.minLat && lat - dLat <= box.maxLat
+      ) out.push(s);
     }
     return out;
   }
@@ -292,7 +309,11 @@ export class SegmentIndex {
 }
 
 /** Brute force (every segment checked): the benchmark's baseline and a test oracle. */
-export function matchAll(track: PreparedTrack, segments: PreparedSegment[], activityTypes: readonly string[]): SegmentMatch[] {
+export function matchAll(
+  track: PreparedTrack,
+  segments: PreparedSegment[],
+  activityTypes: readonly string[],
+): SegmentMatch[] {
   const matches: SegmentMatch[] = [];
   for (const segment of segments) {
     if (!activityTypes.includes(segment.activityType)) continue;
@@ -317,7 +338,11 @@ export interface EffortTimes {
 }
 
 /** Elapsed/moving time and distance of an effort from the activity's streams (nearest points, no interpolation). */
-export function effortTimes(streams: Pick<ActivityStreams, "time" | "distance" | "moving">, startIndex: number, endIndex: number): EffortTimes {
+export function effortTimes(
+  streams: Pick<ActivityStreams, "time" | "distance" | "moving">,
+  startIndex: number,
+  endIndex: number,
+): EffortTimes {
   const time = streams.time;
   let movingTime = 0;
   for (let k = startIndex + 1; k <= endIndex; k++) {

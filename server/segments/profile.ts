@@ -24,7 +24,11 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
  * one, the haversine sum of its positions). Null when fewer than two points carry an altitude or
  * the effort does not move.
  */
-export function effortProfile(streams: ActivityStreams, startIndex: number, endIndex: number): [number, number][] | null {
+export function effortProfile(
+  streams: ActivityStreams,
+  startIndex: number,
+  endIndex: number,
+): [number, number][] | null {
   const altitude = streams.altitude;
   if (!altitude) return null;
   const along: number[] = [];
@@ -104,7 +108,10 @@ export async function segmentProfileProcessor(recorded: RecordedActivity) {
       const profile = effortProfile(streams, effort.startIndex, effort.endIndex);
       if (!profile) continue;
       measurements.push(measurement({ segmentId, distance: Number(segment.distance) }, {
-        activityId: activity.activityId, effortId: effort.effortId, source, profile,
+        activityId: activity.activityId,
+        effortId: effort.effortId,
+        source,
+        profile,
       }));
       break;
     }

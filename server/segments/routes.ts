@@ -9,10 +9,19 @@ import { findActivity } from "../activities/read.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import { isClubMember } from "../../projections/clubs/queries.ts";
 import {
-  exploreSegments, segmentGeometry, type SegmentRow, starredBy, starredSegments,
+  exploreSegments,
+  segmentGeometry,
+  type SegmentRow,
+  starredBy,
+  starredSegments,
 } from "../../projections/segments/queries.ts";
 import {
-  athleteSegmentStats, detailedSegment, exploreSegment, prEffort, type PrEffortRow, summarySegment,
+  athleteSegmentStats,
+  detailedSegment,
+  exploreSegment,
+  prEffort,
+  type PrEffortRow,
+  summarySegment,
 } from "./represent.ts";
 import { effortsWithSegments, findSegment, viewerPrs } from "./access.ts";
 import { loadStreams, shapeStreams, streamsResponse } from "../activities/streams.ts";
@@ -22,7 +31,14 @@ import { createSegment, starSegment } from "./commands.ts";
 import { cumulativeDistances, type LatLng } from "./geometry.ts";
 import { AGE_GROUPS, DATE_RANGES, leaderboard, WEIGHT_CLASSES } from "./leaderboard.ts";
 import { zStreamSet } from "../activities/streams-schema.ts";
-import { zDetailedSegment, zExplorerResponse, zSegmentEffort, zSegmentEffortList, zSegmentLeaderboard, zStarredSegmentList } from "./schema.ts";
+import {
+  zDetailedSegment,
+  zExplorerResponse,
+  zSegmentEffort,
+  zSegmentEffortList,
+  zSegmentLeaderboard,
+  zStarredSegmentList,
+} from "./schema.ts";
 
 const idParams = z.object({ id: zNumId });
 
@@ -36,7 +52,11 @@ const effortStreamQuery = z.object({
 const EFFORT_STREAMS_NOTE =
   "keys: comma list of time, latlng, distance, altitude, velocity_smooth, heartrate, cadence, watts, temp, moving, grade_smooth (distance is always returned; unknown keys ignored); key_by_type=true answers an object keyed by type. Values are the activity's own (distance and time count from the activity's start); original_size is the number of points in the effort. The effort must be visible to the caller as its activity is; points inside the owner's privacy zones are removed unless the owner reads. Needs read_all (view_private), as the reference documents.";
 
-async function segmentOr404(db: Parameters<typeof findSegment>[0], id: number, viewer: Viewer | null): Promise<SegmentRow> {
+async function segmentOr404(
+  db: Parameters<typeof findSegment>[0],
+  id: number,
+  viewer: Viewer | null,
+): Promise<SegmentRow> {
   const row = await findSegment(db, id, viewer);
   if (!row) throw notFound("Segment");
   return row;
@@ -44,7 +64,11 @@ async function segmentOr404(db: Parameters<typeof findSegment>[0], id: number, v
 
 /** A detailed segment with the viewer's PR on it (athlete_pr_effort, athlete_segment_stats). */
 function detailedWithPr(row: SegmentRow, starred: boolean, pr: PrEffortRow | undefined) {
-  return { ...detailedSegment(row, starred), athlete_pr_effort: prEffort(pr), athlete_segment_stats: athleteSegmentStats(pr) };
+  return {
+    ...detailedSegment(row, starred),
+    athlete_pr_effort: prEffort(pr),
+    athlete_segment_stats: athleteSegmentStats(pr),
+  };
 }
 
 /**
@@ -68,7 +92,9 @@ function starredItem(row: SegmentRow & { starred_date: string }, starred: boolea
 /** Parses `bounds` = south,west,north,east; out of range or inverted → 400. */
 function parseBounds(text: string): [number, number, number, number] {
   const parts = text.split(",").map((s) => s.trim());
-  if (parts.length !== 4 || parts.some((p) => p === "" || !Number.isFinite(Number(p)))) throw badRequest("Segment", "bounds", "invalid");
+  if (parts.length !== 4 || parts.some((p) => p === "" || !Number.isFinite(Number(p)))) {
+    throw badRequest("Segment", "bounds", "invalid");
+  }
   const [south, west, north, east] = parts.map(Number);
   if ([south, north].some((v) => v < -90 || v > 90) || [west, east].some((v) => v < -180 || v > 180)) {
     throw badRequest("Segment", "bounds", "invalid");
@@ -98,7 +124,10 @@ export const segmentRoutes = [
       const maxCat = query.max_cat ?? 5;
       if (minCat > maxCat) throw badRequest("Segment", "min_cat", "invalid");
       const rows = await exploreSegments(platform.db, {
-        bounds: [south, west, north, east], activityType: query.activity_type === "running" ? "Run" : "Ride", minCat, maxCat,
+        bounds: [south, west, north, east],
+        activityType: query.activity_type === "running" ? "Run" : "Ride",
+        minCat,
+        maxCat,
       });
       const starred = await starredBy(platform.db, auth.athleteId, rows.map((r) => Number(r.id)));
       return { segments: rows.map((r) => exploreSegment(r, starred.has(Number(r.id)))) };
@@ -117,7 +146,10 @@ export const segmentRoutes = [
       const { perPage, offset } = paging(query);
       const viewer = viewerOf(auth)!;
       const rows = await starredSegments(platform.db, {
-        athleteId: auth.athleteId, visible: (alias, first) => visibleActivities(viewer, alias, first), offset, limit: perPage,
+        athleteId: auth.athleteId,
+        visible: (alias, first) => visibleActivities(viewer, alias, first),
+        offset,
+        limit: perPage,
       });
       const prs = await viewerPrs(platform.db, viewer, rows.map((r) => Number(r.id)));
       return rows.map((r) => starredItem(r, true, prs.get(Number(r.id))));
@@ -138,7 +170,10 @@ export const segmentRoutes = [
       const { perPage, offset } = paging(query);
       const viewer = viewerOf(auth)!;
       const rows = await starredSegments(platform.db, {
-        athleteId: params.id, visible: (alias, first) => visibleActivities(viewer, alias, first), offset, limit: perPage,
+        athleteId: params.id,
+        visible: (alias, first) => visibleActivities(viewer, alias, first),
+        offset,
+        limit: perPage,
       });
       const ids = rows.map((r) => Number(r.id));
       const mine = await starredBy(platform.db, auth.athleteId, ids);
@@ -150,8 +185,10 @@ export const segmentRoutes = [
     method: "POST",
     path: "/v3/segments",
     response: zDetailedSegment,
-    summary: "Creates a segment from a stretch of one of the athlete's own activities (activity id and stream index range).",
-    description: "Through the privacy engine: the activity must be visible to this token (a private one needs view_private), a segment cut from a private activity must be private (else 400 private), and no point of the stretch may lie inside the athlete's privacy zones (400 start_index or end_index).",
+    summary:
+      "Creates a segment from a stretch of one of the athlete's own activities (activity id and stream index range).",
+    description:
+      "Through the privacy engine: the activity must be visible to this token (a private one needs view_private), a segment cut from a private activity must be private (else 400 private), and no point of the stretch may lie inside the athlete's privacy zones (400 start_index or end_index).",
     tag: "Segments",
     auth: "token",
     permission: "write",
@@ -169,12 +206,24 @@ export const segmentRoutes = [
       const activity = await findActivity(platform.db, body.activity_id);
       if (!activity || activity.athlete_id !== auth.athleteId) throw notFound("Activity");
       const cut = await pointsFromActivity(platform, activity, {
-        viewer: viewerOf(auth)!, startIndex: body.start_index, endIndex: body.end_index, privateSegment: body.private ?? false,
+        viewer: viewerOf(auth)!,
+        startIndex: body.start_index,
+        endIndex: body.end_index,
+        privateSegment: body.private ?? false,
       });
-      const id = await createSegment(platform, {
-        name: body.name, ...cut, athleteId: auth.athleteId, activityId: activity.id,
-        private: body.private ?? false, hazardous: body.hazardous ?? false,
-      }, { ...requestActor(auth, requestId), source: "api" }, cut.cut);
+      const id = await createSegment(
+        platform,
+        {
+          name: body.name,
+          ...cut,
+          athleteId: auth.athleteId,
+          activityId: activity.id,
+          private: body.private ?? false,
+          hazardous: body.hazardous ?? false,
+        },
+        { ...requestActor(auth, requestId), source: "api" },
+        cut.cut,
+      );
       return detailedSegment(await segmentOr404(platform.db, id, viewerOf(auth)), false);
     },
   }),
@@ -232,8 +281,11 @@ export const segmentRoutes = [
     }),
     async handler({ platform, auth, params, query }) {
       const rows = await listEfforts(platform.db, auth, {
-        segmentId: params.id, athleteId: query.athlete_id, startDateLocal: query.start_date_local,
-        endDateLocal: query.end_date_local, ...paging(query),
+        segmentId: params.id,
+        athleteId: query.athlete_id,
+        startDateLocal: query.start_date_local,
+        endDateLocal: query.end_date_local,
+        ...paging(query),
       });
       return effortsWithSegments(platform.db, rows, auth.athleteId, viewerOf(auth));
     },
@@ -242,7 +294,8 @@ export const segmentRoutes = [
     method: "GET",
     path: "/v3/segments/:id/leaderboard",
     response: zSegmentLeaderboard,
-    summary: "The segment's leaderboard: one entry per athlete (their best), filtered; the requester's entry with context.",
+    summary:
+      "The segment's leaderboard: one entry per athlete (their best), filtered; the requester's entry with context.",
     tag: "Segments",
     auth: "token",
     resource: "Leaderboard",
@@ -261,17 +314,25 @@ export const segmentRoutes = [
       await segmentOr404(platform.db, params.id, viewerOf(auth));
       if (query.age_group || query.weight_class) {
         const me = await findAthlete(platform.db, auth.athleteId);
-        if (!me?.premium) throw forbidden("Leaderboard", query.age_group ? "age_group" : "weight_class", "premium_required");
+        if (!me?.premium) {
+          throw forbidden("Leaderboard", query.age_group ? "age_group" : "weight_class", "premium_required");
+        }
       }
       if (query.club_id !== undefined) {
-        if (!(await isClubMember(platform.db, query.club_id, auth.athleteId))) throw badRequest("Leaderboard", "club_id", "invalid");
+        if (!(await isClubMember(platform.db, query.club_id, auth.athleteId))) {
+          throw badRequest("Leaderboard", "club_id", "invalid");
+        }
       }
       return leaderboard(platform.db, {
         segmentId: params.id,
         viewerId: auth.athleteId,
         filters: {
-          gender: query.gender, ageGroup: query.age_group, weightClass: query.weight_class,
-          following: query.following, clubId: query.club_id, dateRange: query.date_range,
+          gender: query.gender,
+          ageGroup: query.age_group,
+          weightClass: query.weight_class,
+          following: query.following,
+          clubId: query.club_id,
+          dateRange: query.date_range,
         },
         ...paging(query, 10),
         contextEntries: query.context_entries ?? 2,
@@ -287,7 +348,11 @@ export const segmentRoutes = [
     auth: "token",
     resource: "Segment",
     params: idParams,
-    query: z.object({ keys: z.string().optional(), key_by_type: zBool.optional(), resolution: effortStreamQuery.shape.resolution }),
+    query: z.object({
+      keys: z.string().optional(),
+      key_by_type: zBool.optional(),
+      resolution: effortStreamQuery.shape.resolution,
+    }),
     async handler({ platform, auth, params, query }) {
       await segmentOr404(platform.db, params.id, viewerOf(auth));
       const row = (await segmentGeometry(platform.db, params.id))!;
@@ -297,7 +362,12 @@ export const segmentRoutes = [
       const streams: [string, unknown[]][] = [["distance", distance]];
       if (altitudes) streams.push(["altitude", altitudes]);
       streams.push(["latlng", points]);
-      return shapeStreams(streams, { axis: distance, keyByType: query.key_by_type ?? false, resolution: query.resolution, seriesType: "distance" });
+      return shapeStreams(streams, {
+        axis: distance,
+        keyByType: query.key_by_type ?? false,
+        resolution: query.resolution,
+        seriesType: "distance",
+      });
     },
   }),
   defineRoute({
@@ -331,7 +401,10 @@ export const segmentRoutes = [
       const { effort, activity } = await visibleEffort(platform.db, auth, params.id);
       // The activity's streams as the engine releases them to this caller, then the effort's stretch.
       let data = activity
-        ? releasedStreams(await loadRelease(platform.db, activity, viewerAudience(viewerOf(auth))), await loadStreams(platform.db, activity.facts.streamsSha256))
+        ? releasedStreams(
+          await loadRelease(platform.db, activity, viewerAudience(viewerOf(auth))),
+          await loadStreams(platform.db, activity.facts.streamsSha256),
+        )
         : null;
       if (data) data = sliceStreams(data, effort.start_index, effort.end_index);
       return streamsResponse(data, {
@@ -346,7 +419,8 @@ export const segmentRoutes = [
     method: "GET",
     path: "/v3/segment_efforts",
     response: zSegmentEffortList,
-    summary: "The authenticated athlete's efforts on a segment, ascending by start_date_local; optionally within local dates.",
+    summary:
+      "The authenticated athlete's efforts on a segment, ascending by start_date_local; optionally within local dates.",
     description:
       "segment_id required; start_date_local and end_date_local (ISO 8601, inclusive, local time) must be sent together; per_page (default 30), page. The same rules as /v3/segments/:id/all_efforts, limited to the caller's own efforts.",
     tag: "Segments",
@@ -360,8 +434,11 @@ export const segmentRoutes = [
     }),
     async handler({ platform, auth, query }) {
       const rows = await listEfforts(platform.db, auth, {
-        segmentId: query.segment_id, athleteId: auth.athleteId, startDateLocal: query.start_date_local,
-        endDateLocal: query.end_date_local, ...paging(query),
+        segmentId: query.segment_id,
+        athleteId: auth.athleteId,
+        startDateLocal: query.start_date_local,
+        endDateLocal: query.end_date_local,
+        ...paging(query),
       });
       return effortsWithSegments(platform.db, rows, auth.athleteId, viewerOf(auth));
     },

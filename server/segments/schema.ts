@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { date, dateTime, int, zLatLng, model, nullableInt, nullableNum, nullableStr, num } from "../http/schema.ts";
+import { date, dateTime, int, model, nullableInt, nullableNum, nullableStr, num, zLatLng } from "../http/schema.ts";
 
 /** Segments and efforts (Strava's SummarySegment, DetailedSegment, ExplorerResponse, DetailedSegmentEffort, leaderboards). */
 /** A segment's activity_type: Strava's model has two values. */
@@ -26,31 +26,73 @@ const summaryShape = {
 };
 
 const example = {
-  id: 229781, resource_state: 2, name: "Hawk Hill", activity_type: "Ride", distance: 2684.82, average_grade: 5.7, maximum_grade: 14.2,
-  elevation_high: 245.3, elevation_low: 92.4, start_latlng: [37.8331119, -122.4834356], end_latlng: [37.8280722, -122.4981393],
-  climb_category: 1, city: "San Francisco", state: "CA", country: "United States", private: false, hazardous: false, starred: false,
+  id: 229781,
+  resource_state: 2,
+  name: "Hawk Hill",
+  activity_type: "Ride",
+  distance: 2684.82,
+  average_grade: 5.7,
+  maximum_grade: 14.2,
+  elevation_high: 245.3,
+  elevation_low: 92.4,
+  start_latlng: [37.8331119, -122.4834356],
+  end_latlng: [37.8280722, -122.4981393],
+  climb_category: 1,
+  city: "San Francisco",
+  state: "CA",
+  country: "United States",
+  private: false,
+  hazardous: false,
+  starred: false,
 };
 
 /** The athlete's best effort on a segment: the spec's effort fields and Strava's SummaryPRSegmentEffort fields. */
 const prEffort = model(
   "SummaryPRSegmentEffort",
   z.object({
-    id: int, activity_id: int, elapsed_time: int, distance: num, start_date: dateTime, start_date_local: dateTime, is_kom: z.boolean(),
-    pr_activity_id: int, pr_elapsed_time: int, pr_date: dateTime, effort_count: int,
+    id: int,
+    activity_id: int,
+    elapsed_time: int,
+    distance: num,
+    start_date: dateTime,
+    start_date_local: dateTime,
+    is_kom: z.boolean(),
+    pr_activity_id: int,
+    pr_elapsed_time: int,
+    pr_date: dateTime,
+    effort_count: int,
   }),
   "The requesting athlete's personal record on a segment (counted over the efforts the privacy rules show them).",
   {
-    id: 2801204837262341, activity_id: 1234567, elapsed_time: 412, distance: 2684.8, start_date: "2024-05-06T07:08:09Z",
-    start_date_local: "2024-05-06T09:08:09Z", is_kom: false, pr_activity_id: 1234567, pr_elapsed_time: 412, pr_date: "2024-05-06T07:08:09Z", effort_count: 7,
+    id: 2801204837262341,
+    activity_id: 1234567,
+    elapsed_time: 412,
+    distance: 2684.8,
+    start_date: "2024-05-06T07:08:09Z",
+    start_date_local: "2024-05-06T09:08:09Z",
+    is_kom: false,
+    pr_activity_id: 1234567,
+    pr_elapsed_time: 412,
+    pr_date: "2024-05-06T07:08:09Z",
+    effort_count: 7,
   },
 );
 
 /** The requesting athlete's statistics on a segment. */
-const athleteSegmentStats = z.object({ pr_elapsed_time: nullableInt, pr_date: date.nullable(), pr_activity_id: nullableInt, effort_count: int });
+const athleteSegmentStats = z.object({
+  pr_elapsed_time: nullableInt,
+  pr_date: date.nullable(),
+  pr_activity_id: nullableInt,
+  effort_count: int,
+});
 
 export const zSummarySegment = model(
   "SummarySegment",
-  z.object({ ...summaryShape, athlete_pr_effort: prEffort.nullable().optional(), athlete_segment_stats: athleteSegmentStats.optional() }),
+  z.object({
+    ...summaryShape,
+    athlete_pr_effort: prEffort.nullable().optional(),
+    athlete_segment_stats: athleteSegmentStats.optional(),
+  }),
   "A segment (resource_state 2); inside an effort also the requesting athlete's PR and statistics on it.",
   example,
 );
@@ -71,9 +113,22 @@ export const zDetailedSegment = model(
   }),
   "A segment with its line, counters and dates (resource_state 3), and the requesting athlete's PR on it.",
   {
-    ...example, resource_state: 3, created_at: "2024-05-06T07:08:09Z", updated_at: "2024-05-06T07:08:09Z", total_elevation_gain: 155.7,
-    map: { id: "s229781", polyline: "}g|eFnpqjVl@En@Md@HbAd@d@^", summary_polyline: "}g|eFnpqjVl@En@Md@HbAd@d@^", resource_state: 3 }, effort_count: 309974, athlete_count: 30623, star_count: 2428,
-    athlete_pr_effort: null, athlete_segment_stats: { pr_elapsed_time: null, pr_date: null, pr_activity_id: null, effort_count: 0 },
+    ...example,
+    resource_state: 3,
+    created_at: "2024-05-06T07:08:09Z",
+    updated_at: "2024-05-06T07:08:09Z",
+    total_elevation_gain: 155.7,
+    map: {
+      id: "s229781",
+      polyline: "}g|eFnpqjVl@En@Md@HbAd@d@^",
+      summary_polyline: "}g|eFnpqjVl@En@Md@HbAd@d@^",
+      resource_state: 3,
+    },
+    effort_count: 309974,
+    athlete_count: 30623,
+    star_count: 2428,
+    athlete_pr_effort: null,
+    athlete_segment_stats: { pr_elapsed_time: null, pr_date: null, pr_activity_id: null, effort_count: 0 },
   },
 );
 

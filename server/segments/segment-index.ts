@@ -31,10 +31,19 @@ let sources = 0;
  */
 export async function segmentIndexFor(
   db: Queryable,
-): Promise<{ index: SegmentIndex; meta: Map<number, IndexedSegmentMeta>; entries: readonly MatchableSegment[]; source: string }> {
+): Promise<
+  { index: SegmentIndex; meta: Map<number, IndexedSegmentMeta>; entries: readonly MatchableSegment[]; source: string }
+> {
   let cached = caches.get(db);
   if (!cached) {
-    cached = { index: new SegmentIndex(), entries: [], source: `segments-${++sources}`, meta: new Map(), maxId: 0, refreshing: null };
+    cached = {
+      index: new SegmentIndex(),
+      entries: [],
+      source: `segments-${++sources}`,
+      meta: new Map(),
+      maxId: 0,
+      refreshing: null,
+    };
     caches.set(db, cached);
   }
   const c = cached;
@@ -44,11 +53,19 @@ export async function segmentIndexFor(
     for (;;) {
       const rows = await segmentsAfter(db, c.maxId, batch);
       if (rows.length === 0) break;
-      const added = rows.map((r) => ({ id: Number(r.id), activityType: r.activity_type, points: JSON.parse(r.points) as LatLng[] }));
+      const added = rows.map((r) => ({
+        id: Number(r.id),
+        activityType: r.activity_type,
+        points: JSON.parse(r.points) as LatLng[],
+      }));
       c.index.add(added);
       for (const a of added) c.entries.push(a);
       for (const r of rows) {
-        c.meta.set(Number(r.id), { name: r.name, private: r.private, athleteId: r.athlete_id === null ? null : Number(r.athlete_id) });
+        c.meta.set(Number(r.id), {
+          name: r.name,
+          private: r.private,
+          athleteId: r.athlete_id === null ? null : Number(r.athlete_id),
+        });
       }
       c.maxId = Number(rows[rows.length - 1].id);
       if (rows.length < batch) break;

@@ -37,7 +37,8 @@ export async function sourceActivityEfforts(
   const events = await platform.store.readStream(activityStream(activity.id));
   const recorded = findEvent(events, activityRecorded.type)?.data;
   if (!recorded) return null;
-  const before: Matched | null = findEvent(events, [segmentEffortsMatched.type, segmentEffortsRematched.type], true)?.data ?? null;
+  const before: Matched | null =
+    findEvent(events, [segmentEffortsMatched.type, segmentEffortsRematched.type], true)?.data ?? null;
   const streams = await loadStreams(platform.db, activity.streamsSha256) as ActivityStreams | null;
   if (!streams?.latlng) return null;
   const index = new SegmentIndex();

@@ -1,6 +1,13 @@
 import type { ActivityStreams } from "../../shared/streams.ts";
 import type { LatLng } from "./geometry.ts";
-import { effortTimes, type EffortTimes, type MatchableSegment, PreparedTrack, SegmentIndex, segmentTypesFor } from "./matching.ts";
+import {
+  type EffortTimes,
+  effortTimes,
+  type MatchableSegment,
+  PreparedTrack,
+  SegmentIndex,
+  segmentTypesFor,
+} from "./matching.ts";
 
 /**
  * The geometric half of segment matching, computed where the streams are (a derive worker): every
@@ -46,7 +53,11 @@ export function maxOver(values: (number | null)[] | undefined, from: number, to:
 }
 
 /** The recorded positions at an effort's first and last index, when both are known. */
-export function effortEndpoints(latlng: ActivityStreams["latlng"], first: number, last: number): { startLatlng?: [number, number]; endLatlng?: [number, number] } {
+export function effortEndpoints(
+  latlng: ActivityStreams["latlng"],
+  first: number,
+  last: number,
+): { startLatlng?: [number, number]; endLatlng?: [number, number] } {
   const start = latlng?.[first], end = latlng?.[last];
   return start && end ? { startLatlng: [start[0], start[1]], endLatlng: [end[0], end[1]] } : {};
 }

@@ -59,7 +59,12 @@ export async function findSession(db: Queryable, idHash: string, now = Date.now(
     [idHash],
   );
   if (!row) return undefined;
-  const session = { idHash, athleteId: Number(row.athlete_id), createdAt: ms(row.created_at), expiresAt: ms(row.expires_at) };
+  const session = {
+    idHash,
+    athleteId: Number(row.athlete_id),
+    createdAt: ms(row.created_at),
+    expiresAt: ms(row.expires_at),
+  };
   if (session.expiresAt <= now) {
     await db.query("delete from public.web_sessions where id_hash = $1", [idHash]);
     return undefined;
@@ -76,7 +81,12 @@ export async function findSession(db: Queryable, idHash: string, now = Date.now(
  * Records a new session for an athlete; drops that athlete's oldest beyond the cap and expired rows.
  * Answers the id hashes of the sessions it pushed out (their page tokens are to be revoked).
  */
-export async function insertSession(db: Queryable, idHash: string, athleteId: number, now = Date.now()): Promise<string[]> {
+export async function insertSession(
+  db: Queryable,
+  idHash: string,
+  athleteId: number,
+  now = Date.now(),
+): Promise<string[]> {
   await db.query(
     "insert into public.web_sessions (id_hash, athlete_id, created_at, expires_at) values ($1, $2, $3, $4)",
     [idHash, athleteId, new Date(now), new Date(now + IDLE_MS)],
@@ -125,17 +135,26 @@ export async function takeSessionTokens(
   now = Date.now(),
 ): Promise<SessionTokenRow[]> {
   const rows = "sessions" in which
-    ? await db.query<{ token_hash: string; session_hash: string; athlete_id: number; application_id: number; expires_at: string }>(
+    ? await db.query<
+      { token_hash: string; session_hash: string; athlete_id: number; application_id: number; expires_at: string }
+    >(
       "delete from public.web_session_tokens where session_hash = any($1::text[]) returning *",
       [which.sessions],
     )
-    : await db.query<{ token_hash: string; session_hash: string; athlete_id: number; application_id: number; expires_at: string }>(
+    : await db.query<
+      { token_hash: string; session_hash: string; athlete_id: number; application_id: number; expires_at: string }
+    >(
       "delete from public.web_session_tokens where athlete_id = $1 returning *",
       [which.athleteId],
     );
   return rows
     .filter((r) => ms(r.expires_at) > now)
-    .map((r) => ({ tokenHash: r.token_hash, sessionHash: r.session_hash, athleteId: Number(r.athlete_id), applicationId: Number(r.application_id) }));
+    .map((r) => ({
+      tokenHash: r.token_hash,
+      sessionHash: r.session_hash,
+      athleteId: Number(r.athlete_id),
+      applicationId: Number(r.application_id),
+    }));
 }
 
 export async function deleteSession(db: Queryable, idHash: string): Promise<void> {
@@ -147,13 +166,18 @@ export async function deleteSession(db: Queryable, idHash: string): Promise<void
 export async function countSessions(db: Queryable, athleteId?: number): Promise<number> {
   const [row] = athleteId === undefined
     ? await db.query<{ n: number }>("select count(*)::int as n from public.web_sessions")
-    : await db.query<{ n: number }>("select count(*)::int as n from public.web_sessions where athlete_id = $1", [athleteId]);
+    : await db.query<{ n: number }>("select count(*)::int as n from public.web_sessions where athlete_id = $1", [
+      athleteId,
+    ]);
   return Number(row.n);
 }
 
 /** The named secret, created with `make` by whichever server asks first. */
 export async function webSecret(db: Queryable, name: string, make: () => string): Promise<string> {
-  await db.query("insert into public.web_secrets (name, value) values ($1, $2) on conflict (name) do nothing", [name, make()]);
+  await db.query("insert into public.web_secrets (name, value) values ($1, $2) on conflict (name) do nothing", [
+    name,
+    make(),
+  ]);
   const [row] = await db.query<{ value: string }>("select value from public.web_secrets where name = $1", [name]);
   return row.value;
 }
@@ -172,11 +196,16 @@ export async function copyWebSessionTables(source: Queryable, tx: Queryable): Pr
   if (await tableExists(source, "public.web_sessions")) {
     const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.web_sessions t");
     for (const batch of jsonArrays(rows)) {
-      await tx.query("insert into public.web_sessions select * from json_populate_recordset(null::public.web_sessions, $1::json)", [batch]);
+      await tx.query(
+        "insert into public.web_sessions select * from json_populate_recordset(null::public.web_sessions, $1::json)",
+        [batch],
+      );
     }
   }
   if (await tableExists(source, "public.web_session_tokens")) {
-    const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.web_session_tokens t");
+    const rows = await source.query<{ row: string }>(
+      "select row_to_json(t)::text as row from public.web_session_tokens t",
+    );
     for (const batch of jsonArrays(rows)) {
       await tx.query(
         "insert into public.web_session_tokens select * from json_populate_recordset(null::public.web_session_tokens, $1::json)",
@@ -187,7 +216,10 @@ export async function copyWebSessionTables(source: Queryable, tx: Queryable): Pr
   if (await tableExists(source, "public.web_secrets")) {
     const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.web_secrets t");
     for (const batch of jsonArrays(rows)) {
-      await tx.query("insert into public.web_secrets select * from json_populate_recordset(null::public.web_secrets, $1::json)", [batch]);
+      await tx.query(
+        "insert into public.web_secrets select * from json_populate_recordset(null::public.web_secrets, $1::json)",
+        [batch],
+      );
     }
   }
 }

@@ -19,7 +19,12 @@ export async function revokeTokensOfSessions(
   if ("sessions" in which && which.sessions.length === 0) return 0;
   const tokens = await takeSessionTokens(platform.db, which);
   for (const t of tokens) {
-    await revokeToken(platform, { tokenHash: t.tokenHash, athleteId: t.athleteId, applicationId: t.applicationId }, reason, webActor(t.athleteId, t.applicationId));
+    await revokeToken(
+      platform,
+      { tokenHash: t.tokenHash, athleteId: t.athleteId, applicationId: t.applicationId },
+      reason,
+      webActor(t.athleteId, t.applicationId),
+    );
   }
   return tokens.length;
 }

@@ -31,7 +31,10 @@ const MAX_HOLD_SECONDS = 5;
  * time (a sample holds until the next one, up to MAX_HOLD_SECONDS; longer gaps are 0 W), then a
  * sliding window over prefix sums. A duration longer than the activity has no value (null).
  */
-export function powerCurve(streams: Pick<ActivityStreams, "time" | "watts">, durations: readonly number[] = POWER_DURATIONS): (number | null)[] {
+export function powerCurve(
+  streams: Pick<ActivityStreams, "time" | "watts">,
+  durations: readonly number[] = POWER_DURATIONS,
+): (number | null)[] {
   const { time, watts } = streams;
   if (!watts || time.length < 2) return durations.map(() => null);
   const t0 = time[0], span = Math.floor(time[time.length - 1] - t0);
@@ -77,11 +80,19 @@ export const zAthleteRecords = model(
   "Extension: an athlete's personal records over the activities the caller may see — the fastest run of each best-effort distance and the highest mean power over 5 s … 1 h of the rides with power — each with its activity and the date it was set.",
   {
     best_efforts: [{
-      name: "5K", distance: 5000, elapsed_time: 1342, moving_time: 1342, start_date: "2024-05-04T07:31:12Z",
-      start_date_local: "2024-05-04T09:31:12Z", activity: { id: 1234, name: "Morning run", type: "Run" },
+      name: "5K",
+      distance: 5000,
+      elapsed_time: 1342,
+      moving_time: 1342,
+      start_date: "2024-05-04T07:31:12Z",
+      start_date_local: "2024-05-04T09:31:12Z",
+      activity: { id: 1234, name: "Morning run", type: "Run" },
     }],
     power_curve: [{
-      duration: 300, watts: 287, start_date: "2024-05-02T16:03:00Z", start_date_local: "2024-05-02T18:03:00Z",
+      duration: 300,
+      watts: 287,
+      start_date: "2024-05-02T16:03:00Z",
+      start_date_local: "2024-05-02T18:03:00Z",
       activity: { id: 1230, name: "Hill repeats", type: "Ride" },
     }],
   },
@@ -110,8 +121,13 @@ export async function athleteRecords(platform: Platform, viewer: ReturnType<type
     const { row, effort } = best.get(name)!;
     const start = effort.startDate ?? row.start_date;
     return {
-      name, distance: effort.distance, elapsed_time: effort.elapsedTime, moving_time: effort.movingTime,
-      start_date: start, start_date_local: localOf(row, start), activity: activity(row),
+      name,
+      distance: effort.distance,
+      elapsed_time: effort.elapsedTime,
+      moving_time: effort.movingTime,
+      start_date: start,
+      start_date_local: localOf(row, start),
+      activity: activity(row),
     };
   });
 
@@ -126,7 +142,15 @@ export async function athleteRecords(platform: Platform, viewer: ReturnType<type
   }
   const power_curve = POWER_DURATIONS.flatMap((duration, i) => {
     const c = curve[i];
-    return c ? [{ duration, watts: c.watts, start_date: c.row.start_date, start_date_local: c.row.start_date_local, activity: activity(c.row) }] : [];
+    return c
+      ? [{
+        duration,
+        watts: c.watts,
+        start_date: c.row.start_date,
+        start_date_local: c.row.start_date_local,
+        activity: activity(c.row),
+      }]
+      : [];
   });
   return { best_efforts, power_curve };
 }
@@ -135,7 +159,8 @@ export const athleteRecordRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athletes/:id/records",
-    summary: "Extension: an athlete's personal records — best efforts of runs (400 m … marathon) and the power curve of rides (5 s … 1 h) — each with its activity and date.",
+    summary:
+      "Extension: an athlete's personal records — best efforts of runs (400 m … marathon) and the power curve of rides (5 s … 1 h) — each with its activity and date.",
     description:
       "Over the activities the caller may see: another athlete's private activities never count, the owner's own count with view_private. Best efforts: the fastest elapsed time of each distance among the runs' best efforts. Power curve: the highest mean power over 5, 15, 30 s, 1, 2, 5, 10, 20, 30 and 60 min of elapsed time of any ride with power (a sample holds up to 5 s; longer gaps count 0 W); a duration longer than every ride is absent. The start date of a power record is its activity's. 404 for an unknown athlete.",
     tag: "Athlete",
@@ -167,7 +192,10 @@ export const zAthleteFitness = model(
   }),
   "Extension: the athlete's own training load and the impulse-response model over it — fitness (CTL, 42-day exponentially weighted daily load), fatigue (ATL, 7-day) and form (TSB = CTL − ATL) — by day, with each activity's load and how it was computed (power TSS with the FTP of its day, else heart-rate TRIMP, else 0).",
   {
-    ftp: 250, resting_heartrate: 60, ctl_days: 42, atl_days: 7,
+    ftp: 250,
+    resting_heartrate: 60,
+    ctl_days: 42,
+    atl_days: 7,
     days: [{ date: "2024-05-02", load: 87.5, ctl: 41.2, atl: 55.3, tsb: -14.1 }],
     activities: [{ activity_id: 1230, date: "2024-05-02", load: 87.5, method: "power" }],
   },
@@ -179,7 +207,8 @@ export const athleteFitnessRoutes = [
   defineRoute({
     method: "GET",
     path: "/v3/athletes/:id/fitness",
-    summary: "Extension: the authenticated athlete's fitness (CTL), fatigue (ATL) and form (TSB) by day, from the training load of each activity.",
+    summary:
+      "Extension: the authenticated athlete's fitness (CTL), fatigue (ATL) and form (TSB) by day, from the training load of each activity.",
     description:
       "The athlete's own only (403 for another athlete): the training-load read model (projections/training-load) holds each activity's load — power TSS = t·NP·IF/(FTP·3600)·100 with the FTP set when it was recorded, else Banister's heart-rate TRIMP, else 0 — and the series is folded from the first activity's day through today: CTL += (load − CTL)/42, ATL += (load − ATL)/7, TSB = CTL − ATL. days (1–3650, default 365) is how many of the latest days are answered. Private activities count only with view_private. Formulas and sources: docs/numbers.md.",
     tag: "Athlete",
@@ -207,7 +236,12 @@ export const athleteFitnessRoutes = [
         ctl_days: CTL_DAYS,
         atl_days: ATL_DAYS,
         days: series.slice(-keep),
-        activities: rows.filter((r) => r.day >= from).map((r) => ({ activity_id: r.activityId, date: r.day, load: r.load, method: r.method })),
+        activities: rows.filter((r) => r.day >= from).map((r) => ({
+          activity_id: r.activityId,
+          date: r.day,
+          load: r.load,
+          method: r.method,
+        })),
       };
     },
   }),

@@ -1,7 +1,12 @@
 import type { EventData } from "../../events/catalogue.ts";
 import { handleCommand } from "../../events/decider.ts";
 import { uploadDecider } from "../../events/upload/decide.ts";
-import { type uploadFailed, type uploadReceived, uploadStream, type uploadSucceeded } from "../../events/upload/events.ts";
+import {
+  type uploadFailed,
+  type uploadReceived,
+  uploadStream,
+  type uploadSucceeded,
+} from "../../events/upload/events.ts";
 import { type Actor, appendOptions } from "../actor.ts";
 import type { Platform } from "../platform.ts";
 
@@ -12,8 +17,18 @@ import type { Platform } from "../platform.ts";
  */
 
 /** Records a received file (UploadReceived) with the activity id reserved for it. */
-export async function receiveUpload(platform: Platform, upload: EventData<typeof uploadReceived>, actor: Actor): Promise<void> {
-  await handleCommand(platform.store, uploadStream(upload.uploadId), uploadDecider, { type: "receive", upload }, appendOptions(actor));
+export async function receiveUpload(
+  platform: Platform,
+  upload: EventData<typeof uploadReceived>,
+  actor: Actor,
+): Promise<void> {
+  await handleCommand(
+    platform.store,
+    uploadStream(upload.uploadId),
+    uploadDecider,
+    { type: "receive", upload },
+    appendOptions(actor),
+  );
 }
 
 /** The key of an upload's one outcome (succeeded or failed). */
@@ -22,7 +37,11 @@ function outcomeKey(uploadId: number): string {
 }
 
 /** The upload became an activity (UploadSucceeded). */
-export async function succeedUpload(platform: Platform, outcome: EventData<typeof uploadSucceeded>, actor: Actor): Promise<void> {
+export async function succeedUpload(
+  platform: Platform,
+  outcome: EventData<typeof uploadSucceeded>,
+  actor: Actor,
+): Promise<void> {
   await handleCommand(platform.store, uploadStream(outcome.uploadId), uploadDecider, { type: "succeed", outcome }, {
     ...appendOptions(actor),
     idempotencyKey: outcomeKey(outcome.uploadId),
@@ -30,7 +49,11 @@ export async function succeedUpload(platform: Platform, outcome: EventData<typeo
 }
 
 /** The file cannot become an activity (UploadFailed), e.g. a duplicate or an unreadable file. */
-export async function failUpload(platform: Platform, outcome: EventData<typeof uploadFailed>, actor: Actor): Promise<void> {
+export async function failUpload(
+  platform: Platform,
+  outcome: EventData<typeof uploadFailed>,
+  actor: Actor,
+): Promise<void> {
   await handleCommand(platform.store, uploadStream(outcome.uploadId), uploadDecider, { type: "fail", outcome }, {
     ...appendOptions(actor),
     idempotencyKey: outcomeKey(outcome.uploadId),

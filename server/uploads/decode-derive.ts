@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { sha256Hex } from "../blobs.ts";
 import { inflate, parseDeviceFile } from "../ingest/decode.ts";
-import { type DeriveContext, type Derived, deriveActivity } from "../ingest/derive.ts";
+import { deriveActivity, type DeriveContext, type Derived } from "../ingest/derive.ts";
 import { terrainFrom } from "../ingest/terrain.ts";
 import process from "node:process";
 import type { DataType } from "../ingest/decode.ts";
@@ -47,7 +47,10 @@ export async function decodeAndDerive(
   const streamsSha256 = sha256Hex(streamsJson);
   const t3 = performance.now();
   return {
-    derived, streamsJson, streamsSha256, notes: parsed.notes,
+    derived,
+    streamsJson,
+    streamsSha256,
+    notes: parsed.notes,
     timings: { decode: t1 - t0, derive: t2 - t1, streamsJson: t3 - t2 },
   };
 }

@@ -6,7 +6,7 @@
  */
 import type { DataType } from "../ingest/decode.ts";
 import type { DeriveContext } from "../ingest/derive.ts";
-import { type DecodedUpload, decodeAndDerive } from "./decode-derive.ts";
+import { decodeAndDerive, type DecodedUpload } from "./decode-derive.ts";
 import type { MatchableSegment } from "../segments/matching.ts";
 import type { TrackMatch } from "../segments/track-matches.ts";
 import { lazyStreams, type PackedStreams } from "./streams-transfer.ts";
@@ -97,8 +97,16 @@ const WORKER_ENTRY = new URL("./derive-worker.ts", import.meta.url);
 
 /** The context of a warm-up derivation (its result is thrown away). */
 const WARM_CONTEXT: DeriveContext = {
-  uploadId: null, externalId: null, activityType: null, defaultType: "Ride", name: null, description: null,
-  private: true, trainer: false, commute: false, athlete: { premium: false, weight: null, birthdate: null },
+  uploadId: null,
+  externalId: null,
+  activityType: null,
+  defaultType: "Ride",
+  name: null,
+  description: null,
+  private: true,
+  trainer: false,
+  commute: false,
+  athlete: { premium: false, weight: null, birthdate: null },
 };
 
 export class DerivePool {
@@ -121,7 +129,9 @@ export class DerivePool {
   }
 
   derive(request: DeriveTask): Promise<DecodedUpload> {
-    if (this.size <= 0) return decodeAndDerive(request.original, request.dataType, request.context, request.maxUploadBytes);
+    if (this.size <= 0) {
+      return decodeAndDerive(request.original, request.dataType, request.context, request.maxUploadBytes);
+    }
     return new Promise((resolve, reject) => {
       this.#queue.push({ request, resolve, reject });
       this.#dispatch();
@@ -140,12 +150,21 @@ export class DerivePool {
       // Started already: an idle worker that lacks segments created since is sent them now, not
       // with the next upload (10,000 segments took 0.2–0.6 s of that upload).
       if (!segments) return;
-      const behind = [...this.#slots].some((s) => !s.busy && (s.sent.get(segments.source) ?? 0) < segments.entries.length);
+      const behind = [...this.#slots].some((s) =>
+        !s.busy && (s.sent.get(segments.source) ?? 0) < segments.entries.length
+      );
       if (!behind) return;
     }
     const ignore = () => {};
     this.#queue.push({
-      request: { original: new Uint8Array(0), dataType: "gpx", context: WARM_CONTEXT, maxUploadBytes: 0, segments, warm: true },
+      request: {
+        original: new Uint8Array(0),
+        dataType: "gpx",
+        context: WARM_CONTEXT,
+        maxUploadBytes: 0,
+        segments,
+        warm: true,
+      },
       resolve: ignore,
       reject: ignore,
     });
@@ -186,7 +205,12 @@ export class DerivePool {
   }
 
   #spawn(): Slot {
-    const slot: Slot = { worker: undefined as unknown as Promise<RuntimeWorker>, busy: null, idleTimer: undefined, sent: new Map() };
+    const slot: Slot = {
+      worker: undefined as unknown as Promise<RuntimeWorker>,
+      busy: null,
+      idleTimer: undefined,
+      sent: new Map(),
+    };
     slot.worker = startWorker(WORKER_ENTRY, {
       message: (data) => this.#reply(slot, data as DeriveReply),
       failed: (error) => this.#failed(slot, error),
@@ -228,8 +252,7 @@ export class DerivePool {
         matches: reply.matches,
         timings: reply.timings,
       });
-    }
-    else busy.task.reject(new DeriveError(reply.name, reply.message));
+    } else busy.task.reject(new DeriveError(reply.name, reply.message));
     this.#idle(slot);
     this.#dispatch();
   }

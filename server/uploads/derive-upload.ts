@@ -48,5 +48,12 @@ export function deriveFile(
   /** Where file blobs live: a large streams document is stored there by the worker (see derive-pool.ts). */
   streamsBlobDir?: string,
 ): Promise<DecodedUpload> {
-  return derivePool(workers).derive({ original, dataType: received.dataType, context, maxUploadBytes, segments, streamsBlobDir });
+  return derivePool(workers).derive({
+    original,
+    dataType: received.dataType,
+    context,
+    maxUploadBytes,
+    segments,
+    streamsBlobDir,
+  });
 }

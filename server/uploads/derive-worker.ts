@@ -33,7 +33,9 @@ try {
   if (Number(tid) > 0) setPriority(Number(tid), DERIVE_THREAD_NICE);
   for (const thread of readdirSync(`/proc/${pid}/task`)) {
     try {
-      if (readFileSync(`/proc/${pid}/task/${thread}/comm`, "utf8").startsWith(V8_HELPER)) setPriority(Number(thread), DERIVE_THREAD_NICE);
+      if (readFileSync(`/proc/${pid}/task/${thread}/comm`, "utf8").startsWith(V8_HELPER)) {
+        setPriority(Number(thread), DERIVE_THREAD_NICE);
+      }
     } catch {
       // The thread has ended.
     }
@@ -50,13 +52,19 @@ function warmUpGpx(): Uint8Array {
   const points: string[] = [];
   for (let i = 0; i < 1200; i++) {
     const lat = 45 + 0.00008 * i, lng = 6 + 0.00005 * Math.sin(i / 50);
-    points.push(`<trkpt lat="${lat.toFixed(6)}" lon="${lng.toFixed(6)}"><ele>${(500 + 20 * Math.sin(i / 100)).toFixed(1)}</ele>` +
-      `<time>${new Date(start + i * 1000).toISOString()}</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>${130 + (i % 20)}</gpxtpx:hr>` +
-      `</gpxtpx:TrackPointExtension></extensions></trkpt>`);
+    points.push(
+      `<trkpt lat="${lat.toFixed(6)}" lon="${lng.toFixed(6)}"><ele>${(500 + 20 * Math.sin(i / 100)).toFixed(1)}</ele>` +
+        `<time>${new Date(start + i * 1000).toISOString()}</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>${
+          130 + (i % 20)
+        }</gpxtpx:hr>` +
+        `</gpxtpx:TrackPointExtension></extensions></trkpt>`,
+    );
   }
   return new TextEncoder().encode(
     `<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="warm-up" xmlns="http://www.topografix.com/GPX/1/1" ` +
-      `xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1"><trk><type>cycling</type><trkseg>${points.join("")}</trkseg></trk></gpx>`,
+      `xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1"><trk><type>cycling</type><trkseg>${
+        points.join("")
+      }</trkseg></trk></gpx>`,
   );
 }
 
@@ -98,7 +106,10 @@ async function handle(request: DeriveRequest, port: Port) {
       try {
         // Written here, off the event loop (a 163,000-point ride's streams are 10+ MB); the job
         // only inserts the blob's row.
-        streamsFile = { path: await writeFileBlob(request.streamsBlobDir, result.streamsSha256, streamsJson), size: streamsJson.byteLength };
+        streamsFile = {
+          path: await writeFileBlob(request.streamsBlobDir, result.streamsSha256, streamsJson),
+          size: streamsJson.byteLength,
+        };
         streamsJson = new Uint8Array(0);
       } catch {
         // Not the file's fault (a full disk…): the bytes go back and the job stores them (and
@@ -144,7 +155,11 @@ async function handle(request: DeriveRequest, port: Port) {
   }
 }
 
-const scope = globalThis as unknown as { Deno?: unknown; onmessage: ((event: { data: DeriveRequest }) => void) | null; postMessage: Port["postMessage"] };
+const scope = globalThis as unknown as {
+  Deno?: unknown;
+  onmessage: ((event: { data: DeriveRequest }) => void) | null;
+  postMessage: Port["postMessage"];
+};
 if (scope.Deno !== undefined || !parentPort) {
   const port: Port = { postMessage: (message, transfer) => scope.postMessage(message, transfer) };
   scope.onmessage = (event) => void handle(event.data, port);

@@ -10,7 +10,11 @@ export function duplicateMessage(fileName: string, activityId: number): string {
 }
 
 /** The same content already uploaded by this athlete (processing or ready), at submission. */
-export async function duplicateAtSubmission(db: Queryable, athleteId: number, contentSha256: string): Promise<number | null> {
+export async function duplicateAtSubmission(
+  db: Queryable,
+  athleteId: number,
+  contentSha256: string,
+): Promise<number | null> {
   const row = await uploadWithContent(db, athleteId, contentSha256, [UPLOAD_STATUS.processing, UPLOAD_STATUS.ready]);
   return row ? Number(row.activity_id) : null;
 }

@@ -105,21 +105,23 @@ export async function inspectFile(
         }
         if (!knownSha256) original.update(chunk);
         if (stopped) break;
-        if (!gunzip.write(chunk)) await new Promise<void>((resolve, reject) => {
-          const done = () => {
-            gunzip.off("error", fail);
-            gunzip.off("drain", done);
-            gunzip.off("close", done);
-            resolve();
-          };
-          const fail = (e: Error) => {
-            gunzip.off("drain", done);
-            reject(e);
-          };
-          gunzip.once("drain", done);
-          gunzip.once("close", done);
-          gunzip.once("error", fail);
-        });
+        if (!gunzip.write(chunk)) {
+          await new Promise<void>((resolve, reject) => {
+            const done = () => {
+              gunzip.off("error", fail);
+              gunzip.off("drain", done);
+              gunzip.off("close", done);
+              resolve();
+            };
+            const fail = (e: Error) => {
+              gunzip.off("drain", done);
+              reject(e);
+            };
+            gunzip.once("drain", done);
+            gunzip.once("close", done);
+            gunzip.once("error", fail);
+          });
+        }
         await turn.spent();
       }
       if (!first) throw new IngestError(`The file is not gzip-compressed, but data_type is ${dataType}.`);

@@ -26,7 +26,7 @@ import { duplicateAtProcessing, duplicateMessage } from "./duplicates.ts";
 import { takeReceivedOriginal } from "./originals.ts";
 import { findUpload } from "./status.ts";
 import { failUpload, succeedUpload } from "./commands.ts";
-import { receivedUpload, type ReceivedUpload as Received } from "../../events/upload/received.ts";
+import { type ReceivedUpload as Received, receivedUpload } from "../../events/upload/received.ts";
 
 type Recorded = EventData<typeof activityRecorded>;
 
@@ -75,13 +75,18 @@ function jobActor(received: Received): Actor {
 async function fail(platform: Platform, received: Received, error: string, duplicateOf: number | null) {
   // A second outcome (a resumed or concurrent run) decides nothing.
   await failUpload(platform, {
-    uploadId: received.uploadId, athleteId: received.athleteId, error: storableText(error), duplicateOf,
+    uploadId: received.uploadId,
+    athleteId: received.athleteId,
+    error: storableText(error),
+    duplicateOf,
   }, jobActor(received));
 }
 
 type Failure = { ok: false; error: string; duplicateOf: number | null };
 type Decoded = Awaited<ReturnType<typeof deriveFile>>;
-type Settled = { ok: true; activity: Recorded; streams: ActivityStreams; notes: string[]; matches?: TrackMatch[] } | Failure;
+type Settled =
+  | { ok: true; activity: Recorded; streams: ActivityStreams; notes: string[]; matches?: TrackMatch[] }
+  | Failure;
 
 /** Derives the activity from the stored original (pure work in the derive pool; any failure is the file's). */
 async function derive(platform: Platform, received: Received): Promise<({ ok: true } & Decoded) | Failure> {
@@ -89,7 +94,9 @@ async function derive(platform: Platform, received: Received): Promise<({ ok: tr
   const original = takeReceivedOriginal(received.originalSha256) ??
     await blobFile(platform.db, received.originalSha256) ??
     await getBlob(platform.db, received.originalSha256);
-  if (!original) return { ok: false, error: `${received.fileName}: the uploaded file is no longer stored.`, duplicateOf: null };
+  if (!original) {
+    return { ok: false, error: `${received.fileName}: the uploaded file is no longer stored.`, duplicateOf: null };
+  }
   const context = await deriveContextOf(platform.db, received);
   // The worker also matches the track against the segments (it is sent those it lacks).
   const { entries, source } = await segmentIndexFor(platform.db);
@@ -140,7 +147,13 @@ async function settle(platform: Platform, received: Received, decoded: Decoded):
     : await keepPolyline(platform.db, derived.facts.polyline);
   return {
     ok: true,
-    activity: { activityId: received.activityId, athleteId: received.athleteId, ...derived.facts, ...polyline, streamsSha256 },
+    activity: {
+      activityId: received.activityId,
+      athleteId: received.athleteId,
+      ...derived.facts,
+      ...polyline,
+      streamsSha256,
+    },
     streams: derived.streams,
     notes,
     matches,
@@ -166,7 +179,10 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
 
   async function recordAndFinish(): Promise<void> {
     // Step 1: ActivityRecorded (skipped when a previous run got that far).
-    const existing = findEvent(await platform.store.readStream(activityStream(received.activityId)), activityRecorded.type);
+    const existing = findEvent(
+      await platform.store.readStream(activityStream(received.activityId)),
+      activityRecorded.type,
+    );
     let activity: Recorded;
     let streams: ActivityStreams | null;
     let notes: string[] = [];
@@ -197,8 +213,13 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
         clock.step("recorded");
         if (recorded.length === 0) {
           // Recorded meanwhile by another run: that recording stands.
-          const again = findEvent(await platform.store.readStream(activityStream(received.activityId)), activityRecorded.type);
-          if (!again) throw new Error(`upload ${uploadId}: activity ${received.activityId} is neither new nor recorded`);
+          const again = findEvent(
+            await platform.store.readStream(activityStream(received.activityId)),
+            activityRecorded.type,
+          );
+          if (!again) {
+            throw new Error(`upload ${uploadId}: activity ${received.activityId} is neither new nor recorded`);
+          }
           activity = again.data;
         }
       }
@@ -210,9 +231,15 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
       const events = await processor({ platform, activity, streams, matches, appended });
       clock.step(`processor${index}`);
       if (events.length === 0) continue;
-      const result = await processActivity(platform, received.activityId, events, actor, `upload-${uploadId}:processor-${index}`);
+      const result = await processActivity(
+        platform,
+        received.activityId,
+        events,
+        actor,
+        `upload-${uploadId}:processor-${index}`,
+      );
       // What a later processor may take as recorded: only what this run appended (not a retry's duplicate).
-      if (result && !result.duplicate) for (const event of result.events) appended.push(event);
+      if (result && !result.duplicate) { for (const event of result.events) appended.push(event); }
       clock.step(`processor${index}-append`);
     }
 
@@ -256,7 +283,8 @@ function stepClock() {
 
 /** Notes of a file whose activity was recorded before a restart (derived again in a worker). */
 async function reparseNotes(platform: Platform, received: Received): Promise<string[] | null> {
-  const original = await blobFile(platform.db, received.originalSha256) ?? await getBlob(platform.db, received.originalSha256);
+  const original = await blobFile(platform.db, received.originalSha256) ??
+    await getBlob(platform.db, received.originalSha256);
   if (!original) return null;
   try {
     const context = await deriveContextOf(platform.db, received);

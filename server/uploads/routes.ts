@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { UPLOAD_ACTIVITY_TYPES, activityTypeOf, type ActivityType } from "../../shared/activity-types.ts";
+import { type ActivityType, activityTypeOf, UPLOAD_ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { requestActor } from "../actor.ts";
 import { notFound } from "../http/errors.ts";
 import { zBool, zNumId } from "../http/input.ts";
 import { SpooledFile } from "../http/multipart.ts";
 import { defineRoute } from "../http/route.ts";
-import { dataTypeOf, type DataType } from "../ingest/decode.ts";
+import { type DataType, dataTypeOf } from "../ingest/decode.ts";
 import { submitUpload } from "./submit.ts";
 import { zSportType } from "../activities/sport-input.ts";
 import { resolveSport } from "../../shared/sport-types.ts";
@@ -32,7 +32,9 @@ const uploadBody = z.object({
     }
     return type;
   }),
-  sport_type: z.string().optional().transform((v) => v === undefined || v.trim() === "" ? undefined : v).pipe(zSportType.optional()),
+  sport_type: z.string().optional().transform((v) => v === undefined || v.trim() === "" ? undefined : v).pipe(
+    zSportType.optional(),
+  ),
   name: z.string().max(255).optional(),
   description: z.string().max(10000).optional(),
   private: zBool.optional(),

@@ -15,7 +15,11 @@ export const zUpload = model(
   }),
   "An upload's status: poll GET /v3/uploads/{id} until activity_id or error is set.",
   {
-    id: 8412345678, id_str: "8412345678", external_id: "morning-ride.fit", error: null,
-    status: UPLOAD_STATUS.processing, activity_id: null,
+    id: 8412345678,
+    id_str: "8412345678",
+    external_id: "morning-ride.fit",
+    error: null,
+    status: UPLOAD_STATUS.processing,
+    activity_id: null,
   },
 );

@@ -11,7 +11,7 @@ import { IngestError } from "../ingest/types.ts";
 import type { Platform } from "../platform.ts";
 import { receiveUpload } from "./commands.ts";
 import { duplicateAtSubmission, duplicateMessage } from "./duplicates.ts";
-import { type Inspected, inspectBytes, inspectFile } from "./inspect.ts";
+import { inspectBytes, type Inspected, inspectFile } from "./inspect.ts";
 import { rememberReceivedOriginal } from "./originals.ts";
 import { refusedStatusBody } from "./status.ts";
 
@@ -45,7 +45,11 @@ export const tooLarge = (limit: number) =>
  * runs in the upload job. Records UploadReceived with the reserved activity id; `actor` says who
  * sent the file (an API request, an archive import…), recorded in the event's metadata.
  */
-export async function submitUpload(platform: Platform, input: UploadSubmission, actor: Actor): Promise<UploadStatusBody> {
+export async function submitUpload(
+  platform: Platform,
+  input: UploadSubmission,
+  actor: Actor,
+): Promise<UploadStatusBody> {
   const limit = platform.config.maxUploadBytes;
   const size = input.spooled?.size ?? input.bytes?.byteLength ?? 0;
   if (size > limit) throw tooLarge(limit);
@@ -70,12 +74,22 @@ export async function submitUpload(platform: Platform, input: UploadSubmission, 
   const duplicateOf = await duplicateAtSubmission(platform.db, input.athleteId, contentSha256);
   if (duplicateOf !== null) {
     const id = await nextId(platform.db, "upload");
-    throw new ApiError(400, "Bad Request", [], refusedStatusBody(id, externalId, duplicateMessage(input.fileName, duplicateOf)));
+    throw new ApiError(
+      400,
+      "Bad Request",
+      [],
+      refusedStatusBody(id, externalId, duplicateMessage(input.fileName, duplicateOf)),
+    );
   }
   // The original is a blob before any event names it (a large one: the spooled file, moved).
   let originalSha256: string;
   if (input.spooled) {
-    originalSha256 = await putBlobFromFile(platform.db, input.spooled.path, inspected.originalSha256, input.spooled.size);
+    originalSha256 = await putBlobFromFile(
+      platform.db,
+      input.spooled.path,
+      inspected.originalSha256,
+      input.spooled.size,
+    );
   } else {
     originalSha256 = await putBlob(platform.db, input.bytes!, { file: true });
     rememberReceivedOriginal(originalSha256, input.bytes!);

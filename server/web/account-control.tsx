@@ -28,11 +28,26 @@ function AccountPage(props: { csrf: string; error?: { form: string; message: str
         <form method="post" action="/settings/password">
           <Csrf token={props.csrf} />
           <label for="current_password">Current password</label>
-          <input type="password" id="current_password" name="current_password" required autocomplete="current-password" />
+          <input
+            type="password"
+            id="current_password"
+            name="current_password"
+            required
+            autocomplete="current-password"
+          />
           <label for="new_password">New password</label>
-          <input type="password" id="new_password" name="new_password" required minlength={8} autocomplete="new-password" />
+          <input
+            type="password"
+            id="new_password"
+            name="new_password"
+            required
+            minlength={8}
+            autocomplete="new-password"
+          />
           <p class="hint">At least 8 characters.</p>
-          <div class="actions"><button type="submit">Change password</button></div>
+          <div class="actions">
+            <button type="submit">Change password</button>
+          </div>
         </form>
       </div>
       <div class="card">
@@ -40,22 +55,26 @@ function AccountPage(props: { csrf: string; error?: { form: string; message: str
         <p class="muted">Ends every session of your account, this one too, and the page tokens tied to them.</p>
         <form method="post" action="/settings/sign-out-everywhere">
           <Csrf token={props.csrf} />
-          <div class="actions"><button type="submit">Sign out everywhere</button></div>
+          <div class="actions">
+            <button type="submit">Sign out everywhere</button>
+          </div>
         </form>
       </div>
       <div class="card">
         <h1>Delete account</h1>
         <p class="muted">
-          Deletes your profile, activities, photos, comments, kudos, club and challenge memberships,
-          follows, gear, routes, segments, heatmaps and applications, from every page, feed and
-          leaderboard and from the event log itself. This cannot be undone.
+          Deletes your profile, activities, photos, comments, kudos, club and challenge memberships, follows, gear,
+          routes, segments, heatmaps and applications, from every page, feed and leaderboard and from the event log
+          itself. This cannot be undone.
         </p>
         <ErrorBox message={err("delete")} />
         <form method="post" action="/settings/delete-account">
           <Csrf token={props.csrf} />
           <label for="delete_password">Your password</label>
           <input type="password" id="delete_password" name="password" required autocomplete="current-password" />
-          <div class="actions"><button type="submit">Delete my account</button></div>
+          <div class="actions">
+            <button type="submit">Delete my account</button>
+          </div>
         </form>
       </div>
     </>
@@ -92,13 +111,23 @@ async function changePasswordForm(c: Context, platform: Platform): Promise<Respo
   const wait = throttled(c, platform, w.athlete.email);
   if (wait > 0) {
     c.header("retry-after", String(Math.ceil(wait / 1000)));
-    return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "password", message: "Too many wrong passwords. Try again later." }} />, 429);
+    return w.render(
+      "Account",
+      <AccountPage csrf={w.csrf} error={{ form: "password", message: "Too many wrong passwords. Try again later." }} />,
+      429,
+    );
   }
   try {
-    const ended = await changePassword(platform, w.athlete.id, {
-      current: form.current_password ?? "",
-      next: form.new_password ?? "",
-    }, sessionIdHash(c), webActor(w.athlete.id));
+    const ended = await changePassword(
+      platform,
+      w.athlete.id,
+      {
+        current: form.current_password ?? "",
+        next: form.new_password ?? "",
+      },
+      sessionIdHash(c),
+      webActor(w.athlete.id),
+    );
     signInThrottle(platform).succeeded(clientAddress(c), w.athlete.email);
     w.leaveFlash(`Password changed. ${ended.sessions} other session(s) signed out.`);
     return c.redirect("/settings/account", 303);
@@ -106,8 +135,11 @@ async function changePasswordForm(c: Context, platform: Platform): Promise<Respo
     if (!(error instanceof DomainError)) throw error;
     if (error.kind === "unauthorized") signInThrottle(platform).failed(clientAddress(c), w.athlete.email);
     const message = PASSWORD_MESSAGES[`${error.field}:${error.code}`] ?? "Please check the form.";
-    return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "password", message }} />,
-      error.kind === "unauthorized" ? 401 : 400);
+    return w.render(
+      "Account",
+      <AccountPage csrf={w.csrf} error={{ form: "password", message }} />,
+      error.kind === "unauthorized" ? 401 : 400,
+    );
   }
 }
 
@@ -134,14 +166,22 @@ async function deleteAccountForm(c: Context, platform: Platform): Promise<Respon
   const wait = throttled(c, platform, w.athlete.email);
   if (wait > 0) {
     c.header("retry-after", String(Math.ceil(wait / 1000)));
-    return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "delete", message: "Too many wrong passwords. Try again later." }} />, 429);
+    return w.render(
+      "Account",
+      <AccountPage csrf={w.csrf} error={{ form: "delete", message: "Too many wrong passwords. Try again later." }} />,
+      429,
+    );
   }
   try {
     await eraseAccount(platform, w.athlete.id, form.password ?? "", webActor(w.athlete.id));
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     signInThrottle(platform).failed(clientAddress(c), w.athlete.email);
-    return w.render("Account", <AccountPage csrf={w.csrf} error={{ form: "delete", message: "The password is wrong." }} />, 401);
+    return w.render(
+      "Account",
+      <AccountPage csrf={w.csrf} error={{ form: "delete", message: "The password is wrong." }} />,
+      401,
+    );
   }
   await signOut(c, platform);
   return c.redirect("/login", 303);

@@ -37,7 +37,14 @@ function SignUpForm(props: { csrf: string; next: string; values: Record<string, 
         <Csrf token={props.csrf} />
         <input type="hidden" name="next" value={props.next} />
         <label for="firstname">First name</label>
-        <input type="text" id="firstname" name="firstname" value={v.firstname ?? ""} required autocomplete="given-name" />
+        <input
+          type="text"
+          id="firstname"
+          name="firstname"
+          value={v.firstname ?? ""}
+          required
+          autocomplete="given-name"
+        />
         <label for="lastname">Last name</label>
         <input type="text" id="lastname" name="lastname" value={v.lastname ?? ""} required autocomplete="family-name" />
         <label for="email">E-mail</label>
@@ -104,8 +111,11 @@ async function signUp(c: Context, platform: Platform): Promise<Response> {
     const message = error.kind === "conflict"
       ? "An account with this e-mail already exists. Sign in instead."
       : FIELD_MESSAGES[error.field] ?? "Please check the form.";
-    return w.render("Sign up", <SignUpForm csrf={w.csrf} next={next} values={form} error={message} />,
-      error.kind === "conflict" ? 409 : 400);
+    return w.render(
+      "Sign up",
+      <SignUpForm csrf={w.csrf} next={next} values={form} error={message} />,
+      error.kind === "conflict" ? 409 : 400,
+    );
   }
 }
 
@@ -131,20 +141,38 @@ async function signInForm(c: Context, platform: Platform): Promise<Response> {
   if (wait > 0) {
     const seconds = Math.ceil(wait / 1000);
     c.header("retry-after", String(seconds));
-    return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} email={email}
-      error={`Too many failed sign-ins for this account. Try again in ${seconds} seconds.`} />, 429);
+    return w.render(
+      "Sign in",
+      <SignInForm
+        csrf={w.csrf}
+        next={next}
+        email={email}
+        error={`Too many failed sign-ins for this account. Try again in ${seconds} seconds.`}
+      />,
+      429,
+    );
   }
   const row = await credentialsByEmail(platform.db, email);
   const cost = passwordCostOf(platform.config);
   const checked = await verifyPassword(form.password ?? "", row?.password_hash ?? await dummyHash(cost), cost);
   if (!row || !checked.ok) {
     throttle.failed(address, email);
-    return w.render("Sign in", <SignInForm csrf={w.csrf} next={next} email={email}
-      error="Wrong e-mail or password." />, 401);
+    return w.render(
+      "Sign in",
+      <SignInForm csrf={w.csrf} next={next} email={email} error="Wrong e-mail or password." />,
+      401,
+    );
   }
   throttle.succeeded(address, email);
   // A hash made with weaker parameters than today's is replaced now that the password is known.
-  if (checked.rehash) await rehashPassword(platform, Number(row.id), await hashPassword(form.password ?? "", cost), webActor(Number(row.id)));
+  if (checked.rehash) {
+    await rehashPassword(
+      platform,
+      Number(row.id),
+      await hashPassword(form.password ?? "", cost),
+      webActor(Number(row.id)),
+    );
+  }
   await signIn(c, platform, Number(row.id));
   return redirectLocal(c, next, "/", 303);
 }

@@ -1,7 +1,13 @@
 import { type Context, Hono } from "hono";
-import { findApplication, findAuthorization, grantAuthorization, redirectAllowed, type ApplicationRow } from "../oauth/commands.ts";
+import {
+  type ApplicationRow,
+  findApplication,
+  findAuthorization,
+  grantAuthorization,
+  redirectAllowed,
+} from "../oauth/commands.ts";
 import { jsonResponse } from "../http/conventions.ts";
-import { type Permission, parseScope, SCOPE_PERMISSIONS } from "../http/auth.ts";
+import { parseScope, type Permission, SCOPE_PERMISSIONS } from "../http/auth.ts";
 import type { Platform } from "../platform.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";
 import { redirectToClient, redirectToSignIn as toSignIn } from "./redirect.ts";
@@ -33,11 +39,15 @@ async function checkRequest(platform: Platform, p: Record<string, string | undef
   const app = await findApplication(platform, Number(p.client_id));
   if (!app) throw new AuthorizeRefusal("Application", "client_id", "invalid");
   if (!p.redirect_uri) throw new AuthorizeRefusal("Application", "redirect_uri", "missing");
-  if (!redirectAllowed(p.redirect_uri, app.callback_domain)) throw new AuthorizeRefusal("Application", "redirect_uri", "invalid");
+  if (!redirectAllowed(p.redirect_uri, app.callback_domain)) {
+    throw new AuthorizeRefusal("Application", "redirect_uri", "invalid");
+  }
   if (!p.response_type) throw new AuthorizeRefusal("Authorize", "response_type", "missing");
   if (p.response_type !== "code") throw new AuthorizeRefusal("Authorize", "response_type", "invalid");
   const approvalPrompt = p.approval_prompt || "auto";
-  if (approvalPrompt !== "auto" && approvalPrompt !== "force") throw new AuthorizeRefusal("Authorize", "approval_prompt", "invalid");
+  if (approvalPrompt !== "auto" && approvalPrompt !== "force") {
+    throw new AuthorizeRefusal("Authorize", "approval_prompt", "invalid");
+  }
   const permissions = parseScope(p.scope);
   if (!permissions || (p.scope ?? "").length > 500) throw new AuthorizeRefusal("Authorize", "scope", "invalid");
   const names = [...new Set((p.scope ?? "").split(/[,\s]+/).filter(Boolean))];
@@ -81,8 +91,8 @@ function ConsentForm(props: { csrf: string; request: AuthorizeRequest; athleteNa
     <div class="card">
       <h1>Authorize {r.app.name}</h1>
       <p>
-        <strong>{r.app.name}</strong> {r.app.website ? <span class="muted">({r.app.website})</span> : null} asks to
-        connect to your account, <strong>{props.athleteName}</strong>.
+        <strong>{r.app.name}</strong> {r.app.website ? <span class="muted">({r.app.website})</span> : null}{" "}
+        asks to connect to your account, <strong>{props.athleteName}</strong>.
       </p>
       {r.app.description ? <p class="muted">{r.app.description}</p> : null}
       <form method="post" action="/oauth/authorize">
@@ -99,17 +109,25 @@ function ConsentForm(props: { csrf: string; request: AuthorizeRequest; athleteNa
         <ul class="scopes">
           {r.scopeNames.map((name) =>
             BASIC(name)
-              ? <li><input type="checkbox" checked disabled /> {SCOPE_TEXT[name] ?? name} <span class="muted">({name}, required)</span></li>
+              ? (
+                <li>
+                  <input type="checkbox" checked disabled /> {SCOPE_TEXT[name] ?? name}{" "}
+                  <span class="muted">({name}, required)</span>
+                </li>
+              )
               : (
                 <li>
                   <label style="display:inline;font-weight:normal">
-                    <input type="checkbox" name={`grant.${name}`} value="1" checked /> {SCOPE_TEXT[name] ?? name} <span class="muted">({name})</span>
+                    <input type="checkbox" name={`grant.${name}`} value="1" checked /> {SCOPE_TEXT[name] ?? name}{" "}
+                    <span class="muted">({name})</span>
                   </label>
                 </li>
               )
           )}
         </ul>
-        <p class="hint">You will return to {new URL(r.redirectUri).host}. You can revoke access at any time on My apps.</p>
+        <p class="hint">
+          You will return to {new URL(r.redirectUri).host}. You can revoke access at any time on My apps.
+        </p>
         <div class="actions">
           <button type="submit" name="decision" value="approve" id="approve">Authorize</button>
           <button type="submit" name="decision" value="deny" id="deny" class="secondary">Cancel</button>
@@ -131,8 +149,8 @@ async function refuse(c: Context, platform: Platform, refusal: AuthorizeRefusal)
     <div class="card">
       <h1>This authorization request is not valid</h1>
       <div class="error" role="alert">
-        The application sent an invalid request ({triple.resource} {triple.field}: {triple.code}), so you were not
-        sent back to it. Please contact the application's developer.
+        The application sent an invalid request ({triple.resource} {triple.field}:{" "}
+        {triple.code}), so you were not sent back to it. Please contact the application's developer.
       </div>
     </div>,
     400,
@@ -163,10 +181,17 @@ async function consentPage(c: Context, platform: Platform): Promise<Response> {
         codeChallenge: request.codeChallenge,
         prompted: false,
       });
-      return redirectToClient(c, request.redirectUri, { state: request.state ?? "", code, scope: request.scopeNames.join(",") });
+      return redirectToClient(c, request.redirectUri, {
+        state: request.state ?? "",
+        code,
+        scope: request.scopeNames.join(","),
+      });
     }
   }
-  return w.render(`Authorize ${request.app.name}`, <ConsentForm csrf={w.csrf} request={request} athleteName={w.athlete.name} />);
+  return w.render(
+    `Authorize ${request.app.name}`,
+    <ConsentForm csrf={w.csrf} request={request} athleteName={w.athlete.name} />,
+  );
 }
 
 /** POST: the athlete's decision, back to the client with a code (or access_denied). */

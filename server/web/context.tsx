@@ -9,7 +9,8 @@ import { Page } from "./layout.tsx";
 import { pagePolicy } from "../http/security-headers.ts";
 
 /** The form pages' policy: no script, inline styles, forms posted here (and redirected to an app's callback). */
-const FORM_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'";
+const FORM_PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'";
 import { csrfToken, csrfValid, currentSession, leaveNote, type Reveal, type Session, takeNote } from "./session.ts";
 
 /** What every page handler needs: the session, the signed-in athlete, the CSRF token and a renderer. */
@@ -36,9 +37,13 @@ export async function web(c: Context, platform: Platform): Promise<Web> {
   if (session) {
     const row = await findAthlete(platform.db, session.athleteId);
     if (row) {
-      athlete = { id: Number(row.id), name: `${row.firstname} ${row.lastname}`, email: row.email, units: row.measurement_preference === "feet" ? "feet" : "meters" };
-    }
-    else session = undefined;
+      athlete = {
+        id: Number(row.id),
+        name: `${row.firstname} ${row.lastname}`,
+        email: row.email,
+        units: row.measurement_preference === "feet" ? "feet" : "meters",
+      };
+    } else session = undefined;
   }
   const csrf = await csrfToken(c, platform, session);
   return {
@@ -57,7 +62,14 @@ export async function web(c: Context, platform: Platform): Promise<Web> {
       pagePolicy(c, { csp: FORM_PAGE_CSP, referrerPolicy: "no-referrer" });
       return c.html(
         "<!doctype html>" + (
-          <Page title={title} athlete={athlete} csrf={csrf} current={c.req.path.startsWith("/settings") ? "settings" : undefined}>{body}</Page>
+          <Page
+            title={title}
+            athlete={athlete}
+            csrf={csrf}
+            current={c.req.path.startsWith("/settings") ? "settings" : undefined}
+          >
+            {body}
+          </Page>
         ).toString(),
         status as 200,
       );
@@ -79,15 +91,19 @@ export async function formOf(c: Context): Promise<Record<string, string>> {
 }
 
 /** A refusal page for a form posted without a valid CSRF token (403), or null when it has one. */
-export async function csrfRefused(w: Web, form: Record<string, string>, anonymousAllowed = false): Promise<Response | null> {
+export async function csrfRefused(
+  w: Web,
+  form: Record<string, string>,
+  anonymousAllowed = false,
+): Promise<Response | null> {
   if (await w.csrfOk(form._csrf, anonymousAllowed)) return null;
   return w.render(
     "Form expired",
     <div class="card">
       <h1>This form has expired</h1>
       <div class="error" role="alert">
-        The form was sent without a valid security (CSRF) token, so nothing was changed. Go back, reload
-        the page and try again.
+        The form was sent without a valid security (CSRF) token, so nothing was changed. Go back, reload the page and
+        try again.
       </div>
     </div>,
     403,

@@ -30,7 +30,12 @@ function asset(name: string): Uint8Array | undefined {
   // Own names only: "constructor" or "__proto__" is not an asset (Object.prototype's members).
   if (!Object.hasOwn(ASSETS, name)) return undefined;
   let bytes = cache.get(name);
-  if (!bytes) cache.set(name, bytes = new Uint8Array(readFileSync(fileURLToPath(new URL(`./docs-assets/${name}`, import.meta.url)))));
+  if (!bytes) {
+    cache.set(
+      name,
+      bytes = new Uint8Array(readFileSync(fileURLToPath(new URL(`./docs-assets/${name}`, import.meta.url)))),
+    );
+  }
   return bytes;
 }
 
@@ -51,7 +56,9 @@ const POLICY = { csp: CSP, referrerPolicy: "same-origin" } as const;
 
 function fieldsOf(schema: unknown): string[] {
   try {
-    return Object.keys((z.toJSONSchema(schema as z.ZodType, { io: "input", unrepresentable: "any" }).properties ?? {}) as object);
+    return Object.keys(
+      (z.toJSONSchema(schema as z.ZodType, { io: "input", unrepresentable: "any" }).properties ?? {}) as object,
+    );
   } catch {
     return [];
   }
@@ -65,9 +72,13 @@ function routeTable(routes: AnyRoute[]): string {
     const rows = list.map((r) => {
       const scope = r.auth === "token" ? r.permission ?? "read" : r.auth === "optional" ? "optional" : "—";
       const params = [r.params, r.query, r.body].filter(Boolean).flatMap(fieldsOf).join(", ");
-      return `<tr><td><code>${r.method}</code></td><td><code>${escapeHtml(r.path)}</code></td><td>${escapeHtml(r.summary)}</td><td>${escapeHtml(params)}</td><td>${scope}</td></tr>`;
+      return `<tr><td><code>${r.method}</code></td><td><code>${escapeHtml(r.path)}</code></td><td>${
+        escapeHtml(r.summary)
+      }</td><td>${escapeHtml(params)}</td><td>${scope}</td></tr>`;
     }).join("\n");
-    return `<h2>${escapeHtml(tag)}</h2><table><thead><tr><th></th><th>Path</th><th>What it does</th><th>Inputs</th><th>Scope</th></tr></thead><tbody>${rows}</tbody></table>`;
+    return `<h2>${
+      escapeHtml(tag)
+    }</h2><table><thead><tr><th></th><th>Path</th><th>What it does</th><th>Inputs</th><th>Scope</th></tr></thead><tbody>${rows}</tbody></table>`;
   }).join("\n");
 }
 
@@ -80,20 +91,32 @@ function routeTable(routes: AnyRoute[]): string {
 function operationList(doc: Record<string, unknown>): string {
   const byTag = new Map<string, string[]>();
   for (const tag of (doc.tags ?? []) as { name: string }[]) byTag.set(tag.name, []);
-  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { operationId?: string; summary?: string; tags?: string[] }>>)) {
+  for (
+    const [path, item] of Object.entries(
+      doc.paths as Record<string, Record<string, { operationId?: string; summary?: string; tags?: string[] }>>,
+    )
+  ) {
     for (const method of ["get", "post", "put", "patch", "delete"]) {
       const op = item[method];
       if (!op) continue;
       const tag = op.tags?.[0] ?? "default";
       if (!byTag.has(tag)) byTag.set(tag, []);
       byTag.get(tag)!.push(
-        `<li class="ref-op ref-${method}"><span class="ref-method">${method.toUpperCase()}</span><code class="ref-path">${escapeHtml(path)}</code>` +
-          `<span class="ref-summary">${escapeHtml(op.summary ?? "")}</span><span class="ref-id">${escapeHtml(op.operationId ?? "")}</span></li>`,
+        `<li class="ref-op ref-${method}"><span class="ref-method">${method.toUpperCase()}</span><code class="ref-path">${
+          escapeHtml(path)
+        }</code>` +
+          `<span class="ref-summary">${escapeHtml(op.summary ?? "")}</span><span class="ref-id">${
+            escapeHtml(op.operationId ?? "")
+          }</span></li>`,
       );
     }
   }
   return [...byTag.entries()].filter(([, ops]) => ops.length)
-    .map(([tag, ops]) => `<section aria-labelledby="ref-${escapeHtml(tag)}"><h2 id="ref-${escapeHtml(tag)}">${escapeHtml(tag)}</h2><ul>${ops.join("")}</ul></section>`)
+    .map(([tag, ops]) =>
+      `<section aria-labelledby="ref-${escapeHtml(tag)}"><h2 id="ref-${escapeHtml(tag)}">${escapeHtml(tag)}</h2><ul>${
+        ops.join("")
+      }</ul></section>`
+    )
     .join("\n");
 }
 
@@ -114,7 +137,9 @@ ${scripts.map((s) => `<script defer src="/docs/assets/${s}"></script>`).join("\n
 
 function referencePage(routes: AnyRoute[], publicUrl: string): string {
   const doc = openApiDocument(routes, publicUrl, documentedPaths);
-  return frame("API v3 reference", `<div class="reference">
+  return frame(
+    "API v3 reference",
+    `<div class="reference">
 <main id="reference-list" class="ref-static" aria-label="API reference"><h1>API v3 reference</h1>
 <p class="ref-loading" role="status">Every operation is listed below; the interactive reference (parameters, models) opens in its place in a moment.</p>
 ${operationList(doc)}</main>
@@ -122,7 +147,10 @@ ${operationList(doc)}</main>
 <noscript><div class="guide fallback"><h1>API v3 reference</h1><p>Machine-readable: <a href="/v3/openapi.json">/v3/openapi.json</a>.
 Every /v3 path also answers under /api/v3. Errors: <code>{"message", "errors":[{"resource","field","code"}]}</code>.
 New here? <a href="/docs/connect">Connect your app</a>.</p>
-${routeTable(routes)}</div></noscript></div>`, ["docs.js"], `<noscript><style>#reference-list{display:none}</style></noscript>`);
+${routeTable(routes)}</div></noscript></div>`,
+    ["docs.js"],
+    `<noscript><style>#reference-list{display:none}</style></noscript>`,
+  );
 }
 
 function connectPage(publicUrl: string, publicApiUrl?: string): string {
@@ -131,11 +159,17 @@ function connectPage(publicUrl: string, publicApiUrl?: string): string {
   const apiBase = (publicApiUrl ?? "").replace(/\/+$/, "");
   const scopes = Object.entries(OAUTH_SCOPES)
     .map(([name, what]) => `<tr><td><code>${escapeHtml(name)}</code></td><td>${escapeHtml(what)}</td></tr>`).join("");
-  const authorize = `${escapeHtml(base)}/oauth/authorize?client_id=YOUR_CLIENT_ID&amp;response_type=code&amp;redirect_uri=http://localhost:3000/callback&amp;approval_prompt=auto&amp;scope=read,activity:read_all,activity:write&amp;state=RANDOM`;
-  return frame("Connect your app", `<main class="guide">
+  const authorize = `${
+    escapeHtml(base)
+  }/oauth/authorize?client_id=YOUR_CLIENT_ID&amp;response_type=code&amp;redirect_uri=http://localhost:3000/callback&amp;approval_prompt=auto&amp;scope=read,activity:read_all,activity:write&amp;state=RANDOM`;
+  return frame(
+    "Connect your app",
+    `<main class="guide">
 <h1>Connect your app</h1>
 <p>This server speaks Strava's v3 API and its OAuth 2.0 flow, so an app written for Strava works here once it
-points at <code>${escapeHtml(base)}</code> (API base <code>${escapeHtml(base)}/api/v3</code>, or <code>${escapeHtml(base)}/v3</code>).
+points at <code>${escapeHtml(base)}</code> (API base <code>${escapeHtml(base)}/api/v3</code>, or <code>${
+      escapeHtml(base)
+    }/v3</code>).
 Five steps: register, authorize, exchange the code, refresh, call. The <a href="/docs">API reference</a> lists every operation.</p>
 
 <h2 id="register">1. Register your application</h2>
@@ -172,7 +206,9 @@ Public clients add PKCE: <code>code_challenge</code> and <code>code_challenge_me
 <h2 id="call">5. Call the API</h2>
 <pre><code>curl -H "Authorization: Bearer ACCESS_TOKEN" ${escapeHtml(base)}/api/v3/athlete
 curl -H "Authorization: Bearer ACCESS_TOKEN" "${escapeHtml(base)}/api/v3/athlete/activities?per_page=30"
-curl -H "Authorization: Bearer ACCESS_TOKEN" -F file=@ride.fit -F data_type=fit ${escapeHtml(base)}/api/v3/uploads</code></pre>
+curl -H "Authorization: Bearer ACCESS_TOKEN" -F file=@ride.fit -F data_type=fit ${
+      escapeHtml(base)
+    }/api/v3/uploads</code></pre>
 <p>Poll <code>GET /api/v3/uploads/{id}</code> until <code>activity_id</code> (or <code>error</code>) is set. Errors answer
 <code>{"message", "errors":[{"resource","field","code"}]}</code> with a 4xx status; past the rate limit (headers <code>X-RateLimit-Limit</code> and <code>X-RateLimit-Usage</code>:
 15 minutes, day) the answer is 403 <code>Rate Limit Exceeded</code>.</p>
@@ -190,11 +226,19 @@ stravalib always speaks HTTPS: this server must be behind TLS. In a tool that cr
 <code>REQUESTS_CA_BUNDLE="$(mkcert -CAROOT)/rootCA.pem"</code> so Python trusts the local certificate.</td></tr>
 <tr><td>Strava MCP server (AI assistants; r-huijts/strava-mcp)</td><td>Its base URL is fixed in its code (<code>https://www.strava.com/api/v3</code>, token refresh at <code>/oauth/token</code>): use the proxy recipe below
 with <code>NODE_EXTRA_CA_CERTS="$(mkcert -CAROOT)/rootCA.pem"</code> in the MCP server's environment, or change that one line in its
-<code>stravaClient</code> to <code>${escapeHtml(base)}/api/v3</code> (and the refresh address to <code>${escapeHtml(base)}/oauth/token</code>). All 18 of its tools are answered here,
+<code>stravaClient</code> to <code>${escapeHtml(base)}/api/v3</code> (and the refresh address to <code>${
+      escapeHtml(base)
+    }/oauth/token</code>). All 18 of its tools are answered here,
 <code>list-athlete-routes</code> (<code>GET /athlete/routes</code>) included.</td></tr>
 <tr><td>Home Assistant's Strava integration, other tools with a fixed address</td><td>The proxy recipe below on the machine that runs them (Python: <code>REQUESTS_CA_BUNDLE</code>; Node: <code>NODE_EXTRA_CA_CERTS</code>; others: add the mkcert root to the system store, <code>mkcert -install</code>).</td></tr>
-<tr><td>A tool moved to <code>https://api-v3.strava.com</code> (no <code>/v3</code> in its paths)</td><td>Point it at this server's API host${apiBase ? ` <code>${escapeHtml(apiBase)}</code>` : " (the operator sets <code>PUBLIC_API_URL</code>)"}: the same paths answer there (<code>/athlete</code> is <code>/v3/athlete</code>).</td></tr>
-<tr><td>Your own script</td><td>Replace <code>https://www.strava.com/api/v3</code> with <code>${escapeHtml(base)}/api/v3</code> and <code>https://www.strava.com/oauth/</code> with <code>${escapeHtml(base)}/oauth/</code>.</td></tr>
+<tr><td>A tool moved to <code>https://api-v3.strava.com</code> (no <code>/v3</code> in its paths)</td><td>Point it at this server's API host${
+      apiBase ? ` <code>${escapeHtml(apiBase)}</code>` : " (the operator sets <code>PUBLIC_API_URL</code>)"
+    }: the same paths answer there (<code>/athlete</code> is <code>/v3/athlete</code>).</td></tr>
+<tr><td>Your own script</td><td>Replace <code>https://www.strava.com/api/v3</code> with <code>${
+      escapeHtml(base)
+    }/api/v3</code> and <code>https://www.strava.com/oauth/</code> with <code>${
+      escapeHtml(base)
+    }/oauth/</code>.</td></tr>
 </tbody></table>
 <p><strong>The proxy recipe</strong> (for a tool whose address cannot be changed), on the machine that runs the tool:</p>
 <pre><code># 1. Send Strava's names to this machine
@@ -226,11 +270,14 @@ generators give typed clients. With TypeScript:</p>
 
 import createClient from "openapi-fetch";
 import type { paths } from "./api.d.ts";
-const client = createClient&lt;paths&gt;({ baseUrl: "${escapeHtml(base)}", headers: { Authorization: \`Bearer \${token}\` } });
+const client = createClient&lt;paths&gt;({ baseUrl: "${
+      escapeHtml(base)
+    }", headers: { Authorization: \`Bearer \${token}\` } });
 const { data: athlete } = await client.GET("/v3/athlete");   // typed DetailedAthlete</code></pre>
 <p>Webhooks: <code>POST /api/v3/push_subscriptions</code> with your client id and secret and a callback URL that echoes
 <code>hub.challenge</code>; see <em>Webhooks</em> in the reference.</p>
-</main>`);
+</main>`,
+  );
 }
 
 /** GET /docs/assets/:name: the reference UI's vendored files. */

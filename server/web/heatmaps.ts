@@ -9,7 +9,7 @@ import { faultResponse } from "../http/conventions.ts";
 import { pagePolicy } from "../http/security-headers.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { findHeatmap } from "../../projections/heatmaps/queries.ts";
-import { heatmapUrls, type HeatmapRow } from "../heatmaps/represent.ts";
+import { type HeatmapRow, heatmapUrls } from "../heatmaps/represent.ts";
 import { validTile } from "../heatmaps/mercator.ts";
 import { findTileSource, tileServiceOf } from "../heatmaps/tiles.ts";
 import { isoOfEpoch } from "../../shared/date-range.ts";
@@ -32,7 +32,10 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "images/layers.png": { file: () => join(leafletDir(), "images/layers.png"), type: "image/png" },
   "images/layers-2x.png": { file: () => join(leafletDir(), "images/layers-2x.png"), type: "image/png" },
   "images/marker-icon.png": { file: () => join(leafletDir(), "images/marker-icon.png"), type: "image/png" },
-  "viewer.js": { file: () => fileURLToPath(new URL("./heatmap-viewer/viewer.js", import.meta.url)), type: "text/javascript; charset=utf-8" },
+  "viewer.js": {
+    file: () => fileURLToPath(new URL("./heatmap-viewer/viewer.js", import.meta.url)),
+    type: "text/javascript; charset=utf-8",
+  },
 };
 const assetCache = new Map<string, Uint8Array>();
 
@@ -62,7 +65,9 @@ export function baseMapSetting(): { url: string; attribution: string; origin: st
 
 /** The viewer's policy: its own scripts and styles, tiles from here (and the base map's origin, if set). */
 function viewerCsp(base: { origin: string } | null): string {
-  return `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:${base ? ` ${base.origin}` : ""}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  return `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:${
+    base ? ` ${base.origin}` : ""
+  }; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 }
 
 const DIGITS = /^\d{1,16}$/;
@@ -100,9 +105,13 @@ function describe(row: HeatmapRow): string {
   const types = row.activity_type_ids.map((id) => activityTypeById(id) ?? String(id)).join(", ");
   const day = (s: number) => isoOfEpoch(s)?.slice(0, 10) ?? "?";
   const window = row.start_date_local !== null || row.end_date_local !== null
-    ? `${row.start_date_local !== null ? day(row.start_date_local) : "…"} – ${row.end_date_local !== null ? day(row.end_date_local) : "…"}`
+    ? `${row.start_date_local !== null ? day(row.start_date_local) : "…"} – ${
+      row.end_date_local !== null ? day(row.end_date_local) : "…"
+    }`
     : "all dates";
-  return `<p>${escapeHtml(types)} · ${escapeHtml(window)}</p><p>${row.activities_count} public ${row.activities_count === 1 ? "activity" : "activities"} · ${row.tiles_count} tiles</p>`;
+  return `<p>${escapeHtml(types)} · ${escapeHtml(window)}</p><p>${row.activities_count} public ${
+    row.activities_count === 1 ? "activity" : "activities"
+  } · ${row.tiles_count} tiles</p>`;
 }
 
 /** GET /heatmap-viewer/<name>: the viewer's script, styles and Leaflet. */
@@ -137,7 +146,9 @@ async function heatmapTile(c: Context, platform: Platform): Promise<Response> {
   const { z, x, y } = tileOf(c);
   const source = await findTileSource(platform.db, athleteId, mapId);
   if (!source) throw notFound("Heatmap");
-  if (source.status !== "done") throw new ApiError(404, "Record Not Found", [{ resource: "Heatmap", field: "status", code: "not ready" }]);
+  if (source.status !== "done") {
+    throw new ApiError(404, "Record Not Found", [{ resource: "Heatmap", field: "status", code: "not ready" }]);
+  }
   const tile = await tileServiceOf(platform).tile(platform.db, source, z, x, y);
   const headers = {
     "cache-control": "private, max-age=600",
@@ -155,7 +166,9 @@ async function heatmapTile(c: Context, platform: Platform): Promise<Response> {
 async function viewerConfig(platform: Platform, row: HeatmapRow, base: ReturnType<typeof baseMapSetting>) {
   let bounds = null;
   const source = await findTileSource(platform.db, row.athlete_id, row.id).catch(() => null);
-  if (source && source.status === "done") bounds = await tileServiceOf(platform).bounds(platform.db, source).catch(() => null);
+  if (source && source.status === "done") {
+    bounds = await tileServiceOf(platform).bounds(platform.db, source).catch(() => null);
+  }
   return {
     bounds,
     tilePath: heatmapUrls("", row.athlete_id, row.id).tile_path,
@@ -180,16 +193,34 @@ async function viewerPage(c: Context, platform: Platform): Promise<Response> {
     return c.html(page("Heatmap", `<div class="status"><h1>Bad heatmap address</h1></div>`), 400);
   }
   const row = await findHeatmap(platform.db, key.athleteId, key.mapId);
-  if (!row) return c.html(page("Heatmap not found", `<div class="status"><h1>No such heatmap</h1><p>It may have been deleted.</p></div>`), 404);
+  if (!row) {
+    return c.html(
+      page("Heatmap not found", `<div class="status"><h1>No such heatmap</h1><p>It may have been deleted.</p></div>`),
+      404,
+    );
+  }
   const security = { "cache-control": "private, no-cache" };
   if (row.status !== "done") {
     const refresh = row.status === "error" ? "" : `<meta http-equiv="refresh" content="2">`;
-    return c.html(page("Heatmap", `<div class="status"><h1>Heatmap: ${escapeHtml(row.status)}</h1><p>${escapeHtml(row.status_message)}</p>${BACK}</div>`, refresh), 200, security);
+    return c.html(
+      page(
+        "Heatmap",
+        `<div class="status"><h1>Heatmap: ${escapeHtml(row.status)}</h1><p>${
+          escapeHtml(row.status_message)
+        }</p>${BACK}</div>`,
+        refresh,
+      ),
+      200,
+      security,
+    );
   }
   const config = await viewerConfig(platform, row, base);
   const head = `<link rel="stylesheet" href="/heatmap-viewer/leaflet.css">`;
   const empty = row.center_lat === null ? `<p>No public activity with a route: nothing to draw.</p>` : "";
-  const body = `<main id="map" aria-label="Heatmap"></main><div class="panel" role="region" aria-label="About this heatmap">${BACK}<h1>Heatmap</h1>${describe(row)}${empty}</div>
+  const body =
+    `<main id="map" aria-label="Heatmap"></main><div class="panel" role="region" aria-label="About this heatmap">${BACK}<h1>Heatmap</h1>${
+      describe(row)
+    }${empty}</div>
 <script type="application/json" id="heatmap-config">${JSON.stringify(config).replace(/</g, "\\u003c")}</script>
 <script src="/heatmap-viewer/leaflet.js"></script><script src="/heatmap-viewer/viewer.js"></script>`;
   return c.html(page("Heatmap", body, head), 200, security);

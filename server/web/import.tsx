@@ -6,7 +6,13 @@
 import { rmSync } from "node:fs";
 import { type Context, Hono } from "hono";
 import { inboxPath } from "../archive/inbox.ts";
-import { ArchiveTooLarge, checkDeclaredSize, DEFAULT_MAX_IMPORT_BYTES, ReceiveError, receiveArchive } from "../archive/receive.ts";
+import {
+  ArchiveTooLarge,
+  checkDeclaredSize,
+  DEFAULT_MAX_IMPORT_BYTES,
+  receiveArchive,
+  ReceiveError,
+} from "../archive/receive.ts";
 import { findImportRun, importFailurePages, type ImportRun, importRunsOf, startImportRun } from "../archive/runs.ts";
 import type { Platform } from "../platform.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";
@@ -78,12 +84,14 @@ function ImportForm(props: { csrf: string; error?: string; runs: ImportRun[] }) 
       <div class="card">
         <h1>Import your history</h1>
         <p>
-          Upload the archive you downloaded from <strong>Strava</strong> (Settings → My Account → Download or delete your
-          account → Request your archive) or from <strong>Garmin Connect</strong> (Account → Data management → Export your data).
+          Upload the archive you downloaded from <strong>Strava</strong>{" "}
+          (Settings → My Account → Download or delete your account → Request your archive) or from{" "}
+          <strong>Garmin Connect</strong> (Account → Data management → Export your data).
         </p>
         <p class="muted">
-          Every recording is processed like an upload; names, descriptions, types, commute flags, gear and photos are kept.
-          Importing the same archive again adds nothing twice, so an interrupted import is finished by importing it again.
+          Every recording is processed like an upload; names, descriptions, types, commute flags, gear and photos are
+          kept. Importing the same archive again adds nothing twice, so an interrupted import is finished by importing
+          it again.
         </p>
         <ErrorBox message={props.error} />
         {/* The token is in the action's URL too: it is checked before a byte of the body is read. */}
@@ -91,7 +99,9 @@ function ImportForm(props: { csrf: string; error?: string; runs: ImportRun[] }) 
           <Csrf token={props.csrf} />
           <label for="file">Export archive (.zip)</label>
           <input type="file" id="file" name="file" accept=".zip,application/zip" required />
-          <div class="actions"><button type="submit">Import archive</button></div>
+          <div class="actions">
+            <button type="submit">Import archive</button>
+          </div>
         </form>
       </div>
       {props.runs.length > 0
@@ -99,11 +109,19 @@ function ImportForm(props: { csrf: string; error?: string; runs: ImportRun[] }) 
           <div class="card">
             <h2>Recent imports</h2>
             <table>
-              <thead><tr><th>Archive</th><th>Status</th><th>Imported</th></tr></thead>
+              <thead>
+                <tr>
+                  <th>Archive</th>
+                  <th>Status</th>
+                  <th>Imported</th>
+                </tr>
+              </thead>
               <tbody>
                 {props.runs.map((r) => (
                   <tr>
-                    <td><a href={`/settings/import/${r.id}`}>{r.fileName}</a></td>
+                    <td>
+                      <a href={`/settings/import/${r.id}`}>{r.fileName}</a>
+                    </td>
                     <td>{r.state}</td>
                     <td>{r.progress.imported}</td>
                   </tr>
@@ -122,7 +140,11 @@ function Progress(props: { run: ImportRun }) {
   const p = run.progress;
   const label = run.state === "running"
     ? `Importing ${p.layout === "garmin" ? "a Garmin Connect" : p.layout === "strava" ? "a Strava" : "an"} export…`
-    : run.state === "done" ? "Import finished" : run.state === "interrupted" ? "Import interrupted" : "Archive refused";
+    : run.state === "done"
+    ? "Import finished"
+    : run.state === "interrupted"
+    ? "Import interrupted"
+    : "Archive refused";
   return (
     <>
       <style>{CSS}</style>
@@ -134,20 +156,35 @@ function Progress(props: { run: ImportRun }) {
         {run.state === "interrupted"
           ? (run.error
             ? <ErrorBox message={`The import stopped before the end: ${run.error}`} />
-            : <div class="notice" role="status">The server was restarted during this import. It resumes where it stopped as soon as the server is up again (nothing is imported twice).</div>)
+            : (
+              <div class="notice" role="status">
+                The server was restarted during this import. It resumes where it stopped as soon as the server is up
+                again (nothing is imported twice).
+              </div>
+            ))
           : null}
         {run.state !== "refused"
           ? (
             <>
               <progress class="progress" id="progress" max={Math.max(1, p.total)} value={p.done}></progress>
               <p id="done">
-                {run.state === "running" && p.total === 0 ? "Reading the archive…" : `${p.done} of ${p.total} activities${eta(run) ? ` · ${eta(run)}` : ""}`}
+                {run.state === "running" && p.total === 0
+                  ? "Reading the archive…"
+                  : `${p.done} of ${p.total} activities${eta(run) ? ` · ${eta(run)}` : ""}`}
               </p>
               <div class="counts">
-                <div><strong id="imported">{p.imported}</strong>imported</div>
-                <div><strong id="duplicates">{p.duplicates}</strong>already here</div>
-                <div><strong id="skipped">{p.skipped}</strong>not workouts</div>
-                <div><strong id="failed">{p.failedCount}</strong>failed</div>
+                <div>
+                  <strong id="imported">{p.imported}</strong>imported
+                </div>
+                <div>
+                  <strong id="duplicates">{p.duplicates}</strong>already here
+                </div>
+                <div>
+                  <strong id="skipped">{p.skipped}</strong>not workouts
+                </div>
+                <div>
+                  <strong id="failed">{p.failedCount}</strong>failed
+                </div>
               </div>
             </>
           )
@@ -165,8 +202,20 @@ function Progress(props: { run: ImportRun }) {
                 )
                 : null}
               <table id="failures">
-                <thead><tr><th>File</th><th>Why</th></tr></thead>
-                <tbody>{p.failed.map((f) => <tr><td class="file">{f.file}</td><td>{f.error}</td></tr>)}</tbody>
+                <thead>
+                  <tr>
+                    <th>File</th>
+                    <th>Why</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {p.failed.map((f) => (
+                    <tr>
+                      <td class="file">{f.file}</td>
+                      <td>{f.error}</td>
+                    </tr>
+                  ))}
+                </tbody>
               </table>
             </>
           )
@@ -180,18 +229,32 @@ function Progress(props: { run: ImportRun }) {
 }
 
 async function refusedForm(platform: Platform, w: Web, error: string, status: number) {
-  return await w.render("Import your history", <ImportForm csrf={w.csrf} error={error} runs={await importRunsOf(platform, w.athlete!.id)} />, status);
+  return await w.render(
+    "Import your history",
+    <ImportForm csrf={w.csrf} error={error} runs={await importRunsOf(platform, w.athlete!.id)} />,
+    status,
+  );
 }
 
 function ImportNotFound() {
-  return <div class="card"><h1>Import not found</h1><p><a href="/settings/import">Import an archive</a></p></div>;
+  return (
+    <div class="card">
+      <h1>Import not found</h1>
+      <p>
+        <a href="/settings/import">Import an archive</a>
+      </p>
+    </div>
+  );
 }
 
 /** GET /settings/import: the form and the athlete's imports. */
 async function importForm(c: Context, platform: Platform): Promise<Response> {
   const w = await web(c, platform);
   if (!w.athlete) return redirectToSignIn(c);
-  return w.render("Import your history", <ImportForm csrf={w.csrf} runs={await importRunsOf(platform, w.athlete.id)} />);
+  return w.render(
+    "Import your history",
+    <ImportForm csrf={w.csrf} runs={await importRunsOf(platform, w.athlete.id)} />,
+  );
 }
 
 /** POST /settings/import: the archive, streamed to the inbox, then its import started. */
@@ -214,23 +277,49 @@ async function receiveImport(c: Context, platform: Platform): Promise<Response> 
   let received;
   try {
     await checkDeclaredSize(c.req.header("content-length"), maxBytes, path);
-    received = await receiveArchive(c.req.raw.body, c.req.header("content-type") ?? "", "file", path, async (fields) => {
-      if (token === undefined && !(await w.csrfOk(fields._csrf))) throw new CsrfRefused();
-    }, maxBytes);
+    received = await receiveArchive(
+      c.req.raw.body,
+      c.req.header("content-type") ?? "",
+      "file",
+      path,
+      async (fields) => {
+        if (token === undefined && !(await w.csrfOk(fields._csrf))) throw new CsrfRefused();
+      },
+      maxBytes,
+    );
   } catch (error) {
     rmSync(path, { force: true });
     if (error instanceof CsrfRefused) return refused(await refusedForm(platform, w, expired, 403));
     if (error instanceof ArchiveTooLarge) {
-      return refused(await refusedForm(platform, w, error.code === "too large" ? `This archive is larger than this server accepts (${formatBytes(maxBytes)}). Import it from the command line: npm run cli -- import-archive FILE.zip --athlete ${w.athlete.id}.` : "The server does not have enough disk space left for this archive. Ask its operator to free some.", 413));
+      return refused(
+        await refusedForm(
+          platform,
+          w,
+          error.code === "too large"
+            ? `This archive is larger than this server accepts (${
+              formatBytes(maxBytes)
+            }). Import it from the command line: npm run cli -- import-archive FILE.zip --athlete ${w.athlete.id}.`
+            : "The server does not have enough disk space left for this archive. Ask its operator to free some.",
+          413,
+        ),
+      );
     }
-    if (error instanceof ReceiveError) return refused(await refusedForm(platform, w, `The upload was incomplete: ${error.message}.`, 400));
+    if (error instanceof ReceiveError) {
+      return refused(await refusedForm(platform, w, `The upload was incomplete: ${error.message}.`, 400));
+    }
     throw error;
   }
   if (!received.file || received.file.bytes === 0) {
     rmSync(path, { force: true });
     return refusedForm(platform, w, "Choose the archive (.zip) to import.", 400);
   }
-  const run = await startImportRun(platform, { athleteId: w.athlete.id, path, fileName: received.file.name, bytes: received.file.bytes, via: "web" });
+  const run = await startImportRun(platform, {
+    athleteId: w.athlete.id,
+    path,
+    fileName: received.file.name,
+    bytes: received.file.bytes,
+    via: "web",
+  });
   return c.redirect(`/settings/import/${run.id}`, 303);
 }
 

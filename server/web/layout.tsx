@@ -83,7 +83,8 @@ export function Page(props: PageProps) {
           <div
             class="bar"
             dangerouslySetInnerHTML={{
-              __html: '<a class="brand" href="/">Fitness Platform</a>' + headerNav(props.athlete, props.csrf, props.current),
+              __html: '<a class="brand" href="/">Fitness Platform</a>' +
+                headerNav(props.athlete, props.csrf, props.current),
             }}
           />
         </header>

@@ -72,7 +72,10 @@ async function token(c: Context, platform: Platform): Promise<Response> {
       codeVerifier: p.code_verifier,
     });
     const athlete = await findAthlete(platform.db, athleteId);
-    return noStoreJson(c, { ...tokens, athlete: athlete ? athleteFor(athlete, { athleteId }, { form: "token-exchange" }) : null });
+    return noStoreJson(c, {
+      ...tokens,
+      athlete: athlete ? athleteFor(athlete, { athleteId }, { form: "token-exchange" }) : null,
+    });
   }
   if (grantType === "refresh_token") {
     return noStoreJson(c, await refreshAccess(platform, { ...credentials, refreshToken: p.refresh_token }));

@@ -45,7 +45,11 @@ export function redirectLocal(c: Context, input: unknown, fallback: string, stat
 }
 
 /** Sends the browser back to an OAuth client's (checked) redirect_uri with `params` in its query. */
-export function redirectToClient(c: Context, redirectUri: string, params: Record<string, string | undefined>): Response {
+export function redirectToClient(
+  c: Context,
+  redirectUri: string,
+  params: Record<string, string | undefined>,
+): Response {
   const url = new URL(redirectUri);
   for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value);
   c.header("cache-control", "no-store");

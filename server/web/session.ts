@@ -179,7 +179,11 @@ export function leaveNote(platform: Platform, session: Session, note: { flash?: 
   while (map.size > MAX_NOTES) map.delete(map.keys().next().value!);
 }
 
-export function takeNote<K extends "flash" | "reveal">(platform: Platform, session: Session, kind: K): Notes[K] | undefined {
+export function takeNote<K extends "flash" | "reveal">(
+  platform: Platform,
+  session: Session,
+  kind: K,
+): Notes[K] | undefined {
   const map = notesOf(platform);
   const entry = map.get(session.idHash);
   if (!entry) return undefined;

@@ -4,7 +4,10 @@ import { createApplication, regenerateClientSecret } from "../applications/comma
 import { webActor } from "../actor.ts";
 import { revokeAuthorization } from "../oauth/commands.ts";
 import { type OwnApplication, ownApplication as ownApplicationOf } from "../../projections/applications/queries.ts";
-import { authorizedApplicationName, authorizedApplications } from "../../projections/queries/authorized-applications.ts";
+import {
+  authorizedApplicationName,
+  authorizedApplications,
+} from "../../projections/queries/authorized-applications.ts";
 import type { Platform } from "../platform.ts";
 import { knownWebApplicationId } from "../sessions/web-application.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";
@@ -26,7 +29,9 @@ function RegisterForm(props: { csrf: string; values: Record<string, string>; err
   return (
     <div class="card">
       <h1>My API application</h1>
-      <p class="muted">Register an application to use the API. You will get a client id, a client secret and a public access token.</p>
+      <p class="muted">
+        Register an application to use the API. You will get a client id, a client secret and a public access token.
+      </p>
       <ErrorBox message={props.error} />
       <form method="post" action="/settings/api">
         <Csrf token={props.csrf} />
@@ -37,9 +42,20 @@ function RegisterForm(props: { csrf: string; values: Record<string, string>; err
         <label for="description">Application description</label>
         <textarea id="description" name="description" maxlength={1000}>{v.description ?? ""}</textarea>
         <label for="callback_domain">Authorization callback domain</label>
-        <input type="text" id="callback_domain" name="callback_domain" value={v.callback_domain ?? ""} required placeholder="example.com" />
-        <p class="hint">redirect_uri must be on this domain or a sub-domain of it; localhost and 127.0.0.1 are always allowed.</p>
-        <div class="actions"><button type="submit">Create application</button></div>
+        <input
+          type="text"
+          id="callback_domain"
+          name="callback_domain"
+          value={v.callback_domain ?? ""}
+          required
+          placeholder="example.com"
+        />
+        <p class="hint">
+          redirect_uri must be on this domain or a sub-domain of it; localhost and 127.0.0.1 are always allowed.
+        </p>
+        <div class="actions">
+          <button type="submit">Create application</button>
+        </div>
       </form>
     </div>
   );
@@ -73,11 +89,18 @@ async function apiApplicationPage(c: Context, platform: Platform): Promise<Respo
       <div class="card">
         <h1>My API application</h1>
         <dl>
-          <dt>Application name</dt><dd id="app-name">{own.name}</dd>
-          <dt>Website</dt><dd>{own.website ?? <span class="muted">—</span>}</dd>
-          <dt>Description</dt><dd>{own.description ?? <span class="muted">—</span>}</dd>
-          <dt>Callback domain</dt><dd>{own.callback_domain}</dd>
-          <dt>Client ID</dt><dd><span class="secret" id="client-id">{own.id}</span></dd>
+          <dt>Application name</dt>
+          <dd id="app-name">{own.name}</dd>
+          <dt>Website</dt>
+          <dd>{own.website ?? <span class="muted">—</span>}</dd>
+          <dt>Description</dt>
+          <dd>{own.description ?? <span class="muted">—</span>}</dd>
+          <dt>Callback domain</dt>
+          <dd>{own.callback_domain}</dd>
+          <dt>Client ID</dt>
+          <dd>
+            <span class="secret" id="client-id">{own.id}</span>
+          </dd>
           <dt>Client Secret</dt>
           <dd>
             {reveal?.clientSecret
@@ -109,14 +132,28 @@ async function registerApiApplication(c: Context, platform: Platform): Promise<R
   const refused = await csrfRefused(w, form);
   if (refused) return refused;
   if (await ownApplication(platform, w.athlete.id)) {
-    return w.render("My API application", <div class="card"><ErrorBox message="You already have an API application." /></div>, 409);
+    return w.render(
+      "My API application",
+      <div class="card">
+        <ErrorBox message="You already have an API application." />
+      </div>,
+      409,
+    );
   }
   const website = (form.website ?? "").trim();
   if (website && !/^https?:\/\/\S+$/i.test(website)) {
-    return w.render("My API application", <RegisterForm csrf={w.csrf} values={form} error="The website must be an http(s) address." />, 400);
+    return w.render(
+      "My API application",
+      <RegisterForm csrf={w.csrf} values={form} error="The website must be an http(s) address." />,
+      400,
+    );
   }
   if ((form.name ?? "").length > 100 || (form.description ?? "").length > 1000) {
-    return w.render("My API application", <RegisterForm csrf={w.csrf} values={form} error="The name or description is too long." />, 400);
+    return w.render(
+      "My API application",
+      <RegisterForm csrf={w.csrf} values={form} error="The name or description is too long." />,
+      400,
+    );
   }
   try {
     const created = await createApplication(platform, {
@@ -126,11 +163,17 @@ async function registerApiApplication(c: Context, platform: Platform): Promise<R
       website: website || null,
       description: (form.description ?? "").trim() || null,
     }, webActor(w.athlete.id));
-    w.leaveReveal({ applicationId: created.client_id, clientSecret: created.client_secret, accessToken: created.access_token });
+    w.leaveReveal({
+      applicationId: created.client_id,
+      clientSecret: created.client_secret,
+      accessToken: created.access_token,
+    });
     return c.redirect("/settings/api", 303);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    const message = error.field === "name" ? "Please enter a name." : "Please enter a valid callback domain (for example example.com).";
+    const message = error.field === "name"
+      ? "Please enter a name."
+      : "Please enter a valid callback domain (for example example.com).";
     return w.render("My API application", <RegisterForm csrf={w.csrf} values={form} error={message} />, 400);
   }
 }
@@ -166,14 +209,22 @@ async function authorizedAppsPage(c: Context, platform: Platform): Promise<Respo
           ? <p class="muted" id="no-apps">You have not authorized any application.</p>
           : (
             <table class="stacked">
-              <thead><tr><th>Application</th><th>Access</th><th></th></tr></thead>
+              <thead>
+                <tr>
+                  <th>Application</th>
+                  <th>Access</th>
+                  <th></th>
+                </tr>
+              </thead>
               <tbody>
                 {rows.map((row) => (
                   <tr data-application={String(row.id)}>
                     <td>
                       <strong>{row.name}</strong>
                       {row.website ? <div class="hint">{row.website}</div> : null}
-                      {row.authorized_at ? <div class="hint">Authorized {new Date(row.authorized_at).toISOString().slice(0, 10)}</div> : null}
+                      {row.authorized_at
+                        ? <div class="hint">Authorized {new Date(row.authorized_at).toISOString().slice(0, 10)}</div>
+                        : null}
                     </td>
                     <td>
                       <ul class="scopes">

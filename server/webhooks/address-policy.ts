@@ -132,7 +132,9 @@ export function classifyIPv4(value: number): AddressClass {
   if (inV4(value, "10.0.0.0", 8) || inV4(value, "172.16.0.0", 12) || inV4(value, "192.168.0.0", 16)) return "private";
   if (inV4(value, "100.64.0.0", 10)) return "cgnat";
   if (inV4(value, "169.254.0.0", 16)) return "link-local";
-  if (inV4(value, "192.0.2.0", 24) || inV4(value, "198.51.100.0", 24) || inV4(value, "203.0.113.0", 24)) return "documentation";
+  if (inV4(value, "192.0.2.0", 24) || inV4(value, "198.51.100.0", 24) || inV4(value, "203.0.113.0", 24)) {
+    return "documentation";
+  }
   if (inV4(value, "198.18.0.0", 15)) return "benchmarking";
   if (inV4(value, "224.0.0.0", 4)) return "multicast";
   // 192.0.0.0/24 IETF protocol assignments, 192.88.99.0/24 6to4 relays, 240.0.0.0/4 reserved.
@@ -204,7 +206,8 @@ export interface AddressRange {
   bits: number;
 }
 
-const v4Bytes = (value: number) => new Uint8Array([value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255]);
+const v4Bytes = (value: number) =>
+  new Uint8Array([value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255]);
 
 /** Reads "10.0.0.0/8", "fd00::/8", "127.0.0.1" (a /32) or "::1" (a /128); null when it is none. Only dotted IPv4. */
 export function parseRange(text: string): AddressRange | null {
@@ -295,7 +298,11 @@ export async function checkTarget(url: URL, policy: AddressPolicy): Promise<Targ
   for (const a of addresses) {
     const kind = classifyAddress(a.address);
     if (kind !== "public" && !inRanges(a.address, allowed)) {
-      return { ok: false, reason: "private address", detail: `${hostname} is ${a.address} (${kind ?? "not an address"})` };
+      return {
+        ok: false,
+        reason: "private address",
+        detail: `${hostname} is ${a.address} (${kind ?? "not an address"})`,
+      };
     }
   }
   return { ok: true, addresses };

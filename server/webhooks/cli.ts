@@ -2,7 +2,6 @@ import { ensureOutbox } from "./outbox.ts";
 import type { CliCommand } from "../cli/command.ts";
 import { type SubscriptionStatus, subscriptionStatuses } from "./status.ts";
 
-
 /** Push subscriptions and how their deliveries stand (the outbox's operational table). */
 export const webhookCommands: CliCommand[] = [
   {

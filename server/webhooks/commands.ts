@@ -11,12 +11,21 @@ import { checkTarget } from "./address-policy.ts";
 import { callbackUrlAllowed, verifyCallback } from "./handshake.ts";
 import { addressPolicy } from "./job.ts";
 
-const invalid = (resource: string, field: string, code = "invalid") => new DomainError("invalid", resource, field, code);
+const invalid = (resource: string, field: string, code = "invalid") =>
+  new DomainError("invalid", resource, field, code);
 
 /** 400 PushSubscription/callback_url/<"private address" | "not resolvable" | "unsupported">. */
 function refusedCallback(reason: string, detail: string): DomainError {
-  const hint = reason === "private address" ? "; an operator may allow private callbacks with WEBHOOKS_ALLOW_PRIVATE=1" : "";
-  return new DomainError("invalid", "PushSubscription", "callback_url", reason, `callback_url refused: ${detail}${hint}`);
+  const hint = reason === "private address"
+    ? "; an operator may allow private callbacks with WEBHOOKS_ALLOW_PRIVATE=1"
+    : "";
+  return new DomainError(
+    "invalid",
+    "PushSubscription",
+    "callback_url",
+    reason,
+    `callback_url refused: ${detail}${hint}`,
+  );
 }
 
 export interface ClientCredentials {
@@ -63,7 +72,9 @@ export async function createPushSubscription(
   if (!input.callbackUrl) throw invalid("PushSubscription", "callback_url", "missing");
   if (!input.verifyToken) throw invalid("PushSubscription", "verify_token", "missing");
   if (!callbackUrlAllowed(input.callbackUrl)) throw invalid("PushSubscription", "callback url", "not verifiable");
-  if ((await subscriptionsOf(platform, applicationId)).length > 0) throw invalid("PushSubscription", "", "already exists");
+  if ((await subscriptionsOf(platform, applicationId)).length > 0) {
+    throw invalid("PushSubscription", "", "already exists");
+  }
   // Where the callback points: refused before anything is sent when its host (or a redirect hop
   // of the handshake) resolves to a non-public address, unless WEBHOOKS_ALLOW_PRIVATE=1.
   const policy = addressPolicy(platform);

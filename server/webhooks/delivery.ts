@@ -51,7 +51,12 @@ async function post(
   address: AddressPolicy,
 ): Promise<{ ok: boolean; status: number | null; error: string | null }> {
   const answer = await callbackRequest(
-    { method: "POST", url, body, headers: { "content-type": "application/json", "user-agent": USER_AGENT, ...headers } },
+    {
+      method: "POST",
+      url,
+      body,
+      headers: { "content-type": "application/json", "user-agent": USER_AGENT, ...headers },
+    },
     { policy: address, timeoutMs: CALLBACK_TIMEOUT_MS },
   );
   if (answer.kind !== "answered") return { ok: false, status: null, error: answer.error };

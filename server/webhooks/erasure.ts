@@ -9,8 +9,13 @@ import type { Queryable } from "../../events/db/types.ts";
  */
 export async function forgetAthleteInOutbox(db: Queryable, athleteId: number): Promise<number> {
   const id = String(athleteId);
-  const activities = await db.query("delete from public.webhook_activities where athlete_id = $1 returning activity_id", [athleteId]);
-  const grants = await db.query("delete from public.webhook_grants where athlete_id = $1 returning athlete_id", [athleteId]);
+  const activities = await db.query(
+    "delete from public.webhook_activities where athlete_id = $1 returning activity_id",
+    [athleteId],
+  );
+  const grants = await db.query("delete from public.webhook_grants where athlete_id = $1 returning athlete_id", [
+    athleteId,
+  ]);
   const deliveries = await db.query(
     `delete from public.webhook_deliveries
       where (body like '%"owner_id":' || $1 || ',%' or body like '%"owner_id":' || $1 || '}%')

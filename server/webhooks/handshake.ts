@@ -40,7 +40,11 @@ export type HandshakeResult =
  * followed), that resolves to a non-public address is refused unless the policy allows private
  * addresses. Never throws.
  */
-export async function verifyCallback(callbackUrl: string, verifyToken: string, policy: AddressPolicy): Promise<HandshakeResult> {
+export async function verifyCallback(
+  callbackUrl: string,
+  verifyToken: string,
+  policy: AddressPolicy,
+): Promise<HandshakeResult> {
   const challenge = randomSecret(16);
   let url: URL;
   try {
@@ -61,7 +65,9 @@ export async function verifyCallback(callbackUrl: string, verifyToken: string, p
   if (answer.body === null) return { ok: false, error: "answer too long" };
   try {
     const body = JSON.parse(answer.body) as unknown;
-    if (body === null || typeof body !== "object" || Array.isArray(body)) return { ok: false, error: "not a JSON object" };
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      return { ok: false, error: "not a JSON object" };
+    }
     const echoed = (body as Record<string, unknown>)["hub.challenge"];
     const same = (typeof echoed === "string" || typeof echoed === "number") && String(echoed) === challenge;
     return same ? { ok: true } : { ok: false, error: "wrong hub.challenge" };

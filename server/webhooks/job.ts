@@ -1,7 +1,7 @@
 import type { Platform } from "../platform.ts";
 import type { JobKind } from "../jobs/runner.ts";
 import { type AddressPolicy, type AddressRange, parseRange } from "./address-policy.ts";
-import { type DeliveryPolicy, deliverQueue, dueSubscriptions } from "./delivery.ts";
+import { deliverQueue, type DeliveryPolicy, dueSubscriptions } from "./delivery.ts";
 import { ensureOutbox, followerBehind, followOnce } from "./outbox.ts";
 
 const FOLLOW = "log";

@@ -34,7 +34,13 @@ export type OutboundResult =
   /** The callback answered (the last hop's status and body). */
   | { kind: "answered"; status: number; body: string | null; url: string; hops: number }
   /** The address policy refused a hop: nothing was sent to it. */
-  | { kind: "refused"; reason: "unsupported" | "not resolvable" | "private address"; error: string; url: string; hops: number }
+  | {
+    kind: "refused";
+    reason: "unsupported" | "not resolvable" | "private address";
+    error: string;
+    url: string;
+    hops: number;
+  }
   /** Timeout, connection failure, too many redirects, a broken Location. */
   | { kind: "failed"; error: string; hops: number };
 
@@ -146,7 +152,9 @@ export async function callbackRequest(request: OutboundRequest, options: Outboun
   try {
     for (;;) {
       const target = await withDeadline(checkTarget(url, options.policy), signal);
-      if (!target.ok) return { kind: "refused", reason: target.reason, error: `refused: ${target.detail}`, url: url.href, hops };
+      if (!target.ok) {
+        return { kind: "refused", reason: target.reason, error: `refused: ${target.detail}`, url: url.href, hops };
+      }
       const answer = await requestOnce(
         url,
         target.addresses,

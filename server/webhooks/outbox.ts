@@ -8,7 +8,14 @@ import { activityDeleted, activityUpdated } from "../../events/activity/changes.
 import { pushSubscriptionCreated, pushSubscriptionDeleted } from "../../events/push-subscription/events.ts";
 import { CATCH_UP_START, type CatchUpCursor, type EventStore } from "../../events/store.ts";
 import type { RecordedEvent } from "../../events/types.ts";
-import { type ActivityView, activityAspect, deauthorization, eventTime, type WebhookEvent, webhookBody } from "./payload.ts";
+import {
+  activityAspect,
+  type ActivityView,
+  deauthorization,
+  eventTime,
+  webhookBody,
+  type WebhookEvent,
+} from "./payload.ts";
 
 /**
  * The webhook outbox: a follower of the event log (EventStore.readAfter, which never skips a late
@@ -141,10 +148,19 @@ async function audienceOf(tx: Queryable, athleteId: number): Promise<Audience[]>
       order by s.subscription_id`,
     [athleteId],
   );
-  return rows.map((r) => ({ ...r, subscription_id: Number(r.subscription_id), application_id: Number(r.application_id) }));
+  return rows.map((r) => ({
+    ...r,
+    subscription_id: Number(r.subscription_id),
+    application_id: Number(r.application_id),
+  }));
 }
 
-async function enqueue(tx: Queryable, to: Omit<Audience, "view_private">, event: WebhookEvent, position: number): Promise<void> {
+async function enqueue(
+  tx: Queryable,
+  to: Omit<Audience, "view_private">,
+  event: WebhookEvent,
+  position: number,
+): Promise<void> {
   await tx.query(
     `insert into public.webhook_deliveries (subscription_id, application_id, callback_url, body, source_position)
      values ($1, $2, $3, $4, $5)`,
@@ -197,7 +213,9 @@ async function applyEvent(tx: Queryable, event: StoredEvent): Promise<void> {
     }
     case pushSubscriptionDeleted.type: {
       const d = event.data;
-      await tx.query("update public.webhook_subscriptions set active = false where subscription_id = $1", [d.subscriptionId]);
+      await tx.query("update public.webhook_subscriptions set active = false where subscription_id = $1", [
+        d.subscriptionId,
+      ]);
       await tx.query(
         "update public.webhook_deliveries set status = 'cancelled' where subscription_id = $1 and status = 'pending'",
         [d.subscriptionId],
@@ -285,7 +303,9 @@ async function applyEvent(tx: Queryable, event: StoredEvent): Promise<void> {
  */
 export async function copyOutbox(source: Queryable, tx: Queryable): Promise<void> {
   if (await tableExists(source, "public.webhook_subscriptions")) {
-    const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.webhook_subscriptions t");
+    const rows = await source.query<{ row: string }>(
+      "select row_to_json(t)::text as row from public.webhook_subscriptions t",
+    );
     for (const batch of jsonArrays(rows)) {
       await tx.query(
         "insert into public.webhook_subscriptions select * from json_populate_recordset(null::public.webhook_subscriptions, $1::json)",
@@ -296,11 +316,16 @@ export async function copyOutbox(source: Queryable, tx: Queryable): Promise<void
   if (await tableExists(source, "public.webhook_grants")) {
     const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.webhook_grants t");
     for (const batch of jsonArrays(rows)) {
-      await tx.query("insert into public.webhook_grants select * from json_populate_recordset(null::public.webhook_grants, $1::json)", [batch]);
+      await tx.query(
+        "insert into public.webhook_grants select * from json_populate_recordset(null::public.webhook_grants, $1::json)",
+        [batch],
+      );
     }
   }
   if (await tableExists(source, "public.webhook_activities")) {
-    const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.webhook_activities t");
+    const rows = await source.query<{ row: string }>(
+      "select row_to_json(t)::text as row from public.webhook_activities t",
+    );
     for (const batch of jsonArrays(rows)) {
       await tx.query(
         "insert into public.webhook_activities select * from json_populate_recordset(null::public.webhook_activities, $1::json)",
@@ -309,7 +334,9 @@ export async function copyOutbox(source: Queryable, tx: Queryable): Promise<void
     }
   }
   if (await tableExists(source, "public.webhook_deliveries")) {
-    const rows = await source.query<{ row: string }>("select row_to_json(t)::text as row from public.webhook_deliveries t");
+    const rows = await source.query<{ row: string }>(
+      "select row_to_json(t)::text as row from public.webhook_deliveries t",
+    );
     for (const batch of jsonArrays(rows)) {
       await tx.query(
         "insert into public.webhook_deliveries select * from json_populate_recordset(null::public.webhook_deliveries, $1::json)",
@@ -317,7 +344,9 @@ export async function copyOutbox(source: Queryable, tx: Queryable): Promise<void
       );
     }
     const [{ max }] = await tx.query<{ max: number | null }>("select max(id) as max from public.webhook_deliveries");
-    if (max !== null) await tx.query("select setval(pg_get_serial_sequence('public.webhook_deliveries', 'id'), $1::bigint)", [max]);
+    if (max !== null) {
+      await tx.query("select setval(pg_get_serial_sequence('public.webhook_deliveries', 'id'), $1::bigint)", [max]);
+    }
   }
   if (await tableExists(source, "public.webhook_cursor")) await copyCursor(source, tx);
 }

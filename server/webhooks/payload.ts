@@ -56,7 +56,8 @@ export function activityAspect(
   // The subscriber acts for the owner (the athlete who authorized it): the privacy engine's rule for
   // the owner's token with or without view_private.
   const owner = { athleteId: 0, viewPrivate };
-  const visible = (v: ActivityView | null) => v !== null && canSeeActivity({ athlete_id: 0, private: v.private }, owner);
+  const visible = (v: ActivityView | null) =>
+    v !== null && canSeeActivity({ athlete_id: 0, private: v.private }, owner);
   const was = visible(before);
   const is = visible(after);
   if (!was && !is) return null;

@@ -3,8 +3,8 @@ import {
   authenticateApplication,
   createPushSubscription,
   deletePushSubscription,
-  pushSubscriptionsActor,
   type PushSubscriptionRow,
+  pushSubscriptionsActor,
   subscriptionsOf,
 } from "./commands.ts";
 import { zNumId } from "../http/input.ts";
@@ -33,7 +33,8 @@ function subscriptionRepresentation(row: PushSubscriptionRow) {
   };
 }
 
-const AUTH_NOTE = "Authenticated with the application's client_id and client_secret (form fields or query parameters), not an athlete token.";
+const AUTH_NOTE =
+  "Authenticated with the application's client_id and client_secret (form fields or query parameters), not an athlete token.";
 
 export const pushSubscriptionRoutes = [
   defineRoute({
@@ -41,7 +42,8 @@ export const pushSubscriptionRoutes = [
     path: "/v3/push_subscriptions",
     response: zPushSubscription,
     summary: "Subscribe the application to webhook events (one subscription per application).",
-    description: `${AUTH_NOTE} Fields: callback_url (http or https, ≤ 255 characters), verify_token. The callback is first sent GET ?hub.mode=subscribe&hub.challenge=…&hub.verify_token=… and must answer 2xx within 2 s with {"hub.challenge": <the same value>}; otherwise 400 PushSubscription/callback url/not verifiable. A callback whose host (or a redirect of the handshake) resolves to a loopback, private, link-local, unique-local or CGNAT address: 400 PushSubscription/callback_url/private address, nothing sent (unless the operator sets WEBHOOKS_ALLOW_PRIVATE); a host that does not resolve: 400 PushSubscription/callback_url/not resolvable. A second subscription: 400 PushSubscription//already exists. 201 with the subscription.`,
+    description:
+      `${AUTH_NOTE} Fields: callback_url (http or https, ≤ 255 characters), verify_token. The callback is first sent GET ?hub.mode=subscribe&hub.challenge=…&hub.verify_token=… and must answer 2xx within 2 s with {"hub.challenge": <the same value>}; otherwise 400 PushSubscription/callback url/not verifiable. A callback whose host (or a redirect of the handshake) resolves to a loopback, private, link-local, unique-local or CGNAT address: 400 PushSubscription/callback_url/private address, nothing sent (unless the operator sets WEBHOOKS_ALLOW_PRIVATE); a host that does not resolve: 400 PushSubscription/callback_url/not resolvable. A second subscription: 400 PushSubscription//already exists. 201 with the subscription.`,
     tag: "Webhooks",
     auth: "none",
     resource: "PushSubscription",
@@ -49,7 +51,10 @@ export const pushSubscriptionRoutes = [
     body: createFields,
     status: 201,
     async handler({ platform, body: input, requestId }) {
-      const applicationId = await authenticateApplication(platform, { clientId: input.client_id, clientSecret: input.client_secret });
+      const applicationId = await authenticateApplication(platform, {
+        clientId: input.client_id,
+        clientSecret: input.client_secret,
+      });
       const created = await createPushSubscription(platform, applicationId, {
         callbackUrl: input.callback_url,
         verifyToken: input.verify_token,
@@ -68,7 +73,10 @@ export const pushSubscriptionRoutes = [
     resource: "PushSubscription",
     query: credentialFields,
     async handler({ platform, query }) {
-      const applicationId = await authenticateApplication(platform, { clientId: query.client_id, clientSecret: query.client_secret });
+      const applicationId = await authenticateApplication(platform, {
+        clientId: query.client_id,
+        clientSecret: query.client_secret,
+      });
       return (await subscriptionsOf(platform, applicationId)).map(subscriptionRepresentation);
     },
   }),
@@ -84,8 +92,16 @@ export const pushSubscriptionRoutes = [
     body: credentialFields,
     status: 204,
     async handler({ platform, params, body: input, requestId }) {
-      const applicationId = await authenticateApplication(platform, { clientId: input.client_id, clientSecret: input.client_secret });
-      await deletePushSubscription(platform, applicationId, params.id, pushSubscriptionsActor(applicationId, requestId));
+      const applicationId = await authenticateApplication(platform, {
+        clientId: input.client_id,
+        clientSecret: input.client_secret,
+      });
+      await deletePushSubscription(
+        platform,
+        applicationId,
+        params.id,
+        pushSubscriptionsActor(applicationId, requestId),
+      );
       return null;
     },
   }),

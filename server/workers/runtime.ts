@@ -22,7 +22,8 @@ const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
 
 /** Cores of this machine (at least 1). */
 export function coreCount(): number {
-  const n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? cpus().length;
+  const n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ??
+    cpus().length;
   return Math.max(1, Number.isFinite(n) ? n : 1);
 }
 

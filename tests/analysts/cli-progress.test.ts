@@ -19,7 +19,9 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "fitness-cli-progress-"));
-  const platform = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true, runJobs: false }));
+  const platform = await openPlatform(
+    configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true, runJobs: false }),
+  );
   try {
     await generateLog(platform.db, EVENTS);
   } finally {
@@ -28,7 +30,9 @@ beforeAll(async () => {
 }, 240_000);
 
 /** Runs a CLI command under a pseudo-terminal; the times (ms after spawn) of each redraw and the exit. */
-function onTerminal(args: string[]): Promise<{ code: number | null; redraws: number[]; output: string; exitedAt: number }> {
+function onTerminal(
+  args: string[],
+): Promise<{ code: number | null; redraws: number[]; output: string; exitedAt: number }> {
   const command = [DENO, "run", "-A", "server/cli/main.ts", ...args].map((a) => `'${a}'`).join(" ");
   return new Promise((resolve) => {
     const started = performance.now();
@@ -65,8 +69,12 @@ describe("cli replay and verify progress on a terminal", () => {
       const longest = Math.max(...between);
       const sorted = [...between].sort((a, b) => a - b);
       console.log(
-        `cli ${command}: first redraw ${Math.round(run.redraws[0])} ms after spawn, ${run.redraws.length} redraws over ` +
-          `${Math.round(run.exitedAt)} ms, median gap ${Math.round(sorted[Math.floor(sorted.length / 2)])} ms, longest ${Math.round(longest)} ms`,
+        `cli ${command}: first redraw ${
+          Math.round(run.redraws[0])
+        } ms after spawn, ${run.redraws.length} redraws over ` +
+          `${Math.round(run.exitedAt)} ms, median gap ${
+            Math.round(sorted[Math.floor(sorted.length / 2)])
+          } ms, longest ${Math.round(longest)} ms`,
       );
       // The work takes seconds, so there must be many redraws, 95 % of them a second apart at most.
       // A worker thread draws the line (progress-ticker.ts), so a long statement in the CLI's

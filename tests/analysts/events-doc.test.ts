@@ -13,7 +13,7 @@ describe("docs/events.md, the event catalogue", () => {
       expect(fresh).toContain(`## ${d.type}\n\n${d.description}\n\nSchema version: **${d.version}**`);
     }
     expect(fresh).toContain("| `targetId` | integer | yes |");
-    expect(fresh).toContain("| `sex` | \"M\" \\| \"F\" \\| null | yes |");
+    expect(fresh).toContain('| `sex` | "M" \\| "F" \\| null | yes |');
   });
 
   it("is up to date with the zod schemas (regenerate with: npm run docs:events)", () => {

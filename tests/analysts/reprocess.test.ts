@@ -10,13 +10,13 @@ import { systemActor } from "../../server/actor.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 import { slice, streamsOf } from "../segments/fixture-track.ts";
 
-
 let server: TestServer;
 let athlete: TestAthlete;
 let activityId: number;
 let manualId: number;
 
-const cli = (...argv: string[]) => dispatch([...argv, "--json"], (fn) => fn(server.platform), { interactive: false, progress: () => {} });
+const cli = (...argv: string[]) =>
+  dispatch([...argv, "--json"], (fn) => fn(server.platform), { interactive: false, progress: () => {} });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -34,7 +34,8 @@ beforeAll(async () => {
     await new Promise((r) => setTimeout(r, 100));
   }
   const manual = await server.api("POST", "/v3/activities", {
-    token: athlete.token, form: { name: "Manual", type: "Run", start_date_local: "2026-01-02T10:00:00Z", elapsed_time: 600 },
+    token: athlete.token,
+    form: { name: "Manual", type: "Run", start_date_local: "2026-01-02T10:00:00Z", elapsed_time: 600 },
   });
   manualId = manual.body.id;
 }, 120_000);
@@ -57,7 +58,11 @@ describe("cli reprocess", () => {
     const { activityId: _a, athleteId: _b, ...all } = recorded;
     const facts = reprocessedFacts.parse(all);
     await server.platform.store.append(activityStream(activityId), "any", [
-      activityReprocessed.create({ activityId, athleteId: athlete.id, facts: { ...facts, distance: 1234.5, maxSpeed: 99, laps: [] } }),
+      activityReprocessed.create({
+        activityId,
+        athleteId: athlete.id,
+        facts: { ...facts, distance: 1234.5, maxSpeed: 99, laps: [] },
+      }),
     ]);
     const wrong = await server.api("GET", `/v3/activities/${activityId}`, { token: athlete.token });
     expect(wrong.body.distance).toBe(1234.5);
@@ -83,10 +88,20 @@ describe("cli reprocess", () => {
     const rider = await server.athlete();
     const track = await streamsOf("fit/garmin-edge500-cycling-hr-cad-pauses.fit");
     const lay = (name: string, i: number, j: number) =>
-      createSegment(server.platform, { name, activityType: "Ride", ...slice(track, i, j), athleteId: null, activityId: null }, systemActor("test"));
+      createSegment(server.platform, {
+        name,
+        activityType: "Ride",
+        ...slice(track, i, j),
+        athleteId: null,
+        activityId: null,
+      }, systemActor("test"));
     const before = await lay("Laid before", 2000, 2600);
     const form = new FormData();
-    form.set("file", new Blob([readFileSync(join(DEVICES, "fit/garmin-edge500-cycling-hr-cad-pauses.fit"))]), "again.fit");
+    form.set(
+      "file",
+      new Blob([readFileSync(join(DEVICES, "fit/garmin-edge500-cycling-hr-cad-pauses.fit"))]),
+      "again.fit",
+    );
     form.set("data_type", "fit");
     const created = await server.api("POST", "/v3/uploads", { token: rider.token, multipart: form });
     let id = 0;
@@ -95,7 +110,8 @@ describe("cli reprocess", () => {
       if (!id) await new Promise((r) => setTimeout(r, 100));
     }
     const efforts = async () =>
-      (await server.api("GET", `/v3/activities/${id}`, { token: rider.token, query: { include_all_efforts: true } })).body.segment_efforts;
+      (await server.api("GET", `/v3/activities/${id}`, { token: rider.token, query: { include_all_efforts: true } }))
+        .body.segment_efforts;
     const atUpload = await efforts();
     expect(atUpload.map((e: { segment: { id: number } }) => e.segment.id)).toEqual([before]);
     expect(atUpload[0].achievements.length).toBeGreaterThan(0);
@@ -122,7 +138,8 @@ describe("cli reprocess", () => {
     expect(result.activities).toBe(2);
     // The first ride was uploaded before any segment existed: it gains its efforts now.
     expect(result.outcomes.find((o: { activityId: number }) => o.activityId === activityId)).toMatchObject({
-      outcome: "reprocessed", changed: ["segment_efforts"],
+      outcome: "reprocessed",
+      changed: ["segment_efforts"],
     });
     expect(result.unchanged).toBe(1);
     const manual = await cli("reprocess", "--activity", String(manualId));

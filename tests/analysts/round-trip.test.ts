@@ -13,7 +13,9 @@ import { runCli } from "../helpers/deno.ts";
 
 /** Opens a data directory in this process (no server holds it), runs fn, closes it. */
 async function withPlatform<T>(dataDir: string, fn: (p: Platform) => Promise<T>): Promise<T> {
-  const platform = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, quiet: true, runJobs: false, seedDemo: false }));
+  const platform = await openPlatform(
+    configFromEnv({ dataDir, databaseUrl: undefined, quiet: true, runJobs: false, seedDemo: false }),
+  );
   try {
     return await fn(platform);
   } finally {
@@ -41,10 +43,23 @@ describe("export → import → verify round trip (real CLI)", () => {
   beforeAll(async () => {
     original = await withPlatform(source, async (p) => {
       for (const first of ["Ada", "Bea", "Cy"]) {
-        await createAthlete(p, { firstname: first, lastname: "Test", email: `${first.toLowerCase()}@example.com`, password: "password123" });
+        await createAthlete(p, {
+          firstname: first,
+          lastname: "Test",
+          email: `${first.toLowerCase()}@example.com`,
+          password: "password123",
+        });
       }
-      for (const [type, athleteId, targetId] of [["follow", 1, 2], ["follow", 1, 3], ["unfollow", 1, 2], ["follow", 3, 1]] as const) {
-        await handleCommand(p.store, followStream(athleteId), followDecider, { type, athleteId, targetId }, { metadata: { athleteId, source: "test" } });
+      for (
+        const [type, athleteId, targetId] of [["follow", 1, 2], ["follow", 1, 3], ["unfollow", 1, 2], [
+          "follow",
+          3,
+          1,
+        ]] as const
+      ) {
+        await handleCommand(p.store, followStream(athleteId), followDecider, { type, athleteId, targetId }, {
+          metadata: { athleteId, source: "test" },
+        });
       }
       return exported(p);
     });
@@ -61,9 +76,24 @@ describe("export → import → verify round trip (real CLI)", () => {
     expect(text).toBe(original);
     const lines = text.trim().split("\n").map((l) => JSON.parse(l));
     expect(lines).toHaveLength(7);
-    expect(Object.keys(lines[0])).toEqual(["position", "stream_id", "stream_version", "type", "schema_version", "recorded_at", "data", "metadata"]);
+    expect(Object.keys(lines[0])).toEqual([
+      "position",
+      "stream_id",
+      "stream_version",
+      "type",
+      "schema_version",
+      "recorded_at",
+      "data",
+      "metadata",
+    ]);
     expect(lines.map((l) => l.position)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(lines[3]).toMatchObject({ stream_id: "follows-1", stream_version: 1, type: "AthleteFollowed", data: { athleteId: 1, targetId: 2 }, metadata: { source: "test" } });
+    expect(lines[3]).toMatchObject({
+      stream_id: "follows-1",
+      stream_version: 1,
+      type: "AthleteFollowed",
+      data: { athleteId: 1, targetId: 2 },
+      metadata: { source: "test" },
+    });
     expect(lines[5]).toMatchObject({ stream_id: "follows-1", stream_version: 3, type: "AthleteUnfollowed" });
     expect(lines[0].recorded_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
     const header = readFileSync(csv, "utf8").split("\n")[0];
@@ -86,7 +116,12 @@ describe("export → import → verify round trip (real CLI)", () => {
       const [{ n }] = await p.db.query<{ n: number }>("select count(*)::int as n from follows");
       expect(n).toBe(2);
       // Ids and positions continue after the imported ones.
-      const id = await createAthlete(p, { firstname: "Dee", lastname: "Test", email: "dee@example.com", password: "password123" });
+      const id = await createAthlete(p, {
+        firstname: "Dee",
+        lastname: "Test",
+        email: "dee@example.com",
+        password: "password123",
+      });
       expect(id).toBe(4);
       expect(await p.store.headPosition()).toBe(8);
     });

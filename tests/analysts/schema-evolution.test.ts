@@ -30,12 +30,18 @@ const weightRecorded = defineEvent({
 const weightsProjection: Projection = {
   name: "test_weights",
   tables: ["test_weights"],
-  schema: "create table if not exists test_weights (athlete_id bigint, position bigint primary key, weight_kg double precision not null, source text not null)",
+  schema:
+    "create table if not exists test_weights (athlete_id bigint, position bigint primary key, weight_kg double precision not null, source text not null)",
   handles: [weightRecorded.type],
   async apply(tx: Queryable, event) {
     // Today's shape only: a v1 event reaching here un-upcast would fail the not-null constraint.
     const d = weightRecorded.schema.parse(event.data);
-    await tx.query("insert into test_weights values ($1, $2, $3, $4)", [d.athleteId, event.position, d.weightKg, d.source]);
+    await tx.query("insert into test_weights values ($1, $2, $3, $4)", [
+      d.athleteId,
+      event.position,
+      d.weightKg,
+      d.source,
+    ]);
   },
 };
 
@@ -58,7 +64,9 @@ describe("schema evolution: old-version events replay into today's read models t
       );
     }
     // And one written today through the store.
-    await store.append(`weights-${athleteId}`, 2, [weightRecorded.create({ athleteId, weightKg: 70, source: "scale" })]);
+    await store.append(`weights-${athleteId}`, 2, [
+      weightRecorded.create({ athleteId, weightKg: 70, source: "scale" }),
+    ]);
   });
 
   afterAll(() => server.close());
@@ -71,7 +79,8 @@ describe("schema evolution: old-version events replay into today's read models t
       [3, { athleteId, weightKg: 70, source: "scale" }],
     ]);
     const [stored] = await server.platform.db.query<{ data: unknown }>(
-      "select data from events where stream_id = $1 and stream_version = 1", [`weights-${athleteId}`],
+      "select data from events where stream_id = $1 and stream_version = 1",
+      [`weights-${athleteId}`],
     );
     expect(stored.data).toEqual({ athleteId, weightLbs: 154 });
   });
@@ -83,8 +92,14 @@ describe("schema evolution: old-version events replay into today's read models t
     const rows = await server.platform.db.query<{ weight_kg: number; source: string }>(
       "select weight_kg, source from rm_evolution.test_weights order by position",
     );
-    expect(rows).toEqual([{ weight_kg: 69.9, source: "manual" }, { weight_kg: 71.5, source: "manual" }, { weight_kg: 70, source: "scale" }]);
-    const [{ n }] = await server.platform.db.query<{ n: number }>("select count(*)::int as n from rm_evolution.athletes where id = $1", [athleteId]);
+    expect(rows).toEqual([{ weight_kg: 69.9, source: "manual" }, { weight_kg: 71.5, source: "manual" }, {
+      weight_kg: 70,
+      source: "scale",
+    }]);
+    const [{ n }] = await server.platform.db.query<{ n: number }>(
+      "select count(*)::int as n from rm_evolution.athletes where id = $1",
+      [athleteId],
+    );
     expect(n).toBe(1);
     await server.platform.db.exec("drop schema rm_evolution cascade");
   });
@@ -94,6 +109,8 @@ describe("schema evolution: old-version events replay into today's read models t
       `insert into events (stream_id, stream_version, type, schema_version, data) values ($1, 1, $2, 0, '{}'::jsonb)`,
       [`weights-broken-${athleteId}`, weightRecorded.type],
     );
-    await expect(store.readStream(`weights-broken-${athleteId}`)).rejects.toThrow("no upcaster for TestWeightRecorded v0 → v1");
+    await expect(store.readStream(`weights-broken-${athleteId}`)).rejects.toThrow(
+      "no upcaster for TestWeightRecorded v0 → v1",
+    );
   });
 });

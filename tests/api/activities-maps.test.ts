@@ -32,7 +32,10 @@ beforeAll(async () => {
   member = await server.athlete({ firstname: "Eddy" });
   run = await recordActivity(server, owner.id, { polyline: full, summaryPolyline: summary }, streams);
   for (const z of zones) {
-    const res = await server.api("POST", "/v3/athlete/privacy_zones", { token: owner.token, form: { lat: z.lat, lng: z.lng, radius: z.radius_m } });
+    const res = await server.api("POST", "/v3/athlete/privacy_zones", {
+      token: owner.token,
+      form: { lat: z.lat, lng: z.lng, radius: z.radius_m },
+    });
     expect(res.status, res.text).toBe(201);
   }
   // Eddy has no zones: his maps are served as recorded to everyone.
@@ -64,7 +67,9 @@ describe("privacy zones on activity maps", () => {
       expect(feed.status).toBe(200);
       expect(feed.body.length).toBeGreaterThanOrEqual(2);
       for (const item of feed.body) {
-        for (const key of ["map", "start_latlng", "end_latlng", "start_latitude", "start_longitude", "id"]) expect(item, key).not.toHaveProperty(key);
+        for (const key of ["map", "start_latlng", "end_latlng", "start_latitude", "start_longitude", "id"]) {
+          expect(item, key).not.toHaveProperty(key);
+        }
       }
     }
     // The same activities elsewhere carry their maps: the feed's absence is not for want of one.
@@ -84,7 +89,12 @@ describe("privacy zones on activity maps", () => {
     expect(cropped.body.end_latlng).toEqual([51.51, -0.13]);
 
     const exact = await server.api("GET", `/v3/activities/${run.activityId}`, { token: owner.token });
-    expect(exact.body.map).toEqual({ id: `a${run.activityId}`, polyline: full, summary_polyline: summary, resource_state: 3 });
+    expect(exact.body.map).toEqual({
+      id: `a${run.activityId}`,
+      polyline: full,
+      summary_polyline: summary,
+      resource_state: 3,
+    });
     expect(exact.body.start_latlng).toEqual(run.startLatlng);
     expect(exact.body.end_latlng).toEqual(run.endLatlng);
   });

@@ -12,24 +12,42 @@ beforeAll(async () => {
   fan = await server.athlete({ firstname: "Eddy", lastname: "Merckx", city: "Brussels" });
   const form = { name: "Ride", type: "Ride", start_date_local: "2024-05-01T10:00:00Z", elapsed_time: 600 };
   activityId = (await server.api("POST", "/v3/activities", { token: owner.token, form })).body.id;
-  privateId = (await server.api("POST", "/v3/activities", { token: owner.token, form: { ...form, private: 1 } })).body.id;
+  privateId =
+    (await server.api("POST", "/v3/activities", { token: owner.token, form: { ...form, private: 1 } })).body.id;
 });
 afterAll(() => server.close());
 
 describe("comments", () => {
   it("creates comments (201 with the comment) and lists them oldest first with summary athletes", async () => {
-    const first = await server.api("POST", `/v3/activities/${activityId}/comments`, { token: fan.token, form: { text: "Chapeau!" } });
+    const first = await server.api("POST", `/v3/activities/${activityId}/comments`, {
+      token: fan.token,
+      form: { text: "Chapeau!" },
+    });
     expect(first.status).toBe(201);
     expect(first.body).toEqual({
-      id: first.body.id, activity_id: activityId, resource_state: 2, text: "Chapeau!",
-      athlete: expect.objectContaining({ id: fan.id, resource_state: 2, firstname: "Eddy", lastname: "Merckx", city: "Brussels", friend: null, follower: null }),
+      id: first.body.id,
+      activity_id: activityId,
+      resource_state: 2,
+      text: "Chapeau!",
+      athlete: expect.objectContaining({
+        id: fan.id,
+        resource_state: 2,
+        firstname: "Eddy",
+        lastname: "Merckx",
+        city: "Brussels",
+        friend: null,
+        follower: null,
+      }),
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     });
     await server.api("POST", `/v3/activities/${activityId}/comments`, { token: owner.token, form: { text: "Thanks" } });
     const list = await server.api("GET", `/v3/activities/${activityId}/comments`, { token: fan.token });
     expect(list.status).toBe(200);
     expect(list.body.map((c: { text: string }) => c.text)).toEqual(["Chapeau!", "Thanks"]);
-    const page2 = await server.api("GET", `/v3/activities/${activityId}/comments`, { token: fan.token, query: { page: 2, per_page: 1 } });
+    const page2 = await server.api("GET", `/v3/activities/${activityId}/comments`, {
+      token: fan.token,
+      query: { page: 2, per_page: 1 },
+    });
     expect(page2.body.map((c: { text: string }) => c.text)).toEqual(["Thanks"]);
     const activity = await server.api("GET", `/v3/activities/${activityId}`, { token: owner.token });
     expect(activity.body.comment_count).toBe(2);
@@ -38,35 +56,72 @@ describe("comments", () => {
   it("refuses comments from applications that are not internal: 403", async () => {
     const app = await server.application({ internal: false });
     const outsider = await server.athlete({ applicationId: app.client_id });
-    const res = await server.api("POST", `/v3/activities/${activityId}/comments`, { token: outsider.token, form: { text: "hi" } });
+    const res = await server.api("POST", `/v3/activities/${activityId}/comments`, {
+      token: outsider.token,
+      form: { text: "hi" },
+    });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ message: "Forbidden", errors: [{ resource: "Application", field: "comments", code: "not internal" }] });
+    expect(res.body).toEqual({
+      message: "Forbidden",
+      errors: [{ resource: "Application", field: "comments", code: "not internal" }],
+    });
   });
 
   it("refuses empty or too long text (400), missing write (401), another's private activity (404)", async () => {
-    const empty = await server.api("POST", `/v3/activities/${activityId}/comments`, { token: fan.token, form: { text: "" } });
-    expect(empty.body).toEqual({ message: "Bad Request", errors: [{ resource: "Comment", field: "text", code: "missing" }] });
-    const long = await server.api("POST", `/v3/activities/${activityId}/comments`, { token: fan.token, form: { text: "x".repeat(2001) } });
+    const empty = await server.api("POST", `/v3/activities/${activityId}/comments`, {
+      token: fan.token,
+      form: { text: "" },
+    });
+    expect(empty.body).toEqual({
+      message: "Bad Request",
+      errors: [{ resource: "Comment", field: "text", code: "missing" }],
+    });
+    const long = await server.api("POST", `/v3/activities/${activityId}/comments`, {
+      token: fan.token,
+      form: { text: "x".repeat(2001) },
+    });
     expect(long.body.errors).toEqual([{ resource: "Comment", field: "text", code: "invalid" }]);
     const reader = await server.token(fan.id, fan.applicationId, ["read"]);
-    expect((await server.api("POST", `/v3/activities/${activityId}/comments`, { token: reader, form: { text: "x" } })).status).toBe(401);
-    expect((await server.api("POST", `/v3/activities/${privateId}/comments`, { token: fan.token, form: { text: "x" } })).status).toBe(404);
+    expect(
+      (await server.api("POST", `/v3/activities/${activityId}/comments`, { token: reader, form: { text: "x" } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await server.api("POST", `/v3/activities/${privateId}/comments`, { token: fan.token, form: { text: "x" } }))
+        .status,
+    ).toBe(404);
     expect((await server.api("GET", `/v3/activities/${privateId}/comments`, { token: fan.token })).status).toBe(404);
   });
 
   it("lets the commenter or the activity owner delete a comment, nobody else (403)", async () => {
-    const a = await server.api("POST", `/v3/activities/${activityId}/comments`, { token: fan.token, form: { text: "one" } });
-    const b = await server.api("POST", `/v3/activities/${activityId}/comments`, { token: fan.token, form: { text: "two" } });
+    const a = await server.api("POST", `/v3/activities/${activityId}/comments`, {
+      token: fan.token,
+      form: { text: "one" },
+    });
+    const b = await server.api("POST", `/v3/activities/${activityId}/comments`, {
+      token: fan.token,
+      form: { text: "two" },
+    });
     const stranger = await server.athlete();
-    const refused = await server.api("DELETE", `/v3/activities/${activityId}/comments/${a.body.id}`, { token: stranger.token });
+    const refused = await server.api("DELETE", `/v3/activities/${activityId}/comments/${a.body.id}`, {
+      token: stranger.token,
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.errors).toEqual([{ resource: "Comment", field: "id", code: "forbidden" }]);
-    expect((await server.api("DELETE", `/v3/activities/${activityId}/comments/${a.body.id}`, { token: fan.token })).status).toBe(204);
-    expect((await server.api("DELETE", `/v3/activities/${activityId}/comments/${b.body.id}`, { token: owner.token })).status).toBe(204);
-    const gone = await server.api("DELETE", `/v3/activities/${activityId}/comments/${b.body.id}`, { token: owner.token });
+    expect(
+      (await server.api("DELETE", `/v3/activities/${activityId}/comments/${a.body.id}`, { token: fan.token })).status,
+    ).toBe(204);
+    expect(
+      (await server.api("DELETE", `/v3/activities/${activityId}/comments/${b.body.id}`, { token: owner.token })).status,
+    ).toBe(204);
+    const gone = await server.api("DELETE", `/v3/activities/${activityId}/comments/${b.body.id}`, {
+      token: owner.token,
+    });
     expect(gone.status).toBe(404);
     expect(gone.body.errors).toEqual([{ resource: "Comment", field: "id", code: "invalid" }]);
-    const texts = (await server.api("GET", `/v3/activities/${activityId}/comments`, { token: owner.token })).body.map((c: { text: string }) => c.text);
+    const texts = (await server.api("GET", `/v3/activities/${activityId}/comments`, { token: owner.token })).body.map((
+      c: { text: string },
+    ) => c.text);
     expect(texts).not.toContain("one");
     expect(texts).not.toContain("two");
   });
@@ -82,7 +137,9 @@ describe("kudos", () => {
     expect(mine.body.has_kudoed).toBe(false);
     const list = await server.api("GET", `/v3/activities/${activityId}/kudos`, { token: owner.token });
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([expect.objectContaining({ id: fan.id, resource_state: 2, firstname: "Eddy", friend: null, follower: null })]);
+    expect(list.body).toEqual([
+      expect.objectContaining({ id: fan.id, resource_state: 2, firstname: "Eddy", friend: null, follower: null }),
+    ]);
   });
 
   it("refuses kudos twice (409) and on one's own activity (403)", async () => {
@@ -99,7 +156,10 @@ describe("kudos", () => {
     const outsider = await server.athlete({ applicationId: app.client_id });
     const res = await server.api("POST", `/v3/activities/${activityId}/kudos`, { token: outsider.token });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ message: "Forbidden", errors: [{ resource: "Application", field: "kudos", code: "not enabled" }] });
+    expect(res.body).toEqual({
+      message: "Forbidden",
+      errors: [{ resource: "Application", field: "kudos", code: "not enabled" }],
+    });
     const reader = await server.athlete({ permissions: ["read"] });
     expect((await server.api("POST", `/v3/activities/${activityId}/kudos`, { token: reader.token })).status).toBe(401);
     expect((await server.api("POST", `/v3/activities/${privateId}/kudos`, { token: fan.token })).status).toBe(404);

@@ -12,27 +12,95 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const create = (token: string, form: Record<string, string | number>) => server.api("POST", "/v3/activities", { token, form });
-const MANUAL = { name: "Evening ride", type: "ride", start_date_local: "2024-05-01T18:30:00+02:00", elapsed_time: 3600, distance: 30000, description: "Windy" };
+const create = (token: string, form: Record<string, string | number>) =>
+  server.api("POST", "/v3/activities", { token, form });
+const MANUAL = {
+  name: "Evening ride",
+  type: "ride",
+  start_date_local: "2024-05-01T18:30:00+02:00",
+  elapsed_time: 3600,
+  distance: 30000,
+  description: "Windy",
+};
 
 /** Every field of the summary representation, in value or type. */
 function expectSummaryShape(body: Record<string, unknown>) {
   const keys = [
-    "id", "resource_state", "external_id", "upload_id", "athlete", "name", "distance", "moving_time", "elapsed_time",
-    "total_elevation_gain", "type", "workout_type", "start_date", "start_date_local", "timezone", "start_latlng", "end_latlng",
-    "location_city", "location_state", "location_country", "achievement_count", "pr_count", "kudos_count", "comment_count",
-    "athlete_count", "photo_count", "total_photo_count", "map", "trainer", "commute", "manual", "private", "flagged", "gear_id",
-    "average_speed", "max_speed", "average_cadence", "average_temp", "average_watts", "max_watts", "weighted_average_watts",
-    "kilojoules", "device_watts", "has_heartrate", "average_heartrate", "max_heartrate", "elev_high", "elev_low",
-    "suffer_score", "has_kudoed",
+    "id",
+    "resource_state",
+    "external_id",
+    "upload_id",
+    "athlete",
+    "name",
+    "distance",
+    "moving_time",
+    "elapsed_time",
+    "total_elevation_gain",
+    "type",
+    "workout_type",
+    "start_date",
+    "start_date_local",
+    "timezone",
+    "start_latlng",
+    "end_latlng",
+    "location_city",
+    "location_state",
+    "location_country",
+    "achievement_count",
+    "pr_count",
+    "kudos_count",
+    "comment_count",
+    "athlete_count",
+    "photo_count",
+    "total_photo_count",
+    "map",
+    "trainer",
+    "commute",
+    "manual",
+    "private",
+    "flagged",
+    "gear_id",
+    "average_speed",
+    "max_speed",
+    "average_cadence",
+    "average_temp",
+    "average_watts",
+    "max_watts",
+    "weighted_average_watts",
+    "kilojoules",
+    "device_watts",
+    "has_heartrate",
+    "average_heartrate",
+    "max_heartrate",
+    "elev_high",
+    "elev_low",
+    "suffer_score",
+    "has_kudoed",
     // Issue #19: Strava's newer fields.
-    "sport_type", "upload_id_str", "hide_from_home",
+    "sport_type",
+    "upload_id_str",
+    "hide_from_home",
     // Issue 31: what Strava's answers carry besides its model's SummaryActivity.
-    "utc_offset", "start_latitude", "start_longitude", "visibility", "device_name",
+    "utc_offset",
+    "start_latitude",
+    "start_longitude",
+    "visibility",
+    "device_name",
   ];
   expect(Object.keys(body).sort()).toEqual(keys.sort());
 }
-const DETAIL_ONLY = ["calories", "description", "gear", "segment_efforts", "splits_metric", "splits_standard", "laps", "best_efforts", "embed_token", "photos"];
+const DETAIL_ONLY = [
+  "calories",
+  "description",
+  "gear",
+  "segment_efforts",
+  "splits_metric",
+  "splits_standard",
+  "laps",
+  "best_efforts",
+  "embed_token",
+  "photos",
+];
 
 describe("POST /v3/activities", () => {
   it("creates a manual activity: 201 with the detailed representation, field by field", async () => {
@@ -41,35 +109,109 @@ describe("POST /v3/activities", () => {
     const b = res.body;
     expect(typeof b.id).toBe("number");
     expect(b).toEqual({
-      id: b.id, resource_state: 3, external_id: null, upload_id: null, athlete: { id: owner.id, resource_state: 1 },
-      name: "Evening ride", distance: 30000, moving_time: 3600, elapsed_time: 3600, total_elevation_gain: 0, type: "Ride",
-      workout_type: null, start_date: "2024-05-01T16:30:00Z", start_date_local: "2024-05-01T18:30:00Z",
-      timezone: "(GMT+02:00) UTC+02:00", utc_offset: 7200, start_latitude: null, start_longitude: null, visibility: "everyone",
-      start_latlng: null, end_latlng: null, location_city: null, location_state: null,
-      location_country: null, achievement_count: 0, pr_count: 0, kudos_count: 0, comment_count: 0, athlete_count: 1,
-      photo_count: 0, total_photo_count: 0, map: { id: `a${b.id}`, polyline: null, summary_polyline: null, resource_state: 3 },
-      trainer: false, commute: false, manual: true, private: false, flagged: false, gear_id: null,
-      average_speed: 30000 / 3600, max_speed: 0, average_cadence: null, average_temp: null, average_watts: null, max_watts: null,
-      weighted_average_watts: null, kilojoules: null, device_watts: null, has_heartrate: false, average_heartrate: null,
-      max_heartrate: null, elev_high: null, elev_low: null, suffer_score: null, has_kudoed: false, description: "Windy",
-      calories: null, segment_efforts: [], splits_metric: [], splits_standard: [], laps: [], best_efforts: [], gear: null,
-      photos: { primary: null, count: 0 }, device_name: null, embed_token: b.embed_token,
-      sport_type: "Ride", upload_id_str: null, hide_from_home: false,
+      id: b.id,
+      resource_state: 3,
+      external_id: null,
+      upload_id: null,
+      athlete: { id: owner.id, resource_state: 1 },
+      name: "Evening ride",
+      distance: 30000,
+      moving_time: 3600,
+      elapsed_time: 3600,
+      total_elevation_gain: 0,
+      type: "Ride",
+      workout_type: null,
+      start_date: "2024-05-01T16:30:00Z",
+      start_date_local: "2024-05-01T18:30:00Z",
+      timezone: "(GMT+02:00) UTC+02:00",
+      utc_offset: 7200,
+      start_latitude: null,
+      start_longitude: null,
+      visibility: "everyone",
+      start_latlng: null,
+      end_latlng: null,
+      location_city: null,
+      location_state: null,
+      location_country: null,
+      achievement_count: 0,
+      pr_count: 0,
+      kudos_count: 0,
+      comment_count: 0,
+      athlete_count: 1,
+      photo_count: 0,
+      total_photo_count: 0,
+      map: { id: `a${b.id}`, polyline: null, summary_polyline: null, resource_state: 3 },
+      trainer: false,
+      commute: false,
+      manual: true,
+      private: false,
+      flagged: false,
+      gear_id: null,
+      average_speed: 30000 / 3600,
+      max_speed: 0,
+      average_cadence: null,
+      average_temp: null,
+      average_watts: null,
+      max_watts: null,
+      weighted_average_watts: null,
+      kilojoules: null,
+      device_watts: null,
+      has_heartrate: false,
+      average_heartrate: null,
+      max_heartrate: null,
+      elev_high: null,
+      elev_low: null,
+      suffer_score: null,
+      has_kudoed: false,
+      description: "Windy",
+      calories: null,
+      segment_efforts: [],
+      splits_metric: [],
+      splits_standard: [],
+      laps: [],
+      best_efforts: [],
+      gear: null,
+      photos: { primary: null, count: 0 },
+      device_name: null,
+      embed_token: b.embed_token,
+      sport_type: "Ride",
+      upload_id_str: null,
+      hide_from_home: false,
     });
     expect(b.embed_token).toMatch(/^[0-9a-f]{40}$/);
   });
 
   it("takes private, trainer and commute flags and a local time without offset as UTC", async () => {
-    const res = await create(owner.token, { name: "Rollers", type: "VirtualRide", start_date_local: "2024-01-02T07:00:00Z", elapsed_time: 1200, private: 1, trainer: 1, commute: 1 });
+    const res = await create(owner.token, {
+      name: "Rollers",
+      type: "VirtualRide",
+      start_date_local: "2024-01-02T07:00:00Z",
+      elapsed_time: 1200,
+      private: 1,
+      trainer: 1,
+      commute: 1,
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ private: true, trainer: true, commute: true, type: "VirtualRide", distance: 0, start_date: "2024-01-02T07:00:00Z", start_date_local: "2024-01-02T07:00:00Z", timezone: "(GMT+00:00) UTC" });
+    expect(res.body).toMatchObject({
+      private: true,
+      trainer: true,
+      commute: true,
+      type: "VirtualRide",
+      distance: 0,
+      start_date: "2024-01-02T07:00:00Z",
+      start_date_local: "2024-01-02T07:00:00Z",
+      timezone: "(GMT+00:00) UTC",
+    });
   });
 
   it("refuses a token without write: 401 with the missing permission", async () => {
     const reader = await server.athlete({ permissions: ["read"] });
     const res = await create(reader.token, MANUAL);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ message: "Authorization Error", errors: [{ resource: "AccessToken", field: "write_permission", code: "missing" }] });
+    expect(res.body).toEqual({
+      message: "Authorization Error",
+      errors: [{ resource: "AccessToken", field: "write_permission", code: "missing" }],
+    });
   });
 
   it("refuses a request without a token: 401", async () => {
@@ -97,7 +239,12 @@ describe("POST /v3/activities", () => {
   it("refuses a body without the required fields, one triple per field", async () => {
     const res = await create(owner.token, {});
     expect(res.status).toBe(400);
-    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(["elapsed_time", "name", "start_date_local", "type"]);
+    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      "elapsed_time",
+      "name",
+      "start_date_local",
+      "type",
+    ]);
     expect(res.body.errors.every((e: { code: string }) => e.code === "missing")).toBe(true);
   });
 });
@@ -105,42 +252,134 @@ describe("POST /v3/activities", () => {
 describe("GET /v3/activities/:id", () => {
   it("answers a recorded activity in full detail to its owner", async () => {
     const rec = await recordActivity(server, owner.id);
-    const res = await server.api("GET", `/v3/activities/${rec.activityId}`, { token: owner.token, query: { include_all_efforts: true } });
+    const res = await server.api("GET", `/v3/activities/${rec.activityId}`, {
+      token: owner.token,
+      query: { include_all_efforts: true },
+    });
     expect(res.status).toBe(200);
     const b = res.body;
     expect(b).toMatchObject({
-      id: rec.activityId, resource_state: 3, external_id: "run.fit", upload_id: null, name: "Recorded run", type: "Run",
-      distance: 2100, moving_time: 600, elapsed_time: 600, total_elevation_gain: 12.5, elev_high: 25, elev_low: 15,
-      start_latlng: [51.50123, -0.14212], end_latlng: [51.51323, -0.13012], manual: false, workout_type: 0,
-      start_latitude: 51.50123, start_longitude: -0.14212, visibility: "everyone",
-      average_cadence: 85, average_temp: 18, average_watts: 199.5, max_watts: 249, weighted_average_watts: 201,
-      kilojoules: 119.7, device_watts: true, has_heartrate: true, average_heartrate: 130, max_heartrate: 160, calories: 150,
-      suffer_score: null, device_name: "Garmin Forerunner 945", timezone: "(GMT+01:00) Europe/Paris",
-      map: { id: `a${rec.activityId}`, polyline: "_p~iF~ps|U_ulLnnqC", summary_polyline: "_p~iF~ps|U", resource_state: 3 },
+      id: rec.activityId,
+      resource_state: 3,
+      external_id: "run.fit",
+      upload_id: null,
+      name: "Recorded run",
+      type: "Run",
+      distance: 2100,
+      moving_time: 600,
+      elapsed_time: 600,
+      total_elevation_gain: 12.5,
+      elev_high: 25,
+      elev_low: 15,
+      start_latlng: [51.50123, -0.14212],
+      end_latlng: [51.51323, -0.13012],
+      manual: false,
+      workout_type: 0,
+      start_latitude: 51.50123,
+      start_longitude: -0.14212,
+      visibility: "everyone",
+      average_cadence: 85,
+      average_temp: 18,
+      average_watts: 199.5,
+      max_watts: 249,
+      weighted_average_watts: 201,
+      kilojoules: 119.7,
+      device_watts: true,
+      has_heartrate: true,
+      average_heartrate: 130,
+      max_heartrate: 160,
+      calories: 150,
+      suffer_score: null,
+      device_name: "Garmin Forerunner 945",
+      timezone: "(GMT+01:00) Europe/Paris",
+      map: {
+        id: `a${rec.activityId}`,
+        polyline: "_p~iF~ps|U_ulLnnqC",
+        summary_polyline: "_p~iF~ps|U",
+        resource_state: 3,
+      },
       segment_efforts: [],
     });
     expect(b.laps).toEqual([
       {
-        id: rec.activityId * 10000 + 1, resource_state: 2, name: "Lap 1", activity: { id: rec.activityId, resource_state: 1 },
-        athlete: { id: owner.id, resource_state: 1 }, elapsed_time: 300, moving_time: 300, start_date: "2024-03-10T09:00:00Z",
-        start_date_local: "2024-03-10T10:00:00Z", distance: 1046.5, start_index: 0, end_index: 299, total_elevation_gain: 6,
-        average_speed: 3.49, max_speed: 3.5, average_cadence: 85, average_watts: 199, average_heartrate: 115, max_heartrate: 129,
-        lap_index: 1, split: 1, pace_zone: 0,
+        id: rec.activityId * 10000 + 1,
+        resource_state: 2,
+        name: "Lap 1",
+        activity: { id: rec.activityId, resource_state: 1 },
+        athlete: { id: owner.id, resource_state: 1 },
+        elapsed_time: 300,
+        moving_time: 300,
+        start_date: "2024-03-10T09:00:00Z",
+        start_date_local: "2024-03-10T10:00:00Z",
+        distance: 1046.5,
+        start_index: 0,
+        end_index: 299,
+        total_elevation_gain: 6,
+        average_speed: 3.49,
+        max_speed: 3.5,
+        average_cadence: 85,
+        average_watts: 199,
+        average_heartrate: 115,
+        max_heartrate: 129,
+        lap_index: 1,
+        split: 1,
+        pace_zone: 0,
       },
-      expect.objectContaining({ lap_index: 2, split: 2, start_date_local: "2024-03-10T10:05:00Z", average_cadence: null }),
+      expect.objectContaining({
+        lap_index: 2,
+        split: 2,
+        start_date_local: "2024-03-10T10:05:00Z",
+        average_cadence: null,
+      }),
     ]);
     expect(b.splits_metric).toEqual([
-      { distance: 1000, elapsed_time: 286, elevation_difference: 1.2, moving_time: 286, split: 1, average_speed: 3.5, average_heartrate: 114, pace_zone: 0 },
-      { distance: 1000, elapsed_time: 286, elevation_difference: null, moving_time: 286, split: 2, average_speed: 3.5, pace_zone: 0 },
+      {
+        distance: 1000,
+        elapsed_time: 286,
+        elevation_difference: 1.2,
+        moving_time: 286,
+        split: 1,
+        average_speed: 3.5,
+        average_heartrate: 114,
+        pace_zone: 0,
+      },
+      {
+        distance: 1000,
+        elapsed_time: 286,
+        elevation_difference: null,
+        moving_time: 286,
+        split: 2,
+        average_speed: 3.5,
+        pace_zone: 0,
+      },
     ]);
     expect(b.splits_standard).toHaveLength(1);
     expect(b.best_efforts[0]).toEqual({
-      id: rec.activityId * 100 + 1, resource_state: 2, name: "400m", segment: null, activity: { id: rec.activityId },
-      athlete: { id: owner.id }, activity_id: rec.activityId, is_kom: false, kom_rank: null, pr_rank: null, elapsed_time: 114, moving_time: 114,
-      start_date: "2024-03-10T09:00:10Z", start_date_local: "2024-03-10T10:00:10Z", distance: 400, start_index: 10,
-      end_index: 124, hidden: false, achievements: [{ type_id: 3, type: "pr", rank: 1 }],
+      id: rec.activityId * 100 + 1,
+      resource_state: 2,
+      name: "400m",
+      segment: null,
+      activity: { id: rec.activityId },
+      athlete: { id: owner.id },
+      activity_id: rec.activityId,
+      is_kom: false,
+      kom_rank: null,
+      pr_rank: null,
+      elapsed_time: 114,
+      moving_time: 114,
+      start_date: "2024-03-10T09:00:10Z",
+      start_date_local: "2024-03-10T10:00:10Z",
+      distance: 400,
+      start_index: 10,
+      end_index: 124,
+      hidden: false,
+      achievements: [{ type_id: 3, type: "pr", rank: 1 }],
       // Recorded without the averages (events before issue #19): Strava's fields, empty.
-      average_cadence: null, average_watts: null, device_watts: false, average_heartrate: null, max_heartrate: null,
+      average_cadence: null,
+      average_watts: null,
+      device_watts: false,
+      average_heartrate: null,
+      max_heartrate: null,
     });
     expect(b.best_efforts[1].achievements).toEqual([]);
   });
@@ -166,10 +405,16 @@ describe("GET /v3/activities/:id", () => {
     const priv = await create(owner.token, { ...MANUAL, private: 1 });
     const forbidden = await server.api("GET", `/v3/activities/${pub.body.id}`, { token: other.token });
     expect(forbidden.status).toBe(403);
-    expect(forbidden.body).toEqual({ message: "Forbidden", errors: [{ resource: "Activity", field: "athlete", code: "forbidden" }] });
+    expect(forbidden.body).toEqual({
+      message: "Forbidden",
+      errors: [{ resource: "Activity", field: "athlete", code: "forbidden" }],
+    });
     const hidden = await server.api("GET", `/v3/activities/${priv.body.id}`, { token: other.token });
     expect(hidden.status).toBe(404);
-    expect(hidden.body).toEqual({ message: "Record Not Found", errors: [{ resource: "Activity", field: "id", code: "invalid" }] });
+    expect(hidden.body).toEqual({
+      message: "Record Not Found",
+      errors: [{ resource: "Activity", field: "id", code: "invalid" }],
+    });
   });
 
   it("hides the owner's private activity from the owner's token without view_private", async () => {
@@ -183,8 +428,14 @@ describe("GET /v3/activities/:id", () => {
     expect((await server.api("GET", "/v3/activities/999999999", { token: owner.token })).status).toBe(404);
     const bad = await server.api("GET", "/v3/activities/abc", { token: owner.token });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ message: "Bad Request", errors: [{ resource: "Activity", field: "id", code: "invalid" }] });
-    const flag = await server.api("GET", "/v3/activities/1", { token: owner.token, query: { include_all_efforts: "perhaps" } });
+    expect(bad.body).toEqual({
+      message: "Bad Request",
+      errors: [{ resource: "Activity", field: "id", code: "invalid" }],
+    });
+    const flag = await server.api("GET", "/v3/activities/1", {
+      token: owner.token,
+      query: { include_all_efforts: "perhaps" },
+    });
     expect(flag.status).toBe(400);
   });
 });
@@ -193,10 +444,21 @@ describe("PUT /v3/activities/:id", () => {
   it("updates the given fields and answers the detailed activity", async () => {
     const created = await create(owner.token, MANUAL);
     const res = await server.api("PUT", `/v3/activities/${created.body.id}`, {
-      token: owner.token, form: { name: "Renamed", type: "run", private: "true", commute: "true", trainer: "false", description: "Better" },
+      token: owner.token,
+      form: { name: "Renamed", type: "run", private: "true", commute: "true", trainer: "false", description: "Better" },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: created.body.id, resource_state: 3, name: "Renamed", type: "Run", private: true, commute: true, trainer: false, description: "Better", distance: 30000 });
+    expect(res.body).toMatchObject({
+      id: created.body.id,
+      resource_state: 3,
+      name: "Renamed",
+      type: "Run",
+      private: true,
+      commute: true,
+      trainer: false,
+      description: "Better",
+      distance: 30000,
+    });
     const again = await server.api("GET", `/v3/activities/${created.body.id}`, { token: owner.token });
     expect(again.body.name).toBe("Renamed");
   });
@@ -205,11 +467,26 @@ describe("PUT /v3/activities/:id", () => {
     const { addGear } = await import("../../server/gear/commands.ts");
     const bike = await addGear(server.platform, { athleteId: owner.id, kind: "bike", name: "Steel", primary: true });
     const created = await create(owner.token, MANUAL);
-    const set = await server.api("PUT", `/v3/activities/${created.body.id}`, { token: owner.token, form: { gear_id: bike } });
+    const set = await server.api("PUT", `/v3/activities/${created.body.id}`, {
+      token: owner.token,
+      form: { gear_id: bike },
+    });
     expect(set.status).toBe(200);
     expect(set.body.gear_id).toBe(bike);
-    expect(set.body.gear).toEqual({ id: bike, primary: true, name: "Steel", nickname: null, resource_state: 2, retired: false, distance: 30000, converted_distance: 30 });
-    const cleared = await server.api("PUT", `/v3/activities/${created.body.id}`, { token: owner.token, form: { gear_id: "none" } });
+    expect(set.body.gear).toEqual({
+      id: bike,
+      primary: true,
+      name: "Steel",
+      nickname: null,
+      resource_state: 2,
+      retired: false,
+      distance: 30000,
+      converted_distance: 30,
+    });
+    const cleared = await server.api("PUT", `/v3/activities/${created.body.id}`, {
+      token: owner.token,
+      form: { gear_id: "none" },
+    });
     expect(cleared.body.gear_id).toBeNull();
     expect(cleared.body.gear).toBeNull();
   });
@@ -219,9 +496,15 @@ describe("PUT /v3/activities/:id", () => {
     const theirs = await addGear(server.platform, { athleteId: other.id, kind: "shoe", name: "Not yours" });
     const created = await create(owner.token, MANUAL);
     for (const gear_id of [theirs, "b999999"]) {
-      const res = await server.api("PUT", `/v3/activities/${created.body.id}`, { token: owner.token, form: { gear_id } });
+      const res = await server.api("PUT", `/v3/activities/${created.body.id}`, {
+        token: owner.token,
+        form: { gear_id },
+      });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ message: "Bad Request", errors: [{ resource: "Gear", field: "id", code: "invalid" }] });
+      expect(res.body).toEqual({
+        message: "Bad Request",
+        errors: [{ resource: "Gear", field: "id", code: "invalid" }],
+      });
     }
   });
 
@@ -261,7 +544,12 @@ describe("GET /v3/athlete/activities", () => {
   beforeAll(async () => {
     lister = await server.athlete();
     for (const [i, day] of ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"].entries()) {
-      const res = await create(lister.token, { ...MANUAL, name: `A${i}`, start_date_local: `${day}T10:00:00Z`, private: i === 3 ? 1 : 0 });
+      const res = await create(lister.token, {
+        ...MANUAL,
+        name: `A${i}`,
+        start_date_local: `${day}T10:00:00Z`,
+        private: i === 3 ? 1 : 0,
+      });
       ids.push(res.body.id);
     }
   });
@@ -274,7 +562,11 @@ describe("GET /v3/athlete/activities", () => {
     const first = res.body[1];
     expectSummaryShape(first);
     for (const key of DETAIL_ONLY) expect(first).not.toHaveProperty(key);
-    expect(first).toMatchObject({ resource_state: 2, name: "A2", map: { id: `a${ids[2]}`, summary_polyline: null, resource_state: 2 } });
+    expect(first).toMatchObject({
+      resource_state: 2,
+      name: "A2",
+      map: { id: `a${ids[2]}`, summary_polyline: null, resource_state: 2 },
+    });
     expect(first.map).not.toHaveProperty("polyline");
   });
 
@@ -285,16 +577,28 @@ describe("GET /v3/athlete/activities", () => {
   });
 
   it("before lists older activities newest first; after lists newer ones oldest first", async () => {
-    const before = await server.api("GET", "/v3/athlete/activities", { token: lister.token, query: { before: epoch("2024-01-03") } });
+    const before = await server.api("GET", "/v3/athlete/activities", {
+      token: lister.token,
+      query: { before: epoch("2024-01-03") },
+    });
     expect(before.body.map((a: { id: number }) => a.id)).toEqual([ids[1], ids[0]]);
-    const after = await server.api("GET", "/v3/athlete/activities", { token: lister.token, query: { after: epoch("2024-01-01"), per_page: 2 } });
+    const after = await server.api("GET", "/v3/athlete/activities", {
+      token: lister.token,
+      query: { after: epoch("2024-01-01"), per_page: 2 },
+    });
     expect(after.body.map((a: { id: number }) => a.id)).toEqual([ids[1], ids[2]]);
   });
 
   it("pages with page and per_page until an empty page", async () => {
-    const p2 = await server.api("GET", "/v3/athlete/activities", { token: lister.token, query: { page: 2, per_page: 3 } });
+    const p2 = await server.api("GET", "/v3/athlete/activities", {
+      token: lister.token,
+      query: { page: 2, per_page: 3 },
+    });
     expect(p2.body.map((a: { id: number }) => a.id)).toEqual([ids[0]]);
-    const p3 = await server.api("GET", "/v3/athlete/activities", { token: lister.token, query: { page: 3, per_page: 3 } });
+    const p3 = await server.api("GET", "/v3/athlete/activities", {
+      token: lister.token,
+      query: { page: 3, per_page: 3 },
+    });
     expect(p3.body).toEqual([]);
   });
 
@@ -312,8 +616,16 @@ describe("GET /v3/athlete/activities", () => {
   });
 
   it("rejects bad values: 400", async () => {
-    const bad = await server.api("GET", "/v3/athlete/activities", { token: lister.token, query: { before: "yesterday" } });
-    expect(bad.body).toEqual({ message: "Bad Request", errors: [{ resource: "Activity", field: "before", code: "invalid" }] });
-    expect((await server.api("GET", "/v3/athlete/activities", { token: lister.token, query: { per_page: 201 } })).status).toBe(400);
+    const bad = await server.api("GET", "/v3/athlete/activities", {
+      token: lister.token,
+      query: { before: "yesterday" },
+    });
+    expect(bad.body).toEqual({
+      message: "Bad Request",
+      errors: [{ resource: "Activity", field: "before", code: "invalid" }],
+    });
+    expect(
+      (await server.api("GET", "/v3/athlete/activities", { token: lister.token, query: { per_page: 201 } })).status,
+    ).toBe(400);
   });
 });

@@ -33,7 +33,16 @@ beforeAll(async () => {
   const streams = await streamsOf(FILE);
   for (const [name, i, j] of [["Early stretch", 2000, 2600], ["Later stretch", 6000, 6800]] as const) {
     const { points, altitudes } = slice(streams, i, j);
-    segmentIds.push(await createSegment(server.platform, { name, activityType: "Ride", points, altitudes, athleteId: null, activityId: null }, systemActor("test")));
+    segmentIds.push(
+      await createSegment(server.platform, {
+        name,
+        activityType: "Ride",
+        points,
+        altitudes,
+        athleteId: null,
+        activityId: null,
+      }, systemActor("test")),
+    );
   }
   const form = new FormData();
   form.set("file", new Blob([readFileSync(join(DEVICES, FILE))]), "ride.fit");
@@ -50,16 +59,28 @@ beforeAll(async () => {
     }
   }
   expect(activityId).toBeGreaterThan(0);
-  const starred = await server.api("PUT", `/v3/segments/${segmentIds[0]}/starred`, { token: ada.token, form: { starred: "true" } });
+  const starred = await server.api("PUT", `/v3/segments/${segmentIds[0]}/starred`, {
+    token: ada.token,
+    form: { starred: "true" },
+  });
   expect(starred.status, starred.text).toBe(200);
   bike = await addGear(server.platform, { athleteId: ada.id, kind: "bike", name: "Steel", primary: true });
   const photo = new FormData();
-  photo.set("file", new Blob([new Uint8Array(png(320, 200)) as Uint8Array<ArrayBuffer>], { type: "image/png" }), "photo.png");
+  photo.set(
+    "file",
+    new Blob([new Uint8Array(png(320, 200)) as Uint8Array<ArrayBuffer>], { type: "image/png" }),
+    "photo.png",
+  );
   photo.set("caption", "Summit");
-  expect((await server.api("POST", `/v3/activities/${activityId}/photos`, { token: ada.token, multipart: photo })).status).toBe(201);
+  expect(
+    (await server.api("POST", `/v3/activities/${activityId}/photos`, { token: ada.token, multipart: photo })).status,
+  ).toBe(201);
   // A zone over the middle of the route: others (and the owner without view_private) see it cut out.
   const [lat, lng] = slice(streams, 4000, 4001).points[0];
-  const zone = await server.api("POST", "/v3/athlete/privacy_zones", { token: ada.token, form: { lat, lng, radius: 300 } });
+  const zone = await server.api("POST", "/v3/athlete/privacy_zones", {
+    token: ada.token,
+    form: { lat, lng, radius: 300 },
+  });
   expect(zone.status, zone.text).toBe(201);
 }, 120_000);
 afterAll(() => server.close());
@@ -76,7 +97,11 @@ describe("GET /v3/activities/:id in one statement", () => {
       expect(get.text).toBe(put.text);
       bodies.push(get.text);
       const body = get.body;
-      expect(body.segment_efforts.map((e: { segment: { id: number; starred: boolean } }) => [e.segment.id, e.segment.starred]))
+      expect(
+        body.segment_efforts.map((
+          e: { segment: { id: number; starred: boolean } },
+        ) => [e.segment.id, e.segment.starred]),
+      )
         .toEqual([[segmentIds[0], true], [segmentIds[1], false]]);
       expect(body.segment_efforts[0].start_date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       expect(body.gear).toMatchObject({ id: bike, name: "Steel", resource_state: 2 });
@@ -90,7 +115,10 @@ describe("GET /v3/activities/:id in one statement", () => {
   });
 
   it("include_all_efforts and unknown ids still answer as before", async () => {
-    const all = await server.api("GET", `/v3/activities/${activityId}`, { token: ada.token, query: { include_all_efforts: true } });
+    const all = await server.api("GET", `/v3/activities/${activityId}`, {
+      token: ada.token,
+      query: { include_all_efforts: true },
+    });
     expect(all.status).toBe(200);
     expect(all.body.segment_efforts.length).toBeGreaterThanOrEqual(2);
     const missing = await server.api("GET", "/v3/activities/987654321", { token: ada.token });

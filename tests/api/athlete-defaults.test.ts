@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 
-
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
@@ -32,7 +31,10 @@ async function upload(athlete: TestAthlete, file: string, fields: Record<string,
 describe("the athlete's defaults for new activities", () => {
   it("PUT /v3/athlete sets weight and the defaults; bad values are a 400", async () => {
     const a = await server.athlete();
-    const res = await server.api("PUT", "/v3/athlete", { token: a.token, form: { weight: 61.5, default_private: 1, default_activity_type: "hike" } });
+    const res = await server.api("PUT", "/v3/athlete", {
+      token: a.token,
+      form: { weight: 61.5, default_private: 1, default_activity_type: "hike" },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: a.id, resource_state: 3, weight: 61.5 });
     for (const form of [{ weight: -3 }, { default_activity_type: "Flying" }, { default_private: "maybe" }]) {
@@ -46,20 +48,32 @@ describe("the athlete's defaults for new activities", () => {
 
   it("PUT /v3/athlete records the request's application and id with the profile change (issue 30)", async () => {
     const a = await server.athlete();
-    const res = await server.api("PUT", "/v3/athlete", { token: a.token, form: { weight: 64 }, headers: { "x-request-id": `profile-${a.id}` } });
+    const res = await server.api("PUT", "/v3/athlete", {
+      token: a.token,
+      form: { weight: 64 },
+      headers: { "x-request-id": `profile-${a.id}` },
+    });
     expect(res.status).toBe(200);
     const rows = await server.platform.db.query<{ metadata: Record<string, unknown> }>(
       "select metadata from events where type = 'AthleteProfileUpdated' and (data->>'athleteId')::bigint = $1",
       [a.id],
     );
-    expect(rows.map((r) => r.metadata)).toEqual([{ athleteId: a.id, applicationId: a.applicationId, requestId: `profile-${a.id}`, source: "api" }]);
+    expect(rows.map((r) => r.metadata)).toEqual([{
+      athleteId: a.id,
+      applicationId: a.applicationId,
+      requestId: `profile-${a.id}`,
+      source: "api",
+    }]);
   });
 
   it("makes new activities private by default, unless the request says otherwise", async () => {
     const a = await server.athlete();
     await server.api("PUT", "/v3/athlete", { token: a.token, form: { default_private: "true" } });
     const manual = (fields: Record<string, string | number>) =>
-      server.api("POST", "/v3/activities", { token: a.token, form: { name: "x", type: "Run", start_date_local: "2026-03-01T07:00:00Z", elapsed_time: 600, ...fields } });
+      server.api("POST", "/v3/activities", {
+        token: a.token,
+        form: { name: "x", type: "Run", start_date_local: "2026-03-01T07:00:00Z", elapsed_time: 600, ...fields },
+      });
     expect((await manual({})).body.private).toBe(true);
     expect((await manual({ private: 0 })).body.private).toBe(false);
     expect((await upload(a, "tcx/garmin-fr410-running-hr.tcx")).private).toBe(true);
@@ -86,7 +100,9 @@ describe("best efforts of runs", () => {
       expect(e.achievements).toEqual([{ type_id: 3, type: "pr", rank: 1 }]);
     }
     const second = await upload(a, "tcx/polar-m400-running-hr-cadence.tcx");
-    const earlier = new Map(first.best_efforts.map((e: { name: string; elapsed_time: number }) => [e.name, e.elapsed_time]));
+    const earlier = new Map(
+      first.best_efforts.map((e: { name: string; elapsed_time: number }) => [e.name, e.elapsed_time]),
+    );
     let compared = 0;
     for (const e of second.best_efforts) {
       const before = earlier.get(e.name) as number | undefined;

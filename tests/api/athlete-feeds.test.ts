@@ -18,7 +18,14 @@ const ids: Record<string, number> = {};
 async function manual(a: TestAthlete, name: string, day: string, extra: Record<string, string | number> = {}) {
   const res = await server.api("POST", "/v3/activities", {
     token: a.token,
-    form: { name, type: "Ride", start_date_local: `2024-05-${day}T10:00:00Z`, elapsed_time: 600, distance: 1000, ...extra },
+    form: {
+      name,
+      type: "Ride",
+      start_date_local: `2024-05-${day}T10:00:00Z`,
+      elapsed_time: 600,
+      distance: 1000,
+      ...extra,
+    },
   });
   expect(res.status, res.text).toBe(201);
   return (ids[name] = res.body.id as number);
@@ -60,7 +67,10 @@ beforeAll(async () => {
   await manual(bob, "bob-public", "03");
   await manual(bob, "bob-private", "04", { private: 1 });
   await manual(bob, "bob-hidden", "05");
-  expect((await server.api("PUT", `/v3/activities/${ids["bob-hidden"]}`, { token: bob.token, form: { hide_from_home: 1 } })).status).toBe(200);
+  expect(
+    (await server.api("PUT", `/v3/activities/${ids["bob-hidden"]}`, { token: bob.token, form: { hide_from_home: 1 } }))
+      .status,
+  ).toBe(200);
   await manual(cyd, "cyd-stranger", "06");
 }, 120_000);
 afterAll(() => server.close());
@@ -69,17 +79,37 @@ const names = (body: { name: string }[]) => body.map((a) => a.name);
 
 describe("follow / unfollow", () => {
   it("follows through the decider (an AthleteFollowed event), idempotently, and answers the summary athlete", async () => {
-    const before = (await server.platform.db.query("select count(*)::int as n from events where type = 'AthleteFollowed'"))[0] as { n: number };
+    const before =
+      (await server.platform.db.query("select count(*)::int as n from events where type = 'AthleteFollowed'"))[0] as {
+        n: number;
+      };
     const first = await server.api("PUT", `/v3/athletes/${bob.id}/follow`, { token: ann.token });
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toMatchObject({ id: bob.id, resource_state: 2, firstname: "Bob", friend: "accepted", follower: null });
+    expect(first.body).toMatchObject({
+      id: bob.id,
+      resource_state: 2,
+      firstname: "Bob",
+      friend: "accepted",
+      follower: null,
+    });
     expect((await server.api("PUT", `/v3/athletes/${bob.id}/follow`, { token: ann.token })).status).toBe(200);
-    const after = (await server.platform.db.query("select count(*)::int as n from events where type = 'AthleteFollowed'"))[0] as { n: number };
+    const after =
+      (await server.platform.db.query("select count(*)::int as n from events where type = 'AthleteFollowed'"))[0] as {
+        n: number;
+      };
     expect(after.n - before.n).toBe(1);
     const profile = await server.api("GET", `/v3/athletes/${bob.id}/profile`, { token: ann.token });
-    expect(profile.body).toMatchObject({ athlete: { id: bob.id, friend: "accepted", follower: null }, follower_count: 1, friend_count: 0 });
+    expect(profile.body).toMatchObject({
+      athlete: { id: bob.id, friend: "accepted", follower: null },
+      follower_count: 1,
+      friend_count: 0,
+    });
     const seenByBob = await server.api("GET", `/v3/athletes/${ann.id}/profile`, { token: bob.token });
-    expect(seenByBob.body).toMatchObject({ athlete: { friend: null, follower: "accepted" }, follower_count: 0, friend_count: 1 });
+    expect(seenByBob.body).toMatchObject({
+      athlete: { friend: null, follower: "accepted" },
+      follower_count: 0,
+      friend_count: 1,
+    });
   });
 
   it("refuses oneself (400), an unknown athlete (404), a token without write (401)", async () => {
@@ -89,7 +119,8 @@ describe("follow / unfollow", () => {
     expect((await server.api("PUT", "/v3/athletes/999999/follow", { token: ann.token })).status).toBe(404);
     const reader = await server.token(ann.id, ann.applicationId, ["read"]);
     expect((await server.api("PUT", `/v3/athletes/${cyd.id}/follow`, { token: reader })).status).toBe(401);
-    expect((await server.api("GET", `/v3/athletes/${cyd.id}/profile`, { token: ann.token })).body.athlete.friend).toBeNull();
+    expect((await server.api("GET", `/v3/athletes/${cyd.id}/profile`, { token: ann.token })).body.athlete.friend)
+      .toBeNull();
   });
 });
 
@@ -107,23 +138,44 @@ describe("GET /v3/activities/following", () => {
 
   it("pages (page/per_page, before) and stops listing an athlete once unfollowed", async () => {
     expect((await server.api("PUT", `/v3/athletes/${cyd.id}/follow`, { token: ann.token })).status).toBe(200);
-    const p1 = await server.api("GET", "/v3/activities/following", { token: ann.token, query: { per_page: 2, page: 1 } });
-    const p2 = await server.api("GET", "/v3/activities/following", { token: ann.token, query: { per_page: 2, page: 2 } });
+    const p1 = await server.api("GET", "/v3/activities/following", {
+      token: ann.token,
+      query: { per_page: 2, page: 1 },
+    });
+    const p2 = await server.api("GET", "/v3/activities/following", {
+      token: ann.token,
+      query: { per_page: 2, page: 2 },
+    });
     expect([...names(p1.body), ...names(p2.body)]).toEqual(["cyd-stranger", "bob-public", "ann-own"]);
     const before = Date.parse("2024-05-04T00:00:00Z") / 1000;
-    expect(names((await server.api("GET", "/v3/activities/following", { token: ann.token, query: { before } })).body)).toEqual(["bob-public", "ann-own"]);
+    expect(names((await server.api("GET", "/v3/activities/following", { token: ann.token, query: { before } })).body))
+      .toEqual(["bob-public", "ann-own"]);
     expect((await server.api("DELETE", `/v3/athletes/${cyd.id}/follow`, { token: ann.token })).body.friend).toBeNull();
-    expect(names((await server.api("GET", "/v3/activities/following", { token: ann.token })).body)).toEqual(["bob-public", "ann-own"]);
+    expect(names((await server.api("GET", "/v3/activities/following", { token: ann.token })).body)).toEqual([
+      "bob-public",
+      "ann-own",
+    ]);
   });
 
   it("crops the followed athlete's privacy zone out of the route the follower sees", async () => {
     const file = "fit/garmin-edge500-cycling-hr-cad-pauses.fit";
-    const id = await uploadUntilReady(server, bob.token, { bytes: readFileSync(join(DEVICES, file)), name: "ride.fit", dataType: "fit" });
-    const own = (await server.api("GET", "/v3/athlete/activities", { token: bob.token })).body.find((a: { id: number }) => a.id === id);
+    const id = await uploadUntilReady(server, bob.token, {
+      bytes: readFileSync(join(DEVICES, file)),
+      name: "ride.fit",
+      dataType: "fit",
+    });
+    const own = (await server.api("GET", "/v3/athlete/activities", { token: bob.token })).body.find((
+      a: { id: number },
+    ) => a.id === id);
     const start = own.start_latlng as [number, number];
     const full = decode(own.map.summary_polyline);
     expect(metres(full[0], start)).toBeLessThan(100);
-    expect((await server.api("POST", "/v3/athlete/privacy_zones", { token: bob.token, form: { lat: start[0], lng: start[1], radius: 400 } })).status).toBe(201);
+    expect(
+      (await server.api("POST", "/v3/athlete/privacy_zones", {
+        token: bob.token,
+        form: { lat: start[0], lng: start[1], radius: 400 },
+      })).status,
+    ).toBe(201);
     const feed = await server.api("GET", "/v3/activities/following", { token: ann.token });
     const seen = feed.body.find((a: { id: number }) => a.id === id);
     expect(seen).toBeDefined();
@@ -132,7 +184,9 @@ describe("GET /v3/activities/following", () => {
     expect(cropped.length).toBeLessThan(full.length);
     for (const p of cropped) expect(metres(p, start)).toBeGreaterThan(390);
     const listed = await server.api("GET", `/v3/athletes/${bob.id}/activities`, { token: ann.token });
-    for (const p of decode(listed.body.find((a: { id: number }) => a.id === id).map.summary_polyline)) expect(metres(p, start)).toBeGreaterThan(390);
+    for (const p of decode(listed.body.find((a: { id: number }) => a.id === id).map.summary_polyline)) {
+      expect(metres(p, start)).toBeGreaterThan(390);
+    }
   }, 120_000);
 });
 

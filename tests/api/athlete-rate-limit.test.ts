@@ -16,25 +16,58 @@ import { api } from "../helpers/http.ts";
 describe("per-athlete budget of internal applications", () => {
   it("refuses one athlete past its own budget (403 Rate Limit Exceeded, Retry-After) while another athlete of the same application goes on", async () => {
     const platform = await openPlatform(configFromEnv({
-      port: 0, databaseUrl: undefined, dataDir: "", seedDemo: false, quiet: true,
-      rateLimitShort: 1000, rateLimitLong: 100000, athleteRateLimitShort: 3, athleteRateLimitLong: 50,
+      port: 0,
+      databaseUrl: undefined,
+      dataDir: "",
+      seedDemo: false,
+      quiet: true,
+      rateLimitShort: 1000,
+      rateLimitLong: 100000,
+      athleteRateLimitShort: 3,
+      athleteRateLimitLong: 50,
     }));
     const { app } = createApp(platform);
     const s = await listen(app.fetch, { port: 0, hostname: "127.0.0.1" });
     try {
-      const ada = await createAthlete(platform, { firstname: "Ada", lastname: "B", email: "ada-rl@example.com", password: "password123" });
-      const eddy = await createAthlete(platform, { firstname: "Eddy", lastname: "M", email: "eddy-rl@example.com", password: "password123" });
-      const web = await createApplication(platform, { name: "Pages", ownerId: ada, callbackDomain: "localhost", internal: true });
+      const ada = await createAthlete(platform, {
+        firstname: "Ada",
+        lastname: "B",
+        email: "ada-rl@example.com",
+        password: "password123",
+      });
+      const eddy = await createAthlete(platform, {
+        firstname: "Eddy",
+        lastname: "M",
+        email: "eddy-rl@example.com",
+        password: "password123",
+      });
+      const web = await createApplication(platform, {
+        name: "Pages",
+        ownerId: ada,
+        callbackDomain: "localhost",
+        internal: true,
+      });
       const permissions = ["read", "write", "view_private"] as const;
-      const adaToken = await issueToken(platform, { athleteId: ada, applicationId: web.client_id, permissions: [...permissions] });
-      const eddyToken = await issueToken(platform, { athleteId: eddy, applicationId: web.client_id, permissions: [...permissions] });
+      const adaToken = await issueToken(platform, {
+        athleteId: ada,
+        applicationId: web.client_id,
+        permissions: [...permissions],
+      });
+      const eddyToken = await issueToken(platform, {
+        athleteId: eddy,
+        applicationId: web.client_id,
+        permissions: [...permissions],
+      });
       const c = api(`http://127.0.0.1:${s.port}`);
       const seen = [];
       for (let i = 0; i < 4; i++) {
         const res = await c("GET", "/v3/athlete", { token: adaToken });
         seen.push([res.status, res.headers.get("x-ratelimit-limit"), res.headers.get("x-ratelimit-usage")]);
         if (i === 3) {
-          expect(res.body).toEqual({ message: "Rate Limit Exceeded", errors: [{ resource: "Application", field: "rate limit", code: "exceeded" }] });
+          expect(res.body).toEqual({
+            message: "Rate Limit Exceeded",
+            errors: [{ resource: "Application", field: "rate limit", code: "exceeded" }],
+          });
           const wait = Number(res.headers.get("retry-after"));
           expect(wait).toBeGreaterThanOrEqual(1);
           expect(wait).toBeLessThanOrEqual(15 * 60);
@@ -52,7 +85,11 @@ describe("per-athlete budget of internal applications", () => {
       const third = await createApplication(platform, { name: "Third", ownerId: ada, callbackDomain: "localhost" });
       const t = await issueToken(platform, { athleteId: ada, applicationId: third.client_id, permissions: ["read"] });
       const res = await c("GET", "/v3/athlete", { token: t });
-      expect([res.status, res.headers.get("x-ratelimit-limit"), res.headers.get("x-ratelimit-usage")]).toEqual([200, "1000,100000", "1,1"]);
+      expect([res.status, res.headers.get("x-ratelimit-limit"), res.headers.get("x-ratelimit-usage")]).toEqual([
+        200,
+        "1000,100000",
+        "1,1",
+      ]);
     } finally {
       await s.close();
       await platform.close();

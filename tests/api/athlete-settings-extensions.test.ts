@@ -18,31 +18,65 @@ describe("POST /v3/gear", () => {
   it("adds a bike (b…) and shoes (g…) that GET /v3/gear/:id and the detailed athlete then show", async () => {
     const bike = await server.api("POST", "/v3/gear", {
       token: ann.token,
-      form: { kind: "bike", name: "Winter bike", brand_name: "Surly", model_name: "Cross-Check", frame_type: 2, weight: 11.8, primary: 1 },
+      form: {
+        kind: "bike",
+        name: "Winter bike",
+        brand_name: "Surly",
+        model_name: "Cross-Check",
+        frame_type: 2,
+        weight: 11.8,
+        primary: 1,
+      },
     });
     expect(bike.status, bike.text).toBe(201);
-    expect(bike.body).toMatchObject({ id: expect.stringMatching(/^b\d+$/), resource_state: 3, name: "Winter bike", brand_name: "Surly", model_name: "Cross-Check", frame_type: 2, weight: 11.8, primary: true, distance: 0 });
-    const shoes = await server.api("POST", "/v3/gear", { token: ann.token, json: { kind: "shoe", name: "Trail shoes" } });
+    expect(bike.body).toMatchObject({
+      id: expect.stringMatching(/^b\d+$/),
+      resource_state: 3,
+      name: "Winter bike",
+      brand_name: "Surly",
+      model_name: "Cross-Check",
+      frame_type: 2,
+      weight: 11.8,
+      primary: true,
+      distance: 0,
+    });
+    const shoes = await server.api("POST", "/v3/gear", {
+      token: ann.token,
+      json: { kind: "shoe", name: "Trail shoes" },
+    });
     expect(shoes.status).toBe(201);
     expect(shoes.body.id).toMatch(/^g\d+$/);
     expect((await server.api("GET", `/v3/gear/${bike.body.id}`, { token: ann.token })).body).toEqual(bike.body);
     const me = await server.api("GET", "/v3/athlete", { token: ann.token });
     expect(me.body.bikes.map((b: { id: string }) => b.id)).toEqual([bike.body.id]);
     expect(me.body.shoes.map((b: { id: string }) => b.id)).toEqual([shoes.body.id]);
-    const events = await server.platform.db.query<{ n: number }>("select count(*)::int as n from events where type = 'GearAdded' and data->>'athleteId' = $1", [String(ann.id)]);
+    const events = await server.platform.db.query<{ n: number }>(
+      "select count(*)::int as n from events where type = 'GearAdded' and data->>'athleteId' = $1",
+      [String(ann.id)],
+    );
     expect(events[0].n).toBe(2);
   });
 
   it("refuses what the decider refuses (400), a missing name or kind (400), a read-only token (401)", async () => {
-    const shoeFrame = await server.api("POST", "/v3/gear", { token: ann.token, form: { kind: "shoe", name: "Road shoes", frame_type: 3 } });
+    const shoeFrame = await server.api("POST", "/v3/gear", {
+      token: ann.token,
+      form: { kind: "shoe", name: "Road shoes", frame_type: 3 },
+    });
     expect(shoeFrame.status).toBe(400);
     expect(shoeFrame.body.errors).toEqual([{ resource: "Gear", field: "frame_type", code: "invalid" }]);
-    const heavy = await server.api("POST", "/v3/gear", { token: ann.token, form: { kind: "bike", name: "Tank", weight: 250 } });
+    const heavy = await server.api("POST", "/v3/gear", {
+      token: ann.token,
+      form: { kind: "bike", name: "Tank", weight: 250 },
+    });
     expect(heavy.body.errors).toEqual([{ resource: "Gear", field: "weight", code: "invalid" }]);
     expect((await server.api("POST", "/v3/gear", { token: ann.token, form: { kind: "bike" } })).status).toBe(400);
-    expect((await server.api("POST", "/v3/gear", { token: ann.token, form: { kind: "car", name: "x" } })).status).toBe(400);
+    expect((await server.api("POST", "/v3/gear", { token: ann.token, form: { kind: "car", name: "x" } })).status).toBe(
+      400,
+    );
     const reader = await server.token(ann.id, ann.applicationId, ["read"]);
-    expect((await server.api("POST", "/v3/gear", { token: reader, form: { kind: "bike", name: "x" } })).status).toBe(401);
+    expect((await server.api("POST", "/v3/gear", { token: reader, form: { kind: "bike", name: "x" } })).status).toBe(
+      401,
+    );
     expect((await server.api("GET", "/v3/athlete", { token: ann.token })).body.bikes).toHaveLength(1);
   });
 });
@@ -89,7 +123,9 @@ describe("PUT / DELETE /v3/athlete/picture", () => {
       const again = await fetchAvatar(url, { "if-none-match": got.headers.get("etag")! });
       expect(again.status).toBe(304);
     }
-    const events = await server.platform.db.query<{ n: number }>("select count(*)::int as n from events where type = 'AthletePictureChanged'");
+    const events = await server.platform.db.query<{ n: number }>(
+      "select count(*)::int as n from events where type = 'AthletePictureChanged'",
+    );
     expect(events[0].n).toBe(1);
     // Removed: the identicon is back.
     const removed = await server.api("DELETE", "/v3/athlete/picture", { token: ann.token });
@@ -107,8 +143,10 @@ describe("PUT / DELETE /v3/athlete/picture", () => {
     const broken = stripes().slice(0, 60);
     const form2 = new FormData();
     form2.set("file", new Blob([broken]), "x.png");
-    expect((await server.api("PUT", "/v3/athlete/picture", { token: ann.token, multipart: form2 })).body.errors).toEqual([{ resource: "Athlete", field: "file", code: "invalid" }]);
-    expect((await server.api("PUT", "/v3/athlete/picture", { token: ann.token, multipart: new FormData() })).status).toBe(400);
+    expect((await server.api("PUT", "/v3/athlete/picture", { token: ann.token, multipart: form2 })).body.errors)
+      .toEqual([{ resource: "Athlete", field: "file", code: "invalid" }]);
+    expect((await server.api("PUT", "/v3/athlete/picture", { token: ann.token, multipart: new FormData() })).status)
+      .toBe(400);
     const reader = await server.token(ann.id, ann.applicationId, ["read"]);
     const form3 = new FormData();
     form3.set("file", new Blob([stripes()]), "me.png");

@@ -9,13 +9,25 @@ afterAll(() => server.close());
 
 describe("GET /v3/athlete", () => {
   it("answers the token's athlete in the detailed representation", async () => {
-    const a = await server.athlete({ firstname: "Marianne", lastname: "Vos", sex: "F", city: "Babberich", country: "Netherlands" });
+    const a = await server.athlete({
+      firstname: "Marianne",
+      lastname: "Vos",
+      sex: "F",
+      city: "Babberich",
+      country: "Netherlands",
+    });
     const res = await server.api("GET", "/v3/athlete", { token: a.token });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(res.body).toMatchObject({
-      id: a.id, resource_state: 3, firstname: "Marianne", lastname: "Vos", sex: "F", city: "Babberich",
-      country: "Netherlands", premium: false,
+      id: a.id,
+      resource_state: 3,
+      firstname: "Marianne",
+      lastname: "Vos",
+      sex: "F",
+      city: "Babberich",
+      country: "Netherlands",
+      premium: false,
     });
     expect(res.body.email).toBeUndefined();
     expect(typeof res.body.created_at).toBe("string");

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatch } from "../../server/cli/dispatch.ts";
-import { startTestServer, uploadUntilReady, type TestAthlete, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestAthlete, type TestServer, uploadUntilReady } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const cli = (argv: string[]) => dispatch([...argv, "--json"], (fn) => fn(server.platform), { interactive: false, progress: () => {} });
+const cli = (argv: string[]) =>
+  dispatch([...argv, "--json"], (fn) => fn(server.platform), { interactive: false, progress: () => {} });
 
 async function createClub(owner: TestAthlete, form: Record<string, string | boolean> = {}) {
   const res = await server.api("POST", "/v3/clubs", { token: owner.token, form: { name: "Club", ...form } });
@@ -25,20 +26,33 @@ async function follow(a: TestAthlete, b: TestAthlete) {
 }
 
 /** A manual activity through POST /v3/activities. */
-async function createActivity(athlete: TestAthlete, startDate: string, options: { private?: boolean; name?: string } = {}) {
+async function createActivity(
+  athlete: TestAthlete,
+  startDate: string,
+  options: { private?: boolean; name?: string } = {},
+) {
   const res = await server.api("POST", "/v3/activities", {
     token: athlete.token,
-    form: { name: options.name ?? "Ride", type: "Ride", start_date_local: startDate, elapsed_time: 3600, distance: 30000, private: options.private ? 1 : 0 },
+    form: {
+      name: options.name ?? "Ride",
+      type: "Ride",
+      start_date_local: startDate,
+      elapsed_time: 3600,
+      distance: 30000,
+      private: options.private ? 1 : 0,
+    },
   });
   expect(res.status, res.text).toBe(201);
   return res.body.id as number;
 }
 
-
-
 /** A recorded activity: a real device file through POST /v3/uploads and the upload job. */
 async function uploadActivity(athlete: TestAthlete, file: string) {
-  return uploadUntilReady(server, athlete.token, { bytes: readFileSync(join(DEVICES, file)), name: file.split("/").pop()!, dataType: file.split(".").pop()! });
+  return uploadUntilReady(server, athlete.token, {
+    bytes: readFileSync(join(DEVICES, file)),
+    name: file.split("/").pop()!,
+    dataType: file.split(".").pop()!,
+  });
 }
 
 describe("creating clubs", () => {
@@ -46,14 +60,35 @@ describe("creating clubs", () => {
     const owner = await server.athlete({ firstname: "Olga" });
     const res = await server.api("POST", "/v3/clubs", {
       token: owner.token,
-      form: { name: "Ride Lovers Ghent", description: "Sunday rides", club_type: "racing_team", sport_type: "cycling", city: "Ghent", country: "Belgium", private: false },
+      form: {
+        name: "Ride Lovers Ghent",
+        description: "Sunday rides",
+        club_type: "racing_team",
+        sport_type: "cycling",
+        city: "Ghent",
+        country: "Belgium",
+        private: false,
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      resource_state: 3, name: "Ride Lovers Ghent", description: "Sunday rides", club_type: "racing_team",
-      sport_type: "cycling", city: "Ghent", country: "Belgium", private: false, member_count: 1, featured: false,
-      verified: false, owner_id: owner.id, following_count: 0, url: "ride-lovers-ghent",
-      membership: "member", admin: true, owner: true,
+      resource_state: 3,
+      name: "Ride Lovers Ghent",
+      description: "Sunday rides",
+      club_type: "racing_team",
+      sport_type: "cycling",
+      city: "Ghent",
+      country: "Belgium",
+      private: false,
+      member_count: 1,
+      featured: false,
+      verified: false,
+      owner_id: owner.id,
+      following_count: 0,
+      url: "ride-lovers-ghent",
+      membership: "member",
+      admin: true,
+      owner: true,
     });
     expect(typeof res.body.profile).toBe("string");
     const again = await server.api("POST", "/v3/clubs", { token: owner.token, form: { name: "Ride Lovers Ghent" } });
@@ -76,12 +111,35 @@ describe("creating clubs", () => {
 
   it("the CLI creates clubs and invites athletes, printing JSON", async () => {
     const owner = await server.athlete();
-    const created = await cli(["club", "create", "--name", "Track Club", "--owner", String(owner.id), "--private", "--sport-type", "running", "--club-type", "company", "--city", "Leuven", "--country", "Belgium"]);
+    const created = await cli([
+      "club",
+      "create",
+      "--name",
+      "Track Club",
+      "--owner",
+      String(owner.id),
+      "--private",
+      "--sport-type",
+      "running",
+      "--club-type",
+      "company",
+      "--city",
+      "Leuven",
+      "--country",
+      "Belgium",
+    ]);
     expect(created.exitCode).toBe(0);
     const { id } = JSON.parse(created.stdout);
     expect(id).toBeGreaterThan(0);
     const detail = await server.api("GET", `/v3/clubs/${id}`, { token: owner.token });
-    expect(detail.body).toMatchObject({ id, private: true, sport_type: "running", club_type: "company", city: "Leuven", owner: true });
+    expect(detail.body).toMatchObject({
+      id,
+      private: true,
+      sport_type: "running",
+      club_type: "company",
+      city: "Leuven",
+      owner: true,
+    });
     const guest = await server.athlete();
     const invited = await cli(["club", "invite", "--club", String(id), "--athlete", String(guest.id)]);
     expect(invited.exitCode).toBe(0);
@@ -109,7 +167,11 @@ describe("club membership state machine", () => {
     const join = await server.api("POST", `/v3/clubs/${clubId}/join`, { token: a.token });
     expect(join.status).toBe(200);
     expect(join.body).toEqual({ success: true, active: true, membership: "member" });
-    expect((await server.api("POST", `/v3/clubs/${clubId}/join`, { token: a.token })).body).toEqual({ success: true, active: true, membership: "member" });
+    expect((await server.api("POST", `/v3/clubs/${clubId}/join`, { token: a.token })).body).toEqual({
+      success: true,
+      active: true,
+      membership: "member",
+    });
     const detail = await server.api("GET", `/v3/clubs/${clubId}`, { token: a.token });
     expect(detail.body).toMatchObject({ membership: "member", admin: false, owner: false, member_count: 2 });
     const leave = await server.api("POST", `/v3/clubs/${clubId}/leave`, { token: a.token });
@@ -156,15 +218,26 @@ describe("club membership state machine", () => {
 
     const approve = await server.api("PUT", `/v3/clubs/${clubId}/members/${a.id}`, { token: owner.token });
     expect(approve.status).toBe(200);
-    expect(approve.body).toMatchObject({ id: a.id, resource_state: 2, membership: "member", admin: false, owner: false });
-    expect((await server.api("GET", `/v3/clubs/${clubId}`, { token: a.token })).body).toMatchObject({ membership: "member", member_count: 2 });
+    expect(approve.body).toMatchObject({
+      id: a.id,
+      resource_state: 2,
+      membership: "member",
+      admin: false,
+      owner: false,
+    });
+    expect((await server.api("GET", `/v3/clubs/${clubId}`, { token: a.token })).body).toMatchObject({
+      membership: "member",
+      member_count: 2,
+    });
 
     const decline = await server.api("DELETE", `/v3/clubs/${clubId}/members/${b.id}`, { token: owner.token });
     expect(decline.status).toBe(200);
     expect(decline.body).toMatchObject({ id: b.id, membership: null });
     expect((await server.api("GET", `/v3/clubs/${clubId}`, { token: b.token })).body.membership).toBe(null);
     // declined twice: no request any more
-    expect((await server.api("DELETE", `/v3/clubs/${clubId}/members/${b.id}`, { token: owner.token })).status).toBe(404);
+    expect((await server.api("DELETE", `/v3/clubs/${clubId}/members/${b.id}`, { token: owner.token })).status).toBe(
+      404,
+    );
   });
 
   it("approving in a public club is refused with 400", async () => {
@@ -218,7 +291,9 @@ describe("club membership state machine", () => {
     expect(demote.body).toMatchObject({ id: b.id, membership: "member", admin: false });
     // a demoted admin can no longer promote
     expect((await server.api("PUT", `/v3/clubs/${clubId}/admins/${b.id}`, { token: b.token })).status).toBe(403);
-    const demoteOutsider = await server.api("DELETE", `/v3/clubs/${clubId}/admins/${outsider.id}`, { token: owner.token });
+    const demoteOutsider = await server.api("DELETE", `/v3/clubs/${clubId}/admins/${outsider.id}`, {
+      token: owner.token,
+    });
     expect(demoteOutsider.status).toBe(400);
   });
 });
@@ -239,19 +314,42 @@ describe("member and admin lists", () => {
 
     const res = await server.api("GET", `/v3/clubs/${clubId}/members`, { token: people.Carl.token });
     expect(res.status).toBe(200);
-    expect(res.body.map((m: { firstname: string }) => m.firstname)).toEqual(["Yves", "Zoe", "Anna", "Bram", "Carl", "Mia"]);
+    expect(res.body.map((m: { firstname: string }) => m.firstname)).toEqual([
+      "Yves",
+      "Zoe",
+      "Anna",
+      "Bram",
+      "Carl",
+      "Mia",
+    ]);
     const zoe = res.body.find((m: { id: number }) => m.id === people.Zoe.id);
-    expect(zoe).toMatchObject({ resource_state: 2, friend: "accepted", follower: "accepted", membership: "member", admin: false, owner: false });
+    expect(zoe).toMatchObject({
+      resource_state: 2,
+      friend: "accepted",
+      follower: "accepted",
+      membership: "member",
+      admin: false,
+      owner: false,
+    });
     expect(res.body.find((m: { id: number }) => m.id === owner.id)).toMatchObject({ admin: true, owner: true });
 
-    const paged = await server.api("GET", `/v3/clubs/${clubId}/members`, { token: people.Carl.token, query: { page: 2, per_page: 4 } });
+    const paged = await server.api("GET", `/v3/clubs/${clubId}/members`, {
+      token: people.Carl.token,
+      query: { page: 2, per_page: 4 },
+    });
     expect(paged.body.map((m: { firstname: string }) => m.firstname)).toEqual(["Carl", "Mia"]);
 
     const hidden = await cli(["athlete", "enhanced-privacy", "--athlete", String(people.Anna.id)]);
     expect(hidden.exitCode).toBe(0);
     const outsider = await server.athlete();
     const seenByOutsider = await server.api("GET", `/v3/clubs/${clubId}/members`, { token: outsider.token });
-    expect(seenByOutsider.body.map((m: { firstname: string }) => m.firstname)).toEqual(["Bram", "Carl", "Mia", "Yves", "Zoe"]);
+    expect(seenByOutsider.body.map((m: { firstname: string }) => m.firstname)).toEqual([
+      "Bram",
+      "Carl",
+      "Mia",
+      "Yves",
+      "Zoe",
+    ]);
     const seenByMember = await server.api("GET", `/v3/clubs/${clubId}/members`, { token: people.Bram.token });
     expect(seenByMember.body.map((m: { firstname: string }) => m.firstname)).toContain("Anna");
     await cli(["athlete", "enhanced-privacy", "--athlete", String(people.Anna.id), "--off"]);
@@ -298,7 +396,13 @@ describe("member and admin lists", () => {
     const res = await server.api("GET", "/v3/athlete/clubs", { token: a.token });
     expect(res.status).toBe(200);
     expect(res.body.map((c: { id: number }) => c.id)).toEqual([c2, c1]);
-    expect(res.body[0]).toMatchObject({ resource_state: 2, name: "Alpha Runners", sport_type: "running", member_count: 2, featured: false });
+    expect(res.body[0]).toMatchObject({
+      resource_state: 2,
+      name: "Alpha Runners",
+      sport_type: "running",
+      member_count: 2,
+      featured: false,
+    });
     expect(res.body[0].description).toBeUndefined();
     const me = await server.api("GET", "/v3/athlete", { token: owner.token });
     expect(me.body.clubs.map((c: { id: number }) => c.id).sort()).toEqual([c1, c2, c3].sort());
@@ -331,72 +435,113 @@ describe("GET /v3/clubs/:id/activities", () => {
     expect(first.body).toHaveLength(30);
     // Strava's ClubActivity: no id, dates, places or map
     expect(first.body[0]).toEqual({
-      resource_state: 2, athlete: { resource_state: 2, firstname: "Member", lastname: "T." }, name: "Ride 204", distance: 30000,
-      moving_time: 3600, elapsed_time: 3600, total_elevation_gain: 0, type: "Ride", sport_type: "Ride", workout_type: null,
+      resource_state: 2,
+      athlete: { resource_state: 2, firstname: "Member", lastname: "T." },
+      name: "Ride 204",
+      distance: 30000,
+      moving_time: 3600,
+      elapsed_time: 3600,
+      total_elevation_gain: 0,
+      type: "Ride",
+      sport_type: "Ride",
+      workout_type: null,
     });
     expect(first.body.map((a: { name: string }) => a.name)).not.toContain("Private ride");
     expect(first.body.map((a: { name: string }) => a.name)).not.toContain("Outsider ride");
 
     const all: number[] = [];
     for (let page = 1; page <= 3; page++) {
-      const res = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: member.token, query: { page, per_page: 100 } });
+      const res = await server.api("GET", `/v3/clubs/${clubId}/activities`, {
+        token: member.token,
+        query: { page, per_page: 100 },
+      });
       all.push(...res.body.map((a: { name: string }) => a.name));
     }
     expect(all).toHaveLength(200);
     expect(all).toEqual(names.slice(5).reverse());
 
     const before = await server.api("GET", `/v3/clubs/${clubId}/activities`, {
-      token: member.token, query: { before: Math.floor(Date.parse(iso(10)) / 1000), per_page: 200 },
+      token: member.token,
+      query: { before: Math.floor(Date.parse(iso(10)) / 1000), per_page: 200 },
     });
     expect(before.body.map((a: { name: string }) => a.name)).toEqual(names.slice(5, 10).reverse());
 
-    const both = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: member.token, query: { before: 1, page: 1 } });
+    const both = await server.api("GET", `/v3/clubs/${clubId}/activities`, {
+      token: member.token,
+      query: { before: 1, page: 1 },
+    });
     expect(both.status).toBe(400);
     expect(both.body.errors[0]).toMatchObject({ resource: "Club", field: "before" });
 
     // privacy changes, renames and deletions reach the feed
-    expect((await server.api("PUT", `/v3/activities/${ids[204]}`, { token: member.token, json: { private: true } })).status).toBe(200);
+    expect(
+      (await server.api("PUT", `/v3/activities/${ids[204]}`, { token: member.token, json: { private: true } })).status,
+    ).toBe(200);
     expect((await server.api("DELETE", `/v3/activities/${ids[203]}`, { token: owner.token })).status).toBe(204);
-    expect((await server.api("PUT", `/v3/activities/${ids[202]}`, { token: member.token, json: { name: "Renamed" } })).status).toBe(200);
-    const after = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: member.token, query: { per_page: 2 } });
+    expect(
+      (await server.api("PUT", `/v3/activities/${ids[202]}`, { token: member.token, json: { name: "Renamed" } }))
+        .status,
+    ).toBe(200);
+    const after = await server.api("GET", `/v3/clubs/${clubId}/activities`, {
+      token: member.token,
+      query: { per_page: 2 },
+    });
     expect(after.body.map((a: { name: string }) => a.name)).toEqual(["Renamed", "Ride 201"]);
 
     // leaving removes the member's activities from the feed
     await server.api("POST", `/v3/clubs/${clubId}/leave`, { token: member.token });
-    const owners = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: owner.token, query: { per_page: 200 } });
+    const owners = await server.api("GET", `/v3/clubs/${clubId}/activities`, {
+      token: owner.token,
+      query: { per_page: 200 },
+    });
     expect(owners.body.length).toBeGreaterThan(0);
     expect(owners.body.every((a: { athlete: { firstname: string } }) => a.athlete.firstname === "Feed")).toBe(true);
   }, 120_000);
 
-  it("answers Strava's ClubActivity: the summary's name, distance, times and types, the athlete by first name and initial, nothing else", async () => {
-    const owner = await server.athlete({ firstname: "Shape" });
-    const rider = await server.athlete({ firstname: "Rider" });
-    const clubId = await createClub(owner);
-    await server.api("POST", `/v3/clubs/${clubId}/join`, { token: rider.token });
-    await follow(owner, rider);
-    const recorded = await uploadActivity(rider, "fit/garmin-edge500-cycling-hr-cad-pauses.fit");
-    const manual = await createActivity(rider, "2030-05-01T08:00:00Z", { name: "Manual" });
+  it(
+    "answers Strava's ClubActivity: the summary's name, distance, times and types, the athlete by first name and initial, nothing else",
+    async () => {
+      const owner = await server.athlete({ firstname: "Shape" });
+      const rider = await server.athlete({ firstname: "Rider" });
+      const clubId = await createClub(owner);
+      await server.api("POST", `/v3/clubs/${clubId}/join`, { token: rider.token });
+      await follow(owner, rider);
+      const recorded = await uploadActivity(rider, "fit/garmin-edge500-cycling-hr-cad-pauses.fit");
+      const manual = await createActivity(rider, "2030-05-01T08:00:00Z", { name: "Manual" });
 
-    const own = await server.api("GET", "/v3/athlete/activities", { token: rider.token, query: { per_page: 200 } });
-    const KEYS = ["athlete", "distance", "elapsed_time", "moving_time", "name", "resource_state", "sport_type", "total_elevation_gain", "type", "workout_type"];
-    for (const token of [rider.token, owner.token]) {
-      const feed = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token, query: { per_page: 200 } });
-      expect(feed.status).toBe(200);
-      expect(feed.body).toHaveLength(2);
-      for (const id of [recorded, manual]) {
-        const summary = own.body.find((a: { id: number }) => a.id === id);
-        expect(summary).toBeDefined();
-        const item = feed.body.find((a: { name: string }) => a.name === summary.name);
-        expect(Object.keys(item).sort()).toEqual(KEYS);
-        expect(item.athlete).toEqual({ resource_state: 2, firstname: "Rider", lastname: "T." });
-        for (const key of KEYS.filter((k) => k !== "athlete")) expect([key, item[key]]).toEqual([key, summary[key]]);
+      const own = await server.api("GET", "/v3/athlete/activities", { token: rider.token, query: { per_page: 200 } });
+      const KEYS = [
+        "athlete",
+        "distance",
+        "elapsed_time",
+        "moving_time",
+        "name",
+        "resource_state",
+        "sport_type",
+        "total_elevation_gain",
+        "type",
+        "workout_type",
+      ];
+      for (const token of [rider.token, owner.token]) {
+        const feed = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token, query: { per_page: 200 } });
+        expect(feed.status).toBe(200);
+        expect(feed.body).toHaveLength(2);
+        for (const id of [recorded, manual]) {
+          const summary = own.body.find((a: { id: number }) => a.id === id);
+          expect(summary).toBeDefined();
+          const item = feed.body.find((a: { name: string }) => a.name === summary.name);
+          expect(Object.keys(item).sort()).toEqual(KEYS);
+          expect(item.athlete).toEqual({ resource_state: 2, firstname: "Rider", lastname: "T." });
+          for (const key of KEYS.filter((k) => k !== "athlete")) expect([key, item[key]]).toEqual([key, summary[key]]);
+        }
       }
-    }
-    // The recorded ride has places and a map in its summary; the feed carries none of them.
-    const recordedSummary = own.body.find((a: { id: number }) => a.id === recorded);
-    expect(recordedSummary.start_latlng).toHaveLength(2);
-    expect(recordedSummary.map.summary_polyline).toEqual(expect.any(String));
-  }, 120_000);
+      // The recorded ride has places and a map in its summary; the feed carries none of them.
+      const recordedSummary = own.body.find((a: { id: number }) => a.id === recorded);
+      expect(recordedSummary.start_latlng).toHaveLength(2);
+      expect(recordedSummary.map.summary_polyline).toEqual(expect.any(String));
+    },
+    120_000,
+  );
 });
 
 describe("replay", () => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { accessTokensRevoked, authorizationStream } from "../../events/application/events.ts";
 import { createApp } from "../../server/app.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { zId, zInt, zPaging, paging } from "../../server/http/input.ts";
+import { paging, zId, zInt, zPaging } from "../../server/http/input.ts";
 import { RateLimiter } from "../../server/http/rate-limit.ts";
 import { defineRoute } from "../../server/http/route.ts";
 import { openPlatform, type Platform } from "../../server/platform.ts";
@@ -11,7 +11,7 @@ import { allRoutes } from "../../server/route-table.ts";
 import { listen, type Listening } from "../../server/serve.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { createApplication, issueToken } from "../../server/applications/commands.ts";
-import { api, type Api } from "../helpers/http.ts";
+import { type Api, api } from "../helpers/http.ts";
 
 /** A route used only here to exercise the conventions on a POST with a body and paging. */
 const echo = defineRoute({
@@ -26,7 +26,13 @@ const echo = defineRoute({
   query: z.object(zPaging),
   body: z.object({ count: zInt, name: z.string().optional() }),
   async handler({ params, query, body, auth }) {
-    return { id: params.id, paging: paging(query), count: body.count, name: body.name ?? null, athlete: auth.athleteId };
+    return {
+      id: params.id,
+      paging: paging(query),
+      count: body.count,
+      name: body.name ?? null,
+      athlete: auth.athleteId,
+    };
   },
 });
 
@@ -39,12 +45,31 @@ let athleteId: number;
 let applicationId: number;
 
 beforeAll(async () => {
-  platform = await openPlatform(configFromEnv({ port: 0, databaseUrl: undefined, dataDir: "", seedDemo: false, quiet: true, rateLimitShort: 1000, rateLimitLong: 100000 }));
+  platform = await openPlatform(
+    configFromEnv({
+      port: 0,
+      databaseUrl: undefined,
+      dataDir: "",
+      seedDemo: false,
+      quiet: true,
+      rateLimitShort: 1000,
+      rateLimitLong: 100000,
+    }),
+  );
   const { app } = createApp(platform, { routes: [...allRoutes, echo] });
   server = await listen(app.fetch, { port: 0, hostname: "127.0.0.1" });
   call = api(`http://127.0.0.1:${server.port}`);
-  athleteId = await createAthlete(platform, { firstname: "Conv", lastname: "Entions", email: "conv@example.com", password: "password123" });
-  const created = await createApplication(platform, { name: "Conventions", ownerId: athleteId, callbackDomain: "localhost" });
+  athleteId = await createAthlete(platform, {
+    firstname: "Conv",
+    lastname: "Entions",
+    email: "conv@example.com",
+    password: "password123",
+  });
+  const created = await createApplication(platform, {
+    name: "Conventions",
+    ownerId: athleteId,
+    callbackDomain: "localhost",
+  });
   applicationId = created.client_id;
   token = await issueToken(platform, { athleteId, applicationId, permissions: ["read", "write"] });
   readOnly = await issueToken(platform, { athleteId, applicationId, permissions: ["read"] });
@@ -74,7 +99,10 @@ describe("format and errors", () => {
   });
 
   it("answers HEAD on every GET route with headers only", async () => {
-    const res = await fetch(`http://127.0.0.1:${server.port}/v3/athlete`, { method: "HEAD", headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`http://127.0.0.1:${server.port}/v3/athlete`, {
+      method: "HEAD",
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(res.headers.get("x-ratelimit-limit")).toBe("1000,100000");
@@ -119,8 +147,14 @@ describe("access tokens", () => {
   });
 
   it("answers 401 without a token, with an unknown one, and after revocation", async () => {
-    expect(await call("GET", "/v3/athlete")).toMatchObject({ status: 401, body: fault("Authorization Error", "Athlete", "access_token", "missing") });
-    expect(await call("GET", "/v3/athlete", { token: "nope" })).toMatchObject({ status: 401, body: fault("Authorization Error", "Athlete", "access_token", "invalid") });
+    expect(await call("GET", "/v3/athlete")).toMatchObject({
+      status: 401,
+      body: fault("Authorization Error", "Athlete", "access_token", "missing"),
+    });
+    expect(await call("GET", "/v3/athlete", { token: "nope" })).toMatchObject({
+      status: 401,
+      body: fault("Authorization Error", "Athlete", "access_token", "invalid"),
+    });
     const doomed = await issueToken(platform, { athleteId, applicationId, permissions: ["read"] });
     expect((await call("GET", "/v3/athlete", { token: doomed })).status).toBe(200);
     await platform.store.append(authorizationStream(athleteId, applicationId), "any", [
@@ -199,11 +233,26 @@ describe("OpenAPI document and reference page", () => {
 
 describe("rate limits", () => {
   it("refuses past the short limit with 403 and the exact body; refused requests still count toward the daily limit", async () => {
-    const limited = await openPlatform(configFromEnv({ port: 0, databaseUrl: undefined, dataDir: "", seedDemo: false, quiet: true, rateLimitShort: 3, rateLimitLong: 5 }));
+    const limited = await openPlatform(
+      configFromEnv({
+        port: 0,
+        databaseUrl: undefined,
+        dataDir: "",
+        seedDemo: false,
+        quiet: true,
+        rateLimitShort: 3,
+        rateLimitLong: 5,
+      }),
+    );
     const { app } = createApp(limited);
     const s = await listen(app.fetch, { port: 0, hostname: "127.0.0.1" });
     try {
-      const owner = await createAthlete(limited, { firstname: "R", lastname: "L", email: "rl@example.com", password: "password123" });
+      const owner = await createAthlete(limited, {
+        firstname: "R",
+        lastname: "L",
+        email: "rl@example.com",
+        password: "password123",
+      });
       const a = await createApplication(limited, { name: "Limited", ownerId: owner, callbackDomain: "localhost" });
       const t = await issueToken(limited, { athleteId: owner, applicationId: a.client_id, permissions: ["read"] });
       const c = api(`http://127.0.0.1:${s.port}`);
@@ -216,8 +265,12 @@ describe("rate limits", () => {
         }
       }
       expect(seen).toEqual([
-        [200, "3,5", "1,1"], [200, "3,5", "2,2"], [200, "3,5", "3,3"],
-        [403, "3,5", "4,4"], [403, "3,5", "5,5"], [403, "3,5", "6,6"],
+        [200, "3,5", "1,1"],
+        [200, "3,5", "2,2"],
+        [200, "3,5", "3,3"],
+        [403, "3,5", "4,4"],
+        [403, "3,5", "5,5"],
+        [403, "3,5", "6,6"],
       ]);
       // Another application is not affected.
       const b = await createApplication(limited, { name: "Other", ownerId: owner, callbackDomain: "localhost" });

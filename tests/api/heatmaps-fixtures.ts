@@ -36,12 +36,19 @@ export function lineTrack(center: [number, number], length: number, step = 4): [
  * Index-aligned streams as uploads store them (time, distance, latlng, altitude, moving). A null
  * position (a GPS gap) is written as null, not interpolated: the heatmap build cuts the track there.
  */
-export function streamsOf(latlng: ([number, number] | null)[]): Omit<ActivityStreams, "latlng"> & { latlng: ([number, number] | null)[] } {
+export function streamsOf(
+  latlng: ([number, number] | null)[],
+): Omit<ActivityStreams, "latlng"> & { latlng: ([number, number] | null)[] } {
   const distance: number[] = [];
   let total = 0;
   latlng.forEach((p, i) => {
     const prev = latlng[i - 1];
-    if (p && prev) total += Math.hypot((p[0] - prev[0]) * M_PER_DEG, (p[1] - prev[1]) * M_PER_DEG * Math.cos((p[0] * Math.PI) / 180));
+    if (p && prev) {
+      total += Math.hypot(
+        (p[0] - prev[0]) * M_PER_DEG,
+        (p[1] - prev[1]) * M_PER_DEG * Math.cos((p[0] * Math.PI) / 180),
+      );
+    }
     distance.push(Math.round(total * 10) / 10);
   });
   return {
@@ -76,16 +83,50 @@ export async function recordActivity(server: { platform: Platform }, spec: Activ
   const located = spec.latlng.filter((p): p is [number, number] => p !== null);
   const start = new Date(spec.startDateLocal);
   await platform.store.append(activityStream(activityId), 0, [activityRecorded.create({
-    activityId, athleteId: spec.athleteId, type: spec.type, name: `${spec.type} ${spec.startDateLocal.slice(0, 10)}`,
-    description: null, externalId: `test-${activityId}.gpx`, uploadId: null,
-    startDate: start.toISOString().replace(/\.\d{3}Z$/, "Z"), startDateLocal: spec.startDateLocal, timezone: "(GMT+00:00) UTC",
-    distance: streams.distance[streams.distance.length - 1] ?? 0, movingTime: elapsed, elapsedTime: elapsed,
-    totalElevationGain: 10, elevHigh: 405, elevLow: 395, startLatlng: located[0] ?? null, endLatlng: located[located.length - 1] ?? null,
-    averageSpeed: 3, maxSpeed: 5, averageCadence: null, averageTemp: null, averageWatts: null, maxWatts: null,
-    weightedAverageWatts: null, kilojoules: null, deviceWatts: null, hasHeartrate: false, averageHeartrate: null,
-    maxHeartrate: null, calories: null, sufferScore: null, private: spec.private ?? false, trainer: false, commute: false,
-    deviceName: null, workoutType: null, polyline: null, summaryPolyline: null, streamsSha256: sha,
-    laps: [], splitsMetric: [], splitsStandard: [], bestEfforts: [],
+    activityId,
+    athleteId: spec.athleteId,
+    type: spec.type,
+    name: `${spec.type} ${spec.startDateLocal.slice(0, 10)}`,
+    description: null,
+    externalId: `test-${activityId}.gpx`,
+    uploadId: null,
+    startDate: start.toISOString().replace(/\.\d{3}Z$/, "Z"),
+    startDateLocal: spec.startDateLocal,
+    timezone: "(GMT+00:00) UTC",
+    distance: streams.distance[streams.distance.length - 1] ?? 0,
+    movingTime: elapsed,
+    elapsedTime: elapsed,
+    totalElevationGain: 10,
+    elevHigh: 405,
+    elevLow: 395,
+    startLatlng: located[0] ?? null,
+    endLatlng: located[located.length - 1] ?? null,
+    averageSpeed: 3,
+    maxSpeed: 5,
+    averageCadence: null,
+    averageTemp: null,
+    averageWatts: null,
+    maxWatts: null,
+    weightedAverageWatts: null,
+    kilojoules: null,
+    deviceWatts: null,
+    hasHeartrate: false,
+    averageHeartrate: null,
+    maxHeartrate: null,
+    calories: null,
+    sufferScore: null,
+    private: spec.private ?? false,
+    trainer: false,
+    commute: false,
+    deviceName: null,
+    workoutType: null,
+    polyline: null,
+    summaryPolyline: null,
+    streamsSha256: sha,
+    laps: [],
+    splitsMetric: [],
+    splitsStandard: [],
+    bestEfforts: [],
   })], { metadata: { athleteId: spec.athleteId, source: "test" } });
   return activityId;
 }
@@ -94,7 +135,12 @@ export async function recordActivity(server: { platform: Platform }, spec: Activ
 export function tileOf(point: [number, number], z: number): { x: number; y: number; px: number; py: number } {
   const unit = unitsPerPixel(z);
   const gx = worldX(point[1]) / unit, gy = worldY(point[0]) / unit;
-  return { x: Math.floor(gx / TILE_SIZE), y: Math.floor(gy / TILE_SIZE), px: Math.floor(gx % TILE_SIZE), py: Math.floor(gy % TILE_SIZE) };
+  return {
+    x: Math.floor(gx / TILE_SIZE),
+    y: Math.floor(gy / TILE_SIZE),
+    px: Math.floor(gx % TILE_SIZE),
+    py: Math.floor(gy % TILE_SIZE),
+  };
 }
 
 export interface DecodedTile {
@@ -129,7 +175,13 @@ export function decodeTile(bytes: Uint8Array): DecodedTile {
 }
 
 /** Polls progress until done or error (the build is asynchronous). */
-export async function waitForBuild(server: TestServer, athleteId: number, mapId: number | bigint, token: string, limitMs = 60_000) {
+export async function waitForBuild(
+  server: TestServer,
+  athleteId: number,
+  mapId: number | bigint,
+  token: string,
+  limitMs = 60_000,
+) {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const res = await server.api("GET", `/v3/athletes/${athleteId}/heatmaps/${mapId}/progress`, { token });
@@ -141,7 +193,14 @@ export async function waitForBuild(server: TestServer, athleteId: number, mapId:
 }
 
 /** Fetches a tile as bytes. */
-export async function fetchTile(server: TestServer, tilePath: string, z: number, x: number, y: number, headers: Record<string, string> = {}) {
+export async function fetchTile(
+  server: TestServer,
+  tilePath: string,
+  z: number,
+  x: number,
+  y: number,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${tilePath}/${z}/${x}/${y}.png`, { headers });
   return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
 }

@@ -19,11 +19,26 @@ describe("heatmap build across a restart", () => {
     const first = await startTestServer({ dataDir, runJobs: false });
     servers.push(first);
     const athlete = await first.athlete();
-    await recordActivity(first, { athleteId: athlete.id, type: "Hike", startDateLocal: "2024-07-01T09:00:00Z", latlng: loopTrack([46.5, 7.9], 800) });
-    const res = await first.api("POST", "/v3/athlete/heatmaps", { token: athlete.token, form: { activity_type_ids: "4" } });
+    await recordActivity(first, {
+      athleteId: athlete.id,
+      type: "Hike",
+      startDateLocal: "2024-07-01T09:00:00Z",
+      latlng: loopTrack([46.5, 7.9], 800),
+    });
+    const res = await first.api("POST", "/v3/athlete/heatmaps", {
+      token: athlete.token,
+      form: { activity_type_ids: "4" },
+    });
     expect(res.status).toBe(201);
-    const queued = await first.api("GET", `/v3/athletes/${athlete.id}/heatmaps/${res.body.id}/progress`, { token: athlete.token });
-    expect(queued.body).toMatchObject({ status: "queued", status_message: "Your heatmap is waiting to be built.", activities_count: 0, center_latlng: null });
+    const queued = await first.api("GET", `/v3/athletes/${athlete.id}/heatmaps/${res.body.id}/progress`, {
+      token: athlete.token,
+    });
+    expect(queued.body).toMatchObject({
+      status: "queued",
+      status_message: "Your heatmap is waiting to be built.",
+      activities_count: 0,
+      center_latlng: null,
+    });
     const tile = await fetch(`${queued.body.tile_path}/0/0/0.png`);
     expect(tile.status).toBe(404);
     expect((await tile.json()).errors).toEqual([{ resource: "Heatmap", field: "status", code: "not ready" }]);

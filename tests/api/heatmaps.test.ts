@@ -7,7 +7,14 @@ import { activityTypeId } from "../../shared/activity-types.ts";
 import { latOf, lngOf, TILE_SIZE, unitsPerPixel } from "../../server/heatmaps/mercator.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 import {
-  decodeTile, fetchTile, lineTrack, loopTrack, offset, recordActivity, tileOf, waitForBuild,
+  decodeTile,
+  fetchTile,
+  lineTrack,
+  loopTrack,
+  offset,
+  recordActivity,
+  tileOf,
+  waitForBuild,
 } from "./heatmaps-fixtures.ts";
 
 /**
@@ -33,18 +40,50 @@ beforeAll(async () => {
   server = await startTestServer();
   a = await server.athlete({ firstname: "Heat" });
   b = await server.athlete({ firstname: "Other" });
-  const zone = await server.api("POST", "/v3/athlete/privacy_zones", { token: a.token, form: { lat: ZONE[0], lng: ZONE[1], radius: ZONE_RADIUS } });
+  const zone = await server.api("POST", "/v3/athlete/privacy_zones", {
+    token: a.token,
+    form: { lat: ZONE[0], lng: ZONE[1], radius: ZONE_RADIUS },
+  });
   expect(zone.status).toBe(201);
-  ids.ride2024 = await recordActivity(server, { athleteId: a.id, type: "Ride", startDateLocal: "2024-05-01T07:00:00Z", latlng: loopTrack(RIDE_2024, 600) });
-  ids.run2024 = await recordActivity(server, { athleteId: a.id, type: "Run", startDateLocal: "2024-06-10T18:00:00Z", latlng: loopTrack(RUN_2024, 400) });
-  ids.privateRide = await recordActivity(server, { athleteId: a.id, type: "Ride", private: true, startDateLocal: "2024-05-02T07:00:00Z", latlng: loopTrack(PRIVATE_RIDE, 500) });
-  ids.ride2023 = await recordActivity(server, { athleteId: a.id, type: "Ride", startDateLocal: "2023-01-01T10:00:00Z", latlng: loopTrack(RIDE_2023, 500) });
+  ids.ride2024 = await recordActivity(server, {
+    athleteId: a.id,
+    type: "Ride",
+    startDateLocal: "2024-05-01T07:00:00Z",
+    latlng: loopTrack(RIDE_2024, 600),
+  });
+  ids.run2024 = await recordActivity(server, {
+    athleteId: a.id,
+    type: "Run",
+    startDateLocal: "2024-06-10T18:00:00Z",
+    latlng: loopTrack(RUN_2024, 400),
+  });
+  ids.privateRide = await recordActivity(server, {
+    athleteId: a.id,
+    type: "Ride",
+    private: true,
+    startDateLocal: "2024-05-02T07:00:00Z",
+    latlng: loopTrack(PRIVATE_RIDE, 500),
+  });
+  ids.ride2023 = await recordActivity(server, {
+    athleteId: a.id,
+    type: "Ride",
+    startDateLocal: "2023-01-01T10:00:00Z",
+    latlng: loopTrack(RIDE_2023, 500),
+  });
   // Straight through the privacy zone, with a GPS gap (null) before it.
   ids.zoneRide = await recordActivity(server, {
-    athleteId: a.id, type: "Ride", startDateLocal: "2024-05-03T07:00:00Z", latlng: [null, ...lineTrack(ZONE, 1400)],
+    athleteId: a.id,
+    type: "Ride",
+    startDateLocal: "2024-05-03T07:00:00Z",
+    latlng: [null, ...lineTrack(ZONE, 1400)],
   });
   // Another athlete's ride at the same place must never show on a's maps.
-  ids.otherRide = await recordActivity(server, { athleteId: b.id, type: "Ride", startDateLocal: "2024-05-01T08:00:00Z", latlng: loopTrack(RUN_2024, 900) });
+  ids.otherRide = await recordActivity(server, {
+    athleteId: b.id,
+    type: "Ride",
+    startDateLocal: "2024-05-01T08:00:00Z",
+    latlng: loopTrack(RUN_2024, 900),
+  });
 });
 afterAll(() => server.close());
 
@@ -74,7 +113,11 @@ describe("POST /v3/athlete/heatmaps and the build", () => {
     const res = await create(a, { activity_type_ids: "1" });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(["activity_type_ids", "athlete", "id", "resource_state", "web_url"]);
-    expect(res.body).toMatchObject({ resource_state: 2, athlete: { id: a.id, resource_state: 1 }, activity_type_ids: [1] });
+    expect(res.body).toMatchObject({
+      resource_state: 2,
+      athlete: { id: a.id, resource_state: 1 },
+      activity_type_ids: [1],
+    });
     expect(Number.isSafeInteger(res.body.id)).toBe(true);
     expect(res.body.id).toBeGreaterThanOrEqual(2 ** 52);
     expect(res.body.web_url).toBe(`${server.url}/heatmaps/${a.id}/${res.body.id}`);
@@ -126,7 +169,11 @@ describe("POST /v3/athlete/heatmaps and the build", () => {
     const cut = await built({ activity_type_ids: "1", start_date_local: rideStart, end_date_local: rideStart + 60 });
     expect(cut.activities_count).toBe(0);
     expect(cut.center_latlng).toBeNull();
-    const whole = await built({ activity_type_ids: "1", start_date_local: rideStart, end_date_local: rideStart + 3 * 3600 });
+    const whole = await built({
+      activity_type_ids: "1",
+      start_date_local: rideStart,
+      end_date_local: rideStart + 3 * 3600,
+    });
     expect(whole.activities_count).toBe(1);
   });
 });
@@ -158,17 +205,24 @@ describe("privacy zones on tiles", () => {
     const zoneTile = tileOf(LATER_ZONE, 15);
     const before = decodeTile((await fetchTile(server, map.tile_path, 15, zoneTile.x, zoneTile.y)).bytes);
     expect(before.drawnNear(zoneTile.px, zoneTile.py, 12)).toBeGreaterThan(5);
-    const zone = await server.api("POST", "/v3/athlete/privacy_zones", { token: a.token, json: { lat: LATER_ZONE[0], lng: LATER_ZONE[1], radius: 120 } });
+    const zone = await server.api("POST", "/v3/athlete/privacy_zones", {
+      token: a.token,
+      json: { lat: LATER_ZONE[0], lng: LATER_ZONE[1], radius: 120 },
+    });
     expect(zone.status).toBe(201);
     const after = decodeTile((await fetchTile(server, map.tile_path, 15, zoneTile.x, zoneTile.y)).bytes);
     expect(after.drawnNear(zoneTile.px, zoneTile.py, 12)).toBe(0);
     expect(after.drawn).toBeGreaterThan(0);
     await server.api("DELETE", `/v3/athlete/privacy_zones/${zone.body.id}`, { token: a.token });
 
-    await server.platform.store.append(activityStream(ids.ride2023), "any", [activityUpdated.create({ activityId: ids.ride2023, athleteId: a.id, private: true })]);
+    await server.platform.store.append(activityStream(ids.ride2023), "any", [
+      activityUpdated.create({ activityId: ids.ride2023, athleteId: a.id, private: true }),
+    ]);
     expect(await drawnAt(map.tile_path, offset(RIDE_2023, 500, 0))).toBe(0);
     expect(await drawnAt(map.tile_path, offset(RIDE_2024, 600, 0))).toBeGreaterThan(20);
-    await server.platform.store.append(activityStream(ids.ride2023), "any", [activityUpdated.create({ activityId: ids.ride2023, athleteId: a.id, private: false })]);
+    await server.platform.store.append(activityStream(ids.ride2023), "any", [
+      activityUpdated.create({ activityId: ids.ride2023, athleteId: a.id, private: false }),
+    ]);
     expect(await drawnAt(map.tile_path, offset(RIDE_2023, 500, 0))).toBeGreaterThan(20);
   });
 });
@@ -191,7 +245,10 @@ describe("tiles", () => {
     expect(world.drawn).toBeGreaterThan(0);
     const ocean = decodeTile((await fetchTile(server, map.tile_path, 10, 0, 0)).bytes);
     expect(ocean.drawn).toBe(0);
-    expect(decodeTile((await fetchTile(server, map.tile_path, 18, ...xy(tileOf(offset(RIDE_2024, 600, 0), 18)))).bytes).drawn).toBeGreaterThan(0);
+    expect(
+      decodeTile((await fetchTile(server, map.tile_path, 18, ...xy(tileOf(offset(RIDE_2024, 600, 0), 18)))).bytes)
+        .drawn,
+    ).toBeGreaterThan(0);
   });
 
   it("refuse z/x/y outside the map (400) and unknown maps (404) with the documented body", async () => {
@@ -199,13 +256,19 @@ describe("tiles", () => {
     for (const [z, x, y, field] of [[19, 0, 0, "z"], [2, 4, 0, "x"], [2, 0, 4, "y"], [0, 1, 0, "x"]] as const) {
       const res = await fetch(`${map.tile_path}/${z}/${x}/${y}.png`);
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ message: "Bad Request", errors: [{ resource: "Tile", field, code: "outside the map" }] });
+      expect(await res.json()).toEqual({
+        message: "Bad Request",
+        errors: [{ resource: "Tile", field, code: "outside the map" }],
+      });
     }
     const bad = await fetch(`${map.tile_path}/1/0/zero.png`);
     expect(bad.status).toBe(400);
     const unknown = await fetch(`${server.url}/heatmaps/${a.id}/${map.id + 1}/tiles/0/0/0.png`);
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({ message: "Record Not Found", errors: [{ resource: "Heatmap", field: "id", code: "invalid" }] });
+    expect(await unknown.json()).toEqual({
+      message: "Record Not Found",
+      errors: [{ resource: "Heatmap", field: "id", code: "invalid" }],
+    });
     const wrongAthlete = await fetch(`${server.url}/heatmaps/${b.id}/${map.id}/tiles/0/0/0.png`);
     expect(wrongAthlete.status).toBe(404);
   });
@@ -220,7 +283,12 @@ describe("reading, listing, other athletes, deleting", () => {
     const map = await built({ activity_type_ids: "1,2" });
     const summary = await server.api("GET", `/v3/athletes/${a.id}/heatmaps/${map.id}`, { token: a.token });
     expect(summary.status).toBe(200);
-    expect(summary.body).toMatchObject({ id: map.id, resource_state: 2, activity_type_ids: [1, 2], athlete: { id: a.id } });
+    expect(summary.body).toMatchObject({
+      id: map.id,
+      resource_state: 2,
+      activity_type_ids: [1, 2],
+      athlete: { id: a.id },
+    });
     expect(summary.body.status).toBeUndefined();
     expect(typeof summary.body.created_at).toBe("string");
     const mine = await server.api("GET", "/v3/athlete/heatmaps", { token: a.token });
@@ -236,11 +304,19 @@ describe("reading, listing, other athletes, deleting", () => {
     expect(read.status).toBe(200);
     const del = await server.api("DELETE", `/v3/athletes/${a.id}/heatmaps/${map.id}`, { token: b.token });
     expect(del.status).toBe(403);
-    expect(del.body).toEqual({ message: "Forbidden", errors: [{ resource: "Heatmap", field: "athlete_id", code: "forbidden" }] });
-    for (const path of [`/v3/athletes/${b.id}/heatmaps/${map.id}`, `/v3/athletes/${b.id}/heatmaps/${map.id}/progress`]) {
+    expect(del.body).toEqual({
+      message: "Forbidden",
+      errors: [{ resource: "Heatmap", field: "athlete_id", code: "forbidden" }],
+    });
+    for (
+      const path of [`/v3/athletes/${b.id}/heatmaps/${map.id}`, `/v3/athletes/${b.id}/heatmaps/${map.id}/progress`]
+    ) {
       const res = await server.api("GET", path, { token: b.token });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: "Record Not Found", errors: [{ resource: "Heatmap", field: "id", code: "invalid" }] });
+      expect(res.body).toEqual({
+        message: "Record Not Found",
+        errors: [{ resource: "Heatmap", field: "id", code: "invalid" }],
+      });
     }
     expect((await server.api("GET", `/v3/athletes/${a.id}/heatmaps/${map.id}`)).status).toBe(401);
   });
@@ -249,17 +325,25 @@ describe("reading, listing, other athletes, deleting", () => {
     const map = await built({ activity_type_ids: "1" });
     const t = tileOf(offset(RIDE_2024, 600, 0), 14);
     expect((await fetchTile(server, map.tile_path, 14, t.x, t.y)).status).toBe(200);
-    const [row] = await server.platform.db.query<{ tracks_sha256: string }>("select tracks_sha256 from heatmaps where id = $1", [map.id]);
+    const [row] = await server.platform.db.query<{ tracks_sha256: string }>(
+      "select tracks_sha256 from heatmaps where id = $1",
+      [map.id],
+    );
     const del = await server.api("DELETE", `/v3/athletes/${a.id}/heatmaps/${map.id}`, { token: a.token });
     expect(del.status).toBe(204);
     expect(del.text).toBe("");
     expect((await fetchTile(server, map.tile_path, 14, t.x, t.y)).status).toBe(404);
     expect((await fetch(map.web_url)).status).toBe(404);
-    expect((await server.api("GET", `/v3/athletes/${a.id}/heatmaps/${map.id}/progress`, { token: a.token })).status).toBe(404);
-    expect((await server.api("DELETE", `/v3/athletes/${a.id}/heatmaps/${map.id}`, { token: a.token })).status).toBe(404);
+    expect((await server.api("GET", `/v3/athletes/${a.id}/heatmaps/${map.id}/progress`, { token: a.token })).status)
+      .toBe(404);
+    expect((await server.api("DELETE", `/v3/athletes/${a.id}/heatmaps/${map.id}`, { token: a.token })).status).toBe(
+      404,
+    );
     const list = await server.api("GET", "/v3/athlete/heatmaps", { token: a.token });
     expect(list.body.map((h: { id: number }) => h.id)).not.toContain(map.id);
-    expect(await server.platform.db.query("select 1 from public.blobs where sha256 = $1", [row.tracks_sha256])).toEqual([]);
+    expect(await server.platform.db.query("select 1 from public.blobs where sha256 = $1", [row.tracks_sha256])).toEqual(
+      [],
+    );
   });
 });
 
@@ -268,12 +352,19 @@ describe("bad input", () => {
     for (const value of ["0", "30", "abc", "1,,2", "-1", "1.5"]) {
       const res = await create(a, { activity_type_ids: value });
       expect(res.status, value).toBe(400);
-      expect(res.body).toEqual({ message: "Bad Request", errors: [{ resource: "Heatmap", field: "activity_type_ids", code: "invalid" }] });
+      expect(res.body).toEqual({
+        message: "Bad Request",
+        errors: [{ resource: "Heatmap", field: "activity_type_ids", code: "invalid" }],
+      });
     }
     const missing = await create(a, {});
     expect(missing.status).toBe(400);
     expect(missing.body.errors).toEqual([{ resource: "Heatmap", field: "activity_type_ids", code: "missing" }]);
-    const inverted = await create(a, { activity_type_ids: "1", start_date_local: 1_700_000_000, end_date_local: 1_600_000_000 });
+    const inverted = await create(a, {
+      activity_type_ids: "1",
+      start_date_local: 1_700_000_000,
+      end_date_local: 1_600_000_000,
+    });
     expect(inverted.status).toBe(400);
     expect(inverted.body.errors).toEqual([{ resource: "Heatmap", field: "end_date_local", code: "invalid" }]);
     const notInt = await create(a, { activity_type_ids: "1", start_date_local: "yesterday" });
@@ -288,11 +379,19 @@ describe("bad input", () => {
 describe("a build that fails", () => {
   it("ends in error with an English status_message", async () => {
     const c = await server.athlete();
-    await recordActivity(server, { athleteId: c.id, type: "Walk", startDateLocal: "2024-01-01T10:00:00Z", latlng: loopTrack(RIDE_2024, 100), missingBlob: true });
+    await recordActivity(server, {
+      athleteId: c.id,
+      type: "Walk",
+      startDateLocal: "2024-01-01T10:00:00Z",
+      latlng: loopTrack(RIDE_2024, 100),
+      missingBlob: true,
+    });
     const res = await create(c, { activity_type_ids: String(activityTypeId("Walk")) });
     const progress = await waitForBuild(server, c.id, res.body.id, c.token);
     expect(progress.status).toBe("error");
-    expect(progress.status_message).toMatch(/^There was an error building your heatmap: The recorded positions of activity \d+ could not be read\.$/);
+    expect(progress.status_message).toMatch(
+      /^There was an error building your heatmap: The recorded positions of activity \d+ could not be read\.$/,
+    );
     const page = await fetch(res.body.web_url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("There was an error building your heatmap");

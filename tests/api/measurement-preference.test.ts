@@ -25,7 +25,10 @@ describe("measurement_preference", () => {
       [String(ann.id)],
     );
     expect(events[0].n).toBe(1);
-    const back = await server.api("PUT", "/v3/athlete", { token: ann.token, json: { measurement_preference: "meters" } });
+    const back = await server.api("PUT", "/v3/athlete", {
+      token: ann.token,
+      json: { measurement_preference: "meters" },
+    });
     expect(back.body.measurement_preference).toBe("meters");
   });
 

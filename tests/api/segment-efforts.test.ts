@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueToken } from "../../server/applications/commands.ts";
 import { createSegment } from "../../server/segments/commands.ts";
 import { systemActor } from "../../server/actor.ts";
-import { startTestServer, uploadUntilReady, type TestAthlete, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestAthlete, type TestServer, uploadUntilReady } from "../helpers/server.ts";
 
 /**
  * Issue #19, segment-effort parts: GET /v3/segment_efforts/:id/streams, GET /v3/segment_efforts
@@ -27,12 +27,22 @@ interface Ride {
 function ride(speed: number, seconds: number, startIso: string): Ride {
   const t0 = Date.parse(startIso) / 1000;
   const points = Array.from({ length: seconds + 1 }, (_, i) => ({
-    lat: Number(latAt(i * speed).toFixed(7)), lng: LNG, ele: Math.round(i * speed * 0.05 * 10) / 10, t: t0 + i,
+    lat: Number(latAt(i * speed).toFixed(7)),
+    lng: LNG,
+    ele: Math.round(i * speed * 0.05 * 10) / 10,
+    t: t0 + i,
   }));
   const trkpts = points.map((p) =>
-    `<trkpt lat="${p.lat}" lon="${p.lng}"><ele>${p.ele}</ele><time>${new Date(p.t * 1000).toISOString().replace(/\.000Z$/, "Z")}</time></trkpt>`
+    `<trkpt lat="${p.lat}" lon="${p.lng}"><ele>${p.ele}</ele><time>${
+      new Date(p.t * 1000).toISOString().replace(/\.000Z$/, "Z")
+    }</time></trkpt>`
   );
-  return { points, gpx: `<?xml version="1.0"?><gpx version="1.1" creator="test"><trk><type>cycling</type><trkseg>${trkpts.join("")}</trkseg></trk></gpx>` };
+  return {
+    points,
+    gpx: `<?xml version="1.0"?><gpx version="1.1" creator="test"><trk><type>cycling</type><trkseg>${
+      trkpts.join("")
+    }</trkseg></trk></gpx>`,
+  };
 }
 
 let server: TestServer;
@@ -49,7 +59,10 @@ async function upload(athlete: TestAthlete, r: Ride, name: string): Promise<numb
 }
 
 async function effortsOf(athlete: TestAthlete, activityId: number) {
-  const res = await server.api("GET", `/v3/activities/${activityId}`, { token: athlete.token, query: { include_all_efforts: true } });
+  const res = await server.api("GET", `/v3/activities/${activityId}`, {
+    token: athlete.token,
+    query: { include_all_efforts: true },
+  });
   expect(res.status).toBe(200);
   return res.body.segment_efforts as any[];
 }
@@ -61,9 +74,16 @@ beforeAll(async () => {
   for (const [from, to] of STRETCHES) {
     const points: [number, number][] = [];
     for (let m = from; m <= to; m += 50) points.push([latAt(m), LNG]);
-    segmentIds.push(await createSegment(server.platform, {
-      name: `Line ${from}-${to}`, activityType: "Ride", points, altitudes: null, athleteId: null, activityId: null,
-    }, systemActor("test")));
+    segmentIds.push(
+      await createSegment(server.platform, {
+        name: `Line ${from}-${to}`,
+        activityType: "Ride",
+        points,
+        altitudes: null,
+        athleteId: null,
+        activityId: null,
+      }, systemActor("test")),
+    );
   }
   slowRide = ride(5, 220, "2026-03-02T09:00:00Z");
   fastRide = ride(8, 140, "2026-03-04T09:00:00Z");
@@ -97,7 +117,10 @@ describe("is_kom on segment efforts", () => {
   }, 120_000);
 
   it("goes back to the next athlete when the record holder's activity becomes private", async () => {
-    const res = await server.api("PUT", `/v3/activities/${fastActivity}`, { token: fast.token, form: { private: true } });
+    const res = await server.api("PUT", `/v3/activities/${fastActivity}`, {
+      token: fast.token,
+      form: { private: true },
+    });
     expect(res.status).toBe(200);
     for (const e of await effortsOf(slow, slowActivity)) expect(e.is_kom, e.name).toBe(true);
     for (const e of await effortsOf(fast, fastActivity)) expect(e.is_kom, e.name).toBe(false);
@@ -109,7 +132,8 @@ describe("GET /v3/segment_efforts/:id/streams", () => {
   it("answers the activity's streams over the effort's index range, as written in the file", async () => {
     const effort = (await effortsOf(slow, slowActivity))[0];
     const res = await server.api("GET", `/v3/segment_efforts/${effort.id}/streams`, {
-      token: slow.token, query: { keys: "time,latlng,altitude", key_by_type: true },
+      token: slow.token,
+      query: { keys: "time,latlng,altitude", key_by_type: true },
     });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(["altitude", "distance", "latlng", "time"]);
@@ -135,7 +159,10 @@ describe("GET /v3/segment_efforts/:id/streams", () => {
 
   it("answers an array with type without key_by_type, and distance alone without keys", async () => {
     const effort = (await effortsOf(slow, slowActivity))[0];
-    const res = await server.api("GET", `/v3/segment_efforts/${effort.id}/streams`, { token: slow.token, query: { keys: "heartrate,time" } });
+    const res = await server.api("GET", `/v3/segment_efforts/${effort.id}/streams`, {
+      token: slow.token,
+      query: { keys: "heartrate,time" },
+    });
     expect(res.body.map((s: any) => s.type)).toEqual(["time", "distance"]);
     const bare = await server.api("GET", `/v3/segment_efforts/${effort.id}/streams`, { token: slow.token });
     expect(bare.body.map((s: any) => s.type)).toEqual(["distance"]);
@@ -143,37 +170,58 @@ describe("GET /v3/segment_efforts/:id/streams", () => {
 
   it("keeps the activity's privacy: another athlete sees a public effort's streams, not a private one's; read_all is required (401 without)", async () => {
     const effort = (await effortsOf(slow, slowActivity))[0];
-    expect((await server.api("GET", `/v3/segment_efforts/${effort.id}/streams`, { token: fast.token })).status).toBe(200);
+    expect((await server.api("GET", `/v3/segment_efforts/${effort.id}/streams`, { token: fast.token })).status).toBe(
+      200,
+    );
     await server.api("PUT", `/v3/activities/${slowActivity}`, { token: slow.token, form: { private: true } });
     const hidden = await server.api("GET", `/v3/segment_efforts/${effort.id}/streams`, { token: fast.token });
     expect(hidden.status).toBe(404);
     expect(hidden.text).not.toMatch(/latlng|\d{2}\.\d{5}/);
-    expect((await server.api("GET", `/v3/segment_efforts/${effort.id}/streams`, { token: slow.token })).status).toBe(200);
+    expect((await server.api("GET", `/v3/segment_efforts/${effort.id}/streams`, { token: slow.token })).status).toBe(
+      200,
+    );
     await server.api("PUT", `/v3/activities/${slowActivity}`, { token: slow.token, form: { private: false } });
-    const readOnly = await issueToken(server.platform, { athleteId: slow.id, applicationId: slow.applicationId, permissions: ["read"] });
+    const readOnly = await issueToken(server.platform, {
+      athleteId: slow.id,
+      applicationId: slow.applicationId,
+      permissions: ["read"],
+    });
     const refused = await server.api("GET", `/v3/segment_efforts/${effort.id}/streams`, { token: readOnly });
     // A missing scope is the documented 401 naming the permission.
     expect(refused.status).toBe(401);
     expect(refused.body.errors[0].field).toMatch(/_permission$/);
-    expect((await server.api("GET", "/v3/segment_efforts/9007199254740993/streams", { token: slow.token })).status).toBe(404);
+    expect((await server.api("GET", "/v3/segment_efforts/9007199254740993/streams", { token: slow.token })).status)
+      .toBe(404);
   });
 });
 
 describe("GET /v3/segment_efforts", () => {
   it("lists the caller's own efforts on a segment, filtered by local dates like all_efforts", async () => {
-    const mine = await server.api("GET", "/v3/segment_efforts", { token: slow.token, query: { segment_id: segmentIds[2] } });
+    const mine = await server.api("GET", "/v3/segment_efforts", {
+      token: slow.token,
+      query: { segment_id: segmentIds[2] },
+    });
     expect(mine.status).toBe(200);
     expect(mine.body).toHaveLength(1);
-    expect(mine.body[0]).toMatchObject({ athlete: { id: slow.id }, activity: { id: slowActivity }, segment: { id: segmentIds[2] } });
-    const theirs = await server.api("GET", "/v3/segment_efforts", { token: fast.token, query: { segment_id: segmentIds[2] } });
+    expect(mine.body[0]).toMatchObject({
+      athlete: { id: slow.id },
+      activity: { id: slowActivity },
+      segment: { id: segmentIds[2] },
+    });
+    const theirs = await server.api("GET", "/v3/segment_efforts", {
+      token: fast.token,
+      query: { segment_id: segmentIds[2] },
+    });
     expect(theirs.body.map((e: any) => e.athlete.id)).toEqual([fast.id]);
     // The slow ride was on 2 March (local), the fast one on 4 March.
     const inRange = await server.api("GET", "/v3/segment_efforts", {
-      token: slow.token, query: { segment_id: segmentIds[2], start_date_local: "2026-03-01T00:00:00Z", end_date_local: "2026-03-02" },
+      token: slow.token,
+      query: { segment_id: segmentIds[2], start_date_local: "2026-03-01T00:00:00Z", end_date_local: "2026-03-02" },
     });
     expect(inRange.body).toHaveLength(1);
     const outOfRange = await server.api("GET", "/v3/segment_efforts", {
-      token: slow.token, query: { segment_id: segmentIds[2], start_date_local: "2026-03-03", end_date_local: "2026-03-31" },
+      token: slow.token,
+      query: { segment_id: segmentIds[2], start_date_local: "2026-03-03", end_date_local: "2026-03-31" },
     });
     expect(outOfRange.body).toEqual([]);
   });
@@ -182,10 +230,16 @@ describe("GET /v3/segment_efforts", () => {
     const none = await server.api("GET", "/v3/segment_efforts", { token: slow.token });
     expect(none.status).toBe(400);
     expect(none.body.errors[0]).toMatchObject({ field: "segment_id" });
-    const lone = await server.api("GET", "/v3/segment_efforts", { token: slow.token, query: { segment_id: segmentIds[0], start_date_local: "2026-03-01" } });
+    const lone = await server.api("GET", "/v3/segment_efforts", {
+      token: slow.token,
+      query: { segment_id: segmentIds[0], start_date_local: "2026-03-01" },
+    });
     expect(lone.status).toBe(400);
     expect(lone.body.errors[0]).toMatchObject({ field: "end_date_local", code: "missing" });
-    const unknown = await server.api("GET", "/v3/segment_efforts", { token: slow.token, query: { segment_id: 999_999 } });
+    const unknown = await server.api("GET", "/v3/segment_efforts", {
+      token: slow.token,
+      query: { segment_id: 999_999 },
+    });
     expect(unknown.status).toBe(404);
   });
 });
@@ -194,10 +248,15 @@ describe("64-bit effort ids read as doubles", () => {
   it("parse (JSON.parse, IEEE-754) to distinct numbers that print back as the id and fetch the same effort", async () => {
     const texts: string[] = [];
     for (const [athlete, activity] of [[slow, slowActivity], [fast, fastActivity]] as const) {
-      const res = await server.api("GET", `/v3/activities/${activity}`, { token: athlete.token, query: { include_all_efforts: true } });
+      const res = await server.api("GET", `/v3/activities/${activity}`, {
+        token: athlete.token,
+        query: { include_all_efforts: true },
+      });
       texts.push(res.text);
     }
-    for (const id of segmentIds) texts.push((await server.api("GET", `/v3/segments/${id}/all_efforts`, { token: slow.token })).text);
+    for (const id of segmentIds) {
+      texts.push((await server.api("GET", `/v3/segments/${id}/all_efforts`, { token: slow.token })).text);
+    }
     const exact = new Set<string>();
     const asDoubles = new Map<number, string>();
     for (const text of texts) {
@@ -211,7 +270,9 @@ describe("64-bit effort ids read as doubles", () => {
         expect(BigInt(digits[k])).toBeGreaterThan(2n ** 53n);
         exact.add(digits[k]);
         const seen = asDoubles.get(e.id);
-        expect(seen === undefined || seen === digits[k], `${digits[k]} and ${seen} parse to the same double`).toBe(true);
+        expect(seen === undefined || seen === digits[k], `${digits[k]} and ${seen} parse to the same double`).toBe(
+          true,
+        );
         asDoubles.set(e.id, digits[k]);
         expect(String(e.id)).toBe(digits[k]);
       });

@@ -3,7 +3,7 @@ import { Decoder, Stream } from "@garmin/fitsdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { segmentCommands } from "../../server/segments/cli.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
-import { startTestServer, uploadUntilReady, type TestAthlete, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestAthlete, type TestServer, uploadUntilReady } from "../helpers/server.ts";
 
 /**
  * Issue #22: a segment created from bare coordinates (`segment create --points`) takes its elevation,
@@ -28,7 +28,8 @@ const SEMICIRCLE = 180 / 2 ** 31;
 const R = 6_371_008.8;
 const rad = (x: number) => (x * Math.PI) / 180;
 function haversine(a: [number, number], b: [number, number]) {
-  const s = Math.sin(rad(b[0] - a[0]) / 2) ** 2 + Math.cos(rad(a[0])) * Math.cos(rad(b[0])) * Math.sin(rad(b[1] - a[1]) / 2) ** 2;
+  const s = Math.sin(rad(b[0] - a[0]) / 2) ** 2 +
+    Math.cos(rad(a[0])) * Math.cos(rad(b[0])) * Math.sin(rad(b[1] - a[1]) / 2) ** 2;
   return 2 * R * Math.asin(Math.sqrt(s));
 }
 
@@ -38,7 +39,9 @@ function fitRecords(): Rec[] {
   const { messages, errors } = decoder.read();
   expect(errors).toEqual([]);
   return (messages.recordMesgs as any[])
-    .filter((r) => r.positionLat !== undefined && (r.enhancedAltitude ?? r.altitude) !== undefined && r.distance !== undefined)
+    .filter((r) =>
+      r.positionLat !== undefined && (r.enhancedAltitude ?? r.altitude) !== undefined && r.distance !== undefined
+    )
     .map((r) => ({
       t: new Date(r.timestamp).getTime() / 1000,
       lat: r.positionLat * SEMICIRCLE,
@@ -79,12 +82,18 @@ let stretch: Rec[];
 let segmentId: number;
 
 async function upload(athlete: TestAthlete, file: string): Promise<number> {
-  return uploadUntilReady(server, athlete.token, { bytes: readFileSync(deviceFile(file)), name: file.split("/").pop()!, dataType: file.split(".").pop()! });
+  return uploadUntilReady(server, athlete.token, {
+    bytes: readFileSync(deviceFile(file)),
+    name: file.split("/").pop()!,
+    dataType: file.split(".").pop()!,
+  });
 }
 
 async function measurements() {
   const events = await server.platform.store.readStream(`segment-${segmentId}`);
-  return events.filter((e) => e.type === "SegmentProfileMeasured").map((e) => e.data as { source: string; activityId: number });
+  return events.filter((e) => e.type === "SegmentProfileMeasured").map((e) =>
+    e.data as { source: string; activityId: number }
+  );
 }
 
 beforeAll(async () => {
@@ -101,7 +110,10 @@ beforeAll(async () => {
   const picked = stretch.filter((_, k) => k % 10 === 0 || k === stretch.length - 1);
   const points = picked.map((r) => `${r.lat.toFixed(6)},${r.lng.toFixed(6)}`).join(";");
   const create = segmentCommands.find((c) => c.name === "segment create")!;
-  const out = await create.run(server.platform, { name: "Steepest stretch", "activity-type": "Ride", points }, { progress() {}, interactive: false }) as { id: number };
+  const out = await create.run(server.platform, { name: "Steepest stretch", "activity-type": "Ride", points }, {
+    progress() {},
+    interactive: false,
+  }) as { id: number };
   segmentId = out.id;
 }, 120_000);
 afterAll(() => server.close());
@@ -111,7 +123,14 @@ describe("a segment created from coordinates only (issue #22)", () => {
     const viewer = await server.athlete();
     const res = await server.api("GET", `/v3/segments/${segmentId}`, { token: viewer.token });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ elevation_high: null, elevation_low: null, average_grade: 0, maximum_grade: 0, total_elevation_gain: 0, climb_category: 0 });
+    expect(res.body).toMatchObject({
+      elevation_high: null,
+      elevation_low: null,
+      average_grade: 0,
+      maximum_grade: 0,
+      total_elevation_gain: 0,
+      climb_category: 0,
+    });
   });
 
   it("is measured from a GPS-only upload: numbers within the file's altitudes over that stretch", async () => {
@@ -137,7 +156,10 @@ describe("a segment created from coordinates only (issue #22)", () => {
     expect(await measurements()).toMatchObject([{ source: "gps" }, { source: "barometric", activityId }]);
 
     const alts = stretch.map((r) => r.alt);
-    const distance = stretch.slice(1).reduce((sum, r, k) => sum + haversine([stretch[k].lat, stretch[k].lng], [r.lat, r.lng]), 0);
+    const distance = stretch.slice(1).reduce(
+      (sum, r, k) => sum + haversine([stretch[k].lat, stretch[k].lng], [r.lat, r.lng]),
+      0,
+    );
     // The segment's length is that of its points: every 10th record of the stretch.
     expect(Math.abs(res.body.distance - distance)).toBeLessThan(distance * 0.02);
     // Matching may start or end the effort a record or two from the segment's ends (~1 m of climb).
@@ -156,7 +178,8 @@ describe("a segment created from coordinates only (issue #22)", () => {
     // Explore answers the same category and the profile's rise (last altitude − first).
     const [lat, lng] = res.body.start_latlng;
     const explore = await server.api("GET", "/v3/segments/explore", {
-      token: rider.token, query: { bounds: `${lat - 0.01},${lng - 0.01},${lat + 0.01},${lng + 0.01}`, activity_type: "riding" },
+      token: rider.token,
+      query: { bounds: `${lat - 0.01},${lng - 0.01},${lat + 0.01},${lng + 0.01}`, activity_type: "riding" },
     });
     const item = explore.body.segments.find((s: { id: number }) => s.id === segmentId);
     expect(item.climb_category).toBe(res.body.climb_category);
@@ -164,12 +187,22 @@ describe("a segment created from coordinates only (issue #22)", () => {
   }, 120_000);
 
   it("keeps a barometric measurement: a later GPS-only ride changes nothing", async () => {
-    const before = (await server.api("GET", `/v3/segments/${segmentId}`, { token: (await server.athlete()).token })).body;
+    const before =
+      (await server.api("GET", `/v3/segments/${segmentId}`, { token: (await server.athlete()).token })).body;
     const rider = await server.athlete();
     await upload(rider, GPX);
     const after = (await server.api("GET", `/v3/segments/${segmentId}`, { token: rider.token })).body;
     expect(await measurements()).toHaveLength(2);
-    for (const key of ["elevation_high", "elevation_low", "average_grade", "maximum_grade", "total_elevation_gain", "climb_category"]) {
+    for (
+      const key of [
+        "elevation_high",
+        "elevation_low",
+        "average_grade",
+        "maximum_grade",
+        "total_elevation_gain",
+        "climb_category",
+      ]
+    ) {
       expect(after[key], key).toBe(before[key]);
     }
   }, 120_000);

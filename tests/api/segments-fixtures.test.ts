@@ -52,8 +52,16 @@ beforeAll(async () => {
     const base = { points, altitudes, athleteId: null, activityId: null };
     laid.push({
       file,
-      ride: await createSegment(server.platform, { ...base, name: `${file} stretch`, activityType: "Ride" }, systemActor("test")),
-      run: await createSegment(server.platform, { ...base, name: `${file} stretch`, activityType: "Run" }, systemActor("test")),
+      ride: await createSegment(
+        server.platform,
+        { ...base, name: `${file} stretch`, activityType: "Ride" },
+        systemActor("test"),
+      ),
+      run: await createSegment(
+        server.platform,
+        { ...base, name: `${file} stretch`, activityType: "Run" },
+        systemActor("test"),
+      ),
       seconds: s.time[to] - s.time[from],
     });
   }
@@ -85,8 +93,13 @@ describe("real device files over segments laid on their own routes", () => {
         if (!activityId) await new Promise((r) => setTimeout(r, 100));
       }
       expect(activityId, file).not.toBeNull();
-      const res = await server.api("GET", `/v3/activities/${activityId}`, { token: athlete.token, query: { include_all_efforts: true } });
-      const own = res.body.segment_efforts.filter((e: { segment: { id: number } }) => e.segment.id === ride || e.segment.id === run);
+      const res = await server.api("GET", `/v3/activities/${activityId}`, {
+        token: athlete.token,
+        query: { include_all_efforts: true },
+      });
+      const own = res.body.segment_efforts.filter((e: { segment: { id: number } }) =>
+        e.segment.id === ride || e.segment.id === run
+      );
       const type: string = res.body.type;
       if (type === "Ride" || type === "Run") {
         // Only the segment of the file's sport; more than one effort where the route repeats the stretch.
@@ -95,8 +108,10 @@ describe("real device files over segments laid on their own routes", () => {
         for (const e of own) expect(e.segment.id, `${file} (${type})`).toBe(expected);
         for (const e of own) expect(e.start_index, file).toBeLessThan(e.end_index);
         const effort = own.reduce((best: { elapsed_time: number }, e: { elapsed_time: number }) =>
-          Math.abs(e.elapsed_time - seconds) < Math.abs(best.elapsed_time - seconds) ? e : best);
-        expect(Math.abs(effort.elapsed_time - seconds), `${file}: effort ${effort.elapsed_time} s, file ${seconds} s`).toBeLessThanOrEqual(Math.max(15, seconds * 0.1));
+          Math.abs(e.elapsed_time - seconds) < Math.abs(best.elapsed_time - seconds) ? e : best
+        );
+        expect(Math.abs(effort.elapsed_time - seconds), `${file}: effort ${effort.elapsed_time} s, file ${seconds} s`)
+          .toBeLessThanOrEqual(Math.max(15, seconds * 0.1));
         outcomes.push(`${file}: ${type} effort ${effort.elapsed_time} s`);
       } else {
         expect(own, `${file} (${type}) competes on no Ride/Run segment`).toEqual([]);

@@ -17,7 +17,11 @@ const segments: Record<string, number> = {};
 let rideStreams: Awaited<ReturnType<typeof streamsOf>>;
 
 function upload(athlete: TestAthlete, file: string) {
-  return uploadUntilReady(server, athlete.token, { bytes: readFileSync(join(DEVICES, file)), name: file.split("/").pop()!, dataType: file.split(".").pop()! });
+  return uploadUntilReady(server, athlete.token, {
+    bytes: readFileSync(join(DEVICES, file)),
+    name: file.split("/").pop()!,
+    dataType: file.split(".").pop()!,
+  });
 }
 
 beforeAll(async () => {
@@ -31,7 +35,14 @@ beforeAll(async () => {
       points.reverse();
       altitudes.reverse();
     }
-    segments[name] = await createSegment(server.platform, { name, activityType: type, points, altitudes, athleteId: null, activityId: null }, systemActor("test"));
+    segments[name] = await createSegment(server.platform, {
+      name,
+      activityType: type,
+      points,
+      altitudes,
+      athleteId: null,
+      activityId: null,
+    }, systemActor("test"));
   };
   await make("Early stretch", 2000, 2600);
   await make("Later stretch", 6000, 6800);
@@ -46,10 +57,15 @@ describe("uploading a real FIT ride over segments laid on its route", () => {
 
   it("matches the ride's segments, in its direction and sport only, with exact 64-bit effort ids", async () => {
     activityId = await upload(ada, "fit/garmin-edge500-cycling-hr-cad-pauses.fit");
-    const res = await server.api("GET", `/v3/activities/${activityId}`, { token: ada.token, query: { include_all_efforts: true } });
+    const res = await server.api("GET", `/v3/activities/${activityId}`, {
+      token: ada.token,
+      query: { include_all_efforts: true },
+    });
     expect(res.status).toBe(200);
     efforts = res.body.segment_efforts;
-    expect(efforts.map((e: any) => e.segment.id).sort()).toEqual([segments["Early stretch"], segments["Later stretch"]].sort());
+    expect(efforts.map((e: any) => e.segment.id).sort()).toEqual(
+      [segments["Early stretch"], segments["Later stretch"]].sort(),
+    );
     for (const e of efforts) {
       expect(typeof e.id).toBe("bigint");
       expect(e.id > 2n ** 53n).toBe(true);
@@ -66,7 +82,8 @@ describe("uploading a real FIT ride over segments laid on its route", () => {
 
   it("starts and ends each effort at the recorded points nearest the segment's ends, timed from the streams", async () => {
     const streams = await server.api("GET", `/v3/activities/${activityId}/streams`, {
-      token: ada.token, query: { keys: "latlng,time,distance", key_by_type: true },
+      token: ada.token,
+      query: { keys: "latlng,time,distance", key_by_type: true },
     });
     expect(streams.status).toBe(200);
     const latlng = streams.body.latlng.data as [number, number][];
@@ -96,13 +113,18 @@ describe("uploading a real FIT ride over segments laid on its route", () => {
 
   it("ranks a second athlete's identical ride as a tie (shared rank 1), frozen at upload", async () => {
     const second = await upload(eddy, "fit/garmin-edge500-cycling-hr-cad-pauses.fit");
-    const res = await server.api("GET", `/v3/activities/${second}`, { token: eddy.token, query: { include_all_efforts: true } });
+    const res = await server.api("GET", `/v3/activities/${second}`, {
+      token: eddy.token,
+      query: { include_all_efforts: true },
+    });
     expect(res.body.segment_efforts).toHaveLength(2);
     for (const e of res.body.segment_efforts) {
       expect(e.kom_rank).toBe(1);
       expect(e.achievements).toContainEqual({ type_id: 2, type: "overall", rank: 1 });
     }
-    const board = await server.api("GET", `/v3/segments/${segments["Early stretch"]}/leaderboard`, { token: ada.token });
+    const board = await server.api("GET", `/v3/segments/${segments["Early stretch"]}/leaderboard`, {
+      token: ada.token,
+    });
     expect(board.body.entry_count).toBe(2);
     expect(board.body.entries.map((e: any) => e.rank)).toEqual([0, 0]);
     // Ada's achievements, awarded before Eddy's upload, are unchanged.
@@ -112,7 +134,10 @@ describe("uploading a real FIT ride over segments laid on its route", () => {
 
   it("matches nothing on an upload far from every segment", async () => {
     const run = await upload(ada, "tcx/garmin-fr410-running-hr.tcx");
-    const res = await server.api("GET", `/v3/activities/${run}`, { token: ada.token, query: { include_all_efforts: true } });
+    const res = await server.api("GET", `/v3/activities/${run}`, {
+      token: ada.token,
+      query: { include_all_efforts: true },
+    });
     expect(res.body.segment_efforts).toEqual([]);
     expect(res.body.pr_count).toBeGreaterThanOrEqual(0);
   });

@@ -28,7 +28,13 @@ function form(bytes: Uint8Array<ArrayBuffer>, fileName: string, fields: Record<s
   return data;
 }
 
-async function upload(token: string, path: string, fields: Record<string, string> = {}, bytes?: Uint8Array<ArrayBuffer>, fileName?: string) {
+async function upload(
+  token: string,
+  path: string,
+  fields: Record<string, string> = {},
+  bytes?: Uint8Array<ArrayBuffer>,
+  fileName?: string,
+) {
   const ext = path.split(".").slice(1).join(".");
   return server.api("POST", "/v3/uploads", {
     token,
@@ -111,7 +117,8 @@ describe("POST /v3/uploads and GET /v3/uploads/:id", () => {
     const ready = await settle(rider.token, fit.body.id);
     expect(ready.status).toBe(UPLOAD_STATUS.ready);
     // A hand-made TCX of the same recording: same start, same device name, other bytes.
-    const tcx = `<?xml version="1.0"?><TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2">
+    const tcx =
+      `<?xml version="1.0"?><TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2">
       <Activities><Activity Sport="Biking"><Id>x</Id><Lap StartTime="2024-09-19T15:30:32Z"><Track>
       <Trackpoint><Time>2024-09-19T15:30:33Z</Time></Trackpoint><Trackpoint><Time>2024-09-19T15:30:40Z</Time></Trackpoint>
       </Track></Lap><Creator><Name>SIGMA ROX 11.1 EVO</Name></Creator></Activity></Activities></TrainingCenterDatabase>`;
@@ -130,14 +137,24 @@ describe("POST /v3/uploads and GET /v3/uploads/:id", () => {
     expect(ride.body.type).toBe("Ride");
 
     const named = await upload(rider.token, "gpx/strava-export-running-hr.gpx", {
-      activity_type: "RUN", name: "Track session", description: "4x100", commute: "1", private: "1", external_id: "ext-42",
+      activity_type: "RUN",
+      name: "Track session",
+      description: "4x100",
+      commute: "1",
+      private: "1",
+      external_id: "ext-42",
     });
     expect(named.body.external_id).toBe("ext-42");
     const b = await settle(rider.token, named.body.id);
     expect(b.external_id).toBe("ext-42");
     const run = await server.api("GET", `/v3/activities/${b.activity_id}`, { token: rider.token });
     expect(run.body).toMatchObject({
-      type: "Run", name: "Track session", description: "4x100", commute: true, private: true, trainer: false,
+      type: "Run",
+      name: "Track session",
+      description: "4x100",
+      commute: true,
+      private: true,
+      trainer: false,
     });
     expect(run.body.splits_metric.length).toBeGreaterThanOrEqual(1);
     expect(run.body.laps.map((l: { name: string }) => l.name)).toEqual(["Lap 1"]);
@@ -177,7 +194,9 @@ describe("broken files", () => {
     const res = await upload(rider.token, "broken/sigma-cycling-bad-crc-unterminated.fit");
     const done = await settle(rider.token, res.body.id);
     expect(done.status).toBe(UPLOAD_STATUS.ready);
-    const [row] = await server.platform.db.query<{ notes: string[] }>("select notes from uploads where id = $1", [res.body.id]);
+    const [row] = await server.platform.db.query<{ notes: string[] }>("select notes from uploads where id = $1", [
+      res.body.id,
+    ]);
     expect(row.notes.join(" ")).toMatch(/CRC check failed/);
     const activity = await server.api("GET", `/v3/activities/${done.activity_id}`, { token: rider.token });
     expect(activity.body.distance).toBeGreaterThan(100_000); // 4.6 h ride, 14,392 records
@@ -206,7 +225,8 @@ describe("bad input", () => {
     expect(a.body.errors).toContainEqual({ resource: "Upload", field: "file", code: "missing" });
 
     const b = await server.api("POST", "/v3/uploads", {
-      token: rider.token, multipart: form(fixture("gpx/strava-export-running-hr.gpx"), "r.gpx", {}),
+      token: rider.token,
+      multipart: form(fixture("gpx/strava-export-running-hr.gpx"), "r.gpx", {}),
     });
     expect(b.status).toBe(400);
     expect(b.body.errors).toContainEqual({ resource: "Upload", field: "data_type", code: "missing" });
@@ -280,19 +300,44 @@ describe("durable processing", () => {
     let second: TestServer | undefined;
     try {
       // A server that accepts uploads but runs no jobs, as if it stopped right after the 201.
-      const first = await startServer(configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, runJobs: false, databaseUrl: undefined }));
-      const ownerId = await createAthlete(first.platform, { firstname: "O", lastname: "W", email: "o@example.com", password: "password123" });
-      const app = await createApplication(first.platform, {
-        name: "Restart", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true, challengesEnabled: true,
+      const first = await startServer(
+        configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, runJobs: false, databaseUrl: undefined }),
+      );
+      const ownerId = await createAthlete(first.platform, {
+        firstname: "O",
+        lastname: "W",
+        email: "o@example.com",
+        password: "password123",
       });
-      const athleteId = await createAthlete(first.platform, { firstname: "R", lastname: "U", email: "r@example.com", password: "password123" });
-      const token = await issueToken(first.platform, { athleteId, applicationId: app.client_id, permissions: ["read", "write"] });
+      const app = await createApplication(first.platform, {
+        name: "Restart",
+        ownerId,
+        callbackDomain: "localhost",
+        internal: true,
+        kudosEnabled: true,
+        challengesEnabled: true,
+      });
+      const athleteId = await createAthlete(first.platform, {
+        firstname: "R",
+        lastname: "U",
+        email: "r@example.com",
+        password: "password123",
+      });
+      const token = await issueToken(first.platform, {
+        athleteId,
+        applicationId: app.client_id,
+        permissions: ["read", "write"],
+      });
       const call = api(first.url);
       const res = await call("POST", "/v3/uploads", {
-        token, multipart: form(fixture("tcx/garmin-fr410-running-hr.tcx"), "fr410.tcx", { data_type: "tcx" }),
+        token,
+        multipart: form(fixture("tcx/garmin-fr410-running-hr.tcx"), "fr410.tcx", { data_type: "tcx" }),
       });
       expect(res.status).toBe(201);
-      const [row] = await first.platform.db.query<{ activity_id: number }>("select activity_id from uploads where id = $1", [res.body.id]);
+      const [row] = await first.platform.db.query<{ activity_id: number }>(
+        "select activity_id from uploads where id = $1",
+        [res.body.id],
+      );
       const activityId = Number(row.activity_id);
       const pending = await call("GET", `/v3/activities/${activityId}`, { token });
       expect(pending.status).toBe(200);
@@ -307,7 +352,13 @@ describe("durable processing", () => {
       const activity = await second.api("GET", `/v3/activities/${activityId}`, { token });
       expect(activity.body.resource_state).toBe(3);
       expect(activity.body.type).toBe("Run");
-      expect(activity.body.best_efforts.map((e: { name: string }) => e.name)).toEqual(["400m", "1/2 mile", "1K", "1 mile", "2 mile"]);
+      expect(activity.body.best_efforts.map((e: { name: string }) => e.name)).toEqual([
+        "400m",
+        "1/2 mile",
+        "1K",
+        "1 mile",
+        "2 mile",
+      ]);
     } finally {
       await second?.close();
       rmSync(dataDir, { recursive: true, force: true });

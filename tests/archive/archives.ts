@@ -24,7 +24,10 @@ export function zipBytes(entries: Entry[]): Promise<Buffer> {
   zip.end();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    zip.outputStream.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve(Buffer.concat(chunks))).on("error", reject);
+    zip.outputStream.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve(Buffer.concat(chunks))).on(
+      "error",
+      reject,
+    );
   });
 }
 
@@ -47,9 +50,26 @@ const fixture = (p: string) => readFileSync(deviceFile(p));
 
 /** The columns of a real activities.csv (a subset, in Strava's order, with its repeated headers). */
 const HEADER = [
-  "Activity ID", "Activity Date", "Activity Name", "Activity Type", "Activity Description", "Elapsed Time", "Distance",
-  "Max Heart Rate", "Relative Effort", "Commute", "Activity Private Note", "Activity Gear", "Filename", "Athlete Weight",
-  "Bike Weight", "Elapsed Time", "Moving Time", "Distance", "Max Speed", "Media",
+  "Activity ID",
+  "Activity Date",
+  "Activity Name",
+  "Activity Type",
+  "Activity Description",
+  "Elapsed Time",
+  "Distance",
+  "Max Heart Rate",
+  "Relative Effort",
+  "Commute",
+  "Activity Private Note",
+  "Activity Gear",
+  "Filename",
+  "Athlete Weight",
+  "Bike Weight",
+  "Elapsed Time",
+  "Moving Time",
+  "Distance",
+  "Max Speed",
+  "Media",
 ];
 
 export interface CsvActivity {
@@ -71,10 +91,30 @@ const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : 
 export function activitiesCsv(rows: CsvActivity[]): string {
   const lines = [HEADER.join(",")];
   for (const r of rows) {
-    lines.push([
-      r.id, r.date, r.name, r.type, r.description ?? "", String(r.elapsed), r.km.toFixed(2), "", "", r.commute ? "true" : "false", "",
-      r.gear ?? "", r.file ?? "", "70", "", String(r.elapsed), String(r.elapsed), String(r.km * 1000), "", (r.media ?? []).join("|"),
-    ].map(quote).join(","));
+    lines.push(
+      [
+        r.id,
+        r.date,
+        r.name,
+        r.type,
+        r.description ?? "",
+        String(r.elapsed),
+        r.km.toFixed(2),
+        "",
+        "",
+        r.commute ? "true" : "false",
+        "",
+        r.gear ?? "",
+        r.file ?? "",
+        "70",
+        "",
+        String(r.elapsed),
+        String(r.elapsed),
+        String(r.km * 1000),
+        "",
+        (r.media ?? []).join("|"),
+      ].map(quote).join(","),
+    );
   }
   return lines.join("\n") + "\n";
 }
@@ -82,22 +122,105 @@ export function activitiesCsv(rows: CsvActivity[]): string {
 /** The Strava test archive: CSV, .fit.gz, .fit, .gpx, .gpx.gz, .tcx, .tcx.gz, a manual row, gear, a photo, one broken file. */
 export function stravaArchiveEntries(): { entries: Entry[]; rows: CsvActivity[] } {
   const rows: CsvActivity[] = [
-    { id: "101", date: "Jun 5, 2015, 7:03:12 AM", name: "Morning ride with photo", type: "Ride", description: "Café stop", elapsed: 3600, km: 30, commute: true, gear: "Trek Domane", file: "activities/101.fit.gz", media: ["media/ab12-cd34.jpg"] },
-    { id: "102", date: "Jan 1, 2019, 9:00:00 AM", name: "Export run", type: "Run", elapsed: 1800, km: 5, gear: "Pegasus 38", file: "activities/102.gpx" },
-    { id: "103", date: "Jan 2, 2019, 9:00:00 AM", name: "Watch run", type: "Run", elapsed: 600, km: 1, file: "activities/103.gpx.gz" },
-    { id: "104", date: "Jan 3, 2019, 9:00:00 AM", name: "Forerunner run", type: "Run", elapsed: 2400, km: 8, file: "activities/104.tcx" },
-    { id: "105", date: "Jan 4, 2019, 9:00:00 AM", name: "Versa ride", type: "Ride", elapsed: 3000, km: 20, file: "activities/105.tcx.gz" },
-    { id: "106", date: "Jan 5, 2019, 9:00:00 AM", name: "Zwift session", type: "Virtual Ride", elapsed: 1500, km: 12, file: "activities/106.fit" },
-    { id: "107", date: "Mar 14, 2020, 6:30:00 PM", name: "Gym", type: "Weight Training", description: "Legs day", elapsed: 3600, km: 0 },
-    { id: "108", date: "Jan 6, 2019, 9:00:00 AM", name: "Empty track", type: "Run", elapsed: 60, km: 0, file: "activities/108.gpx" },
+    {
+      id: "101",
+      date: "Jun 5, 2015, 7:03:12 AM",
+      name: "Morning ride with photo",
+      type: "Ride",
+      description: "Café stop",
+      elapsed: 3600,
+      km: 30,
+      commute: true,
+      gear: "Trek Domane",
+      file: "activities/101.fit.gz",
+      media: ["media/ab12-cd34.jpg"],
+    },
+    {
+      id: "102",
+      date: "Jan 1, 2019, 9:00:00 AM",
+      name: "Export run",
+      type: "Run",
+      elapsed: 1800,
+      km: 5,
+      gear: "Pegasus 38",
+      file: "activities/102.gpx",
+    },
+    {
+      id: "103",
+      date: "Jan 2, 2019, 9:00:00 AM",
+      name: "Watch run",
+      type: "Run",
+      elapsed: 600,
+      km: 1,
+      file: "activities/103.gpx.gz",
+    },
+    {
+      id: "104",
+      date: "Jan 3, 2019, 9:00:00 AM",
+      name: "Forerunner run",
+      type: "Run",
+      elapsed: 2400,
+      km: 8,
+      file: "activities/104.tcx",
+    },
+    {
+      id: "105",
+      date: "Jan 4, 2019, 9:00:00 AM",
+      name: "Versa ride",
+      type: "Ride",
+      elapsed: 3000,
+      km: 20,
+      file: "activities/105.tcx.gz",
+    },
+    {
+      id: "106",
+      date: "Jan 5, 2019, 9:00:00 AM",
+      name: "Zwift session",
+      type: "Virtual Ride",
+      elapsed: 1500,
+      km: 12,
+      file: "activities/106.fit",
+    },
+    {
+      id: "107",
+      date: "Mar 14, 2020, 6:30:00 PM",
+      name: "Gym",
+      type: "Weight Training",
+      description: "Legs day",
+      elapsed: 3600,
+      km: 0,
+    },
+    {
+      id: "108",
+      date: "Jan 6, 2019, 9:00:00 AM",
+      name: "Empty track",
+      type: "Run",
+      elapsed: 60,
+      km: 0,
+      file: "activities/108.gpx",
+    },
   ];
   const entries: Entry[] = [
     { name: "activities.csv", bytes: Buffer.from(activitiesCsv(rows)) },
-    { name: "bikes.csv", bytes: Buffer.from("Bike Name,Bike Brand,Bike Model,Bike Default Sport Types\nTrek Domane,Trek,Domane SL6,\n") },
-    { name: "shoes.csv", bytes: Buffer.from("Shoe Name,Shoe Brand,Shoe Model,Shoe Default Sport Types\nPegasus 38,Nike,Pegasus,\n") },
-    { name: "activities/101.fit.gz", bytes: gzipSync(fixture("fit/garmin-edge500-cycling-hr-cad-pauses.fit")), store: true },
+    {
+      name: "bikes.csv",
+      bytes: Buffer.from("Bike Name,Bike Brand,Bike Model,Bike Default Sport Types\nTrek Domane,Trek,Domane SL6,\n"),
+    },
+    {
+      name: "shoes.csv",
+      bytes: Buffer.from("Shoe Name,Shoe Brand,Shoe Model,Shoe Default Sport Types\nPegasus 38,Nike,Pegasus,\n"),
+    },
+    {
+      name: "activities/101.fit.gz",
+      bytes: gzipSync(fixture("fit/garmin-edge500-cycling-hr-cad-pauses.fit")),
+      store: true,
+    },
     { name: "activities/102.gpx", bytes: fixture("gpx/strava-export-running-hr.gpx") },
-    { name: "activities/103.gpx.gz", bytes: gzipSync(fixture("gpx/applewatch-running-hr-cad-power-3seg.gpx")), store: true },
+    {
+      name: "activities/103.gpx.gz",
+      bytes: gzipSync(fixture("gpx/applewatch-running-hr-cad-power-3seg.gpx")),
+      store: true,
+    },
     { name: "activities/104.tcx", bytes: fixture("tcx/garmin-fr410-running-hr.tcx") },
     { name: "activities/105.tcx.gz", bytes: gzipSync(fixture("tcx/fitbit-versa-cycling-hr.tcx")), store: true },
     { name: "activities/106.fit", bytes: fixture("fit/zwift-virtual-cycling-power.fit") },

@@ -26,11 +26,43 @@ afterAll(async () => {
 });
 
 beforeAll(async () => {
-  const athlete = await runCli(["athlete", "create", "--firstname", "Reinhold", "--lastname", "Messner", "--email", "messner@example.com", "--password", "eightthousanders", "--json"], env);
+  const athlete = await runCli([
+    "athlete",
+    "create",
+    "--firstname",
+    "Reinhold",
+    "--lastname",
+    "Messner",
+    "--email",
+    "messner@example.com",
+    "--password",
+    "eightthousanders",
+    "--json",
+  ], env);
   expect(athlete.code, athlete.stderr).toBe(0);
   athleteId = JSON.parse(athlete.stdout).id;
-  const app = await runCli(["app", "create", "--name", "Checker", "--callback-domain", "example.com", "--owner", String(athleteId), "--json"], env);
-  const issued = await runCli(["token", "issue", "--athlete", String(athleteId), "--client-id", String(JSON.parse(app.stdout).client_id), "--scope", "read_all,activity:read_all,view_private", "--json"], env);
+  const app = await runCli([
+    "app",
+    "create",
+    "--name",
+    "Checker",
+    "--callback-domain",
+    "example.com",
+    "--owner",
+    String(athleteId),
+    "--json",
+  ], env);
+  const issued = await runCli([
+    "token",
+    "issue",
+    "--athlete",
+    String(athleteId),
+    "--client-id",
+    String(JSON.parse(app.stdout).client_id),
+    "--scope",
+    "read_all,activity:read_all,view_private",
+    "--json",
+  ], env);
   expect(issued.code, issued.stderr).toBe(0);
   token = JSON.parse(issued.stdout).access_token;
 }, 240_000);
@@ -40,9 +72,20 @@ describe("activities.csv's type wins over the file's sport", () => {
     const tcx = readFileSync(deviceFile(FILE));
     // The file itself says Running.
     expect(tcx.toString("utf8")).toMatch(/<Activity Sport="Running">/);
-    const rows: CsvActivity[] = [{ id: "201", date: "Jan 3, 2019, 9:00:00 AM", name: "Up the hill", type: "Hike", elapsed: 2000, km: 4, file: "activities/201.tcx" }];
+    const rows: CsvActivity[] = [{
+      id: "201",
+      date: "Jan 3, 2019, 9:00:00 AM",
+      name: "Up the hill",
+      type: "Hike",
+      elapsed: 2000,
+      km: 4,
+      file: "activities/201.tcx",
+    }];
     const zip = join(dir, "hike.zip");
-    await writeZip(zip, [{ name: "activities.csv", bytes: Buffer.from(activitiesCsv(rows)) }, { name: "activities/201.tcx", bytes: tcx }]);
+    await writeZip(zip, [{ name: "activities.csv", bytes: Buffer.from(activitiesCsv(rows)) }, {
+      name: "activities/201.tcx",
+      bytes: tcx,
+    }]);
     const imported = await runCli(["import-archive", zip, "--athlete", String(athleteId), "--json"], env);
     expect(imported.code, imported.stderr).toBe(0);
     expect(JSON.parse(imported.stdout)).toMatchObject({ imported: 1, failed: [] });

@@ -12,7 +12,13 @@ import { monitoringFit } from "./archives.ts";
 
 describe("archive parts", () => {
   it("reads file_id.type as the Garmin FIT SDK does", () => {
-    for (const f of ["fit/garmin-edge1000-cycling-power-hr.fit", "fit/zwift-virtual-cycling-power.fit", "fit/stryd-running-power-devfields.fit"]) {
+    for (
+      const f of [
+        "fit/garmin-edge1000-cycling-power-hr.fit",
+        "fit/zwift-virtual-cycling-power.fit",
+        "fit/stryd-running-power-devfields.fit",
+      ]
+    ) {
       const bytes = readFileSync(deviceFile(f));
       const sdk = new Decoder(Stream.fromByteArray(bytes)).read({ convertTypesToStrings: false });
       expect(fitFileType(bytes), f).toBe(sdk.messages.fileIdMesgs![0].type);
@@ -25,7 +31,7 @@ describe("archive parts", () => {
   });
 
   it("reads Strava's CSV by header (first of repeated headers), dates in UTC, types with spaces", () => {
-    const csv = csvRows("\uFEFFActivity ID,Distance,Extra,Distance\n7,\"1,234.5\",x,1234500\n");
+    const csv = csvRows('\uFEFFActivity ID,Distance,Extra,Distance\n7,"1,234.5",x,1234500\n');
     expect(csv.get(csv.rows[0], "distance")).toBe("1,234.5");
     expect(csv.get(csv.rows[0], "Missing", "Activity ID")).toBe("7");
     expect(csvDate("Jan 5, 2020, 7:03:12 PM")).toBe("2020-01-05T19:03:12Z");
@@ -39,7 +45,9 @@ describe("archive parts", () => {
   });
 
   it("refuses entry names that leave the archive", () => {
-    for (const bad of ["../x", "a/../../x", "/etc/passwd", "C:/x", "a\\..\\x", "x\0y"]) expect(safeEntryName(bad), bad).toBe(false);
+    for (const bad of ["../x", "a/../../x", "/etc/passwd", "C:/x", "a\\..\\x", "x\0y"]) {
+      expect(safeEntryName(bad), bad).toBe(false);
+    }
     for (const good of ["activities/1.fit.gz", "a..b/c", "media/x.jpg"]) expect(safeEntryName(good), good).toBe(true);
   });
 

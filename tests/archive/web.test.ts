@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
-import { api, type Api } from "../helpers/http.ts";
+import { type Api, api } from "../helpers/http.ts";
 import { garminArchiveEntries, stravaArchiveEntries, writeZip } from "./archives.ts";
 
 /**
@@ -12,7 +12,14 @@ import { garminArchiveEntries, stravaArchiveEntries, writeZip } from "./archives
  * real server (Deno, PGlite on disk). Screenshots go to tests/artifacts/archive/ (git-ignored).
  */
 const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts", "archive");
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+];
 const dir = mkdtempSync(join(tmpdir(), "archive-web-"));
 const dataDir = join(dir, "data");
 let server: DenoServer;
@@ -26,11 +33,59 @@ const password = "flandrien-2022";
 
 beforeAll(async () => {
   const env = { DATA_DIR: dataDir };
-  const athlete = await runCli(["athlete", "create", "--firstname", "Lotte", "--lastname", "Kopecky", "--email", email, "--password", password, "--json"], env);
+  const athlete = await runCli([
+    "athlete",
+    "create",
+    "--firstname",
+    "Lotte",
+    "--lastname",
+    "Kopecky",
+    "--email",
+    email,
+    "--password",
+    password,
+    "--json",
+  ], env);
   athleteId = JSON.parse(athlete.stdout).id;
-  const app = JSON.parse((await runCli(["app", "create", "--name", "Checker", "--callback-domain", "example.com", "--owner", String(athleteId), "--json"], env)).stdout);
-  token = JSON.parse((await runCli(["token", "issue", "--athlete", String(athleteId), "--client-id", String(app.client_id), "--scope", "read_all,activity:read_all,profile:read_all,view_private,write", "--json"], env)).stdout).access_token;
-  readToken = JSON.parse((await runCli(["token", "issue", "--athlete", String(athleteId), "--client-id", String(app.client_id), "--scope", "read", "--json"], env)).stdout).access_token;
+  const app = JSON.parse(
+    (await runCli([
+      "app",
+      "create",
+      "--name",
+      "Checker",
+      "--callback-domain",
+      "example.com",
+      "--owner",
+      String(athleteId),
+      "--json",
+    ], env)).stdout,
+  );
+  token = JSON.parse(
+    (await runCli([
+      "token",
+      "issue",
+      "--athlete",
+      String(athleteId),
+      "--client-id",
+      String(app.client_id),
+      "--scope",
+      "read_all,activity:read_all,profile:read_all,view_private,write",
+      "--json",
+    ], env)).stdout,
+  ).access_token;
+  readToken = JSON.parse(
+    (await runCli([
+      "token",
+      "issue",
+      "--athlete",
+      String(athleteId),
+      "--client-id",
+      String(app.client_id),
+      "--scope",
+      "read",
+      "--json",
+    ], env)).stdout,
+  ).access_token;
   server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0" } });
   call = api(server.url);
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -65,7 +120,10 @@ describe("/settings/import in a real browser", () => {
     await page.screenshot({ path: join(ARTIFACTS, "import-form.png"), fullPage: true });
     expect(await page.textContent("h1")).toBe("Import your history");
     await page.setInputFiles("#file", file);
-    await Promise.all([page.waitForURL(/\/settings\/import\/[0-9a-f]{16}$/), page.click("form[enctype] button[type=submit]")]);
+    await Promise.all([
+      page.waitForURL(/\/settings\/import\/[0-9a-f]{16}$/),
+      page.click("form[enctype] button[type=submit]"),
+    ]);
     await page.screenshot({ path: join(ARTIFACTS, "import-running.png"), fullPage: true });
     // The page refreshes itself until the import is done.
     await page.waitForSelector("text=Import finished", { timeout: 240_000 });
@@ -104,13 +162,24 @@ describe("POST /v3/athlete/imports (extension)", () => {
     expect(started.status).toBe(202);
     expect(started.body).toMatchObject({ status: "running", file_name: "garmin.zip" });
     const done = await untilFinished(started.body.id);
-    expect(done).toMatchObject({ status: "done", layout: "garmin", imported: 2, duplicates: 0, skipped: 1, failed: [] });
+    expect(done).toMatchObject({
+      status: "done",
+      layout: "garmin",
+      imported: 2,
+      duplicates: 0,
+      skipped: 1,
+      failed: [],
+    });
     // A read-only token of the athlete may read the status but not import.
     const other = await call("GET", `/v3/athlete/imports/${started.body.id}`, { token: readToken });
     expect(other.status).toBe(200);
     const refused = await call("POST", "/v3/athlete/imports", { token: readToken, multipart: form });
     expect(refused.status).toBe(401);
-    expect(refused.body.errors[0]).toMatchObject({ resource: "AccessToken", field: "write_permission", code: "missing" });
+    expect(refused.body.errors[0]).toMatchObject({
+      resource: "AccessToken",
+      field: "write_permission",
+      code: "missing",
+    });
   }, 300_000);
 
   it("takes a raw application/zip body; the same archive again adds nothing", async () => {

@@ -33,18 +33,26 @@ export const analystsSuite: BenchSuite = async (args) => {
         closeSync(fd);
       }
       figures.push({
-        suite: "analysts", name: `export ${format}, ${exported.toLocaleString("en-US")} events`,
-        ours: exported / ((performance.now() - started) / 1000), baseline: rawRate,
-        baselineName: "raw paged select of the log", unit: "events/s", higherIsBetter: true,
+        suite: "analysts",
+        name: `export ${format}, ${exported.toLocaleString("en-US")} events`,
+        ours: exported / ((performance.now() - started) / 1000),
+        baseline: rawRate,
+        baselineName: "raw paged select of the log",
+        unit: "events/s",
+        higherIsBetter: true,
       });
     }
     const until = Math.floor(events * 0.9);
     console.error(`analysts: replay --until ${until} into a new directory…`);
     const report = await timeTravel(platform, until, join(bench.dir, "time-travel"));
     figures.push({
-      suite: "analysts", name: `replay --until ${until.toLocaleString("en-US")} --into <new dir>`,
-      ours: report.events / report.seconds, baseline: rawRate, baselineName: "raw paged select of the log",
-      unit: "events/s", higherIsBetter: true,
+      suite: "analysts",
+      name: `replay --until ${until.toLocaleString("en-US")} --into <new dir>`,
+      ours: report.events / report.seconds,
+      baseline: rawRate,
+      baselineName: "raw paged select of the log",
+      unit: "events/s",
+      higherIsBetter: true,
     });
   } finally {
     await bench.remove();

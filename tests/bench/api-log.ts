@@ -62,12 +62,22 @@ function prng(seed: number): () => number {
 interface Driver {
   platform: Platform;
   app: Hono;
-  call(method: string, path: string, token: string, body?: Record<string, string> | FormData): Promise<{ status: number; json: any }>;
+  call(
+    method: string,
+    path: string,
+    token: string,
+    body?: Record<string, string> | FormData,
+  ): Promise<{ status: number; json: any }>;
 }
 
 async function openDriver(dataDir: string): Promise<Driver> {
   const platform = await openPlatform(configFromEnv({
-    dataDir, databaseUrl: undefined, quiet: true, runJobs: true, seedDemo: false, port: 0,
+    dataDir,
+    databaseUrl: undefined,
+    quiet: true,
+    runJobs: true,
+    seedDemo: false,
+    port: 0,
   }));
   platform.config.rateLimitShort = 1e9;
   platform.config.rateLimitLong = 1e9;
@@ -133,15 +143,38 @@ export async function buildApiLog(dataDir: string, target: number, log: (s: stri
   try {
     const random = prng(18);
     const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
-    const ownerId = await createAthlete(platform, { firstname: "Log", lastname: "Owner", email: "log-owner@example.com", password: "password123" });
-    const app = await createApplication(platform, { name: "Log", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
+    const ownerId = await createAthlete(platform, {
+      firstname: "Log",
+      lastname: "Owner",
+      email: "log-owner@example.com",
+      password: "password123",
+    });
+    const app = await createApplication(platform, {
+      name: "Log",
+      ownerId,
+      callbackDomain: "localhost",
+      internal: true,
+      kudosEnabled: true,
+    });
     const athletes: { id: number; token: string }[] = [];
     for (let i = 0; i < ATHLETES; i++) {
       const id = await createAthlete(platform, {
-        firstname: `Rider${i}`, lastname: "Log", email: `log-${i}@example.com`, password: "password123",
-        sex: i % 2 ? "M" : "F", birthdate: `${1960 + (i % 40)}-05-01`, weight: 55 + (i % 40),
+        firstname: `Rider${i}`,
+        lastname: "Log",
+        email: `log-${i}@example.com`,
+        password: "password123",
+        sex: i % 2 ? "M" : "F",
+        birthdate: `${1960 + (i % 40)}-05-01`,
+        weight: 55 + (i % 40),
       });
-      athletes.push({ id, token: await issueToken(platform, { athleteId: id, applicationId: app.client_id, permissions: ["read", "write", "view_private"] }) });
+      athletes.push({
+        id,
+        token: await issueToken(platform, {
+          athleteId: id,
+          applicationId: app.client_id,
+          permissions: ["read", "write", "view_private"],
+        }),
+      });
     }
     log(`registered ${ATHLETES} athletes`);
     // Seeders upload first; segments are cut from their rides so later uploads match them.
@@ -155,8 +188,10 @@ export async function buildApiLog(dataDir: string, target: number, log: (s: stri
       if (points < 200) continue;
       for (const [a, b] of [[0.1, 0.3], [0.4, 0.55], [0.6, 0.9]]) {
         const res = await d.call("POST", "/v3/segments", owner.token, {
-          name: `Segment ${segments.length + 1}`, activity_id: String(activityId),
-          start_index: String(Math.floor(points * a)), end_index: String(Math.floor(points * b)),
+          name: `Segment ${segments.length + 1}`,
+          activity_id: String(activityId),
+          start_index: String(Math.floor(points * a)),
+          end_index: String(Math.floor(points * b)),
         });
         if (res.status === 201) segments.push(res.json.id);
       }
@@ -166,14 +201,23 @@ export async function buildApiLog(dataDir: string, target: number, log: (s: stri
     log(`uploads done at ${await head(platform)} events`);
     const clubs: number[] = [];
     for (let i = 0; i < 12; i++) {
-      const res = await d.call("POST", "/v3/clubs", athletes[i * 7].token, { name: `Club ${i}`, sport_type: "cycling", city: "Lyon" });
+      const res = await d.call("POST", "/v3/clubs", athletes[i * 7].token, {
+        name: `Club ${i}`,
+        sport_type: "cycling",
+        city: "Lyon",
+      });
       if (res.status === 201) clubs.push(res.json.id);
     }
     // Activities by owner, for kudos/comments/edits/deletes.
     const activities: { id: number; owner: number }[] = [];
     for (const id of uploaded) {
       const detail = await d.call("GET", `/v3/activities/${id}`, athletes[0].token);
-      if (detail.status === 200) activities.push({ id, owner: athletes.findIndex((a) => a.id === detail.json.athlete.id) });
+      if (detail.status === 200) {
+        activities.push({
+          id,
+          owner: athletes.findIndex((a) => a.id === detail.json.athlete.id),
+        });
+      }
     }
     const comments: { activity: number; id: number; by: number }[] = [];
     let manual = 0;
@@ -219,14 +263,20 @@ export async function buildApiLog(dataDir: string, target: number, log: (s: stri
       } else if (r < 0.74) {
         kind = "manual";
         const res = await d.call("POST", "/v3/activities", me.token, {
-          name: `Manual ${manual++}`, type: random() < 0.5 ? "Ride" : "Run", start_date_local: new Date(Date.UTC(2024, 0, 1) + manual * 3_600_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
-          elapsed_time: String(1800 + Math.floor(random() * 7200)), distance: String(Math.floor(random() * 80_000)),
+          name: `Manual ${manual++}`,
+          type: random() < 0.5 ? "Ride" : "Run",
+          start_date_local: new Date(Date.UTC(2024, 0, 1) + manual * 3_600_000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+          elapsed_time: String(1800 + Math.floor(random() * 7200)),
+          distance: String(Math.floor(random() * 80_000)),
         });
         if (res.status < 300) activities.push({ id: res.json.id, owner: who });
       } else if (r < 0.84 && activities.length) {
         kind = "edit";
         const a = pick(activities);
-        await d.call("PUT", `/v3/activities/${a.id}`, athletes[a.owner].token, { name: `Edited ${manual}`, description: "after the ride" });
+        await d.call("PUT", `/v3/activities/${a.id}`, athletes[a.owner].token, {
+          name: `Edited ${manual}`,
+          description: "after the ride",
+        });
       } else if (r < 0.87 && activities.length > 50) {
         kind = "delete";
         const i = Math.floor(random() * activities.length);
@@ -241,7 +291,9 @@ export async function buildApiLog(dataDir: string, target: number, log: (s: stri
         const target = pick(athletes).id;
         if (target !== me.id) {
           await handleCommand(platform.store, followStream(me.id), followDecider, {
-            type: random() < 0.75 ? "follow" : "unfollow", athleteId: me.id, targetId: target,
+            type: random() < 0.75 ? "follow" : "unfollow",
+            athleteId: me.id,
+            targetId: target,
           }, { metadata: { athleteId: me.id, source: "cli" } });
         }
       }
@@ -276,7 +328,10 @@ export async function buildApiLog(dataDir: string, target: number, log: (s: stri
  * A copy of the cached API-driven log of at least `target` events, generating it first when the
  * cache does not hold it. remove() deletes the copy (never the cache).
  */
-export async function apiLogCopy(target: number, log: (s: string) => void): Promise<{ dataDir: string; remove(): void }> {
+export async function apiLogCopy(
+  target: number,
+  log: (s: string) => void,
+): Promise<{ dataDir: string; remove(): void }> {
   const cache = join(tmpdir(), `fitness-bench-${API_LOG_VERSION}-${target}`);
   if (!existsSync(join(cache, "complete"))) {
     rmSync(cache, { recursive: true, force: true });

@@ -63,11 +63,25 @@ for (let ride = 0; ride < RIDES; ride++) {
     const first = process.argv.includes("--same") ? 0 : Math.floor(random() * Math.max(1, SEGMENTS - EFFORTS));
     const efforts = Array.from({ length: EFFORTS }, (_, n) => ({
       effortId: String(2n ** 53n + BigInt(activityId) * 1024n + BigInt(n)),
-      segmentId: 1 + ((first + (n % Math.ceil(EFFORTS / LAPS))) % SEGMENTS), name: "S", startIndex: n, endIndex: n + 10,
-      startDate: `${day}T07:${String(n % 60).padStart(2, "0")}:00Z`, startDateLocal: `${day}T08:${String(n % 60).padStart(2, "0")}:00Z`,
-      elapsedTime: 60 + Math.floor(random() * 600), movingTime: 60, distance: 1000, averageHeartrate: null, maxHeartrate: null,
-      averageWatts: null, averageCadence: null, komRank: null, prRank: null, achievements: [], hidden: false,
-      startLatlng: [45, 6] as [number, number], endLatlng: [45.01, 6.01] as [number, number],
+      segmentId: 1 + ((first + (n % Math.ceil(EFFORTS / LAPS))) % SEGMENTS),
+      name: "S",
+      startIndex: n,
+      endIndex: n + 10,
+      startDate: `${day}T07:${String(n % 60).padStart(2, "0")}:00Z`,
+      startDateLocal: `${day}T08:${String(n % 60).padStart(2, "0")}:00Z`,
+      elapsedTime: 60 + Math.floor(random() * 600),
+      movingTime: 60,
+      distance: 1000,
+      averageHeartrate: null,
+      maxHeartrate: null,
+      averageWatts: null,
+      averageCadence: null,
+      komRank: null,
+      prRank: null,
+      achievements: [],
+      hidden: false,
+      startLatlng: [45, 6] as [number, number],
+      endLatlng: [45.01, 6.01] as [number, number],
     }));
     const last = ride === RIDES - 1 && athlete === ATHLETES;
     const t0 = performance.now();
@@ -77,14 +91,29 @@ for (let ride = 0; ride < RIDES; ride++) {
       const counts = await effortBoardCounts(tx, athlete, toRank(efforts));
       tr = performance.now();
       const expected = await countedPerEffort(tx, athlete, efforts);
-      if (JSON.stringify(counts) !== JSON.stringify(expected)) throw new Error(`effortBoardCounts differs from counting per effort (activity ${activityId})`);
+      if (JSON.stringify(counts) !== JSON.stringify(expected)) {
+        throw new Error(`effortBoardCounts differs from counting per effort (activity ${activityId})`);
+      }
     });
     const t1 = performance.now();
     timings.perEffort.push(t1 - tr);
     const event = {
-      position: ++position, streamId: `a-${activityId}`, streamVersion: 1, type: "SegmentEffortsMatched", schemaVersion: 1,
-      metadata: {}, recordedAt: "2024-01-01T00:00:00Z",
-      data: { activityId, athleteId: athlete, activityType: "Ride", private: false, efforts, prCount: 0, achievementCount: 0 },
+      position: ++position,
+      streamId: `a-${activityId}`,
+      streamVersion: 1,
+      type: "SegmentEffortsMatched",
+      schemaVersion: 1,
+      metadata: {},
+      recordedAt: "2024-01-01T00:00:00Z",
+      data: {
+        activityId,
+        athleteId: athlete,
+        activityType: "Ride",
+        private: false,
+        efforts,
+        prCount: 0,
+        achievementCount: 0,
+      },
     } as unknown as StoredEvent;
     await db.transaction(async (tx) => {
       await segmentsProjection.apply(last && explain ? explaining(tx) : tx, event);
@@ -104,14 +133,19 @@ console.log(`segments ${SEGMENTS}, athletes ${ATHLETES}, rides ${RIDES}, efforts
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const fmt = (xs: number[]) =>
-  `total ${total(xs).toFixed(0)}, median ${median(xs).toFixed(1)}` + (xs.length <= 12 ? `: ${xs.map((x) => x.toFixed(0)).join(" ")}` : "");
+  `total ${total(xs).toFixed(0)}, median ${median(xs).toFixed(1)}` +
+  (xs.length <= 12 ? `: ${xs.map((x) => x.toFixed(0)).join(" ")}` : "");
 console.log(`rank (effortBoardCounts) ms per activity: ${fmt(timings.rank)}`);
-console.log(`the same counted per effort (three correlated lookups each, the former statement) ms: ${fmt(timings.perEffort)}`);
+console.log(
+  `the same counted per effort (three correlated lookups each, the former statement) ms: ${fmt(timings.perEffort)}`,
+);
 console.log(`apply (SegmentEffortsMatched) ms per activity: ${fmt(timings.apply)}`);
 if (process.env.PLANS) {
-  for (const r of await db.query<{ g: number; c: number; s: string }>(
-    "select generic_plans as g, custom_plans as c, left(regexp_replace(statement, '\\s+', ' ', 'g'), 70) as s from pg_prepared_statements",
-  )) console.log(`generic ${r.g} custom ${r.c}: ${r.s}`);
+  for (
+    const r of await db.query<{ g: number; c: number; s: string }>(
+      "select generic_plans as g, custom_plans as c, left(regexp_replace(statement, '\\s+', ' ', 'g'), 70) as s from pg_prepared_statements",
+    )
+  ) console.log(`generic ${r.g} custom ${r.c}: ${r.s}`);
 }
 await db.close();
 
@@ -128,16 +162,28 @@ function explaining(tx: Queryable): Queryable {
   };
 }
 
-async function explainRank(tx: Queryable, athleteId: number, efforts: { segmentId: number; elapsedTime: number; startDateLocal: string }[]) {
+async function explainRank(
+  tx: Queryable,
+  athleteId: number,
+  efforts: { segmentId: number; elapsedTime: number; startDateLocal: string }[],
+) {
   await effortBoardCounts(explaining(tx), athleteId, toRank(efforts));
 }
 
 function toRank(efforts: { segmentId: number; elapsedTime: number; startDateLocal: string }[]) {
-  return efforts.map((e) => ({ segmentId: e.segmentId, elapsedTime: e.elapsedTime, year: Number(e.startDateLocal.slice(0, 4)) }));
+  return efforts.map((e) => ({
+    segmentId: e.segmentId,
+    elapsedTime: e.elapsedTime,
+    year: Number(e.startDateLocal.slice(0, 4)),
+  }));
 }
 
 /** The same numbers counted per effort with three correlated lookups (the statement effortBoardCounts replaced). */
-async function countedPerEffort(tx: Queryable, athleteId: number, efforts: { segmentId: number; elapsedTime: number; startDateLocal: string }[]) {
+async function countedPerEffort(
+  tx: Queryable,
+  athleteId: number,
+  efforts: { segmentId: number; elapsedTime: number; startDateLocal: string }[],
+) {
   const rows = await tx.query<{ own: number; overall: number; yearly: number }>(
     `select (select count(*)::int from segment_efforts e
               where e.segment_id = x.seg and e.athlete_id = $4 and e.elapsed_time < x.t) as own,
@@ -147,7 +193,12 @@ async function countedPerEffort(tx: Queryable, athleteId: number, efforts: { seg
               where e.segment_id = x.seg and e.athlete_id <> $4 and not e.private and not e.shielded and e.elapsed_time < x.t
                 and extract(year from e.start_date_local) = x.y) as yearly
        from unnest($1::bigint[], $2::int[], $3::int[]) with ordinality as x(seg, t, y, i) order by x.i`,
-    [efforts.map((e) => e.segmentId), efforts.map((e) => e.elapsedTime), efforts.map((e) => Number(e.startDateLocal.slice(0, 4))), athleteId],
+    [
+      efforts.map((e) => e.segmentId),
+      efforts.map((e) => e.elapsedTime),
+      efforts.map((e) => Number(e.startDateLocal.slice(0, 4))),
+      athleteId,
+    ],
   );
   return rows.map((r) => ({ own: Number(r.own), overall: Number(r.overall), yearly: Number(r.yearly) }));
 }

@@ -14,11 +14,33 @@ const PARTICIPANTS = 50_000;
 const SAMPLES = 40;
 /** The facts jsonb of a manual-like activity in the activities read model (no GPS, no laps). */
 const FACTS = {
-  elevHigh: null, elevLow: null, startLatlng: null, endLatlng: null, averageSpeed: 5.5, maxSpeed: 10,
-  averageCadence: null, averageTemp: null, averageWatts: null, maxWatts: null, weightedAverageWatts: null,
-  kilojoules: null, deviceWatts: null, hasHeartrate: false, averageHeartrate: null, maxHeartrate: null,
-  calories: null, sufferScore: null, deviceName: null, workoutType: null, polyline: null,
-  summaryPolyline: null, streamsSha256: null, laps: [], splitsMetric: [], splitsStandard: [], bestEfforts: [],
+  elevHigh: null,
+  elevLow: null,
+  startLatlng: null,
+  endLatlng: null,
+  averageSpeed: 5.5,
+  maxSpeed: 10,
+  averageCadence: null,
+  averageTemp: null,
+  averageWatts: null,
+  maxWatts: null,
+  weightedAverageWatts: null,
+  kilojoules: null,
+  deviceWatts: null,
+  hasHeartrate: false,
+  averageHeartrate: null,
+  maxHeartrate: null,
+  calories: null,
+  sufferScore: null,
+  deviceName: null,
+  workoutType: null,
+  polyline: null,
+  summaryPolyline: null,
+  streamsSha256: null,
+  laps: [],
+  splitsMetric: [],
+  splitsStandard: [],
+  bestEfforts: [],
 };
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
@@ -40,13 +62,40 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
  */
 export const clubsBench: BenchSuite = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-clubs-"));
-  const server = await startServer(configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined, runJobs: false, rateLimitShort: 1e9, rateLimitLong: 1e9 }));
+  const server = await startServer(
+    configFromEnv({
+      port: 0,
+      dataDir,
+      seedDemo: false,
+      quiet: true,
+      databaseUrl: undefined,
+      runJobs: false,
+      rateLimitShort: 1e9,
+      rateLimitLong: 1e9,
+    }),
+  );
   try {
     const { platform } = server;
     const db = platform.db;
-    const me = await createAthlete(platform, { firstname: "Bench", lastname: "Mark", email: "bench@example.com", password: "password123" });
-    const app = await createApplication(platform, { name: "Bench", ownerId: me, callbackDomain: "localhost", internal: true, kudosEnabled: true, challengesEnabled: true });
-    const token = await issueToken(platform, { athleteId: me, applicationId: app.client_id, permissions: ["read", "write"] });
+    const me = await createAthlete(platform, {
+      firstname: "Bench",
+      lastname: "Mark",
+      email: "bench@example.com",
+      password: "password123",
+    });
+    const app = await createApplication(platform, {
+      name: "Bench",
+      ownerId: me,
+      callbackDomain: "localhost",
+      internal: true,
+      kudosEnabled: true,
+      challengesEnabled: true,
+    });
+    const token = await issueToken(platform, {
+      athleteId: me,
+      applicationId: app.client_id,
+      permissions: ["read", "write"],
+    });
     const clubId = 1_000_001;
     const challengeId = 2_000_001;
     const base = 10_000_000;
@@ -66,7 +115,9 @@ export const clubsBench: BenchSuite = async () => {
                to_char((timestamptz '2024-01-01' + g * interval '7 minutes') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                extract(epoch from timestamptz '2024-01-01' + g * interval '7 minutes')::bigint,
                to_char((timestamptz '2024-01-01' + g * interval '7 minutes') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-               '(GMT+00:00) UTC', 20000, 3600, 3700, 100, g % 10 = 0, false, false, false, $facts$${JSON.stringify(FACTS)}$facts$::jsonb, g
+               '(GMT+00:00) UTC', 20000, 3600, 3700, 100, g % 10 = 0, false, false, false, $facts$${
+      JSON.stringify(FACTS)
+    }$facts$::jsonb, g
           from generate_series(1, ${ACTIVITIES}) g;
       insert into club_feed_activities (activity_id, athlete_id, start_date, private)
         select id, athlete_id, start_date::timestamptz, private from activities;
@@ -97,38 +148,76 @@ export const clubsBench: BenchSuite = async () => {
       await res.arrayBuffer();
     };
     const feed = await time(() => get(`/v3/clubs/${clubId}/activities`));
-    const feedSql = await time(() => db.query(
-      `select x.*, a.firstname, a.lastname from activities x
+    const feedSql = await time(() =>
+      db.query(
+        `select x.*, a.firstname, a.lastname from activities x
          join club_members m on m.athlete_id = x.athlete_id and m.club_id = $1 and m.membership = 'member'
          join athletes a on a.id = x.athlete_id
         where not x.private order by x.start_epoch desc limit 30`,
-      [clubId],
-    ));
+        [clubId],
+      )
+    );
     const board = await time(() => get(`/v3/challenges/${challengeId}/leaderboard`));
-    const boardSql = await time(() => db.query(
-      `select p.athlete_id, p.value, a.firstname, a.lastname from challenge_participants p join athletes a on a.id = p.athlete_id
+    const boardSql = await time(() =>
+      db.query(
+        `select p.athlete_id, p.value, a.firstname, a.lastname from challenge_participants p join athletes a on a.id = p.athlete_id
         where p.challenge_id = $1 and p.activity_count > 0 order by p.score desc limit 10`,
-      [challengeId],
-    ));
+        [challengeId],
+      )
+    );
     const detail = await time(() => get(`/v3/challenges/${challengeId}`));
     // What every read did before the counters row: add the counters up over all participants.
-    const detailSql = await time(() => db.query(
-      `select c.*, s.* from challenges c cross join lateral (
+    const detailSql = await time(() =>
+      db.query(
+        `select c.*, s.* from challenges c cross join lateral (
          select count(*)::int as participant_count, coalesce(sum(p.value), 0)::double precision as total_dimension,
                 coalesce(sum(p.activity_count), 0)::int as attempt_count, (count(*) filter (where p.completed))::int as completed_count,
                 (count(*) filter (where p.activity_count > 0))::int as leaderboard_count
            from challenge_participants p where p.challenge_id = c.id) s where c.id = $1`,
-      [challengeId],
-    ));
-    const detailRow = await time(() => db.query(
-      "select c.*, s.* from challenges c join challenge_counters s on s.challenge_id = c.id where c.id = $1",
-      [challengeId],
-    ));
+        [challengeId],
+      )
+    );
+    const detailRow = await time(() =>
+      db.query(
+        "select c.*, s.* from challenges c join challenge_counters s on s.challenge_id = c.id where c.id = $1",
+        [challengeId],
+      )
+    );
     const figures: BenchFigure[] = [
-      { suite: "clubs", name: `club activity feed p50 (${MEMBERS} members, ${ACTIVITIES} activities, HTTP)`, ours: feed, baseline: feedSql, baselineName: "raw SQL top 30", unit: "ms", higherIsBetter: false },
-      { suite: "clubs", name: `challenge leaderboard p50 (${PARTICIPANTS} participants, first page + context, HTTP)`, ours: board, baseline: boardSql, baselineName: "raw SQL top 10", unit: "ms", higherIsBetter: false },
-      { suite: "clubs", name: `challenge detail p50 (${PARTICIPANTS} participants, HTTP)`, ours: detail, baseline: detailSql, baselineName: "raw SQL: counters summed over the participants, as each read did before", unit: "ms", higherIsBetter: false },
-      { suite: "clubs", name: "challenge detail: raw SQL read of the challenge and its counters row", ours: detailRow, unit: "ms", higherIsBetter: false },
+      {
+        suite: "clubs",
+        name: `club activity feed p50 (${MEMBERS} members, ${ACTIVITIES} activities, HTTP)`,
+        ours: feed,
+        baseline: feedSql,
+        baselineName: "raw SQL top 30",
+        unit: "ms",
+        higherIsBetter: false,
+      },
+      {
+        suite: "clubs",
+        name: `challenge leaderboard p50 (${PARTICIPANTS} participants, first page + context, HTTP)`,
+        ours: board,
+        baseline: boardSql,
+        baselineName: "raw SQL top 10",
+        unit: "ms",
+        higherIsBetter: false,
+      },
+      {
+        suite: "clubs",
+        name: `challenge detail p50 (${PARTICIPANTS} participants, HTTP)`,
+        ours: detail,
+        baseline: detailSql,
+        baselineName: "raw SQL: counters summed over the participants, as each read did before",
+        unit: "ms",
+        higherIsBetter: false,
+      },
+      {
+        suite: "clubs",
+        name: "challenge detail: raw SQL read of the challenge and its counters row",
+        ours: detailRow,
+        unit: "ms",
+        higherIsBetter: false,
+      },
     ];
     return figures;
   } finally {

@@ -21,18 +21,47 @@ const ATHLETES = 60;
 
 export const commandsBench: BenchSuite = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-commands-"));
-  const server = await startServer(configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined }));
+  const server = await startServer(
+    configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined }),
+  );
   const figures: BenchFigure[] = [];
   try {
     const { platform } = server;
-    const ownerId = await createAthlete(platform, { firstname: "B", lastname: "O", email: "cmd-owner@example.com", password: "password123" });
-    const app = await createApplication(platform, { name: "Bench", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
-    const riderId = await createAthlete(platform, { firstname: "R", lastname: "R", email: "cmd-rider@example.com", password: "password123" });
-    const rider = await issueToken(platform, { athleteId: riderId, applicationId: app.client_id, permissions: ["read", "write"] });
+    const ownerId = await createAthlete(platform, {
+      firstname: "B",
+      lastname: "O",
+      email: "cmd-owner@example.com",
+      password: "password123",
+    });
+    const app = await createApplication(platform, {
+      name: "Bench",
+      ownerId,
+      callbackDomain: "localhost",
+      internal: true,
+      kudosEnabled: true,
+    });
+    const riderId = await createAthlete(platform, {
+      firstname: "R",
+      lastname: "R",
+      email: "cmd-rider@example.com",
+      password: "password123",
+    });
+    const rider = await issueToken(platform, {
+      athleteId: riderId,
+      applicationId: app.client_id,
+      permissions: ["read", "write"],
+    });
     const fans: string[] = [];
     for (let i = 0; i < ATHLETES; i++) {
-      const id = await createAthlete(platform, { firstname: "F", lastname: `${i}`, email: `cmd-fan-${i}@example.com`, password: "password123" });
-      fans.push(await issueToken(platform, { athleteId: id, applicationId: app.client_id, permissions: ["read", "write"] }));
+      const id = await createAthlete(platform, {
+        firstname: "F",
+        lastname: `${i}`,
+        email: `cmd-fan-${i}@example.com`,
+        password: "password123",
+      });
+      fans.push(
+        await issueToken(platform, { athleteId: id, applicationId: app.client_id, permissions: ["read", "write"] }),
+      );
     }
     const call = async (method: string, path: string, token: string, body?: Record<string, string>) => {
       const res = await fetch(`${server.url}${path}`, {
@@ -45,12 +74,24 @@ export const commandsBench: BenchSuite = async () => {
       return JSON.parse(text || "{}");
     };
     const manual = (await call("POST", "/v3/activities", rider, {
-      name: "Manual ride", type: "Ride", start_date_local: "2024-05-01T07:00:00Z", elapsed_time: "21600", distance: "170000",
+      name: "Manual ride",
+      type: "Ride",
+      start_date_local: "2024-05-01T07:00:00Z",
+      elapsed_time: "21600",
+      distance: "170000",
     })).id as number;
     const form = new FormData();
-    form.set("file", new Blob([generateRide(21_600, "2024-05-05T07:00:00Z").slice().buffer as ArrayBuffer]), "six-hours.fit");
+    form.set(
+      "file",
+      new Blob([generateRide(21_600, "2024-05-05T07:00:00Z").slice().buffer as ArrayBuffer]),
+      "six-hours.fit",
+    );
     form.set("data_type", "fit");
-    const upload = await (await fetch(`${server.url}/v3/uploads`, { method: "POST", headers: { authorization: `Bearer ${rider}` }, body: form })).json();
+    const upload = await (await fetch(`${server.url}/v3/uploads`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${rider}` },
+      body: form,
+    })).json();
     let ride = 0;
     for (let i = 0; i < 600 && !ride; i++) {
       await new Promise((r) => setTimeout(r, 500));
@@ -71,30 +112,58 @@ export const commandsBench: BenchSuite = async () => {
     };
     const first = await timed(() => call("POST", `/v3/activities/${ride}/kudos`, fans[0]));
     await call("POST", `/v3/activities/${manual}/kudos`, fans[0]);
-    const samples = { rideKudos: [] as number[], manualKudos: [] as number[], rideComment: [] as number[], manualComment: [] as number[] };
+    const samples = {
+      rideKudos: [] as number[],
+      manualKudos: [] as number[],
+      rideComment: [] as number[],
+      manualComment: [] as number[],
+    };
     for (let i = 1; i < ATHLETES; i++) {
       // Alternate which goes first so neither gets a systematically warmer server.
       const pairs: [number[], () => Promise<unknown>][] = [
         [samples.rideKudos, () => call("POST", `/v3/activities/${ride}/kudos`, fans[i])],
         [samples.manualKudos, () => call("POST", `/v3/activities/${manual}/kudos`, fans[i])],
-        [samples.rideComment, () => call("POST", `/v3/activities/${ride}/comments`, fans[i], { text: `Great ride ${i}` })],
-        [samples.manualComment, () => call("POST", `/v3/activities/${manual}/comments`, fans[i], { text: `Great ride ${i}` })],
+        [
+          samples.rideComment,
+          () => call("POST", `/v3/activities/${ride}/comments`, fans[i], { text: `Great ride ${i}` }),
+        ],
+        [
+          samples.manualComment,
+          () => call("POST", `/v3/activities/${manual}/comments`, fans[i], { text: `Great ride ${i}` }),
+        ],
       ];
       if (i % 2) pairs.reverse();
       for (const [into, fn] of pairs) into.push(await timed(fn));
     }
     const p50 = (s: number[]) => percentiles(s).p50;
     figures.push({
-      suite: "commands", name: "kudos on an uploaded 6 h ride, p50", ours: p50(samples.rideKudos), baseline: p50(samples.manualKudos),
-      baselineName: "kudos on a manual activity", unit: "ms", higherIsBetter: false, target: "≤ 1.2×",
+      suite: "commands",
+      name: "kudos on an uploaded 6 h ride, p50",
+      ours: p50(samples.rideKudos),
+      baseline: p50(samples.manualKudos),
+      baselineName: "kudos on a manual activity",
+      unit: "ms",
+      higherIsBetter: false,
+      target: "≤ 1.2×",
     });
     figures.push({
-      suite: "commands", name: "comment on an uploaded 6 h ride, p50", ours: p50(samples.rideComment), baseline: p50(samples.manualComment),
-      baselineName: "comment on a manual activity", unit: "ms", higherIsBetter: false, target: "≤ 1.2×",
+      suite: "commands",
+      name: "comment on an uploaded 6 h ride, p50",
+      ours: p50(samples.rideComment),
+      baseline: p50(samples.manualComment),
+      baselineName: "comment on a manual activity",
+      unit: "ms",
+      higherIsBetter: false,
+      target: "≤ 1.2×",
     });
     figures.push({
-      suite: "commands", name: "first kudos on the ride after its upload (folds its stream)", ours: first, baseline: p50(samples.manualKudos),
-      baselineName: "kudos on a manual activity", unit: "ms", higherIsBetter: false,
+      suite: "commands",
+      name: "first kudos on the ride after its upload (folds its stream)",
+      ours: first,
+      baseline: p50(samples.manualKudos),
+      baselineName: "kudos on a manual activity",
+      unit: "ms",
+      higherIsBetter: false,
     });
   } finally {
     await server.close();

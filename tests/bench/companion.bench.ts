@@ -24,15 +24,40 @@ const SAMPLES = 8;
 
 export const companionBench: BenchSuite = async () => {
   const root = mkdtempSync(join(tmpdir(), "bench-companion-"));
-  const server = await startServer(configFromEnv({ port: 0, dataDir: join(root, "server"), seedDemo: false, quiet: true, databaseUrl: undefined }));
+  const server = await startServer(
+    configFromEnv({ port: 0, dataDir: join(root, "server"), seedDemo: false, quiet: true, databaseUrl: undefined }),
+  );
   const figures: BenchFigure[] = [];
   try {
     const { platform } = server;
-    const ownerId = await createAthlete(platform, { firstname: "B", lastname: "O", email: "companion-owner@example.com", password: "password123" });
-    const app = await createApplication(platform, { name: "Companion bench", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true, challengesEnabled: true });
-    const athleteId = await createAthlete(platform, { firstname: "B", lastname: "R", email: "companion-rider@example.com", password: "password123" });
-    const token = await issueToken(platform, { athleteId, applicationId: app.client_id, permissions: ["read", "write"] });
-    const files = readdirSync(FIT).filter((f) => f.endsWith(".fit")).slice(0, SAMPLES).map((f) => readFileSync(join(FIT, f)));
+    const ownerId = await createAthlete(platform, {
+      firstname: "B",
+      lastname: "O",
+      email: "companion-owner@example.com",
+      password: "password123",
+    });
+    const app = await createApplication(platform, {
+      name: "Companion bench",
+      ownerId,
+      callbackDomain: "localhost",
+      internal: true,
+      kudosEnabled: true,
+      challengesEnabled: true,
+    });
+    const athleteId = await createAthlete(platform, {
+      firstname: "B",
+      lastname: "R",
+      email: "companion-rider@example.com",
+      password: "password123",
+    });
+    const token = await issueToken(platform, {
+      athleteId,
+      applicationId: app.client_id,
+      permissions: ["read", "write"],
+    });
+    const files = readdirSync(FIT).filter((f) => f.endsWith(".fit")).slice(0, SAMPLES).map((f) =>
+      readFileSync(join(FIT, f))
+    );
 
     // Baselines first, while the server is idle: bare chokidar with the same awaitWriteFinish, and a raw "add".
     const bare = await chokidarLatency(join(root, "bare"), files, { stabilityThreshold: 1000, pollInterval: 100 });
@@ -46,13 +71,26 @@ export const companionBench: BenchSuite = async () => {
       for (let k = 0; k < 2; k++) writeFileSync(join(dir, `v${v}-${k}.fit`), files[(v * 2 + k) % files.length]);
     }
     const core = await startChild([
-      "run", "-A", "desktop/core/cli.ts", "watch", "--server", server.url, "--token", token, "--volumes", media,
-      "--state", join(root, "state"), "--json",
+      "run",
+      "-A",
+      "desktop/core/cli.ts",
+      "watch",
+      "--server",
+      server.url,
+      "--token",
+      token,
+      "--volumes",
+      media,
+      "--state",
+      join(root, "state"),
+      "--json",
     ]);
     let coreRss = 0;
     try {
-      await core.until((events) => events.filter((e) => e.event === "device_connected").length >= 3 &&
-        events.filter((e) => e.event === "ready" || e.event === "duplicate").length >= 6);
+      await core.until((events) =>
+        events.filter((e) => e.event === "device_connected").length >= 3 &&
+        events.filter((e) => e.event === "ready" || e.event === "duplicate").length >= 6
+      );
       coreRss = await core.rss();
       // Last write → "uploading" (its `at`), default settings, one new file at a time.
       const ours: number[] = [];
@@ -69,17 +107,32 @@ export const companionBench: BenchSuite = async () => {
       }
       coreRss = Math.max(coreRss, await core.rss());
       figures.push({
-        suite: "companion", name: "last write → upload starts (p50)", ours: percentiles(ours).p50, baseline: percentiles(bare).p50,
-        baselineName: "chokidar awaitWriteFinish 1 s", unit: "ms", higherIsBetter: false, target: "≤ 2,000 ms",
+        suite: "companion",
+        name: "last write → upload starts (p50)",
+        ours: percentiles(ours).p50,
+        baseline: percentiles(bare).p50,
+        baselineName: "chokidar awaitWriteFinish 1 s",
+        unit: "ms",
+        higherIsBetter: false,
+        target: "≤ 2,000 ms",
       });
       figures.push({
-        suite: "companion", name: "last write → upload starts (max)", ours: Math.max(...ours), baseline: Math.max(...raw),
-        baselineName: "raw chokidar add", unit: "ms", higherIsBetter: false, target: "≤ 2,000 ms",
+        suite: "companion",
+        name: "last write → upload starts (max)",
+        ours: Math.max(...ours),
+        baseline: Math.max(...raw),
+        baselineName: "raw chokidar add",
+        unit: "ms",
+        higherIsBetter: false,
+        target: "≤ 2,000 ms",
       });
     } finally {
       await core.stop();
     }
-    const bareDeno = await startChild(["eval", "setInterval(() => {}, 1000); console.log(JSON.stringify({ event: 'up' }))"]);
+    const bareDeno = await startChild([
+      "eval",
+      "setInterval(() => {}, 1000); console.log(JSON.stringify({ event: 'up' }))",
+    ]);
     let denoRss = 0;
     try {
       await bareDeno.until((events) => events.some((e) => e.event === "up"));
@@ -88,8 +141,14 @@ export const companionBench: BenchSuite = async () => {
       await bareDeno.stop();
     }
     figures.push({
-      suite: "companion", name: "headless core RSS, 3 volumes", ours: coreRss, baseline: denoRss, baselineName: "bare deno process",
-      unit: "MB", higherIsBetter: false, target: "≤ 80 MB",
+      suite: "companion",
+      name: "headless core RSS, 3 volumes",
+      ours: coreRss,
+      baseline: denoRss,
+      baselineName: "bare deno process",
+      unit: "MB",
+      higherIsBetter: false,
+      target: "≤ 80 MB",
     });
   } finally {
     await server.close();
@@ -98,7 +157,11 @@ export const companionBench: BenchSuite = async () => {
   return figures;
 };
 
-async function chokidarLatency(dir: string, files: Uint8Array[], awaitWriteFinish: false | { stabilityThreshold: number; pollInterval: number }): Promise<number[]> {
+async function chokidarLatency(
+  dir: string,
+  files: Uint8Array[],
+  awaitWriteFinish: false | { stabilityThreshold: number; pollInterval: number },
+): Promise<number[]> {
   mkdirSync(dir, { recursive: true });
   const seen = new Map<string, number>();
   let notify: (() => void) | undefined;
@@ -125,7 +188,11 @@ async function chokidarLatency(dir: string, files: Uint8Array[], awaitWriteFinis
 
 /** A Deno child printing JSON lines: its events, its RSS (MB, max of a few samples), stop. */
 async function startChild(args: string[]) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   const events: Record<string, unknown>[] = [];
   let buffer = "";
   let err = "";
@@ -161,7 +228,10 @@ async function startChild(args: string[]) {
       let max = 0;
       for (let i = 0; i < 8; i++) {
         await new Promise((r) => setTimeout(r, 250));
-        max = Math.max(max, Number(execFileSync("ps", ["-o", "rss=", "-p", String(child.pid)]).toString().trim()) / 1024);
+        max = Math.max(
+          max,
+          Number(execFileSync("ps", ["-o", "rss=", "-p", String(child.pid)]).toString().trim()) / 1024,
+        );
       }
       return max;
     },

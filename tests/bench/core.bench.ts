@@ -27,18 +27,33 @@ export const coreSuite: BenchSuite = async (args) => {
     const singles = 1000;
     let started = performance.now();
     for (let i = 1; i <= singles; i++) {
-      await platform.store.append(followStream(i), 0, [athleteFollowed.create({ athleteId: i, targetId: i + 1 })], { metadata: { athleteId: i } });
+      await platform.store.append(followStream(i), 0, [athleteFollowed.create({ athleteId: i, targetId: i + 1 })], {
+        metadata: { athleteId: i },
+      });
     }
     const ours = singles / ((performance.now() - started) / 1000);
     started = performance.now();
     for (let i = 1; i <= singles; i++) {
       await platform.db.query(
         "insert into public.bench_raw (stream_id, stream_version, type, schema_version, data, metadata) values ($1, 1, $2, 1, $3::jsonb, $4::jsonb)",
-        [followStream(i), athleteFollowed.type, JSON.stringify({ athleteId: i, targetId: i + 1 }), JSON.stringify({ athleteId: i })],
+        [
+          followStream(i),
+          athleteFollowed.type,
+          JSON.stringify({ athleteId: i, targetId: i + 1 }),
+          JSON.stringify({ athleteId: i }),
+        ],
       );
     }
     const raw = singles / ((performance.now() - started) / 1000);
-    figures.push({ suite: "core", name: "append, single-event commands", ours, baseline: raw, baselineName: "raw insert per row", unit: "commands/s", higherIsBetter: true });
+    figures.push({
+      suite: "core",
+      name: "append, single-event commands",
+      ours,
+      baseline: raw,
+      baselineName: "raw insert per row",
+      unit: "commands/s",
+      higherIsBetter: true,
+    });
     figures.push(...await durabilityCost(platform, ours));
 
     // The seam: a follow decided and appended through handleCommand (read the stream, fold, decide,
@@ -50,7 +65,11 @@ export const coreSuite: BenchSuite = async (args) => {
       let t = performance.now();
       for (let i = 0; i < perRound; i++) {
         const athleteId = 300_000 + r * perRound + i;
-        await handleCommand(platform.store, followStream(athleteId), followDecider, { type: "follow", athleteId, targetId: 1 }, { metadata: { athleteId } });
+        await handleCommand(platform.store, followStream(athleteId), followDecider, {
+          type: "follow",
+          athleteId,
+          targetId: 1,
+        }, { metadata: { athleteId } });
       }
       seamMs += performance.now() - t;
       t = performance.now();
@@ -59,7 +78,12 @@ export const coreSuite: BenchSuite = async (args) => {
         await platform.db.transaction((tx) =>
           tx.query(
             "insert into public.bench_raw (stream_id, stream_version, type, schema_version, data, metadata) values ($1, 1, $2, 1, $3::jsonb, $4::jsonb)",
-            [followStream(athleteId), athleteFollowed.type, JSON.stringify({ athleteId, targetId: 1 }), JSON.stringify({ athleteId })],
+            [
+              followStream(athleteId),
+              athleteFollowed.type,
+              JSON.stringify({ athleteId, targetId: 1 }),
+              JSON.stringify({ athleteId }),
+            ],
           )
         );
       }
@@ -67,9 +91,14 @@ export const coreSuite: BenchSuite = async (args) => {
     }
     const n = rounds * perRound;
     figures.push({
-      suite: "core", name: "single-event command through the seam (follow)", ours: n / (seamMs / 1000),
-      baseline: n / (rawTxMs / 1000), baselineName: "raw single-row insert in a transaction", unit: "commands/s",
-      higherIsBetter: true, target: "≥ 0.5×",
+      suite: "core",
+      name: "single-event command through the seam (follow)",
+      ours: n / (seamMs / 1000),
+      baseline: n / (rawTxMs / 1000),
+      baselineName: "raw single-row insert in a transaction",
+      unit: "commands/s",
+      higherIsBetter: true,
+      target: "≥ 0.5×",
     });
 
     const batches = 100;
@@ -77,13 +106,20 @@ export const coreSuite: BenchSuite = async (args) => {
     started = performance.now();
     for (let b = 0; b < batches; b++) {
       const athleteId = 100_000 + b;
-      await platform.store.append(followStream(athleteId), 0, Array.from({ length: size }, (_, k) => athleteFollowed.create({ athleteId, targetId: k + 1 })));
+      await platform.store.append(
+        followStream(athleteId),
+        0,
+        Array.from({ length: size }, (_, k) => athleteFollowed.create({ athleteId, targetId: k + 1 })),
+      );
     }
     const oursBatch = (batches * size) / ((performance.now() - started) / 1000);
     started = performance.now();
     for (let b = 0; b < batches; b++) {
       const athleteId = 100_000 + b;
-      const rows = Array.from({ length: size }, (_, k) => ({ stream_id: followStream(athleteId), stream_version: k + 1, data: { athleteId, targetId: k + 1 } }));
+      const rows = Array.from(
+        { length: size },
+        (_, k) => ({ stream_id: followStream(athleteId), stream_version: k + 1, data: { athleteId, targetId: k + 1 } }),
+      );
       await platform.db.query(
         `insert into public.bench_raw (stream_id, stream_version, type, schema_version, data)
          select t.stream_id, t.stream_version, $2, 1, t.data from jsonb_to_recordset($1::jsonb) as t(stream_id text, stream_version int, data jsonb)`,
@@ -91,7 +127,15 @@ export const coreSuite: BenchSuite = async (args) => {
       );
     }
     const rawBatch = (batches * size) / ((performance.now() - started) / 1000);
-    figures.push({ suite: "core", name: `append, batches of ${size} events`, ours: oursBatch, baseline: rawBatch, baselineName: "raw multi-row insert", unit: "events/s", higherIsBetter: true });
+    figures.push({
+      suite: "core",
+      name: `append, batches of ${size} events`,
+      ours: oursBatch,
+      baseline: rawBatch,
+      baselineName: "raw multi-row insert",
+      unit: "events/s",
+      higherIsBetter: true,
+    });
     await bench.remove();
 
     // Replay of a generated log (on a fresh platform, so the log is exactly `total` events).
@@ -103,9 +147,14 @@ export const coreSuite: BenchSuite = async (args) => {
       console.error(`core: raw read ${events} events in ${read.seconds.toFixed(1)} s; replaying…`);
       const report = await fresh.platform.projections.rebuild(`${LIVE_SCHEMA}_bench`);
       figures.push({
-        suite: "core", name: `replay of ${events.toLocaleString("en-US")} events`, ours: report.eventsPerSecond,
-        baseline: read.events / read.seconds, baselineName: "raw paged select of the log", unit: "events/s",
-        higherIsBetter: true, target: "≥ 25 % of the raw read rate",
+        suite: "core",
+        name: `replay of ${events.toLocaleString("en-US")} events`,
+        ours: report.eventsPerSecond,
+        baseline: read.events / read.seconds,
+        baselineName: "raw paged select of the log",
+        unit: "events/s",
+        higherIsBetter: true,
+        target: "≥ 25 % of the raw read rate",
       });
     } finally {
       await fresh.remove();

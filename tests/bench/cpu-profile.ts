@@ -51,7 +51,10 @@ interface ProfileNode {
 }
 
 /** Self time by function (top n), as percentages of the profile's samples. */
-export function summarise(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }, n = 25): string[] {
+export function summarise(
+  profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] },
+  n = 25,
+): string[] {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<string, number>();
   let total = 0;
@@ -64,7 +67,9 @@ export function summarise(profile: { nodes: ProfileNode[]; samples: number[]; ti
     total += dt;
   });
   return [...self].sort((a, b) => b[1] - a[1]).slice(0, n)
-    .map(([key, us]) => `${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(7)} ms  ${key}`);
+    .map(([key, us]) =>
+      `${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(7)} ms  ${key}`
+    );
 }
 
 if (import.meta.main) {

@@ -25,8 +25,16 @@ const cpuMs = () => {
 };
 
 const CONTEXT: DeriveContext = {
-  uploadId: 1, externalId: null, activityType: null, defaultType: "Ride", name: null, description: null,
-  private: false, trainer: false, commute: false, athlete: { premium: true, weight: 72, birthdate: "1985-06-01", sex: null },
+  uploadId: 1,
+  externalId: null,
+  activityType: null,
+  defaultType: "Ride",
+  name: null,
+  description: null,
+  private: false,
+  trainer: false,
+  commute: false,
+  athlete: { premium: true, weight: 72, birthdate: "1985-06-01", sex: null },
 };
 
 /** The code measured: the server's own unless another version is given (to compare with an older one). */
@@ -36,7 +44,11 @@ export interface DeriveCode {
 }
 const SERVER_CODE = { parse: parseDeviceFile, derive: deriveActivity } as unknown as DeriveCode;
 
-export async function deriveCostFigures(label: string, bytes: Uint8Array, code: DeriveCode = SERVER_CODE): Promise<BenchFigure[]> {
+export async function deriveCostFigures(
+  label: string,
+  bytes: Uint8Array,
+  code: DeriveCode = SERVER_CODE,
+): Promise<BenchFigure[]> {
   const rounds = Number(process.env.BENCH_DERIVE_ROUNDS ?? 15);
   const bare: number[] = [];
   const decode: number[] = [];
@@ -71,19 +83,34 @@ export async function deriveCostFigures(label: string, bytes: Uint8Array, code: 
   const recordedWay = (bareMs + deriveMs) / bareMs;
   console.error(
     `uploads: ${label}: decode ${Math.min(...decode).toFixed(1)} ms + derive ${deriveMs.toFixed(1)} ms ` +
-      `(fastest round ${ours.toFixed(1)} ms of CPU) = ${ratio.toFixed(2)}× the bare decode (${bareMs.toFixed(1)} ms); ` +
-      `bare decode + derive = ${recordedWay.toFixed(2)}×, recorded before the numbers fixes ${RATIO_BEFORE_NUMBERS_FIXES}×`,
+      `(fastest round ${ours.toFixed(1)} ms of CPU) = ${ratio.toFixed(2)}× the bare decode (${
+        bareMs.toFixed(1)
+      } ms); ` +
+      `bare decode + derive = ${
+        recordedWay.toFixed(2)
+      }×, recorded before the numbers fixes ${RATIO_BEFORE_NUMBERS_FIXES}×`,
   );
   return [
     {
-      suite: "uploads", name: `${label}: decode + derive (parseDeviceFile + deriveActivity, CPU, fastest of ${rounds})`, ours,
-      baseline: bareMs, baselineName: "bare fit-file-parser decode", unit: "ms", higherIsBetter: false,
-      target: `≤ ${RATIO_BEFORE_NUMBERS_FIXES}×, the ratio recorded before the numbers fixes as (bare decode + derive) / bare decode: ` +
+      suite: "uploads",
+      name: `${label}: decode + derive (parseDeviceFile + deriveActivity, CPU, fastest of ${rounds})`,
+      ours,
+      baseline: bareMs,
+      baselineName: "bare fit-file-parser decode",
+      unit: "ms",
+      higherIsBetter: false,
+      target:
+        `≤ ${RATIO_BEFORE_NUMBERS_FIXES}×, the ratio recorded before the numbers fixes as (bare decode + derive) / bare decode: ` +
         `${recordedWay.toFixed(2)}× that way now`,
     },
     {
-      suite: "uploads", name: `${label}: derive alone (deriveActivity, CPU, fastest of ${rounds})`, ours: deriveMs,
-      baseline: bareMs, baselineName: "bare fit-file-parser decode", unit: "ms", higherIsBetter: false,
+      suite: "uploads",
+      name: `${label}: derive alone (deriveActivity, CPU, fastest of ${rounds})`,
+      ours: deriveMs,
+      baseline: bareMs,
+      baselineName: "bare fit-file-parser decode",
+      unit: "ms",
+      higherIsBetter: false,
     },
   ];
 }

@@ -15,7 +15,12 @@ const RAW = `create table bench_unsynced (
 function rawInsert(db: Queryable, i: number) {
   return db.query(
     "insert into bench_unsynced (stream_id, stream_version, type, data, metadata) values ($1, 1, $2, $3::jsonb, $4::jsonb)",
-    [followStream(i), athleteFollowed.type, JSON.stringify({ athleteId: i, targetId: i + 1 }), JSON.stringify({ athleteId: i })],
+    [
+      followStream(i),
+      athleteFollowed.type,
+      JSON.stringify({ athleteId: i, targetId: i + 1 }),
+      JSON.stringify({ athleteId: i }),
+    ],
   );
 }
 
@@ -45,19 +50,40 @@ export async function durabilityCost(platform: Platform, sequentialAppends: numb
     const rawConcurrent = await rate(count, concurrency, (i) => rawInsert(raw, 10_000 + i));
     const stats = platform.db.walSyncs;
     const before = { ...stats! };
-    const oursConcurrent = await rate(count, concurrency, (i) =>
-      platform.store.append(followStream(200_000 + i), 0, [athleteFollowed.create({ athleteId: 200_000 + i, targetId: 1 })]));
+    const oursConcurrent = await rate(
+      count,
+      concurrency,
+      (i) =>
+        platform.store.append(followStream(200_000 + i), 0, [
+          athleteFollowed.create({ athleteId: 200_000 + i, targetId: 1 }),
+        ]),
+    );
     const syncs = stats!.syncs - before.syncs;
-    console.error(`core: ${count} appends, ${concurrency} at a time: ${syncs} WAL syncs (${(count / Math.max(1, syncs)).toFixed(1)} commands per sync)`);
+    console.error(
+      `core: ${count} appends, ${concurrency} at a time: ${syncs} WAL syncs (${
+        (count / Math.max(1, syncs)).toFixed(1)
+      } commands per sync)`,
+    );
     return [
       {
-        suite: "core", name: "append, single-event commands, WAL synced before each resolves", ours: sequentialAppends,
-        baseline: rawSequential, baselineName: "raw insert per row, unsynced PGlite", unit: "commands/s", higherIsBetter: true,
+        suite: "core",
+        name: "append, single-event commands, WAL synced before each resolves",
+        ours: sequentialAppends,
+        baseline: rawSequential,
+        baselineName: "raw insert per row, unsynced PGlite",
+        unit: "commands/s",
+        higherIsBetter: true,
       },
       {
-        suite: "core", name: `append, ${concurrency} concurrent commands, group commit (${(count / Math.max(1, syncs)).toFixed(1)} per sync)`,
-        ours: oursConcurrent, baseline: rawConcurrent, baselineName: `raw insert per row, ${concurrency} concurrent, unsynced PGlite`,
-        unit: "commands/s", higherIsBetter: true,
+        suite: "core",
+        name: `append, ${concurrency} concurrent commands, group commit (${
+          (count / Math.max(1, syncs)).toFixed(1)
+        } per sync)`,
+        ours: oursConcurrent,
+        baseline: rawConcurrent,
+        baselineName: `raw insert per row, ${concurrency} concurrent, unsynced PGlite`,
+        unit: "commands/s",
+        higherIsBetter: true,
       },
     ];
   } finally {

@@ -8,7 +8,9 @@ import { openPlatform, type Platform } from "../../server/platform.ts";
 /** A platform on PGlite in a temp directory, for a benchmark; remove() closes and deletes it. */
 export async function benchPlatform(): Promise<{ platform: Platform; dir: string; remove(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "fitness-bench-"));
-  const platform = await openPlatform(configFromEnv({ dataDir: join(dir, "data"), databaseUrl: undefined, quiet: true, runJobs: false, seedDemo: false }));
+  const platform = await openPlatform(
+    configFromEnv({ dataDir: join(dir, "data"), databaseUrl: undefined, quiet: true, runJobs: false, seedDemo: false }),
+  );
   return {
     platform,
     dir,

@@ -25,7 +25,9 @@ function fmt(n: number): string {
 export function printFigures(figures: BenchFigure[]): string {
   const lines = ["| suite | figure | ours | baseline | ratio | target |", "|---|---|---|---|---|---|"];
   for (const f of figures) {
-    const baseline = f.baseline === undefined ? "—" : `${fmt(f.baseline)} ${f.unit}${f.baselineName ? ` (${f.baselineName})` : ""}`;
+    const baseline = f.baseline === undefined
+      ? "—"
+      : `${fmt(f.baseline)} ${f.unit}${f.baselineName ? ` (${f.baselineName})` : ""}`;
     const ratio = f.baseline ? `${(f.ours / f.baseline).toFixed(2)}×` : "—";
     lines.push(`| ${f.suite} | ${f.name} | ${fmt(f.ours)} ${f.unit} | ${baseline} | ${ratio} | ${f.target ?? ""} |`);
   }

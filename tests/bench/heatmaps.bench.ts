@@ -45,32 +45,57 @@ function ride(seed: number): [number, number][] {
  */
 export const heatmapsBench: BenchSuite = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-heatmaps-"));
-  const server = await startServer(configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined, runJobs: false }));
+  const server = await startServer(
+    configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined, runJobs: false }),
+  );
   try {
     const { platform } = server;
-    const athleteId = await createAthlete(platform, { firstname: "Bench", lastname: "Heat", email: "heat@example.com", password: "password123" });
+    const athleteId = await createAthlete(platform, {
+      firstname: "Bench",
+      lastname: "Heat",
+      email: "heat@example.com",
+      password: "password123",
+    });
     for (let i = 0; i < ACTIVITIES; i++) {
-      await recordActivity(server, { athleteId, type: "Ride", startDateLocal: "2024-05-01T07:00:00Z", latlng: ride(i + 1) });
+      await recordActivity(server, {
+        athleteId,
+        type: "Ride",
+        startDateLocal: "2024-05-01T07:00:00Z",
+        latlng: ride(i + 1),
+      });
     }
 
     // Baseline: read and parse every streams blob (what any build must do).
     let t = performance.now();
-    const shas = await platform.db.query<{ streams_sha256: string }>("select streams_sha256 from heatmap_activities where athlete_id = $1", [athleteId]);
+    const shas = await platform.db.query<{ streams_sha256: string }>(
+      "select streams_sha256 from heatmap_activities where athlete_id = $1",
+      [athleteId],
+    );
     let points = 0;
-    for (const row of shas) points += JSON.parse(new TextDecoder().decode(await getBlob(platform.db, row.streams_sha256))).latlng.length;
+    for (const row of shas) {
+      points += JSON.parse(new TextDecoder().decode(await getBlob(platform.db, row.streams_sha256))).latlng.length;
+    }
     const readSeconds = (performance.now() - t) / 1000;
 
     const mapId = randomHeatmapId();
     await handleCommand(platform.store, heatmapStream(mapId), heatmapDecider, {
-      type: "request", mapId, athleteId, activityTypeIds: [1], startDateLocal: null, endDateLocal: null,
+      type: "request",
+      mapId,
+      athleteId,
+      activityTypeIds: [1],
+      startDateLocal: null,
+      endDateLocal: null,
     });
     t = performance.now();
     await buildHeatmap(platform, mapId);
     const buildSeconds = (performance.now() - t) / 1000;
     const [row] = await platform.db.query<{ status: string; tracks_sha256: string; activities_count: number }>(
-      "select status, tracks_sha256, activities_count from heatmaps where id = $1", [mapId],
+      "select status, tracks_sha256, activities_count from heatmaps where id = $1",
+      [mapId],
     );
-    if (row.status !== "done" || Number(row.activities_count) !== ACTIVITIES) throw new Error(`build ended ${row.status} with ${row.activities_count}`);
+    if (row.status !== "done" || Number(row.activities_count) !== ACTIVITIES) {
+      throw new Error(`build ended ${row.status} with ${row.activities_count}`);
+    }
 
     const tracks = decodeTracks((await getBlob(platform.db, row.tracks_sha256))!);
     const renderer = new TileRenderer(tracks);
@@ -99,9 +124,35 @@ export const heatmapsBench: BenchSuite = async () => {
     }
     const ours = percentiles(samples), bare = percentiles(baseline);
     const figures: BenchFigure[] = [
-      { suite: "heatmaps", name: `build, ${ACTIVITIES} activities (${points.toLocaleString("en-US")} points)`, ours: buildSeconds, baseline: readSeconds, baselineName: "read + JSON.parse streams", unit: "s", higherIsBetter: false, target: "≤ 10 s" },
-      { suite: "heatmaps", name: "tile render p50, z 10–16", ours: ours.p50, baseline: bare.p50, baselineName: "fast-png encode of a constant tile", unit: "ms", higherIsBetter: false, target: "≤ 20 ms" },
-      { suite: "heatmaps", name: "tile render p99, z 10–16", ours: ours.p99, baseline: bare.p99, baselineName: "fast-png encode of a constant tile", unit: "ms", higherIsBetter: false },
+      {
+        suite: "heatmaps",
+        name: `build, ${ACTIVITIES} activities (${points.toLocaleString("en-US")} points)`,
+        ours: buildSeconds,
+        baseline: readSeconds,
+        baselineName: "read + JSON.parse streams",
+        unit: "s",
+        higherIsBetter: false,
+        target: "≤ 10 s",
+      },
+      {
+        suite: "heatmaps",
+        name: "tile render p50, z 10–16",
+        ours: ours.p50,
+        baseline: bare.p50,
+        baselineName: "fast-png encode of a constant tile",
+        unit: "ms",
+        higherIsBetter: false,
+        target: "≤ 20 ms",
+      },
+      {
+        suite: "heatmaps",
+        name: "tile render p99, z 10–16",
+        ours: ours.p99,
+        baseline: bare.p99,
+        baselineName: "fast-png encode of a constant tile",
+        unit: "ms",
+        higherIsBetter: false,
+      },
     ];
     return figures;
   } finally {

@@ -39,11 +39,20 @@ function peakRss(): { stop(): number } {
   };
 }
 
-async function withServer<T>(fn: (server: Awaited<ReturnType<typeof startServer>>, athleteId: number) => Promise<T>): Promise<T> {
+async function withServer<T>(
+  fn: (server: Awaited<ReturnType<typeof startServer>>, athleteId: number) => Promise<T>,
+): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-import-"));
-  const server = await startServer(configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined, passwordCost: "test" }));
+  const server = await startServer(
+    configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined, passwordCost: "test" }),
+  );
   try {
-    const athleteId = await createAthlete(server.platform, { firstname: "Bench", lastname: "Importer", email: "bench@example.com", password: "password123" });
+    const athleteId = await createAthlete(server.platform, {
+      firstname: "Bench",
+      lastname: "Importer",
+      email: "bench@example.com",
+      password: "password123",
+    });
     return await fn(server, athleteId);
   } finally {
     await server.close();
@@ -55,12 +64,38 @@ async function withServer<T>(fn: (server: Awaited<ReturnType<typeof startServer>
 async function cliImport(archive: string, count: number): Promise<{ rate: number; rss: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-import-cli-"));
   try {
-    const server = await startServer(configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined, passwordCost: "test", runJobs: false }));
-    const athleteId = await createAthlete(server.platform, { firstname: "Bench", lastname: "Cli", email: "cli@example.com", password: "password123" });
+    const server = await startServer(
+      configFromEnv({
+        port: 0,
+        dataDir,
+        seedDemo: false,
+        quiet: true,
+        databaseUrl: undefined,
+        passwordCost: "test",
+        runJobs: false,
+      }),
+    );
+    const athleteId = await createAthlete(server.platform, {
+      firstname: "Bench",
+      lastname: "Cli",
+      email: "cli@example.com",
+      password: "password123",
+    });
     await server.close();
     const t0 = performance.now();
-    const child = spawn(DENO, ["run", "-A", "server/cli/main.ts", "import-archive", archive, "--athlete", String(athleteId), "--json"], {
-      cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"],
+    const child = spawn(DENO, [
+      "run",
+      "-A",
+      "server/cli/main.ts",
+      "import-archive",
+      archive,
+      "--athlete",
+      String(athleteId),
+      "--json",
+    ], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dataDir, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
     let stderr = "";
@@ -84,10 +119,16 @@ async function cliImport(archive: string, count: number): Promise<{ rate: number
     clearInterval(timer);
     const end = performance.now();
     const seconds = (end - (opened || t0)) / 1000;
-    console.error(`import: the CLI took ${((end - t0) / 1000).toFixed(1)} s in all, ${((opened - t0) / 1000).toFixed(1)} s of them to start and open the archive`);
+    console.error(
+      `import: the CLI took ${((end - t0) / 1000).toFixed(1)} s in all, ${
+        ((opened - t0) / 1000).toFixed(1)
+      } s of them to start and open the archive`,
+    );
     if (code !== 0) throw new Error(`import-archive exited ${code}: ${stderr.slice(-2000)}`);
     const summary = JSON.parse(stdout);
-    if (summary.imported !== count) throw new Error(`imported ${summary.imported} of ${count}: ${JSON.stringify(summary.failed.slice(0, 3))}`);
+    if (summary.imported !== count) {
+      throw new Error(`imported ${summary.imported} of ${count}: ${JSON.stringify(summary.failed.slice(0, 3))}`);
+    }
     return { rate: count / seconds, rss: peak };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -101,7 +142,15 @@ async function generateArchive(path: string, count: number): Promise<Uint8Array[
   for (let i = 0; i < count; i++) {
     const start = new Date(Date.UTC(2020, 0, 1) + i * 6 * 3600 * 1000).toISOString();
     files.push(gzipSync(generateRide(600, start)));
-    rows.push({ id: String(10_000 + i), date: start, name: `Ride ${i}`, type: "Ride", elapsed: 600, km: 5, file: `activities/${10_000 + i}.fit.gz` });
+    rows.push({
+      id: String(10_000 + i),
+      date: start,
+      name: `Ride ${i}`,
+      type: "Ride",
+      elapsed: 600,
+      km: 5,
+      file: `activities/${10_000 + i}.fit.gz`,
+    });
   }
   await writeZip(path, [
     { name: "activities.csv", bytes: Buffer.from(activitiesCsv(rows)) },
@@ -112,7 +161,9 @@ async function generateArchive(path: string, count: number): Promise<Uint8Array[
 
 export const importBench: BenchSuite = async (args) => {
   const count = Number(args.find((a) => a.startsWith("--import-activities="))?.split("=")[1] ?? 1000);
-  const more = (args.find((a) => a.startsWith("--import-sizes="))?.split("=")[1] ?? "").split(",").filter(Boolean).map(Number).filter((n) => n !== count);
+  const more = (args.find((a) => a.startsWith("--import-sizes="))?.split("=")[1] ?? "").split(",").filter(Boolean).map(
+    Number,
+  ).filter((n) => n !== count);
   const dir = mkdtempSync(join(tmpdir(), "bench-archive-"));
   try {
     console.error(`import: generating ${count} rides…`);
@@ -129,8 +180,17 @@ export const importBench: BenchSuite = async (args) => {
         while (next < files.length) {
           const i = next++;
           const status = await submitUpload(server.platform, {
-            athleteId, fileName: `${10_000 + i}.fit.gz`, bytes: files[i], dataType: "fit.gz", activityType: "Ride", name: `Ride ${i}`,
-            description: null, private: false, trainer: false, commute: false, externalId: null,
+            athleteId,
+            fileName: `${10_000 + i}.fit.gz`,
+            bytes: files[i],
+            dataType: "fit.gz",
+            activityType: "Ride",
+            name: `Ride ${i}`,
+            description: null,
+            private: false,
+            trainer: false,
+            commute: false,
+            externalId: null,
           }, systemActor("bench", athleteId));
           for (;;) {
             const row = await findUpload(server.platform.db, status.id);
@@ -149,16 +209,30 @@ export const importBench: BenchSuite = async (args) => {
     console.error(`import: upload pipeline ${baseline.rate.toFixed(2)}/s, peak RSS ${baseline.rss.toFixed(0)} MB`);
     console.error("import: npm run cli -- import-archive (its own process, as shipped)…");
     const ours = await cliImport(archive, count);
-    console.error(`import: ${count} activities: ${ours.rate.toFixed(2)}/s, peak RSS ${ours.rss.toFixed(0)} MB (goal ≤ 500 MB)`);
+    console.error(
+      `import: ${count} activities: ${ours.rate.toFixed(2)}/s, peak RSS ${ours.rss.toFixed(0)} MB (goal ≤ 500 MB)`,
+    );
 
     const figures: BenchFigure[] = [
       {
-        suite: "import", name: `archive import, ${count} activities`, ours: ours.rate, baseline: baseline.rate,
-        baselineName: "upload pipeline (submitUpload until ready), same files", unit: "activities/s", higherIsBetter: true, target: "≥ 0.8× the upload pipeline",
+        suite: "import",
+        name: `archive import, ${count} activities`,
+        ours: ours.rate,
+        baseline: baseline.rate,
+        baselineName: "upload pipeline (submitUpload until ready), same files",
+        unit: "activities/s",
+        higherIsBetter: true,
+        target: "≥ 0.8× the upload pipeline",
       },
       {
-        suite: "import", name: `peak RSS of the import-archive CLI process, ${count} activities`, ours: ours.rss, baseline: baseline.rss,
-        baselineName: "server process during the upload-pipeline run", unit: "MB", higherIsBetter: false, target: "≤ 500 MB",
+        suite: "import",
+        name: `peak RSS of the import-archive CLI process, ${count} activities`,
+        ours: ours.rss,
+        baseline: baseline.rss,
+        baselineName: "server process during the upload-pipeline run",
+        unit: "MB",
+        higherIsBetter: false,
+        target: "≤ 500 MB",
       },
     ];
     rmSync(archive, { force: true });
@@ -168,14 +242,27 @@ export const importBench: BenchSuite = async (args) => {
       await generateArchive(bigger, size);
       console.error(`import: import-archive of ${size} activities…`);
       const run = await cliImport(bigger, size);
-      console.error(`import: ${size} activities: ${run.rate.toFixed(2)}/s, peak RSS ${run.rss.toFixed(0)} MB (goal ≤ 500 MB)`);
+      console.error(
+        `import: ${size} activities: ${run.rate.toFixed(2)}/s, peak RSS ${run.rss.toFixed(0)} MB (goal ≤ 500 MB)`,
+      );
       rmSync(bigger, { force: true });
       figures.push({
-        suite: "import", name: `peak RSS of the import-archive CLI process, ${size} activities`, ours: run.rss, baseline: ours.rss,
-        baselineName: `the same, ${count} activities`, unit: "MB", higherIsBetter: false, target: "≤ 500 MB, not growing with the archive",
+        suite: "import",
+        name: `peak RSS of the import-archive CLI process, ${size} activities`,
+        ours: run.rss,
+        baseline: ours.rss,
+        baselineName: `the same, ${count} activities`,
+        unit: "MB",
+        higherIsBetter: false,
+        target: "≤ 500 MB, not growing with the archive",
       }, {
-        suite: "import", name: `archive import, ${size} activities`, ours: run.rate, baseline: ours.rate,
-        baselineName: `the same, ${count} activities`, unit: "activities/s", higherIsBetter: true,
+        suite: "import",
+        name: `archive import, ${size} activities`,
+        ours: run.rate,
+        baseline: ours.rate,
+        baselineName: `the same, ${count} activities`,
+        unit: "activities/s",
+        higherIsBetter: true,
       });
     }
     return figures;

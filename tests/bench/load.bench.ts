@@ -33,7 +33,11 @@ interface Owned {
 
 /** Starts a Deno process and waits for its "listening on <url>" line. */
 function spawnListening(args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(Deno.execPath(), args, { cwd: ROOT, env: { ...Deno.env.toObject(), NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(Deno.execPath(), args, {
+    cwd: ROOT,
+    env: { ...Deno.env.toObject(), NO_COLOR: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   return new Promise((resolveStart, reject) => {
     // Generous: on a loaded machine PGlite's start alone can take a minute. A child that did not
@@ -75,13 +79,25 @@ interface Run {
   statuses: Record<string, number>;
 }
 
-async function load(url: string, seconds: number, setupRequest?: (req: Record<string, unknown>) => Record<string, unknown>): Promise<Run> {
+async function load(
+  url: string,
+  seconds: number,
+  setupRequest?: (req: Record<string, unknown>) => Record<string, unknown>,
+): Promise<Run> {
   const options: Record<string, unknown> = { url, connections: CONNECTIONS, duration: seconds };
   if (setupRequest) options.requests = [{ setupRequest }];
   const result = await autocannon(options);
   const statuses: Record<string, number> = {};
-  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (stat as { count: number }).count;
-  return { requests: result.requests.total, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, statuses };
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
+    statuses[code] = (stat as { count: number }).count;
+  }
+  return {
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    statuses,
+  };
 }
 
 /** A run with the CPU its server used meanwhile. */
@@ -102,7 +118,9 @@ function combined(runs: Run[]): Run {
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
   const statuses: Record<string, number> = {};
-  for (const run of runs) for (const [code, n] of Object.entries(run.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  for (const run of runs) {
+    for (const [code, n] of Object.entries(run.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  }
   return {
     requests: runs.reduce((sum, r) => sum + r.requests, 0),
     rps: runs.reduce((sum, r) => sum + r.rps, 0) / runs.length,
@@ -114,9 +132,16 @@ function combined(runs: Run[]): Run {
 
 function gpxUpload(n: number): { body: string; boundary: string } {
   const start = Date.UTC(2021, 0, 1) + n * 3_600_000;
-  const points = Array.from({ length: 60 }, (_, i) =>
-    `<trkpt lat="${(52.1 + i * 0.0002).toFixed(6)}" lon="${(4.49 + i * 0.0002).toFixed(6)}"><ele>5</ele><time>${new Date(start + i * 5000).toISOString()}</time></trkpt>`);
-  const gpx = `<?xml version="1.0"?><gpx version="1.1" creator="load"><trk><trkseg>${points.join("")}</trkseg></trk></gpx>`;
+  const points = Array.from(
+    { length: 60 },
+    (_, i) =>
+      `<trkpt lat="${(52.1 + i * 0.0002).toFixed(6)}" lon="${(4.49 + i * 0.0002).toFixed(6)}"><ele>5</ele><time>${
+        new Date(start + i * 5000).toISOString()
+      }</time></trkpt>`,
+  );
+  const gpx = `<?xml version="1.0"?><gpx version="1.1" creator="load"><trk><trkseg>${
+    points.join("")
+  }</trkseg></trk></gpx>`;
   const boundary = `----load${n}`;
   const body = `--${boundary}\r\nContent-Disposition: form-data; name="data_type"\r\n\r\ngpx\r\n` +
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="load-${n}.gpx"\r\nContent-Type: application/gpx+xml\r\n\r\n${gpx}\r\n--${boundary}--\r\n`;
@@ -137,33 +162,75 @@ export const loadBench: BenchSuite = async (args) => {
   const children: ChildProcess[] = [];
   try {
     // Data: athletes with tokens, one uploaded activity each (a real FIT file) and manual ones.
-    const platform = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, quiet: true, runJobs: false, seedDemo: false }));
-    const ownerId = await createAthlete(platform, { firstname: "Load", lastname: "Owner", email: "load-owner@example.com", password: "password123" });
-    const app = await createApplication(platform, { name: "Load", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
+    const platform = await openPlatform(
+      configFromEnv({ dataDir, databaseUrl: undefined, quiet: true, runJobs: false, seedDemo: false }),
+    );
+    const ownerId = await createAthlete(platform, {
+      firstname: "Load",
+      lastname: "Owner",
+      email: "load-owner@example.com",
+      password: "password123",
+    });
+    const app = await createApplication(platform, {
+      name: "Load",
+      ownerId,
+      callbackDomain: "localhost",
+      internal: true,
+      kudosEnabled: true,
+    });
     const athletes: { id: number; token: string }[] = [];
     const activities: (Owned & { owner: number })[] = [];
     const file = new Uint8Array(readFileSync(DEVICE_FILE));
     let factsSample = "{}";
     for (let i = 0; i < ATHLETES; i++) {
-      const id = await createAthlete(platform, { firstname: `Load${i}`, lastname: "Rider", email: `load${i}@example.com`, password: "password123" });
-      const token = await issueToken(platform, { athleteId: id, applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
+      const id = await createAthlete(platform, {
+        firstname: `Load${i}`,
+        lastname: "Rider",
+        email: `load${i}@example.com`,
+        password: "password123",
+      });
+      const token = await issueToken(platform, {
+        athleteId: id,
+        applicationId: app.client_id,
+        permissions: ["read", "write", "view_private"],
+      });
       athletes.push({ id, token });
       const upload = await submitUpload(platform, {
-        athleteId: id, fileName: "ride.fit", bytes: file, dataType: "fit", activityType: null, name: null, description: null,
-        private: false, trainer: false, commute: false, externalId: null,
+        athleteId: id,
+        fileName: "ride.fit",
+        bytes: file,
+        dataType: "fit",
+        activityType: null,
+        name: null,
+        description: null,
+        private: false,
+        trainer: false,
+        commute: false,
+        externalId: null,
       }, systemActor("bench", id));
       await processUpload(platform, upload.id);
       const [row] = await platform.db.query<{ activity_id: number; facts: unknown }>(
-        "select u.activity_id, a.facts from uploads u join activities a on a.id = u.activity_id where u.id = $1", [upload.id],
+        "select u.activity_id, a.facts from uploads u join activities a on a.id = u.activity_id where u.id = $1",
+        [upload.id],
       );
       activities.push({ id: Number(row.activity_id), token, owner: i });
       if (i === 0) factsSample = typeof row.facts === "string" ? row.facts : JSON.stringify(row.facts);
       for (let k = 0; k < MANUAL_PER_ATHLETE; k++) {
         const activityId = await nextId(platform.db, "activity");
         await platform.store.append(activityStream(activityId), 0, [activityCreated.create({
-          activityId, athleteId: id, name: `Manual ${k}`, type: "Run", startDate: `2026-0${1 + k}-01T07:00:00Z`,
-          startDateLocal: `2026-0${1 + k}-01T08:00:00Z`, timezone: "(GMT+01:00) Europe/Amsterdam", elapsedTime: 1800,
-          distance: 5000, description: null, private: false, trainer: false, commute: false,
+          activityId,
+          athleteId: id,
+          name: `Manual ${k}`,
+          type: "Run",
+          startDate: `2026-0${1 + k}-01T07:00:00Z`,
+          startDateLocal: `2026-0${1 + k}-01T08:00:00Z`,
+          timezone: "(GMT+01:00) Europe/Amsterdam",
+          elapsedTime: 1800,
+          distance: 5000,
+          description: null,
+          private: false,
+          trainer: false,
+          commute: false,
         })], { metadata: { athleteId: id } });
         activities.push({ id: activityId, token, owner: i });
       }
@@ -173,11 +240,24 @@ export const loadBench: BenchSuite = async (args) => {
     writeFileSync(factsFile, factsSample);
 
     const inspect = (port: number) => PROFILE_DIR ? [`--inspect=127.0.0.1:${port}`] : [];
-    const ours = await spawnListening(["run", "-A", ...inspect(INSPECT.ours), "--unstable-sloppy-imports", "server/main.ts"], {
-      PORT: "0", DATA_DIR: dataDir, SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000000", RATE_LIMIT_LONG: "1000000000",
+    const ours = await spawnListening([
+      "run",
+      "-A",
+      ...inspect(INSPECT.ours),
+      "--unstable-sloppy-imports",
+      "server/main.ts",
+    ], {
+      PORT: "0",
+      DATA_DIR: dataDir,
+      SEED_DEMO: "0",
+      RATE_LIMIT_SHORT: "1000000000",
+      RATE_LIMIT_LONG: "1000000000",
     });
     children.push(ours.child);
-    const bare = await spawnListening(["run", "-A", ...inspect(INSPECT.bare), "tests/bench/load-bare.ts"], { BARE_FACTS: factsFile, BARE_ROWS: String(activities.length) });
+    const bare = await spawnListening(["run", "-A", ...inspect(INSPECT.bare), "tests/bench/load-bare.ts"], {
+      BARE_FACTS: factsFile,
+      BARE_ROWS: String(activities.length),
+    });
     children.push(bare.child);
 
     const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
@@ -185,7 +265,11 @@ export const loadBench: BenchSuite = async (args) => {
       const a = pick(activities);
       return { ...req, method: "GET", path: `/v3/activities/${a.id}`, headers: { authorization: `Bearer ${a.token}` } };
     };
-    const bareRead = (req: Record<string, unknown>) => ({ ...req, method: "GET", path: `/activities/${1 + Math.floor(Math.random() * activities.length)}` });
+    const bareRead = (req: Record<string, unknown>) => ({
+      ...req,
+      method: "GET",
+      path: `/activities/${1 + Math.floor(Math.random() * activities.length)}`,
+    });
 
     // Warm both up, then measure each alone.
     await load(ours.url, 2, readActivity);
@@ -196,8 +280,10 @@ export const loadBench: BenchSuite = async (args) => {
       const result = await run();
       const file = join(PROFILE_DIR, `load-${name}.cpuprofile`);
       await profile.stop(file);
-      console.error(`load: CPU profile of the ${name} server in ${file}; self time, top 15:\n` +
-        summarise(JSON.parse(readFileSync(file, "utf8")), 15).join("\n"));
+      console.error(
+        `load: CPU profile of the ${name} server in ${file}; self time, top 15:\n` +
+          summarise(JSON.parse(readFileSync(file, "utf8")), 15).join("\n"),
+      );
       return result;
     };
     // Ours and the bare server take turns, in ROUNDS slices each, so that a change in the machine's
@@ -207,17 +293,29 @@ export const loadBench: BenchSuite = async (args) => {
     const oursSlices: Run[] = [];
     const bareSlices: Run[] = [];
     for (let round = 0; round < rounds; round++) {
-      oursSlices.push(await withCpu(ours.child.pid!, () => profiled("ours", () => load(ours.url, seconds / rounds, readActivity))));
-      bareSlices.push(await withCpu(bare.child.pid!, () => profiled("bare", () => load(bare.url, seconds / rounds, bareRead))));
+      oursSlices.push(
+        await withCpu(ours.child.pid!, () => profiled("ours", () => load(ours.url, seconds / rounds, readActivity))),
+      );
+      bareSlices.push(
+        await withCpu(bare.child.pid!, () => profiled("bare", () => load(bare.url, seconds / rounds, bareRead))),
+      );
     }
     const oursRead = combined(oursSlices);
     for (const [name, server, runs] of [["ours", ours, oursSlices], ["bare", bare, bareSlices]] as const) {
       const requests = runs.reduce((n, r) => n + r.requests, 0);
       const cpu = runs.reduce((c, r) => ({ main: c.main + r.cpu!.main, all: c.all + r.cpu!.all }), { main: 0, all: 0 });
-      console.error(`load: ${name} (pid ${server.child.pid}) CPU per GET: main thread ${(cpu.main * 1000 / requests).toFixed(3)} ms, whole process ${(cpu.all * 1000 / requests).toFixed(3)} ms (${requests} requests)`);
+      console.error(
+        `load: ${name} (pid ${server.child.pid}) CPU per GET: main thread ${
+          (cpu.main * 1000 / requests).toFixed(3)
+        } ms, whole process ${(cpu.all * 1000 / requests).toFixed(3)} ms (${requests} requests)`,
+      );
     }
     const bareRun = combined(bareSlices);
-    console.error(`load: GET req/s per slice, ours ${oursSlices.map((r) => r.rps.toFixed(0)).join(" / ")}, bare ${bareSlices.map((r) => r.rps.toFixed(0)).join(" / ")}`);
+    console.error(
+      `load: GET req/s per slice, ours ${oursSlices.map((r) => r.rps.toFixed(0)).join(" / ")}, bare ${
+        bareSlices.map((r) => r.rps.toFixed(0)).join(" / ")
+      }`,
+    );
 
     let uploads = 0;
     const mixed = (req: Record<string, unknown>) => {
@@ -231,22 +329,86 @@ export const loadBench: BenchSuite = async (args) => {
         return { ...req, method: "POST", path: `/v3/activities/${target.id}/kudos`, headers: auth, body: undefined };
       }
       const { body, boundary } = gpxUpload(++uploads);
-      return { ...req, method: "POST", path: "/v3/uploads", headers: { ...auth, "content-type": `multipart/form-data; boundary=${boundary}` }, body };
+      return {
+        ...req,
+        method: "POST",
+        path: "/v3/uploads",
+        headers: { ...auth, "content-type": `multipart/form-data; boundary=${boundary}` },
+        body,
+      };
     };
     const mix = await load(ours.url, seconds, mixed);
-    const fiveHundreds = Object.entries(mix.statuses).filter(([code]) => code.startsWith("5")).reduce((n, [, c]) => n + c, 0) +
+    const fiveHundreds = Object.entries(mix.statuses).filter(([code]) =>
+      code.startsWith("5")
+    ).reduce((n, [, c]) => n + c, 0) +
       Object.entries(oursRead.statuses).filter(([code]) => code.startsWith("5")).reduce((n, [, c]) => n + c, 0);
-    console.error(`load: GET statuses ${JSON.stringify(oursRead.statuses)}; mix statuses ${JSON.stringify(mix.statuses)} (${uploads} uploads)`);
+    console.error(
+      `load: GET statuses ${JSON.stringify(oursRead.statuses)}; mix statuses ${
+        JSON.stringify(mix.statuses)
+      } (${uploads} uploads)`,
+    );
 
     const base = { suite: "load", baseline: bareRun.rps, baselineName: "bare Hono + PGlite select by id" };
     return [
-      { ...base, name: "GET /v3/activities/:id", ours: oursRead.rps, unit: "req/s", higherIsBetter: true, target: "≥ 0.8× the bare handler" },
-      { suite: "load", name: "GET /v3/activities/:id p50", ours: oursRead.p50, baseline: bareRun.p50, baselineName: "bare p50", unit: "ms", higherIsBetter: false },
-      { suite: "load", name: "GET /v3/activities/:id p99", ours: oursRead.p99, baseline: bareRun.p99, baselineName: "bare p99", unit: "ms", higherIsBetter: false },
-      { ...base, name: "mix (70 % reads, 10 % lists, 15 % kudos, 5 % uploads)", ours: mix.rps, unit: "req/s", higherIsBetter: true },
-      { suite: "load", name: "mix p50", ours: mix.p50, baseline: bareRun.p50, baselineName: "bare p50", unit: "ms", higherIsBetter: false },
-      { suite: "load", name: "mix p99", ours: mix.p99, baseline: bareRun.p99, baselineName: "bare p99", unit: "ms", higherIsBetter: false },
-      { suite: "load", name: "5xx answers during the runs", ours: fiveHundreds, unit: "responses", higherIsBetter: false, target: "0" },
+      {
+        ...base,
+        name: "GET /v3/activities/:id",
+        ours: oursRead.rps,
+        unit: "req/s",
+        higherIsBetter: true,
+        target: "≥ 0.8× the bare handler",
+      },
+      {
+        suite: "load",
+        name: "GET /v3/activities/:id p50",
+        ours: oursRead.p50,
+        baseline: bareRun.p50,
+        baselineName: "bare p50",
+        unit: "ms",
+        higherIsBetter: false,
+      },
+      {
+        suite: "load",
+        name: "GET /v3/activities/:id p99",
+        ours: oursRead.p99,
+        baseline: bareRun.p99,
+        baselineName: "bare p99",
+        unit: "ms",
+        higherIsBetter: false,
+      },
+      {
+        ...base,
+        name: "mix (70 % reads, 10 % lists, 15 % kudos, 5 % uploads)",
+        ours: mix.rps,
+        unit: "req/s",
+        higherIsBetter: true,
+      },
+      {
+        suite: "load",
+        name: "mix p50",
+        ours: mix.p50,
+        baseline: bareRun.p50,
+        baselineName: "bare p50",
+        unit: "ms",
+        higherIsBetter: false,
+      },
+      {
+        suite: "load",
+        name: "mix p99",
+        ours: mix.p99,
+        baseline: bareRun.p99,
+        baselineName: "bare p99",
+        unit: "ms",
+        higherIsBetter: false,
+      },
+      {
+        suite: "load",
+        name: "5xx answers during the runs",
+        ours: fiveHundreds,
+        unit: "responses",
+        higherIsBetter: false,
+        target: "0",
+      },
     ] satisfies BenchFigure[];
   } finally {
     for (const child of children) child.kill("SIGTERM");

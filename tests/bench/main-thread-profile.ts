@@ -44,7 +44,9 @@ export async function connectProfiler(hostPort: string): Promise<MainThreadProfi
   const pending = new Map<number, (result: unknown) => void>();
   ws.onmessage = (m) => {
     const msg = JSON.parse(String(m.data)) as { id?: number; result?: unknown; error?: unknown };
-    if (msg.id !== undefined) pending.get(msg.id)?.(msg.error ? Promise.reject(new Error(JSON.stringify(msg.error))) : msg.result);
+    if (msg.id !== undefined) {
+      pending.get(msg.id)?.(msg.error ? Promise.reject(new Error(JSON.stringify(msg.error))) : msg.result);
+    }
   };
   const send = <T>(method: string, params: Record<string, unknown> = {}) =>
     new Promise<T>((resolve) => {
@@ -62,7 +64,10 @@ export async function connectProfiler(hostPort: string): Promise<MainThreadProfi
 }
 
 /** Busy milliseconds (everything but idle, program and GC markers split out) and the top functions by self time. */
-export function summarizeProfile(profile: CpuProfile, top = 20): { busyMs: number; gcMs: number; wallMs: number; rows: { name: string; ms: number }[] } {
+export function summarizeProfile(
+  profile: CpuProfile,
+  top = 20,
+): { busyMs: number; gcMs: number; wallMs: number; rows: { name: string; ms: number }[] } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
   for (let i = 0; i < profile.samples.length; i++) {

@@ -13,7 +13,9 @@ import { eventCount } from "./event-log.ts";
 
 const target = eventCount(process.argv.slice(2), 100_000);
 const copy = await apiLogCopy(target, (s) => console.error(s));
-const platform = await openPlatform(configFromEnv({ dataDir: copy.dataDir, databaseUrl: undefined, quiet: true, runJobs: false, seedDemo: false }));
+const platform = await openPlatform(
+  configFromEnv({ dataDir: copy.dataDir, databaseUrl: undefined, quiet: true, runJobs: false, seedDemo: false }),
+);
 const spent = new Map<string, { ms: number; calls: number; events: number }>();
 const add = (key: string, ms: number, events: number) => {
   const s = spent.get(key) ?? { ms: 0, calls: 0, events: 0 };
@@ -80,11 +82,21 @@ const transaction = db.transaction.bind(db);
 const cpu0 = process.cpuUsage();
 const report = await platform.projections.replay();
 const cpu = process.cpuUsage(cpu0);
-console.log(`replay: ${report.events} events in ${report.seconds.toFixed(2)} s = ${Math.round(report.eventsPerSecond)} events/s; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s; WAL syncs ${JSON.stringify(db.walSyncs)}`);
+console.log(
+  `replay: ${report.events} events in ${report.seconds.toFixed(2)} s = ${
+    Math.round(report.eventsPerSecond)
+  } events/s; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s; WAL syncs ${JSON.stringify(db.walSyncs)}`,
+);
 const rows = [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 45);
 for (const [key, s] of rows) {
-  const per = key.startsWith("  sql:") ? `${(s.ms / s.calls).toFixed(3)} ms/statement` : `${(s.ms / Math.max(1, s.events)).toFixed(3)} ms/event`;
-  console.log(`${key.padEnd(80)} ${s.ms.toFixed(0).padStart(8)} ms ${String(s.calls).padStart(7)} calls ${String(s.events).padStart(7)} events  ${per}`);
+  const per = key.startsWith("  sql:")
+    ? `${(s.ms / s.calls).toFixed(3)} ms/statement`
+    : `${(s.ms / Math.max(1, s.events)).toFixed(3)} ms/event`;
+  console.log(
+    `${key.padEnd(80)} ${s.ms.toFixed(0).padStart(8)} ms ${String(s.calls).padStart(7)} calls ${
+      String(s.events).padStart(7)
+    } events  ${per}`,
+  );
 }
 await platform.close();
 copy.remove();

@@ -19,7 +19,9 @@ export const replayBench: BenchSuite = async (args) => {
   const copy = await apiLogCopy(target, log);
   const figures: BenchFigure[] = [];
   try {
-    const platform = await openPlatform(configFromEnv({ dataDir: copy.dataDir, databaseUrl: undefined, quiet: true, runJobs: false, seedDemo: false }));
+    const platform = await openPlatform(
+      configFromEnv({ dataDir: copy.dataDir, databaseUrl: undefined, quiet: true, runJobs: false, seedDemo: false }),
+    );
     try {
       const types = await platform.db.query<{ type: string; n: number; kb: number }>(
         `select type, count(*)::int as n, (sum(octet_length(data::text)) / 1024)::int as kb
@@ -27,7 +29,9 @@ export const replayBench: BenchSuite = async (args) => {
       );
       const total = types.reduce((s, t) => s + t.n, 0);
       log(`${total} events by type:`);
-      for (const t of types) console.error(`  ${t.type.padEnd(32)} ${String(t.n).padStart(7)}  ${String(t.kb).padStart(7)} kB`);
+      for (const t of types) {
+        console.error(`  ${t.type.padEnd(32)} ${String(t.n).padStart(7)}  ${String(t.kb).padStart(7)} kB`);
+      }
       // Warm both paths alike (the first read pulls the table's pages into PGlite's buffers).
       await rawRead(platform.db);
       const readCpu0 = process.cpuUsage();
@@ -38,24 +42,37 @@ export const replayBench: BenchSuite = async (args) => {
       const cpu0 = process.cpuUsage();
       const report = await platform.projections.replay({});
       const cpu = process.cpuUsage(cpu0);
-      log(`replay: ${report.events} events in ${report.seconds.toFixed(2)} s (${Math.round(report.eventsPerSecond)} events/s, process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s)`);
+      log(
+        `replay: ${report.events} events in ${report.seconds.toFixed(2)} s (${
+          Math.round(report.eventsPerSecond)
+        } events/s, process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s)`,
+      );
       const read2Cpu0 = process.cpuUsage();
       const read2 = await rawRead(platform.db);
       const read2Cpu = process.cpuUsage(read2Cpu0);
       const seconds = (u: { user: number; system: number }) => (u.user + u.system) / 1e6;
       log(`raw paged read again: ${(read2.events / read2.seconds).toFixed(0)} events/s`);
       figures.push({
-        suite: "replay", name: `replay (cli replay's path) of an API-driven log, ${report.events.toLocaleString("en-US")} events`,
-        ours: report.eventsPerSecond, baseline: (read.events + read2.events) / (read.seconds + read2.seconds),
-        baselineName: "raw paged select of the same log, pages of 2,000, same connection", unit: "events/s",
-        higherIsBetter: true, target: "≥ 0.5×",
+        suite: "replay",
+        name: `replay (cli replay's path) of an API-driven log, ${report.events.toLocaleString("en-US")} events`,
+        ours: report.eventsPerSecond,
+        baseline: (read.events + read2.events) / (read.seconds + read2.seconds),
+        baselineName: "raw paged select of the same log, pages of 2,000, same connection",
+        unit: "events/s",
+        higherIsBetter: true,
+        target: "≥ 0.5×",
       });
       // On a shared machine the wall clock also counts time waiting for a core: the same two
       // paths per second of this process's CPU time (PGlite runs in-process).
       figures.push({
-        suite: "replay", name: `the same, per CPU second of the process`,
-        ours: report.events / seconds(cpu), baseline: (read.events + read2.events) / (seconds(readCpu) + seconds(read2Cpu)),
-        baselineName: "raw paged select, per CPU second", unit: "events/CPU-s", higherIsBetter: true, target: "≥ 0.5×",
+        suite: "replay",
+        name: `the same, per CPU second of the process`,
+        ours: report.events / seconds(cpu),
+        baseline: (read.events + read2.events) / (seconds(readCpu) + seconds(read2Cpu)),
+        baselineName: "raw paged select, per CPU second",
+        unit: "events/CPU-s",
+        higherIsBetter: true,
+        target: "≥ 0.5×",
       });
     } finally {
       await platform.close();

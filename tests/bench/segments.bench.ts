@@ -8,8 +8,14 @@ import { openPlatform } from "../../server/platform.ts";
 import { rebuildBoards } from "../../projections/segments/boards.ts";
 import { exploreSegments } from "../../projections/segments/queries.ts";
 import type { LatLng } from "../../server/segments/geometry.ts";
-import { type LeaderboardFilters, leaderboard } from "../../server/segments/leaderboard.ts";
-import { matchAll, type MatchableSegment, prepareSegment, PreparedTrack, SegmentIndex } from "../../server/segments/matching.ts";
+import { leaderboard, type LeaderboardFilters } from "../../server/segments/leaderboard.ts";
+import {
+  type MatchableSegment,
+  matchAll,
+  PreparedTrack,
+  prepareSegment,
+  SegmentIndex,
+} from "../../server/segments/matching.ts";
 import { type BenchFigure, type BenchSuite, percentiles } from "./harness.ts";
 
 /**
@@ -30,7 +36,11 @@ let seed = 42;
 const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
 
 /** p50 / p99 of `runs` calls after `warm` unmeasured ones, and the process's CPU time per call (ms). */
-async function time(fn: () => Promise<unknown> | unknown, runs: number, warm = 5): Promise<{ p50: number; p99: number; cpu: number }> {
+async function time(
+  fn: () => Promise<unknown> | unknown,
+  runs: number,
+  warm = 5,
+): Promise<{ p50: number; p99: number; cpu: number }> {
   for (let i = 0; i < warm; i++) await fn();
   const samples: number[] = [];
   const cpu = process.cpuUsage();
@@ -59,7 +69,12 @@ function sixHourRide(): LatLng[] {
 /** n segments spread over the ride's region; the same 20 (ids 500, 1000, … 10,000) laid on the ride itself. */
 function segmentsAround(ride: LatLng[], n: number): MatchableSegment[] {
   const lats = ride.map((p) => p[0]), lngs = ride.map((p) => p[1]);
-  const [minLat, maxLat, minLng, maxLng] = [Math.min(...lats) - 0.3, Math.max(...lats) + 0.3, Math.min(...lngs) - 0.3, Math.max(...lngs) + 0.3];
+  const [minLat, maxLat, minLng, maxLng] = [
+    Math.min(...lats) - 0.3,
+    Math.max(...lats) + 0.3,
+    Math.min(...lngs) - 0.3,
+    Math.max(...lngs) + 0.3,
+  ];
   const out: MatchableSegment[] = [];
   for (let id = 1; id <= n; id++) {
     if (id % 500 === 0 && id <= 10_000) {
@@ -118,8 +133,13 @@ export const segmentsSuite: BenchSuite = async (args) => {
     console.error(`segments: leaderboard read model built in ${Math.round(performance.now() - built)} ms`);
     // --- leaderboard -----------------------------------------------------------------------------
     const filters: [string, LeaderboardFilters][] = [
-      ["none", {}], ["gender", { gender: "F" }], ["age_group", { ageGroup: "35_44" }], ["weight_class", { weightClass: "75_84" }],
-      ["following", { following: true }], ["club_id", { clubId: 1 }], ["date_range", { dateRange: "this_month" }],
+      ["none", {}],
+      ["gender", { gender: "F" }],
+      ["age_group", { ageGroup: "35_44" }],
+      ["weight_class", { weightClass: "75_84" }],
+      ["following", { following: true }],
+      ["club_id", { clubId: 1 }],
+      ["date_range", { dateRange: "this_month" }],
     ];
     const baselineSql = `
       select * from (
@@ -128,15 +148,29 @@ export const segmentsSuite: BenchSuite = async (args) => {
            where segment_id = 1 and not private order by athlete_id, elapsed_time, start_date, id) b) r
        order by rank limit 10`;
     const baseline = await time(() => db.query(baselineSql), 20);
-    figures.push({ suite: "segments", name: "leaderboard from scratch (raw SQL rank() over distinct-on efforts)", ours: baseline.p50, unit: "ms", higherIsBetter: false });
+    figures.push({
+      suite: "segments",
+      name: "leaderboard from scratch (raw SQL rank() over distinct-on efforts)",
+      ours: baseline.p50,
+      unit: "ms",
+      higherIsBetter: false,
+    });
     // The floor: a bare prepared select of the rows a board page shows (the top 10 of the maintained bests, and the viewer's row by key).
-    const bareSql = `select b.athlete_id, b.effort_id, b.activity_id, b.elapsed_time, b.moving_time, b.start_date, b.start_date_local
+    const bareSql =
+      `select b.athlete_id, b.effort_id, b.activity_id, b.elapsed_time, b.moving_time, b.start_date, b.start_date_local
         from segment_bests b where b.segment_id = $1 order by b.elapsed_time, b.start_date, b.effort_id limit 10`;
     // Warmed up well (PGlite's WebAssembly is compiled in tiers while the first calls run).
-    const bare = await time(async () => {
-      await db.query(bareSql, [1]);
-      await db.query("select elapsed_time, start_date, effort_id from segment_bests where segment_id = $1 and athlete_id = $2", [1, 7]);
-    }, 200, 50);
+    const bare = await time(
+      async () => {
+        await db.query(bareSql, [1]);
+        await db.query(
+          "select elapsed_time, start_date, effort_id from segment_bests where segment_id = $1 and athlete_id = $2",
+          [1, 7],
+        );
+      },
+      200,
+      50,
+    );
     for (const [name, f] of filters) {
       // The viewer sits mid-board (context rows far from the page), or is athlete 1 for the
       // follow/club boards (who follows 200 athletes and belongs to the 601-member club).
@@ -147,29 +181,105 @@ export const segmentsSuite: BenchSuite = async (args) => {
         viewer = (await leaderboard(db, { ...outsider, page: Math.ceil(entry_count / 2) })).entries[0].athlete_id;
       }
       // leaderboard() is what GET /v3/segments/:id/leaderboard calls after its access checks.
-      const ours = await time(() => leaderboard(db, { segmentId: 1, viewerId: viewer, filters: { ...f }, page: 1, perPage: 10, contextEntries: 2 }), 200, 50);
-      figures.push({ suite: "segments", name: `leaderboard p50, filter ${name}`, ours: ours.p50, baseline: bare.p50, baselineName: "bare select of the page's rows (2 statements)", unit: "ms", higherIsBetter: false, target: "p50 ≤ 3 ms" });
-      figures.push({ suite: "segments", name: `leaderboard p99, filter ${name}`, ours: ours.p99, baseline: bare.p99, baselineName: "bare select", unit: "ms", higherIsBetter: false });
-      figures.push({ suite: "segments", name: `leaderboard CPU per call, filter ${name}`, ours: ours.cpu, baseline: bare.cpu, baselineName: "bare select", unit: "ms", higherIsBetter: false });
+      const ours = await time(
+        () =>
+          leaderboard(db, {
+            segmentId: 1,
+            viewerId: viewer,
+            filters: { ...f },
+            page: 1,
+            perPage: 10,
+            contextEntries: 2,
+          }),
+        200,
+        50,
+      );
+      figures.push({
+        suite: "segments",
+        name: `leaderboard p50, filter ${name}`,
+        ours: ours.p50,
+        baseline: bare.p50,
+        baselineName: "bare select of the page's rows (2 statements)",
+        unit: "ms",
+        higherIsBetter: false,
+        target: "p50 ≤ 3 ms",
+      });
+      figures.push({
+        suite: "segments",
+        name: `leaderboard p99, filter ${name}`,
+        ours: ours.p99,
+        baseline: bare.p99,
+        baselineName: "bare select",
+        unit: "ms",
+        higherIsBetter: false,
+      });
+      figures.push({
+        suite: "segments",
+        name: `leaderboard CPU per call, filter ${name}`,
+        ours: ours.cpu,
+        baseline: bare.cpu,
+        baselineName: "bare select",
+        unit: "ms",
+        higherIsBetter: false,
+      });
     }
-    console.error(`segments: load average ${loadavg().map((l) => l.toFixed(1)).join(" / ")} (1 / 5 / 15 min) after the leaderboard rows`);
+    console.error(
+      `segments: load average ${
+        loadavg().map((l) => l.toFixed(1)).join(" / ")
+      } (1 / 5 / 15 min) after the leaderboard rows`,
+    );
     if (leaderboardOnly) return figures;
     // --- explore ---------------------------------------------------------------------------------
-    const rows = await db.query<{ id: number; activity_type: string; start_lat: number; start_lng: number; climb_category: number; athlete_count: number; effort_count: number }>(
+    const rows = await db.query<
+      {
+        id: number;
+        activity_type: string;
+        start_lat: number;
+        start_lng: number;
+        climb_category: number;
+        athlete_count: number;
+        effort_count: number;
+      }
+    >(
       "select id, activity_type, start_lat, start_lng, climb_category, athlete_count, effort_count from segments",
     );
     const box = (): [number, number, number, number] => {
       const s = 40 + random() * 9.5, w = -5 + random() * 9.5;
       return [s, w, s + 0.3, w + 0.3];
     };
-    const exploreOurs = await time(() => exploreSegments(db, { bounds: box(), activityType: "Ride", minCat: 0, maxCat: 5 }), 100);
+    const exploreOurs = await time(
+      () => exploreSegments(db, { bounds: box(), activityType: "Ride", minCat: 0, maxCat: 5 }),
+      100,
+    );
     const exploreScan = await time(() => {
       const [s, w, n, e] = box();
-      return rows.filter((r) => r.activity_type === "Ride" && r.start_lat >= s && r.start_lat <= n && r.start_lng >= w && r.start_lng <= e)
-        .sort((a, b) => b.athlete_count - a.athlete_count || b.effort_count - a.effort_count || a.id - b.id).slice(0, 10);
+      return rows.filter((r) =>
+        r.activity_type === "Ride" && r.start_lat >= s && r.start_lat <= n && r.start_lng >= w && r.start_lng <= e
+      )
+        .sort((a, b) => b.athlete_count - a.athlete_count || b.effort_count - a.effort_count || a.id - b.id).slice(
+          0,
+          10,
+        );
     }, 100);
-    figures.push({ suite: "segments", name: `explore p50 over ${SEGMENTS.toLocaleString("en-US")} segments`, ours: exploreOurs.p50, baseline: exploreScan.p50, baselineName: "scan of all rows in memory", unit: "ms", higherIsBetter: false, target: "p50 ≤ 10 ms" });
-    figures.push({ suite: "segments", name: "explore p99", ours: exploreOurs.p99, baseline: exploreScan.p99, baselineName: "scan in memory", unit: "ms", higherIsBetter: false });
+    figures.push({
+      suite: "segments",
+      name: `explore p50 over ${SEGMENTS.toLocaleString("en-US")} segments`,
+      ours: exploreOurs.p50,
+      baseline: exploreScan.p50,
+      baselineName: "scan of all rows in memory",
+      unit: "ms",
+      higherIsBetter: false,
+      target: "p50 ≤ 10 ms",
+    });
+    figures.push({
+      suite: "segments",
+      name: "explore p99",
+      ours: exploreOurs.p99,
+      baseline: exploreScan.p99,
+      baselineName: "scan in memory",
+      unit: "ms",
+      higherIsBetter: false,
+    });
     // --- matching --------------------------------------------------------------------------------
     const ride = sixHourRide();
     const track = new PreparedTrack(ride);
@@ -185,9 +295,24 @@ export const segmentsSuite: BenchSuite = async (args) => {
       const brute = await time(() => matchAll(track, prepared, ["Ride"]), 3);
       const found = index.match(track, ["Ride"]).length;
       results[n] = ours.p50;
-      figures.push({ suite: "segments", name: `match 6 h ride vs ${n.toLocaleString("en-US")} segments (${found} efforts)`, ours: ours.p50, baseline: brute.p50, baselineName: "every segment checked", unit: "ms", higherIsBetter: false });
+      figures.push({
+        suite: "segments",
+        name: `match 6 h ride vs ${n.toLocaleString("en-US")} segments (${found} efforts)`,
+        ours: ours.p50,
+        baseline: brute.p50,
+        baselineName: "every segment checked",
+        unit: "ms",
+        higherIsBetter: false,
+      });
     }
-    figures.push({ suite: "segments", name: "matching cost 100k / 10k", ours: results[100_000] / results[10_000], unit: "×", higherIsBetter: false, target: "≤ 2×" });
+    figures.push({
+      suite: "segments",
+      name: "matching cost 100k / 10k",
+      ours: results[100_000] / results[10_000],
+      unit: "×",
+      higherIsBetter: false,
+      target: "≤ 2×",
+    });
   } finally {
     await platform.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -77,15 +77,27 @@ function stallsBetween(stalls: Stall[], from: number, to: number): PhaseStalls {
 const waitingShare = (s: PhaseStalls) => `${(100 * s.waitMs / Math.max(1, s.ms)).toFixed(0)} %`;
 
 const describeStalls = (s: PhaseStalls, seconds: number) =>
-  `${s.count} over ${seconds.toFixed(0)} s, ${s.ms.toFixed(0)} ms in all: the main thread on a core ${s.cpuMs.toFixed(0)} ms, ` +
+  `${s.count} over ${seconds.toFixed(0)} s, ${s.ms.toFixed(0)} ms in all: the main thread on a core ${
+    s.cpuMs.toFixed(0)
+  } ms, ` +
   `waiting for a core ${s.waitMs.toFixed(0)} ms, asleep in a system call ${(s.ms - s.cpuMs - s.waitMs).toFixed(0)} ms`;
 
 export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const uploads = Number(process.env.BENCH_LARGE_UPLOADS ?? 10);
   const dataDir = mkdtempSync(join(tmpdir(), "bench-uploads-loop-"));
   const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
-  const athleteId = await createAthlete(setup, { firstname: "Loop", lastname: "Rider", email: "loop@example.com", password: "password123" });
-  const app = await createApplication(setup, { name: "Loop", ownerId: athleteId, callbackDomain: "localhost", internal: true });
+  const athleteId = await createAthlete(setup, {
+    firstname: "Loop",
+    lastname: "Rider",
+    email: "loop@example.com",
+    password: "password123",
+  });
+  const app = await createApplication(setup, {
+    name: "Loop",
+    ownerId: athleteId,
+    callbackDomain: "localhost",
+    internal: true,
+  });
   const token = await issueToken(setup, { athleteId, applicationId: app.client_id, permissions: ["read", "write"] });
   await setup.close();
   const profileDir = process.env.BENCH_UPLOADS_PROFILE;
@@ -94,7 +106,13 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     dataDir,
     // Every event-loop stall over STALL_MS is logged (JSON on stderr), split into the main thread's
     // time on a core and its time waiting for one: printed per phase below.
-    env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "10000000", RATE_LIMIT_LONG: "10000000", LOG_LOOP_STALLS_MS: String(STALL_MS), LOG_FORMAT: "json" },
+    env: {
+      SEED_DEMO: "0",
+      RATE_LIMIT_SHORT: "10000000",
+      RATE_LIMIT_LONG: "10000000",
+      LOG_LOOP_STALLS_MS: String(STALL_MS),
+      LOG_FORMAT: "json",
+    },
     // `sh -c '…' deno run -A server/main.ts`: the same command with --inspect added.
     wrapper: profileDir ? ["sh", "-c", `exec "$0" run --inspect=${inspect} -A "$3"`] : undefined,
   });
@@ -127,7 +145,8 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const bodyDir = mkdtempSync(join(tmpdir(), "bench-uploads-bodies-"));
   let written = 0;
   /** Written to a file before measuring, and posted by a separate process: this one only times requests. */
-  const prepare = (form: { body: Uint8Array; contentType: string }) => writeUploadBody(form, join(bodyDir, `body-${written++}`));
+  const prepare = (form: { body: Uint8Array; contentType: string }) =>
+    writeUploadBody(form, join(bodyDir, `body-${written++}`));
   const post = async (file: UploadBodyFile) => {
     sending++;
     const res = await postUploadFile(url, token, file, { nice: SENDER_NICE }).finally(() => sending--);
@@ -158,11 +177,24 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
   const slowest = (values: number[]) => values.reduce((m, v) => Math.max(m, v), 0);
 
   try {
-    const singleForm = multipartUpload(longGpx(163_000, { startIso: "2023-01-01T06:00:00Z" }).bytes, "large-single.gpx", "gpx");
+    const singleForm = multipartUpload(
+      longGpx(163_000, { startIso: "2023-01-01T06:00:00Z" }).bytes,
+      "large-single.gpx",
+      "gpx",
+    );
     const mb = (singleForm.body.byteLength / 1e6).toFixed(0);
     const single = prepare(singleForm);
-    const ten = Array.from({ length: uploads }, (_, i) =>
-      prepare(multipartUpload(longGpx(163_000, { startIso: `2023-02-${String(i + 1).padStart(2, "0")}T06:00:00Z` }).bytes, `large-${i}.gpx`, "gpx")));
+    const ten = Array.from(
+      { length: uploads },
+      (_, i) =>
+        prepare(
+          multipartUpload(
+            longGpx(163_000, { startIso: `2023-02-${String(i + 1).padStart(2, "0")}T06:00:00Z` }).bytes,
+            `large-${i}.gpx`,
+            "gpx",
+          ),
+        ),
+    );
     await new Promise((r) => setTimeout(r, 2000)); // the server settles after start
 
     // The same server, no upload.
@@ -177,7 +209,10 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     resetPeakRss();
     const singleIds: number[] = [];
     const singleStarted = performance.now();
-    const [singleLatencies] = await Promise.all([latencies(allReady(singleIds, 1)), post(single).then((id) => singleIds.push(id))]);
+    const [singleLatencies] = await Promise.all([
+      latencies(allReady(singleIds, 1)),
+      post(single).then((id) => singleIds.push(id)),
+    ]);
     const singleMs = performance.now() - singleStarted;
     const singlePeak = peakRssMiB();
 
@@ -201,21 +236,31 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
     const idleStalls = stallsBetween(stalls, epoch(idleStarted), epoch(idleEnded));
     const busyStalls = stallsBetween(stalls, epoch(busyStarted), epoch(busyStarted + busyMs));
     console.error(
-      `event-loop stalls over ${STALL_MS} ms (server): with no upload ${describeStalls(idleStalls, (idleEnded - idleStarted) / 1000)}; ` +
+      `event-loop stalls over ${STALL_MS} ms (server): with no upload ${
+        describeStalls(idleStalls, (idleEnded - idleStarted) / 1000)
+      }; ` +
         `while the ${uploads} were submitted and processed ${describeStalls(busyStalls, busyMs / 1000)}`,
     );
     const sendingBusy = whileSending.splice(0);
     const processingBusy = whileProcessing.splice(0);
     console.error(
-      `GET /v3/athlete while the ${uploads} were submitted and processed: p99 ${p99(sendingBusy).toFixed(1)} ms over the ${sendingBusy.length} requests ` +
-        `sent while a body was being posted, ${p99(processingBusy).toFixed(1)} ms over the ${processingBusy.length} others (processing only)`,
+      `GET /v3/athlete while the ${uploads} were submitted and processed: p99 ${
+        p99(sendingBusy).toFixed(1)
+      } ms over the ${sendingBusy.length} requests ` +
+        `sent while a body was being posted, ${
+          p99(processingBusy).toFixed(1)
+        } ms over the ${processingBusy.length} others (processing only)`,
     );
     const busyPeak = peakRssMiB();
     const cpuAfter = cpuSeconds(pid);
     const mainCpuMs = (cpuAfter.main - cpuBefore.main) * 1000 / uploads;
     console.error(
-      `main thread CPU: ${(cpuAfter.main - cpuBefore.main).toFixed(1)} s over ${(busyMs / 1000).toFixed(1)} s with ${uploads} uploads ` +
-        `(${((cpuAfter.main - cpuBefore.main) * 1000 / (busyMs / 1000)).toFixed(0)} ms per s); with no upload ${idleMainCpuPerS.toFixed(0)} ms per s (the GETs alone)`,
+      `main thread CPU: ${(cpuAfter.main - cpuBefore.main).toFixed(1)} s over ${
+        (busyMs / 1000).toFixed(1)
+      } s with ${uploads} uploads ` +
+        `(${((cpuAfter.main - cpuBefore.main) * 1000 / (busyMs / 1000)).toFixed(0)} ms per s); with no upload ${
+          idleMainCpuPerS.toFixed(0)
+        } ms per s (the GETs alone)`,
     );
     const allCpuMs = (cpuAfter.all - cpuBefore.all) * 1000 / uploads;
     if (profiler && profileDir) {
@@ -223,57 +268,106 @@ export async function uploadsEventLoopFigures(): Promise<BenchFigure[]> {
       saveProfile(join(profileDir, "ten.cpuprofile"), profile);
       const { busyMs, gcMs, wallMs, rows } = summarizeProfile(profile, 30);
       console.error(
-        `main thread while ${uploads} uploads were processed: busy ${busyMs.toFixed(0)} ms of ${wallMs.toFixed(0)} ms ` +
+        `main thread while ${uploads} uploads were processed: busy ${busyMs.toFixed(0)} ms of ${
+          wallMs.toFixed(0)
+        } ms ` +
           `(${(busyMs / uploads).toFixed(0)} ms per upload; GC ${gcMs.toFixed(0)} ms)\n` +
           rows.map((r) => `  ${r.ms.toFixed(1).padStart(8)} ms  ${r.name}`).join("\n"),
       );
     }
     console.error(
-      `uploads (Deno server): one ${mb} MB GPX processed in ${(singleMs / 1000).toFixed(1)} s (slowest GET ${slowest(singleLatencies).toFixed(0)} ms); ` +
-        `${uploads} in ${(busyMs / 1000).toFixed(1)} s (slowest GET ${slowest(busy).toFixed(0)} ms, idle slowest ${slowest(idle).toFixed(0)} ms)`,
+      `uploads (Deno server): one ${mb} MB GPX processed in ${(singleMs / 1000).toFixed(1)} s (slowest GET ${
+        slowest(singleLatencies).toFixed(0)
+      } ms); ` +
+        `${uploads} in ${(busyMs / 1000).toFixed(1)} s (slowest GET ${slowest(busy).toFixed(0)} ms, idle slowest ${
+          slowest(idle).toFixed(0)
+        } ms)`,
     );
     return [
       {
-        suite: "uploads", name: `GET /v3/athlete p99 while ${uploads} × ${mb} MB GPX uploads are submitted and processed (Deno server, ${busy.length} requests; senders at nice ${SENDER_NICE})`,
-        ours: p99(busy), baseline: p99(idle), baselineName: `same p99 with no upload (${idle.length} requests)`, unit: "ms",
-        higherIsBetter: false, target: "≤ 2× the idle p99",
+        suite: "uploads",
+        name:
+          `GET /v3/athlete p99 while ${uploads} × ${mb} MB GPX uploads are submitted and processed (Deno server, ${busy.length} requests; senders at nice ${SENDER_NICE})`,
+        ours: p99(busy),
+        baseline: p99(idle),
+        baselineName: `same p99 with no upload (${idle.length} requests)`,
+        unit: "ms",
+        higherIsBetter: false,
+        target: "≤ 2× the idle p99",
       },
       {
-        suite: "uploads", name: `… of those, requests sent while a body was on the wire (${sendingBusy.length})`,
-        ours: p99(sendingBusy), baseline: p99(idle), baselineName: "same p99 with no upload", unit: "ms", higherIsBetter: false,
+        suite: "uploads",
+        name: `… of those, requests sent while a body was on the wire (${sendingBusy.length})`,
+        ours: p99(sendingBusy),
+        baseline: p99(idle),
+        baselineName: "same p99 with no upload",
+        unit: "ms",
+        higherIsBetter: false,
       },
       {
-        suite: "uploads", name: `… of those, requests sent while uploads were only being processed (${processingBusy.length})`,
-        ours: p99(processingBusy), baseline: p99(idle), baselineName: "same p99 with no upload", unit: "ms", higherIsBetter: false,
+        suite: "uploads",
+        name: `… of those, requests sent while uploads were only being processed (${processingBusy.length})`,
+        ours: p99(processingBusy),
+        baseline: p99(idle),
+        baselineName: "same p99 with no upload",
+        unit: "ms",
+        higherIsBetter: false,
       },
       {
-        suite: "uploads", name: `event-loop stalls over ${STALL_MS} ms while the ${uploads} are submitted and processed, ms per s ` +
+        suite: "uploads",
+        name: `event-loop stalls over ${STALL_MS} ms while the ${uploads} are submitted and processed, ms per s ` +
           `(${waitingShare(busyStalls)} of it the main thread waiting for a core)`,
-        ours: busyStalls.ms / (busyMs / 1000), baseline: idleStalls.ms / ((idleEnded - idleStarted) / 1000),
-        baselineName: `same with no upload (${waitingShare(idleStalls)} waiting for a core)`, unit: "ms",
+        ours: busyStalls.ms / (busyMs / 1000),
+        baseline: idleStalls.ms / ((idleEnded - idleStarted) / 1000),
+        baselineName: `same with no upload (${waitingShare(idleStalls)} waiting for a core)`,
+        unit: "ms",
         higherIsBetter: false,
       },
       {
-        suite: "uploads", name: `CPU time of the server's main thread (event loop) per ${mb} MB GPX, while ${uploads} are processed (GET /v3/athlete every 20 ms included)`,
-        ours: mainCpuMs, baseline: allCpuMs, baselineName: "CPU time of the whole server process (derive workers included) per upload", unit: "ms",
+        suite: "uploads",
+        name:
+          `CPU time of the server's main thread (event loop) per ${mb} MB GPX, while ${uploads} are processed (GET /v3/athlete every 20 ms included)`,
+        ours: mainCpuMs,
+        baseline: allCpuMs,
+        baselineName: "CPU time of the whole server process (derive workers included) per upload",
+        unit: "ms",
         higherIsBetter: false,
       },
       {
-        suite: "uploads", name: `slowest GET /v3/athlete while ${uploads} × ${mb} MB GPX uploads are processed`,
-        ours: slowest(busy), baseline: slowest(idle), baselineName: "slowest with no upload", unit: "ms", higherIsBetter: false,
+        suite: "uploads",
+        name: `slowest GET /v3/athlete while ${uploads} × ${mb} MB GPX uploads are processed`,
+        ours: slowest(busy),
+        baseline: slowest(idle),
+        baselineName: "slowest with no upload",
+        unit: "ms",
+        higherIsBetter: false,
       },
       {
-        suite: "uploads", name: `slowest GET /v3/athlete while one ${mb} MB GPX is submitted and processed (${(singleMs / 1000).toFixed(1)} s)`,
-        ours: slowest(singleLatencies), baseline: slowest(idle), baselineName: "slowest with no upload", unit: "ms", higherIsBetter: false,
+        suite: "uploads",
+        name: `slowest GET /v3/athlete while one ${mb} MB GPX is submitted and processed (${
+          (singleMs / 1000).toFixed(1)
+        } s)`,
+        ours: slowest(singleLatencies),
+        baseline: slowest(idle),
+        baselineName: "slowest with no upload",
+        unit: "ms",
+        higherIsBetter: false,
         target: "≤ 1 s",
       },
       {
-        suite: "uploads", name: `peak RSS of the Deno server while one ${mb} MB GPX is submitted and processed`,
-        ours: singlePeak, unit: "MiB", higherIsBetter: false, target: "≤ 1 GB (was 2.6 GB)",
+        suite: "uploads",
+        name: `peak RSS of the Deno server while one ${mb} MB GPX is submitted and processed`,
+        ours: singlePeak,
+        unit: "MiB",
+        higherIsBetter: false,
+        target: "≤ 1 GB (was 2.6 GB)",
       },
       {
-        suite: "uploads", name: `peak RSS of the Deno server while ${uploads} × ${mb} MB GPX are submitted and processed`,
-        ours: busyPeak, unit: "MiB", higherIsBetter: false,
+        suite: "uploads",
+        name: `peak RSS of the Deno server while ${uploads} × ${mb} MB GPX are submitted and processed`,
+        ours: busyPeak,
+        unit: "MiB",
+        higherIsBetter: false,
       },
     ];
   } finally {

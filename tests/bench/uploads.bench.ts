@@ -28,7 +28,10 @@ const CENTER: [number, number] = [45.5, 6.5];
 function along(distance: number): [number, number] {
   const r = 20_000 / (2 * Math.PI);
   const a = distance / r;
-  return [CENTER[0] + (r * Math.sin(a)) / 111_320, CENTER[1] + (r * Math.cos(a)) / (111_320 * Math.cos(CENTER[0] * Math.PI / 180))];
+  return [
+    CENTER[0] + (r * Math.sin(a)) / 111_320,
+    CENTER[1] + (r * Math.cos(a)) / (111_320 * Math.cos(CENTER[0] * Math.PI / 180)),
+  ];
 }
 
 /** A 1 Hz ride of `seconds` records, encoded with the Garmin FIT SDK. */
@@ -38,7 +41,11 @@ export function generateRide(seconds: number, startIso: string): Uint8Array {
     (encoder.onMesg as unknown as (n: number, m: Record<string, unknown>) => void).call(encoder, num, mesg);
   const start = new Date(startIso);
   put(Profile.MesgNum.FILE_ID, {
-    type: "activity", manufacturer: "development", product: 0, timeCreated: start, serialNumber: 1234,
+    type: "activity",
+    manufacturer: "development",
+    product: 0,
+    timeCreated: start,
+    serialNumber: 1234,
   });
   let distance = 0;
   for (let i = 0; i < seconds; i++) {
@@ -59,11 +66,22 @@ export function generateRide(seconds: number, startIso: string): Uint8Array {
   }
   const end = new Date(start.getTime() + seconds * 1000);
   put(Profile.MesgNum.LAP, {
-    timestamp: end, startTime: start, totalElapsedTime: seconds, totalTimerTime: seconds, totalDistance: distance,
+    timestamp: end,
+    startTime: start,
+    totalElapsedTime: seconds,
+    totalTimerTime: seconds,
+    totalDistance: distance,
   });
   put(Profile.MesgNum.SESSION, {
-    timestamp: end, startTime: start, totalElapsedTime: seconds, totalTimerTime: seconds, totalDistance: distance,
-    sport: "cycling", subSport: "road", numLaps: 1, firstLapIndex: 0,
+    timestamp: end,
+    startTime: start,
+    totalElapsedTime: seconds,
+    totalTimerTime: seconds,
+    totalDistance: distance,
+    sport: "cycling",
+    subSport: "road",
+    numLaps: 1,
+    firstLapIndex: 0,
   });
   put(Profile.MesgNum.ACTIVITY, { timestamp: end, numSessions: 1, totalTimerTime: seconds });
   return encoder.close() as Uint8Array;
@@ -79,15 +97,39 @@ export const uploadsBench: BenchSuite = async () => {
   // Issue #17: decode + derive next to the bare decode, measured before the server starts.
   const deriveCost = await deriveCostFigures("6 h ride (21,600 records)", generateRide(21_600, "2024-05-05T07:00:00Z"));
   const dataDir = mkdtempSync(join(tmpdir(), "bench-uploads-"));
-  const server = await startServer(configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined }));
+  const server = await startServer(
+    configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined }),
+  );
   const figures: BenchFigure[] = [];
   figures.push(...deriveCost);
   try {
     const { platform } = server;
-    const ownerId = await createAthlete(platform, { firstname: "B", lastname: "O", email: "bench-owner@example.com", password: "password123" });
-    const app = await createApplication(platform, { name: "Bench", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true, challengesEnabled: true });
-    const athleteId = await createAthlete(platform, { firstname: "B", lastname: "R", email: "bench-rider@example.com", password: "password123", weight: 72 });
-    const token = await issueToken(platform, { athleteId, applicationId: app.client_id, permissions: ["read", "write"] });
+    const ownerId = await createAthlete(platform, {
+      firstname: "B",
+      lastname: "O",
+      email: "bench-owner@example.com",
+      password: "password123",
+    });
+    const app = await createApplication(platform, {
+      name: "Bench",
+      ownerId,
+      callbackDomain: "localhost",
+      internal: true,
+      kudosEnabled: true,
+      challengesEnabled: true,
+    });
+    const athleteId = await createAthlete(platform, {
+      firstname: "B",
+      lastname: "R",
+      email: "bench-rider@example.com",
+      password: "password123",
+      weight: 72,
+    });
+    const token = await issueToken(platform, {
+      athleteId,
+      applicationId: app.client_id,
+      permissions: ["read", "write"],
+    });
 
     // 10,000 segments: 200 along the generated loop, the rest scattered over the region. Loaded in
     // bulk (the same SegmentCreated events, 500 streams per transaction) so setup takes seconds.
@@ -97,14 +139,19 @@ export const uploadsBench: BenchSuite = async () => {
     for (let i = 0; i < segments; i++) {
       const onRoute = i % 50 === 0;
       const from = onRoute ? (i / 50) * 97 % 19_000 : 0;
-      const points: [number, number][] = onRoute
-        ? [along(from), along(from + 300), along(from + 600)]
-        : (() => {
-          const lat = CENTER[0] - 1 + 2 * ((i * 7919) % 10_000) / 10_000;
-          const lng = CENTER[1] - 1 + 2 * ((i * 104_729) % 10_000) / 10_000;
-          return [[lat, lng], [lat + 0.003, lng + 0.002], [lat + 0.006, lng + 0.003]] as [number, number][];
-        })();
-      batch.push({ name: `Bench ${i}`, activityType: "Ride", points, altitudes: null, athleteId: ownerId, activityId: null });
+      const points: [number, number][] = onRoute ? [along(from), along(from + 300), along(from + 600)] : (() => {
+        const lat = CENTER[0] - 1 + 2 * ((i * 7919) % 10_000) / 10_000;
+        const lng = CENTER[1] - 1 + 2 * ((i * 104_729) % 10_000) / 10_000;
+        return [[lat, lng], [lat + 0.003, lng + 0.002], [lat + 0.006, lng + 0.003]] as [number, number][];
+      })();
+      batch.push({
+        name: `Bench ${i}`,
+        activityType: "Ride",
+        points,
+        altitudes: null,
+        athleteId: ownerId,
+        activityId: null,
+      });
       if (batch.length === 500 || i === segments - 1) {
         // Through the segment creation decider, as every segment is made (batches of 500 at once).
         await Promise.all(batch.map((s) => createSegment(platform, s, systemActor("bench"))));
@@ -136,19 +183,31 @@ export const uploadsBench: BenchSuite = async () => {
       const bytes = generateRide(seconds, startIso);
       const decode = await bareDecode(bytes);
       const form = new FormData();
-      form.set("file", new Blob([bytes.slice().buffer as ArrayBuffer]), `bench-${startIso.slice(0, 10)}-${seconds}.fit`);
+      form.set(
+        "file",
+        new Blob([bytes.slice().buffer as ArrayBuffer]),
+        `bench-${startIso.slice(0, 10)}-${seconds}.fit`,
+      );
       form.set("data_type", "fit");
       // BENCH_PROFILE=<dir> with the bench started under `deno run --inspect=127.0.0.1:<BENCH_INSPECT_PORT>`:
       // a CPU profile of this process (the server runs in it) from the POST until the upload is ready.
-      const profile = process.env.BENCH_PROFILE ? await startCpuProfile(Number(process.env.BENCH_INSPECT_PORT ?? 9229)) : null;
+      const profile = process.env.BENCH_PROFILE
+        ? await startCpuProfile(Number(process.env.BENCH_INSPECT_PORT ?? 9229))
+        : null;
       const posted = performance.now();
-      const res = await fetch(`${server.url}/v3/uploads`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+      const res = await fetch(`${server.url}/v3/uploads`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
       const body = await res.json() as { id: number };
       if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`);
       let latency = 0;
       for (;;) {
         await new Promise((r) => setTimeout(r, 1000)); // a client polling once a second
-        const poll = await fetch(`${server.url}/v3/uploads/${body.id}`, { headers: { authorization: `Bearer ${token}` } });
+        const poll = await fetch(`${server.url}/v3/uploads/${body.id}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
         const status = await poll.json() as { status: string; error: string | null };
         if (status.status === UPLOAD_STATUS.ready) {
           latency = performance.now() - posted;
@@ -159,16 +218,24 @@ export const uploadsBench: BenchSuite = async () => {
       if (profile) {
         const file = join(process.env.BENCH_PROFILE!, `upload-${label.replace(/\W+/g, "-")}.cpuprofile`);
         await profile.stop(file);
-        console.error(`uploads: CPU profile of ${label} in ${file}; self time, top 20:\n` +
-          summarise(JSON.parse(readFileSync(file, "utf8")), 20).join("\n"));
+        console.error(
+          `uploads: CPU profile of ${label} in ${file}; self time, top 20:\n` +
+            summarise(JSON.parse(readFileSync(file, "utf8")), 20).join("\n"),
+        );
       }
       // Server-side processing: from UploadReceived to UploadSucceeded as recorded.
       const events = await platform.store.readStream(uploadStream(body.id));
       const at = (e: { recordedAt: string }) => new Date(e.recordedAt).getTime();
       const processing = at(events[events.length - 1]) - at(events[0]);
       figures.push({
-        suite: "uploads", name: `${label} ride (${seconds} records) processing, ${segments} segments`, ours: processing,
-        baseline: decode, baselineName: "bare fit-file-parser decode", unit: "ms", higherIsBetter: false, target: "≤ 3× the bare decode",
+        suite: "uploads",
+        name: `${label} ride (${seconds} records) processing, ${segments} segments`,
+        ours: processing,
+        baseline: decode,
+        baselineName: "bare fit-file-parser decode",
+        unit: "ms",
+        higherIsBetter: false,
+        target: "≤ 3× the bare decode",
       });
       // Where the time went (each event's recordedAt is its transaction's start): pickup, decode,
       // derivation and blobs until ActivityRecorded; matching until SegmentEffortsMatched; then that
@@ -181,15 +248,30 @@ export const uploadsBench: BenchSuite = async () => {
         const parts: [string, number][] = [
           ["received → ActivityRecorded (pickup, decode, derive, blobs)", at(recorded) - at(events[0])],
           ["ActivityRecorded → SegmentEffortsMatched (segment matching)", at(matched) - at(recorded)],
-          ["SegmentEffortsMatched append with its inline projections → UploadSucceeded", at(events[events.length - 1]) - at(matched)],
+          [
+            "SegmentEffortsMatched append with its inline projections → UploadSucceeded",
+            at(events[events.length - 1]) - at(matched),
+          ],
         ];
         for (const [part, ms] of parts) {
-          figures.push({ suite: "uploads", name: `${label}: ${part}`, ours: ms, baseline: decode, baselineName: "bare decode", unit: "ms", higherIsBetter: false });
+          figures.push({
+            suite: "uploads",
+            name: `${label}: ${part}`,
+            ours: ms,
+            baseline: decode,
+            baselineName: "bare decode",
+            unit: "ms",
+            higherIsBetter: false,
+          });
         }
       }
       figures.push({
-        suite: "uploads", name: `${label} ride upload → ready, polling once a second`, ours: latency, unit: "ms",
-        higherIsBetter: false, target: "spec: mean about 8 s",
+        suite: "uploads",
+        name: `${label} ride upload → ready, polling once a second`,
+        ours: latency,
+        unit: "ms",
+        higherIsBetter: false,
+        target: "spec: mean about 8 s",
       });
     }
   } finally {

@@ -7,7 +7,14 @@ const [url, email, password, activityId, runsText] = process.argv.slice(2);
 const runs = Number(runsText);
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+  ],
 });
 try {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
@@ -23,7 +30,12 @@ try {
     await page.waitForFunction(() => window.appState?.activityFull, null, { timeout: 60_000 });
     const s = await page.evaluate(() => {
       const nav = performance.getEntriesByType("navigation")[0];
-      return { drawn: window.appState.activityDrawn, full: window.appState.activityFull, html: nav.responseEnd, dcl: nav.domContentLoadedEventEnd };
+      return {
+        drawn: window.appState.activityDrawn,
+        full: window.appState.activityFull,
+        html: nav.responseEnd,
+        dcl: nav.domContentLoadedEventEnd,
+      };
     });
     // The baseline, in the same page: only fetching what the page needs, no parsing into a map or chart.
     const api = await page.evaluate(async (id) => {

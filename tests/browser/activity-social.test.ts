@@ -25,10 +25,15 @@ let rideId = 0;
 let runId = 0;
 
 const activityDrawn = (page: Page) =>
-  page.waitForFunction(() => (window as unknown as { appState?: { activityFull?: number } }).appState?.activityFull, null, { timeout: 60_000 });
+  page.waitForFunction(
+    () => (window as unknown as { appState?: { activityFull?: number } }).appState?.activityFull,
+    null,
+    { timeout: 60_000 },
+  );
 
 /** The activity as its owner reads it from the API (the server's count). */
-const serverKudos = async (id: number) => (await pageApi<{ kudos_count: number }>(ada.page, `/activities/${id}`)).kudos_count;
+const serverKudos = async (id: number) =>
+  (await pageApi<{ kudos_count: number }>(ada.page, `/activities/${id}`)).kudos_count;
 
 beforeAll(async () => {
   server = await startDenoServer({ timeoutMs: 180_000 });
@@ -56,7 +61,13 @@ describe("kudos and comments of another athlete's activity", () => {
     expect(text).not.toMatch(MISSING);
     // The last child of the page is the kudos and comments box (no edit form, and no "null" after it).
     expect(await page.evaluate(() => document.getElementById("activity")!.lastChild?.nodeName)).toBe("SECTION");
-    expect(await page.evaluate(() => [...document.getElementById("activity")!.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent))).toEqual([]);
+    expect(
+      await page.evaluate(() =>
+        [...document.getElementById("activity")!.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) =>
+          n.textContent
+        )
+      ),
+    ).toEqual([]);
     await screenshots(page, "activity-seen-by-another");
     expect(errors).toEqual([]);
   }, 120_000);
@@ -94,7 +105,9 @@ describe("kudos and comments of another athlete's activity", () => {
     await expect.poll(() => other.textContent("#kudos-count"), { timeout: 20_000 }).toBe("1 kudo");
     await other.close();
     // The first tab's click is answered 409 (given before): the count stays the server's.
-    const refused = page.waitForResponse((r) => r.url().endsWith(`/v3/activities/${runId}/kudos`) && r.request().method() === "POST");
+    const refused = page.waitForResponse((r) =>
+      r.url().endsWith(`/v3/activities/${runId}/kudos`) && r.request().method() === "POST"
+    );
     await page.click("#give-kudos");
     expect((await refused).status()).toBe(409);
     await expect.poll(() => page.textContent("#give-kudos"), { timeout: 20_000 }).toBe("You gave kudos");
@@ -119,7 +132,13 @@ describe("the feed of an athlete in no challenge", () => {
       expect(challenges).toEqual([]);
       expect(await page.locator("#my-challenges").count()).toBe(0);
       expect(await page.innerText("#my-clubs")).not.toMatch(MISSING);
-      expect(await page.evaluate(() => [...document.getElementById("my-clubs")!.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim()).length)).toBe(0);
+      expect(
+        await page.evaluate(() =>
+          [...document.getElementById("my-clubs")!.childNodes].filter((n) =>
+            n.nodeType === Node.TEXT_NODE && n.textContent!.trim()
+          ).length
+        ),
+      ).toBe(0);
       expect(await page.innerText("main")).not.toMatch(MISSING);
       if (who === "eddy") await screenshots(page, "feed-no-challenge");
       expect(errors).toEqual([]);

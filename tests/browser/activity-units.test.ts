@@ -1,6 +1,14 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile, watchErrors } from "../helpers/browser.ts";
+import {
+  launchChromium,
+  pageApi,
+  screenshots,
+  type SignedIn,
+  signIn,
+  uploadFile,
+  watchErrors,
+} from "../helpers/browser.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
 
@@ -33,11 +41,20 @@ let browser: Browser;
 let ada: SignedIn;
 
 const drawn = (page: Page) =>
-  page.waitForFunction(() => (window as unknown as { appState?: { activityFull?: number } }).appState?.activityFull, null, { timeout: 60_000 });
+  page.waitForFunction(
+    () => (window as unknown as { appState?: { activityFull?: number } }).appState?.activityFull,
+    null,
+    { timeout: 60_000 },
+  );
 
 /** The figure of the summary labelled `label`. */
 const figure = (page: Page, label: string) =>
-  page.evaluate((l) => [...document.querySelectorAll("#summary > div")].find((d) => d.querySelector("dt")?.textContent === l)?.querySelector("dd")?.textContent ?? null, label);
+  page.evaluate(
+    (l) =>
+      [...document.querySelectorAll("#summary > div")].find((d) => d.querySelector("dt")?.textContent === l)
+        ?.querySelector("dd")?.textContent ?? null,
+    label,
+  );
 
 async function open(file: string, dataType: string): Promise<Activity> {
   const id = await uploadFile(ada.page, file, dataType);
@@ -64,9 +81,13 @@ describe("figures in their sport's units", () => {
     expect(a.type).toBe("Swim");
     expect(await figure(page, "Distance")).toBe(`${Math.round(a.distance).toLocaleString("en")} m`);
     const pace = 100 / a.average_speed;
-    expect(await figure(page, "Avg pace")).toBe(`${Math.floor(Math.round(pace) / 60)}:${String(Math.round(pace) % 60).padStart(2, "0")} /100 m`);
+    expect(await figure(page, "Avg pace")).toBe(
+      `${Math.floor(Math.round(pace) / 60)}:${String(Math.round(pace) % 60).padStart(2, "0")} /100 m`,
+    );
     expect(await page.textContent("[data-chart=velocity_smooth] h3")).toBe("Pace (min/100 m)");
-    if (a.average_cadence) expect(await figure(page, "Avg cadence")).toBe(`${Math.round(a.average_cadence)} strokes/min`);
+    if (a.average_cadence) {
+      expect(await figure(page, "Avg cadence")).toBe(`${Math.round(a.average_cadence)} strokes/min`);
+    }
     if (a.calories) expect(await figure(page, "Calories")).toBe(`${Math.round(a.calories).toLocaleString("en")} kcal`);
     expect(await page.textContent("#laps thead")).toContain("Pace");
     expect(await page.textContent("#laps tbody")).not.toContain("km");
@@ -111,7 +132,10 @@ describe("figures in their sport's units", () => {
     const rides = await pageApi<Activity[]>(ada.page, "/athlete/activities?per_page=10");
     const run = rides.find((r) => r.type === "Run")!;
     // Eddy, in New York (UTC-5 in winter, -4 in summer), gives kudos and comments.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: "America/New_York" });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      timezoneId: "America/New_York",
+    });
     const page = await context.newPage();
     const errors: string[] = [];
     watchErrors(page, errors);
@@ -130,11 +154,23 @@ describe("figures in their sport's units", () => {
     const at = comments[0].created_at;
     const shown = await page.textContent("#comments li .muted");
     const format = (timeZone: string) =>
-      new Date(at).toLocaleString("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZone });
+      new Date(at).toLocaleString("en-GB", {
+        weekday: "short",
+        day: "numeric",
+        month: "short",
+        year: "numeric",
+        hour: "2-digit",
+        minute: "2-digit",
+        timeZone,
+      });
     expect(shown).toBe(format("America/New_York"));
     expect(shown).not.toBe(format("UTC"));
     // The feed says "1 kudo" too.
-    await page.goto(`${server.url}/athletes/${await ada.page.evaluate(() => (JSON.parse(document.getElementById("app-config")!.textContent!) as { athlete: { id: number } }).athlete.id)}`);
+    await page.goto(
+      `${server.url}/athletes/${await ada.page.evaluate(() =>
+        (JSON.parse(document.getElementById("app-config")!.textContent!) as { athlete: { id: number } }).athlete.id
+      )}`,
+    );
     await page.waitForSelector(`li[data-activity="${run.id}"]`);
     expect(await page.textContent(`li[data-activity="${run.id}"]`)).toContain("1 kudo · 1 comment");
     expect(errors).toEqual([]);

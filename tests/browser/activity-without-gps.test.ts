@@ -75,7 +75,9 @@ describe("an activity without GPS", () => {
   it("is looked at: the pool swim at 1280 and 390 px", async () => {
     const { page, errors } = ada;
     await page.goto(`${server.url}/`);
-    const swim = await page.evaluate(`import("/app/assets/app.js").then((app) => app.api("/athlete/activities?per_page=10")).then((rows) => rows.find((a) => a.type === "Swim")?.id)`) as number;
+    const swim = await page.evaluate(
+      `import("/app/assets/app.js").then((app) => app.api("/athlete/activities?per_page=10")).then((rows) => rows.find((a) => a.type === "Swim")?.id)`,
+    ) as number;
     expect(swim).toBeGreaterThan(0);
     await page.goto(`${server.url}/activities/${swim}`);
     await page.waitForFunction(redrawnOrFailed, null, { timeout: 60_000 });

@@ -2,7 +2,16 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, pageApi, screenshots, seriousAxeViolations, type SignedIn, signIn, SHOTS, watchErrors } from "../helpers/browser.ts";
+import {
+  launchChromium,
+  pageApi,
+  screenshots,
+  seriousAxeViolations,
+  SHOTS,
+  type SignedIn,
+  signIn,
+  watchErrors,
+} from "../helpers/browser.ts";
 import { type DenoServer, ROOT, startDenoServer } from "../helpers/deno.ts";
 import { deviceFile, SHARED_DEVICES } from "../helpers/fixtures.ts";
 
@@ -33,7 +42,12 @@ const KINDS = {
   run: { file: deviceFile("fit/stryd-running-power-devfields.fit"), dataType: "fit", type: "Run" },
   pool: { file: deviceFile("fit/garmin-fr735xt-pool-swim-lengths.fit"), dataType: "fit", type: "Swim" },
   // COROS open-water swim, GPL-2.0: read in place. Its TCX says Sport="Other"; the athlete says "Swim" on upload.
-  openWater: { file: join(SHARED_DEVICES, "tcx/coros-openwater-swim-hr.tcx"), dataType: "tcx", type: "Swim", sportType: "Swim" },
+  openWater: {
+    file: join(SHARED_DEVICES, "tcx/coros-openwater-swim-hr.tcx"),
+    dataType: "tcx",
+    type: "Swim",
+    sportType: "Swim",
+  },
   rowing: { file: deviceFile("fit/garmin-vivoactivehr-indoor-rowing-nogps.fit"), dataType: "fit", type: "Rowing" },
   // fenix 2 multisport (generic, transition, running and cycling sessions): the corpus's only multisport file.
   triathlon: { file: deviceFile("fit/garmin-fenix2-multisport-large.fit"), dataType: "fit", type: undefined },
@@ -113,11 +127,13 @@ const problems: string[] = [];
 /** The problems found since `from` that are not known defects of others' code. */
 const unexpected = (from = 0) => problems.slice(from).filter((p) => !KNOWN.some((k) => k.test(p)));
 
-const state = (page: Page, key: string) => page.evaluate((k) => (window as unknown as { appState?: Record<string, unknown> }).appState?.[k], key);
+const state = (page: Page, key: string) =>
+  page.evaluate((k) => (window as unknown as { appState?: Record<string, unknown> }).appState?.[k], key);
 // deno-lint-ignore no-explicit-any
 type Win = any;
 /** Waits for a condition in the page (a function: the pages' CSP forbids evaluating strings). */
-const until = (page: Page, fn: (arg: string) => unknown, arg = "", timeout = 60_000) => page.waitForFunction(fn, arg, { timeout, polling: 50 });
+const until = (page: Page, fn: (arg: string) => unknown, arg = "", timeout = 60_000) =>
+  page.waitForFunction(fn, arg, { timeout, polling: 50 });
 /** Waits for a key of the page's appState to be set. */
 const untilState = (page: Page, key: string) => until(page, (k) => (window as Win).appState?.[k] !== undefined, key);
 
@@ -127,7 +143,8 @@ const activityDone = (page: Page) =>
     const s = (window as Win).appState ?? {};
     // Zones are the owner's only (another athlete's page has the embedded summary and no zones).
     const others = !!JSON.parse(document.getElementById("app-config")?.textContent ?? "{}").summary;
-    return (s.activityFull || document.getElementById("activity")?.dataset.state === "failed") && (others || s.zones !== undefined) && s.activityTools !== undefined;
+    return (s.activityFull || document.getElementById("activity")?.dataset.state === "failed") &&
+      (others || s.zones !== undefined) && s.activityTools !== undefined;
   });
 
 /** Uploads a device file with the page's session token (optional sport_type), waits for its activity. */
@@ -182,23 +199,41 @@ async function check(v: Visitor, label: string, path: string, spec: Spec): Promi
     }
     if (spec.after) await spec.after(page);
     await page.waitForTimeout(150);
-    const value = spec.mark === "h1" || spec.mark === "heatmapViewer" || spec.mark === "referenceList" ? null : await state(page, spec.mark);
+    const value = spec.mark === "h1" || spec.mark === "heatmapViewer" || spec.mark === "referenceList"
+      ? null
+      : await state(page, spec.mark);
     if (value === "failed") problems.push(`${where}: the page says it failed`);
     const { drawnMs, fcpMs } = await page.evaluate((mark) => ({
       drawnMs: (window as unknown as { __drawn: Record<string, number> }).__drawn[mark],
       fcpMs: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null,
     }), spec.mark);
-    rows.push({ who: v.name, page: label, path, width, drawnMs: Math.round(drawnMs), fcpMs: fcpMs === null ? null : Math.round(fcpMs) });
+    rows.push({
+      who: v.name,
+      page: label,
+      path,
+      width,
+      drawnMs: Math.round(drawnMs),
+      fcpMs: fcpMs === null ? null : Math.round(fcpMs),
+    });
     if (drawnMs > BUDGET_MS) problems.push(`${where}: content drawn after ${Math.round(drawnMs)} ms`);
-    const wider = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const wider = await page.evaluate(() =>
+      document.documentElement.scrollWidth - document.documentElement.clientWidth
+    );
     if (width < 600 && wider > 0) problems.push(`${where}: ${wider} px wider than the screen`);
     if (spec.app) {
       const text = await page.locator("main").innerText();
       const literal = /\b(null|undefined|NaN)\b/.exec(text);
-      if (literal) problems.push(`${where}: literal "${literal[0]}" in "${text.slice(Math.max(0, literal.index - 40), literal.index + 20)}"`);
+      if (literal) {
+        problems.push(
+          `${where}: literal "${literal[0]}" in "${text.slice(Math.max(0, literal.index - 40), literal.index + 20)}"`,
+        );
+      }
     }
     // Looked at, not kept (tests/artifacts is ignored by git).
-    await page.screenshot({ path: join(SHOTS, `daily-log-${v.name}-${label.replace(/[^a-z0-9]+/gi, "-")}-${width}.png`), fullPage: true });
+    await page.screenshot({
+      path: join(SHOTS, `daily-log-${v.name}-${label.replace(/[^a-z0-9]+/gi, "-")}-${width}.png`),
+      fullPage: true,
+    });
     for (const violation of await seriousAxeViolations(page)) problems.push(`${where}: axe ${violation}`);
     for (const error of v.errors.slice(before)) {
       if (spec.notFound && error.includes("status of 404") && error.endsWith(`(${server.url}${path})`)) continue;
@@ -223,11 +258,20 @@ beforeAll(async () => {
     types[kind] = (await pageApi<{ type: string }>(ada.page, `/activities/${ids[kind]}`)).type;
   }
   // What the other pages show: a route and a segment from the ride, a heatmap, the demo club and challenge.
-  routeId = (await pageApi<{ id: number }>(ada.page, "/routes", { method: "POST", body: { activity_id: ids.ride, name: "Vector ride route" } })).id;
-  segmentId = (await pageApi<{ id: number }>(ada.page, "/segments", { method: "POST", body: { name: "Vector ride climb", activity_id: ids.ride, start_index: 1000, end_index: 1600 } })).id;
+  routeId = (await pageApi<{ id: number }>(ada.page, "/routes", {
+    method: "POST",
+    body: { activity_id: ids.ride, name: "Vector ride route" },
+  })).id;
+  segmentId = (await pageApi<{ id: number }>(ada.page, "/segments", {
+    method: "POST",
+    body: { name: "Vector ride climb", activity_id: ids.ride, start_index: 1000, end_index: 1600 },
+  })).id;
   clubId = (await pageApi<{ id: number }[]>(ada.page, "/athlete/clubs"))[0].id;
   challengeId = (await pageApi<{ id: number }[]>(ada.page, "/challenges/joined"))[0]?.id ?? 1;
-  const heatmap = await pageApi<{ id: number; web_url: string }>(ada.page, "/athlete/heatmaps", { method: "POST", body: { activity_type_ids: [1, 2, 3] } });
+  const heatmap = await pageApi<{ id: number; web_url: string }>(ada.page, "/athlete/heatmaps", {
+    method: "POST",
+    body: { activity_type_ids: [1, 2, 3] },
+  });
   heatmapUrl = new URL(heatmap.web_url).pathname;
   await ada.page.evaluate(`import("/app/assets/app.js").then(async (app) => {
     for (let i = 0; i < 600; i++) {
@@ -249,9 +293,18 @@ afterAll(async () => {
     const key = `${r.who} ${r.page}`;
     if (!slowest.has(key) || slowest.get(key)!.drawnMs < r.drawnMs) slowest.set(key, r);
   }
-  writeFileSync(join(ROOT, "tests", "artifacts", "daily-log.json"), JSON.stringify({ rows, slowest: [...slowest.values()], problems }, null, 2));
+  writeFileSync(
+    join(ROOT, "tests", "artifacts", "daily-log.json"),
+    JSON.stringify({ rows, slowest: [...slowest.values()], problems }, null, 2),
+  );
   if (problems.length) console.log(`problems (known defects of others' code included):\n${problems.join("\n")}`);
-  console.log([...slowest.values()].map((r) => `${r.who.padEnd(8)} ${r.page.padEnd(34)} ${String(r.drawnMs).padStart(5)} ms (at ${r.width} px; FCP ${r.fcpMs} ms)`).join("\n"));
+  console.log(
+    [...slowest.values()].map((r) =>
+      `${r.who.padEnd(8)} ${r.page.padEnd(34)} ${
+        String(r.drawnMs).padStart(5)
+      } ms (at ${r.width} px; FCP ${r.fcpMs} ms)`
+    ).join("\n"),
+  );
   await browser?.close();
   await server?.stop();
 });
@@ -267,10 +320,13 @@ describe("the web app as a daily training log", () => {
   });
 
   it("every page, for the athlete herself, at 1280 and 390 px", async () => {
-    const month = (await pageApi<{ start_date_local: string }>(ada.page, `/activities/${ids.run}`)).start_date_local.slice(0, 7);
+    const month = (await pageApi<{ start_date_local: string }>(ada.page, `/activities/${ids.run}`)).start_date_local
+      .slice(0, 7);
     const app = (mark: string, after?: Spec["after"]): Spec => ({ mark, app: true, after });
     await check(ada, "feed", "/", app("feedPages", (p) => untilState(p, "totals")));
-    for (const kind of Object.keys(KINDS) as Kind[]) await check(ada, `activity: ${kind}`, `/activities/${ids[kind]}`, app("activityDrawn", activityDone));
+    for (const kind of Object.keys(KINDS) as Kind[]) {
+      await check(ada, `activity: ${kind}`, `/activities/${ids[kind]}`, app("activityDrawn", activityDone));
+    }
     await check(ada, "activities list", "/activities", app("lists"));
     await check(ada, "routes list", "/routes", app("lists"));
     await check(ada, "route", `/routes/${routeId}`, app("route"));
@@ -282,7 +338,12 @@ describe("the web app as a daily training log", () => {
     await check(ada, "fitness", `/athletes/${adaId}/fitness`, app("fitness"));
     await check(ada, "upload", "/upload", app("upload"));
     await check(ada, "segments explore", "/segments", app("explore"));
-    await check(ada, "segment + leaderboard", `/segments/${segmentId}`, app("segment", (p) => untilState(p, "leaderboard")));
+    await check(
+      ada,
+      "segment + leaderboard",
+      `/segments/${segmentId}`,
+      app("segment", (p) => untilState(p, "leaderboard")),
+    );
     await check(ada, "club", `/clubs/${clubId}`, app("club"));
     await check(ada, "challenge", `/challenges/${challengeId}`, app("challenge"));
     await check(ada, "heatmaps", "/heatmaps", app("heatmaps"));
@@ -293,7 +354,10 @@ describe("the web app as a daily training log", () => {
     await check(ada, "settings/account", "/settings/account", { mark: "h1", app: true });
     await check(ada, "settings/import", "/settings/import", { mark: "h1", app: true });
     await check(ada, "not found", "/no/such/page", { mark: "h1", app: true, notFound: true });
-    await check(ada, "docs", "/docs", { mark: "referenceList", after: (p) => until(p, () => (window as Win).apiReferenceReady) });
+    await check(ada, "docs", "/docs", {
+      mark: "referenceList",
+      after: (p) => until(p, () => (window as Win).apiReferenceReady),
+    });
     await check(ada, "docs/connect", "/docs/connect", { mark: "h1" });
     expect(unexpected()).toEqual([]);
   }, 900_000);
@@ -303,24 +367,34 @@ describe("the web app as a daily training log", () => {
     const app = (mark: string, after?: Spec["after"]): Spec => ({ mark, app: true, after });
     await check(eddy, "feed", "/", app("feedPages", (p) => untilState(p, "totals")));
     expect(await eddy.page.locator(`#feed li[data-athlete="${adaId}"]`).count()).toBeGreaterThan(0);
-    for (const kind of Object.keys(KINDS) as Kind[]) await check(eddy, `activity: ${kind}`, `/activities/${ids[kind]}`, app("activityDrawn", activityDone));
+    for (const kind of Object.keys(KINDS) as Kind[]) {
+      await check(eddy, `activity: ${kind}`, `/activities/${ids[kind]}`, app("activityDrawn", activityDone));
+    }
     await check(eddy, "Ada's profile", `/athletes/${adaId}`, app("profile"));
     await check(eddy, "Ada's calendar", `/athletes/${adaId}/calendar`, app("calendar"));
     await check(eddy, "Ada's records", `/athletes/${adaId}/records`, app("records"));
     await check(eddy, "Ada's fitness", `/athletes/${adaId}/fitness`, app("fitness"));
     await check(eddy, "own profile", `/athletes/${eddyId}`, app("profile"));
-    await check(eddy, "segment + leaderboard", `/segments/${segmentId}`, app("segment", (p) => untilState(p, "leaderboard")));
+    await check(
+      eddy,
+      "segment + leaderboard",
+      `/segments/${segmentId}`,
+      app("segment", (p) => untilState(p, "leaderboard")),
+    );
     await check(eddy, "club", `/clubs/${clubId}`, app("club"));
     await check(eddy, "challenge", `/challenges/${challengeId}`, app("challenge"));
     await check(eddy, "find", "/find", app("lists"));
     await check(visitor, "landing", "/", { mark: "h1" });
     await check(visitor, "sign in", "/login", { mark: "h1" });
     await check(visitor, "sign up", "/register", { mark: "h1" });
-    await check(visitor, "docs", "/docs", { mark: "referenceList", after: (p) => until(p, () => (window as Win).apiReferenceReady) });
+    await check(visitor, "docs", "/docs", {
+      mark: "referenceList",
+      after: (p) => until(p, () => (window as Win).apiReferenceReady),
+    });
     expect(unexpected(from)).toEqual([]);
   }, 900_000);
 
-  it("indoor rowing without a distance: no \"0.00 km\", no empty speed, charts over time", async () => {
+  it('indoor rowing without a distance: no "0.00 km", no empty speed, charts over time', async () => {
     const { page } = ada;
     const errorsBefore = ada.errors.length;
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -348,7 +422,12 @@ describe("the web app as a daily training log", () => {
     const { page } = ada;
     const errorsBefore = ada.errors.length;
     const figure = (label: string) =>
-      page.evaluate((l) => [...document.querySelectorAll("#summary > div")].find((d) => d.querySelector("dt")?.textContent === l)?.querySelector("dd")?.textContent ?? null, label);
+      page.evaluate(
+        (l) =>
+          [...document.querySelectorAll("#summary > div")].find((d) => d.querySelector("dt")?.textContent === l)
+            ?.querySelector("dd")?.textContent ?? null,
+        label,
+      );
     const pace100 = (metres: number, speed: number) => {
       const s = Math.round(metres / speed);
       return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
@@ -365,7 +444,10 @@ describe("the web app as a daily training log", () => {
     await pageApi(page, "/athlete", { method: "PUT", body: { measurement_preference: "feet" } });
     try {
       for (const kind of ["pool", "openWater"] as const) {
-        const a = await pageApi<{ distance: number; average_speed: number; laps: { distance: number }[] }>(page, `/activities/${ids[kind]}`);
+        const a = await pageApi<{ distance: number; average_speed: number; laps: { distance: number }[] }>(
+          page,
+          `/activities/${ids[kind]}`,
+        );
         await page.goto(`${server.url}/activities/${ids[kind]}`);
         await activityDone(page);
         expect(await figure("Distance")).toBe(`${Math.round(a.distance / 0.9144).toLocaleString("en")} yd`);
@@ -394,7 +476,8 @@ describe("the web app as a daily training log", () => {
       const totals = await page.locator("#profile-totals").innerText();
       expect(totals).toMatch(/Swims\s+\d+\s+[\d,]+ yd/);
       expect(totals).not.toMatch(/\d km\b/);
-      const month = (await pageApi<{ start_date_local: string }>(page, `/activities/${ids.pool}`)).start_date_local.slice(0, 7);
+      const month = (await pageApi<{ start_date_local: string }>(page, `/activities/${ids.pool}`)).start_date_local
+        .slice(0, 7);
       await page.goto(`${server.url}/athletes/${adaId}/calendar?month=${month}`);
       await untilState(page, "calendar");
       expect(await page.locator("main").innerText()).toMatch(/[\d,]+ yd\b/);
@@ -412,4 +495,3 @@ describe("the web app as a daily training log", () => {
     }
   }, 300_000);
 });
-

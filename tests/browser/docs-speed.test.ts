@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, watchErrors, seriousAxeViolations } from "../helpers/browser.ts";
+import { launchChromium, seriousAxeViolations, watchErrors } from "../helpers/browser.ts";
 import { type DenoServer, ROOT, startDenoServer } from "../helpers/deno.ts";
 
 /**
@@ -24,7 +24,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-
 /**
  * Milliseconds from navigation start to the operations drawn (the server's list, or Swagger UI's
  * when it is ready first), and to Swagger UI shown in its place.
@@ -34,19 +33,27 @@ async function timeToContent(page: Page): Promise<number> {
   await page.goto(`${server.url}/docs`, { waitUntil: "commit" });
   // The frame docs.js sees the server's list in (its first requestAnimationFrame), or Swagger UI's
   // operations if they were there first; and the browser's first contentful paint, whichever is later.
-  const drawn = await page.waitForFunction(() => {
-    const w = window as unknown as { referenceListDrawn?: number; apiReferenceReady?: boolean };
-    const fcp = performance.getEntriesByName("first-contentful-paint")[0]?.startTime;
-    if (fcp === undefined) return null;
-    if (w.referenceListDrawn !== undefined) return Math.max(fcp, w.referenceListDrawn);
-    return null;
-  }, undefined, { timeout: 30_000, polling: 50 }).then((h) => h.jsonValue() as Promise<number>);
+  const drawn = await page.waitForFunction(
+    () => {
+      const w = window as unknown as { referenceListDrawn?: number; apiReferenceReady?: boolean };
+      const fcp = performance.getEntriesByName("first-contentful-paint")[0]?.startTime;
+      if (fcp === undefined) return null;
+      if (w.referenceListDrawn !== undefined) return Math.max(fcp, w.referenceListDrawn);
+      return null;
+    },
+    undefined,
+    { timeout: 30_000, polling: 50 },
+  ).then((h) => h.jsonValue() as Promise<number>);
   // Every operation of the document is in that list (or already in Swagger UI).
   expect(await page.locator(".ref-op, #swagger-ui:not([hidden]) .opblock").count()).toBeGreaterThanOrEqual(90);
   return drawn;
 }
 async function timeToSwagger(page: Page): Promise<number> {
-  await page.waitForFunction(() => (window as unknown as { apiReferenceReady?: boolean }).apiReferenceReady, undefined, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => (window as unknown as { apiReferenceReady?: boolean }).apiReferenceReady,
+    undefined,
+    { timeout: 30_000 },
+  );
   expect(await page.locator(".ref-op").count()).toBe(0);
   return await page.evaluate(() => performance.now()); // (an upper bound: when the test saw it)
 }
@@ -64,7 +71,11 @@ describe("/docs", () => {
       const swagger = await timeToSwagger(page);
       const again = await timeToContent(page);
       const swaggerAgain = await timeToSwagger(page);
-      console.log(`/docs: operations drawn, first visit ${Math.round(times.at(-1)!)} ms (Swagger UI in their place ${Math.round(swagger)} ms), again ${Math.round(again)} ms (${Math.round(swaggerAgain)} ms)`);
+      console.log(
+        `/docs: operations drawn, first visit ${Math.round(times.at(-1)!)} ms (Swagger UI in their place ${
+          Math.round(swagger)
+        } ms), again ${Math.round(again)} ms (${Math.round(swaggerAgain)} ms)`,
+      );
       expect(errors).toEqual([]);
       await context.close();
     }
@@ -80,7 +91,9 @@ describe("/docs", () => {
     await timeToContent(page);
     // The server's list while Swagger UI gets ready (when it is still there).
     const list = await seriousAxeViolations(page);
-    if (await page.locator(".ref-op").count()) await page.screenshot({ path: join(SCREENS, "api-docs-list-desktop.png") });
+    if (await page.locator(".ref-op").count()) {
+      await page.screenshot({ path: join(SCREENS, "api-docs-list-desktop.png") });
+    }
     expect(list).toEqual([]);
     await timeToSwagger(page);
     await page.waitForTimeout(300);

@@ -13,9 +13,19 @@ import { deviceFile } from "../helpers/fixtures.ts";
 const EDGE500 = deviceFile("fit/garmin-edge500-cycling-hr-cad-pauses.fit");
 const FR410 = deviceFile("tcx/garmin-fr410-running-hr.tcx");
 
-interface Effort { name: string; elapsed_time: number; segment: { id: number; name: string } }
-interface Activity { id: number; name: string; segment_efforts: Effort[] }
-interface Board { entries: { athlete_id: number; rank: number; elapsed_time: number }[] }
+interface Effort {
+  name: string;
+  elapsed_time: number;
+  segment: { id: number; name: string };
+}
+interface Activity {
+  id: number;
+  name: string;
+  segment_efforts: Effort[];
+}
+interface Board {
+  entries: { athlete_id: number; rank: number; elapsed_time: number }[];
+}
 
 let server: DenoServer;
 let browser: Browser;
@@ -52,7 +62,8 @@ async function firstEffort(file: string, type: string, segmentName: string) {
   const id = await uploadFile(newcomer.page, file, type);
   const activity = await pageApi<Activity>(newcomer.page, `/activities/${id}?include_all_efforts=true`);
   const effort = activity.segment_efforts.find((e) => e.segment.name === segmentName);
-  expect(effort, `${segmentName} in ${JSON.stringify(activity.segment_efforts.map((e) => e.segment.name))}`).toBeDefined();
+  expect(effort, `${segmentName} in ${JSON.stringify(activity.segment_efforts.map((e) => e.segment.name))}`)
+    .toBeDefined();
   const board = await pageApi<Board>(newcomer.page, `/segments/${effort!.segment.id}/leaderboard`);
   const place = board.entries.find((e) => e.athlete_id === newcomerId);
   expect(place).toBeDefined();
@@ -76,7 +87,8 @@ describe("a newcomer's first upload of a documented file", () => {
 describe("a segment cut from an activity", () => {
   it("gets the source activity's effort at creation, with a leaderboard place", async () => {
     const created = await pageApi<{ id: number; distance: number }>(newcomer.page, "/segments", {
-      method: "POST", body: { name: "Nora's stretch", activity_id: ride, start_index: 3000, end_index: 3400 },
+      method: "POST",
+      body: { name: "Nora's stretch", activity_id: ride, start_index: 3000, end_index: 3400 },
     });
     expect(created.distance).toBeGreaterThan(100);
     const activity = await pageApi<Activity>(newcomer.page, `/activities/${ride}?include_all_efforts=true`);
@@ -86,7 +98,9 @@ describe("a segment cut from an activity", () => {
     expect(names).toContain("Bathurst Rollers");
     const effort = activity.segment_efforts.find((e) => e.segment.id === created.id)!;
     const board = await pageApi<Board>(newcomer.page, `/segments/${created.id}/leaderboard`);
-    expect(board.entries).toEqual([expect.objectContaining({ athlete_id: newcomerId, rank: 0, elapsed_time: effort.elapsed_time })]);
+    expect(board.entries).toEqual([
+      expect.objectContaining({ athlete_id: newcomerId, rank: 0, elapsed_time: effort.elapsed_time }),
+    ]);
     const efforts = await pageApi<{ id: number }[]>(newcomer.page, `/segments/${created.id}/all_efforts`);
     expect(efforts.length).toBe(1);
   }, 120_000);

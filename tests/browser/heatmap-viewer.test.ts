@@ -12,7 +12,14 @@ import { loopTrack, offset, recordActivity, waitForBuild } from "../api/heatmaps
  * alone, no outside request. The screenshot goes to tests/artifacts/heatmap-viewer.png.
  */
 const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts");
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+];
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const SCREENS = join(import.meta.dirname!, "..", "..", "docs", "screens");
 const CENTER: [number, number] = [45.7640, 4.8357]; // Lyon
@@ -32,7 +39,8 @@ function gridRoute(seed: number): [number, number][] {
     const arterial = rand() < 0.55;
     let nx = gx, ny = gy;
     if (arterial) {
-      if (rand() < 0.5) nx = gx + (gx < size / 2 ? 1 : -1), ny = gy; else ny = 5, nx = gx;
+      if (rand() < 0.5) nx = gx + (gx < size / 2 ? 1 : -1), ny = gy;
+      else ny = 5, nx = gx;
     } else if (rand() < 0.5) nx = Math.max(0, Math.min(size, gx + (rand() < 0.5 ? 1 : -1)));
     else ny = Math.max(0, Math.min(size, gy + (rand() < 0.5 ? 1 : -1)));
     for (let i = 0; i <= 60; i++) {
@@ -50,10 +58,20 @@ beforeAll(async () => {
   server = await startTestServer();
   athlete = await server.athlete({ firstname: "Viewer" });
   for (let i = 0; i < 40; i++) {
-    await recordActivity(server, { athleteId: athlete.id, type: i % 3 === 0 ? "Run" : "Ride", startDateLocal: `2024-0${1 + (i % 9)}-1${i % 10}T07:00:00Z`, latlng: gridRoute(i + 1) });
+    await recordActivity(server, {
+      athleteId: athlete.id,
+      type: i % 3 === 0 ? "Run" : "Ride",
+      startDateLocal: `2024-0${1 + (i % 9)}-1${i % 10}T07:00:00Z`,
+      latlng: gridRoute(i + 1),
+    });
   }
   for (let i = 0; i < 6; i++) {
-    await recordActivity(server, { athleteId: athlete.id, type: "Ride", startDateLocal: "2024-03-03T07:00:00Z", latlng: loopTrack(offset(CENTER, 200, -300), 1200 + i * 15) });
+    await recordActivity(server, {
+      athleteId: athlete.id,
+      type: "Ride",
+      startDateLocal: "2024-03-03T07:00:00Z",
+      latlng: loopTrack(offset(CENTER, 200, -300), 1200 + i * 15),
+    });
   }
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
 });
@@ -64,7 +82,10 @@ afterAll(async () => {
 
 describe("heatmap viewer page", () => {
   it("shows our tiles over a dark map with no outside request, and saves a screenshot", async () => {
-    const res = await server.api("POST", "/v3/athlete/heatmaps", { token: athlete.token, form: { activity_type_ids: "1,2" } });
+    const res = await server.api("POST", "/v3/athlete/heatmaps", {
+      token: athlete.token,
+      form: { activity_type_ids: "1,2" },
+    });
     expect(res.status).toBe(201);
     const progress = await waitForBuild(server, athlete.id, res.body.id, athlete.token);
     expect(progress.status).toBe("done");
@@ -79,11 +100,17 @@ describe("heatmap viewer page", () => {
     const response = await page.goto(res.body.web_url);
     expect(response?.status()).toBe(200);
     expect(response?.headers()["content-security-policy"]).toContain("img-src 'self' data:;");
-    await page.waitForFunction(() => {
-      const v = (window as unknown as { heatmapViewer?: { ready: boolean; tilesLoaded: number } }).heatmapViewer;
-      return !!v && v.ready && v.tilesLoaded > 0;
-    }, undefined, { timeout: 30_000 });
-    const viewer = await page.evaluate(() => (window as unknown as { heatmapViewer: { tilesLoaded: number; tilesFailed: number } }).heatmapViewer);
+    await page.waitForFunction(
+      () => {
+        const v = (window as unknown as { heatmapViewer?: { ready: boolean; tilesLoaded: number } }).heatmapViewer;
+        return !!v && v.ready && v.tilesLoaded > 0;
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    const viewer = await page.evaluate(() =>
+      (window as unknown as { heatmapViewer: { tilesLoaded: number; tilesFailed: number } }).heatmapViewer
+    );
     expect(viewer.tilesFailed).toBe(0);
     expect(viewer.tilesLoaded).toBeGreaterThanOrEqual(4);
     expect(await page.locator(".panel").innerText()).toContain("46 public activities");
@@ -103,42 +130,60 @@ describe("heatmap viewer page", () => {
     await context.close();
   });
 
-  it("opens fitted to the activities at 1280 and 390 px (not the world), and its link leads back to the heatmaps", async () => {
-    const res = await server.api("POST", "/v3/athlete/heatmaps", { token: athlete.token, form: { activity_type_ids: "1,2" } });
-    expect(res.status).toBe(201);
-    const progress = await waitForBuild(server, athlete.id, res.body.id, athlete.token);
-    expect(progress.center_zoom).toBeGreaterThan(2);
-    mkdirSync(SCREENS, { recursive: true });
-    for (const [width, height, name] of [[1280, 900, "desktop"], [390, 844, "phone"]] as const) {
-      const context = await browser.newContext({ viewport: { width, height } });
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on("pageerror", (e) => errors.push(e.message));
-      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-      await page.goto(res.body.web_url);
-      await page.waitForFunction(() => (window as unknown as { heatmapViewer?: { ready: boolean } }).heatmapViewer?.ready, undefined, { timeout: 30_000 });
-      const zoom = await page.evaluate(() => (window as unknown as { heatmapViewer: { zoom: number } }).heatmapViewer.zoom);
-      // World zoom is 2 (what the viewer opened on); fitted to the tracks' box it is the build's
-      // center_zoom on a desktop window, at most two zooms out on a phone.
-      expect(zoom, name).toBeGreaterThan(2);
-      if (name === "desktop") expect(zoom).toBeGreaterThanOrEqual(progress.center_zoom);
-      else expect(zoom).toBeGreaterThanOrEqual(progress.center_zoom - 2);
-      const back = page.locator(".panel a.back");
-      expect(await back.isVisible()).toBe(true);
-      expect(await back.innerText()).toContain("Heatmaps");
-      await page.evaluate(AXE);
-      const serious = await page.evaluate(async () => {
-        // deno-lint-ignore no-explicit-any
-        const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-        // deno-lint-ignore no-explicit-any
-        return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) => `${v.id} (${v.impact})`);
+  it(
+    "opens fitted to the activities at 1280 and 390 px (not the world), and its link leads back to the heatmaps",
+    async () => {
+      const res = await server.api("POST", "/v3/athlete/heatmaps", {
+        token: athlete.token,
+        form: { activity_type_ids: "1,2" },
       });
-      expect(serious, name).toEqual([]);
-      await page.screenshot({ path: join(SCREENS, `heatmap-viewer-back-${name}.png`) });
-      // Not signed in here: /heatmaps asks to sign in and comes back to it.
-      await Promise.all([page.waitForURL((url) => url.pathname === "/heatmaps" || url.search.includes("%2Fheatmaps")), back.click()]);
-      expect(errors, name).toEqual([]);
-      await context.close();
-    }
-  }, 120_000);
+      expect(res.status).toBe(201);
+      const progress = await waitForBuild(server, athlete.id, res.body.id, athlete.token);
+      expect(progress.center_zoom).toBeGreaterThan(2);
+      mkdirSync(SCREENS, { recursive: true });
+      for (const [width, height, name] of [[1280, 900, "desktop"], [390, 844, "phone"]] as const) {
+        const context = await browser.newContext({ viewport: { width, height } });
+        const page = await context.newPage();
+        const errors: string[] = [];
+        page.on("pageerror", (e) => errors.push(e.message));
+        page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+        await page.goto(res.body.web_url);
+        await page.waitForFunction(
+          () => (window as unknown as { heatmapViewer?: { ready: boolean } }).heatmapViewer?.ready,
+          undefined,
+          { timeout: 30_000 },
+        );
+        const zoom = await page.evaluate(() =>
+          (window as unknown as { heatmapViewer: { zoom: number } }).heatmapViewer.zoom
+        );
+        // World zoom is 2 (what the viewer opened on); fitted to the tracks' box it is the build's
+        // center_zoom on a desktop window, at most two zooms out on a phone.
+        expect(zoom, name).toBeGreaterThan(2);
+        if (name === "desktop") expect(zoom).toBeGreaterThanOrEqual(progress.center_zoom);
+        else expect(zoom).toBeGreaterThanOrEqual(progress.center_zoom - 2);
+        const back = page.locator(".panel a.back");
+        expect(await back.isVisible()).toBe(true);
+        expect(await back.innerText()).toContain("Heatmaps");
+        await page.evaluate(AXE);
+        const serious = await page.evaluate(async () => {
+          // deno-lint-ignore no-explicit-any
+          const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+          // deno-lint-ignore no-explicit-any
+          return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) =>
+            `${v.id} (${v.impact})`
+          );
+        });
+        expect(serious, name).toEqual([]);
+        await page.screenshot({ path: join(SCREENS, `heatmap-viewer-back-${name}.png`) });
+        // Not signed in here: /heatmaps asks to sign in and comes back to it.
+        await Promise.all([
+          page.waitForURL((url) => url.pathname === "/heatmaps" || url.search.includes("%2Fheatmaps")),
+          back.click(),
+        ]);
+        expect(errors, name).toEqual([]);
+        await context.close();
+      }
+    },
+    120_000,
+  );
 });

@@ -12,11 +12,24 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
  * tests/artifacts/oauth/ (git-ignored).
  */
 const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts", "oauth");
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+];
 
 let server: TestServer;
 let browser: Browser;
-let thirdParty: { server: Server; url: string; credentials: { id: string; secret: string }; token?: string; exchanges: number };
+let thirdParty: {
+  server: Server;
+  url: string;
+  credentials: { id: string; secret: string };
+  token?: string;
+  exchanges: number;
+};
 
 const escape = (s: string) => s.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
 const html = (title: string, body: string) =>
@@ -48,24 +61,45 @@ async function startThirdParty(): Promise<typeof thirdParty> {
       return res.end();
     }
     if (url.pathname === "/callback") {
-      if (url.searchParams.get("error")) return send(200, html("Access denied", `<p id="result">error=${escape(url.searchParams.get("error")!)}</p>`));
+      if (url.searchParams.get("error")) {
+        return send(200, html("Access denied", `<p id="result">error=${escape(url.searchParams.get("error")!)}</p>`));
+      }
       if (!states.has(url.searchParams.get("state") ?? "")) return send(400, html("Bad state", ""));
       self.exchanges++;
       const tokenRes = await fetch(new URL("/oauth/token", server.url), {
         method: "POST",
-        body: new URLSearchParams({ client_id: self.credentials.id, client_secret: self.credentials.secret, code: url.searchParams.get("code") ?? "" }),
+        body: new URLSearchParams({
+          client_id: self.credentials.id,
+          client_secret: self.credentials.secret,
+          code: url.searchParams.get("code") ?? "",
+        }),
       });
       const tokenBody = await tokenRes.json();
       if (tokenRes.status !== 200) {
-        return send(200, html("Token exchange failed", `<p id="result">${tokenRes.status} ${escape(JSON.stringify(tokenBody))}</p>`));
+        return send(
+          200,
+          html("Token exchange failed", `<p id="result">${tokenRes.status} ${escape(JSON.stringify(tokenBody))}</p>`),
+        );
       }
       self.token = tokenBody.access_token;
-      const me = await fetch(new URL("/v3/athlete", server.url), { headers: { authorization: `Bearer ${self.token}` } });
+      const me = await fetch(new URL("/v3/athlete", server.url), {
+        headers: { authorization: `Bearer ${self.token}` },
+      });
       const athlete = await me.json();
-      return send(200, html("Connected", `<p id="result">API ${me.status}: connected as ${escape(athlete.firstname)} (scope ${escape(url.searchParams.get("scope") ?? "")})</p>`));
+      return send(
+        200,
+        html(
+          "Connected",
+          `<p id="result">API ${me.status}: connected as ${escape(athlete.firstname)} (scope ${
+            escape(url.searchParams.get("scope") ?? "")
+          })</p>`,
+        ),
+      );
     }
     if (url.pathname === "/me") {
-      const me = await fetch(new URL("/v3/athlete", server.url), { headers: { authorization: `Bearer ${self.token}` } });
+      const me = await fetch(new URL("/v3/athlete", server.url), {
+        headers: { authorization: `Bearer ${self.token}` },
+      });
       return send(200, html("Athlete", `<p id="result">API ${me.status}: ${escape(await me.text())}</p>`));
     }
     if (url.pathname === "/lib-callback") return send(200, html("Library callback", "<p>received</p>"));
@@ -129,7 +163,10 @@ describe("OAuth in a browser", () => {
     await dev.fill("#callback_domain", "tracker.example");
     await Promise.all([dev.waitForURL(/\/settings\/api$/), dev.click("main button[type=submit]")]);
     await shot(dev, "03-my-api-application-created");
-    thirdParty.credentials = { id: (await dev.textContent("#client-id"))!.trim(), secret: (await dev.textContent("#client-secret"))!.trim() };
+    thirdParty.credentials = {
+      id: (await dev.textContent("#client-id"))!.trim(),
+      secret: (await dev.textContent("#client-secret"))!.trim(),
+    };
     expect(thirdParty.credentials.id).toMatch(/^\d+$/);
     expect(thirdParty.credentials.secret).toMatch(/^[0-9a-f]{40}$/);
     expect(await dev.textContent("#access-token")).toMatch(/^[0-9a-f]{40}$/);
@@ -215,7 +252,10 @@ describe("OAuth in a browser", () => {
   it("a redirect_uri on another host shows an error page and never redirects", async () => {
     const url = new URL("/oauth/authorize", server.url);
     url.search = new URLSearchParams({
-      client_id: thirdParty.credentials.id, redirect_uri: "https://evil.example/steal", response_type: "code", state: "s",
+      client_id: thirdParty.credentials.id,
+      redirect_uri: "https://evil.example/steal",
+      response_type: "code",
+      state: "s",
     }).toString();
     const res = await page.goto(url.toString());
     expect(res?.status()).toBe(400);
@@ -252,7 +292,9 @@ describe("OAuth in a browser", () => {
     await shot(page, "16-sign-in-wrong-password");
     const res = await signIn(page, "ada@example.com", "athlete-pass");
     expect(res?.status()).toBe(429);
-    expect(await page.textContent("[role=alert]")).toMatch(/^Too many failed sign-ins for this account\. Try again in \d+ seconds\.$/);
+    expect(await page.textContent("[role=alert]")).toMatch(
+      /^Too many failed sign-ins for this account\. Try again in \d+ seconds\.$/,
+    );
     await shot(page, "17-sign-in-throttled");
     // Another account is not affected.
     const dev = await signIn(page, "devon@example.com", "developer-pass");
@@ -271,7 +313,11 @@ describe("a standard OAuth 2.0 client library (oauth4webapi)", () => {
   const insecure = { [oauth.allowInsecureRequests]: true };
 
   beforeAll(async () => {
-    Object.assign(as, { issuer: server.url, authorization_endpoint: `${server.url}/oauth/authorize`, token_endpoint: `${server.url}/oauth/token` });
+    Object.assign(as, {
+      issuer: server.url,
+      authorization_endpoint: `${server.url}/oauth/authorize`,
+      token_endpoint: `${server.url}/oauth/token`,
+    });
     const context = await browser.newContext();
     page = await context.newPage();
     await signUp(page, "Libby", "libby@example.com", "library-pass");
@@ -297,15 +343,28 @@ describe("a standard OAuth 2.0 client library (oauth4webapi)", () => {
     await Promise.all([page.waitForURL(`${redirectUri}**`), page.click("#approve")]);
     const params = oauth.validateAuthResponse(as, client, new URL(page.url()), state);
     const auth = pkce ? oauth.None() : oauth.ClientSecretPost(thirdParty.credentials.secret);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, auth, params, redirectUri, pkce ? verifier : oauth.nopkce, insecure);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      auth,
+      params,
+      redirectUri,
+      pkce ? verifier : oauth.nopkce,
+      insecure,
+    );
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
     expect(tokens.token_type).toBe("bearer");
     expect(tokens.expires_in).toBe(21600);
-    const me = await fetch(new URL("/v3/athlete", server.url), { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const me = await fetch(new URL("/v3/athlete", server.url), {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(me.status).toBe(200);
     expect((await me.json()).firstname).toBe("Libby");
-    const refreshed = await oauth.processRefreshTokenResponse(as, client,
-      await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure));
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
+    );
     expect(refreshed.access_token).toBe(tokens.access_token);
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
   }

@@ -1,7 +1,15 @@
 import { createServer, type Server } from "node:http";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile, watchErrors } from "../helpers/browser.ts";
+import {
+  launchChromium,
+  pageApi,
+  screenshots,
+  type SignedIn,
+  signIn,
+  uploadFile,
+  watchErrors,
+} from "../helpers/browser.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
 
@@ -21,13 +29,16 @@ let callback: Server;
 let callbackUrl = "";
 
 /** Wider than the viewport: the page scrolls sideways. */
-const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 beforeAll(async () => {
   server = await startDenoServer({ timeoutMs: 180_000 });
   browser = await launchChromium();
   // The third-party application's redirect target (the code is not exchanged: authorizing is enough).
-  callback = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>ok</title><p id=result>ok</p>"));
+  callback = createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>ok</title><p id=result>ok</p>")
+  );
   await new Promise<void>((r) => callback.listen(0, "127.0.0.1", r));
   callbackUrl = `http://127.0.0.1:${(callback.address() as { port: number }).port}`;
 }, 240_000);
@@ -94,13 +105,22 @@ describe("pages at phone width", () => {
     // Nora registers an application with a long website address and authorizes it.
     await page.goto(`${server.url}/settings/api`);
     await page.fill("#name", "A Third Party Tracker With A Rather Long Name");
-    await page.fill("#website", "https://tracker.example/a/rather/long/address/that/does/not/break/anywhere/on/its/own");
+    await page.fill(
+      "#website",
+      "https://tracker.example/a/rather/long/address/that/does/not/break/anywhere/on/its/own",
+    );
     await page.fill("#description", "Shows your rides on a map.");
     await page.fill("#callback_domain", "127.0.0.1");
     await Promise.all([page.waitForURL(/\/settings\/api$/), page.click("main button[type=submit]")]);
     const clientId = (await page.textContent("#client-id"))!.trim();
     const authorize = new URL("/oauth/authorize", server.url);
-    authorize.search = new URLSearchParams({ client_id: clientId, redirect_uri: `${callbackUrl}/callback`, response_type: "code", scope: "read,activity:read_all,activity:write,profile:read_all", approval_prompt: "force" }).toString();
+    authorize.search = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: `${callbackUrl}/callback`,
+      response_type: "code",
+      scope: "read,activity:read_all,activity:write,profile:read_all",
+      approval_prompt: "force",
+    }).toString();
     await page.goto(authorize.toString());
     await Promise.all([page.waitForURL(`${callbackUrl}/callback**`), page.click("#approve")]);
     await page.goto(`${server.url}/settings/apps`);
@@ -118,7 +138,10 @@ describe("pages at phone width", () => {
     const { page, errors } = ada;
     const rideId = await uploadFile(page, EDGE500, "fit");
     // A segment made from a stretch of the ride (Toronto): the ride is its first effort.
-    const segment = await pageApi<{ id: number }>(page, "/segments", { method: "POST", body: { name: "Bathurst Street Long Climb", activity_id: rideId, start_index: 2000, end_index: 2600 } });
+    const segment = await pageApi<{ id: number }>(page, "/segments", {
+      method: "POST",
+      body: { name: "Bathurst Street Long Climb", activity_id: rideId, start_index: 2000, end_index: 2600 },
+    });
     const segmentId = segment.id;
     // Eddy rides it (the same file, uploaded after the segment exists): his effort is on the board.
     const eddy = await signIn(browser, server.url, "eddy@example.com");
@@ -145,9 +168,16 @@ describe("pages at phone width", () => {
     expect(box!.x + box!.width).toBeLessThanOrEqual(390);
     const cell = await page.locator("#leaderboard tbody tr").first().locator("td").last().boundingBox();
     expect(cell!.x + cell!.width).toBeLessThanOrEqual(390);
-    expect(await page.locator("#leaderboard tbody tr").first().locator("td").last().textContent()).toMatch(/^\d+:\d\d(:\d\d)?$/);
+    expect(await page.locator("#leaderboard tbody tr").first().locator("td").last().textContent()).toMatch(
+      /^\d+:\d\d(:\d\d)?$/,
+    );
     // The table needs no sideways scrolling.
-    expect(await page.evaluate(() => { const w = document.querySelector("#leaderboard .table-wrap")!; return w.scrollWidth - w.clientWidth; })).toBeLessThanOrEqual(0);
+    expect(
+      await page.evaluate(() => {
+        const w = document.querySelector("#leaderboard .table-wrap")!;
+        return w.scrollWidth - w.clientWidth;
+      }),
+    ).toBeLessThanOrEqual(0);
     expect(await overflow(page)).toBeLessThanOrEqual(0);
     expect(errors).toEqual([]);
   }, 180_000);

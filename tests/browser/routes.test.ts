@@ -13,7 +13,14 @@ import { deviceFile } from "../helpers/fixtures.ts";
  * axe-core (no serious or critical violation). Screenshots go to docs/screens/route-*.png.
  */
 const SCREENS = join(ROOT, "docs", "screens");
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+];
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const RIDE = deviceFile("gpx/strava-export-cycling-power-hr-cad-atemp.gpx");
 
@@ -37,7 +44,9 @@ async function axeViolations(page: Page): Promise<string[]> {
     // deno-lint-ignore no-explicit-any
     const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
     // deno-lint-ignore no-explicit-any
-    return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) => `${v.id} (${v.impact})`);
+    return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) =>
+      `${v.id} (${v.impact})`
+    );
   });
 }
 
@@ -75,7 +84,11 @@ describe("routes in the web app", () => {
     await page.goto(`${server.url}/activities/${activityId}`);
     await page.waitForSelector("#make-route");
     await Promise.all([page.waitForURL(/\/routes\/\d+$/), page.click("#make-route")]);
-    await page.waitForFunction(() => (window as unknown as { appState?: { route?: unknown } }).appState?.route === true, null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => (window as unknown as { appState?: { route?: unknown } }).appState?.route === true,
+      null,
+      { timeout: 60_000 },
+    );
     const routeId = Number(new URL(page.url()).pathname.split("/").pop());
     const res: { name: string; distance: number } = await page.evaluate(
       `import("/app/assets/app.js").then((app) => app.api("/routes/${routeId}"))`,

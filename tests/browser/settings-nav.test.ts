@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, screenshots, type SignedIn, signIn, seriousAxeViolations } from "../helpers/browser.ts";
+import { launchChromium, screenshots, seriousAxeViolations, type SignedIn, signIn } from "../helpers/browser.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 
 /**
@@ -23,11 +23,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-
 /** The main navigation's entries (label → href) and the current one. */
 const navOf = (page: Page) =>
   page.evaluate(() => ({
-    entries: [...document.querySelectorAll('header nav[aria-label="Main"] a')].map((a) => `${a.textContent} ${a.getAttribute("href")}`),
+    entries: [...document.querySelectorAll('header nav[aria-label="Main"] a')].map((a) =>
+      `${a.textContent} ${a.getAttribute("href")}`
+    ),
     current: document.querySelector('header nav[aria-label="Main"] a[aria-current="page"]')?.textContent ?? null,
     font: getComputedStyle(document.querySelector('header nav[aria-label="Main"] a')!).fontWeight,
     background: getComputedStyle(document.querySelector("header")!).backgroundColor,
@@ -57,7 +58,10 @@ describe("the settings pages' navigation", () => {
       await screenshots(page, `nav-${name}`);
       await page.setViewportSize({ width: 390, height: 844 });
       // One row that scrolls sideways on a phone, as on the app's pages; nothing wider than the screen.
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), path).toBeLessThanOrEqual(0);
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+        path,
+      ).toBeLessThanOrEqual(0);
       expect(await seriousAxeViolations(page), `${path} at 390 px`).toEqual([]);
       await page.setViewportSize({ width: 1280, height: 900 });
     }

@@ -2,7 +2,15 @@ import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, pageApi, screenshots, type SignedIn, signIn, uploadFile, seriousAxeViolations } from "../helpers/browser.ts";
+import {
+  launchChromium,
+  pageApi,
+  screenshots,
+  seriousAxeViolations,
+  type SignedIn,
+  signIn,
+  uploadFile,
+} from "../helpers/browser.ts";
 import { type DenoServer, ROOT, runCli, startDenoServer } from "../helpers/deno.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
 
@@ -51,12 +59,18 @@ let eddy: SignedIn;
 let adaId: number;
 const acts: Record<"ride" | "run" | "privateRun" | "swim", Activity> = {} as never;
 
-
 /** Opens a page and waits for its part (`window.appState[key]`); answers ms from navigation start to drawn. */
 async function open(page: Page, path: string, key: string): Promise<number> {
   await page.goto(`${server.url}${path}`);
-  await page.waitForFunction((k) => (window as unknown as { appState?: Record<string, unknown> }).appState?.[k] !== undefined, key, { timeout: 30_000 });
-  const [drawnAt, failed] = await page.evaluate((k) => [performance.now(), (window as unknown as { appState: Record<string, unknown> }).appState[k] === "failed"], key);
+  await page.waitForFunction(
+    (k) => (window as unknown as { appState?: Record<string, unknown> }).appState?.[k] !== undefined,
+    key,
+    { timeout: 30_000 },
+  );
+  const [drawnAt, failed] = await page.evaluate(
+    (k) => [performance.now(), (window as unknown as { appState: Record<string, unknown> }).appState[k] === "failed"],
+    key,
+  );
   expect(failed).toBe(false);
   return drawnAt as number;
 }
@@ -64,7 +78,11 @@ async function open(page: Page, path: string, key: string): Promise<number> {
 /** Waits for a part of the page (`window.appState[key]`) to be drawn again. */
 const redrawn = async (page: Page, key: string) => {
   await page.reload();
-  await page.waitForFunction((k) => (window as unknown as { appState?: Record<string, unknown> }).appState?.[k] !== undefined, key, { timeout: 30_000 });
+  await page.waitForFunction(
+    (k) => (window as unknown as { appState?: Record<string, unknown> }).appState?.[k] !== undefined,
+    key,
+    { timeout: 30_000 },
+  );
   await page.waitForTimeout(200);
 };
 
@@ -106,7 +124,10 @@ beforeAll(async () => {
   acts.run = await load(RUN, "fit");
   acts.swim = await load(SWIM, "fit");
   const privateRun = await load(PRIVATE_RUN, "gpx");
-  acts.privateRun = await pageApi<Activity>(ada.page, `/activities/${privateRun.id}`, { method: "PUT", body: { private: true } });
+  acts.privateRun = await pageApi<Activity>(ada.page, `/activities/${privateRun.id}`, {
+    method: "PUT",
+    body: { private: true },
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -119,17 +140,26 @@ describe("heart-rate and power zones on the activity page (item 15)", () => {
     const { page, errors } = ada;
     expect(acts.ride.type).toBe("Ride");
     await open(page, `/activities/${acts.ride.id}`, "zones");
-    const zones = await pageApi<{ type: string; distribution_buckets: { time: number }[] }[]>(page, `/activities/${acts.ride.id}/zones`);
+    const zones = await pageApi<{ type: string; distribution_buckets: { time: number }[] }[]>(
+      page,
+      `/activities/${acts.ride.id}/zones`,
+    );
     for (const zone of zones) {
       const key = zone.type === "power" ? "power" : "heartrate";
-      const rows = await page.$$eval(`#zones-${key} tbody tr`, (trs) => trs.map((tr) => Number((tr as HTMLElement).dataset.time)));
+      const rows = await page.$$eval(
+        `#zones-${key} tbody tr`,
+        (trs) => trs.map((tr) => Number((tr as HTMLElement).dataset.time)),
+      );
       expect(rows).toEqual(zone.distribution_buckets.map((b) => b.time));
     }
     expect(zones.map((z) => z.type).sort()).toEqual(["heartrate", "power"]);
     // FTP 250 W: Coggan's seven zones, Z4 from 90 % = 225 W to 105 % = 262.5 W (rounded).
     expect(await page.$$eval("#zones-power tbody tr", (trs) => trs.length)).toBe(7);
     expect(await page.textContent("#zones-power tbody tr:nth-child(4) td")).toBe("225–263 W");
-    const shares = await page.$$eval("#zones-heartrate tbody tr td:last-child", (tds) => tds.map((td) => Number(td.textContent!.replace(" %", ""))));
+    const shares = await page.$$eval(
+      "#zones-heartrate tbody tr td:last-child",
+      (tds) => tds.map((td) => Number(td.textContent!.replace(" %", ""))),
+    );
     expect(shares.reduce((s, v) => s + v, 0)).toBeGreaterThanOrEqual(97);
     expect(shares.reduce((s, v) => s + v, 0)).toBeLessThanOrEqual(103);
     await shoot(page, "activity-zones", "zones");
@@ -147,7 +177,11 @@ describe("heart-rate and power zones on the activity page (item 15)", () => {
   it("another athlete's page has no zones (the API answers them to the owner only)", async () => {
     const { page, errors } = eddy;
     await page.goto(`${server.url}/activities/${acts.ride.id}`);
-    await page.waitForFunction(() => (window as unknown as { appState?: { activityDrawn?: number } }).appState?.activityDrawn, null, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => (window as unknown as { appState?: { activityDrawn?: number } }).appState?.activityDrawn,
+      null,
+      { timeout: 30_000 },
+    );
     await page.waitForTimeout(300);
     expect(await page.$("#zones")).toBeNull();
     expect(errors).toEqual([]);
@@ -168,7 +202,9 @@ describe("training calendar (item 12)", () => {
     const m = month(acts.ride);
     const drawnAt = await open(page, `/athletes/${adaId}/calendar?month=${m}`, "calendar");
     expect(drawnAt).toBeLessThan(1000);
-    expect(await page.textContent("#month-title")).toBe(new Date(`${m}-01T00:00:00Z`).toLocaleString("en-GB", { month: "long", year: "numeric", timeZone: "UTC" }));
+    expect(await page.textContent("#month-title")).toBe(
+      new Date(`${m}-01T00:00:00Z`).toLocaleString("en-GB", { month: "long", year: "numeric", timeZone: "UTC" }),
+    );
     const day = acts.ride.start_date_local.slice(0, 10);
     expect(await page.$(`td[data-day="${day}"] a[href="/activities/${acts.ride.id}"]`)).not.toBeNull();
     const inMonth = Object.values(acts).filter((a) => month(a) === m);
@@ -210,7 +246,9 @@ describe("the profile links to the training pages", () => {
       ["calendar", "records"].map((p) => `/athletes/${adaId}/${p}`),
     );
     await eddy.page.click(`.training-links a[href="/athletes/${adaId}/records"]`);
-    await eddy.page.waitForFunction(() => (window as unknown as { appState?: { records?: unknown } }).appState?.records !== undefined);
+    await eddy.page.waitForFunction(() =>
+      (window as unknown as { appState?: { records?: unknown } }).appState?.records !== undefined
+    );
     expect(await eddy.page.textContent("h1")).toBe("Ada Lovelace: personal records");
     expect(ada.errors).toEqual([]);
     expect(eddy.errors).toEqual([]);
@@ -227,15 +265,30 @@ describe("personal records (item 13)", () => {
     expect(records.power_curve.length).toBeGreaterThan(3);
     expect(new Set(records.power_curve.map((p) => p.activity.id))).toEqual(new Set([acts.ride.id]));
     // The curve falls (or holds) as the duration grows.
-    for (let i = 1; i < records.power_curve.length; i++) expect(records.power_curve[i].watts).toBeLessThanOrEqual(records.power_curve[i - 1].watts);
+    for (let i = 1; i < records.power_curve.length; i++) {
+      expect(records.power_curve[i].watts).toBeLessThanOrEqual(records.power_curve[i - 1].watts);
+    }
     // Each best effort is the fastest of the runs' (the private run counts for its owner).
     for (const e of records.best_efforts) {
-      const times = [acts.run, acts.privateRun].flatMap((a) => (a.best_efforts ?? []).filter((b) => b.name === e.name).map((b) => b.elapsed_time));
+      const times = [acts.run, acts.privateRun].flatMap((a) =>
+        (a.best_efforts ?? []).filter((b) => b.name === e.name).map((b) => b.elapsed_time)
+      );
       expect(e.elapsed_time).toBe(Math.min(...times));
-      expect(await page.$(`#run-records tr[data-effort="${e.name}"] a[href="/activities/${e.activity.id}"]`)).not.toBeNull();
+      expect(await page.$(`#run-records tr[data-effort="${e.name}"] a[href="/activities/${e.activity.id}"]`)).not
+        .toBeNull();
     }
-    const rows = await page.$$eval("#power-records tbody tr", (trs) => trs.map((tr) => [tr.querySelector("th")!.textContent, tr.querySelector("td")!.textContent]));
-    expect(rows).toEqual(records.power_curve.map((p) => [p.duration < 60 ? `${p.duration} s` : p.duration < 3600 ? `${p.duration / 60} min` : `${p.duration / 3600} h`, `${p.watts} W`]));
+    const rows = await page.$$eval(
+      "#power-records tbody tr",
+      (trs) => trs.map((tr) => [tr.querySelector("th")!.textContent, tr.querySelector("td")!.textContent]),
+    );
+    expect(rows).toEqual(
+      records.power_curve.map((
+        p,
+      ) => [
+        p.duration < 60 ? `${p.duration} s` : p.duration < 3600 ? `${p.duration / 60} min` : `${p.duration / 3600} h`,
+        `${p.watts} W`,
+      ]),
+    );
     expect(await page.$("#power-curve path.curve")).not.toBeNull();
     await shoot(page, "records", "records");
     expect(errors).toEqual([]);
@@ -298,7 +351,9 @@ describe("fitness and freshness (item 14)", () => {
     expect(await page.textContent("#fitness-own")).toContain("only they");
     expect(errors).toEqual([]);
     // (The refused request below is logged by the browser, so errors are checked before it.)
-    const refused = await page.evaluate(`import("/app/assets/app.js").then((app) => app.api("/athletes/${adaId}/fitness").then(() => 0, (e) => e.status))`);
+    const refused = await page.evaluate(
+      `import("/app/assets/app.js").then((app) => app.api("/athletes/${adaId}/fitness").then(() => 0, (e) => e.status))`,
+    );
     expect(refused).toBe(403);
   }, 120_000);
 });

@@ -14,7 +14,14 @@ import { deviceFile } from "../helpers/fixtures.ts";
  * and for console errors, and screenshotted at desktop and phone width into docs/screens/.
  */
 const SCREENS = join(ROOT, "docs", "screens");
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+];
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const TILE_HOST = "tile.openstreetmap.org";
 const FIT_POWER = deviceFile("fit/garmin-edge1000-cycling-power-hr.fit");
@@ -96,7 +103,8 @@ function portraitPng(): Uint8Array {
   return encodePng({ width: w, height: hgt, data, channels: 3, depth: 8 });
 }
 
-const state = (page: Page, key: string) => page.evaluate((k) => (window as unknown as { appState?: Record<string, unknown> }).appState?.[k], key);
+const state = (page: Page, key: string) =>
+  page.evaluate((k) => (window as unknown as { appState?: Record<string, unknown> }).appState?.[k], key);
 
 beforeAll(async () => {
   mkdirSync(SCREENS, { recursive: true });
@@ -152,8 +160,19 @@ describe("the web app", () => {
     const bad = join(server.dataDir, "notes.txt");
     writeFileSync(bad, "not an activity");
     await page.setInputFiles("#files", [FIT_POWER, FIT_HR, bad]);
-    await page.waitForFunction(() => document.querySelectorAll("#uploads li[data-state]").length === 3, null, { timeout: 120_000 });
-    const rows = await page.$$eval("#uploads li", (lis) => lis.map((li) => ({ name: li.getAttribute("data-file"), state: li.getAttribute("data-state"), text: li.querySelector(".status")?.textContent, href: li.querySelector("a")?.getAttribute("href") })));
+    await page.waitForFunction(() => document.querySelectorAll("#uploads li[data-state]").length === 3, null, {
+      timeout: 120_000,
+    });
+    const rows = await page.$$eval(
+      "#uploads li",
+      (lis) =>
+        lis.map((li) => ({
+          name: li.getAttribute("data-file"),
+          state: li.getAttribute("data-state"),
+          text: li.querySelector(".status")?.textContent,
+          href: li.querySelector("a")?.getAttribute("href"),
+        })),
+    );
     expect(rows.map((r) => r.state)).toEqual(["done", "done", "error"]);
     expect(rows[2].text).toBe("Not a FIT, TCX or GPX file (or their .gz): choose a file your device recorded.");
     rideId = Number(/^\/activities\/(\d+)$/.exec(rows[0].href ?? "")?.[1]);
@@ -175,7 +194,11 @@ describe("the web app", () => {
   it("shows the activity with its route on a map and linked charts, though tiles cannot load", async () => {
     const { page } = ada;
     await page.goto(`${server.url}/activities/${rideId}`);
-    await page.waitForFunction(() => (window as unknown as { appState?: { activityFull?: number } }).appState?.activityFull, null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => (window as unknown as { appState?: { activityFull?: number } }).appState?.activityFull,
+      null,
+      { timeout: 60_000 },
+    );
     // The route is drawn as a vector path, the tiles failed (offline).
     const path = await page.getAttribute(".leaflet-overlay-pane path.leaflet-interactive", "d");
     expect((path ?? "").length).toBeGreaterThan(200);
@@ -190,7 +213,9 @@ describe("the web app", () => {
     const over = page.locator("[data-chart=altitude] .u-over");
     const box = (await over.boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
-    await expect.poll(() => page.locator(".leaflet-overlay-pane path").count(), { timeout: 20_000 }).toBe(markersBefore + 1);
+    await expect.poll(() => page.locator(".leaflet-overlay-pane path").count(), { timeout: 20_000 }).toBe(
+      markersBefore + 1,
+    );
     const legend = await page.textContent("[data-chart=altitude] .u-legend");
     expect(legend).toMatch(/km\s*\d+\.\d\d/);
     // Charts over time instead of distance.
@@ -235,13 +260,19 @@ describe("the web app", () => {
       }, { path, init });
     await page.goto(`${server.url}/upload`);
     // A segment made from a stretch of Ada's Edge 500 ride (Toronto).
-    const segment = await apiAs(page, "/segments", { method: "POST", body: { name: "Bathurst Climb", activity_id: secondId, start_index: 2000, end_index: 2600 } });
+    const segment = await apiAs(page, "/segments", {
+      method: "POST",
+      body: { name: "Bathurst Climb", activity_id: secondId, start_index: 2000, end_index: 2600 },
+    });
     expect(segment.id).toBeGreaterThan(0);
     segmentId = segment.id;
     const me = await apiAs(page, "/athlete");
     const eddyMe = await apiAs(eddy.page, "/athlete");
     const leaderboardDone = (p: Page, n: number) =>
-      p.waitForFunction((n) => ((window as unknown as { appState?: { leaderboard?: number } }).appState?.leaderboard ?? 0) >= n, n);
+      p.waitForFunction(
+        (n) => ((window as unknown as { appState?: { leaderboard?: number } }).appState?.leaderboard ?? 0) >= n,
+        n,
+      );
     const count = async (p: Page) => Number(/^(\d+) athletes?$/.exec((await p.textContent("#entry-count")) ?? "")?.[1]);
     await page.goto(`${server.url}/segments/${segment.id}`);
     await leaderboardDone(page, 1);
@@ -282,7 +313,13 @@ describe("the web app", () => {
       const res = await fetch("/v3/clubs", {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({ name: "Lunch Loop Club", description: "Noon rides around the park.", sport_type: "cycling", city: "London", country: "United Kingdom" }),
+        body: JSON.stringify({
+          name: "Lunch Loop Club",
+          description: "Noon rides around the park.",
+          sport_type: "cycling",
+          city: "London",
+          country: "United Kingdom",
+        }),
       });
       return { status: res.status, body: await res.json() };
     });
@@ -324,8 +361,14 @@ describe("the web app", () => {
     const href = (await page.getAttribute("#heatmap-list li[data-status=done] a", "href"))!;
     const token = await page.getAttribute('meta[name="api-token"]', "content");
     await page.goto(`${server.url}${href}`);
-    await page.waitForFunction(() => (window as unknown as { heatmapViewer?: { ready: boolean } }).heatmapViewer?.ready, null, { timeout: 60_000 });
-    const viewer = await page.evaluate(() => (window as unknown as { heatmapViewer: { zoom: number; tilesLoaded: number } }).heatmapViewer);
+    await page.waitForFunction(
+      () => (window as unknown as { heatmapViewer?: { ready: boolean } }).heatmapViewer?.ready,
+      null,
+      { timeout: 60_000 },
+    );
+    const viewer = await page.evaluate(() =>
+      (window as unknown as { heatmapViewer: { zoom: number; tilesLoaded: number } }).heatmapViewer
+    );
     // Opened on the rides' bounds (center_zoom is computed from them at build time), not the world at zoom 2.
     const mapId = href.split("/").pop();
     const built = await fetch(`${server.url}/v3/athletes/${href.split("/")[2]}/heatmaps/${mapId}/progress`, {
@@ -367,71 +410,103 @@ describe("the web app", () => {
     expect(api.headers.get("content-type")).toContain("application/json");
   }, 90_000);
 
-  it("explores segments on a map: the map's bounds ask the explore endpoint; climb category filters; links to the segment", async () => {
-    const { page } = ada;
-    await page.goto(`${server.url}/segments`);
-    expect(await page.getAttribute("header nav a[aria-current=page]", "href")).toBe("/segments");
-    const segment = await page.evaluate(async (id) => {
-      const token = document.querySelector<HTMLMetaElement>('meta[name="api-token"]')!.content;
-      return (await fetch(`/v3/segments/${id}`, { headers: { authorization: `Bearer ${token}` } })).json();
-    }, segmentId);
-    const [[lat0, lng0], [lat1, lng1]] = [segment.start_latlng, segment.end_latlng] as [number, number][];
-    const bounds = [Math.min(lat0, lat1) - 0.004, Math.min(lng0, lng1) - 0.004, Math.max(lat0, lat1) + 0.004, Math.max(lng0, lng1) + 0.004];
-    const explored = (n: number) => page.waitForFunction((n) => ((window as unknown as { appState?: { explore?: number } }).appState?.explore ?? 0) >= n, n, { timeout: 30_000 });
-    await page.goto(`${server.url}/segments?bounds=${bounds.join(",")}`);
-    await explored(1);
-    await page.waitForSelector(`#explore-list li[data-segment="${segmentId}"]`);
-    expect(await page.textContent(`#explore-list li[data-segment="${segmentId}"] a`)).toBe("Bathurst Climb");
-    // Drawn on the map too (a vector path, tiles or not).
-    expect(await page.locator(".leaflet-overlay-pane path").count()).toBeGreaterThan(0);
-    await look(page, "segments");
-    // Only categorised climbs from category 1 up: a short city stretch is not among them.
-    const category = Number(segment.climb_category);
-    const above = String(Math.min(5, category + 1));
-    await page.selectOption("#min-cat", above);
-    await page.selectOption("#max-cat", "5");
-    await expect.poll(() => page.locator(`#explore-list li[data-segment="${segmentId}"]`).count(), { timeout: 20_000 }).toBe(category === 5 ? 1 : 0);
-    await page.selectOption("#min-cat", "0");
-    await page.waitForSelector(`#explore-list li[data-segment="${segmentId}"]`);
-    await Promise.all([page.waitForURL(`${server.url}/segments/${segmentId}`), page.click(`#explore-list li[data-segment="${segmentId}"] a`)]);
-  }, 90_000);
+  it(
+    "explores segments on a map: the map's bounds ask the explore endpoint; climb category filters; links to the segment",
+    async () => {
+      const { page } = ada;
+      await page.goto(`${server.url}/segments`);
+      expect(await page.getAttribute("header nav a[aria-current=page]", "href")).toBe("/segments");
+      const segment = await page.evaluate(async (id) => {
+        const token = document.querySelector<HTMLMetaElement>('meta[name="api-token"]')!.content;
+        return (await fetch(`/v3/segments/${id}`, { headers: { authorization: `Bearer ${token}` } })).json();
+      }, segmentId);
+      const [[lat0, lng0], [lat1, lng1]] = [segment.start_latlng, segment.end_latlng] as [number, number][];
+      const bounds = [
+        Math.min(lat0, lat1) - 0.004,
+        Math.min(lng0, lng1) - 0.004,
+        Math.max(lat0, lat1) + 0.004,
+        Math.max(lng0, lng1) + 0.004,
+      ];
+      const explored = (n: number) =>
+        page.waitForFunction(
+          (n) => ((window as unknown as { appState?: { explore?: number } }).appState?.explore ?? 0) >= n,
+          n,
+          { timeout: 30_000 },
+        );
+      await page.goto(`${server.url}/segments?bounds=${bounds.join(",")}`);
+      await explored(1);
+      await page.waitForSelector(`#explore-list li[data-segment="${segmentId}"]`);
+      expect(await page.textContent(`#explore-list li[data-segment="${segmentId}"] a`)).toBe("Bathurst Climb");
+      // Drawn on the map too (a vector path, tiles or not).
+      expect(await page.locator(".leaflet-overlay-pane path").count()).toBeGreaterThan(0);
+      await look(page, "segments");
+      // Only categorised climbs from category 1 up: a short city stretch is not among them.
+      const category = Number(segment.climb_category);
+      const above = String(Math.min(5, category + 1));
+      await page.selectOption("#min-cat", above);
+      await page.selectOption("#max-cat", "5");
+      await expect.poll(() => page.locator(`#explore-list li[data-segment="${segmentId}"]`).count(), {
+        timeout: 20_000,
+      }).toBe(category === 5 ? 1 : 0);
+      await page.selectOption("#min-cat", "0");
+      await page.waitForSelector(`#explore-list li[data-segment="${segmentId}"]`);
+      await Promise.all([
+        page.waitForURL(`${server.url}/segments/${segmentId}`),
+        page.click(`#explore-list li[data-segment="${segmentId}"] a`),
+      ]);
+    },
+    90_000,
+  );
 
-  it("shows another athlete's profile; following them brings their activities (never the private one) into the feed", async () => {
-    const { page } = eddy;
-    const adaId = await ada.page.evaluate(() => JSON.parse(document.getElementById("app-config")!.textContent!).athlete.id as number);
-    // From the activity page, the owner's name links to the profile.
-    await page.goto(`${server.url}/activities/${rideId}`);
-    await page.waitForSelector("#owner");
-    await Promise.all([page.waitForURL(`${server.url}/athletes/${adaId}`), page.click("#owner")]);
-    await page.waitForFunction(() => ((window as unknown as { appState?: { athleteActivities?: number } }).appState?.athleteActivities ?? 0) >= 1);
-    expect(await page.textContent("#title")).toContain("Ada");
-    const listed = await page.$$eval("#athlete-activities li", (lis) => lis.map((li) => Number(li.getAttribute("data-activity"))));
-    expect(listed).toContain(rideId);
-    expect(listed).not.toContain(secondId); // made private above
-    expect(await page.textContent("#profile-totals")).toContain("Rides");
-    // Not followed yet: the feed has none of Ada's activities.
-    await page.goto(`${server.url}/`);
-    await page.waitForFunction(() => (window as unknown as { appState?: { feedPages?: number } }).appState?.feedPages);
-    expect(await page.locator(`#feed li[data-athlete="${adaId}"]`).count()).toBe(0);
-    await page.goto(`${server.url}/athletes/${adaId}`);
-    await page.click("#follow");
-    await expect.poll(() => page.textContent("#follow-status"), { timeout: 20_000 }).toBe("You follow Ada.");
-    expect(await page.getAttribute("#unfollow", "aria-pressed")).toBe("true");
-    expect(await page.textContent("#follow-counts")).toMatch(/^1 follower/);
-    await look(page, "athlete");
-    await page.goto(`${server.url}/`);
-    await page.waitForSelector(`#feed li[data-athlete="${adaId}"]`);
-    const feed = await page.$$eval("#feed li", (lis) => lis.map((li) => Number(li.getAttribute("data-activity"))));
-    expect(feed).toContain(rideId);
-    expect(feed).not.toContain(secondId);
-    expect(await page.textContent(`#feed li[data-activity="${rideId}"] .who-row a`)).toContain("Ada");
-    // Ada's own profile page is "Profile" in the navigation, with a link to change the picture.
-    await ada.page.goto(`${server.url}/athletes/${adaId}`);
-    await ada.page.waitForSelector("#profile-head a[href='/settings']");
-    expect(await ada.page.getAttribute("header nav a[aria-current=page]", "href")).toBe(`/athletes/${adaId}`);
-    // Unknown athletes answer the not-found page.
-    expect((await page.goto(`${server.url}/athletes/987654`))?.status()).toBe(404);
-  }, 90_000);
+  it(
+    "shows another athlete's profile; following them brings their activities (never the private one) into the feed",
+    async () => {
+      const { page } = eddy;
+      const adaId = await ada.page.evaluate(() =>
+        JSON.parse(document.getElementById("app-config")!.textContent!).athlete.id as number
+      );
+      // From the activity page, the owner's name links to the profile.
+      await page.goto(`${server.url}/activities/${rideId}`);
+      await page.waitForSelector("#owner");
+      await Promise.all([page.waitForURL(`${server.url}/athletes/${adaId}`), page.click("#owner")]);
+      await page.waitForFunction(() =>
+        ((window as unknown as { appState?: { athleteActivities?: number } }).appState?.athleteActivities ?? 0) >= 1
+      );
+      expect(await page.textContent("#title")).toContain("Ada");
+      const listed = await page.$$eval(
+        "#athlete-activities li",
+        (lis) => lis.map((li) => Number(li.getAttribute("data-activity"))),
+      );
+      expect(listed).toContain(rideId);
+      expect(listed).not.toContain(secondId); // made private above
+      expect(await page.textContent("#profile-totals")).toContain("Rides");
+      // Not followed yet: the feed has none of Ada's activities.
+      await page.goto(`${server.url}/`);
+      await page.waitForFunction(() =>
+        (window as unknown as { appState?: { feedPages?: number } }).appState?.feedPages
+      );
+      expect(await page.locator(`#feed li[data-athlete="${adaId}"]`).count()).toBe(0);
+      await page.goto(`${server.url}/athletes/${adaId}`);
+      await page.click("#follow");
+      await expect.poll(() => page.textContent("#follow-status"), { timeout: 20_000 }).toBe("You follow Ada.");
+      expect(await page.getAttribute("#unfollow", "aria-pressed")).toBe("true");
+      expect(await page.textContent("#follow-counts")).toMatch(/^1 follower/);
+      await look(page, "athlete");
+      await page.goto(`${server.url}/`);
+      await page.waitForSelector(`#feed li[data-athlete="${adaId}"]`);
+      const feed = await page.$$eval("#feed li", (lis) => lis.map((li) => Number(li.getAttribute("data-activity"))));
+      expect(feed).toContain(rideId);
+      expect(feed).not.toContain(secondId);
+      expect(await page.textContent(`#feed li[data-activity="${rideId}"] .who-row a`)).toContain("Ada");
+      // Ada's own profile page is "Profile" in the navigation, with a link to change the picture.
+      await ada.page.goto(`${server.url}/athletes/${adaId}`);
+      await ada.page.waitForSelector("#profile-head a[href='/settings']");
+      expect(await ada.page.getAttribute("header nav a[aria-current=page]", "href")).toBe(`/athletes/${adaId}`);
+      // Unknown athletes answer the not-found page.
+      expect((await page.goto(`${server.url}/athletes/987654`))?.status()).toBe(404);
+    },
+    90_000,
+  );
 
   it("scrolls the feed over several API pages, newest first", async () => {
     const { page } = ada;
@@ -439,7 +514,9 @@ describe("the web app", () => {
     await page.waitForFunction(() => (window as unknown as { appState?: { feedPages?: number } }).appState?.feedPages);
     const expected = await page.evaluate(async () => {
       const token = document.querySelector<HTMLMetaElement>('meta[name="api-token"]')!.content;
-      const res = await fetch("/v3/activities/following?per_page=100", { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch("/v3/activities/following?per_page=100", {
+        headers: { authorization: `Bearer ${token}` },
+      });
       return (await res.json()).map((a: { id: number }) => a.id);
     });
     expect(expected.length).toBeGreaterThanOrEqual(4);
@@ -447,7 +524,9 @@ describe("the web app", () => {
       await page.mouse.wheel(0, 5000);
       await page.waitForTimeout(250);
     }
-    await expect.poll(() => page.textContent("#feed-status"), { timeout: 20_000 }).toBe("That's all the activities of you and the athletes you follow.");
+    await expect.poll(() => page.textContent("#feed-status"), { timeout: 20_000 }).toBe(
+      "That's all the activities of you and the athletes you follow.",
+    );
     const shown = await page.$$eval("#feed li", (lis) => lis.map((li) => Number(li.getAttribute("data-activity"))));
     expect(shown).toEqual(expected);
     expect(Number(await state(page, "feedPages"))).toBeGreaterThanOrEqual(expected.length);
@@ -500,7 +579,9 @@ describe("the web app", () => {
       return [...g.getImageData(62, 62, 1, 1).data.slice(0, 3), ...g.getImageData(62, 1, 1, 1).data.slice(0, 3)];
     });
     // Centre and top edge are the square's blue: the red bands above and below it were cropped off.
-    for (const [i, v] of [20, 110, 200, 20, 110, 200].entries()) expect(Math.abs(centre[i] - v), `channel ${i}`).toBeLessThanOrEqual(3);
+    for (const [i, v] of [20, 110, 200, 20, 110, 200].entries()) {
+      expect(Math.abs(centre[i] - v), `channel ${i}`).toBeLessThanOrEqual(3);
+    }
     expect(identicon).toContain("/avatars/athletes/");
     // Gear, added from the page (the gear-create extension).
     await page.fill("#gear-name", "Commuter bike");
@@ -534,7 +615,10 @@ describe("the web app", () => {
     expect(await page.textContent("main")).not.toContain("Web app");
     await page.click("header form button[type=submit]");
     await page.waitForURL(/\/login$/);
-    const after = await fetch(`${server.url}/app/token`, { method: "POST", headers: { "x-csrf-token": "0".repeat(64) } });
+    const after = await fetch(`${server.url}/app/token`, {
+      method: "POST",
+      headers: { "x-csrf-token": "0".repeat(64) },
+    });
     expect(after.status).toBe(401);
     // The token minted for the ended session is revoked with it: /v3 answers 401.
     const revoked = await fetch(`${server.url}/v3/athlete`, { headers: { authorization: `Bearer ${token}` } });

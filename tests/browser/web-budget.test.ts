@@ -44,7 +44,10 @@ describe("the web app's rate limit", () => {
       else await res.arrayBuffer();
     }
     expect(refused?.status).toBe(403);
-    expect(await refused!.json()).toEqual({ message: "Rate Limit Exceeded", errors: [{ resource: "Application", field: "rate limit", code: "exceeded" }] });
+    expect(await refused!.json()).toEqual({
+      message: "Rate Limit Exceeded",
+      errors: [{ resource: "Application", field: "rate limit", code: "exceeded" }],
+    });
     expect(refused!.headers.get("x-ratelimit-limit")).toBe(`${BUDGET},30000`);
     const wait = Number(refused!.headers.get("retry-after"));
     expect(wait).toBeGreaterThan(0);
@@ -52,9 +55,13 @@ describe("the web app's rate limit", () => {
 
     // Eddy, on the same "Web app" application, is not affected.
     const eddy = await signIn(browser, server.url, "eddy@example.com");
-    await eddy.page.waitForFunction(() => (window as unknown as { appState?: { totals?: boolean; feedPages?: number } }).appState?.totals);
+    await eddy.page.waitForFunction(() =>
+      (window as unknown as { appState?: { totals?: boolean; feedPages?: number } }).appState?.totals
+    );
     await eddy.page.waitForSelector("#clubs-title");
-    await eddy.page.waitForFunction(() => (window as unknown as { appState?: { feedPages?: number } }).appState?.feedPages !== undefined);
+    await eddy.page.waitForFunction(() =>
+      (window as unknown as { appState?: { feedPages?: number } }).appState?.feedPages !== undefined
+    );
     expect(await appState(eddy.page, "feedPages")).toBe(1);
     expect(await eddy.page.textContent("#feed-status")).not.toMatch(/not allowed|too many/i);
     expect(await eddy.page.locator("main [role=alert]").count()).toBe(0);
@@ -62,7 +69,11 @@ describe("the web app's rate limit", () => {
 
     // Ada's feed says how long to wait, with N from the response.
     await ada.page.reload();
-    await ada.page.waitForFunction(() => /Too many requests/.test(document.getElementById("feed-status")?.textContent ?? ""), null, { timeout: 30_000 });
+    await ada.page.waitForFunction(
+      () => /Too many requests/.test(document.getElementById("feed-status")?.textContent ?? ""),
+      null,
+      { timeout: 30_000 },
+    );
     const said = (await ada.page.textContent("#feed-status"))!;
     const match = /^Too many requests, try again in (\d+) s\.$/.exec(said);
     expect(match, said).not.toBeNull();

@@ -23,8 +23,20 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function run(args: string[]): { lines: Record<string, unknown>[]; stderr: () => string; until(test: (l: Record<string, unknown>[]) => boolean, ms?: number): Promise<void>; stop(): Promise<number | null>; exited: Promise<number | null> } {
-  const child = spawn(DENO, ["run", "-A", "desktop/core/cli.ts", ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+function run(
+  args: string[],
+): {
+  lines: Record<string, unknown>[];
+  stderr: () => string;
+  until(test: (l: Record<string, unknown>[]) => boolean, ms?: number): Promise<void>;
+  stop(): Promise<number | null>;
+  exited: Promise<number | null>;
+} {
+  const child = spawn(DENO, ["run", "-A", "desktop/core/cli.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: Record<string, unknown>[] = [];
   let buffer = "";
   let err = "";
@@ -46,10 +58,18 @@ function run(args: string[]): { lines: Record<string, unknown>[]; stderr: () => 
     exited,
     until(test, ms = 60_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out; stdout:\n${lines.map((l) => JSON.stringify(l)).join("\n")}\nstderr:\n${err}`)), ms);
+        const timer = setTimeout(
+          () =>
+            reject(new Error(`timed out; stdout:\n${lines.map((l) => JSON.stringify(l)).join("\n")}\nstderr:\n${err}`)),
+          ms,
+        );
         const check = () => test(lines) && (clearTimeout(timer), resolve());
         waiters.push(check);
-        child.on("exit", () => setTimeout(() => { clearTimeout(timer); test(lines) ? resolve() : reject(new Error(`exited:\n${err}`)); }, 50));
+        child.on("exit", () =>
+          setTimeout(() => {
+            clearTimeout(timer);
+            test(lines) ? resolve() : reject(new Error(`exited:\n${err}`));
+          }, 50));
         check();
       });
     },
@@ -68,7 +88,19 @@ describe("npm run companion -- watch --json", () => {
     const file = join(folder, "karoo-ride.fit");
     copyFileSync(join(FIT, "garmin-edge810-cycling-power-vector.fit"), file);
     const state = join(root, "state");
-    const args = ["watch", "--server", server.url, "--token", token, "--folder", folder, "--no-volumes", "--state", state, "--json"];
+    const args = [
+      "watch",
+      "--server",
+      server.url,
+      "--token",
+      token,
+      "--folder",
+      folder,
+      "--no-volumes",
+      "--state",
+      state,
+      "--json",
+    ];
     const first = run(args);
     try {
       await first.until((l) => l.some((x) => x.event === "ready"));
@@ -90,7 +122,11 @@ describe("npm run companion -- watch --json", () => {
     }
     expect(second.lines.filter((l) => l.path === file).map((l) => l.event)).toEqual(["seen"]);
     expect(second.lines.some((l) => l.event === "uploading")).toBe(false);
-    expect(second.lines.find((l) => l.event === "seen")).toMatchObject({ path: file, status: "ready", activity_id: ready.activity_id });
+    expect(second.lines.find((l) => l.event === "seen")).toMatchObject({
+      path: file,
+      status: "ready",
+      activity_id: ready.activity_id,
+    });
   });
 
   it("without a token or sign-in it explains what to do and exits 2", async () => {

@@ -2,7 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { defaultVolumeRoots, detectDevice, folderSource, listVolumes, parseGarminDeviceXml } from "../../desktop/core/devices.ts";
+import {
+  defaultVolumeRoots,
+  detectDevice,
+  folderSource,
+  listVolumes,
+  parseGarminDeviceXml,
+} from "../../desktop/core/devices.ts";
 import { dataTypeOf, isActivityFile } from "../../desktop/core/files.ts";
 
 const root = mkdtempSync(join(tmpdir(), "companion-devices-"));
@@ -37,7 +43,13 @@ describe("device detection", () => {
     mkdirSync(join(v, "GARMIN", "Activities"), { recursive: true });
     writeFileSync(join(v, "GARMIN", "GarminDevice.xml"), DEVICE_XML);
     const device = detectDevice(v)!;
-    expect(device).toMatchObject({ id: "garmin:3831092274", name: "Edge 500", kind: "device", serial: "3831092274", volume: v });
+    expect(device).toMatchObject({
+      id: "garmin:3831092274",
+      name: "Edge 500",
+      kind: "device",
+      serial: "3831092274",
+      volume: v,
+    });
     expect(device.folder).toBe(join(v, "GARMIN", "Activities"));
   });
 

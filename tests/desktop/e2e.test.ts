@@ -25,8 +25,13 @@ let token: string;
 
 function companion(): Companion {
   return new Companion({
-    server: server.url, tokens: new StaticToken(token), stateDir, volumeRoots: [media],
-    volumeScanMs: 300, backoffBaseMs: 300, backoffMaxMs: 2000,
+    server: server.url,
+    tokens: new StaticToken(token),
+    stateDir,
+    volumeRoots: [media],
+    volumeScanMs: 300,
+    backoffBaseMs: 300,
+    backoffMaxMs: 2000,
   });
 }
 
@@ -62,10 +67,13 @@ describe("plug in a device, the activities appear — once", () => {
     try {
       // The volume is mounted while the companion runs.
       mkdirSync(activityFolder, { recursive: true });
-      writeFileSync(join(media, "GARMIN", "Garmin", "GarminDevice.xml"), `<?xml version="1.0"?>
+      writeFileSync(
+        join(media, "GARMIN", "Garmin", "GarminDevice.xml"),
+        `<?xml version="1.0"?>
 <Device xmlns="http://www.garmin.com/xmlschemas/GarminDevice/v2"><Model><Description>Edge 500</Description></Model><Id>3999000111</Id>
 <MassStorageMode><DataType><Name>FIT_TYPE_4</Name><File><Location><Path>Garmin/Activity</Path><FileExtension>FIT</FileExtension></Location>
-<TransferDirection>OutputFromUnit</TransferDirection></File></DataType></MassStorageMode></Device>`);
+<TransferDirection>OutputFromUnit</TransferDirection></File></DataType></MassStorageMode></Device>`,
+      );
       await log.until((e) => e.some((x) => x.event === "device_connected"), 20_000, "device_connected");
       expect(c.state().devices[0]).toMatchObject({ id: "garmin:3999000111", name: "Edge 500", folder: activityFolder });
 
@@ -133,30 +141,42 @@ describe("plug in a device, the activities appear — once", () => {
     }
   });
 
-  it("the server stops in the middle of a queue, the device is unplugged, the server starts again: every file arrives once", async () => {
-    const before = await activityIds();
-    const more = ["garmin-edge810-cycling-power-vector.fit", "coros-pace2-cycling-misaligned-fields.fit", "zwift-virtual-cycling-power.fit"];
-    const c = companion();
-    const log = new EventLog(c);
-    await c.start();
-    try {
-      for (const name of more) copyFileSync(join(FIT, name), join(activityFolder, name));
-      await log.settled(more, ["seen"], 30_000);
-      await log.until((e) => e.some((x) => x.event === "uploading"), 30_000, "first upload");
-      await server.close();
-      await log.until((e) => e.some((x) => x.event === "error" && "will_retry" in x && x.will_retry === true), 30_000, "a retry during the outage");
-      expect(c.state().counts.pending).toBeGreaterThan(0);
-      // Unplugged while files wait: the queue keeps its own copies.
-      rmSync(join(media, "GARMIN"), { recursive: true, force: true });
-      await log.until((e) => e.some((x) => x.event === "device_removed"), 20_000, "device_removed");
-      server = await startTestServer({ dataDir, port });
-      await log.settled(more, ["ready"], 100_000);
-      const ids = more.map((name) => log.files((e) => e.file === name && e.event === "ready")[0].activity_id!);
-      expect(new Set(ids).size).toBe(3);
-      expect(await activityIds()).toEqual([...before, ...ids.map(Number)].sort((a, b) => a - b));
-      for (const name of more) expect(log.files((e) => e.file === name && e.event === "ready")).toHaveLength(1);
-    } finally {
-      await c.stop();
-    }
-  }, 150_000);
+  it(
+    "the server stops in the middle of a queue, the device is unplugged, the server starts again: every file arrives once",
+    async () => {
+      const before = await activityIds();
+      const more = [
+        "garmin-edge810-cycling-power-vector.fit",
+        "coros-pace2-cycling-misaligned-fields.fit",
+        "zwift-virtual-cycling-power.fit",
+      ];
+      const c = companion();
+      const log = new EventLog(c);
+      await c.start();
+      try {
+        for (const name of more) copyFileSync(join(FIT, name), join(activityFolder, name));
+        await log.settled(more, ["seen"], 30_000);
+        await log.until((e) => e.some((x) => x.event === "uploading"), 30_000, "first upload");
+        await server.close();
+        await log.until(
+          (e) => e.some((x) => x.event === "error" && "will_retry" in x && x.will_retry === true),
+          30_000,
+          "a retry during the outage",
+        );
+        expect(c.state().counts.pending).toBeGreaterThan(0);
+        // Unplugged while files wait: the queue keeps its own copies.
+        rmSync(join(media, "GARMIN"), { recursive: true, force: true });
+        await log.until((e) => e.some((x) => x.event === "device_removed"), 20_000, "device_removed");
+        server = await startTestServer({ dataDir, port });
+        await log.settled(more, ["ready"], 100_000);
+        const ids = more.map((name) => log.files((e) => e.file === name && e.event === "ready")[0].activity_id!);
+        expect(new Set(ids).size).toBe(3);
+        expect(await activityIds()).toEqual([...before, ...ids.map(Number)].sort((a, b) => a - b));
+        for (const name of more) expect(log.files((e) => e.file === name && e.event === "ready")).toHaveLength(1);
+      } finally {
+        await c.stop();
+      }
+    },
+    150_000,
+  );
 });

@@ -24,13 +24,23 @@ export class EventLog {
   until(test: (events: CompanionEvent[]) => boolean, ms = 45_000, what = "expected events"): Promise<void> {
     if (test(this.events)) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; saw:\n${this.events.map((e) => JSON.stringify(e)).join("\n")}`)), ms);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`timed out waiting for ${what}; saw:\n${this.events.map((e) => JSON.stringify(e)).join("\n")}`),
+          ),
+        ms,
+      );
       this.#waiters.push({ test, resolve: () => (clearTimeout(timer), resolve()) });
     });
   }
 
   /** Waits until every named file had one of the given events. */
   settled(names: string[], events: string[], ms?: number): Promise<void> {
-    return this.until((all) => names.every((n) => all.some((e) => "path" in e && e.file === n && events.includes(e.event))), ms, `${names.join(", ")} to reach ${events.join("/")}`);
+    return this.until(
+      (all) => names.every((n) => all.some((e) => "path" in e && e.file === n && events.includes(e.event))),
+      ms,
+      `${names.join(", ")} to reach ${events.join("/")}`,
+    );
   }
 }

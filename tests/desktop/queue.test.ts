@@ -23,7 +23,12 @@ afterAll(async () => {
  * A local HTTP stand-in for what we can't provoke on demand from the real server: an exhausted
  * rate-limit window, and a URL that isn't a fitness platform at all.
  */
-async function double(handler: (req: { method: string; url: string }, n: number) => { status: number; headers?: Record<string, string>; body: string }) {
+async function double(
+  handler: (
+    req: { method: string; url: string },
+    n: number,
+  ) => { status: number; headers?: Record<string, string>; body: string },
+) {
   const requests: { method: string; url: string }[] = [];
   const server = createServer((req, res) => {
     req.resume();
@@ -55,15 +60,45 @@ describe("queue against rate limits and foreign servers", () => {
           return {
             status: 429,
             headers: { "x-ratelimit-limit": "600,30000", "x-ratelimit-usage": "601,1200", "retry-after": "1" },
-            body: JSON.stringify({ message: "Rate Limit Exceeded", errors: [{ resource: "Application", field: "rate limit", code: "exceeded" }] }),
+            body: JSON.stringify({
+              message: "Rate Limit Exceeded",
+              errors: [{ resource: "Application", field: "rate limit", code: "exceeded" }],
+            }),
           };
         }
-        return { status: 201, body: JSON.stringify({ id: 7, id_str: "7", external_id: "x", activity_id: null, status: "Your activity is still being processed.", error: null }) };
+        return {
+          status: 201,
+          body: JSON.stringify({
+            id: 7,
+            id_str: "7",
+            external_id: "x",
+            activity_id: null,
+            status: "Your activity is still being processed.",
+            error: null,
+          }),
+        };
       }
-      return { status: 200, body: JSON.stringify({ id: 7, id_str: "7", external_id: "x", activity_id: 99, status: "Your activity is ready.", error: null }) };
+      return {
+        status: 200,
+        body: JSON.stringify({
+          id: 7,
+          id_str: "7",
+          external_id: "x",
+          activity_id: 99,
+          status: "Your activity is ready.",
+          error: null,
+        }),
+      };
     });
     const folder = dropFolder("rate", ["zwift-virtual-cycling-power.fit"]);
-    const companion = new Companion({ server: api.url, tokens: new StaticToken("t"), stateDir: join(root, "state-rate"), folders: [folder], volumeRoots: [], stabilityMs: 200 });
+    const companion = new Companion({
+      server: api.url,
+      tokens: new StaticToken("t"),
+      stateDir: join(root, "state-rate"),
+      folders: [folder],
+      volumeRoots: [],
+      stabilityMs: 200,
+    });
     const log = new EventLog(companion);
     await companion.start();
     try {
@@ -84,9 +119,21 @@ describe("queue against rate limits and foreign servers", () => {
   });
 
   it("a URL that isn't our server gives a clear message and keeps the file queued", async () => {
-    const api = await double(() => ({ status: 404, headers: { "content-type": "text/html" }, body: "<html>Welcome to nginx</html>" }));
+    const api = await double(() => ({
+      status: 404,
+      headers: { "content-type": "text/html" },
+      body: "<html>Welcome to nginx</html>",
+    }));
     const folder = dropFolder("foreign", ["garmin-edge500-cycling-hr-cad-pauses.fit"]);
-    const companion = new Companion({ server: api.url, tokens: new StaticToken("t"), stateDir: join(root, "state-foreign"), folders: [folder], volumeRoots: [], stabilityMs: 200, backoffBaseMs: 60_000 });
+    const companion = new Companion({
+      server: api.url,
+      tokens: new StaticToken("t"),
+      stateDir: join(root, "state-foreign"),
+      folders: [folder],
+      volumeRoots: [],
+      stabilityMs: 200,
+      backoffBaseMs: 60_000,
+    });
     const log = new EventLog(companion);
     await companion.start();
     try {
@@ -108,22 +155,57 @@ describe("pieces", () => {
     const now = Date.parse("2025-03-04T10:07:30Z");
     const h = (o: Record<string, string>) => new Headers(o);
     expect(rateLimitResetAt(h({ "retry-after": "30" }), now)).toBe(now + 30_000);
-    expect(new Date(rateLimitResetAt(h({ "x-ratelimit-limit": "600,30000", "x-ratelimit-usage": "601,700" }), now)).toISOString()).toBe("2025-03-04T10:15:00.000Z");
-    expect(new Date(rateLimitResetAt(h({ "x-ratelimit-limit": "600,30000", "x-ratelimit-usage": "12,30000" }), now)).toISOString()).toBe("2025-03-05T00:00:00.000Z");
+    expect(
+      new Date(rateLimitResetAt(h({ "x-ratelimit-limit": "600,30000", "x-ratelimit-usage": "601,700" }), now))
+        .toISOString(),
+    ).toBe("2025-03-04T10:15:00.000Z");
+    expect(
+      new Date(rateLimitResetAt(h({ "x-ratelimit-limit": "600,30000", "x-ratelimit-usage": "12,30000" }), now))
+        .toISOString(),
+    ).toBe("2025-03-05T00:00:00.000Z");
     expect(new Date(rateLimitResetAt(h({}), now)).toISOString()).toBe("2025-03-04T10:15:00.000Z");
   });
 
   it("upload status bodies: ready, duplicate (also with HTML), error, deleted, processing", () => {
     const base = { id: 5, id_str: "5", external_id: "a.fit" };
-    expect(uploadStatusOf({ ...base, activity_id: 9, status: "Your activity is ready.", error: null })).toEqual({ state: "ready", uploadId: "5", activityId: "9" });
-    expect(uploadStatusOf({ ...base, activity_id: null, status: "There was an error processing your activity.", error: "a.fit duplicate of activity 12" }))
+    expect(uploadStatusOf({ ...base, activity_id: 9, status: "Your activity is ready.", error: null })).toEqual({
+      state: "ready",
+      uploadId: "5",
+      activityId: "9",
+    });
+    expect(
+      uploadStatusOf({
+        ...base,
+        activity_id: null,
+        status: "There was an error processing your activity.",
+        error: "a.fit duplicate of activity 12",
+      }),
+    )
       .toMatchObject({ state: "duplicate", activityId: "12" });
-    expect(uploadStatusOf({ ...base, activity_id: null, status: "There was an error processing your activity.", error: 'a.fit duplicate of <a href="/activities/13">activity 13</a>' }))
+    expect(
+      uploadStatusOf({
+        ...base,
+        activity_id: null,
+        status: "There was an error processing your activity.",
+        error: 'a.fit duplicate of <a href="/activities/13">activity 13</a>',
+      }),
+    )
       .toMatchObject({ state: "duplicate", activityId: "13" });
-    expect(uploadStatusOf({ ...base, activity_id: null, status: "There was an error processing your activity.", error: null }))
+    expect(
+      uploadStatusOf({
+        ...base,
+        activity_id: null,
+        status: "There was an error processing your activity.",
+        error: null,
+      }),
+    )
       .toMatchObject({ state: "error", message: "The server could not process this file." });
-    expect(uploadStatusOf({ ...base, activity_id: null, status: "The created activity has been deleted.", error: null })).toEqual({ state: "deleted", uploadId: "5" });
-    expect(uploadStatusOf({ ...base, activity_id: null, status: "Your activity is still being processed.", error: null })).toEqual({ state: "processing", uploadId: "5" });
+    expect(
+      uploadStatusOf({ ...base, activity_id: null, status: "The created activity has been deleted.", error: null }),
+    ).toEqual({ state: "deleted", uploadId: "5" });
+    expect(
+      uploadStatusOf({ ...base, activity_id: null, status: "Your activity is still being processed.", error: null }),
+    ).toEqual({ state: "processing", uploadId: "5" });
     expect(uploadStatusOf({ message: "Bad Request", errors: [] })).toBeUndefined();
   });
 
@@ -131,7 +213,9 @@ describe("pieces", () => {
     const { verifier, challenge } = pkcePair();
     expect(verifier).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
-    expect(challenge).toBe(btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""));
+    expect(challenge).toBe(
+      btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""),
+    );
     const store = new FileTokenStore(join(root, "tok", "token.json"));
     store.save({ server: "http://x", client_id: "1", access_token: "a", refresh_token: "r", expires_at: 1 });
     expect(statSync(store.path).mode & 0o777).toBe(0o600);

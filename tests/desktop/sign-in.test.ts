@@ -13,14 +13,24 @@ import { FileTokenStore, OAuthSession, signIn } from "../../desktop/core/oauth.t
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts", "companion");
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+];
 const root = mkdtempSync(join(tmpdir(), "companion-signin-"));
 let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  [server, browser] = await Promise.all([startTestServer(), chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS })]);
+  [server, browser] = await Promise.all([
+    startTestServer(),
+    chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS }),
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -56,7 +66,10 @@ describe("sign-in with PKCE on a loopback redirect", () => {
     expect(authorize.searchParams.get("scope")).toBe("write");
     expect(await page.textContent("h1")).toBe("Signed in");
     await page.screenshot({ path: join(ARTIFACTS, "signed-in.png") });
-    expect(token).toMatchObject({ client_id: String(app.client_id), athlete: { firstname: "Kim", lastname: "Cyclist" } });
+    expect(token).toMatchObject({
+      client_id: String(app.client_id),
+      athlete: { firstname: "Kim", lastname: "Cyclist" },
+    });
     expect(token.client_secret).toBeUndefined();
     expect(token.refresh_token).toBeTruthy();
 

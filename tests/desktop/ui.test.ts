@@ -18,7 +18,14 @@ import { DEVICES } from "../helpers/fixtures.ts";
 const FIT = join(DEVICES, "fit");
 const BROKEN = join(DEVICES, "broken");
 const ARTIFACTS = join(import.meta.dirname!, "..", "artifacts", "companion");
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+];
 const root = mkdtempSync(join(tmpdir(), "companion-ui-"));
 let server: TestServer;
 let browser: Browser;
@@ -45,16 +52,32 @@ describe("the companion window", () => {
     const media = join(root, "media");
     const activities = join(media, "EDGE530", "Garmin", "Activity");
     mkdirSync(activities, { recursive: true });
-    copyFileSync(join(FIT, "garmin-edge530-indoor-cycling-power-hrv-laps.fit"), join(activities, "2024-06-01-08-00-00.fit"));
-    copyFileSync(join(BROKEN, "strava-android-app-truncated-datasize.fit"), join(activities, "2024-06-02-08-00-00.fit"));
+    copyFileSync(
+      join(FIT, "garmin-edge530-indoor-cycling-power-hrv-laps.fit"),
+      join(activities, "2024-06-01-08-00-00.fit"),
+    );
+    copyFileSync(
+      join(BROKEN, "strava-android-app-truncated-datasize.fit"),
+      join(activities, "2024-06-02-08-00-00.fit"),
+    );
     const drop = join(root, "wahoo-exports");
     mkdirSync(drop, { recursive: true });
     copyFileSync(join(FIT, "wahoo-elemnt-cycling-power-hr-pauses.fit"), join(drop, "wahoo-ride.fit"));
 
     const stateDir = join(root, "state");
     const store = new FileTokenStore(join(stateDir, "token.json"));
-    store.save({ server: server.url, client_id: String(athlete.applicationId), access_token: athlete.token, athlete: { firstname: "Ann", lastname: "Rider" } });
-    const companion = new Companion({ server: server.url, tokens: new OAuthSession(store), stateDir, volumeRoots: [media] });
+    store.save({
+      server: server.url,
+      client_id: String(athlete.applicationId),
+      access_token: athlete.token,
+      athlete: { firstname: "Ann", lastname: "Rider" },
+    });
+    const companion = new Companion({
+      server: server.url,
+      tokens: new OAuthSession(store),
+      stateDir,
+      volumeRoots: [media],
+    });
     await companion.start();
     closers.push(() => companion.stop());
     const ui = await startUiServer({ companion, stateDir, tokenStore: store });
@@ -97,8 +120,17 @@ describe("the companion window", () => {
     // The real server's short window is 15 minutes; a stand-in answers 429 so the wait shows now.
     const limited: Server = createServer((req, res) => {
       req.resume();
-      res.writeHead(429, { "content-type": "application/json", "x-ratelimit-limit": "600,30000", "x-ratelimit-usage": "612,4000" })
-        .end(JSON.stringify({ message: "Rate Limit Exceeded", errors: [{ resource: "Application", field: "rate limit", code: "exceeded" }] }));
+      res.writeHead(429, {
+        "content-type": "application/json",
+        "x-ratelimit-limit": "600,30000",
+        "x-ratelimit-usage": "612,4000",
+      })
+        .end(
+          JSON.stringify({
+            message: "Rate Limit Exceeded",
+            errors: [{ resource: "Application", field: "rate limit", code: "exceeded" }],
+          }),
+        );
     });
     await new Promise<void>((r) => limited.listen(0, "127.0.0.1", r));
     closers.push(() => new Promise((r) => limited.close(r)));
@@ -109,7 +141,13 @@ describe("the companion window", () => {
     const store = new FileTokenStore(join(stateDir, "token.json"));
     const url = `http://127.0.0.1:${(limited.address() as AddressInfo).port}`;
     store.save({ server: url, client_id: "1", access_token: "t" });
-    const companion = new Companion({ server: url, tokens: new OAuthSession(store), stateDir, folders: [folder], volumeRoots: [] });
+    const companion = new Companion({
+      server: url,
+      tokens: new OAuthSession(store),
+      stateDir,
+      folders: [folder],
+      volumeRoots: [],
+    });
     await companion.start();
     closers.push(() => companion.stop());
     const ui = await startUiServer({ companion, stateDir, tokenStore: store });
@@ -117,7 +155,9 @@ describe("the companion window", () => {
     const page = await browser.newPage({ viewport: { width: 1100, height: 600 } });
     await page.goto(ui.url);
     await expect.poll(() => page.locator("#rate-limit").count(), { timeout: 30_000 }).toBe(1);
-    expect(await page.locator("#rate-limit").textContent()).toMatch(/rate limit was reached\. Uploads wait until .+, when its window resets\./);
+    expect(await page.locator("#rate-limit").textContent()).toMatch(
+      /rate limit was reached\. Uploads wait until .+, when its window resets\./,
+    );
     expect(await page.locator('tr.file[data-name="zwift.fit"]').getAttribute("data-status")).toBe("queued");
     await page.screenshot({ path: join(ARTIFACTS, "rate-limited.png"), fullPage: true });
     await page.close();

@@ -10,7 +10,8 @@ import { type DropinServer, startDropinServer, upload } from "./deno-server.ts";
  */
 let s: DropinServer;
 const DAY = 86_400_000;
-const localDaysAgo = (n: number, hour = 9) => new Date(Date.now() - n * DAY).toISOString().slice(0, 10) + `T${String(hour).padStart(2, "0")}:00:00Z`;
+const localDaysAgo = (n: number, hour = 9) =>
+  new Date(Date.now() - n * DAY).toISOString().slice(0, 10) + `T${String(hour).padStart(2, "0")}:00:00Z`;
 
 beforeAll(async () => {
   s = await startDropinServer(["Ann", "Bob"]);
@@ -18,9 +19,24 @@ beforeAll(async () => {
   await upload(s.call, Ann.token, "fit/garmin-edge1000-cycling-power-hr.fit");
   await upload(s.call, Ann.token, "tcx/garmin-fr410-running-hr.tcx");
   await upload(s.call, Ann.token, "tcx/garmin-vivoactivehr-pool-swim.tcx");
-  const manual = async (token: string, type: string, daysAgo: number, distance: number, elapsed: number, extra: Record<string, string | number> = {}) => {
+  const manual = async (
+    token: string,
+    type: string,
+    daysAgo: number,
+    distance: number,
+    elapsed: number,
+    extra: Record<string, string | number> = {},
+  ) => {
     const res = await s.call("POST", "/v3/activities", {
-      token, form: { name: `${type} ${daysAgo}`, type, start_date_local: localDaysAgo(daysAgo), elapsed_time: elapsed, distance, ...extra },
+      token,
+      form: {
+        name: `${type} ${daysAgo}`,
+        type,
+        start_date_local: localDaysAgo(daysAgo),
+        elapsed_time: elapsed,
+        distance,
+        ...extra,
+      },
     });
     expect(res.status, res.text).toBe(201);
     return res.body.id as number;
@@ -43,8 +59,12 @@ beforeAll(async () => {
   const madePublic = await manual(Ann.token, "Run", 8, 12_345.6, 4000, { private: 1 });
   const retyped = await manual(Ann.token, "Ride", 9, 8_000, 1700);
   const deleted = await manual(Ann.token, "Swim", 3, 2_000, 2400);
-  expect((await s.call("PUT", `/v3/activities/${madePublic}`, { token: Ann.token, form: { private: 0 } })).status).toBe(200);
-  expect((await s.call("PUT", `/v3/activities/${retyped}`, { token: Ann.token, form: { type: "Run" } })).status).toBe(200);
+  expect((await s.call("PUT", `/v3/activities/${madePublic}`, { token: Ann.token, form: { private: 0 } })).status).toBe(
+    200,
+  );
+  expect((await s.call("PUT", `/v3/activities/${retyped}`, { token: Ann.token, form: { type: "Run" } })).status).toBe(
+    200,
+  );
   expect((await s.call("DELETE", `/v3/activities/${deleted}`, { token: Ann.token })).status).toBe(204);
   expect(hidden).toBeGreaterThan(0);
   await manual(Bob.token, "Ride", 2, 77_000, 9000);
@@ -53,13 +73,20 @@ beforeAll(async () => {
 afterAll(() => s?.close());
 
 interface Listed {
-  type: string; sport_type?: string; private: boolean; start_date_local: string; distance: number; moving_time: number;
-  elapsed_time: number; total_elevation_gain: number; achievement_count: number;
+  type: string;
+  sport_type?: string;
+  private: boolean;
+  start_date_local: string;
+  distance: number;
+  moving_time: number;
+  elapsed_time: number;
+  total_elevation_gain: number;
+  achievement_count: number;
 }
 
 async function listAll(token: string): Promise<Listed[]> {
   const all: Listed[] = [];
-  for (let page = 1; ; page++) {
+  for (let page = 1;; page++) {
     const res = await s.call("GET", "/v3/athlete/activities", { token, query: { page, per_page: 200 } });
     expect(res.status).toBe(200);
     all.push(...res.body);
@@ -69,16 +96,39 @@ async function listAll(token: string): Promise<Listed[]> {
 
 // Strava's groups by sport type (docs/app-developers.md): e-bike rides count in no total.
 const GROUP: Record<string, string> = {
-  Ride: "ride", VirtualRide: "ride", MountainBikeRide: "ride", GravelRide: "ride", Run: "run", TrailRun: "run", Swim: "swim",
+  Ride: "ride",
+  VirtualRide: "ride",
+  MountainBikeRide: "ride",
+  GravelRide: "ride",
+  Run: "run",
+  TrailRun: "run",
+  Swim: "swim",
 };
 
 function expectedStats(activities: Listed[]) {
   const today = new Date().toISOString().slice(0, 10);
   const recentFrom = new Date(Date.parse(`${today}T00:00:00Z`) - 27 * DAY).toISOString().slice(0, 10);
-  const totals: Record<string, { count: number; distance: number; moving_time: number; elapsed_time: number; elevation_gain: number; achievement_count: number }> = {};
+  const totals: Record<
+    string,
+    {
+      count: number;
+      distance: number;
+      moving_time: number;
+      elapsed_time: number;
+      elevation_gain: number;
+      achievement_count: number;
+    }
+  > = {};
   for (const period of ["recent", "ytd", "all"]) {
     for (const group of ["ride", "run", "swim"]) {
-      totals[`${period}_${group}_totals`] = { count: 0, distance: 0, moving_time: 0, elapsed_time: 0, elevation_gain: 0, achievement_count: 0 };
+      totals[`${period}_${group}_totals`] = {
+        count: 0,
+        distance: 0,
+        moving_time: 0,
+        elapsed_time: 0,
+        elevation_gain: 0,
+        achievement_count: 0,
+      };
     }
   }
   let biggestRide = 0;
@@ -116,8 +166,17 @@ describe("GET /v3/athletes/:id/stats", () => {
     const res = await s.call("GET", `/v3/athletes/${Ann.id}/stats`, { token: Ann.token });
     expect(res.status, res.text).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual([
-      "all_ride_totals", "all_run_totals", "all_swim_totals", "biggest_climb_elevation_gain", "biggest_ride_distance",
-      "recent_ride_totals", "recent_run_totals", "recent_swim_totals", "ytd_ride_totals", "ytd_run_totals", "ytd_swim_totals",
+      "all_ride_totals",
+      "all_run_totals",
+      "all_swim_totals",
+      "biggest_climb_elevation_gain",
+      "biggest_ride_distance",
+      "recent_ride_totals",
+      "recent_run_totals",
+      "recent_swim_totals",
+      "ytd_ride_totals",
+      "ytd_run_totals",
+      "ytd_swim_totals",
     ]);
     for (const [key, want] of Object.entries(expected.totals)) {
       const got = res.body[key];
@@ -155,7 +214,14 @@ describe("GET /v3/athletes/:id/stats", () => {
     expect(bob.status).toBe(200);
     expect(bob.body.recent_ride_totals).toMatchObject({ count: 1, distance: 77_000, elapsed_time: 9000 });
     expect(bob.body.all_run_totals).toMatchObject({ count: 1, distance: 4000 });
-    expect(bob.body.all_swim_totals).toEqual({ count: 0, distance: 0, moving_time: 0, elapsed_time: 0, elevation_gain: 0, achievement_count: 0 });
+    expect(bob.body.all_swim_totals).toEqual({
+      count: 0,
+      distance: 0,
+      moving_time: 0,
+      elapsed_time: 0,
+      elevation_gain: 0,
+      achievement_count: 0,
+    });
   });
 
   it("is a read model that a replay of the log reproduces exactly (cli verify)", async () => {

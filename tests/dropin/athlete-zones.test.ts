@@ -40,8 +40,13 @@ describe("GET /v3/athlete/zones", () => {
     const after = await s.call("GET", "/v3/athlete/zones", { token: s.people.Ann.token });
     expect(after.body.power).toEqual({
       zones: [
-        { min: 0, max: 138 }, { min: 138, max: 188 }, { min: 188, max: 225 }, { min: 225, max: 263 },
-        { min: 263, max: 300 }, { min: 300, max: 375 }, { min: 375, max: -1 },
+        { min: 0, max: 138 },
+        { min: 138, max: 188 },
+        { min: 188, max: 225 },
+        { min: 225, max: 263 },
+        { min: 263, max: 300 },
+        { min: 300, max: 375 },
+        { min: 375, max: -1 },
       ],
     });
 
@@ -50,6 +55,8 @@ describe("GET /v3/athlete/zones", () => {
     const zones = await s.call("GET", `/v3/activities/${ride}/zones`, { token: s.people.Ann.token });
     expect(zones.status).toBe(200);
     const power = zones.body.find((z: { type: string }) => z.type === "power");
-    expect(power.distribution_buckets.map((b: { min: number; max: number }) => ({ min: b.min, max: b.max }))).toEqual(after.body.power.zones);
+    expect(power.distribution_buckets.map((b: { min: number; max: number }) => ({ min: b.min, max: b.max }))).toEqual(
+      after.body.power.zones,
+    );
   });
 });

@@ -31,7 +31,9 @@ describe("athlete pictures", () => {
     expect([medium.width, medium.height]).toEqual([62, 62]);
     // A picture, not a blank: at least two colours.
     const colours = new Set<string>();
-    for (let i = 0; i < large.data.length; i += large.channels) colours.add(Array.from(large.data.slice(i, i + 3)).join(","));
+    for (let i = 0; i < large.data.length; i += large.channels) {
+      colours.add(Array.from(large.data.slice(i, i + 3)).join(","));
+    }
     expect(colours.size).toBeGreaterThanOrEqual(2);
     // Another athlete's summary carries their own picture, which differs; the same athlete's stays the same.
     const other = await s.call("GET", `/v3/athletes/${Bob.id}`, { token: Ann.token });

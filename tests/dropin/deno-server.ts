@@ -30,16 +30,38 @@ export interface DropinServer {
  * The server as `npm start` runs it (Deno, a real port, PGlite on disk), with athletes and tokens
  * created beforehand in its data directory (there is no public sign-up over the API).
  */
-export async function startDropinServer(names: string[], options: { premium?: boolean; env?: Record<string, string> } = {}): Promise<DropinServer> {
+export async function startDropinServer(
+  names: string[],
+  options: { premium?: boolean; env?: Record<string, string> } = {},
+): Promise<DropinServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "fitness-dropin-"));
-  const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true, passwordCost: "test" }));
-  const ownerId = await createAthlete(setup, { firstname: "App", lastname: "Owner", email: "owner@example.com", password: "password123" });
-  const app = await createApplication(setup, { name: "Drop-in", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
+  const setup = await openPlatform(
+    configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true, passwordCost: "test" }),
+  );
+  const ownerId = await createAthlete(setup, {
+    firstname: "App",
+    lastname: "Owner",
+    email: "owner@example.com",
+    password: "password123",
+  });
+  const app = await createApplication(setup, {
+    name: "Drop-in",
+    ownerId,
+    callbackDomain: "localhost",
+    internal: true,
+    kudosEnabled: true,
+  });
   const people: Record<string, Person> = {};
   for (const name of names) {
     const id = await createAthlete(setup, {
-      firstname: name, lastname: "Tester", email: `${name.toLowerCase()}@example.com`, password: "password123",
-      sex: "F", weight: 61.5, birthdate: "1988-05-06", premium: options.premium ?? false,
+      firstname: name,
+      lastname: "Tester",
+      email: `${name.toLowerCase()}@example.com`,
+      password: "password123",
+      sex: "F",
+      weight: 61.5,
+      birthdate: "1988-05-06",
+      premium: options.premium ?? false,
     });
     const all: Permission[] = ["read", "write", "view_private"];
     people[name] = {
@@ -49,9 +71,15 @@ export async function startDropinServer(names: string[], options: { premium?: bo
     };
   }
   await setup.close();
-  const server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000", RATE_LIMIT_LONG: "1000000", ...options.env } });
+  const server = await startDenoServer({
+    dataDir,
+    env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000", RATE_LIMIT_LONG: "1000000", ...options.env },
+  });
   return {
-    server, call: api(server.url), people, application: { clientId: app.client_id, clientSecret: app.client_secret },
+    server,
+    call: api(server.url),
+    people,
+    application: { clientId: app.client_id, clientSecret: app.client_secret },
     close: async () => void (await server.stop()),
   };
 }

@@ -51,8 +51,23 @@ async function generate(document: unknown, dir: string): Promise<string> {
 /** tsc --strict --noEmit on the client: exit code and diagnostics. */
 async function compile(dir: string): Promise<{ code: number; output: string }> {
   const args = [
-    TSC, "--noEmit", "--strict", "--target", "es2022", "--lib", "es2022,dom", "--module", "esnext", "--moduleResolution", "bundler",
-    "--allowImportingTsExtensions", "--types", "node", "--exactOptionalPropertyTypes", "false", join(dir, "round-trip.ts"),
+    TSC,
+    "--noEmit",
+    "--strict",
+    "--target",
+    "es2022",
+    "--lib",
+    "es2022,dom",
+    "--module",
+    "esnext",
+    "--moduleResolution",
+    "bundler",
+    "--allowImportingTsExtensions",
+    "--types",
+    "node",
+    "--exactOptionalPropertyTypes",
+    "false",
+    join(dir, "round-trip.ts"),
   ];
   try {
     const { stdout } = await run(process.execPath, args, { cwd: join(import.meta.dirname!, "..", "..") });
@@ -67,8 +82,14 @@ async function compile(dir: string): Promise<{ code: number; output: string }> {
 function deviceTotals(bytes: Uint8Array) {
   const { messages } = new Decoder(Stream.fromByteArray(Array.from(bytes))).read();
   const session = messages.sessionMesgs![0];
-  const hr = messages.recordMesgs!.map((r: { heartRate?: number }) => r.heartRate).filter((v: unknown): v is number => typeof v === "number");
-  return { distance: session.totalDistance as number, maxHeartRate: Math.max(...hr), records: messages.recordMesgs!.length as number };
+  const hr = messages.recordMesgs!.map((r: { heartRate?: number }) => r.heartRate).filter((v: unknown): v is number =>
+    typeof v === "number"
+  );
+  return {
+    distance: session.totalDistance as number,
+    maxHeartRate: Math.max(...hr),
+    records: messages.recordMesgs!.length as number,
+  };
 }
 
 describe("a client generated from /v3/openapi.json", () => {
@@ -81,7 +102,9 @@ describe("a client generated from /v3/openapi.json", () => {
 
     // The control: the same document without response schemas (as it was) gives never/unknown answers.
     const bare = structuredClone(doc);
-    for (const item of Object.values(bare.paths) as Record<string, { responses: Record<string, { content?: unknown }> }>[]) {
+    for (
+      const item of Object.values(bare.paths) as Record<string, { responses: Record<string, { content?: unknown }> }>[]
+    ) {
       for (const op of Object.values(item)) for (const response of Object.values(op.responses)) delete response.content;
     }
     await generate(bare, BARE);
@@ -98,10 +121,19 @@ describe("a client generated from /v3/openapi.json", () => {
     const device = deviceTotals(bytes);
 
     expect(result.athlete).toMatchObject({ id: s.people.Ann.id, firstname: "Ann", resource_state: 3 });
-    expect(result.upload).toMatchObject({ status: "Your activity is still being processed.", activity_id: null, error: null });
+    expect(result.upload).toMatchObject({
+      status: "Your activity is still being processed.",
+      activity_id: null,
+      error: null,
+    });
     expect(result.upload.id_str).toBe(String(result.upload.id));
     expect(result.ready).toMatchObject({ id: result.upload.id, status: "Your activity is ready.", error: null });
-    expect(result.activity).toMatchObject({ id: result.ready.activity_id, name: "Generated client ride", resource_state: 3, athlete: { id: s.people.Ann.id } });
+    expect(result.activity).toMatchObject({
+      id: result.ready.activity_id,
+      name: "Generated client ride",
+      resource_state: 3,
+      athlete: { id: s.people.Ann.id },
+    });
     // The device's own totals, compared with what the typed client read.
     expect(Math.abs(result.activity.distance - device.distance) / device.distance).toBeLessThan(0.01);
     expect(result.activity.max_heartrate).toBe(device.maxHeartRate);

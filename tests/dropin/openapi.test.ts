@@ -53,7 +53,9 @@ describe("OpenAPI document", () => {
   it("validates the real answers of the operations with a response schema against the document", async () => {
     const ajv = new Ajv2020({ strict: false });
     ajv.addSchema(doc, "openapi.json");
-    const schemaOf = (path: string) => ({ $ref: `openapi.json#/paths/${path.replaceAll("/", "~1")}/get/responses/200/content/application~1json/schema` });
+    const schemaOf = (path: string) => ({
+      $ref: `openapi.json#/paths/${path.replaceAll("/", "~1")}/get/responses/200/content/application~1json/schema`,
+    });
     const put = await s.call("PUT", "/v3/athlete", { token: s.people.Ann.token, form: { ftp: 240 } });
     expect(put.status).toBe(200);
     const answers: [string, string][] = [
@@ -76,16 +78,30 @@ describe("OpenAPI document", () => {
     const ajv = new Ajv2020({ strict: false });
     ajv.addSchema(doc, "openapi.json");
     const validate = ajv.compile({ $ref: "openapi.json#/components/schemas/StreamSet" });
-    expect(doc.paths["/v3/activities/{id}/streams"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/StreamSet" });
+    expect(doc.paths["/v3/activities/{id}/streams"].get.responses["200"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/StreamSet",
+    });
     const id = await upload(s.call, s.people.Ann.token, "gpx/strava-export-cycling-power-hr-cad-atemp.gpx");
     const keys = "time,distance,latlng,altitude,velocity_smooth,heartrate,cadence,watts,temp,moving,grade_smooth";
-    for (const query of [{ keys, key_by_type: true }, { keys }, { keys, key_by_type: true, resolution: "low", series_type: "time" }]) {
+    for (
+      const query of [{ keys, key_by_type: true }, { keys }, {
+        keys,
+        key_by_type: true,
+        resolution: "low",
+        series_type: "time",
+      }]
+    ) {
       const res = await s.call("GET", `/v3/activities/${id}/streams`, { token: s.people.Ann.token, query });
       expect(res.status).toBe(200);
-      expect(validate(res.body), `${JSON.stringify(query)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+      expect(validate(res.body), `${JSON.stringify(query)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(
+        true,
+      );
     }
     // The schema can fail: a stream without its series_type, or an unknown key.
-    const res = await s.call("GET", `/v3/activities/${id}/streams`, { token: s.people.Ann.token, query: { keys: "time", key_by_type: true } });
+    const res = await s.call("GET", `/v3/activities/${id}/streams`, {
+      token: s.people.Ann.token,
+      query: { keys: "time", key_by_type: true },
+    });
     expect(validate({ ...res.body, time: { ...res.body.time, series_type: undefined } })).toBe(false);
     expect(validate({ ...res.body, power: res.body.time })).toBe(false);
   });

@@ -49,9 +49,21 @@ interface Ids {
 let ids: Ids;
 
 beforeAll(async () => {
-  server = await startTestServer({ rateLimitShort: 100_000_000, rateLimitLong: 100_000_000, webhooksAllowPrivate: true });
+  server = await startTestServer({
+    rateLimitShort: 100_000_000,
+    rateLimitLong: 100_000_000,
+    webhooksAllowPrivate: true,
+  });
   app = await server.application({ internal: true, kudos: true, challenges: true });
-  ann = await server.athlete({ firstname: "Ann", lastname: "Tester", sex: "F", premium: true, applicationId: app.client_id, city: "Utrecht", country: "Netherlands" });
+  ann = await server.athlete({
+    firstname: "Ann",
+    lastname: "Tester",
+    sex: "F",
+    premium: true,
+    applicationId: app.client_id,
+    city: "Utrecht",
+    country: "Netherlands",
+  });
   bob = await server.athlete({ firstname: "Bob", applicationId: app.client_id });
   callback = createServer((req, res) => {
     const challenge = new URL(req.url ?? "/", "http://x").searchParams.get("hub.challenge");
@@ -64,25 +76,53 @@ beforeAll(async () => {
   const ride = await upload(call, ann.token, "fit/garmin-edge1000-cycling-power-hr.fit");
   const run = await upload(call, ann.token, "gpx/strava-export-running-hr.gpx");
   await upload(call, bob.token, "tcx/garmin-fr410-running-hr.tcx");
-  const uploads = await call("POST", "/v3/uploads", { token: ann.token, multipart: deviceForm("fit/zwift-virtual-cycling-power.fit") });
+  const uploads = await call("POST", "/v3/uploads", {
+    token: ann.token,
+    multipart: deviceForm("fit/zwift-virtual-cycling-power.fit"),
+  });
   expect(uploads.status).toBe(201);
   // A segment laid on one ride, then the same road ridden again (the device's GPX of that ride) and by Bob: real efforts.
   const short = await upload(call, ann.token, "fit/garmin-edge1000-cycling-short-3formats.fit");
-  const points = (await call("GET", `/v3/activities/${short}/streams`, { token: ann.token, query: { keys: "time", key_by_type: true } })).body.time.original_size;
+  const points = (await call("GET", `/v3/activities/${short}/streams`, {
+    token: ann.token,
+    query: { keys: "time", key_by_type: true },
+  })).body.time.original_size;
   const segment = await call("POST", "/v3/segments", {
-    token: ann.token, form: { name: "Schema climb", activity_id: short, start_index: Math.floor(points * 0.2), end_index: Math.floor(points * 0.8) },
+    token: ann.token,
+    form: {
+      name: "Schema climb",
+      activity_id: short,
+      start_index: Math.floor(points * 0.2),
+      end_index: Math.floor(points * 0.8),
+    },
   });
   expect(segment.status, segment.text).toBe(201);
   await upload(call, ann.token, "gpx/garmin-connect-edge1000-cycling-short-3formats.gpx");
   await upload(call, bob.token, "fit/garmin-edge1000-cycling-short-3formats.fit");
   const efforts = await call("GET", `/v3/segments/${segment.body.id}/all_efforts`, { token: ann.token });
   expect(efforts.body.length, "the segment's own activity gives an effort").toBeGreaterThan(0);
-  const gear = await addGear(server.platform, { athleteId: ann.id, kind: "bike", name: "Schema bike", brandName: "Koga", modelName: "Kimera", frameType: 3, weight: 8.2 });
+  const gear = await addGear(server.platform, {
+    athleteId: ann.id,
+    kind: "bike",
+    name: "Schema bike",
+    brandName: "Koga",
+    modelName: "Kimera",
+    frameType: 3,
+    weight: 8.2,
+  });
   await call("PUT", `/v3/activities/${ride}`, { token: ann.token, form: { gear_id: gear } });
-  const club = await call("POST", "/v3/clubs", { token: ann.token, form: { name: "Schema Club", sport_type: "cycling" } });
+  const club = await call("POST", "/v3/clubs", {
+    token: ann.token,
+    form: { name: "Schema Club", sport_type: "cycling" },
+  });
   await call("POST", `/v3/clubs/${club.body.id}/join`, { token: bob.token });
   const challenge = await createChallenge(server.platform, {
-    name: "Schema challenge", type: "CumulativeChallenge", dimension: "distance", goal: 100000, startDate: "2000-01-01", endDate: "2099-12-31",
+    name: "Schema challenge",
+    type: "CumulativeChallenge",
+    dimension: "distance",
+    goal: 100000,
+    startDate: "2000-01-01",
+    endDate: "2099-12-31",
   });
   await call("POST", `/v3/challenges/${challenge}/athletes`, { token: ann.token });
   const map = await call("POST", "/v3/athlete/heatmaps", { token: ann.token, form: { activity_type_ids: "1,2" } });
@@ -92,11 +132,23 @@ beforeAll(async () => {
   await call("POST", `/v3/activities/${run}/kudos`, { token: bob.token });
   await call("PUT", `/v3/segments/${segment.body.id}/starred`, { token: ann.token, form: { starred: true } });
   await call("POST", "/v3/athlete/privacy_zones", { token: ann.token, form: { lat: 10, lng: 10, radius: 300 } });
-  const route = await call("POST", "/v3/routes", { token: ann.token, json: { activity_id: ride, name: "Schema route" } });
+  const route = await call("POST", "/v3/routes", {
+    token: ann.token,
+    json: { activity_id: ride, name: "Schema route" },
+  });
   expect(route.status, route.text).toBe(201);
   ids = {
-    route: route.body.id, ride, run, segment: segment.body.id, effort: String(efforts.body[0].id), gear, club: club.body.id, challenge,
-    upload: uploads.body.id, map: map.body.id, photo: new URL(Object.values(photo.body.urls as Record<string, string>)[0]).pathname,
+    route: route.body.id,
+    ride,
+    run,
+    segment: segment.body.id,
+    effort: String(efforts.body[0].id),
+    gear,
+    club: club.body.id,
+    challenge,
+    upload: uploads.body.id,
+    map: map.body.id,
+    photo: new URL(Object.values(photo.body.urls as Record<string, string>)[0]).pathname,
   };
   const res = await call("GET", "/v3/openapi.json");
   expect(res.status).toBe(200);
@@ -109,7 +161,11 @@ afterAll(async () => {
 
 function deviceForm(file: string) {
   const form = new FormData();
-  form.set("file", new Blob([readFileSync(new URL(`../fixtures/devices/${file}`, import.meta.url))]), file.split("/").pop()!);
+  form.set(
+    "file",
+    new Blob([readFileSync(new URL(`../fixtures/devices/${file}`, import.meta.url))]),
+    file.split("/").pop()!,
+  );
   form.set("data_type", "fit");
   return form;
 }
@@ -117,7 +173,15 @@ function deviceForm(file: string) {
 /** A real PNG (fast-png), 8×8 grey. */
 function pictureForm() {
   const form = new FormData();
-  form.set("file", new Blob([new Uint8Array(encodePng({ width: 8, height: 8, data: new Uint8Array(8 * 8 * 3).fill(128), channels: 3, depth: 8 }))]), "me.png");
+  form.set(
+    "file",
+    new Blob([
+      new Uint8Array(
+        encodePng({ width: 8, height: 8, data: new Uint8Array(8 * 8 * 3).fill(128), channels: 3, depth: 8 }),
+      ),
+    ]),
+    "me.png",
+  );
   return form;
 }
 
@@ -146,14 +210,19 @@ function fixtures(): Record<string, Fixture> {
   const at = (path: string, extra: CallOptions = {}): Fixture => ({ request: () => ({ path, token, ...extra }) });
   const fresh = async (f: () => Promise<string>): Promise<Request> => ({ path: await f(), token });
   const newClubWithMember = async (kind: "members" | "admins", pending: boolean) => {
-    const club = await server.api("POST", "/v3/clubs", { token, form: { name: `Club ${Math.random()}`, sport_type: "running", private: pending } });
+    const club = await server.api("POST", "/v3/clubs", {
+      token,
+      form: { name: `Club ${Math.random()}`, sport_type: "running", private: pending },
+    });
     const joiner = await server.athlete({ applicationId: app.client_id });
     await server.api("POST", `/v3/clubs/${club.body.id}/join`, { token: joiner.token });
     if (kind === "admins" && !pending) return { club: club.body.id, athlete: joiner.id };
     return { club: club.body.id, athlete: joiner.id };
   };
   return {
-    "POST /v3/routes": at("/v3/routes", { json: { name: "Drawn loop", latlng: [[52.09, 5.12], [52.1, 5.13], [52.11, 5.12]], type: 2 } }),
+    "POST /v3/routes": at("/v3/routes", {
+      json: { name: "Drawn loop", latlng: [[52.09, 5.12], [52.1, 5.13], [52.11, 5.12]], type: 2 },
+    }),
     "GET /v3/routes/{id}": at(`/v3/routes/${ids.route}`),
     "GET /v3/athletes/{id}/routes": at(`/v3/athletes/${ann.id}/routes`),
     "GET /v3/athlete/routes": at("/v3/athlete/routes", { query: { page: 1, per_page: 30 } }),
@@ -161,10 +230,14 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/routes/{id}/export_gpx": at(`/v3/routes/${ids.route}/export_gpx`),
     "GET /v3/routes/{id}/export_tcx": at(`/v3/routes/${ids.route}/export_tcx`),
     "DELETE /v3/routes/{id}": {
-      request: () => fresh(async () => {
-        const made = await server.api("POST", "/v3/routes", { token, json: { name: "Gone", latlng: [[52.09, 5.12], [52.1, 5.13]] } });
-        return `/v3/routes/${made.body.id}`;
-      }),
+      request: () =>
+        fresh(async () => {
+          const made = await server.api("POST", "/v3/routes", {
+            token,
+            json: { name: "Gone", latlng: [[52.09, 5.12], [52.1, 5.13]] },
+          });
+          return `/v3/routes/${made.body.id}`;
+        }),
     },
     // The web app's extensions (server/feeds/routes.ts, gear-create.ts, athlete-picture.ts).
     "GET /v3/activities/following": at("/v3/activities/following"),
@@ -181,44 +254,74 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/segments/explore": at("/v3/segments/explore", { query: { bounds: "-90,-180,90,180" } }),
     "GET /v3/segments/starred": at("/v3/segments/starred"),
     "GET /v3/athletes/{id}/segments/starred": at(`/v3/athletes/${ann.id}/segments/starred`),
-    "POST /v3/segments": at("/v3/segments", { form: { name: "Another climb", activity_id: ids.ride, start_index: 1000, end_index: 1500 } }),
+    "POST /v3/segments": at("/v3/segments", {
+      form: { name: "Another climb", activity_id: ids.ride, start_index: 1000, end_index: 1500 },
+    }),
     "GET /v3/segments/{id}": at(`/v3/segments/${ids.segment}`),
     "PUT /v3/segments/{id}/starred": at(`/v3/segments/${ids.segment}/starred`, { form: { starred: true } }),
     "GET /v3/segments/{id}/all_efforts": at(`/v3/segments/${ids.segment}/all_efforts`),
     "GET /v3/segments/{id}/leaderboard": at(`/v3/segments/${ids.segment}/leaderboard`),
-    "GET /v3/segments/{id}/streams": at(`/v3/segments/${ids.segment}/streams`, { query: { keys: "latlng,distance,altitude" } }),
+    "GET /v3/segments/{id}/streams": at(`/v3/segments/${ids.segment}/streams`, {
+      query: { keys: "latlng,distance,altitude" },
+    }),
     "GET /v3/segment_efforts/{id}": at(`/v3/segment_efforts/${ids.effort}`),
-    "GET /v3/segment_efforts/{id}/streams": at(`/v3/segment_efforts/${ids.effort}/streams`, { query: { keys: "time,heartrate,watts", key_by_type: true } }),
+    "GET /v3/segment_efforts/{id}/streams": at(`/v3/segment_efforts/${ids.effort}/streams`, {
+      query: { keys: "time,heartrate,watts", key_by_type: true },
+    }),
     "GET /v3/segment_efforts": at("/v3/segment_efforts", { query: { segment_id: ids.segment } }),
     "GET /v3/athlete": at("/v3/athlete"),
     "PUT /v3/athlete": at("/v3/athlete", { form: { weight: 61.5, ftp: 240 } }),
     "GET /v3/athletes/{id}": at(`/v3/athletes/${bob.id}`),
     "GET /v3/athletes/{id}/stats": at(`/v3/athletes/${ann.id}/stats`),
     "GET /v3/athlete/zones": at("/v3/athlete/zones"),
-    "POST /v3/activities": at("/v3/activities", { form: { name: "Lunch swim", sport_type: "Swim", start_date_local: "2024-05-01T12:00:00Z", elapsed_time: 1800, distance: 1500 } }),
+    "POST /v3/activities": at("/v3/activities", {
+      form: {
+        name: "Lunch swim",
+        sport_type: "Swim",
+        start_date_local: "2024-05-01T12:00:00Z",
+        elapsed_time: 1800,
+        distance: 1500,
+      },
+    }),
     "GET /v3/activities/{id}": at(`/v3/activities/${ids.run}`, { query: { include_all_efforts: true } }),
     "PUT /v3/activities/{id}": at(`/v3/activities/${ids.ride}`, { form: { name: "Renamed ride", commute: true } }),
     "DELETE /v3/activities/{id}": {
-      request: () => fresh(async () => {
-        const made = await server.api("POST", "/v3/activities", { token, form: { name: "Gone", type: "Walk", start_date_local: "2024-05-02T08:00:00Z", elapsed_time: 600 } });
-        return `/v3/activities/${made.body.id}`;
-      }),
+      request: () =>
+        fresh(async () => {
+          const made = await server.api("POST", "/v3/activities", {
+            token,
+            form: { name: "Gone", type: "Walk", start_date_local: "2024-05-02T08:00:00Z", elapsed_time: 600 },
+          });
+          return `/v3/activities/${made.body.id}`;
+        }),
     },
     "GET /v3/athlete/activities": at("/v3/athlete/activities", { query: { per_page: 50 } }),
     "GET /v3/activities/{id}/comments": at(`/v3/activities/${ids.run}/comments`),
     "POST /v3/activities/{id}/comments": at(`/v3/activities/${ids.run}/comments`, { form: { text: "Thanks!" } }),
     "DELETE /v3/activities/{activity_id}/comments/{id}": {
-      request: () => fresh(async () => {
-        const made = await server.api("POST", `/v3/activities/${ids.run}/comments`, { token, form: { text: "Typo" } });
-        return `/v3/activities/${ids.run}/comments/${made.body.id}`;
-      }),
+      request: () =>
+        fresh(async () => {
+          const made = await server.api("POST", `/v3/activities/${ids.run}/comments`, {
+            token,
+            form: { text: "Typo" },
+          });
+          return `/v3/activities/${ids.run}/comments/${made.body.id}`;
+        }),
     },
     "GET /v3/activities/{id}/kudos": at(`/v3/activities/${ids.run}/kudos`),
-    "POST /v3/activities/{id}/kudos": { request: () => ({ path: `/v3/activities/${ids.ride}/kudos`, token: bob.token }) },
-    "GET /v3/activities/{id}/photos": at(`/v3/activities/${ids.run}/photos`, { query: { size: 600, photo_sources: true } }),
-    "POST /v3/activities/{id}/photos": { request: () => ({ path: `/v3/activities/${ids.ride}/photos`, token, multipart: photoForm() }) },
+    "POST /v3/activities/{id}/kudos": {
+      request: () => ({ path: `/v3/activities/${ids.ride}/kudos`, token: bob.token }),
+    },
+    "GET /v3/activities/{id}/photos": at(`/v3/activities/${ids.run}/photos`, {
+      query: { size: 600, photo_sources: true },
+    }),
+    "POST /v3/activities/{id}/photos": {
+      request: () => ({ path: `/v3/activities/${ids.ride}/photos`, token, multipart: photoForm() }),
+    },
     "GET /photos/{unique_id}/{size}": at(ids.photo),
-    "GET /v3/activities/{id}/streams": at(`/v3/activities/${ids.ride}/streams`, { query: { keys: "time,latlng,heartrate,watts,moving", key_by_type: true } }),
+    "GET /v3/activities/{id}/streams": at(`/v3/activities/${ids.ride}/streams`, {
+      query: { keys: "time,latlng,heartrate,watts,moving", key_by_type: true },
+    }),
     "GET /v3/activities/{id}/streams/{types}": at(`/v3/activities/${ids.run}/streams/time,distance,heartrate`),
     "GET /v3/activities/{id}/laps": at(`/v3/activities/${ids.ride}/laps`),
     "GET /v3/activities/{id}/export_gpx": at(`/v3/activities/${ids.ride}/export_gpx`),
@@ -234,34 +337,41 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/clubs/{id}/members": at(`/v3/clubs/${ids.club}/members`),
     "GET /v3/clubs/{id}/admins": at(`/v3/clubs/${ids.club}/admins`),
     "PUT /v3/clubs/{club_id}/members/{athlete_id}": {
-      request: () => fresh(async () => {
-        const m = await newClubWithMember("members", true);
-        return `/v3/clubs/${m.club}/members/${m.athlete}`;
-      }),
+      request: () =>
+        fresh(async () => {
+          const m = await newClubWithMember("members", true);
+          return `/v3/clubs/${m.club}/members/${m.athlete}`;
+        }),
     },
     "DELETE /v3/clubs/{club_id}/members/{athlete_id}": {
-      request: () => fresh(async () => {
-        const m = await newClubWithMember("members", true);
-        return `/v3/clubs/${m.club}/members/${m.athlete}`;
-      }),
+      request: () =>
+        fresh(async () => {
+          const m = await newClubWithMember("members", true);
+          return `/v3/clubs/${m.club}/members/${m.athlete}`;
+        }),
     },
     "PUT /v3/clubs/{club_id}/admins/{athlete_id}": {
-      request: () => fresh(async () => {
-        const m = await newClubWithMember("admins", false);
-        return `/v3/clubs/${m.club}/admins/${m.athlete}`;
-      }),
+      request: () =>
+        fresh(async () => {
+          const m = await newClubWithMember("admins", false);
+          return `/v3/clubs/${m.club}/admins/${m.athlete}`;
+        }),
     },
     "DELETE /v3/clubs/{club_id}/admins/{athlete_id}": {
-      request: () => fresh(async () => {
-        const m = await newClubWithMember("admins", false);
-        await server.api("PUT", `/v3/clubs/${m.club}/admins/${m.athlete}`, { token });
-        return `/v3/clubs/${m.club}/admins/${m.athlete}`;
-      }),
+      request: () =>
+        fresh(async () => {
+          const m = await newClubWithMember("admins", false);
+          await server.api("PUT", `/v3/clubs/${m.club}/admins/${m.athlete}`, { token });
+          return `/v3/clubs/${m.club}/admins/${m.athlete}`;
+        }),
     },
     "GET /v3/clubs/{id}/activities": at(`/v3/clubs/${ids.club}/activities`),
     "POST /v3/clubs/{id}/join": {
       request: async () => {
-        const club = await server.api("POST", "/v3/clubs", { token: bob.token, form: { name: "Bob's club", sport_type: "triathlon" } });
+        const club = await server.api("POST", "/v3/clubs", {
+          token: bob.token,
+          form: { name: "Bob's club", sport_type: "triathlon" },
+        });
         return { path: `/v3/clubs/${club.body.id}/join`, token };
       },
     },
@@ -269,27 +379,46 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/challenges/joined": at("/v3/challenges/joined"),
     "GET /v3/challenges/{id}": at(`/v3/challenges/${ids.challenge}`),
     "GET /v3/challenges/{id}/leaderboard": { ...at(`/v3/challenges/${ids.challenge}/leaderboard`) },
-    "POST /v3/challenges/{id}/athletes": { request: () => ({ path: `/v3/challenges/${ids.challenge}/athletes`, token: bob.token }) },
-    "DELETE /v3/challenges/{id}/athletes": { request: () => ({ path: `/v3/challenges/${ids.challenge}/athletes`, token: bob.token }) },
-    "POST /v3/uploads": { request: () => ({ path: "/v3/uploads", token, multipart: deviceForm("fit/wahoo-elemnt-cycling-power-hr-pauses.fit") }) },
+    "POST /v3/challenges/{id}/athletes": {
+      request: () => ({ path: `/v3/challenges/${ids.challenge}/athletes`, token: bob.token }),
+    },
+    "DELETE /v3/challenges/{id}/athletes": {
+      request: () => ({ path: `/v3/challenges/${ids.challenge}/athletes`, token: bob.token }),
+    },
+    "POST /v3/uploads": {
+      request: () => ({
+        path: "/v3/uploads",
+        token,
+        multipart: deviceForm("fit/wahoo-elemnt-cycling-power-hr-pauses.fit"),
+      }),
+    },
     "GET /v3/uploads/{id}": at(`/v3/uploads/${ids.upload}`),
     "GET /v3/athlete/heatmaps": at("/v3/athlete/heatmaps"),
     "POST /v3/athlete/heatmaps": at("/v3/athlete/heatmaps", { form: { activity_type_ids: "1" } }),
-    "GET /v3/athletes/{athlete_id}/heatmaps/{map_id}/progress": at(`/v3/athletes/${ann.id}/heatmaps/${ids.map}/progress`),
+    "GET /v3/athletes/{athlete_id}/heatmaps/{map_id}/progress": at(
+      `/v3/athletes/${ann.id}/heatmaps/${ids.map}/progress`,
+    ),
     "GET /v3/athletes/{athlete_id}/heatmaps/{map_id}": at(`/v3/athletes/${ann.id}/heatmaps/${ids.map}`),
     "DELETE /v3/athletes/{athlete_id}/heatmaps/{map_id}": {
-      request: () => fresh(async () => {
-        const map = await server.api("POST", "/v3/athlete/heatmaps", { token, form: { activity_type_ids: "2" } });
-        return `/v3/athletes/${ann.id}/heatmaps/${map.body.id}`;
-      }),
+      request: () =>
+        fresh(async () => {
+          const map = await server.api("POST", "/v3/athlete/heatmaps", { token, form: { activity_type_ids: "2" } });
+          return `/v3/athletes/${ann.id}/heatmaps/${map.body.id}`;
+        }),
     },
     "GET /v3/athlete/privacy_zones": at("/v3/athlete/privacy_zones"),
-    "POST /v3/athlete/privacy_zones": at("/v3/athlete/privacy_zones", { form: { lat: -33.86, lng: 151.2, radius: 500 } }),
+    "POST /v3/athlete/privacy_zones": at("/v3/athlete/privacy_zones", {
+      form: { lat: -33.86, lng: 151.2, radius: 500 },
+    }),
     "DELETE /v3/athlete/privacy_zones/{id}": {
-      request: () => fresh(async () => {
-        const zone = await server.api("POST", "/v3/athlete/privacy_zones", { token, form: { lat: 1, lng: 1, radius: 400 } });
-        return `/v3/athlete/privacy_zones/${zone.body.id}`;
-      }),
+      request: () =>
+        fresh(async () => {
+          const zone = await server.api("POST", "/v3/athlete/privacy_zones", {
+            token,
+            form: { lat: 1, lng: 1, radius: 400 },
+          });
+          return `/v3/athlete/privacy_zones/${zone.body.id}`;
+        }),
     },
     "POST /v3/athlete/imports": { request: () => ({ path: "/v3/athlete/imports", token, multipart: archiveForm() }) },
     "GET /v3/athlete/imports/{id}": {
@@ -299,13 +428,31 @@ function fixtures(): Record<string, Fixture> {
       },
     },
     "POST /v3/push_subscriptions": {
-      request: () => ({ path: "/v3/push_subscriptions", form: { client_id: app.client_id, client_secret: app.client_secret, callback_url: callbackUrl, verify_token: "v" } }),
+      request: () => ({
+        path: "/v3/push_subscriptions",
+        form: {
+          client_id: app.client_id,
+          client_secret: app.client_secret,
+          callback_url: callbackUrl,
+          verify_token: "v",
+        },
+      }),
     },
-    "GET /v3/push_subscriptions": { request: () => ({ path: "/v3/push_subscriptions", query: { client_id: app.client_id, client_secret: app.client_secret } }) },
+    "GET /v3/push_subscriptions": {
+      request: () => ({
+        path: "/v3/push_subscriptions",
+        query: { client_id: app.client_id, client_secret: app.client_secret },
+      }),
+    },
     "DELETE /v3/push_subscriptions/{id}": {
       request: async () => {
-        const [sub] = (await server.api("GET", "/v3/push_subscriptions", { query: { client_id: app.client_id, client_secret: app.client_secret } })).body;
-        return { path: `/v3/push_subscriptions/${sub.id}`, query: { client_id: app.client_id, client_secret: app.client_secret } };
+        const [sub] = (await server.api("GET", "/v3/push_subscriptions", {
+          query: { client_id: app.client_id, client_secret: app.client_secret },
+        })).body;
+        return {
+          path: `/v3/push_subscriptions/${sub.id}`,
+          query: { client_id: app.client_id, client_secret: app.client_secret },
+        };
       },
     },
     "GET /oauth/authorize": {
@@ -315,17 +462,33 @@ function fixtures(): Record<string, Fixture> {
         const cookie = [...web.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
         return {
           path: "/oauth/authorize",
-          query: { client_id: app.client_id, redirect_uri: "http://localhost/cb", response_type: "code", scope: "read,activity:read_all", approval_prompt: "force" },
+          query: {
+            client_id: app.client_id,
+            redirect_uri: "http://localhost/cb",
+            response_type: "code",
+            scope: "read,activity:read_all",
+            approval_prompt: "force",
+          },
           headers: { cookie, accept: "text/html" },
         };
       },
     },
     "POST /oauth/token": {
-      request: async () => ({ path: "/oauth/token", form: { client_id: app.client_id, client_secret: app.client_secret, grant_type: "authorization_code", code: await code() } }),
+      request: async () => ({
+        path: "/oauth/token",
+        form: {
+          client_id: app.client_id,
+          client_secret: app.client_secret,
+          grant_type: "authorization_code",
+          code: await code(),
+        },
+      }),
     },
     "POST /oauth/deauthorize": {
       request: async () => {
-        const tokens = await server.api("POST", "/oauth/token", { form: { client_id: app.client_id, client_secret: app.client_secret, code: await code() } });
+        const tokens = await server.api("POST", "/oauth/token", {
+          form: { client_id: app.client_id, client_secret: app.client_secret, code: await code() },
+        });
         return { path: "/oauth/deauthorize", form: { access_token: tokens.body.access_token } };
       },
     },
@@ -334,8 +497,13 @@ function fixtures(): Record<string, Fixture> {
 
 async function code() {
   return await grantAuthorization(server.platform, {
-    athleteId: bob.id, applicationId: app.client_id, permissions: ["read", "view_private"], scope: "read,activity:read_all",
-    redirectUri: "http://localhost/cb", codeChallenge: null, prompted: true,
+    athleteId: bob.id,
+    applicationId: app.client_id,
+    permissions: ["read", "view_private"],
+    scope: "read,activity:read_all",
+    redirectUri: "http://localhost/cb",
+    codeChallenge: null,
+    prompted: true,
   });
 }
 
@@ -392,8 +560,10 @@ const STRAVA_OPERATIONS: Record<string, string> = {
  * for it. Anything else missing fails the test.
  */
 const NO_DATA: Record<string, string> = {
-  "*.map.polyline": "a summary's map: Strava's PolylineMap sends polyline only in detailed representations (summary_polyline is there)",
-  "*.max": "power zones: no maximum defined for them (heart-rate zones carry the max heart rate their bounds come from)",
+  "*.map.polyline":
+    "a summary's map: Strava's PolylineMap sends polyline only in detailed representations (summary_polyline is there)",
+  "*.max":
+    "power zones: no maximum defined for them (heart-rate zones carry the max heart rate their bounds come from)",
   "*.points": "power zones: no points or score defined for power (heart-rate zones carry them)",
   "*.score": "power zones: no points or score defined for power (heart-rate zones carry them)",
 };
@@ -406,12 +576,23 @@ const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0")
 
 function operations() {
   const out: { key: string; path: string; method: string; status: string; media: string | null }[] = [];
-  for (const [path, item] of Object.entries(doc.paths) as [string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>][]) {
+  for (
+    const [path, item] of Object.entries(doc.paths) as [
+      string,
+      Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>,
+    ][]
+  ) {
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
       const [status, success] = Object.entries(op.responses).find(([s]) => /^2\d\d$/.test(s))!;
-      out.push({ key: `${method.toUpperCase()} ${path}`, path, method, status, media: success.content ? Object.keys(success.content)[0] : null });
+      out.push({
+        key: `${method.toUpperCase()} ${path}`,
+        path,
+        method,
+        status,
+        media: success.content ? Object.keys(success.content)[0] : null,
+      });
     }
   }
   return out;
@@ -426,14 +607,35 @@ describe("every operation of the OpenAPI document, answered by the real server",
     const bodiless = ops.filter((o) => o.status === "204" && o.media !== null).map((o) => o.key);
     expect(bodiless).toEqual([]);
     // Strava's model names, referenced, not inlined.
-    for (const name of ["SummaryActivity", "DetailedActivity", "SummaryAthlete", "DetailedAthlete", "DetailedSegment", "DetailedSegmentEffort", "SummaryClub", "DetailedClub", "Upload", "Comment", "Lap", "ActivityZone", "DetailedGear", "StreamSet", "ActivityStats"]) {
+    for (
+      const name of [
+        "SummaryActivity",
+        "DetailedActivity",
+        "SummaryAthlete",
+        "DetailedAthlete",
+        "DetailedSegment",
+        "DetailedSegmentEffort",
+        "SummaryClub",
+        "DetailedClub",
+        "Upload",
+        "Comment",
+        "Lap",
+        "ActivityZone",
+        "DetailedGear",
+        "StreamSet",
+        "ActivityStats",
+      ]
+    ) {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
     expect(doc.paths["/v3/athlete/activities"].get.responses["200"].content["application/json"].schema).toEqual({
-      type: "array", items: { $ref: "#/components/schemas/SummaryActivity" },
+      type: "array",
+      items: { $ref: "#/components/schemas/SummaryActivity" },
     });
     const tags = new Set(doc.tags.map((t: { name: string }) => t.name));
-    for (const o of ops) for (const tag of doc.paths[o.path][o.method].tags) expect(tags.has(tag), `${o.key} tag ${tag}`).toBe(true);
+    for (const o of ops) {
+      for (const tag of doc.paths[o.path][o.method].tags) expect(tags.has(tag), `${o.key} tag ${tag}`).toBe(true);
+    }
   });
 
   it("gives examples that validate against their own models, at least one per tag's answers", () => {
@@ -508,7 +710,11 @@ describe("every operation of the OpenAPI document, answered by the real server",
         lines.push(`${op.key} ${res.status} ${type}`);
         continue;
       }
-      const validate = ajv.compile({ $ref: `openapi.json#/${pointer("paths", op.path, op.method, "responses", op.status, "content", op.media, "schema")}` });
+      const validate = ajv.compile({
+        $ref: `openapi.json#/${
+          pointer("paths", op.path, op.method, "responses", op.status, "content", op.media, "schema")
+        }`,
+      });
       // What a JavaScript client sees: JSON.parse of the body.
       const body = JSON.parse(res.text);
       if (!validate(body)) {
@@ -516,16 +722,22 @@ describe("every operation of the OpenAPI document, answered by the real server",
         continue;
       }
       if (Array.isArray(body)) {
-        if (body.length === 0 && !fixture.mayBeEmpty) failures.push(`${op.key}: an empty list proves nothing; the fixture should fill it`);
+        if (body.length === 0 && !fixture.mayBeEmpty) {
+          failures.push(`${op.key}: an empty list proves nothing; the fixture should fill it`);
+        }
         items += body.length;
         // The schema can fail: an item with a wrongly typed member does not validate.
         if (body.length && typeof body[0] === "object" && body[0] !== null && !Array.isArray(body[0])) {
           const [first] = Object.keys(body[0]);
-          if (validate([{ ...body[0], [first]: { wrong: true } }])) failures.push(`${op.key}: accepts an item with ${first} = {wrong: true}`);
+          if (validate([{ ...body[0], [first]: { wrong: true } }])) {
+            failures.push(`${op.key}: accepts an item with ${first} = {wrong: true}`);
+          }
         }
       } else if (body && typeof body === "object") {
         const [first] = Object.keys(body);
-        if (first && validate({ ...body, [first]: { wrong: true } })) failures.push(`${op.key}: accepts ${first} = {wrong: true}`);
+        if (first && validate({ ...body, [first]: { wrong: true } })) {
+          failures.push(`${op.key}: accepts ${first} = {wrong: true}`);
+        }
       }
       const model = STRAVA_OPERATIONS[op.key];
       if (model) {
@@ -535,7 +747,9 @@ describe("every operation of the OpenAPI document, answered by the real server",
           if (wrong.length) failures.push(`${op.key}: outside Strava's model: ${wrong.slice(0, 4).join("; ")}`);
         }
         // Strava's reduced objects: nothing beyond their model (a club feed item is no summary activity).
-        if (model === "ClubActivity" && extraKeys(body, model).length) failures.push(`${op.key}: beyond Strava's ClubActivity: ${extraKeys(body, model)}`);
+        if (model === "ClubActivity" && extraKeys(body, model).length) {
+          failures.push(`${op.key}: beyond Strava's ClubActivity: ${extraKeys(body, model)}`);
+        }
         for (const path of missingKeys(body, model)) {
           const general = generalPath(path);
           if (!missing.has(general)) missing.set(general, new Set());
@@ -552,8 +766,15 @@ describe("every operation of the OpenAPI document, answered by the real server",
     expect(ops.map((o) => o.key).filter((k) => !table[k]), "operations without a fixture").toEqual([]);
     expect(Object.keys(STRAVA_OPERATIONS).filter((k) => !table[k]), "Strava operations without a fixture").toEqual([]);
     const unexplained = [...missing.keys()].filter((path) => !(path in NO_DATA));
-    expect(unexplained.map((p) => `${p} (${[...missing.get(p)!].join(", ")})`), "properties of Strava's model missing without a reason").toEqual([]);
-    console.log(`Strava's model: ${stravaChecked} operations checked (enums, dates, declared keys); ${missing.size} declared paths absent, each for want of data`);
-    console.log(`OpenAPI responses: ${ops.length} operations driven; ${validated} JSON answers valid against their schema (${items} list items); 0 failures`);
+    expect(
+      unexplained.map((p) => `${p} (${[...missing.get(p)!].join(", ")})`),
+      "properties of Strava's model missing without a reason",
+    ).toEqual([]);
+    console.log(
+      `Strava's model: ${stravaChecked} operations checked (enums, dates, declared keys); ${missing.size} declared paths absent, each for want of data`,
+    );
+    console.log(
+      `OpenAPI responses: ${ops.length} operations driven; ${validated} JSON answers valid against their schema (${items} list items); 0 failures`,
+    );
   }, 600_000);
 });

@@ -54,21 +54,35 @@ function expectValid(path: string, method: string, status: number, body: unknown
 describe("a route cut from an activity", () => {
   it("is created through the extension endpoint, read as Strava's Route and listed", async () => {
     const { Ann } = s.people;
-    const res = await s.call("POST", "/v3/routes", { token: Ann.token, json: { name: "Saturday loop", description: "From my ride", activity_id: ride } });
+    const res = await s.call("POST", "/v3/routes", {
+      token: Ann.token,
+      json: { name: "Saturday loop", description: "From my ride", activity_id: ride },
+    });
     expect(res.status, res.text).toBe(201);
     expectValid("/v3/routes", "post", 201, res.body);
     fromRide = res.body;
     expect(fromRide).toMatchObject({
-      name: "Saturday loop", description: "From my ride", type: 1, sub_type: 1, private: false, starred: false,
-      id_str: String(fromRide.id), athlete: { id: Ann.id, firstname: "Ann" }, segments: [], waypoints: [],
+      name: "Saturday loop",
+      description: "From my ride",
+      type: 1,
+      sub_type: 1,
+      private: false,
+      starred: false,
+      id_str: String(fromRide.id),
+      athlete: { id: Ann.id, firstname: "Ann" },
+      segments: [],
+      waypoints: [],
     });
     // The device's track, re-measured: the route's distance is the activity's within 2 % (the
     // activity's distance is smoothed and its stops are not travelled twice), its climb within 30 %.
     expect(Math.abs(fromRide.distance - rideActivity.distance) / rideActivity.distance).toBeLessThan(0.02);
     expect(rideActivity.total_elevation_gain).toBeGreaterThan(10);
-    expect(Math.abs(fromRide.elevation_gain - rideActivity.total_elevation_gain) / rideActivity.total_elevation_gain).toBeLessThan(0.3);
+    expect(Math.abs(fromRide.elevation_gain - rideActivity.total_elevation_gain) / rideActivity.total_elevation_gain)
+      .toBeLessThan(0.3);
     // Estimated moving time: the activity's own pace over the route's distance.
-    expect(fromRide.estimated_moving_time).toBe(Math.round(fromRide.distance * rideActivity.moving_time / rideActivity.distance));
+    expect(fromRide.estimated_moving_time).toBe(
+      Math.round(fromRide.distance * rideActivity.moving_time / rideActivity.distance),
+    );
     expect(Math.abs(fromRide.timestamp - Date.parse(fromRide.created_at) / 1000)).toBeLessThan(1);
     const points = polyline.decode(fromRide.map.polyline);
     const summary = polyline.decode(fromRide.map.summary_polyline);
@@ -98,20 +112,32 @@ describe("a route cut from an activity", () => {
     expect(altitude.data).toHaveLength(latlng.data.length);
     expect(distance.data[0]).toBe(0);
     expect(Math.abs(distance.data[distance.data.length - 1] - fromRide.distance)).toBeLessThan(1);
-    for (const x of res.body) expect(x).toMatchObject({ series_type: "distance", original_size: latlng.data.length, resolution: "high" });
-    const keyed = await s.call("GET", `/v3/routes/${fromRide.id}/streams`, { token: s.people.Ann.token, query: { key_by_type: true } });
+    for (const x of res.body) {
+      expect(x).toMatchObject({ series_type: "distance", original_size: latlng.data.length, resolution: "high" });
+    }
+    const keyed = await s.call("GET", `/v3/routes/${fromRide.id}/streams`, {
+      token: s.people.Ann.token,
+      query: { key_by_type: true },
+    });
     expectValid("/v3/routes/{id}/streams", "get", 200, keyed.body);
     expect(Object.keys(keyed.body)).toEqual(["latlng", "distance", "altitude"]);
   });
 
   it("takes a run's type from the activity", async () => {
-    const res = await s.call("POST", "/v3/routes", { token: s.people.Ann.token, form: { name: "Run route", activity_id: run, sub_type: 4 } });
+    const res = await s.call("POST", "/v3/routes", {
+      token: s.people.Ann.token,
+      form: { name: "Run route", activity_id: run, sub_type: 4 },
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ type: 2, sub_type: 4 });
   });
 });
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", isArray: (name) => ["trkpt", "Trackpoint", "Course", "trk", "Lap", "Track"].includes(name) });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@",
+  isArray: (name) => ["trkpt", "Trackpoint", "Course", "trk", "Lap", "Track"].includes(name),
+});
 
 /** Which child elements an element's opening tag is followed by, in document order (for schema order checks). */
 function childOrder(xml: string, parent: string): string[] {
@@ -171,13 +197,24 @@ describe("exports", () => {
     expect(childOrder(res.text, "TrainingCenterDatabase")).toEqual(["Courses"]);
     expect(childOrder(res.text, "Course")).toEqual(["Name", "Lap", "Track"]);
     // CourseLap_t: TotalTimeSeconds, DistanceMeters, BeginPosition?, BeginAltitude?, EndPosition?, EndAltitude?, …, Intensity.
-    expect(childOrder(res.text, "Lap")).toEqual(["TotalTimeSeconds", "DistanceMeters", "BeginPosition", "EndPosition", "Intensity"]);
+    expect(childOrder(res.text, "Lap")).toEqual([
+      "TotalTimeSeconds",
+      "DistanceMeters",
+      "BeginPosition",
+      "EndPosition",
+      "Intensity",
+    ]);
     const course = db.Courses.Course[0];
     expect(String(course.Name)).toBe("Saturday loop");
     expect(course.Lap[0].Intensity).toBe("Active");
     const tps = course.Track[0].Trackpoint;
     expect(tps).toHaveLength(polyline.decode(fromRide.map.polyline).length);
-    expect(childOrder(res.text.slice(res.text.indexOf("<Trackpoint>")), "Trackpoint")).toEqual(["Time", "Position", "AltitudeMeters", "DistanceMeters"]);
+    expect(childOrder(res.text.slice(res.text.indexOf("<Trackpoint>")), "Trackpoint")).toEqual([
+      "Time",
+      "Position",
+      "AltitudeMeters",
+      "DistanceMeters",
+    ]);
     expect(increasing(tps.map((t: { Time: string }) => Date.parse(t.Time)))).toBe(true);
     const along = tps.map((t: { DistanceMeters: number }) => Number(t.DistanceMeters));
     expect(along.every((d: number, i: number) => i === 0 || d >= along[i - 1])).toBe(true);
@@ -196,7 +233,11 @@ describe("exports", () => {
     const b = (await s.call("GET", `/v3/activities/${fromTcx}`, { token: bob.token })).body;
     const gpxOff = Math.abs(a.distance - fromRide.distance) / fromRide.distance;
     const tcxOff = Math.abs(b.distance - fromRide.distance) / fromRide.distance;
-    console.log(`routes: route ${fromRide.distance} m; GPX re-upload ${a.distance} m (${(gpxOff * 100).toFixed(2)} %), TCX re-upload ${b.distance} m (${(tcxOff * 100).toFixed(2)} %)`);
+    console.log(
+      `routes: route ${fromRide.distance} m; GPX re-upload ${a.distance} m (${
+        (gpxOff * 100).toFixed(2)
+      } %), TCX re-upload ${b.distance} m (${(tcxOff * 100).toFixed(2)} %)`,
+    );
     expect(gpxOff).toBeLessThan(EXPORT_DISTANCE_TOLERANCE);
     expect(tcxOff).toBeLessThan(EXPORT_DISTANCE_TOLERANCE);
     expect(a.type).toBe("Ride");
@@ -214,27 +255,48 @@ describe("a drawn line", () => {
 
   it("as latlng or as an encoded polyline: measured, no elevation unless given, a drawn pace", async () => {
     const { Ann } = s.people;
-    const a = await s.call("POST", "/v3/routes", { token: Ann.token, json: { name: "Drawn", latlng: line, type: "run" } });
+    const a = await s.call("POST", "/v3/routes", {
+      token: Ann.token,
+      json: { name: "Drawn", latlng: line, type: "run" },
+    });
     expect(a.status, a.text).toBe(201);
     expectValid("/v3/routes", "post", 201, a.body);
-    const b = await s.call("POST", "/v3/routes", { token: Ann.token, form: { name: "Drawn too", polyline: polyline.encode(line) } });
+    const b = await s.call("POST", "/v3/routes", {
+      token: Ann.token,
+      form: { name: "Drawn too", polyline: polyline.encode(line) },
+    });
     expect(b.status, b.text).toBe(201);
     // Haversine legs computed here (mean radius 6371 km) against the server's own measure.
     const R = 6371000, rad = Math.PI / 180;
     let metres = 0;
     for (let i = 1; i < line.length; i++) {
       const [p, q] = [line[i - 1], line[i]];
-      const h = Math.sin(((q[0] - p[0]) * rad) / 2) ** 2 + Math.cos(p[0] * rad) * Math.cos(q[0] * rad) * Math.sin(((q[1] - p[1]) * rad) / 2) ** 2;
+      const h = Math.sin(((q[0] - p[0]) * rad) / 2) ** 2 +
+        Math.cos(p[0] * rad) * Math.cos(q[0] * rad) * Math.sin(((q[1] - p[1]) * rad) / 2) ** 2;
       metres += 2 * R * Math.asin(Math.sqrt(h));
     }
     expect(Math.abs(a.body.distance - metres)).toBeLessThan(1);
     expect(b.body.distance).toBe(a.body.distance);
-    expect(a.body).toMatchObject({ type: 2, elevation_gain: 0, estimated_moving_time: Math.round(a.body.distance / (10 / 3.6)) });
-    expect(b.body).toMatchObject({ type: 1, elevation_gain: 0, estimated_moving_time: Math.round(b.body.distance / (25 / 3.6)) });
-    const streams = await s.call("GET", `/v3/routes/${a.body.id}/streams`, { token: Ann.token, query: { key_by_type: true } });
+    expect(a.body).toMatchObject({
+      type: 2,
+      elevation_gain: 0,
+      estimated_moving_time: Math.round(a.body.distance / (10 / 3.6)),
+    });
+    expect(b.body).toMatchObject({
+      type: 1,
+      elevation_gain: 0,
+      estimated_moving_time: Math.round(b.body.distance / (25 / 3.6)),
+    });
+    const streams = await s.call("GET", `/v3/routes/${a.body.id}/streams`, {
+      token: Ann.token,
+      query: { key_by_type: true },
+    });
     expect(Object.keys(streams.body)).toEqual(["latlng", "distance"]);
     expect(streams.body.latlng.data).toEqual(line);
-    const withAltitude = await s.call("POST", "/v3/routes", { token: Ann.token, json: { name: "Hilly", latlng: line, altitude: [400, 430, 420, 470] } });
+    const withAltitude = await s.call("POST", "/v3/routes", {
+      token: Ann.token,
+      json: { name: "Hilly", latlng: line, altitude: [400, 430, 420, 470] },
+    });
     expect(withAltitude.status, withAltitude.text).toBe(201);
     expect(withAltitude.body.elevation_gain).toBe(80);
     const gpx = await s.call("GET", `/v3/routes/${withAltitude.body.id}/export_gpx`, { token: Ann.token });
@@ -243,7 +305,9 @@ describe("a drawn line", () => {
 
   it("bad input: the documented 400 naming the field, and nothing written", async () => {
     const { Ann, Bob: bob } = s.people;
-    const before = (await s.call("GET", `/v3/athletes/${Ann.id}/routes`, { token: Ann.token, query: { per_page: 200 } })).body.length;
+    const before =
+      (await s.call("GET", `/v3/athletes/${Ann.id}/routes`, { token: Ann.token, query: { per_page: 200 } })).body
+        .length;
     const cases: [Record<string, unknown>, number, string, string][] = [
       [{ latlng: line }, 400, "name", "missing"],
       [{ name: "x" }, 400, "activity_id", "missing"],
@@ -264,11 +328,14 @@ describe("a drawn line", () => {
       expect(res.body.errors, JSON.stringify(json)).toContainEqual(expect.objectContaining({ field, code }));
       expect(res.text).not.toMatch(/\bat .*\.ts:\d+/);
     }
-    expect((await s.call("POST", "/v3/routes", { token: Ann.readToken, json: { name: "x", latlng: line } })).status).toBe(401);
+    expect((await s.call("POST", "/v3/routes", { token: Ann.readToken, json: { name: "x", latlng: line } })).status)
+      .toBe(401);
     expect((await s.call("GET", "/v3/routes/123456789", { token: Ann.token })).status).toBe(404);
     expect((await s.call("GET", "/v3/routes/abc", { token: Ann.token })).status).toBe(400);
     expect((await s.call("GET", `/v3/routes/${fromRide.id}`)).status).toBe(401);
-    const after = (await s.call("GET", `/v3/athletes/${Ann.id}/routes`, { token: Ann.token, query: { per_page: 200 } })).body.length;
+    const after =
+      (await s.call("GET", `/v3/athletes/${Ann.id}/routes`, { token: Ann.token, query: { per_page: 200 } })).body
+        .length;
     expect(after).toBe(before);
     // Deleting: someone else's route is refused; one's own is gone afterwards.
     const mine = await s.call("POST", "/v3/routes", { token: Ann.token, json: { name: "Short-lived", latlng: line } });
@@ -282,20 +349,35 @@ describe("a drawn line", () => {
 describe("private routes and scopes", () => {
   it("a private route reaches only its owner's token with read_all", async () => {
     const { Ann, Bob: bob } = s.people;
-    const res = await s.call("POST", "/v3/routes", { token: Ann.token, form: { name: "Secret route", activity_id: ride, private: 1 } });
+    const res = await s.call("POST", "/v3/routes", {
+      token: Ann.token,
+      form: { name: "Secret route", activity_id: ride, private: 1 },
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body.private).toBe(true);
     const id = res.body.id;
-    for (const path of [`/v3/routes/${id}`, `/v3/routes/${id}/streams`, `/v3/routes/${id}/export_gpx`, `/v3/routes/${id}/export_tcx`]) {
+    for (
+      const path of [
+        `/v3/routes/${id}`,
+        `/v3/routes/${id}/streams`,
+        `/v3/routes/${id}/export_gpx`,
+        `/v3/routes/${id}/export_tcx`,
+      ]
+    ) {
       expect((await s.call("GET", path, { token: Ann.token })).status, path).toBe(200);
       for (const [who, token] of [["Bob", bob.token], ["Ann without read_all", Ann.readToken]]) {
         const denied = await s.call("GET", path, { token });
         expect([who, path, denied.status]).toEqual([who, path, 404]);
-        expect(denied.body).toEqual({ message: "Record Not Found", errors: [{ resource: "Route", field: "id", code: "invalid" }] });
+        expect(denied.body).toEqual({
+          message: "Record Not Found",
+          errors: [{ resource: "Route", field: "id", code: "invalid" }],
+        });
       }
     }
     const names = async (token: string) =>
-      (await s.call("GET", `/v3/athletes/${Ann.id}/routes`, { token, query: { per_page: 200 } })).body.map((r: { name: string }) => r.name);
+      (await s.call("GET", `/v3/athletes/${Ann.id}/routes`, { token, query: { per_page: 200 } })).body.map((
+        r: { name: string },
+      ) => r.name);
     expect(await names(Ann.token)).toContain("Secret route");
     expect(await names(Ann.readToken)).not.toContain("Secret route");
     expect(await names(bob.token)).not.toContain("Secret route");
@@ -306,7 +388,17 @@ describe("private routes and scopes", () => {
 describe("the CLI", () => {
   it("creates, lists and deletes routes (inside the running server), and refuses bad options clearly", async () => {
     const { Cat } = s.people;
-    const created = await runCli(["route", "create", "--athlete", String(Cat.id), "--name", "CLI route", "--points", "47.37,8.54,400;47.38,8.55,425;47.39,8.54,410", "--json"], { DATA_DIR: s.server.dataDir });
+    const created = await runCli([
+      "route",
+      "create",
+      "--athlete",
+      String(Cat.id),
+      "--name",
+      "CLI route",
+      "--points",
+      "47.37,8.54,400;47.38,8.55,425;47.39,8.54,410",
+      "--json",
+    ], { DATA_DIR: s.server.dataDir });
     expect(created.code, created.stderr).toBe(0);
     const route = JSON.parse(created.stdout);
     expect(route).toMatchObject({ name: "CLI route", elevation_gain: 25, private: false, athlete: { id: Cat.id } });
@@ -314,11 +406,15 @@ describe("the CLI", () => {
     expect(listed.stdout).toContain(`route ${route.id}`);
     const over = await s.call("GET", `/v3/routes/${route.id}`, { token: Cat.token });
     expect(over.body.name).toBe("CLI route");
-    const bad = await runCli(["route", "create", "--athlete", String(Cat.id), "--name", "x", "--points", "1,2"], { DATA_DIR: s.server.dataDir });
+    const bad = await runCli(["route", "create", "--athlete", String(Cat.id), "--name", "x", "--points", "1,2"], {
+      DATA_DIR: s.server.dataDir,
+    });
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/two points/);
     expect(bad.stderr).not.toMatch(/\bat .*\.ts:\d+/);
-    const removed = await runCli(["route", "delete", "--athlete", String(Cat.id), "--id", String(route.id)], { DATA_DIR: s.server.dataDir });
+    const removed = await runCli(["route", "delete", "--athlete", String(Cat.id), "--id", String(route.id)], {
+      DATA_DIR: s.server.dataDir,
+    });
     expect(removed.code, removed.stderr).toBe(0);
     expect((await s.call("GET", `/v3/routes/${route.id}`, { token: Cat.token })).status).toBe(404);
   }, 180_000);

@@ -22,7 +22,17 @@ const create = (form: Record<string, string | number>) =>
 describe("sport_type", () => {
   it("is Strava's list of 50 sport types", () => {
     expect(SPORT_TYPES).toHaveLength(50);
-    for (const t of ["MountainBikeRide", "GravelRide", "EMountainBikeRide", "TrailRun", "VirtualRow", "Pickleball", "Wheelchair"]) {
+    for (
+      const t of [
+        "MountainBikeRide",
+        "GravelRide",
+        "EMountainBikeRide",
+        "TrailRun",
+        "VirtualRow",
+        "Pickleball",
+        "Wheelchair",
+      ]
+    ) {
       expect(SPORT_TYPES).toContain(t);
     }
   });
@@ -56,7 +66,8 @@ describe("sport_type", () => {
 
   it("on update: sport_type changes type; a type alone keeps a sport type of that type, else replaces it", async () => {
     const { body: a } = await create({ sport_type: "GravelRide" });
-    const put = (form: Record<string, string | number>) => s.call("PUT", `/v3/activities/${a.id}`, { token: s.people.Ann.token, form });
+    const put = (form: Record<string, string | number>) =>
+      s.call("PUT", `/v3/activities/${a.id}`, { token: s.people.Ann.token, form });
     expect((await put({ type: "Ride" })).body).toMatchObject({ type: "Ride", sport_type: "GravelRide" });
     expect((await put({ sport_type: "TrailRun" })).body).toMatchObject({ type: "Run", sport_type: "TrailRun" });
     expect((await put({ type: "Swim" })).body).toMatchObject({ type: "Swim", sport_type: "Swim" });
@@ -69,16 +80,22 @@ describe("sport_type", () => {
   });
 
   it("on upload: sport_type is kept when the file's sport is its type, else the file's sport wins", async () => {
-    const gravel = await upload(s.call, s.people.Ann.token, "fit/garmin-edge500-cycling-hr-cad-pauses.fit", { sport_type: "GravelRide" });
+    const gravel = await upload(s.call, s.people.Ann.token, "fit/garmin-edge500-cycling-hr-cad-pauses.fit", {
+      sport_type: "GravelRide",
+    });
     const a = await s.call("GET", `/v3/activities/${gravel}`, { token: s.people.Ann.token });
     expect(a.body).toMatchObject({ type: "Ride", sport_type: "GravelRide" });
-    const trail = await upload(s.call, s.people.Ann.token, "tcx/fitbit-versa-cycling-hr.tcx", { sport_type: "TrailRun" });
+    const trail = await upload(s.call, s.people.Ann.token, "tcx/fitbit-versa-cycling-hr.tcx", {
+      sport_type: "TrailRun",
+    });
     const b = await s.call("GET", `/v3/activities/${trail}`, { token: s.people.Ann.token });
     expect(b.body).toMatchObject({ type: "Ride", sport_type: "Ride" });
     // upload_id_str: the upload id as a string, exactly.
     expect(a.body.upload_id_str).toBe(String(a.body.upload_id));
     expect(typeof a.body.upload_id).toBe("number");
-    const bad = await upload(s.call, s.people.Ann.token, "gpx/strava-export-running-hr.gpx", { sport_type: "Quidditch" }).catch((e: Error) => e.message);
+    const bad = await upload(s.call, s.people.Ann.token, "gpx/strava-export-running-hr.gpx", {
+      sport_type: "Quidditch",
+    }).catch((e: Error) => e.message);
     expect(bad).toMatch(/upload answered 400/);
   });
 
@@ -86,17 +103,27 @@ describe("sport_type", () => {
     const { body: a } = await create({ sport_type: "Ride" });
     expect(a.hide_from_home).toBe(false);
     expect(a.upload_id_str).toBeNull();
-    const put = await s.call("PUT", `/v3/activities/${a.id}`, { token: s.people.Ann.token, form: { hide_from_home: 1 } });
+    const put = await s.call("PUT", `/v3/activities/${a.id}`, {
+      token: s.people.Ann.token,
+      form: { hide_from_home: 1 },
+    });
     expect(put.body.hide_from_home).toBe(true);
     const read = await s.call("GET", `/v3/activities/${a.id}`, { token: s.people.Ann.token });
     expect(read.body).toMatchObject({ hide_from_home: true, sport_type: "Ride" });
   });
 
   it("clubs carry activity_types, activity_types_icon and localized_sport_type from their sport", async () => {
-    const res = await s.call("POST", "/v3/clubs", { token: s.people.Ann.token, form: { name: "Trail crew", sport_type: "running" } });
+    const res = await s.call("POST", "/v3/clubs", {
+      token: s.people.Ann.token,
+      form: { name: "Trail crew", sport_type: "running" },
+    });
     expect(res.status, res.text).toBe(201);
     const club = await s.call("GET", `/v3/clubs/${res.body.id}`, { token: s.people.Ann.token });
-    expect(club.body).toMatchObject({ sport_type: "running", localized_sport_type: "Running", activity_types_icon: "sports_run_normal" });
+    expect(club.body).toMatchObject({
+      sport_type: "running",
+      localized_sport_type: "Running",
+      activity_types_icon: "sports_run_normal",
+    });
     // activity_types hold Strava's ActivityType values only (issue 31 item 3): TrailRun is a sport type.
     expect(club.body.activity_types).toEqual(["Run"]);
     for (const t of club.body.activity_types) expect(ACTIVITY_TYPES).toContain(t);

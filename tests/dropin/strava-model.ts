@@ -8,18 +8,67 @@
 
 /** ActivityType: `type` of activities, club `activity_types`. Newer sports are SportType only. */
 export const STRAVA_ACTIVITY_TYPES = [
-  "AlpineSki", "BackcountrySki", "Canoeing", "Crossfit", "EBikeRide", "Elliptical", "Golf", "Handcycle", "Hike", "IceSkate",
-  "InlineSkate", "Kayaking", "Kitesurf", "NordicSki", "Ride", "RockClimbing", "RollerSki", "Rowing", "Run", "Sail",
-  "Skateboard", "Snowboard", "Snowshoe", "Soccer", "StairStepper", "StandUpPaddling", "Surfing", "Swim", "Velomobile",
-  "VirtualRide", "VirtualRun", "Walk", "WeightTraining", "Wheelchair", "Windsurf", "Workout", "Yoga",
+  "AlpineSki",
+  "BackcountrySki",
+  "Canoeing",
+  "Crossfit",
+  "EBikeRide",
+  "Elliptical",
+  "Golf",
+  "Handcycle",
+  "Hike",
+  "IceSkate",
+  "InlineSkate",
+  "Kayaking",
+  "Kitesurf",
+  "NordicSki",
+  "Ride",
+  "RockClimbing",
+  "RollerSki",
+  "Rowing",
+  "Run",
+  "Sail",
+  "Skateboard",
+  "Snowboard",
+  "Snowshoe",
+  "Soccer",
+  "StairStepper",
+  "StandUpPaddling",
+  "Surfing",
+  "Swim",
+  "Velomobile",
+  "VirtualRide",
+  "VirtualRun",
+  "Walk",
+  "WeightTraining",
+  "Wheelchair",
+  "Windsurf",
+  "Workout",
+  "Yoga",
 ] as const;
 
 /** SportType: `sport_type` of activities (a superset of ActivityType). */
 export const STRAVA_SPORT_TYPES = [
   ...STRAVA_ACTIVITY_TYPES,
-  "Badminton", "Basketball", "Cricket", "Dance", "EMountainBikeRide", "GravelRide", "HighIntensityIntervalTraining",
-  "MountainBikeRide", "Padel", "PhysicalTherapy", "Pickleball", "Pilates", "Racquetball", "Squash", "TableTennis", "Tennis",
-  "TrailRun", "VirtualRow", "Volleyball",
+  "Badminton",
+  "Basketball",
+  "Cricket",
+  "Dance",
+  "EMountainBikeRide",
+  "GravelRide",
+  "HighIntensityIntervalTraining",
+  "MountainBikeRide",
+  "Padel",
+  "PhysicalTherapy",
+  "Pickleball",
+  "Pilates",
+  "Racquetball",
+  "Squash",
+  "TableTennis",
+  "Tennis",
+  "TrailRun",
+  "VirtualRow",
+  "Volleyball",
 ] as const;
 
 /** A value is valid when absent or null (Strava's fields are optional) or listed. */
@@ -88,7 +137,9 @@ export const SummaryActivity: Rules = {
 
 export const DetailedActivity: Rules = {
   ...SummaryActivity,
-  laps: { each: { object: { resource_state: RESOURCE_STATE, start_date: "date-time", start_date_local: "date-time" } } },
+  laps: {
+    each: { object: { resource_state: RESOURCE_STATE, start_date: "date-time", start_date_local: "date-time" } },
+  },
   segment_efforts: { each: { object: SegmentEffort } },
   best_efforts: { each: { object: SegmentEffort } },
   gear: { object: SummaryGear },
@@ -105,7 +156,9 @@ export const DetailedSegment: Rules = {
 
 /** Where an answer leaves Strava's model: one line per field ("clubs.0.activity_types.3: …"). */
 export function violations(value: unknown, rules: Rules, path = ""): string[] {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return [`${path || "answer"}: not an object`];
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return [`${path || "answer"}: not an object`];
+  }
   return Object.entries(rules).flatMap(([field, rule]) =>
     check((value as Record<string, unknown>)[field], rule, [path, field].filter(Boolean).join("."))
   );
@@ -117,8 +170,14 @@ function check(v: unknown, rule: Rule, at: string): string[] {
     const ok = typeof v === "string" && (rule === "date" ? DATE : DATE_TIME).test(v) && realDay(v);
     return ok ? [] : [`${at}: ${JSON.stringify(v)} is not a ${rule}`];
   }
-  if ("enum" in rule) return rule.enum.includes(v as string | number) ? [] : [`${at}: ${JSON.stringify(v)} is not one of Strava's values`];
-  if ("each" in rule) return Array.isArray(v) ? v.flatMap((item, i) => check(item, rule.each, `${at}.${i}`)) : [`${at}: not an array`];
+  if ("enum" in rule) {
+    return rule.enum.includes(v as string | number)
+      ? []
+      : [`${at}: ${JSON.stringify(v)} is not one of Strava's values`];
+  }
+  if ("each" in rule) {
+    return Array.isArray(v) ? v.flatMap((item, i) => check(item, rule.each, `${at}.${i}`)) : [`${at}: not an array`];
+  }
   return violations(v, rule.object, at);
 }
 
@@ -135,27 +194,143 @@ interface Declared {
 const META_ACTIVITY = ["id"];
 const META_ATHLETE = ["id"];
 const META_CLUB = ["id", "name", "resource_state"];
-const SUMMARY_ATHLETE = [...META_ATHLETE, "city", "country", "created_at", "firstname", "lastname", "premium", "profile", "profile_medium", "resource_state", "sex", "state", "summit", "updated_at"];
-const SUMMARY_CLUB = [...META_CLUB, "activity_types", "city", "country", "cover_photo", "cover_photo_small", "featured", "member_count", "private", "profile_medium", "sport_type", "state", "url", "verified"];
+const SUMMARY_ATHLETE = [
+  ...META_ATHLETE,
+  "city",
+  "country",
+  "created_at",
+  "firstname",
+  "lastname",
+  "premium",
+  "profile",
+  "profile_medium",
+  "resource_state",
+  "sex",
+  "state",
+  "summit",
+  "updated_at",
+];
+const SUMMARY_CLUB = [
+  ...META_CLUB,
+  "activity_types",
+  "city",
+  "country",
+  "cover_photo",
+  "cover_photo_small",
+  "featured",
+  "member_count",
+  "private",
+  "profile_medium",
+  "sport_type",
+  "state",
+  "url",
+  "verified",
+];
 const SUMMARY_GEAR = ["distance", "id", "name", "primary", "resource_state"];
 const SUMMARY_ACTIVITY = [
-  ...META_ACTIVITY, "achievement_count", "athlete", "athlete_count", "average_speed", "average_watts", "comment_count", "commute", "device_watts",
-  "distance", "elapsed_time", "elev_high", "elev_low", "end_latlng", "external_id", "flagged", "gear_id", "has_kudoed", "hide_from_home",
-  "kilojoules", "kudos_count", "manual", "map", "max_speed", "max_watts", "moving_time", "name", "photo_count", "private", "sport_type",
-  "start_date", "start_date_local", "start_latlng", "timezone", "total_elevation_gain", "total_photo_count", "trainer", "type", "upload_id",
-  "upload_id_str", "weighted_average_watts", "workout_type",
+  ...META_ACTIVITY,
+  "achievement_count",
+  "athlete",
+  "athlete_count",
+  "average_speed",
+  "average_watts",
+  "comment_count",
+  "commute",
+  "device_watts",
+  "distance",
+  "elapsed_time",
+  "elev_high",
+  "elev_low",
+  "end_latlng",
+  "external_id",
+  "flagged",
+  "gear_id",
+  "has_kudoed",
+  "hide_from_home",
+  "kilojoules",
+  "kudos_count",
+  "manual",
+  "map",
+  "max_speed",
+  "max_watts",
+  "moving_time",
+  "name",
+  "photo_count",
+  "private",
+  "sport_type",
+  "start_date",
+  "start_date_local",
+  "start_latlng",
+  "timezone",
+  "total_elevation_gain",
+  "total_photo_count",
+  "trainer",
+  "type",
+  "upload_id",
+  "upload_id_str",
+  "weighted_average_watts",
+  "workout_type",
 ];
 const SUMMARY_SEGMENT = [
-  "activity_type", "athlete_pr_effort", "athlete_segment_stats", "average_grade", "city", "climb_category", "country", "distance", "elevation_high",
-  "elevation_low", "end_latlng", "id", "maximum_grade", "name", "private", "start_latlng", "state",
+  "activity_type",
+  "athlete_pr_effort",
+  "athlete_segment_stats",
+  "average_grade",
+  "city",
+  "climb_category",
+  "country",
+  "distance",
+  "elevation_high",
+  "elevation_low",
+  "end_latlng",
+  "id",
+  "maximum_grade",
+  "name",
+  "private",
+  "start_latlng",
+  "state",
 ];
-const SUMMARY_SEGMENT_EFFORT = ["activity_id", "distance", "elapsed_time", "id", "is_kom", "start_date", "start_date_local"];
+const SUMMARY_SEGMENT_EFFORT = [
+  "activity_id",
+  "distance",
+  "elapsed_time",
+  "id",
+  "is_kom",
+  "start_date",
+  "start_date_local",
+];
 const DETAILED_SEGMENT_EFFORT = [
-  ...SUMMARY_SEGMENT_EFFORT, "activity", "athlete", "average_cadence", "average_heartrate", "average_watts", "device_watts", "end_index", "hidden",
-  "kom_rank", "max_heartrate", "moving_time", "name", "pr_rank", "segment", "start_index",
+  ...SUMMARY_SEGMENT_EFFORT,
+  "activity",
+  "athlete",
+  "average_cadence",
+  "average_heartrate",
+  "average_watts",
+  "device_watts",
+  "end_index",
+  "hidden",
+  "kom_rank",
+  "max_heartrate",
+  "moving_time",
+  "name",
+  "pr_rank",
+  "segment",
+  "start_index",
 ];
 const STREAM = ["data", "original_size", "resolution", "series_type"];
-const STREAM_KEYS = ["altitude", "cadence", "distance", "grade_smooth", "heartrate", "latlng", "moving", "temp", "time", "velocity_smooth", "watts"];
+const STREAM_KEYS = [
+  "altitude",
+  "cadence",
+  "distance",
+  "grade_smooth",
+  "heartrate",
+  "latlng",
+  "moving",
+  "temp",
+  "time",
+  "velocity_smooth",
+  "watts",
+];
 
 export const STRAVA_MODEL: Record<string, Declared> = {
   MetaActivity: { keys: META_ACTIVITY },
@@ -164,14 +339,34 @@ export const STRAVA_MODEL: Record<string, Declared> = {
   PolylineMap: { keys: ["id", "polyline", "summary_polyline"] },
   SummaryAthlete: { keys: SUMMARY_ATHLETE },
   DetailedAthlete: {
-    keys: [...SUMMARY_ATHLETE, "bikes", "clubs", "follower_count", "friend_count", "ftp", "measurement_preference", "shoes", "weight"],
+    keys: [
+      ...SUMMARY_ATHLETE,
+      "bikes",
+      "clubs",
+      "follower_count",
+      "friend_count",
+      "ftp",
+      "measurement_preference",
+      "shoes",
+      "weight",
+    ],
     nested: { bikes: "SummaryGear", shoes: "SummaryGear", clubs: "SummaryClub" },
   },
   SummaryClub: { keys: SUMMARY_CLUB },
   DetailedClub: { keys: [...SUMMARY_CLUB, "admin", "following_count", "membership", "owner"] },
   ClubAthlete: { keys: ["admin", "firstname", "lastname", "member", "owner", "resource_state"] },
   ClubActivity: {
-    keys: ["athlete", "distance", "elapsed_time", "moving_time", "name", "sport_type", "total_elevation_gain", "type", "workout_type"],
+    keys: [
+      "athlete",
+      "distance",
+      "elapsed_time",
+      "moving_time",
+      "name",
+      "sport_type",
+      "total_elevation_gain",
+      "type",
+      "workout_type",
+    ],
     nested: { athlete: "ClubActivityAthlete" },
   },
   // Strava's answers (and its reference's example) name the club feed's athlete by first name and last initial.
@@ -182,20 +377,55 @@ export const STRAVA_MODEL: Record<string, Declared> = {
   SummaryActivity: { keys: SUMMARY_ACTIVITY, nested: { athlete: "MetaAthlete", map: "PolylineMap" } },
   DetailedActivity: {
     keys: [
-      ...SUMMARY_ACTIVITY, "best_efforts", "calories", "description", "device_name", "embed_token", "gear", "laps", "photos", "segment_efforts",
-      "splits_metric", "splits_standard",
+      ...SUMMARY_ACTIVITY,
+      "best_efforts",
+      "calories",
+      "description",
+      "device_name",
+      "embed_token",
+      "gear",
+      "laps",
+      "photos",
+      "segment_efforts",
+      "splits_metric",
+      "splits_standard",
     ],
     nested: {
-      athlete: "MetaAthlete", map: "PolylineMap", best_efforts: "DetailedSegmentEffort", segment_efforts: "DetailedSegmentEffort", gear: "SummaryGear",
-      laps: "Lap", photos: "PhotosSummary", splits_metric: "Split", splits_standard: "Split",
+      athlete: "MetaAthlete",
+      map: "PolylineMap",
+      best_efforts: "DetailedSegmentEffort",
+      segment_efforts: "DetailedSegmentEffort",
+      gear: "SummaryGear",
+      laps: "Lap",
+      photos: "PhotosSummary",
+      splits_metric: "Split",
+      splits_standard: "Split",
     },
   },
   PhotosSummary: { keys: ["count", "primary"] },
-  Split: { keys: ["average_speed", "distance", "elapsed_time", "elevation_difference", "moving_time", "pace_zone", "split"] },
+  Split: {
+    keys: ["average_speed", "distance", "elapsed_time", "elevation_difference", "moving_time", "pace_zone", "split"],
+  },
   Lap: {
     keys: [
-      "activity", "athlete", "average_cadence", "average_speed", "distance", "elapsed_time", "end_index", "id", "lap_index", "max_speed", "moving_time",
-      "name", "pace_zone", "split", "start_date", "start_date_local", "start_index", "total_elevation_gain",
+      "activity",
+      "athlete",
+      "average_cadence",
+      "average_speed",
+      "distance",
+      "elapsed_time",
+      "end_index",
+      "id",
+      "lap_index",
+      "max_speed",
+      "moving_time",
+      "name",
+      "pace_zone",
+      "split",
+      "start_date",
+      "start_date_local",
+      "start_index",
+      "total_elevation_gain",
     ],
     nested: { activity: "MetaActivity", athlete: "MetaAthlete" },
   },
@@ -204,10 +434,23 @@ export const STRAVA_MODEL: Record<string, Declared> = {
   ActivityTotal: { keys: ["achievement_count", "count", "distance", "elapsed_time", "elevation_gain", "moving_time"] },
   ActivityStats: {
     keys: [
-      "all_ride_totals", "all_run_totals", "all_swim_totals", "biggest_climb_elevation_gain", "biggest_ride_distance", "recent_ride_totals",
-      "recent_run_totals", "recent_swim_totals", "ytd_ride_totals", "ytd_run_totals", "ytd_swim_totals",
+      "all_ride_totals",
+      "all_run_totals",
+      "all_swim_totals",
+      "biggest_climb_elevation_gain",
+      "biggest_ride_distance",
+      "recent_ride_totals",
+      "recent_run_totals",
+      "recent_swim_totals",
+      "ytd_ride_totals",
+      "ytd_run_totals",
+      "ytd_swim_totals",
     ],
-    nested: Object.fromEntries(["all", "recent", "ytd"].flatMap((p) => ["ride", "run", "swim"].map((k) => [`${p}_${k}_totals`, "ActivityTotal"]))),
+    nested: Object.fromEntries(
+      ["all", "recent", "ytd"].flatMap((p) =>
+        ["ride", "run", "swim"].map((k) => [`${p}_${k}_totals`, "ActivityTotal"])
+      ),
+    ),
   },
   Zones: { keys: ["heart_rate", "power"], nested: { heart_rate: "HeartRateZoneRanges", power: "PowerZoneRanges" } },
   HeartRateZoneRanges: { keys: ["custom_zones", "zones"] },
@@ -218,7 +461,17 @@ export const STRAVA_MODEL: Record<string, Declared> = {
   SummaryPRSegmentEffort: { keys: ["effort_count", "pr_activity_id", "pr_date", "pr_elapsed_time"] },
   SummarySegmentEffort: { keys: SUMMARY_SEGMENT_EFFORT },
   DetailedSegment: {
-    keys: [...SUMMARY_SEGMENT, "athlete_count", "created_at", "effort_count", "hazardous", "map", "star_count", "total_elevation_gain", "updated_at"],
+    keys: [
+      ...SUMMARY_SEGMENT,
+      "athlete_count",
+      "created_at",
+      "effort_count",
+      "hazardous",
+      "map",
+      "star_count",
+      "total_elevation_gain",
+      "updated_at",
+    ],
     nested: { athlete_pr_effort: "SummaryPRSegmentEffort", map: "PolylineMap" },
   },
   DetailedSegmentEffort: {
@@ -227,12 +480,39 @@ export const STRAVA_MODEL: Record<string, Declared> = {
   },
   ExplorerResponse: { keys: ["segments"], nested: { segments: "ExplorerSegment" } },
   ExplorerSegment: {
-    keys: ["avg_grade", "climb_category", "climb_category_desc", "distance", "elev_difference", "end_latlng", "id", "name", "points", "start_latlng"],
+    keys: [
+      "avg_grade",
+      "climb_category",
+      "climb_category_desc",
+      "distance",
+      "elev_difference",
+      "end_latlng",
+      "id",
+      "name",
+      "points",
+      "start_latlng",
+    ],
   },
   Route: {
     keys: [
-      "athlete", "created_at", "description", "distance", "elevation_gain", "estimated_moving_time", "id", "id_str", "map", "name", "private",
-      "segments", "starred", "sub_type", "timestamp", "type", "updated_at", "waypoints",
+      "athlete",
+      "created_at",
+      "description",
+      "distance",
+      "elevation_gain",
+      "estimated_moving_time",
+      "id",
+      "id_str",
+      "map",
+      "name",
+      "private",
+      "segments",
+      "starred",
+      "sub_type",
+      "timestamp",
+      "type",
+      "updated_at",
+      "waypoints",
     ],
     nested: { athlete: "SummaryAthlete", map: "PolylineMap", segments: "SummarySegment" },
   },
@@ -250,7 +530,9 @@ export const STRAVA_MODEL: Record<string, Declared> = {
 export function missingKeys(value: unknown, model: string, path = ""): string[] {
   const declared = STRAVA_MODEL[model];
   if (!declared) throw new Error(`no model ${model}`);
-  if (Array.isArray(value)) return value.flatMap((item, i) => missingKeys(item, model, `${path}${path ? "." : ""}${i}`));
+  if (Array.isArray(value)) {
+    return value.flatMap((item, i) => missingKeys(item, model, `${path}${path ? "." : ""}${i}`));
+  }
   if (value === null || typeof value !== "object") return [];
   const record = value as Record<string, unknown>;
   const at = (k: string) => [path, k].filter(Boolean).join(".");
@@ -268,19 +550,33 @@ export function missingKeys(value: unknown, model: string, path = ""): string[] 
 export function extraKeys(value: unknown, model: string): string[] {
   const declared = new Set([...STRAVA_MODEL[model].keys, "resource_state"]);
   const items = Array.isArray(value) ? value : [value];
-  return [...new Set(items.flatMap((item) => (item && typeof item === "object" ? Object.keys(item) : []).filter((k) => !declared.has(k))))];
+  return [
+    ...new Set(
+      items.flatMap((item) =>
+        (item && typeof item === "object" ? Object.keys(item) : []).filter((k) => !declared.has(k))
+      ),
+    ),
+  ];
 }
 
 /** A path with its array indexes as "*" ("segment_efforts.*.is_kom"), to compare against lists of accepted gaps. */
 export const generalPath = (path: string) => path.replace(/\.\d+(?=\.|$)/g, ".*").replace(/^\d+(?=\.|$)/, "*");
 
 const Lap: Rules = { resource_state: RESOURCE_STATE, start_date: "date-time", start_date_local: "date-time" };
-const StreamRules: Rules = { resolution: { enum: ["low", "medium", "high"] }, series_type: { enum: ["distance", "time"] } };
+const StreamRules: Rules = {
+  resolution: { enum: ["low", "medium", "high"] },
+  series_type: { enum: ["distance", "time"] },
+};
 
 /** The enum and date rules of every model an operation answers with (by the names of STRAVA_MODEL). */
 export const STRAVA_RULES: Record<string, Rules> = {
   DetailedAthlete,
-  SummaryAthlete: { resource_state: RESOURCE_STATE, sex: { enum: ["M", "F"] }, created_at: "date-time", updated_at: "date-time" },
+  SummaryAthlete: {
+    resource_state: RESOURCE_STATE,
+    sex: { enum: ["M", "F"] },
+    created_at: "date-time",
+    updated_at: "date-time",
+  },
   SummaryClub,
   DetailedClub: SummaryClub,
   ClubAthlete: { resource_state: RESOURCE_STATE },
@@ -295,11 +591,43 @@ export const STRAVA_RULES: Record<string, Rules> = {
   ActivityZone: { type: { enum: ["heartrate", "power"] } },
   ActivityStats: {},
   Zones: {},
-  SummarySegment: { ...SummarySegment, athlete_pr_effort: { object: { pr_date: "date-time" } }, athlete_segment_stats: { object: SegmentEffort } },
+  SummarySegment: {
+    ...SummarySegment,
+    athlete_pr_effort: { object: { pr_date: "date-time" } },
+    athlete_segment_stats: { object: SegmentEffort },
+  },
   DetailedSegment,
   DetailedSegmentEffort: SegmentEffort,
-  ExplorerResponse: { segments: { each: { object: { climb_category: { enum: [0, 1, 2, 3, 4, 5] }, climb_category_desc: { enum: ["NC", "4", "3", "2", "1", "HC"] } } } } },
-  Route: { created_at: "date-time", updated_at: "date-time", type: { enum: [1, 2] }, sub_type: { enum: [1, 2, 3, 4, 5] } },
+  ExplorerResponse: {
+    segments: {
+      each: {
+        object: {
+          climb_category: { enum: [0, 1, 2, 3, 4, 5] },
+          climb_category_desc: { enum: ["NC", "4", "3", "2", "1", "HC"] },
+        },
+      },
+    },
+  },
+  Route: {
+    created_at: "date-time",
+    updated_at: "date-time",
+    type: { enum: [1, 2] },
+    sub_type: { enum: [1, 2, 3, 4, 5] },
+  },
   Upload: {},
-  StreamSet: Object.fromEntries(["altitude", "cadence", "distance", "grade_smooth", "heartrate", "latlng", "moving", "temp", "time", "velocity_smooth", "watts"].map((k) => [k, { object: StreamRules }])),
+  StreamSet: Object.fromEntries(
+    [
+      "altitude",
+      "cadence",
+      "distance",
+      "grade_smooth",
+      "heartrate",
+      "latlng",
+      "moving",
+      "temp",
+      "time",
+      "velocity_smooth",
+      "watts",
+    ].map((k) => [k, { object: StreamRules }]),
+  ),
 };

@@ -44,9 +44,11 @@ interface Sync {
 async function sync(known: Set<number>, incremental: boolean, before = Math.floor(Date.now() / 1000)): Promise<Sync> {
   const out: Sync = { ids: [], urls: [] };
   let seen = 0;
-  for (let page = 1; ; page++) {
+  for (let page = 1;; page++) {
     const query = { before, per_page: 200, page };
-    out.urls.push(`/api/v3/athlete/activities?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`);
+    out.urls.push(
+      `/api/v3/athlete/activities?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`,
+    );
     const res = await s.call("GET", "/api/v3/athlete/activities", { token: s.people.Ann.token, query });
     expect(res.status, res.text).toBe(200);
     if (res.body.length === 0) return out;
@@ -81,7 +83,10 @@ describe("strava-offline sync", () => {
     const windowed = await sync(new Set(), false, before);
     expect(windowed.urls).toHaveLength(2);
     expect(windowed.ids).toEqual(created.slice(0, 150).reverse());
-    const page2 = await s.call("GET", "/api/v3/athlete/activities", { token: s.people.Ann.token, query: { before, per_page: 100, page: 2 } });
+    const page2 = await s.call("GET", "/api/v3/athlete/activities", {
+      token: s.people.Ann.token,
+      query: { before, per_page: 100, page: 2 },
+    });
     expect(page2.body.map((a: { id: number }) => a.id)).toEqual(created.slice(0, 50).reverse());
   });
 

@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceFile } from "../helpers/fixtures.ts";
 import type { ApiResponse } from "../helpers/http.ts";
 import { type DropinServer, startDropinServer } from "./deno-server.ts";
-import { DetailedActivity, DetailedAthlete, DetailedSegment, STRAVA_ACTIVITY_TYPES, SummaryActivity, SummaryClub, violations } from "./strava-model.ts";
+import {
+  DetailedActivity,
+  DetailedAthlete,
+  DetailedSegment,
+  STRAVA_ACTIVITY_TYPES,
+  SummaryActivity,
+  SummaryClub,
+  violations,
+} from "./strava-model.ts";
 
 /**
  * stravalib's requests (issue 31 items 1–5) over HTTP against the Deno server, built as its ApiV3
@@ -28,7 +36,13 @@ const GPX = "gpx/garmin-connect-edge1000-cycling-short-3formats.gpx";
 const py = (v: string | number | boolean) => (typeof v === "boolean" ? (v ? "True" : "False") : String(v));
 
 /** One stravalib request: /api/v3/<path>?<params>&access_token=<token>, an upload's file as multipart. */
-function stravalib(method: string, path: string, token: string, params: Record<string, Param> = {}, file?: { bytes: Uint8Array; name: string }): Promise<ApiResponse> {
+function stravalib(
+  method: string,
+  path: string,
+  token: string,
+  params: Record<string, Param> = {},
+  file?: { bytes: Uint8Array; name: string },
+): Promise<ApiResponse> {
   const query: Record<string, string> = {};
   for (const [k, v] of Object.entries(params)) if (v !== undefined) query[k] = py(v);
   query.access_token = token;
@@ -42,7 +56,10 @@ function stravalib(method: string, path: string, token: string, params: Record<s
 
 /** stravalib's upload_activity → ActivityUploader.wait(): POST /uploads with query parameters, then poll. */
 async function uploadActivity(token: string, params: Record<string, Param>, file = FIT): Promise<number> {
-  const res = await stravalib("POST", "/uploads", token, params, { bytes: readFileSync(deviceFile(file)), name: file.split("/").pop()! });
+  const res = await stravalib("POST", "/uploads", token, params, {
+    bytes: readFileSync(deviceFile(file)),
+    name: file.split("/").pop()!,
+  });
   expect(res.status, res.text).toBe(201);
   for (let i = 0; i < 600; i++) {
     const status = await stravalib("GET", `/uploads/${res.body.id}`, token);
@@ -60,20 +77,34 @@ describe("stravalib", () => {
   it("upload_activity: data_type, name, description, activity_type, private, external_id, trainer, commute in the query string", async () => {
     const ann = s.people.Ann.token;
     uploaded = await uploadActivity(ann, {
-      data_type: "fit", name: "Loop via stravalib", description: "query-string upload", activity_type: "ride",
-      private: 0, external_id: "stravalib-upload-1", trainer: 0, commute: 1,
+      data_type: "fit",
+      name: "Loop via stravalib",
+      description: "query-string upload",
+      activity_type: "ride",
+      private: 0,
+      external_id: "stravalib-upload-1",
+      trainer: 0,
+      commute: 1,
     });
     const activity = await stravalib("GET", `/activities/${uploaded}`, ann, { include_all_efforts: false });
     expect(activity.status, activity.text).toBe(200);
     expect(activity.body).toMatchObject({
-      name: "Loop via stravalib", description: "query-string upload", type: "Ride", private: false, trainer: false, commute: true,
+      name: "Loop via stravalib",
+      description: "query-string upload",
+      type: "Ride",
+      private: false,
+      trainer: false,
+      commute: true,
       external_id: "stravalib-upload-1",
     });
     expect(violations(activity.body, DetailedActivity)).toEqual([]);
   });
 
   it("upload_activity without data_type anywhere is still a 400 naming data_type", async () => {
-    const res = await stravalib("POST", "/uploads", s.people.Ann.token, { name: "No type" }, { bytes: readFileSync(deviceFile(FIT)), name: "x.fit" });
+    const res = await stravalib("POST", "/uploads", s.people.Ann.token, { name: "No type" }, {
+      bytes: readFileSync(deviceFile(FIT)),
+      name: "x.fit",
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain("data_type");
   });
@@ -81,24 +112,45 @@ describe("stravalib", () => {
   it("create_activity: every field in the query string of a POST without a body", async () => {
     const ann = s.people.Ann.token;
     const res = await stravalib("POST", "/activities", ann, {
-      name: "Lunch MTB", start_date_local: "2024-05-01T12:00:00Z", elapsed_time: 3600, description: "Roots", distance: 20000.0,
-      trainer: false, commute: true, sport_type: "MountainBikeRide",
+      name: "Lunch MTB",
+      start_date_local: "2024-05-01T12:00:00Z",
+      elapsed_time: 3600,
+      description: "Roots",
+      distance: 20000.0,
+      trainer: false,
+      commute: true,
+      sport_type: "MountainBikeRide",
     });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({
-      name: "Lunch MTB", description: "Roots", type: "Ride", sport_type: "MountainBikeRide", elapsed_time: 3600, distance: 20000,
-      trainer: false, commute: true, start_date_local: "2024-05-01T12:00:00Z",
+      name: "Lunch MTB",
+      description: "Roots",
+      type: "Ride",
+      sport_type: "MountainBikeRide",
+      elapsed_time: 3600,
+      distance: 20000,
+      trainer: false,
+      commute: true,
+      start_date_local: "2024-05-01T12:00:00Z",
     });
     expect(violations(res.body, DetailedActivity)).toEqual([]);
     // The deprecated activity_type path: stravalib sends type lower-cased.
-    const legacy = await stravalib("POST", "/activities", ann, { name: "Swim", start_date_local: "2024-05-02T07:00:00Z", elapsed_time: 1800, type: "swim" });
+    const legacy = await stravalib("POST", "/activities", ann, {
+      name: "Swim",
+      start_date_local: "2024-05-02T07:00:00Z",
+      elapsed_time: 1800,
+      type: "swim",
+    });
     expect(legacy.status, legacy.text).toBe(201);
     expect(legacy.body).toMatchObject({ type: "Swim", sport_type: "Swim" });
   });
 
   it("get_activities(before, after): both bounds and page=1&per_page=200 together", async () => {
     const res = await stravalib("GET", "/athlete/activities", s.people.Ann.token, {
-      before: Date.parse("2024-05-01T23:00:00Z") / 1000, after: Date.parse("2024-04-30T00:00:00Z") / 1000, page: 1, per_page: 200,
+      before: Date.parse("2024-05-01T23:00:00Z") / 1000,
+      after: Date.parse("2024-04-30T00:00:00Z") / 1000,
+      page: 1,
+      per_page: 200,
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.map((a: { name: string }) => a.name)).toEqual(["Lunch MTB"]);
@@ -122,7 +174,9 @@ describe("stravalib", () => {
 
   it("get_athlete embeds clubs whose activity_types are all Strava ActivityType values", async () => {
     const ann = s.people.Ann.token;
-    for (const [name, sport] of [["Wheels", "cycling"], ["Trails", "running"], ["Tri", "triathlon"], ["Misc", "other"]]) {
+    for (
+      const [name, sport] of [["Wheels", "cycling"], ["Trails", "running"], ["Tri", "triathlon"], ["Misc", "other"]]
+    ) {
       const club = await s.call("POST", "/v3/clubs", { token: ann, form: { name, sport_type: sport } });
       expect(club.status, club.text).toBe(201);
     }
@@ -132,7 +186,9 @@ describe("stravalib", () => {
     expect(violations(athlete.body, DetailedAthlete)).toEqual([]);
     const cycling = athlete.body.clubs.find((c: { name: string }) => c.name === "Wheels");
     expect(cycling.activity_types).toContain("Ride");
-    for (const club of athlete.body.clubs) for (const t of club.activity_types) expect(STRAVA_ACTIVITY_TYPES).toContain(t);
+    for (const club of athlete.body.clubs) {
+      for (const t of club.activity_types) expect(STRAVA_ACTIVITY_TYPES).toContain(t);
+    }
     // get_athlete_clubs pages with page=1&per_page=200.
     const clubs = await stravalib("GET", "/athlete/clubs", ann, { page: 1, per_page: 200 });
     expect(clubs.body).toHaveLength(4);
@@ -143,10 +199,19 @@ describe("stravalib", () => {
 
   it("get_segment on a segment the caller has ridden: athlete_segment_stats.pr_date is a date", async () => {
     const ann = s.people.Ann.token;
-    const streams = await s.call("GET", `/v3/activities/${uploaded}/streams`, { token: ann, query: { keys: "time", key_by_type: true } });
+    const streams = await s.call("GET", `/v3/activities/${uploaded}/streams`, {
+      token: ann,
+      query: { keys: "time", key_by_type: true },
+    });
     const points = streams.body.time.original_size as number;
     const created = await s.call("POST", "/v3/segments", {
-      token: ann, form: { name: "Stravalib climb", activity_id: uploaded, start_index: Math.floor(points * 0.2), end_index: Math.floor(points * 0.8) },
+      token: ann,
+      form: {
+        name: "Stravalib climb",
+        activity_id: uploaded,
+        start_index: Math.floor(points * 0.2),
+        end_index: Math.floor(points * 0.8),
+      },
     });
     expect(created.status, created.text).toBe(201);
     // Ride it: the same road again (the device's GPX of that ride), uploaded as stravalib does.
@@ -182,7 +247,12 @@ describe("OAuth endpoints under every prefix the API answers under", () => {
     const answers = [];
     for (const prefix of PREFIXES) {
       const res = await s.call("POST", `${prefix}/token`, {
-        query: { client_id: s.application.clientId, client_secret: s.application.clientSecret, grant_type: "refresh_token", refresh_token: "not-a-token" },
+        query: {
+          client_id: s.application.clientId,
+          client_secret: s.application.clientSecret,
+          grant_type: "refresh_token",
+          refresh_token: "not-a-token",
+        },
       });
       answers.push({ status: res.status, body: res.body });
     }
@@ -194,7 +264,12 @@ describe("OAuth endpoints under every prefix the API answers under", () => {
   });
 
   it("authorize: the consent flow starts at every prefix (sign-in first), never a 404", async () => {
-    const query = { client_id: s.application.clientId, redirect_uri: "http://localhost/callback", response_type: "code", scope: "read" };
+    const query = {
+      client_id: s.application.clientId,
+      redirect_uri: "http://localhost/callback",
+      response_type: "code",
+      scope: "read",
+    };
     const answers = [];
     for (const prefix of PREFIXES) {
       const res = await s.call("GET", `${prefix}/authorize`, { query, headers: { accept: "text/html" } });
@@ -204,7 +279,10 @@ describe("OAuth endpoints under every prefix the API answers under", () => {
     }
     // A bad request is refused at every prefix alike.
     for (const prefix of PREFIXES) {
-      const res = await s.call("GET", `${prefix}/authorize`, { query: { ...query, response_type: "token" }, headers: { accept: "text/html" } });
+      const res = await s.call("GET", `${prefix}/authorize`, {
+        query: { ...query, response_type: "token" },
+        headers: { accept: "text/html" },
+      });
       expect(res.status, `${prefix}/authorize`).toBe(400);
     }
   });

@@ -10,7 +10,19 @@ import { type DropinServer, startDropinServer, upload } from "./deno-server.ts";
  * point counts (low 100, medium 1000, high 10000).
  */
 const FILE = "gpx/strava-export-cycling-power-hr-cad-atemp.gpx";
-const ALL_KEYS = ["time", "distance", "latlng", "altitude", "velocity_smooth", "heartrate", "cadence", "watts", "temp", "moving", "grade_smooth"];
+const ALL_KEYS = [
+  "time",
+  "distance",
+  "latlng",
+  "altitude",
+  "velocity_smooth",
+  "heartrate",
+  "cadence",
+  "watts",
+  "temp",
+  "moving",
+  "grade_smooth",
+];
 const POINTS = { low: 100, medium: 1000, high: 10000 } as const;
 
 let s: DropinServer;
@@ -37,16 +49,24 @@ function devicePoints() {
       lat: Number(/lat="([^"]+)"/.exec(block)![1]),
       lng: Number(/lon="([^"]+)"/.exec(block)![1]),
       time: Date.parse(/<time>([^<]+)<\/time>/.exec(block)![1]) / 1000,
-      ele: tag("ele"), power: tag("power"), hr: tag("gpxtpx:hr"), cad: tag("gpxtpx:cad"), temp: tag("gpxtpx:atemp"),
+      ele: tag("ele"),
+      power: tag("power"),
+      hr: tag("gpxtpx:hr"),
+      cad: tag("gpxtpx:cad"),
+      temp: tag("gpxtpx:atemp"),
     };
   });
 }
 
-type Keyed = Record<string, { data: unknown[]; series_type: string; original_size: number; resolution: string; type?: string }>;
+type Keyed = Record<
+  string,
+  { data: unknown[]; series_type: string; original_size: number; resolution: string; type?: string }
+>;
 
 async function keyed(id: number, query: Record<string, string | boolean> = {}): Promise<Keyed> {
   const res = await s.call("GET", `/v3/activities/${id}/streams`, {
-    token: s.people.Ann.token, query: { keys: ALL_KEYS.join(","), key_by_type: true, ...query },
+    token: s.people.Ann.token,
+    query: { keys: ALL_KEYS.join(","), key_by_type: true, ...query },
   });
   expect(res.status, res.text).toBe(200);
   return res.body;
@@ -58,7 +78,11 @@ describe("activity streams", () => {
     expect(Object.keys(body).sort()).toEqual([...ALL_KEYS].sort());
     const device = devicePoints();
     for (const key of ALL_KEYS) {
-      expect(body[key], key).toMatchObject({ series_type: "distance", original_size: device.length, resolution: "high" });
+      expect(body[key], key).toMatchObject({
+        series_type: "distance",
+        original_size: device.length,
+        resolution: "high",
+      });
       expect(body[key].data, key).toHaveLength(device.length);
       expect(body[key].type, "no type member when keyed").toBeUndefined();
     }
@@ -88,7 +112,10 @@ describe("activity streams", () => {
   });
 
   it("answer an array with `type` in the requested order without key_by_type, distance always", async () => {
-    const res = await s.call("GET", `/v3/activities/${ride}/streams`, { token: s.people.Ann.token, query: { keys: "watts,latlng,nonsense" } });
+    const res = await s.call("GET", `/v3/activities/${ride}/streams`, {
+      token: s.people.Ann.token,
+      query: { keys: "watts,latlng,nonsense" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.map((x: { type: string }) => x.type)).toEqual(["watts", "latlng", "distance"]);
     expect(Object.keys(res.body[0]).sort()).toEqual(["data", "original_size", "resolution", "series_type", "type"]);
@@ -107,7 +134,11 @@ describe("activity streams", () => {
           // Each point is a sample of the full series, at the same index in every stream.
           const at = (body.time.data as number[]).map((t) => time.indexOf(t));
           for (const key of ALL_KEYS) {
-            expect(body[key], `${resolution} ${key}`).toMatchObject({ series_type: seriesType, original_size: n, resolution });
+            expect(body[key], `${resolution} ${key}`).toMatchObject({
+              series_type: seriesType,
+              original_size: n,
+              resolution,
+            });
             expect(body[key].data, `${resolution} ${key}`).toHaveLength(expected);
             expect(body[key].data, `${resolution} ${key}`).toEqual(at.map((i) => full[key].data[i]));
           }
@@ -132,7 +163,10 @@ describe("activity streams", () => {
     expect(full.time.resolution).toBe("high");
     const high = await keyed(long, { resolution: "high" });
     expect(high.time.data).toHaveLength(10_000);
-    const bad = await s.call("GET", `/v3/activities/${long}/streams`, { token: s.people.Ann.token, query: { series_type: "heartrate" } });
+    const bad = await s.call("GET", `/v3/activities/${long}/streams`, {
+      token: s.people.Ann.token,
+      query: { series_type: "heartrate" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([{ resource: "Activity", field: "series_type", code: "invalid" }]);
   });
@@ -140,7 +174,10 @@ describe("activity streams", () => {
   it("are refused to another athlete when the activity is private", async () => {
     const put = await s.call("PUT", `/v3/activities/${ride}`, { token: s.people.Ann.token, form: { private: 1 } });
     expect(put.status).toBe(200);
-    const res = await s.call("GET", `/v3/activities/${ride}/streams`, { token: s.people.Bob.token, query: { keys: "latlng" } });
+    const res = await s.call("GET", `/v3/activities/${ride}/streams`, {
+      token: s.people.Bob.token,
+      query: { keys: "latlng" },
+    });
     expect(res.status).toBe(404);
     await s.call("PUT", `/v3/activities/${ride}`, { token: s.people.Ann.token, form: { private: 0 } });
   });

@@ -31,19 +31,66 @@ describe("the CLI without a running server (opens the embedded database itself)"
   });
 
   it("creates an athlete, an application and a token, printing one JSON object each", async () => {
-    const athlete = await runCli(["athlete", "create", "--firstname", "Fausto", "--lastname", "Coppi", "--email", "fausto@example.com", "--password", "campionissimo", "--sex", "M", "--premium", "--json"], env);
+    const athlete = await runCli([
+      "athlete",
+      "create",
+      "--firstname",
+      "Fausto",
+      "--lastname",
+      "Coppi",
+      "--email",
+      "fausto@example.com",
+      "--password",
+      "campionissimo",
+      "--sex",
+      "M",
+      "--premium",
+      "--json",
+    ], env);
     expect(athlete.code).toBe(0);
     const { id } = JSON.parse(athlete.stdout);
     expect(Number.isInteger(id)).toBe(true);
-    const app = await runCli(["app", "create", "--name", "Tool", "--callback-domain", "example.com", "--owner", String(id), "--kudos", "--json"], env);
+    const app = await runCli([
+      "app",
+      "create",
+      "--name",
+      "Tool",
+      "--callback-domain",
+      "example.com",
+      "--owner",
+      String(id),
+      "--kudos",
+      "--json",
+    ], env);
     expect(app.code).toBe(0);
     const created = JSON.parse(app.stdout);
     expect(Object.keys(created).sort()).toEqual(["access_token", "client_id", "client_secret"]);
     expect(created.client_secret).toMatch(/^[0-9a-f]{40}$/);
-    const token = await runCli(["token", "issue", "--athlete", String(id), "--client-id", String(created.client_id), "--scope", "view_private,write", "--json"], env);
+    const token = await runCli([
+      "token",
+      "issue",
+      "--athlete",
+      String(id),
+      "--client-id",
+      String(created.client_id),
+      "--scope",
+      "view_private,write",
+      "--json",
+    ], env);
     expect(token.code).toBe(0);
     expect(JSON.parse(token.stdout).access_token).toMatch(/^[0-9a-f]{40}$/);
-    const duplicate = await runCli(["athlete", "create", "--firstname", "F", "--lastname", "C", "--email", "FAUSTO@example.com", "--password", "campionissimo"], env);
+    const duplicate = await runCli([
+      "athlete",
+      "create",
+      "--firstname",
+      "F",
+      "--lastname",
+      "C",
+      "--email",
+      "FAUSTO@example.com",
+      "--password",
+      "campionissimo",
+    ], env);
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toContain("email");
   }, 180_000); // two athlete creations hash passwords at the OWASP scrypt cost (seconds each on a busy machine)
@@ -71,7 +118,19 @@ describe("npm start (Deno, PGlite on disk) and the CLI through the running serve
 
     // The server holds DATA_DIR: the CLI goes through its loopback admin endpoint.
     const env = { DATA_DIR: server.dataDir };
-    const created = await runCli(["athlete", "create", "--firstname", "Gino", "--lastname", "Bartali", "--email", "gino@example.com", "--password", "ginettaccio", "--json"], env);
+    const created = await runCli([
+      "athlete",
+      "create",
+      "--firstname",
+      "Gino",
+      "--lastname",
+      "Bartali",
+      "--email",
+      "gino@example.com",
+      "--password",
+      "ginettaccio",
+      "--json",
+    ], env);
     expect(created.code).toBe(0);
     const { id } = JSON.parse(created.stdout);
     const seen = await call("GET", `/v3/athletes/${id}`, { token });

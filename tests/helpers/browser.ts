@@ -10,7 +10,13 @@ import { ROOT } from "./deno.ts";
  * session token, and screenshots at desktop and phone width.
  */
 export const CHROMIUM_ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
 ];
 /** The base map's tiles cannot load offline (expected). */
 export const TILE_HOST = "tile.openstreetmap.org";
@@ -42,7 +48,12 @@ export function watchErrors(page: Page, errors: string[], ignore: () => RegExp[]
   page.on("pageerror", (error) => errors.push(`${page.url()}: ${error.message}`));
 }
 
-export async function signIn(browser: Browser, baseUrl: string, email: string, ignore?: () => RegExp[]): Promise<SignedIn> {
+export async function signIn(
+  browser: Browser,
+  baseUrl: string,
+  email: string,
+  ignore?: () => RegExp[],
+): Promise<SignedIn> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const errors: string[] = [];
@@ -59,9 +70,15 @@ export const appState = (page: Page, key: string) =>
   page.evaluate((k) => (window as unknown as { appState?: Record<string, unknown> }).appState?.[k], key);
 
 /** Calls the API from the page with its session token (the app's own client); answers the JSON. */
-export function pageApi<T = unknown>(page: Page, path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+export function pageApi<T = unknown>(
+  page: Page,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
   // A string, so the test runner does not rewrite the dynamic import of the page's own module.
-  return page.evaluate(`import("/app/assets/app.js").then((app) => app.api(${JSON.stringify(path)}, ${JSON.stringify(init)}))`) as Promise<T>;
+  return page.evaluate(
+    `import("/app/assets/app.js").then((app) => app.api(${JSON.stringify(path)}, ${JSON.stringify(init)}))`,
+  ) as Promise<T>;
 }
 
 /** Uploads a device file with the page's session token and waits for its activity; answers its id. */
@@ -86,7 +103,11 @@ export async function uploadFile(page: Page, file: string, dataType: string): Pr
 }
 
 /** Full-page screenshots at 1280 and 390 px wide into tests/artifacts/screens/<name>-desktop|phone.png; answers both paths. */
-export async function screenshots(page: Page, name: string, settle: () => Promise<unknown> = () => page.waitForTimeout(300)): Promise<string[]> {
+export async function screenshots(
+  page: Page,
+  name: string,
+  settle: () => Promise<unknown> = () => page.waitForTimeout(300),
+): Promise<string[]> {
   mkdirSync(SHOTS, { recursive: true });
   const size = page.viewportSize()!;
   const desktop = join(SHOTS, `${name}-desktop.png`), phone = join(SHOTS, `${name}-phone.png`);
@@ -114,6 +135,10 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
     // deno-lint-ignore no-explicit-any
     return r.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical")
       // deno-lint-ignore no-explicit-any
-      .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")).join(" | ")}`);
+      .map((v: any) =>
+        `${v.id} (${v.impact}): ${v.nodes.length} × ${
+          v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")).join(" | ")
+        }`
+      );
   });
 }

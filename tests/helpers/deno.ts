@@ -68,7 +68,10 @@ export async function startDenoServer(
 }
 
 /** Runs the admin CLI the way `npm run cli --` does (Deno). */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun) => {
     const child = spawn(DENO, ["run", "-A", "server/cli/main.ts", ...args], {
       cwd: ROOT,

@@ -30,26 +30,56 @@ let position = 0;
 function event(type: string, data: Record<string, unknown>): StoredEvent {
   position++;
   return {
-    position, streamId: `s-${position}`, streamVersion: 1, type, schemaVersion: 1, data, metadata: {},
+    position,
+    streamId: `s-${position}`,
+    streamVersion: 1,
+    type,
+    schemaVersion: 1,
+    data,
+    metadata: {},
     recordedAt: new Date(Date.UTC(2025, 0, 1) + position * 1000).toISOString(),
   } as unknown as StoredEvent;
 }
 
 function matched(activityId: number, ride: Ride): StoredEvent {
   return event("SegmentEffortsMatched", {
-    activityId, athleteId: ride.athlete, activityType: "Ride", private: ride.private, prCount: 0, achievementCount: 0,
+    activityId,
+    athleteId: ride.athlete,
+    activityType: "Ride",
+    private: ride.private,
+    prCount: 0,
+    achievementCount: 0,
     efforts: ride.efforts.map((e, n) => ({
-      effortId: String(2n ** 53n + BigInt(activityId) * 1024n + BigInt(n)), segmentId: e.segment, name: "S", startIndex: n,
-      endIndex: n + 1, startDate: `${ride.year}-06-0${1 + (n % 2)}T07:0${n}:00Z`, startDateLocal: `${ride.year}-06-0${1 + (n % 2)}T09:0${n}:00Z`,
-      elapsedTime: e.t, movingTime: e.t, distance: 1000, averageHeartrate: null, maxHeartrate: null, averageWatts: null,
-      averageCadence: null, komRank: null, prRank: null, achievements: [], hidden: false,
-      startLatlng: [45, 6], endLatlng: [45.01, 6.01],
+      effortId: String(2n ** 53n + BigInt(activityId) * 1024n + BigInt(n)),
+      segmentId: e.segment,
+      name: "S",
+      startIndex: n,
+      endIndex: n + 1,
+      startDate: `${ride.year}-06-0${1 + (n % 2)}T07:0${n}:00Z`,
+      startDateLocal: `${ride.year}-06-0${1 + (n % 2)}T09:0${n}:00Z`,
+      elapsedTime: e.t,
+      movingTime: e.t,
+      distance: 1000,
+      averageHeartrate: null,
+      maxHeartrate: null,
+      averageWatts: null,
+      averageCadence: null,
+      komRank: null,
+      prRank: null,
+      achievements: [],
+      hidden: false,
+      startLatlng: [45, 6],
+      endLatlng: [45.01, 6.01],
     })),
   });
 }
 
 /** The same numbers counted effort by effort over the efforts themselves. */
-async function countedPerEffort(db: Queryable, athleteId: number, efforts: { segmentId: number; elapsedTime: number; year: number }[]) {
+async function countedPerEffort(
+  db: Queryable,
+  athleteId: number,
+  efforts: { segmentId: number; elapsedTime: number; year: number }[],
+) {
   const rows = await db.query<{ own: number; overall: number; yearly: number }>(
     `select (select count(*)::int from segment_efforts e
               where e.segment_id = x.seg and e.athlete_id = $4 and e.elapsed_time < x.t) as own,
@@ -82,7 +112,13 @@ const ride: fc.Arbitrary<Ride> = fc.record({
   year: fc.constantFrom(2023, 2024),
   private: fc.boolean(),
   // Few segments and times: ties and several passes of one segment in one ride.
-  efforts: fc.array(fc.record({ segment: fc.integer({ min: 1, max: 3 }), t: fc.integer({ min: 60, max: 200 }).map((t) => t - (t % 7)) }), { minLength: 1, maxLength: 6 }),
+  efforts: fc.array(
+    fc.record({
+      segment: fc.integer({ min: 1, max: 3 }),
+      t: fc.integer({ min: 60, max: 200 }).map((t) => t - (t % 7)),
+    }),
+    { minLength: 1, maxLength: 6 },
+  ),
 });
 
 /** The property on one database (PGlite or PostgreSQL): `numRuns` random logs. */
@@ -109,9 +145,12 @@ export async function checkEffortBoardCounts(db: Db, numRuns: number) {
             const activityId = 1 + ((k * 5) % Math.max(1, rides.length));
             if (activityId > rides.length) continue;
             const athleteId = rides[activityId - 1].athlete;
-            await segmentsProjection.apply(tx, change === "private"
-              ? event("ActivityUpdated", { activityId, athleteId, private: true })
-              : event("ActivityDeleted", { activityId, athleteId, uploadId: null }));
+            await segmentsProjection.apply(
+              tx,
+              change === "private"
+                ? event("ActivityUpdated", { activityId, athleteId, private: true })
+                : event("ActivityDeleted", { activityId, athleteId, uploadId: null }),
+            );
           }
           await expectBoardsAsRebuilt(tx);
           const efforts = next.efforts.map((e) => ({ segmentId: e.segment, elapsedTime: e.t, year: next.year }));

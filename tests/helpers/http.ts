@@ -64,7 +64,13 @@ export interface UploadFile {
  * upload until its activity is ready; the activity id. Throws on a refused or failed upload.
  * `kick` is called between polls (an in-process server's job runner, to look for work at once).
  */
-export async function uploadUntilReady(call: Api, token: string, file: UploadFile, fields: Record<string, string> = {}, kick?: () => void): Promise<number> {
+export async function uploadUntilReady(
+  call: Api,
+  token: string,
+  file: UploadFile,
+  fields: Record<string, string> = {},
+  kick?: () => void,
+): Promise<number> {
   const form = new FormData();
   form.set("file", new Blob([file.bytes as BlobPart]), file.name);
   form.set("data_type", file.dataType);

@@ -17,29 +17,61 @@ import { startTestServer, type TestAthlete, type TestServer } from "./server.ts"
  * ties, private efforts, profile changes, deletions — then replay equals live (cli verify). It
  * runs on the store its caller gives (PGlite in tests/api, PostgreSQL in tests/postgres).
  */
-export function leaderboardSuite(store: string, config: () => Promise<Partial<Config>>, after?: () => Promise<void>): void {
+export function leaderboardSuite(
+  store: string,
+  config: () => Promise<Partial<Config>>,
+  after?: () => Promise<void>,
+): void {
   let server: TestServer;
   let segment: number;
   let club: number;
   const athletes: (TestAthlete & { sex: "M" | "F"; birthdate: string; weight: number })[] = [];
-  interface Effort { athleteId: number; activityId: number; effortId: bigint; elapsed: number; date: string; private: boolean }
+  interface Effort {
+    athleteId: number;
+    activityId: number;
+    effortId: bigint;
+    elapsed: number;
+    date: string;
+    private: boolean;
+  }
   const efforts: Effort[] = [];
 
   let seed = 7;
   const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
   const now = new Date();
-  const daysAgo = (n: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - n, 7, 30)).toISOString();
+  const daysAgo = (n: number) =>
+    new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - n, 7, 30)).toISOString();
 
   async function record(athleteId: number, elapsed: number, date: string, isPrivate: boolean) {
     const activityId = await nextId(server.platform.db, "activity");
     const effortId = effortIdFor(activityId, 0);
     await server.platform.store.append(activityStream(activityId), "any", [segmentEffortsMatched.create({
-      activityId, athleteId, activityType: "Run", private: isPrivate, prCount: 0, achievementCount: 0,
+      activityId,
+      athleteId,
+      activityType: "Run",
+      private: isPrivate,
+      prCount: 0,
+      achievementCount: 0,
       efforts: [{
-        effortId, segmentId: segment, name: "Board", startIndex: 0, endIndex: 10, startDate: date, startDateLocal: date,
-        elapsedTime: elapsed, movingTime: elapsed, distance: 1000, averageHeartrate: null, maxHeartrate: null,
-        averageWatts: null, averageCadence: null, komRank: null, prRank: null, achievements: [], hidden: true,
+        effortId,
+        segmentId: segment,
+        name: "Board",
+        startIndex: 0,
+        endIndex: 10,
+        startDate: date,
+        startDateLocal: date,
+        elapsedTime: elapsed,
+        movingTime: elapsed,
+        distance: 1000,
+        averageHeartrate: null,
+        maxHeartrate: null,
+        averageWatts: null,
+        averageCadence: null,
+        komRank: null,
+        prRank: null,
+        achievements: [],
+        hidden: true,
       }],
     })]);
     efforts.push({ athleteId, activityId, effortId: BigInt(effortId), elapsed, date, private: isPrivate });
@@ -52,15 +84,20 @@ export function leaderboardSuite(store: string, config: () => Promise<Partial<Co
     const today = new Date();
     const y = today.getUTCFullYear(), m = today.getUTCMonth(), d = today.getUTCDate();
     const starts: Record<string, Date> = {
-      this_year: new Date(Date.UTC(y, 0, 1)), this_month: new Date(Date.UTC(y, m, 1)),
-      this_week: new Date(Date.UTC(y, m, d - ((today.getUTCDay() + 6) % 7))), today: new Date(Date.UTC(y, m, d)),
+      this_year: new Date(Date.UTC(y, 0, 1)),
+      this_month: new Date(Date.UTC(y, m, 1)),
+      this_week: new Date(Date.UTC(y, m, d - ((today.getUTCDay() + 6) % 7))),
+      today: new Date(Date.UTC(y, m, d)),
     };
     const from = query.date_range ? starts[query.date_range as string].toISOString() : null;
     const best = new Map<number, Effort>();
     for (const e of efforts) {
       if (e.private || (from && e.date < from)) continue;
       const b = best.get(e.athleteId);
-      if (!b || e.elapsed < b.elapsed || (e.elapsed === b.elapsed && (e.date < b.date || (e.date === b.date && e.effortId < b.effortId)))) {
+      if (
+        !b || e.elapsed < b.elapsed ||
+        (e.elapsed === b.elapsed && (e.date < b.date || (e.date === b.date && e.effortId < b.effortId)))
+      ) {
         best.set(e.athleteId, e);
       }
     }
@@ -80,16 +117,28 @@ export function leaderboardSuite(store: string, config: () => Promise<Partial<Co
       if (query.club_id !== undefined && !members.has(e.athleteId)) return false;
       return true;
     });
-    rows = rows.sort((p, q) => p.elapsed - q.elapsed || (p.date < q.date ? -1 : p.date > q.date ? 1 : 0) || (p.effortId < q.effortId ? -1 : 1));
+    rows = rows.sort((p, q) =>
+      p.elapsed - q.elapsed || (p.date < q.date ? -1 : p.date > q.date ? 1 : 0) || (p.effortId < q.effortId ? -1 : 1)
+    );
     const ranks = rows.map((r) => rows.findIndex((s) => s.elapsed === r.elapsed));
-    const perPage = Number(query.per_page ?? 10), page = Number(query.page ?? 1), k = Number(query.context_entries ?? 2);
+    const perPage = Number(query.per_page ?? 10),
+      page = Number(query.page ?? 1),
+      k = Number(query.context_entries ?? 2);
     const positions = new Set<number>();
     for (let i = (page - 1) * perPage; i < Math.min(rows.length, page * perPage); i++) positions.add(i);
     const mine = rows.findIndex((r) => r.athleteId === viewer.id);
-    if (mine >= 0) for (let i = Math.max(0, mine - k); i <= Math.min(rows.length - 1, mine + k); i++) positions.add(i);
+    if (mine >= 0) {
+      for (let i = Math.max(0, mine - k); i <= Math.min(rows.length - 1, mine + k); i++) {
+        positions.add(i);
+      }
+    }
     return {
       entry_count: rows.length,
-      entries: [...positions].sort((p, q) => p - q).map((i) => ({ athlete_id: rows[i].athleteId, elapsed_time: rows[i].elapsed, rank: ranks[i] })),
+      entries: [...positions].sort((p, q) => p - q).map((i) => ({
+        athlete_id: rows[i].athleteId,
+        elapsed_time: rows[i].elapsed,
+        rank: ranks[i],
+      })),
     };
   }
 
@@ -99,12 +148,16 @@ export function leaderboardSuite(store: string, config: () => Promise<Partial<Co
   beforeAll(async () => {
     server = await startTestServer(await config());
     const made = await segmentCommands[0].run(server.platform, {
-      name: "Ranked", "activity-type": "Run", points: "44.1,6.1,10;44.105,6.105,40",
+      name: "Ranked",
+      "activity-type": "Run",
+      points: "44.1,6.1,10;44.105,6.105,40",
     }, { progress() {}, interactive: false }) as { id: number };
     segment = made.id;
     for (let k = 0; k < 36; k++) {
       const sex = k % 3 === 0 ? "M" : "F";
-      const birthdate = `${now.getUTCFullYear() - 18 - Math.floor(random() * 60)}-${String(1 + Math.floor(random() * 12)).padStart(2, "0")}-15`;
+      const birthdate = `${now.getUTCFullYear() - 18 - Math.floor(random() * 60)}-${
+        String(1 + Math.floor(random() * 12)).padStart(2, "0")
+      }-15`;
       const weight = 50 + Math.floor(random() * 50);
       const a = await server.athlete({ firstname: `L${k}`, lastname: "Rank", sex, birthdate, weight, premium: true });
       athletes.push({ ...a, sex, birthdate, weight });
@@ -113,12 +166,20 @@ export function leaderboardSuite(store: string, config: () => Promise<Partial<Co
       const n = 1 + Math.floor(random() * 4);
       for (let i = 0; i < n; i++) {
         // Few distinct times (ties), dates from today back over ~2 years, some private.
-        await record(a.id, 200 + Math.floor(random() * 12) * 5, daysAgo(pick([0, 0, 1, 3, 9, 20, 40, 200, 500])), random() < 0.15);
+        await record(
+          a.id,
+          200 + Math.floor(random() * 12) * 5,
+          daysAgo(pick([0, 0, 1, 3, 9, 20, 40, 200, 500])),
+          random() < 0.15,
+        );
       }
     }
     const viewer = athletes[0];
     for (const target of athletes.slice(1, 12).filter((_, i) => i % 2 === 0)) {
-      await followCommands[0].run(server.platform, { athlete: String(viewer.id), target: String(target.id) }, { progress() {}, interactive: false });
+      await followCommands[0].run(server.platform, { athlete: String(viewer.id), target: String(target.id) }, {
+        progress() {},
+        interactive: false,
+      });
       follows.set(viewer.id, (follows.get(viewer.id) ?? new Set()).add(target.id));
     }
     const created = await server.api("POST", "/v3/clubs", { token: viewer.token, form: { name: "Rank club" } });
@@ -135,16 +196,35 @@ export function leaderboardSuite(store: string, config: () => Promise<Partial<Co
   });
 
   const FILTERS: Query[] = [
-    {}, { gender: "F" }, { gender: "M" }, { age_group: "25_34" }, { age_group: "35_44" }, { age_group: "55_64" }, { age_group: "75_plus" },
-    { weight_class: "65_74" }, { weight_class: "150_164" }, { following: true }, { club_id: 0 }, { date_range: "this_year" },
-    { date_range: "this_month" }, { date_range: "this_week" }, { date_range: "today" }, { gender: "F", age_group: "35_44" },
-    { date_range: "this_year", gender: "M" }, { following: true, gender: "F" },
+    {},
+    { gender: "F" },
+    { gender: "M" },
+    { age_group: "25_34" },
+    { age_group: "35_44" },
+    { age_group: "55_64" },
+    { age_group: "75_plus" },
+    { weight_class: "65_74" },
+    { weight_class: "150_164" },
+    { following: true },
+    { club_id: 0 },
+    { date_range: "this_year" },
+    { date_range: "this_month" },
+    { date_range: "this_week" },
+    { date_range: "today" },
+    { gender: "F", age_group: "35_44" },
+    { date_range: "this_year", gender: "M" },
+    { following: true, gender: "F" },
   ];
 
   async function compareAll(label: string) {
     for (const filter of FILTERS) {
       for (const viewer of [athletes[0], athletes[7], athletes[25]]) {
-        for (const paging of [{}, { per_page: 3, page: 2, context_entries: 1 }, { context_entries: 15, per_page: 1 }] as Query[]) {
+        for (
+          const paging of [{}, { per_page: 3, page: 2, context_entries: 1 }, {
+            context_entries: 15,
+            per_page: 1,
+          }] as Query[]
+        ) {
           const query: Query = { ...filter, ...paging };
           if (query.club_id !== undefined) {
             if (!members.has(viewer.id)) continue;
@@ -157,7 +237,9 @@ export function leaderboardSuite(store: string, config: () => Promise<Partial<Co
           expect({
             entry_count: res.body.entry_count,
             entries: res.body.entries.map((e: { athlete_id: number; elapsed_time: number; rank: number }) => ({
-              athlete_id: e.athlete_id, elapsed_time: e.elapsed_time, rank: e.rank,
+              athlete_id: e.athlete_id,
+              elapsed_time: e.elapsed_time,
+              rank: e.rank,
             })),
           }, what).toEqual(want);
         }
@@ -173,18 +255,26 @@ export function leaderboardSuite(store: string, config: () => Promise<Partial<Co
 
     it("follows profile changes, privacy changes, deletions and faster efforts", async () => {
       const [a, b, c, d] = [athletes[3], athletes[8], athletes[21], athletes[0]];
-      await server.platform.store.append(athleteStream(a.id), "any", [athleteProfileUpdated.create({ athleteId: a.id, sex: "M", weight: 71 })]);
+      await server.platform.store.append(athleteStream(a.id), "any", [
+        athleteProfileUpdated.create({ athleteId: a.id, sex: "M", weight: 71 }),
+      ]);
       a.sex = "M";
       a.weight = 71;
-      await server.platform.store.append(athleteStream(b.id), "any", [athleteProfileUpdated.create({ athleteId: b.id, birthdate: "1988-03-03" })]);
+      await server.platform.store.append(athleteStream(b.id), "any", [
+        athleteProfileUpdated.create({ athleteId: b.id, birthdate: "1988-03-03" }),
+      ]);
       b.birthdate = "1988-03-03";
       // Efforts here are recorded straight as events (no activity row), so privacy and deletion are too.
       const hide = efforts.find((e) => e.athleteId === c.id && !e.private)!;
-      await server.platform.store.append(activityStream(hide.activityId), "any", [activityUpdated.create({ activityId: hide.activityId, athleteId: c.id, private: true })]);
+      await server.platform.store.append(activityStream(hide.activityId), "any", [
+        activityUpdated.create({ activityId: hide.activityId, athleteId: c.id, private: true }),
+      ]);
       hide.private = true;
       const shown = efforts.find((e) => e.private && e !== hide);
       if (shown) {
-        await server.platform.store.append(activityStream(shown.activityId), "any", [activityUpdated.create({ activityId: shown.activityId, athleteId: shown.athleteId, private: false })]);
+        await server.platform.store.append(activityStream(shown.activityId), "any", [
+          activityUpdated.create({ activityId: shown.activityId, athleteId: shown.athleteId, private: false }),
+        ]);
         shown.private = false;
       }
       await record(d.id, 150, daysAgo(0), false);

@@ -20,14 +20,19 @@ export interface LongGpx {
  * `minimal` keeps position, elevation and time only (about 100 bytes a point); otherwise every
  * point keeps its sensor extensions, as the device wrote them.
  */
-export function longGpx(points: number, options: { minimal?: boolean; gzip?: boolean; startIso?: string } = {}): LongGpx {
+export function longGpx(
+  points: number,
+  options: { minimal?: boolean; gzip?: boolean; startIso?: string } = {},
+): LongGpx {
   const text = readFileSync(deviceFile(SOURCE), "utf8");
   const blocks = [...text.matchAll(/<trkpt[\s\S]*?<\/trkpt>/g)].map((m) => m[0]);
   const parts = blocks.map((block) => {
     const lat = /lat="([^"]+)"/.exec(block)![1];
     const lon = /lon="([^"]+)"/.exec(block)![1];
     const ele = /<ele>([^<]+)<\/ele>/.exec(block)?.[1];
-    if (options.minimal) return [`<trkpt lat="${lat}" lon="${lon}">${ele ? `<ele>${ele}</ele>` : ""}<time>`, "</time></trkpt>\n"];
+    if (options.minimal) {
+      return [`<trkpt lat="${lat}" lon="${lon}">${ele ? `<ele>${ele}</ele>` : ""}<time>`, "</time></trkpt>\n"];
+    }
     const [before, after] = block.split(/<time>[^<]*<\/time>/);
     return [`${before}<time>`, `</time>${after}\n`];
   });
@@ -48,5 +53,10 @@ export function longGpx(points: number, options: { minimal?: boolean; gzip?: boo
   }
   chunks.push(piece.join(""), "</trkseg></trk></gpx>\n");
   const raw = new TextEncoder().encode(chunks.join(""));
-  return { bytes: options.gzip ? new Uint8Array(gzipSync(raw, { level: 1 })) : raw, points, start, end: start + (points - 1) * 1000 };
+  return {
+    bytes: options.gzip ? new Uint8Array(gzipSync(raw, { level: 1 })) : raw,
+    points,
+    start,
+    end: start + (points - 1) * 1000,
+  };
 }

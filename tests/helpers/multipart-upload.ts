@@ -5,7 +5,11 @@ import { join, resolve } from "node:path";
 const POSTER = join(resolve(import.meta.dirname ?? ".", "."), "post-upload.mjs");
 
 /** A multipart/form-data body for POST /v3/uploads, built by hand as one block of bytes. */
-export function multipartUpload(bytes: Uint8Array, fileName: string, dataType: string): { body: Uint8Array<ArrayBuffer>; contentType: string } {
+export function multipartUpload(
+  bytes: Uint8Array,
+  fileName: string,
+  dataType: string,
+): { body: Uint8Array<ArrayBuffer>; contentType: string } {
   const boundary = `----upload${Math.random().toString(36).slice(2)}`;
   const head = new TextEncoder().encode(
     `--${boundary}\r\nContent-Disposition: form-data; name="data_type"\r\n\r\n${dataType}\r\n` +

@@ -29,7 +29,10 @@ export function rssMiB(pid: number): number {
  * Polls `url` one request after another until stopped; the worst latency seen (ms) tells how long
  * the server's event loop was held while something else ran.
  */
-export function healthPoller(url: string, pauseMs = 20): { stop(): Promise<{ worstMs: number; worstAt: number; polls: number }> } {
+export function healthPoller(
+  url: string,
+  pauseMs = 20,
+): { stop(): Promise<{ worstMs: number; worstAt: number; polls: number }> } {
   let running = true;
   let worstMs = 0;
   /** When (performance.now()) the worst request was sent. */

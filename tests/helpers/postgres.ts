@@ -10,7 +10,7 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "";
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   // CREATE DATABASE fails while another session is copying template1 at the same moment: retry.
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await admin.connect();
     try {

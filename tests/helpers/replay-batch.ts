@@ -17,17 +17,34 @@ let position = 0;
 function recorded(type: string, data: Record<string, unknown>): RecordedEvent {
   position++;
   return {
-    position, streamId: `s-${position}`, streamVersion: 1, type, schemaVersion: 1, data, metadata: {},
+    position,
+    streamId: `s-${position}`,
+    streamVersion: 1,
+    type,
+    schemaVersion: 1,
+    data,
+    metadata: {},
     recordedAt: new Date(Date.UTC(2025, 0, 1) + position * 1000).toISOString(),
   };
 }
 
-const created = (activityId: number, athleteId: number, n: number) => recorded("ActivityCreated", {
-  activityId, athleteId, name: `Manual ${n}`, type: n % 2 ? "Run" : "Ride", sportType: n % 2 ? "Run" : "Ride",
-  startDate: `2025-03-0${1 + (n % 3)}T07:00:00Z`, startDateLocal: `2025-03-0${1 + (n % 3)}T08:00:00Z`,
-  timezone: "(GMT+01:00) Europe/Paris", elapsedTime: 1800 + n, distance: 5000.1 + n * 0.37, description: n % 3 ? null : "d",
-  private: n % 5 === 0, trainer: false, commute: n % 4 === 0,
-});
+const created = (activityId: number, athleteId: number, n: number) =>
+  recorded("ActivityCreated", {
+    activityId,
+    athleteId,
+    name: `Manual ${n}`,
+    type: n % 2 ? "Run" : "Ride",
+    sportType: n % 2 ? "Run" : "Ride",
+    startDate: `2025-03-0${1 + (n % 3)}T07:00:00Z`,
+    startDateLocal: `2025-03-0${1 + (n % 3)}T08:00:00Z`,
+    timezone: "(GMT+01:00) Europe/Paris",
+    elapsedTime: 1800 + n,
+    distance: 5000.1 + n * 0.37,
+    description: n % 3 ? null : "d",
+    private: n % 5 === 0,
+    trainer: false,
+    commute: n % 4 === 0,
+  });
 
 type Op =
   | { k: "create"; a: number; who: number }
@@ -41,18 +58,44 @@ type Op =
   | { k: "matched"; a: number; n: number };
 
 const ops: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ k: fc.constant("create" as const), a: fc.integer({ min: 1, max: 5 }), who: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ k: fc.constant("kudos" as const), a: fc.integer({ min: 1, max: 5 }), who: fc.integer({ min: 1, max: 3 }) }),
   fc.record({
-    k: fc.constant("comment" as const), a: fc.integer({ min: 1, max: 5 }), c: fc.integer({ min: 1, max: 4 }),
+    k: fc.constant("create" as const),
+    a: fc.integer({ min: 1, max: 5 }),
     who: fc.integer({ min: 1, max: 3 }),
   }),
-  fc.record({ k: fc.constant("uncomment" as const), a: fc.integer({ min: 1, max: 5 }), c: fc.integer({ min: 1, max: 4 }) }),
+  fc.record({
+    k: fc.constant("kudos" as const),
+    a: fc.integer({ min: 1, max: 5 }),
+    who: fc.integer({ min: 1, max: 3 }),
+  }),
+  fc.record({
+    k: fc.constant("comment" as const),
+    a: fc.integer({ min: 1, max: 5 }),
+    c: fc.integer({ min: 1, max: 4 }),
+    who: fc.integer({ min: 1, max: 3 }),
+  }),
+  fc.record({
+    k: fc.constant("uncomment" as const),
+    a: fc.integer({ min: 1, max: 5 }),
+    c: fc.integer({ min: 1, max: 4 }),
+  }),
   fc.record({ k: fc.constant("edit" as const), a: fc.integer({ min: 1, max: 5 }), v: fc.integer({ min: 0, max: 7 }) }),
   fc.record({ k: fc.constant("delete" as const), a: fc.integer({ min: 1, max: 5 }) }),
-  fc.record({ k: fc.constant("follow" as const), who: fc.integer({ min: 1, max: 3 }), other: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ k: fc.constant("join" as const), club: fc.integer({ min: 1, max: 2 }), who: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ k: fc.constant("matched" as const), a: fc.integer({ min: 1, max: 5 }), n: fc.integer({ min: 0, max: 3 }) }),
+  fc.record({
+    k: fc.constant("follow" as const),
+    who: fc.integer({ min: 1, max: 3 }),
+    other: fc.integer({ min: 1, max: 3 }),
+  }),
+  fc.record({
+    k: fc.constant("join" as const),
+    club: fc.integer({ min: 1, max: 2 }),
+    who: fc.integer({ min: 1, max: 3 }),
+  }),
+  fc.record({
+    k: fc.constant("matched" as const),
+    a: fc.integer({ min: 1, max: 5 }),
+    n: fc.integer({ min: 0, max: 3 }),
+  }),
 );
 
 function toEvent(op: Op, n: number): RecordedEvent {
@@ -70,7 +113,13 @@ function toEvent(op: Op, n: number): RecordedEvent {
       const data: Record<string, unknown> = { activityId: op.a, athleteId: 1 };
       if (op.v & 1) data.name = `Edited ${n}`;
       if (op.v & 2) Object.assign(data, { type: "Ride", sportType: "GravelRide", private: n % 2 === 0 });
-      if (op.v & 4) Object.assign(data, { description: n % 3 ? null : `desc ${n}`, gearId: n % 2 ? null : "b1", hideFromHome: true });
+      if (op.v & 4) {
+        Object.assign(data, {
+          description: n % 3 ? null : `desc ${n}`,
+          gearId: n % 2 ? null : "b1",
+          hideFromHome: true,
+        });
+      }
       return recorded("ActivityUpdated", data);
     }
     case "delete":
@@ -81,15 +130,31 @@ function toEvent(op: Op, n: number): RecordedEvent {
       return recorded("ClubJoined", { clubId: op.club, athleteId: op.who });
     case "matched":
       return recorded("SegmentEffortsMatched", {
-        activityId: op.a, athleteId: 1, activityType: "Run", private: false, efforts: [], prCount: op.n, achievementCount: op.n,
+        activityId: op.a,
+        athleteId: 1,
+        activityType: "Run",
+        private: false,
+        efforts: [],
+        prCount: op.n,
+        achievementCount: op.n,
       });
   }
 }
 
 const setup = () => [
   recorded("ClubCreated", {
-    clubId: 1, ownerId: 1, name: "One", description: null, clubType: "casual_club", sportType: "cycling", city: null,
-    state: null, country: null, private: false, verified: false, url: "one",
+    clubId: 1,
+    ownerId: 1,
+    name: "One",
+    description: null,
+    clubType: "casual_club",
+    sportType: "cycling",
+    city: null,
+    state: null,
+    country: null,
+    private: false,
+    verified: false,
+    url: "one",
   }),
 ];
 
@@ -136,18 +201,32 @@ export async function checkMixedLogs(db: Db, numRuns: number) {
   // merged, a deletion in the middle, duplicates.
   const fixed = [
     ...setup(),
-    toEvent({ k: "kudos", a: 1, who: 2 }, 1), toEvent({ k: "create", a: 1, who: 1 }, 2),
-    toEvent({ k: "comment", a: 1, c: 1, who: 2 }, 3), toEvent({ k: "uncomment", a: 1, c: 1 }, 4),
-    toEvent({ k: "comment", a: 1, c: 1, who: 3 }, 5), toEvent({ k: "edit", a: 1, v: 1 }, 6),
-    toEvent({ k: "edit", a: 1, v: 6 }, 7), toEvent({ k: "kudos", a: 1, who: 3 }, 8), toEvent({ k: "kudos", a: 1, who: 3 }, 9),
-    toEvent({ k: "create", a: 2, who: 2 }, 10), toEvent({ k: "create", a: 2, who: 3 }, 11), toEvent({ k: "kudos", a: 2, who: 1 }, 12),
-    toEvent({ k: "join", club: 1, who: 2 }, 13), toEvent({ k: "delete", a: 1 }, 14), toEvent({ k: "kudos", a: 2, who: 3 }, 15),
-    toEvent({ k: "create", a: 1, who: 1 }, 16), toEvent({ k: "comment", a: 2, c: 2, who: 1 }, 17),
-    toEvent({ k: "matched", a: 1, n: 2 }, 18), toEvent({ k: "create", a: 3, who: 1 }, 19), toEvent({ k: "create", a: 4, who: 1 }, 20),
-    toEvent({ k: "edit", a: 3, v: 2 }, 21), toEvent({ k: "delete", a: 4 }, 22),
+    toEvent({ k: "kudos", a: 1, who: 2 }, 1),
+    toEvent({ k: "create", a: 1, who: 1 }, 2),
+    toEvent({ k: "comment", a: 1, c: 1, who: 2 }, 3),
+    toEvent({ k: "uncomment", a: 1, c: 1 }, 4),
+    toEvent({ k: "comment", a: 1, c: 1, who: 3 }, 5),
+    toEvent({ k: "edit", a: 1, v: 1 }, 6),
+    toEvent({ k: "edit", a: 1, v: 6 }, 7),
+    toEvent({ k: "kudos", a: 1, who: 3 }, 8),
+    toEvent({ k: "kudos", a: 1, who: 3 }, 9),
+    toEvent({ k: "create", a: 2, who: 2 }, 10),
+    toEvent({ k: "create", a: 2, who: 3 }, 11),
+    toEvent({ k: "kudos", a: 2, who: 1 }, 12),
+    toEvent({ k: "join", club: 1, who: 2 }, 13),
+    toEvent({ k: "delete", a: 1 }, 14),
+    toEvent({ k: "kudos", a: 2, who: 3 }, 15),
+    toEvent({ k: "create", a: 1, who: 1 }, 16),
+    toEvent({ k: "comment", a: 2, c: 2, who: 1 }, 17),
+    toEvent({ k: "matched", a: 1, n: 2 }, 18),
+    toEvent({ k: "create", a: 3, who: 1 }, 19),
+    toEvent({ k: "create", a: 4, who: 1 }, 20),
+    toEvent({ k: "edit", a: 3, v: 2 }, 21),
+    toEvent({ k: "delete", a: 4 }, 22),
     // A comment deleted under another activity's id than it was added on (fast-check found it:
     // the batched path recounted the comment's own activity, one by one did not).
-    toEvent({ k: "comment", a: 3, c: 9, who: 2 }, 23), toEvent({ k: "uncomment", a: 2, c: 9 }, 24),
+    toEvent({ k: "comment", a: 3, c: 9, who: 2 }, 23),
+    toEvent({ k: "uncomment", a: 2, c: 9 }, 24),
   ];
   const { single, batched } = await bothWays(db, fixed, [1000]);
   expect(single.activity_kudos.length).toBeGreaterThan(0);
@@ -165,4 +244,3 @@ export async function checkMixedLogs(db: Db, numRuns: number) {
     { numRuns },
   );
 }
-

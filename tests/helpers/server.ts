@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configFromEnv, type Config } from "../../server/config.ts";
+import { type Config, configFromEnv } from "../../server/config.ts";
 import { createApplication, issueToken } from "../../server/applications/commands.ts";
 import { createAthlete, type NewAthlete } from "../../server/athletes/commands.ts";
 import type { Permission } from "../../server/http/auth.ts";
-import { startServer, type RunningServer } from "../../server/start.ts";
-import { api, type Api, type UploadFile, uploadUntilReady as uploadOverHttp } from "./http.ts";
+import { type RunningServer, startServer } from "../../server/start.ts";
+import { type Api, api, type UploadFile, uploadUntilReady as uploadOverHttp } from "./http.ts";
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -14,7 +14,9 @@ export interface TestServer extends RunningServer {
   /** Creates an athlete with a token for a fresh application (or the given one). */
   athlete(options?: Partial<NewAthlete> & { permissions?: Permission[]; applicationId?: number }): Promise<TestAthlete>;
   /** Creates an application owned by a new athlete. */
-  application(options?: { internal?: boolean; kudos?: boolean; challenges?: boolean }): Promise<{ client_id: number; client_secret: string; access_token: string; ownerId: number }>;
+  application(
+    options?: { internal?: boolean; kudos?: boolean; challenges?: boolean },
+  ): Promise<{ client_id: number; client_secret: string; access_token: string; ownerId: number }>;
   token(athleteId: number, applicationId: number, permissions?: Permission[]): Promise<string>;
 }
 
@@ -34,7 +36,15 @@ let counter = 0;
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "fitness-test-"));
   // passwordCost "test": athletes are created by the dozen here; the OWASP cost is proven in tests/proof/sign-in.test.ts.
-  const config = configFromEnv({ port: 0, dataDir, seedDemo: false, quiet: true, databaseUrl: undefined, passwordCost: "test", ...overrides });
+  const config = configFromEnv({
+    port: 0,
+    dataDir,
+    seedDemo: false,
+    quiet: true,
+    databaseUrl: undefined,
+    passwordCost: "test",
+    ...overrides,
+  });
   const server = await startServer(config);
   let defaultApp: number | undefined;
   const self: TestServer = {
@@ -48,11 +58,18 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     async application(options = {}) {
       const n = ++counter;
       const ownerId = await createAthlete(server.platform, {
-        firstname: `Owner${n}`, lastname: "Dev", email: `owner${n}-${Date.now()}@example.com`, password: "password123",
+        firstname: `Owner${n}`,
+        lastname: "Dev",
+        email: `owner${n}-${Date.now()}@example.com`,
+        password: "password123",
       });
       const created = await createApplication(server.platform, {
-        name: `App ${n}`, ownerId, callbackDomain: "localhost",
-        internal: options.internal ?? true, kudosEnabled: options.kudos ?? true, challengesEnabled: options.challenges ?? true,
+        name: `App ${n}`,
+        ownerId,
+        callbackDomain: "localhost",
+        internal: options.internal ?? true,
+        kudosEnabled: options.kudos ?? true,
+        challengesEnabled: options.challenges ?? true,
       });
       return { ...created, ownerId };
     },
@@ -69,7 +86,9 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
         password: options.password ?? "password123",
         sex: options.sex ?? "M",
         premium: options.premium ?? false,
-        city: options.city, state: options.state, country: options.country,
+        city: options.city,
+        state: options.state,
+        country: options.country,
         birthdate: options.birthdate ?? "1990-01-01",
         weight: options.weight ?? 70,
       });

@@ -85,7 +85,9 @@ export function storeContract(engine: string, open: () => Promise<Db>) {
         await store.append(s, 0, [counted.create({ n: 1 })]);
         await expect(store.append(s, 0, [counted.create({ n: 2 })])).rejects.toBeInstanceOf(ConcurrencyError);
         await expect(store.append(s, 5, [counted.create({ n: 2 })])).rejects.toMatchObject({
-          name: "ConcurrencyError", expected: 5, actual: 1,
+          name: "ConcurrencyError",
+          expected: 5,
+          actual: 1,
         });
         expect((await store.readStream(s)).length).toBe(1);
         await store.append(s, "any", [counted.create({ n: 3 })]);
@@ -107,7 +109,9 @@ export function storeContract(engine: string, open: () => Promise<Db>) {
     it("refuses events that do not match their schema or type, writing nothing", () =>
       withStore(async (store) => {
         const s = stream("d");
-        await expect(store.append(s, 0, [{ type: "TestCounted", data: { n: "x" } }])).rejects.toThrow(/invalid TestCounted/);
+        await expect(store.append(s, 0, [{ type: "TestCounted", data: { n: "x" } }])).rejects.toThrow(
+          /invalid TestCounted/,
+        );
         await expect(store.append(s, 0, [{ type: "NoSuchEvent", data: {} }])).rejects.toThrow(/unknown event type/);
         expect(await store.readStream(s)).toEqual([]);
       }));
@@ -116,7 +120,9 @@ export function storeContract(engine: string, open: () => Promise<Db>) {
       withStore(async (store, db) => {
         const s = stream("e");
         await store.append(s, 0, [counted.create({ n: 1 })]);
-        await expect(db.query("update events set data = '{}' where stream_id = $1", [s])).rejects.toThrow(/append-only/);
+        await expect(db.query("update events set data = '{}' where stream_id = $1", [s])).rejects.toThrow(
+          /append-only/,
+        );
         await expect(db.query("delete from events where stream_id = $1", [s])).rejects.toThrow(/append-only/);
         await expect(db.exec("truncate events")).rejects.toThrow(/append-only/);
         expect((await store.readStream(s))[0].data).toEqual({ n: 1 });
@@ -128,7 +134,9 @@ export function storeContract(engine: string, open: () => Promise<Db>) {
         store.onAppend(async (_tx, events) => {
           if (events.some((e) => (e.data as { n: number }).n < 0)) throw new Error("projection refused");
         });
-        await expect(store.append(s, 0, [counted.create({ n: 1 }), counted.create({ n: -1 })])).rejects.toThrow("projection refused");
+        await expect(store.append(s, 0, [counted.create({ n: 1 }), counted.create({ n: -1 })])).rejects.toThrow(
+          "projection refused",
+        );
         expect(await store.readStream(s)).toEqual([]);
         await store.append(s, 0, [counted.create({ n: 2 })]);
         expect((await store.readStream(s)).length).toBe(1);
@@ -196,7 +204,11 @@ export function storeContract(engine: string, open: () => Promise<Db>) {
         await drain();
         const before = seen.length;
         const s = stream("k");
-        const r = await store.append(s, 0, [counted.create({ n: 1 }), counted.create({ n: 2 }), counted.create({ n: 3 })]);
+        const r = await store.append(s, 0, [
+          counted.create({ n: 1 }),
+          counted.create({ n: 2 }),
+          counted.create({ n: 3 }),
+        ]);
         await untilReadable(store, r.lastPosition);
         await drain();
         expect(seen.slice(before)).toEqual([r.firstPosition, r.firstPosition + 1, r.firstPosition + 2]);

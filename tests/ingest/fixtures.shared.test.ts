@@ -14,8 +14,16 @@ import { BEST_EFFORTS, deriveActivity, type DeriveContext } from "../../server/i
 const DEVICES = SHARED_DEVICES; // the whole corpus, copyleft files included (this suite runs where it is present)
 const bytes = (path: string) => new Uint8Array(readFileSync(join(DEVICES, path)));
 const ctx: DeriveContext = {
-  uploadId: 1, externalId: null, activityType: null, defaultType: "Ride", name: null, description: null,
-  private: false, trainer: false, commute: false, athlete: { premium: true, weight: 70, birthdate: "1985-06-01" },
+  uploadId: 1,
+  externalId: null,
+  activityType: null,
+  defaultType: "Ride",
+  name: null,
+  description: null,
+  private: false,
+  trainer: false,
+  commute: false,
+  athlete: { premium: true, weight: 70, birthdate: "1985-06-01" },
 };
 
 async function derive(path: string, overrides: Partial<DeriveContext> = {}) {
@@ -40,35 +48,127 @@ async function fitSessions(path: string) {
   const active = (f.lengths ?? []).filter((l) => l.length_type === "active");
   const max = (k: string) => Math.max(0, ...f.sessions.map((s) => Number(s[k] ?? 0)));
   return {
-    distance: sum("total_distance"), elapsed: sum("total_elapsed_time"), timer: sum("total_timer_time"),
-    maxHr: max("max_heart_rate"), maxPower: max("max_power"), avgPower: Number(f.sessions[0].avg_power ?? 0),
-    avgHr: Number(f.sessions[0].avg_heart_rate ?? 0), laps: f.laps.length, records: f.records.length, still,
+    distance: sum("total_distance"),
+    elapsed: sum("total_elapsed_time"),
+    timer: sum("total_timer_time"),
+    maxHr: max("max_heart_rate"),
+    maxPower: max("max_power"),
+    avgPower: Number(f.sessions[0].avg_power ?? 0),
+    avgHr: Number(f.sessions[0].avg_heart_rate ?? 0),
+    laps: f.laps.length,
+    records: f.records.length,
+    still,
     activeLengthTime: active.length ? active.reduce((a, l) => a + Number(l.total_timer_time ?? 0), 0) : null,
     /** Distance of the sessions of one sport (a multisport file's run legs). */
-    sportDistance: (sport: string) => f.sessions.filter((x) => x.sport === sport).reduce((a, x) => a + Number(x.total_distance ?? 0), 0),
+    sportDistance: (sport: string) =>
+      f.sessions.filter((x) => x.sport === sport).reduce((a, x) => a + Number(x.total_distance ?? 0), 0),
   };
 }
 
 // Type and device per FIT file (SOURCES.md "Description").
 const FIT: Record<string, { type: string; device: string | null; power: boolean; hr: boolean; trainer: boolean }> = {
-  "garmin-edge500-cycling-hr-cad-pauses.fit": { type: "Ride", device: "Garmin Edge 500", power: false, hr: true, trainer: false },
-  "garmin-edge810-cycling-power-vector.fit": { type: "Ride", device: "Garmin Edge 810", power: true, hr: true, trainer: false },
-  "garmin-edge1000-cycling-power-hr.fit": { type: "Ride", device: "Garmin Edge 1000", power: true, hr: true, trainer: false },
-  "garmin-edge1000-cycling-short-3formats.fit": { type: "Ride", device: "Garmin Edge 1000", power: true, hr: true, trainer: false },
-  "garmin-edge530-indoor-cycling-power-hrv-laps.fit": { type: "Ride", device: "Garmin Edge 530", power: true, hr: true, trainer: true },
-  "garmin-fenix2-multisport-large.fit": { type: "Run", device: "Garmin Fenix 2", power: false, hr: true, trainer: false },
+  "garmin-edge500-cycling-hr-cad-pauses.fit": {
+    type: "Ride",
+    device: "Garmin Edge 500",
+    power: false,
+    hr: true,
+    trainer: false,
+  },
+  "garmin-edge810-cycling-power-vector.fit": {
+    type: "Ride",
+    device: "Garmin Edge 810",
+    power: true,
+    hr: true,
+    trainer: false,
+  },
+  "garmin-edge1000-cycling-power-hr.fit": {
+    type: "Ride",
+    device: "Garmin Edge 1000",
+    power: true,
+    hr: true,
+    trainer: false,
+  },
+  "garmin-edge1000-cycling-short-3formats.fit": {
+    type: "Ride",
+    device: "Garmin Edge 1000",
+    power: true,
+    hr: true,
+    trainer: false,
+  },
+  "garmin-edge530-indoor-cycling-power-hrv-laps.fit": {
+    type: "Ride",
+    device: "Garmin Edge 530",
+    power: true,
+    hr: true,
+    trainer: true,
+  },
+  "garmin-fenix2-multisport-large.fit": {
+    type: "Run",
+    device: "Garmin Fenix 2",
+    power: false,
+    hr: true,
+    trainer: false,
+  },
   // Heart rate only in the file's HR messages and its lap/session summaries (session avg 142, max 161 bpm).
-  "garmin-fr735xt-pool-swim-lengths.fit": { type: "Swim", device: "Garmin Forerunner 735 XT", power: false, hr: true, trainer: true },
-  "garmin-vivoactivehr-indoor-rowing-nogps.fit": { type: "Rowing", device: "Garmin VivoActive HR", power: false, hr: true, trainer: true },
-  "wahoo-elemnt-cycling-power-hr-pauses.fit": { type: "Ride", device: "Wahoo ELEMNT", power: true, hr: true, trainer: false },
-  "wahoo-elemntroam-indoor-cycling-unterminated-strings.fit": { type: "Ride", device: "Wahoo ELEMNT ROAM", power: true, hr: true, trainer: true },
-  "coros-pace2-cycling-misaligned-fields.fit": { type: "Ride", device: "COROS PACE 2", power: false, hr: true, trainer: false },
+  "garmin-fr735xt-pool-swim-lengths.fit": {
+    type: "Swim",
+    device: "Garmin Forerunner 735 XT",
+    power: false,
+    hr: true,
+    trainer: true,
+  },
+  "garmin-vivoactivehr-indoor-rowing-nogps.fit": {
+    type: "Rowing",
+    device: "Garmin VivoActive HR",
+    power: false,
+    hr: true,
+    trainer: true,
+  },
+  "wahoo-elemnt-cycling-power-hr-pauses.fit": {
+    type: "Ride",
+    device: "Wahoo ELEMNT",
+    power: true,
+    hr: true,
+    trainer: false,
+  },
+  "wahoo-elemntroam-indoor-cycling-unterminated-strings.fit": {
+    type: "Ride",
+    device: "Wahoo ELEMNT ROAM",
+    power: true,
+    hr: true,
+    trainer: true,
+  },
+  "coros-pace2-cycling-misaligned-fields.fit": {
+    type: "Ride",
+    device: "COROS PACE 2",
+    power: false,
+    hr: true,
+    trainer: false,
+  },
   "zwift-virtual-cycling-power.fit": { type: "VirtualRide", device: "Zwift", power: true, hr: false, trainer: true },
   "suunto-9baro-running-hr-partial-gps.fit": { type: "Run", device: "Suunto", power: false, hr: true, trainer: false },
-  "hammerhead-karoo2-cycling-power-hr.fit": { type: "Ride", device: "Hammerhead Karoo 2", power: true, hr: true, trainer: false },
-  "sigma-rox11-cycling-power-laps.fit": { type: "Ride", device: "SIGMA ROX 11.1 EVO", power: true, hr: true, trainer: false },
+  "hammerhead-karoo2-cycling-power-hr.fit": {
+    type: "Ride",
+    device: "Hammerhead Karoo 2",
+    power: true,
+    hr: true,
+    trainer: false,
+  },
+  "sigma-rox11-cycling-power-laps.fit": {
+    type: "Ride",
+    device: "SIGMA ROX 11.1 EVO",
+    power: true,
+    hr: true,
+    trainer: false,
+  },
   "stryd-running-power-devfields.fit": { type: "Run", device: "Stryd", power: false, hr: true, trainer: false },
-  "onelap-indoor-cycling-power-devfields.fit": { type: "Ride", device: "Onelap", power: true, hr: false, trainer: true },
+  "onelap-indoor-cycling-power-devfields.fit": {
+    type: "Ride",
+    device: "Onelap",
+    power: true,
+    hr: false,
+    trainer: true,
+  },
   "strava-applewatch-cycling-devfields.fit": { type: "Ride", device: "Strava", power: false, hr: true, trainer: false },
 };
 
@@ -146,7 +246,11 @@ describe("FIT fixtures agree with their own session and lap messages", () => {
 
 function tcxLaps(path: string) {
   const text = readFileSync(join(DEVICES, path), "utf8");
-  const laps = [...text.matchAll(/<Lap\b[^>]*>\s*<TotalTimeSeconds>([\d.]+)<\/TotalTimeSeconds>\s*<DistanceMeters>([\d.]+)<\/DistanceMeters>/g)];
+  const laps = [
+    ...text.matchAll(
+      /<Lap\b[^>]*>\s*<TotalTimeSeconds>([\d.]+)<\/TotalTimeSeconds>\s*<DistanceMeters>([\d.]+)<\/DistanceMeters>/g,
+    ),
+  ];
   const hr = [...text.matchAll(/<HeartRateBpm[^>]*>\s*<Value>(\d+)<\/Value>/g)].map((m) => Number(m[1]));
   return {
     count: laps.length,
@@ -180,7 +284,8 @@ describe("TCX fixtures agree with their Lap totals", () => {
       expect(facts.type).toBe(want.type);
       // In file order, a trackpoint repeated at a lap boundary (same Time) is merged and one whose
       // Time goes back (the COROS file repeats its whole first lap's track inside the second) is dropped.
-      const times = [...readFileSync(join(DEVICES, path), "utf8").matchAll(/<Trackpoint>\s*<Time>([^<]+)<\/Time>/g)].map((m) => Date.parse(m[1]));
+      const times = [...readFileSync(join(DEVICES, path), "utf8").matchAll(/<Trackpoint>\s*<Time>([^<]+)<\/Time>/g)]
+        .map((m) => Date.parse(m[1]));
       let forward = 0;
       let latest = -Infinity;
       for (const t of times) {
@@ -194,8 +299,12 @@ describe("TCX fixtures agree with their Lap totals", () => {
       expect(facts.deviceWatts).toBe(want.power ? true : want.type === "Ride" ? false : null);
       // The Fitbit's Lap DistanceMeters (6.8 km in 8 min) disagrees with its own trackpoints
       // (1.4 km); the trackpoints win. Elsewhere within 1 %.
-      if (file !== "fitbit-versa-cycling-hr.tcx") expect(Math.abs(facts.distance - laps.distance)).toBeLessThanOrEqual(laps.distance * 0.01);
-      if (file !== "fitbit-versa-cycling-hr.tcx") expect(facts.elapsedTime).toBeGreaterThanOrEqual(Math.floor(laps.time) - 2);
+      if (file !== "fitbit-versa-cycling-hr.tcx") {
+        expect(Math.abs(facts.distance - laps.distance)).toBeLessThanOrEqual(laps.distance * 0.01);
+      }
+      if (file !== "fitbit-versa-cycling-hr.tcx") {
+        expect(facts.elapsedTime).toBeGreaterThanOrEqual(Math.floor(laps.time) - 2);
+      }
       if (laps.maxHr !== null) expect(facts.maxHeartrate).toBe(laps.maxHr);
       else expect(facts.hasHeartrate).toBe(false);
     });
@@ -209,12 +318,33 @@ describe("TCX fixtures agree with their Lap totals", () => {
 });
 
 const GPX: Record<string, { type: string; points: number; hr: number; power: boolean; temp: boolean; cad: boolean }> = {
-  "garmin-connect-edge1000-cycling-short-3formats.gpx": { type: "Ride", points: 96, hr: 96, power: false, temp: true, cad: true },
-  "strava-export-cycling-power-hr-cad-atemp.gpx": { type: "Ride", points: 8357, hr: 8357, power: true, temp: true, cad: true },
+  "garmin-connect-edge1000-cycling-short-3formats.gpx": {
+    type: "Ride",
+    points: 96,
+    hr: 96,
+    power: false,
+    temp: true,
+    cad: true,
+  },
+  "strava-export-cycling-power-hr-cad-atemp.gpx": {
+    type: "Ride",
+    points: 8357,
+    hr: 8357,
+    power: true,
+    temp: true,
+    cad: true,
+  },
   "strava-export-running-hr.gpx": { type: "Ride", points: 42, hr: 42, power: false, temp: false, cad: false },
   "applewatch-running-hr-cad-power-3seg.gpx": { type: "Run", points: 17, hr: 13, power: true, temp: false, cad: true },
   "garmin-oregon600-partial-hr-3seg.gpx": { type: "Ride", points: 16, hr: 9, power: false, temp: false, cad: false },
-  "urbanbiker-android-cycling-power-hr-cad-atemp.gpx": { type: "Ride", points: 2870, hr: 2736, power: true, temp: true, cad: true },
+  "urbanbiker-android-cycling-power-hr-cad-atemp.gpx": {
+    type: "Ride",
+    points: 2870,
+    hr: 2736,
+    power: true,
+    temp: true,
+    cad: true,
+  },
   "suunto-movescount-hr-temp.gpx": { type: "Ride", points: 1405, hr: 1405, power: false, temp: true, cad: false },
   "garmin-mapsource-multitrack.gpx": { type: "Ride", points: 117, hr: 0, power: false, temp: false, cad: false },
 };

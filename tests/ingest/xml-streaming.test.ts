@@ -9,11 +9,17 @@ import { deviceFile } from "../helpers/fixtures.ts";
  * (read here with plain regular expressions): segments kept apart, file order kept, laps kept.
  */
 const text = (path: string) => readFileSync(deviceFile(path), "utf8");
-const parse = (xml: string, type: DataType): Promise<ParsedFile> => parseDeviceFile(new TextEncoder().encode(xml), type);
+const parse = (xml: string, type: DataType): Promise<ParsedFile> =>
+  parseDeviceFile(new TextEncoder().encode(xml), type);
 const route = (p: ParsedFile) => p.samples.map((s) => `${s.lat},${s.lng}@${s.time}`);
 
 describe("leading whitespace and a UTF-8 BOM before <?xml", () => {
-  for (const [path, type] of [["tcx/polar-m400-running-hr-cadence.tcx", "tcx"], ["gpx/strava-export-cycling-power-hr-cad-atemp.gpx", "gpx"]] as const) {
+  for (
+    const [path, type] of [["tcx/polar-m400-running-hr-cadence.tcx", "tcx"], [
+      "gpx/strava-export-cycling-power-hr-cad-atemp.gpx",
+      "gpx",
+    ]] as const
+  ) {
     it(`${path}: ten spaces (as a Polar Flow export writes), or a BOM, change nothing`, async () => {
       const original = text(path);
       expect(original.startsWith("<?xml")).toBe(true);
@@ -36,7 +42,13 @@ describe("leading whitespace and a UTF-8 BOM before <?xml", () => {
 });
 
 describe("GPX tracks and track segments stay separate", () => {
-  for (const path of ["gpx/garmin-mapsource-multitrack.gpx", "gpx/applewatch-running-hr-cad-power-3seg.gpx", "gpx/garmin-oregon600-partial-hr-3seg.gpx"]) {
+  for (
+    const path of [
+      "gpx/garmin-mapsource-multitrack.gpx",
+      "gpx/applewatch-running-hr-cad-power-3seg.gpx",
+      "gpx/garmin-oregon600-partial-hr-3seg.gpx",
+    ]
+  ) {
     it(`${path}: a segment start at each new trkseg, a pause over each gap`, async () => {
       const xml = text(path);
       const segments = [...xml.matchAll(/<trkseg>([\s\S]*?)<\/trkseg>/g)]
@@ -46,9 +58,11 @@ describe("GPX tracks and track segments stay separate", () => {
       const parsed = await parse(xml, "gpx");
       const starts: number[] = [];
       let at = 0;
-      for (const times of segments.slice(0, -1)) starts.push((at += times.length));
+      for (const times of segments.slice(0, -1)) starts.push(at += times.length);
       expect(parsed.segmentStarts).toEqual(starts);
-      expect(parsed.pauses).toEqual(segments.slice(1).map((times, k) => ({ start: segments[k][segments[k].length - 1], end: times[0] })));
+      expect(parsed.pauses).toEqual(
+        segments.slice(1).map((times, k) => ({ start: segments[k][segments[k].length - 1], end: times[0] })),
+      );
       expect(parsed.samples.map((s) => s.time)).toEqual(segments.flat());
     });
   }
@@ -70,7 +84,10 @@ describe("GPX tracks and track segments stay separate", () => {
     expect(tracks.length).toBe(3);
     // Day 2 first, then days 1 and 3: day 1's points are earlier than the last kept point of day 2,
     // so they are dropped; day 3 follows day 2 after a pause.
-    const reordered = xml.replace(tracks.join(xml.slice(xml.indexOf(tracks[0]) + tracks[0].length, xml.indexOf(tracks[1]))), "")
+    const reordered = xml.replace(
+      tracks.join(xml.slice(xml.indexOf(tracks[0]) + tracks[0].length, xml.indexOf(tracks[1]))),
+      "",
+    )
       .replace("</gpx>", `${tracks[1]}${tracks[0]}${tracks[2]}</gpx>`);
     const parsed = await parse(reordered, "gpx");
     const count = (t: string) => [...t.matchAll(/<trkpt/g)].length;
@@ -99,14 +116,21 @@ describe("timestamps that go backwards: file order kept, the earlier point dropp
       const movedTime = Date.parse(timeRe.exec(moved)![1]);
       expect(parsed.samples.length).toBe(plain.samples.length - 1);
       expect(parsed.samples.some((s) => s.time === movedTime)).toBe(false);
-      for (let i = 1; i < parsed.samples.length; i++) expect(parsed.samples[i].time).toBeGreaterThan(parsed.samples[i - 1].time);
+      for (let i = 1; i < parsed.samples.length; i++) {
+        expect(parsed.samples[i].time).toBeGreaterThan(parsed.samples[i - 1].time);
+      }
       expect(route(parsed)).toEqual(route(plain).filter((_, i) => plain.samples[i].time !== movedTime));
     });
   }
 
   it("FIT: records keep the file's order too (times in the file only move forward)", async () => {
-    const parsed = await parseDeviceFile(new Uint8Array(readFileSync(deviceFile("fit/garmin-edge500-cycling-hr-cad-pauses.fit"))), "fit");
-    for (let i = 1; i < parsed.samples.length; i++) expect(parsed.samples[i].time).toBeGreaterThan(parsed.samples[i - 1].time);
+    const parsed = await parseDeviceFile(
+      new Uint8Array(readFileSync(deviceFile("fit/garmin-edge500-cycling-hr-cad-pauses.fit"))),
+      "fit",
+    );
+    for (let i = 1; i < parsed.samples.length; i++) {
+      expect(parsed.samples[i].time).toBeGreaterThan(parsed.samples[i - 1].time);
+    }
   });
 });
 
@@ -116,11 +140,18 @@ describe("TCX laps", () => {
     const fileLaps = [...xml.matchAll(/<Lap StartTime="([^"]+)">([\s\S]*?)<\/Lap>/g)].map((m) => {
       const own = m[2].replace(/<Track>[\s\S]*<\/Track>/, "");
       const value = (name: string) => Number(new RegExp(`<${name}>([^<]+)</${name}>`).exec(own)![1]);
-      return { startTime: Date.parse(m[1]), elapsedTime: value("TotalTimeSeconds"), distance: value("DistanceMeters"), calories: value("Calories") };
+      return {
+        startTime: Date.parse(m[1]),
+        elapsedTime: value("TotalTimeSeconds"),
+        distance: value("DistanceMeters"),
+        calories: value("Calories"),
+      };
     });
     expect(fileLaps).toHaveLength(3);
     // Each lap also knows its own Track (issue #32): how many trackpoints it holds.
-    const ownPoints = [...xml.matchAll(/<Lap StartTime="[^"]+">([\s\S]*?)<\/Lap>/g)].map((m) => (m[1].match(/<Trackpoint>/g) ?? []).length);
+    const ownPoints = [...xml.matchAll(/<Lap StartTime="[^"]+">([\s\S]*?)<\/Lap>/g)].map((m) =>
+      (m[1].match(/<Trackpoint>/g) ?? []).length
+    );
     const parsedLaps = (await parse(xml, "tcx")).laps;
     expect(parsedLaps).toMatchObject(fileLaps);
     expect(parsedLaps.map((l) => l.points)).toEqual(ownPoints);
@@ -137,9 +168,15 @@ describe("TCX laps", () => {
 describe("declarations stay refused", () => {
   it("a DOCTYPE with entities (billion laughs) and an external entity are refused, nothing expanded", async () => {
     const xml = text("gpx/strava-export-running-hr.gpx");
-    const laughs = xml.replace("?>", `?><!DOCTYPE gpx [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>`);
+    const laughs = xml.replace(
+      "?>",
+      `?><!DOCTYPE gpx [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>`,
+    );
     await expect(parse(laughs, "gpx")).rejects.toThrow(/DOCTYPE or entities/);
-    const external = xml.replace("?>", `?><!DOCTYPE gpx [<!ENTITY x SYSTEM "file:///etc/passwd">]>`).replace("<name>", "<name>&x;");
+    const external = xml.replace("?>", `?><!DOCTYPE gpx [<!ENTITY x SYSTEM "file:///etc/passwd">]>`).replace(
+      "<name>",
+      "<name>&x;",
+    );
     await expect(parse(external, "gpx")).rejects.toThrow(/DOCTYPE or entities/);
     const undeclared = xml.replace("<name>", "<name>&x;");
     await expect(parse(undeclared, "gpx")).rejects.toThrow(/not well-formed/);

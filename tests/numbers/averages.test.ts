@@ -17,7 +17,14 @@ const bytes = (relative: string) => new Uint8Array(readFileSync(deviceFile(relat
 
 describe("cause 7: averages weighted by each sample's duration over the moving time", () => {
   // Rides whose devices record at irregular intervals (smart recording) and average over timer time.
-  for (const file of ["fit/garmin-edge810-cycling-power-vector.fit", "fit/garmin-edge530-indoor-cycling-power-hrv-laps.fit", "fit/garmin-edge500-cycling-hr-cad-pauses.fit", "fit/zwift-virtual-cycling-power.fit"]) {
+  for (
+    const file of [
+      "fit/garmin-edge810-cycling-power-vector.fit",
+      "fit/garmin-edge530-indoor-cycling-power-hrv-laps.fit",
+      "fit/garmin-edge500-cycling-hr-cad-pauses.fit",
+      "fit/zwift-virtual-cycling-power.fit",
+    ]
+  ) {
     it(file, async () => {
       const [session] = readFit(deviceFile(file)).sessions;
       const activity = await uploadActivity(server, athlete, bytes(file), file.split("/").pop()!);
@@ -27,7 +34,9 @@ describe("cause 7: averages weighted by each sample's duration over the moving t
       if (hr > 0) expect(Math.abs(activity.average_heartrate - hr)).toBeLessThanOrEqual(1);
       const watts = field(session, "avgPower");
       if (watts > 0) expectNear(activity.average_watts, watts, 0.02);
-      expect(activity.max_heartrate ?? 0).toBe(Number.isFinite(field(session, "maxHeartRate")) ? field(session, "maxHeartRate") : 0);
+      expect(activity.max_heartrate ?? 0).toBe(
+        Number.isFinite(field(session, "maxHeartRate")) ? field(session, "maxHeartRate") : 0,
+      );
     });
   }
 });
@@ -58,7 +67,12 @@ describe("cause 8: elevation gain", () => {
 
   it("GPS altitude (Strava GPX export of an Edge 1000 ride) against the barometric device's own ascent", async () => {
     const [session] = readFit(deviceFile("fit/garmin-edge1000-cycling-power-hr.fit")).sessions;
-    const activity = await uploadActivity(server, athlete, bytes("gpx/strava-export-cycling-power-hr-cad-atemp.gpx"), "edge1000.gpx");
+    const activity = await uploadActivity(
+      server,
+      athlete,
+      bytes("gpx/strava-export-cycling-power-hr-cad-atemp.gpx"),
+      "edge1000.gpx",
+    );
     expectNear(activity.total_elevation_gain, field(session, "totalAscent"), 0.1);
   });
 });
@@ -93,10 +107,16 @@ describe("cause 6: calories", () => {
   });
 
   it("TCX ride with a power meter: the work done ÷ 24 % gross efficiency", async () => {
-    const activity = await uploadActivity(server, athlete, bytes("tcx/garmin-edge520-cycling-power-cadence.tcx"), "edge520.tcx");
+    const activity = await uploadActivity(
+      server,
+      athlete,
+      bytes("tcx/garmin-edge520-cycling-power-cadence.tcx"),
+      "edge520.tcx",
+    );
     expect(activity.device_watts).toBe(true);
     expectNear(activity.calories, activity.kilojoules / (4.184 * 0.24), 0.01);
-    const device = readTcxLaps(readFileSync(deviceFile("tcx/garmin-edge520-cycling-power-cadence.tcx"), "utf8"))[0].calories!;
+    const device = readTcxLaps(readFileSync(deviceFile("tcx/garmin-edge520-cycling-power-cadence.tcx"), "utf8"))[0]
+      .calories!;
     expectNear(activity.calories, device, 0.25);
   });
 });

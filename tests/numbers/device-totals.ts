@@ -88,12 +88,18 @@ export async function uploadActivity(
   throw new Error(`${fileName} did not finish`);
 }
 
-export const STREAM_KEYS = "time,distance,latlng,altitude,velocity_smooth,heartrate,cadence,watts,temp,moving,grade_smooth";
+export const STREAM_KEYS =
+  "time,distance,latlng,altitude,velocity_smooth,heartrate,cadence,watts,temp,moving,grade_smooth";
 
 /** The activity's streams keyed by type. */
-export async function activityStreams(server: TestServer, athlete: TestAthlete, id: number): Promise<Record<string, any[]>> {
+export async function activityStreams(
+  server: TestServer,
+  athlete: TestAthlete,
+  id: number,
+): Promise<Record<string, any[]>> {
   const res = await server.api("GET", `/v3/activities/${id}/streams`, {
-    token: athlete.token, query: { keys: STREAM_KEYS, key_by_type: "true" },
+    token: athlete.token,
+    query: { keys: STREAM_KEYS, key_by_type: "true" },
   });
   expect(res.status).toBe(200);
   return Object.fromEntries(Object.entries(res.body as Record<string, { data: any[] }>).map(([k, v]) => [k, v.data]));
@@ -102,7 +108,9 @@ export async function activityStreams(server: TestServer, athlete: TestAthlete, 
 /** |ours − theirs| within a relative tolerance (and an absolute floor). */
 export function expectNear(ours: number, theirs: number, relative: number, absolute = 0): void {
   expect(Number.isFinite(theirs), `device figure ${theirs}`).toBe(true);
-  expect(Math.abs(ours - theirs), `ours ${ours} vs device ${theirs}`).toBeLessThanOrEqual(Math.max(absolute, Math.abs(theirs) * relative));
+  expect(Math.abs(ours - theirs), `ours ${ours} vs device ${theirs}`).toBeLessThanOrEqual(
+    Math.max(absolute, Math.abs(theirs) * relative),
+  );
 }
 
 /** Great-circle distance in metres (written here, independent of the server's geo code). */

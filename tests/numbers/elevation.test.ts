@@ -17,14 +17,24 @@ const bytes = (relative: string) => new Uint8Array(readFileSync(deviceFile(relat
 
 describe("cause 2: elevation gain counts climbs, not altitude noise", () => {
   it("MapSource GPX (3 tracks, GPS altitude every ~15 m): the independent estimates' 16–19 m, within 10 %", async () => {
-    const activity = await uploadActivity(server, athlete, bytes("gpx/garmin-mapsource-multitrack.gpx"), "mapsource.gpx");
+    const activity = await uploadActivity(
+      server,
+      athlete,
+      bytes("gpx/garmin-mapsource-multitrack.gpx"),
+      "mapsource.gpx",
+    );
     expect(activity.total_elevation_gain).toBeGreaterThanOrEqual(16 * 0.9);
     expect(activity.total_elevation_gain).toBeLessThanOrEqual(19 * 1.1);
   });
 
   it("GPS-smoothing over distance keeps a real climb: the Strava GPX of an Edge 1000 ride against the device's total_ascent", async () => {
     const [session] = readFit(deviceFile("fit/garmin-edge1000-cycling-power-hr.fit")).sessions;
-    const activity = await uploadActivity(server, athlete, bytes("gpx/strava-export-cycling-power-hr-cad-atemp.gpx"), "edge1000-gain.gpx");
+    const activity = await uploadActivity(
+      server,
+      athlete,
+      bytes("gpx/strava-export-cycling-power-hr-cad-atemp.gpx"),
+      "edge1000-gain.gpx",
+    );
     expectNear(activity.total_elevation_gain, field(session, "totalAscent"), 0.1);
   });
 

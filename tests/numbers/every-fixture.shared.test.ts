@@ -15,17 +15,40 @@ import { readFit, sumOf } from "./device-totals.ts";
  * are monotone and never faster than max_speed allows.
  */
 const ctx: DeriveContext = {
-  uploadId: 1, externalId: null, activityType: null, defaultType: "Ride", name: null, description: null,
-  private: false, trainer: false, commute: false, athlete: { premium: true, weight: 70, birthdate: "1985-06-01", sex: null },
+  uploadId: 1,
+  externalId: null,
+  activityType: null,
+  defaultType: "Ride",
+  name: null,
+  description: null,
+  private: false,
+  trainer: false,
+  commute: false,
+  athlete: { premium: true, weight: 70, birthdate: "1985-06-01", sex: null },
 };
-const FILES = ["fit", "tcx", "gpx", "broken"].flatMap((dir) => readdirSync(join(SHARED_DEVICES, dir)).map((f) => `${dir}/${f}`));
+const FILES = ["fit", "tcx", "gpx", "broken"].flatMap((dir) =>
+  readdirSync(join(SHARED_DEVICES, dir)).map((f) => `${dir}/${f}`)
+);
 /** Damaged files the server refuses (with a 400 and a message; tests/ingest checks those). */
 const REFUSED = new Set([
-  "broken/garmin-edge500-activity-no-records.fit", "broken/gpsbabel-8tracks-without-times.gpx", "broken/osmand-empty-track.gpx",
-  "broken/osmand-invalid-coordinates.gpx", "broken/strava-android-app-truncated-datasize.fit",
+  "broken/garmin-edge500-activity-no-records.fit",
+  "broken/gpsbabel-8tracks-without-times.gpx",
+  "broken/osmand-empty-track.gpx",
+  "broken/osmand-invalid-coordinates.gpx",
+  "broken/strava-android-app-truncated-datasize.fit",
 ]);
 
-const NUMERIC = ["time", "distance", "altitude", "velocity_smooth", "heartrate", "cadence", "watts", "temp", "grade_smooth"] as const;
+const NUMERIC = [
+  "time",
+  "distance",
+  "altitude",
+  "velocity_smooth",
+  "heartrate",
+  "cadence",
+  "watts",
+  "temp",
+  "grade_smooth",
+] as const;
 
 describe("every fixture", () => {
   it("the corpus is there", () => {
@@ -42,7 +65,9 @@ describe("every fixture", () => {
       const bytes = new Uint8Array(readFileSync(join(SHARED_DEVICES, file)));
       const parsed = await parseDeviceFile(bytes, file.split(".").pop() as DataType);
       // Multisport FIT: the run's distance is its running sessions' own total.
-      const sessions = file.endsWith(".fit") && !file.startsWith("broken/") ? readFit(join(SHARED_DEVICES, file)).sessions : [];
+      const sessions = file.endsWith(".fit") && !file.startsWith("broken/")
+        ? readFit(join(SHARED_DEVICES, file)).sessions
+        : [];
       const multisport = sessions.length > 1;
       const runningSessions = sessions.filter((s) => s.sport === "running");
       for (const activityType of [null, "Run", "Walk", "Hike", "Ride", "Swim"] as const) {
@@ -54,12 +79,18 @@ describe("every fixture", () => {
           const series = streams[key] as unknown[] | undefined;
           if (!series) continue;
           expect(series, key).toHaveLength(n);
-          expect(series.every((v) => typeof v === "number" && Number.isFinite(v)), `${key} holds only numbers`).toBe(true);
+          expect(series.every((v) => typeof v === "number" && Number.isFinite(v)), `${key} holds only numbers`).toBe(
+            true,
+          );
         }
         if (streams.latlng) {
-          expect(streams.latlng.every((p) => Array.isArray(p) && Number.isFinite(p[0]) && Number.isFinite(p[1]))).toBe(true);
+          expect(streams.latlng.every((p) => Array.isArray(p) && Number.isFinite(p[0]) && Number.isFinite(p[1]))).toBe(
+            true,
+          );
         }
-        for (let i = 1; i < n; i++) if (streams.distance[i] < streams.distance[i - 1]) expect.fail(`distance falls at ${i}`);
+        for (let i = 1; i < n; i++) {
+          if (streams.distance[i] < streams.distance[i - 1]) expect.fail(`distance falls at ${i}`);
+        }
         expect(facts.movingTime).toBeLessThanOrEqual(facts.elapsedTime);
         for (const lap of facts.laps) {
           expect(lap.movingTime, `lap ${lap.lapIndex}`).toBeLessThanOrEqual(lap.elapsedTime);
@@ -72,7 +103,9 @@ describe("every fixture", () => {
         for (const splits of [facts.splitsMetric, facts.splitsStandard]) {
           if (runDistance <= 0) continue;
           const distance = splits.reduce((a, s) => a + s.distance, 0);
-          expect(Math.abs(distance - runDistance), `splits ${distance} vs ${runDistance}`).toBeLessThanOrEqual(runDistance * 0.01 + 0.5);
+          expect(Math.abs(distance - runDistance), `splits ${distance} vs ${runDistance}`).toBeLessThanOrEqual(
+            runDistance * 0.01 + 0.5,
+          );
           const elapsed = splits.reduce((a, s) => a + s.elapsedTime, 0);
           if (!multisport) {
             expect(Math.abs(elapsed - facts.elapsedTime)).toBeLessThanOrEqual(1);
@@ -80,7 +113,9 @@ describe("every fixture", () => {
           } else {
             // The running legs' own elapsed time, as the device summed it (FIT sessions).
             const legs = sumOf(runningSessions, "totalElapsedTime");
-            expect(Math.abs(elapsed - legs), `splits ${elapsed} s vs running sessions ${legs} s`).toBeLessThanOrEqual(Math.max(2, legs * 0.02));
+            expect(Math.abs(elapsed - legs), `splits ${elapsed} s vs running sessions ${legs} s`).toBeLessThanOrEqual(
+              Math.max(2, legs * 0.02),
+            );
           }
           for (const s of splits) {
             expect(s.movingTime).toBeLessThanOrEqual(s.elapsedTime);

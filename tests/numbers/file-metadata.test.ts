@@ -16,7 +16,12 @@ afterAll(() => server.close());
 const text = (relative: string) => readFileSync(deviceFile(relative), "utf8");
 
 describe("cause 8: file metadata", () => {
-  for (const file of ["gpx/applewatch-running-hr-cad-power-3seg.gpx", "gpx/garmin-connect-edge1000-cycling-short-3formats.gpx"]) {
+  for (
+    const file of [
+      "gpx/applewatch-running-hr-cad-power-3seg.gpx",
+      "gpx/garmin-connect-edge1000-cycling-short-3formats.gpx",
+    ]
+  ) {
     it(`${file}: the track's own <name> and <type>`, async () => {
       const gpx = text(file);
       const trk = gpx.slice(gpx.indexOf("<trk>"));
@@ -30,7 +35,9 @@ describe("cause 8: file metadata", () => {
 
   it("the uploader's own name still wins over the file's", async () => {
     const gpx = text("gpx/strava-export-running-hr.gpx");
-    const activity = await uploadActivity(server, athlete, new TextEncoder().encode(gpx), "named.gpx", { name: "My own name" });
+    const activity = await uploadActivity(server, athlete, new TextEncoder().encode(gpx), "named.gpx", {
+      name: "My own name",
+    });
     expect(activity.name).toBe("My own name");
   });
 });

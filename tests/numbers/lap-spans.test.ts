@@ -25,15 +25,23 @@ type Mesg = Record<string, any>;
 const LAP = 19;
 
 /** The file with one more lap message from `from` to `to` (ms), its distance read from the records. */
-function withManualLap(bytes: Uint8Array, from: number, to: number): { bytes: Uint8Array<ArrayBuffer>; distance: number } {
+function withManualLap(
+  bytes: Uint8Array,
+  from: number,
+  to: number,
+): { bytes: Uint8Array<ArrayBuffer>; distance: number } {
   const mesgs: [number, Mesg][] = [];
   const { errors } = new Decoder(Stream.fromByteArray(bytes)).read({
     mesgListener: (n: number, m: Mesg) => mesgs.push([n, m]),
-    expandComponents: false, expandSubFields: false, convertTypesToStrings: false, mergeHeartRates: false,
+    expandComponents: false,
+    expandSubFields: false,
+    convertTypesToStrings: false,
+    mergeHeartRates: false,
   });
   expect(errors).toEqual([]);
   const records = mesgs.filter(([n]) => n === 20).map(([, m]) => m);
-  const distanceAt = (t: number) => records.find((r) => r.timestamp.getTime() >= t && r.distance != null)!.distance as number;
+  const distanceAt = (t: number) =>
+    records.find((r) => r.timestamp.getTime() >= t && r.distance != null)!.distance as number;
   const distance = distanceAt(to) - distanceAt(from);
   const encoder = new Encoder();
   let added = false;
@@ -43,8 +51,15 @@ function withManualLap(bytes: Uint8Array, from: number, to: number): { bytes: Ui
     encoder.onMesg(n, m);
     if (n === LAP && !added && m.timestamp.getTime() >= to) {
       const lap: Mesg = {
-        timestamp: new Date(to), startTime: new Date(from), totalElapsedTime: (to - from) / 1000, totalTimerTime: (to - from) / 1000,
-        totalDistance: distance, event: 9, eventType: 1, lapTrigger: 0, messageIndex: 99,
+        timestamp: new Date(to),
+        startTime: new Date(from),
+        totalElapsedTime: (to - from) / 1000,
+        totalTimerTime: (to - from) / 1000,
+        totalDistance: distance,
+        event: 9,
+        eventType: 1,
+        lapTrigger: 0,
+        messageIndex: 99,
       };
       encoder.onMesg(LAP, lap as Parameters<Encoder["onMesg"]>[1]);
       added = true;
@@ -61,7 +76,8 @@ describe("laps over their own span", () => {
     const activity = await uploadActivity(server, athlete, new Uint8Array(readFileSync(path)), "edge1000-laps.fit");
     expect(activity.laps).toHaveLength(device.laps.length);
     // The overlap is in the file: lap 4's start + elapsed is 20 s past lap 5's start.
-    const lap4End = new Date(device.laps[3].startTime as Date).getTime() + 1000 * field(device.laps[3], "totalElapsedTime");
+    const lap4End = new Date(device.laps[3].startTime as Date).getTime() +
+      1000 * field(device.laps[3], "totalElapsedTime");
     expect(lap4End - new Date(device.laps[4].startTime as Date).getTime()).toBeGreaterThan(15_000);
     for (const [k, lap] of activity.laps.entries()) {
       const own = device.laps[k];
@@ -107,7 +123,10 @@ describe("laps over their own span", () => {
       } else if (e.eventType !== "start" && stoppedAt === null) stoppedAt = t;
     }
     expect(paused).toBeGreaterThan(0);
-    expect(Math.abs(manual.moving_time - (to - from - paused) / 1000), `moving ${manual.moving_time}, span ${(to - from) / 1000}, paused ${paused / 1000}`).toBeLessThanOrEqual(2);
+    expect(
+      Math.abs(manual.moving_time - (to - from - paused) / 1000),
+      `moving ${manual.moving_time}, span ${(to - from) / 1000}, paused ${paused / 1000}`,
+    ).toBeLessThanOrEqual(2);
     expect(Math.abs(manual.distance - edited.distance)).toBeLessThanOrEqual(0.01);
     for (const lap of activity.laps) {
       expect(lap.moving_time, lap.name).toBeGreaterThan(0);

@@ -25,7 +25,9 @@ const encode = (s: string) => new TextEncoder().encode(s);
 function trackpoints(tcx: string): { time: number; distance: number | null }[] {
   return [...tcx.matchAll(/<Trackpoint>([\s\S]*?)<\/Trackpoint>/g)].map((m) => ({
     time: Date.parse(m[1].match(/<Time>([^<]+)<\/Time>/)![1]),
-    distance: m[1].match(/<DistanceMeters>([^<]+)<\/DistanceMeters>/) ? Number(m[1].match(/<DistanceMeters>([^<]+)<\/DistanceMeters>/)![1]) : null,
+    distance: m[1].match(/<DistanceMeters>([^<]+)<\/DistanceMeters>/)
+      ? Number(m[1].match(/<DistanceMeters>([^<]+)<\/DistanceMeters>/)![1])
+      : null,
   }));
 }
 
@@ -90,13 +92,20 @@ describe("cause 6: broken device fields", () => {
     const pointTimes = times.slice(times.length - 42); // the 42 trkpt times (a metadata time may come first)
     const first = original.indexOf("<trkpt");
     const firstEnd = original.indexOf("</trkpt>", first) + "</trkpt>".length;
-    const stray = original.slice(first, firstEnd).replace(/<time>[^<]+<\/time>/, `<time>${new Date(pointTimes[0] - 28 * 86400_000).toISOString()}</time>`);
+    const stray = original.slice(first, firstEnd).replace(
+      /<time>[^<]+<\/time>/,
+      `<time>${new Date(pointTimes[0] - 28 * 86400_000).toISOString()}</time>`,
+    );
     const edited = original.slice(0, first) + stray + "\n" + original.slice(first);
-    const activity = await uploadActivity(server, athlete, encode(edited), "stray-first-point.gpx", { activity_type: "run" });
+    const activity = await uploadActivity(server, athlete, encode(edited), "stray-first-point.gpx", {
+      activity_type: "run",
+    });
     expect(Date.parse(activity.start_date)).toBe(pointTimes[0]);
     expect(activity.elapsed_time).toBe((pointTimes[pointTimes.length - 1] - pointTimes[0]) / 1000);
     // Distance: the great-circle sum of the recording's own points (written in the test).
-    const coords = [...original.matchAll(/<trkpt lat="([^"]+)" lon="([^"]+)"/g)].map((m) => [Number(m[1]), Number(m[2])] as [number, number]);
+    const coords = [...original.matchAll(/<trkpt lat="([^"]+)" lon="([^"]+)"/g)].map((m) =>
+      [Number(m[1]), Number(m[2])] as [number, number]
+    );
     let sum = 0;
     for (let i = 1; i < coords.length; i++) sum += greatCircle(coords[i - 1], coords[i]);
     expectNear(activity.distance, sum, 0.01);
@@ -124,7 +133,10 @@ describe("cause 5: laps without trackpoints after the last one reach the streams
     expectNear(distance[distance.length - 1], lapSum, 0.01);
     const splitDistance = activity.splits_metric.reduce((a: number, s: { distance: number }) => a + s.distance, 0);
     expectNear(splitDistance, lapSum, 0.01);
-    const splitElapsed = activity.splits_metric.reduce((a: number, s: { elapsed_time: number }) => a + s.elapsed_time, 0);
+    const splitElapsed = activity.splits_metric.reduce(
+      (a: number, s: { elapsed_time: number }) => a + s.elapsed_time,
+      0,
+    );
     expect(Math.abs(splitElapsed - activity.elapsed_time)).toBeLessThanOrEqual(1);
     expect(activity.laps).toHaveLength(3);
     expectNear(activity.laps[2].distance, laps[2].distanceMeters, 0.01);

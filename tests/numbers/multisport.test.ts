@@ -20,7 +20,11 @@ describe("cause 10: multisport FIT files", () => {
     const rides = fit.sessions.filter((s) => s.sport === "cycling");
     expect(runs.length).toBeGreaterThan(0);
     expect(rides.length).toBeGreaterThan(0);
-    const inRun = (t: number) => runs.some((s) => t >= (s.startTime as Date).getTime() && t <= (s.startTime as Date).getTime() + field(s, "totalElapsedTime") * 1000);
+    const inRun = (t: number) =>
+      runs.some((s) =>
+        t >= (s.startTime as Date).getTime() &&
+        t <= (s.startTime as Date).getTime() + field(s, "totalElapsedTime") * 1000
+      );
     // Fastest speed the device recorded while running.
     let runMax = 0;
     for (const r of fit.records) {
@@ -53,12 +57,20 @@ describe("cause 10: multisport FIT files", () => {
 
   it("activity_type given on upload wins over the dominant session", async () => {
     const athlete = await server.athlete();
-    const activity = await uploadActivity(server, athlete, new Uint8Array(readFileSync(deviceFile(FILE))), "fenix.fit", { activity_type: "ride" });
+    const activity = await uploadActivity(
+      server,
+      athlete,
+      new Uint8Array(readFileSync(deviceFile(FILE))),
+      "fenix.fit",
+      { activity_type: "ride" },
+    );
     expect(activity.type).toBe("Ride");
     expect(activity.best_efforts ?? []).toEqual([]);
     expect(activity.splits_metric ?? []).toEqual([]);
     const rides = readFit(deviceFile(FILE)).sessions.filter((s) => s.sport === "cycling");
     // Pace over the bike leg only.
-    expect(activity.average_speed).toBeGreaterThanOrEqual((sumOf(rides, "totalDistance") / sumOf(rides, "totalTimerTime")) * 0.98);
+    expect(activity.average_speed).toBeGreaterThanOrEqual(
+      (sumOf(rides, "totalDistance") / sumOf(rides, "totalTimerTime")) * 0.98,
+    );
   }, 120_000);
 });

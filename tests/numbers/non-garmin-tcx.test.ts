@@ -29,7 +29,10 @@ describe("CrewNerd rowing TCX", () => {
     expect(text).toMatch(/<Activity Sport="Other">/);
     const laps = readTcxLaps(text);
     expect(laps).toHaveLength(3);
-    const activity = await uploadActivity(server, athlete, gz, "crewnerd.tcx.gz", { data_type: "tcx.gz", sport_type: "Rowing" });
+    const activity = await uploadActivity(server, athlete, gz, "crewnerd.tcx.gz", {
+      data_type: "tcx.gz",
+      sport_type: "Rowing",
+    });
     // Sport="Other" names no sport: the upload's sport_type gives the type (Strava takes Rowing there, not in activity_type).
     expect(activity.type).toBe("Rowing");
     expectNear(activity.distance, laps.reduce((a, l) => a + l.distanceMeters, 0), 0.01);
@@ -43,14 +46,20 @@ describe("CrewNerd rowing TCX", () => {
     // (the app's timer ran at the start with the boat at rest: 91 s of lap 1).
     let still = 0;
     for (const lap of text.split(/<Lap\b/).slice(1)) {
-      const points = [...lap.matchAll(/<Time>([^<]+)<\/Time>[\s\S]*?<DistanceMeters>([\d.]+)<\/DistanceMeters>/g)].map((m) => [Date.parse(m[1]), Number(m[2])]);
-      for (let i = 1; i < points.length; i++) if (points[i][1] === points[i - 1][1]) still += (points[i][0] - points[i - 1][0]) / 1000;
+      const points = [...lap.matchAll(/<Time>([^<]+)<\/Time>[\s\S]*?<DistanceMeters>([\d.]+)<\/DistanceMeters>/g)].map((
+        m,
+      ) => [Date.parse(m[1]), Number(m[2])]);
+      for (let i = 1; i < points.length; i++) {
+        if (points[i][1] === points[i - 1][1]) still += (points[i][0] - points[i - 1][0]) / 1000;
+      }
     }
     const timer = laps.reduce((a, l) => a + l.totalTimeSeconds, 0);
     expect(still).toBeGreaterThan(60);
     expectNear(activity.moving_time, timer - still, 0.02);
     // The highest heart rate is the laps' own maximum.
-    const lapMax = Math.max(...[...text.matchAll(/<MaximumHeartRateBpm[^>]*>\s*<Value>(\d+)<\/Value>/g)].map((m) => Number(m[1])));
+    const lapMax = Math.max(
+      ...[...text.matchAll(/<MaximumHeartRateBpm[^>]*>\s*<Value>(\d+)<\/Value>/g)].map((m) => Number(m[1])),
+    );
     expect(activity.max_heartrate).toBe(lapMax);
     // No climbing on the water.
     expect(activity.total_elevation_gain).toBe(0);

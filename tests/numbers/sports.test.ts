@@ -37,7 +37,12 @@ describe("the sport a file names", () => {
 
   // The vivoactive HR pool swim as Garmin Connect exported it (Sport="Other"), and the same file with the
   // Sport attribute rewritten by the test to the words other exporters use; nothing else is changed.
-  for (const [sport, type] of [["Other", "Workout"], ["Swimming", "Swim"], ["Rowing", "Rowing"], ["Running", "Run"]] as const) {
+  for (
+    const [sport, type] of [["Other", "Workout"], ["Swimming", "Swim"], ["Rowing", "Rowing"], [
+      "Running",
+      "Run",
+    ]] as const
+  ) {
     it(`TCX <Activity Sport="${sport}"> is a ${type}, not the athlete's default Ride`, async () => {
       const original = readFileSync(deviceFile("tcx/garmin-vivoactivehr-pool-swim.tcx"), "utf8");
       expect(original).toContain('<Activity Sport="Other">');

@@ -12,8 +12,16 @@ import { expectNear, greatCircle, uploadActivity } from "./device-totals.ts";
  * streaming parser (segmentStarts, file order with backward points dropped).
  */
 const ctx: DeriveContext = {
-  uploadId: 1, externalId: null, activityType: null, defaultType: "Ride", name: null, description: null,
-  private: false, trainer: false, commute: false, athlete: { premium: false, weight: 70, birthdate: null, sex: null },
+  uploadId: 1,
+  externalId: null,
+  activityType: null,
+  defaultType: "Ride",
+  name: null,
+  description: null,
+  private: false,
+  trainer: false,
+  commute: false,
+  athlete: { premium: false, weight: 70, birthdate: null, sex: null },
 };
 let server: TestServer;
 beforeAll(async () => {
@@ -21,17 +29,27 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface Point { lat: number; lng: number; time: number }
+interface Point {
+  lat: number;
+  lng: number;
+  time: number;
+}
 /** The trkpts of each trkseg, in file order, read with regular expressions. */
 function segments(text: string): Point[][] {
   return text.split(/<trkseg>/).slice(1).map((seg) =>
-    [...seg.split(/<\/trkseg>/)[0].matchAll(/<trkpt\s+lat="([-\d.]+)"\s+lon="([-\d.]+)"[^>]*>[\s\S]*?<time>([^<]+)<\/time>/g)]
+    [
+      ...seg.split(/<\/trkseg>/)[0].matchAll(
+        /<trkpt\s+lat="([-\d.]+)"\s+lon="([-\d.]+)"[^>]*>[\s\S]*?<time>([^<]+)<\/time>/g,
+      ),
+    ]
       .map((m) => ({ lat: Number(m[1]), lng: Number(m[2]), time: Date.parse(m[3]) }))
   ).filter((s) => s.length > 0);
 }
 const lengthOf = (points: Point[]) => {
   let d = 0;
-  for (let i = 1; i < points.length; i++) d += greatCircle([points[i - 1].lat, points[i - 1].lng], [points[i].lat, points[i].lng]);
+  for (let i = 1; i < points.length; i++) {
+    d += greatCircle([points[i - 1].lat, points[i - 1].lng], [points[i].lat, points[i].lng]);
+  }
   return d;
 };
 
@@ -50,7 +68,7 @@ describe("cause 4: several tracks in one GPX", () => {
     // The parser's side (file order, segment starts), as the streaming parser delivers it.
     const starts: number[] = [];
     let k = 0;
-    for (const s of segs.slice(0, -1)) starts.push((k += s.length));
+    for (const s of segs.slice(0, -1)) starts.push(k += s.length);
     parsed.segmentStarts = starts;
     const { facts } = deriveActivity(parsed, ctx);
     expectNear(facts.distance, withinSegments, 0.01);
@@ -72,7 +90,10 @@ describe("cause 5: timestamps that go backwards", () => {
   const victim = times[20];
   const early = new Date(Date.parse(times[0]) - 600_000).toISOString().replace(".000Z", "Z");
   let seen = 0;
-  const edited = original.replace(/<time>([^<]+)<\/time>/g, (all, t) => (t === victim && seen++ === 0 ? `<time>${early}</time>` : all));
+  const edited = original.replace(
+    /<time>([^<]+)<\/time>/g,
+    (all, t) => (t === victim && seen++ === 0 ? `<time>${early}</time>` : all),
+  );
   const points = segments(edited).flat();
   const kept: Point[] = [];
   for (const p of points) if (!kept.length || p.time >= kept[kept.length - 1].time) kept.push(p);

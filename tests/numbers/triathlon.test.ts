@@ -26,10 +26,19 @@ describe("a triathlon in one FIT file", () => {
     const { sessions } = readFit(deviceFile(FILE));
     expect(sessions.map((s) => s.sport)).toEqual(["swimming", "transition", "cycling", "transition", "running"]);
     const bySport = new Map<string, number>();
-    for (const s of sessions) if (TYPES[String(s.sport)]) bySport.set(TYPES[String(s.sport)], (bySport.get(TYPES[String(s.sport)]) ?? 0) + field(s, "totalTimerTime"));
+    for (const s of sessions) {
+      if (TYPES[String(s.sport)]) {
+        bySport.set(TYPES[String(s.sport)], (bySport.get(TYPES[String(s.sport)]) ?? 0) + field(s, "totalTimerTime"));
+      }
+    }
     const longest = [...bySport].sort((a, b) => b[1] - a[1])[0][0];
 
-    const activity = await uploadActivity(server, athlete, new Uint8Array(readFileSync(deviceFile(FILE))), "triathlon.fit");
+    const activity = await uploadActivity(
+      server,
+      athlete,
+      new Uint8Array(readFileSync(deviceFile(FILE))),
+      "triathlon.fit",
+    );
     expect(activity.type).toBe(longest);
     expectNear(activity.distance, sumOf(sessions, "totalDistance"), 0.01);
     const timer = sumOf(sessions, "totalTimerTime");

@@ -17,7 +17,11 @@ const REDIRECT = "http://127.0.0.1:9/callback";
 beforeAll(async () => {
   server = await startTestServer();
   const owner = await server.athlete();
-  app = await createApplication(server.platform, { name: "Route Planner", ownerId: owner.id, callbackDomain: "planner.example" });
+  app = await createApplication(server.platform, {
+    name: "Route Planner",
+    ownerId: owner.id,
+    callbackDomain: "planner.example",
+  });
   clear.add(app.client_secret).add(app.access_token);
   const a = await server.athlete({ password: "correct horse" });
   athlete = { id: a.id, email: a.email };
@@ -54,13 +58,25 @@ describe("GET /oauth/authorize refuses bad requests without redirecting", () => 
   const cases: [string, Record<string, string>, [string, string, string]][] = [
     ["unknown client", { client_id: "999999" }, ["Application", "client_id", "invalid"]],
     ["missing client", { client_id: "" }, ["Application", "client_id", "missing"]],
-    ["redirect_uri on another host", { redirect_uri: "https://evil.example/cb" }, ["Application", "redirect_uri", "invalid"]],
-    ["look-alike host", { redirect_uri: "https://planner.example.evil.com/cb" }, ["Application", "redirect_uri", "invalid"]],
+    ["redirect_uri on another host", { redirect_uri: "https://evil.example/cb" }, [
+      "Application",
+      "redirect_uri",
+      "invalid",
+    ]],
+    ["look-alike host", { redirect_uri: "https://planner.example.evil.com/cb" }, [
+      "Application",
+      "redirect_uri",
+      "invalid",
+    ]],
     ["missing redirect_uri", { redirect_uri: "" }, ["Application", "redirect_uri", "missing"]],
     ["response_type token", { response_type: "token" }, ["Authorize", "response_type", "invalid"]],
     ["malformed scope", { scope: "read,everything" }, ["Authorize", "scope", "invalid"]],
     ["bad approval_prompt", { approval_prompt: "never" }, ["Authorize", "approval_prompt", "invalid"]],
-    ["plain PKCE", { code_challenge: "a".repeat(43), code_challenge_method: "plain" }, ["Authorize", "code_challenge_method", "invalid"]],
+    ["plain PKCE", { code_challenge: "a".repeat(43), code_challenge_method: "plain" }, [
+      "Authorize",
+      "code_challenge_method",
+      "invalid",
+    ]],
   ];
   for (const [name, extra, [resource, field, code]] of cases) {
     it(name, async () => {
@@ -115,14 +131,22 @@ describe("the authorization code flow", () => {
   });
 
   it("unticked scopes are not granted", async () => {
-    const page = await browser.get(`/oauth/authorize?${new URLSearchParams(authorizeQuery({ scope: "read,activity:write" }))}`);
+    const page = await browser.get(
+      `/oauth/authorize?${new URLSearchParams(authorizeQuery({ scope: "read,activity:write" }))}`,
+    );
     const res = await browser.post("/oauth/authorize", { ...WebClient.hiddenFields(page.text), decision: "approve" });
     const back = new URL(res.location!);
     expect(back.searchParams.get("scope")).toBe("read");
-    const tokens = await exchange({ client_id: String(app.client_id), client_secret: app.client_secret, code: back.searchParams.get("code")! });
+    const tokens = await exchange({
+      client_id: String(app.client_id),
+      client_secret: app.client_secret,
+      code: back.searchParams.get("code")!,
+    });
     expect(tokens.status).toBe(200);
     const [row] = await server.platform.db.query<{ scopes: string }>(
-      "select scopes from access_tokens where token_hash = $1", [hashSecret(tokens.body.access_token)]);
+      "select scopes from access_tokens where token_hash = $1",
+      [hashSecret(tokens.body.access_token)],
+    );
     expect(row.scopes).toBe("read");
   });
 
@@ -133,7 +157,10 @@ describe("the authorization code flow", () => {
     expect(first.status).toBe(200);
     const again = await exchange(form);
     expect(again.status).toBe(400);
-    expect(again.body).toEqual({ message: "Bad Request", errors: [{ resource: "AuthorizationCode", field: "code", code: "invalid" }] });
+    expect(again.body).toEqual({
+      message: "Bad Request",
+      errors: [{ resource: "AuthorizationCode", field: "code", code: "invalid" }],
+    });
     const me = await server.api("GET", "/v3/athlete", { token: first.body.access_token });
     expect(me.status).toBe(401);
     expect(me.body.errors[0]).toEqual({ resource: "Athlete", field: "access_token", code: "invalid" });
@@ -160,7 +187,9 @@ describe("the authorization code flow", () => {
     for (const [form, [resource, field, codeName]] of cases) {
       const res = await exchange(form);
       expect({ form, status: res.status, body: res.body }).toEqual({
-        form, status: 400, body: { message: "Bad Request", errors: [{ resource, field, code: codeName }] },
+        form,
+        status: 400,
+        body: { message: "Bad Request", errors: [{ resource, field, code: codeName }] },
       });
     }
     // None of the refusals used the code up.
@@ -170,9 +199,17 @@ describe("the authorization code flow", () => {
 
   it("a code of another application is refused", async () => {
     const owner = await server.athlete();
-    const other = await createApplication(server.platform, { name: "Other", ownerId: owner.id, callbackDomain: "other.example" });
+    const other = await createApplication(server.platform, {
+      name: "Other",
+      ownerId: owner.id,
+      callbackDomain: "other.example",
+    });
     clear.add(other.client_secret).add(other.access_token);
-    const res = await exchange({ client_id: String(other.client_id), client_secret: other.client_secret, code: await code() });
+    const res = await exchange({
+      client_id: String(other.client_id),
+      client_secret: other.client_secret,
+      code: await code(),
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors[0]).toEqual({ resource: "AuthorizationCode", field: "code", code: "invalid" });
   });
@@ -180,17 +217,30 @@ describe("the authorization code flow", () => {
   it("codes expire after 10 minutes", async () => {
     const c = await code();
     const later = new Date(Date.now() + 11 * 60 * 1000);
-    await expect(exchangeCode(server.platform, { clientId: String(app.client_id), clientSecret: app.client_secret, code: c }, later))
+    await expect(
+      exchangeCode(
+        server.platform,
+        { clientId: String(app.client_id), clientSecret: app.client_secret, code: c },
+        later,
+      ),
+    )
       .rejects.toMatchObject({ resource: "AuthorizationCode", field: "code", code: "invalid" });
   });
 
   it("accepts the parameters in the query string, JSON and HTTP Basic, and at /api/v3/oauth/token", async () => {
-    const q = await server.api("POST", "/oauth/token", { query: { client_id: app.client_id, client_secret: app.client_secret, code: await code() } });
+    const q = await server.api("POST", "/oauth/token", {
+      query: { client_id: app.client_id, client_secret: app.client_secret, code: await code() },
+    });
     expect(q.status).toBe(200);
-    const j = await server.api("POST", "/api/v3/oauth/token", { json: { client_id: app.client_id, client_secret: app.client_secret, code: await code() } });
+    const j = await server.api("POST", "/api/v3/oauth/token", {
+      json: { client_id: app.client_id, client_secret: app.client_secret, code: await code() },
+    });
     expect(j.status).toBe(200);
     const basic = Buffer.from(`${app.client_id}:${app.client_secret}`).toString("base64");
-    const b = await server.api("POST", "/oauth/token", { form: { code: await code(), grant_type: "authorization_code" }, headers: { authorization: `Basic ${basic}` } });
+    const b = await server.api("POST", "/oauth/token", {
+      form: { code: await code(), grant_type: "authorization_code" },
+      headers: { authorization: `Basic ${basic}` },
+    });
     expect(b.status).toBe(200);
     for (const r of [q, j, b]) clear.add(r.body.access_token).add(r.body.refresh_token);
   });
@@ -198,7 +248,11 @@ describe("the authorization code flow", () => {
 
 describe("refresh tokens", () => {
   it("rotate: same access token while > 1 h is left, the old refresh token stops working", async () => {
-    const first = await exchange({ client_id: String(app.client_id), client_secret: app.client_secret, code: await code() });
+    const first = await exchange({
+      client_id: String(app.client_id),
+      client_secret: app.client_secret,
+      code: await code(),
+    });
     const form = { client_id: String(app.client_id), client_secret: app.client_secret, grant_type: "refresh_token" };
     const refreshed = await exchange({ ...form, refresh_token: first.body.refresh_token });
     expect(refreshed.status).toBe(200);
@@ -215,9 +269,17 @@ describe("refresh tokens", () => {
   });
 
   it("with ≤ 1 h left a new access token is minted and the old one keeps working", async () => {
-    const first = await exchange({ client_id: String(app.client_id), client_secret: app.client_secret, code: await code() });
+    const first = await exchange({
+      client_id: String(app.client_id),
+      client_secret: app.client_secret,
+      code: await code(),
+    });
     const later = new Date(Date.now() + 5.5 * 3600 * 1000);
-    const refreshed = await refreshAccess(server.platform, { clientId: String(app.client_id), clientSecret: app.client_secret, refreshToken: first.body.refresh_token }, later);
+    const refreshed = await refreshAccess(server.platform, {
+      clientId: String(app.client_id),
+      clientSecret: app.client_secret,
+      refreshToken: first.body.refresh_token,
+    }, later);
     clear.add(refreshed.access_token).add(refreshed.refresh_token);
     expect(refreshed.access_token).not.toBe(first.body.access_token);
     expect(refreshed.expires_in).toBe(21600);
@@ -235,17 +297,33 @@ describe("PKCE (S256) for public clients", () => {
     const c = await code({ code_challenge: challenge, code_challenge_method: "S256" });
     const missing = await exchange({ client_id: String(app.client_id), code: c });
     expect(missing.body.errors[0]).toEqual({ resource: "AuthorizationCode", field: "code_verifier", code: "missing" });
-    const wrong = await exchange({ client_id: String(app.client_id), code: c, code_verifier: randomBytes(32).toString("base64url") });
+    const wrong = await exchange({
+      client_id: String(app.client_id),
+      code: c,
+      code_verifier: randomBytes(32).toString("base64url"),
+    });
     expect(wrong.body.errors[0]).toEqual({ resource: "AuthorizationCode", field: "code_verifier", code: "invalid" });
     const ok = await exchange({ client_id: String(app.client_id), code: c, code_verifier: verifier });
     expect(ok.status).toBe(200);
-    const refreshed = await exchange({ client_id: String(app.client_id), grant_type: "refresh_token", refresh_token: ok.body.refresh_token });
+    const refreshed = await exchange({
+      client_id: String(app.client_id),
+      grant_type: "refresh_token",
+      refresh_token: ok.body.refresh_token,
+    });
     expect(refreshed.status).toBe(200);
   });
 
   it("a confidential grant cannot be refreshed without the secret", async () => {
-    const ok = await exchange({ client_id: String(app.client_id), client_secret: app.client_secret, code: await code() });
-    const res = await exchange({ client_id: String(app.client_id), grant_type: "refresh_token", refresh_token: ok.body.refresh_token });
+    const ok = await exchange({
+      client_id: String(app.client_id),
+      client_secret: app.client_secret,
+      code: await code(),
+    });
+    const res = await exchange({
+      client_id: String(app.client_id),
+      grant_type: "refresh_token",
+      refresh_token: ok.body.refresh_token,
+    });
     expect(res.body.errors[0]).toEqual({ resource: "Application", field: "client_secret", code: "missing" });
   });
 });
@@ -264,7 +342,11 @@ describe("approval_prompt", () => {
     expect(second.status).toBe(302);
     expect(new URL(second.location!).searchParams.get("code")).toMatch(/^[0-9a-f]{40}$/);
     clear.add(new URL(second.location!).searchParams.get("code")!);
-    const wider = await b.get(`/oauth/authorize?${new URLSearchParams(authorizeQuery({ approval_prompt: "auto", scope: "read,activity:write" }))}`);
+    const wider = await b.get(
+      `/oauth/authorize?${new URLSearchParams(
+        authorizeQuery({ approval_prompt: "auto", scope: "read,activity:write" }),
+      )}`,
+    );
     expect(wider.status).toBe(200);
     query.set("approval_prompt", "force");
     expect((await b.get(`/oauth/authorize?${query}`)).status).toBe(200);
@@ -281,17 +363,33 @@ describe("approval_prompt", () => {
 
 describe("POST /oauth/deauthorize", () => {
   it("invalidates every token of the pair and returns the submitted token", async () => {
-    const a = await exchange({ client_id: String(app.client_id), client_secret: app.client_secret, code: await code() });
-    const b = await exchange({ client_id: String(app.client_id), client_secret: app.client_secret, code: await code() });
+    const a = await exchange({
+      client_id: String(app.client_id),
+      client_secret: app.client_secret,
+      code: await code(),
+    });
+    const b = await exchange({
+      client_id: String(app.client_id),
+      client_secret: app.client_secret,
+      code: await code(),
+    });
     const res = await server.api("POST", "/oauth/deauthorize", { token: a.body.access_token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ access_token: a.body.access_token });
     for (const token of [a.body.access_token, b.body.access_token]) {
       const me = await server.api("GET", "/v3/athlete", { token });
       expect(me.status).toBe(401);
-      expect(me.body).toEqual({ message: "Authorization Error", errors: [{ resource: "Athlete", field: "access_token", code: "invalid" }] });
+      expect(me.body).toEqual({
+        message: "Authorization Error",
+        errors: [{ resource: "Athlete", field: "access_token", code: "invalid" }],
+      });
     }
-    const refresh = await exchange({ client_id: String(app.client_id), client_secret: app.client_secret, grant_type: "refresh_token", refresh_token: b.body.refresh_token });
+    const refresh = await exchange({
+      client_id: String(app.client_id),
+      client_secret: app.client_secret,
+      grant_type: "refresh_token",
+      refresh_token: b.body.refresh_token,
+    });
     expect(refresh.status).toBe(400);
     const apps = await browser.get("/settings/apps");
     expect(apps.text).not.toContain("Route Planner");
@@ -307,12 +405,18 @@ describe("POST /oauth/deauthorize", () => {
 describe("events", () => {
   it("hold no secret, code or token in clear, and replay rebuilds the read models exactly", async () => {
     expect(clear.size).toBeGreaterThan(20);
-    const rows = await server.platform.db.query<{ text: string }>("select data::text || metadata::text as text from events");
+    const rows = await server.platform.db.query<{ text: string }>(
+      "select data::text || metadata::text as text from events",
+    );
     const log = rows.map((r) => r.text).join("\n");
     for (const value of clear) expect(log.includes(value), `clear value in the event log`).toBe(false);
     const types = await server.platform.db.query<{ type: string }>("select distinct type from events order by type");
     expect(types.map((t) => t.type)).toEqual(expect.arrayContaining([
-      "AuthorizationGranted", "AuthorizationCodeRedeemed", "AuthorizationCodeReplayed", "RefreshTokenIssued", "AccessTokensRevoked",
+      "AuthorizationGranted",
+      "AuthorizationCodeRedeemed",
+      "AuthorizationCodeReplayed",
+      "RefreshTokenIssued",
+      "AccessTokensRevoked",
     ]));
     const { differences } = await server.platform.projections.verify();
     expect(differences).toEqual([]);

@@ -55,7 +55,9 @@ describe("the route table", () => {
     const mounted = new Set(app.routes.map((r) => `${r.method} ${r.path}`));
     for (const route of allRoutes) {
       expect(mounted.has(`${route.method} ${route.path}`), route.path).toBe(true);
-      if (route.path.startsWith("/v3/")) expect(mounted.has(`${route.method} /api${route.path}`), route.path).toBe(true);
+      if (route.path.startsWith("/v3/")) {
+        expect(mounted.has(`${route.method} /api${route.path}`), route.path).toBe(true);
+      }
       if (route.auth === "token") expect(["read", "write", "view_private"]).toContain(routePermission(route));
     }
   });
@@ -68,14 +70,23 @@ describe("the route table", () => {
       const path = concrete(route.path);
       const anonymous = await server.api(route.method, path);
       expect({ path, status: anonymous.status, body: anonymous.body }).toEqual({
-        path, status: 401, body: { message: "Authorization Error", errors: [{ resource: "Athlete", field: "access_token", code: "missing" }] },
+        path,
+        status: 401,
+        body: {
+          message: "Authorization Error",
+          errors: [{ resource: "Athlete", field: "access_token", code: "missing" }],
+        },
       });
       const permission = routePermission(route)!;
       if (permission === "read") continue;
       const res = await server.api(route.method, path, { token: readOnly.token });
       expect({ path, status: res.status, body: res.body }).toEqual({
-        path, status: 401,
-        body: { message: "Authorization Error", errors: [{ resource: "AccessToken", field: `${permission}_permission`, code: "missing" }] },
+        path,
+        status: 401,
+        body: {
+          message: "Authorization Error",
+          errors: [{ resource: "AccessToken", field: `${permission}_permission`, code: "missing" }],
+        },
       });
     }
   });

@@ -50,7 +50,10 @@ export class WebClient {
   static hiddenFields(html: string): Record<string, string> {
     const out: Record<string, string> = {};
     for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) {
-      out[m[1]] = m[2].replaceAll("&amp;", "&").replaceAll("&quot;", '"').replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&#39;", "'");
+      out[m[1]] = m[2].replaceAll("&amp;", "&").replaceAll("&quot;", '"').replaceAll("&lt;", "<").replaceAll(
+        "&gt;",
+        ">",
+      ).replaceAll("&#39;", "'");
     }
     return out;
   }
@@ -69,7 +72,9 @@ export class WebClient {
     const extra: Record<string, string> = {};
     for (const m of page.text.matchAll(/name="(grant\.[^"]+)" value="1" checked/g)) extra[m[1]] = "1";
     const res = await this.post("/oauth/authorize", { ...fields, ...extra, decision });
-    if (res.status !== 302 || !res.location) throw new Error(`consent answered ${res.status}: ${res.text.slice(0, 300)}`);
+    if (res.status !== 302 || !res.location) {
+      throw new Error(`consent answered ${res.status}: ${res.text.slice(0, 300)}`);
+    }
     return new URL(res.location);
   }
 }

@@ -11,7 +11,10 @@ afterAll(async () => {
 });
 
 /** Runs `npm start`'s command (Deno, server/main.ts) with this environment until it exits. */
-function runServer(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runServer(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
     const child = spawn(DENO, ["run", "-A", "server/main.ts", ...args], {
       cwd: ROOT,
@@ -34,7 +37,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("configuration", () => {
   it("a value the server cannot use is one clear line naming the setting, exit code 2, no stack trace", async () => {
-    for (const [name, value] of [["PORT", "undefined"], ["PORT", "70000"], ["LOG_FORMAT", "xml"], ["DATABASE_URL", "mysql://x"], ["SEED_DEMO", "maybe"], ["WEBHOOKS_ALLOW_PRIVATE", "yes"], ["WEBHOOKS_ALLOW_PRIVATE", "10.0.0.0/33"]]) {
+    for (
+      const [name, value] of [
+        ["PORT", "undefined"],
+        ["PORT", "70000"],
+        ["LOG_FORMAT", "xml"],
+        ["DATABASE_URL", "mysql://x"],
+        ["SEED_DEMO", "maybe"],
+        ["WEBHOOKS_ALLOW_PRIVATE", "yes"],
+        ["WEBHOOKS_ALLOW_PRIVATE", "10.0.0.0/33"],
+      ]
+    ) {
       const run = await runServer([], { [name]: value });
       expect(run.code, `${name}=${value}`).toBe(2);
       const lines = run.stderr.trim().split("\n");
@@ -66,7 +79,14 @@ describe("request log", () => {
     const lines = server.output().split("\n").filter((l) => l.includes("json-log-check-1"));
     expect(lines).toHaveLength(1);
     const entry = JSON.parse(lines[0]);
-    expect(entry).toMatchObject({ msg: "request", request_id: "json-log-check-1", method: "GET", path: "/v3/athletes/12345", route: "/v3/athletes/:id", status: res.status });
+    expect(entry).toMatchObject({
+      msg: "request",
+      request_id: "json-log-check-1",
+      method: "GET",
+      path: "/v3/athletes/12345",
+      route: "/v3/athletes/:id",
+      status: res.status,
+    });
     expect(typeof entry.duration_ms).toBe("number");
     expect(new Date(entry.time).toISOString()).toBe(entry.time);
   });
@@ -81,10 +101,22 @@ describe("graceful shutdown", () => {
     const exited = new Promise<number | null>((r) => server.child.on("exit", (code) => r(code)));
 
     // A slow request: its body arrives in two parts, with the SIGTERM in between.
-    const body = new URLSearchParams({ name: "Finished during shutdown", type: "Run", start_date_local: "2026-03-01T07:00:00Z", elapsed_time: "600" }).toString();
+    const body = new URLSearchParams({
+      name: "Finished during shutdown",
+      type: "Run",
+      start_date_local: "2026-03-01T07:00:00Z",
+      elapsed_time: "600",
+    }).toString();
     const req = request({
-      host: "127.0.0.1", port: server.port, method: "POST", path: "/v3/activities",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body) },
+      host: "127.0.0.1",
+      port: server.port,
+      method: "POST",
+      path: "/v3/activities",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/x-www-form-urlencoded",
+        "content-length": Buffer.byteLength(body),
+      },
     });
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
       req.on("response", (res) => {
@@ -102,7 +134,10 @@ describe("graceful shutdown", () => {
     // No new work meanwhile: a new request is turned away with 503, /ready says why.
     const turnedAway = await fetch(`${server.url}/ready`);
     expect(turnedAway.status).toBe(503);
-    expect(await turnedAway.json()).toEqual({ message: "Service Unavailable", errors: [{ resource: "Server", field: "state", code: "shutting down" }] });
+    expect(await turnedAway.json()).toEqual({
+      message: "Service Unavailable",
+      errors: [{ resource: "Server", field: "state", code: "shutting down" }],
+    });
     req.end(body.slice(10));
     const res = await response;
     expect(res.status, res.body).toBe(201);

@@ -33,9 +33,17 @@ describe("request log lines are written in batches (server/ops/line-writer.ts)",
         const log = batchedLines();
         for (let i = 0; i < 3; i++) log("pending line " + i);
         ${exit};`;
-      const run = spawnSync(DENO, ["eval", "--ext=ts", script], { cwd: ROOT, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+      const run = spawnSync(DENO, ["eval", "--ext=ts", script], {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, NO_COLOR: "1" },
+      });
       expect(run.status).toBe(0);
-      expect(run.stdout.split("\n").filter((l) => l.startsWith("pending line"))).toEqual(["pending line 0", "pending line 1", "pending line 2"]);
+      expect(run.stdout.split("\n").filter((l) => l.startsWith("pending line"))).toEqual([
+        "pending line 0",
+        "pending line 1",
+        "pending line 2",
+      ]);
     }, 60_000);
   }
 });

@@ -29,7 +29,12 @@ afterAll(async () => {
 
 describe("crash safety on PostgreSQL: two servers, one SIGKILLed at random", () => {
   it(`keeps every acknowledged write over ${ROUNDS} kills, and the read models verify`, async () => {
-    const env = { DATABASE_URL: database.url, SEED_DEMO: "0", RATE_LIMIT_SHORT: "100000000", RATE_LIMIT_LONG: "100000000" };
+    const env = {
+      DATABASE_URL: database.url,
+      SEED_DEMO: "0",
+      RATE_LIMIT_SHORT: "100000000",
+      RATE_LIMIT_LONG: "100000000",
+    };
     const setup = await openPlatform(configFromEnv({ databaseUrl: database.url, seedDemo: false, quiet: true }));
     const athletes = await crashAthletes(setup, ATHLETES);
     await setup.close();
@@ -37,7 +42,10 @@ describe("crash safety on PostgreSQL: two servers, one SIGKILLed at random", () 
     const started = await Promise.all([startDenoServer({ env }), startDenoServer({ env })]);
     servers[0] = started[0];
     servers[1] = started[1];
-    const club = await api(servers[0]!.url)("POST", "/v3/clubs", { token: athletes[0].token, form: { name: "Crash Club", sport_type: "cycling" } });
+    const club = await api(servers[0]!.url)("POST", "/v3/clubs", {
+      token: athletes[0].token,
+      form: { name: "Crash Club", sport_type: "cycling" },
+    });
     expect(club.status).toBe(201);
     const clubId = club.body.id as number;
     let survivorWrites = 0;
@@ -72,6 +80,8 @@ describe("crash safety on PostgreSQL: two servers, one SIGKILLed at random", () 
     const verify = await runCli(["verify"], { DATABASE_URL: database.url });
     expect(verify.stdout).toContain("equal to the live ones");
     expect(verify.code).toBe(0);
-    console.log(`crash safety (PostgreSQL, 2 servers): ${ROUNDS} SIGKILLs of one server; acknowledged writes kept: ${acked.activities.size} activities, ${acked.kudos.length} kudos, ${acked.comments.length} comments, ${acked.joins.size} club joins; lost: 0`);
+    console.log(
+      `crash safety (PostgreSQL, 2 servers): ${ROUNDS} SIGKILLs of one server; acknowledged writes kept: ${acked.activities.size} activities, ${acked.kudos.length} kudos, ${acked.comments.length} comments, ${acked.joins.size} club joins; lost: 0`,
+    );
   }, 600_000);
 });

@@ -58,7 +58,10 @@ describe("catch-up reading on PostgreSQL", () => {
 
     await Promise.all(stores.map(async (store, w) => {
       for (let i = 0; i < appendsPerWriter; i++) {
-        const r = await store.append(`writer-${w}-${i % 4}`, "any", [counted.create({ n: i }), counted.create({ n: -i })]);
+        const r = await store.append(`writer-${w}-${i % 4}`, "any", [
+          counted.create({ n: i }),
+          counted.create({ n: -i }),
+        ]);
         for (const e of r.events) written.add(e.position);
       }
     }));

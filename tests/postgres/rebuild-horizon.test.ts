@@ -30,7 +30,12 @@ describe("rebuild while another transaction is running (PostgreSQL)", () => {
 
   it("verify waits for the events a running transaction hides and finds no difference", async () => {
     for (let i = 0; i < 3; i++) {
-      await createAthlete(platform, { firstname: `Early${i}`, lastname: "Rider", email: `early${i}@example.com`, password: "password123" });
+      await createAthlete(platform, {
+        firstname: `Early${i}`,
+        lastname: "Rider",
+        email: `early${i}@example.com`,
+        password: "password123",
+      });
     }
     // A transaction with an id, opened before the next appends and left running.
     let release!: () => void;
@@ -44,7 +49,12 @@ describe("rebuild while another transaction is running (PostgreSQL)", () => {
     });
     await running;
     for (let i = 0; i < 3; i++) {
-      await createAthlete(platform, { firstname: `Late${i}`, lastname: "Rider", email: `late${i}@example.com`, password: "password123" });
+      await createAthlete(platform, {
+        firstname: `Late${i}`,
+        lastname: "Rider",
+        email: `late${i}@example.com`,
+        password: "password123",
+      });
     }
     const [{ total }] = await platform.db.query<{ total: number }>("select count(*)::int as total from events");
     // While it runs, the newest events are invisible to log readers…

@@ -24,8 +24,17 @@ describe.runIf(TEST_DATABASE_URL)("several servers on one PostgreSQL (issue 34)"
   let two: TestServer;
   beforeAll(async () => {
     database = await createTestDatabase();
-    const limits = { databaseUrl: database.url, rateLimitShort: 6, rateLimitLong: 1000, athleteRateLimitShort: 4, athleteRateLimitLong: 1000 };
-    [one, two] = await Promise.all([startTestServer({ ...limits, runJobs: false }), startTestServer({ ...limits, runJobs: false })]);
+    const limits = {
+      databaseUrl: database.url,
+      rateLimitShort: 6,
+      rateLimitLong: 1000,
+      athleteRateLimitShort: 4,
+      athleteRateLimitLong: 1000,
+    };
+    [one, two] = await Promise.all([
+      startTestServer({ ...limits, runJobs: false }),
+      startTestServer({ ...limits, runJobs: false }),
+    ]);
     servers.push(one, two);
   }, 120_000);
   afterAll(async () => {
@@ -82,7 +91,9 @@ describe.runIf(TEST_DATABASE_URL)("several servers on one PostgreSQL (issue 34)"
     }
     times.sort((a, b) => a - b);
     const median = times[150], p99 = times[297];
-    console.log(`shared rate-limit upsert on PostgreSQL: median ${median.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (300 requests)`);
+    console.log(
+      `shared rate-limit upsert on PostgreSQL: median ${median.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (300 requests)`,
+    );
     expect(median).toBeLessThan(20);
   }, 60_000);
 
@@ -92,11 +103,15 @@ describe.runIf(TEST_DATABASE_URL)("several servers on one PostgreSQL (issue 34)"
     const ann = await one.athlete({ applicationId: web.client_id });
     const bob = await one.athlete({ applicationId: web.client_id });
     const annStatuses: number[] = [];
-    for (let i = 0; i < 6; i++) annStatuses.push((await (i % 2 ? two : one).api("GET", "/v3/athlete", { token: ann.token })).status);
+    for (let i = 0; i < 6; i++) {
+      annStatuses.push((await (i % 2 ? two : one).api("GET", "/v3/athlete", { token: ann.token })).status);
+    }
     expect(annStatuses).toEqual([200, 200, 200, 200, 403, 403]);
     // Bob has his own budget of 4, on either server.
     const bobStatuses: number[] = [];
-    for (let i = 0; i < 5; i++) bobStatuses.push((await (i % 2 ? one : two).api("GET", "/v3/athlete", { token: bob.token })).status);
+    for (let i = 0; i < 5; i++) {
+      bobStatuses.push((await (i % 2 ? one : two).api("GET", "/v3/athlete", { token: bob.token })).status);
+    }
     expect(bobStatuses).toEqual([200, 200, 200, 200, 403]);
   }, 120_000);
 
@@ -107,7 +122,15 @@ describe.runIf(TEST_DATABASE_URL)("several servers on one PostgreSQL (issue 34)"
     const app = await one.application({ internal: false });
     const ann = await one.athlete({ applicationId: app.client_id });
     const form = new FormData();
-    form.set("file", new Blob([await import("node:fs").then((fs) => fs.readFileSync(new URL("../fixtures/devices/gpx/strava-export-running-hr.gpx", import.meta.url)))]), "run.gpx");
+    form.set(
+      "file",
+      new Blob([
+        await import("node:fs").then((fs) =>
+          fs.readFileSync(new URL("../fixtures/devices/gpx/strava-export-running-hr.gpx", import.meta.url))
+        ),
+      ]),
+      "run.gpx",
+    );
     form.set("data_type", "gpx");
     const posted = await one.api("POST", "/v3/uploads", { token: ann.token, multipart: form });
     expect(posted.status, posted.text).toBe(201);
@@ -128,7 +151,10 @@ describe.runIf(TEST_DATABASE_URL)("several servers on one PostgreSQL (issue 34)"
       if (activityId === null) await new Promise((r) => setTimeout(r, 100));
     }
     expect(activityId).not.toBeNull();
-    const streams = await one.api("GET", `/v3/activities/${activityId}/streams`, { token: ann.token, query: { keys: "latlng", key_by_type: true } });
+    const streams = await one.api("GET", `/v3/activities/${activityId}/streams`, {
+      token: ann.token,
+      query: { keys: "latlng", key_by_type: true },
+    });
     expect(streams.status).toBe(200);
     expect(streams.body.latlng.data.length).toBeGreaterThan(10);
     // And another upload through the other API server: the job server processes it too.

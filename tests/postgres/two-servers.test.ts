@@ -25,7 +25,19 @@ describe("two server processes on one PostgreSQL", () => {
     // Exactly one of them seeded the demo platform.
     expect(banner.match(/Demo platform created/g)?.length).toBe(1);
 
-    const created = await runCli(["athlete", "create", "--firstname", "Annemiek", "--lastname", "van Vleuten", "--email", "annemiek@example.com", "--password", "password123", "--json"], env);
+    const created = await runCli([
+      "athlete",
+      "create",
+      "--firstname",
+      "Annemiek",
+      "--lastname",
+      "van Vleuten",
+      "--email",
+      "annemiek@example.com",
+      "--password",
+      "password123",
+      "--json",
+    ], env);
     expect(created.code).toBe(0);
     const { id } = JSON.parse(created.stdout);
     const follow = await runCli(["follow", "--athlete", "1", "--target", String(id), "--json"], env);

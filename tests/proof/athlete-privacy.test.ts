@@ -22,12 +22,28 @@ import { type Api, api } from "../helpers/http.ts";
  */
 const SUMMARY_FIELDS = new Set([
   // spec/api-v3.md, "Athlete (summary representation, resource_state 2)"
-  "id", "resource_state", "firstname", "lastname", "profile_medium", "profile", "city", "state", "country", "sex",
-  "premium", "created_at", "updated_at", "friend", "follower",
+  "id",
+  "resource_state",
+  "firstname",
+  "lastname",
+  "profile_medium",
+  "profile",
+  "city",
+  "state",
+  "country",
+  "sex",
+  "premium",
+  "created_at",
+  "updated_at",
+  "friend",
+  "follower",
   // Strava's SummaryAthlete: summit, the same subscription flag as premium (issue 31)
   "summit",
   // "membership, admin, owner … appended in club member and admin lists"; Strava's ClubAthlete names the status `member`
-  "membership", "admin", "owner", "member",
+  "membership",
+  "admin",
+  "owner",
+  "member",
 ]);
 const SCOPES: Record<string, Permission[]> = {
   public: ["read"],
@@ -52,27 +68,72 @@ const ids = { club: 0, club2: 0, annActivity: 0, bobActivity: 0 };
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "fitness-athlete-privacy-"));
   const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
-  const names = { ann: ["Ann", "Bell", 77.3, "1981-02-03"], bob: ["Bob", "Crane", 64.1, "1979-11-12"], meg: ["Meg", "Dale", 58.9, "1990-07-08"], ned: ["Ned", "Ford", 91.7, "1969-04-05"] } as const;
-  const ownerId = await createAthlete(setup, { firstname: "Own", lastname: "Er", email: "app-owner@example.com", password: "password123" });
-  const home = await createApplication(setup, { name: "Home", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
-  const thirdParty = await createApplication(setup, { name: "Third party", ownerId, callbackDomain: "localhost", internal: false, kudosEnabled: false });
+  const names = {
+    ann: ["Ann", "Bell", 77.3, "1981-02-03"],
+    bob: ["Bob", "Crane", 64.1, "1979-11-12"],
+    meg: ["Meg", "Dale", 58.9, "1990-07-08"],
+    ned: ["Ned", "Ford", 91.7, "1969-04-05"],
+  } as const;
+  const ownerId = await createAthlete(setup, {
+    firstname: "Own",
+    lastname: "Er",
+    email: "app-owner@example.com",
+    password: "password123",
+  });
+  const home = await createApplication(setup, {
+    name: "Home",
+    ownerId,
+    callbackDomain: "localhost",
+    internal: true,
+    kudosEnabled: true,
+  });
+  const thirdParty = await createApplication(setup, {
+    name: "Third party",
+    ownerId,
+    callbackDomain: "localhost",
+    internal: false,
+    kudosEnabled: false,
+  });
   for (const [key, [firstname, lastname, weight, birthdate]] of Object.entries(names)) {
     const email = `${key}-secret-mail@example.com`;
-    const id = await createAthlete(setup, { firstname, lastname, email, password: "password123", weight, birthdate, sex: "F" });
-    const token = await issueToken(setup, { athleteId: id, applicationId: home.client_id, permissions: ["read", "write", "view_private"] });
+    const id = await createAthlete(setup, {
+      firstname,
+      lastname,
+      email,
+      password: "password123",
+      weight,
+      birthdate,
+      sex: "F",
+    });
+    const token = await issueToken(setup, {
+      athleteId: id,
+      applicationId: home.client_id,
+      permissions: ["read", "write", "view_private"],
+    });
     people[key as keyof typeof people] = { id, email, birthdate, weight, token };
   }
   for (const [scope, permissions] of Object.entries(SCOPES)) {
-    viewers.push({ kind: `self (${scope})`, athlete: people.ann, token: await issueToken(setup, { athleteId: people.ann.id, applicationId: home.client_id, permissions }) });
+    viewers.push({
+      kind: `self (${scope})`,
+      athlete: people.ann,
+      token: await issueToken(setup, { athleteId: people.ann.id, applicationId: home.client_id, permissions }),
+    });
   }
   viewers.push({ kind: "other athlete", athlete: people.bob, token: people.bob.token });
   for (const [scope, permissions] of Object.entries(SCOPES)) {
-    viewers.push({ kind: `other athlete's app (${scope})`, athlete: people.bob, token: await issueToken(setup, { athleteId: people.bob.id, applicationId: thirdParty.client_id, permissions }) });
+    viewers.push({
+      kind: `other athlete's app (${scope})`,
+      athlete: people.bob,
+      token: await issueToken(setup, { athleteId: people.bob.id, applicationId: thirdParty.client_id, permissions }),
+    });
   }
   viewers.push({ kind: "club member", athlete: people.meg, token: people.meg.token });
   viewers.push({ kind: "non-member", athlete: people.ned, token: people.ned.token });
   await setup.close();
-  server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000", RATE_LIMIT_LONG: "1000000" } });
+  server = await startDenoServer({
+    dataDir,
+    env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000", RATE_LIMIT_LONG: "1000000" },
+  });
   call = api(server.url);
 
   const { ann, bob, meg } = people;
@@ -86,7 +147,13 @@ beforeAll(async () => {
   await ok("PUT", `/v3/clubs/${ids.club}/admins/${meg.id}`, ann.token);
   ids.club2 = (await ok("POST", "/v3/clubs", meg.token, { name: "Meg's club", sport_type: "running" })).id;
   await ok("POST", `/v3/clubs/${ids.club2}/join`, ann.token);
-  const activity = (name: string) => ({ name, type: "Run", start_date_local: "2026-05-02T07:00:00Z", elapsed_time: 1800, distance: 5000 });
+  const activity = (name: string) => ({
+    name,
+    type: "Run",
+    start_date_local: "2026-05-02T07:00:00Z",
+    elapsed_time: 1800,
+    distance: 5000,
+  });
   ids.annActivity = (await ok("POST", "/v3/activities", ann.token, activity("Ann's run"))).id;
   ids.bobActivity = (await ok("POST", "/v3/activities", bob.token, activity("Bob's run"))).id;
   await ok("POST", `/v3/activities/${ids.annActivity}/comments`, bob.token, { text: "Nice one" });
@@ -104,7 +171,9 @@ function pathsFor(path: string): string[] | undefined {
   const choices = (name: string): (string | number)[] | undefined => {
     if (name === "id" || name === "athlete_id" || name === "club_id" || name === "activity_id") {
       if (path.startsWith("/v3/athletes/")) return [people.ann.id];
-      if (path.startsWith("/v3/activities/")) return name === "id" && path.includes(":activity_id") ? [1] : [ids.annActivity, ids.bobActivity];
+      if (path.startsWith("/v3/activities/")) {
+        return name === "id" && path.includes(":activity_id") ? [1] : [ids.annActivity, ids.bobActivity];
+      }
       if (path.startsWith("/v3/clubs/")) return name === "athlete_id" ? [people.ann.id] : [ids.club, ids.club2];
       return [1];
     }
@@ -122,7 +191,7 @@ function pathsFor(path: string): string[] | undefined {
 
 /** Every object in a JSON answer that represents an athlete (it carries a first name). */
 function athletesIn(value: unknown, out: Record<string, unknown>[] = []): Record<string, unknown>[] {
-  if (Array.isArray(value)) for (const v of value) athletesIn(v, out);
+  if (Array.isArray(value)) { for (const v of value) athletesIn(v, out); }
   else if (value && typeof value === "object") {
     if ("firstname" in value) out.push(value as Record<string, unknown>);
     for (const v of Object.values(value)) athletesIn(v, out);
@@ -151,7 +220,9 @@ describe("an athlete seen by anyone else carries the spec's summary fields only"
         }
         othersSeen++;
         const extra = Object.keys(athlete).filter((k) => !SUMMARY_FIELDS.has(k));
-        if (extra.length > 0) leaks.push(`${kind} ${label}: athlete ${athlete.id ?? athlete.firstname} carries ${extra.join(", ")}`);
+        if (extra.length > 0) {
+          leaks.push(`${kind} ${label}: athlete ${athlete.id ?? athlete.firstname} carries ${extra.join(", ")}`);
+        }
       }
     };
     for (const { kind, athlete, token } of viewers) {
@@ -177,9 +248,15 @@ describe("an athlete seen by anyone else carries the spec's summary fields only"
     expect(ownSeen).toBeGreaterThan(0);
     // The club feed shows the athlete as the real service does: first name and last initial.
     const feed = await call("GET", `/v3/clubs/${ids.club}/activities`, { token: people.meg.token });
-    expect(feed.body.find((a: { name: string }) => a.name === "Ann's run").athlete).toEqual({ resource_state: 2, firstname: "Ann", lastname: "B." });
+    expect(feed.body.find((a: { name: string }) => a.name === "Ann's run").athlete).toEqual({
+      resource_state: 2,
+      firstname: "Ann",
+      lastname: "B.",
+    });
 
     expect(leaks).toEqual([]);
-    console.log(`athlete privacy: ${leaks.length} leaks of ${othersSeen} athlete objects of others in ${responses} answers (${routes.length} GET routes + 2 membership moves, ${viewers.length} viewers of 5 kinds)`);
+    console.log(
+      `athlete privacy: ${leaks.length} leaks of ${othersSeen} athlete objects of others in ${responses} answers (${routes.length} GET routes + 2 membership moves, ${viewers.length} viewers of 5 kinds)`,
+    );
   }, 600_000);
 });

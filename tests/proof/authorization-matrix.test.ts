@@ -57,49 +57,106 @@ beforeAll(async () => {
   const full: Permission[] = ["read", "write", "view_private"];
   tokens.none = undefined;
   tokens.public = owner.token;
-  tokens.write = await issueToken(p, { athleteId: owner.id, applicationId: owner.applicationId, permissions: ["read", "write"] });
-  tokens.view_private = await issueToken(p, { athleteId: owner.id, applicationId: owner.applicationId, permissions: ["read", "view_private"] });
+  tokens.write = await issueToken(p, {
+    athleteId: owner.id,
+    applicationId: owner.applicationId,
+    permissions: ["read", "write"],
+  });
+  tokens.view_private = await issueToken(p, {
+    athleteId: owner.id,
+    applicationId: owner.applicationId,
+    permissions: ["read", "view_private"],
+  });
   tokens.other_athlete = other.token;
   const plain = await createApplication(p, { name: "Plain", ownerId: third.id, callbackDomain: "localhost" });
   tokens.other_app = await issueToken(p, { athleteId: owner.id, applicationId: plain.client_id, permissions: full });
-  const revokedApp = await createApplication(p, { name: "Revoked", ownerId: third.id, callbackDomain: "localhost", internal: true, kudosEnabled: true, challengesEnabled: true });
+  const revokedApp = await createApplication(p, {
+    name: "Revoked",
+    ownerId: third.id,
+    callbackDomain: "localhost",
+    internal: true,
+    kudosEnabled: true,
+    challengesEnabled: true,
+  });
   tokens.revoked = await issueToken(p, { athleteId: owner.id, applicationId: revokedApp.client_id, permissions: full });
   await revokeAuthorization(p, owner.id, revokedApp.client_id, "test");
 
   const ownerActivity = (await recordActivity(server, owner.id)).activityId;
   const thirdActivity = (await recordActivity(server, third.id)).activityId;
   const segment = await server.api("POST", "/v3/segments", {
-    token: tokens.write, form: { name: "Matrix climb", activity_id: ownerActivity, start_index: 100, end_index: 400 },
+    token: tokens.write,
+    form: { name: "Matrix climb", activity_id: ownerActivity, start_index: 100, end_index: 400 },
   });
   expect(segment.status).toBe(201);
   const effortActivity = await nextId(p.db, "activity");
   const effortId = effortIdFor(effortActivity, 0);
   await p.store.append(activityStream(effortActivity), "any", [segmentEffortsMatched.create({
-    activityId: effortActivity, athleteId: owner.id, activityType: "Run", private: false, prCount: 0, achievementCount: 0,
+    activityId: effortActivity,
+    athleteId: owner.id,
+    activityType: "Run",
+    private: false,
+    prCount: 0,
+    achievementCount: 0,
     efforts: [{
-      effortId, segmentId: segment.body.id, name: "Matrix climb", startIndex: 0, endIndex: 10, startDate: "2024-03-10T09:00:00Z",
-      startDateLocal: "2024-03-10T10:00:00Z", elapsedTime: 300, movingTime: 300, distance: 1000, averageHeartrate: null,
-      maxHeartrate: null, averageWatts: null, averageCadence: null, komRank: null, prRank: null, achievements: [], hidden: false,
+      effortId,
+      segmentId: segment.body.id,
+      name: "Matrix climb",
+      startIndex: 0,
+      endIndex: 10,
+      startDate: "2024-03-10T09:00:00Z",
+      startDateLocal: "2024-03-10T10:00:00Z",
+      elapsedTime: 300,
+      movingTime: 300,
+      distance: 1000,
+      averageHeartrate: null,
+      maxHeartrate: null,
+      averageWatts: null,
+      averageCadence: null,
+      komRank: null,
+      prRank: null,
+      achievements: [],
+      hidden: false,
     }],
   })]);
   const gearId = await addGear(p, { athleteId: owner.id, kind: "bike", name: "Matrix bike" });
-  const club = await server.api("POST", "/v3/clubs", { token: tokens.write, form: { name: "Matrix Club", sport_type: "cycling" } });
+  const club = await server.api("POST", "/v3/clubs", {
+    token: tokens.write,
+    form: { name: "Matrix Club", sport_type: "cycling" },
+  });
   const challengeId = await createChallenge(p, {
-    name: "Matrix challenge", type: "CumulativeChallenge", dimension: "distance", goal: 100000,
-    startDate: "2024-01-01", endDate: "2099-12-31",
+    name: "Matrix challenge",
+    type: "CumulativeChallenge",
+    dimension: "distance",
+    goal: 100000,
+    startDate: "2024-01-01",
+    endDate: "2099-12-31",
   });
   const form = new FormData();
   form.set("file", new Blob([new TextEncoder().encode(gpxFile())]), "matrix.gpx");
   form.set("data_type", "gpx");
   const upload = await server.api("POST", "/v3/uploads", { token: tokens.write, multipart: form });
   expect(upload.status).toBe(201);
-  const map = await server.api("POST", "/v3/athlete/heatmaps", { token: tokens.write, form: { activity_type_ids: "1" } });
+  const map = await server.api("POST", "/v3/athlete/heatmaps", {
+    token: tokens.write,
+    form: { activity_type_ids: "1" },
+  });
   expect(map.status).toBe(201);
-  const route = await server.api("POST", "/v3/routes", { token: tokens.write, json: { name: "Matrix route", latlng: ROUTE_LINE } });
+  const route = await server.api("POST", "/v3/routes", {
+    token: tokens.write,
+    json: { name: "Matrix route", latlng: ROUTE_LINE },
+  });
   expect(route.status).toBe(201);
   ctx = {
-    ownerActivity, thirdActivity, segmentId: segment.body.id, effortId: String(effortId), gearId, clubId: club.body.id,
-    challengeId, uploadId: upload.body.id, mapId: String(map.body.id), routeId: route.body.id,
+    ownerActivity,
+    thirdActivity,
+    segmentId: segment.body.id,
+    effortId: String(effortId),
+    gearId,
+    clubId: club.body.id,
+    challengeId,
+    uploadId: upload.body.id,
+    mapId: String(map.body.id),
+    routeId: route.body.id,
   };
 }, 120_000);
 afterAll(() => server.close());
@@ -107,15 +164,30 @@ afterAll(() => server.close());
 const ROUTE_LINE = [[48.85, 2.35], [48.86, 2.36], [48.87, 2.35]];
 
 function gpxFile() {
-  const points = Array.from({ length: 30 }, (_, i) =>
-    `<trkpt lat="${48.85 + i * 0.0003}" lon="${2.35 + i * 0.0003}"><time>2024-04-0${1 + (Date.now() % 8)}T08:${String(i).padStart(2, "0")}:00Z</time></trkpt>`);
-  return `<?xml version="1.0"?><gpx version="1.1" creator="matrix"><trk><trkseg>${points.join("")}</trkseg></trk></gpx>`;
+  const points = Array.from(
+    { length: 30 },
+    (_, i) =>
+      `<trkpt lat="${48.85 + i * 0.0003}" lon="${2.35 + i * 0.0003}"><time>2024-04-0${1 + (Date.now() % 8)}T08:${
+        String(i).padStart(2, "0")
+      }:00Z</time></trkpt>`,
+  );
+  return `<?xml version="1.0"?><gpx version="1.1" creator="matrix"><trk><trkseg>${
+    points.join("")
+  }</trkseg></trk></gpx>`;
 }
 
 /** A 4 × 4 PNG profile picture. */
 function pictureForm() {
   const form = new FormData();
-  form.set("file", new Blob([new Uint8Array(encodePng({ width: 4, height: 4, data: new Uint8Array(4 * 4 * 3).fill(128), channels: 3, depth: 8 }))]), "me.png");
+  form.set(
+    "file",
+    new Blob([
+      new Uint8Array(
+        encodePng({ width: 4, height: 4, data: new Uint8Array(4 * 4 * 3).fill(128), channels: 3, depth: 8 }),
+      ),
+    ]),
+    "me.png",
+  );
   return form;
 }
 
@@ -143,20 +215,27 @@ const writeToken = () => tokens.write!;
 
 async function freshActivity() {
   const res = await server.api("POST", "/v3/activities", {
-    token: writeToken(), form: { name: "Fresh", type: "Ride", start_date_local: "2026-05-01T08:00:00Z", elapsed_time: 3600 },
+    token: writeToken(),
+    form: { name: "Fresh", type: "Ride", start_date_local: "2026-05-01T08:00:00Z", elapsed_time: 3600 },
   });
   return res.body.id as number;
 }
 
 async function freshPendingMember() {
-  const club = await server.api("POST", "/v3/clubs", { token: writeToken(), form: { name: "Private", sport_type: "cycling", private: true } });
+  const club = await server.api("POST", "/v3/clubs", {
+    token: writeToken(),
+    form: { name: "Private", sport_type: "cycling", private: true },
+  });
   const joiner = await server.athlete();
   await server.api("POST", `/v3/clubs/${club.body.id}/join`, { token: joiner.token });
   return { clubId: club.body.id as number, athleteId: joiner.id, joiner };
 }
 
 async function freshMember() {
-  const club = await server.api("POST", "/v3/clubs", { token: writeToken(), form: { name: "Public", sport_type: "cycling" } });
+  const club = await server.api("POST", "/v3/clubs", {
+    token: writeToken(),
+    form: { name: "Public", sport_type: "cycling" },
+  });
   const joiner = await server.athlete();
   await server.api("POST", `/v3/clubs/${club.body.id}/join`, { token: joiner.token });
   return { clubId: club.body.id as number, athleteId: joiner.id, joiner };
@@ -170,16 +249,24 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/segments/starred": { request: fixed("/v3/segments/starred") },
     "GET /v3/athletes/:id/segments/starred": { request: fixed(`/v3/athletes/${owner.id}/segments/starred`) },
     "POST /v3/segments": {
-      request: fixed("/v3/segments", { form: { name: "Another climb", activity_id: c.ownerActivity, start_index: 100, end_index: 400 } }),
+      request: fixed("/v3/segments", {
+        form: { name: "Another climb", activity_id: c.ownerActivity, start_index: 100, end_index: 400 },
+      }),
       otherAthlete: 404,
     },
     "GET /v3/segments/:id": { request: fixed(`/v3/segments/${c.segmentId}`) },
-    "PUT /v3/segments/:id/starred": { request: fixed(`/v3/segments/${c.segmentId}/starred`, { form: { starred: true } }) },
+    "PUT /v3/segments/:id/starred": {
+      request: fixed(`/v3/segments/${c.segmentId}/starred`, { form: { starred: true } }),
+    },
     "GET /v3/segments/:id/all_efforts": { request: fixed(`/v3/segments/${c.segmentId}/all_efforts`) },
     "GET /v3/segments/:id/leaderboard": { request: fixed(`/v3/segments/${c.segmentId}/leaderboard`) },
-    "GET /v3/segments/:id/streams": { request: fixed(`/v3/segments/${c.segmentId}/streams`, { query: { keys: "latlng" } }) },
-    "GET /v3/segment_efforts/:id": { request: fixed(`/v3/segment_efforts/${c.effortId}`) } /* a public effort */,
-    "GET /v3/segment_efforts/:id/streams": { request: fixed(`/v3/segment_efforts/${c.effortId}/streams`, { query: { keys: "time" } }) },
+    "GET /v3/segments/:id/streams": {
+      request: fixed(`/v3/segments/${c.segmentId}/streams`, { query: { keys: "latlng" } }),
+    },
+    "GET /v3/segment_efforts/:id": { request: fixed(`/v3/segment_efforts/${c.effortId}`) }, /* a public effort */
+    "GET /v3/segment_efforts/:id/streams": {
+      request: fixed(`/v3/segment_efforts/${c.effortId}/streams`, { query: { keys: "time" } }),
+    },
     "GET /v3/segment_efforts": { request: fixed("/v3/segment_efforts", { query: { segment_id: c.segmentId } }) },
     "GET /v3/athlete": { request: fixed("/v3/athlete") },
     "PUT /v3/athlete": { request: fixed("/v3/athlete", { form: { weight: 71 } }) }, // the caller's own profile
@@ -187,17 +274,31 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/athletes/:id/stats": { request: fixed(`/v3/athletes/${owner.id}/stats`), otherAthlete: 403 }, // own athlete only
     "GET /v3/athlete/zones": { request: fixed("/v3/athlete/zones") }, // the caller's own zones
     "POST /v3/activities": {
-      request: fixed("/v3/activities", { form: { name: "New", type: "Ride", start_date_local: "2026-05-01T08:00:00Z", elapsed_time: 60 } }),
+      request: fixed("/v3/activities", {
+        form: { name: "New", type: "Ride", start_date_local: "2026-05-01T08:00:00Z", elapsed_time: 60 },
+      }),
     },
     "GET /v3/activities/:id": { request: fixed(`/v3/activities/${c.ownerActivity}`), otherAthlete: 403 }, // owner only (reference)
-    "PUT /v3/activities/:id": { request: fixed(`/v3/activities/${c.ownerActivity}`, { form: { name: "Renamed" } }), otherAthlete: 403 },
-    "DELETE /v3/activities/:id": { request: async () => ({ path: `/v3/activities/${await freshActivity()}` }), otherAthlete: 403 },
+    "PUT /v3/activities/:id": {
+      request: fixed(`/v3/activities/${c.ownerActivity}`, { form: { name: "Renamed" } }),
+      otherAthlete: 403,
+    },
+    "DELETE /v3/activities/:id": {
+      request: async () => ({ path: `/v3/activities/${await freshActivity()}` }),
+      otherAthlete: 403,
+    },
     "GET /v3/athlete/activities": { request: fixed("/v3/athlete/activities") },
     "GET /v3/activities/:id/comments": { request: fixed(`/v3/activities/${c.ownerActivity}/comments`) },
-    "POST /v3/activities/:id/comments": { request: fixed(`/v3/activities/${c.ownerActivity}/comments`, { form: { text: "Nice" } }), otherApp: 403 },
+    "POST /v3/activities/:id/comments": {
+      request: fixed(`/v3/activities/${c.ownerActivity}/comments`, { form: { text: "Nice" } }),
+      otherApp: 403,
+    },
     "DELETE /v3/activities/:activity_id/comments/:id": {
       async request() {
-        const res = await server.api("POST", `/v3/activities/${c.ownerActivity}/comments`, { token: writeToken(), form: { text: "To delete" } });
+        const res = await server.api("POST", `/v3/activities/${c.ownerActivity}/comments`, {
+          token: writeToken(),
+          form: { text: "To delete" },
+        });
         return { path: `/v3/activities/${c.ownerActivity}/comments/${res.body.id}` };
       },
       otherAthlete: 403,
@@ -222,10 +323,16 @@ function fixtures(): Record<string, Fixture> {
       otherAthlete: 403,
     },
     "GET /photos/:unique_id/:size": { request: fixed("/photos/00000000-0000-0000-0000-000000000000/100"), owner: 404 },
-    "GET /v3/activities/:id/streams": { request: fixed(`/v3/activities/${c.ownerActivity}/streams`, { query: { keys: "time" } }) },
+    "GET /v3/activities/:id/streams": {
+      request: fixed(`/v3/activities/${c.ownerActivity}/streams`, { query: { keys: "time" } }),
+    },
     "GET /v3/activities/:id/export_gpx": { request: fixed(`/v3/activities/${c.ownerActivity}/export_gpx`) },
     // A recorded activity without a stored upload: no original to give (404); another athlete is refused first.
-    "GET /v3/activities/:id/export_original": { request: fixed(`/v3/activities/${c.ownerActivity}/export_original`), owner: 404, otherAthlete: 403 },
+    "GET /v3/activities/:id/export_original": {
+      request: fixed(`/v3/activities/${c.ownerActivity}/export_original`),
+      owner: 404,
+      otherAthlete: 403,
+    },
     "GET /v3/clubs/search": { request: fixed("/v3/clubs/search", { query: { q: "a" } }) },
     "GET /v3/athletes/search": { request: fixed("/v3/athletes/search", { query: { q: "a" } }) },
     "GET /v3/challenges/search": { request: fixed("/v3/challenges/search") },
@@ -270,20 +377,31 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/clubs/:id/activities": { request: fixed(`/v3/clubs/${c.clubId}/activities`), otherAthlete: 403 },
     "POST /v3/clubs/:id/join": {
       request: async () => {
-        const club = await server.api("POST", "/v3/clubs", { token: tokens.other_athlete, form: { name: "Joinable", sport_type: "cycling" } });
+        const club = await server.api("POST", "/v3/clubs", {
+          token: tokens.other_athlete,
+          form: { name: "Joinable", sport_type: "cycling" },
+        });
         return { path: `/v3/clubs/${club.body.id}/join` };
       },
     },
     "POST /v3/clubs/:id/leave": {
       request: async (role) => {
-        const club = await server.api("POST", "/v3/clubs", { token: third.token, form: { name: "Leavable", sport_type: "cycling" } });
-        await server.api("POST", `/v3/clubs/${club.body.id}/join`, { token: role === "other_athlete" ? other.token : writeToken() });
+        const club = await server.api("POST", "/v3/clubs", {
+          token: third.token,
+          form: { name: "Leavable", sport_type: "cycling" },
+        });
+        await server.api("POST", `/v3/clubs/${club.body.id}/join`, {
+          token: role === "other_athlete" ? other.token : writeToken(),
+        });
         return { path: `/v3/clubs/${club.body.id}/leave` };
       },
     },
     "GET /v3/challenges/joined": { request: fixed("/v3/challenges/joined"), otherApp: 403 },
     "GET /v3/challenges/:id": { request: fixed(`/v3/challenges/${c.challengeId}`), otherApp: 403 },
-    "GET /v3/challenges/:id/leaderboard": { request: fixed(`/v3/challenges/${c.challengeId}/leaderboard`), otherApp: 403 },
+    "GET /v3/challenges/:id/leaderboard": {
+      request: fixed(`/v3/challenges/${c.challengeId}/leaderboard`),
+      otherApp: 403,
+    },
     "POST /v3/challenges/:id/athletes": { request: fixed(`/v3/challenges/${c.challengeId}/athletes`), otherApp: 403 },
     "DELETE /v3/challenges/:id/athletes": { request: fixed(`/v3/challenges/${c.challengeId}/athletes`), otherApp: 403 },
     "POST /v3/uploads": {
@@ -304,16 +422,24 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/athletes/:athlete_id/heatmaps/:map_id": { request: fixed(`/v3/athletes/${owner.id}/heatmaps/${c.mapId}`) },
     "DELETE /v3/athletes/:athlete_id/heatmaps/:map_id": {
       request: async () => {
-        const map = await server.api("POST", "/v3/athlete/heatmaps", { token: tokens.write, form: { activity_type_ids: "1" } });
+        const map = await server.api("POST", "/v3/athlete/heatmaps", {
+          token: tokens.write,
+          form: { activity_type_ids: "1" },
+        });
         return { path: `/v3/athletes/${owner.id}/heatmaps/${map.body.id}` };
       },
       otherAthlete: 403,
     },
     "GET /v3/athlete/privacy_zones": { request: fixed("/v3/athlete/privacy_zones") },
-    "POST /v3/athlete/privacy_zones": { request: fixed("/v3/athlete/privacy_zones", { form: { lat: 48.8, lng: 2.3, radius: 500 } }) },
+    "POST /v3/athlete/privacy_zones": {
+      request: fixed("/v3/athlete/privacy_zones", { form: { lat: 48.8, lng: 2.3, radius: 500 } }),
+    },
     "DELETE /v3/athlete/privacy_zones/:id": {
       request: async () => {
-        const zone = await server.api("POST", "/v3/athlete/privacy_zones", { token: writeToken(), form: { lat: 48.8, lng: 2.3, radius: 400 } });
+        const zone = await server.api("POST", "/v3/athlete/privacy_zones", {
+          token: writeToken(),
+          form: { lat: 48.8, lng: 2.3, radius: 400 },
+        });
         return { path: `/v3/athlete/privacy_zones/${zone.body.id}` };
       },
       otherAthlete: 404,
@@ -324,12 +450,17 @@ function fixtures(): Record<string, Fixture> {
     },
     "GET /v3/athlete/imports/:id": {
       request: async () => {
-        const started = await server.api("POST", "/v3/athlete/imports", { token: writeToken(), multipart: notAnArchive() });
+        const started = await server.api("POST", "/v3/athlete/imports", {
+          token: writeToken(),
+          multipart: notAnArchive(),
+        });
         return { path: `/v3/athlete/imports/${started.body.id}` };
       },
       otherAthlete: 404,
     },
-    "POST /v3/push_subscriptions": { request: fixed("/v3/push_subscriptions", { form: { callback_url: "http://localhost:1/cb", verify_token: "x" } }) },
+    "POST /v3/push_subscriptions": {
+      request: fixed("/v3/push_subscriptions", { form: { callback_url: "http://localhost:1/cb", verify_token: "x" } }),
+    },
     "GET /v3/push_subscriptions": { request: fixed("/v3/push_subscriptions") },
     "DELETE /v3/push_subscriptions/:id": { request: fixed("/v3/push_subscriptions/1") },
     // Routes: the owner's public route; anyone creates their own; only the owner deletes (another: 403).
@@ -342,7 +473,10 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/routes/:id/export_tcx": { request: fixed(`/v3/routes/${c.routeId}/export_tcx`) },
     "DELETE /v3/routes/:id": {
       request: async () => {
-        const made = await server.api("POST", "/v3/routes", { token: writeToken(), json: { name: "Short-lived", latlng: ROUTE_LINE } });
+        const made = await server.api("POST", "/v3/routes", {
+          token: writeToken(),
+          json: { name: "Short-lived", latlng: ROUTE_LINE },
+        });
         return { path: `/v3/routes/${made.body.id}` };
       },
       otherAthlete: 403,
@@ -371,8 +505,13 @@ function expected(route: AnyRoute, fixture: Fixture, role: Role, noTokenStatus: 
     if (role === "none") return 401;
     if (role === "revoked") return 401;
     const scopes: Record<Role, Permission[]> = {
-      none: [], revoked: [], public: ["read"], write: ["read", "write"], view_private: ["read", "view_private"],
-      other_athlete: ["read", "write", "view_private"], other_app: ["read", "write", "view_private"],
+      none: [],
+      revoked: [],
+      public: ["read"],
+      write: ["read", "write"],
+      view_private: ["read", "view_private"],
+      other_athlete: ["read", "write", "view_private"],
+      other_app: ["read", "write", "view_private"],
     };
     if (needed && !scopes[role].includes(needed)) return 401;
   }
@@ -410,9 +549,15 @@ describe("authorization matrix: every route × seven callers", () => {
         const want = expected(route, fixture, role, noTokenStatus);
         checked++;
         row.push(`${role}=${res.status}`);
-        if (res.status >= 500 || res.status !== want) mismatches.push(`${key} as ${role}: ${res.status} (expected ${want}) ${res.text.slice(0, 160)}`);
+        if (res.status >= 500 || res.status !== want) {
+          mismatches.push(`${key} as ${role}: ${res.status} (expected ${want}) ${res.text.slice(0, 160)}`);
+        }
         if (res.status === 401 && route.auth === "token") {
-          const field = role === "none" ? "access_token" : role === "revoked" ? "access_token" : `${routePermission(route)}_permission`;
+          const field = role === "none"
+            ? "access_token"
+            : role === "revoked"
+            ? "access_token"
+            : `${routePermission(route)}_permission`;
           expect(res.body.errors[0].field, `${key} as ${role}`).toBe(field);
         }
       }
@@ -420,6 +565,8 @@ describe("authorization matrix: every route × seven callers", () => {
     }
     if (process.env.MATRIX_PRINT) console.log(lines.join("\n"));
     expect(mismatches).toEqual([]);
-    console.log(`authorization matrix: ${allRoutes.length} routes × ${ROLES.length} callers = ${checked} requests; mismatches 0; 5xx 0`);
+    console.log(
+      `authorization matrix: ${allRoutes.length} routes × ${ROLES.length} callers = ${checked} requests; mismatches 0; 5xx 0`,
+    );
   }, 300_000);
 });

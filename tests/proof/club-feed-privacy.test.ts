@@ -50,19 +50,57 @@ function gpx(): Uint8Array {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "fitness-club-feed-privacy-"));
-  const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true, passwordCost: "test" }));
-  ownerId = await createAthlete(setup, { firstname: "Olga", lastname: "Owner", email: "olga@example.com", password: "password123" });
-  const memberId = await createAthlete(setup, { firstname: "Milo", lastname: "Member", email: "milo@example.com", password: "password123" });
-  const app = await createApplication(setup, { name: "Feeds", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
-  tokens.ownerFull = await issueToken(setup, { athleteId: ownerId, applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
-  tokens.ownerRead = await issueToken(setup, { athleteId: ownerId, applicationId: app.client_id, permissions: ["read", "write"] });
-  tokens.member = await issueToken(setup, { athleteId: memberId, applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
+  const setup = await openPlatform(
+    configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true, passwordCost: "test" }),
+  );
+  ownerId = await createAthlete(setup, {
+    firstname: "Olga",
+    lastname: "Owner",
+    email: "olga@example.com",
+    password: "password123",
+  });
+  const memberId = await createAthlete(setup, {
+    firstname: "Milo",
+    lastname: "Member",
+    email: "milo@example.com",
+    password: "password123",
+  });
+  const app = await createApplication(setup, {
+    name: "Feeds",
+    ownerId,
+    callbackDomain: "localhost",
+    internal: true,
+    kudosEnabled: true,
+  });
+  tokens.ownerFull = await issueToken(setup, {
+    athleteId: ownerId,
+    applicationId: app.client_id,
+    permissions: ["read", "write", "view_private"],
+  });
+  tokens.ownerRead = await issueToken(setup, {
+    athleteId: ownerId,
+    applicationId: app.client_id,
+    permissions: ["read", "write"],
+  });
+  tokens.member = await issueToken(setup, {
+    athleteId: memberId,
+    applicationId: app.client_id,
+    permissions: ["read", "write", "view_private"],
+  });
   await setup.close();
-  server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000", RATE_LIMIT_LONG: "1000000" } });
+  server = await startDenoServer({
+    dataDir,
+    env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000", RATE_LIMIT_LONG: "1000000" },
+  });
   call = api(server.url);
 
-  rideId = await uploadUntilReady(call, tokens.ownerFull, { bytes: gpx(), name: "lakeside.gpx", dataType: "gpx" }, { name: "Lakeside loop" });
-  const club = await call("POST", "/v3/clubs", { token: tokens.ownerFull, form: { name: "Lakeside riders", sport_type: "cycling" } });
+  rideId = await uploadUntilReady(call, tokens.ownerFull, { bytes: gpx(), name: "lakeside.gpx", dataType: "gpx" }, {
+    name: "Lakeside loop",
+  });
+  const club = await call("POST", "/v3/clubs", {
+    token: tokens.ownerFull,
+    form: { name: "Lakeside riders", sport_type: "cycling" },
+  });
   expect(club.status, club.text).toBe(201);
   clubId = club.body.id;
   expect((await call("POST", `/v3/clubs/${clubId}/join`, { token: tokens.member })).status).toBe(200);
@@ -89,7 +127,11 @@ describe("start and end points of another athlete's activity", () => {
       [`/v3/activities/${rideId}`],
       [`/v3/athlete/activities`, { per_page: 200 }],
     ];
-    const viewers = { "club member": tokens.member, "owner without view_private": tokens.ownerRead, "owner with view_private": tokens.ownerFull };
+    const viewers = {
+      "club member": tokens.member,
+      "owner without view_private": tokens.ownerRead,
+      "owner with view_private": tokens.ownerFull,
+    };
     const leaks: string[] = [];
     let read = 0;
     let exactForOwner = 0;
@@ -105,7 +147,9 @@ describe("start and end points of another athlete's activity", () => {
           const item = (res.body as { name: string }[]).find((a) => a.name === "Lakeside loop");
           if (!item) continue;
           read++;
-          const carried = ["start_latlng", "end_latlng", "map", "start_latitude", "start_longitude"].filter((k) => k in item);
+          const carried = ["start_latlng", "end_latlng", "map", "start_latitude", "start_longitude"].filter((k) =>
+            k in item
+          );
           if (carried.length) leaks.push(`${who} ${path}: carries ${carried.join(", ")}`);
           else withoutPoints++;
           continue;
@@ -116,8 +160,9 @@ describe("start and end points of another athlete's activity", () => {
         const exact = who === "owner with view_private";
         const expected = exact ? [START, END] : [round2(START), round2(END)];
         const shown = [ride.start_latlng, ride.end_latlng];
-        if (JSON.stringify(shown) !== JSON.stringify(expected)) leaks.push(`${who} ${path}: ${JSON.stringify(shown)} (expected ${JSON.stringify(expected)})`);
-        else if (exact) exactForOwner++;
+        if (JSON.stringify(shown) !== JSON.stringify(expected)) {
+          leaks.push(`${who} ${path}: ${JSON.stringify(shown)} (expected ${JSON.stringify(expected)})`);
+        } else if (exact) exactForOwner++;
         else rounded++;
       }
     }
@@ -126,7 +171,9 @@ describe("start and end points of another athlete's activity", () => {
     expect((await web.signIn("milo@example.com", "password123")).status).toBeLessThan(400);
     const page = await web.request("GET", `/activities/${rideId}`);
     expect(page.status).toBe(200);
-    const embedded = [...page.text.matchAll(/"(start|end)_latlng":(\[[^\]]*\]|null)/g)].map((m) => [m[1], JSON.parse(m[2])]);
+    const embedded = [...page.text.matchAll(/"(start|end)_latlng":(\[[^\]]*\]|null)/g)].map((
+      m,
+    ) => [m[1], JSON.parse(m[2])]);
     expect(embedded.length, "the page embeds the ride's summary").toBe(2);
     read++;
     if (JSON.stringify(embedded) !== JSON.stringify([["start", round2(START)], ["end", round2(END)]])) {
@@ -138,21 +185,39 @@ describe("start and end points of another athlete's activity", () => {
     expect(exactForOwner, "the owner with view_private sees the recorded points somewhere").toBeGreaterThan(0);
     expect(leaks).toEqual([]);
     console.log(
-      `club feed privacy: ${leaks.length} exact start/end points leaked in ${read} reads of the ride over ${paths.length + 1} copy paths ` +
+      `club feed privacy: ${leaks.length} exact start/end points leaked in ${read} reads of the ride over ${
+        paths.length + 1
+      } copy paths ` +
         `(${rounded} rounded to 2 decimals for the member and the owner without view_private, ${exactForOwner} exact for the owner with view_private, ` +
         `${withoutPoints} club-feed items without any point)`,
     );
   }, 120_000);
 
-  it("the club feed in particular: Strava's ClubActivity, the ride by name and distance, with no point for anyone", async () => {
-    for (const token of [tokens.member, tokens.ownerFull, tokens.ownerRead]) {
-      const feed = await call("GET", `/v3/clubs/${clubId}/activities`, { token });
-      expect(feed.status).toBe(200);
-      const item = (feed.body as { name: string }[]).find((a) => a.name === "Lakeside loop") as Record<string, unknown>;
-      expect(item).toMatchObject({ resource_state: 2, distance: expect.any(Number) });
-      expect(Object.keys(item).sort()).toEqual([
-        "athlete", "distance", "elapsed_time", "moving_time", "name", "resource_state", "sport_type", "total_elevation_gain", "type", "workout_type",
-      ]);
-    }
-  }, 60_000);
+  it(
+    "the club feed in particular: Strava's ClubActivity, the ride by name and distance, with no point for anyone",
+    async () => {
+      for (const token of [tokens.member, tokens.ownerFull, tokens.ownerRead]) {
+        const feed = await call("GET", `/v3/clubs/${clubId}/activities`, { token });
+        expect(feed.status).toBe(200);
+        const item = (feed.body as { name: string }[]).find((a) => a.name === "Lakeside loop") as Record<
+          string,
+          unknown
+        >;
+        expect(item).toMatchObject({ resource_state: 2, distance: expect.any(Number) });
+        expect(Object.keys(item).sort()).toEqual([
+          "athlete",
+          "distance",
+          "elapsed_time",
+          "moving_time",
+          "name",
+          "resource_state",
+          "sport_type",
+          "total_elevation_gain",
+          "type",
+          "workout_type",
+        ]);
+      }
+    },
+    60_000,
+  );
 });

@@ -29,7 +29,10 @@ describe("crash safety: SIGKILL at random moments during concurrent writes (Deno
     for (let round = 0; round < ROUNDS; round++) {
       server = await startDenoServer({ dataDir, env });
       if (round === 0) {
-        const club = await api(server.url)("POST", "/v3/clubs", { token: athletes[0].token, form: { name: "Crash Club", sport_type: "cycling" } });
+        const club = await api(server.url)("POST", "/v3/clubs", {
+          token: athletes[0].token,
+          form: { name: "Crash Club", sport_type: "cycling" },
+        });
         expect(club.status).toBe(201);
         clubId = club.body.id;
       }
@@ -49,6 +52,8 @@ describe("crash safety: SIGKILL at random moments during concurrent writes (Deno
     expect(verify.stdout).toContain("equal to the live ones");
     expect(verify.code).toBe(0);
     await server.stop();
-    console.log(`crash safety: ${ROUNDS} SIGKILLs; acknowledged writes kept: ${acked.activities.size} activities, ${acked.kudos.length} kudos, ${acked.comments.length} comments, ${acked.joins.size} club joins; lost: 0`);
+    console.log(
+      `crash safety: ${ROUNDS} SIGKILLs; acknowledged writes kept: ${acked.activities.size} activities, ${acked.kudos.length} kudos, ${acked.comments.length} comments, ${acked.joins.size} club joins; lost: 0`,
+    );
   }, 600_000);
 });

@@ -25,12 +25,35 @@ export class Acked {
 
 /** Athletes with write tokens of one internal, kudos-enabled application, created before any server runs. */
 export async function crashAthletes(setup: Platform, count: number): Promise<Athlete[]> {
-  const owner = await createAthlete(setup, { firstname: "Owner", lastname: "App", email: "owner@example.com", password: "password123" });
-  const app = await createApplication(setup, { name: "Crash", ownerId: owner, callbackDomain: "localhost", internal: true, kudosEnabled: true });
+  const owner = await createAthlete(setup, {
+    firstname: "Owner",
+    lastname: "App",
+    email: "owner@example.com",
+    password: "password123",
+  });
+  const app = await createApplication(setup, {
+    name: "Crash",
+    ownerId: owner,
+    callbackDomain: "localhost",
+    internal: true,
+    kudosEnabled: true,
+  });
   const athletes: Athlete[] = [];
   for (let i = 0; i < count; i++) {
-    const id = await createAthlete(setup, { firstname: `Rider${i}`, lastname: "Crash", email: `rider${i}@example.com`, password: "password123" });
-    athletes.push({ id, token: await issueToken(setup, { athleteId: id, applicationId: app.client_id, permissions: ["read", "write", "view_private"] }) });
+    const id = await createAthlete(setup, {
+      firstname: `Rider${i}`,
+      lastname: "Crash",
+      email: `rider${i}@example.com`,
+      password: "password123",
+    });
+    athletes.push({
+      id,
+      token: await issueToken(setup, {
+        athleteId: id,
+        applicationId: app.client_id,
+        permissions: ["read", "write", "view_private"],
+      }),
+    });
   }
   return athletes;
 }
@@ -40,7 +63,14 @@ export async function crashAthletes(setup: Platform, count: number): Promise<Ath
  * a club join — at random after a first activity. A write whose request fails has an unknown
  * outcome and is not counted.
  */
-export async function writer(acked: Acked, url: string, me: number, athletes: Athlete[], clubId: number, stop: { now: boolean }) {
+export async function writer(
+  acked: Acked,
+  url: string,
+  me: number,
+  athletes: Athlete[],
+  clubId: number,
+  stop: { now: boolean },
+) {
   const call = api(url);
   const { token } = athletes[me];
   let step = 0;
@@ -51,7 +81,13 @@ export async function writer(acked: Acked, url: string, me: number, athletes: At
       if (kind === 1) {
         const res = await call("POST", "/v3/activities", {
           token,
-          form: { name: `ride ${me}-${step}`, type: "Ride", start_date_local: "2026-05-01T08:00:00Z", elapsed_time: 3600, distance: 20000 },
+          form: {
+            name: `ride ${me}-${step}`,
+            type: "Ride",
+            start_date_local: "2026-05-01T08:00:00Z",
+            elapsed_time: 3600,
+            distance: 20000,
+          },
         });
         if (res.status === 201) acked.activities.set(res.body.id, me);
       } else if (kind === 2) {
@@ -60,7 +96,9 @@ export async function writer(acked: Acked, url: string, me: number, athletes: At
         const target = theirs.find((a) => !mine.has(a.id));
         if (target) {
           const res = await call("POST", `/v3/activities/${target.id}/kudos`, { token });
-          if (res.status >= 200 && res.status < 300) acked.kudos.push({ activityId: target.id, owner: target.owner, athleteId: athletes[me].id });
+          if (res.status >= 200 && res.status < 300) {
+            acked.kudos.push({ activityId: target.id, owner: target.owner, athleteId: athletes[me].id });
+          }
         }
       } else if (kind === 3) {
         const any = [...acked.activities][step % Math.max(acked.activities.size, 1)];
@@ -100,12 +138,18 @@ export async function expectAllAcked(acked: Acked, urls: string[], athletes: Ath
     if (names?.acked) expect([names.acked, ...names.after]).toContain(res.body.name);
   }
   for (const k of acked.kudos) {
-    const res = await call()("GET", `/v3/activities/${k.activityId}/kudos`, { token: athletes[k.owner].token, query: { per_page: 200 } });
+    const res = await call()("GET", `/v3/activities/${k.activityId}/kudos`, {
+      token: athletes[k.owner].token,
+      query: { per_page: 200 },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.map((a: { id: number }) => a.id), `kudos on ${k.activityId}`).toContain(k.athleteId);
   }
   for (const c of acked.comments) {
-    const res = await call()("GET", `/v3/activities/${c.activityId}/comments`, { token: athletes[c.owner].token, query: { per_page: 200 } });
+    const res = await call()("GET", `/v3/activities/${c.activityId}/comments`, {
+      token: athletes[c.owner].token,
+      query: { per_page: 200 },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.map((x: { text: string }) => x.text), `comment on ${c.activityId}`).toContain(c.text);
   }

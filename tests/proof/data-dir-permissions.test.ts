@@ -43,26 +43,32 @@ afterAll(async () => {
 });
 
 describe("DATA_DIR: nobody but the server's user can read or rewrite the log (Deno, PGlite on disk)", () => {
-  it("creates DATA_DIR 0700 and leaves no file readable or writable by group or others, also after writes", async () => {
-    const dataDir = join(mkdtempSync(join(tmpdir(), "fitness-perm-")), "data");
-    server = await startDenoServer({ dataDir });
-    const token = /Access token[^\n]*:\n\s+(\S+)/.exec(server.output())?.[1];
-    expect(token).toBeTruthy();
-    const created = await api(server.url)("POST", "/v3/activities", {
-      token,
-      form: { name: "Private files", type: "Run", start_date_local: "2024-05-01T08:00:00Z", elapsed_time: 1800 },
-    });
-    expect(created.status).toBe(201);
-    await server.stop();
-    server = undefined;
+  it(
+    "creates DATA_DIR 0700 and leaves no file readable or writable by group or others, also after writes",
+    async () => {
+      const dataDir = join(mkdtempSync(join(tmpdir(), "fitness-perm-")), "data");
+      server = await startDenoServer({ dataDir });
+      const token = /Access token[^\n]*:\n\s+(\S+)/.exec(server.output())?.[1];
+      expect(token).toBeTruthy();
+      const created = await api(server.url)("POST", "/v3/activities", {
+        token,
+        form: { name: "Private files", type: "Run", start_date_local: "2024-05-01T08:00:00Z", elapsed_time: 1800 },
+      });
+      expect(created.status).toBe(201);
+      await server.stop();
+      server = undefined;
 
-    expect(lstatSync(dataDir).mode & 0o777).toBe(0o700);
-    const entries = tree(dataDir);
-    const open = entries.filter((e) => e.mode & 0o077);
-    expect(entries.length).toBeGreaterThan(100);
-    expect(open.map((e) => `${e.mode.toString(8)} ${e.path}`)).toEqual([]);
-    console.log(`data dir permissions: ${entries.length} files and directories under DATA_DIR, ${open.length} readable or writable by group or others`);
-  }, 120_000);
+      expect(lstatSync(dataDir).mode & 0o777).toBe(0o700);
+      const entries = tree(dataDir);
+      const open = entries.filter((e) => e.mode & 0o077);
+      expect(entries.length).toBeGreaterThan(100);
+      expect(open.map((e) => `${e.mode.toString(8)} ${e.path}`)).toEqual([]);
+      console.log(
+        `data dir permissions: ${entries.length} files and directories under DATA_DIR, ${open.length} readable or writable by group or others`,
+      );
+    },
+    120_000,
+  );
 
   it("refuses an existing DATA_DIR writable by group or others: one line, exit code 2, nothing written", async () => {
     const outcomes: string[] = [];

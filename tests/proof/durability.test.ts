@@ -95,7 +95,10 @@ describe("durability: no 2xx for a write before its WAL is synced to disk (Deno 
     const late = [...lines.slice(0, 6), lines[0], lines[6]].join("\n");
     expect(unsyncedResponses(steps(late))).toBe(1);
     // A sync that failed is no sync.
-    const failed = SPLIT_SYNC.replace("<... fdatasync resumed>)          = 0", "<... fdatasync resumed>)          = -1 EIO (Input/output error)");
+    const failed = SPLIT_SYNC.replace(
+      "<... fdatasync resumed>)          = 0",
+      "<... fdatasync resumed>)          = -1 EIO (Input/output error)",
+    );
     expect(unsyncedResponses(steps(failed))).toBe(1);
   });
 
@@ -105,7 +108,17 @@ describe("durability: no 2xx for a write before its WAL is synced to disk (Deno 
     server = await startDenoServer({
       dataDir: join(dir, "data"),
       env: { RUN_JOBS: "0", RATE_LIMIT_SHORT: "100000000", RATE_LIMIT_LONG: "100000000" },
-      wrapper: ["strace", "-f", "-yy", "-s", "40", "-e", "trace=fsync,fdatasync,write,pwrite64,writev,pwritev,sendto,sendmsg", "-o", traceFile],
+      wrapper: [
+        "strace",
+        "-f",
+        "-yy",
+        "-s",
+        "40",
+        "-e",
+        "trace=fsync,fdatasync,write,pwrite64,writev,pwritev,sendto,sendmsg",
+        "-o",
+        traceFile,
+      ],
       timeoutMs: 120_000,
     });
     const token = /Access token[^\n]*:\n\s+(\S+)/.exec(server.output())?.[1];
@@ -116,15 +129,20 @@ describe("durability: no 2xx for a write before its WAL is synced to disk (Deno 
     // One write at a time, of several kinds: each response must follow a sync of the WAL it wrote.
     const statuses: number[] = [];
     const activity = await call("POST", "/v3/activities", {
-      token, form: { name: "Durable", type: "Run", start_date_local: "2024-05-01T08:00:00Z", elapsed_time: 1800 },
+      token,
+      form: { name: "Durable", type: "Run", start_date_local: "2024-05-01T08:00:00Z", elapsed_time: 1800 },
     });
     statuses.push(activity.status);
     const id = activity.body.id;
     for (let i = 0; i < 5; i++) {
       statuses.push((await call("PUT", `/v3/activities/${id}`, { token, form: { name: `Durable ${i}` } })).status);
-      statuses.push((await call("POST", `/v3/activities/${id}/comments`, { token, form: { text: `comment ${i}` } })).status);
+      statuses.push(
+        (await call("POST", `/v3/activities/${id}/comments`, { token, form: { text: `comment ${i}` } })).status,
+      );
     }
-    statuses.push((await call("POST", "/v3/clubs", { token, form: { name: "Durable Club", sport_type: "running" } })).status);
+    statuses.push(
+      (await call("POST", "/v3/clubs", { token, form: { name: "Durable Club", sport_type: "running" } })).status,
+    );
     statuses.push((await call("POST", "/v3/athlete/heatmaps", { token, form: { activity_type_ids: "2" } })).status);
     await new Promise((r) => setTimeout(r, 500));
     const sequential = steps(readFileSync(traceFile, "utf8").slice(marker));
@@ -132,7 +150,10 @@ describe("durability: no 2xx for a write before its WAL is synced to disk (Deno 
     // Concurrent writes: the group commit lets them share syncs.
     const before = readFileSync(traceFile, "utf8").length;
     const concurrent = await Promise.all(
-      Array.from({ length: 32 }, (_, i) => call("POST", `/v3/activities/${id}/comments`, { token, form: { text: `together ${i}` } })),
+      Array.from(
+        { length: 32 },
+        (_, i) => call("POST", `/v3/activities/${id}/comments`, { token, form: { text: `together ${i}` } }),
+      ),
     );
     // The OAuth write last (it revokes the token).
     const deauthorized = await call("POST", "/oauth/deauthorize", { token });
@@ -160,7 +181,10 @@ describe("durability: no 2xx for a write before its WAL is synced to disk (Deno 
     const last = rest.map((s) => s.kind).lastIndexOf("response");
     const lastWrite = rest.map((s) => s.kind).lastIndexOf("wal-write", last);
     expect(rest.slice(lastWrite, last).some((s) => s.kind === "wal-sync")).toBe(true);
-    const concurrentSyncs = rest.slice(0, rest.map((s) => s.kind).lastIndexOf("wal-write")).filter((s) => s.kind === "wal-sync").length;
+    const concurrentSyncs = rest.slice(
+      0,
+      rest.map((s) => s.kind).lastIndexOf("wal-write"),
+    ).filter((s) => s.kind === "wal-sync").length;
     expect(concurrentSyncs).toBeGreaterThan(0);
     // (strace serializes the server's threads, so how many syncs concurrent requests share here varies: printed only.)
     const sequentialSyncs = sequential.filter((s) => s.kind === "wal-sync").length;
@@ -180,7 +204,9 @@ describe("durability: no 2xx for a write before its WAL is synced to disk (Deno 
       expect(db.walSyncs!.syncs).toBe(before + 1);
       const count = 100;
       const start = db.walSyncs!.syncs;
-      await Promise.all(Array.from({ length: count }, (_, i) => db.transaction((tx) => tx.query("insert into t values ($1)", [i]))));
+      await Promise.all(
+        Array.from({ length: count }, (_, i) => db.transaction((tx) => tx.query("insert into t values ($1)", [i]))),
+      );
       const syncs = db.walSyncs!.syncs - start;
       const [{ n }] = await db.query<{ n: number }>("select count(*)::int as n from t");
       expect(n).toBe(count + 1);

@@ -42,7 +42,11 @@ let challengeId = 0;
 let earlyStart: [number, number];
 
 function upload(person: Person): Promise<number> {
-  return uploadUntilReady(call, person.token, { bytes: readFileSync(join(DEVICES, RIDE)), name: "ride.fit", dataType: "fit" });
+  return uploadUntilReady(call, person.token, {
+    bytes: readFileSync(join(DEVICES, RIDE)),
+    name: "ride.fit",
+    dataType: "fit",
+  });
 }
 
 /** What `viewer` can learn of `owner`'s efforts on a segment, through every read that copies them. */
@@ -52,12 +56,20 @@ async function seen(viewer: string, owner: Person, segmentId: number, activityId
   const all = await call("GET", `/v3/segments/${segmentId}/all_efforts`, { token: viewer, query: { per_page: 200 } });
   expect(all.status).toBe(200);
   // GET /v3/segment_efforts lists the caller's own efforts only (for others it is always empty).
-  const listed = await call("GET", "/v3/segment_efforts", { token: viewer, query: { segment_id: segmentId, per_page: 200 } });
+  const listed = await call("GET", "/v3/segment_efforts", {
+    token: viewer,
+    query: { segment_id: segmentId, per_page: 200 },
+  });
   expect(listed.status).toBe(200);
   // Another athlete's activity detail answers 403 (spec); the owner's tokens read it.
-  const detail = await call("GET", `/v3/activities/${activityId}`, { token: viewer, query: { include_all_efforts: true } });
+  const detail = await call("GET", `/v3/activities/${activityId}`, {
+    token: viewer,
+    query: { include_all_efforts: true },
+  });
   expect([200, 403]).toContain(detail.status);
-  const ownerEfforts = detail.status === 200 ? (detail.body.segment_efforts as any[]).filter((e) => e.segment.id === segmentId) : [];
+  const ownerEfforts = detail.status === 200
+    ? (detail.body.segment_efforts as any[]).filter((e) => e.segment.id === segmentId)
+    : [];
   const effortIds = (all.body as any[]).filter((e) => e.athlete.id === owner.id).map((e) => String(e.id));
   return {
     board: (board.body.entries as any[]).filter((e) => e.athlete_id === owner.id).length,
@@ -79,27 +91,65 @@ let annEarlyEffort = "";
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "fitness-effort-zones-"));
   const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
-  const ownerId = await createAthlete(setup, { firstname: "Own", lastname: "Er", email: "zones-owner@example.com", password: "password123" });
-  const home = await createApplication(setup, { name: "Home", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true, challengesEnabled: true });
+  const ownerId = await createAthlete(setup, {
+    firstname: "Own",
+    lastname: "Er",
+    email: "zones-owner@example.com",
+    password: "password123",
+  });
+  const home = await createApplication(setup, {
+    name: "Home",
+    ownerId,
+    callbackDomain: "localhost",
+    internal: true,
+    kudosEnabled: true,
+    challengesEnabled: true,
+  });
   for (const [key, name] of [["ann", "Ann"], ["bob", "Bob"], ["cy", "Cy"]] as const) {
-    const id = await createAthlete(setup, { firstname: name, lastname: "Zone", email: `${key}-zones@example.com`, password: "password123", sex: "F" });
+    const id = await createAthlete(setup, {
+      firstname: name,
+      lastname: "Zone",
+      email: `${key}-zones@example.com`,
+      password: "password123",
+      sex: "F",
+    });
     people[key] = {
       id,
-      token: await issueToken(setup, { athleteId: id, applicationId: home.client_id, permissions: ["read", "write", "view_private"] }),
-      publicToken: await issueToken(setup, { athleteId: id, applicationId: home.client_id, permissions: ["read", "write"] }),
+      token: await issueToken(setup, {
+        athleteId: id,
+        applicationId: home.client_id,
+        permissions: ["read", "write", "view_private"],
+      }),
+      publicToken: await issueToken(setup, {
+        athleteId: id,
+        applicationId: home.client_id,
+        permissions: ["read", "write"],
+      }),
     };
   }
   const ride = await streamsOf(RIDE);
   const make = async (name: string, i: number, j: number) => {
     const { points, altitudes } = slice(ride, i, j);
-    return await createSegment(setup, { name, activityType: "Ride", points, altitudes, athleteId: null, activityId: null }, systemActor("test"));
+    return await createSegment(setup, {
+      name,
+      activityType: "Ride",
+      points,
+      altitudes,
+      athleteId: null,
+      activityId: null,
+    }, systemActor("test"));
   };
   seg.early = await make("Early stretch", 2000, 2600);
   seg.later = await make("Later stretch", 6000, 6800);
   earlyStart = slice(ride, 2000, 2600).points[0];
   challengeId = await createChallenge(setup, {
-    name: "Early stretch challenge", type: "SegmentChallenge", dimension: "time", goal: 0,
-    startDate: "2000-01-01", endDate: "2030-12-31", segmentId: seg.early,
+    name: "Early stretch challenge",
+    type: "SegmentChallenge",
+    dimension: "time",
+    goal: 0,
+    startDate: "2000-01-01",
+    endDate: "2030-12-31",
+    segmentId: seg.early,
   }, systemActor("test"));
   await setup.close();
   server = await startDenoServer({ dataDir, env: LIMITS });
@@ -114,7 +164,10 @@ beforeAll(async () => {
 
 /** Whether `viewer` finds `owner` with a time on the segment challenge's leaderboard. */
 async function onChallengeBoard(viewer: string, owner: Person): Promise<boolean> {
-  const board = await call("GET", `/v3/challenges/${challengeId}/leaderboard`, { token: viewer, query: { per_page: 50 } });
+  const board = await call("GET", `/v3/challenges/${challengeId}/leaderboard`, {
+    token: viewer,
+    query: { per_page: 50 },
+  });
   expect(board.status, board.text).toBe(200);
   return (board.body as { athlete_id: number }[]).some((e) => e.athlete_id === owner.id);
 }
@@ -134,11 +187,14 @@ describe("efforts starting or ending in the owner's privacy zone (Deno server)",
 
   it("hides them from others once a zone covers the effort's start, and keeps showing them to Ann", async () => {
     const zone = await call("POST", "/v3/athlete/privacy_zones", {
-      token: people.ann.token, form: { lat: earlyStart[0], lng: earlyStart[1], radius: 40 },
+      token: people.ann.token,
+      form: { lat: earlyStart[0], lng: earlyStart[1], radius: 40 },
     });
     expect(zone.status, zone.text).toBe(201);
     const bob = await seen(people.bob.token, people.ann, seg.early, activities.ann);
-    console.log(`effort zones: after Ann's zone Bob sees board entries ${bob.board}, all_efforts ${bob.allEfforts}, entry_count ${bob.entryCount}`);
+    console.log(
+      `effort zones: after Ann's zone Bob sees board entries ${bob.board}, all_efforts ${bob.allEfforts}, entry_count ${bob.entryCount}`,
+    );
     expect(bob).toMatchObject({ board: 0, entryCount: 1, allEfforts: 0 });
     expect(await effortStatus(people.bob.token, annEarlyEffort)).toBe(404);
     // The segment challenge's board no longer carries Ann's time from that effort; Bob's stays.
@@ -152,7 +208,11 @@ describe("efforts starting or ending in the owner's privacy zone (Deno server)",
     const ann = await seen(people.ann.token, people.ann, seg.early, activities.ann);
     expect(ann).toMatchObject({ allEfforts: 1, segmentEfforts: 1, detail: 1 });
     // Her activity read through a token without view_private omits it, as it crops her map.
-    expect(await seen(people.ann.publicToken, people.ann, seg.early, activities.ann)).toMatchObject({ allEfforts: 0, segmentEfforts: 0, detail: 0 });
+    expect(await seen(people.ann.publicToken, people.ann, seg.early, activities.ann)).toMatchObject({
+      allEfforts: 0,
+      segmentEfforts: 0,
+      detail: 0,
+    });
     expect(await effortStatus(people.ann.token, annEarlyEffort)).toBe(200);
     // The segment's counters drop the hidden effort too (effort_count / athlete_count).
     const segment = await call("GET", `/v3/segments/${seg.early}`, { token: people.bob.token });
@@ -162,7 +222,8 @@ describe("efforts starting or ending in the owner's privacy zone (Deno server)",
 
   it("never shows an effort recorded after the zone exists", async () => {
     const zone = await call("POST", "/v3/athlete/privacy_zones", {
-      token: people.cy.token, form: { lat: earlyStart[0], lng: earlyStart[1], radius: 40 },
+      token: people.cy.token,
+      form: { lat: earlyStart[0], lng: earlyStart[1], radius: 40 },
     });
     expect(zone.status).toBe(201);
     activities.cy = await upload(people.cy);
@@ -175,16 +236,20 @@ describe("efforts starting or ending in the owner's privacy zone (Deno server)",
   it("shows Ann's effort again when she removes the zone", async () => {
     const zones = await call("GET", "/v3/athlete/privacy_zones", { token: people.ann.token });
     expect(zones.body).toHaveLength(1);
-    expect((await call("DELETE", `/v3/athlete/privacy_zones/${zones.body[0].id}`, { token: people.ann.token })).status).toBe(204);
+    expect((await call("DELETE", `/v3/athlete/privacy_zones/${zones.body[0].id}`, { token: people.ann.token })).status)
+      .toBe(204);
     const bob = await seen(people.bob.token, people.ann, seg.early, activities.ann);
     expect(bob).toMatchObject({ board: 1, entryCount: 2, allEfforts: 1 });
     expect(await effortStatus(people.bob.token, annEarlyEffort)).toBe(200);
   }, 60_000);
 
   it("replay reproduces the hidden efforts (cli verify), and a restarted server still hides them", async () => {
-    expect((await call("POST", "/v3/athlete/privacy_zones", {
-      token: people.ann.token, form: { lat: earlyStart[0], lng: earlyStart[1], radius: 40 },
-    })).status).toBe(201);
+    expect(
+      (await call("POST", "/v3/athlete/privacy_zones", {
+        token: people.ann.token,
+        form: { lat: earlyStart[0], lng: earlyStart[1], radius: 40 },
+      })).status,
+    ).toBe(201);
     await server.stop();
     const verify = await runCli(["verify"], { DATA_DIR: dataDir });
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
@@ -195,7 +260,11 @@ describe("efforts starting or ending in the owner's privacy zone (Deno server)",
     for (const owner of [people.ann, people.cy]) {
       const activity = owner === people.ann ? activities.ann : activities.cy;
       expect(await seen(people.bob.token, owner, seg.early, activity)).toMatchObject({ board: 0, allEfforts: 0 });
-      expect(await seen(owner.token, owner, seg.early, activity)).toMatchObject({ allEfforts: 1, segmentEfforts: 1, detail: 1 });
+      expect(await seen(owner.token, owner, seg.early, activity)).toMatchObject({
+        allEfforts: 1,
+        segmentEfforts: 1,
+        detail: 1,
+      });
     }
     expect((await seen(people.bob.token, people.ann, seg.early, activities.ann)).entryCount).toBe(1);
   }, 240_000);

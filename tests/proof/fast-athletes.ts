@@ -30,16 +30,28 @@ export async function manyAthletes(
   const out: RaceAthlete[] = [];
   for (let start = 0; start < count; start += 50) {
     const batch = Array.from({ length: Math.min(50, count - start) }, (_, k) => start + k);
-    out.push(...await Promise.all(batch.map(async (i) => {
-      const id = await nextId(platform.db, "athlete");
-      const email = `${tag}${i}-${id}@example.com`;
-      await platform.store.append(athleteStream(id), 0, [athleteRegistered.create({
-        athleteId: id, firstname: `${tag}${i}`, lastname: "Race", email, passwordHash,
-        sex: null, premium: false, city: null, state: null, country: null, birthdate: null, weight: null,
-      })], { metadata: { source: "test" } });
-      const token = await issueToken(platform, { athleteId: id, applicationId, permissions });
-      return { id, email, token, applicationId };
-    })));
+    out.push(
+      ...await Promise.all(batch.map(async (i) => {
+        const id = await nextId(platform.db, "athlete");
+        const email = `${tag}${i}-${id}@example.com`;
+        await platform.store.append(athleteStream(id), 0, [athleteRegistered.create({
+          athleteId: id,
+          firstname: `${tag}${i}`,
+          lastname: "Race",
+          email,
+          passwordHash,
+          sex: null,
+          premium: false,
+          city: null,
+          state: null,
+          country: null,
+          birthdate: null,
+          weight: null,
+        })], { metadata: { source: "test" } });
+        const token = await issueToken(platform, { athleteId: id, applicationId, permissions });
+        return { id, email, token, applicationId };
+      })),
+    );
   }
   return out;
 }

@@ -33,7 +33,11 @@ beforeAll(async () => {
   email = freshEmail("headers");
   expect((await signUp(athlete, email, password)).status).toBe(303);
   const page = await athlete.get("/settings/api");
-  const created = await athlete.post("/settings/api", { _csrf: WebClient.csrf(page.text), name: "Header app", callback_domain: "localhost" });
+  const created = await athlete.post("/settings/api", {
+    _csrf: WebClient.csrf(page.text),
+    name: "Header app",
+    callback_domain: "localhost",
+  });
   expect(created.status).toBe(303);
   clientId = /id="client-id">(\d+)</.exec((await athlete.get("/settings/api")).text)![1];
 }, 120_000);
@@ -55,7 +59,9 @@ function problems(where: string, res: Seen): string[] {
     if (name === "set-cookie" && /injected/i.test(value)) out.push(`${where}: cookie ${value}`);
     if (/[\u0000-\u001f\u007f]/.test(value)) out.push(`${where}: control character in ${name}`);
   }
-  if (res.location !== null && !/^[\x21-\x7e]+$/.test(res.location)) out.push(`${where}: Location not a plain URL: ${JSON.stringify(res.location)}`);
+  if (res.location !== null && !/^[\x21-\x7e]+$/.test(res.location)) {
+    out.push(`${where}: Location not a plain URL: ${JSON.stringify(res.location)}`);
+  }
   return out;
 }
 
@@ -78,12 +84,23 @@ describe("no header is built from unchecked input (Deno server)", () => {
       // A page that needs sign-in: its own URL becomes next.
       see("GET /settings/apps?…", await new WebClient(server.url).get(`/settings/apps?x=${q}`));
       // OAuth: state and redirect_uri travel to the client's Location.
-      const query = { client_id: clientId, redirect_uri: "http://localhost:9/cb", response_type: "code", scope: "read", state: value };
-      const consent = await athlete.get(`/oauth/authorize?${new URLSearchParams({ ...query, approval_prompt: "force" })}`);
+      const query = {
+        client_id: clientId,
+        redirect_uri: "http://localhost:9/cb",
+        response_type: "code",
+        scope: "read",
+        state: value,
+      };
+      const consent = await athlete.get(
+        `/oauth/authorize?${new URLSearchParams({ ...query, approval_prompt: "force" })}`,
+      );
       see("GET /oauth/authorize", consent);
       if (consent.status === 200) {
         const fields = WebClient.hiddenFields(consent.text);
-        see("POST /oauth/authorize (approve)", await athlete.post("/oauth/authorize", { ...fields, decision: "approve" }));
+        see(
+          "POST /oauth/authorize (approve)",
+          await athlete.post("/oauth/authorize", { ...fields, decision: "approve" }),
+        );
       }
       see("GET /oauth/authorize (auto)", await athlete.get(`/oauth/authorize?${new URLSearchParams(query)}`));
       const badUri = { ...query, redirect_uri: `http://localhost:9/cb${value}` };
@@ -99,11 +116,17 @@ describe("no header is built from unchecked input (Deno server)", () => {
     // before anything is written (it was a 500 from the database).
     const nul = await new WebClient(server.url).get("/register");
     const refused = await new WebClient(server.url).request("POST", "/register", {
-      _csrf: WebClient.csrf(nul.text), firstname: "N\u0000", lastname: "Ul", email: freshEmail("nul"), password,
+      _csrf: WebClient.csrf(nul.text),
+      firstname: "N\u0000",
+      lastname: "Ul",
+      email: freshEmail("nul"),
+      password,
     });
     see("POST /register with U+0000", refused);
     expect(refused.status).toBe(400);
-    console.log(`header injection: ${VALUES.length} hostile values, ${requests} requests; 5xx or injected headers ${found.length}`);
+    console.log(
+      `header injection: ${VALUES.length} hostile values, ${requests} requests; 5xx or injected headers ${found.length}`,
+    );
     expect(found).toEqual([]);
   }, 600_000);
 });

@@ -20,14 +20,31 @@ beforeAll(async () => {
   const web = new WebClient(server.url);
   expect((await signUp(web, freshEmail("heatmap"), "correct horse battery")).status).toBe(303);
   const form = await web.get("/settings/api");
-  expect((await web.post("/settings/api", { _csrf: WebClient.csrf(form.text), name: "Scope app", callback_domain: "localhost" })).status).toBe(303);
+  expect(
+    (await web.post("/settings/api", {
+      _csrf: WebClient.csrf(form.text),
+      name: "Scope app",
+      callback_domain: "localhost",
+    })).status,
+  ).toBe(303);
   const page = (await web.get("/settings/api")).text;
   const clientId = /id="client-id">(\d+)</.exec(page)![1];
   const clientSecret = /id="client-secret">([^<]+)</.exec(page)![1];
   publicToken = /id="access-token">([^<]+)</.exec(page)![1];
-  const back = await web.authorize({ client_id: clientId, redirect_uri: "http://localhost:9/cb", response_type: "code", scope: "read,write", approval_prompt: "force" });
+  const back = await web.authorize({
+    client_id: clientId,
+    redirect_uri: "http://localhost:9/cb",
+    response_type: "code",
+    scope: "read,write",
+    approval_prompt: "force",
+  });
   const exchanged = await api(server.url)("POST", "/oauth/token", {
-    form: { client_id: clientId, client_secret: clientSecret, code: back.searchParams.get("code")!, grant_type: "authorization_code" },
+    form: {
+      client_id: clientId,
+      client_secret: clientSecret,
+      code: back.searchParams.get("code")!,
+      grant_type: "authorization_code",
+    },
   });
   expect(exchanged.status).toBe(200);
   writeToken = exchanged.body.access_token;
@@ -40,7 +57,10 @@ afterAll(async () => {
 describe("heatmap create and delete need the write scope (Deno server)", () => {
   it("refuses a public-scope token with 401 write_permission and changes nothing", async () => {
     const call = api(server.url);
-    const created = await call("POST", "/v3/athlete/heatmaps", { token: publicToken, form: { activity_type_ids: "1" } });
+    const created = await call("POST", "/v3/athlete/heatmaps", {
+      token: publicToken,
+      form: { activity_type_ids: "1" },
+    });
     expect(created.status).toBe(401);
     expect(created.body.errors[0].field).toBe("write_permission");
     expect((await call("GET", "/v3/athlete/heatmaps", { token: publicToken })).body).toEqual([]);
@@ -54,7 +74,9 @@ describe("heatmap create and delete need the write scope (Deno server)", () => {
     expect((await call("GET", path, { token: publicToken })).status).toBe(200);
     expect((await call("DELETE", path, { token: writeToken })).status).toBe(204);
     const listed = (await call("GET", "/v3/athlete/heatmaps", { token: publicToken })).body;
-    console.log(`heatmap scopes: public token create ${created.status}, delete ${deleted.status}; write token create ${mine.status}; maps left ${listed.length}`);
+    console.log(
+      `heatmap scopes: public token create ${created.status}, delete ${deleted.status}; write token create ${mine.status}; maps left ${listed.length}`,
+    );
     expect(listed).toEqual([]);
   }, 120_000);
 });

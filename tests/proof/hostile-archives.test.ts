@@ -11,7 +11,7 @@ import { openPlatform } from "../../server/platform.ts";
 import { activitiesCsv, type CsvActivity, type Entry, photoJpeg, writeZip, zipBytes } from "../archive/archives.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
-import { api, type Api } from "../helpers/http.ts";
+import { type Api, api } from "../helpers/http.ts";
 import { WebClient } from "../oauth/web-client.ts";
 
 /**
@@ -54,7 +54,9 @@ class Poller {
   readonly samples: { start: number; end: number }[] = [];
   pending: number | null = null;
   constructor(url: string) {
-    this.child = spawn(process.execPath, ["-e", `
+    this.child = spawn(process.execPath, [
+      "-e",
+      `
       const url = ${JSON.stringify(url)} + "/health";
       (async () => {
         for (;;) {
@@ -64,7 +66,8 @@ class Poller {
           process.stdout.write("e " + start + " " + Date.now() + "\\n");
           await new Promise((r) => setTimeout(r, 50));
         }
-      })();`], { stdio: ["ignore", "pipe", "inherit"] });
+      })();`,
+    ], { stdio: ["ignore", "pipe", "inherit"] });
     let rest = "";
     this.child.stdout!.on("data", (d: Buffer) => {
       const lines = (rest + d.toString()).split("\n");
@@ -85,7 +88,9 @@ class Poller {
     // Lines already written by the poller are read first.
     await new Promise((r) => setImmediate(r));
     let worst = this.pending !== null ? Date.now() - this.pending : 0;
-    for (let i = this.samples.length - 1; i >= 0 && this.samples[i].end >= from; i--) worst = Math.max(worst, this.samples[i].end - this.samples[i].start);
+    for (let i = this.samples.length - 1; i >= 0 && this.samples[i].end >= from; i--) {
+      worst = Math.max(worst, this.samples[i].end - this.samples[i].start);
+    }
     return worst;
   }
 
@@ -98,7 +103,9 @@ class Poller {
 function stallsSince(from: number): { ms: number; cpuMs: number } {
   let ms = 0;
   let cpuMs = 0;
-  for (const m of server.output().matchAll(/^(\S+) event loop stall ([\d.]+) ms \(main thread on a core ([\d.]+) ms/gm)) {
+  for (
+    const m of server.output().matchAll(/^(\S+) event loop stall ([\d.]+) ms \(main thread on a core ([\d.]+) ms/gm)
+  ) {
     if (Date.parse(m[1]) + Number(m[2]) < from) continue;
     ms = Math.max(ms, Number(m[2]));
     cpuMs = Math.max(cpuMs, Number(m[3]));
@@ -109,10 +116,29 @@ function stallsSince(from: number): { ms: number; cpuMs: number } {
 beforeAll(async () => {
   const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
   const athleteId = await createAthlete(setup, { firstname: "Hostile", lastname: "Importer", email, password });
-  const otherId = await createAthlete(setup, { firstname: "Private", lastname: "Owner", email: "owner@example.com", password: "owner-password-1" });
-  const app = await createApplication(setup, { name: "Archives", ownerId: athleteId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
-  token = await issueToken(setup, { athleteId, applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
-  otherToken = await issueToken(setup, { athleteId: otherId, applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
+  const otherId = await createAthlete(setup, {
+    firstname: "Private",
+    lastname: "Owner",
+    email: "owner@example.com",
+    password: "owner-password-1",
+  });
+  const app = await createApplication(setup, {
+    name: "Archives",
+    ownerId: athleteId,
+    callbackDomain: "localhost",
+    internal: true,
+    kudosEnabled: true,
+  });
+  token = await issueToken(setup, {
+    athleteId,
+    applicationId: app.client_id,
+    permissions: ["read", "write", "view_private"],
+  });
+  otherToken = await issueToken(setup, {
+    athleteId: otherId,
+    applicationId: app.client_id,
+    permissions: ["read", "write", "view_private"],
+  });
   await setup.close();
   server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0", LOG_LOOP_STALLS_MS: "100" } });
   call = api(server.url);
@@ -132,13 +158,21 @@ beforeAll(async () => {
   const idleFrom = Date.now();
   await new Promise((r) => setTimeout(r, 3000));
   idleWorst = await poller.worst(idleFrom);
-  figures.push(`idle server: worst /health ${idleWorst} ms over 3 s; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
+  figures.push(
+    `idle server: worst /health ${idleWorst} ms over 3 s; load average ${
+      loadavg()[0].toFixed(1)
+    } on ${availableParallelism()} cores`,
+  );
 }, 180_000);
 
 afterAll(async () => {
   poller?.stop();
   await server?.stop();
-  console.log(`hostile archives (Deno, PGlite on disk; /health polled every 50 ms from another process):\n  ${figures.join("\n  ")}`);
+  console.log(
+    `hostile archives (Deno, PGlite on disk; /health polled every 50 ms from another process):\n  ${
+      figures.join("\n  ")
+    }`,
+  );
 });
 
 beforeEach(() => {
@@ -155,7 +189,11 @@ function rssMiB(field: "VmHWM" | "VmRSS"): number {
 }
 
 /** Runs an attack: its time, the worst /health latency meanwhile, the peak RSS growth; checked and recorded. */
-async function measured<T>(label: string, attack: () => Promise<T>, describeResult: (result: T) => string = () => ""): Promise<T> {
+async function measured<T>(
+  label: string,
+  attack: () => Promise<T>,
+  describeResult: (result: T) => string = () => "",
+): Promise<T> {
   const before = rssMiB("VmRSS");
   resetPeak();
   const start = Date.now();
@@ -168,8 +206,12 @@ async function measured<T>(label: string, attack: () => Promise<T>, describeResu
   const growth = rssMiB("VmHWM") - before;
   const extra = describeResult(result);
   figures.push(
-    `${label}: ${ms} ms${extra ? `, ${extra}` : ""}; worst /health ${worst} ms; longest event-loop stall ${stalls.ms.toFixed(0)} ms ` +
-      `(of it on a core ${stalls.cpuMs.toFixed(0)} ms); peak RSS +${growth.toFixed(0)} MiB; load ${loadavg()[0].toFixed(1)}`,
+    `${label}: ${ms} ms${extra ? `, ${extra}` : ""}; worst /health ${worst} ms; longest event-loop stall ${
+      stalls.ms.toFixed(0)
+    } ms ` +
+      `(of it on a core ${stalls.cpuMs.toFixed(0)} ms); peak RSS +${growth.toFixed(0)} MiB; load ${
+        loadavg()[0].toFixed(1)
+      }`,
   );
   // The server never holds its loop: no stall of 1 s (waiting for a core included), none with more
   // than 250 ms of the loop's own work...
@@ -197,7 +239,11 @@ interface RawAnswer {
  * at a time, honouring backpressure; stops writing once the answer comes. `pauseAfter`: write only
  * that many bytes, then wait for the answer (up to 10 s) without sending the rest.
  */
-function postRaw(path: string, headers: Record<string, string>, body: { head: Uint8Array; fill: number; byte: number; tail?: Uint8Array; pauseAfter?: number }): Promise<RawAnswer> {
+function postRaw(
+  path: string,
+  headers: Record<string, string>,
+  body: { head: Uint8Array; fill: number; byte: number; tail?: Uint8Array; pauseAfter?: number },
+): Promise<RawAnswer> {
   const url = new URL(server.url);
   const tail = body.tail ?? new Uint8Array(0);
   const total = body.head.byteLength + body.fill + tail.byteLength;
@@ -205,7 +251,13 @@ function postRaw(path: string, headers: Record<string, string>, body: { head: Ui
     let sent = 0;
     let answered = false;
     let finished = false;
-    const req = request({ host: url.hostname, port: url.port, method: "POST", path, headers: { ...headers, "content-length": String(total) } }, (res) => {
+    const req = request({
+      host: url.hostname,
+      port: url.port,
+      method: "POST",
+      path,
+      headers: { ...headers, "content-length": String(total) },
+    }, (res) => {
       answered = true;
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
@@ -266,7 +318,10 @@ const cookie = () => [...web.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
 async function importForm(): Promise<{ csrf: string; action: string }> {
   const page = await web.get("/settings/import");
   expect(page.status).toBe(200);
-  const action = /<form method="post" action="([^"]+)" enctype="multipart\/form-data"/.exec(page.text)?.[1]?.replaceAll("&amp;", "&");
+  const action = /<form method="post" action="([^"]+)" enctype="multipart\/form-data"/.exec(page.text)?.[1]?.replaceAll(
+    "&amp;",
+    "&",
+  );
   expect(action).toBeDefined();
   return { csrf: WebClient.csrf(page.text), action: action! };
 }
@@ -292,39 +347,84 @@ async function importZip(entries: Entry[], name: string) {
 }
 
 describe("an archive whose activities.csv has 50,000 rows naming missing files", () => {
-  it("is imported without holding the event loop; the status body stays small; every failure is downloadable", async () => {
-    const rows: CsvActivity[] = [];
-    for (let i = 1; i <= 50_000; i++) {
-      rows.push({ id: String(1_000_000 + i), date: "Jan 1, 2020, 7:00:00 AM", name: `Ride ${i}`, type: "Ride", elapsed: 60, km: 1, file: `activities/missing-${i}.gpx` });
-    }
-    const csv = activitiesCsv(rows);
-    const done = await measured("50,000-row activities.csv naming missing files (POST /v3/athlete/imports, until done)", () => importZip([{ name: "activities.csv", bytes: Buffer.from(csv) }], "missing.zip"), (r) => `status body ${r.bytes} bytes (csv ${(csv.length / MiB).toFixed(1)} MiB)`);
-    expect(done.body).toMatchObject({ status: "done", layout: "strava", total: 50_000, done: 50_000, imported: 0, failed_count: 50_000 });
-    expect(done.body.failed).toHaveLength(100);
-    expect(done.body.failed[0]).toEqual({ file: "activities/missing-1.gpx", error: "named in activities.csv but not in the archive" });
-    // Bounded: counts plus the first 100 (it was 4.8 MB).
-    expect(done.bytes).toBeLessThan(32 * 1024);
+  it(
+    "is imported without holding the event loop; the status body stays small; every failure is downloadable",
+    async () => {
+      const rows: CsvActivity[] = [];
+      for (let i = 1; i <= 50_000; i++) {
+        rows.push({
+          id: String(1_000_000 + i),
+          date: "Jan 1, 2020, 7:00:00 AM",
+          name: `Ride ${i}`,
+          type: "Ride",
+          elapsed: 60,
+          km: 1,
+          file: `activities/missing-${i}.gpx`,
+        });
+      }
+      const csv = activitiesCsv(rows);
+      const done = await measured(
+        "50,000-row activities.csv naming missing files (POST /v3/athlete/imports, until done)",
+        () => importZip([{ name: "activities.csv", bytes: Buffer.from(csv) }], "missing.zip"),
+        (r) => `status body ${r.bytes} bytes (csv ${(csv.length / MiB).toFixed(1)} MiB)`,
+      );
+      expect(done.body).toMatchObject({
+        status: "done",
+        layout: "strava",
+        total: 50_000,
+        done: 50_000,
+        imported: 0,
+        failed_count: 50_000,
+      });
+      expect(done.body.failed).toHaveLength(100);
+      expect(done.body.failed[0]).toEqual({
+        file: "activities/missing-1.gpx",
+        error: "named in activities.csv but not in the archive",
+      });
+      // Bounded: counts plus the first 100 (it was 4.8 MB).
+      expect(done.bytes).toBeLessThan(32 * 1024);
 
-    const page = await web.get(`/settings/import/${done.body.id}`);
-    expect(page.status).toBe(200);
-    expect(page.text).toContain("The first 100 of 50000 are listed here.");
-    expect(page.text.length).toBeLessThan(128 * 1024);
-    const list = await measured("the full list of failures (GET /settings/import/:id/failures.csv)", () => web.get(`/settings/import/${done.body.id}/failures.csv`), (r) => `${(r.text.length / MiB).toFixed(1)} MiB`);
-    expect(list.status).toBe(200);
-    const lines = list.text.trimEnd().split("\r\n");
-    expect(lines).toHaveLength(50_001);
-    expect(lines[50_000]).toBe(`"activities/missing-50000.gpx","named in activities.csv but not in the archive"`);
-    // Signed out: sent to sign in, nothing listed.
-    const other = await fetch(`${server.url}/settings/import/${done.body.id}/failures.csv`, { headers: { accept: "text/html" }, redirect: "manual" });
-    expect([302, 303]).toContain(other.status);
-  }, 600_000);
+      const page = await web.get(`/settings/import/${done.body.id}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain("The first 100 of 50000 are listed here.");
+      expect(page.text.length).toBeLessThan(128 * 1024);
+      const list = await measured(
+        "the full list of failures (GET /settings/import/:id/failures.csv)",
+        () => web.get(`/settings/import/${done.body.id}/failures.csv`),
+        (r) => `${(r.text.length / MiB).toFixed(1)} MiB`,
+      );
+      expect(list.status).toBe(200);
+      const lines = list.text.trimEnd().split("\r\n");
+      expect(lines).toHaveLength(50_001);
+      expect(lines[50_000]).toBe(`"activities/missing-50000.gpx","named in activities.csv but not in the archive"`);
+      // Signed out: sent to sign in, nothing listed.
+      const other = await fetch(`${server.url}/settings/import/${done.body.id}/failures.csv`, {
+        headers: { accept: "text/html" },
+        redirect: "manual",
+      });
+      expect([302, 303]).toContain(other.status);
+    },
+    600_000,
+  );
 
   it("one row more than the bound is refused whole, naming the bound (memory stays bounded by the index)", async () => {
     const rows: CsvActivity[] = [];
     for (let i = 1; i <= 50_001; i++) {
-      rows.push({ id: String(2_000_000 + i), date: "Jan 1, 2020, 7:00:00 AM", name: `Ride ${i}`, type: "Ride", elapsed: 60, km: 1, file: `activities/missing-${i}.gpx` });
+      rows.push({
+        id: String(2_000_000 + i),
+        date: "Jan 1, 2020, 7:00:00 AM",
+        name: `Ride ${i}`,
+        type: "Ride",
+        elapsed: 60,
+        km: 1,
+        file: `activities/missing-${i}.gpx`,
+      });
     }
-    const done = await measured("50,001-row activities.csv (refused)", () => importZip([{ name: "activities.csv", bytes: Buffer.from(activitiesCsv(rows)) }], "too-many.zip"), (r) => `status body ${r.bytes} bytes`);
+    const done = await measured(
+      "50,001-row activities.csv (refused)",
+      () => importZip([{ name: "activities.csv", bytes: Buffer.from(activitiesCsv(rows)) }], "too-many.zip"),
+      (r) => `status body ${r.bytes} bytes`,
+    );
     expect(done.body).toMatchObject({ status: "refused", imported: 0 });
     expect(JSON.stringify(done.body)).toContain("more than 50,000 activities");
   }, 600_000);
@@ -345,8 +445,16 @@ describe("multipart bodies that hold the parser", () => {
   for (const size of [4, 12, 32]) {
     it(`a ${size} MiB body that never sends its boundary → 400 at once, linear`, async () => {
       for (const target of await targets()) {
-        const answer = await measured(`${size} MiB multipart body without its boundary → ${target.name}`, () =>
-          postRaw(target.path, { ...target.headers, "content-type": multipartType }, { head: new Uint8Array(0), fill: size * MiB, byte: 0x61 }), (r) => `HTTP ${r.status} after ${(r.sent / MiB).toFixed(2)} MiB sent`);
+        const answer = await measured(
+          `${size} MiB multipart body without its boundary → ${target.name}`,
+          () =>
+            postRaw(target.path, { ...target.headers, "content-type": multipartType }, {
+              head: new Uint8Array(0),
+              fill: size * MiB,
+              byte: 0x61,
+            }),
+          (r) => `HTTP ${r.status} after ${(r.sent / MiB).toFixed(2)} MiB sent`,
+        );
         expect(answer.status, `${target.name}: ${answer.text.slice(0, 300)}`).toBe(400);
       }
     }, 300_000);
@@ -354,8 +462,16 @@ describe("multipart bodies that hold the parser", () => {
 
   it("a 32 MiB boundary line without a line end → 400 at once", async () => {
     for (const target of await targets()) {
-      const answer = await measured(`32 MiB boundary line without a line end → ${target.name}`, () =>
-        postRaw(target.path, { ...target.headers, "content-type": multipartType }, { head: new TextEncoder().encode(`--${boundary}`), fill: 32 * MiB, byte: 0x61 }), (r) => `HTTP ${r.status} after ${(r.sent / MiB).toFixed(2)} MiB sent`);
+      const answer = await measured(
+        `32 MiB boundary line without a line end → ${target.name}`,
+        () =>
+          postRaw(target.path, { ...target.headers, "content-type": multipartType }, {
+            head: new TextEncoder().encode(`--${boundary}`),
+            fill: 32 * MiB,
+            byte: 0x61,
+          }),
+        (r) => `HTTP ${r.status} after ${(r.sent / MiB).toFixed(2)} MiB sent`,
+      );
       expect(answer.status, `${target.name}: ${answer.text.slice(0, 300)}`).toBe(400);
     }
   }, 300_000);
@@ -363,12 +479,21 @@ describe("multipart bodies that hold the parser", () => {
   it("32 MiB of part headers without their end, and a part of 100,000 empty fields → 400", async () => {
     const { action } = await importForm();
     const headers = { cookie: cookie(), accept: "text/html", "content-type": multipartType };
-    const longHeader = await measured("32 MiB part header line → /settings/import", () =>
-      postRaw(action, headers, { head: new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="`), fill: 32 * MiB, byte: 0x61 }));
+    const longHeader = await measured(
+      "32 MiB part header line → /settings/import",
+      () =>
+        postRaw(action, headers, {
+          head: new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="`),
+          fill: 32 * MiB,
+          byte: 0x61,
+        }),
+    );
     expect(longHeader.status).toBe(400);
     const field = `--${boundary}\r\nContent-Disposition: form-data; name="f"\r\n\r\nx\r\n`;
-    const many = await measured("100,000 tiny form fields → /settings/import", () =>
-      postRaw(action, headers, { head: new TextEncoder().encode(field.repeat(100_000)), fill: 0, byte: 0 }));
+    const many = await measured(
+      "100,000 tiny form fields → /settings/import",
+      () => postRaw(action, headers, { head: new TextEncoder().encode(field.repeat(100_000)), fill: 0, byte: 0 }),
+    );
     expect(many.status).toBe(400);
   }, 300_000);
 });
@@ -376,7 +501,9 @@ describe("multipart bodies that hold the parser", () => {
 describe("the import form's CSRF token is checked before the body is read", () => {
   const boundary = "----csrf0123456789";
   const body = () => ({
-    head: new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="export.zip"\r\nContent-Type: application/zip\r\n\r\n`),
+    head: new TextEncoder().encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="export.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+    ),
     fill: 32 * MiB,
     byte: 0x61,
     tail: new TextEncoder().encode(`\r\n--${boundary}--\r\n`),
@@ -390,13 +517,28 @@ describe("the import form's CSRF token is checked before the body is read", () =
 
   it("a cross-site post with only the session cookie → 403 before the body is sent", async () => {
     const forged: { what: string; headers: Record<string, string> }[] = [
-      { what: "another site's form (Origin, Sec-Fetch-Site: cross-site)", headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" } },
+      {
+        what: "another site's form (Origin, Sec-Fetch-Site: cross-site)",
+        headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" },
+      },
       { what: "another site's form (Origin only)", headers: { origin: "https://evil.example" } },
-      { what: "a same-origin browser request without the token in its URL", headers: { origin: server.url, "sec-fetch-site": "same-origin" } },
+      {
+        what: "a same-origin browser request without the token in its URL",
+        headers: { origin: server.url, "sec-fetch-site": "same-origin" },
+      },
     ];
     for (const f of forged) {
-      const answer = await measured(`cross-site import form post: ${f.what}`, () =>
-        postRaw("/settings/import", { cookie: cookie(), accept: "text/html", "content-type": `multipart/form-data; boundary=${boundary}`, ...f.headers }, body()), (r) => `HTTP ${r.status} after ${(r.sent / 1024).toFixed(0)} KiB of 32 MiB sent`);
+      const answer = await measured(
+        `cross-site import form post: ${f.what}`,
+        () =>
+          postRaw("/settings/import", {
+            cookie: cookie(),
+            accept: "text/html",
+            "content-type": `multipart/form-data; boundary=${boundary}`,
+            ...f.headers,
+          }, body()),
+        (r) => `HTTP ${r.status} after ${(r.sent / 1024).toFixed(0)} KiB of 32 MiB sent`,
+      );
       // Answered while the client holds back the rest of the 32 MiB: the server did not wait for it.
       expect(answer.status, f.what).toBe(403);
       expect(answer.text).toContain("security token");
@@ -405,7 +547,10 @@ describe("the import form's CSRF token is checked before the body is read", () =
     // Even with the right token in the URL, another site's request is refused.
     const { csrf } = await importForm();
     const withToken = await postRaw(`/settings/import?_csrf=${csrf}`, {
-      cookie: cookie(), "content-type": `multipart/form-data; boundary=${boundary}`, origin: "https://evil.example", "sec-fetch-site": "cross-site",
+      cookie: cookie(),
+      "content-type": `multipart/form-data; boundary=${boundary}`,
+      origin: "https://evil.example",
+      "sec-fetch-site": "cross-site",
     }, body());
     expect(withToken.status).toBe(403);
     // Nothing was imported.
@@ -415,7 +560,12 @@ describe("the import form's CSRF token is checked before the body is read", () =
 
   it("the page's own post (token in the URL) is accepted and imports", async () => {
     const { action } = await importForm();
-    const entries: Entry[] = [{ name: "activities.csv", bytes: Buffer.from(activitiesCsv([{ id: "1", date: "Jan 1, 2020, 7:00:00 AM", name: "Manual", type: "Run", elapsed: 600, km: 2 }])) }];
+    const entries: Entry[] = [{
+      name: "activities.csv",
+      bytes: Buffer.from(
+        activitiesCsv([{ id: "1", date: "Jan 1, 2020, 7:00:00 AM", name: "Manual", type: "Run", elapsed: 600, km: 2 }]),
+      ),
+    }];
     const file = join(dir, "form.zip");
     await writeZip(file, entries);
     const form = new FormData();
@@ -432,28 +582,50 @@ describe("the import form's CSRF token is checked before the body is read", () =
     expect((await untilFinished(id!)).body).toMatchObject({ status: "done", imported: 1 });
   }, 120_000);
 
-  it("a client that is not a browser (no Origin, no Sec-Fetch-Site) may send the token as the form's first field", async () => {
-    const { csrf } = await importForm();
-    const post = async (fields: Record<string, string>) => {
-      const form = new FormData();
-      for (const [k, v] of Object.entries(fields)) form.set(k, v);
-      form.set("file", new Blob([Buffer.from("not a zip")], { type: "application/zip" }), "script.zip");
-      return await fetch(new URL("/settings/import", server.url), { method: "POST", headers: { cookie: cookie(), accept: "text/html" }, body: form, redirect: "manual" });
-    };
-    const withToken = await post({ _csrf: csrf });
-    expect(withToken.status).toBe(303);
-    const without = await post({});
-    expect(without.status).toBe(403);
-    expect(await without.text()).toContain("security token");
-  }, 120_000);
+  it(
+    "a client that is not a browser (no Origin, no Sec-Fetch-Site) may send the token as the form's first field",
+    async () => {
+      const { csrf } = await importForm();
+      const post = async (fields: Record<string, string>) => {
+        const form = new FormData();
+        for (const [k, v] of Object.entries(fields)) form.set(k, v);
+        form.set("file", new Blob([Buffer.from("not a zip")], { type: "application/zip" }), "script.zip");
+        return await fetch(new URL("/settings/import", server.url), {
+          method: "POST",
+          headers: { cookie: cookie(), accept: "text/html" },
+          body: form,
+          redirect: "manual",
+        });
+      };
+      const withToken = await post({ _csrf: csrf });
+      expect(withToken.status).toBe(303);
+      const without = await post({});
+      expect(without.status).toBe(403);
+      expect(await without.text()).toContain("security token");
+    },
+    120_000,
+  );
 });
 
 describe("an archive probing another athlete's private activity id", () => {
   it("says the same for another athlete's private activity as for a missing id, and touches neither", async () => {
     const gpx = readFileSync(deviceFile("gpx/strava-export-running-hr.gpx"));
     const photo = photoJpeg(64, 48);
-    const bikes = { name: "bikes.csv", bytes: Buffer.from("Bike Name,Bike Brand,Bike Model,Bike Default Sport Types\nProbe bike,Trek,Domane,\n") };
-    const row = (id: string, file: string): CsvActivity => ({ id, date: "Jan 1, 2019, 9:00:00 AM", name: "Probe", type: "Run", elapsed: 1800, km: 5, gear: "Probe bike", file, media: ["media/p.jpg"] });
+    const bikes = {
+      name: "bikes.csv",
+      bytes: Buffer.from("Bike Name,Bike Brand,Bike Model,Bike Default Sport Types\nProbe bike,Trek,Domane,\n"),
+    };
+    const row = (id: string, file: string): CsvActivity => ({
+      id,
+      date: "Jan 1, 2019, 9:00:00 AM",
+      name: "Probe",
+      type: "Run",
+      elapsed: 1800,
+      km: 5,
+      gear: "Probe bike",
+      file,
+      media: ["media/p.jpg"],
+    });
     const first = await importZip([
       { name: "activities.csv", bytes: Buffer.from(activitiesCsv([row("1", "activities/ride.gpx")])) },
       bikes,
@@ -464,7 +636,14 @@ describe("an archive probing another athlete's private activity id", () => {
 
     const created = await call("POST", "/v3/activities", {
       token: otherToken,
-      json: { name: "Secret ride", type: "Ride", start_date_local: "2021-03-04T05:06:07Z", elapsed_time: 3600, distance: 10_000, private: true },
+      json: {
+        name: "Secret ride",
+        type: "Ride",
+        start_date_local: "2021-03-04T05:06:07Z",
+        elapsed_time: 3600,
+        distance: 10_000,
+        private: true,
+      },
     });
     expect(created.status).toBe(201);
     const secret = created.body.id as number;
@@ -483,8 +662,14 @@ describe("an archive probing another athlete's private activity id", () => {
       const { id: _id, file_name: _name, started_at: _s, finished_at: _f, ...rest } = done.body;
       return JSON.parse(JSON.stringify(rest).replaceAll(String(id), "N"));
     };
-    const onSecret = await measured("probe: a file named \"… duplicate of activity <another's private id>\"", () => probe(secret));
-    const onMissing = await measured("probe: a file named \"… duplicate of activity <missing id>\"", () => probe(missing));
+    const onSecret = await measured(
+      'probe: a file named "… duplicate of activity <another\'s private id>"',
+      () => probe(secret),
+    );
+    const onMissing = await measured(
+      'probe: a file named "… duplicate of activity <missing id>"',
+      () => probe(missing),
+    );
     expect(onSecret).toEqual(onMissing);
     expect(onSecret).toMatchObject({ status: "done", imported: 0, duplicates: 1, failed: [], failed_count: 0 });
     // The private activity was not touched: no gear, no photo.
@@ -497,7 +682,10 @@ describe("an archive probing another athlete's private activity id", () => {
 
 describe("a Garmin export whose inner zip is not a zip", () => {
   it("is reported as failed, with the inner zip's name", async () => {
-    const good = await zipBytes([{ name: "someone@example.com_2001.fit", bytes: readFileSync(deviceFile("fit/garmin-edge1000-cycling-power-hr.fit")) }]);
+    const good = await zipBytes([{
+      name: "someone@example.com_2001.fit",
+      bytes: readFileSync(deviceFile("fit/garmin-edge1000-cycling-power-hr.fit")),
+    }]);
     const broken = "DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part2.zip";
     const done = await measured("Garmin export with an inner zip that is not a zip", () =>
       importZip([

@@ -29,9 +29,24 @@ beforeAll(async () => {
   const { tmpdir } = await import("node:os");
   const dataDir = mkdtempSync(join(tmpdir(), "fitness-hostile-"));
   const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
-  const athleteId = await createAthlete(setup, { firstname: "Hostile", lastname: "Input", email: "hostile@example.com", password: "password123" });
-  const app = await createApplication(setup, { name: "Hostile", ownerId: athleteId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
-  token = await issueToken(setup, { athleteId, applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
+  const athleteId = await createAthlete(setup, {
+    firstname: "Hostile",
+    lastname: "Input",
+    email: "hostile@example.com",
+    password: "password123",
+  });
+  const app = await createApplication(setup, {
+    name: "Hostile",
+    ownerId: athleteId,
+    callbackDomain: "localhost",
+    internal: true,
+    kudosEnabled: true,
+  });
+  token = await issueToken(setup, {
+    athleteId,
+    applicationId: app.client_id,
+    permissions: ["read", "write", "view_private"],
+  });
   await setup.close();
   server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0" } });
   call = api(server.url);
@@ -71,11 +86,19 @@ async function upload(bytes: Uint8Array, dataType: string, fileName = `hostile.$
 async function outcome(bytes: Uint8Array, dataType: string) {
   const res = await upload(bytes, dataType);
   expect(res.status).toBeLessThan(500);
-  if (res.status !== 201) return { http: res.status, status: res.body?.status as string | undefined, error: (res.body?.error ?? res.body?.message) as string };
+  if (res.status !== 201) {
+    return {
+      http: res.status,
+      status: res.body?.status as string | undefined,
+      error: (res.body?.error ?? res.body?.message) as string,
+    };
+  }
   for (let i = 0; i < 300; i++) {
     const poll = await call("GET", `/v3/uploads/${res.body.id}`, { token });
     expect(poll.status).toBe(200);
-    if (poll.body.status !== UPLOAD_STATUS.processing) return { http: 201, status: poll.body.status as string, error: poll.body.error as string };
+    if (poll.body.status !== UPLOAD_STATUS.processing) {
+      return { http: 201, status: poll.body.status as string, error: poll.body.error as string };
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error("upload still being processed after 30 s");
@@ -111,42 +134,57 @@ describe("hostile input: a multi-gigabyte streamed multipart body", () => {
     return { stream, sent: () => sent };
   }
 
-  it(`${STREAM_BYTES / 1024 ** 3} GiB streamed without a length → 413, the server keeps answering, RSS bounded`, async () => {
-    const boundary = "----proof" + Math.random().toString(36).slice(2);
-    const body = lazyMultipart(STREAM_BYTES, boundary);
-    let status = 0;
-    let text = "";
-    try {
-      const res = await fetch(`${server.url}/v3/uploads`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": `multipart/form-data; boundary=${boundary}` },
-        body: body.stream,
-        duplex: "half",
-      } as RequestInit);
-      status = res.status;
-      text = await res.text();
-    } catch (error) {
-      // The server may close the connection after answering; the answer is what counts.
-      throw new Error(`no answer after ${body.sent()} bytes: ${(error as Error).message}`);
-    }
-    expect(status).toBe(413);
-    expect(JSON.parse(text).errors[0]).toMatchObject({ code: "too large" });
-    await body.stream.cancel().catch(() => {});
-    expect((await call("GET", "/health")).status).toBe(200);
-    expect(server.child.exitCode).toBe(null);
-    const peak = peakRssMiB();
-    figures.push(`${STREAM_BYTES / 1024 ** 3} GiB chunked multipart (first, on a fresh server): 413 after ${(body.sent() / 1024 / 1024).toFixed(0)} MiB read by the client stream; peak RSS ${peak.toFixed(0)} MiB`);
-    // Bounded: the body limit (64 MiB) buffered at most a few times over, never the 2 GiB.
-    expect(peak).toBeLessThan(1024);
-  }, 300_000);
+  it(
+    `${STREAM_BYTES / 1024 ** 3} GiB streamed without a length → 413, the server keeps answering, RSS bounded`,
+    async () => {
+      const boundary = "----proof" + Math.random().toString(36).slice(2);
+      const body = lazyMultipart(STREAM_BYTES, boundary);
+      let status = 0;
+      let text = "";
+      try {
+        const res = await fetch(`${server.url}/v3/uploads`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": `multipart/form-data; boundary=${boundary}` },
+          body: body.stream,
+          duplex: "half",
+        } as RequestInit);
+        status = res.status;
+        text = await res.text();
+      } catch (error) {
+        // The server may close the connection after answering; the answer is what counts.
+        throw new Error(`no answer after ${body.sent()} bytes: ${(error as Error).message}`);
+      }
+      expect(status).toBe(413);
+      expect(JSON.parse(text).errors[0]).toMatchObject({ code: "too large" });
+      await body.stream.cancel().catch(() => {});
+      expect((await call("GET", "/health")).status).toBe(200);
+      expect(server.child.exitCode).toBe(null);
+      const peak = peakRssMiB();
+      figures.push(
+        `${STREAM_BYTES / 1024 ** 3} GiB chunked multipart (first, on a fresh server): 413 after ${
+          (body.sent() / 1024 / 1024).toFixed(0)
+        } MiB read by the client stream; peak RSS ${peak.toFixed(0)} MiB`,
+      );
+      // Bounded: the body limit (64 MiB) buffered at most a few times over, never the 2 GiB.
+      expect(peak).toBeLessThan(1024);
+    },
+    300_000,
+  );
 
   it("a declared Content-Length of 4 GiB → 413 before the body is read", async () => {
     const { request } = await import("node:http");
     const url = new URL(server.url);
     const status = await new Promise<number>((resolve, reject) => {
       const req = request({
-        host: url.hostname, port: url.port, method: "POST", path: "/v3/uploads",
-        headers: { authorization: `Bearer ${token}`, "content-type": "multipart/form-data; boundary=x", "content-length": String(4 * 1024 ** 3) },
+        host: url.hostname,
+        port: url.port,
+        method: "POST",
+        path: "/v3/uploads",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "multipart/form-data; boundary=x",
+          "content-length": String(4 * 1024 ** 3),
+        },
       }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
@@ -158,14 +196,15 @@ describe("hostile input: a multi-gigabyte streamed multipart body", () => {
     expect(status).toBe(413);
     expect((await call("GET", "/health")).status).toBe(200);
   });
-
 });
 
 describe("hostile input: XML", () => {
   const gpx = (doctype: string, body: string) =>
-    new TextEncoder().encode(`<?xml version="1.0"?>\n${doctype}\n<gpx version="1.1" creator="x"><trk><trkseg>` +
-      `<trkpt lat="51.5" lon="-0.1"><time>2026-05-01T08:00:00Z</time><name>${body}</name></trkpt>` +
-      `<trkpt lat="51.6" lon="-0.1"><time>2026-05-01T08:00:10Z</time></trkpt></trkseg></trk></gpx>`);
+    new TextEncoder().encode(
+      `<?xml version="1.0"?>\n${doctype}\n<gpx version="1.1" creator="x"><trk><trkseg>` +
+        `<trkpt lat="51.5" lon="-0.1"><time>2026-05-01T08:00:00Z</time><name>${body}</name></trkpt>` +
+        `<trkpt lat="51.6" lon="-0.1"><time>2026-05-01T08:00:10Z</time></trkpt></trkseg></trk></gpx>`,
+    );
 
   it("billion laughs (GPX and TCX) → an upload error naming the DOCTYPE, memory bounded", async () => {
     const entities = ['<!ENTITY lol "lol">'];
@@ -174,10 +213,12 @@ describe("hostile input: XML", () => {
     const result = await outcome(gpx(doctype, "&lol9;"), "gpx");
     expect(result.status).toBe(UPLOAD_STATUS.error);
     expect(result.error).toMatch(/DOCTYPE|entit/i);
-    const tcx = new TextEncoder().encode(`<?xml version="1.0"?>\n${doctype.replace("gpx", "TrainingCenterDatabase")}\n` +
-      `<TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Activities><Activity Sport="Biking">` +
-      `<Id>2026-05-01T08:00:00Z</Id><Notes>&lol9;</Notes><Lap StartTime="2026-05-01T08:00:00Z"><Track><Trackpoint><Time>2026-05-01T08:00:00Z</Time>` +
-      `</Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>`);
+    const tcx = new TextEncoder().encode(
+      `<?xml version="1.0"?>\n${doctype.replace("gpx", "TrainingCenterDatabase")}\n` +
+        `<TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Activities><Activity Sport="Biking">` +
+        `<Id>2026-05-01T08:00:00Z</Id><Notes>&lol9;</Notes><Lap StartTime="2026-05-01T08:00:00Z"><Track><Trackpoint><Time>2026-05-01T08:00:00Z</Time>` +
+        `</Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>`,
+    );
     const tcxResult = await outcome(tcx, "tcx");
     expect(tcxResult.status).toBe(UPLOAD_STATUS.error);
     expect(tcxResult.error).toMatch(/DOCTYPE|entit/i);
@@ -208,7 +249,11 @@ describe("hostile input: XML", () => {
     const huge = await outcome(gpx("", "n".repeat(20 * 1024 * 1024)), "gpx");
     expect([UPLOAD_STATUS.error, UPLOAD_STATUS.ready]).toContain(huge.status);
     expect((await call("GET", "/health")).status).toBe(200);
-    figures.push(`deep nesting (100,000 levels) and a 20 MiB element: ${nested.status} / ${huge.status}; peak RSS ${peakRssMiB().toFixed(0)} MiB`);
+    figures.push(
+      `deep nesting (100,000 levels) and a 20 MiB element: ${nested.status} / ${huge.status}; peak RSS ${
+        peakRssMiB().toFixed(0)
+      } MiB`,
+    );
   }, 120_000);
 });
 
@@ -227,13 +272,19 @@ describe("hostile input: gzip bombs", () => {
     const fit = readFileSync(join(DEVICES, "fit/garmin-edge1000-cycling-short-3formats.fit"));
     expect((await upload(Buffer.concat([gzipSync(fit), member, member]), "fit.gz")).status).toBe(413);
     expect((await call("GET", "/health")).status).toBe(200);
-    figures.push(`gzip bomb (${(bomb.length / 1024 / 1024).toFixed(1)} MiB → 2 GiB): 413; peak RSS ${peakRssMiB().toFixed(0)} MiB`);
+    figures.push(
+      `gzip bomb (${(bomb.length / 1024 / 1024).toFixed(1)} MiB → 2 GiB): 413; peak RSS ${peakRssMiB().toFixed(0)} MiB`,
+    );
   }, 120_000);
 });
 
 describe("hostile input: figures", () => {
   it("reports the figures", () => {
     expect(figures.length).toBeGreaterThanOrEqual(3);
-    console.log(`hostile bodies (Deno; idle server peak RSS ${idlePeak.toFixed(0)} MiB):\n  ${figures.join("\n  ")}\n  server peak RSS over the whole file: ${Math.max(overallPeak, peakRssMiB()).toFixed(0)} MiB`);
+    console.log(
+      `hostile bodies (Deno; idle server peak RSS ${idlePeak.toFixed(0)} MiB):\n  ${
+        figures.join("\n  ")
+      }\n  server peak RSS over the whole file: ${Math.max(overallPeak, peakRssMiB()).toFixed(0)} MiB`,
+    );
   });
 });

@@ -49,8 +49,17 @@ describe("hostile input: mutated device files", () => {
         let uploadId: number;
         try {
           const status = await submitUpload(server.platform, {
-            athleteId: athlete.id, fileName: `mutant-${i}.${m.dataType}`, bytes: m.bytes, dataType: m.dataType,
-            activityType: null, name: null, description: null, private: false, trainer: false, commute: false, externalId: null,
+            athleteId: athlete.id,
+            fileName: `mutant-${i}.${m.dataType}`,
+            bytes: m.bytes,
+            dataType: m.dataType,
+            activityType: null,
+            name: null,
+            description: null,
+            private: false,
+            trainer: false,
+            commute: false,
+            externalId: null,
           }, systemActor("test", athlete.id));
           uploadId = status.id;
         } catch (error) {
@@ -70,7 +79,11 @@ describe("hostile input: mutated device files", () => {
     await Promise.all([worker(), worker(), worker()]);
     const total = [...tally.values()].reduce((a, b) => a + b, 0);
     expect(total).toBe(IN_PROCESS);
-    console.log(`hostile files (in-process): ${IN_PROCESS} mutants → ${JSON.stringify(Object.fromEntries(tally))}; stuck 0, throws 0`);
+    console.log(
+      `hostile files (in-process): ${IN_PROCESS} mutants → ${
+        JSON.stringify(Object.fromEntries(tally))
+      }; stuck 0, throws 0`,
+    );
   }, LONG ? 3_600_000 : 240_000);
 
   it(`${OVER_HTTP} mutants over HTTP: never a 5xx; every accepted upload ends ready or error`, async () => {
@@ -103,11 +116,18 @@ describe("hostile input: mutated device files", () => {
       if (pending.size) await new Promise((r) => setTimeout(r, 200));
     }
     expect([...pending.values()].map((a) => a.label)).toEqual([]);
-    console.log(`hostile files (HTTP): ${OVER_HTTP} mutants → statuses ${JSON.stringify(Object.fromEntries(statuses))}; 5xx 0; stuck 0`);
+    console.log(
+      `hostile files (HTTP): ${OVER_HTTP} mutants → statuses ${
+        JSON.stringify(Object.fromEntries(statuses))
+      }; 5xx 0; stuck 0`,
+    );
   }, LONG ? 3_600_000 : 180_000);
 
   it("leaves no upload of the run still being processed, and the server still answers", async () => {
-    const [row] = await server.platform.db.query<{ n: number }>("select count(*)::int as n from uploads where status = $1", [UPLOAD_STATUS.processing]);
+    const [row] = await server.platform.db.query<{ n: number }>(
+      "select count(*)::int as n from uploads where status = $1",
+      [UPLOAD_STATUS.processing],
+    );
     expect(row.n).toBe(0);
     const me = await server.api("GET", "/v3/athlete", { token: athletes[0].token });
     expect(me.status).toBe(200);

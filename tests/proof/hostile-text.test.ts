@@ -17,10 +17,16 @@ const activity = { type: "Ride", start_date_local: "2026-05-01T08:00:00Z", elaps
 
 describe("hostile input: unstorable text", () => {
   it("U+0000 in a form field, a JSON field or a club name → 400 naming the field", async () => {
-    const form = await server.api("POST", "/v3/activities", { token: athlete.token, form: { ...activity, name: "a\u0000b" } });
+    const form = await server.api("POST", "/v3/activities", {
+      token: athlete.token,
+      form: { ...activity, name: "a\u0000b" },
+    });
     expect(form.status).toBe(400);
     expect(form.body.errors).toEqual([{ resource: "Activity", field: "name", code: "invalid" }]);
-    const json = await server.api("POST", "/v3/activities", { token: athlete.token, json: { ...activity, name: "ok", description: "x\u0000" } });
+    const json = await server.api("POST", "/v3/activities", {
+      token: athlete.token,
+      json: { ...activity, name: "ok", description: "x\u0000" },
+    });
     expect(json.status).toBe(400);
     expect(json.body.errors).toEqual([{ resource: "Activity", field: "description", code: "invalid" }]);
     const club = await server.api("POST", "/v3/clubs", { token: athlete.token, form: { name: "c\u0000" } });
@@ -34,13 +40,17 @@ describe("hostile input: unstorable text", () => {
       body: `{"name":"bad \\ud800 half","type":"Ride","start_date_local":"2026-05-01T08:00:00Z","elapsed_time":60}`,
     });
     expect(res.status).toBe(400);
-    const ok = await server.api("POST", "/v3/activities", { token: athlete.token, json: { ...activity, name: "Sunny 🚴" } });
+    const ok = await server.api("POST", "/v3/activities", {
+      token: athlete.token,
+      json: { ...activity, name: "Sunny 🚴" },
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.name).toBe("Sunny 🚴");
   });
 
   it("U+0000 in an upload's file name or name → 400, not a 500", async () => {
-    const gpx = '<gpx><trk><trkseg><trkpt lat="1" lon="1"><time>2026-05-01T08:00:00Z</time></trkpt></trkseg></trk></gpx>';
+    const gpx =
+      '<gpx><trk><trkseg><trkpt lat="1" lon="1"><time>2026-05-01T08:00:00Z</time></trkpt></trkseg></trk></gpx>';
     const named = new FormData();
     named.set("file", new Blob([gpx]), "ride\u0000.gpx");
     named.set("data_type", "gpx");

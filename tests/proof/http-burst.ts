@@ -12,7 +12,11 @@ export function burstClient(baseUrl: string, maxSockets = 128) {
     send(method: string, path: string, token?: string): Promise<{ status: number; text: string }> {
       return new Promise((resolve, reject) => {
         const req = request({
-          agent, host: base.hostname, port: base.port, method, path,
+          agent,
+          host: base.hostname,
+          port: base.port,
+          method,
+          path,
           headers: token ? { authorization: `Bearer ${token}`, "content-length": "0" } : { "content-length": "0" },
         }, (res) => {
           let text = "";

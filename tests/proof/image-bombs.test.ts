@@ -36,10 +36,30 @@ const figures: string[] = [];
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "fitness-image-bombs-"));
   const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
-  const owner = await createAthlete(setup, { firstname: "Image", lastname: "Owner", email: "owner@example.com", password: "password123" });
-  const viewer = await createAthlete(setup, { firstname: "Image", lastname: "Viewer", email: "viewer@example.com", password: "password123" });
-  const app = await createApplication(setup, { name: "Bombs", ownerId: owner, callbackDomain: "localhost", internal: true, kudosEnabled: true });
-  ownerToken = await issueToken(setup, { athleteId: owner, applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
+  const owner = await createAthlete(setup, {
+    firstname: "Image",
+    lastname: "Owner",
+    email: "owner@example.com",
+    password: "password123",
+  });
+  const viewer = await createAthlete(setup, {
+    firstname: "Image",
+    lastname: "Viewer",
+    email: "viewer@example.com",
+    password: "password123",
+  });
+  const app = await createApplication(setup, {
+    name: "Bombs",
+    ownerId: owner,
+    callbackDomain: "localhost",
+    internal: true,
+    kudosEnabled: true,
+  });
+  ownerToken = await issueToken(setup, {
+    athleteId: owner,
+    applicationId: app.client_id,
+    permissions: ["read", "write", "view_private"],
+  });
   viewerToken = await issueToken(setup, { athleteId: viewer, applicationId: app.client_id, permissions: ["read"] });
   await setup.close();
   server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0" } });
@@ -47,7 +67,13 @@ beforeAll(async () => {
   expect((await call("GET", "/health")).status).toBe(200);
   const created = await call("POST", "/v3/activities", {
     token: ownerToken,
-    form: { name: "Photo walk", sport_type: "Walk", start_date_local: "2026-05-01T08:00:00Z", elapsed_time: "3600", private: "0" },
+    form: {
+      name: "Photo walk",
+      sport_type: "Walk",
+      start_date_local: "2026-05-01T08:00:00Z",
+      elapsed_time: "3600",
+      private: "0",
+    },
   });
   expect(created.status, created.text).toBe(201);
   activityId = created.body.id;
@@ -63,10 +89,31 @@ afterAll(async () => {
 function tinyGif(width: number, height: number): Uint8Array {
   const le = (n: number) => [n & 255, n >> 8];
   return new Uint8Array([
-    ...new TextEncoder().encode("GIF89a"), ...le(width), ...le(height), 0x80, 0, 0, // screen, 2-colour palette
-    0, 0, 0, 255, 255, 255, // palette
-    0x2c, 0, 0, 0, 0, ...le(width), ...le(height), 0, // image descriptor
-    0x02, 0x02, 0x44, 0x01, 0x00, // LZW code size, one sub-block, terminator
+    ...new TextEncoder().encode("GIF89a"),
+    ...le(width),
+    ...le(height),
+    0x80,
+    0,
+    0, // screen, 2-colour palette
+    0,
+    0,
+    0,
+    255,
+    255,
+    255, // palette
+    0x2c,
+    0,
+    0,
+    0,
+    0,
+    ...le(width),
+    ...le(height),
+    0, // image descriptor
+    0x02,
+    0x02,
+    0x44,
+    0x01,
+    0x00, // LZW code size, one sub-block, terminator
     0x3b,
   ]);
 }
@@ -119,21 +166,31 @@ function pngFile(width: number, height: number, rows: Uint8Array, colorType = 2,
   ihdr.set([8, colorType, 0, 0, 0], 8);
   return concat([
     new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk("IHDR", ihdr), ...extra, pngChunk("IDAT", deflateSync(rows, { level: 9 })), pngChunk("IEND", new Uint8Array(0)),
+    pngChunk("IHDR", ihdr),
+    ...extra,
+    pngChunk("IDAT", deflateSync(rows, { level: 9 })),
+    pngChunk("IEND", new Uint8Array(0)),
   ]);
 }
 
 /** A JPEG that is all header: SOI, APP0, DQT, SOF0 declaring width × height (4:2:0), DHT, SOS, EOI. */
 function jpegHeader(width: number, height: number): Uint8Array {
-  const seg = (marker: number, body: number[]) => [0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 255, ...body];
+  const seg = (
+    marker: number,
+    body: number[],
+  ) => [0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 255, ...body];
   return new Uint8Array([
-    0xff, 0xd8,
+    0xff,
+    0xd8,
     ...seg(0xe0, [0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]),
     ...seg(0xdb, [0, ...new Array(64).fill(1)]),
     ...seg(0xc0, [8, height >> 8, height & 255, width >> 8, width & 255, 3, 1, 0x22, 0, 2, 0x11, 0, 3, 0x11, 0]),
     ...seg(0xc4, [0x00, 0, 1, ...new Array(14).fill(0), 0]),
     ...seg(0xda, [3, 1, 0, 2, 0, 3, 0, 0, 63, 0]),
-    0x00, 0x00, 0xff, 0xd9,
+    0x00,
+    0x00,
+    0xff,
+    0xd9,
   ]);
 }
 
@@ -186,7 +243,8 @@ const XMP = new TextEncoder().encode(
 /** A JPEG with an EXIF GPS block and an XMP packet (APP1 segments) right after its SOI. */
 function jpegWithGps(width: number, height: number): Uint8Array {
   const plain = realJpeg(width, height);
-  const app1 = (body: Uint8Array) => concat([new Uint8Array([0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 255]), body]);
+  const app1 = (body: Uint8Array) =>
+    concat([new Uint8Array([0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 255]), body]);
   return concat([plain.subarray(0, 2), app1(exifWithGps()), app1(XMP), plain.subarray(2)]);
 }
 
@@ -199,7 +257,8 @@ function form(bytes: Uint8Array, name: string): FormData {
   body.set("file", new Blob([bytes as Uint8Array<ArrayBuffer>]), name);
   return body;
 }
-const putPicture = (bytes: Uint8Array, name: string) => call("PUT", "/v3/athlete/picture", { token: ownerToken, multipart: form(bytes, name) });
+const putPicture = (bytes: Uint8Array, name: string) =>
+  call("PUT", "/v3/athlete/picture", { token: ownerToken, multipart: form(bytes, name) });
 const postPhoto = (bytes: Uint8Array, name: string, activity = activityId) =>
   call("POST", `/v3/activities/${activity}/photos`, { token: ownerToken, multipart: form(bytes, name) });
 
@@ -216,8 +275,12 @@ async function measured<T>(label: string, attack: () => Promise<T>): Promise<T> 
   if ("error" in outcome) throw outcome.error;
   const result = outcome.value;
   const growth = peakRssMiB(pid) - before;
-  figures.push(`${label}: peak RSS +${growth.toFixed(0)} MiB (from ${before.toFixed(0)}), worst /health ${health.worstMs.toFixed(0)} ms ` +
-    `(sent at ${(health.worstAt - started).toFixed(0)} of ${took.toFixed(0)} ms) over ${health.polls} polls`);
+  figures.push(
+    `${label}: peak RSS +${growth.toFixed(0)} MiB (from ${before.toFixed(0)}), worst /health ${
+      health.worstMs.toFixed(0)
+    } ms ` +
+      `(sent at ${(health.worstAt - started).toFixed(0)} of ${took.toFixed(0)} ms) over ${health.polls} polls`,
+  );
   expect(health.polls).toBeGreaterThan(0);
   expect(growth).toBeLessThan(RSS_LIMIT_MB);
   expect(health.worstMs).toBeLessThan(HEALTH_LIMIT_MS);
@@ -229,7 +292,11 @@ const BOMBS: { name: string; file: string; bytes: () => Uint8Array }[] = [
   { name: "35-byte GIF of 16,384²", file: "bomb.gif", bytes: () => tinyGif(16384, 16384) },
   { name: "35-byte GIF of 65,535²", file: "bomb.gif", bytes: () => tinyGif(65535, 65535) },
   { name: "1 × 1 GIF whose second frame is 65,535²", file: "frames.gif", bytes: gifWithHugeFrame },
-  { name: "PNG of 10,000² (zero rows)", file: "bomb.png", bytes: () => pngFile(10_000, 10_000, new Uint8Array(10_000 * (1 + 3 * 10_000))) },
+  {
+    name: "PNG of 10,000² (zero rows)",
+    file: "bomb.png",
+    bytes: () => pngFile(10_000, 10_000, new Uint8Array(10_000 * (1 + 3 * 10_000))),
+  },
   { name: "JPEG header of 65,535²", file: "bomb.jpg", bytes: () => jpegHeader(65535, 65535) },
   { name: "JPEG header of 49 MP (8,576 × 5,715)", file: "49mp.jpg", bytes: () => jpegHeader(8576, 5715) },
 ];
@@ -268,56 +335,88 @@ describe("image decompression bombs", () => {
         expect(res.body.errors, bomb.name).toEqual([{ resource: "Photo", field: "file", code: "too large" }]);
       }
     });
-    const photos = await call("GET", `/v3/activities/${activityId}/photos`, { token: ownerToken, query: { photo_sources: "true" } });
+    const photos = await call("GET", `/v3/activities/${activityId}/photos`, {
+      token: ownerToken,
+      query: { photo_sources: "true" },
+    });
     expect(photos.status).toBe(200);
     expect(photos.body).toEqual([]);
   }, 120_000);
 
-  it("POST /v3/athlete/imports: an archive's bomb photos are each reported as too large, its ordinary photo imported", async () => {
-    const media = BOMBS.map((b, i) => ({ name: `media/bomb-${i}-${b.file}`, bytes: b.bytes() }));
-    const ordinary = { name: "media/ordinary.jpg", bytes: realJpeg(320, 240) };
-    const archive = await zipBytes([
-      { name: "activities.csv", bytes: Buffer.from(activitiesCsv([{ id: "901", date: "Mar 14, 2020, 6:30:00 PM", name: "Archive walk", type: "Walk", elapsed: 1800, km: 2, media: [...media, ordinary].map((m) => m.name) }])) },
-      ...media,
-      ordinary,
-    ]);
-    const run = await measured("archive import, 6 bomb photos + 1 ordinary", async () => {
-      const res = await fetch(`${server.url}/v3/athlete/imports`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${ownerToken}`, "content-type": "application/zip" },
-        body: new Uint8Array(archive),
+  it(
+    "POST /v3/athlete/imports: an archive's bomb photos are each reported as too large, its ordinary photo imported",
+    async () => {
+      const media = BOMBS.map((b, i) => ({ name: `media/bomb-${i}-${b.file}`, bytes: b.bytes() }));
+      const ordinary = { name: "media/ordinary.jpg", bytes: realJpeg(320, 240) };
+      const archive = await zipBytes([
+        {
+          name: "activities.csv",
+          bytes: Buffer.from(
+            activitiesCsv([{
+              id: "901",
+              date: "Mar 14, 2020, 6:30:00 PM",
+              name: "Archive walk",
+              type: "Walk",
+              elapsed: 1800,
+              km: 2,
+              media: [...media, ordinary].map((m) => m.name),
+            }]),
+          ),
+        },
+        ...media,
+        ordinary,
+      ]);
+      const run = await measured("archive import, 6 bomb photos + 1 ordinary", async () => {
+        const res = await fetch(`${server.url}/v3/athlete/imports`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${ownerToken}`, "content-type": "application/zip" },
+          body: new Uint8Array(archive),
+        });
+        expect(res.status).toBe(202);
+        const { id } = await res.json();
+        for (let i = 0; i < 240; i++) {
+          const status = await call("GET", `/v3/athlete/imports/${id}`, { token: ownerToken });
+          expect(status.status).toBe(200);
+          if (status.body.status !== "running") return status.body;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        throw new Error("the import still runs after 60 s");
       });
-      expect(res.status).toBe(202);
-      const { id } = await res.json();
-      for (let i = 0; i < 240; i++) {
-        const status = await call("GET", `/v3/athlete/imports/${id}`, { token: ownerToken });
-        expect(status.status).toBe(200);
-        if (status.body.status !== "running") return status.body;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      throw new Error("the import still runs after 60 s");
-    });
-    expect(run.status).toBe("done");
-    expect(run.failed).toEqual(media.map((m) => ({ file: m.name, error: "not a usable photo (file too large)" })));
-    const list = await call("GET", "/v3/athlete/activities", { token: ownerToken, query: { per_page: "50" } });
-    const walk = list.body.find((a: { name: string }) => a.name === "Archive walk");
-    expect(walk).toBeDefined();
-    const photos = await call("GET", `/v3/activities/${walk.id}/photos`, { token: ownerToken, query: { photo_sources: "true" } });
-    expect(photos.body.length).toBe(1);
-  }, 120_000);
+      expect(run.status).toBe("done");
+      expect(run.failed).toEqual(media.map((m) => ({ file: m.name, error: "not a usable photo (file too large)" })));
+      const list = await call("GET", "/v3/athlete/activities", { token: ownerToken, query: { per_page: "50" } });
+      const walk = list.body.find((a: { name: string }) => a.name === "Archive walk");
+      expect(walk).toBeDefined();
+      const photos = await call("GET", `/v3/activities/${walk.id}/photos`, {
+        token: ownerToken,
+        query: { photo_sources: "true" },
+      });
+      expect(photos.body.length).toBe(1);
+    },
+    120_000,
+  );
 
-  it("a photo at the top of the budget (14 MP JPEG, 4:4:4) is decoded and resized off the event loop, within the bounds", async () => {
-    const big = realJpeg(4600, 3096);
-    const res = await measured(`14 MP JPEG 4:4:4 photo (${(big.length / 1024 / 1024).toFixed(1)} MiB; the first large one), decoded into 3 renditions`, () => postPhoto(big, "big.jpg"));
-    expect(res.status, res.text).toBe(201);
-    expect(Object.keys(res.body.urls)).toEqual(["0"]);
-    const again = await measured("the same photo again (worker started)", () => postPhoto(big, "again.jpg"));
-    expect(again.status, again.text).toBe(201);
-    const picture = await measured("14 MP JPEG as the profile picture", () => putPicture(big, "big.jpg"));
-    expect(picture.status).toBe(200);
-    const avatar = await fetch(picture.body.profile);
-    expect(avatar.headers.get("content-type")).toBe("image/png");
-  }, 240_000);
+  it(
+    "a photo at the top of the budget (14 MP JPEG, 4:4:4) is decoded and resized off the event loop, within the bounds",
+    async () => {
+      const big = realJpeg(4600, 3096);
+      const res = await measured(
+        `14 MP JPEG 4:4:4 photo (${
+          (big.length / 1024 / 1024).toFixed(1)
+        } MiB; the first large one), decoded into 3 renditions`,
+        () => postPhoto(big, "big.jpg"),
+      );
+      expect(res.status, res.text).toBe(201);
+      expect(Object.keys(res.body.urls)).toEqual(["0"]);
+      const again = await measured("the same photo again (worker started)", () => postPhoto(big, "again.jpg"));
+      expect(again.status, again.text).toBe(201);
+      const picture = await measured("14 MP JPEG as the profile picture", () => putPicture(big, "big.jpg"));
+      expect(picture.status).toBe(200);
+      const avatar = await fetch(picture.body.profile);
+      expect(avatar.headers.get("content-type")).toBe("image/png");
+    },
+    240_000,
+  );
 
   it("a PNG at the top of the budget (7.1 MP RGBA) is decoded within the bounds too", async () => {
     const [width, height] = [3000, 2370];
@@ -329,7 +428,10 @@ describe("image decompression bombs", () => {
       }
     }
     const png = pngFile(width, height, rows, 6);
-    const res = await measured(`7.1 MP RGBA PNG photo (${(png.length / 1024 / 1024).toFixed(1)} MiB), decoded into 3 renditions`, () => postPhoto(png, "big.png"));
+    const res = await measured(
+      `7.1 MP RGBA PNG photo (${(png.length / 1024 / 1024).toFixed(1)} MiB), decoded into 3 renditions`,
+      () => postPhoto(png, "big.png"),
+    );
     expect(res.status, res.text).toBe(201);
   }, 240_000);
 
@@ -350,7 +452,13 @@ describe("photos shown to others carry no EXIF position (issue 29 item 11)", () 
     expect(has(withGps, "GPSLatitude")).toBe(true);
     const walk = await call("POST", "/v3/activities", {
       token: ownerToken,
-      form: { name: "Walk with a phone photo", sport_type: "Walk", start_date_local: "2026-05-02T08:00:00Z", elapsed_time: "1800", private: "0" },
+      form: {
+        name: "Walk with a phone photo",
+        sport_type: "Walk",
+        start_date_local: "2026-05-02T08:00:00Z",
+        elapsed_time: "1800",
+        private: "0",
+      },
     });
     expect(walk.status).toBe(201);
     const created = await postPhoto(withGps, "gps.jpg", walk.body.id);
@@ -361,9 +469,15 @@ describe("photos shown to others carry no EXIF position (issue 29 item 11)", () 
     const detail = await call("GET", `/v3/activities/${walk.body.id}`, { token: ownerToken });
     expect(detail.status, detail.text).toBe(200);
     expect(detail.body.photos.primary.unique_id).toBe(uniqueId);
-    const listed = await call("GET", `/v3/activities/${walk.body.id}/photos`, { token: ownerToken, query: { photo_sources: "true", size: "5000" } });
+    const listed = await call("GET", `/v3/activities/${walk.body.id}/photos`, {
+      token: ownerToken,
+      query: { photo_sources: "true", size: "5000" },
+    });
     const mine = listed.body.find((p: { unique_id: string }) => p.unique_id === uniqueId);
-    const urls = [...Object.values(detail.body.photos.primary.urls as Record<string, string>), ...Object.values(mine.urls as Record<string, string>)];
+    const urls = [
+      ...Object.values(detail.body.photos.primary.urls as Record<string, string>),
+      ...Object.values(mine.urls as Record<string, string>),
+    ];
     const original = `${server.url.replace(/\/$/, "")}/photos/${uniqueId}/800`;
     expect(urls).toContain(original);
     for (const url of urls) {
@@ -400,6 +514,10 @@ describe("photos shown to others carry no EXIF position (issue 29 item 11)", () 
 describe("image bombs: figures", () => {
   it("reports the figures", () => {
     expect(figures.length).toBeGreaterThanOrEqual(8);
-    console.log(`image bombs (Deno; limits: peak RSS +${RSS_LIMIT_MB} MiB, /health ${HEALTH_LIMIT_MS} ms):\n  ${figures.join("\n  ")}`);
+    console.log(
+      `image bombs (Deno; limits: peak RSS +${RSS_LIMIT_MB} MiB, /health ${HEALTH_LIMIT_MS} ms):\n  ${
+        figures.join("\n  ")
+      }`,
+    );
   });
 });

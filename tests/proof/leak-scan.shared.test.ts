@@ -72,7 +72,10 @@ beforeAll(async () => {
   const zoned = await parseDeviceFile(new Uint8Array(readFileSync(join(DEVICES, ZONED_FILE))), "gpx");
   const first = zoned.samples.find((s) => s.lat !== null)!;
   zone = { lat: first.lat!, lng: first.lng! };
-  const z = await server.api("POST", "/v3/athlete/privacy_zones", { token: owner.token, form: { lat: zone.lat, lng: zone.lng, radius: ZONE_RADIUS } });
+  const z = await server.api("POST", "/v3/athlete/privacy_zones", {
+    token: owner.token,
+    form: { lat: zone.lat, lng: zone.lng, radius: ZONE_RADIUS },
+  });
   expect(z.status).toBe(201);
 
   // A segment on the route, from the rival's public ride of it; then the owner's private ride of it.
@@ -80,21 +83,34 @@ beforeAll(async () => {
   const mid = route.samples.filter((s) => s.lat !== null)[Math.floor(route.samples.length / 2)];
   routeMid = [mid.lat!, mid.lng!];
   const rivalRide = await upload(rival, ROUTE_FILE);
-  const seg = await server.api("POST", "/v3/segments", { token: rival.token, form: { name: "Leak sprint", activity_id: rivalRide.activityId, start_index: 5, end_index: 80 } });
+  const seg = await server.api("POST", "/v3/segments", {
+    token: rival.token,
+    form: { name: "Leak sprint", activity_id: rivalRide.activityId, start_index: 5, end_index: 80 },
+  });
   expect(seg.status, seg.text).toBe(201);
   segmentId = seg.body.id;
   const privateRide = await upload(owner, ROUTE_FILE, { private: "1", name: "SECRET-UPLOADED-RIDE" });
   secret.activityIds.push(privateRide.activityId);
   secret.uploadIds.push(privateRide.uploadId);
   secret.names.push("SECRET-UPLOADED-RIDE");
-  const efforts = await server.platform.db.query<{ id: string }>("select id::text as id from segment_efforts where activity_id = $1", [privateRide.activityId]);
+  const efforts = await server.platform.db.query<{ id: string }>(
+    "select id::text as id from segment_efforts where activity_id = $1",
+    [privateRide.activityId],
+  );
   expect(efforts.length, "the private ride matched the segment").toBeGreaterThan(0);
   secret.effortIds.push(...efforts.map((e) => e.id));
 
   // A private manual activity, and a public one through the zone.
   const manual = await server.api("POST", "/v3/activities", {
     token: owner.token,
-    form: { name: "SECRET-MANUAL-RUN", type: "Run", start_date_local: "2026-05-02T07:00:00Z", elapsed_time: 1800, distance: 5000, private: true },
+    form: {
+      name: "SECRET-MANUAL-RUN",
+      type: "Run",
+      start_date_local: "2026-05-02T07:00:00Z",
+      elapsed_time: 1800,
+      distance: 5000,
+      private: true,
+    },
   });
   expect(manual.status).toBe(201);
   secret.activityIds.push(manual.body.id);
@@ -102,20 +118,35 @@ beforeAll(async () => {
   zonedActivity = (await upload(owner, ZONED_FILE, { name: "Public through the zone" })).activityId;
 
   // A club and a challenge both athletes share.
-  const club = await server.api("POST", "/v3/clubs", { token: clubmate.token, form: { name: "Leak Club", sport_type: "cycling" } });
-  clubId = club.body.id;
-  for (const a of [owner, rival]) expect((await server.api("POST", `/v3/clubs/${clubId}/join`, { token: a.token })).status).toBe(200);
-  challengeId = await createChallenge(server.platform, {
-    name: "Leak challenge", type: "CumulativeChallenge", dimension: "distance", goal: 1_000_000, startDate: "2000-01-01", endDate: "2099-12-31",
+  const club = await server.api("POST", "/v3/clubs", {
+    token: clubmate.token,
+    form: { name: "Leak Club", sport_type: "cycling" },
   });
-  for (const a of [owner, rival, clubmate]) expect((await server.api("POST", `/v3/challenges/${challengeId}/athletes`, { token: a.token })).status).toBe(200);
+  clubId = club.body.id;
+  for (const a of [owner, rival]) {
+    expect((await server.api("POST", `/v3/clubs/${clubId}/join`, { token: a.token })).status).toBe(200);
+  }
+  challengeId = await createChallenge(server.platform, {
+    name: "Leak challenge",
+    type: "CumulativeChallenge",
+    dimension: "distance",
+    goal: 1_000_000,
+    startDate: "2000-01-01",
+    endDate: "2099-12-31",
+  });
+  for (const a of [owner, rival, clubmate]) {
+    expect((await server.api("POST", `/v3/challenges/${challengeId}/athletes`, { token: a.token })).status).toBe(200);
+  }
 }, 240_000);
 afterAll(() => server.close());
 
 /** Every point-like value in a JSON answer: [lat, lng] pairs and decoded polylines. */
 function points(value: unknown, out: [number, number][] = []): [number, number][] {
   if (Array.isArray(value)) {
-    if (value.length === 2 && typeof value[0] === "number" && typeof value[1] === "number" && Math.abs(value[0]) <= 90 && Math.abs(value[1]) <= 180) {
+    if (
+      value.length === 2 && typeof value[0] === "number" && typeof value[1] === "number" && Math.abs(value[0]) <= 90 &&
+      Math.abs(value[1]) <= 180
+    ) {
       out.push([value[0], value[1]]);
     } else for (const v of value) points(v, out);
   } else if (value && typeof value === "object") {
@@ -141,7 +172,9 @@ function leaks(path: string, text: string, body: unknown): string[] {
       const o = v as Record<string, unknown>;
       const isActivity = "sport_type" in o || "start_date" in o || ("type" in o && "distance" in o);
       if (isActivity && secret.activityIds.includes(Number(o.id))) found.push(`${path}: activity ${o.id}`);
-      if ("activity_id" in o && secret.activityIds.includes(Number(o.activity_id))) found.push(`${path}: activity_id ${o.activity_id}`);
+      if ("activity_id" in o && secret.activityIds.includes(Number(o.activity_id))) {
+        found.push(`${path}: activity_id ${o.activity_id}`);
+      }
       if (key === "activity" && secret.activityIds.includes(Number(o.id))) found.push(`${path}: activity ${o.id}`);
       for (const [k, x] of Object.entries(o)) walk(x, k);
     }
@@ -160,17 +193,29 @@ function reads(): string[] {
     "/v3/athlete/activities?per_page=200",
     `/v3/athletes/${owner.id}`,
     ...a.flatMap((id) => [
-      `/v3/activities/${id}`, `/v3/activities/${id}/streams?keys=latlng,time,distance,altitude`, `/v3/activities/${id}/streams/latlng`,
-      `/v3/activities/${id}/laps`, `/v3/activities/${id}/zones`, `/v3/activities/${id}/kudos`, `/v3/activities/${id}/comments`,
+      `/v3/activities/${id}`,
+      `/v3/activities/${id}/streams?keys=latlng,time,distance,altitude`,
+      `/v3/activities/${id}/streams/latlng`,
+      `/v3/activities/${id}/laps`,
+      `/v3/activities/${id}/zones`,
+      `/v3/activities/${id}/kudos`,
+      `/v3/activities/${id}/comments`,
       `/v3/activities/${id}/photos`,
     ]),
     `/v3/activities/${zonedActivity}?include_all_efforts=true`,
-    `/v3/segments/${segmentId}`, `/v3/segments/${segmentId}/leaderboard`, `/v3/segments/${segmentId}/all_efforts?per_page=200`,
+    `/v3/segments/${segmentId}`,
+    `/v3/segments/${segmentId}/leaderboard`,
+    `/v3/segments/${segmentId}/all_efforts?per_page=200`,
     `/v3/segments/${segmentId}/streams?keys=latlng,distance`,
-    `/v3/segments/explore?bounds=${routeMid[0] - 0.05},${routeMid[1] - 0.05},${routeMid[0] + 0.05},${routeMid[1] + 0.05}`,
+    `/v3/segments/explore?bounds=${routeMid[0] - 0.05},${routeMid[1] - 0.05},${routeMid[0] + 0.05},${
+      routeMid[1] + 0.05
+    }`,
     ...secret.effortIds.map((id) => `/v3/segment_efforts/${id}`),
-    `/v3/clubs/${clubId}/activities?per_page=200`, `/v3/clubs/${clubId}/members`,
-    `/v3/challenges/${challengeId}/leaderboard`, `/v3/challenges/${challengeId}`, "/v3/challenges/joined",
+    `/v3/clubs/${clubId}/activities?per_page=200`,
+    `/v3/clubs/${clubId}/members`,
+    `/v3/challenges/${challengeId}/leaderboard`,
+    `/v3/challenges/${challengeId}`,
+    "/v3/challenges/joined",
     ...secret.uploadIds.map((id) => `/v3/uploads/${id}`),
     `/v3/athletes/${owner.id}/segments/starred`,
   ];
@@ -183,8 +228,13 @@ describe("leak scan", () => {
     expect(leaks("owner list", list.text, list.body).length).toBeGreaterThan(0);
     const effort = await server.api("GET", `/v3/segment_efforts/${secret.effortIds[0]}`, { token: owner.token });
     expect(effort.status).toBe(200);
-    const streams = await server.api("GET", `/v3/activities/${zonedActivity}/streams`, { token: owner.token, query: { keys: "latlng" } });
-    expect(leaks("owner streams", streams.text, streams.body).some((l) => l.includes("inside the privacy zone"))).toBe(true);
+    const streams = await server.api("GET", `/v3/activities/${zonedActivity}/streams`, {
+      token: owner.token,
+      query: { keys: "latlng" },
+    });
+    expect(leaks("owner streams", streams.text, streams.body).some((l) => l.includes("inside the privacy zone"))).toBe(
+      true,
+    );
   });
 
   it("other athletes and the owner without view_private see none of it in any read", async () => {
@@ -202,12 +252,17 @@ describe("leak scan", () => {
       }
     }
     expect(found).toEqual([]);
-    console.log(`leak scan: ${requests} reads by 3 viewers over ${secret.activityIds.length} private activities, ${secret.effortIds.length} private efforts and a ${ZONE_RADIUS} m privacy zone; leaks 0`);
+    console.log(
+      `leak scan: ${requests} reads by 3 viewers over ${secret.activityIds.length} private activities, ${secret.effortIds.length} private efforts and a ${ZONE_RADIUS} m privacy zone; leaks 0`,
+    );
   }, 120_000);
 
   it("heatmap tiles show neither the private ride nor anything inside the privacy zone", async () => {
     const everyType = Array.from({ length: 29 }, (_, i) => i + 1).join(",");
-    const created = await server.api("POST", "/v3/athlete/heatmaps", { token: owner.token, form: { activity_type_ids: everyType } });
+    const created = await server.api("POST", "/v3/athlete/heatmaps", {
+      token: owner.token,
+      form: { activity_type_ids: everyType },
+    });
     expect(created.status, created.text).toBe(201);
     const mapId = created.body.id;
     for (let i = 0; i < 600; i++) {
@@ -236,13 +291,17 @@ describe("leak scan", () => {
     };
     // Painted: the zoned ride outside the zone (the tiles work). Blank: the zone and the private ride.
     const zoned = await parseDeviceFile(new Uint8Array(readFileSync(join(DEVICES, ZONED_FILE))), "gpx");
-    const outside = zoned.samples.find((s) => s.lat !== null && metres([s.lat, s.lng!], [zone.lat, zone.lng]) > ZONE_RADIUS + 300)!;
+    const outside = zoned.samples.find((s) =>
+      s.lat !== null && metres([s.lat, s.lng!], [zone.lat, zone.lng]) > ZONE_RADIUS + 300
+    )!;
     const o = pixel([outside.lat!, outside.lng!]);
     const outsideTile = await tileAt([outside.lat!, outside.lng!]);
     let painted = 0;
-    for (let dy = -3; dy <= 3; dy++) for (let dx = -3; dx <= 3; dx++) {
-      const x = o.px + dx, y = o.py + dy;
-      if (x >= 0 && y >= 0 && x < 256 && y < 256 && alpha(outsideTile, x, y) > 0) painted++;
+    for (let dy = -3; dy <= 3; dy++) {
+      for (let dx = -3; dx <= 3; dx++) {
+        const x = o.px + dx, y = o.py + dy;
+        if (x >= 0 && y >= 0 && x < 256 && y < 256 && alpha(outsideTile, x, y) > 0) painted++;
+      }
     }
     expect(painted, "the public ride outside the zone is drawn").toBeGreaterThan(0);
 
@@ -251,21 +310,27 @@ describe("leak scan", () => {
     const zoneTile = await tileAt([zone.lat, zone.lng]);
     const metresPerPixel = (156543.03 * Math.cos((zone.lat * Math.PI) / 180)) / 2 ** z;
     const r = Math.floor((ZONE_RADIUS - 40) / metresPerPixel);
-    for (let dy = -r; dy <= r; dy++) for (let dx = -r; dx <= r; dx++) {
-      const x = c.px + dx, y = c.py + dy;
-      if (dx * dx + dy * dy > r * r || x < 0 || y < 0 || x >= 256 || y >= 256) continue;
-      if (alpha(zoneTile, x, y) > 0) inZone++;
+    for (let dy = -r; dy <= r; dy++) {
+      for (let dx = -r; dx <= r; dx++) {
+        const x = c.px + dx, y = c.py + dy;
+        if (dx * dx + dy * dy > r * r || x < 0 || y < 0 || x >= 256 || y >= 256) continue;
+        if (alpha(zoneTile, x, y) > 0) inZone++;
+      }
     }
     expect(inZone, "pixels inside the privacy zone").toBe(0);
 
     const privateTile = await tileAt(routeMid);
     const m = pixel(routeMid);
     let onPrivate = 0;
-    for (let dy = -5; dy <= 5; dy++) for (let dx = -5; dx <= 5; dx++) {
-      const x = m.px + dx, y = m.py + dy;
-      if (x >= 0 && y >= 0 && x < 256 && y < 256 && alpha(privateTile, x, y) > 0) onPrivate++;
+    for (let dy = -5; dy <= 5; dy++) {
+      for (let dx = -5; dx <= 5; dx++) {
+        const x = m.px + dx, y = m.py + dy;
+        if (x >= 0 && y >= 0 && x < 256 && y < 256 && alpha(privateTile, x, y) > 0) onPrivate++;
+      }
     }
     expect(onPrivate, "pixels of the private ride").toBe(0);
-    console.log(`leak scan (heatmap z${z}): ${painted} painted pixels near the public ride, 0 inside the zone (radius ${r}px), 0 on the private ride`);
+    console.log(
+      `leak scan (heatmap z${z}): ${painted} painted pixels near the public ride, 0 inside the zone (radius ${r}px), 0 on the private ride`,
+    );
   }, 120_000);
 });

@@ -22,7 +22,12 @@ import { cookieHeader, freshEmail } from "./web-attacks.ts";
  * too, though no page shows them; privacy zones and heatmaps have no text field.
  */
 const CHROMIUM_ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
   "--no-first-run",
 ];
 const RIDE = deviceFile("gpx/strava-export-cycling-power-hr-cad-atemp.gpx");
@@ -107,7 +112,13 @@ async function register(role: Athlete["role"], firstname: string, lastname: stri
   const email = freshEmail("markup");
   const web = new WebClient(server.url);
   const form = await web.get("/register");
-  const res = await web.post("/register", { _csrf: WebClient.csrf(form.text), firstname, lastname, email, password: PASSWORD });
+  const res = await web.post("/register", {
+    _csrf: WebClient.csrf(form.text),
+    firstname,
+    lastname,
+    email,
+    password: PASSWORD,
+  });
   expect(res.status, `sign-up: ${res.text.slice(0, 300)}`).toBe(303);
   const home = await web.get("/");
   const token = /<meta name="api-token" content="([^"]+)"/.exec(home.text)?.[1];
@@ -117,7 +128,10 @@ async function register(role: Athlete["role"], firstname: string, lastname: stri
   await context.addInitScript(() => {
     const w = window as unknown as { __csp: string[] };
     w.__csp = [];
-    document.addEventListener("securitypolicyviolation", (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`));
+    document.addEventListener(
+      "securitypolicyviolation",
+      (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`),
+    );
   });
   const page = await context.newPage();
   await page.goto(`${server.url}/login`);
@@ -128,10 +142,18 @@ async function register(role: Athlete["role"], firstname: string, lastname: stri
 }
 
 // deno-lint-ignore no-explicit-any
-async function call(token: string, method: string, path: string, body?: Record<string, unknown> | FormData): Promise<any> {
+async function call(
+  token: string,
+  method: string,
+  path: string,
+  body?: Record<string, unknown> | FormData,
+): Promise<any> {
   const res = await fetch(new URL(`/v3${path}`, server.url), {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body && !(body instanceof FormData) ? { "content-type": "application/json" } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body && !(body instanceof FormData) ? { "content-type": "application/json" } : {}),
+    },
     body: body instanceof FormData ? body : body ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
@@ -165,10 +187,14 @@ async function importArchive(who: Athlete, fileName: string, inner: string): Pro
   const form = await who.web.get("/settings/import");
   const body = new FormData();
   body.set("_csrf", WebClient.csrf(form.text));
-  const csv = `Activity ID,Activity Date,Activity Name,Activity Type,Filename\n1,"Mar 1, 2026, 6:00:00 AM",Ride,Ride,activities/${inner}\n`;
+  const csv =
+    `Activity ID,Activity Date,Activity Name,Activity Type,Filename\n1,"Mar 1, 2026, 6:00:00 AM",Ride,Ride,activities/${inner}\n`;
   body.set("file", new Blob([await zipOf({ "activities.csv": csv })], { type: "application/zip" }), fileName);
   // The form's own action (it may carry the CSRF token in its address too).
-  const action = /<form method="post" action="([^"]+)" enctype="multipart\/form-data"/.exec(form.text)?.[1].replaceAll("&amp;", "&") ?? "/settings/import";
+  const action = /<form method="post" action="([^"]+)" enctype="multipart\/form-data"/.exec(form.text)?.[1].replaceAll(
+    "&amp;",
+    "&",
+  ) ?? "/settings/import";
   const res = await fetch(new URL(action, server.url), {
     method: "POST",
     headers: { cookie: cookieHeader(who.web), accept: "text/html" },
@@ -214,7 +240,11 @@ async function visit(who: Athlete, label: string, path: string, want: Expect): P
     expect(res?.status(), `${label} as the ${who.role}`).toBeLessThan(400);
     const opened = new URL(page.url()).pathname;
     page.on("request", onNav);
-    await page.waitForFunction((texts) => texts.every((t) => (document.querySelector("main") ?? document.body).innerText.includes(t)), want.text, { timeout: 30_000 })
+    await page.waitForFunction(
+      (texts) => texts.every((t) => (document.querySelector("main") ?? document.body).innerText.includes(t)),
+      want.text,
+      { timeout: 30_000 },
+    )
       .catch(() => {});
     if (want.act) await want.act(page);
     await page.waitForTimeout(800); // a meta refresh of 0 s fires well within this
@@ -294,15 +324,32 @@ describe("markup in user text reaches every page as text (issue 29 item 4)", () 
     photo.set("caption", P.caption);
     await call(a.token, "POST", `/activities/${activityId}/photos`, photo);
 
-    const segment = await call(a.token, "POST", "/segments", { name: P.segmentName, activity_id: activityId, start_index: 1000, end_index: 1600 });
+    const segment = await call(a.token, "POST", "/segments", {
+      name: P.segmentName,
+      activity_id: activityId,
+      start_index: 1000,
+      end_index: 1600,
+    });
     segmentId = segment.id;
     // A second one (another kind of payload), so the explore map has two tooltips of markup.
-    const second = await call(a.token, "POST", "/segments", { name: P.segmentName2, activity_id: activityId, start_index: 2000, end_index: 2600 });
+    const second = await call(a.token, "POST", "/segments", {
+      name: P.segmentName2,
+      activity_id: activityId,
+      start_index: 2000,
+      end_index: 2600,
+    });
     const ends: [number, number][] = [segment.start_latlng, segment.end_latlng, second.start_latlng, second.end_latlng];
     const lats = ends.map((p) => p[0]), lngs = ends.map((p) => p[1]);
-    bounds = [Math.min(...lats) - 0.01, Math.min(...lngs) - 0.01, Math.max(...lats) + 0.01, Math.max(...lngs) + 0.01].map((v) => v.toFixed(5)).join(",");
-    routeId = (await call(a.token, "POST", "/routes", { activity_id: activityId, name: P.routeName, description: P.routeDescription })).id;
-    clubId = (await call(a.token, "POST", "/clubs", { name: P.clubName, description: P.clubDescription, city: P.clubCity })).id;
+    bounds = [Math.min(...lats) - 0.01, Math.min(...lngs) - 0.01, Math.max(...lats) + 0.01, Math.max(...lngs) + 0.01]
+      .map((v) => v.toFixed(5)).join(",");
+    routeId = (await call(a.token, "POST", "/routes", {
+      activity_id: activityId,
+      name: P.routeName,
+      description: P.routeDescription,
+    })).id;
+    clubId =
+      (await call(a.token, "POST", "/clubs", { name: P.clubName, description: P.clubDescription, city: P.clubCity }))
+        .id;
 
     // The other athlete follows, joins the club, comments and gives kudos.
     await call(b.token, "PUT", `/athletes/${a.id}/follow`);
@@ -318,18 +365,34 @@ describe("markup in user text reaches every page as text (issue 29 item 4)", () 
     expect(challengeId).toBeGreaterThan(0);
     for (const who of [a, b]) await call(who.token, "POST", `/challenges/${challengeId}/athletes`).catch(() => null);
     const today = new Date().toISOString().slice(0, 10);
-    await call(a.token, "POST", "/activities", { name: "Morning ride", type: "Ride", start_date_local: `${today}T06:00:00Z`, elapsed_time: 1800, distance: 12_000 });
+    await call(a.token, "POST", "/activities", {
+      name: "Morning ride",
+      type: "Ride",
+      start_date_local: `${today}T06:00:00Z`,
+      elapsed_time: 1800,
+      distance: 12_000,
+    });
 
     // An API application (name, website, description) through its form; both athletes authorize it.
     const form = await a.web.get("/settings/api");
     const created = await a.web.post("/settings/api", {
-      _csrf: WebClient.csrf(form.text), name: P.appName, website: P.appWebsite, description: P.appDescription, callback_domain: "localhost",
+      _csrf: WebClient.csrf(form.text),
+      name: P.appName,
+      website: P.appWebsite,
+      description: P.appDescription,
+      callback_domain: "localhost",
     });
     expect(created.status, created.text.slice(0, 300)).toBe(303);
     appId = Number(/id="client-id">(\d+)</.exec((await a.web.get("/settings/api")).text)?.[1]);
     expect(appId).toBeGreaterThan(0);
     for (const who of [a, b]) {
-      const back = await who.web.authorize({ client_id: String(appId), redirect_uri: "http://localhost/cb", response_type: "code", scope: "read", approval_prompt: "force" });
+      const back = await who.web.authorize({
+        client_id: String(appId),
+        redirect_uri: "http://localhost/cb",
+        response_type: "code",
+        scope: "read",
+        approval_prompt: "force",
+      });
       expect(back.searchParams.get("code")).toBeTruthy();
     }
   }, 300_000);
@@ -397,19 +460,34 @@ describe("markup in user text reaches every page as text (issue 29 item 4)", () 
         },
       })],
       ["route", `/routes/${routeId}`, () => ({ title: P.routeName, text: [P.routeName, P.routeDescription] })],
-      ["club", `/clubs/${clubId}`, () => ({ title: P.clubName, text: [P.clubName, P.clubDescription, P.clubCity, ...names(), P.activityName] })],
+      [
+        "club",
+        `/clubs/${clubId}`,
+        () => ({ title: P.clubName, text: [P.clubName, P.clubDescription, P.clubCity, ...names(), P.activityName] }),
+      ],
       ["challenge", `/challenges/${challengeId}`, () => ({ text: [a.name] })],
       ["settings", "/settings", (me) => ({ text: me === a ? [a.name, P.gearName] : [b.name] })],
-      ["consent", `/oauth/authorize?client_id=${appId}&redirect_uri=http://localhost/cb&response_type=code&scope=read&approval_prompt=force`,
-        (me) => ({ text: [P.appName, P.appWebsite, P.appDescription, me.name] })],
+      [
+        "consent",
+        `/oauth/authorize?client_id=${appId}&redirect_uri=http://localhost/cb&response_type=code&scope=read&approval_prompt=force`,
+        (me) => ({ text: [P.appName, P.appWebsite, P.appDescription, me.name] }),
+      ],
       ["my apps", "/settings/apps", () => ({ text: [P.appName, P.appWebsite] })],
       ["upload (picked file)", "/upload", (me) => {
         const name = me === a ? P.pickedFileA : P.pickedFileB;
         return {
           text: [],
           act: async (page) => {
-            await page.setInputFiles("#files", { name, mimeType: "application/gpx+xml", buffer: Buffer.from("not a gpx") });
-            await page.waitForFunction((t) => (document.querySelector("main") ?? document.body).innerText.includes(t), name, { timeout: 10_000 });
+            await page.setInputFiles("#files", {
+              name,
+              mimeType: "application/gpx+xml",
+              buffer: Buffer.from("not a gpx"),
+            });
+            await page.waitForFunction(
+              (t) => (document.querySelector("main") ?? document.body).innerText.includes(t),
+              name,
+              { timeout: 10_000 },
+            );
             await page.waitForSelector("#uploads li[data-state]", { timeout: 30_000 });
             expect(await page.locator("#uploads li .name").innerText()).toBe(name);
           },
@@ -427,7 +505,11 @@ describe("markup in user text reaches every page as text (issue 29 item 4)", () 
       await visit(who, "imports", "/settings/import", { text: [archive] });
     }
     console.log(`payload tags: ${[...fields].map(([t, f]) => `${t} ${f}`).join(", ")}`);
-    console.log(`markup in user text: ${visits} pages × viewers checked (${Object.keys(P).length} fields with markup):\n  ${checked.join("\n  ")}`);
+    console.log(
+      `markup in user text: ${visits} pages × viewers checked (${Object.keys(P).length} fields with markup):\n  ${
+        checked.join("\n  ")
+      }`,
+    );
     expect(visits).toBe(pages.length * 2 + 5);
   }, 600_000);
 });

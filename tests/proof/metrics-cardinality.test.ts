@@ -66,13 +66,20 @@ const OTHER_ATTACKS: (() => Promise<number>)[] = [
   () => send("GET", `/v3/activities/${made()}`),
   () => send("GET", "/v3/athlete", { authorization: `Bearer ${made()}` }),
   () => send("POST", "/oauth/token", { "content-type": "application/x-www-form-urlencoded" }, `grant_type=${made()}`),
-  () => send("POST", "/v3/uploads", { "content-type": "application/json", authorization: `Bearer ${made()}` }, "{not json"),
+  () =>
+    send("POST", "/v3/uploads", { "content-type": "application/json", authorization: `Bearer ${made()}` }, "{not json"),
   () => send("GET", `/heatmaps/${made()}/${made()}`, { accept: "text/html" }),
   () => send("GET", `/heatmap-viewer/${made()}.js`),
   () => send("PUT", "/metrics"),
   () => send("DELETE", `/docs/assets/${made()}`),
   () => send("GET", `/oauth/authorize?client_id=${made()}&response_type=${made()}`, { accept: "text/html" }),
-  () => send("POST", "/login", { "content-type": "application/x-www-form-urlencoded", "content-length": "999999999999" }, ""),
+  () =>
+    send(
+      "POST",
+      "/login",
+      { "content-type": "application/x-www-form-urlencoded", "content-length": "999999999999" },
+      "",
+    ),
   () => send("OPTIONS", `/v3/${made()}`),
   () => send("HEAD", `/${made()}`),
 ];
@@ -110,43 +117,51 @@ async function scrape(): Promise<{ series: number; values: Map<string, Set<strin
 const MAX_SERIES = 1_500;
 
 describe("/metrics stays bounded whatever clients send (issue 29 item 2)", () => {
-  it("thousands of made-up methods, unmatched paths and odd statuses: series under a fixed bound, none added by 1,000 more", async () => {
-    // Warm up with ordinary traffic, then measure from there.
-    for (let i = 0; i < 50; i++) await send("GET", "/health");
-    const before = await scrape();
-    const rssBefore = rssMiB();
+  it(
+    "thousands of made-up methods, unmatched paths and odd statuses: series under a fixed bound, none added by 1,000 more",
+    async () => {
+      // Warm up with ordinary traffic, then measure from there.
+      for (let i = 0; i < 50; i++) await send("GET", "/health");
+      const before = await scrape();
+      const rssBefore = rssMiB();
 
-    // 6,000 requests, 3,000 of them with made-up methods (the issue's 3,000 added 48,000 series).
-    const statuses = await attack(6_000);
-    expect(statuses[0] ?? 0).toBe(0); // every request answered
-    expect(Object.keys(statuses).every((s) => Number(s) < 500)).toBe(true);
-    const after = await scrape();
-    const rssAfter = rssMiB();
+      // 6,000 requests, 3,000 of them with made-up methods (the issue's 3,000 added 48,000 series).
+      const statuses = await attack(6_000);
+      expect(statuses[0] ?? 0).toBe(0); // every request answered
+      expect(Object.keys(statuses).every((s) => Number(s) < 500)).toBe(true);
+      const after = await scrape();
+      const rssAfter = rssMiB();
 
-    await attack(1_000);
-    const again = await scrape();
-    const rssAgain = rssMiB();
+      await attack(1_000);
+      const again = await scrape();
+      const rssAgain = rssMiB();
 
-    console.log(
-      `[metrics-cardinality] series: ${before.series} before, ${after.series} after 6,000 hostile requests (3,000 made-up methods), ${again.series} after 1,000 more ` +
-        `(bound ${MAX_SERIES}); RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} → ${rssAgain.toFixed(0)} MiB; statuses ${JSON.stringify(statuses)}`,
-    );
-    expect(after.series).toBeLessThan(MAX_SERIES);
-    expect(again.series).toBe(after.series);
-    // Every label value is from a closed set.
-    for (const method of again.values.get("method") ?? []) {
-      expect(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"]).toContain(method);
-    }
-    for (const status of again.values.get("status") ?? []) expect(status).toMatch(/^([1-5]\d\d|[1-5]xx|other)$/);
-    for (const route of again.values.get("route") ?? []) expect(route === "other" || route.startsWith("/")).toBe(true);
-    expect(again.values.get("route")).toContain("other");
-    expect(again.values.get("method")).toContain("other");
-    const labelValues = [...again.values.values()].flatMap((set) => [...set].map((v) => v.toLowerCase()));
-    expect(labelValues.filter((v) => [...madeUp].some((token) => v.includes(token)))).toEqual([]);
-    // The process does not grow with the attack (it grew by +925 MB for 3,000 made-up methods).
-    expect(rssAfter - rssBefore).toBeLessThan(80);
-    expect(rssAgain - rssAfter).toBeLessThan(24);
-    // And it still answers.
-    expect(await send("GET", "/health")).toBe(200);
-  }, 300_000);
+      console.log(
+        `[metrics-cardinality] series: ${before.series} before, ${after.series} after 6,000 hostile requests (3,000 made-up methods), ${again.series} after 1,000 more ` +
+          `(bound ${MAX_SERIES}); RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} → ${
+            rssAgain.toFixed(0)
+          } MiB; statuses ${JSON.stringify(statuses)}`,
+      );
+      expect(after.series).toBeLessThan(MAX_SERIES);
+      expect(again.series).toBe(after.series);
+      // Every label value is from a closed set.
+      for (const method of again.values.get("method") ?? []) {
+        expect(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"]).toContain(method);
+      }
+      for (const status of again.values.get("status") ?? []) expect(status).toMatch(/^([1-5]\d\d|[1-5]xx|other)$/);
+      for (const route of again.values.get("route") ?? []) {
+        expect(route === "other" || route.startsWith("/")).toBe(true);
+      }
+      expect(again.values.get("route")).toContain("other");
+      expect(again.values.get("method")).toContain("other");
+      const labelValues = [...again.values.values()].flatMap((set) => [...set].map((v) => v.toLowerCase()));
+      expect(labelValues.filter((v) => [...madeUp].some((token) => v.includes(token)))).toEqual([]);
+      // The process does not grow with the attack (it grew by +925 MB for 3,000 made-up methods).
+      expect(rssAfter - rssBefore).toBeLessThan(80);
+      expect(rssAgain - rssAfter).toBeLessThan(24);
+      // And it still answers.
+      expect(await send("GET", "/health")).toBe(200);
+    },
+    300_000,
+  );
 });

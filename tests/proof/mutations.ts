@@ -51,7 +51,20 @@ export function prng(seed: number) {
 }
 type Rng = ReturnType<typeof prng>;
 
-const HOSTILE_NUMBERS = ["NaN", "-1", "0", "1e308", "-1e308", "Infinity", "", "99999999999999999999", "1.7976931348623157e309", "-0", "0x10", "   "];
+const HOSTILE_NUMBERS = [
+  "NaN",
+  "-1",
+  "0",
+  "1e308",
+  "-1e308",
+  "Infinity",
+  "",
+  "99999999999999999999",
+  "1.7976931348623157e309",
+  "-0",
+  "0x10",
+  "   ",
+];
 
 /** The mutation operators; each returns new bytes. */
 const operators: Record<string, (b: Uint8Array, rng: Rng, kind: DeviceFile["kind"]) => Uint8Array> = {
@@ -91,7 +104,11 @@ const operators: Record<string, (b: Uint8Array, rng: Rng, kind: DeviceFile["kind
         out[0] = rng.pick([0, 1, 12, 13, 15, 255, 14 + rng.int(64)]);
         break;
       case 1:
-        view.setUint32(4, rng.pick([0, 1, 0xffffffff, 0x7fffffff, out.length * 4, Math.max(0, out.length - 14 - 1 - rng.int(100))]), true);
+        view.setUint32(
+          4,
+          rng.pick([0, 1, 0xffffffff, 0x7fffffff, out.length * 4, Math.max(0, out.length - 14 - 1 - rng.int(100))]),
+          true,
+        );
         break;
       case 2: {
         // A definition message's field size byte (every 3rd byte after a definition header).

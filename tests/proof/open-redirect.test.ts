@@ -93,7 +93,9 @@ describe("open redirect after sign-in (Deno server)", () => {
       const form = await anonymous.get(`/register?next=${encodeURIComponent(next)}`);
       expect(form.status).toBe(200);
       const carried = WebClient.hiddenFields(form.text).next;
-      if (new URL(carried, server.url).origin !== own) offSite.push(`GET /register hidden next ${JSON.stringify(next)} → ${carried}`);
+      if (new URL(carried, server.url).origin !== own) {
+        offSite.push(`GET /register hidden next ${JSON.stringify(next)} → ${carried}`);
+      }
 
       // POST /login with the right password and a hostile next.
       const login = await signInWith(new WebClient(server.url), loginEmail, password, next);
@@ -101,7 +103,16 @@ describe("open redirect after sign-in (Deno server)", () => {
     }
     // POST /register (a new athlete each time, at the server's real password cost): a sample that
     // covers each family (tab, backslash, scheme, protocol-relative, dot segments, encoded).
-    for (const next of ["/\t/evil.example/x", "/\\evil.example", "https://evil.example", "//evil.example", "/.//evil.example", "javascript:alert(1)"]) {
+    for (
+      const next of [
+        "/\t/evil.example/x",
+        "/\\evil.example",
+        "https://evil.example",
+        "//evil.example",
+        "/.//evil.example",
+        "javascript:alert(1)",
+      ]
+    ) {
       const res = await signUp(new WebClient(server.url), freshEmail("redirect"), password, next);
       check("POST /register", next, res, "/register");
     }
@@ -110,7 +121,9 @@ describe("open redirect after sign-in (Deno server)", () => {
     const own1 = await signedIn.get(`/login?next=${encodeURIComponent("/settings/api?tab=1#top")}`);
     expect(destination(own1.location, "/login").href).toBe(new URL("/settings/api?tab=1#top", server.url).href);
 
-    console.log(`open redirect: ${HOSTILE.length} hostile next values, ${redirects} redirects checked; off-site ${offSite.length}; 5xx or non-redirects ${failures.length}`);
+    console.log(
+      `open redirect: ${HOSTILE.length} hostile next values, ${redirects} redirects checked; off-site ${offSite.length}; 5xx or non-redirects ${failures.length}`,
+    );
     expect(failures).toEqual([]);
     expect(offSite).toEqual([]);
   }, 600_000);
@@ -118,7 +131,13 @@ describe("open redirect after sign-in (Deno server)", () => {
   it("an OAuth request while signed out comes back to the consent page, on our origin", async () => {
     // toSignIn builds next from the request URL: a hostile path must not become an off-site next.
     const anonymous = new WebClient(server.url);
-    for (const path of ["/oauth/authorize?client_id=1&x=//evil.example", "/settings/api?next=https://evil.example", "/settings/apps"]) {
+    for (
+      const path of [
+        "/oauth/authorize?client_id=1&x=//evil.example",
+        "/settings/api?next=https://evil.example",
+        "/settings/apps",
+      ]
+    ) {
       const res = await anonymous.get(path);
       expect(res.status).toBeLessThan(500);
       if (res.status !== 302) continue;

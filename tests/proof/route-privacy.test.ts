@@ -45,7 +45,11 @@ function metres(a: readonly [number, number], b: readonly [number, number]): num
 const inZone = (p: readonly [number, number]) => metres(p, [zone.lat, zone.lng]) <= ZONE_RADIUS;
 
 function upload(token: string, file: string, fields: Record<string, string>) {
-  return uploadUntilReady(call, token, { bytes: readFileSync(join(DEVICES, file)), name: file.split("/").pop()!, dataType: file.split(".").pop()! }, fields);
+  return uploadUntilReady(call, token, {
+    bytes: readFileSync(join(DEVICES, file)),
+    name: file.split("/").pop()!,
+    dataType: file.split(".").pop()!,
+  }, fields);
 }
 
 async function makeRoute(token: string, body: Record<string, unknown>): Promise<number> {
@@ -58,26 +62,66 @@ async function makeRoute(token: string, body: Record<string, unknown>): Promise<
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "fitness-route-privacy-"));
   const setup = await openPlatform(configFromEnv({ dataDir, databaseUrl: undefined, seedDemo: false, quiet: true }));
-  ownerId = await createAthlete(setup, { firstname: "Zoe", lastname: "Zoned", email: "zoe@example.com", password: "password123" });
-  const rivalId = await createAthlete(setup, { firstname: "Rex", lastname: "Rival", email: "rex@example.com", password: "password123" });
-  const app = await createApplication(setup, { name: "Routes", ownerId, callbackDomain: "localhost", internal: true, kudosEnabled: true });
-  tokens.ownerFull = await issueToken(setup, { athleteId: ownerId, applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
-  tokens.ownerWrite = await issueToken(setup, { athleteId: ownerId, applicationId: app.client_id, permissions: ["read", "write"] });
-  tokens.rival = await issueToken(setup, { athleteId: rivalId, applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
+  ownerId = await createAthlete(setup, {
+    firstname: "Zoe",
+    lastname: "Zoned",
+    email: "zoe@example.com",
+    password: "password123",
+  });
+  const rivalId = await createAthlete(setup, {
+    firstname: "Rex",
+    lastname: "Rival",
+    email: "rex@example.com",
+    password: "password123",
+  });
+  const app = await createApplication(setup, {
+    name: "Routes",
+    ownerId,
+    callbackDomain: "localhost",
+    internal: true,
+    kudosEnabled: true,
+  });
+  tokens.ownerFull = await issueToken(setup, {
+    athleteId: ownerId,
+    applicationId: app.client_id,
+    permissions: ["read", "write", "view_private"],
+  });
+  tokens.ownerWrite = await issueToken(setup, {
+    athleteId: ownerId,
+    applicationId: app.client_id,
+    permissions: ["read", "write"],
+  });
+  tokens.rival = await issueToken(setup, {
+    athleteId: rivalId,
+    applicationId: app.client_id,
+    permissions: ["read", "write", "view_private"],
+  });
   await setup.close();
-  server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000", RATE_LIMIT_LONG: "1000000" } });
+  server = await startDenoServer({
+    dataDir,
+    env: { SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000", RATE_LIMIT_LONG: "1000000" },
+  });
   call = api(server.url);
 
   publicRide = await upload(tokens.ownerFull, PUBLIC_FILE, { name: "Public ride past home" });
   privateRide = await upload(tokens.ownerFull, PRIVATE_FILE, { name: "SECRET-RIDE", private: "1" });
-  const streams = await call("GET", `/v3/activities/${publicRide}/streams`, { token: tokens.ownerFull, query: { keys: "latlng", key_by_type: true } });
+  const streams = await call("GET", `/v3/activities/${publicRide}/streams`, {
+    token: tokens.ownerFull,
+    query: { keys: "latlng", key_by_type: true },
+  });
   latlng = streams.body.latlng.data;
   const homeIndex = Math.floor(latlng.length / 3);
   const home = latlng[homeIndex];
   zone = { lat: home[0], lng: home[1] };
   // A public line drawn through the place before it became a privacy zone.
-  await makeRoute(tokens.ownerFull, { name: "Drawn before the zone", latlng: latlng.slice(homeIndex - 150, homeIndex + 150) });
-  const z = await call("POST", "/v3/athlete/privacy_zones", { token: tokens.ownerFull, form: { lat: zone.lat, lng: zone.lng, radius: ZONE_RADIUS } });
+  await makeRoute(tokens.ownerFull, {
+    name: "Drawn before the zone",
+    latlng: latlng.slice(homeIndex - 150, homeIndex + 150),
+  });
+  const z = await call("POST", "/v3/athlete/privacy_zones", {
+    token: tokens.ownerFull,
+    form: { lat: zone.lat, lng: zone.lng, radius: ZONE_RADIUS },
+  });
   expect(z.status, z.text).toBe(201);
 }, 180_000);
 afterAll(async () => {
@@ -88,18 +132,26 @@ afterAll(async () => {
 function positions(text: string): [number, number][] {
   const out: [number, number][] = [];
   for (const m of text.matchAll(/lat="(-?[\d.]+)" lon="(-?[\d.]+)"/g)) out.push([Number(m[1]), Number(m[2])]);
-  for (const m of text.matchAll(/<LatitudeDegrees>(-?[\d.]+)<\/LatitudeDegrees><LongitudeDegrees>(-?[\d.]+)<\/LongitudeDegrees>/g)) {
+  for (
+    const m of text.matchAll(
+      /<LatitudeDegrees>(-?[\d.]+)<\/LatitudeDegrees><LongitudeDegrees>(-?[\d.]+)<\/LongitudeDegrees>/g,
+    )
+  ) {
     out.push([Number(m[1]), Number(m[2])]);
   }
   if (text.startsWith("{") || text.startsWith("[")) {
     const walk = (value: unknown, key: string) => {
       if (Array.isArray(value)) {
-        if (value.length === 2 && typeof value[0] === "number" && typeof value[1] === "number" && Math.abs(value[0]) <= 90) {
+        if (
+          value.length === 2 && typeof value[0] === "number" && typeof value[1] === "number" && Math.abs(value[0]) <= 90
+        ) {
           out.push([value[0], value[1]]);
         } else for (const v of value) walk(v, key);
       } else if (value && typeof value === "object") {
         for (const [k, v] of Object.entries(value)) walk(v, k);
-      } else if (typeof value === "string" && /polyline/.test(key) && value) out.push(...(polyline.decode(value) as [number, number][]));
+      } else if (typeof value === "string" && /polyline/.test(key) && value) {
+        out.push(...(polyline.decode(value) as [number, number][]));
+      }
     };
     walk(JSON.parse(text), "");
   }
@@ -110,12 +162,33 @@ describe("creating routes from what must not be published", () => {
   it("refuses what the token may not see or must not publish, and cuts the zone out of the rest", async () => {
     expect(latlng.filter(inZone).length, "the public ride passes through the zone").toBeGreaterThan(2);
     const attacks: { what: string; token: string; body: Record<string, unknown>; status: number; field: string }[] = [
-      { what: "another athlete, the owner's private ride", token: tokens.rival, body: { activity_id: privateRide, private: true }, status: 404, field: "id" },
-      { what: "the owner without read_all, her private ride", token: tokens.ownerWrite, body: { activity_id: privateRide, private: true }, status: 404, field: "id" },
-      { what: "a public route from a private ride", token: tokens.ownerFull, body: { activity_id: privateRide }, status: 400, field: "private" },
+      {
+        what: "another athlete, the owner's private ride",
+        token: tokens.rival,
+        body: { activity_id: privateRide, private: true },
+        status: 404,
+        field: "id",
+      },
+      {
+        what: "the owner without read_all, her private ride",
+        token: tokens.ownerWrite,
+        body: { activity_id: privateRide, private: true },
+        status: 404,
+        field: "id",
+      },
+      {
+        what: "a public route from a private ride",
+        token: tokens.ownerFull,
+        body: { activity_id: privateRide },
+        status: 400,
+        field: "private",
+      },
     ];
     for (const attack of attacks) {
-      const res = await call("POST", "/v3/routes", { token: attack.token, json: { name: `Attack: ${attack.what}`, ...attack.body } });
+      const res = await call("POST", "/v3/routes", {
+        token: attack.token,
+        json: { name: `Attack: ${attack.what}`, ...attack.body },
+      });
       expect([attack.what, res.status], res.text).toEqual([attack.what, attack.status]);
       expect(res.body.errors[0].field, attack.what).toBe(attack.field);
     }
@@ -136,8 +209,14 @@ describe("creating routes from what must not be published", () => {
       expect(pts.filter(inZone), `${name} holds no point of Zoe's zone`).toEqual([]);
     }
     expect((await stored("Owner public route", tokens.ownerFull)).filter(inZone)).toEqual([]);
-    expect((await stored("SECRET-ROUTE-HOME", tokens.ownerFull)).filter(inZone).length, "the owner's private route keeps her home").toBeGreaterThan(2);
-    expect((await stored("Drawn before the zone", tokens.ownerFull)).filter(inZone).length, "the owner sees her drawn line whole").toBeGreaterThan(2);
+    expect(
+      (await stored("SECRET-ROUTE-HOME", tokens.ownerFull)).filter(inZone).length,
+      "the owner's private route keeps her home",
+    ).toBeGreaterThan(2);
+    expect(
+      (await stored("Drawn before the zone", tokens.ownerFull)).filter(inZone).length,
+      "the owner sees her drawn line whole",
+    ).toBeGreaterThan(2);
   }, 120_000);
 });
 
@@ -151,7 +230,13 @@ describe("every route path, read by others", () => {
       const paths = [`/v3/athletes/${ownerId}/routes?per_page=200`];
       for (const name of zoes) {
         const id = routes[name];
-        paths.push(`/v3/routes/${id}`, `/v3/routes/${id}/streams`, `/v3/routes/${id}/streams?key_by_type=true`, `/v3/routes/${id}/export_gpx`, `/v3/routes/${id}/export_tcx`);
+        paths.push(
+          `/v3/routes/${id}`,
+          `/v3/routes/${id}/streams`,
+          `/v3/routes/${id}/streams?key_by_type=true`,
+          `/v3/routes/${id}/export_gpx`,
+          `/v3/routes/${id}/export_tcx`,
+        );
       }
       for (const path of paths) {
         const res = await call("GET", path, { token });
@@ -168,6 +253,8 @@ describe("every route path, read by others", () => {
     }
     expect(pointsSeen, "the probes read positions at all").toBeGreaterThan(1000);
     expect(leaks).toEqual([]);
-    console.log(`route privacy: ${leaks.length} leaks in ${probes} probes (${pointsSeen} positions read by 2 viewers); 3 create attacks refused`);
+    console.log(
+      `route privacy: ${leaks.length} leaks in ${probes} probes (${pointsSeen} positions read by 2 viewers); 3 create attacks refused`,
+    );
   }, 120_000);
 });

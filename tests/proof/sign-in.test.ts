@@ -36,7 +36,9 @@ function matches(stored: string, candidate: string): { N: number; r: number; p: 
 
 async function hashOf(email: string): Promise<string> {
   return withDataDir(dataDir, async (db) => {
-    const [row] = await db.query<{ password_hash: string }>("select password_hash from athletes where email = $1", [email]);
+    const [row] = await db.query<{ password_hash: string }>("select password_hash from athletes where email = $1", [
+      email,
+    ]);
     return row.password_hash;
   });
 }
@@ -48,10 +50,27 @@ beforeAll(async () => {
   const id = await nextId(setup.db, "athlete");
   oldEmail = freshEmail("old-hash");
   const salt = randomBytes(16);
-  const oldHash = ["scrypt", 16384, 8, 1, salt.toString("hex"), scryptSync(password, salt, 32, { N: 16384, r: 8, p: 1 }).toString("hex")].join("$");
+  const oldHash = [
+    "scrypt",
+    16384,
+    8,
+    1,
+    salt.toString("hex"),
+    scryptSync(password, salt, 32, { N: 16384, r: 8, p: 1 }).toString("hex"),
+  ].join("$");
   await setup.store.append(athleteStream(id), 0, [athleteRegistered.create({
-    athleteId: id, firstname: "Old", lastname: "Hash", email: oldEmail, passwordHash: oldHash,
-    sex: null, premium: false, city: null, state: null, country: null, birthdate: null, weight: null,
+    athleteId: id,
+    firstname: "Old",
+    lastname: "Hash",
+    email: oldEmail,
+    passwordHash: oldHash,
+    sex: null,
+    premium: false,
+    city: null,
+    state: null,
+    country: null,
+    birthdate: null,
+    weight: null,
   })], { metadata: { source: "test" } });
   await setup.close();
   server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0" } });
@@ -65,7 +84,10 @@ async function attempt(address: string, email: string, guess: string): Promise<R
   const page = await requestFrom(address, new URL("/login", server.url).href);
   const cookie = [page.headers["set-cookie"] ?? []].flat().map((c) => c.split(";")[0]).join("; ");
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1];
-  return requestFrom(address, new URL("/login", server.url).href, { cookie, form: { _csrf: csrf, email, password: guess } });
+  return requestFrom(address, new URL("/login", server.url).href, {
+    cookie,
+    form: { _csrf: csrf, email, password: guess },
+  });
 }
 
 describe("password hashing and sign-in throttling (Deno server)", () => {
@@ -80,8 +102,13 @@ describe("password hashing and sign-in throttling (Deno server)", () => {
 
     const fresh = matches(await hashOf(newEmail), password);
     const upgraded = matches(await hashOf(oldEmail), password);
-    const rehashEvents = await withDataDir(dataDir, async (db) =>
-      (await db.query<{ n: number }>("select count(*)::int as n from public.events where type = 'AthletePasswordRehashed'"))[0].n);
+    const rehashEvents = await withDataDir(
+      dataDir,
+      async (db) =>
+        (await db.query<{ n: number }>(
+          "select count(*)::int as n from public.events where type = 'AthletePasswordRehashed'",
+        ))[0].n,
+    );
     for (const cost of [fresh, upgraded]) {
       expect(cost.ok).toBe(true);
       expect(cost.N).toBeGreaterThanOrEqual(OWASP.N);
@@ -132,7 +159,9 @@ describe("password hashing and sign-in throttling (Deno server)", () => {
     expect(ownerIn.status).toBe(303);
     expect(ownerIn.headers["set-cookie"]?.some((c) => c.startsWith("fp_session="))).toBe(true);
     console.log(
-      `throttling: guesser from ${attacker} made ${statuses.length} attempts in ${((Date.now() - until + 20_000) / 1000).toFixed(0)} s, ${checked} checked (401), ${refused} refused (429, Retry-After up to ${retryAfter} s); ` +
+      `throttling: guesser from ${attacker} made ${statuses.length} attempts in ${
+        ((Date.now() - until + 20_000) / 1000).toFixed(0)
+      } s, ${checked} checked (401), ${refused} refused (429, Retry-After up to ${retryAfter} s); ` +
         `right password from the guesser's address: ${guesserRight.status}; owner from ${owner}: ${ownerIn.status}`,
     );
   }, 300_000);

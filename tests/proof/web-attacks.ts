@@ -18,7 +18,13 @@ export function freshEmail(tag: string): string {
 /** Signs up through GET + POST /register (the real pages, the server's password cost). */
 export async function signUp(client: WebClient, email: string, password: string, next?: string) {
   const page = await client.get("/register");
-  const form: Record<string, string> = { _csrf: WebClient.csrf(page.text), firstname: "Web", lastname: "Proof", email, password };
+  const form: Record<string, string> = {
+    _csrf: WebClient.csrf(page.text),
+    firstname: "Web",
+    lastname: "Proof",
+    email,
+    password,
+  };
   if (next !== undefined) form.next = next;
   return client.post("/register", form);
 }
@@ -54,7 +60,9 @@ export function requestFrom(
       headers: {
         accept: "text/html",
         ...(options.cookie ? { cookie: options.cookie } : {}),
-        ...(body ? { "content-type": "application/x-www-form-urlencoded", "content-length": String(Buffer.byteLength(body)) } : {}),
+        ...(body
+          ? { "content-type": "application/x-www-form-urlencoded", "content-length": String(Buffer.byteLength(body)) }
+          : {}),
       },
     }, (res) => {
       let text = "";
@@ -74,7 +82,10 @@ export function cookieHeader(client: WebClient): string {
 }
 
 /** Runs `read` against the stopped server's PGlite data dir (public schema and read models). */
-export async function withDataDir<T>(dataDir: string, read: (db: Awaited<ReturnType<typeof openDb>>) => Promise<T>): Promise<T> {
+export async function withDataDir<T>(
+  dataDir: string,
+  read: (db: Awaited<ReturnType<typeof openDb>>) => Promise<T>,
+): Promise<T> {
   const db = await openDb({ dataDir, searchPath: "rm, public" });
   try {
     return await read(db);

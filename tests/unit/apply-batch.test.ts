@@ -17,7 +17,13 @@ let position = 0;
 function recorded(type: string, data: unknown): RecordedEvent {
   position++;
   return {
-    position, streamId: "s", streamVersion: position, type, schemaVersion: 1, data, metadata: {},
+    position,
+    streamId: "s",
+    streamVersion: position,
+    type,
+    schemaVersion: 1,
+    data,
+    metadata: {},
     recordedAt: new Date(Date.UTC(2025, 0, 1) + position * 1000).toISOString(),
   };
 }
@@ -50,23 +56,50 @@ async function sameAsOneByOne(projection: Projection, before: RecordedEvent[], r
 
 describe("batched projection handlers equal one-by-one application", () => {
   it("follows: any interleaving of follow and unfollow, over rows that existed before", async () => {
-    const op = fc.record({ follow: fc.boolean(), a: fc.integer({ min: 1, max: 4 }), b: fc.integer({ min: 1, max: 4 }) });
+    const op = fc.record({
+      follow: fc.boolean(),
+      a: fc.integer({ min: 1, max: 4 }),
+      b: fc.integer({ min: 1, max: 4 }),
+    });
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 8 }), fc.array(op, { minLength: 1, maxLength: 40 }), async (pre, ops) => {
-        const toEvent = (o: { follow: boolean; a: number; b: number }) =>
-          recorded(o.follow ? "AthleteFollowed" : "AthleteUnfollowed", { athleteId: o.a, targetId: o.b });
-        await sameAsOneByOne(followsProjection, pre.map(toEvent), ops.map(toEvent));
-      }),
+      fc.asyncProperty(
+        fc.array(op, { maxLength: 8 }),
+        fc.array(op, { minLength: 1, maxLength: 40 }),
+        async (pre, ops) => {
+          const toEvent = (o: { follow: boolean; a: number; b: number }) =>
+            recorded(o.follow ? "AthleteFollowed" : "AthleteUnfollowed", { athleteId: o.a, targetId: o.b });
+          await sameAsOneByOne(followsProjection, pre.map(toEvent), ops.map(toEvent));
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it("athletes: registrations in batches with profile updates in between", async () => {
-    const register = (id: number) => recorded("AthleteRegistered", {
-      athleteId: id, firstname: `F${id}`, lastname: "L", email: `a${id}@example.com`, passwordHash: "x", sex: id % 2 ? "M" : "F",
-      premium: id % 3 === 0, city: null, state: null, country: "France", birthdate: "1990-01-02", weight: 60.5 + id,
-    });
-    const update = (id: number) => recorded("AthleteProfileUpdated", { athleteId: id, city: `City ${id}`, weight: 55.25 });
-    await sameAsOneByOne(athletesProjection, [register(1)], [register(2), register(3), update(2), register(4), update(1), update(4)]);
+    const register = (id: number) =>
+      recorded("AthleteRegistered", {
+        athleteId: id,
+        firstname: `F${id}`,
+        lastname: "L",
+        email: `a${id}@example.com`,
+        passwordHash: "x",
+        sex: id % 2 ? "M" : "F",
+        premium: id % 3 === 0,
+        city: null,
+        state: null,
+        country: "France",
+        birthdate: "1990-01-02",
+        weight: 60.5 + id,
+      });
+    const update = (id: number) =>
+      recorded("AthleteProfileUpdated", { athleteId: id, city: `City ${id}`, weight: 55.25 });
+    await sameAsOneByOne(athletesProjection, [register(1)], [
+      register(2),
+      register(3),
+      update(2),
+      register(4),
+      update(1),
+      update(4),
+    ]);
   });
 });

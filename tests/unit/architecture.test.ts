@@ -59,7 +59,8 @@ const program = ts.createProgram(paths.filter((p) => !nameOf(p).startsWith("desk
 const checker = program.getTypeChecker();
 const sources = paths.map((path) => {
   const name = nameOf(path);
-  const file = program.getSourceFile(path) ?? ts.createSourceFile(name, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true);
+  const file = program.getSourceFile(path) ??
+    ts.createSourceFile(name, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true);
   return { name, path, file };
 });
 
@@ -86,7 +87,9 @@ function plantTyped(name: string, text: string): { file: ts.SourceFile; checker:
   const host = ts.createCompilerHost(program.getCompilerOptions(), true);
   const read = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, version, onError, create) =>
-    fileName === path ? ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true) : program.getSourceFile(fileName) ?? read(fileName, version, onError, create);
+    fileName === path
+      ? ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true)
+      : program.getSourceFile(fileName) ?? read(fileName, version, onError, create);
   const planted = ts.createProgram([...program.getRootFileNames(), path], program.getCompilerOptions(), host, program);
   return { file: planted.getSourceFile(path)!, checker: planted.getTypeChecker() };
 }
@@ -104,9 +107,15 @@ export function importViolations(file: ts.SourceFile): string[] {
     if (!to || !MAY_IMPORT[from].includes(to)) found.push(where(file, node));
   };
   walk(file, (node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       check(node, node.moduleSpecifier.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
       check(node, node.arguments[0].text);
     }
   });
@@ -118,11 +127,17 @@ function tableOwners(): Map<string, string> {
   const owners = new Map<string, string>();
   for (const s of sources) {
     if (!/^(events|projections|server)\//.test(s.name)) continue;
-    for (const m of readFileSync(s.path, "utf8").matchAll(/create table if not exists\s+(?:public\.|rm\.|"?\$\{[^}]*\}"?\.)?([a-z_][a-z0-9_]*)/gi)) {
+    for (
+      const m of readFileSync(s.path, "utf8").matchAll(
+        /create table if not exists\s+(?:public\.|rm\.|"?\$\{[^}]*\}"?\.)?([a-z_][a-z0-9_]*)/gi,
+      )
+    ) {
       const table = m[1].toLowerCase();
       const owner = s.name.startsWith("projections/")
         ? s.name.split("/").slice(0, 2).join("/") + "/"
-        : s.name.startsWith("events/") ? "events/" : dirname(s.name) + "/";
+        : s.name.startsWith("events/")
+        ? "events/"
+        : dirname(s.name) + "/";
       if (!owners.has(table)) owners.set(table, owner);
     }
   }
@@ -133,7 +148,8 @@ function tableOwners(): Map<string, string> {
 }
 const OWNERS = tableOwners();
 
-const WRITES = /\b(insert\s+into|update|delete\s+from|truncate|alter\s+table|drop\s+table|create\s+(?:unique\s+)?(?:table|index))\b/i;
+const WRITES =
+  /\b(insert\s+into|update|delete\s+from|truncate|alter\s+table|drop\s+table|create\s+(?:unique\s+)?(?:table|index))\b/i;
 
 /**
  * May `file` name `table` in this SQL? The owner may do anything. A read model's table may also
@@ -145,11 +161,15 @@ function mayName(file: string, table: string, text: string, owners: ReadonlyMap<
   if (!owner || owner.split(",").some((o) => file === o || file.startsWith(o))) return true;
   if (!owner.startsWith("projections/") || !file.startsWith("projections/")) return false;
   if (!file.includes("/", "projections/".length)) return true;
-  const write = new RegExp(`${WRITES.source}\\s+(?:only\\s+)?(?:if (?:not )?exists\\s+)?(?:public\\.|rm\\.|"?\\$\\{[^}]*\\}"?\\.)?"?${table}\\b`, "i");
+  const write = new RegExp(
+    `${WRITES.source}\\s+(?:only\\s+)?(?:if (?:not )?exists\\s+)?(?:public\\.|rm\\.|"?\\$\\{[^}]*\\}"?\\.)?"?${table}\\b`,
+    "i",
+  );
   return !write.test(text);
 }
 
-const SQL_WORDS = /\b(select|where|join|insert|update|delete|values|set|order by|group by|returning|using|on conflict|limit|create|truncate|alter)\b/i;
+const SQL_WORDS =
+  /\b(select|where|join|insert|update|delete|values|set|order by|group by|returning|using|on conflict|limit|create|truncate|alter)\b/i;
 
 /** String and template literals whose SQL names a table this file may not (see `mayName`). */
 export function sqlOwnerViolations(file: ts.SourceFile, owners: ReadonlyMap<string, string> = OWNERS): string[] {
@@ -163,7 +183,10 @@ export function sqlOwnerViolations(file: ts.SourceFile, owners: ReadonlyMap<stri
       // Prose ("hidden from others and from heatmaps") is not SQL: a literal counts when it also has SQL's words.
       if (!SQL_WORDS.test(text)) return;
       const named = tables.filter((t) =>
-        new RegExp(`\\b(?:from|join|into|update|table(?: if (?:not )?exists)?|truncate)\\s+(?:only\\s+)?(?:public\\.|rm\\.|"?\\$\\{[^}]*\\}"?\\.)?"?${t}\\b`, "i").test(text)
+        new RegExp(
+          `\\b(?:from|join|into|update|table(?: if (?:not )?exists)?|truncate)\\s+(?:only\\s+)?(?:public\\.|rm\\.|"?\\$\\{[^}]*\\}"?\\.)?"?${t}\\b`,
+          "i",
+        ).test(text)
       );
       if (named.some((t) => !mayName(self, t, text, owners))) found.push(where(file, node));
     }
@@ -188,7 +211,9 @@ function constLiteral(id: ts.Identifier, file: ts.SourceFile, typed: ts.TypeChec
     if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = typed.getAliasedSymbol(symbol);
     declaration = symbol?.valueDeclaration;
   } else {
-    walk(file, (n) => { if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === id.text) declaration = n; });
+    walk(file, (n) => {
+      if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.name.text === id.text) declaration = n;
+    });
   }
   if (!declaration || !ts.isVariableDeclaration(declaration) || !declaration.initializer) return undefined;
   if (!(ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const)) return undefined;
@@ -224,8 +249,9 @@ export function builtSqlViolations(file: ts.SourceFile, typed: ts.TypeChecker | 
 function namesStoreAppend(node: ts.Node, typed: ts.TypeChecker): boolean {
   let name: ts.Node | undefined;
   if (ts.isPropertyAccessExpression(node)) name = node.name;
-  else if (ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression)) name = node.argumentExpression;
-  else if (ts.isBindingElement(node)) name = node.propertyName ?? node.name;
+  else if (ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression)) {
+    name = node.argumentExpression;
+  } else if (ts.isBindingElement(node)) name = node.propertyName ?? node.name;
   if (!name || !/^append(Many)?$/.test(name.getText().replace(/["'`]/g, ""))) return false;
   const symbol = ts.isBindingElement(node)
     ? typed.getTypeAtLocation(node.parent).getProperty(name.getText())
@@ -251,7 +277,10 @@ export const isCommandsFile = (name: string) => /^server\/[a-z0-9-]+\/commands\.
 export function handleCommandUses(file: ts.SourceFile): string[] {
   const found: string[] = [];
   walk(file, (node) => {
-    if ((ts.isImportSpecifier(node) || ts.isExportSpecifier(node)) && (node.propertyName ?? node.name).text === "handleCommand") {
+    if (
+      (ts.isImportSpecifier(node) || ts.isExportSpecifier(node)) &&
+      (node.propertyName ?? node.name).text === "handleCommand"
+    ) {
       found.push(where(file, node));
     } else if (ts.isPropertyAccessExpression(node) && node.name.text === "handleCommand") found.push(where(file, node));
   });
@@ -278,12 +307,14 @@ export function loadTimePushes(file: ts.SourceFile): string[] {
   const imported = new Set<string>();
   for (const statement of file.statements) {
     // The project's own modules (a relative specifier): the runtime's objects (`process`) are not registries.
-    if (ts.isImportDeclaration(statement) && statement.importClause && !statement.importClause.isTypeOnly &&
-      ts.isStringLiteral(statement.moduleSpecifier) && statement.moduleSpecifier.text.startsWith(".")) {
+    if (
+      ts.isImportDeclaration(statement) && statement.importClause && !statement.importClause.isTypeOnly &&
+      ts.isStringLiteral(statement.moduleSpecifier) && statement.moduleSpecifier.text.startsWith(".")
+    ) {
       const clause = statement.importClause;
       if (clause.name) imported.add(clause.name.text);
       const bindings = clause.namedBindings;
-      if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) imported.add(e.name.text);
+      if (bindings && ts.isNamedImports(bindings)) { for (const e of bindings.elements) imported.add(e.name.text); }
       if (bindings && ts.isNamespaceImport(bindings)) imported.add(bindings.name.text);
     }
   }
@@ -296,12 +327,19 @@ export function loadTimePushes(file: ts.SourceFile): string[] {
         while (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) e = e.expression;
         return ts.isIdentifier(e) ? e.text : "";
       };
-      if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MUTATORS.test(node.expression.name.text)) {
-        const target = node.expression.name.text === "assign" && ts.isIdentifier(node.expression.expression) && node.expression.expression.text === "Object"
+      if (
+        ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) &&
+        MUTATORS.test(node.expression.name.text)
+      ) {
+        const target = node.expression.name.text === "assign" && ts.isIdentifier(node.expression.expression) &&
+            node.expression.expression.text === "Object"
           ? (node.arguments[0] && root(node.arguments[0]))
           : root(node.expression.expression);
         if (target && imported.has(target)) found.push(where(file, statement));
-      } else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && imported.has(root(node.left))) {
+      } else if (
+        ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+        imported.has(root(node.left))
+      ) {
         found.push(where(file, statement));
       }
     });
@@ -328,8 +366,11 @@ export function mutatedModuleCollections(file: ts.SourceFile): string[] {
   }
   const mutated = new Set<string>();
   walk(file, (node) => {
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MUTATORS.test(node.expression.name.text) &&
-      ts.isIdentifier(node.expression.expression) && collections.has(node.expression.expression.text)) {
+    if (
+      ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) &&
+      MUTATORS.test(node.expression.name.text) &&
+      ts.isIdentifier(node.expression.expression) && collections.has(node.expression.expression.text)
+    ) {
       mutated.add(node.expression.expression.text);
     }
   });
@@ -345,11 +386,14 @@ const CACHES: Record<string, string> = {
   "server/web/app/index.ts: cache": "static page assets read once from disk",
   "server/web/docs.ts: cache": "static docs assets read once from disk",
   "server/web/app/token.ts: minting": "in-flight page-token mints, so concurrent page loads share one",
-  "server/web/account.tsx: dummyHashes": "one dummy password hash per cost, so unknown e-mails cost as much as wrong passwords",
+  "server/web/account.tsx: dummyHashes":
+    "one dummy password hash per cost, so unknown e-mails cost as much as wrong passwords",
   "server/workers/runtime.ts: nodeBundles": "worker bundles built once per process (Node only)",
   "server/uploads/athlete-lock.ts: tails": "per-athlete queue of duplicate checks within this process",
-  "server/uploads/originals.ts: received": "hand-off of just-received bytes from submission to the job in the same process",
-  "server/heatmaps/build.ts: justGathered": "hand-off of a build's gathered tracks between its steps in the same process",
+  "server/uploads/originals.ts: received":
+    "hand-off of just-received bytes from submission to the job in the same process",
+  "server/heatmaps/build.ts: justGathered":
+    "hand-off of a build's gathered tracks between its steps in the same process",
   "server/ingest/timezone.ts: formats": "Intl formatters per time zone (construction is slow)",
   "server/ingest/terrain.ts: byDir": "elevation tiles opened once per directory",
   "server/archive/runs.ts: live": "progress of the imports this process runs, for the page that watches them",
@@ -381,9 +425,15 @@ export function folderEdges(files: readonly { name: string; file: ts.SourceFile 
     if (!from) continue;
     walk(file, (node) => {
       let specifier: string | undefined;
-      if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (
+        (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier &&
+        ts.isStringLiteral(node.moduleSpecifier)
+      ) {
         specifier = node.moduleSpecifier.text;
-      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+      } else if (
+        ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] &&
+        ts.isStringLiteralLike(node.arguments[0])
+      ) {
         specifier = node.arguments[0].text;
       }
       if (!specifier?.startsWith(".")) return;
@@ -399,7 +449,10 @@ export function folderEdges(files: readonly { name: string; file: ts.SourceFile 
 
 /** Cycles among folders (each strongly connected set of two or more), with one import per edge. */
 export function folderCycles(edges: Map<string, Map<string, string>>): string[] {
-  const index = new Map<string, number>(), low = new Map<string, number>(), stack: string[] = [], on = new Set<string>();
+  const index = new Map<string, number>(),
+    low = new Map<string, number>(),
+    stack: string[] = [],
+    on = new Set<string>();
   const cycles: string[] = [];
   let next = 0;
   const visit = (v: string) => {
@@ -414,7 +467,9 @@ export function folderCycles(edges: Map<string, Map<string, string>>): string[] 
     do (w = stack.pop()!, on.delete(w), set.push(w)); while (w !== v);
     if (set.length > 1) {
       const inSet = new Set(set);
-      const why = set.flatMap((a) => [...(edges.get(a) ?? [])].filter(([b]) => inSet.has(b)).map(([b, line]) => `${a} → ${b} (${line})`));
+      const why = set.flatMap((a) =>
+        [...(edges.get(a) ?? [])].filter(([b]) => inSet.has(b)).map(([b, line]) => `${a} → ${b} (${line})`)
+      );
       cycles.push(`${set.sort().join(", ")}: ${why.join("; ")}`);
     }
   };
@@ -430,7 +485,10 @@ export function schemaImports(file: ts.SourceFile): string[] {
     const specifier = statement.moduleSpecifier.text;
     if (specifier === "zod" || !specifier.startsWith(".")) continue;
     const target = nameOf(resolve(ROOT, dirname(nameOf(file.fileName)), specifier));
-    if (/^(shared|events)\//.test(target) || target === "server/http/schema.ts" || /^server\/[^/]+\/schema\.ts$/.test(target)) continue;
+    if (
+      /^(shared|events)\//.test(target) || target === "server/http/schema.ts" ||
+      /^server\/[^/]+\/schema\.ts$/.test(target)
+    ) continue;
     found.push(where(file, statement));
   }
   return found;
@@ -440,92 +498,181 @@ const offendingFiles = (lines: string[]) => [...new Set(lines.map((l) => l.slice
 
 describe("architecture", () => {
   it("each check finds what it looks for on planted violations, and only that", () => {
-    expect(importViolations(parse("events/x.ts", `import { a } from "../server/app.ts"; import "../shared/json.ts";`))).toHaveLength(1);
-    expect(importViolations(parse("projections/x/y.ts", `export { a } from "../../server/app.ts"; const m = import("../../events/store.ts");`))).toHaveLength(1);
-    expect(importViolations(parse("desktop/core/x.ts", `import { a } from "../../events/types.ts"; import { b } from "../../shared/json.ts";`))).toHaveLength(1);
-    expect(importViolations(parse("server/x.ts", `import { a } from "../projections/index.ts"; import { z } from "zod";`))).toEqual([]);
+    expect(importViolations(parse("events/x.ts", `import { a } from "../server/app.ts"; import "../shared/json.ts";`)))
+      .toHaveLength(1);
+    expect(
+      importViolations(
+        parse(
+          "projections/x/y.ts",
+          `export { a } from "../../server/app.ts"; const m = import("../../events/store.ts");`,
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(
+      importViolations(
+        parse(
+          "desktop/core/x.ts",
+          `import { a } from "../../events/types.ts"; import { b } from "../../shared/json.ts";`,
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(
+      importViolations(parse("server/x.ts", `import { a } from "../projections/index.ts"; import { z } from "zod";`)),
+    ).toEqual([]);
 
-    const owners = new Map([["activities", "projections/activities/"], ["follows", "projections/follows/"], ["events", "events/"], ["web_sessions", "server/web/"]]);
-    const planted = parse("server/x/y.ts", [
-      "// select * from activities",
-      "q(`select id from activities where x`);",
-      "q('delete from rm.follows');",
-      "q(`select 1 from t join ${s}.follows g`);",
-      "q('insert into events (type) values ($1)');",
-      "q('delete from public.web_sessions where id = $1');",
-      "const s = 'activities'; const t = 'from the activities'; const u = 'hidden from others and from activities';",
-    ].join("\n"));
+    const owners = new Map([["activities", "projections/activities/"], ["follows", "projections/follows/"], [
+      "events",
+      "events/",
+    ], ["web_sessions", "server/web/"]]);
+    const planted = parse(
+      "server/x/y.ts",
+      [
+        "// select * from activities",
+        "q(`select id from activities where x`);",
+        "q('delete from rm.follows');",
+        "q(`select 1 from t join ${s}.follows g`);",
+        "q('insert into events (type) values ($1)');",
+        "q('delete from public.web_sessions where id = $1');",
+        "const s = 'activities'; const t = 'from the activities'; const u = 'hidden from others and from activities';",
+      ].join("\n"),
+    );
     expect(sqlOwnerViolations(planted, owners)).toHaveLength(5);
-    expect(sqlOwnerViolations(parse("server/web/z.ts", "q('delete from public.web_sessions where id = $1');"), owners)).toEqual([]);
-    expect(sqlOwnerViolations(parse("projections/follows/queries.ts", "q('select 1 from follows join activities a on true');"), owners)).toEqual([]);
-    expect(sqlOwnerViolations(parse("projections/follows/projection.ts", "q('update activities set x = 1 where id = $1'); q('delete from follows where a = $1');"), owners)).toHaveLength(1);
+    expect(sqlOwnerViolations(parse("server/web/z.ts", "q('delete from public.web_sessions where id = $1');"), owners))
+      .toEqual([]);
+    expect(
+      sqlOwnerViolations(
+        parse("projections/follows/queries.ts", "q('select 1 from follows join activities a on true');"),
+        owners,
+      ),
+    ).toEqual([]);
+    expect(
+      sqlOwnerViolations(
+        parse(
+          "projections/follows/projection.ts",
+          "q('update activities set x = 1 where id = $1'); q('delete from follows where a = $1');",
+        ),
+        owners,
+      ),
+    ).toHaveLength(1);
     expect(sqlOwnerViolations(parse("projections/runner.ts", "q('truncate activities');"), owners)).toEqual([]);
-    expect(sqlOwnerViolations(parse("projections/queries/lag.ts", "q('select max(global_position) from events');"), owners)).toHaveLength(1);
+    expect(
+      sqlOwnerViolations(parse("projections/queries/lag.ts", "q('select max(global_position) from events');"), owners),
+    ).toHaveLength(1);
 
-    const sqlPlant = plantTyped("server/__planted_sql__.ts", [
-      `import type { Db, Queryable } from "../events/db/types.ts";`,
-      `import { EVENT_STORE_SCHEMA } from "../events/schema.ts";`,
-      `declare const db: Queryable; declare const platform: { db: Db }; declare const cols: string; declare const name: string;`,
-      `declare function build(t: string): string; declare const form: FormData;`,
-      "let sql = 'select 1'; sql += ' from x'; await db.query(sql);",
-      "const DDL = 'create table if not exists x (a int)'; await db.exec(DDL); await db.exec(EVENT_STORE_SCHEMA); await db.query(`select ${cols} from jobs`);",
-      "const table = 'activities'; await platform.db.query(`select * from ${table} where id = $1`, [1]);",
-      "await platform.db.exec(`delete from \"${name}\"`);",
-      "await db.query('select 1'); const q = db; await q.query(build('jobs')); form.append('query', build('x'));",
-    ].join("\n"));
+    const sqlPlant = plantTyped(
+      "server/__planted_sql__.ts",
+      [
+        `import type { Db, Queryable } from "../events/db/types.ts";`,
+        `import { EVENT_STORE_SCHEMA } from "../events/schema.ts";`,
+        `declare const db: Queryable; declare const platform: { db: Db }; declare const cols: string; declare const name: string;`,
+        `declare function build(t: string): string; declare const form: FormData;`,
+        "let sql = 'select 1'; sql += ' from x'; await db.query(sql);",
+        "const DDL = 'create table if not exists x (a int)'; await db.exec(DDL); await db.exec(EVENT_STORE_SCHEMA); await db.query(`select ${cols} from jobs`);",
+        "const table = 'activities'; await platform.db.query(`select * from ${table} where id = $1`, [1]);",
+        'await platform.db.exec(`delete from "${name}"`);',
+        "await db.query('select 1'); const q = db; await q.query(build('jobs')); form.append('query', build('x'));",
+      ].join("\n"),
+    );
     expect(builtSqlViolations(sqlPlant.file, sqlPlant.checker)).toHaveLength(5);
 
-    const appendPlant = plantTyped("server/__planted_append__.ts", [
-      `import type { EventStore } from "../events/store.ts";`,
-      `declare const platform: { store: EventStore }; declare const store: EventStore; declare const form: FormData; declare const headers: Headers;`,
-      "await platform.store.append('s', 0, []);",
-      "const s = platform.store; await s.append('s', 0, []);",
-      "const { append } = store;",
-      "await store['append']('x', 0, []);",
-      "form.append('file', 'x'); headers.append('a', 'b'); const list = { append: (x: number) => x }; list.append(1);",
-    ].join("\n"));
+    const appendPlant = plantTyped(
+      "server/__planted_append__.ts",
+      [
+        `import type { EventStore } from "../events/store.ts";`,
+        `declare const platform: { store: EventStore }; declare const store: EventStore; declare const form: FormData; declare const headers: Headers;`,
+        "await platform.store.append('s', 0, []);",
+        "const s = platform.store; await s.append('s', 0, []);",
+        "const { append } = store;",
+        "await store['append']('x', 0, []);",
+        "form.append('file', 'x'); headers.append('a', 'b'); const list = { append: (x: number) => x }; list.append(1);",
+      ].join("\n"),
+    );
     expect(appendViolations(appendPlant.file, appendPlant.checker)).toHaveLength(4);
 
-    expect(handleCommandUses(parse("server/clubs/routes.ts", `import { handleCommand } from "../../events/decider.ts"; import * as d from "../../events/decider.ts"; d.handleCommand(a, b, c, e);`))).toHaveLength(2);
-    expect(handleCommandUses(parse("server/clubs/routes.ts", `import { DomainError } from "../../events/decider.ts";`))).toEqual([]);
+    expect(
+      handleCommandUses(
+        parse(
+          "server/clubs/routes.ts",
+          `import { handleCommand } from "../../events/decider.ts"; import * as d from "../../events/decider.ts"; d.handleCommand(a, b, c, e);`,
+        ),
+      ),
+    ).toHaveLength(2);
+    expect(handleCommandUses(parse("server/clubs/routes.ts", `import { DomainError } from "../../events/decider.ts";`)))
+      .toEqual([]);
     expect(isCommandsFile("server/clubs/commands.ts")).toBe(true);
-    expect(isCommandsFile("server/clubs/routes.ts") || isCommandsFile("server/commands.ts") || isCommandsFile("server/a/b/commands.ts")).toBe(false);
+    expect(
+      isCommandsFile("server/clubs/routes.ts") || isCommandsFile("server/commands.ts") ||
+        isCommandsFile("server/a/b/commands.ts"),
+    ).toBe(false);
 
-    expect(dataCasts(parse("server/x.ts", "const a = e.data as Foo; const b = (first?.data) as Bar; const c = <Baz>e.data; const d = e.data; const f = x as Foo; const g = e.data as unknown;"))).toHaveLength(3);
+    expect(
+      dataCasts(
+        parse(
+          "server/x.ts",
+          "const a = e.data as Foo; const b = (first?.data) as Bar; const c = <Baz>e.data; const d = e.data; const f = x as Foo; const g = e.data as unknown;",
+        ),
+      ),
+    ).toHaveLength(3);
 
-    const pushes = parse("server/gear/routes.ts", [
-      `import { extensions } from "../athletes/routes.ts";`,
-      `import { table } from "./table.ts";`,
-      `import process from "node:process";`,
-      `process.exitCode = 1;`,
-      `const own: number[] = [];`,
-      `extensions.push(gearExtension);`,
-      `table.set("a", 1);`,
-      `Object.assign(table, { b: 2 });`,
-      `own.push(1);`,
-      `export function later() { extensions.push(x); }`,
-    ].join("\n"));
+    const pushes = parse(
+      "server/gear/routes.ts",
+      [
+        `import { extensions } from "../athletes/routes.ts";`,
+        `import { table } from "./table.ts";`,
+        `import process from "node:process";`,
+        `process.exitCode = 1;`,
+        `const own: number[] = [];`,
+        `extensions.push(gearExtension);`,
+        `table.set("a", 1);`,
+        `Object.assign(table, { b: 2 });`,
+        `own.push(1);`,
+        `export function later() { extensions.push(x); }`,
+      ].join("\n"),
+    );
     expect(loadTimePushes(pushes)).toHaveLength(3);
-    expect(mutatedModuleCollections(parse("server/x.ts", [
-      "const registry = new Map(); export function register(k, v) { registry.set(k, v); }",
-      "const list = []; export function add(x) { list.push(x); }",
-      "const fixed = new Set(['a']); const weak = new WeakMap(); export function f(k) { weak.set(k, 1); return fixed.has(k); }",
-    ].join("\n")))).toEqual(["server/x.ts: registry", "server/x.ts: list"]);
+    expect(mutatedModuleCollections(parse(
+      "server/x.ts",
+      [
+        "const registry = new Map(); export function register(k, v) { registry.set(k, v); }",
+        "const list = []; export function add(x) { list.push(x); }",
+        "const fixed = new Set(['a']); const weak = new WeakMap(); export function f(k) { weak.set(k, 1); return fixed.has(k); }",
+      ].join("\n"),
+    ))).toEqual(["server/x.ts: registry", "server/x.ts: list"]);
 
-    expect(sideEffectImports(parse("server/x.ts", `import "./y.ts"; import { a } from "./z.ts"; import type { B } from "./b.ts";`))).toHaveLength(1);
+    expect(
+      sideEffectImports(
+        parse("server/x.ts", `import "./y.ts"; import { a } from "./z.ts"; import type { B } from "./b.ts";`),
+      ),
+    ).toHaveLength(1);
 
     const plantedFolders = [
-      { name: "server/clubs/routes.ts", text: `import { a } from "../athletes/represent.ts"; import { z } from "../athletes/schema.ts"; import { p } from "../platform.ts";` },
+      {
+        name: "server/clubs/routes.ts",
+        text:
+          `import { a } from "../athletes/represent.ts"; import { z } from "../athletes/schema.ts"; import { p } from "../platform.ts";`,
+      },
       { name: "server/athletes/routes.ts", text: `import type { C } from "../clubs/commands.ts";` },
-      { name: "server/gear/routes.ts", text: `import { s } from "../clubs/schema.ts"; import { r } from "../athletes/represent.ts";` },
+      {
+        name: "server/gear/routes.ts",
+        text: `import { s } from "../clubs/schema.ts"; import { r } from "../athletes/represent.ts";`,
+      },
       { name: "server/clubs/schema.ts", text: `import { g } from "../gear/schema.ts";` },
       { name: "server/uploads/job.ts", text: `const m = import("../segments/matching.ts");` },
       { name: "server/segments/matching.ts", text: `export { x } from "../uploads/job.ts";` },
     ].map(({ name, text }) => ({ name, file: parse(name, text) }));
     const cycles = folderCycles(folderEdges(plantedFolders));
     expect(cycles).toHaveLength(2);
-    expect(cycles.map((c) => c.slice(0, c.indexOf(":")))).toEqual(expect.arrayContaining(["athletes, clubs", "segments, uploads"]));
-    expect(schemaImports(parse("server/clubs/schema.ts", `import { z } from "zod"; import { a } from "../athletes/schema.ts"; import { m } from "../http/schema.ts"; import { f } from "./represent.ts"; import { q } from "../../projections/clubs/queries.ts";`))).toHaveLength(2);
+    expect(cycles.map((c) => c.slice(0, c.indexOf(":")))).toEqual(
+      expect.arrayContaining(["athletes, clubs", "segments, uploads"]),
+    );
+    expect(
+      schemaImports(
+        parse(
+          "server/clubs/schema.ts",
+          `import { z } from "zod"; import { a } from "../athletes/schema.ts"; import { m } from "../http/schema.ts"; import { f } from "./represent.ts"; import { q } from "../../projections/clubs/queries.ts";`,
+        ),
+      ),
+    ).toHaveLength(2);
 
     expect(OWNERS.get("activities")).toBe("projections/activities/");
     expect(OWNERS.get("events")).toBe("events/");
@@ -538,7 +685,9 @@ describe("architecture", () => {
     expect(appendViolations(decider.file).length).toBeGreaterThan(0);
     const withQueries = sources.filter((s) => s.name.startsWith("server/")).filter((s) => {
       let calls = 0;
-      walk(s.file, (n) => { if (ts.isCallExpression(n) && isDatabaseCall(n, checker)) calls++; });
+      walk(s.file, (n) => {
+        if (ts.isCallExpression(n) && isDatabaseCall(n, checker)) calls++;
+      });
       return calls > 0;
     });
     expect(withQueries.length).toBeGreaterThan(5);
@@ -565,7 +714,9 @@ describe("architecture", () => {
   });
 
   it("handleCommand is used only by the features' commands.ts", () => {
-    const lines = sources.filter((s) => !s.name.startsWith("events/") && !isCommandsFile(s.name)).flatMap((s) => handleCommandUses(s.file));
+    const lines = sources.filter((s) => !s.name.startsWith("events/") && !isCommandsFile(s.name)).flatMap((s) =>
+      handleCommandUses(s.file)
+    );
     expect(offendingFiles(lines), lines.join("\n")).toEqual([]);
   });
 
@@ -585,7 +736,8 @@ describe("architecture", () => {
 
   it("server's folders form no cycle: a feature's way reads straight down (its top level and schema nesting aside)", () => {
     expect(folderCycles(folderEdges(sources))).toEqual([]);
-    expect(sources.filter((s) => /^server\/[^/]+\/schema\.ts$/.test(s.name)).flatMap((s) => schemaImports(s.file))).toEqual([]);
+    expect(sources.filter((s) => /^server\/[^/]+\/schema\.ts$/.test(s.name)).flatMap((s) => schemaImports(s.file)))
+      .toEqual([]);
   });
 
   it("registration is explicit: no side-effect imports", () => {

@@ -8,7 +8,9 @@ function keysOf(schema: unknown, path = ""): string[] {
   if (!def) return [];
   switch (def.type) {
     case "object":
-      return Object.entries(def.shape as Record<string, unknown>).flatMap(([key, inner]) => [`${path}${key}`, ...keysOf(inner, `${path}${key}.`)]);
+      return Object.entries(def.shape as Record<string, unknown>).flatMap((
+        [key, inner],
+      ) => [`${path}${key}`, ...keysOf(inner, `${path}${key}.`)]);
     case "array":
       return keysOf(def.element, `${path}[].`);
     case "tuple":

@@ -2,16 +2,16 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { defineEvent, type EventDefinition, eventCatalogue } from "../../events/catalogue.ts";
+import { defineEvent, eventCatalogue, type EventDefinition } from "../../events/catalogue.ts";
 import { athleteFollowed, type FollowEvent } from "../../events/athlete/events.ts";
 import { type ClubCommand, clubDecider } from "../../events/club/decide.ts";
 import { type ClubEvent, clubJoined } from "../../events/club/events.ts";
 import type { Decider } from "../../events/decider.ts";
 import { followDecider } from "../../events/follow/decide.ts";
 import {
-  type CatalogueEvent,
   catalogue,
   catalogued,
+  type CatalogueEvent,
   type EventOfType,
   type EventType,
   isOneOf,
@@ -71,8 +71,14 @@ describe("the event catalogue", () => {
     expectTypeOf<CatalogueEvent["data"]>().not.toBeUnknown();
     expectTypeOf<EventType>().not.toEqualTypeOf<string>();
     const recorded: RecordedEvent = {
-      position: 1, streamId: "club-1", streamVersion: 1, type: "ClubJoined", schemaVersion: 1,
-      data: { clubId: 1, athleteId: 2 }, metadata: {}, recordedAt: "2024-01-01T00:00:00.000Z",
+      position: 1,
+      streamId: "club-1",
+      streamVersion: 1,
+      type: "ClubJoined",
+      schemaVersion: 1,
+      data: { clubId: 1, athleteId: 2 },
+      metadata: {},
+      recordedAt: "2024-01-01T00:00:00.000Z",
     };
     const event = catalogued(recorded);
     expectTypeOf(event).toEqualTypeOf<StoredEvent>();
@@ -111,8 +117,15 @@ describe("the event catalogue", () => {
 
   it("scopes a decider to its stream's events (checked by npm run typecheck)", () => {
     expectTypeOf<ClubEvent["type"]>().toEqualTypeOf<
-      | "ClubCreated" | "ClubMemberInvited" | "ClubJoined" | "ClubMembershipRequested" | "ClubMembershipApproved"
-      | "ClubMembershipDeclined" | "ClubLeft" | "ClubAdminPromoted" | "ClubAdminDemoted"
+      | "ClubCreated"
+      | "ClubMemberInvited"
+      | "ClubJoined"
+      | "ClubMembershipRequested"
+      | "ClubMembershipApproved"
+      | "ClubMembershipDeclined"
+      | "ClubLeft"
+      | "ClubAdminPromoted"
+      | "ClubAdminDemoted"
     >();
     expectTypeOf(clubDecider.decide).returns.toEqualTypeOf<ClubEvent[]>();
     expectTypeOf(clubDecider.evolve).parameter(1).toEqualTypeOf<ClubEvent>();

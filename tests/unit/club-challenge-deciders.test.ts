@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { checkNewClub, clubDecider, type NewClubRequest } from "../../events/club/decide.ts";
 import { DomainError } from "../../events/decider.ts";
-import { clubCreated, clubJoined, clubMemberInvited, clubMembershipRequested, clubAdminPromoted } from "../../events/club/events.ts";
+import {
+  clubAdminPromoted,
+  clubCreated,
+  clubJoined,
+  clubMemberInvited,
+  clubMembershipRequested,
+} from "../../events/club/events.ts";
 import { challengeDecider } from "../../events/challenge/decide.ts";
 import { challengeCreated, challengeJoined } from "../../events/challenge/events.ts";
 import { athleteSettingsDecider } from "../../events/club/settings.ts";
@@ -9,28 +15,61 @@ import { athleteEnhancedPrivacyChanged } from "../../events/club/events.ts";
 import { given } from "../helpers/decider.ts";
 
 const OWNER = 1;
-const created = (priv: boolean) => clubCreated.create({
-  clubId: 9, ownerId: OWNER, name: "C", description: null, clubType: "casual_club", sportType: "cycling",
-  city: null, state: null, country: null, private: priv, verified: false, url: "c",
-});
+const created = (priv: boolean) =>
+  clubCreated.create({
+    clubId: 9,
+    ownerId: OWNER,
+    name: "C",
+    description: null,
+    clubType: "casual_club",
+    sportType: "cycling",
+    city: null,
+    state: null,
+    country: null,
+    private: priv,
+    verified: false,
+    url: "c",
+  });
 
 describe("club decider (given events / when command / then events or error)", () => {
   it("join: public → ClubJoined; private → requested; private and invited → ClubJoined; member → nothing", () => {
     given(clubDecider, [created(false)]).when({ type: "join", athleteId: 2 }).thenTypes(["ClubJoined"]);
     given(clubDecider, [created(true)]).when({ type: "join", athleteId: 2 }).thenTypes(["ClubMembershipRequested"]);
-    given(clubDecider, [created(true), clubMemberInvited.create({ clubId: 9, athleteId: 2, invitedBy: null })]).when({ type: "join", athleteId: 2 }).thenTypes(["ClubJoined"]);
-    given(clubDecider, [created(false), clubJoined.create({ clubId: 9, athleteId: 2 })]).when({ type: "join", athleteId: 2 }).then([]);
-    given(clubDecider, [created(true), clubMembershipRequested.create({ clubId: 9, athleteId: 2 })]).when({ type: "join", athleteId: 2 }).then([]);
+    given(clubDecider, [created(true), clubMemberInvited.create({ clubId: 9, athleteId: 2, invitedBy: null })]).when({
+      type: "join",
+      athleteId: 2,
+    }).thenTypes(["ClubJoined"]);
+    given(clubDecider, [created(false), clubJoined.create({ clubId: 9, athleteId: 2 })]).when({
+      type: "join",
+      athleteId: 2,
+    }).then([]);
+    given(clubDecider, [created(true), clubMembershipRequested.create({ clubId: 9, athleteId: 2 })]).when({
+      type: "join",
+      athleteId: 2,
+    }).then([]);
     given(clubDecider, []).when({ type: "join", athleteId: 2 }).thenError("not_found", "invalid");
   });
 
   it("approve/decline: admin only, private club only, pending target only", () => {
     const pending = [created(true), clubMembershipRequested.create({ clubId: 9, athleteId: 2 })];
-    given(clubDecider, pending).when({ type: "approve", callerId: OWNER, athleteId: 2 }).thenTypes(["ClubMembershipApproved"]);
-    given(clubDecider, pending).when({ type: "decline", callerId: OWNER, athleteId: 2 }).thenTypes(["ClubMembershipDeclined"]);
-    given(clubDecider, pending).when({ type: "approve", callerId: 2, athleteId: 2 }).thenError("forbidden", "not admin");
-    given(clubDecider, pending).when({ type: "approve", callerId: OWNER, athleteId: 3 }).thenError("not_found", "no request");
-    given(clubDecider, [created(false)]).when({ type: "decline", callerId: OWNER, athleteId: 3 }).thenError("invalid", "not private");
+    given(clubDecider, pending).when({ type: "approve", callerId: OWNER, athleteId: 2 }).thenTypes([
+      "ClubMembershipApproved",
+    ]);
+    given(clubDecider, pending).when({ type: "decline", callerId: OWNER, athleteId: 2 }).thenTypes([
+      "ClubMembershipDeclined",
+    ]);
+    given(clubDecider, pending).when({ type: "approve", callerId: 2, athleteId: 2 }).thenError(
+      "forbidden",
+      "not admin",
+    );
+    given(clubDecider, pending).when({ type: "approve", callerId: OWNER, athleteId: 3 }).thenError(
+      "not_found",
+      "no request",
+    );
+    given(clubDecider, [created(false)]).when({ type: "decline", callerId: OWNER, athleteId: 3 }).thenError(
+      "invalid",
+      "not private",
+    );
   });
 
   it("leave, promote, demote", () => {
@@ -38,9 +77,14 @@ describe("club decider (given events / when command / then events or error)", ()
     given(clubDecider, member).when({ type: "leave", athleteId: 2 }).thenTypes(["ClubLeft"]);
     given(clubDecider, member).when({ type: "leave", athleteId: 3 }).then([]);
     given(clubDecider, member).when({ type: "leave", athleteId: OWNER }).thenError("forbidden", "owner");
-    given(clubDecider, member).when({ type: "promote", callerId: OWNER, athleteId: 2 }).thenTypes(["ClubAdminPromoted"]);
+    given(clubDecider, member).when({ type: "promote", callerId: OWNER, athleteId: 2 }).thenTypes([
+      "ClubAdminPromoted",
+    ]);
     given(clubDecider, member).when({ type: "promote", callerId: 2, athleteId: 2 }).thenError("forbidden", "not admin");
-    given(clubDecider, member).when({ type: "promote", callerId: OWNER, athleteId: 3 }).thenError("invalid", "not a member");
+    given(clubDecider, member).when({ type: "promote", callerId: OWNER, athleteId: 3 }).thenError(
+      "invalid",
+      "not a member",
+    );
     const admin = [...member, clubAdminPromoted.create({ clubId: 9, athleteId: 2, promotedBy: OWNER })];
     given(clubDecider, admin).when({ type: "promote", callerId: OWNER, athleteId: 2 }).then([]);
     given(clubDecider, admin).when({ type: "demote", callerId: 2, athleteId: 2 }).thenTypes(["ClubAdminDemoted"]);
@@ -50,7 +94,13 @@ describe("club decider (given events / when command / then events or error)", ()
 });
 
 describe("club decider: creating a club", () => {
-  const create = (request: NewClubRequest) => ({ type: "create" as const, clubId: 9, ownerId: OWNER, url: "c", request });
+  const create = (request: NewClubRequest) => ({
+    type: "create" as const,
+    clubId: 9,
+    ownerId: OWNER,
+    url: "c",
+    request,
+  });
   /** The field and code a refused request names (the 400 triple POST /v3/clubs answers). */
   function refusal(request: NewClubRequest): [string, string] | undefined {
     try {
@@ -104,9 +154,25 @@ describe("club decider: creating a club", () => {
 
 describe("challenge decider", () => {
   const base = {
-    challengeId: 5, name: "X", type: "CumulativeChallenge" as const, dimension: "distance" as const, goal: 1, startDate: "2024-01-01",
-    endDate: "2024-01-31", activityType: null, segmentId: null, description: "", mobileDescription: "", additionalInfo: "",
-    rules: "", prizes: "", teaser: "", url: "x", logoUrl: "", color: "", socialHashtag: "",
+    challengeId: 5,
+    name: "X",
+    type: "CumulativeChallenge" as const,
+    dimension: "distance" as const,
+    goal: 1,
+    startDate: "2024-01-01",
+    endDate: "2024-01-31",
+    activityType: null,
+    segmentId: null,
+    description: "",
+    mobileDescription: "",
+    additionalInfo: "",
+    rules: "",
+    prizes: "",
+    teaser: "",
+    url: "x",
+    logoUrl: "",
+    color: "",
+    socialHashtag: "",
   };
   it("join, join again, leave, leave again; external challenges refuse joins", () => {
     const open = [challengeCreated.create({ ...base, externalUrl: null })];

@@ -15,8 +15,12 @@ describe("the project's device files carry their licence notices", () => {
       expect(section, repo).toBeDefined();
       expect(section).toContain(commit);
       expect(section).toMatch(/Copyright/);
-      if (licence === "MIT") expect(section).toContain("The above copyright notice and this permission notice shall be included");
-      if (licence === "BSD-2-Clause") expect(section).toContain("Redistributions of source code must retain the above copyright notice");
+      if (licence === "MIT") {
+        expect(section).toContain("The above copyright notice and this permission notice shall be included");
+      }
+      if (licence === "BSD-2-Clause") {
+        expect(section).toContain("Redistributions of source code must retain the above copyright notice");
+      }
       if (licence === "Apache-2.0") {
         expect(section).toContain("Apache License");
         expect(section).toContain("NOTICE.txt");

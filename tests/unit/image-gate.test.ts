@@ -8,8 +8,27 @@ import { stripMetadata } from "../../server/images/metadata.ts";
 /** The image gate (server/images/header.ts), the leaner JPEG decoder and the metadata stripper. */
 
 const le = (n: number) => [n & 255, n >> 8];
-function gif(width: number, height: number, frames: [number, number][] = [[width, height]], extensions: number[] = []): Uint8Array {
-  const out = [...new TextEncoder().encode("GIF89a"), ...le(width), ...le(height), 0x80, 0, 0, 0, 0, 0, 255, 255, 255, ...extensions];
+function gif(
+  width: number,
+  height: number,
+  frames: [number, number][] = [[width, height]],
+  extensions: number[] = [],
+): Uint8Array {
+  const out = [
+    ...new TextEncoder().encode("GIF89a"),
+    ...le(width),
+    ...le(height),
+    0x80,
+    0,
+    0,
+    0,
+    0,
+    0,
+    255,
+    255,
+    255,
+    ...extensions,
+  ];
   for (const [w, h] of frames) out.push(0x2c, 0, 0, 0, 0, ...le(w), ...le(h), 0, 0x02, 0x02, 0x44, 0x01, 0x00);
   out.push(0x3b);
   return new Uint8Array(out);
@@ -17,12 +36,19 @@ function gif(width: number, height: number, frames: [number, number][] = [[width
 
 /** A JPEG header declaring width × height with the given sampling factors (0x22 = 2 × 2) per component. */
 function jpegHeader(width: number, height: number, sampling: number[]): Uint8Array {
-  const seg = (marker: number, body: number[]) => [0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 255, ...body];
+  const seg = (
+    marker: number,
+    body: number[],
+  ) => [0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 255, ...body];
   const components = sampling.flatMap((s, i) => [i + 1, s, 0]);
   return new Uint8Array([
-    0xff, 0xd8,
+    0xff,
+    0xd8,
     ...seg(0xc0, [8, height >> 8, height & 255, width >> 8, width & 255, sampling.length, ...components]),
-    ...seg(0xda, [1, 1, 0, 0, 63, 0]), 0, 0xff, 0xd9,
+    ...seg(0xda, [1, 1, 0, 0, 63, 0]),
+    0,
+    0xff,
+    0xd9,
   ]);
 }
 
@@ -49,7 +75,11 @@ describe("the image gate", () => {
   it("reads GIF, PNG and JPEG headers, refusing what is not one (invalid)", () => {
     expect(readImageHeader(gif(3, 2))).toMatchObject({ contentType: "image/gif", width: 3, height: 2, pixels: 6 });
     expect(readImageHeader(png(40, 30, 6))).toMatchObject({ contentType: "image/png", width: 40, height: 30 });
-    expect(readImageHeader(jpegHeader(640, 480, [0x22, 0x11, 0x11]))).toMatchObject({ contentType: "image/jpeg", width: 640, height: 480 });
+    expect(readImageHeader(jpegHeader(640, 480, [0x22, 0x11, 0x11]))).toMatchObject({
+      contentType: "image/jpeg",
+      width: 640,
+      height: 480,
+    });
     expect(checkImage(new TextEncoder().encode("<svg/>"))).toEqual({ ok: false, code: "invalid" });
     expect(checkImage(gif(3, 2).subarray(0, 20))).toEqual({ ok: false, code: "invalid" });
     expect(checkImage(png(40, 30, 5))).toEqual({ ok: false, code: "invalid" });
@@ -116,16 +146,28 @@ describe("stripping metadata", () => {
     const plain = realJpeg(40, 30);
     const icc = app(0xe2, "ICC_PROFILE\0\x01\x01profile");
     const dirty = new Uint8Array([
-      ...plain.subarray(0, 2), ...app(0xe1, "Exif\0\0MM GPSLatitude"), ...icc, ...app(0xed, "Photoshop 3.0 IPTC"),
-      ...app(0xe1, "http://ns.adobe.com/xap/1.0/\0<x:xmpmeta exif:GPSLatitude=\"1\"/>"), ...plain.subarray(2, plain.length - 2),
-      ...app(0xfe, "a comment"), 0xff, 0xd9, ...plain, // a second picture after the EOI
+      ...plain.subarray(0, 2),
+      ...app(0xe1, "Exif\0\0MM GPSLatitude"),
+      ...icc,
+      ...app(0xed, "Photoshop 3.0 IPTC"),
+      ...app(0xe1, 'http://ns.adobe.com/xap/1.0/\0<x:xmpmeta exif:GPSLatitude="1"/>'),
+      ...plain.subarray(2, plain.length - 2),
+      ...app(0xfe, "a comment"),
+      0xff,
+      0xd9,
+      ...plain, // a second picture after the EOI
     ]);
     const clean = stripMetadata(dirty, "image/jpeg");
     expect(text(clean)).not.toMatch(/Exif|GPS|IPTC|xmpmeta|comment/);
     expect(text(clean)).toMatch(/ICC_PROFILE/);
     expect(text(clean)).toMatch(/JFIF/);
     expect([clean[clean.length - 2], clean[clean.length - 1]]).toEqual([0xff, 0xd9]);
-    expect(Buffer.compare(Buffer.from(decodeJpeg(clean, { useTArray: true }).data), Buffer.from(decodeJpeg(plain, { useTArray: true }).data))).toBe(0);
+    expect(
+      Buffer.compare(
+        Buffer.from(decodeJpeg(clean, { useTArray: true }).data),
+        Buffer.from(decodeJpeg(plain, { useTArray: true }).data),
+      ),
+    ).toBe(0);
     // A photo that carries nothing comes out unchanged.
     expect(Buffer.compare(Buffer.from(stripMetadata(plain, "image/jpeg")), Buffer.from(plain))).toBe(0);
   });
@@ -140,14 +182,31 @@ describe("stripping metadata", () => {
       return out;
     };
     const head = png(1, 1, 0);
-    const file = new Uint8Array([...head, ...chunk("eXIf", "MM GPS"), ...chunk("iTXt", "XML:com.adobe.xmp GPS"), ...chunk("IDAT", "x"), ...chunk("IEND", ""), 1, 2, 3]);
+    const file = new Uint8Array([
+      ...head,
+      ...chunk("eXIf", "MM GPS"),
+      ...chunk("iTXt", "XML:com.adobe.xmp GPS"),
+      ...chunk("IDAT", "x"),
+      ...chunk("IEND", ""),
+      1,
+      2,
+      3,
+    ]);
     const clean = stripMetadata(file, "image/png");
     expect(text(clean)).not.toMatch(/eXIf|iTXt|GPS/);
     expect(text(clean)).toMatch(/IHDR[\s\S]*IDAT[\s\S]*IEND/);
     expect(text(clean).endsWith("IEND\0\0\0\0")).toBe(true);
 
     const netscape = [0x21, 0xff, 0x0b, ...new TextEncoder().encode("NETSCAPE2.0"), 0x03, 0x01, 0x00, 0x00, 0x00];
-    const xmp = [0x21, 0xff, 0x0b, ...new TextEncoder().encode("XMP DataXMP"), 0x04, ...new TextEncoder().encode("GPS!"), 0x00];
+    const xmp = [
+      0x21,
+      0xff,
+      0x0b,
+      ...new TextEncoder().encode("XMP DataXMP"),
+      0x04,
+      ...new TextEncoder().encode("GPS!"),
+      0x00,
+    ];
     const comment = [0x21, 0xfe, 0x05, ...new TextEncoder().encode("hello"), 0x00];
     const animated = gif(2, 2, [[2, 2]], [...netscape, ...xmp, ...comment]);
     const cleanGif = stripMetadata(animated, "image/gif");

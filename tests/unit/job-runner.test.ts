@@ -45,7 +45,14 @@ describe("the job runner", () => {
     let done = false;
     let count = 0;
     const runner = new JobRunner(db, { pollMs: 10 });
-    runner.register({ kind: "works", pending: async () => (done ? [] : ["1"]), run: async () => { count++; done = true; } });
+    runner.register({
+      kind: "works",
+      pending: async () => (done ? [] : ["1"]),
+      run: async () => {
+        count++;
+        done = true;
+      },
+    });
     runner.start();
     for (let i = 0; i < 200 && !done; i++) await new Promise((r) => setTimeout(r, 10));
     await runner.stop();

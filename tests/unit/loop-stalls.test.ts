@@ -51,13 +51,20 @@ describe("event-loop stalls (LOG_LOOP_STALLS_MS)", () => {
   it("writes one line per stall in the request log's format", () => {
     const stall: LoopStall = { at: Date.UTC(2026, 10, 24, 12), ms: 67.34, cpuMs: 4.12, waitMs: 60.2 };
     expect(JSON.parse(stallLine("json", stall))).toEqual({
-      time: "2026-11-24T12:00:00.000Z", level: "warn", msg: "event loop stall", at_ms: stall.at,
-      stall_ms: 67.3, cpu_ms: 4.1, wait_ms: 60.2,
+      time: "2026-11-24T12:00:00.000Z",
+      level: "warn",
+      msg: "event loop stall",
+      at_ms: stall.at,
+      stall_ms: 67.3,
+      cpu_ms: 4.1,
+      wait_ms: 60.2,
     });
     expect(stallLine("text", stall)).toBe(
       "2026-11-24T12:00:00.000Z event loop stall 67.3 ms (main thread on a core 4.1 ms, waiting for a core 60.2 ms)",
     );
-    expect(stallLine("text", { ...stall, cpuMs: null, waitMs: null })).toBe("2026-11-24T12:00:00.000Z event loop stall 67.3 ms");
+    expect(stallLine("text", { ...stall, cpuMs: null, waitMs: null })).toBe(
+      "2026-11-24T12:00:00.000Z event loop stall 67.3 ms",
+    );
   });
 
   it("is off unless LOG_LOOP_STALLS_MS is set, and refuses a value that is not a number of ms", () => {

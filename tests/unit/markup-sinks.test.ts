@@ -49,31 +49,87 @@ const SAFE_CALLS = new Set(["escapeHtml", "textNode"]);
  * stale entry fails), so the list cannot quietly outgrow the code.
  */
 const REVIEWED: { file: string; text: string; why: string }[] = [
-  { file: "server/web/app/assets/map.js", text: "config.tiles.attribution", why: "the operator's MAP_TILE_ATTRIBUTION (HTML by design: a link to the tiles' licence)" },
-  { file: "server/web/heatmap-viewer/viewer.js", text: "config.baseMapAttribution || \"\"", why: "the operator's HEATMAP_BASEMAP_ATTRIBUTION" },
-  { file: "server/web/heatmap-viewer/viewer.js", text: "\"Heatmap: \" + config.activitiesCount + \" public activities\"", why: "a count (a number in the server's JSON)" },
-  { file: "server/web/app/assets/route.js", text: "url", why: "a blob: address from URL.createObjectURL of the export just fetched" },
-  { file: "server/web/app/assets/activity-tools.js", text: "url", why: "a blob: address from URL.createObjectURL of the activity export just fetched" },
-  { file: "server/web/app/shell.ts", text: "tiles.attribution", why: "the operator's MAP_TILE_ATTRIBUTION, into the page's JSON config for map.js" },
-  { file: "server/web/heatmaps.ts", text: "process.env.HEATMAP_BASEMAP_ATTRIBUTION ?? \"\"", why: "the operator's HEATMAP_BASEMAP_ATTRIBUTION" },
+  {
+    file: "server/web/app/assets/map.js",
+    text: "config.tiles.attribution",
+    why: "the operator's MAP_TILE_ATTRIBUTION (HTML by design: a link to the tiles' licence)",
+  },
+  {
+    file: "server/web/heatmap-viewer/viewer.js",
+    text: 'config.baseMapAttribution || ""',
+    why: "the operator's HEATMAP_BASEMAP_ATTRIBUTION",
+  },
+  {
+    file: "server/web/heatmap-viewer/viewer.js",
+    text: '"Heatmap: " + config.activitiesCount + " public activities"',
+    why: "a count (a number in the server's JSON)",
+  },
+  {
+    file: "server/web/app/assets/route.js",
+    text: "url",
+    why: "a blob: address from URL.createObjectURL of the export just fetched",
+  },
+  {
+    file: "server/web/app/assets/activity-tools.js",
+    text: "url",
+    why: "a blob: address from URL.createObjectURL of the activity export just fetched",
+  },
+  {
+    file: "server/web/app/shell.ts",
+    text: "tiles.attribution",
+    why: "the operator's MAP_TILE_ATTRIBUTION, into the page's JSON config for map.js",
+  },
+  {
+    file: "server/web/heatmaps.ts",
+    text: 'process.env.HEATMAP_BASEMAP_ATTRIBUTION ?? ""',
+    why: "the operator's HEATMAP_BASEMAP_ATTRIBUTION",
+  },
   { file: "server/web/app/shell.ts", text: "nav", why: "the navigation built above from constants and escapeHtml" },
-  { file: "server/web/app/shell.ts", text: "n.href.replace(\":me\", String(athlete.id))", why: "a constant path with the athlete's numeric id" },
-  { file: "server/web/layout.tsx", text: "'<a class=\"brand\" href=\"/\">Fitness Platform</a>' + headerNav(props.athlete, props.csrf, props.current)", why: "a constant link and the shell's navigation (constants and escapeHtml)" },
+  {
+    file: "server/web/app/shell.ts",
+    text: 'n.href.replace(":me", String(athlete.id))',
+    why: "a constant path with the athlete's numeric id",
+  },
+  {
+    file: "server/web/layout.tsx",
+    text: '\'<a class="brand" href="/">Fitness Platform</a>\' + headerNav(props.athlete, props.csrf, props.current)',
+    why: "a constant link and the shell's navigation (constants and escapeHtml)",
+  },
   { file: "server/web/app/shell.ts", text: "n.label", why: "the constant NAV labels" },
-  { file: "server/web/app/shell.ts", text: "m", why: "the page's further module scripts: asset names from the server's own page code (moreScripts)" },
+  {
+    file: "server/web/app/shell.ts",
+    text: "m",
+    why: "the page's further module scripts: asset names from the server's own page code (moreScripts)",
+  },
   { file: "server/web/app/shell.ts", text: "styles", why: "link tags of constant asset names" },
   { file: "server/web/app/shell.ts", text: "s", why: "a constant asset name (styles)" },
-  { file: "server/web/app/shell.ts", text: "o.body", why: "the page's server-rendered content, HTML built by its caller from constants and escapeHtml" },
-  { file: "server/web/app/shell.ts", text: "JSON.stringify(config).replace(/</g, \"\\\\u003c\")", why: "JSON in a data script: no \"<\" can close it" },
+  {
+    file: "server/web/app/shell.ts",
+    text: "o.body",
+    why: "the page's server-rendered content, HTML built by its caller from constants and escapeHtml",
+  },
+  {
+    file: "server/web/app/shell.ts",
+    text: 'JSON.stringify(config).replace(/</g, "\\\\u003c")',
+    why: 'JSON in a data script: no "<" can close it',
+  },
   { file: "server/web/app/shell.ts", text: "l", why: "a constant asset name (libs)" },
   { file: "server/web/app/shell.ts", text: "o.script", why: "a constant asset name" },
-  { file: "server/web/app/index.ts", text: "o.script.replace(\".js\", \"\")", why: "a constant asset name" },
+  { file: "server/web/app/index.ts", text: 'o.script.replace(".js", "")', why: "a constant asset name" },
   { file: "server/web/heatmaps.ts", text: "head", why: "constant head markup of the callers" },
-  { file: "server/web/heatmaps.ts", text: "body", why: "the page's HTML, built from constants, escapeHtml and numbers" },
+  {
+    file: "server/web/heatmaps.ts",
+    text: "body",
+    why: "the page's HTML, built from constants, escapeHtml and numbers",
+  },
   { file: "server/web/heatmaps.ts", text: "row.activities_count", why: "a number (read model integer)" },
   { file: "server/web/heatmaps.ts", text: "row.tiles_count", why: "a number (read model integer)" },
   { file: "server/web/heatmaps.ts", text: "describe(row)", why: "HTML made with escapeHtml and numbers" },
-  { file: "server/web/heatmaps.ts", text: "JSON.stringify(config).replace(/</g, \"\\\\u003c\")", why: "JSON in a data script: no \"<\" can close it" },
+  {
+    file: "server/web/heatmaps.ts",
+    text: 'JSON.stringify(config).replace(/</g, "\\\\u003c")',
+    why: 'JSON in a data script: no "<" can close it',
+  },
   { file: "server/web/docs.ts", text: "r.method", why: "an HTTP method of the route table" },
   { file: "server/web/docs.ts", text: "scope", why: "a permission name of the route table" },
   { file: "server/web/docs.ts", text: "rows", why: "rows built from escapeHtml" },
@@ -83,16 +139,28 @@ const REVIEWED: { file: string; text: string; why: string }[] = [
   { file: "server/web/docs.ts", text: "scopes", why: "rows built from escapeHtml" },
   { file: "server/web/docs.ts", text: "authorize", why: "built from escapeHtml(PUBLIC_URL) and constants" },
   { file: "server/web/docs.ts", text: "method", why: "one of the constant HTTP method names the loop walks" },
-  { file: "server/web/docs.ts", text: "method.toUpperCase()", why: "one of the constant HTTP method names the loop walks" },
-  { file: "server/web/docs.ts", text: "ops.join(\"\")", why: "list items built from those method names and escapeHtml" },
+  {
+    file: "server/web/docs.ts",
+    text: "method.toUpperCase()",
+    why: "one of the constant HTTP method names the loop walks",
+  },
+  { file: "server/web/docs.ts", text: 'ops.join("")', why: "list items built from those method names and escapeHtml" },
   { file: "server/web/docs.ts", text: "head", why: "constant head markup of the callers" },
-  { file: "server/web/docs.ts", text: "operationList(doc)", why: "HTML built from constant method names and escapeHtml" },
+  {
+    file: "server/web/docs.ts",
+    text: "operationList(doc)",
+    why: "HTML built from constant method names and escapeHtml",
+  },
   { file: "server/web/heatmaps.ts", text: "empty", why: "a constant sentence or nothing" },
 ];
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : /\.(tsx?|js)$/.test(e.name) && !SKIP.test(e.name) ? [join(dir, e.name)] : []
+    e.isDirectory()
+      ? files(join(dir, e.name))
+      : /\.(tsx?|js)$/.test(e.name) && !SKIP.test(e.name)
+      ? [join(dir, e.name)]
+      : []
   );
 }
 
@@ -103,13 +171,19 @@ export interface Sink {
 
 /** The raw-HTML sinks of `source` given anything but a constant or safe text (file name for the kind of parse). */
 export function markupSinks(source: string, fileName = "x.ts"): Sink[] {
-  const kind = fileName.endsWith(".tsx") ? ts.ScriptKind.TSX : fileName.endsWith(".js") ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const kind = fileName.endsWith(".tsx")
+    ? ts.ScriptKind.TSX
+    : fileName.endsWith(".js")
+    ? ts.ScriptKind.JS
+    : ts.ScriptKind.TS;
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, kind);
   // Module-level constants (a name declared inside a function could be another binding).
   const consts = new Map<string, ts.Expression>();
   for (const statement of file.statements) {
     if (!ts.isVariableStatement(statement) || !(statement.declarationList.flags & ts.NodeFlags.Const)) continue;
-    for (const d of statement.declarationList.declarations) if (ts.isIdentifier(d.name) && d.initializer) consts.set(d.name.text, d.initializer);
+    for (const d of statement.declarationList.declarations) {
+      if (ts.isIdentifier(d.name) && d.initializer) consts.set(d.name.text, d.initializer);
+    }
   }
 
   const constant = (e: ts.Expression, depth = 0): boolean => {
@@ -117,7 +191,9 @@ export function markupSinks(source: string, fileName = "x.ts"): Sink[] {
     if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e)) return constant(e.expression, depth + 1);
     if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e) || ts.isNumericLiteral(e)) return true;
     if (ts.isTemplateExpression(e)) return e.templateSpans.every((s) => constant(s.expression, depth + 1));
-    if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.PlusToken) return constant(e.left, depth + 1) && constant(e.right, depth + 1);
+    if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+      return constant(e.left, depth + 1) && constant(e.right, depth + 1);
+    }
     if (ts.isConditionalExpression(e)) return constant(e.whenTrue, depth + 1) && constant(e.whenFalse, depth + 1);
     if (ts.isIdentifier(e)) {
       const init = consts.get(e.text);
@@ -127,7 +203,8 @@ export function markupSinks(source: string, fileName = "x.ts"): Sink[] {
   };
   /** A template literal that builds HTML: its own ${…} are checked where it stands. */
   const htmlTemplate = (e: ts.Node): e is ts.TemplateExpression =>
-    ts.isTemplateExpression(e) && /<[a-zA-Z!/]/.test([e.head.text, ...e.templateSpans.map((s) => s.literal.text)].join("\u0000"));
+    ts.isTemplateExpression(e) &&
+    /<[a-zA-Z!/]/.test([e.head.text, ...e.templateSpans.map((s) => s.literal.text)].join("\u0000"));
   const safe = (e: ts.Expression): boolean => {
     if (constant(e)) return true;
     if (ts.isParenthesizedExpression(e)) return safe(e.expression);
@@ -138,7 +215,10 @@ export function markupSinks(source: string, fileName = "x.ts"): Sink[] {
     // list.map((x) => `<li>${…}</li>`).join(…): the mapped template is checked where it stands.
     if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === "join") {
       const inner = e.expression.expression;
-      if (ts.isCallExpression(inner) && ts.isPropertyAccessExpression(inner.expression) && inner.expression.name.text === "map") {
+      if (
+        ts.isCallExpression(inner) && ts.isPropertyAccessExpression(inner.expression) &&
+        inner.expression.name.text === "map"
+      ) {
         const fn = inner.arguments[0];
         return !!fn && ts.isArrowFunction(fn) && ts.isExpression(fn.body) && safe(fn.body);
       }
@@ -149,14 +229,18 @@ export function markupSinks(source: string, fileName = "x.ts"): Sink[] {
   /** An address on this origin: "/…", "#…", "?…" (a literal or a template starting so), a pathname, avatarSrc(…). */
   const safeUrl = (e: ts.Expression): boolean => {
     if (ts.isParenthesizedExpression(e)) return safeUrl(e.expression);
-    if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return !/^\s*(javascript|data|vbscript):/i.test(e.text);
+    if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) {
+      return !/^\s*(javascript|data|vbscript):/i.test(e.text);
+    }
     if (ts.isTemplateExpression(e)) {
       if (e.head.text) return /^[/#?](?!\/)/.test(e.head.text) || e.head.text === "/";
       return safeUrl(e.templateSpans[0].expression) && /^[?#]/.test(e.templateSpans[0].literal.text);
     }
     if (ts.isPropertyAccessExpression(e) && e.name.text === "pathname") return true;
     if (ts.isCallExpression(e) && ts.isIdentifier(e.expression) && e.expression.text === "avatarSrc") return true;
-    if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) return safeUrl(e.left) && safeUrl(e.right);
+    if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) {
+      return safeUrl(e.left) && safeUrl(e.right);
+    }
     if (ts.isConditionalExpression(e)) return safeUrl(e.whenTrue) && safeUrl(e.whenFalse);
     return false;
   };
@@ -168,14 +252,22 @@ export function markupSinks(source: string, fileName = "x.ts"): Sink[] {
   };
   const visit = (node: ts.Node) => {
     // el.innerHTML = value (and +=)
-    if (ts.isBinaryExpression(node) && ts.isPropertyAccessExpression(node.left) && HTML_PROPERTIES.has(node.left.name.text) &&
-      (node.operatorToken.kind === ts.SyntaxKind.EqualsToken || node.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken)) {
+    if (
+      ts.isBinaryExpression(node) && ts.isPropertyAccessExpression(node.left) &&
+      HTML_PROPERTIES.has(node.left.name.text) &&
+      (node.operatorToken.kind === ts.SyntaxKind.EqualsToken ||
+        node.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken)
+    ) {
       if (!safe(node.right)) report(node, node.right);
     }
     // el.insertAdjacentHTML(where, value), layer.bindTooltip(value), raw(value) …
     if (ts.isCallExpression(node)) {
       const callee = node.expression;
-      const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : "";
+      const name = ts.isPropertyAccessExpression(callee)
+        ? callee.name.text
+        : ts.isIdentifier(callee)
+        ? callee.text
+        : "";
       const index = HTML_CALLS[name];
       const arg = index === undefined ? undefined : node.arguments[index];
       // document.write only (not stream.write); parseFromString only for HTML/XML documents is still markup.
@@ -185,7 +277,10 @@ export function markupSinks(source: string, fileName = "x.ts"): Sink[] {
       if (arg && relevant && !safe(arg)) report(node, arg);
     }
     // { attribution: value }, { html: value }, { __html: value }
-    if (ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) && HTML_OPTIONS.has(node.name.text)) {
+    if (
+      ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) &&
+      HTML_OPTIONS.has(node.name.text)
+    ) {
       if (!safe(node.initializer)) report(node, node.initializer);
     }
     // html`…` and raw`…` (hono/html): a tagged template is markup whatever it holds.
@@ -199,17 +294,26 @@ export function markupSinks(source: string, fileName = "x.ts"): Sink[] {
       }
     }
     // Addresses: { href: value } (h() and friends), <a href={value}>, el.src = value, location.assign(value).
-    if (ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) && URL_NAMES.has(node.name.text)) {
+    if (
+      ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) &&
+      URL_NAMES.has(node.name.text)
+    ) {
       if (!safeUrl(node.initializer)) report(node, node.initializer);
     }
     if (ts.isJsxAttribute(node) && URL_NAMES.has(node.name.getText()) && node.initializer) {
       const value = ts.isJsxExpression(node.initializer) ? node.initializer.expression : node.initializer;
       if (value && !safeUrl(value)) report(node, value);
     }
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) &&
-      URL_NAMES.has(node.left.name.text) && !safeUrl(node.right)) report(node, node.right);
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.expression.getText() === "location" &&
-      ["assign", "replace"].includes(node.expression.name.text) && node.arguments[0] && !safeUrl(node.arguments[0])) report(node, node.arguments[0]);
+    if (
+      ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isPropertyAccessExpression(node.left) &&
+      URL_NAMES.has(node.left.name.text) && !safeUrl(node.right)
+    ) report(node, node.right);
+    if (
+      ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) &&
+      node.expression.expression.getText() === "location" &&
+      ["assign", "replace"].includes(node.expression.name.text) && node.arguments[0] && !safeUrl(node.arguments[0])
+    ) report(node, node.arguments[0]);
     ts.forEachChild(node, visit);
   };
   visit(file);
@@ -240,7 +344,9 @@ describe("user text reaches pages as text: no raw-HTML sink takes anything but a
       "h('a', { href: 'javascript:alert(1)' });",
     ];
     for (const source of planted) expect(markupSinks(source, "planted.js"), source).toHaveLength(1);
-    expect(markupSinks("const x = <style dangerouslySetInnerHTML={{ __html: css }} />;", "planted.tsx")).toHaveLength(1);
+    expect(markupSinks("const x = <style dangerouslySetInnerHTML={{ __html: css }} />;", "planted.tsx")).toHaveLength(
+      1,
+    );
     expect(markupSinks("const x = <a href={row.website}>site</a>;", "planted.tsx")).toHaveLength(1);
 
     const fine = [
@@ -255,7 +361,8 @@ describe("user text reaches pages as text: no raw-HTML sink takes anything but a
       "img.src = `${avatarSrc(me.profile)}?v=${Date.now()}`; location.assign(`/segments/${s.id}`); h('a', { href: new URL(m.web_url).pathname });",
     ];
     for (const source of fine) expect(markupSinks(source, "fine.js"), source).toEqual([]);
-    expect(markupSinks("const CSS = `a{}`; const x = <style dangerouslySetInnerHTML={{ __html: CSS }} />;", "fine.tsx")).toEqual([]);
+    expect(markupSinks("const CSS = `a{}`; const x = <style dangerouslySetInnerHTML={{ __html: CSS }} />;", "fine.tsx"))
+      .toEqual([]);
     expect(markupSinks("const x = <a href={`/settings/import/${r.id}`}>{r.fileName}</a>;", "fine.tsx")).toEqual([]);
   });
 

@@ -36,7 +36,9 @@ describe("multipart boundary search (the event loop's scan of every upload byte)
     for (let round = 0; round < 3000; round++) {
       const hay = new Uint8Array(Math.floor(rand() * 120));
       for (let i = 0; i < hay.length; i++) hay[i] = alphabet[Math.floor(rand() * alphabet.length)];
-      if (rand() < 0.5 && hay.length >= needle.length) hay.set(needle, Math.floor(rand() * (hay.length - needle.length + 1)));
+      if (rand() < 0.5 && hay.length >= needle.length) {
+        hay.set(needle, Math.floor(rand() * (hay.length - needle.length + 1)));
+      }
       const from = Math.floor(rand() * 10);
       expect(indexOfBytes(hay, needle, from), `round ${round}`).toBe(naiveIndexOf(hay, needle, from));
     }
@@ -60,7 +62,12 @@ describe("multipart boundary search (the event loop's scan of every upload byte)
       ]);
       // A byte stream is read into one reused buffer (as Deno's request bodies are); another
       // stream chunk by chunk as it comes.
-      for (const [chunk, bytes] of [[5, false], [97, false], [4096, false], [65_536, false], [5, true], [97, true], [4096, true], [300_000, true]] as const) {
+      for (
+        const [chunk, bytes] of [[5, false], [97, false], [4096, false], [65_536, false], [5, true], [97, true], [
+          4096,
+          true,
+        ], [300_000, true]] as const
+      ) {
         let at = 0;
         const source = {
           pull(controller: ReadableStreamDefaultController<Uint8Array> | ReadableByteStreamController) {
@@ -93,13 +100,21 @@ describe("multipart boundary search (the event loop's scan of every upload byte)
   it("a spooled file's known hash spares the re-read, not the content checks", async () => {
     const dir = mkdtempSync(join(tmpdir(), "inspect-known-"));
     try {
-      const gpx = new TextEncoder().encode(`<?xml version="1.0"?>\n<gpx version="1.1" creator="t">${" ".repeat(2 * 1024 * 1024)}</gpx>`);
+      const gpx = new TextEncoder().encode(
+        `<?xml version="1.0"?>\n<gpx version="1.1" creator="t">${" ".repeat(2 * 1024 * 1024)}</gpx>`,
+      );
       const path = join(dir, "a.gpx");
       writeFileSync(path, gpx);
       const sha = createHash("sha256").update(gpx).digest("hex");
-      expect(await inspectFile(path, gpx.length, "gpx", 10 * 1024 * 1024, sha)).toEqual({ originalSha256: sha, contentSha256: sha });
+      expect(await inspectFile(path, gpx.length, "gpx", 10 * 1024 * 1024, sha)).toEqual({
+        originalSha256: sha,
+        contentSha256: sha,
+      });
       // Without the known hash the file is read and hashed: the same answer.
-      expect(await inspectFile(path, gpx.length, "gpx", 10 * 1024 * 1024)).toEqual({ originalSha256: sha, contentSha256: sha });
+      expect(await inspectFile(path, gpx.length, "gpx", 10 * 1024 * 1024)).toEqual({
+        originalSha256: sha,
+        contentSha256: sha,
+      });
       // Not a GPX (a FIT header) under data_type gpx: refused as before, hash or not.
       const fit = new Uint8Array(2 * 1024 * 1024);
       fit.set([14, 0x10, 0, 0, 0, 0, 0, 0, 0x2e, 0x46, 0x49, 0x54]);

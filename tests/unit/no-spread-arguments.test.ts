@@ -35,7 +35,11 @@ export function spreadArguments(source: string, fileName = "x.ts"): string[] {
 describe("no spread arguments where samples are handled", () => {
   it("the finder sees spreads into calls and only those", () => {
     expect(spreadArguments("Math.max(...a); x.push(...b.map(f)); new Set(...c);")).toHaveLength(3);
-    expect(spreadArguments("const a = [...b]; const o = { ...p }; function f(...rest: number[]) {} // Math.max(...a)\nconst s = 'push(...x)';")).toEqual([]);
+    expect(
+      spreadArguments(
+        "const a = [...b]; const o = { ...p }; function f(...rest: number[]) {} // Math.max(...a)\nconst s = 'push(...x)';",
+      ),
+    ).toEqual([]);
   });
 
   it(`none in ${FOLDERS.join(", ")}`, () => {

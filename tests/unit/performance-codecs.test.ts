@@ -23,8 +23,14 @@ describe("bytea through PGlite (native hex codec)", () => {
     await db.exec("create table bytes_roundtrip (k int primary key, b bytea)");
     const all = Uint8Array.from({ length: 256 * 1024 }, (_, i) => (i * 7919) % 256);
     const offsetView = all.subarray(3, 1003); // a view that does not start its buffer
-    await db.query("insert into bytes_roundtrip values (1, $1), (2, $2), (3, $3)", [all, new Uint8Array(0), offsetView]);
-    const rows = await db.query<{ k: number; b: Uint8Array; n: number }>("select k, b, length(b) as n from bytes_roundtrip order by k");
+    await db.query("insert into bytes_roundtrip values (1, $1), (2, $2), (3, $3)", [
+      all,
+      new Uint8Array(0),
+      offsetView,
+    ]);
+    const rows = await db.query<{ k: number; b: Uint8Array; n: number }>(
+      "select k, b, length(b) as n from bytes_roundtrip order by k",
+    );
     expect(rows.map((r) => r.n)).toEqual([all.length, 0, 1000]);
     expect(rows[0].b).toBeInstanceOf(Uint8Array);
     expect(Array.from(rows[0].b)).toEqual(Array.from(all));
@@ -41,8 +47,14 @@ describe("EventStore.appendMany", () => {
       { streamId: "bulk-a", expectedVersion: 1, events: [starred(2), starred(3)] },
       { streamId: "bulk-b", expectedVersion: 0, events: [starred(4)] },
     ]);
-    expect(results.map((r) => [r.streamId, r.nextExpectedVersion, r.events.length])).toEqual([["bulk-a", 3, 2], ["bulk-b", 1, 1]]);
-    expect((await store.readStream("bulk-a")).map((e) => [e.streamVersion, (e.data as { segmentId: number }).segmentId])).toEqual([[1, 1], [2, 2], [3, 3]]);
+    expect(results.map((r) => [r.streamId, r.nextExpectedVersion, r.events.length])).toEqual([["bulk-a", 3, 2], [
+      "bulk-b",
+      1,
+      1,
+    ]]);
+    expect(
+      (await store.readStream("bulk-a")).map((e) => [e.streamVersion, (e.data as { segmentId: number }).segmentId]),
+    ).toEqual([[1, 1], [2, 2], [3, 3]]);
     expect((await store.readStream("bulk-b")).map((e) => e.streamVersion)).toEqual([1]);
   });
 
@@ -83,11 +95,20 @@ describe("heatmap codecs", () => {
     // An HMT1 blob as written before: plain words.
     const words = new Uint32Array([TRACKS_MAGIC, 0, 7, 1, 1, 2, 0, 42, 0, 2, 10, 20, 30, 40]);
     const legacy = decodeTracks(new Uint8Array(words.buffer));
-    expect([legacy.mapId, legacy.activityIds, Array.from(legacy.xs), Array.from(legacy.ys)]).toEqual([7, [42], [10, 30], [20, 40]]);
+    expect([legacy.mapId, legacy.activityIds, Array.from(legacy.xs), Array.from(legacy.ys)]).toEqual([
+      7,
+      [42],
+      [10, 30],
+      [20, 40],
+    ]);
   });
 
   it("the latlng array is cut from a streams document exactly as JSON.parse reads it", () => {
-    const cases: ([number, number] | null)[][] = [[], [[1.5, -2]], [[1, 2], null, [3, 4]], [[1, 2], null], [null], [null, null, [5e-7, 6]]];
+    const cases: ([number, number] | null)[][] = [[], [[1.5, -2]], [[1, 2], null, [3, 4]], [[1, 2], null], [null], [
+      null,
+      null,
+      [5e-7, 6],
+    ]];
     for (const latlng of cases) {
       const text = JSON.stringify({ time: [0], latlng, altitude: [1, 2], moving: [true] });
       const from = text.indexOf('"latlng":') + 9;

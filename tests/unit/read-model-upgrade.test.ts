@@ -8,12 +8,19 @@ import { openPlatform } from "../../server/platform.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fitness-upgrade-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const config = () => configFromEnv({ dataDir: dir, databaseUrl: undefined, seedDemo: false, quiet: true, runJobs: false });
+const config = () =>
+  configFromEnv({ dataDir: dir, databaseUrl: undefined, seedDemo: false, quiet: true, runJobs: false });
 
 describe("read models of an older version on disk", () => {
   it("are rebuilt from the log at start when their tables changed, and kept when not", async () => {
     let platform = await openPlatform(config());
-    const id = await createAthlete(platform, { firstname: "Old", lastname: "Data", email: "old@example.com", password: "password123", city: "Ghent" });
+    const id = await createAthlete(platform, {
+      firstname: "Old",
+      lastname: "Data",
+      email: "old@example.com",
+      password: "password123",
+      city: "Ghent",
+    });
     // Simulate a database written by an earlier version: a read-model column it did not have yet.
     await platform.db.exec("alter table rm.athletes drop column city");
     await platform.db.query("update public.read_model_schema set hash = 'an earlier version' where id = 1");

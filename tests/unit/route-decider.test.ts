@@ -6,8 +6,19 @@ import { decodePolyline, routeGeometry } from "../../server/athlete-routes/geome
 import { given } from "../helpers/decider.ts";
 
 const route = {
-  routeId: 7, athleteId: 1, name: "Lake loop", description: "", type: 1 as const, subType: 1, private: false, activityId: null,
-  polyline: "_p~iF~ps|U_ulLnnqC", altitudes: null, distance: 185_000, elevationGain: 0, estimatedMovingTime: 26_640,
+  routeId: 7,
+  athleteId: 1,
+  name: "Lake loop",
+  description: "",
+  type: 1 as const,
+  subType: 1,
+  private: false,
+  activityId: null,
+  polyline: "_p~iF~ps|U_ulLnnqC",
+  altitudes: null,
+  distance: 185_000,
+  elevationGain: 0,
+  estimatedMovingTime: 26_640,
 };
 const created = routeCreated.create(route);
 
@@ -21,12 +32,20 @@ describe("route decider", () => {
     given(routeDecider, []).when({ type: "create", route: { ...route, name: "  " } }).thenError("invalid", "missing");
     given(routeDecider, []).when({ type: "create", route: { ...route, distance: 0 } }).thenError("invalid", "invalid");
     given(routeDecider, []).when({ type: "create", route: { ...route, subType: 6 } }).thenError("invalid", "invalid");
-    given(routeDecider, []).when({ type: "create", route: { ...route, type: 3 as unknown as 1 } }).thenError("invalid", "invalid");
+    given(routeDecider, []).when({ type: "create", route: { ...route, type: 3 as unknown as 1 } }).thenError(
+      "invalid",
+      "invalid",
+    );
   });
 
   it("deletes only its owner's route, once", () => {
-    given(routeDecider, [created]).when({ type: "delete", routeId: 7, athleteId: 1 }).then([routeDeleted.create({ routeId: 7, athleteId: 1 })]);
-    given(routeDecider, [created]).when({ type: "delete", routeId: 7, athleteId: 2 }).thenError("forbidden", "forbidden");
+    given(routeDecider, [created]).when({ type: "delete", routeId: 7, athleteId: 1 }).then([
+      routeDeleted.create({ routeId: 7, athleteId: 1 }),
+    ]);
+    given(routeDecider, [created]).when({ type: "delete", routeId: 7, athleteId: 2 }).thenError(
+      "forbidden",
+      "forbidden",
+    );
     given(routeDecider, [created, routeDeleted.create({ routeId: 7, athleteId: 1 })])
       .when({ type: "delete", routeId: 7, athleteId: 1 }).thenError("not_found", "invalid");
     given(routeDecider, []).when({ type: "delete", routeId: 7, athleteId: 1 }).thenError("not_found", "invalid");
@@ -42,7 +61,13 @@ describe("route geometry", () => {
     // Great-circle legs computed independently (Python haversine, mean radius 6371 km): 252.924 + 535.981 = 788.906 km.
     expect(g.distance / 1000).toBeCloseTo(788.906, 0);
     expect(g.elevationGain).toBe(0);
-    const climb = routeGeometry([[0, 0], [0, 0.001], [0, 0.002], [0, 0.003], [0, 0.004]], [100, 100.5, 102, 101.6, 110]);
+    const climb = routeGeometry([[0, 0], [0, 0.001], [0, 0.002], [0, 0.003], [0, 0.004]], [
+      100,
+      100.5,
+      102,
+      101.6,
+      110,
+    ]);
     // Rises: +2 (100→102, once the 1 m threshold is passed), then from the low 101.6 to 110: +8.4.
     expect(climb.elevationGain).toBe(10.4);
   });

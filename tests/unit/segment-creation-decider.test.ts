@@ -6,10 +6,29 @@ import { segmentCreated } from "../../events/segment/events.ts";
 import { given } from "../helpers/decider.ts";
 
 const data = (over: Partial<EventData<typeof segmentCreated>> = {}): EventData<typeof segmentCreated> => ({
-  segmentId: 7, athleteId: 3, activityId: 11, name: "Climb", activityType: "Ride", points: [[45, 7], [45.01, 7]],
-  altitudes: null, distance: 1112, averageGrade: 0, maximumGrade: 0, elevationHigh: null, elevationLow: null,
-  totalElevationGain: 0, climbCategory: 0, startLatlng: [45, 7], endLatlng: [45.01, 7], polyline: "_ulqG_}uj@",
-  city: null, state: null, country: null, private: false, hazardous: false, ...over,
+  segmentId: 7,
+  athleteId: 3,
+  activityId: 11,
+  name: "Climb",
+  activityType: "Ride",
+  points: [[45, 7], [45.01, 7]],
+  altitudes: null,
+  distance: 1112,
+  averageGrade: 0,
+  maximumGrade: 0,
+  elevationHigh: null,
+  elevationLow: null,
+  totalElevationGain: 0,
+  climbCategory: 0,
+  startLatlng: [45, 7],
+  endLatlng: [45.01, 7],
+  polyline: "_ulqG_}uj@",
+  city: null,
+  state: null,
+  country: null,
+  private: false,
+  hazardous: false,
+  ...over,
 });
 const cut = (over: Partial<CutFacts> = {}): CutFacts => ({ fromPrivateActivity: false, stretch: "ok", ...over });
 
@@ -27,7 +46,11 @@ describe("segment creation decider (given / when / then)", () => {
   it("records SegmentCreated with the name trimmed; an operator's segment has no cut", () => {
     given(segmentCreationDecider, []).when({ type: "create", segment: data({ name: "  Climb " }), cut: cut() })
       .then([segmentCreated.create(data({ name: "Climb" }))]);
-    given(segmentCreationDecider, []).when({ type: "create", segment: data({ athleteId: null, activityId: null }), cut: null })
+    given(segmentCreationDecider, []).when({
+      type: "create",
+      segment: data({ athleteId: null, activityId: null }),
+      cut: null,
+    })
       .then([segmentCreated.create(data({ athleteId: null, activityId: null }))]);
   });
 
@@ -37,35 +60,67 @@ describe("segment creation decider (given / when / then)", () => {
   });
 
   it("refuses an empty name, fewer than two points and a segment without length", () => {
-    given(segmentCreationDecider, []).when({ type: "create", segment: data({ name: "   " }), cut: null }).thenError("invalid", "missing");
-    given(segmentCreationDecider, []).when({ type: "create", segment: data({ points: [[45, 7]] }), cut: null }).thenError("invalid", "invalid");
-    given(segmentCreationDecider, []).when({ type: "create", segment: data({ distance: 0 }), cut: null }).thenError("invalid", "invalid");
+    given(segmentCreationDecider, []).when({ type: "create", segment: data({ name: "   " }), cut: null }).thenError(
+      "invalid",
+      "missing",
+    );
+    given(segmentCreationDecider, []).when({ type: "create", segment: data({ points: [[45, 7]] }), cut: null })
+      .thenError("invalid", "invalid");
+    given(segmentCreationDecider, []).when({ type: "create", segment: data({ distance: 0 }), cut: null }).thenError(
+      "invalid",
+      "invalid",
+    );
   });
 
   it("a segment cut from a private activity must be private; a private one may be", () => {
     given(segmentCreationDecider, []).when({ type: "create", segment: data(), cut: cut({ fromPrivateActivity: true }) })
       .thenError("invalid", "invalid");
-    given(segmentCreationDecider, []).when({ type: "create", segment: data({ private: true }), cut: cut({ fromPrivateActivity: true }) })
+    given(segmentCreationDecider, []).when({
+      type: "create",
+      segment: data({ private: true }),
+      cut: cut({ fromPrivateActivity: true }),
+    })
       .thenTypes(["SegmentCreated"]);
   });
 
   it("no stretch reaching into the owner's privacy zones, whatever the segment's privacy", () => {
     for (const stretch of ["start_in_zone", "end_in_zone"] as const) {
       for (const isPrivate of [false, true]) {
-        given(segmentCreationDecider, []).when({ type: "create", segment: data({ private: isPrivate }), cut: cut({ stretch }) })
+        given(segmentCreationDecider, []).when({
+          type: "create",
+          segment: data({ private: isPrivate }),
+          cut: cut({ stretch }),
+        })
           .thenError("invalid", "invalid");
       }
     }
   });
 
   it("each refusal names its field, and the checks run in order: name, points, private, zones", () => {
-    expect(refusedField({ type: "create", segment: data({ name: "" }), cut: cut({ fromPrivateActivity: true, stretch: "start_in_zone" }) }))
+    expect(
+      refusedField({
+        type: "create",
+        segment: data({ name: "" }),
+        cut: cut({ fromPrivateActivity: true, stretch: "start_in_zone" }),
+      }),
+    )
       .toBe("Segment.name");
-    expect(refusedField({ type: "create", segment: data({ distance: 0 }), cut: cut({ fromPrivateActivity: true }) })).toBe("Segment.points");
-    expect(refusedField({ type: "create", segment: data(), cut: cut({ fromPrivateActivity: true, stretch: "start_in_zone" }) }))
+    expect(refusedField({ type: "create", segment: data({ distance: 0 }), cut: cut({ fromPrivateActivity: true }) }))
+      .toBe("Segment.points");
+    expect(
+      refusedField({
+        type: "create",
+        segment: data(),
+        cut: cut({ fromPrivateActivity: true, stretch: "start_in_zone" }),
+      }),
+    )
       .toBe("Segment.private");
-    expect(refusedField({ type: "create", segment: data(), cut: cut({ stretch: "start_in_zone" }) })).toBe("Segment.start_index");
-    expect(refusedField({ type: "create", segment: data(), cut: cut({ stretch: "end_in_zone" }) })).toBe("Segment.end_index");
+    expect(refusedField({ type: "create", segment: data(), cut: cut({ stretch: "start_in_zone" }) })).toBe(
+      "Segment.start_index",
+    );
+    expect(refusedField({ type: "create", segment: data(), cut: cut({ stretch: "end_in_zone" }) })).toBe(
+      "Segment.end_index",
+    );
     expect(refusedField({ type: "create", segment: data(), cut: cut() })).toBe("accepted");
   });
 });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
-  climbCategory, cumulativeDistances, haversine, parsePoints, segmentFacts,
+  climbCategory,
+  cumulativeDistances,
+  haversine,
+  parsePoints,
+  segmentFacts,
 } from "../../server/segments/geometry.ts";
 
 describe("segment geometry", () => {

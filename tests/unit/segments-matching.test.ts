@@ -1,7 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { LatLng } from "../../server/segments/geometry.ts";
 import {
-  effortTimes, matchAll, matchSegment, prepareSegment, PreparedTrack, SegmentIndex,
+  effortTimes,
+  matchAll,
+  matchSegment,
+  PreparedTrack,
+  prepareSegment,
+  SegmentIndex,
 } from "../../server/segments/matching.ts";
 import { slice, streamsOf } from "../segments/fixture-track.ts";
 
@@ -66,7 +71,9 @@ describe("matching a recorded ride against segments", () => {
   it("finds with the spatial index exactly what a scan of every segment finds", () => {
     const segments = [];
     let id = 100;
-    for (let i = 500; i + 400 < ride.latlng.length; i += 700) segments.push(segmentOf(id++, slice(ride, i, i + 400).points));
+    for (let i = 500; i + 400 < ride.latlng.length; i += 700) {
+      segments.push(segmentOf(id++, slice(ride, i, i + 400).points));
+    }
     // Decoys: random short segments around the ride's area, some of them of the other sport.
     let seed = 7;
     const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
@@ -74,7 +81,9 @@ describe("matching a recorded ride against segments", () => {
     id = 10_000;
     for (let k = 0; k < 3000; k++) {
       const lat = 43.6 + random() * 0.15, lng = -79.5 + random() * 0.2;
-      segments.push(segmentOf(id++, [[lat, lng], [lat + random() * 0.01, lng + random() * 0.01]], random() < 0.5 ? "Ride" : "Run"));
+      segments.push(
+        segmentOf(id++, [[lat, lng], [lat + random() * 0.01, lng + random() * 0.01]], random() < 0.5 ? "Ride" : "Run"),
+      );
     }
     const index = new SegmentIndex({ rebuildThreshold: 1000 });
     index.add(segments.slice(0, 2500).map((s) => ({ id: s.id, activityType: s.activityType, points: s.points })));

@@ -10,9 +10,21 @@ const line: [number, number][] = [[46.2, 6.1], [46.201, 6.1015], [46.2035, 6.102
 const g = routeGeometry(line, [372, 375.5, 380, 377, 390]);
 const route: SeenRoute = {
   row: {
-    id: 3, athlete_id: 1, name: "Lake <&> \"quote\" and a long name", description: "desc & more", type: 1, sub_type: 1, private: false,
-    activity_id: null, polyline: g.polyline, altitudes: g.altitudes, distance: g.distance, elevation_gain: g.elevationGain,
-    estimated_moving_time: 120, created_at: "2026-05-01T08:00:00.000Z", updated_at: "2026-05-01T08:00:00.000Z",
+    id: 3,
+    athlete_id: 1,
+    name: 'Lake <&> "quote" and a long name',
+    description: "desc & more",
+    type: 1,
+    sub_type: 1,
+    private: false,
+    activity_id: null,
+    polyline: g.polyline,
+    altitudes: g.altitudes,
+    distance: g.distance,
+    elevation_gain: g.elevationGain,
+    estimated_moving_time: 120,
+    created_at: "2026-05-01T08:00:00.000Z",
+    updated_at: "2026-05-01T08:00:00.000Z",
   },
   points: g.points,
   altitudes: g.altitudes,
@@ -26,7 +38,9 @@ describe("route exports, parsed back", () => {
     expect(parsed.samples.map((s) => s.altitude)).toEqual([372, 375.5, 380, 377, 390]);
     expect(parsed.samples[0].time).toBe(Date.parse("2026-05-01T08:00:00.000Z"));
     // 120 s over the whole route at an even pace (the recorded distance is rounded to 0.1 m: a few ms off).
-    expect(Math.abs(parsed.samples[parsed.samples.length - 1].time - parsed.samples[0].time - 120_000)).toBeLessThan(50);
+    expect(Math.abs(parsed.samples[parsed.samples.length - 1].time - parsed.samples[0].time - 120_000)).toBeLessThan(
+      50,
+    );
     expect(Math.abs(parsed.samples[parsed.samples.length - 1].distance! - g.distance)).toBeLessThan(0.1);
     expect(parsed.sport).toBeNull();
   });
@@ -41,7 +55,8 @@ describe("route exports, parsed back", () => {
   });
 
   it("refuses a TCX with neither an Activity nor a Course", () => {
-    const empty = `<?xml version="1.0"?><TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Courses/></TrainingCenterDatabase>`;
+    const empty =
+      `<?xml version="1.0"?><TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Courses/></TrainingCenterDatabase>`;
     expect(() => parseTcx(new TextEncoder().encode(empty))).toThrow("The TCX file holds no Activity and no Course.");
   });
 });

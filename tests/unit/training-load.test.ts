@@ -8,9 +8,11 @@ describe("training load", () => {
 
   it("power TSS: one hour at FTP is 100, and it scales with t · IF²", () => {
     const start = "2024-05-01T08:00:00Z";
-    expect(activityLoad({ movingTime: 3600, normalizedPower: 250, averageHeartrate: 150, startDate: start }, athlete)).toEqual({ load: 100, method: "power" });
+    expect(activityLoad({ movingTime: 3600, normalizedPower: 250, averageHeartrate: 150, startDate: start }, athlete))
+      .toEqual({ load: 100, method: "power" });
     // 90 min at NP 200 W: 5400 · 200 · 0.8 / (250 · 3600) · 100 = 96.
-    expect(activityLoad({ movingTime: 5400, normalizedPower: 200, averageHeartrate: null, startDate: start }, athlete)).toEqual({ load: 96, method: "power" });
+    expect(activityLoad({ movingTime: 5400, normalizedPower: 200, averageHeartrate: null, startDate: start }, athlete))
+      .toEqual({ load: 96, method: "power" });
   });
 
   it("heart-rate TRIMP (Banister) without FTP or power, with the sex's factors", () => {
@@ -20,10 +22,19 @@ describe("training load", () => {
     const hrr = (150 - 60) / (176 - 60);
     const men = 60 * hrr * 0.64 * Math.exp(1.92 * hrr);
     const women = 60 * hrr * 0.86 * Math.exp(1.67 * hrr);
-    expect(activityLoad({ movingTime: 3600, normalizedPower: null, averageHeartrate: 150, startDate: start }, athlete).load).toBeCloseTo(men, 1);
-    expect(activityLoad({ movingTime: 3600, normalizedPower: 240, averageHeartrate: 150, startDate: start }, { ...athlete, ftp: null, sex: "F" }))
+    expect(
+      activityLoad({ movingTime: 3600, normalizedPower: null, averageHeartrate: 150, startDate: start }, athlete).load,
+    ).toBeCloseTo(men, 1);
+    expect(
+      activityLoad({ movingTime: 3600, normalizedPower: 240, averageHeartrate: 150, startDate: start }, {
+        ...athlete,
+        ftp: null,
+        sex: "F",
+      }),
+    )
       .toEqual({ load: Math.round(women * 10) / 10, method: "heartrate" });
-    expect(activityLoad({ movingTime: 3600, normalizedPower: null, averageHeartrate: null, startDate: start }, athlete)).toEqual({ load: 0, method: "none" });
+    expect(activityLoad({ movingTime: 3600, normalizedPower: null, averageHeartrate: null, startDate: start }, athlete))
+      .toEqual({ load: 0, method: "none" });
   });
 
   it("CTL, ATL and TSB: exponentially weighted daily loads (42 and 7 days)", () => {

@@ -39,7 +39,17 @@ describe("address parsing", () => {
     expect(formatIPv4(value!)).toBe(dotted);
   });
 
-  it.each(["256.0.0.1", "1.2.3.4.5", "08.1.1.1", "0x1g.0.0.1", "1.2.65536", "4294967296", "example.com", "1.2.3.-4", ""])(
+  it.each([
+    "256.0.0.1",
+    "1.2.3.4.5",
+    "08.1.1.1",
+    "0x1g.0.0.1",
+    "1.2.65536",
+    "4294967296",
+    "example.com",
+    "1.2.3.-4",
+    "",
+  ])(
     "refuses %s as IPv4",
     (text) => {
       expect(parseIPv4(text)).toBeNull();
@@ -101,7 +111,17 @@ describe("address classes", () => {
     expect(classifyAddress(address)).toBe(kind);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "169.255.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2002:808:808::1"])(
+  it.each([
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.32.0.1",
+    "100.128.0.1",
+    "169.255.0.1",
+    "2606:4700::1111",
+    "::ffff:8.8.8.8",
+    "64:ff9b::8.8.8.8",
+    "2002:808:808::1",
+  ])(
     "%s is public",
     (address) => {
       expect(classifyAddress(address)).toBe("public");
@@ -127,7 +147,10 @@ const fixed = (answers: Record<string, string[]>): Resolver => async (hostname) 
 describe("checkTarget", () => {
   const publicOnly = { allowPrivate: false as const };
   it("refuses when any resolved address is not public, and names it", async () => {
-    const resolve = fixed({ "mixed.test": ["93.184.216.34", "10.0.0.5"], "public.test": ["93.184.216.34", "2606:2800:220:1::1"] });
+    const resolve = fixed({
+      "mixed.test": ["93.184.216.34", "10.0.0.5"],
+      "public.test": ["93.184.216.34", "2606:2800:220:1::1"],
+    });
     const mixed = await checkTarget(new URL("http://mixed.test/cb"), { ...publicOnly, resolve });
     expect(mixed).toEqual({ ok: false, reason: "private address", detail: "mixed.test is 10.0.0.5 (private)" });
     const ok = await checkTarget(new URL("https://public.test/cb"), { ...publicOnly, resolve });
@@ -136,7 +159,26 @@ describe("checkTarget", () => {
 
   it("refuses every literal form of an internal address and a name that does not resolve", async () => {
     const refused: string[] = [];
-    for (const host of ["127.0.0.1", "127.1", "2130706433", "0x7f.1", "0177.0.0.1", "[::1]", "169.254.169.254", "[::ffff:169.254.169.254]", "0.0.0.0", "10.0.0.1", "172.16.0.1", "192.168.0.1", "100.64.0.1", "[fd00::1]", "[fe80::1]", "[64:ff9b::a9fe:a9fe]"]) {
+    for (
+      const host of [
+        "127.0.0.1",
+        "127.1",
+        "2130706433",
+        "0x7f.1",
+        "0177.0.0.1",
+        "[::1]",
+        "169.254.169.254",
+        "[::ffff:169.254.169.254]",
+        "0.0.0.0",
+        "10.0.0.1",
+        "172.16.0.1",
+        "192.168.0.1",
+        "100.64.0.1",
+        "[fd00::1]",
+        "[fe80::1]",
+        "[64:ff9b::a9fe:a9fe]",
+      ]
+    ) {
       const result = await checkTarget(new URL(`http://${host}:8080/cb`), { ...publicOnly, resolve: fixed({}) });
       if (!result.ok && result.reason === "private address") refused.push(host);
     }
@@ -169,7 +211,9 @@ describe("callbackRequest: redirects and pinning", () => {
   const only127001 = { allowPrivate: [parseRange("127.0.0.1/32")!] };
 
   function listen(server: Server, host: string): Promise<string> {
-    return new Promise((resolve) => server.listen(0, host, () => resolve(`http://${host}:${(server.address() as AddressInfo).port}`)));
+    return new Promise((resolve) =>
+      server.listen(0, host, () => resolve(`http://${host}:${(server.address() as AddressInfo).port}`))
+    );
   }
 
   beforeAll(async () => {
@@ -182,7 +226,9 @@ describe("callbackRequest: redirects and pinning", () => {
       requests.first.push(`${req.method} ${req.url}`);
       const url = new URL(req.url ?? "/", "http://x");
       if (url.pathname === "/to-second") return void res.writeHead(307, { location: `${secondUrl}/stolen` }).end();
-      if (url.pathname === "/to-metadata") return void res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
+      if (url.pathname === "/to-metadata") {
+        return void res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" }).end();
+      }
       if (url.pathname === "/loop") return void res.writeHead(302, { location: "/loop" }).end();
       if (url.pathname === "/to-ok") return void res.writeHead(308, { location: "/ok" }).end();
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ host: req.headers.host }));
@@ -196,18 +242,34 @@ describe("callbackRequest: redirects and pinning", () => {
   });
 
   it("refuses a redirect hop to a non-allowed address: nothing is sent there", async () => {
-    const post = await callbackRequest({ method: "POST", url: `${firstUrl}/to-second`, body: "{}" }, { policy: only127001, timeoutMs: 2000 });
+    const post = await callbackRequest({ method: "POST", url: `${firstUrl}/to-second`, body: "{}" }, {
+      policy: only127001,
+      timeoutMs: 2000,
+    });
     expect(post).toMatchObject({ kind: "refused", reason: "private address", hops: 1 });
-    const get = await callbackRequest({ method: "GET", url: `${firstUrl}/to-metadata` }, { policy: only127001, timeoutMs: 2000 });
-    expect(get).toMatchObject({ kind: "refused", reason: "private address", url: "http://169.254.169.254/latest/meta-data/" });
+    const get = await callbackRequest({ method: "GET", url: `${firstUrl}/to-metadata` }, {
+      policy: only127001,
+      timeoutMs: 2000,
+    });
+    expect(get).toMatchObject({
+      kind: "refused",
+      reason: "private address",
+      url: "http://169.254.169.254/latest/meta-data/",
+    });
     expect(requests.second).toEqual([]);
   });
 
   it("follows allowed redirects (307/308 keep the POST) and bounds the hops", async () => {
-    const ok = await callbackRequest({ method: "POST", url: `${firstUrl}/to-ok`, body: "{}" }, { policy: only127001, timeoutMs: 2000 });
+    const ok = await callbackRequest({ method: "POST", url: `${firstUrl}/to-ok`, body: "{}" }, {
+      policy: only127001,
+      timeoutMs: 2000,
+    });
     expect(ok).toMatchObject({ kind: "answered", status: 200, hops: 1 });
     expect(requests.first.slice(-2)).toEqual(["POST /to-ok", "POST /ok"]);
-    const loop = await callbackRequest({ method: "GET", url: `${firstUrl}/loop` }, { policy: only127001, timeoutMs: 2000 });
+    const loop = await callbackRequest({ method: "GET", url: `${firstUrl}/loop` }, {
+      policy: only127001,
+      timeoutMs: 2000,
+    });
     expect(loop).toEqual({ kind: "failed", error: "more than 3 redirects", hops: 3 });
   });
 
@@ -216,10 +278,16 @@ describe("callbackRequest: redirects and pinning", () => {
     let answer = "127.0.0.1";
     const rebinding: Resolver = async () => [{ address: answer, family: 4 }];
     const policy = { ...only127001, resolve: rebinding };
-    const before = await callbackRequest({ method: "POST", url: `http://hooks.example:${port}/cb`, body: "{}" }, { policy, timeoutMs: 2000 });
+    const before = await callbackRequest({ method: "POST", url: `http://hooks.example:${port}/cb`, body: "{}" }, {
+      policy,
+      timeoutMs: 2000,
+    });
     expect(before).toMatchObject({ kind: "answered", status: 200 });
     answer = "127.0.0.2";
-    const after = await callbackRequest({ method: "POST", url: `http://hooks.example:${port}/cb`, body: "{}" }, { policy, timeoutMs: 2000 });
+    const after = await callbackRequest({ method: "POST", url: `http://hooks.example:${port}/cb`, body: "{}" }, {
+      policy,
+      timeoutMs: 2000,
+    });
     expect(after).toMatchObject({ kind: "refused", reason: "private address" });
     expect(requests.second).toEqual([]);
   });
@@ -229,7 +297,10 @@ describe("callbackRequest: redirects and pinning", () => {
     // hooks.invalid cannot resolve through the system: the request reaches the listener only
     // through the address the policy checked.
     const resolve = fixed({ "hooks.invalid": ["127.0.0.1"] });
-    const answer = await callbackRequest({ method: "GET", url: `http://hooks.invalid:${port}/pinned` }, { policy: { ...only127001, resolve }, timeoutMs: 2000 });
+    const answer = await callbackRequest({ method: "GET", url: `http://hooks.invalid:${port}/pinned` }, {
+      policy: { ...only127001, resolve },
+      timeoutMs: 2000,
+    });
     expect(answer).toMatchObject({ kind: "answered", status: 200 });
     expect(JSON.parse((answer as { body: string }).body)).toEqual({ host: `hooks.invalid:${port}` });
   });
@@ -240,15 +311,32 @@ describe("callbackRequest over https on Deno (as shipped)", () => {
     const dir = mkdtempSync(join(tmpdir(), "fitness-callback-tls-"));
     try {
       execFileSync("openssl", [
-        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1",
-        "-subj", "/CN=hooks.test", "-addext", "subjectAltName=DNS:hooks.test",
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+        "-days",
+        "1",
+        "-subj",
+        "/CN=hooks.test",
+        "-addext",
+        "subjectAltName=DNS:hooks.test",
       ], { stdio: "ignore" });
       const script = join(dir, "check.ts");
-      writeFileSync(script, `
+      writeFileSync(
+        script,
+        `
 import https from "node:https";
 import { readFileSync } from "node:fs";
 import { callbackRequest } from ${JSON.stringify(join(ROOT, "server/webhooks/outbound.ts"))};
-const server = https.createServer({ key: readFileSync(${JSON.stringify(join(dir, "key.pem"))}), cert: readFileSync(${JSON.stringify(join(dir, "cert.pem"))}) },
+const server = https.createServer({ key: readFileSync(${JSON.stringify(join(dir, "key.pem"))}), cert: readFileSync(${
+          JSON.stringify(join(dir, "cert.pem"))
+        }) },
   (req, res) => res.end(JSON.stringify({ host: req.headers.host })));
 await new Promise((r) => server.listen(0, "127.0.0.1", () => r(undefined)));
 const port = server.address().port;
@@ -261,7 +349,8 @@ for (const name of ["hooks.test", "other.test"]) {
 out.refused = await callbackRequest({ method: "GET", url: "https://hooks.test:" + port + "/cb" }, { policy: { allowPrivate: false, resolve }, timeoutMs: 5000 });
 server.close();
 console.log(JSON.stringify(out));
-`);
+`,
+      );
       const run = spawnSync(DENO, ["run", "-A", "--no-lock", script], {
         cwd: ROOT,
         env: { ...process.env, NO_COLOR: "1", NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") },
@@ -273,7 +362,10 @@ console.log(JSON.stringify(out));
       expect(out["hooks.test"]).toMatchObject({ kind: "answered", status: 200 });
       expect(JSON.parse(out["hooks.test"].body).host).toMatch(/^hooks\.test:\d+$/);
       // Same address, another name: the certificate does not match, so nothing is sent.
-      expect(out["other.test"]).toMatchObject({ kind: "failed", error: expect.stringMatching(/altnames|certificate/i) });
+      expect(out["other.test"]).toMatchObject({
+        kind: "failed",
+        error: expect.stringMatching(/altnames|certificate/i),
+      });
       expect(out.refused).toMatchObject({ kind: "refused", reason: "private address" });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -26,9 +26,38 @@ async function cli(args: string[]) {
 }
 
 it("subscribes, delivers a signed create and reports it in `webhooks status` on the Deno server", async () => {
-  const owner = await cli(["athlete", "create", "--firstname", "Dev", "--lastname", "Owner", "--email", "webhook-owner@example.com", "--password", "password123"]);
-  const app = await cli(["app", "create", "--name", "Hooks", "--callback-domain", "localhost", "--owner", String(owner.id)]);
-  const { access_token } = await cli(["token", "issue", "--athlete", String(owner.id), "--client-id", String(app.client_id), "--scope", "view_private,write"]);
+  const owner = await cli([
+    "athlete",
+    "create",
+    "--firstname",
+    "Dev",
+    "--lastname",
+    "Owner",
+    "--email",
+    "webhook-owner@example.com",
+    "--password",
+    "password123",
+  ]);
+  const app = await cli([
+    "app",
+    "create",
+    "--name",
+    "Hooks",
+    "--callback-domain",
+    "localhost",
+    "--owner",
+    String(owner.id),
+  ]);
+  const { access_token } = await cli([
+    "token",
+    "issue",
+    "--athlete",
+    String(owner.id),
+    "--client-id",
+    String(app.client_id),
+    "--scope",
+    "view_private,write",
+  ]);
   const call = api(server.url);
   const url = receiver.hook("deno", app.client_secret, { respond: (i) => (i === 0 ? 500 : 200) });
   const sub = await call("POST", "/api/v3/push_subscriptions", {
@@ -46,5 +75,11 @@ it("subscribes, delivers a signed create and reports it in `webhooks status` on 
     ["create", made.body.id, "2", 200, true],
   ]);
   const status = await cli(["webhooks", "status"]);
-  expect(status.subscriptions).toMatchObject([{ subscription_id: sub.body.id, delivered: 1, failed: 0, pending: 0, last_error: "HTTP 500" }]);
+  expect(status.subscriptions).toMatchObject([{
+    subscription_id: sub.body.id,
+    delivered: 1,
+    failed: 0,
+    pending: 0,
+    last_error: "HTTP 500",
+  }]);
 }, 90_000);

@@ -54,8 +54,17 @@ export class Receiver {
   }
 
   /** Registers a callback path and returns its URL. */
-  hook(name: string, secret: string, options: { handshake?: HandshakeMode; respond?: (attemptIndex: number) => number } = {}): string {
-    this.#hooks.set(`/hooks/${name}`, { secret, handshake: options.handshake ?? "echo", respond: options.respond ?? (() => 200), posts: 0 });
+  hook(
+    name: string,
+    secret: string,
+    options: { handshake?: HandshakeMode; respond?: (attemptIndex: number) => number } = {},
+  ): string {
+    this.#hooks.set(`/hooks/${name}`, {
+      secret,
+      handshake: options.handshake ?? "echo",
+      respond: options.respond ?? (() => 200),
+      posts: 0,
+    });
     return `${this.url}/hooks/${name}`;
   }
 
@@ -84,7 +93,8 @@ export class Receiver {
     if (req.method === "GET") {
       this.handshakes.push({ path: url.pathname, query: url.searchParams });
       const challenge = url.searchParams.get("hub.challenge");
-      const json = (body: unknown) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+      const json = (body: unknown) =>
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
       switch (hook.handshake) {
         case "echo":
           return void json({ "hub.challenge": challenge });
@@ -94,7 +104,9 @@ export class Receiver {
           setTimeout(() => json({ "hub.challenge": challenge }), 2600);
           return;
         case "error":
-          return void res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ "hub.challenge": challenge }));
+          return void res.writeHead(500, { "content-type": "application/json" }).end(
+            JSON.stringify({ "hub.challenge": challenge }),
+          );
         case "not-json":
           return void res.writeHead(200, { "content-type": "text/plain" }).end(String(challenge));
       }
@@ -122,7 +134,10 @@ function header(req: IncomingMessage, name: string): string | null {
 }
 
 /** Polls until check() returns a value other than undefined/false (fails after timeoutMs). */
-export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -60,7 +60,9 @@ it("keeps pending deliveries across a restart and delivers them, then what follo
   ]);
   // The delivery that failed before the restart is the one delivered after it: same id, same bytes.
   const before = got.slice(0, failedAttempts);
-  expect(before.every((d) => d.deliveryId === acknowledged[0].deliveryId && d.body === acknowledged[0].body)).toBe(true);
+  expect(before.every((d) => d.deliveryId === acknowledged[0].deliveryId && d.body === acknowledged[0].body)).toBe(
+    true,
+  );
   expect(acknowledged[0].attempt).toBe(String(failedAttempts + 1));
   expect(got.every((d) => d.signatureValid)).toBe(true);
 });

@@ -7,7 +7,8 @@ import { activityAspect, webhookBody } from "../../server/webhooks/payload.ts";
 import { signBody, signingKey, verifySignature } from "../../server/webhooks/signature.ts";
 import { callbackUrlAllowed } from "../../server/webhooks/handshake.ts";
 
-const created = (subscriptionId: number) => pushSubscriptionCreated.create({ subscriptionId, applicationId: 7, callbackUrl: "http://127.0.0.1/cb" });
+const created = (subscriptionId: number) =>
+  pushSubscriptionCreated.create({ subscriptionId, applicationId: 7, callbackUrl: "http://127.0.0.1/cb" });
 const deleted = (subscriptionId: number) => pushSubscriptionDeleted.create({ subscriptionId, applicationId: 7 });
 
 function when(given: NewEvent[], command: Parameters<typeof pushSubscriptionDecider.decide>[0]) {
@@ -18,7 +19,9 @@ function refusal(fn: () => unknown): Pick<DomainError, "kind" | "resource" | "fi
   try {
     fn();
   } catch (error) {
-    if (error instanceof DomainError) return { kind: error.kind, resource: error.resource, field: error.field, code: error.code };
+    if (error instanceof DomainError) {
+      return { kind: error.kind, resource: error.resource, field: error.field, code: error.code };
+    }
     throw error;
   }
   throw new Error("expected a refusal");
@@ -26,16 +29,31 @@ function refusal(fn: () => unknown): Pick<DomainError, "kind" | "resource" | "fi
 
 describe("push subscription decider", () => {
   it("creates the first subscription, refuses a second, allows one again after a delete", () => {
-    expect(when([], { type: "create", subscriptionId: 1, applicationId: 7, callbackUrl: "http://127.0.0.1/cb" })).toEqual([created(1)]);
-    expect(refusal(() => when([created(1)], { type: "create", subscriptionId: 2, applicationId: 7, callbackUrl: "http://x" })))
+    expect(when([], { type: "create", subscriptionId: 1, applicationId: 7, callbackUrl: "http://127.0.0.1/cb" }))
+      .toEqual([created(1)]);
+    expect(
+      refusal(() =>
+        when([created(1)], { type: "create", subscriptionId: 2, applicationId: 7, callbackUrl: "http://x" })
+      ),
+    )
       .toEqual({ kind: "invalid", resource: "PushSubscription", field: "", code: "already exists" });
-    expect(when([created(1), deleted(1)], { type: "create", subscriptionId: 2, applicationId: 7, callbackUrl: "http://127.0.0.1/cb" })).toEqual([created(2)]);
+    expect(
+      when([created(1), deleted(1)], {
+        type: "create",
+        subscriptionId: 2,
+        applicationId: 7,
+        callbackUrl: "http://127.0.0.1/cb",
+      }),
+    ).toEqual([created(2)]);
   });
 
   it("deletes only the current subscription", () => {
     expect(when([created(1)], { type: "delete", subscriptionId: 1, applicationId: 7 })).toEqual([deleted(1)]);
-    expect(refusal(() => when([created(1), deleted(1)], { type: "delete", subscriptionId: 1, applicationId: 7 })).kind).toBe("not_found");
-    expect(refusal(() => when([created(1)], { type: "delete", subscriptionId: 9, applicationId: 7 })).kind).toBe("not_found");
+    expect(refusal(() => when([created(1), deleted(1)], { type: "delete", subscriptionId: 1, applicationId: 7 })).kind)
+      .toBe("not_found");
+    expect(refusal(() => when([created(1)], { type: "delete", subscriptionId: 9, applicationId: 7 })).kind).toBe(
+      "not_found",
+    );
   });
 });
 
@@ -44,7 +62,10 @@ describe("what an application sees of an activity change", () => {
   const closed = { ...open, private: true };
   it("with view_private: creates, deletes and every title/type/privacy change", () => {
     expect(activityAspect(null, closed, true)).toEqual({ aspect: "create", updates: {} });
-    expect(activityAspect(open, { ...closed, name: "X" }, true)).toEqual({ aspect: "update", updates: { title: "X", private: "true" } });
+    expect(activityAspect(open, { ...closed, name: "X" }, true)).toEqual({
+      aspect: "update",
+      updates: { title: "X", private: "true" },
+    });
     expect(activityAspect(closed, null, true)).toEqual({ aspect: "delete", updates: {} });
     expect(activityAspect(open, open, true)).toBeNull();
   });
@@ -53,7 +74,10 @@ describe("what an application sees of an activity change", () => {
     expect(activityAspect(open, closed, false)).toEqual({ aspect: "delete", updates: {} });
     expect(activityAspect(closed, open, false)).toEqual({ aspect: "create", updates: {} });
     expect(activityAspect(closed, { ...closed, type: "Run" }, false)).toBeNull();
-    expect(activityAspect(open, { ...open, type: "Run" }, false)).toEqual({ aspect: "update", updates: { type: "Run" } });
+    expect(activityAspect(open, { ...open, type: "Run" }, false)).toEqual({
+      aspect: "update",
+      updates: { type: "Run" },
+    });
     expect(activityAspect(closed, null, false)).toBeNull();
   });
 });
@@ -62,15 +86,28 @@ describe("signature", () => {
   it("matches the README's worked example", () => {
     const secret = "0123456789abcdef0123456789abcdef01234567";
     const body = webhookBody({
-      aspect_type: "update", event_time: 1516126040, object_id: 1360128428, object_type: "activity",
-      owner_id: 134815, subscription_id: 120475, updates: { title: "Messy" },
+      aspect_type: "update",
+      event_time: 1516126040,
+      object_id: 1360128428,
+      object_type: "activity",
+      owner_id: 134815,
+      subscription_id: 120475,
+      updates: { title: "Messy" },
     });
-    expect(body).toBe('{"aspect_type":"update","event_time":1516126040,"object_id":1360128428,"object_type":"activity","owner_id":134815,"subscription_id":120475,"updates":{"title":"Messy"}}');
+    expect(body).toBe(
+      '{"aspect_type":"update","event_time":1516126040,"object_id":1360128428,"object_type":"activity","owner_id":134815,"subscription_id":120475,"updates":{"title":"Messy"}}',
+    );
     expect(signingKey(secret)).toBe("deb87fabd17715bb31ad4cf4ffb9494eeb15f8d33d85b031a301c64ab3417eaa");
-    expect(signBody(signingKey(secret), body)).toBe("sha256=0033ebccb3a8417bb7e86e5f5e6f055bbf5f99c160d4f595c8dc6b6cd1f09170");
-    expect(verifySignature(secret, body, "sha256=0033ebccb3a8417bb7e86e5f5e6f055bbf5f99c160d4f595c8dc6b6cd1f09170")).toBe(true);
-    expect(verifySignature(secret, `${body} `, "sha256=0033ebccb3a8417bb7e86e5f5e6f055bbf5f99c160d4f595c8dc6b6cd1f09170")).toBe(false);
-    expect(verifySignature("other", body, "sha256=0033ebccb3a8417bb7e86e5f5e6f055bbf5f99c160d4f595c8dc6b6cd1f09170")).toBe(false);
+    expect(signBody(signingKey(secret), body)).toBe(
+      "sha256=0033ebccb3a8417bb7e86e5f5e6f055bbf5f99c160d4f595c8dc6b6cd1f09170",
+    );
+    expect(verifySignature(secret, body, "sha256=0033ebccb3a8417bb7e86e5f5e6f055bbf5f99c160d4f595c8dc6b6cd1f09170"))
+      .toBe(true);
+    expect(
+      verifySignature(secret, `${body} `, "sha256=0033ebccb3a8417bb7e86e5f5e6f055bbf5f99c160d4f595c8dc6b6cd1f09170"),
+    ).toBe(false);
+    expect(verifySignature("other", body, "sha256=0033ebccb3a8417bb7e86e5f5e6f055bbf5f99c160d4f595c8dc6b6cd1f09170"))
+      .toBe(false);
     expect(verifySignature(secret, body, null)).toBe(false);
   });
 });

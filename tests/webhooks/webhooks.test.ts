@@ -25,12 +25,19 @@ afterAll(async () => {
 
 async function subscribe(app: App, callbackUrl: string, verifyToken = "STRAVA") {
   return await server.api("POST", "/v3/push_subscriptions", {
-    form: { client_id: app.client_id, client_secret: app.client_secret, callback_url: callbackUrl, verify_token: verifyToken },
+    form: {
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      callback_url: callbackUrl,
+      verify_token: verifyToken,
+    },
   });
 }
 
 async function list(app: App) {
-  return await server.api("GET", "/v3/push_subscriptions", { query: { client_id: app.client_id, client_secret: app.client_secret } });
+  return await server.api("GET", "/v3/push_subscriptions", {
+    query: { client_id: app.client_id, client_secret: app.client_secret },
+  });
 }
 
 /** A new application subscribed to its own callback path (the receiver verifies its signatures). */
@@ -44,7 +51,13 @@ async function subscribedApp(name: string, respond?: (attemptIndex: number) => n
 async function createActivity(token: string, fields: Record<string, string | number> = {}) {
   const res = await server.api("POST", "/v3/activities", {
     token,
-    form: { name: "Morning Ride", type: "Ride", start_date_local: "2024-05-01T08:00:00Z", elapsed_time: 3600, ...fields },
+    form: {
+      name: "Morning Ride",
+      type: "Ride",
+      start_date_local: "2024-05-01T08:00:00Z",
+      elapsed_time: 3600,
+      ...fields,
+    },
   });
   expect(res.status).toBe(201);
   return res.body.id as number;
@@ -78,20 +91,28 @@ describe("push subscription management", () => {
       query: { client_id: app.client_id, client_secret: app.client_secret, callback_url: url, verify_token: "x" },
     });
     expect(again.status).toBe(400);
-    expect(again.body).toEqual({ message: "Bad Request", errors: [{ resource: "PushSubscription", field: "", code: "already exists" }] });
+    expect(again.body).toEqual({
+      message: "Bad Request",
+      errors: [{ resource: "PushSubscription", field: "", code: "already exists" }],
+    });
   });
 
-  it.each([
-    ["wrong-challenge"],
-    ["slow"],
-    ["error"],
-    ["not-json"],
-  ] as const)("refuses a callback whose handshake fails (%s) and records nothing", async (mode) => {
+  it.each(
+    [
+      ["wrong-challenge"],
+      ["slow"],
+      ["error"],
+      ["not-json"],
+    ] as const,
+  )("refuses a callback whose handshake fails (%s) and records nothing", async (mode) => {
     const app = await server.application();
     const url = receiver.hook(`refuse-${mode}`, app.client_secret, { handshake: mode });
     const res = await subscribe(app, url);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: "Bad Request", errors: [{ resource: "PushSubscription", field: "callback url", code: "not verifiable" }] });
+    expect(res.body).toEqual({
+      message: "Bad Request",
+      errors: [{ resource: "PushSubscription", field: "callback url", code: "not verifiable" }],
+    });
     expect(receiver.handshakes.some((h) => h.path === `/hooks/refuse-${mode}`)).toBe(true);
     expect((await list(app)).body).toEqual([]);
   });
@@ -100,16 +121,58 @@ describe("push subscription management", () => {
     const app = await server.application();
     const url = receiver.hook("fields", app.client_secret);
     const cases: [Record<string, string | number>, Record<string, string>][] = [
-      [{ client_secret: app.client_secret, callback_url: url, verify_token: "t" }, { resource: "Application", field: "client_id", code: "missing" }],
-      [{ client_id: "abc", client_secret: app.client_secret, callback_url: url, verify_token: "t" }, { resource: "Application", field: "client_id", code: "invalid" }],
-      [{ client_id: 999999, client_secret: app.client_secret, callback_url: url, verify_token: "t" }, { resource: "Application", field: "client_id", code: "invalid" }],
-      [{ client_id: app.client_id, callback_url: url, verify_token: "t" }, { resource: "Application", field: "client_secret", code: "missing" }],
-      [{ client_id: app.client_id, client_secret: "wrong", callback_url: url, verify_token: "t" }, { resource: "Application", field: "client_secret", code: "invalid" }],
-      [{ client_id: app.client_id, client_secret: app.client_secret, verify_token: "t" }, { resource: "PushSubscription", field: "callback_url", code: "missing" }],
-      [{ client_id: app.client_id, client_secret: app.client_secret, callback_url: url }, { resource: "PushSubscription", field: "verify_token", code: "missing" }],
-      [{ client_id: app.client_id, client_secret: app.client_secret, callback_url: url, verify_token: "" }, { resource: "PushSubscription", field: "verify_token", code: "missing" }],
-      [{ client_id: app.client_id, client_secret: app.client_secret, callback_url: "ftp://127.0.0.1/x", verify_token: "t" }, { resource: "PushSubscription", field: "callback url", code: "not verifiable" }],
-      [{ client_id: app.client_id, client_secret: app.client_secret, callback_url: `${url}?${"a".repeat(300)}`, verify_token: "t" }, { resource: "PushSubscription", field: "callback url", code: "not verifiable" }],
+      [{ client_secret: app.client_secret, callback_url: url, verify_token: "t" }, {
+        resource: "Application",
+        field: "client_id",
+        code: "missing",
+      }],
+      [{ client_id: "abc", client_secret: app.client_secret, callback_url: url, verify_token: "t" }, {
+        resource: "Application",
+        field: "client_id",
+        code: "invalid",
+      }],
+      [{ client_id: 999999, client_secret: app.client_secret, callback_url: url, verify_token: "t" }, {
+        resource: "Application",
+        field: "client_id",
+        code: "invalid",
+      }],
+      [{ client_id: app.client_id, callback_url: url, verify_token: "t" }, {
+        resource: "Application",
+        field: "client_secret",
+        code: "missing",
+      }],
+      [{ client_id: app.client_id, client_secret: "wrong", callback_url: url, verify_token: "t" }, {
+        resource: "Application",
+        field: "client_secret",
+        code: "invalid",
+      }],
+      [{ client_id: app.client_id, client_secret: app.client_secret, verify_token: "t" }, {
+        resource: "PushSubscription",
+        field: "callback_url",
+        code: "missing",
+      }],
+      [{ client_id: app.client_id, client_secret: app.client_secret, callback_url: url }, {
+        resource: "PushSubscription",
+        field: "verify_token",
+        code: "missing",
+      }],
+      [{ client_id: app.client_id, client_secret: app.client_secret, callback_url: url, verify_token: "" }, {
+        resource: "PushSubscription",
+        field: "verify_token",
+        code: "missing",
+      }],
+      [{
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        callback_url: "ftp://127.0.0.1/x",
+        verify_token: "t",
+      }, { resource: "PushSubscription", field: "callback url", code: "not verifiable" }],
+      [{
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        callback_url: `${url}?${"a".repeat(300)}`,
+        verify_token: "t",
+      }, { resource: "PushSubscription", field: "callback url", code: "not verifiable" }],
     ];
     for (const [form, error] of cases) {
       const res = await server.api("POST", "/v3/push_subscriptions", { form });
@@ -119,7 +182,11 @@ describe("push subscription management", () => {
     const noCredentials = await server.api("GET", "/v3/push_subscriptions");
     expect(noCredentials.status).toBe(400);
     expect(noCredentials.body.errors).toEqual([{ resource: "Application", field: "client_id", code: "missing" }]);
-    const badJson = await server.api("POST", "/v3/push_subscriptions", { headers: { "content-type": "application/json" }, json: undefined, form: undefined });
+    const badJson = await server.api("POST", "/v3/push_subscriptions", {
+      headers: { "content-type": "application/json" },
+      json: undefined,
+      form: undefined,
+    });
     expect(badJson.status).toBe(400);
     expect((await list(app)).body).toEqual([]);
   });
@@ -141,7 +208,9 @@ describe("push subscription management", () => {
       form: { client_id: app.client_id, client_secret: app.client_secret },
     });
     expect(twice.status).toBe(404);
-    const badId = await server.api("DELETE", "/v3/push_subscriptions/abc", { query: { client_id: app.client_id, client_secret: app.client_secret } });
+    const badId = await server.api("DELETE", "/v3/push_subscriptions/abc", {
+      query: { client_id: app.client_id, client_secret: app.client_secret },
+    });
     expect(badId.status).toBe(400);
     // A new subscription may be created after the delete.
     const again = await subscribe(app, receiver.hook("delete-me-again", app.client_secret));
@@ -152,7 +221,10 @@ describe("push subscription management", () => {
 describe("event delivery", () => {
   it("delivers create, title/type/privacy updates, delete and deauthorization, signed and in order", async () => {
     const { app, subscriptionId } = await subscribedApp("events");
-    const athlete = await server.athlete({ applicationId: app.client_id, permissions: ["read", "write", "view_private"] });
+    const athlete = await server.athlete({
+      applicationId: app.client_id,
+      permissions: ["read", "write", "view_private"],
+    });
     const id = await createActivity(athlete.token);
     await update(athlete.token, id, { name: "Messy" });
     await update(athlete.token, id, { type: "Run" });
@@ -165,7 +237,13 @@ describe("event delivery", () => {
     expect(deauth.status).toBe(200);
 
     const got = await eventually(() => receiver.acknowledged("events").length >= 7 && receiver.acknowledged("events"));
-    const base = { object_type: "activity", object_id: id, owner_id: athlete.id, subscription_id: subscriptionId, event_time: "number" };
+    const base = {
+      object_type: "activity",
+      object_id: id,
+      owner_id: athlete.id,
+      subscription_id: subscriptionId,
+      event_time: "number",
+    };
     expect(got.map(summary)).toEqual([
       { ...base, aspect_type: "create", updates: {} },
       { ...base, aspect_type: "update", updates: { title: "Messy" } },
@@ -173,12 +251,28 @@ describe("event delivery", () => {
       { ...base, aspect_type: "update", updates: { private: "true" } },
       { ...base, aspect_type: "update", updates: { title: "Tidy", type: "Walk", private: "false" } },
       { ...base, aspect_type: "delete", updates: {} },
-      { object_type: "athlete", object_id: athlete.id, owner_id: athlete.id, subscription_id: subscriptionId, event_time: "number", aspect_type: "update", updates: { authorized: "false" } },
+      {
+        object_type: "athlete",
+        object_id: athlete.id,
+        owner_id: athlete.id,
+        subscription_id: subscriptionId,
+        event_time: "number",
+        aspect_type: "update",
+        updates: { authorized: "false" },
+      },
     ]);
     expect(got.every((d) => d.signatureValid)).toBe(true);
     expect(new Set(got.map((d) => d.deliveryId)).size).toBe(7);
     expect(got.every((d) => d.attempt === "1")).toBe(true);
-    expect(Object.keys(got[0].json)).toEqual(["aspect_type", "event_time", "object_id", "object_type", "owner_id", "subscription_id", "updates"]);
+    expect(Object.keys(got[0].json)).toEqual([
+      "aspect_type",
+      "event_time",
+      "object_id",
+      "object_type",
+      "owner_id",
+      "subscription_id",
+      "updates",
+    ]);
     expect(Math.abs((got[0].json.event_time as number) - Date.now() / 1000)).toBeLessThan(3600);
   });
 
@@ -191,12 +285,20 @@ describe("event delivery", () => {
     multipart.set("data_type", "gpx");
     const res = await server.api("POST", "/v3/uploads", { token: athlete.token, multipart });
     expect(res.status).toBe(201);
-    const got = await eventually(() => receiver.acknowledged("upload").length >= 1 && receiver.acknowledged("upload"), 60_000);
+    const got = await eventually(
+      () => receiver.acknowledged("upload").length >= 1 && receiver.acknowledged("upload"),
+      60_000,
+    );
     const status = await server.api("GET", `/v3/uploads/${res.body.id}`, { token: athlete.token });
     expect(status.body.activity_id).toBeGreaterThan(0);
     expect(got.map(summary)).toEqual([{
-      aspect_type: "create", object_type: "activity", object_id: status.body.activity_id, owner_id: athlete.id,
-      subscription_id: subscriptionId, event_time: "number", updates: {},
+      aspect_type: "create",
+      object_type: "activity",
+      object_id: status.body.activity_id,
+      owner_id: athlete.id,
+      subscription_id: subscriptionId,
+      event_time: "number",
+      updates: {},
     }]);
   });
 
@@ -209,9 +311,13 @@ describe("event delivery", () => {
     const seen = await createActivity(own.token, { name: "For the stranger" });
     // Deliveries to one subscription are in log order: once the later activity has arrived, the
     // earlier one would have come first had it been sent.
-    const got = await eventually(() => receiver.acknowledged("stranger").length >= 1 && receiver.acknowledged("stranger"));
+    const got = await eventually(() =>
+      receiver.acknowledged("stranger").length >= 1 && receiver.acknowledged("stranger")
+    );
     expect(got.map((d) => d.json.object_id)).toEqual([seen]);
-    const friendGot = await eventually(() => receiver.acknowledged("friend").length >= 1 && receiver.acknowledged("friend"));
+    const friendGot = await eventually(() =>
+      receiver.acknowledged("friend").length >= 1 && receiver.acknowledged("friend")
+    );
     expect(friendGot.map((d) => d.json.object_id)).toEqual([unseen]);
     expect(friendGot[0].signatureValid).toBe(true);
     // Signed with each application's own secret: the stranger's secret does not verify the friend's body.
@@ -230,8 +336,16 @@ describe("event delivery", () => {
     await update(editor, open, { name: "Renamed while private" });
     await update(editor, open, { private: 0 });
     await update(editor, open, { name: "Open again" });
-    const got = await eventually(() => receiver.acknowledged("no-private").length >= 4 && receiver.acknowledged("no-private"));
-    const base = { object_type: "activity", object_id: open, owner_id: athlete.id, subscription_id: subscriptionId, event_time: "number" };
+    const got = await eventually(() =>
+      receiver.acknowledged("no-private").length >= 4 && receiver.acknowledged("no-private")
+    );
+    const base = {
+      object_type: "activity",
+      object_id: open,
+      owner_id: athlete.id,
+      subscription_id: subscriptionId,
+      event_time: "number",
+    };
     expect(got.map(summary)).toEqual([
       { ...base, aspect_type: "create", updates: {} },
       { ...base, aspect_type: "delete", updates: {} },
@@ -241,7 +355,9 @@ describe("event delivery", () => {
     // Deleting a private activity is not announced either; the next public event is.
     expect((await server.api("DELETE", `/v3/activities/${hidden}`, { token: editor })).status).toBe(204);
     await update(editor, open, { type: "Run" });
-    const later = await eventually(() => receiver.acknowledged("no-private").length >= 5 && receiver.acknowledged("no-private"));
+    const later = await eventually(() =>
+      receiver.acknowledged("no-private").length >= 5 && receiver.acknowledged("no-private")
+    );
     expect(later.slice(4).map(summary)).toEqual([{ ...base, aspect_type: "update", updates: { type: "Run" } }]);
   });
 

@@ -14,7 +14,7 @@ import { AGE_GROUPS, WEIGHT_CLASSES_KG } from "../../segments/leaderboard.ts";
 import { faultResponse } from "../../http/conventions.ts";
 import { notFound } from "../../http/errors.ts";
 import type { Platform } from "../../platform.ts";
-import { web, type Web } from "../context.tsx";
+import { type Web, web } from "../context.tsx";
 import { redirectToSignIn } from "../redirect.ts";
 import { escapeHtml, shell, type ShellOptions } from "./shell.ts";
 import { sessionToken } from "./token.ts";
@@ -77,7 +77,8 @@ function asset(name: string): Uint8Array | undefined {
   return bytes;
 }
 
-const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#b83a07"/><path d="M6 24 13 10l5 9 3-5 5 10z" fill="#fff"/></svg>`;
+const FAVICON =
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#b83a07"/><path d="M6 24 13 10l5 9 3-5 5 10z" fill="#fff"/></svg>`;
 
 /** Paths that answer JSON faults, never the HTML page. */
 const API_PATHS = /^\/(v3|api|oauth|photos|heatmap-viewer|health|ready|metrics|app\/)/;
@@ -97,7 +98,9 @@ export async function notFoundPage(c: Context, platform: Platform, w?: Web): Pro
       <h1 id="nf-title">This page isn't here</h1>
       <p>There is nothing at <code>${escapeHtml(c.req.path.slice(0, 200))}</code> that you can see. It may have been
       deleted, it may be private, or the address may be mistyped.</p>
-      <p class="actions"><a class="button" href="/">Back to ${w.athlete ? "your feed" : "the start page"}</a></p></section>`,
+      <p class="actions"><a class="button" href="/">Back to ${
+      w.athlete ? "your feed" : "the start page"
+    }</a></p></section>`,
   });
 }
 
@@ -144,7 +147,11 @@ type PageOptions = Omit<ShellOptions, "athlete" | "csrf" | "token" | "tokenExpir
  * A page for the signed-in athlete only (else the sign-in page), drawn by its module script with the
  * session's API token; `options` gives the page's part, knowing who is signed in.
  */
-async function signedInPage(c: Context, platform: Platform, options: (athleteId: number) => PageOptions | Promise<PageOptions>) {
+async function signedInPage(
+  c: Context,
+  platform: Platform,
+  options: (athleteId: number) => PageOptions | Promise<PageOptions>,
+) {
   const w = await web(c, platform);
   if (!w.athlete) return redirectToSignIn(c);
   const t = await sessionToken(c, platform, w.athlete.id);
@@ -169,12 +176,22 @@ function appAsset(c: Context): Response {
 /** POST /app/token: a fresh token for an open page whose token is about to expire (same origin, session, CSRF header). */
 async function freshPageToken(c: Context, platform: Platform): Promise<Response> {
   const w = await web(c, platform);
-  if (!w.athlete) return c.json({ message: "Authorization Error", errors: [{ resource: "Session", field: "cookie", code: "missing" }] }, 401);
+  if (!w.athlete) {
+    return c.json({
+      message: "Authorization Error",
+      errors: [{ resource: "Session", field: "cookie", code: "missing" }],
+    }, 401);
+  }
   if (!(await w.csrfOk(c.req.header("x-csrf-token")))) {
     return c.json({ message: "Forbidden", errors: [{ resource: "Session", field: "csrf", code: "invalid" }] }, 403);
   }
   const t = await sessionToken(c, platform, w.athlete.id);
-  if (!t) return c.json({ message: "Authorization Error", errors: [{ resource: "Session", field: "token", code: "invalid" }] }, 401);
+  if (!t) {
+    return c.json({
+      message: "Authorization Error",
+      errors: [{ resource: "Session", field: "token", code: "invalid" }],
+    }, 401);
+  }
   c.header("cache-control", "no-store");
   return c.json({ access_token: t.token, expires_at: Math.floor(t.expiresAt / 1000) });
 }
@@ -261,7 +278,10 @@ interface ApiPage {
 
 const API_PAGES: [path: string, page: ApiPage][] = [
   ["/segments/:id", {
-    title: "Segment", script: "segment.js", key: "segmentId", map: true,
+    title: "Segment",
+    script: "segment.js",
+    key: "segmentId",
+    map: true,
     data: () => ({ ageGroups: AGE_GROUPS, weightClassesKg: WEIGHT_CLASSES_KG }),
   }],
   ["/clubs/:id", { title: "Club", script: "club.js", key: "clubId" }],
@@ -269,9 +289,16 @@ const API_PAGES: [path: string, page: ApiPage][] = [
   ["/challenges/:id", { title: "Challenge", script: "challenge.js", key: "challengeId" }],
   ["/athletes/:id", { title: "Athlete", script: "athlete.js", key: "athleteId", athlete: "profile" }],
   // The athlete's training pages (docs/web-app.md): calendar, personal records, fitness and freshness.
-  ...([["calendar", "Training calendar"], ["records", "Personal records"], ["fitness", "Fitness and freshness"]] as const)
+  ...([["calendar", "Training calendar"], ["records", "Personal records"], [
+    "fitness",
+    "Fitness and freshness",
+  ]] as const)
     .map(([page, title]): [string, ApiPage] => [`/athletes/:id/${page}`, {
-      title, script: `${page}.js`, key: "athleteId", styles: ["training.css"], athlete: "training",
+      title,
+      script: `${page}.js`,
+      key: "athleteId",
+      styles: ["training.css"],
+      athlete: "training",
     }]),
 ];
 
@@ -292,7 +319,9 @@ async function apiPage(c: Context, platform: Platform, o: ApiPage): Promise<Resp
     styles: [...(o.map ? ["leaflet.css", "uplot.css"] : []), ...(o.styles ?? [])],
     libs: o.map ? ["leaflet.js", "uplot.js"] : [],
     data: { [o.key]: id, ...o.data?.() },
-    body: `<div id="${o.script.replace(".js", "")}"><h1>${escapeHtml(o.title)}</h1><p class="muted" role="status">Loading…</p></div>`,
+    body: `<div id="${o.script.replace(".js", "")}"><h1>${
+      escapeHtml(o.title)
+    }</h1><p class="muted" role="status">Loading…</p></div>`,
   });
 }
 
@@ -302,7 +331,11 @@ async function apiPage(c: Context, platform: Platform, o: ApiPage): Promise<Resp
  * every read, the owner's name and the photos (the API's photo list answers the owner only: their
  * URLs and captions, no locations).
  */
-async function othersActivity(platform: Platform, row: Awaited<ReturnType<typeof visibleActivity>>, auth: Parameters<typeof visibleActivity>[2]) {
+async function othersActivity(
+  platform: Platform,
+  row: Awaited<ReturnType<typeof visibleActivity>>,
+  auth: Parameters<typeof visibleActivity>[2],
+) {
   const [summary] = await summaryActivities([row], activityContext(platform, auth));
   const owner = await findAthlete(platform.db, row.athlete_id);
   const photos = (await photosOf(platform.db, row.id)).map((p) => {
@@ -335,7 +368,8 @@ async function activityPage(c: Context, platform: Platform): Promise<Response> {
     styles: ["leaflet.css", "uplot.css", "training.css", "activity-tools.css"],
     libs: ["leaflet.js", "uplot.js"],
     data: { activityId: Number(idText), ...others },
-    body: `<div id="activity" data-state="loading"><h1 id="title">Activity</h1><p class="muted" role="status">Loading…</p></div>`,
+    body:
+      `<div id="activity" data-state="loading"><h1 id="title">Activity</h1><p class="muted" role="status">Loading…</p></div>`,
   });
 }
 

@@ -11,7 +11,12 @@ import { sessionToken } from "./token.ts";
  * name, filter by sport and dates), their routes, and Find (clubs, athletes and challenges they are
  * not in yet, by name).
  */
-const PAGES: { path: string; title: string; list: "activities" | "routes" | "find"; current: ShellOptions["current"] }[] = [
+const PAGES: {
+  path: string;
+  title: string;
+  list: "activities" | "routes" | "find";
+  current: ShellOptions["current"];
+}[] = [
   { path: "/activities", title: "Your activities", list: "activities", current: "activities" },
   { path: "/routes", title: "Your routes", list: "routes", current: "routes" },
   { path: "/find", title: "Find clubs, athletes and challenges", list: "find", current: "find" },

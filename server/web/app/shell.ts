@@ -9,7 +9,9 @@ export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.c
 export function mapTiles(): { url: string; attribution: string; origin: string | null } {
   const url = process.env.MAP_TILE_URL?.trim() || "https://tile.openstreetmap.org/{z}/{x}/{y}.png";
   const attribution = process.env.MAP_TILE_ATTRIBUTION?.trim() ||
-    (process.env.MAP_TILE_URL?.trim() ? "" : '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors');
+    (process.env.MAP_TILE_URL?.trim()
+      ? ""
+      : '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors');
   let origin: string | null = null;
   try {
     origin = new URL(url.replace(/\{[a-z]\}/g, "a")).origin;
@@ -36,7 +38,17 @@ export interface ShellOptions {
   /** Data for the page's script (JSON). */
   data?: Record<string, unknown>;
   /** Which nav entry is current. */
-  current?: "feed" | "upload" | "activities" | "routes" | "segments" | "find" | "heatmaps" | "training" | "profile" | "settings";
+  current?:
+    | "feed"
+    | "upload"
+    | "activities"
+    | "routes"
+    | "segments"
+    | "find"
+    | "heatmaps"
+    | "training"
+    | "profile"
+    | "settings";
   status?: number;
   /** Classic scripts loaded before the page's module (Leaflet, uPlot). */
   libs?: string[];
@@ -61,13 +73,25 @@ const NAV: { key: ShellOptions["current"]; href: string; label: string }[] = [
  * The header's navigation and sign-out (or sign in / sign up for a visitor): the app's pages and the
  * server-rendered form pages (server/web/layout.tsx) share it, so every page has the same main navigation.
  */
-export function headerNav(athlete: { id: number; name: string } | null, csrf: string, current?: ShellOptions["current"]): string {
+export function headerNav(
+  athlete: { id: number; name: string } | null,
+  csrf: string,
+  current?: ShellOptions["current"],
+): string {
   return athlete
     ? `<nav aria-label="Main"><ul>${
-      NAV.map((n) => `<li><a href="${n.href.replace(":me", String(athlete.id))}"${n.key === current ? ' aria-current="page"' : ""}>${n.label}</a></li>`).join("")
+      NAV.map((n) =>
+        `<li><a href="${n.href.replace(":me", String(athlete.id))}"${
+          n.key === current ? ' aria-current="page"' : ""
+        }>${n.label}</a></li>`
+      ).join("")
     }</ul></nav>
-      <form method="post" action="/logout" class="signout"><input type="hidden" name="_csrf" value="${escapeHtml(csrf)}">
-      <button class="link" type="submit">Sign out<span class="who"> (${escapeHtml(athlete.name)})</span></button></form>`
+      <form method="post" action="/logout" class="signout"><input type="hidden" name="_csrf" value="${
+      escapeHtml(csrf)
+    }">
+      <button class="link" type="submit">Sign out<span class="who"> (${
+      escapeHtml(athlete.name)
+    })</span></button></form>`
     : `<nav aria-label="Account"><ul><li><a href="/login">Sign in</a></li><li><a href="/register">Sign up</a></li></ul></nav>`;
 }
 
@@ -82,7 +106,9 @@ export function shell(c: Context, o: ShellOptions): Response {
     ...o.data,
   };
   const nav = headerNav(o.athlete, o.csrf, o.current);
-  const styles = ["app.css", ...(o.styles ?? [])].map((s) => `<link rel="stylesheet" href="/app/assets/${s}">`).join("");
+  const styles = ["app.css", ...(o.styles ?? [])].map((s) => `<link rel="stylesheet" href="/app/assets/${s}">`).join(
+    "",
+  );
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(o.title)} · Fitness Platform</title>

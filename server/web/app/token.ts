@@ -63,7 +63,12 @@ export interface SessionToken {
 }
 
 /** The signed-in session's API token for now (minted on first need in each window). */
-export async function sessionToken(c: Context, platform: Platform, athleteId: number, now = Date.now()): Promise<SessionToken | undefined> {
+export async function sessionToken(
+  c: Context,
+  platform: Platform,
+  athleteId: number,
+  now = Date.now(),
+): Promise<SessionToken | undefined> {
   const window = Math.floor(now / WINDOW_MS);
   const token = await sessionSecret(c, platform, `api-token\0${window}`);
   if (!token) return undefined;
@@ -83,7 +88,13 @@ export async function sessionToken(c: Context, platform: Platform, athleteId: nu
     // Remembered per session, so ending the session from elsewhere revokes it (../session-tokens.ts).
     const sessionHash = sessionIdHash(c);
     if (sessionHash && found.auth.athleteId === athleteId) {
-      await recordSessionToken(platform.db, { tokenHash: hash, sessionHash, athleteId, applicationId: found.auth.applicationId, expiresAt });
+      await recordSessionToken(platform.db, {
+        tokenHash: hash,
+        sessionHash,
+        athleteId,
+        applicationId: found.auth.applicationId,
+        expiresAt,
+      });
     }
   }
   if (found.auth.athleteId !== athleteId) return undefined;
@@ -108,7 +119,12 @@ async function mint(platform: Platform, athleteId: number, tokenHash: string, ex
  * lives until this window ends) are revoked, each by an AccessTokenRevoked event, so a token
  * copied out of a page dies with the session instead of at the end of its window.
  */
-export async function revokeSessionTokens(c: Context, platform: Platform, athleteId: number, now = Date.now()): Promise<number> {
+export async function revokeSessionTokens(
+  c: Context,
+  platform: Platform,
+  athleteId: number,
+  now = Date.now(),
+): Promise<number> {
   const window = Math.floor(now / WINDOW_MS);
   let revoked = 0;
   for (const w of [window - 1, window]) {
@@ -117,7 +133,12 @@ export async function revokeSessionTokens(c: Context, platform: Platform, athlet
     const found = await lookupToken(platform.db, token);
     if (!found.ok || found.auth.athleteId !== athleteId) continue;
     const applicationId = found.auth.applicationId;
-    await revokeToken(platform, { tokenHash: hashSecret(token), athleteId, applicationId }, "signed out", webActor(athleteId, applicationId));
+    await revokeToken(
+      platform,
+      { tokenHash: hashSecret(token), athleteId, applicationId },
+      "signed out",
+      webActor(athleteId, applicationId),
+    );
     revoked++;
   }
   return revoked;

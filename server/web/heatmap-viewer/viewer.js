@@ -17,7 +17,8 @@
   map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
   // The optional base map (darkened by CSS); without it, or offline, the heat shows on the plain background.
   if (config.baseMapUrl) {
-    L.tileLayer(config.baseMapUrl, { maxZoom: 19, attribution: config.baseMapAttribution || "", className: "basemap" }).addTo(map);
+    L.tileLayer(config.baseMapUrl, { maxZoom: 19, attribution: config.baseMapAttribution || "", className: "basemap" })
+      .addTo(map);
   }
   var heat = L.tileLayer(config.tilePath + "/{z}/{x}/{y}.png", {
     minZoom: 0,
@@ -27,9 +28,15 @@
     className: "heat",
     attribution: "Heatmap: " + config.activitiesCount + " public activities",
   });
-  heat.on("tileload", function () { window.heatmapViewer.tilesLoaded++; });
-  heat.on("tileerror", function () { window.heatmapViewer.tilesFailed++; });
-  heat.on("load", function () { window.heatmapViewer.ready = true; });
+  heat.on("tileload", function () {
+    window.heatmapViewer.tilesLoaded++;
+  });
+  heat.on("tileerror", function () {
+    window.heatmapViewer.tilesFailed++;
+  });
+  heat.on("load", function () {
+    window.heatmapViewer.ready = true;
+  });
   heat.addTo(map);
   if (config.bounds) {
     // The tracks' own bounds in the area with the most activities (server/heatmaps/tiles.ts), fitted

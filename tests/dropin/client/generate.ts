@@ -8,7 +8,9 @@ import ts from "typescript";
  * and by scripts/api-types.ts (for the type check of round-trip.ts, `npm run typecheck`).
  */
 export async function apiTypes(document: unknown): Promise<string> {
-  return astToString(await openapiTS(document as Parameters<typeof openapiTS>[0], {
-    transform: (schema) => (schema.format === "binary" ? ts.factory.createTypeReferenceNode("Blob") : undefined),
-  }));
+  return astToString(
+    await openapiTS(document as Parameters<typeof openapiTS>[0], {
+      transform: (schema) => (schema.format === "binary" ? ts.factory.createTypeReferenceNode("Blob") : undefined),
+    }),
+  );
 }

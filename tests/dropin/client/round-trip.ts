@@ -23,7 +23,11 @@ export interface RoundTrip {
   stats: Schemas["ActivityStats"];
 }
 
-export async function roundTrip(baseUrl: string, token: string, fit: { bytes: Uint8Array; name: string }): Promise<RoundTrip> {
+export async function roundTrip(
+  baseUrl: string,
+  token: string,
+  fit: { bytes: Uint8Array; name: string },
+): Promise<RoundTrip> {
   const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
 
   const me = await client.GET("/v3/athlete");

@@ -35,16 +35,23 @@ function photoUrl(urls) {
 }
 
 function photoFigure(url, caption) {
-  return h("figure", { class: "photo" },
+  return h(
+    "figure",
+    { class: "photo" },
     // The photo route of this server, by its path (the public URL may name another host than the page's).
     h("img", { src: new URL(url, location.href).pathname, alt: caption || "Photo of the activity", loading: "lazy" }),
-    caption ? h("figcaption", {}, caption) : null);
+    caption ? h("figcaption", {}, caption) : null,
+  );
 }
 
 async function photos() {
   const list = h("div", { class: "photo-grid", id: "photo-list" });
-  const section = h("section", { class: "card", id: "photos", "aria-labelledby": "photos-title" },
-    h("h2", { id: "photos-title" }, "Photos"), list);
+  const section = h(
+    "section",
+    { class: "card", id: "photos", "aria-labelledby": "photos-title" },
+    h("h2", { id: "photos-title" }, "Photos"),
+    list,
+  );
   const show = (items) => {
     list.replaceChildren(...items.map((p) => photoFigure(p.url, p.caption)));
     if (!items.length) list.append(h("p", { class: "muted", id: "no-photos" }, mine ? "No photos yet." : "No photos."));
@@ -59,13 +66,26 @@ async function photos() {
     show(all.map((p) => ({ url: photoUrl(p.urls), caption: p.caption ?? "" })).filter((p) => p.url));
   };
   await load();
-  const file = h("input", { type: "file", id: "photo-file", name: "file", accept: "image/jpeg,image/png,image/gif", required: true });
+  const file = h("input", {
+    type: "file",
+    id: "photo-file",
+    name: "file",
+    accept: "image/jpeg,image/png,image/gif",
+    required: true,
+  });
   const caption = h("input", { type: "text", id: "photo-caption", name: "caption", maxlength: 255 });
   const status = h("p", { class: "muted", role: "status", id: "photo-status" });
   const button = h("button", { type: "submit", id: "photo-add" }, "Add photo");
-  const form = h("form", { id: "photo-form", class: "inline-form" },
-    h("label", { for: "photo-file" }, "Photo (JPEG, PNG or GIF)"), file,
-    h("label", { for: "photo-caption" }, "Caption"), caption, button, status);
+  const form = h(
+    "form",
+    { id: "photo-form", class: "inline-form" },
+    h("label", { for: "photo-file" }, "Photo (JPEG, PNG or GIF)"),
+    file,
+    h("label", { for: "photo-caption" }, "Caption"),
+    caption,
+    button,
+    status,
+  );
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     if (!file.files?.length) return;
@@ -95,7 +115,9 @@ async function photos() {
 async function download(path, fallbackName, status) {
   status.textContent = "Preparing the download…";
   const res = await fetch(`/v3${path}`, { headers: { authorization: `Bearer ${await currentToken()}` } });
-  if (!res.ok) throw new Error(res.status === 404 ? "That file is not available." : `The download failed (${res.status}).`);
+  if (!res.ok) {
+    throw new Error(res.status === 404 ? "That file is not available." : `The download failed (${res.status}).`);
+  }
   const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? fallbackName;
   const url = URL.createObjectURL(await res.blob());
   const a = h("a", { href: url, download: name, hidden: true });
@@ -122,15 +144,27 @@ function downloads(a) {
     });
     return b;
   };
-  return h("section", { class: "card", id: "downloads", "aria-labelledby": "downloads-title" },
+  return h(
+    "section",
+    { class: "card", id: "downloads", "aria-labelledby": "downloads-title" },
     h("h2", { id: "downloads-title" }, "Download"),
-    h("p", { class: "actions" },
+    h(
+      "p",
+      { class: "actions" },
       button("download-gpx", "GPX file", `/activities/${id}/export_gpx`, "activity.gpx"),
-      mine && a.upload_id ? button("download-original", "Original file", `/activities/${id}/export_original`, "activity") : null),
-    h("p", { class: "muted" }, mine
-      ? "The GPX file holds your whole track; the original file is the one your device recorded."
-      : "The GPX file holds what you may see of this activity: nothing inside the athlete's privacy zones."),
-    status);
+      mine && a.upload_id
+        ? button("download-original", "Original file", `/activities/${id}/export_original`, "activity")
+        : null,
+    ),
+    h(
+      "p",
+      { class: "muted" },
+      mine
+        ? "The GPX file holds your whole track; the original file is the one your device recorded."
+        : "The GPX file holds what you may see of this activity: nothing inside the athlete's privacy zones.",
+    ),
+    status,
+  );
 }
 
 // ------------------------------------------------------------------ create a segment
@@ -144,9 +178,30 @@ async function segmentForm(a) {
   // In km, or miles for an imperial athlete (distanceUnit).
   const kmValue = (m) => (m / distanceUnit.meters).toFixed(2);
   const name = h("input", { type: "text", id: "segment-name", name: "name", required: true, maxlength: 255 });
-  const from = h("input", { type: "number", id: "segment-from", min: 0, max: kmValue(total), step: "0.01", value: kmValue(total / 3), required: true });
-  const to = h("input", { type: "number", id: "segment-to", min: 0, max: kmValue(total), step: "0.01", value: kmValue((2 * total) / 3), required: true });
-  const privateBox = h("input", { type: "checkbox", id: "segment-private", checked: !!a.private, disabled: !!a.private });
+  const from = h("input", {
+    type: "number",
+    id: "segment-from",
+    min: 0,
+    max: kmValue(total),
+    step: "0.01",
+    value: kmValue(total / 3),
+    required: true,
+  });
+  const to = h("input", {
+    type: "number",
+    id: "segment-to",
+    min: 0,
+    max: kmValue(total),
+    step: "0.01",
+    value: kmValue((2 * total) / 3),
+    required: true,
+  });
+  const privateBox = h("input", {
+    type: "checkbox",
+    id: "segment-private",
+    checked: !!a.private,
+    disabled: !!a.private,
+  });
   const status = h("p", { class: "muted", role: "status", id: "segment-status" });
   const button = h("button", { type: "submit", id: "segment-create" }, "Create segment");
   /** The first stream index at or past a distance (metres). */
@@ -159,15 +214,23 @@ async function segmentForm(a) {
     }
     return lo;
   };
-  const form = h("form", { id: "segment-form", class: "inline-form" },
-    h("label", { for: "segment-name" }, "Segment name"), name,
-    h("label", { for: "segment-from" }, `From (${distanceUnit.name}, of ${km(total)})`), from,
-    h("label", { for: "segment-to" }, `To (${distanceUnit.name})`), to,
+  const form = h(
+    "form",
+    { id: "segment-form", class: "inline-form" },
+    h("label", { for: "segment-name" }, "Segment name"),
+    name,
+    h("label", { for: "segment-from" }, `From (${distanceUnit.name}, of ${km(total)})`),
+    from,
+    h("label", { for: "segment-to" }, `To (${distanceUnit.name})`),
+    to,
     h("label", { class: "check" }, privateBox, a.private ? "Private (the activity is private)" : "Private"),
-    button, status);
+    button,
+    status,
+  );
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const start = indexAt(Number(from.value) * distanceUnit.meters), end = indexAt(Number(to.value) * distanceUnit.meters);
+    const start = indexAt(Number(from.value) * distanceUnit.meters),
+      end = indexAt(Number(to.value) * distanceUnit.meters);
     if (!(end > start)) {
       status.replaceChildren(failure(new Error("The end must come after the start.")));
       return;
@@ -176,7 +239,14 @@ async function segmentForm(a) {
     status.textContent = "Creating…";
     try {
       const made = await api("/segments", {
-        method: "POST", body: { name: name.value.trim(), activity_id: id, start_index: start, end_index: end, private: privateBox.checked },
+        method: "POST",
+        body: {
+          name: name.value.trim(),
+          activity_id: id,
+          start_index: start,
+          end_index: end,
+          private: privateBox.checked,
+        },
       });
       location.assign(`/segments/${made.id}`);
     } catch (error) {
@@ -184,10 +254,17 @@ async function segmentForm(a) {
       status.replaceChildren(failure(error));
     }
   });
-  return h("section", { class: "card", id: "make-segment", "aria-labelledby": "make-segment-title" },
+  return h(
+    "section",
+    { class: "card", id: "make-segment", "aria-labelledby": "make-segment-title" },
     h("h2", { id: "make-segment-title" }, "Create a segment"),
-    h("p", { class: "muted" }, "A stretch of this activity becomes a segment with its own leaderboard; this activity's effort is on it at once."),
-    form);
+    h(
+      "p",
+      { class: "muted" },
+      "A stretch of this activity becomes a segment with its own leaderboard; this activity's effort is on it at once.",
+    ),
+    form,
+  );
 }
 
 async function main() {
@@ -201,7 +278,9 @@ async function main() {
   const parts = await Promise.all([
     photos().catch((error) => h("section", { class: "card", id: "photos" }, h("h2", {}, "Photos"), failure(error))),
     Promise.resolve(downloads(a)),
-    segmentForm(a).catch((error) => h("section", { class: "card", id: "make-segment" }, h("h2", {}, "Create a segment"), failure(error))),
+    segmentForm(a).catch((error) =>
+      h("section", { class: "card", id: "make-segment" }, h("h2", {}, "Create a segment"), failure(error))
+    ),
   ]);
   tools.append(...parts.filter(Boolean));
   ready("activityTools", performance.now());

@@ -1,5 +1,29 @@
 // One activity: map, charts with a cursor linked to the map, stats, splits, laps, efforts, social, edit.
-import { api, config, dateText, distanceText, distanceUnit, duration, h, imperial, isPaceSport, isStepSport, isSwim, km, kudosText, localDateText, meters, paceMeters, paceUnit, readableName, ready, showFailure, speedText, speedUnit, YARD } from "./app.js";
+import {
+  api,
+  config,
+  dateText,
+  distanceText,
+  distanceUnit,
+  duration,
+  h,
+  imperial,
+  isPaceSport,
+  isStepSport,
+  isSwim,
+  km,
+  kudosText,
+  localDateText,
+  meters,
+  paceMeters,
+  paceUnit,
+  readableName,
+  ready,
+  showFailure,
+  speedText,
+  speedUnit,
+  YARD,
+} from "./app.js";
 import { baseMap } from "./map.js";
 
 const id = config.activityId;
@@ -14,17 +38,28 @@ function stat(label, value) {
 
 function header(a) {
   const mine = a.athlete?.id === config.athlete.id;
-  return h("div", { class: "activity-head" },
-    h("div", {},
+  return h(
+    "div",
+    { class: "activity-head" },
+    h(
+      "div",
+      {},
       h("h1", { id: "title" }, a.name || "Untitled activity"),
-      h("p", { class: "muted" }, config.ownerName ? [h("a", { href: `/athletes/${config.ownerId}`, id: "owner" }, config.ownerName), " · "] : null,
-        `${readableName(a.sport_type ?? a.type)} · ${dateText(a.start_date_local ?? a.start_date)}${a.private ? " · Only you can see it" : ""}`),
+      h(
+        "p",
+        { class: "muted" },
+        config.ownerName
+          ? [h("a", { href: `/athletes/${config.ownerId}`, id: "owner" }, config.ownerName), " · "]
+          : null,
+        `${readableName(a.sport_type ?? a.type)} · ${dateText(a.start_date_local ?? a.start_date)}${
+          a.private ? " · Only you can see it" : ""
+        }`,
+      ),
       a.description ? h("p", { id: "description" }, a.description) : null,
     ),
-    mine ? h("div", { class: "actions" },
-      makeRouteButton(a),
-      h("a", { class: "button secondary", href: "#edit" }, "Edit"),
-    ) : null,
+    mine
+      ? h("div", { class: "actions" }, makeRouteButton(a), h("a", { class: "button secondary", href: "#edit" }, "Edit"))
+      : null,
   );
 }
 
@@ -35,7 +70,10 @@ function makeRouteButton(a) {
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {
-      const made = await api("/routes", { method: "POST", body: { activity_id: a.id, name: a.name || "Route", private: !!a.private } });
+      const made = await api("/routes", {
+        method: "POST",
+        body: { activity_id: a.id, name: a.name || "Route", private: !!a.private },
+      });
       location.assign(`/routes/${made.id}`);
     } catch (error) {
       button.disabled = false;
@@ -52,8 +90,12 @@ function summary(a) {
   const pace = isPaceSport(a.type);
   // No distance recorded: no "0.00 km" and no speed of "—", as Strava shows such an activity.
   const moved = hasDistance(a);
-  return h("section", { class: "card", "aria-label": "Summary" },
-    h("dl", { class: "stats", id: "summary" },
+  return h(
+    "section",
+    { class: "card", "aria-label": "Summary" },
+    h(
+      "dl",
+      { class: "stats", id: "summary" },
       moved ? stat("Distance", distanceText(a.distance, a.type)) : null,
       stat("Moving time", duration(a.moving_time)),
       stat("Elapsed time", duration(a.elapsed_time)),
@@ -61,7 +103,9 @@ function summary(a) {
       moved ? stat(pace ? "Avg pace" : "Avg speed", speedText(a.average_speed, a.type)) : null,
       moved ? stat(pace ? "Best pace" : "Max speed", speedText(a.max_speed, a.type)) : null,
       a.has_heartrate || a.average_heartrate ? stat("Avg heart rate", `${Math.round(a.average_heartrate)} bpm`) : null,
-      a.average_watts ? stat(a.device_watts === false ? "Avg power (estimated)" : "Avg power", `${Math.round(a.average_watts)} W`) : null,
+      a.average_watts
+        ? stat(a.device_watts === false ? "Avg power (estimated)" : "Avg power", `${Math.round(a.average_watts)} W`)
+        : null,
       a.average_cadence ? stat("Avg cadence", cadenceText(a.average_cadence, a.type)) : null,
       a.calories ? stat("Calories", `${Math.round(a.calories).toLocaleString("en")} kcal`) : null,
       a.gear ? stat("Gear", a.gear.name ?? a.gear.id) : null,
@@ -82,13 +126,20 @@ function cadenceUnit(type) {
 
 function table(caption, head, rows, id) {
   if (!rows.length) return null;
-  return h("section", { class: "card", id },
+  return h(
+    "section",
+    { class: "card", id },
     h("h2", {}, caption),
-    h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": caption },
-      h("table", {},
+    h(
+      "div",
+      { class: "table-wrap", tabindex: "0", role: "region", "aria-label": caption },
+      h(
+        "table",
+        {},
         h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
         h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c) => h("td", {}, c))))),
-      )),
+      ),
+    ),
   );
 }
 
@@ -102,14 +153,53 @@ function achievements(e) {
 function tables(a) {
   const type = a.type;
   return [
-    table(imperial ? "Splits (mi)" : "Splits (km)", [imperial ? "Mile" : "Km", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Elev"],
-      ((imperial ? a.splits_standard : a.splits_metric) ?? []).map((s) => [String(s.split), km(s.distance), duration(s.moving_time), speedText(s.average_speed, type), meters(s.elevation_difference)]), "splits"),
-    table("Laps", ["Lap", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Avg HR"],
-      (a.laps ?? []).map((l) => [String(l.lap_index ?? l.name), l.distance ? distanceText(l.distance, type) : "—", duration(l.moving_time), speedText(l.average_speed, type), l.average_heartrate ? `${Math.round(l.average_heartrate)}` : "—"]), "laps"),
-    table("Segment efforts", ["Segment", "Time", "Distance", "Achievements"],
-      (a.segment_efforts ?? []).map((e) => [h("a", { href: `/segments/${e.segment?.id}` }, e.name ?? e.segment?.name ?? "Segment"), duration(e.elapsed_time), km(e.distance), achievements(e)]), "efforts"),
-    table("Best efforts", ["Distance", "Time", "Achievements"],
-      (a.best_efforts ?? []).map((e) => [e.name, duration(e.elapsed_time), achievements(e)]), "best-efforts"),
+    table(
+      imperial ? "Splits (mi)" : "Splits (km)",
+      [imperial ? "Mile" : "Km", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Elev"],
+      ((imperial ? a.splits_standard : a.splits_metric) ?? []).map((
+        s,
+      ) => [
+        String(s.split),
+        km(s.distance),
+        duration(s.moving_time),
+        speedText(s.average_speed, type),
+        meters(s.elevation_difference),
+      ]),
+      "splits",
+    ),
+    table(
+      "Laps",
+      ["Lap", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Avg HR"],
+      (a.laps ?? []).map((
+        l,
+      ) => [
+        String(l.lap_index ?? l.name),
+        l.distance ? distanceText(l.distance, type) : "—",
+        duration(l.moving_time),
+        speedText(l.average_speed, type),
+        l.average_heartrate ? `${Math.round(l.average_heartrate)}` : "—",
+      ]),
+      "laps",
+    ),
+    table(
+      "Segment efforts",
+      ["Segment", "Time", "Distance", "Achievements"],
+      (a.segment_efforts ?? []).map((
+        e,
+      ) => [
+        h("a", { href: `/segments/${e.segment?.id}` }, e.name ?? e.segment?.name ?? "Segment"),
+        duration(e.elapsed_time),
+        km(e.distance),
+        achievements(e),
+      ]),
+      "efforts",
+    ),
+    table(
+      "Best efforts",
+      ["Distance", "Time", "Achievements"],
+      (a.best_efforts ?? []).map((e) => [e.name, duration(e.elapsed_time), achievements(e)]),
+      "best-efforts",
+    ),
   ];
 }
 
@@ -126,9 +216,23 @@ function drawMap(latlng) {
   if (!map) {
     map = baseMap(box);
     route = L.polyline(latlng, { color: "#b83a07", weight: 4, opacity: 0.9 }).addTo(map);
-    L.circleMarker(latlng[0], { radius: 6, color: "#fff", weight: 2, fillColor: "#1a7f37", fillOpacity: 1 }).bindTooltip("Start").addTo(map);
-    L.circleMarker(latlng[latlng.length - 1], { radius: 6, color: "#fff", weight: 2, fillColor: "#cf222e", fillOpacity: 1 }).bindTooltip("Finish").addTo(map);
-    marker = L.circleMarker(latlng[0], { radius: 7, color: "#0a58ca", weight: 3, fillColor: "#fff", fillOpacity: 1, interactive: false });
+    L.circleMarker(latlng[0], { radius: 6, color: "#fff", weight: 2, fillColor: "#1a7f37", fillOpacity: 1 })
+      .bindTooltip("Start").addTo(map);
+    L.circleMarker(latlng[latlng.length - 1], {
+      radius: 6,
+      color: "#fff",
+      weight: 2,
+      fillColor: "#cf222e",
+      fillOpacity: 1,
+    }).bindTooltip("Finish").addTo(map);
+    marker = L.circleMarker(latlng[0], {
+      radius: 7,
+      color: "#0a58ca",
+      weight: 3,
+      fillColor: "#fff",
+      fillOpacity: 1,
+      interactive: false,
+    });
     map.fitBounds(route.getBounds(), { padding: [20, 20] });
   } else {
     route.setLatLngs(latlng);
@@ -156,7 +260,9 @@ function drawCharts(s) {
   box.replaceChildren();
   // Swims over distance in metres (yards for an imperial athlete), other sports in km (miles).
   const swim = isSwim(activity.type);
-  const xUnit = swim ? (imperial ? { meters: YARD, name: "yd", digits: 0 } : { meters: 1, name: "m", digits: 0 }) : { ...distanceUnit, digits: 2 };
+  const xUnit = swim
+    ? (imperial ? { meters: YARD, name: "yd", digits: 0 } : { meters: 1, name: "m", digits: 0 })
+    : { ...distanceUnit, digits: 2 };
   const x = xMode === "distance" ? (s.distance ?? []).map((d) => d / xUnit.meters) : (s.time ?? []).map((t) => t / 60);
   if (!x.length) {
     box.closest("section").hidden = true;
@@ -189,22 +295,44 @@ function drawCharts(s) {
     if (chart.key === "watts" && activity.device_watts === false) label = "Power (W, estimated)";
     const holder = h("figure", { class: "chart", "data-chart": chart.key }, h("h3", {}, label));
     box.append(holder);
-    const plot = new window.uPlot({
-      width,
-      height: 130,
-      legend: { show: true, live: true },
-      cursor: { sync: { key: "activity" }, drag: { x: false, y: false } },
-      scales: { x: { time: false }, y: pace && chart.key === "velocity_smooth" ? { dir: -1 } : {} },
-      axes: [
-        { label: chart === CHARTS[CHARTS.length - 1] ? undefined : undefined, values: (u, v) => v.map((n) => xMode === "distance" ? `${n} ${xUnit.name}` : `${n} min`) },
-        { size: 50 },
-      ],
-      series: [
-        { label: xMode === "distance" ? xUnit.name : "min", value: (u, v) => v === null ? "—" : v.toFixed(xMode === "distance" ? xUnit.digits : 2) },
-        { label, stroke: chart.color, fill: chart.fill, width: 1.5, points: { show: false }, value: (u, v) => v === null ? "—" : pace && chart.key === "velocity_smooth" ? duration(v * 60) : v.toFixed(chart.key === "altitude" ? 0 : 1) },
-      ],
-      hooks: { setCursor: [(u) => moveMarker(u.cursor.idx)] },
-    }, [x, values], holder);
+    const plot = new window.uPlot(
+      {
+        width,
+        height: 130,
+        legend: { show: true, live: true },
+        cursor: { sync: { key: "activity" }, drag: { x: false, y: false } },
+        scales: { x: { time: false }, y: pace && chart.key === "velocity_smooth" ? { dir: -1 } : {} },
+        axes: [
+          {
+            label: chart === CHARTS[CHARTS.length - 1] ? undefined : undefined,
+            values: (u, v) => v.map((n) => xMode === "distance" ? `${n} ${xUnit.name}` : `${n} min`),
+          },
+          { size: 50 },
+        ],
+        series: [
+          {
+            label: xMode === "distance" ? xUnit.name : "min",
+            value: (u, v) => v === null ? "—" : v.toFixed(xMode === "distance" ? xUnit.digits : 2),
+          },
+          {
+            label,
+            stroke: chart.color,
+            fill: chart.fill,
+            width: 1.5,
+            points: { show: false },
+            value: (u, v) =>
+              v === null
+                ? "—"
+                : pace && chart.key === "velocity_smooth"
+                ? duration(v * 60)
+                : v.toFixed(chart.key === "altitude" ? 0 : 1),
+          },
+        ],
+        hooks: { setCursor: [(u) => moveMarker(u.cursor.idx)] },
+      },
+      [x, values],
+      holder,
+    );
     plots.push(plot);
   }
   if (!plots.length) box.append(h("p", { class: "muted" }, "No chartable data."));
@@ -244,8 +372,11 @@ async function social(a) {
   ]);
   kudos ??= { count: a.kudos_count ?? 0, given: a.has_kudoed === true };
   const count = kudoers ? kudoers.length : kudos.count;
-  const kudosButton = mine ? null : h("button", { type: "button", id: "give-kudos", class: "secondary", disabled: kudos.given },
-    kudos.given ? "You gave kudos" : "Give kudos");
+  const kudosButton = mine ? null : h(
+    "button",
+    { type: "button", id: "give-kudos", class: "secondary", disabled: kudos.given },
+    kudos.given ? "You gave kudos" : "Give kudos",
+  );
   kudosButton?.addEventListener("click", async () => {
     kudosButton.disabled = true;
     try {
@@ -265,7 +396,9 @@ async function social(a) {
       socialFailure(error);
     }
   });
-  const form = h("form", { class: "stack", id: "comment-form" },
+  const form = h(
+    "form",
+    { class: "stack", id: "comment-form" },
     h("label", { for: "comment-text" }, "Add a comment"),
     h("textarea", { id: "comment-text", name: "text", required: true, maxlength: 1000 }),
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Post comment")),
@@ -284,14 +417,29 @@ async function social(a) {
   });
   box.replaceChildren(
     h("h2", {}, "Kudos and comments"),
-    h("div", { class: "actions" }, kudosButton,
+    h(
+      "div",
+      { class: "actions" },
+      kudosButton,
       h("span", { id: "kudos-count" }, kudosText(count)),
-      kudoers?.length ? h("span", { class: "muted" }, kudoers.map((k) => `${k.firstname} ${k.lastname ?? ""}`.trim()).join(", ")) : null),
-    h("ol", { id: "comments", class: "feed-list" }, comments.map((c) =>
-      h("li", { class: "comment" },
-        h("span", { class: "who" }, `${c.athlete?.firstname ?? "Athlete"} ${c.athlete?.lastname ?? ""}`.trim()), " ",
-        h("span", { class: "muted" }, localDateText(c.created_at)),
-        h("p", { style: "margin:.2rem 0 0" }, c.text)))),
+      kudoers?.length
+        ? h("span", { class: "muted" }, kudoers.map((k) => `${k.firstname} ${k.lastname ?? ""}`.trim()).join(", "))
+        : null,
+    ),
+    h(
+      "ol",
+      { id: "comments", class: "feed-list" },
+      comments.map((c) =>
+        h(
+          "li",
+          { class: "comment" },
+          h("span", { class: "who" }, `${c.athlete?.firstname ?? "Athlete"} ${c.athlete?.lastname ?? ""}`.trim()),
+          " ",
+          h("span", { class: "muted" }, localDateText(c.created_at)),
+          h("p", { style: "margin:.2rem 0 0" }, c.text),
+        )
+      ),
+    ),
     form,
   );
 }
@@ -307,22 +455,72 @@ async function editForm(a) {
   const me = await api("/athlete");
   const gear = [...(me.bikes ?? []), ...(me.shoes ?? [])];
   const field = (id, label, input) => h("div", {}, h("label", { for: id }, label), input);
-  const types = ["Ride", "Run", "Walk", "Hike", "Swim", "VirtualRide", "EBikeRide", "MountainBikeRide", "GravelRide", "TrailRun", "Rowing", "NordicSki", "AlpineSki", "Workout"];
+  const types = [
+    "Ride",
+    "Run",
+    "Walk",
+    "Hike",
+    "Swim",
+    "VirtualRide",
+    "EBikeRide",
+    "MountainBikeRide",
+    "GravelRide",
+    "TrailRun",
+    "Rowing",
+    "NordicSki",
+    "AlpineSki",
+    "Workout",
+  ];
   if (!types.includes(a.type)) types.unshift(a.type);
-  const form = h("form", { class: "stack", id: "edit-form" },
-    h("div", { class: "row" },
-      field("edit-name", "Name", h("input", { type: "text", id: "edit-name", value: a.name ?? "", required: true, maxlength: 255 })),
-      field("edit-type", "Type", h("select", { id: "edit-type" }, types.map((t) => h("option", { value: t, selected: t === a.type }, readableName(t))))),
-      field("edit-gear", "Gear", h("select", { id: "edit-gear" },
-        h("option", { value: "none" }, "No gear"),
-        gear.map((g) => h("option", { value: g.id, selected: g.id === a.gear_id }, g.name ?? g.id)))),
+  const form = h(
+    "form",
+    { class: "stack", id: "edit-form" },
+    h(
+      "div",
+      { class: "row" },
+      field(
+        "edit-name",
+        "Name",
+        h("input", { type: "text", id: "edit-name", value: a.name ?? "", required: true, maxlength: 255 }),
+      ),
+      field(
+        "edit-type",
+        "Type",
+        h(
+          "select",
+          { id: "edit-type" },
+          types.map((t) => h("option", { value: t, selected: t === a.type }, readableName(t))),
+        ),
+      ),
+      field(
+        "edit-gear",
+        "Gear",
+        h(
+          "select",
+          { id: "edit-gear" },
+          h("option", { value: "none" }, "No gear"),
+          gear.map((g) => h("option", { value: g.id, selected: g.id === a.gear_id }, g.name ?? g.id)),
+        ),
+      ),
     ),
-    field("edit-description", "Description", h("textarea", { id: "edit-description", maxlength: 10000 }, a.description ?? "")),
-    h("label", { class: "check" }, h("input", { type: "checkbox", id: "edit-private", checked: a.private }), "Only me (private)"),
-    h("div", { class: "actions" },
+    field(
+      "edit-description",
+      "Description",
+      h("textarea", { id: "edit-description", maxlength: 10000 }, a.description ?? ""),
+    ),
+    h(
+      "label",
+      { class: "check" },
+      h("input", { type: "checkbox", id: "edit-private", checked: a.private }),
+      "Only me (private)",
+    ),
+    h(
+      "div",
+      { class: "actions" },
       h("button", { type: "submit" }, "Save"),
       h("button", { type: "button", class: "danger", id: "delete" }, "Delete activity"),
-      h("span", { id: "edit-status", role: "status" })),
+      h("span", { id: "edit-status", role: "status" }),
+    ),
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -355,7 +553,12 @@ async function editForm(a) {
       form.querySelector("#edit-status").textContent = error.message;
     }
   });
-  return h("section", { class: "card", id: "edit", "aria-labelledby": "edit-title" }, h("h2", { id: "edit-title" }, "Edit activity"), form);
+  return h(
+    "section",
+    { class: "card", id: "edit", "aria-labelledby": "edit-title" },
+    h("h2", { id: "edit-title" }, "Edit activity"),
+    form,
+  );
 }
 
 // ------------------------------------------------------------------ page
@@ -376,10 +579,18 @@ async function main() {
   const overDistance = hasDistance(a) && (s.distance ?? []).some((d) => d > 0);
   xMode = overDistance ? "distance" : "time";
   const toggle = overDistance
-    ? h("div", { class: "charts-bar", role: "group", "aria-label": "Chart axis" },
+    ? h(
+      "div",
+      { class: "charts-bar", role: "group", "aria-label": "Chart axis" },
       h("span", { class: "muted" }, "Charts over"),
-      h("label", { class: "check" }, h("input", { type: "radio", name: "x", value: "distance", checked: true }), "distance"),
-      h("label", { class: "check" }, h("input", { type: "radio", name: "x", value: "time" }), "time"))
+      h(
+        "label",
+        { class: "check" },
+        h("input", { type: "radio", name: "x", value: "distance", checked: true }),
+        "distance",
+      ),
+      h("label", { class: "check" }, h("input", { type: "radio", name: "x", value: "time" }), "time"),
+    )
     : h("div", { class: "charts-bar" }, h("span", { class: "muted" }, "Charts over time (no distance recorded)"));
   const edit = a.athlete?.id === config.athlete.id ? await editForm(a) : null;
   root.replaceChildren(...[
@@ -422,7 +633,13 @@ async function main() {
     }
   } catch (error) {
     console.warn("full-resolution redraw failed", error);
-    document.getElementById("charts")?.after(h("p", { class: "error", role: "alert", id: "full-failed" }, `The full-resolution data could not be shown: ${error.message}`));
+    document.getElementById("charts")?.after(
+      h(
+        "p",
+        { class: "error", role: "alert", id: "full-failed" },
+        `The full-resolution data could not be shown: ${error.message}`,
+      ),
+    );
     // drawCharts may have stopped half-way: draw the reduced streams again.
     try {
       drawCharts(streams);

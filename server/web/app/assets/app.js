@@ -14,7 +14,9 @@ export class ApiFailure extends Error {
 
 /** A refusal by the API's rate limit: 429, or the spec's 403 "Rate Limit Exceeded". */
 function rateLimited(status, body) {
-  return status === 429 || (status === 403 && (body?.message === "Rate Limit Exceeded" || body?.errors?.some((e) => e.field === "rate limit")));
+  return status === 429 ||
+    (status === 403 &&
+      (body?.message === "Rate Limit Exceeded" || body?.errors?.some((e) => e.field === "rate limit")));
 }
 
 /**
@@ -39,13 +41,19 @@ function plainMessage(status, body, headers) {
   if (status === 403) return "You are not allowed to do that.";
   if (status === 401) return "Your session has ended; please sign in again.";
   if (status >= 500) return "The server had a problem; try again.";
-  if (first) return `${body.message ?? "Error"}: ${first.resource ?? ""} ${first.field ?? ""} ${first.code ?? ""}`.trim();
+  if (first) {
+    return `${body.message ?? "Error"}: ${first.resource ?? ""} ${first.field ?? ""} ${first.code ?? ""}`.trim();
+  }
   return body?.message ?? `Request failed (${status})`;
 }
 
 /** A fresh session token before the current one expires (POST with the CSRF token, same origin). */
 async function refreshToken() {
-  const res = await fetch("/app/token", { method: "POST", headers: { "x-csrf-token": config.csrf ?? "" }, credentials: "same-origin" });
+  const res = await fetch("/app/token", {
+    method: "POST",
+    headers: { "x-csrf-token": config.csrf ?? "" },
+    credentials: "same-origin",
+  });
   if (!res.ok) {
     location.assign(`/login?next=${encodeURIComponent(location.pathname + location.search)}`);
     throw new ApiFailure(401, null);
@@ -135,7 +143,9 @@ export const km = (m) => {
 export function duration(s) {
   s = Math.round(s ?? 0);
   const hh = Math.floor(s / 3600), mm = Math.floor((s % 3600) / 60), ss = s % 60;
-  return hh ? `${hh}:${String(mm).padStart(2, "0")}:${String(ss).padStart(2, "0")}` : `${mm}:${String(ss).padStart(2, "0")}`;
+  return hh
+    ? `${hh}:${String(mm).padStart(2, "0")}:${String(ss).padStart(2, "0")}`
+    : `${mm}:${String(ss).padStart(2, "0")}`;
 }
 
 /** An elevation (or height): metres, or feet for an imperial athlete. */
@@ -162,9 +172,13 @@ export function isPaceSport(type) {
 }
 
 /** Metres per pace unit: 100 m (100 yd for an imperial athlete) for swims, 500 m for rowing, a km (or a mile) otherwise. */
-export const paceMeters = (type) => (isSwim(type) ? (imperial ? 100 * YARD : 100) : isRow(type) ? 500 : distanceUnit.meters);
+export const paceMeters = (
+  type,
+) => (isSwim(type) ? (imperial ? 100 * YARD : 100) : isRow(type) ? 500 : distanceUnit.meters);
 /** The pace unit's name: "100 m", "100 yd", "500 m", "km" or "mi". */
-export const paceUnit = (type) => (isSwim(type) ? (imperial ? "100 yd" : "100 m") : isRow(type) ? "500 m" : distanceUnit.name);
+export const paceUnit = (
+  type,
+) => (isSwim(type) ? (imperial ? "100 yd" : "100 m") : isRow(type) ? "500 m" : distanceUnit.name);
 /** Metres per second in km/h (or mi/h), and the unit's name. */
 export const speedUnit = imperial ? { perMps: 3600 / MILE, name: "mi/h" } : { perMps: 3.6, name: "km/h" };
 
@@ -189,12 +203,27 @@ export const kudosText = (n) => `${n ?? 0} ${n === 1 ? "kudo" : "kudos"}`;
 
 export function dateText(iso) {
   const d = new Date(iso);
-  return d.toLocaleString("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+  return d.toLocaleString("en-GB", {
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZone: "UTC",
+  });
 }
 
 /** A moment (an ISO time in UTC, e.g. a comment's created_at) in the viewer's own time zone. */
 export function localDateText(iso) {
-  return new Date(iso).toLocaleString("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
+  return new Date(iso).toLocaleString("en-GB", {
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+  });
 }
 
 /** Decodes a Google encoded polyline into [lat, lng] pairs. */
@@ -231,7 +260,9 @@ export function routeThumb(polyline, label) {
   });
   const scale = Math.min(108 / (maxX - minX || 1e-9), 78 / (maxY - minY || 1e-9));
   const ox = (120 - (maxX - minX) * scale) / 2, oy = (90 - (maxY - minY) * scale) / 2;
-  const d = xy.map(([x, y], i) => `${i ? "L" : "M"}${(ox + (x - minX) * scale).toFixed(1)},${(oy + (y - minY) * scale).toFixed(1)}`).join("");
+  const d = xy.map(([x, y], i) =>
+    `${i ? "L" : "M"}${(ox + (x - minX) * scale).toFixed(1)},${(oy + (y - minY) * scale).toFixed(1)}`
+  ).join("");
   box.append(svg("path", { d }));
   return box;
 }
@@ -287,24 +318,46 @@ export function activityEntry(a, { showAthlete = true } = {}) {
   const when = dateText(a.start_date_local ?? a.start_date);
   const mine = a.athlete?.id === config.athlete?.id;
   const who = showAthlete && a.athlete?.id && !mine
-    ? h("p", { class: "who-row" },
-      avatarSrc(a.athlete.profile_medium) ? h("img", { class: "avatar small", src: avatarSrc(a.athlete.profile_medium), alt: "", width: 32, height: 32 }) : null,
-      h("a", { href: `/athletes/${a.athlete.id}` }, fullName(a.athlete)))
+    ? h(
+      "p",
+      { class: "who-row" },
+      avatarSrc(a.athlete.profile_medium)
+        ? h("img", { class: "avatar small", src: avatarSrc(a.athlete.profile_medium), alt: "", width: 32, height: 32 })
+        : null,
+      h("a", { href: `/athletes/${a.athlete.id}` }, fullName(a.athlete)),
+    )
     : null;
-  return h("li", { class: "card entry", dataset: { activity: a.id, athlete: a.athlete?.id ?? "" } },
-    h("div", {},
+  return h(
+    "li",
+    { class: "card entry", dataset: { activity: a.id, athlete: a.athlete?.id ?? "" } },
+    h(
+      "div",
+      {},
       who,
       h("p", { class: "meta" }, `${readableName(a.sport_type ?? a.type)} · ${when}${a.private ? " · Only you" : ""}`),
       h("h2", {}, h("a", { href: `/activities/${a.id}` }, a.name || "Untitled activity")),
-      h("dl", { class: "stats" },
+      h(
+        "dl",
+        { class: "stats" },
         // No distance recorded (indoor rowing, a trainer without speed): neither "0.00 km" nor an empty pace.
         a.distance ? h("div", {}, h("dt", {}, "Distance"), h("dd", {}, distanceText(a.distance, a.type))) : null,
         h("div", {}, h("dt", {}, "Time"), h("dd", {}, duration(a.moving_time))),
         h("div", {}, h("dt", {}, "Elevation"), h("dd", {}, meters(a.total_elevation_gain))),
-        a.distance ? h("div", {}, h("dt", {}, isPaceSport(a.type) ? "Pace" : "Speed"), h("dd", {}, speedText(a.average_speed, a.type))) : null,
+        a.distance
+          ? h(
+            "div",
+            {},
+            h("dt", {}, isPaceSport(a.type) ? "Pace" : "Speed"),
+            h("dd", {}, speedText(a.average_speed, a.type)),
+          )
+          : null,
       ),
       a.kudos_count || a.comment_count
-        ? h("p", { class: "meta" }, `${kudosText(a.kudos_count)} · ${a.comment_count} ${a.comment_count === 1 ? "comment" : "comments"}`)
+        ? h(
+          "p",
+          { class: "meta" },
+          `${kudosText(a.kudos_count)} · ${a.comment_count} ${a.comment_count === 1 ? "comment" : "comments"}`,
+        )
         : null,
     ),
     routeThumb(a.map?.summary_polyline, `Route of ${a.name}`),

@@ -20,8 +20,12 @@ function shownMonth() {
   return asked ? [Number(asked[1]), Number(asked[2]) - 1] : [now.getFullYear(), now.getMonth()];
 }
 
-const monthName = (y, m) => new Date(Date.UTC(y, m, 1)).toLocaleString("en-GB", { month: "long", year: "numeric", timeZone: "UTC" });
-const monthParam = (y, m) => { const d = new Date(Date.UTC(y, m, 1)); return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, "0")}`; };
+const monthName = (y, m) =>
+  new Date(Date.UTC(y, m, 1)).toLocaleString("en-GB", { month: "long", year: "numeric", timeZone: "UTC" });
+const monthParam = (y, m) => {
+  const d = new Date(Date.UTC(y, m, 1));
+  return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, "0")}`;
+};
 
 /** Totals by sport group of some activities: {group: {count, distance, time, elevation}}. */
 function totals(list) {
@@ -43,9 +47,24 @@ function weekCell(list) {
   const t = totals(list);
   const rows = GROUPS.filter(([g]) => t[g]);
   if (!rows.length) return h("td", { class: "week muted" }, "—");
-  return h("td", { class: "week" }, h("ul", {}, rows.map(([g]) =>
-    h("li", { dataset: { sport: g } }, h("span", { class: `sport-dot sport-${g}`, "aria-hidden": "true" }),
-      h("span", { class: "week-distance" }, groupDistance(g, t[g].distance)), " ", h("span", { class: "week-time" }, duration(t[g].time))))));
+  return h(
+    "td",
+    { class: "week" },
+    h(
+      "ul",
+      {},
+      rows.map(([g]) =>
+        h(
+          "li",
+          { dataset: { sport: g } },
+          h("span", { class: `sport-dot sport-${g}`, "aria-hidden": "true" }),
+          h("span", { class: "week-distance" }, groupDistance(g, t[g].distance)),
+          " ",
+          h("span", { class: "week-time" }, duration(t[g].time)),
+        )
+      ),
+    ),
+  );
 }
 
 function calendarTable(y, m, byDay) {
@@ -59,40 +78,108 @@ function calendarTable(y, m, byDay) {
       const list = byDay.get(key) ?? [];
       inWeek.push(...list);
       const other = new Date(ms).getUTCMonth() !== new Date(first).getUTCMonth();
-      days.push(h("td", { class: `day${other ? " other" : ""}`, dataset: { day: key } },
-        h("span", { class: "date" }, String(new Date(ms).getUTCDate())),
-        list.length ? h("ul", {}, list.map((a) => {
-          const g = sportGroup(a.sport_type ?? a.type);
-          return h("li", {}, h("span", { class: `sport-dot sport-${g}`, "aria-hidden": "true" }),
-            h("a", { href: `/activities/${a.id}`, title: a.name ?? "" },
-              h("span", { class: "name" }, `${a.name || "Untitled activity"} · `), a.distance ? groupDistance(g, a.distance) : duration(a.moving_time)));
-        })) : null));
+      days.push(
+        h(
+          "td",
+          { class: `day${other ? " other" : ""}`, dataset: { day: key } },
+          h("span", { class: "date" }, String(new Date(ms).getUTCDate())),
+          list.length
+            ? h(
+              "ul",
+              {},
+              list.map((a) => {
+                const g = sportGroup(a.sport_type ?? a.type);
+                return h(
+                  "li",
+                  {},
+                  h("span", { class: `sport-dot sport-${g}`, "aria-hidden": "true" }),
+                  h(
+                    "a",
+                    { href: `/activities/${a.id}`, title: a.name ?? "" },
+                    h("span", { class: "name" }, `${a.name || "Untitled activity"} · `),
+                    a.distance ? groupDistance(g, a.distance) : duration(a.moving_time),
+                  ),
+                );
+              }),
+            )
+            : null,
+        ),
+      );
     }
     rows.push(h("tr", { dataset: { week: iso(week) } }, days, weekCell(inWeek)));
   }
-  return h("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": "Calendar" }, h("table", { class: "calendar", id: "calendar-grid" },
-    h("caption", { class: "visually-hidden" }, `Activities in ${monthName(y, m)}, by day, with each week's totals`),
-    h("thead", {}, h("tr", {}, ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => h("th", { scope: "col" }, d)),
-      h("th", { scope: "col", class: "week-col" }, "Week"))),
-    h("tbody", {}, rows)));
+  return h(
+    "div",
+    { class: "scroll-x", tabindex: 0, role: "region", "aria-label": "Calendar" },
+    h(
+      "table",
+      { class: "calendar", id: "calendar-grid" },
+      h("caption", { class: "visually-hidden" }, `Activities in ${monthName(y, m)}, by day, with each week's totals`),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => h("th", { scope: "col" }, d)),
+          h("th", { scope: "col", class: "week-col" }, "Week"),
+        ),
+      ),
+      h("tbody", {}, rows),
+    ),
+  );
 }
 
 function monthTotals(list, y, m) {
   const t = totals(list);
   const rows = GROUPS.filter(([g]) => t[g]);
-  return h("section", { class: "card", "aria-labelledby": "month-totals-title" },
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "month-totals-title" },
     h("h2", { id: "month-totals-title" }, `${monthName(y, m)} totals`),
     rows.length
-      ? h("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": "Month totals" }, h("table", { class: "totals-table", id: "month-totals" },
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Sport"), h("th", { scope: "col", class: "num" }, "Activities"),
-          h("th", { scope: "col", class: "num" }, "Distance"), h("th", { scope: "col", class: "num" }, "Moving time"), h("th", { scope: "col", class: "num" }, "Elevation"))),
-        h("tbody", {}, rows.map(([g, label]) => h("tr", { dataset: { sport: g } },
-          h("th", { scope: "row" }, h("span", { class: `sport-dot sport-${g}`, "aria-hidden": "true" }), label),
-          h("td", { class: "num" }, String(t[g].count)),
-          h("td", { class: "num" }, groupDistance(g, t[g].distance)),
-          h("td", { class: "num" }, duration(t[g].time)),
-          h("td", { class: "num" }, meters(t[g].elevation)))))))
-      : h("p", { class: "muted", id: "month-totals" }, self ? "No activities this month." : "No activities you may see this month."));
+      ? h(
+        "div",
+        { class: "scroll-x", tabindex: 0, role: "region", "aria-label": "Month totals" },
+        h(
+          "table",
+          { class: "totals-table", id: "month-totals" },
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              h("th", { scope: "col" }, "Sport"),
+              h("th", { scope: "col", class: "num" }, "Activities"),
+              h("th", { scope: "col", class: "num" }, "Distance"),
+              h("th", { scope: "col", class: "num" }, "Moving time"),
+              h("th", { scope: "col", class: "num" }, "Elevation"),
+            ),
+          ),
+          h(
+            "tbody",
+            {},
+            rows.map(([g, label]) =>
+              h(
+                "tr",
+                { dataset: { sport: g } },
+                h("th", { scope: "row" }, h("span", { class: `sport-dot sport-${g}`, "aria-hidden": "true" }), label),
+                h("td", { class: "num" }, String(t[g].count)),
+                h("td", { class: "num" }, groupDistance(g, t[g].distance)),
+                h("td", { class: "num" }, duration(t[g].time)),
+                h("td", { class: "num" }, meters(t[g].elevation)),
+              )
+            ),
+          ),
+        ),
+      )
+      : h(
+        "p",
+        { class: "muted", id: "month-totals" },
+        self ? "No activities this month." : "No activities you may see this month.",
+      ),
+  );
 }
 
 /** Stacked bars: moving hours per week by sport, the 12 weeks up to the month's last. */
@@ -107,7 +194,13 @@ function volumeChart(weeks, byWeek) {
   const total = hours.map((hs) => hs.reduce((s, v) => s + v, 0));
   const label = `Weekly moving time, ${weeks.length} weeks from ${weeks[0]}: ` +
     weeks.map((w, i) => `${w} ${total[i].toFixed(1)} h`).join(", ");
-  const chart = svg("svg", { class: "volume-chart", id: "volume-chart", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": label });
+  const chart = svg("svg", {
+    class: "volume-chart",
+    id: "volume-chart",
+    viewBox: `0 0 ${W} ${H}`,
+    role: "img",
+    "aria-label": label,
+  });
   for (let v = 0; v <= scaleMax; v += step) {
     chart.append(svg("line", { x1: left, x2: W, y1: y(v), y2: y(v), stroke: "#dde1e6" }));
     const t = svg("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end" });
@@ -119,7 +212,17 @@ function volumeChart(weeks, byWeek) {
     GROUPS.forEach(([g], k) => {
       const v = hours[i][k];
       if (!v) return;
-      chart.append(svg("rect", { class: `sport-${g}`, x: left + i * slot + slot * 0.15, width: slot * 0.7, y: y(base + v), height: y(base) - y(base + v), "data-week": w, "data-sport": g }));
+      chart.append(
+        svg("rect", {
+          class: `sport-${g}`,
+          x: left + i * slot + slot * 0.15,
+          width: slot * 0.7,
+          y: y(base + v),
+          height: y(base) - y(base + v),
+          "data-week": w,
+          "data-sport": g,
+        }),
+      );
       base += v;
     });
     if (i % (W < 400 ? 3 : 2) === 0) {
@@ -128,11 +231,18 @@ function volumeChart(weeks, byWeek) {
       chart.append(t);
     }
   });
-  return h("section", { class: "card", "aria-labelledby": "volume-title" },
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "volume-title" },
     h("h2", { id: "volume-title" }, "Weekly volume"),
     chart,
-    h("ul", { class: "legend" }, GROUPS.map(([g, name]) => h("li", {}, h("span", { class: `sport-dot sport-${g}`, "aria-hidden": "true" }), name))),
-    h("p", { class: "muted small" }, "Moving time per week (Monday to Sunday), stacked by sport."));
+    h(
+      "ul",
+      { class: "legend" },
+      GROUPS.map(([g, name]) => h("li", {}, h("span", { class: `sport-dot sport-${g}`, "aria-hidden": "true" }), name)),
+    ),
+    h("p", { class: "muted small" }, "Moving time per week (Monday to Sunday), stacked by sport."),
+  );
 }
 
 async function main() {
@@ -152,13 +262,23 @@ async function main() {
     byWeekList.get(w).push(a);
   }
   const byWeek = new Map([...byWeekList].map(([w, l]) => [w, totals(l)]));
-  const inMonth = list.filter((a) => { const d = localDay(a); return d >= iso(first) && d <= iso(last); });
+  const inMonth = list.filter((a) => {
+    const d = localDay(a);
+    return d >= iso(first) && d <= iso(last);
+  });
   root.replaceChildren(...[
     ...head,
-    h("div", { class: "month-nav" },
-      h("a", { class: "button secondary", href: `?month=${monthParam(y, m - 1)}`, id: "prev-month" }, "← Previous month"),
+    h(
+      "div",
+      { class: "month-nav" },
+      h(
+        "a",
+        { class: "button secondary", href: `?month=${monthParam(y, m - 1)}`, id: "prev-month" },
+        "← Previous month",
+      ),
       h("h2", { id: "month-title" }, monthName(y, m)),
-      h("a", { class: "button secondary", href: `?month=${monthParam(y, m + 1)}`, id: "next-month" }, "Next month →")),
+      h("a", { class: "button secondary", href: `?month=${monthParam(y, m + 1)}`, id: "next-month" }, "Next month →"),
+    ),
     h("section", { class: "card", "aria-labelledby": "month-title" }, calendarTable(y, m, byDay)),
     h("div", { class: "grid2" }, monthTotals(inMonth, y, m), volumeChart(weeks, byWeek)),
     self ? null : h("p", { class: "muted small" }, "Only the activities you may see are counted."),

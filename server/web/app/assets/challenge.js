@@ -17,19 +17,68 @@ async function render() {
   const board = await api(`/challenges/${id}/leaderboard?per_page=20`).catch(() => null);
   const entries = Array.isArray(board) ? board : board?.entries ?? [];
   document.title = `${c.name} · Fitness Platform`;
-  const button = h("button", { type: "button", id: c.joined ? "leave" : "join", class: c.joined ? "secondary" : "" }, c.joined ? "Leave challenge" : "Join challenge");
+  const button = h(
+    "button",
+    { type: "button", id: c.joined ? "leave" : "join", class: c.joined ? "secondary" : "" },
+    c.joined ? "Leave challenge" : "Join challenge",
+  );
   membershipButton(button, () => api(`/challenges/${id}/athletes`, { method: c.joined ? "DELETE" : "POST" }), render);
   root.replaceChildren(
-    h("div", { class: "activity-head" },
-      h("div", {}, h("h1", { id: "title" }, c.name),
-        h("p", { class: "muted" }, [c.type && readableName(c.type), c.start_date?.slice(0, 10) && `${c.start_date.slice(0, 10)} – ${(c.end_date ?? "").slice(0, 10)}`].filter(Boolean).join(" · ")),
-        c.description ? h("p", {}, c.description) : null),
-      h("div", { class: "actions" }, button, h("span", { id: "joined", role: "status" }, c.joined ? "You joined." : ""))),
-    h("section", { class: "card", "aria-labelledby": "board-title" }, h("h2", { id: "board-title" }, "Leaderboard"),
+    h(
+      "div",
+      { class: "activity-head" },
+      h(
+        "div",
+        {},
+        h("h1", { id: "title" }, c.name),
+        h(
+          "p",
+          { class: "muted" },
+          [
+            c.type && readableName(c.type),
+            c.start_date?.slice(0, 10) && `${c.start_date.slice(0, 10)} – ${(c.end_date ?? "").slice(0, 10)}`,
+          ].filter(Boolean).join(" · "),
+        ),
+        c.description ? h("p", {}, c.description) : null,
+      ),
+      h(
+        "div",
+        { class: "actions" },
+        button,
+        h("span", { id: "joined", role: "status" }, c.joined ? "You joined." : ""),
+      ),
+    ),
+    h(
+      "section",
+      { class: "card", "aria-labelledby": "board-title" },
+      h("h2", { id: "board-title" }, "Leaderboard"),
       entries.length
-        ? h("table", { id: "challenge-board" }, h("thead", {}, h("tr", {}, ["Rank", "Athlete", "Progress"].map((t) => h("th", { scope: "col" }, t)))),
-          h("tbody", {}, entries.map((e, i) => h("tr", {}, h("td", {}, String(e.rank ?? i + 1)), h("td", {}, e.athlete_id && e.athlete_name ? h("a", { href: `/athletes/${e.athlete_id}` }, e.athlete_name) : e.athlete_name ?? ""), h("td", {}, amount(e.total_dimension, c.dimension))))))
-        : h("p", { class: "muted", id: "challenge-board" }, "Nobody has progress yet.")),
+        ? h(
+          "table",
+          { id: "challenge-board" },
+          h("thead", {}, h("tr", {}, ["Rank", "Athlete", "Progress"].map((t) => h("th", { scope: "col" }, t)))),
+          h(
+            "tbody",
+            {},
+            entries.map((e, i) =>
+              h(
+                "tr",
+                {},
+                h("td", {}, String(e.rank ?? i + 1)),
+                h(
+                  "td",
+                  {},
+                  e.athlete_id && e.athlete_name
+                    ? h("a", { href: `/athletes/${e.athlete_id}` }, e.athlete_name)
+                    : e.athlete_name ?? "",
+                ),
+                h("td", {}, amount(e.total_dimension, c.dimension)),
+              )
+            ),
+          ),
+        )
+        : h("p", { class: "muted", id: "challenge-board" }, "Nobody has progress yet."),
+    ),
   );
   ready("challenge", (window.appState?.challenge ?? 0) + 1);
 }

@@ -7,12 +7,24 @@ export function elevationProfile(box, distance, altitude, emptyText) {
     box.replaceChildren(h("p", { class: "muted" }, emptyText));
     return;
   }
-  const plot = new window.uPlot({
-    width: Math.max(280, box.clientWidth), height: 160, legend: { show: false },
-    scales: { x: { time: false } },
-    axes: [{ values: (u, v) => v.map((n) => `${n} km`) }, { size: 50 }],
-    series: [{}, { label: "Elevation (m)", stroke: "#6e7781", fill: "rgba(110,119,129,.25)", width: 1.5, points: { show: false } }],
-  }, [(distance ?? []).map((x) => x / 1000), altitude], box);
+  const plot = new window.uPlot(
+    {
+      width: Math.max(280, box.clientWidth),
+      height: 160,
+      legend: { show: false },
+      scales: { x: { time: false } },
+      axes: [{ values: (u, v) => v.map((n) => `${n} km`) }, { size: 50 }],
+      series: [{}, {
+        label: "Elevation (m)",
+        stroke: "#6e7781",
+        fill: "rgba(110,119,129,.25)",
+        width: 1.5,
+        points: { show: false },
+      }],
+    },
+    [(distance ?? []).map((x) => x / 1000), altitude],
+    box,
+  );
   let width = box.clientWidth;
   new ResizeObserver(() => {
     if (!box.clientWidth || box.clientWidth === width) return;

@@ -9,16 +9,30 @@ const polling = new Map();
 
 function row(m) {
   const status = m.status ?? "done";
-  const li = h("li", { class: "card", dataset: { heatmap: m.id, status } },
+  const li = h(
+    "li",
+    { class: "card", dataset: { heatmap: m.id, status } },
     h("h2", {}, m.activity_type_ids.map(typeName).join(", ")),
-    h("p", { class: "muted" },
-      [m.start_date_local || m.end_date_local ? `${(m.start_date_local ?? "…").slice(0, 10)} – ${(m.end_date_local ?? "…").slice(0, 10)}` : "All dates",
-        `${m.activities_count ?? 0} public activities`, m.created_at ? `created ${dateText(m.created_at)}` : null].filter(Boolean).join(" · ")),
-    h("p", { class: "status", role: "status" },
+    h(
+      "p",
+      { class: "muted" },
+      [
+        m.start_date_local || m.end_date_local
+          ? `${(m.start_date_local ?? "…").slice(0, 10)} – ${(m.end_date_local ?? "…").slice(0, 10)}`
+          : "All dates",
+        `${m.activities_count ?? 0} public activities`,
+        m.created_at ? `created ${dateText(m.created_at)}` : null,
+      ].filter(Boolean).join(" · "),
+    ),
+    h(
+      "p",
+      { class: "status", role: "status" },
       status === "done"
         ? h("a", { class: "button", href: new URL(m.web_url).pathname }, "Open the heatmap")
-        : status === "error" ? h("span", { class: "error" }, m.status_message || "The build failed.")
-        : `Building: ${status}${m.status_message ? ` — ${m.status_message}` : ""}…`),
+        : status === "error"
+        ? h("span", { class: "error" }, m.status_message || "The build failed.")
+        : `Building: ${status}${m.status_message ? ` — ${m.status_message}` : ""}…`,
+    ),
   );
   if (status !== "done" && status !== "error" && !polling.has(m.id)) poll(m.id);
   return li;
@@ -43,18 +57,42 @@ async function poll(id) {
 }
 
 function form() {
-  const f = h("form", { class: "stack card", id: "create-heatmap", "aria-labelledby": "create-title" },
+  const f = h(
+    "form",
+    { class: "stack card", id: "create-heatmap", "aria-labelledby": "create-title" },
     h("h2", { id: "create-title" }, "New heatmap"),
-    h("fieldset", { style: "border:0;padding:0;margin:0" },
+    h(
+      "fieldset",
+      { style: "border:0;padding:0;margin:0" },
       h("legend", { style: "font-weight:600" }, "Activity types"),
-      h("div", { class: "actions" }, COMMON.map((name) => {
-        const id = TYPES.find(([, n]) => n === name)?.[0];
-        return id ? h("label", { class: "check" }, h("input", { type: "checkbox", name: "type", value: String(id), checked: name === "Ride" }), name) : null;
-      }))),
-    h("div", { class: "row" },
+      h(
+        "div",
+        { class: "actions" },
+        COMMON.map((name) => {
+          const id = TYPES.find(([, n]) => n === name)?.[0];
+          return id
+            ? h(
+              "label",
+              { class: "check" },
+              h("input", { type: "checkbox", name: "type", value: String(id), checked: name === "Ride" }),
+              name,
+            )
+            : null;
+        }),
+      ),
+    ),
+    h(
+      "div",
+      { class: "row" },
       h("div", {}, h("label", { for: "hm-from" }, "From (optional)"), h("input", { type: "date", id: "hm-from" })),
-      h("div", {}, h("label", { for: "hm-to" }, "To (optional)"), h("input", { type: "date", id: "hm-to" }))),
-    h("div", { class: "actions" }, h("button", { type: "submit" }, "Build heatmap"), h("span", { id: "create-status", role: "status" })),
+      h("div", {}, h("label", { for: "hm-to" }, "To (optional)"), h("input", { type: "date", id: "hm-to" })),
+    ),
+    h(
+      "div",
+      { class: "actions" },
+      h("button", { type: "submit" }, "Build heatmap"),
+      h("span", { id: "create-status", role: "status" }),
+    ),
   );
   f.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -84,10 +122,16 @@ function form() {
 
 async function main() {
   const maps = await api("/athlete/heatmaps");
-  const withStatus = await Promise.all(maps.map((m) => api(`/athletes/${config.athlete.id}/heatmaps/${m.id}/progress`).catch(() => m)));
+  const withStatus = await Promise.all(
+    maps.map((m) => api(`/athletes/${config.athlete.id}/heatmaps/${m.id}/progress`).catch(() => m)),
+  );
   root.replaceChildren(
     h("h1", {}, "Heatmaps"),
-    h("p", { class: "muted" }, "A heatmap draws all your public activities of the chosen types on one map; the more often you passed somewhere, the brighter it is."),
+    h(
+      "p",
+      { class: "muted" },
+      "A heatmap draws all your public activities of the chosen types on one map; the more often you passed somewhere, the brighter it is.",
+    ),
     form(),
     h("ol", { id: "heatmap-list", class: "feed-list" }, withStatus.map(row)),
   );

@@ -43,11 +43,34 @@ async function totals() {
     showFailure(box, error);
     return;
   }
-  const row = (label, s) => h("tr", {}, h("th", { scope: "row" }, label), h("td", {}, String(s.n)), h("td", {}, km(s.d)), h("td", {}, duration(s.t)), h("td", {}, meters(s.e)));
+  const row = (label, s) =>
+    h(
+      "tr",
+      {},
+      h("th", { scope: "row" }, label),
+      h("td", {}, String(s.n)),
+      h("td", {}, km(s.d)),
+      h("td", {}, duration(s.t)),
+      h("td", {}, meters(s.e)),
+    );
   box.replaceChildren(
     h("h2", { id: "totals-title" }, "Totals"),
-    h("table", { class: "totals" },
-      h("thead", {}, h("tr", {}, h("td", {}), h("th", { scope: "col" }, "Acts"), h("th", { scope: "col" }, "Dist"), h("th", { scope: "col" }, "Time"), h("th", { scope: "col" }, "Elev"))),
+    h(
+      "table",
+      { class: "totals" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("td", {}),
+          h("th", { scope: "col" }, "Acts"),
+          h("th", { scope: "col" }, "Dist"),
+          h("th", { scope: "col" }, "Time"),
+          h("th", { scope: "col" }, "Elev"),
+        ),
+      ),
       h("tbody", {}, row("This week", sums.week), row(String(now.getUTCFullYear()), sums.year)),
     ),
   );
@@ -64,7 +87,13 @@ async function clubs() {
         ? h("ul", {}, mine.map((c) => h("li", {}, h("a", { href: `/clubs/${c.id}` }, c.name))))
         : h("p", { class: "muted" }, "You are in no club yet."),
       challenges.length ? h("h2", {}, "Your challenges") : null,
-      challenges.length ? h("ul", { id: "my-challenges" }, challenges.map((c) => h("li", {}, h("a", { href: `/challenges/${c.id}` }, c.name)))) : null,
+      challenges.length
+        ? h(
+          "ul",
+          { id: "my-challenges" },
+          challenges.map((c) => h("li", {}, h("a", { href: `/challenges/${c.id}` }, c.name))),
+        )
+        : null,
     ].filter(Boolean)); // replaceChildren writes null as the text "null"
   } catch (error) {
     showFailure(box, error);

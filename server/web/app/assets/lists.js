@@ -23,15 +23,30 @@ async function myActivities(after, before) {
 
 async function activities() {
   const params = new URLSearchParams(location.search);
-  const name = h("input", { type: "search", id: "filter-name", name: "q", value: params.get("q") ?? config.query ?? "", placeholder: "Part of the name" });
-  const sport = h("select", { id: "filter-sport", name: "sport" },
+  const name = h("input", {
+    type: "search",
+    id: "filter-name",
+    name: "q",
+    value: params.get("q") ?? config.query ?? "",
+    placeholder: "Part of the name",
+  });
+  const sport = h(
+    "select",
+    { id: "filter-sport", name: "sport" },
     h("option", { value: "" }, "All sports"),
-    config.activityTypes.map((t) => h("option", { value: t, selected: params.get("sport") === t }, readableName(t))));
+    config.activityTypes.map((t) => h("option", { value: t, selected: params.get("sport") === t }, readableName(t))),
+  );
   const from = h("input", { type: "date", id: "filter-from", name: "from", value: params.get("from") ?? "" });
   const to = h("input", { type: "date", id: "filter-to", name: "to", value: params.get("to") ?? "" });
-  const form = h("form", { class: "filters card", id: "activity-filters", role: "search" },
-    field("Name", name), field("Sport", sport), field("From", from), field("To", to),
-    h("div", {}, h("button", { type: "submit" }, "Search")));
+  const form = h(
+    "form",
+    { class: "filters card", id: "activity-filters", role: "search" },
+    field("Name", name),
+    field("Sport", sport),
+    field("From", from),
+    field("To", to),
+    h("div", {}, h("button", { type: "submit" }, "Search")),
+  );
   const status = h("p", { class: "muted", role: "status", id: "activities-status" }, "Loading…");
   const list = h("ol", { class: "feed-list", id: "activity-list" });
   root.replaceChildren(h("h1", {}, "Your activities"), form, status, list);
@@ -50,11 +65,16 @@ async function activities() {
       (!words || (a.name ?? "").toLowerCase().includes(words)) &&
       (!sport.value || a.type === sport.value || a.sport_type === sport.value) &&
       (!from.value || (a.start_date_local ?? "").slice(0, 10) >= from.value) &&
-      (!to.value || (a.start_date_local ?? "").slice(0, 10) <= to.value));
+      (!to.value || (a.start_date_local ?? "").slice(0, 10) <= to.value)
+    );
     list.replaceChildren(...shown.map((a) => activityEntry(a, { showAthlete: false })));
     status.textContent = shown.length
-      ? `${shown.length} ${shown.length === 1 ? "activity" : "activities"}${shown.length < all.length ? ` of ${all.length}` : ""}`
-      : all.length ? "No activity matches." : "No activities yet: upload one.";
+      ? `${shown.length} ${shown.length === 1 ? "activity" : "activities"}${
+        shown.length < all.length ? ` of ${all.length}` : ""
+      }`
+      : all.length
+      ? "No activity matches."
+      : "No activities yet: upload one.";
     ready("lists", (window.appState?.lists ?? 0) + 1);
   };
   form.addEventListener("submit", (e) => {
@@ -74,35 +94,84 @@ async function activities() {
 
 async function routes() {
   const rows = await api("/athlete/routes?per_page=200");
-  const list = h("ol", { class: "feed-list", id: "route-list" }, rows.map((r) =>
-    h("li", { class: "card entry", dataset: { route: r.id } },
-      h("div", {},
-        h("p", { class: "meta" }, `${r.type === 2 ? "Run" : "Ride"} route${r.private ? " · Only you" : ""}`),
-        h("h2", {}, h("a", { href: `/routes/${r.id}` }, r.name || "Untitled route")),
-        h("dl", { class: "stats" },
-          h("div", {}, h("dt", {}, "Distance"), h("dd", {}, km(r.distance ?? 0))),
-          h("div", {}, h("dt", {}, "Elevation"), h("dd", {}, meters(r.elevation_gain))))),
-      routeThumb(r.map?.summary_polyline, `Map of ${r.name}`))));
-  root.replaceChildren(h("h1", {}, "Your routes"),
-    rows.length ? list : h("p", { class: "card", id: "route-list" }, "No routes yet. Open one of your activities and choose “Make a route”."),
-    h("p", { class: "muted" }, rows.length ? `${rows.length} ${rows.length === 1 ? "route" : "routes"}` : ""));
+  const list = h(
+    "ol",
+    { class: "feed-list", id: "route-list" },
+    rows.map((r) =>
+      h(
+        "li",
+        { class: "card entry", dataset: { route: r.id } },
+        h(
+          "div",
+          {},
+          h("p", { class: "meta" }, `${r.type === 2 ? "Run" : "Ride"} route${r.private ? " · Only you" : ""}`),
+          h("h2", {}, h("a", { href: `/routes/${r.id}` }, r.name || "Untitled route")),
+          h(
+            "dl",
+            { class: "stats" },
+            h("div", {}, h("dt", {}, "Distance"), h("dd", {}, km(r.distance ?? 0))),
+            h("div", {}, h("dt", {}, "Elevation"), h("dd", {}, meters(r.elevation_gain))),
+          ),
+        ),
+        routeThumb(r.map?.summary_polyline, `Map of ${r.name}`),
+      )
+    ),
+  );
+  root.replaceChildren(
+    h("h1", {}, "Your routes"),
+    rows.length ? list : h(
+      "p",
+      { class: "card", id: "route-list" },
+      "No routes yet. Open one of your activities and choose “Make a route”.",
+    ),
+    h("p", { class: "muted" }, rows.length ? `${rows.length} ${rows.length === 1 ? "route" : "routes"}` : ""),
+  );
   ready("lists", 1);
 }
 
 // ------------------------------------------------------------------ find
 
 function resultList(idText, rows, render, empty) {
-  return rows.length ? h("ul", { class: "result-list", id: idText }, rows.map(render)) : h("p", { class: "muted", id: idText }, empty);
+  return rows.length
+    ? h("ul", { class: "result-list", id: idText }, rows.map(render))
+    : h("p", { class: "muted", id: idText }, empty);
 }
 
 async function find() {
   const params = new URLSearchParams(location.search);
-  const q = h("input", { type: "search", id: "find-q", name: "q", value: params.get("q") ?? "", placeholder: "A name, or nothing to see all" });
-  const form = h("form", { class: "filters card", id: "find-form", role: "search" }, field("Name", q), h("div", {}, h("button", { type: "submit" }, "Find")));
-  const clubs = h("section", { class: "card", "aria-labelledby": "find-clubs-title" }, h("h2", { id: "find-clubs-title" }, "Clubs"));
-  const athletes = h("section", { class: "card", "aria-labelledby": "find-athletes-title" }, h("h2", { id: "find-athletes-title" }, "Athletes"));
-  const challenges = h("section", { class: "card", "aria-labelledby": "find-challenges-title" }, h("h2", { id: "find-challenges-title" }, "Challenges"));
-  root.replaceChildren(h("h1", {}, "Find clubs, athletes and challenges"), form, h("div", { class: "grid2" }, h("div", {}, clubs, challenges), athletes));
+  const q = h("input", {
+    type: "search",
+    id: "find-q",
+    name: "q",
+    value: params.get("q") ?? "",
+    placeholder: "A name, or nothing to see all",
+  });
+  const form = h(
+    "form",
+    { class: "filters card", id: "find-form", role: "search" },
+    field("Name", q),
+    h("div", {}, h("button", { type: "submit" }, "Find")),
+  );
+  const clubs = h(
+    "section",
+    { class: "card", "aria-labelledby": "find-clubs-title" },
+    h("h2", { id: "find-clubs-title" }, "Clubs"),
+  );
+  const athletes = h(
+    "section",
+    { class: "card", "aria-labelledby": "find-athletes-title" },
+    h("h2", { id: "find-athletes-title" }, "Athletes"),
+  );
+  const challenges = h(
+    "section",
+    { class: "card", "aria-labelledby": "find-challenges-title" },
+    h("h2", { id: "find-challenges-title" }, "Challenges"),
+  );
+  root.replaceChildren(
+    h("h1", {}, "Find clubs, athletes and challenges"),
+    form,
+    h("div", { class: "grid2" }, h("div", {}, clubs, challenges), athletes),
+  );
   const draw = async () => {
     const text = encodeURIComponent(q.value.trim());
     const [c, a, ch] = await Promise.all([
@@ -111,26 +180,74 @@ async function find() {
       api(`/challenges/search?q=${text}&per_page=30`),
     ]);
     const badge = (on, label) => (on ? h("span", { class: "badge" }, label) : null);
-    clubs.replaceChildren(clubs.firstChild, resultList("found-clubs", c, (club) =>
-      h("li", { dataset: { club: club.id } },
-        h("div", {}, h("a", { href: `/clubs/${club.id}` }, club.name),
-          h("div", { class: "meta" }, [club.sport_type, club.city, club.country, `${club.member_count} ${club.member_count === 1 ? "member" : "members"}`, club.private ? "private" : null].filter(Boolean).join(" · "))),
-        badge(club.joined, "Joined")), "No club matches."));
-    athletes.replaceChildren(athletes.firstChild, resultList("found-athletes", a, (x) =>
-      h("li", { dataset: { athlete: x.id } },
-        h("div", {}, h("a", { href: `/athletes/${x.id}` }, `${x.firstname} ${x.lastname}`.trim()),
-          x.city || x.country ? h("div", { class: "meta" }, [x.city, x.country].filter(Boolean).join(", ")) : null),
-        badge(x.friend === "accepted", "Following")), "No athlete matches."));
-    challenges.replaceChildren(challenges.firstChild, resultList("found-challenges", ch, (x) =>
-      h("li", { dataset: { challenge: x.id } },
-        h("div", {}, h("a", { href: `/challenges/${x.id}` }, x.name),
-          h("div", { class: "meta" }, `${x.start_date.slice(0, 10)} – ${x.end_date.slice(0, 10)} · ${x.participant_count} taking part`)),
-        badge(x.joined, "Joined")), "No challenge matches."));
+    clubs.replaceChildren(
+      clubs.firstChild,
+      resultList("found-clubs", c, (club) =>
+        h(
+          "li",
+          { dataset: { club: club.id } },
+          h(
+            "div",
+            {},
+            h("a", { href: `/clubs/${club.id}` }, club.name),
+            h(
+              "div",
+              { class: "meta" },
+              [
+                club.sport_type,
+                club.city,
+                club.country,
+                `${club.member_count} ${club.member_count === 1 ? "member" : "members"}`,
+                club.private ? "private" : null,
+              ].filter(Boolean).join(" · "),
+            ),
+          ),
+          badge(club.joined, "Joined"),
+        ), "No club matches."),
+    );
+    athletes.replaceChildren(
+      athletes.firstChild,
+      resultList("found-athletes", a, (x) =>
+        h(
+          "li",
+          { dataset: { athlete: x.id } },
+          h(
+            "div",
+            {},
+            h("a", { href: `/athletes/${x.id}` }, `${x.firstname} ${x.lastname}`.trim()),
+            x.city || x.country ? h("div", { class: "meta" }, [x.city, x.country].filter(Boolean).join(", ")) : null,
+          ),
+          badge(x.friend === "accepted", "Following"),
+        ), "No athlete matches."),
+    );
+    challenges.replaceChildren(
+      challenges.firstChild,
+      resultList("found-challenges", ch, (x) =>
+        h(
+          "li",
+          { dataset: { challenge: x.id } },
+          h(
+            "div",
+            {},
+            h("a", { href: `/challenges/${x.id}` }, x.name),
+            h(
+              "div",
+              { class: "meta" },
+              `${x.start_date.slice(0, 10)} – ${x.end_date.slice(0, 10)} · ${x.participant_count} taking part`,
+            ),
+          ),
+          badge(x.joined, "Joined"),
+        ), "No challenge matches."),
+    );
     ready("lists", (window.appState?.lists ?? 0) + 1);
   };
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    history.replaceState(null, "", `${location.pathname}${q.value.trim() ? `?q=${encodeURIComponent(q.value.trim())}` : ""}`);
+    history.replaceState(
+      null,
+      "",
+      `${location.pathname}${q.value.trim() ? `?q=${encodeURIComponent(q.value.trim())}` : ""}`,
+    );
     draw().catch((error) => showFailure(root, error));
   });
   await draw();

@@ -6,7 +6,11 @@ export function baseMap(element, options = {}) {
   const L = window.L;
   const map = L.map(element, { zoomSnap: 0.25, scrollWheelZoom: false, ...options });
   map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
-  const tiles = L.tileLayer(config.tiles.url, { maxZoom: 19, attribution: config.tiles.attribution, crossOrigin: false });
+  const tiles = L.tileLayer(config.tiles.url, {
+    maxZoom: 19,
+    attribution: config.tiles.attribution,
+    crossOrigin: false,
+  });
   window.appState = window.appState ?? {};
   window.appState.tileErrors = 0;
   tiles.on("tileerror", () => window.appState.tileErrors++);

@@ -1,5 +1,17 @@
 // A route: map, elevation profile, summary, GPX/TCX downloads, delete (owner).
-import { api, config, currentToken, dateText, decodePolyline, duration, h, km, meters, ready, showFailure } from "./app.js";
+import {
+  api,
+  config,
+  currentToken,
+  dateText,
+  decodePolyline,
+  duration,
+  h,
+  km,
+  meters,
+  ready,
+  showFailure,
+} from "./app.js";
 import { elevationProfile } from "./elevation.js";
 import { baseMap } from "./map.js";
 
@@ -11,7 +23,9 @@ const SUB_TYPES = { 1: "Road", 2: "Mountain bike", 3: "Cross", 4: "Trail", 5: "M
 async function download(kind, button) {
   button.disabled = true;
   try {
-    const res = await fetch(`/v3/routes/${id}/export_${kind}`, { headers: { authorization: `Bearer ${await currentToken()}` } });
+    const res = await fetch(`/v3/routes/${id}/export_${kind}`, {
+      headers: { authorization: `Bearer ${await currentToken()}` },
+    });
     if (!res.ok) throw new Error(`The ${kind.toUpperCase()} file could not be made (${res.status}).`);
     const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? `route.${kind}`;
     const url = URL.createObjectURL(await res.blob());
@@ -52,16 +66,42 @@ async function main() {
   });
   const kind = `${route.type === 2 ? "Run" : "Ride"} · ${SUB_TYPES[route.sub_type] ?? ""}`;
   root.replaceChildren(
-    h("div", { class: "activity-head" },
-      h("div", {}, h("h1", { id: "title" }, route.name),
-        h("p", { class: "muted" }, `${kind} · made ${dateText(route.created_at)}${route.private ? " · Only you can see it" : ""}`),
-        route.description ? h("p", { id: "description" }, route.description) : null),
-      h("div", { class: "actions" }, gpx, tcx, remove)),
-    h("section", { class: "card", "aria-label": "Summary" }, h("dl", { class: "stats", id: "summary" },
-      ...[["Distance", km(route.distance)], ["Elevation gain", meters(route.elevation_gain)], ["Estimated moving time", duration(route.estimated_moving_time)]]
-        .map(([t, v]) => h("div", {}, h("dt", {}, t), h("dd", {}, v))))),
+    h(
+      "div",
+      { class: "activity-head" },
+      h(
+        "div",
+        {},
+        h("h1", { id: "title" }, route.name),
+        h(
+          "p",
+          { class: "muted" },
+          `${kind} · made ${dateText(route.created_at)}${route.private ? " · Only you can see it" : ""}`,
+        ),
+        route.description ? h("p", { id: "description" }, route.description) : null,
+      ),
+      h("div", { class: "actions" }, gpx, tcx, remove),
+    ),
+    h(
+      "section",
+      { class: "card", "aria-label": "Summary" },
+      h(
+        "dl",
+        { class: "stats", id: "summary" },
+        ...[["Distance", km(route.distance)], ["Elevation gain", meters(route.elevation_gain)], [
+          "Estimated moving time",
+          duration(route.estimated_moving_time),
+        ]]
+          .map(([t, v]) => h("div", {}, h("dt", {}, t), h("dd", {}, v))),
+      ),
+    ),
     h("div", { id: "map", role: "region", "aria-label": "Map of the route" }),
-    h("section", { "aria-label": "Elevation profile" }, h("h2", { style: "margin-top:1rem" }, "Elevation profile"), h("div", { id: "profile" })),
+    h(
+      "section",
+      { "aria-label": "Elevation profile" },
+      h("h2", { style: "margin-top:1rem" }, "Elevation profile"),
+      h("div", { id: "profile" }),
+    ),
   );
   const latlng = streams.latlng?.data ?? (route.map?.polyline ? decodePolyline(route.map.polyline) : []);
   if (latlng.length) {
@@ -73,8 +113,12 @@ async function main() {
       map.fitBounds(line.getBounds(), { padding: [20, 20] });
     }).observe(document.getElementById("map"));
   }
-  elevationProfile(document.getElementById("profile"), streams.distance?.data, streams.altitude?.data,
-    "This route has no elevation (a drawn line without altitudes).");
+  elevationProfile(
+    document.getElementById("profile"),
+    streams.distance?.data,
+    streams.altitude?.data,
+    "This route has no elevation (a drawn line without altitudes).",
+  );
   ready("route");
 }
 

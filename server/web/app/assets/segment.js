@@ -8,17 +8,51 @@ const root = document.getElementById("segment");
 
 function filtersForm(onChange, clubs) {
   const select = (name, label, options) =>
-    h("div", {}, h("label", { for: `f-${name}` }, label),
-      h("select", { id: `f-${name}`, name }, h("option", { value: "" }, "All"), options.map(([v, t]) => h("option", { value: v }, t))));
-  const form = h("form", { class: "stack", id: "filters", "aria-label": "Leaderboard filters" },
-    h("div", { class: "row" },
+    h(
+      "div",
+      {},
+      h("label", { for: `f-${name}` }, label),
+      h(
+        "select",
+        { id: `f-${name}`, name },
+        h("option", { value: "" }, "All"),
+        options.map(([v, t]) => h("option", { value: v }, t)),
+      ),
+    );
+  const form = h(
+    "form",
+    { class: "stack", id: "filters", "aria-label": "Leaderboard filters" },
+    h(
+      "div",
+      { class: "row" },
       select("gender", "Gender", [["F", "Women"], ["M", "Men"]]),
-      select("age_group", "Age group (premium)", config.ageGroups.map((g) => [g, g.replace("_plus", "+").replace("_", "–")])),
-      select("weight_class", "Weight class (premium)", config.weightClassesKg.map((g) => [g, `${g.replace("_plus", "+").replace("_", "–")} kg`])),
-      select("date_range", "When", [["this_year", "This year"], ["this_month", "This month"], ["this_week", "This week"], ["today", "Today"]]),
+      select(
+        "age_group",
+        "Age group (premium)",
+        config.ageGroups.map((g) => [g, g.replace("_plus", "+").replace("_", "–")]),
+      ),
+      select(
+        "weight_class",
+        "Weight class (premium)",
+        config.weightClassesKg.map((g) => [g, `${g.replace("_plus", "+").replace("_", "–")} kg`]),
+      ),
+      select("date_range", "When", [["this_year", "This year"], ["this_month", "This month"], [
+        "this_week",
+        "This week",
+      ], ["today", "Today"]]),
       select("club_id", "Club", clubs.map((c) => [String(c.id), c.name])),
-      h("div", {}, h("label", { class: "check", style: "margin-top:1.9rem" }, h("input", { type: "checkbox", id: "f-following", name: "following" }), "Only people I follow")),
-    ));
+      h(
+        "div",
+        {},
+        h(
+          "label",
+          { class: "check", style: "margin-top:1.9rem" },
+          h("input", { type: "checkbox", id: "f-following", name: "following" }),
+          "Only people I follow",
+        ),
+      ),
+    ),
+  );
   form.addEventListener("change", onChange);
   form.addEventListener("submit", (e) => e.preventDefault());
   return form;
@@ -39,14 +73,37 @@ async function board(form) {
     box.replaceChildren(
       h("p", { class: "muted", id: "entry-count" }, `${b.entry_count} ${b.entry_count === 1 ? "athlete" : "athletes"}`),
       b.entries.length
-        ? h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Leaderboard entries" }, h("table", {},
-          h("thead", {}, h("tr", {}, ["Rank", "Athlete", "Date", "Time"].map((c) => h("th", { scope: "col" }, c)))),
-          h("tbody", {}, b.entries.map((e) =>
-            h("tr", { class: e.athlete_id === config.athlete.id ? "me" : "", dataset: { athlete: e.athlete_id } },
-              h("td", {}, String(e.rank + shift)),
-              h("td", {}, h("a", { href: `/athletes/${e.athlete_id}` }, e.athlete_name)),
-              h("td", {}, h("a", { href: `/activities/${e.activity_id}` }, dateText(e.start_date_local).replace(/, \d\d:\d\d$/, ""))),
-              h("td", {}, duration(e.elapsed_time)))))))
+        ? h(
+          "div",
+          { class: "table-wrap", tabindex: "0", role: "region", "aria-label": "Leaderboard entries" },
+          h(
+            "table",
+            {},
+            h("thead", {}, h("tr", {}, ["Rank", "Athlete", "Date", "Time"].map((c) => h("th", { scope: "col" }, c)))),
+            h(
+              "tbody",
+              {},
+              b.entries.map((e) =>
+                h(
+                  "tr",
+                  { class: e.athlete_id === config.athlete.id ? "me" : "", dataset: { athlete: e.athlete_id } },
+                  h("td", {}, String(e.rank + shift)),
+                  h("td", {}, h("a", { href: `/athletes/${e.athlete_id}` }, e.athlete_name)),
+                  h(
+                    "td",
+                    {},
+                    h(
+                      "a",
+                      { href: `/activities/${e.activity_id}` },
+                      dateText(e.start_date_local).replace(/, \d\d:\d\d$/, ""),
+                    ),
+                  ),
+                  h("td", {}, duration(e.elapsed_time)),
+                )
+              ),
+            ),
+          ),
+        )
         : h("p", {}, "No efforts match these filters yet."),
     );
   } catch (error) {
@@ -65,11 +122,18 @@ async function main() {
     api("/athlete/clubs").catch(() => []),
   ]);
   document.title = `${seg.name} · Fitness Platform`;
-  const star = h("button", { type: "button", id: "star", class: "secondary", "aria-pressed": String(!!seg.starred) }, seg.starred ? "★ Starred" : "☆ Star");
+  const star = h(
+    "button",
+    { type: "button", id: "star", class: "secondary", "aria-pressed": String(!!seg.starred) },
+    seg.starred ? "★ Starred" : "☆ Star",
+  );
   star.addEventListener("click", async () => {
     star.disabled = true;
     try {
-      const now = await api(`/segments/${id}/starred`, { method: "PUT", body: { starred: star.getAttribute("aria-pressed") !== "true" } });
+      const now = await api(`/segments/${id}/starred`, {
+        method: "PUT",
+        body: { starred: star.getAttribute("aria-pressed") !== "true" },
+      });
       star.setAttribute("aria-pressed", String(!!now.starred));
       star.textContent = now.starred ? "★ Starred" : "☆ Star";
     } catch (error) {
@@ -82,26 +146,88 @@ async function main() {
   const s = {};
   for (const [k, v] of Object.entries(streams ?? {})) s[k] = v.data;
   root.replaceChildren(
-    h("div", { class: "activity-head" },
-      h("div", {}, h("h1", { id: "title" }, seg.name),
-        h("p", { class: "muted" }, [seg.activity_type, seg.city, seg.country].filter(Boolean).join(" · "))),
-      h("div", { class: "actions" }, star)),
-    h("section", { class: "card", "aria-label": "Summary" }, h("dl", { class: "stats" },
-      ...[["Distance", km(seg.distance)], ["Average grade", `${(seg.average_grade ?? 0).toFixed(1)} %`], ["Max grade", `${(seg.maximum_grade ?? 0).toFixed(1)} %`],
-        ["Elevation", `${meters(seg.elevation_low)} – ${meters(seg.elevation_high)}`], ["Climb category", seg.climb_category ? String(seg.climb_category) : "—"],
-        ["Attempts", String(seg.effort_count ?? "—")]].map(([t, v]) => h("div", {}, h("dt", {}, t), h("dd", {}, v))))),
+    h(
+      "div",
+      { class: "activity-head" },
+      h(
+        "div",
+        {},
+        h("h1", { id: "title" }, seg.name),
+        h("p", { class: "muted" }, [seg.activity_type, seg.city, seg.country].filter(Boolean).join(" · ")),
+      ),
+      h("div", { class: "actions" }, star),
+    ),
+    h(
+      "section",
+      { class: "card", "aria-label": "Summary" },
+      h(
+        "dl",
+        { class: "stats" },
+        ...[
+          ["Distance", km(seg.distance)],
+          ["Average grade", `${(seg.average_grade ?? 0).toFixed(1)} %`],
+          ["Max grade", `${(seg.maximum_grade ?? 0).toFixed(1)} %`],
+          ["Elevation", `${meters(seg.elevation_low)} – ${meters(seg.elevation_high)}`],
+          ["Climb category", seg.climb_category ? String(seg.climb_category) : "—"],
+          ["Attempts", String(seg.effort_count ?? "—")],
+        ].map(([t, v]) => h("div", {}, h("dt", {}, t), h("dd", {}, v))),
+      ),
+    ),
     h("div", { id: "map", role: "region", "aria-label": "Map of the segment" }),
-    h("section", { "aria-label": "Elevation profile" }, h("h2", { style: "margin-top:1rem" }, "Elevation profile"), h("div", { id: "profile" })),
-    h("div", { class: "grid2" },
-      h("section", { class: "card", "aria-labelledby": "lb-title" }, h("h2", { id: "lb-title" }, "Leaderboard"), form, h("div", { id: "leaderboard", "aria-live": "polite" })),
-      h("section", { class: "card", "aria-labelledby": "mine-title" }, h("h2", { id: "mine-title" }, "Your efforts"),
+    h(
+      "section",
+      { "aria-label": "Elevation profile" },
+      h("h2", { style: "margin-top:1rem" }, "Elevation profile"),
+      h("div", { id: "profile" }),
+    ),
+    h(
+      "div",
+      { class: "grid2" },
+      h(
+        "section",
+        { class: "card", "aria-labelledby": "lb-title" },
+        h("h2", { id: "lb-title" }, "Leaderboard"),
+        form,
+        h("div", { id: "leaderboard", "aria-live": "polite" }),
+      ),
+      h(
+        "section",
+        { class: "card", "aria-labelledby": "mine-title" },
+        h("h2", { id: "mine-title" }, "Your efforts"),
         efforts.length
-          ? h("table", { id: "my-efforts" }, h("thead", {}, h("tr", {}, ["Date", "Time", ""].map((c) => h("th", { scope: "col" }, c)))),
-            h("tbody", {}, efforts.map((e) => h("tr", {},
-              h("td", {}, h("a", { href: `/activities/${e.activity?.id}` }, dateText(e.start_date_local).replace(/, \d\d:\d\d$/, ""))),
-              h("td", {}, duration(e.elapsed_time)),
-              h("td", {}, e.pr_rank ? h("span", { class: "badge" }, e.pr_rank === 1 ? "PR" : `PR #${e.pr_rank}`) : "")))))
-          : h("p", { class: "muted", id: "my-efforts" }, "You have no effort on this segment yet."))),
+          ? h(
+            "table",
+            { id: "my-efforts" },
+            h("thead", {}, h("tr", {}, ["Date", "Time", ""].map((c) => h("th", { scope: "col" }, c)))),
+            h(
+              "tbody",
+              {},
+              efforts.map((e) =>
+                h(
+                  "tr",
+                  {},
+                  h(
+                    "td",
+                    {},
+                    h(
+                      "a",
+                      { href: `/activities/${e.activity?.id}` },
+                      dateText(e.start_date_local).replace(/, \d\d:\d\d$/, ""),
+                    ),
+                  ),
+                  h("td", {}, duration(e.elapsed_time)),
+                  h(
+                    "td",
+                    {},
+                    e.pr_rank ? h("span", { class: "badge" }, e.pr_rank === 1 ? "PR" : `PR #${e.pr_rank}`) : "",
+                  ),
+                )
+              ),
+            ),
+          )
+          : h("p", { class: "muted", id: "my-efforts" }, "You have no effort on this segment yet."),
+      ),
+    ),
   );
   const latlng = s.latlng ?? (seg.map?.polyline ? decodePolyline(seg.map.polyline) : []);
   if (latlng.length) {
@@ -113,7 +239,12 @@ async function main() {
       map.fitBounds(line.getBounds(), { padding: [20, 20] });
     }).observe(document.getElementById("map"));
   }
-  elevationProfile(document.getElementById("profile"), s.distance, s.altitude, "No elevation known for this segment yet.");
+  elevationProfile(
+    document.getElementById("profile"),
+    s.distance,
+    s.altitude,
+    "No elevation known for this segment yet.",
+  );
   await board(form);
   ready("segment");
 }

@@ -17,11 +17,26 @@ export async function pageHead(current, title) {
   const name = fullName(answer.athlete);
   document.title = `${title} · ${name} · Fitness Platform`;
   return [
-    h("div", { class: "page-head" },
-      h("h1", { id: "title" }, self ? `Your ${title.toLowerCase()}` : `${name}: ${title.toLowerCase()}`)),
-    h("nav", { "aria-label": "Training" },
-      h("ul", { class: "subnav" }, PAGES.map(([key, path, label]) =>
-        h("li", {}, h("a", { href: `/athletes/${athleteId}${path}`, "aria-current": key === current ? "page" : null }, label))))),
+    h(
+      "div",
+      { class: "page-head" },
+      h("h1", { id: "title" }, self ? `Your ${title.toLowerCase()}` : `${name}: ${title.toLowerCase()}`),
+    ),
+    h(
+      "nav",
+      { "aria-label": "Training" },
+      h(
+        "ul",
+        { class: "subnav" },
+        PAGES.map(([key, path, label]) =>
+          h(
+            "li",
+            {},
+            h("a", { href: `/athletes/${athleteId}${path}`, "aria-current": key === current ? "page" : null }, label),
+          )
+        ),
+      ),
+    ),
   ];
 }
 

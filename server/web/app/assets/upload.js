@@ -88,7 +88,14 @@ async function poll(uploadId, row, bar, status) {
     }
     if (u.error) return finish(row, bar, status, "error", plain(u.error), duplicateLink(u.error));
     if (u.activity_id) {
-      return finish(row, bar, status, "done", "Ready:", h("a", { href: `/activities/${u.activity_id}` }, "see the activity"));
+      return finish(
+        row,
+        bar,
+        status,
+        "done",
+        "Ready:",
+        h("a", { href: `/activities/${u.activity_id}` }, "see the activity"),
+      );
     }
     status.textContent = u.status ?? "Processing…";
   }
