@@ -181,30 +181,30 @@ Five steps: register, authorize, exchange the code, refresh, call. The <a href="
 
 <h2 id="authorize">2. Send the athlete to authorize</h2>
 <p>Open this address in the athlete's browser. They sign in, see the scopes you ask for and approve:</p>
-<pre class="wrap"><code>${authorize}</code></pre>
+<pre class="wrap" tabindex="0"><code>${authorize}</code></pre>
 <p>On approval the server redirects to <code>redirect_uri?state=RANDOM&amp;code=CODE&amp;scope=…</code> with the scopes actually granted
 (the athlete may untick some). On refusal: <code>?error=access_denied</code>. The code is valid for 10 minutes, once.
 Public clients add PKCE: <code>code_challenge</code> and <code>code_challenge_method=S256</code>, then <code>code_verifier</code> in step 3.</p>
-<table><thead><tr><th>Scope</th><th>Grants</th></tr></thead><tbody>${scopes}</tbody></table>
+<table class="fit"><thead><tr><th>Scope</th><th>Grants</th></tr></thead><tbody>${scopes}</tbody></table>
 
 <h2 id="exchange">3. Exchange the code for tokens</h2>
-<pre><code>curl -X POST ${escapeHtml(base)}/oauth/token \\
+<pre tabindex="0"><code>curl -X POST ${escapeHtml(base)}/oauth/token \\
   -d client_id=YOUR_CLIENT_ID -d client_secret=YOUR_CLIENT_SECRET \\
   -d code=CODE -d grant_type=authorization_code</code></pre>
 <p>The answer (<code>TokenResponse</code> in the reference) holds <code>access_token</code>, <code>refresh_token</code>,
 <code>expires_at</code> (Unix seconds, 6 hours ahead) and the athlete:</p>
-<pre><code>{"token_type":"Bearer","expires_at":1715021600,"expires_in":21600,
+<pre tabindex="0"><code>{"token_type":"Bearer","expires_at":1715021600,"expires_in":21600,
  "refresh_token":"e5n5…","access_token":"a4b9…","athlete":{"id":134815,"firstname":"Ann",…}}</code></pre>
 
 <h2 id="refresh">4. Refresh before it expires</h2>
-<pre><code>curl -X POST ${escapeHtml(base)}/oauth/token \\
+<pre tabindex="0"><code>curl -X POST ${escapeHtml(base)}/oauth/token \\
   -d client_id=YOUR_CLIENT_ID -d client_secret=YOUR_CLIENT_SECRET \\
   -d grant_type=refresh_token -d refresh_token=REFRESH_TOKEN</code></pre>
 <p>Store the <code>refresh_token</code> of every answer: it may change. The athlete can revoke your access at any time
 (<em>My apps</em> in their settings); your app can too with <code>POST /oauth/deauthorize</code>.</p>
 
 <h2 id="call">5. Call the API</h2>
-<pre><code>curl -H "Authorization: Bearer ACCESS_TOKEN" ${escapeHtml(base)}/api/v3/athlete
+<pre tabindex="0"><code>curl -H "Authorization: Bearer ACCESS_TOKEN" ${escapeHtml(base)}/api/v3/athlete
 curl -H "Authorization: Bearer ACCESS_TOKEN" "${escapeHtml(base)}/api/v3/athlete/activities?per_page=30"
 curl -H "Authorization: Bearer ACCESS_TOKEN" -F file=@ride.fit -F data_type=fit ${
       escapeHtml(base)
@@ -216,9 +216,9 @@ curl -H "Authorization: Bearer ACCESS_TOKEN" -F file=@ride.fit -F data_type=fit 
 <h2 id="strava-tools">Use your Strava tools here</h2>
 <p>Tools written for Strava talk to this server unchanged once they reach it instead of <code>www.strava.com</code>.
 First make an application (step 1) and get tokens (steps 2–3); then, per tool:</p>
-<table><thead><tr><th>Tool</th><th>How to point it here</th></tr></thead><tbody>
+<table class="fit"><thead><tr><th>Tool</th><th>How to point it here</th></tr></thead><tbody>
 <tr><td>stravalib (Python), and tools built on it (running_page, geo-activity-playground)</td><td>Its protocol has the host as a setting:
-<pre><code>from stravalib import Client
+<pre tabindex="0"><code>from stravalib import Client
 client = Client(access_token=ACCESS_TOKEN, refresh_token=REFRESH_TOKEN, token_expires=EXPIRES_AT)
 client.protocol.server = "${escapeHtml(host)}"   # https://${escapeHtml(host)}/api/v3/… and /oauth/…</code></pre>
 stravalib always speaks HTTPS: this server must be behind TLS. In a tool that creates its own <code>Client</code>, set it where the client is made (one line).</td></tr>
@@ -241,7 +241,7 @@ with <code>NODE_EXTRA_CA_CERTS="$(mkcert -CAROOT)/rootCA.pem"</code> in the MCP 
     }/oauth/</code>.</td></tr>
 </tbody></table>
 <p><strong>The proxy recipe</strong> (for a tool whose address cannot be changed), on the machine that runs the tool:</p>
-<pre><code># 1. Send Strava's names to this machine
+<pre tabindex="0"><code># 1. Send Strava's names to this machine
 echo "127.0.0.1 www.strava.com api-v3.strava.com" | sudo tee -a /etc/hosts
 # 2. A locally trusted certificate for them
 mkcert -install &amp;&amp; mkcert www.strava.com api-v3.strava.com
@@ -266,7 +266,7 @@ The Python tools themselves and Caddy/mkcert could not be run where these pages 
 <h2 id="generated">A typed client from the document</h2>
 <p>The document at <a href="/v3/openapi.json">/v3/openapi.json</a> has a response schema for every operation, so standard
 generators give typed clients. With TypeScript:</p>
-<pre><code>npx openapi-typescript ${escapeHtml(base)}/v3/openapi.json -o api.d.ts
+<pre tabindex="0"><code>npx openapi-typescript ${escapeHtml(base)}/v3/openapi.json -o api.d.ts
 
 import createClient from "openapi-fetch";
 import type { paths } from "./api.d.ts";

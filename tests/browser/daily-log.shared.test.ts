@@ -97,13 +97,9 @@ interface Spec {
  * suite still fails on anything new: each is a pattern of the problem's text.
  */
 const KNOWN: RegExp[] = [
-  // /docs/connect (server/web/docs.ts, docs-assets/docs.css): its <pre> examples neither wrap nor
-  // scroll in their own box, so the page is ~600 px wider than a phone, and they are scrollable
-  // regions without keyboard access (axe scrollable-region-focusable).
   // The heatmap viewer (server/heatmaps, server/web/heatmap-viewer/viewer.js): its first view waits
   // for tiles the server renders on demand; 0.9-1.3 s to the heat layer's "load" on this machine.
   /^Ada heatmap viewer \(\S+\) at 1280 px: content drawn after \d+ ms$/,
-  /^Ada docs\/connect \(\/docs\/connect\) at (1280|390) px: (axe scrollable-region-focusable|\d+ px wider than the screen)/,
 ];
 
 interface Row {
