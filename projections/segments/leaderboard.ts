@@ -100,6 +100,7 @@ class Sql {
   query<T>(db: Queryable, text: string): Promise<T[]> {
     const params: unknown[] = [];
     const numbers = new Map<string, number>();
+    // deno-lint-ignore no-control-regex -- U+0001 delimits the placeholders p() writes into the query text
     const sql = text.replace(/\u0001(\d+)\u0001/g, (_, k: string) => {
       if (!numbers.has(k)) {
         params.push(this.values[Number(k)]);

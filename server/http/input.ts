@@ -112,6 +112,7 @@ export function zodToApiError(error: z.ZodError, resource: string, input: unknow
 }
 
 /** U+0000 and unpaired surrogates: text PostgreSQL cannot store (text, jsonb), so never valid input. */
+// deno-lint-ignore no-control-regex -- U+0000 is what it looks for: PostgreSQL cannot store it
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Paths of input strings (and uploaded file names) holding unstorable characters. */

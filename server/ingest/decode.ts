@@ -65,6 +65,7 @@ const SAMPLE_KEYS = ["lat", "lng", "altitude", "heartrate", "cadence", "watts", 
 
 /** Text from a file made storable: U+0000 and unpaired surrogates (refused by PostgreSQL) become U+FFFD. */
 export function storableText(text: string): string {
+  // deno-lint-ignore no-control-regex -- U+0000 is what it replaces: PostgreSQL cannot store it
   return text.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
 }
 

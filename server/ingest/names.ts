@@ -31,6 +31,7 @@ export function defaultName(type: ActivityType, startDateLocal: string): string 
 
 /** The file's own activity name (GPX <trk><name>), made storable and kept to 255 characters. */
 export function fileName(name: string | null | undefined): string | null {
+  // deno-lint-ignore no-control-regex -- control characters in a file's activity name are replaced by spaces
   const clean = (name ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
   return clean ? clean.slice(0, 255) : null;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
-import { dateTime, int, model, nullableInt, nullableStr } from "../http/schema.ts";
+import { int, model, nullableInt, nullableStr } from "../http/schema.ts";
 
 /** Uploads (Strava's Upload) and archive imports (ours). */
 export const zUpload = model(

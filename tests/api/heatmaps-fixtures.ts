@@ -194,7 +194,7 @@ export async function waitForBuild(
 
 /** Fetches a tile as bytes. */
 export async function fetchTile(
-  server: TestServer,
+  _server: TestServer,
   tilePath: string,
   z: number,
   x: number,

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- the API's JSON answers are read field by field
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueToken } from "../../server/applications/commands.ts";
 import { createSegment } from "../../server/segments/commands.ts";

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- @garmin/fitsdk's decoded FIT messages are read field by field
 import { readFileSync } from "node:fs";
 import { Decoder, Stream } from "@garmin/fitsdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

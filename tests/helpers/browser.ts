@@ -137,7 +137,7 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
       // deno-lint-ignore no-explicit-any
       .map((v: any) =>
         `${v.id} (${v.impact}): ${v.nodes.length} × ${
-          v.nodes.slice(0, 3).map((n: any) => n.target.join(" ")).join(" | ")
+          v.nodes.slice(0, 3).map((n: { target: string[] }) => n.target.join(" ")).join(" | ")
         }`
       );
   });

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- the API's JSON answers are read field by field
 import { parseJsonExact } from "../../shared/json.ts";
 
 export interface ApiResponse<T = any> {

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- FIT messages and the API's JSON answers are read field by field
 import { Decoder, Encoder, Stream } from "@garmin/fitsdk";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

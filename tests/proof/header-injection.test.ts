@@ -57,6 +57,7 @@ function problems(where: string, res: Seen): string[] {
   for (const [name, value] of res.headers) {
     if (name.includes("injected") || /injected/i.test(name)) out.push(`${where}: header ${name}`);
     if (name === "set-cookie" && /injected/i.test(value)) out.push(`${where}: cookie ${value}`);
+    // deno-lint-ignore no-control-regex -- a control character in a response header is what this probe looks for
     if (/[\u0000-\u001f\u007f]/.test(value)) out.push(`${where}: control character in ${name}`);
   }
   if (res.location !== null && !/^[\x21-\x7e]+$/.test(res.location)) {

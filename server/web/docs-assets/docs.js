@@ -4,9 +4,9 @@
 // draws itself hidden and takes the list's place when all its operations are drawn.
 (function () {
   "use strict";
-  var list = document.getElementById("reference-list");
-  var live = document.getElementById("swagger-ui");
-  var expected = list ? list.querySelectorAll(".ref-op").length : 0;
+  const list = document.getElementById("reference-list");
+  const live = document.getElementById("swagger-ui");
+  const expected = list ? list.querySelectorAll(".ref-op").length : 0;
 
   // Swagger UI leaves its server choice without an accessible name.
   function label(root) {
@@ -23,12 +23,12 @@
   }
 
   function start() {
-    var observer = new MutationObserver(function () {
+    const observer = new MutationObserver(function () {
       label(live);
       if (live.hidden && live.querySelectorAll(".opblock").length >= expected) show();
     });
     observer.observe(live, { childList: true, subtree: true });
-    var ui = window.SwaggerUIBundle({
+    const ui = window.SwaggerUIBundle({
       url: "/v3/openapi.json",
       dom_id: "#swagger-ui",
       validatorUrl: null,
@@ -46,7 +46,7 @@
   }
 
   function load() {
-    var script = document.createElement("script");
+    const script = document.createElement("script");
     script.src = "/docs/assets/swagger-ui-bundle.js";
     script.onload = start;
     document.head.appendChild(script);

@@ -4,9 +4,9 @@
 // "← Heatmaps" link (server/web/heatmaps.ts) leads back to the athlete's heatmaps.
 (function () {
   "use strict";
-  var config = JSON.parse(document.getElementById("heatmap-config").textContent);
+  const config = JSON.parse(document.getElementById("heatmap-config").textContent);
   window.heatmapViewer = { tilesLoaded: 0, tilesFailed: 0, ready: false };
-  var map = L.map("map", {
+  const map = L.map("map", {
     minZoom: 0,
     maxZoom: 18,
     zoomSnap: 1,
@@ -20,7 +20,7 @@
     L.tileLayer(config.baseMapUrl, { maxZoom: 19, attribution: config.baseMapAttribution || "", className: "basemap" })
       .addTo(map);
   }
-  var heat = L.tileLayer(config.tilePath + "/{z}/{x}/{y}.png", {
+  const heat = L.tileLayer(config.tilePath + "/{z}/{x}/{y}.png", {
     minZoom: 0,
     maxZoom: 18,
     noWrap: true,
@@ -46,8 +46,8 @@
     // The server's center_zoom is the largest zoom at which the tracks' bounding box fits a 960 x 640
     // view around center_latlng; that view's box holds every track. Fitting it to this window opens on
     // the activities at any size (a phone is a zoom or two further out).
-    var middle = map.project(config.center, config.zoom);
-    var box = L.latLngBounds(
+    const middle = map.project(config.center, config.zoom);
+    const box = L.latLngBounds(
       map.unproject(middle.subtract([480, 320]), config.zoom),
       map.unproject(middle.add([480, 320]), config.zoom),
     );

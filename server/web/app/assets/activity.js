@@ -305,14 +305,14 @@ function drawCharts(s) {
         axes: [
           {
             label: chart === CHARTS[CHARTS.length - 1] ? undefined : undefined,
-            values: (u, v) => v.map((n) => xMode === "distance" ? `${n} ${xUnit.name}` : `${n} min`),
+            values: (_u, v) => v.map((n) => xMode === "distance" ? `${n} ${xUnit.name}` : `${n} min`),
           },
           { size: 50 },
         ],
         series: [
           {
             label: xMode === "distance" ? xUnit.name : "min",
-            value: (u, v) => v === null ? "—" : v.toFixed(xMode === "distance" ? xUnit.digits : 2),
+            value: (_u, v) => v === null ? "—" : v.toFixed(xMode === "distance" ? xUnit.digits : 2),
           },
           {
             label,
@@ -320,7 +320,7 @@ function drawCharts(s) {
             fill: chart.fill,
             width: 1.5,
             points: { show: false },
-            value: (u, v) =>
+            value: (_u, v) =>
               v === null
                 ? "—"
                 : pace && chart.key === "velocity_smooth"

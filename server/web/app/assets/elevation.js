@@ -13,7 +13,7 @@ export function elevationProfile(box, distance, altitude, emptyText) {
       height: 160,
       legend: { show: false },
       scales: { x: { time: false } },
-      axes: [{ values: (u, v) => v.map((n) => `${n} km`) }, { size: 50 }],
+      axes: [{ values: (_u, v) => v.map((n) => `${n} km`) }, { size: 50 }],
       series: [{}, {
         label: "Elevation (m)",
         stroke: "#6e7781",
