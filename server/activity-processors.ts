@@ -1,28 +1,8 @@
-import type { EventData, NewEvent } from "../events/catalogue.ts";
-import type { activityRecorded } from "../events/activity/events.ts";
-import type { RecordedEvent } from "../events/types.ts";
-import type { ActivityStreams } from "../shared/streams.ts";
-import type { Platform } from "./platform.ts";
-import type { TrackMatch } from "./segments/track-matches.ts";
+import type { ActivityProcessor } from "./segments/processors.ts";
 import { segmentEffortsProcessor } from "./segments/efforts.ts";
 import { segmentProfileProcessor } from "./segments/profile.ts";
 
-export interface RecordedActivity {
-  platform: Platform;
-  activity: EventData<typeof activityRecorded>;
-  streams: ActivityStreams | null;
-  /** The track's segment efforts when the derive worker matched them (else matched from `streams`). */
-  matches?: TrackMatch[];
-  /** Events the processors before this one appended to the activity's stream in this run (none after a restart). */
-  appended?: RecordedEvent[];
-}
-
-/**
- * Work that follows an activity's recording during upload processing (segment matching, …). Each
- * processor returns events that the upload job appends to the activity's stream right after
- * ActivityRecorded, in the same job (idempotently), so they are facts of upload time.
- */
-export type ActivityProcessor = (recorded: RecordedActivity) => Promise<NewEvent[]>;
+export type { ActivityProcessor, RecordedActivity } from "./segments/processors.ts";
 
 /** The processors, run in order (server/wiring.ts lists them with the rest). Add one line per processor. */
 export const activityProcessors: readonly ActivityProcessor[] = [

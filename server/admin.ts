@@ -1,3 +1,4 @@
+import { ADMIN_FILE } from "./data-dir.ts";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
@@ -15,8 +16,6 @@ export interface AdminHandle {
   apiPort: number;
   secret: string;
 }
-
-export const ADMIN_FILE = "admin.json";
 
 export function readAdminHandle(dataDir: string): AdminHandle | undefined {
   const file = join(dataDir, ADMIN_FILE);

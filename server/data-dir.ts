@@ -42,3 +42,6 @@ export function prepareDataDir(dir: string): void {
   if (st.mode & 0o077) chmodSync(dir, 0o700);
   makeTreePrivate(dir);
 }
+
+/** The file in the data directory where a running server tells the CLI how to reach its admin endpoint. */
+export const ADMIN_FILE = "admin.json";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineEvent } from "../catalogue.ts";
-import { activityFacts } from "./events.ts";
+import { activityFacts } from "./facts.ts";
 
 /**
  * The measured facts `cli reprocess` re-derives from the stored original file with today's

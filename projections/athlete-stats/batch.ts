@@ -1,7 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { isOneOf, type StoredEvent } from "../../events/index.ts";
-import { statsGroupOf } from "./groups.ts";
-import type { Contribution } from "./projection.ts";
+import { type Contribution, statsGroupOf } from "./groups.ts";
 
 /** A row of athlete_stats_activities: an activity's contribution, its sport and its two achievement counts. */
 interface Row extends Contribution {

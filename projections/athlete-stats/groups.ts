@@ -20,3 +20,17 @@ const GROUPS: Record<string, StatsGroup> = {
 export function statsGroupOf(sport: string): StatsGroup | null {
   return GROUPS[sport] ?? null;
 }
+
+/** What one activity contributes to its athlete's totals (kept so edits and deletions can take it back). */
+export interface Contribution {
+  activity_id: number;
+  athlete_id: number;
+  grp: string | null;
+  day: string;
+  private: boolean;
+  distance: number;
+  moving_time: number;
+  elapsed_time: number;
+  elevation_gain: number;
+  achievement_count: number;
+}

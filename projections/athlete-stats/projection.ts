@@ -4,23 +4,9 @@ import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
-import { statsGroupOf } from "./groups.ts";
+import { type Contribution, statsGroupOf } from "./groups.ts";
 import { foldRun } from "./batch.ts";
 import type { StoredEvent } from "../../events/index.ts";
-
-/** What one activity contributes to its athlete's totals (kept so edits and deletions can take it back). */
-export interface Contribution {
-  activity_id: number;
-  athlete_id: number;
-  grp: string | null;
-  day: string;
-  private: boolean;
-  distance: number;
-  moving_time: number;
-  elapsed_time: number;
-  elevation_gain: number;
-  achievement_count: number;
-}
 
 /** Best-effort PRs count as achievements of runs only (as the activity's own achievement_count). */
 function bestEffortAchievements(efforts: { prRank: number | null }[]): number {

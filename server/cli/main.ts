@@ -3,7 +3,8 @@ import process from "node:process";
 import { adminAlive, readAdminHandle } from "../admin.ts";
 import { ConfigError, configFromEnv } from "../config.ts";
 import { prepareDataDir, usePrivateUmask } from "../data-dir.ts";
-import { openPlatform, type Platform } from "../platform.ts";
+import { type Platform } from "../platform.ts";
+import { openPlatform } from "../open-platform.ts";
 import { dispatch, findCommand, withAbsolutePaths } from "./dispatch.ts";
 
 usePrivateUmask();

@@ -15,9 +15,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { loadPgliteDataDir } from "../../events/db/pglite.ts";
 import { lastPosition } from "../../events/log-queries.ts";
-import { ADMIN_FILE } from "../admin.ts";
+import { ADMIN_FILE } from "../data-dir.ts";
 import { configFromEnv } from "../config.ts";
-import { openPlatform, type Platform } from "../platform.ts";
+import { type Platform } from "../platform.ts";
+import { openPlatform } from "../open-platform.ts";
 import { copyPlatform, CopyTargetError } from "./store-copy.ts";
 import { type CliCommand, CliUsageError, requireString } from "../cli/command.ts";
 

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { jsonResponse } from "../http/conventions.ts";
 import type { Platform } from "../platform.ts";
-import { readModelsCurrent } from "../platform.ts";
+import { readModelsCurrent } from "../open-platform.ts";
 
 /** State the health endpoints report that is not in the database: set while shutting down. */
 export interface Lifecycle {

@@ -3,7 +3,7 @@ import { addComment, createActivity, giveKudos, updateActivity } from "../activi
 import { addGear } from "../gear/commands.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
-import type { Demo } from "./index.ts";
+import type { Demo } from "./demo.ts";
 
 /** Demo: a bike and shoes, two manual activities of the first athlete, kudos and a comment. */
 export async function seedActivities(platform: Platform, demo: Demo): Promise<void> {

@@ -2,7 +2,7 @@ import { systemActor } from "../actor.ts";
 import { createChallenge, joinChallenge } from "../challenges/commands.ts";
 import { createClub, joinClub } from "../clubs/commands.ts";
 import type { Platform } from "../platform.ts";
-import type { Demo } from "./index.ts";
+import type { Demo } from "./demo.ts";
 
 /** Demo: a public club of all demo athletes (owned by the first) and a challenge of the current month. */
 export async function seedClubs(platform: Platform, demo: Demo): Promise<void> {

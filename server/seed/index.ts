@@ -3,21 +3,10 @@ import type { Platform } from "../platform.ts";
 import { initializePlatform } from "./commands.ts";
 import { createApplication, issueToken } from "../applications/commands.ts";
 import { createAthlete } from "../athletes/commands.ts";
+import type { Demo, SeedStep } from "./demo.ts";
 import { seedActivities } from "./activities.ts";
 import { seedSegments } from "./segments.ts";
 import { seedClubs } from "./clubs.ts";
-
-/** What the demo created, shared between seed steps and printed at the end. */
-export interface Demo {
-  athletes: { id: number; firstname: string; email: string; password: string }[];
-  application: { client_id: number; client_secret: string; access_token: string };
-  /** A token of the first athlete with view_private,write. */
-  token: string;
-  /** Lines printed under "Try it" after the token. */
-  examples: string[];
-}
-
-export type SeedStep = (platform: Platform, demo: Demo) => Promise<void>;
 
 /** The demo's steps after the athletes and the application, one line per family (listed, never pushed). */
 export const seedSteps: readonly SeedStep[] = [

@@ -2,7 +2,7 @@ import type { Platform } from "../platform.ts";
 import { systemActor } from "../actor.ts";
 import { createSegment } from "../segments/commands.ts";
 import { parsePoints } from "../segments/geometry.ts";
-import type { Demo } from "./index.ts";
+import type { Demo } from "./demo.ts";
 
 /**
  * Demo segments laid on the routes of two device files shipped with the test fixtures

@@ -3,7 +3,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import { type matchedEffort, segmentEffortsMatched } from "../../events/segment/events.ts";
 import { effortBoardCounts, segmentMatchStats } from "../../projections/segments/queries.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
-import type { RecordedActivity } from "../activity-processors.ts";
+import type { RecordedActivity } from "./processors.ts";
 import { segmentTypesFor } from "./matching.ts";
 import { effortEndpoints, type TrackMatch, trackMatches } from "./track-matches.ts";
 import { segmentIndexFor } from "./segment-index.ts";

@@ -8,7 +8,7 @@ import {
 } from "../../events/segment/events.ts";
 import { segmentsToMeasure } from "../../projections/segments/queries.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
-import type { RecordedActivity } from "../activity-processors.ts";
+import type { RecordedActivity } from "./processors.ts";
 import { systemActor } from "../actor.ts";
 import { loadRelease, PUBLIC, publicStretch } from "../privacy/engine.ts";
 import { measureSegmentProfiles } from "./commands.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { generateLog } from "../bench/event-log.ts";
 import { DENO, ROOT } from "../helpers/deno.ts";
 

@@ -10,7 +10,7 @@ import { followDecider } from "../../events/follow/decide.ts";
 import { importEvents } from "../../server/analysts/import.ts";
 import { dispatch } from "../../server/cli/dispatch.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 describe("replay, time travel and export (commands in the running server)", () => {

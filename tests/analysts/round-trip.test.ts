@@ -8,7 +8,8 @@ import { followDecider } from "../../events/follow/decide.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { exportEvents } from "../../server/analysts/export.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform, type Platform } from "../../server/platform.ts";
+import { type Platform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { runCli } from "../helpers/deno.ts";
 
 /** Opens a data directory in this process (no server holds it), runs fn, closes it. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../server/app.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { RateLimiter, retryAfterSeconds } from "../../server/http/rate-limit.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { listen } from "../../server/serve.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { createApplication, issueToken } from "../../server/applications/commands.ts";

@@ -11,7 +11,8 @@ import { createAthlete } from "../../server/athletes/commands.ts";
 import { createApp } from "../../server/app.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { jobKinds } from "../../server/job-kinds.ts";
-import { openPlatform, type Platform } from "../../server/platform.ts";
+import { type Platform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { DEVICES } from "../helpers/fixtures.ts";
 

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Queryable } from "../../events/db/types.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform, type Platform } from "../../server/platform.ts";
+import { type Platform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 
 /** A platform on PGlite in a temp directory, for a benchmark; remove() closes and deletes it. */
 export async function benchPlatform(): Promise<{ platform: Platform; dir: string; remove(): Promise<void> }> {

@@ -8,7 +8,7 @@ import { createApplication, issueToken } from "../../server/applications/command
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { nextId } from "../../server/ids.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { processUpload } from "../../server/uploads/job.ts";
 import { submitUpload } from "../../server/uploads/submit.ts";
 import { systemActor } from "../../server/actor.ts";

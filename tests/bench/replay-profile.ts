@@ -7,7 +7,7 @@
  */
 import process from "node:process";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { apiLogCopy } from "./api-log.ts";
 import { eventCount } from "./event-log.ts";
 

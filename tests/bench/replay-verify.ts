@@ -1,6 +1,6 @@
 /** `deno run -A tests/bench/replay-verify.ts <N>`: cli verify (replay == live) on a copy of the cached API-driven log of N events, before and after a replay. */
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { apiLogCopy } from "./api-log.ts";
 const copy = await apiLogCopy(Number(Deno.args[0]), (s) => console.error(s));
 const platform = await openPlatform(

@@ -1,6 +1,6 @@
 import process from "node:process";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { apiLogCopy } from "./api-log.ts";
 import { eventCount, rawRead } from "./event-log.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";

@@ -4,7 +4,7 @@ import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { rebuildBoards } from "../../projections/segments/boards.ts";
 import { exploreSegments } from "../../projections/segments/queries.ts";
 import type { LatLng } from "../../server/segments/geometry.ts";

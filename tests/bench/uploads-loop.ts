@@ -5,7 +5,7 @@ import process from "node:process";
 import { createApplication, issueToken } from "../../server/applications/commands.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { startDenoServer } from "../helpers/deno.ts";
 import { cpuSeconds } from "../helpers/proc.ts";

@@ -5,7 +5,7 @@ import { createApplication, issueToken } from "../../server/applications/command
 import { createAthlete } from "../../server/athletes/commands.ts";
 import type { Permission } from "../../server/http/auth.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { type Api, api } from "../helpers/http.ts";
 import { deviceFile } from "../helpers/fixtures.ts";

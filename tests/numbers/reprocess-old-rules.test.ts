@@ -12,7 +12,7 @@ import { createApplication, issueToken } from "../../server/applications/command
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { putBlob } from "../../server/blobs.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { submitUpload } from "../../server/uploads/submit.ts";
 import { systemActor } from "../../server/actor.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
 import { api } from "../helpers/http.ts";
 import { createTestDatabase } from "../helpers/postgres.ts";

@@ -3,7 +3,8 @@ import { openPostgres } from "../../events/db/postgres.ts";
 import type { Db } from "../../events/db/types.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform, type Platform } from "../../server/platform.ts";
+import { type Platform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { createTestDatabase } from "../helpers/postgres.ts";
 
 /**

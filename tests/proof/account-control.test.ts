@@ -10,7 +10,7 @@ import { athleteDecider } from "../../events/athlete/decide.ts";
 import { athleteStream } from "../../events/athlete/events.ts";
 import { handleCommand } from "../../events/decider.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { MAX_SESSIONS_PER_ATHLETE } from "../../server/sessions/session-table.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
 import { DEVICES } from "../helpers/fixtures.ts";

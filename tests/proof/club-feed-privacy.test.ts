@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApplication, issueToken } from "../../server/applications/commands.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { type Api, api, uploadUntilReady } from "../helpers/http.ts";
 import { WebClient } from "../oauth/web-client.ts";

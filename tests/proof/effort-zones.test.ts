@@ -7,7 +7,7 @@ import { createApplication, issueToken } from "../../server/applications/command
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { createChallenge } from "../../server/challenges/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { createSegment } from "../../server/segments/commands.ts";
 import { systemActor } from "../../server/actor.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApplication, issueToken } from "../../server/applications/commands.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { activitiesCsv, type CsvActivity, type Entry, photoJpeg, writeZip, zipBytes } from "../archive/archives.ts";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
 import { deviceFile } from "../helpers/fixtures.ts";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApplication, issueToken } from "../../server/applications/commands.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { type DenoServer, ROOT, startDenoServer } from "../helpers/deno.ts";
 import { DEVICES } from "../helpers/fixtures.ts";
 import { type Api, api, uploadUntilReady } from "../helpers/http.ts";
@@ -336,6 +336,12 @@ describe("every copy path, read by others", () => {
  */
 const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
   "server/ingest/derive.ts": "produces the activity's own facts from the decoded file",
+  "server/blobs.ts":
+    "the blob store: reads the latlng part of stored streams for server/heatmaps/gather.ts, which decides through the engine what may be drawn",
+  "server/heatmaps/commands.ts":
+    "records the built tracks' blob and deletes it with its heatmap (what is drawn was chosen through the engine)",
+  "server/segments/commands.ts":
+    "records a new segment's source activity (its streams' blob name); the points cut are the engine's answer (segments/create.ts pointsFromActivity)",
   "server/uploads/job.ts": "stores the upload's streams as the activity's own data",
   "server/analysts/reprocess.ts": "re-derives the activity's own facts (operator tool)",
   "server/activities/streams.ts": "loads and shapes streams; the only route answering them applies the engine first",
@@ -359,7 +365,6 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
     "the records' query: which activities count is the engine's predicate (visibleActivities), passed in by server/training/routes.ts, which reads only their power streams (no positions)",
   "projections/heatmaps/queries.ts":
     "the heatmaps read models' queries: which activities and streams may be drawn is the engine's predicate, passed in by server/heatmaps (build.ts, gather.ts, tiles.ts)",
-  "server/heatmaps/routes.ts": "deletes the heatmap's tracks blob",
   "server/uploads/streams-transfer.ts":
     "packs the activity's own streams for the trip from a derive worker to the upload job",
   "server/activities/schema.ts":

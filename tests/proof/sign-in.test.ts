@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { athleteRegistered, athleteStream } from "../../events/athlete/events.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { nextId } from "../../server/ids.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
 import { WebClient } from "../oauth/web-client.ts";
 import { freshEmail, type RawResponse, requestFrom, signUp, withDataDir } from "./web-attacks.ts";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApplication, type CreatedApplication, issueToken } from "../../server/applications/commands.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
 import { api } from "../helpers/http.ts";
 

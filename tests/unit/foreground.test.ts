@@ -7,7 +7,8 @@ import { createAthlete } from "../../server/athletes/commands.ts";
 import { createApp } from "../../server/app.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { Foreground, foreground, MAX_DEFER_MS, TurnBudget } from "../../server/event-loop-turn.ts";
-import { openPlatform, type Platform } from "../../server/platform.ts";
+import { type Platform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 import { longGpx } from "../helpers/long-gpx.ts";
 import { multipartUpload } from "../helpers/multipart-upload.ts";
 

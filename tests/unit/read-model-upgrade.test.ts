@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/platform.ts";
+import { openPlatform } from "../../server/open-platform.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fitness-upgrade-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
