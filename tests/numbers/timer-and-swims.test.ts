@@ -96,6 +96,28 @@ describe("cause 3: pool-swim streams and maximums come from the lengths", () => 
   });
 });
 
+describe("cause 3: a swim whose heart rate is only in its laps and session summary", () => {
+  it("FR735XT and fenix 3 pool swims: activity heart rate from the session, each lap's from its lap message", async () => {
+    for (const file of ["fit/garmin-fr735xt-pool-swim-lengths.fit", "fit/garmin-fenix3-pool-swim-hr-messages.fit"]) {
+      const fit = readFit(deviceFile(file));
+      const [session] = fit.sessions;
+      const activity = await upload(file);
+      expect(activity.has_heartrate, file).toBe(true);
+      expect(Math.abs(activity.average_heartrate - field(session, "avgHeartRate")), file).toBeLessThanOrEqual(1);
+      expect(Math.abs(activity.max_heartrate - field(session, "maxHeartRate")), file).toBeLessThanOrEqual(1);
+      expect(activity.laps.length, file).toBe(fit.laps.length);
+      fit.laps.forEach((lap, i) => {
+        const ours = activity.laps[i];
+        if (lap.avgHeartRate == null) return expect(ours.average_heartrate ?? null, `${file} lap ${i}`).toBeNull();
+        expect(Math.abs(ours.average_heartrate - field(lap, "avgHeartRate")), `${file} lap ${i}`).toBeLessThanOrEqual(
+          1,
+        );
+        expect(Math.abs(ours.max_heartrate - field(lap, "maxHeartRate")), `${file} lap ${i}`).toBeLessThanOrEqual(1);
+      });
+    }
+  });
+});
+
 describe("cause 7: a run paused on the device moves for its timer time", () => {
   it("FR920XT run paused 9 times: moving time is the session's total_timer_time, pace from it", async () => {
     const file = "fit/garmin-fr920xt-running-paused.fit";
