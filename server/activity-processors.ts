@@ -2,8 +2,6 @@ import type { ActivityProcessor } from "./segments/processors.ts";
 import { segmentEffortsProcessor } from "./segments/efforts.ts";
 import { segmentProfileProcessor } from "./segments/profile.ts";
 
-export type { ActivityProcessor, RecordedActivity } from "./segments/processors.ts";
-
 /** The processors, run in order (server/wiring.ts lists them with the rest). Add one line per processor. */
 export const activityProcessors: readonly ActivityProcessor[] = [
   segmentEffortsProcessor,

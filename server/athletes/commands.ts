@@ -121,29 +121,29 @@ export async function updateAthlete(
 }
 
 /** `athleteId` follows `targetId` (not oneself; nothing when already following); answers whether anything changed. */
-export async function followAthlete(
-  platform: Platform,
-  athleteId: number,
-  targetId: number,
-  actor: Actor,
-): Promise<boolean> {
-  const { events } = await handleCommand(platform.store, followStream(athleteId), followDecider, {
-    type: "follow",
-    athleteId,
-    targetId,
-  }, appendOptions(actor));
-  return events.length > 0;
+export function followAthlete(platform: Platform, athleteId: number, targetId: number, actor: Actor): Promise<boolean> {
+  return follows(platform, "follow", athleteId, targetId, actor);
 }
 
 /** `athleteId` stops following `targetId` (nothing when not following); answers whether anything changed. */
-export async function unfollowAthlete(
+export function unfollowAthlete(
   platform: Platform,
   athleteId: number,
   targetId: number,
   actor: Actor,
 ): Promise<boolean> {
+  return follows(platform, "unfollow", athleteId, targetId, actor);
+}
+
+async function follows(
+  platform: Platform,
+  type: "follow" | "unfollow",
+  athleteId: number,
+  targetId: number,
+  actor: Actor,
+): Promise<boolean> {
   const { events } = await handleCommand(platform.store, followStream(athleteId), followDecider, {
-    type: "unfollow",
+    type,
     athleteId,
     targetId,
   }, appendOptions(actor));

@@ -5,8 +5,8 @@ import { issuePageToken, revokeToken } from "../../oauth/commands.ts";
 import { type Auth, lookupToken } from "../../http/auth.ts";
 import type { Platform } from "../../platform.ts";
 import { hashSecret } from "../../security.ts";
-import { readWebSecret, recordSessionToken, webSecret } from "../../sessions/session-table.ts";
-import { WEB_APP_KEY as APP_KEY } from "../../sessions/web-application.ts";
+import { recordSessionToken, webSecret } from "../../sessions/session-table.ts";
+import { knownWebApplicationId, WEB_APP_KEY as APP_KEY } from "../../sessions/web-application.ts";
 import { sessionIdHash, sessionSecret } from "../session.ts";
 
 /**
@@ -34,8 +34,8 @@ export function webApplicationId(platform: Platform, athleteId: number): Promise
   let id = applicationIds.get(platform);
   if (!id) {
     id = (async () => {
-      const known = await readWebSecret(platform.db, APP_KEY);
-      if (known) return Number(known);
+      const known = await knownWebApplicationId(platform);
+      if (known !== undefined) return known;
       const created = await createApplication(platform, {
         name: "Web app",
         ownerId: athleteId,
