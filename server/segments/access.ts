@@ -1,6 +1,7 @@
 import type { Queryable } from "../../events/db/types.ts";
 import {
   type EffortRow,
+  effortsOfActivity,
   type PrEffortRow,
   prEfforts,
   segmentById,
@@ -17,9 +18,37 @@ import { athleteSegmentStats, prEffort, summaryEffort, summarySegment } from "./
  */
 export async function findSegment(db: Queryable, id: number, viewer: Viewer | null): Promise<SegmentRow | undefined> {
   const row = await segmentById(db, id);
-  if (!row) return undefined;
-  if (!canSeeActivity({ athlete_id: row.athlete_id ?? 0, private: row.private }, viewer)) return undefined;
+  if (!row || !segmentVisible(row, viewer)) return undefined;
   return row;
+}
+
+function segmentVisible(row: SegmentRow, viewer: Viewer | null): boolean {
+  return canSeeActivity({ athlete_id: row.athlete_id ?? 0, private: row.private }, viewer);
+}
+
+/**
+ * An activity's important segment efforts as another athlete sees them on its web page (GET
+ * /v3/activities/:id answers the owner only, as Strava's; Strava's activity page lists a followed
+ * athlete's efforts): the privacy engine's effort rule (effortsOthersSee: nothing of a private
+ * activity, no effort starting or ending inside the owner's privacy zones) and only efforts on
+ * segments the viewer may see (findSegment: no one else's private segment), each with its segment
+ * summary as in the owner's detail.
+ */
+export async function activityEffortsSeenBy(db: Queryable, activityId: number, viewer: Viewer | null) {
+  const rows = await effortsOfActivity(db, {
+    activityId,
+    includeHidden: false,
+    visible: (alias, first) => effortsOthersSee(viewer, alias, first),
+  });
+  if (rows.length === 0) return [];
+  const segments = await segmentsByIds(db, [...new Set(rows.map((r) => Number(r.segment_id)))]);
+  const shown = new Set(segments.filter((s) => segmentVisible(s, viewer)).map((s) => Number(s.id)));
+  return await effortsWithSegments(
+    db,
+    rows.filter((r) => shown.has(Number(r.segment_id))),
+    viewer?.athleteId ?? null,
+    viewer,
+  );
 }
 
 /**

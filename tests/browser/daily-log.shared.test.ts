@@ -366,6 +366,18 @@ describe("the web app as a daily training log", () => {
     for (const kind of Object.keys(KINDS) as Kind[]) {
       await check(eddy, `activity: ${kind}`, `/activities/${ids[kind]}`, app("activityDrawn", activityDone));
     }
+    // Ada's ride lists its segment efforts for Eddy as for Ada (she has no privacy zone; GET
+    // /v3/activities/:id answers the owner only, so the page embeds the efforts Eddy may see).
+    let owned: { segment_efforts: { segment: { id: number } }[] } = { segment_efforts: [] };
+    for (let i = 0; i < 100 && !owned.segment_efforts.some((e) => e.segment.id === segmentId); i++) {
+      if (i) await ada.page.waitForTimeout(200);
+      owned = await pageApi(ada.page, `/activities/${ids.ride}`);
+    }
+    expect(owned.segment_efforts.map((e) => e.segment.id)).toContain(segmentId);
+    await eddy.page.goto(`${server.url}/activities/${ids.ride}`);
+    await activityDone(eddy.page);
+    expect(await eddy.page.locator("#efforts tbody a").evaluateAll((as) => as.map((a) => a.getAttribute("href"))))
+      .toEqual(owned.segment_efforts.map((e) => `/segments/${e.segment.id}`));
     await check(eddy, "Ada's profile", `/athletes/${adaId}`, app("profile"));
     await check(eddy, "Ada's calendar", `/athletes/${adaId}/calendar`, app("calendar"));
     await check(eddy, "Ada's records", `/athletes/${adaId}/records`, app("records"));

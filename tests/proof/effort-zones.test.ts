@@ -13,6 +13,8 @@ import { systemActor } from "../../server/actor.ts";
 import { type DenoServer, runCli, startDenoServer } from "../helpers/deno.ts";
 import { type Api, api, uploadUntilReady } from "../helpers/http.ts";
 import { DEVICES, slice, streamsOf } from "../segments/fixture-track.ts";
+import { WebClient } from "../oauth/web-client.ts";
+import { signInWith } from "./web-attacks.ts";
 
 /**
  * The attack (docs/proof.md, trust): an athlete's privacy zone hides their home from their maps,
@@ -23,6 +25,10 @@ import { DEVICES, slice, streamsOf } from "../segments/fixture-track.ts";
  * another viewer sees no effort whose start or end lies in the owner's zones; the owner still
  * does. It follows zone changes (a later zone hides old efforts, removing it shows them again) and
  * replay reproduces it (`cli verify`). Over HTTP against the Deno server, PGlite on disk.
+ *
+ * The activity's web page for another athlete (a follower) lists the efforts the same rule lets
+ * through: GET /v3/activities/:id answers the owner only (spec), so the page embeds them
+ * (server/web/app/index.ts, server/segments/access.ts `activityEffortsSeenBy`).
  */
 const RIDE = "fit/garmin-edge500-cycling-hr-cad-pauses.fit";
 const LIMITS = { SEED_DEMO: "0", RATE_LIMIT_SHORT: "1000000", RATE_LIMIT_LONG: "1000000" };
@@ -32,6 +38,7 @@ interface Person {
   token: string;
   /** The same athlete through a token without view_private. */
   publicToken: string;
+  email: string;
 }
 let dataDir: string;
 let server: DenoServer;
@@ -82,6 +89,26 @@ async function seen(viewer: string, owner: Person, segmentId: number, activityId
   };
 }
 
+const webClients = new Map<Person, WebClient>();
+
+/**
+ * The segments of the efforts `viewer`'s web page of another athlete's activity lists (the segment
+ * efforts the server embeds in the page; the owner's page reads them from the API instead: null).
+ */
+async function pageEffortSegments(viewer: Person, activityId: number): Promise<number[] | null> {
+  let client = webClients.get(viewer);
+  if (!client) {
+    client = new WebClient(server.url);
+    const signedIn = await signInWith(client, viewer.email, "password123");
+    expect(signedIn.status, signedIn.text).toBe(303);
+    webClients.set(viewer, client);
+  }
+  const page = await client.get(`/activities/${activityId}`);
+  expect(page.status).toBe(200);
+  const config = JSON.parse(/<script type="application\/json" id="app-config">(.*?)<\/script>/s.exec(page.text)![1]);
+  return config.segmentEfforts ? (config.segmentEfforts as any[]).map((e) => e.segment.id) : null;
+}
+
 async function effortStatus(token: string, effortId: string): Promise<number> {
   return (await call("GET", `/v3/segment_efforts/${effortId}`, { token })).status;
 }
@@ -116,6 +143,7 @@ beforeAll(async () => {
     });
     people[key] = {
       id,
+      email: `${key}-zones@example.com`,
       token: await issueToken(setup, {
         athleteId: id,
         applicationId: home.client_id,
@@ -161,6 +189,9 @@ beforeAll(async () => {
   }
   activities.ann = await upload(people.ann);
   activities.bob = await upload(people.bob);
+  // Bob follows Ann (her activities are visible to everyone: the follower's view is anyone's).
+  const follow = await call("PUT", `/v3/athletes/${people.ann.id}/follow`, { token: people.bob.token });
+  expect(follow.status, follow.text).toBe(200);
 }, 240_000);
 
 /** Whether `viewer` finds `owner` with a time on the segment challenge's leaderboard. */
@@ -184,6 +215,9 @@ describe("efforts starting or ending in the owner's privacy zone (Deno server)",
     annEarlyEffort = early.effortIds[0];
     expect(await effortStatus(people.bob.token, annEarlyEffort)).toBe(200);
     expect(await onChallengeBoard(people.bob.token, people.ann)).toBe(true);
+    // Her activity's page, for Bob who follows her, lists both efforts (the owner's page reads the API).
+    expect(await pageEffortSegments(people.bob, activities.ann)).toEqual([seg.early, seg.later]);
+    expect(await pageEffortSegments(people.ann, activities.ann)).toBeNull();
   }, 60_000);
 
   it("hides them from others once a zone covers the effort's start, and keeps showing them to Ann", async () => {
@@ -205,6 +239,8 @@ describe("efforts starting or ending in the owner's privacy zone (Deno server)",
     expect(await effortStatus(people.ann.publicToken, annEarlyEffort)).toBe(404);
     // The effort whose ends lie outside the zone stays on its board.
     expect((await seen(people.bob.token, people.ann, seg.later, activities.ann)).board).toBe(1);
+    // Her activity's page for Bob lists the later effort only.
+    expect(await pageEffortSegments(people.bob, activities.ann)).toEqual([seg.later]);
     // The owner with view_private still sees her effort.
     const ann = await seen(people.ann.token, people.ann, seg.early, activities.ann);
     expect(ann).toMatchObject({ allEfforts: 1, segmentEfforts: 1, detail: 1 });
@@ -242,6 +278,7 @@ describe("efforts starting or ending in the owner's privacy zone (Deno server)",
     const bob = await seen(people.bob.token, people.ann, seg.early, activities.ann);
     expect(bob).toMatchObject({ board: 1, entryCount: 2, allEfforts: 1 });
     expect(await effortStatus(people.bob.token, annEarlyEffort)).toBe(200);
+    expect(await pageEffortSegments(people.bob, activities.ann)).toEqual([seg.early, seg.later]);
   }, 60_000);
 
   it("replay reproduces the hidden efforts (cli verify), and a restarted server still hides them", async () => {

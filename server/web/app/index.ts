@@ -11,6 +11,7 @@ import { photoRepresentation } from "../../photos/represent.ts";
 import { athleteDefaults } from "../../athletes/commands.ts";
 import { ACTIVITY_TYPES } from "../../../shared/activity-types.ts";
 import { AGE_GROUPS, WEIGHT_CLASSES_KG } from "../../segments/leaderboard.ts";
+import { activityEffortsSeenBy } from "../../segments/access.ts";
 import { faultResponse } from "../../http/conventions.ts";
 import { notFound } from "../../http/errors.ts";
 import type { Platform } from "../../platform.ts";
@@ -328,21 +329,30 @@ async function apiPage(c: Context, platform: Platform, o: ApiPage): Promise<Resp
 /**
  * What an activity's page starts from when it is another athlete's: GET /v3/activities/:id answers
  * the owner only (as Strava's), so the summary representation, through the same privacy engine as
- * every read, the owner's name and the photos (the API's photo list answers the owner only: their
- * URLs and captions, no locations).
+ * every read, the segment efforts this viewer may see (the summary has none; Strava's page lists a
+ * followed athlete's efforts — server/segments/access.ts), the owner's name and the photos (the
+ * API's photo list answers the owner only: their URLs and captions, no locations).
  */
 async function othersActivity(
   platform: Platform,
   row: Awaited<ReturnType<typeof visibleActivity>>,
   auth: Parameters<typeof visibleActivity>[2],
 ) {
-  const [summary] = await summaryActivities([row], activityContext(platform, auth));
+  const context = activityContext(platform, auth);
+  const [summary] = await summaryActivities([row], context);
+  const segmentEfforts = await activityEffortsSeenBy(platform.db, row.id, context.viewer);
   const owner = await findAthlete(platform.db, row.athlete_id);
   const photos = (await photosOf(platform.db, row.id)).map((p) => {
     const { urls, caption } = photoRepresentation(platform.config.publicUrl, p, 600);
     return { urls, caption };
   });
-  return { summary, photos, ownerId: row.athlete_id, ownerName: owner ? `${owner.firstname} ${owner.lastname}` : null };
+  return {
+    summary,
+    segmentEfforts,
+    photos,
+    ownerId: row.athlete_id,
+    ownerName: owner ? `${owner.firstname} ${owner.lastname}` : null,
+  };
 }
 
 /** GET /activities/:id: an activity the athlete may see (else the HTML not-found page). */

@@ -1,6 +1,7 @@
 import process from "node:process";
 import type { Context } from "hono";
 import { pagePolicy } from "../../http/security-headers.ts";
+import { toJson } from "../../../shared/json.ts";
 
 /** Escapes text for HTML element content and attribute values. */
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -98,6 +99,7 @@ export function headerNav(
 /** The app's page frame: skip link, header with navigation, main, config for the page's script. */
 export function shell(c: Context, o: ShellOptions): Response {
   const tiles = mapTiles();
+  // Written with toJson: ids beyond 2^53 (segment efforts) as bare digits, as the API writes them.
   const config = {
     athlete: o.athlete,
     csrf: o.athlete ? o.csrf : null,
@@ -118,7 +120,7 @@ ${styles}
 <a class="skip" href="#main">Skip to content</a>
 <header><div class="bar"><a class="brand" href="/">Fitness Platform</a>${nav}</div></header>
 <main id="main" tabindex="-1">${o.body}</main>
-<script type="application/json" id="app-config">${JSON.stringify(config).replace(/</g, "\\u003c")}</script>
+<script type="application/json" id="app-config">${toJson(config).replace(/</g, "\\u003c")}</script>
 ${(o.libs ?? []).map((l) => `<script src="/app/assets/${l}"></script>`).join("")}
 ${o.script ? `<script type="module" src="/app/assets/${o.script}"></script>` : ""}
 ${(o.moreScripts ?? []).map((m) => `<script type="module" src="/app/assets/${m}"></script>`).join("")}

@@ -564,11 +564,12 @@ async function editForm(a) {
 // ------------------------------------------------------------------ page
 
 async function main() {
-  // The owner reads the detailed activity; another athlete's page starts from the summary the server
-  // embedded (GET /v3/activities/:id answers the owner only) and the laps.
+  // The owner reads the detailed activity; another athlete's page starts from the summary and the
+  // segment efforts the server embedded (GET /v3/activities/:id answers the owner only) and the laps.
+  const others = config.summary ? { ...config.summary, segment_efforts: config.segmentEfforts ?? [] } : null;
   const [a, s] = await Promise.all([
-    config.summary
-      ? api(`/activities/${id}/laps`).then((laps) => ({ ...config.summary, laps }), () => config.summary)
+    others
+      ? api(`/activities/${id}/laps`).then((laps) => ({ ...others, laps }), () => others)
       : api(`/activities/${id}`),
     loadStreams("medium"),
   ]);
