@@ -14,4 +14,5 @@ export const suites: Record<string, () => Promise<BenchSuite>> = {
   web: async () => (await import("./web.bench.ts")).webBench,
   import: async () => (await import("./import.bench.ts")).importBench,
   replay: async () => (await import("./replay.bench.ts")).replayBench,
+  scale: async () => (await import("./scale.bench.ts")).scaleBench,
 };
