@@ -24,11 +24,22 @@ export interface Projection {
    * other projections' events. tests/unit/replay-batch.test.ts checks the claim on the sources.
    */
   readonly isolated?: boolean;
-  apply(tx: Queryable, event: RecordedEvent): Promise<void>;
+  /**
+   * `rebuilding` is true while the runner rebuilds the read models from the whole log: a projection
+   * offering `finishRebuild` may then skip what it maintains incrementally (boards, counters) and
+   * compute it once, set-based, at the end.
+   */
+  apply(tx: Queryable, event: RecordedEvent, rebuilding?: boolean): Promise<void>;
   /**
    * Optional: applies a run of consecutive events (in log order) with few statements, for replay
    * speed. It must leave the tables exactly as `apply` one by one would. A projection offering it
    * must not read other projections' tables (the runner flushes runs before any other handler).
    */
-  applyBatch?(tx: Queryable, events: RecordedEvent[]): Promise<void>;
+  applyBatch?(tx: Queryable, events: RecordedEvent[], rebuilding?: boolean): Promise<void>;
+  /**
+   * Optional: run once at the end of a rebuild (after every event, in one transaction), to compute
+   * what the handlers skipped while `rebuilding` — from the rebuilt tables, set-based. It must
+   * leave the tables exactly as live maintenance does: `cli verify` compares the two.
+   */
+  finishRebuild?(tx: Queryable): Promise<void>;
 }

@@ -88,11 +88,12 @@ export class ProjectionRunner {
    */
   async apply(tx: Queryable, events: RecordedEvent[], touchedInto?: Set<string>): Promise<void> {
     const touched = touchedInto ?? new Set<string>();
+    const rebuilding = touchedInto !== undefined;
     // Runs of events whose handlers all batch are applied per projection in few statements; any
     // other handler first sees every earlier event applied, so the outcome equals one by one.
     const pending = new Map<Projection, RecordedEvent[]>();
     const flush = async () => {
-      for (const [projection, run] of pending) await projection.applyBatch!(tx, run);
+      for (const [projection, run] of pending) await projection.applyBatch!(tx, run, rebuilding);
       pending.clear();
     };
     // Isolated projections take all their events of the transaction at once, after the others.
@@ -113,15 +114,15 @@ export class ProjectionRunner {
           const run = pending.get(projection);
           if (run) run.push(event);
           else pending.set(projection, [event]);
-        } else if (projection.applyBatch) await projection.applyBatch(tx, [event]);
-        else await projection.apply(tx, event);
+        } else if (projection.applyBatch) await projection.applyBatch(tx, [event], rebuilding);
+        else await projection.apply(tx, event, rebuilding);
       }
     }
     await flush();
     for (const [projection, run] of isolated) {
       touched.add(projection.name);
-      if (projection.applyBatch) await projection.applyBatch(tx, run);
-      else for (const event of run) await projection.apply(tx, event);
+      if (projection.applyBatch) await projection.applyBatch(tx, run, rebuilding);
+      else for (const event of run) await projection.apply(tx, event, rebuilding);
     }
     await flush();
     if (touchedInto || touched.size === 0) return;
@@ -236,12 +237,12 @@ export class ProjectionRunner {
       else if (took < BATCH_MS / 3 && batch < most) batch = Math.min(most, batch * 2);
       await new Promise((resolve) => setTimeout(resolve, 0));
     }
-    if (touched.size > 0) {
-      await target.transaction(async (tx) => {
-        await tx.exec(`set local search_path to ${ident(schema)}, public`);
-        await this.#checkpoint(tx, touched, position);
-      });
-    }
+    // What the handlers skipped while rebuilding (boards, counters) is computed once, set-based.
+    await target.transaction(async (tx) => {
+      await tx.exec(`set local search_path to ${ident(schema)}, public`);
+      for (const projection of this.projections) await projection.finishRebuild?.(tx);
+      if (touched.size > 0) await this.#checkpoint(tx, touched, position);
+    });
     // Fresh statistics for the rebuilt tables (PGlite never gathers them by itself).
     if (target.kind === "pglite") {
       const tables = this.projections.flatMap((p) => p.tables).map((t) => `${ident(schema)}.${ident(t)}`);

@@ -131,7 +131,7 @@ function insertPeriodBestsSql(where: string): string {
  * statement per table): what `refreshBoards` over every athlete would produce. For bulk loads;
  * run it inside a transaction.
  */
-export async function rebuildBoards(tx: Queryable, segmentIds: number[]): Promise<void> {
+export async function rebuildBoards(tx: Queryable, segmentIds: (number | string)[]): Promise<void> {
   const ids = [segmentIds];
   // Sorting and grouping ~100k efforts' rows: keep them in memory (this transaction only).
   await tx.query("set local work_mem = '256MB'");
@@ -148,6 +148,27 @@ export async function rebuildBoards(tx: Queryable, segmentIds: number[]): Promis
                  where segment_id = any($1::bigint[])) as r(s, p, t, x, b, w, d)`,
     ),
     ids,
+  );
+}
+
+/**
+ * Every segment's boards and its effort_count / athlete_count, from the efforts as they stand:
+ * what the incremental handlers reach event by event (a rebuild's end; `cli verify` and
+ * tests/unit/replay-batch.test.ts compare the two). effort_count is the number of public
+ * (neither private nor shielded) efforts, athlete_count the all-time board's entries.
+ */
+export async function rebuildAllBoards(tx: Queryable): Promise<void> {
+  const rows = await tx.query<{ ids: string[] }>(
+    "select coalesce(array_agg(distinct segment_id::text), '{}') as ids from segment_efforts",
+  );
+  const ids = rows[0]?.ids ?? [];
+  if (ids.length) await rebuildBoards(tx, ids);
+  await tx.query(
+    `with e as (select segment_id, count(*)::int as n from segment_efforts where not private and not shielded group by 1),
+          b as (select segment_id, count(*)::int as n from segment_bests group by 1)
+     update segments s set effort_count = coalesce(e.n, 0), athlete_count = coalesce(b.n, 0)
+       from segments t left join e on e.segment_id = t.id left join b on b.segment_id = t.id
+      where s.id = t.id and (s.effort_count <> coalesce(e.n, 0) or s.athlete_count <> coalesce(b.n, 0))`,
   );
 }
 

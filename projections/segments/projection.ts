@@ -13,7 +13,7 @@ import {
 } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
-import { addToBoards, refreshBoards, updateBoardAthlete } from "./boards.ts";
+import { addToBoards, rebuildAllBoards, refreshBoards, updateBoardAthlete } from "./boards.ts";
 import { shieldChanges, shieldedBy, zonesAfter, zonesOf } from "./zones.ts";
 
 type Created = EventData<typeof segmentCreated>;
@@ -185,7 +185,11 @@ export const segmentsProjection: Projection = {
     privacyZoneCreated.type,
     privacyZoneDeleted.type,
   ],
-  async apply(tx: Queryable, event: StoredEvent) {
+  /** The boards and the segments' effort_count / athlete_count, set-based, once per rebuild. */
+  finishRebuild: (tx: Queryable) => rebuildAllBoards(tx),
+  async apply(tx: Queryable, event: StoredEvent, rebuilding = false) {
+    // While rebuilding, the efforts change as live but the boards and counters are left to finishRebuild.
+    const boards = rebuilding ? SKIPPED_BOARDS : LIVE_BOARDS;
     switch (event.type) {
       case segmentCreated.type:
         return created(tx, event.data, event.recordedAt);
@@ -231,7 +235,7 @@ export const segmentsProjection: Projection = {
         return;
       }
       case segmentEffortsMatched.type:
-        return matched(tx, event.data);
+        return matched(tx, event.data, boards);
       case segmentEffortsRematched.type: {
         // The activity's efforts are replaced: out of the boards first, then in again.
         const d = event.data;
@@ -239,8 +243,8 @@ export const segmentsProjection: Projection = {
           "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id, not (private or shielded) as public",
           [d.activityId],
         );
-        await refresh(tx, gone, gone.map((g) => (g.public ? -1 : 0)));
-        return matched(tx, d);
+        await boards.refresh(tx, gone, gone.map((g) => (g.public ? -1 : 0)));
+        return matched(tx, d, boards);
       }
       case activityDeleted.type: {
         const d = event.data;
@@ -249,7 +253,7 @@ export const segmentsProjection: Projection = {
           [d.activityId],
         );
         await tx.query("delete from segment_activity_facts where activity_id = $1", [d.activityId]);
-        await refresh(tx, gone, gone.map((g) => (g.public ? -1 : 0)));
+        await boards.refresh(tx, gone, gone.map((g) => (g.public ? -1 : 0)));
         return;
       }
       case activityUpdated.type: {
@@ -257,7 +261,7 @@ export const segmentsProjection: Projection = {
         if (d.private === undefined) return;
         if (!d.private) {
           // Made public: its efforts join the boards (bests can only improve).
-          await addToBoards(
+          await boards.add(
             tx,
             `update segment_efforts set private = false where activity_id = $1 and private returning ${ADDED_COLUMNS}`,
             [d.activityId],
@@ -269,25 +273,26 @@ export const segmentsProjection: Projection = {
            returning segment_id, athlete_id, not shielded as public`,
           [d.activityId],
         );
-        await refresh(tx, changed, changed.map((c) => (c.public ? -1 : 0)));
+        await boards.refresh(tx, changed, changed.map((c) => (c.public ? -1 : 0)));
         return;
       }
       case athleteProfileUpdated.type: {
         const d = event.data;
-        await updateBoardAthlete(tx, d.athleteId, d);
+        await boards.updateAthlete(tx, d.athleteId, d);
         return;
       }
       case privacyZoneCreated.type: {
         const d = event.data;
         return zonesChanged(
           tx,
+          boards,
           d.athleteId,
           await zonesAfter(tx, { ...d, created: { lat: d.lat, lng: d.lng, radius_m: d.radiusM } }),
         );
       }
       case privacyZoneDeleted.type: {
         const d = event.data;
-        return zonesChanged(tx, d.athleteId, await zonesAfter(tx, d));
+        return zonesChanged(tx, boards, d.athleteId, await zonesAfter(tx, d));
       }
     }
   },
@@ -338,17 +343,22 @@ function elevationDifference(altitudes: number[] | null): number {
 }
 
 /** An athlete's zones changed: efforts now shielded leave the boards, efforts released join them. */
-async function zonesChanged(tx: Queryable, athleteId: number, zones: Parameters<typeof shieldedBy>[1]) {
+async function zonesChanged(
+  tx: Queryable,
+  boards: Boards,
+  athleteId: number,
+  zones: Parameters<typeof shieldedBy>[1],
+) {
   const { shield, release } = await shieldChanges(tx, athleteId, zones);
   if (shield.length) {
     const changed = await tx.query<EffortChange>(
       "update segment_efforts set shielded = true where id = any($1::bigint[]) returning segment_id, athlete_id, not private as public",
       [shield],
     );
-    await refresh(tx, changed, changed.map((c) => (c.public ? -1 : 0)));
+    await boards.refresh(tx, changed, changed.map((c) => (c.public ? -1 : 0)));
   }
   if (release.length) {
-    await addToBoards(
+    await boards.add(
       tx,
       `update segment_efforts set shielded = false where id = any($1::bigint[]) returning ${ADDED_COLUMNS}`,
       [release],
@@ -383,7 +393,7 @@ async function effortEnds(tx: Queryable, d: Matched) {
   });
 }
 
-async function matched(tx: Queryable, d: Matched) {
+async function matched(tx: Queryable, d: Matched, boards: Boards) {
   await tx.query(
     "insert into segment_activity_facts (activity_id, pr_count, achievement_count) values ($1, $2, $3) on conflict (activity_id) do update set pr_count = excluded.pr_count, achievement_count = excluded.achievement_count",
     [d.activityId, d.prCount, d.achievementCount],
@@ -413,7 +423,7 @@ async function matched(tx: Queryable, d: Matched) {
     hidden: e.hidden,
   }));
   // The efforts, their bests, board counts and the segments' counters: one statement (boards.ts).
-  await addToBoards(
+  await boards.add(
     tx,
     `insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index,
        start_date, start_date_local, elapsed_time, moving_time, distance, average_heartrate, max_heartrate,
@@ -459,3 +469,26 @@ async function refresh(tx: Queryable, changes: EffortChange[], effortDeltas: num
   );
   await refreshBoards(tx, changes, efforts);
 }
+
+/** How a handler keeps the boards (segment_bests, period bests, counts) and the segments' counters. */
+interface Boards {
+  /** `addedSql` adds or releases efforts (returning ADDED_COLUMNS); their bests may improve. */
+  add(tx: Queryable, addedSql: string, params: unknown[]): Promise<void>;
+  /** Efforts of these (segment, athlete) pairs were removed or hidden. */
+  refresh(tx: Queryable, changes: EffortChange[], effortDeltas: number[]): Promise<void>;
+  /** An athlete's sex / birthdate / weight changed. */
+  updateAthlete(tx: Queryable, athleteId: number, changes: Parameters<typeof updateBoardAthlete>[2]): Promise<void>;
+}
+
+/** Live: each change moves the boards and counters incrementally. */
+const LIVE_BOARDS: Boards = { add: addToBoards, refresh, updateAthlete: updateBoardAthlete };
+
+/**
+ * Rebuilding: the efforts statement runs alone; the boards and counters are computed once from the
+ * rebuilt efforts by `finishRebuild` (what the incremental path reaches, event by event).
+ */
+const SKIPPED_BOARDS: Boards = {
+  add: async (tx, addedSql, params) => void await tx.query(addedSql, params),
+  refresh: () => Promise.resolve(),
+  updateAthlete: () => Promise.resolve(),
+};

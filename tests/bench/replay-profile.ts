@@ -26,20 +26,20 @@ const add = (key: string, ms: number, events: number) => {
 };
 for (const p of platform.projections.projections) {
   const apply = p.apply.bind(p);
-  (p as { apply: typeof p.apply }).apply = async (tx, event) => {
+  (p as { apply: typeof p.apply }).apply = async (tx, event, rebuilding) => {
     const t = performance.now();
     try {
-      return await apply(tx, event);
+      return await apply(tx, event, rebuilding);
     } finally {
       add(`${p.name}.apply ${event.type}`, performance.now() - t, 1);
     }
   };
   if (p.applyBatch) {
     const batch = p.applyBatch.bind(p);
-    (p as { applyBatch: typeof batch }).applyBatch = async (tx, events) => {
+    (p as { applyBatch: typeof batch }).applyBatch = async (tx, events, rebuilding) => {
       const t = performance.now();
       try {
-        return await batch(tx, events);
+        return await batch(tx, events, rebuilding);
       } finally {
         add(`${p.name}.applyBatch`, performance.now() - t, events.length);
       }

@@ -190,6 +190,11 @@ async function bothWays(db: Db, log: RecordedEvent[], chunks: number[]) {
       await runner.apply(tx, part, new Set());
     });
   }
+  // A rebuild ends with what the projections computed once instead of per event (boards, counters).
+  await db.transaction(async (tx: Queryable) => {
+    await tx.exec("set local search_path to by_runner, public");
+    for (const projection of allProjections) await projection.finishRebuild?.(tx);
+  });
   const result = { single: await dump(db, "by_one"), batched: await dump(db, "by_runner") };
   await db.exec("drop schema by_one cascade; drop schema by_runner cascade");
   return result;
