@@ -20,6 +20,7 @@ import { startCpuProfile, summarise } from "./cpu-profile.ts";
 import type { BenchFigure, BenchSuite } from "./harness.ts";
 import { deriveCostFigures } from "./derive-cost.ts";
 import { uploadsEventLoopFigures } from "./uploads-loop.ts";
+import { traceSql } from "./sql-trace.ts";
 
 const SEMI = 2 ** 31 / 180;
 const CENTER: [number, number] = [45.5, 6.5];
@@ -179,6 +180,8 @@ export const uploadsBench: BenchSuite = async () => {
       ["6h-warm", "6 h (warm server)", 21_600, "2024-05-07T07:00:00Z"],
     ] as const;
     const picked = (process.env.BENCH_UPLOAD_RUNS ?? "1h,6h,1h-warm,6h-warm").split(",");
+    // BENCH_SQL_TRACE=1: the statements each upload ran, slowest first (where its database time went).
+    const trace = process.env.BENCH_SQL_TRACE ? traceSql(platform.db) : null;
     for (const [, label, seconds, startIso] of runs.filter(([key]) => picked.includes(key))) {
       const bytes = generateRide(seconds, startIso);
       const decode = await bareDecode(bytes);
@@ -194,6 +197,7 @@ export const uploadsBench: BenchSuite = async () => {
       const profile = process.env.BENCH_PROFILE
         ? await startCpuProfile(Number(process.env.BENCH_INSPECT_PORT ?? 9229))
         : null;
+      trace?.start();
       const posted = performance.now();
       const res = await fetch(`${server.url}/v3/uploads`, {
         method: "POST",
@@ -215,6 +219,7 @@ export const uploadsBench: BenchSuite = async () => {
         }
         if (status.status !== UPLOAD_STATUS.processing) throw new Error(`upload error: ${status.error}`);
       }
+      if (trace) console.error(`uploads: ${label}: statements by time\n${trace.slowest(15).join("\n")}`);
       if (profile) {
         const file = join(process.env.BENCH_PROFILE!, `upload-${label.replace(/\W+/g, "-")}.cpuprofile`);
         await profile.stop(file);
