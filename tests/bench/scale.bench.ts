@@ -15,7 +15,7 @@ import { type BenchFigure, type BenchSuite, percentiles } from "./harness.ts";
  *
  * 1× is one "block" of data; 10× is ten blocks (the first is the 1× data, nine more are added to
  * the same database). A block is 2,000 athletes (each premium, with sex, birthdate and weight),
- * 20,000 activities (10 per athlete over the last 400 days, one in ten private, a third runs),
+ * 20,000 activities (10 per athlete over the last 400 days, one in ten private, three in ten runs),
  * 20,000 follows (each athlete follows 10 of its block), 10,000 segments spread over a 10° × 10°
  * region (lat 40–50, lng −5–5), 20,000 segment efforts (half on one popular segment, 5 per
  * athlete, half spread over the block's segments) and 500 club members (a quarter of the block's
