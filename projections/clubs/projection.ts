@@ -40,7 +40,9 @@ export const clubsProjection: Projection = {
       owner_id bigint not null,
       url text not null,
       created_at timestamptz not null,
-      updated_at timestamptz not null
+      updated_at timestamptz not null,
+      -- Members (membership 'member'), kept with each change: reads never count them.
+      member_count integer not null default 0
     );
     create unique index if not exists clubs_url_unique on clubs (url);
     create table if not exists club_members (
@@ -79,14 +81,13 @@ export const clubsProjection: Projection = {
   ],
   async apply(tx: Queryable, event: StoredEvent) {
     const at = event.recordedAt;
-    const touch = (clubId: number) => tx.query("update clubs set updated_at = $2 where id = $1", [clubId, at]);
     switch (event.type) {
       case clubCreated.type: {
         const c = event.data;
         await tx.query(
           `insert into clubs (id, name, description, club_type, sport_type, city, state, country, private,
-             verified, owner_id, url, created_at, updated_at)
-           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13)`,
+             verified, owner_id, url, created_at, updated_at, member_count)
+           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13,1)`,
           [
             c.clubId,
             c.name,
@@ -118,17 +119,24 @@ export const clubsProjection: Projection = {
         return;
       case clubJoined.type:
       case clubMembershipApproved.type:
+        // The membership, and the club's member count when the athlete was not a member before
+        // (all parts of one statement see the rows as they were before it).
         await tx.query(
-          `insert into club_members (club_id, athlete_id, membership, admin, owner, since)
-           values ($1, $2, 'member', false, false, $3)
-           on conflict (club_id, athlete_id) do update set membership = 'member', since = excluded.since`,
+          `with before as (select membership from club_members where club_id = $1 and athlete_id = $2),
+                put as (insert into club_members (club_id, athlete_id, membership, admin, owner, since)
+                        values ($1, $2, 'member', false, false, $3)
+                        on conflict (club_id, athlete_id) do update set membership = 'member', since = excluded.since
+                        returning 1)
+           update clubs set updated_at = $3,
+                  member_count = member_count + case when exists (select 1 from before where membership = 'member')
+                                                     then 0 else 1 end
+            where id = $1`,
           [event.data.clubId, event.data.athleteId, at],
         );
         await tx.query("delete from club_invitations where club_id = $1 and athlete_id = $2", [
           event.data.clubId,
           event.data.athleteId,
         ]);
-        await touch(event.data.clubId);
         return;
       case clubMembershipRequested.type:
         await tx.query(
@@ -139,11 +147,13 @@ export const clubsProjection: Projection = {
         return;
       case clubMembershipDeclined.type:
       case clubLeft.type:
-        await tx.query("delete from club_members where club_id = $1 and athlete_id = $2", [
-          event.data.clubId,
-          event.data.athleteId,
-        ]);
-        await touch(event.data.clubId);
+        await tx.query(
+          `with gone as (delete from club_members where club_id = $1 and athlete_id = $2 returning membership)
+           update clubs set updated_at = $3,
+                  member_count = member_count - (select count(*)::int from gone where membership = 'member')
+            where id = $1`,
+          [event.data.clubId, event.data.athleteId, at],
+        );
         return;
       case clubAdminPromoted.type:
       case clubAdminDemoted.type:

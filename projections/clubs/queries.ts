@@ -33,7 +33,7 @@ export const NO_MEMBERSHIP: MembershipFields = { membership: null, admin: false,
 
 const CLUB_COLUMNS = `c.id, c.name, c.description, c.club_type, c.sport_type, c.city, c.state, c.country,
   c.private, c.verified, c.owner_id, c.url,
-  (select count(*)::int from club_members m where m.club_id = c.id and m.membership = 'member') as member_count`;
+  c.member_count`;
 
 /** Whether a club already has this URL slug. */
 export async function clubUrlTaken(db: Queryable, url: string): Promise<boolean> {

@@ -46,13 +46,23 @@ export async function followingFeedIds(
   page: { limit: number; offset: number; before?: number },
 ): Promise<ListedActivity[]> {
   const v = visible("a", 5);
+  // Each author's newest visible activities by their (athlete_id, start_epoch) index, at most a
+  // page's worth each, then merged: the cost follows the viewer's follow list and the page, not
+  // the number of activities on the server (one scan filtering every activity grew 9× with 10×
+  // the data; tests/bench/scale.bench.ts).
   const rows = await db.query<{ id: number; athlete_id: number }>(
-    `select a.id, a.athlete_id from activities a
-      where (a.athlete_id = $1
-             or (a.athlete_id in (select f.followee_id from follows f where f.follower_id = $1)
-                 and coalesce((a.facts->>'hideFromHome')::boolean, false) = false))
-        and ($4::bigint is null or a.start_epoch < $4)
-        and ${v.sql}
+    `with authors as (
+       select $1::bigint as athlete_id, false as followed
+       union all
+       select f.followee_id, true from follows f where f.follower_id = $1 and f.followee_id <> $1)
+     select a.id, a.athlete_id from authors w
+      cross join lateral (
+        select a.id, a.athlete_id, a.start_epoch from activities a
+         where a.athlete_id = w.athlete_id
+           and (not w.followed or coalesce((a.facts->>'hideFromHome')::boolean, false) = false)
+           and ($4::bigint is null or a.start_epoch < $4)
+           and ${v.sql}
+         order by a.start_epoch desc, a.id desc limit $2::int + $3::int) a
       order by a.start_epoch desc, a.id desc limit $2 offset $3`,
     [viewerId, page.limit, page.offset, page.before ?? null, ...v.params],
   );

@@ -32,7 +32,7 @@ export function findClubs(
 ): Promise<FoundClub[]> {
   return db.query<FoundClub>(
     `select c.id, c.name, c.sport_type, c.city, c.country, c.private,
-            (select count(*)::int from club_members m where m.club_id = c.id and m.membership = 'member') as member_count,
+            c.member_count,
             exists (select 1 from club_members m where m.club_id = c.id and m.athlete_id = $1) as joined
        from clubs c
       where c.name ilike $2

@@ -234,6 +234,8 @@ describe("club membership state machine", () => {
     expect(decline.status).toBe(200);
     expect(decline.body).toMatchObject({ id: b.id, membership: null });
     expect((await server.api("GET", `/v3/clubs/${clubId}`, { token: b.token })).body.membership).toBe(null);
+    // the kept member count: a declined request was never a member (owner + a)
+    expect((await server.api("GET", `/v3/clubs/${clubId}`, { token: owner.token })).body.member_count).toBe(2);
     // declined twice: no request any more
     expect((await server.api("DELETE", `/v3/clubs/${clubId}/members/${b.id}`, { token: owner.token })).status).toBe(
       404,

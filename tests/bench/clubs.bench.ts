@@ -109,6 +109,7 @@ export const clubsBench: BenchSuite = async () => {
         values (${clubId}, ${me}, 'member', true, true, now());
       insert into club_members (club_id, athlete_id, membership, admin, owner, since)
         select ${clubId}, ${base} + g, 'member', false, false, now() from generate_series(1, ${MEMBERS - 1}) g;
+      update clubs set member_count = ${MEMBERS} where id = ${clubId};
       insert into activities (id, athlete_id, name, type, start_date, start_epoch, start_date_local, timezone, distance,
           moving_time, elapsed_time, total_elevation_gain, private, commute, trainer, manual, facts, recorded_position)
         select g, ${base} + 1 + (g % ${MEMBERS * 2}), 'Ride ' || g, 'Ride',

@@ -122,6 +122,8 @@ function blocksSql(from: number, to: number, now: number): string {
     insert into club_members (club_id, athlete_id, membership, admin, owner, since)
       select ${CLUB}, ${ATH0} + g + 1, 'member', false, false, now()
         from generate_series(${from * A}, ${to * A - 1}) g where g % 4 = 0;
+    update clubs c set member_count = (select count(*) from club_members m where m.club_id = c.id and m.membership = 'member')
+     where c.id = ${CLUB};
     insert into segments (id, name, activity_type, points, distance, average_grade, maximum_grade, total_elevation_gain,
         climb_category, start_lat, start_lng, end_lat, end_lng, polyline, private, hazardous, created_at, updated_at)
       select ${SEG0} + g + 1, 'Seg ' || g, case when g % 2 = 0 then 'Ride' else 'Run' end, '[[0,0],[0,0.01]]'::jsonb,
@@ -180,6 +182,8 @@ function viewerSql(me: number, now: number): string {
       values (${CLUB}, 'Scale club', 'casual_club', 'cycling', false, false, ${me}, 'scale-club', now(), now());
     insert into club_members (club_id, athlete_id, membership, admin, owner, since)
       values (${CLUB}, ${me}, 'member', true, true, now());
+    update clubs c set member_count = (select count(*) from club_members m where m.club_id = c.id and m.membership = 'member')
+     where c.id = ${CLUB};
     insert into segments (id, name, activity_type, points, distance, average_grade, maximum_grade, total_elevation_gain,
         climb_category, start_lat, start_lng, end_lat, end_lng, polyline, private, hazardous, created_at, updated_at)
       values (${POPULAR}, 'Popular', 'Ride', '[[45,0],[45.009,0]]'::jsonb, 1000, 3, 5, 30, 1, 45, 0, 45.009, 0, 'abc',
