@@ -22,6 +22,10 @@ const ATHLETES = 40;
 const MANUAL_PER_ATHLETE = 5;
 /** The issue's row: GET /v3/activities/:id under 32 connections. */
 const CONNECTIONS = 32;
+/** The issue's durable write row: POST /v3/activities/:id/kudos under 8 connections. */
+const KUDOS_CONNECTIONS = 8;
+/** Activities per athlete only for the kudos row (each takes a kudos from each other athlete once). */
+const KUDOS_TARGETS_PER_ATHLETE = 15;
 /** BENCH_PROFILE=<dir>: a CPU profile of each server (inspector on these ports) during its measured run. */
 const PROFILE_DIR = Deno.env.get("BENCH_PROFILE");
 const INSPECT = { ours: 9341, bare: 9342 };
@@ -83,14 +87,18 @@ async function load(
   url: string,
   seconds: number,
   setupRequest?: (req: Record<string, unknown>) => Record<string, unknown>,
+  connections = CONNECTIONS,
 ): Promise<Run> {
-  const options: Record<string, unknown> = { url, connections: CONNECTIONS, duration: seconds };
+  const options: Record<string, unknown> = { url, connections, duration: seconds };
   if (setupRequest) options.requests = [{ setupRequest }];
   const result = await autocannon(options);
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
     statuses[code] = (stat as { count: number }).count;
   }
+  // Connection errors and timeouts have no status code: counted under "error" and "timeout".
+  if (result.errors) statuses.error = result.errors;
+  if (result.timeouts) statuses.timeout = result.timeouts;
   return {
     requests: result.requests.total,
     rps: result.requests.average,
@@ -180,8 +188,29 @@ export const loadBench: BenchSuite = async (args) => {
     });
     const athletes: { id: number; token: string }[] = [];
     const activities: (Owned & { owner: number })[] = [];
+    /** Activities only the kudos row gives kudos to (not read by the GET row or the mix). */
+    const kudosTargets: (Owned & { owner: number })[] = [];
     const file = new Uint8Array(readFileSync(DEVICE_FILE));
     let factsSample = "{}";
+    const manualActivity = async (athleteId: number, name: string, month: number) => {
+      const activityId = await nextId(platform.db, "activity");
+      await platform.store.append(activityStream(activityId), 0, [activityCreated.create({
+        activityId,
+        athleteId,
+        name,
+        type: "Run",
+        startDate: `2026-${String(month).padStart(2, "0")}-01T07:00:00Z`,
+        startDateLocal: `2026-${String(month).padStart(2, "0")}-01T08:00:00Z`,
+        timezone: "(GMT+01:00) Europe/Amsterdam",
+        elapsedTime: 1800,
+        distance: 5000,
+        description: null,
+        private: false,
+        trainer: false,
+        commute: false,
+      })], { metadata: { athleteId } });
+      return activityId;
+    };
     for (let i = 0; i < ATHLETES; i++) {
       const id = await createAthlete(platform, {
         firstname: `Load${i}`,
@@ -216,23 +245,10 @@ export const loadBench: BenchSuite = async (args) => {
       activities.push({ id: Number(row.activity_id), token, owner: i });
       if (i === 0) factsSample = typeof row.facts === "string" ? row.facts : JSON.stringify(row.facts);
       for (let k = 0; k < MANUAL_PER_ATHLETE; k++) {
-        const activityId = await nextId(platform.db, "activity");
-        await platform.store.append(activityStream(activityId), 0, [activityCreated.create({
-          activityId,
-          athleteId: id,
-          name: `Manual ${k}`,
-          type: "Run",
-          startDate: `2026-0${1 + k}-01T07:00:00Z`,
-          startDateLocal: `2026-0${1 + k}-01T08:00:00Z`,
-          timezone: "(GMT+01:00) Europe/Amsterdam",
-          elapsedTime: 1800,
-          distance: 5000,
-          description: null,
-          private: false,
-          trainer: false,
-          commute: false,
-        })], { metadata: { athleteId: id } });
-        activities.push({ id: activityId, token, owner: i });
+        activities.push({ id: await manualActivity(id, `Manual ${k}`, 1 + k), token, owner: i });
+      }
+      for (let k = 0; k < KUDOS_TARGETS_PER_ATHLETE; k++) {
+        kudosTargets.push({ id: await manualActivity(id, `Kudos target ${k}`, 1 + (k % 12)), token, owner: i });
       }
     }
     await platform.close();
@@ -274,11 +290,11 @@ export const loadBench: BenchSuite = async (args) => {
     // Warm both up, then measure each alone.
     await load(ours.url, 2, readActivity);
     await load(bare.url, 2, bareRead);
-    const profiled = async (name: keyof typeof INSPECT, run: () => Promise<Run>): Promise<Run> => {
+    const profiled = async (name: keyof typeof INSPECT, run: () => Promise<Run>, row = ""): Promise<Run> => {
       if (!PROFILE_DIR) return run();
       const profile = await startCpuProfile(INSPECT[name]);
       const result = await run();
-      const file = join(PROFILE_DIR, `load-${name}.cpuprofile`);
+      const file = join(PROFILE_DIR, `load-${row}${name}.cpuprofile`);
       await profile.stop(file);
       console.error(
         `load: CPU profile of the ${name} server in ${file}; self time, top 15:\n` +
@@ -317,6 +333,131 @@ export const loadBench: BenchSuite = async (args) => {
       }`,
     );
 
+    // Durable writes: POST kudos under 8 connections, each a new kudos (a repeat is refused, 409,
+    // and appends nothing), next to the bare handler's insert made durable the plain way (WAL
+    // fdatasync after commit, group commit). The pairs (activity, giver) are laid out so that
+    // requests in flight together name different activities and givers; both servers take the
+    // same list in the same order. Slices alternate as for the GET row.
+    const kudosPairs = Array.from({ length: kudosTargets.length * (ATHLETES - 1) }, (_, k) => {
+      const target = kudosTargets[k % kudosTargets.length];
+      return { target, giver: athletes[(target.owner + 1 + Math.floor(k / kudosTargets.length)) % ATHLETES] };
+    });
+    const kudosSent = { ours: 0, bare: 0 };
+    const nextPair = (server: keyof typeof kudosSent) => kudosPairs[kudosSent[server]++ % kudosPairs.length];
+    const oursKudos = (req: Record<string, unknown>) => {
+      const { target, giver } = nextPair("ours");
+      return {
+        ...req,
+        method: "POST",
+        path: `/v3/activities/${target.id}/kudos`,
+        headers: { authorization: `Bearer ${giver.token}` },
+        body: undefined,
+      };
+    };
+    // The bare table has no athletes to run out of: past the list's end it goes round again with
+    // giver ids moved by a million per round, so its rows stay new too.
+    const bareKudos = (req: Record<string, unknown>) => {
+      const round = Math.floor(kudosSent.bare / kudosPairs.length);
+      const { target, giver } = nextPair("bare");
+      return {
+        ...req,
+        method: "POST",
+        path: `/activities/${target.id}/kudos`,
+        headers: { "x-athlete-id": String(giver.id + round * 1_000_000) },
+        body: undefined,
+      };
+    };
+    const kudosSlices = { ours: [] as Run[], bare: [] as Run[], warm: [] as Run[] };
+    kudosSlices.warm.push(await load(ours.url, 2, oursKudos, KUDOS_CONNECTIONS));
+    kudosSlices.warm.push(await load(bare.url, 2, bareKudos, KUDOS_CONNECTIONS));
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, server, setup] of [["ours", ours, oursKudos], ["bare", bare, bareKudos]] as const) {
+        kudosSlices[name].push(
+          await withCpu(
+            server.child.pid!,
+            () => profiled(name, () => load(server.url, seconds / rounds, setup, KUDOS_CONNECTIONS), "kudos-"),
+          ),
+        );
+      }
+    }
+    const oursKudosRun = combined(kudosSlices.ours);
+    const bareKudosRun = combined(kudosSlices.bare);
+    const created = (runs: Run[]) =>
+      runs.reduce(
+        (n, r) =>
+          n + Object.entries(r.statuses).filter(([code]) => code.startsWith("2")).reduce((m, [, c]) => m + c, 0),
+        0,
+      );
+    const allRuns = {
+      ours: [...kudosSlices.ours, kudosSlices.warm[0]],
+      bare: [...kudosSlices.bare, kudosSlices.warm[1]],
+    };
+    for (const name of ["ours", "bare"] as const) {
+      const bad = allRuns[name].flatMap((r) => Object.entries(r.statuses).filter(([code]) => !code.startsWith("2")));
+      if (bad.length) throw new Error(`load: kudos on ${name} answered other than 2xx: ${JSON.stringify(bad)}`);
+    }
+    if (kudosSent.ours > kudosPairs.length) {
+      throw new Error(`load: kudos on ours ran out of new (activity, giver) pairs (${kudosPairs.length})`);
+    }
+    // Recorded? Ours: the kudos lists of the targets as their owners read them (the projection may
+    // follow the append: read until it stops short); bare: its row count. Each has at least every
+    // 2xx answer and at most every request sent (an answer still in flight when a slice ended).
+    const kudosRecorded = async () => {
+      let total = 0;
+      for (let i = 0; i < kudosTargets.length; i += KUDOS_CONNECTIONS) {
+        const counts = await Promise.all(
+          kudosTargets.slice(i, i + KUDOS_CONNECTIONS).map(async (t) => {
+            const res = await fetch(`${ours.url}/v3/activities/${t.id}/kudos?per_page=200`, {
+              headers: { authorization: `Bearer ${t.token}` },
+            });
+            if (!res.ok) throw new Error(`load: GET kudos of ${t.id}: ${res.status} ${await res.text()}`);
+            return ((await res.json()) as unknown[]).length;
+          }),
+        );
+        total += counts.reduce((a, b) => a + b, 0);
+      }
+      return total;
+    };
+    const recorded = { ours: 0, bare: 0 };
+    for (let attempt = 0; attempt < 20; attempt++) {
+      recorded.ours = await kudosRecorded();
+      if (recorded.ours >= created(allRuns.ours)) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const bareStats = await (await fetch(`${bare.url}/kudos/stats`)).json() as {
+      rows: number;
+      walSyncs: { syncs: number; waits: number };
+    };
+    recorded.bare = bareStats.rows;
+    for (const name of ["ours", "bare"] as const) {
+      if (recorded[name] < created(allRuns[name]) || recorded[name] > kudosSent[name]) {
+        throw new Error(
+          `load: kudos on ${name}: ${recorded[name]} recorded, ${created(allRuns[name])} answered 2xx, ${
+            kudosSent[name]
+          } sent`,
+        );
+      }
+    }
+    for (const [name, server] of [["ours", ours], ["bare", bare]] as const) {
+      const runs = kudosSlices[name];
+      const requests = runs.reduce((n, r) => n + r.requests, 0);
+      const cpu = runs.reduce((c, r) => ({ main: c.main + r.cpu!.main, all: c.all + r.cpu!.all }), { main: 0, all: 0 });
+      console.error(
+        `load: kudos ${name} (pid ${server.child.pid}) req/s per slice ${
+          runs.map((r) => r.rps.toFixed(0)).join(" / ")
+        }; p99 ${combined(runs).p99} ms; CPU per kudos: main thread ${
+          (cpu.main * 1000 / requests).toFixed(3)
+        } ms, whole process ${(cpu.all * 1000 / requests).toFixed(3)} ms (${requests} requests); ${
+          recorded[name]
+        } recorded of ${created(allRuns[name])} answered 2xx and ${kudosSent[name]} sent (warm-up included)`,
+      );
+    }
+    console.error(
+      `load: bare kudos WAL syncs ${bareStats.walSyncs.syncs} for ${bareStats.walSyncs.waits} waits (${
+        (bareStats.walSyncs.waits / Math.max(1, bareStats.walSyncs.syncs)).toFixed(1)
+      } per sync)`,
+    );
+
     let uploads = 0;
     const mixed = (req: Record<string, unknown>) => {
       const r = Math.random();
@@ -341,7 +482,8 @@ export const loadBench: BenchSuite = async (args) => {
     const fiveHundreds = Object.entries(mix.statuses).filter(([code]) =>
       code.startsWith("5")
     ).reduce((n, [, c]) => n + c, 0) +
-      Object.entries(oursRead.statuses).filter(([code]) => code.startsWith("5")).reduce((n, [, c]) => n + c, 0);
+      [oursRead, oursKudosRun].flatMap((r) => Object.entries(r.statuses)).filter(([code]) => code.startsWith("5"))
+        .reduce((n, [, c]) => n + c, 0);
     console.error(
       `load: GET statuses ${JSON.stringify(oursRead.statuses)}; mix statuses ${
         JSON.stringify(mix.statuses)
@@ -373,6 +515,25 @@ export const loadBench: BenchSuite = async (args) => {
         ours: oursRead.p99,
         baseline: bareRun.p99,
         baselineName: "bare p99",
+        unit: "ms",
+        higherIsBetter: false,
+      },
+      {
+        suite: "load",
+        name: "POST /v3/activities/:id/kudos, 8 connections, durable (each a new kudos)",
+        ours: oursKudosRun.rps,
+        baseline: bareKudosRun.rps,
+        baselineName: "bare Hono + PGlite insert, WAL fdatasync after commit, group commit",
+        unit: "req/s",
+        higherIsBetter: true,
+        target: "≥ 0.5× the bare handler",
+      },
+      {
+        suite: "load",
+        name: "POST /v3/activities/:id/kudos p50",
+        ours: oursKudosRun.p50,
+        baseline: bareKudosRun.p50,
+        baselineName: "bare p50",
         unit: "ms",
         higherIsBetter: false,
       },
