@@ -3,6 +3,7 @@ import type { StoredEvent } from "../../events/index.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
+import { applyInRuns } from "../runs.ts";
 
 /**
  * The club activity feed's ordering table: each activity's owner, start and privacy, indexed by
@@ -25,6 +26,34 @@ export const clubFeedProjection: Projection = {
   `,
   isolated: true,
   handles: [activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type],
+  /** Runs of recorded/created activities in one upsert; the other events one by one. */
+  async applyBatch(tx: Queryable, events: StoredEvent[]) {
+    await applyInRuns(
+      events,
+      (e) =>
+        e.type === activityRecorded.type || e.type === activityCreated.type
+          ? String(e.data.activityId)
+          : e.type === activityUpdated.type && e.data.private === undefined
+          ? false // an edit that leaves privacy alone changes nothing here
+          : null,
+      async (run) => {
+        const rows = run.flatMap((e) =>
+          e.type === activityRecorded.type || e.type === activityCreated.type
+            ? [{ id: e.data.activityId, athlete: e.data.athleteId, start: e.data.startDate, private: e.data.private }]
+            : []
+        );
+        await tx.query(
+          `insert into club_feed_activities (activity_id, athlete_id, start_date, private)
+           select r.id, r.athlete, r.start, r.private
+             from jsonb_to_recordset($1::jsonb) as r(id bigint, athlete bigint, start timestamptz, private boolean)
+           on conflict (activity_id) do update set athlete_id = excluded.athlete_id, start_date = excluded.start_date,
+             private = excluded.private`,
+          [JSON.stringify(rows)],
+        );
+      },
+      (e) => clubFeedProjection.apply(tx, e),
+    );
+  },
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === activityDeleted.type) {
       const d = event.data;

@@ -6,6 +6,7 @@ import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
 import { activityLoad } from "./model.ts";
+import { applyInRuns } from "../runs.ts";
 
 /**
  * Training load (docs/numbers.md, "Training load"; the fitness page and GET /v3/athletes/:id/fitness):
@@ -50,6 +51,24 @@ export const trainingLoadProjection: Projection = {
     activityReprocessed.type,
     activityDeleted.type,
   ],
+  /** Runs of recorded/created activities: their athletes read once, their rows in one upsert. */
+  async applyBatch(tx: Queryable, events: StoredEvent[]) {
+    await applyInRuns(
+      events,
+      (e) =>
+        e.type === activityRecorded.type || e.type === activityCreated.type
+          ? String(e.data.activityId)
+          : e.type === activityUpdated.type && e.data.private === undefined
+          ? false // an edit that leaves privacy alone changes nothing here
+          : null,
+      (run) =>
+        putAll(
+          tx,
+          run.flatMap((e) => e.type === activityRecorded.type || e.type === activityCreated.type ? [loadInput(e)] : []),
+        ),
+      (e) => trainingLoadProjection.apply(tx, e),
+    );
+  },
   async apply(tx: Queryable, event: StoredEvent) {
     switch (event.type) {
       case athleteRegistered.type: {
@@ -88,35 +107,10 @@ export const trainingLoadProjection: Projection = {
         await tx.query("delete from training_load_athletes where athlete_id = $1", [athleteId]);
         return;
       }
-      case activityRecorded.type: {
-        const d = event.data;
-        await put(tx, {
-          activityId: d.activityId,
-          athleteId: d.athleteId,
-          startDate: d.startDate,
-          startDateLocal: d.startDateLocal,
-          private: d.private,
-          movingTime: d.movingTime,
-          normalizedPower: d.weightedAverageWatts,
-          averageHeartrate: d.averageHeartrate,
-        });
+      case activityRecorded.type:
+      case activityCreated.type:
+        await put(tx, loadInput(event));
         return;
-      }
-      case activityCreated.type: {
-        // A manual activity has neither power nor heart rate: load 0 (kept, so the day is known).
-        const d = event.data;
-        await put(tx, {
-          activityId: d.activityId,
-          athleteId: d.athleteId,
-          startDate: d.startDate,
-          startDateLocal: d.startDateLocal,
-          private: d.private,
-          movingTime: d.elapsedTime,
-          normalizedPower: null,
-          averageHeartrate: null,
-        });
-        return;
-      }
       case activityUpdated.type: {
         const d = event.data;
         if (d.private === undefined) return;
@@ -154,7 +148,7 @@ export const trainingLoadProjection: Projection = {
   },
 };
 
-async function put(tx: Queryable, a: {
+interface LoadInput {
   activityId: number;
   athleteId: number;
   startDate: string;
@@ -163,7 +157,70 @@ async function put(tx: Queryable, a: {
   movingTime: number;
   normalizedPower: number | null;
   averageHeartrate: number | null;
-}) {
+}
+
+/** What an activity's load is computed from. A manual activity has neither power nor heart rate: load 0 (kept, so the day is known). */
+function loadInput(
+  event: Extract<StoredEvent, { type: typeof activityRecorded.type | typeof activityCreated.type }>,
+): LoadInput {
+  const d = event.data;
+  const base = {
+    activityId: d.activityId,
+    athleteId: d.athleteId,
+    startDate: d.startDate,
+    startDateLocal: d.startDateLocal,
+    private: d.private,
+  };
+  if (event.type === activityCreated.type) {
+    return { ...base, movingTime: event.data.elapsedTime, normalizedPower: null, averageHeartrate: null };
+  }
+  const r = event.data;
+  return {
+    ...base,
+    movingTime: r.movingTime,
+    normalizedPower: r.weightedAverageWatts,
+    averageHeartrate: r.averageHeartrate,
+  };
+}
+
+/** `put` of several activities (distinct ids, no athlete change among them): one read, one upsert. */
+async function putAll(tx: Queryable, inputs: LoadInput[]) {
+  if (inputs.length === 0) return;
+  const athletes = await tx.query<
+    { athlete_id: number; ftp: number | null; birthdate: string | null; sex: string | null }
+  >(
+    "select athlete_id, ftp, birthdate, sex from training_load_athletes where athlete_id = any($1::bigint[])",
+    [[...new Set(inputs.map((a) => a.athleteId))]],
+  );
+  const byId = new Map(athletes.map((a) => [Number(a.athlete_id), a]));
+  const rows = inputs.map((a) => {
+    const { load, method } = activityLoad(a, byId.get(a.athleteId) ?? { ftp: null, birthdate: null, sex: null });
+    return {
+      id: a.activityId,
+      athlete: a.athleteId,
+      day: a.startDateLocal.slice(0, 10),
+      start: a.startDate,
+      private: a.private,
+      moving: a.movingTime,
+      np: a.normalizedPower,
+      hr: a.averageHeartrate,
+      load,
+      method,
+    };
+  });
+  await tx.query(
+    `insert into training_load_activities (activity_id, athlete_id, day, start_date, private, moving_time, normalized_power,
+       average_heartrate, load, method)
+     select r.id, r.athlete, r.day, r.start, r.private, r.moving, r.np, r.hr, r.load, r.method
+       from jsonb_to_recordset($1::jsonb) as r(id bigint, athlete bigint, day text, start text, private boolean,
+            moving integer, np integer, hr double precision, load double precision, method text)
+     on conflict (activity_id) do update set moving_time = excluded.moving_time, normalized_power = excluded.normalized_power,
+       average_heartrate = excluded.average_heartrate, load = excluded.load, method = excluded.method`,
+    [JSON.stringify(rows)],
+  );
+}
+
+async function put(tx: Queryable, a: LoadInput) {
   const [athlete] = await tx.query<{ ftp: number | null; birthdate: string | null; sex: string | null }>(
     "select ftp, birthdate, sex from training_load_athletes where athlete_id = $1",
     [a.athleteId],
