@@ -269,7 +269,17 @@ export const challengesProjection: Projection = {
     privacyZoneCreated.type,
     privacyZoneDeleted.type,
   ],
-  async apply(tx: Queryable, event: StoredEvent) {
+  /** Every participant's progress, once, after a rebuild that left it to the end (see apply). */
+  async finishRebuild(tx: Queryable) {
+    const rows = await tx.query<{ challenge_id: number; athlete_id: number }>(
+      "select challenge_id, athlete_id from challenge_participants order by challenge_id, athlete_id",
+    );
+    for (const r of rows) await recompute(tx, Number(r.challenge_id), Number(r.athlete_id));
+  },
+  async apply(tx: Queryable, event: StoredEvent, rebuilding = false) {
+    // While rebuilding, activities, efforts and zones change the facts as live, but the
+    // participants' progress is computed once at the end (finishRebuild) from the final facts.
+    const progress = rebuilding ? () => Promise.resolve() : (athleteId: number) => recomputeAthlete(tx, athleteId);
     switch (event.type) {
       case challengeCreated.type: {
         const c = event.data;
@@ -359,7 +369,7 @@ export const challengesProjection: Projection = {
             d.private,
           ],
         );
-        await recomputeAthlete(tx, d.athleteId);
+        await progress(d.athleteId);
         return;
       }
       case activityUpdated.type: {
@@ -372,21 +382,21 @@ export const challengesProjection: Projection = {
         if (d.private !== undefined) {
           await tx.query("update challenge_efforts set private = $2 where activity_id = $1", [d.activityId, d.private]);
         }
-        await recomputeAthlete(tx, d.athleteId);
+        await progress(d.athleteId);
         return;
       }
       case activityDeleted.type: {
         const d = event.data;
         await tx.query("delete from challenge_activities where activity_id = $1", [d.activityId]);
         await tx.query("delete from challenge_efforts where activity_id = $1", [d.activityId]);
-        await recomputeAthlete(tx, d.athleteId);
+        await progress(d.athleteId);
         return;
       }
       case privacyZoneCreated.type:
       case privacyZoneDeleted.type:
         // The segments projection (applied before this one) has just shielded or released the athlete's
         // efforts whose start or end lies in the zone: a segment challenge counts only efforts others may see.
-        await recomputeAthlete(tx, event.data.athleteId);
+        await progress(event.data.athleteId);
         return;
       case segmentEffortsMatched.type:
       case segmentEffortsRematched.type: {
@@ -416,7 +426,7 @@ export const challengesProjection: Projection = {
             d.private,
           ],
         );
-        if (d.efforts.length || event.type === segmentEffortsRematched.type) await recomputeAthlete(tx, d.athleteId);
+        if (d.efforts.length || event.type === segmentEffortsRematched.type) await progress(d.athleteId);
         return;
       }
     }
