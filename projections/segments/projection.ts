@@ -185,8 +185,17 @@ export const segmentsProjection: Projection = {
     privacyZoneCreated.type,
     privacyZoneDeleted.type,
   ],
-  /** The boards and the segments' effort_count / athlete_count, set-based, once per rebuild. */
-  finishRebuild: (tx: Queryable) => rebuildAllBoards(tx),
+  /** The boards and the segments' effort_count / athlete_count / star_count, set-based, once per rebuild. */
+  async finishRebuild(tx: Queryable) {
+    await rebuildAllBoards(tx);
+    // star_count, which stars and unstars leave alone while rebuilding: the segment's stars.
+    await tx.query(
+      `with n as (select segment_id, count(*)::int as n from segment_stars group by 1)
+       update segments s set star_count = coalesce(n.n, 0)
+         from segments t left join n on n.segment_id = t.id
+        where s.id = t.id and s.star_count <> coalesce(n.n, 0)`,
+    );
+  },
   async apply(tx: Queryable, event: StoredEvent, rebuilding = false) {
     // While rebuilding, the efforts change as live but the boards and counters are left to finishRebuild.
     const boards = rebuilding ? SKIPPED_BOARDS : LIVE_BOARDS;
@@ -222,7 +231,9 @@ export const segmentsProjection: Projection = {
            on conflict do nothing returning segment_id`,
           [d.athleteId, d.segmentId, event.recordedAt],
         );
-        if (rows.length) await tx.query("update segments set star_count = star_count + 1 where id = $1", [d.segmentId]);
+        if (rows.length && !rebuilding) {
+          await tx.query("update segments set star_count = star_count + 1 where id = $1", [d.segmentId]);
+        }
         return;
       }
       case segmentUnstarred.type: {
@@ -231,7 +242,9 @@ export const segmentsProjection: Projection = {
           "delete from segment_stars where athlete_id = $1 and segment_id = $2 returning segment_id",
           [d.athleteId, d.segmentId],
         );
-        if (rows.length) await tx.query("update segments set star_count = star_count - 1 where id = $1", [d.segmentId]);
+        if (rows.length && !rebuilding) {
+          await tx.query("update segments set star_count = star_count - 1 where id = $1", [d.segmentId]);
+        }
         return;
       }
       case segmentEffortsMatched.type:
