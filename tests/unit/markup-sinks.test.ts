@@ -110,8 +110,8 @@ const REVIEWED: { file: string; text: string; why: string }[] = [
   },
   {
     file: "server/web/app/shell.ts",
-    text: 'JSON.stringify(config).replace(/</g, "\\\\u003c")',
-    why: 'JSON in a data script: no "<" can close it',
+    text: 'toJson(config).replace(/</g, "\\\\u003c")',
+    why: 'JSON in a data script (toJson: ids beyond 2^53 as digits): no "<" can close it',
   },
   { file: "server/web/app/shell.ts", text: "l", why: "a constant asset name (libs)" },
   { file: "server/web/app/shell.ts", text: "o.script", why: "a constant asset name" },
