@@ -1,5 +1,6 @@
 import FitParser, { getFitGarminProductDisplayName } from "fit-file-parser";
 import { maxOf, minOf } from "./extent.ts";
+import { fillHeartrate, hrReadings, readFitHrMessages } from "./fit-hr-messages.ts";
 import { fitIndoor, fitSportType } from "./sports.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import {
@@ -250,6 +251,14 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     }
   }
 
+  // Heart rate kept in FIT hr messages (a swim's) goes onto the records that carry none; when no
+  // record carries any, the device's session and lap summaries keep the figures (sensors.ts).
+  const recordsCarryHeartrate = samples.some((s) => s.heartrate !== null);
+  const filledHeartrate = samples.some((s) => s.heartrate === null)
+    ? fillHeartrate(samples, hrReadings(readFitHrMessages(bytes)))
+    : 0;
+  const heartrateFromHrMessages = !recordsCarryHeartrate && filledHeartrate > 0;
+
   // When the timer started and stopped: the sessions' own times (and the first timer start, the first
   // length), whatever the first and last records say. A time far from the records is not believed.
   const firstRecord = samples.length ? samples[0].time : null;
@@ -294,6 +303,7 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     timerTime: sum("total_timer_time"),
     devicePaused: pauses.length > 0,
     sessionHeartrate,
+    ...(heartrateFromHrMessages ? { heartrateFromHrMessages } : {}),
     notes,
   };
 }

@@ -7,7 +7,10 @@ export const cadence = (s: Sample) => s.cadence;
 
 /** The activity's heart rate, cadence and temperature figures. */
 export interface SensorFigures {
-  /** The highest heart rate any record carries (null when none does: then the sessions' summary counts). */
+  /**
+   * The highest heart rate any record carries (null when none does: then the sessions' and laps'
+   * summaries count, also when the samples' heart rate was filled in from a swim's hr messages).
+   */
   recordedHrMax: number | null;
   /** The average heart rate unrounded (the calorie estimate uses it). */
   hrAverage: number | null;
@@ -21,9 +24,12 @@ export interface SensorFigures {
 /** Heart rate, cadence, temperature: weighted by each sample's duration over the moving time. */
 export function sensorFigures(parsed: ParsedFile, moving: Uint8Array): SensorFigures {
   const samples = parsed.samples;
-  // No record carries heart rate (a swim's strap stores it apart): the sessions' own summary.
+  // No record carries heart rate (a swim's strap stores it apart, in hr messages that fill the
+  // samples for the stream): the sessions' own summary, when they have one.
   const sessionHr = parsed.sessionHeartrate ?? null;
-  const recordedHrMax = maxOf(samples, heartrate);
+  const summaryFirst = parsed.heartrateFromHrMessages === true &&
+    (sessionHr?.average ?? sessionHr?.max ?? null) !== null;
+  const recordedHrMax = summaryFirst ? null : maxOf(samples, heartrate);
   const hrMax = recordedHrMax ?? sessionHr?.max ?? null;
   const hasHeartrate = hrMax !== null || (sessionHr?.average ?? null) !== null;
   const hrAverage = recordedHrMax !== null ? timeWeightedMean(samples, heartrate, moving) : sessionHr?.average ?? null;

@@ -127,6 +127,12 @@ export interface ParsedFile {
   devicePaused?: boolean;
   /** FIT: the sessions' heart-rate summary (avg/max_heart_rate), used when no record carries one. */
   sessionHeartrate?: { average: number | null; max: number | null } | null;
+  /**
+   * FIT: no record carries heart rate and the samples' heart rate was filled in from the file's hr
+   * messages (a pool swim). The stream shows it; the activity's and laps' average and maximum stay
+   * the device's own summaries (session and lap messages) where the file has them.
+   */
+  heartrateFromHrMessages?: boolean;
   /** Offset of local time from UTC in seconds when the file says it (FIT local_timestamp, TCX offsets). */
   utcOffsetSeconds: number | null;
   /** Things worth telling the uploader (e.g. a bad CRC that was tolerated). */

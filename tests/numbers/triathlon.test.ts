@@ -60,8 +60,21 @@ describe("a triathlon in one FIT file", () => {
       if (t > from && t <= to && streams.moving[i]) swimMoving += streams.time[i] - streams.time[i - 1];
     }
     expectNear(swimMoving, field(swim, "totalTimerTime"), 0.02);
-    // The highest heart rate is the sessions' own maximum. (The average is not compared: the swim
-    // leg's heart rate is in HR messages only, which records don't carry yet — 7 of its 350 records.)
+    // The highest heart rate is the sessions' own maximum. The swim leg's heart rate is in the file's
+    // HR messages (7 of its 350 records carry one): it is put onto the records, so the stream has it
+    // over the swim (its mean and maximum agree with the swim session's) and the activity's average
+    // agrees with the sessions' (weighted by their timer time).
     expect(activity.max_heartrate).toBe(Math.max(...sessions.map((s) => field(s, "maxHeartRate"))));
+    const withHr = sessions.filter((s) => s.avgHeartRate != null);
+    const sessionsAverage = withHr.reduce((a, s) => a + field(s, "avgHeartRate") * field(s, "totalTimerTime"), 0) /
+      sumOf(withHr, "totalTimerTime");
+    expect(Math.abs(activity.average_heartrate - sessionsAverage)).toBeLessThanOrEqual(0.5);
+    const swimHr = streams.heartrate.filter((_, i) => {
+      const t = start + streams.time[i] * 1000;
+      return t > from && t <= to;
+    });
+    const swimMean = swimHr.reduce((a, b) => a + b, 0) / swimHr.length;
+    expect(Math.abs(swimMean - field(swim, "avgHeartRate"))).toBeLessThanOrEqual(2);
+    expect(Math.abs(Math.max(...swimHr) - field(swim, "maxHeartRate"))).toBeLessThanOrEqual(2);
   });
 });
