@@ -109,6 +109,7 @@ function foldedStates(store: EventStore, decider: object): Map<string, { version
  */
 export function forgetFoldedStates(store: EventStore): void {
   folded.delete(store);
+  store.forgetVersions();
 }
 
 /** The stream's current state: the cached fold plus the events after it (or a full fold). */
@@ -119,6 +120,10 @@ async function currentState<State, Event extends CatalogueEvent>(
   states: Map<string, { version: number; state: unknown }>,
 ): Promise<{ version: number; state: State }> {
   const cached = states.get(streamId);
+  // The fold is current when this store, the log's one writer, wrote the stream last at its version.
+  if (cached && store.knownVersion(streamId) === cached.version) {
+    return { version: cached.version, state: cached.state as State };
+  }
   let base = cached ?? { version: 0, state: decider.initialState() };
   let newer = await store.readStream(streamId, base.version);
   if (cached && newer.length && newer[0].streamVersion !== cached.version + 1) {
@@ -175,6 +180,7 @@ export function handleCommand<State, Command, Event extends CatalogueEvent>(
         return { events, state: after, result };
       } catch (error) {
         if (!(error instanceof ConcurrencyError) || Date.now() >= giveUpAt) throw error;
+        states.delete(streamId); // decided on a stale fold: the retry reads the stream
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(4, attempt)));
       }
     }

@@ -96,12 +96,39 @@ function validated(catalogue: EventCatalogue, event: NewEvent): { type: string; 
  * The append-only event log on PGlite or PostgreSQL, for the event types of the catalogue it is
  * given: appends are validated against it, reads upcast through it.
  */
+/** How many streams' written versions a store keeps (least recently written dropped). */
+const WRITTEN_STREAMS = 20_000;
+
 export class EventStore {
   #inline: InlineHandler | undefined;
   #ambient: () => EventMetadata | undefined = () => undefined;
   readonly #toRecorded = (row: EventRow) => toRecorded(this.catalogue, row);
 
+  /**
+   * The version each stream reached by this store's own appends (most recent streams), kept only
+   * where this store is the log's one writer (embedded PGlite: one process owns the data
+   * directory). A command whose folded state is at that version needs not read the stream again.
+   */
+  readonly #written = new Map<string, number>();
+
   constructor(readonly db: Db, readonly catalogue: EventCatalogue) {}
+
+  /** The stream's version as this store last wrote it, when no other writer can have appended since. */
+  knownVersion(streamId: string): number | undefined {
+    return this.#written.get(streamId);
+  }
+
+  /** Forgets the versions written (after the log's one sanctioned rewrite, events/erasure.ts). */
+  forgetVersions(): void {
+    this.#written.clear();
+  }
+
+  #wrote(streamId: string, version: number): void {
+    if (this.db.kind !== "pglite") return;
+    this.#written.delete(streamId);
+    this.#written.set(streamId, version);
+    if (this.#written.size > WRITTEN_STREAMS) this.#written.delete(this.#written.keys().next().value!);
+  }
 
   static async open(db: Db, catalogue: EventCatalogue): Promise<EventStore> {
     await db.exec(EVENT_STORE_SCHEMA);
@@ -149,7 +176,7 @@ export class EventStore {
     const metadataJson = toJson(metadata);
     const key = options.idempotencyKey;
     try {
-      return await this.db.transaction(async (tx) => {
+      const appended = await this.db.transaction(async (tx) => {
         if (key) {
           const prior = await this.#priorResult(tx, key);
           if (prior) return prior;
@@ -194,6 +221,8 @@ export class EventStore {
         if (this.#inline) await this.#inline(tx, recorded);
         return result;
       });
+      if (!appended.duplicate) this.#wrote(streamId, appended.nextExpectedVersion);
+      return appended;
     } catch (error) {
       if (sqlState(error) !== "23505") throw error;
       if (key) {
@@ -231,7 +260,7 @@ export class EventStore {
       return a.events.map((event, n) => ({ s, n: n + 1, ...validated(this.catalogue, event) }));
     });
     try {
-      return await this.db.transaction(async (tx) => {
+      const appended = await this.db.transaction(async (tx) => {
         const rows = await tx.query<{ stream_id: string; version: number }>(
           `select stream_id, max(stream_version)::int as version from events
             where stream_id = any($1::text[]) group by stream_id`,
@@ -270,6 +299,8 @@ export class EventStore {
           };
         });
       });
+      for (const a of appended) this.#wrote(a.streamId, a.nextExpectedVersion);
+      return appended;
     } catch (error) {
       if (sqlState(error) !== "23505") throw error;
       const constraint = String((error as { constraint?: string }).constraint ?? "");
