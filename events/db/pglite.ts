@@ -76,7 +76,7 @@ const PREPARED_LIMIT = 400;
  * Plans follow schema changes and search_path (PostgreSQL revalidates them).
  */
 class PreparedStatements {
-  readonly #byText = new Map<string, { name: string; types: number[] }>();
+  readonly #byText = new Map<string, { name: string; types: number[]; columns: unknown }>();
   #count = 0;
   constructor(private readonly pg: PGlite) {}
 
@@ -106,7 +106,11 @@ class PreparedStatements {
         concatBytes([ser.parse({ name, text: sql }), ser.describe({ type: "S", name }), ser.sync()]),
         {},
       );
-      statement = { name, types: pgParse.parseDescribeStatementResults(described) };
+      // The statement's result columns, described once here: each run then binds and executes
+      // without describing its portal again (PostgreSQL refuses a run whose result columns changed:
+      // 0A000, handled below).
+      const columns = (described as { name: string }[]).find((m) => m.name === "rowDescription");
+      statement = { name, types: pgParse.parseDescribeStatementResults(described), columns };
       this.#byText.set(sql, statement);
     }
     const types = statement.types;
@@ -118,12 +122,7 @@ class PreparedStatements {
     let messages;
     try {
       messages = await pg.execProtocolStream(
-        concatBytes([
-          ser.bind({ statement: statement.name, values }),
-          ser.describe({ type: "P" }),
-          ser.execute({}),
-          ser.sync(),
-        ]),
+        concatBytes([ser.bind({ statement: statement.name, values }), ser.execute({}), ser.sync()]),
         {},
       );
     } catch (error) {
@@ -132,7 +131,8 @@ class PreparedStatements {
       throw error;
     }
     if (!inTransaction) await pg.syncToFs();
-    return pgParse.parseResults(messages, pg.parsers)[0]?.rows as T[] ?? [];
+    const described = statement.columns ? [statement.columns, ...messages] : messages;
+    return pgParse.parseResults(described as typeof messages, pg.parsers)[0]?.rows as T[] ?? [];
   }
 }
 
