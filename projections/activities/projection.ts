@@ -288,13 +288,16 @@ export const activitiesProjection: Projection = {
       }
       case kudosGiven.type: {
         const d = event.data;
+        // One statement: the kudos row, and the count of the activity's kudos (the insert is not
+        // visible to the count's snapshot, so the row it adds is counted from its returning).
         await tx.query(
-          "insert into activity_kudos (activity_id, athlete_id, position) values ($1,$2,$3) on conflict do nothing",
+          `with added as (
+             insert into activity_kudos (activity_id, athlete_id, position) values ($1,$2,$3) on conflict do nothing
+             returning 1)
+           update activities set kudos_count = (select count(*) from activity_kudos where activity_id = $1)
+                                               + (select count(*) from added)
+            where id = $1`,
           [d.activityId, d.athleteId, event.position],
-        );
-        await tx.query(
-          "update activities set kudos_count = (select count(*) from activity_kudos where activity_id = $1) where id = $1",
-          [d.activityId],
         );
         return;
       }

@@ -60,6 +60,18 @@ export async function findActivity(db: Queryable, id: number): Promise<ActivityR
   return row ? normalizeActivityRow(row) : undefined;
 }
 
+/** Who owns an activity and whether it is private: what deciding who may see it needs (no facts read). */
+export async function activityOwnership(
+  db: Queryable,
+  id: number,
+): Promise<{ athlete_id: number; private: boolean } | undefined> {
+  const [row] = await db.query<{ athlete_id: number | string; private: boolean }>(
+    "select athlete_id, private from activities where id = $1",
+    [id],
+  );
+  return row ? { athlete_id: Number(row.athlete_id), private: row.private } : undefined;
+}
+
 /** Activities by id (any order; deleted ones absent), normalised. */
 export async function activitiesByIds(db: Queryable, ids: readonly number[]): Promise<ActivityRow[]> {
   if (ids.length === 0) return [];

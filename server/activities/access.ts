@@ -4,6 +4,7 @@ import { forbidden, notFound } from "../http/errors.ts";
 import { canSeeActivity, viewerOf } from "../privacy/engine.ts";
 import type { ActivityContext } from "./extensions.ts";
 import { type ActivityRow, findActivity } from "./read.ts";
+import { activityOwnership } from "../../projections/activities/queries.ts";
 import type { Platform } from "../platform.ts";
 
 /** An activity the caller may see, or the documented 404 (unknown, deleted, or another's private one). */
@@ -11,6 +12,15 @@ export async function visibleActivity(db: Queryable, id: number, auth: Auth | nu
   const row = await findActivity(db, id);
   if (!row || !canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
   return row;
+}
+
+/**
+ * That the caller may see an activity (the documented 404 otherwise), reading only its owner and
+ * privacy: for writes about an activity (kudos, comments) that do not show it.
+ */
+export async function requireVisibleActivity(db: Queryable, id: number, auth: Auth | null): Promise<void> {
+  const row = await activityOwnership(db, id);
+  if (!row || !canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
 }
 
 /** An activity the caller owns (and may see): 404 when not visible, 403 when visible but another's. */

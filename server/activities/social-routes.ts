@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Queryable } from "../../events/db/types.ts";
 import { relationships } from "../../projections/follows/projection.ts";
 import { requestActor } from "../actor.ts";
-import { ownedActivity, visibleActivity } from "./access.ts";
+import { ownedActivity, requireVisibleActivity } from "./access.ts";
 import { addComment, deleteComment, giveKudos } from "./commands.ts";
 import { MAX_COMMENT } from "./input.ts";
 import { forbidden, notFound } from "../http/errors.ts";
@@ -49,7 +49,7 @@ export const activitySocialRoutes = [
     params: z.object({ id: zNumId }),
     query: z.object(zPaging),
     async handler({ platform, auth, params, query }) {
-      await visibleActivity(platform.db, params.id, auth);
+      await requireVisibleActivity(platform.db, params.id, auth);
       const { perPage, offset } = paging(query);
       const rows = await commentsOf(platform.db, params.id, perPage, offset);
       return await commentsWithAthletes(platform.db, auth.athleteId, rows);
@@ -70,7 +70,7 @@ export const activitySocialRoutes = [
     status: 201,
     async handler({ platform, auth, params, body, requestId }) {
       requireInternal(auth);
-      await visibleActivity(platform.db, params.id, auth);
+      await requireVisibleActivity(platform.db, params.id, auth);
       const commentId = await addComment(platform, params.id, auth.athleteId, body.text, requestActor(auth, requestId));
       const row = await findComment(platform.db, commentId);
       if (!row) throw notFound("Comment");
@@ -90,7 +90,7 @@ export const activitySocialRoutes = [
     status: 204,
     async handler({ platform, auth, params, requestId }) {
       requireInternal(auth);
-      await visibleActivity(platform.db, params.activity_id, auth);
+      await requireVisibleActivity(platform.db, params.activity_id, auth);
       await deleteComment(platform, params.activity_id, params.id, auth.athleteId, requestActor(auth, requestId));
       return null;
     },
@@ -131,7 +131,7 @@ export const activitySocialRoutes = [
     status: 201,
     async handler({ platform, auth, params, requestId }) {
       if (!auth.application.kudosEnabled) throw forbidden("Application", "kudos", "not enabled");
-      await visibleActivity(platform.db, params.id, auth);
+      await requireVisibleActivity(platform.db, params.id, auth);
       await giveKudos(platform, params.id, auth.athleteId, requestActor(auth, requestId));
       return {};
     },
