@@ -369,6 +369,8 @@ describe("the web app as a daily training log", () => {
     // Ada's ride lists its segment efforts for Eddy as for Ada (she has no privacy zone; GET
     // /v3/activities/:id answers the owner only, so the page embeds the efforts Eddy may see).
     let owned: { segment_efforts: { segment: { id: number } }[] } = { segment_efforts: [] };
+    // The API client lives in the app's pages (Ada's tab may be on a docs page after the tests before).
+    await ada.page.goto(`${server.url}/`);
     for (let i = 0; i < 100 && !owned.segment_efforts.some((e) => e.segment.id === segmentId); i++) {
       if (i) await ada.page.waitForTimeout(200);
       owned = await pageApi(ada.page, `/activities/${ids.ride}`);
