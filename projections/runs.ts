@@ -1,3 +1,7 @@
+import type { StoredEvent } from "../events/index.ts";
+import { activityCreated, activityRecorded } from "../events/activity/events.ts";
+import { activityUpdated } from "../events/activity/changes.ts";
+
 /**
  * Applies a transaction's events in log order, gathering consecutive events that `keyOf` accepts
  * (it answers the key of the one row such an event upserts) into runs that `flushRun` writes with
@@ -35,4 +39,33 @@ export async function applyInRuns<E>(
     run.push(event);
   }
   await flush();
+}
+
+/** An activity's recording or manual creation: the events whose rows activity runs upsert. */
+export type ActivityStart = Extract<StoredEvent, { type: typeof activityRecorded.type | typeof activityCreated.type }>;
+
+const isActivityStart = (event: StoredEvent): event is ActivityStart =>
+  event.type === activityRecorded.type || event.type === activityCreated.type;
+
+/**
+ * `applyInRuns` for a projection keeping one row per activity: runs of recordings and creations
+ * (keyed by activity), passing over edits that leave privacy alone (they change no such row);
+ * every other event alone, in its place.
+ */
+export function applyActivityRuns(
+  events: readonly StoredEvent[],
+  flushRun: (run: ActivityStart[]) => Promise<void>,
+  applyOne: (event: StoredEvent) => Promise<void>,
+): Promise<void> {
+  return applyInRuns(
+    events,
+    (e) =>
+      isActivityStart(e)
+        ? String(e.data.activityId)
+        : e.type === activityUpdated.type && e.data.private === undefined
+        ? false
+        : null,
+    (run) => flushRun(run.filter(isActivityStart)),
+    applyOne,
+  );
 }

@@ -3,7 +3,7 @@ import type { StoredEvent } from "../../events/index.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
-import { applyInRuns } from "../runs.ts";
+import { applyActivityRuns } from "../runs.ts";
 
 /**
  * The club activity feed's ordering table: each activity's owner, start and privacy, indexed by
@@ -28,20 +28,15 @@ export const clubFeedProjection: Projection = {
   handles: [activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type],
   /** Runs of recorded/created activities in one upsert; the other events one by one. */
   async applyBatch(tx: Queryable, events: StoredEvent[]) {
-    await applyInRuns(
+    await applyActivityRuns(
       events,
-      (e) =>
-        e.type === activityRecorded.type || e.type === activityCreated.type
-          ? String(e.data.activityId)
-          : e.type === activityUpdated.type && e.data.private === undefined
-          ? false // an edit that leaves privacy alone changes nothing here
-          : null,
       async (run) => {
-        const rows = run.flatMap((e) =>
-          e.type === activityRecorded.type || e.type === activityCreated.type
-            ? [{ id: e.data.activityId, athlete: e.data.athleteId, start: e.data.startDate, private: e.data.private }]
-            : []
-        );
+        const rows = run.map(({ data: d }) => ({
+          id: d.activityId,
+          athlete: d.athleteId,
+          start: d.startDate,
+          private: d.private,
+        }));
         await tx.query(
           `insert into club_feed_activities (activity_id, athlete_id, start_date, private)
            select r.id, r.athlete, r.start, r.private

@@ -6,7 +6,7 @@ import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
 import { activityLoad } from "./model.ts";
-import { applyInRuns } from "../runs.ts";
+import { type ActivityStart, applyActivityRuns } from "../runs.ts";
 
 /**
  * Training load (docs/numbers.md, "Training load"; the fitness page and GET /v3/athletes/:id/fitness):
@@ -53,19 +53,9 @@ export const trainingLoadProjection: Projection = {
   ],
   /** Runs of recorded/created activities: their athletes read once, their rows in one upsert. */
   async applyBatch(tx: Queryable, events: StoredEvent[]) {
-    await applyInRuns(
+    await applyActivityRuns(
       events,
-      (e) =>
-        e.type === activityRecorded.type || e.type === activityCreated.type
-          ? String(e.data.activityId)
-          : e.type === activityUpdated.type && e.data.private === undefined
-          ? false // an edit that leaves privacy alone changes nothing here
-          : null,
-      (run) =>
-        putAll(
-          tx,
-          run.flatMap((e) => e.type === activityRecorded.type || e.type === activityCreated.type ? [loadInput(e)] : []),
-        ),
+      (run) => putAll(tx, run.map(loadInput)),
       (e) => trainingLoadProjection.apply(tx, e),
     );
   },
@@ -160,9 +150,7 @@ interface LoadInput {
 }
 
 /** What an activity's load is computed from. A manual activity has neither power nor heart rate: load 0 (kept, so the day is known). */
-function loadInput(
-  event: Extract<StoredEvent, { type: typeof activityRecorded.type | typeof activityCreated.type }>,
-): LoadInput {
+function loadInput(event: ActivityStart): LoadInput {
   const d = event.data;
   const base = {
     activityId: d.activityId,
@@ -220,28 +208,7 @@ async function putAll(tx: Queryable, inputs: LoadInput[]) {
   );
 }
 
-async function put(tx: Queryable, a: LoadInput) {
-  const [athlete] = await tx.query<{ ftp: number | null; birthdate: string | null; sex: string | null }>(
-    "select ftp, birthdate, sex from training_load_athletes where athlete_id = $1",
-    [a.athleteId],
-  );
-  const { load, method } = activityLoad(a, athlete ?? { ftp: null, birthdate: null, sex: null });
-  await tx.query(
-    `insert into training_load_activities (activity_id, athlete_id, day, start_date, private, moving_time, normalized_power,
-       average_heartrate, load, method)
-     values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)
-     on conflict (activity_id) do update set moving_time = $6, normalized_power = $7, average_heartrate = $8, load = $9, method = $10`,
-    [
-      a.activityId,
-      a.athleteId,
-      a.startDateLocal.slice(0, 10),
-      a.startDate,
-      a.private,
-      a.movingTime,
-      a.normalizedPower,
-      a.averageHeartrate,
-      load,
-      method,
-    ],
-  );
+/** One activity's load row (`putAll` of one). */
+function put(tx: Queryable, a: LoadInput) {
+  return putAll(tx, [a]);
 }

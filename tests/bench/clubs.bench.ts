@@ -13,7 +13,7 @@ const ACTIVITIES = 100_000;
 const PARTICIPANTS = 50_000;
 const SAMPLES = 40;
 /** The facts jsonb of a manual-like activity in the activities read model (no GPS, no laps). */
-const FACTS = {
+export const FACTS = {
   elevHigh: null,
   elevLow: null,
   startLatlng: null,
