@@ -146,6 +146,45 @@ export class TileRenderer {
     return level;
   }
 
+  /**
+   * The tiles of zoom z that may hold heat: those whose chunk list (the chunks whose box, grown by
+   * the brush, meets the tile: the lists counts() draws from) holds a chunk of a shown activity
+   * with a position outside the privacy zones. A superset of the tiles drawn on (a chunk's box is
+   * wider than its line); every other tile of z is empty. Keys x · 2^z + y, ascending; null when
+   * there are more than `limit`.
+   */
+  occupiedTiles(z: number, privacy: PrivacyFilter, limit: number): number[] | null {
+    if (z < 0 || z > MAX_ZOOM) return null;
+    const level = this.level(z);
+    if (level.byTile.size > limit * 4) return null;
+    const zones = privacy.zones.map((zone) => {
+      const b = privacyZoneBounds(zone);
+      return { zone: [zone], x0: worldX(b.west), x1: worldX(b.east), y0: worldY(b.north), y1: worldY(b.south) };
+    });
+    const shown = (c: number): boolean => {
+      if (privacy.excluded[level.chunkActivity[c]]) return false;
+      if (zones.length === 0) return true;
+      for (let i = level.chunkStart[c]; i < level.chunkEnd[c]; i++) {
+        const x = level.xs[i], y = level.ys[i];
+        const hidden = zones.some((h) =>
+          x >= h.x0 && x <= h.x1 && y >= h.y0 && y <= h.y1 && insidePrivacyZone([latOf(y), lngOf(x)], h.zone)
+        );
+        if (!hidden) return true;
+      }
+      return false;
+    };
+    const keys: number[] = [];
+    for (const [key, chunks] of level.byTile) {
+      if (!chunks.some(shown)) continue;
+      const slash = key.indexOf("/");
+      const x = Number(key.slice(0, slash)), y = Number(key.slice(slash + 1));
+      if (x < 0 || y < 0 || x >= 2 ** z || y >= 2 ** z) continue;
+      keys.push(x * 2 ** z + y);
+      if (keys.length > limit) return null;
+    }
+    return keys.sort((a, b) => a - b);
+  }
+
   /** Pass counts of one tile (256 × 256, row-major); null when nothing is drawn on it. */
   counts(z: number, x: number, y: number, privacy: PrivacyFilter): Uint16Array | null {
     if (z < 0 || z > MAX_ZOOM) return null;

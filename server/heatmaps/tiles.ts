@@ -4,7 +4,8 @@ import { heatmapTileSource, visibleHeatmapActivities } from "../../projections/h
 import { getBlob } from "../blobs.ts";
 import { publicZonesOf, visibleActivities } from "../privacy/engine.ts";
 import { type PrivacyFilter, TileRenderer } from "./render.ts";
-import { latOf, lngOf } from "./mercator.ts";
+import { latOf, lngOf, unitsPerPixel, worldX, worldY } from "./mercator.ts";
+import { insidePrivacyZone, privacyZoneBounds, type PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
 import { decodeTracks, type Tracks } from "./tracks.ts";
 
 /** What a tile request needs to know of its map (null when there is no such done map). */
@@ -29,7 +30,7 @@ interface Loaded {
   epoch: number;
   privacy: PrivacyFilter;
   /** The drawn tracks' bounds (computed on first use). */
-  bounds?: HeatmapBounds | null;
+  bounds?: ViewerBounds | null;
 }
 
 /** South-west and north-east corners, [[lat, lng], [lat, lng]]. */
@@ -39,13 +40,24 @@ export type HeatmapBounds = [[number, number], [number, number]];
 const AREA = Math.round((2 ** 32 / 40_075) * 150);
 
 /**
- * Where the viewer opens: the bounding box of the tracks of the activities still shown (not
- * excluded) in the area that holds the most of them — activities whose middles lie within ~150 km
- * of one activity's. Rides in two cities 1,000 km apart would otherwise open on a view where both
- * are dots; zooming out shows the rest. Null when no activity is shown.
+ * Each shown activity's box of drawn positions (world units: minX, minY, maxX, maxY): activities
+ * excluded (no longer public) count nowhere, and positions inside a current privacy zone are left
+ * out as the tiles leave them out (a zone added after the build is cleared at render time too), so
+ * no corner of a box is a position the tiles hide.
  */
-export function tracksBounds(tracks: Tracks, excluded: Uint8Array): HeatmapBounds | null {
-  // Each shown activity's box.
+function shownBoxes(
+  tracks: Tracks,
+  excluded: Uint8Array,
+  zones: readonly PrivacyZoneCircle[],
+): [number, number, number, number][] {
+  const zoneBoxes = zones.map((zone) => {
+    const b = privacyZoneBounds(zone);
+    return { zone: [zone], x0: worldX(b.west), x1: worldX(b.east), y0: worldY(b.north), y1: worldY(b.south) };
+  });
+  const hidden = (x: number, y: number) =>
+    zoneBoxes.some((z) =>
+      x >= z.x0 && x <= z.x1 && y >= z.y0 && y <= z.y1 && insidePrivacyZone([latOf(y), lngOf(x)], z.zone)
+    );
   const boxes = new Map<number, [number, number, number, number]>();
   for (let t = 0; t + 1 < tracks.trackStart.length; t++) {
     const activity = tracks.trackActivity[t];
@@ -53,6 +65,7 @@ export function tracksBounds(tracks: Tracks, excluded: Uint8Array): HeatmapBound
     let box = boxes.get(activity);
     for (let i = tracks.trackStart[t]; i < tracks.trackStart[t + 1]; i++) {
       const x = tracks.xs[i], y = tracks.ys[i];
+      if (zoneBoxes.length > 0 && hidden(x, y)) continue;
       if (!box) boxes.set(activity, box = [x, y, x, y]);
       if (x < box[0]) box[0] = x;
       if (y < box[1]) box[1] = y;
@@ -60,8 +73,28 @@ export function tracksBounds(tracks: Tracks, excluded: Uint8Array): HeatmapBound
       if (y > box[3]) box[3] = y;
     }
   }
-  if (boxes.size === 0) return null;
-  const list = [...boxes.values()];
+  return [...boxes.values()];
+}
+
+/** A box of world units as [[south, west], [north, east]] (world y grows southwards). */
+function latLngBox(minX: number, minY: number, maxX: number, maxY: number): HeatmapBounds {
+  const round = (v: number) => Math.round(v * 1e6) / 1e6;
+  return [[round(latOf(maxY)), round(lngOf(minX))], [round(latOf(minY)), round(lngOf(maxX))]];
+}
+
+/**
+ * Where the viewer opens: the bounding box of the tracks of the activities still shown (not
+ * excluded) in the area that holds the most of them — activities whose middles lie within ~150 km
+ * of one activity's. Rides in two cities 1,000 km apart would otherwise open on a view where both
+ * are dots; zooming out shows the rest. Null when no activity is shown.
+ */
+export function tracksBounds(
+  tracks: Tracks,
+  excluded: Uint8Array,
+  zones: readonly PrivacyZoneCircle[] = [],
+): HeatmapBounds | null {
+  const list = shownBoxes(tracks, excluded, zones);
+  if (list.length === 0) return null;
   const middles = list.map((b) => [(b[0] + b[2]) / 2, (b[1] + b[3]) / 2]);
   // The activity with the most others near it (quadratic: fine for the thousands a heatmap holds;
   // beyond 2,000 a sample of them is tried as the area's centre).
@@ -82,9 +115,28 @@ export function tracksBounds(tracks: Tracks, excluded: Uint8Array): HeatmapBound
     minX = Math.min(minX, list[b][0]), minY = Math.min(minY, list[b][1]);
     maxX = Math.max(maxX, list[b][2]), maxY = Math.max(maxY, list[b][3]);
   }
-  const round = (v: number) => Math.round(v * 1e6) / 1e6;
-  // World y grows southwards.
-  return [[round(latOf(maxY)), round(lngOf(minX))], [round(latOf(minY)), round(lngOf(maxX))]];
+  return latLngBox(minX, minY, maxX, maxY);
+}
+
+/** Where the viewer opens, and the tiles that may hold heat at one zoom (see TileRenderer.occupiedTiles). */
+export interface ViewerBounds {
+  open: HeatmapBounds;
+  occupied: { z: number; tiles: number[] } | null;
+}
+
+/** At most this many tiles are listed as occupied (the page carries them, ~10 bytes each). */
+const MAX_OCCUPIED = 4000;
+
+/**
+ * The zoom at which a box fits a 1280 × 900 window with the viewer's 24 px padding (at most 16, as
+ * the viewer opens): the zoom of a desktop's first view, the one whose occupied tiles are listed.
+ */
+export function openingZoom(bounds: HeatmapBounds): number {
+  const [[south, west], [north, east]] = bounds;
+  const width = worldX(east) - worldX(west), height = worldY(south) - worldY(north);
+  let z = 16;
+  while (z > 0 && (width / unitsPerPixel(z) > 1280 - 48 || height / unitsPerPixel(z) > 900 - 48)) z--;
+  return z;
 }
 
 export interface RenderedTile {
@@ -126,9 +178,18 @@ export class TileService {
    * The bounds of what the map draws now (its public activities' tracks), for the viewer to open on;
    * the same decoded tracks the tiles are drawn from (loaded once, cached).
    */
-  async bounds(db: Queryable, source: TileSource): Promise<HeatmapBounds | null> {
+  async bounds(db: Queryable, source: TileSource): Promise<ViewerBounds | null> {
     const loaded = await this.#load(db, source);
-    if (loaded.bounds === undefined) loaded.bounds = tracksBounds(loaded.renderer.tracks, loaded.privacy.excluded);
+    if (loaded.bounds === undefined) {
+      const { tracks } = loaded.renderer, { excluded, zones } = loaded.privacy;
+      const open = tracksBounds(tracks, excluded, zones);
+      if (!open) loaded.bounds = null;
+      else {
+        const z = openingZoom(open);
+        const tiles = loaded.renderer.occupiedTiles(z, loaded.privacy, MAX_OCCUPIED);
+        loaded.bounds = { open, occupied: tiles ? { z, tiles } : null };
+      }
+    }
     return loaded.bounds;
   }
 

@@ -36,6 +36,10 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
     file: () => fileURLToPath(new URL("./heatmap-viewer/viewer.js", import.meta.url)),
     type: "text/javascript; charset=utf-8",
   },
+  "occupancy.js": {
+    file: () => fileURLToPath(new URL("./heatmap-viewer/occupancy.js", import.meta.url)),
+    type: "text/javascript; charset=utf-8",
+  },
 };
 const assetCache = new Map<string, Uint8Array>();
 
@@ -160,8 +164,8 @@ async function heatmapTile(c: Context, platform: Platform): Promise<Response> {
 }
 
 /**
- * The viewer's configuration: the tracks' bounds (the tiles' own data, decoded once for the tiles
- * that follow); the build's center and zoom when they cannot be read.
+ * The viewer's configuration: where it opens and the tiles that may hold heat (from the tiles' own data,
+ * decoded once for the tiles that follow); the build's center and zoom when they cannot be read.
  */
 async function viewerConfig(platform: Platform, row: HeatmapRow, base: ReturnType<typeof baseMapSetting>) {
   let bounds = null;
@@ -170,7 +174,8 @@ async function viewerConfig(platform: Platform, row: HeatmapRow, base: ReturnTyp
     bounds = await tileServiceOf(platform).bounds(platform.db, source).catch(() => null);
   }
   return {
-    bounds,
+    bounds: bounds?.open ?? null,
+    occupied: bounds?.occupied ?? null,
     tilePath: heatmapUrls("", row.athlete_id, row.id).tile_path,
     center: row.center_lat === null ? null : [row.center_lat, row.center_lng],
     zoom: row.center_zoom ?? 2,
@@ -222,7 +227,8 @@ async function viewerPage(c: Context, platform: Platform): Promise<Response> {
       describe(row)
     }${empty}</div>
 <script type="application/json" id="heatmap-config">${JSON.stringify(config).replace(/</g, "\\u003c")}</script>
-<script src="/heatmap-viewer/leaflet.js"></script><script src="/heatmap-viewer/viewer.js"></script>`;
+<script src="/heatmap-viewer/leaflet.js"></script><script src="/heatmap-viewer/occupancy.js"></script>
+<script src="/heatmap-viewer/viewer.js"></script>`;
   return c.html(page("Heatmap", body, head), 200, security);
 }
 

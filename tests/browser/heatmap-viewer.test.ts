@@ -186,4 +186,63 @@ describe("heatmap viewer page", () => {
     },
     120_000,
   );
+
+  it(
+    "asks only for the tiles that may hold heat, and shows exactly what asking for every tile shows",
+    async () => {
+      const res = await server.api("POST", "/v3/athlete/heatmaps", {
+        token: athlete.token,
+        form: { activity_type_ids: "1,2" },
+      });
+      expect(res.status).toBe(201);
+      expect((await waitForBuild(server, athlete.id, res.body.id, athlete.token)).status).toBe("done");
+      /** The view at the opening zoom and two zooms out: heat tiles asked for, and the screenshots. */
+      const look = async (everyTile: boolean) => {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+        const page = await context.newPage();
+        if (everyTile) {
+          // The bare baseline: the same page without the list of occupied tiles (the viewer then asks for every tile).
+          await page.route(res.body.web_url, async (route) => {
+            const response = await route.fetch();
+            const html = (await response.text()).replace(/"occupied":\{[^}]*\}/, '"occupied":null');
+            expect(html).toContain('"occupied":null');
+            await route.fulfill({ response, body: html });
+          });
+        }
+        const asked: string[] = [];
+        page.on("request", (req) => /\/tiles\/\d+\/\d+\/\d+\.png$/.test(req.url()) && asked.push(req.url()));
+        await page.goto(res.body.web_url);
+        const ready = () => (window as unknown as { heatmapViewer: { ready: boolean } }).heatmapViewer?.ready;
+        await page.waitForFunction(ready, undefined, { timeout: 30_000 });
+        await page.waitForTimeout(400); // Leaflet fades tiles in
+        const shots = [await page.screenshot({ type: "png" })];
+        const opening = asked.length;
+        await page.locator("#map").focus();
+        for (const step of [1, 2]) {
+          await page.evaluate(() =>
+            (window as unknown as { heatmapViewer: { ready: boolean } }).heatmapViewer.ready = false
+          );
+          await page.keyboard.press("Minus");
+          await page.waitForFunction(ready, undefined, { timeout: 30_000 });
+          await page.waitForTimeout(600); // Leaflet's zoom animation and fade
+          shots.push(await page.screenshot({ type: "png" }));
+          expect(step).toBeGreaterThan(0);
+        }
+        await context.close();
+        return { opening, shots };
+      };
+      const listed = await look(false);
+      const every = await look(true);
+      expect(listed.opening).toBeGreaterThan(0);
+      // A 1280 x 900 window spans 20-30 tiles; the Lyon rides fill a few of them.
+      expect(listed.opening).toBeLessThan(every.opening / 2);
+      for (let i = 0; i < listed.shots.length; i++) {
+        const a = decode(new Uint8Array(listed.shots[i])).data, b = decode(new Uint8Array(every.shots[i])).data;
+        let differ = 0;
+        for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) differ++;
+        expect(differ, `view ${i}`).toBe(0);
+      }
+    },
+    120_000,
+  );
 });

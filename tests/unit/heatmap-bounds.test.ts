@@ -43,4 +43,15 @@ describe("where the heatmap viewer opens (tracksBounds)", () => {
     expect(s2).toBeCloseTo(59.91, 4);
     expect(tracksBounds(tracksOf([OSLO]), Uint8Array.from([1]))).toBeNull();
   });
+
+  it("positions inside a privacy zone (one added after the build too) are no corner of the box", () => {
+    // The ride starts at home, its south-west corner; the zone hides it as the tiles do.
+    const home: [number, number] = [45.70, 4.80];
+    const ride: [number, number][] = [home, [45.7005, 4.8005], [45.76, 4.83], [45.78, 4.86]];
+    const open = tracksBounds(tracksOf([ride]), new Uint8Array(1))!;
+    expect(open[0][0]).toBeCloseTo(45.70, 4);
+    const [[s, w]] = tracksBounds(tracksOf([ride]), new Uint8Array(1), [{ lat: 45.70, lng: 4.80, radius_m: 500 }])!;
+    expect(s).toBeCloseTo(45.76, 4);
+    expect(w).toBeCloseTo(4.83, 4);
+  });
 });

@@ -20,7 +20,18 @@
     L.tileLayer(config.baseMapUrl, { maxZoom: 19, attribution: config.baseMapAttribution || "", className: "basemap" })
       .addTo(map);
   }
-  const heat = L.tileLayer(config.tilePath + "/{z}/{x}/{y}.png", {
+  // Tiles that cannot hold any heat are not asked for: a transparent image stands in (the rule is
+  // occupancy.js's). Opening on a city's rides is then the handful of tiles with heat, not the
+  // 20-30 a 1280 px window spans.
+  const NOTHING =
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+  const mayHoldHeat = window.heatmapMayHoldHeat(config.occupied);
+  const HeatLayer = L.TileLayer.extend({
+    getTileUrl: function (coords) {
+      return mayHoldHeat(coords) ? L.TileLayer.prototype.getTileUrl.call(this, coords) : NOTHING;
+    },
+  });
+  const heat = new HeatLayer(config.tilePath + "/{z}/{x}/{y}.png", {
     minZoom: 0,
     maxZoom: 18,
     noWrap: true,
