@@ -20,7 +20,7 @@ import { deviceFile, SHARED_DEVICES } from "../helpers/fixtures.ts";
  * (headless, a fresh profile) against the server as `npm start` runs it (Deno, PGlite on disk).
  *
  * Ada uploads one real device file of each kind (ride with power, run, pool swim, open-water swim,
- * indoor rowing, triathlon — a multisport file); Eddy follows her. Then every page of the web app,
+ * indoor rowing, a triathlon with an open-water swim leg, a run + ride multisport file); Eddy follows her. Then every page of the web app,
  * for Ada, for Eddy viewing Ada's, and signed out, is opened at 1280 and 390 px wide; each load:
  * - no console error, no uncaught page error;
  * - no serious or critical axe violation;
@@ -49,8 +49,10 @@ const KINDS = {
     sportType: "Swim",
   },
   rowing: { file: deviceFile("fit/garmin-vivoactivehr-indoor-rowing-nogps.fit"), dataType: "fit", type: "Rowing" },
-  // fenix 2 multisport (generic, transition, running and cycling sessions): the corpus's only multisport file.
-  triathlon: { file: deviceFile("fit/garmin-fenix2-multisport-large.fit"), dataType: "fit", type: undefined },
+  // FR920XT triathlon in one FIT file: open-water swim, transition, ride, transition, run.
+  triathlon: { file: deviceFile("fit/garmin-fr920xt-triathlon-openwater.fit"), dataType: "fit", type: undefined },
+  // fenix 2 multisport (generic, transition, running and cycling sessions), 69.8 km.
+  multisport: { file: deviceFile("fit/garmin-fenix2-multisport-large.fit"), dataType: "fit", type: undefined },
 } as const;
 type Kind = keyof typeof KINDS;
 const WIDTHS = [1280, 390] as const;
@@ -96,11 +98,7 @@ interface Spec {
  * Defects in code this suite's author does not own (reported, see docs/web-app.md), listed so the
  * suite still fails on anything new: each is a pattern of the problem's text.
  */
-const KNOWN: RegExp[] = [
-  // The heatmap viewer (server/heatmaps, server/web/heatmap-viewer/viewer.js): its first view waits
-  // for tiles the server renders on demand; 0.9-1.3 s to the heat layer's "load" on this machine.
-  /^Ada heatmap viewer \(\S+\) at 1280 px: content drawn after \d+ ms$/,
-];
+const KNOWN: RegExp[] = [];
 
 interface Row {
   who: string;
@@ -312,6 +310,8 @@ describe("the web app as a daily training log", () => {
     expect(types.pool).toBe("Swim");
     expect(types.openWater).toBe("Swim");
     expect(types.rowing).toBe("Rowing");
+    // One activity of the sport with the most timer time (docs/numbers.md, "Multisport files").
+    expect(types.triathlon).toBe("Ride");
     expect(Object.values(ids).every((id) => id > 0)).toBe(true);
   });
 
@@ -425,6 +425,36 @@ describe("the web app as a daily training log", () => {
     await page.goto(`${server.url}/activities?sport=Rowing`);
     await untilState(page, "lists");
     expect(await page.locator(`li[data-activity="${ids.rowing}"] .stats`).innerText()).not.toMatch(/0\.00 km/);
+    expect(ada.errors.slice(errorsBefore)).toEqual([]);
+  }, 120_000);
+
+  it("a triathlon (swim, ride, run in one file): one activity, each leg a lap, for Ada and for Eddy", async () => {
+    const { page } = ada;
+    const errorsBefore = ada.errors.length;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${server.url}/`);
+    const tri = await pageApi<{ distance: number; laps: { distance: number }[] }>(page, `/activities/${ids.triathlon}`);
+    // Swim, transition, ride, transition, run: the file's five sessions, one lap each.
+    expect(tri.laps.length).toBe(5);
+    for (const v of [ada, eddy]) {
+      await v.page.setViewportSize({ width: 1280, height: 900 });
+      await v.page.goto(`${server.url}/activities/${ids.triathlon}`);
+      await activityDone(v.page);
+      const summary = await v.page.locator("#summary").innerText();
+      expect(summary).toContain(`${(tri.distance / 1000).toFixed(1)} km`);
+      const rows = await v.page.locator("#laps tbody tr").allInnerTexts();
+      expect(rows.length).toBe(5);
+      // The swim leg (1.64 km) and the run leg (9.81 km) as the API counts them.
+      expect(rows[0]).toContain(`${(tri.laps[0].distance / 1000).toFixed(2)} km`);
+      expect(rows[4]).toContain(`${(tri.laps[4].distance / 1000).toFixed(2)} km`);
+      expect(await v.page.locator("#charts figure.chart").count()).toBeGreaterThan(0);
+      expect(await v.page.locator("#map .leaflet-container, #map.leaflet-container").count()).toBe(1);
+      if (v === ada) {
+        const [desktop, phone] = await screenshots(page, "activity-triathlon", () => page.waitForTimeout(400));
+        copyFileSync(desktop, join(SCREENS, "activity-triathlon-desktop.png"));
+        copyFileSync(phone, join(SCREENS, "activity-triathlon-phone.png"));
+      }
+    }
     expect(ada.errors.slice(errorsBefore)).toEqual([]);
   }, 120_000);
 
