@@ -28,6 +28,11 @@ export const lapFacts = z.object({
   averageWatts: z.number().nullable(),
   averageHeartrate: z.number().nullable(),
   maxHeartrate: z.number().nullable(),
+  /**
+   * A multisport file's lap: the sport of the leg (FIT session) it starts in, null in a transition;
+   * absent on other files' laps (and on laps recorded before it was kept): the activity's.
+   */
+  sportType: activityType.nullable().optional(),
 });
 
 export const splitFacts = z.object({

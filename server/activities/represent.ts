@@ -169,6 +169,7 @@ export function laps(row: ActivityRow) {
     lap_index: lap.lapIndex,
     split: lap.lapIndex,
     pace_zone: row.type === "Run" ? 0 : null,
+    sport_type: lap.sportType === undefined ? row.facts.sportType ?? row.type : lap.sportType,
   }));
 }
 

@@ -176,6 +176,9 @@ export const zLap = model(
     lap_index: int,
     split: int,
     pace_zone: nullableInt,
+    sport_type: z.string().nullable().describe(
+      "This server's addition: the sport of the lap's leg in a multisport file (a triathlon's swim, ride, run; null in a transition), else the activity's sport_type.",
+    ),
   }),
   "A lap as the device recorded it.",
   {
@@ -201,6 +204,7 @@ export const zLap = model(
     lap_index: 1,
     split: 1,
     pace_zone: null,
+    sport_type: "Ride",
   },
 );
 

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { lapFacts } from "../../events/activity/events.ts";
 import { maxOf, timeWeightedMean } from "./averages.ts";
 import { elevationGain } from "./elevation.ts";
+import { sessionSportAt } from "./multisport.ts";
 import { iso, round } from "./rounding.ts";
 import { cadence, heartrate, heartRateMean } from "./sensors.ts";
 import type { DeviceLap, ParsedFile } from "./types.ts";
@@ -84,9 +85,11 @@ export function lapsOf(input: LapsInput): LapFacts[] {
       : lap.averageHeartrate == null
       ? null
       : round(lap.averageHeartrate, 1);
+    const leg = sessionSportAt(parsed, lap.startTime);
     return {
       lapIndex: k + 1,
       name: `Lap ${k + 1}`,
+      ...(leg === undefined ? {} : { sportType: leg }),
       startIndex: a,
       endIndex: b,
       startDate: iso(

@@ -36,3 +36,17 @@ export function sessionThresholds(parsed: ParsedFile, type: ActivityType): Float
   if (samples.length > 1) out[0] = out[1];
   return out;
 }
+
+/**
+ * A multisport file: the sport of the session a moment lies in (null in a transition or outside
+ * every session); undefined for a file of one session.
+ */
+export function sessionSportAt(parsed: ParsedFile, time: number): ActivityType | null | undefined {
+  const sessions = parsed.sessions ?? [];
+  if (sessions.length < 2) return undefined;
+  // The latest session begun by then: a session's end (start + elapsed, in ms) may pass the next
+  // one's start (an FR920XT's swim ends 521 ms after its transition starts, at whole seconds).
+  let session: (typeof sessions)[number] | undefined;
+  for (const s of sessions) if (s.startTime <= time && (!session || s.startTime >= session.startTime)) session = s;
+  return session && time < session.endTime ? session.sport : null;
+}

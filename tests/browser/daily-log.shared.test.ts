@@ -428,35 +428,49 @@ describe("the web app as a daily training log", () => {
     expect(ada.errors.slice(errorsBefore)).toEqual([]);
   }, 120_000);
 
-  it("a triathlon (swim, ride, run in one file): one activity, each leg a lap, for Ada and for Eddy", async () => {
-    const { page } = ada;
-    const errorsBefore = ada.errors.length;
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(`${server.url}/`);
-    const tri = await pageApi<{ distance: number; laps: { distance: number }[] }>(page, `/activities/${ids.triathlon}`);
-    // Swim, transition, ride, transition, run: the file's five sessions, one lap each.
-    expect(tri.laps.length).toBe(5);
-    for (const v of [ada, eddy]) {
-      await v.page.setViewportSize({ width: 1280, height: 900 });
-      await v.page.goto(`${server.url}/activities/${ids.triathlon}`);
-      await activityDone(v.page);
-      const summary = await v.page.locator("#summary").innerText();
-      expect(summary).toContain(`${(tri.distance / 1000).toFixed(1)} km`);
-      const rows = await v.page.locator("#laps tbody tr").allInnerTexts();
-      expect(rows.length).toBe(5);
-      // The swim leg (1.64 km) and the run leg (9.81 km) as the API counts them.
-      expect(rows[0]).toContain(`${(tri.laps[0].distance / 1000).toFixed(2)} km`);
-      expect(rows[4]).toContain(`${(tri.laps[4].distance / 1000).toFixed(2)} km`);
-      expect(await v.page.locator("#charts figure.chart").count()).toBeGreaterThan(0);
-      expect(await v.page.locator("#map .leaflet-container, #map.leaflet-container").count()).toBe(1);
-      if (v === ada) {
-        const [desktop, phone] = await screenshots(page, "activity-triathlon", () => page.waitForTimeout(400));
-        copyFileSync(desktop, join(SCREENS, "activity-triathlon-desktop.png"));
-        copyFileSync(phone, join(SCREENS, "activity-triathlon-phone.png"));
+  it(
+    "a triathlon (swim, ride, run in one file): one activity, each leg a lap in its sport's units, for Ada and Eddy",
+    async () => {
+      const { page } = ada;
+      const errorsBefore = ada.errors.length;
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`${server.url}/`);
+      const tri = await pageApi<{ distance: number; laps: { distance: number }[] }>(
+        page,
+        `/activities/${ids.triathlon}`,
+      );
+      // Swim, transition, ride, transition, run: the file's five sessions, one lap each.
+      expect(tri.laps.length).toBe(5);
+      for (const v of [ada, eddy]) {
+        await v.page.setViewportSize({ width: 1280, height: 900 });
+        await v.page.goto(`${server.url}/activities/${ids.triathlon}`);
+        await activityDone(v.page);
+        const summary = await v.page.locator("#summary").innerText();
+        expect(summary).toContain(`${(tri.distance / 1000).toFixed(1)} km`);
+        const rows = await v.page.locator("#laps tbody tr").allInnerTexts();
+        expect(rows.length).toBe(5);
+        // Each leg in its own sport's units: the swim (1,645 m) paced per 100 m, the ride in km/h,
+        // the run (9.81 km) per km, the transitions named.
+        expect(rows[0]).toMatch(/^1\s+Swim\s/);
+        expect(rows[0]).toContain(`${Math.round(tri.laps[0].distance).toLocaleString("en")} m`);
+        expect(rows[0]).toContain("/100 m");
+        expect(rows[1]).toContain("Transition");
+        expect(rows[2]).toMatch(/Ride[\s\S]*km\/h/);
+        expect(rows[4]).toMatch(/^5\s+Run\s/);
+        expect(rows[4]).toContain(`${(tri.laps[4].distance / 1000).toFixed(2)} km`);
+        expect(rows[4]).toContain("/km");
+        expect(await v.page.locator("#charts figure.chart").count()).toBeGreaterThan(0);
+        expect(await v.page.locator("#map .leaflet-container, #map.leaflet-container").count()).toBe(1);
+        if (v === ada) {
+          const [desktop, phone] = await screenshots(page, "activity-triathlon", () => page.waitForTimeout(400));
+          copyFileSync(desktop, join(SCREENS, "activity-triathlon-desktop.png"));
+          copyFileSync(phone, join(SCREENS, "activity-triathlon-phone.png"));
+        }
       }
-    }
-    expect(ada.errors.slice(errorsBefore)).toEqual([]);
-  }, 120_000);
+      expect(ada.errors.slice(errorsBefore)).toEqual([]);
+    },
+    120_000,
+  );
 
   it("imperial units: swims in yards, paced per 100 yd; other sports in miles", async () => {
     const { page } = ada;

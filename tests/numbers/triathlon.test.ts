@@ -77,4 +77,40 @@ describe("a triathlon in one FIT file", () => {
     expect(Math.abs(swimMean - field(swim, "avgHeartRate"))).toBeLessThanOrEqual(2);
     expect(Math.abs(Math.max(...swimHr) - field(swim, "maxHeartRate"))).toBeLessThanOrEqual(2);
   });
+
+  it("each lap carries the sport of its leg (null in a transition), the laps of another file the activity's", async () => {
+    const { sessions, laps } = readFit(deviceFile(FILE));
+    // Another athlete (the file is the first test's: a duplicate for that athlete).
+    const other = await server.athlete();
+    const activity = await uploadActivity(
+      server,
+      other,
+      new Uint8Array(readFileSync(deviceFile(FILE))),
+      "triathlon-laps.fit",
+    );
+    // The file's own laps of each session (FIT session first_lap_index and num_laps).
+    const legs: (string | null)[] = laps.map(() => null);
+    for (const s of sessions) {
+      for (let k = 0; k < field(s, "numLaps"); k++) {
+        legs[field(s, "firstLapIndex") + k] = TYPES[String(s.sport)] ?? null;
+      }
+    }
+    expect(activity.laps.length).toBe(laps.length);
+    expect(activity.laps.map((l: { sport_type: string | null }) => l.sport_type)).toEqual(legs);
+    expect(activity.laps.map((l: { sport_type: string | null }) => l.sport_type)).toEqual([
+      "Swim",
+      null,
+      "Ride",
+      null,
+      "Run",
+    ]);
+    const ride = await uploadActivity(
+      server,
+      athlete,
+      new Uint8Array(readFileSync(deviceFile("fit/garmin-edge500-cycling-hr-cad-pauses.fit"))),
+      "ride.fit",
+    );
+    expect(ride.laps.length).toBeGreaterThan(0);
+    expect(ride.laps.every((l: { sport_type: string | null }) => l.sport_type === ride.sport_type)).toBe(true);
+  });
 });

@@ -150,6 +150,33 @@ function achievements(e) {
   return out.length ? out : "—";
 }
 
+/**
+ * Laps in their own sport's units: a multisport file's laps carry their leg's sport (sport_type;
+ * null in a transition), so a triathlon's swim leg reads per 100 m and its run per km, with a "Leg"
+ * column; other activities' laps are the activity's sport.
+ */
+function lapsTable(laps, type) {
+  const sports = laps.map((l) => (l.sport_type === undefined ? type : l.sport_type));
+  const legs = new Set(sports).size > 1;
+  const unitOf = (sport) => sport ?? type;
+  const head = legs
+    ? ["Lap", "Leg", "Distance", "Time", "Speed / pace", "Avg HR"]
+    : ["Lap", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Avg HR"];
+  return table(
+    "Laps",
+    head,
+    laps.map((l, i) => [
+      String(l.lap_index ?? l.name),
+      ...(legs ? [sports[i] ? readableName(sports[i]) : "Transition"] : []),
+      l.distance ? distanceText(l.distance, unitOf(sports[i])) : "—",
+      duration(l.moving_time),
+      speedText(l.average_speed, unitOf(sports[i])),
+      l.average_heartrate ? `${Math.round(l.average_heartrate)}` : "—",
+    ]),
+    "laps",
+  );
+}
+
 function tables(a) {
   const type = a.type;
   return [
@@ -167,20 +194,7 @@ function tables(a) {
       ]),
       "splits",
     ),
-    table(
-      "Laps",
-      ["Lap", "Distance", "Time", isPaceSport(type) ? "Pace" : "Speed", "Avg HR"],
-      (a.laps ?? []).map((
-        l,
-      ) => [
-        String(l.lap_index ?? l.name),
-        l.distance ? distanceText(l.distance, type) : "—",
-        duration(l.moving_time),
-        speedText(l.average_speed, type),
-        l.average_heartrate ? `${Math.round(l.average_heartrate)}` : "—",
-      ]),
-      "laps",
-    ),
+    lapsTable(a.laps ?? [], type),
     table(
       "Segment efforts",
       ["Segment", "Time", "Distance", "Achievements"],
