@@ -515,6 +515,7 @@ describe("laps", () => {
       lap_index: 2,
       split: 2,
       pace_zone: 0,
+      sport_type: "Run",
     });
     expect((await server.api("GET", "/v3/activities/x/laps", { token: other.token })).status).toBe(400);
   });

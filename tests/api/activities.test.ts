@@ -324,6 +324,7 @@ describe("GET /v3/activities/:id", () => {
         lap_index: 1,
         split: 1,
         pace_zone: 0,
+        sport_type: "Run",
       },
       expect.objectContaining({
         lap_index: 2,
