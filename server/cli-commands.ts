@@ -12,6 +12,7 @@ import { webhookCommands } from "./webhooks/cli.ts";
 import { operationsCommands } from "./ops/cli.ts";
 import { archiveCommands } from "./archive/cli.ts";
 import { routeCommands } from "./athlete-routes/cli.ts";
+import { elevationCommands } from "./elevation/cli.ts";
 
 /** Every admin CLI command. Add one spread per command family. */
 export const allCommands: CliCommand[] = [
@@ -29,4 +30,5 @@ export const allCommands: CliCommand[] = [
   ...operationsCommands,
   ...archiveCommands,
   ...routeCommands,
+  ...elevationCommands,
 ];

@@ -159,6 +159,12 @@ export const SETTINGS: readonly Setting[] = [
   { name: "QUIET", default: "0", description: "1 = no start-up banner and no request log" },
   { name: "HEATMAP_BASEMAP_URL", default: "(unset)", description: "base-map tile URL template for the heatmap viewer" },
   { name: "HEATMAP_BASEMAP_ATTRIBUTION", default: "(unset)", description: "attribution shown under that base map" },
+  {
+    name: "ELEVATION_TILES_DIR",
+    default: "(unset)",
+    description:
+      "folder of SRTM .hgt tiles: non-barometric recordings take the terrain's altitude (`npm run cli -- elevation fetch` fills it)",
+  },
 ];
 
 /** A setting with a value the server cannot use: reported as one line, exit code 2. */

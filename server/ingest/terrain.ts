@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -29,16 +29,26 @@ export function tileName(lat: number, lng: number): string {
   return `${ns}${String(Math.abs(la)).padStart(2, "0")}${ew}${String(Math.abs(lo)).padStart(3, "0")}.hgt`;
 }
 
-const byDir = new Map<string, Terrain>();
+const byDir = new Map<string, { terrain: Terrain; changed: number }>();
+/** Tiles kept decoded per folder (a 1″ tile is 26 MB, a 3″ one 2.9 MB). */
+const MAX_LOADED_TILES = 8;
 
 /** The terrain of the tiles in `dir` (tiles read once, when first needed), or null when no folder is configured or it does not exist. */
 export function terrainFrom(dir: string | null | undefined): Terrain | null {
   if (!dir || !existsSync(dir)) return null;
+  // A tile written into the folder since (`elevation fetch`, by this process, a worker or another)
+  // changes the folder's modification time: what was read of it, and known missing, is read again.
+  const changed = statSync(dir).mtimeMs;
   const known = byDir.get(dir);
-  if (known) return known;
+  if (known && known.changed === changed) return known.terrain;
   const tiles = new Map<string, Tile | null>();
   const tileOf = (name: string): Tile | null => {
-    if (tiles.has(name)) return tiles.get(name)!;
+    if (tiles.has(name)) {
+      const known = tiles.get(name)!;
+      tiles.delete(name);
+      tiles.set(name, known); // most recently used last
+      return known;
+    }
     let tile: Tile | null = null;
     for (const candidate of [name, name.toLowerCase()]) {
       const path = join(dir, candidate);
@@ -51,6 +61,14 @@ export function terrainFrom(dir: string | null | undefined): Terrain | null {
       break;
     }
     tiles.set(name, tile);
+    // At most MAX_LOADED_TILES grids in memory (a 1″ tile is 26 MB): the least recently used goes.
+    let loaded = 0;
+    for (const t of tiles.values()) if (t) loaded++;
+    for (const [key, t] of tiles) {
+      if (loaded <= MAX_LOADED_TILES && tiles.size <= 4 * MAX_LOADED_TILES) break;
+      tiles.delete(key);
+      if (t) loaded--;
+    }
     return tile;
   };
   const terrain: Terrain = {
@@ -73,6 +91,6 @@ export function terrainFrom(dir: string | null | undefined): Terrain | null {
       return (v00 * (1 - fx) + v01 * fx) * (1 - fy) + (v10 * (1 - fx) + v11 * fx) * fy;
     },
   };
-  byDir.set(dir, terrain);
+  byDir.set(dir, { terrain, changed });
   return terrain;
 }

@@ -1,18 +1,7 @@
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { loadPgliteDataDir } from "../../events/db/pglite.ts";
 import { lastPosition } from "../../events/log-queries.ts";
 import { ADMIN_FILE } from "../data-dir.ts";
@@ -20,25 +9,8 @@ import { configFromEnv } from "../config.ts";
 import { type Platform } from "../platform.ts";
 import { openPlatform } from "../open-platform.ts";
 import { copyPlatform, CopyTargetError } from "./store-copy.ts";
+import { writeDurably } from "./durable-file.ts";
 import { type CliCommand, CliUsageError, requireString } from "../cli/command.ts";
-
-/** Writes bytes to path through a temporary file, synced, renamed into place: never a half file. */
-function writeDurably(path: string, bytes: Uint8Array): void {
-  const partial = `${path}.partial`;
-  const fd = openSync(partial, "w", 0o600);
-  try {
-    for (let offset = 0; offset < bytes.byteLength;) offset += writeSync(fd, bytes, offset);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(partial, path);
-  try {
-    const dir = openSync(dirname(path), "r");
-    fsyncSync(dir);
-    closeSync(dir);
-  } catch { /* some filesystems cannot sync a directory */ }
-}
 
 const backup: CliCommand = {
   name: "backup",

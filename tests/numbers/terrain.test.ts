@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceFile } from "../helpers/fixtures.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
-import { activityStreams, expectNear, greatCircle, uploadActivity } from "./device-totals.ts";
+import { activityStreams, expectNear, uploadActivity } from "./device-totals.ts";
+import { definitionGain, gpxPoints, istriaAt, istriaTile } from "./terrain-plane.ts";
 
 /**
  * Issue #32, cause 9: with SRTM tiles in the configured folder (ELEVATION_TILES_DIR), a
@@ -15,9 +16,6 @@ import { activityStreams, expectNear, greatCircle, uploadActivity } from "./devi
  */
 const SIZE = 1201;
 const planeAt = (lat: number) => 1000 + 10 * (SIZE - 1) * (lat - 52); // the tile N52E004: row 1200 is 52°N
-
-/** The Istrian plane: 20 m per 0.001° northwards, 8 m per 0.001° eastwards, 200 m near Karojba. */
-const istriaAt = (lat: number, lng: number) => 200 + 20_000 * (lat - 45.28) + 8_000 * (lng - 13.96);
 
 let server: TestServer;
 let athlete: TestAthlete;
@@ -30,14 +28,7 @@ beforeAll(async () => {
     for (let c = 0; c < SIZE; c++) tile.writeInt16BE(value, (r * SIZE + c) * 2);
   }
   writeFileSync(join(dir, "N52E004.hgt"), tile);
-  // N45E013 (Istria): a plane rising north-east, whole metres at the grid points.
-  const istria = Buffer.alloc(SIZE * SIZE * 2);
-  for (let r = 0; r < SIZE; r++) {
-    for (let c = 0; c < SIZE; c++) {
-      istria.writeInt16BE(Math.round(istriaAt(46 - r / (SIZE - 1), 13 + c / (SIZE - 1))), (r * SIZE + c) * 2);
-    }
-  }
-  writeFileSync(join(dir, "N45E013.hgt"), istria);
+  writeFileSync(join(dir, "N45E013.hgt"), istriaTile());
   process.env.ELEVATION_TILES_DIR = dir;
   server = await startTestServer();
   athlete = await server.athlete();
@@ -71,40 +62,12 @@ describe("cause 9: elevation from the terrain model", () => {
   it("a phone's walk (My Tracks, Karojba): gain from the terrain, not from the phone's noisy altitude", async () => {
     // Without tiles this walk reads 536 m from the phone's altitude (tests/numbers/phone-gpx-hike.test.ts).
     const gpx = readFileSync(deviceFile("gpx/mytracks-android-hike-karojba.gpx"), "utf8");
-    const points = [...gpx.matchAll(/<trkpt lat="([^"]+)" lon="([^"]+)"/g)].map((m) =>
-      [Number(m[1]), Number(m[2])] as [number, number]
-    );
+    const { points, times } = gpxPoints(gpx);
     expect(points).toHaveLength(1852);
-    // The plane's climbs along the recorded positions as the definition counts them (docs/numbers.md,
-    // "Elevation gain": jumps faster than 5 m/s taken out, averaged over ±20 m of the way, then every
-    // rise of 2 m above the last low), computed here: the plane resampled every metre along the track.
-    const times = [...gpx.matchAll(/<time>([^<]+)<\/time>/g)].map((m) => Date.parse(m[1])).slice(-points.length);
     expect(times).toHaveLength(points.length);
+    // The plane's climbs along the recorded positions as the definition counts them.
+    const expected = definitionGain(points, times, istriaAt);
     const profile = points.map(([lat, lng]) => istriaAt(lat, lng));
-    // A change faster than 5 m/s is a jump, taken out (the series after it shifted), not climbed.
-    const steady = [profile[0]];
-    for (let i = 1, shift = 0; i < profile.length; i++) {
-      const dz = profile[i] - shift - steady[i - 1];
-      if (Math.abs(dz) > 5 * Math.max((times[i] - times[i - 1]) / 1000, 1)) shift += dz;
-      steady.push(profile[i] - shift);
-    }
-    const along = [0];
-    for (let i = 1; i < points.length; i++) along.push(along[i - 1] + greatCircle(points[i - 1], points[i]));
-    const metres: number[] = [];
-    for (let d = 0, j = 0; d <= along[along.length - 1]; d++) {
-      while (j < along.length - 2 && along[j + 1] < d) j++;
-      const span = along[j + 1] - along[j];
-      const f = span > 0 ? Math.min(1, (d - along[j]) / span) : 0;
-      metres.push(steady[j] + f * (steady[j + 1] - steady[j]));
-    }
-    let expected = 0, low = Infinity;
-    for (let i = 0; i < metres.length; i++) {
-      const window = metres.slice(Math.max(0, i - 20), i + 21);
-      const mean = window.reduce((x, y) => x + y, 0) / window.length;
-      if (low === Infinity) low = mean;
-      else if (mean - low >= 2) expected += mean - low, low = mean;
-      else if (mean < low) low = mean;
-    }
     expect(expected).toBeGreaterThan(100);
     const activity = await uploadActivity(server, athlete, new TextEncoder().encode(gpx), "karojba-terrain.gpx", {
       activity_type: "hike",
