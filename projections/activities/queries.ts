@@ -262,21 +262,3 @@ export async function uploadedActivityIds(db: Queryable): Promise<number[]> {
   const rows = await db.query<{ id: number }>("select id from activities where upload_id is not null order by id");
   return rows.map((r) => Number(r.id));
 }
-
-/**
- * The summary polylines of uploaded activities, a page at a time by id (`after` the last id seen):
- * where the recordings went, for the terrain tiles they need.
- */
-export async function uploadedSummaryPolylines(
-  db: Queryable,
-  after: number,
-  limit: number,
-): Promise<{ id: number; polyline: string }[]> {
-  const rows = await db.query<{ id: number; polyline: string }>(
-    `select id, facts->>'summaryPolyline' as polyline from activities
-      where upload_id is not null and id > $1 and coalesce(facts->>'summaryPolyline', '') <> ''
-      order by id limit $2`,
-    [after, limit],
-  );
-  return rows.map((r) => ({ id: Number(r.id), polyline: r.polyline }));
-}

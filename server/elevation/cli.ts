@@ -1,6 +1,6 @@
 import process from "node:process";
 import polylineModule from "@mapbox/polyline";
-import { uploadedSummaryPolylines } from "../../projections/activities/queries.ts";
+import { uploadedSummaryPolylines } from "../../projections/queries/recorded-tracks.ts";
 import { type CliCommand, CliUsageError, optionalString } from "../cli/command.ts";
 import { DEFAULT_TILE_SOURCE, fetchTile, type TileOutcome } from "./fetch-tiles.ts";
 import { squaresOf } from "./tile-squares.ts";

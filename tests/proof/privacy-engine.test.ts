@@ -371,6 +371,8 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
     "zod schemas of the answers' shape for the OpenAPI document (map.summary_polyline is a member's name); reads no data",
   "server/segments/schema.ts":
     "zod schemas of the segment answers for the OpenAPI document (map.summary_polyline is a member's name); reads no data",
+  "projections/queries/recorded-tracks.ts":
+    "the operator's `elevation fetch` (server/elevation/cli.ts): which one-degree terrain tiles the recordings pass through; only tile names reach the operator, no point leaves the server",
   "server/segments/represent.ts":
     "a segment's own line (map.polyline and summary_polyline), cut from an activity through the engine when the segment was made (server/segments/create.ts: pointsFromActivity)",
 };
