@@ -92,12 +92,13 @@ function validated(catalogue: EventCatalogue, event: NewEvent): { type: string; 
   return { type: event.type, v: definition.version, data: parsed.data };
 }
 
+/** How many streams' written versions a store keeps (least recently written dropped). */
+const WRITTEN_STREAMS = 20_000;
+
 /**
  * The append-only event log on PGlite or PostgreSQL, for the event types of the catalogue it is
  * given: appends are validated against it, reads upcast through it.
  */
-/** How many streams' written versions a store keeps (least recently written dropped). */
-const WRITTEN_STREAMS = 20_000;
 
 export class EventStore {
   #inline: InlineHandler | undefined;

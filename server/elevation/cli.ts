@@ -1,12 +1,9 @@
 import process from "node:process";
-import polylineModule from "@mapbox/polyline";
 import { uploadedSummaryPolylines } from "../../projections/queries/recorded-tracks.ts";
+import { decodePolyline } from "../athlete-routes/geometry.ts";
 import { type CliCommand, CliUsageError, optionalString } from "../cli/command.ts";
 import { DEFAULT_TILE_SOURCE, fetchTile, type TileOutcome } from "./fetch-tiles.ts";
 import { squaresOf } from "./tile-squares.ts";
-
-// @mapbox/polyline ships no types.
-const polyline = polylineModule as unknown as { decode(encoded: string, precision?: number): [number, number][] };
 
 const fetchTiles: CliCommand = {
   name: "elevation fetch",
@@ -32,7 +29,7 @@ const fetchTiles: CliCommand = {
       if (page.length === 0) break;
       for (const row of page) {
         try {
-          squaresOf(polyline.decode(row.polyline, 5), squares);
+          squaresOf(decodePolyline(row.polyline), squares);
         } catch { /* a polyline that does not decode names no square */ }
       }
       after = page[page.length - 1].id;

@@ -30,6 +30,22 @@ export interface PrivacyFilter {
   zones: readonly PrivacyZoneCircle[];
 }
 
+/**
+ * Whether a position (world units) lies inside one of the zones, each tested against its box first;
+ * null when there are no zones.
+ */
+export function zoneHider(zones: readonly PrivacyZoneCircle[]): ((x: number, y: number) => boolean) | null {
+  if (zones.length === 0) return null;
+  const boxes = zones.map((zone) => {
+    const b = privacyZoneBounds(zone);
+    return { zone: [zone], x0: worldX(b.west), x1: worldX(b.east), y0: worldY(b.north), y1: worldY(b.south) };
+  });
+  return (x, y) =>
+    boxes.some((z) =>
+      x >= z.x0 && x <= z.x1 && y >= z.y0 && y <= z.y1 && insidePrivacyZone([latOf(y), lngOf(x)], z.zone)
+    );
+}
+
 /** Line width in pixels by zoom: thin overviews, bolder streets. */
 export function brushWidth(z: number): number {
   return z >= 15 ? 3 : z >= 12 ? 2 : 1;
@@ -157,20 +173,11 @@ export class TileRenderer {
     if (z < 0 || z > MAX_ZOOM) return null;
     const level = this.level(z);
     if (level.byTile.size > limit * 4) return null;
-    const zones = privacy.zones.map((zone) => {
-      const b = privacyZoneBounds(zone);
-      return { zone: [zone], x0: worldX(b.west), x1: worldX(b.east), y0: worldY(b.north), y1: worldY(b.south) };
-    });
+    const hidden = zoneHider(privacy.zones);
     const shown = (c: number): boolean => {
       if (privacy.excluded[level.chunkActivity[c]]) return false;
-      if (zones.length === 0) return true;
-      for (let i = level.chunkStart[c]; i < level.chunkEnd[c]; i++) {
-        const x = level.xs[i], y = level.ys[i];
-        const hidden = zones.some((h) =>
-          x >= h.x0 && x <= h.x1 && y >= h.y0 && y <= h.y1 && insidePrivacyZone([latOf(y), lngOf(x)], h.zone)
-        );
-        if (!hidden) return true;
-      }
+      if (!hidden) return true;
+      for (let i = level.chunkStart[c]; i < level.chunkEnd[c]; i++) if (!hidden(level.xs[i], level.ys[i])) return true;
       return false;
     };
     const keys: number[] = [];

@@ -3,9 +3,9 @@ import type { Queryable } from "../../events/db/types.ts";
 import { heatmapTileSource, visibleHeatmapActivities } from "../../projections/heatmaps/queries.ts";
 import { getBlob } from "../blobs.ts";
 import { publicZonesOf, visibleActivities } from "../privacy/engine.ts";
-import { type PrivacyFilter, TileRenderer } from "./render.ts";
+import { type PrivacyFilter, TileRenderer, zoneHider } from "./render.ts";
 import { latOf, lngOf, unitsPerPixel, worldX, worldY } from "./mercator.ts";
-import { insidePrivacyZone, privacyZoneBounds, type PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
+import type { PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
 import { decodeTracks, type Tracks } from "./tracks.ts";
 
 /** What a tile request needs to know of its map (null when there is no such done map). */
@@ -50,14 +50,7 @@ function shownBoxes(
   excluded: Uint8Array,
   zones: readonly PrivacyZoneCircle[],
 ): [number, number, number, number][] {
-  const zoneBoxes = zones.map((zone) => {
-    const b = privacyZoneBounds(zone);
-    return { zone: [zone], x0: worldX(b.west), x1: worldX(b.east), y0: worldY(b.north), y1: worldY(b.south) };
-  });
-  const hidden = (x: number, y: number) =>
-    zoneBoxes.some((z) =>
-      x >= z.x0 && x <= z.x1 && y >= z.y0 && y <= z.y1 && insidePrivacyZone([latOf(y), lngOf(x)], z.zone)
-    );
+  const hidden = zoneHider(zones);
   const boxes = new Map<number, [number, number, number, number]>();
   for (let t = 0; t + 1 < tracks.trackStart.length; t++) {
     const activity = tracks.trackActivity[t];
@@ -65,7 +58,7 @@ function shownBoxes(
     let box = boxes.get(activity);
     for (let i = tracks.trackStart[t]; i < tracks.trackStart[t + 1]; i++) {
       const x = tracks.xs[i], y = tracks.ys[i];
-      if (zoneBoxes.length > 0 && hidden(x, y)) continue;
+      if (hidden?.(x, y)) continue;
       if (!box) boxes.set(activity, box = [x, y, x, y]);
       if (x < box[0]) box[0] = x;
       if (y < box[1]) box[1] = y;

@@ -1,19 +1,10 @@
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Queryable } from "../../events/db/types.ts";
 import { FILE_THRESHOLD, getBlob, insertBlobRow, storedBlobs, writeFileBlob } from "../blobs.ts";
 import type { BlobProblem, NamedBlobs } from "./blob-check.ts";
+import { syncFolder, writeSynced } from "./durable-file.ts";
 
 /**
  * Blobs carried beside an export file: `FILE.blobs/<sha256>`, one file per blob the exported
@@ -48,18 +39,6 @@ function describe(problems: BlobProblem[]): string {
 function problem(named: NamedBlobs, sha256: string, kind: BlobProblem["problem"], detail: string): BlobProblem {
   const entry = named.get(sha256)!;
   return { sha256, problem: kind, detail, eventCount: entry.count, events: entry.events };
-}
-
-function writeSynced(path: string, bytes: Uint8Array): void {
-  const partial = `${path}.partial`;
-  const fd = openSync(partial, "w", 0o600);
-  try {
-    for (let offset = 0; offset < bytes.byteLength;) offset += writeSync(fd, bytes, offset);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(partial, path);
 }
 
 const sha256Of = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -101,14 +80,7 @@ export async function writeBlobsTo(
       `${missing.length} blobs named by the exported events cannot be read from this store (see cli verify):`,
     );
   }
-  const folder = openSync(dir, "r");
-  try {
-    fsyncSync(folder);
-  } catch {
-    /* some filesystems cannot sync a directory */
-  } finally {
-    closeSync(folder);
-  }
+  syncFolder(dir);
   return { blobs: named.size, bytes };
 }
 

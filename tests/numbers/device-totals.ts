@@ -122,3 +122,67 @@ export function greatCircle(a: [number, number], b: [number, number]): number {
   const h = Math.sin(dLat / 2) ** 2 + Math.cos(a[0] * rad) * Math.cos(b[0] * rad) * Math.sin(dLng / 2) ** 2;
   return 2 * 6371008.8 * Math.asin(Math.sqrt(h));
 }
+
+/** A GPX track point as the file has it (NaN where it has no `<ele>` or `<time>`). */
+export interface GpxPoint {
+  lat: number;
+  lng: number;
+  ele: number;
+  time: number;
+}
+
+/** A GPX's track points, read with regular expressions over the text. */
+export function readGpxPoints(text: string): GpxPoint[] {
+  const points: GpxPoint[] = [];
+  for (const m of text.matchAll(/<trkpt\s+lat="([^"]+)"\s+lon="([^"]+)"\s*>([\s\S]*?)<\/trkpt>/g)) {
+    const ele = m[3].match(/<ele>([^<]+)<\/ele>/);
+    const time = m[3].match(/<time>([^<]+)<\/time>/);
+    points.push({
+      lat: Number(m[1]),
+      lng: Number(m[2]),
+      ele: ele ? Number(ele[1]) : NaN,
+      time: time ? Date.parse(time[1]) : NaN,
+    });
+  }
+  return points;
+}
+
+/** Cumulative great-circle distance at each point. */
+export function alongTrack(points: [number, number][]): number[] {
+  const cum = [0];
+  for (let i = 1; i < points.length; i++) cum.push(cum[i - 1] + greatCircle(points[i - 1], points[i]));
+  return cum;
+}
+
+/**
+ * Gain of heights along a track smoothed over distance, the way docs/numbers.md defines it for
+ * non-barometric altitude (averaged over ±20 m of distance, then climbs of at least 2 m), computed
+ * another way: the heights are resampled every metre along the track (linear between points), so
+ * every metre of the way weighs the same however often the device recorded there, averaged over
+ * ±`halfWidth` m, and a climb counts once the average rose `threshold` m above its last low.
+ */
+export function distanceSmoothedGain(heights: number[], cum: number[], halfWidth = 20, threshold = 2): number {
+  const profile: number[] = [];
+  let j = 0;
+  for (let d = 0; d <= cum[cum.length - 1]; d += 1) {
+    while (j < cum.length - 2 && cum[j + 1] < d) j++;
+    const span = cum[j + 1] - cum[j];
+    const f = span > 0 ? Math.min(1, (d - cum[j]) / span) : 0;
+    profile.push(heights[j] + f * (heights[j + 1] - heights[j]));
+  }
+  const prefix = [0];
+  for (const v of profile) prefix.push(prefix[prefix.length - 1] + v);
+  let gain = 0;
+  let low = Infinity;
+  for (let i = 0; i < profile.length; i++) {
+    const a = Math.max(0, i - halfWidth);
+    const b = Math.min(profile.length - 1, i + halfWidth);
+    const mean = (prefix[b + 1] - prefix[a]) / (b - a + 1);
+    if (low === Infinity) low = mean;
+    else if (mean - low >= threshold) {
+      gain += mean - low;
+      low = mean;
+    } else if (mean < low) low = mean;
+  }
+  return gain;
+}

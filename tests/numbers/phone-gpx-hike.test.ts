@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceFile } from "../helpers/fixtures.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
-import { expectNear, greatCircle, uploadActivity } from "./device-totals.ts";
+import { alongTrack, distanceSmoothedGain, expectNear, readGpxPoints, uploadActivity } from "./device-totals.ts";
 
 /**
  * Issue #32, "Numbers": a walk recorded by a phone. The GPX is srtm.py's sample track (tkrajina/srtm.py,
@@ -29,75 +29,10 @@ afterAll(() => server.close());
 
 const FILE = "gpx/mytracks-android-hike-karojba.gpx";
 
-interface Point {
-  lat: number;
-  lng: number;
-  ele: number;
-  time: number;
-}
-
-/** The track's points, read with regular expressions over the text. */
-function readPoints(text: string): Point[] {
-  const points: Point[] = [];
-  for (const m of text.matchAll(/<trkpt\s+lat="([^"]+)"\s+lon="([^"]+)"\s*>([\s\S]*?)<\/trkpt>/g)) {
-    const ele = m[3].match(/<ele>([^<]+)<\/ele>/);
-    const time = m[3].match(/<time>([^<]+)<\/time>/);
-    points.push({
-      lat: Number(m[1]),
-      lng: Number(m[2]),
-      ele: ele ? Number(ele[1]) : NaN,
-      time: time ? Date.parse(time[1]) : NaN,
-    });
-  }
-  return points;
-}
-
-/** Cumulative great-circle distance at each point. */
-function along(points: Point[]): number[] {
-  const cum = [0];
-  for (let i = 1; i < points.length; i++) {
-    cum.push(cum[i - 1] + greatCircle([points[i - 1].lat, points[i - 1].lng], [points[i].lat, points[i].lng]));
-  }
-  return cum;
-}
-
-/**
- * Gain of the altitude smoothed over distance, the way docs/numbers.md defines it for non-barometric
- * altitude (averaged over ±20 m of distance, then climbs of at least 2 m), computed another way: the
- * altitude is resampled every metre along the track (linear between points), so every metre of the
- * way weighs the same however often the phone recorded there, averaged over ±20 m, and a climb
- * counts once the average rose 2 m above its last low.
- */
-function distanceSmoothedGain(points: Point[], cum: number[], halfWidth: number, threshold: number): number {
-  const profile: number[] = [];
-  let j = 0;
-  for (let d = 0; d <= cum[cum.length - 1]; d += 1) {
-    while (j < cum.length - 2 && cum[j + 1] < d) j++;
-    const span = cum[j + 1] - cum[j];
-    const f = span > 0 ? Math.min(1, (d - cum[j]) / span) : 0;
-    profile.push(points[j].ele + f * (points[j + 1].ele - points[j].ele));
-  }
-  const prefix = [0];
-  for (const v of profile) prefix.push(prefix[prefix.length - 1] + v);
-  let gain = 0;
-  let low = Infinity;
-  for (let i = 0; i < profile.length; i++) {
-    const a = Math.max(0, i - halfWidth);
-    const b = Math.min(profile.length - 1, i + halfWidth);
-    const mean = (prefix[b + 1] - prefix[a]) / (b - a + 1);
-    if (low === Infinity) low = mean;
-    else if (mean - low >= threshold) {
-      gain += mean - low;
-      low = mean;
-    } else if (mean < low) low = mean;
-  }
-  return gain;
-}
-
 describe("a phone's GPX walk (My Tracks, Android): distance, times, name and elevation gain", () => {
   it("distance, elapsed time, start, name and type against the file's own points; gain against altitude smoothed over distance", async () => {
     const text = readFileSync(deviceFile(FILE), "utf8");
-    const points = readPoints(text);
+    const points = readGpxPoints(text);
     // The file as described: every point timed and with the phone's altitude, one track, no <type>.
     expect(points).toHaveLength(1852);
     expect(points.every((p) => Number.isFinite(p.time) && Number.isFinite(p.ele))).toBe(true);
@@ -106,7 +41,7 @@ describe("a phone's GPX walk (My Tracks, Android): distance, times, name and ele
     const trackName = text.match(/<trk>\s*<name>([^<]+)<\/name>/)![1];
     expect(trackName).toBe("6/30/2013 17:42"); // My Tracks names a track by its start, local time
 
-    const cum = along(points);
+    const cum = alongTrack(points.map((p) => [p.lat, p.lng]));
     const distance = cum[cum.length - 1];
     const elapsed = (points[points.length - 1].time - points[0].time) / 1000;
     expect(elapsed).toBeGreaterThan(3600);
@@ -129,7 +64,7 @@ describe("a phone's GPX walk (My Tracks, Android): distance, times, name and ele
     let raw = 0;
     for (let i = 1; i < points.length; i++) raw += Math.max(0, points[i].ele - points[i - 1].ele);
     expect(raw).toBeGreaterThan(900);
-    const smoothed = distanceSmoothedGain(points, cum, 20, 2);
+    const smoothed = distanceSmoothedGain(points.map((p) => p.ele), cum, 20, 2);
     expectNear(activity.total_elevation_gain, smoothed, 0.1);
     expect(activity.total_elevation_gain).toBeLessThan(raw * 0.6);
     // Never below the largest climb the altitude makes from a low to a later high (174 m → 395 m).

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatch } from "../../server/cli/dispatch.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
-import { expectNear, uploadActivity } from "./device-totals.ts";
-import { definitionGain, gpxPoints, istriaAt, istriaTile, SIZE } from "./terrain-plane.ts";
+import { expectNear, readGpxPoints, uploadActivity } from "./device-totals.ts";
+import { definitionGain, istriaAt, istriaTile, SIZE } from "./terrain-plane.ts";
 
 /**
  * Issue #32, cause 9, as an operator does it: `npm run cli -- elevation fetch` downloads the SRTM
@@ -84,7 +84,8 @@ describe("elevation fetch", () => {
     expect(reprocessed.exitCode, reprocessed.stderr).toBe(0);
     expect(JSON.parse(reprocessed.stdout), reprocessed.stdout).toMatchObject({ reprocessed: 1 });
     const after = await server.api("GET", `/v3/activities/${before.id}`, { token: athlete.token });
-    const { points, times } = gpxPoints(gpx);
+    const track = readGpxPoints(gpx);
+    const points = track.map((p) => [p.lat, p.lng] as [number, number]), times = track.map((p) => p.time);
     expectNear(after.body.total_elevation_gain, definitionGain(points, times, istriaAt), 0.1);
     // Not the phone's figure any more (the plane climbs less than the phone's noise does).
     expect(before.total_elevation_gain - after.body.total_elevation_gain).toBeGreaterThan(100);

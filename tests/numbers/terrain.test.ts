@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deviceFile } from "../helpers/fixtures.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
-import { activityStreams, expectNear, uploadActivity } from "./device-totals.ts";
-import { definitionGain, gpxPoints, istriaAt, istriaTile } from "./terrain-plane.ts";
+import { activityStreams, expectNear, readGpxPoints, uploadActivity } from "./device-totals.ts";
+import { definitionGain, istriaAt, istriaTile } from "./terrain-plane.ts";
 
 /**
  * Issue #32, cause 9: with SRTM tiles in the configured folder (ELEVATION_TILES_DIR), a
@@ -62,7 +62,8 @@ describe("cause 9: elevation from the terrain model", () => {
   it("a phone's walk (My Tracks, Karojba): gain from the terrain, not from the phone's noisy altitude", async () => {
     // Without tiles this walk reads 536 m from the phone's altitude (tests/numbers/phone-gpx-hike.test.ts).
     const gpx = readFileSync(deviceFile("gpx/mytracks-android-hike-karojba.gpx"), "utf8");
-    const { points, times } = gpxPoints(gpx);
+    const track = readGpxPoints(gpx);
+    const points = track.map((p) => [p.lat, p.lng] as [number, number]), times = track.map((p) => p.time);
     expect(points).toHaveLength(1852);
     expect(times).toHaveLength(points.length);
     // The plane's climbs along the recorded positions as the definition counts them.

@@ -1,25 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { tracksBounds } from "../../server/heatmaps/tiles.ts";
-import { worldX, worldY } from "../../server/heatmaps/mercator.ts";
-import type { Tracks } from "../../server/heatmaps/tracks.ts";
-
-/** Tracks of activities, one track each, from [lat, lng] points. */
-function tracksOf(activities: [number, number][][]): Tracks {
-  const xs: number[] = [], ys: number[] = [], starts: number[] = [];
-  for (const points of activities) {
-    starts.push(xs.length);
-    for (const [lat, lng] of points) xs.push(worldX(lng)), ys.push(worldY(lat));
-  }
-  starts.push(xs.length);
-  return {
-    mapId: 1,
-    activityIds: activities.map((_, i) => i + 1),
-    trackActivity: Uint32Array.from(activities.map((_, i) => i)),
-    trackStart: Uint32Array.from(starts),
-    xs: Uint32Array.from(xs),
-    ys: Uint32Array.from(ys),
-  };
-}
+import { tracksOf } from "./heatmap-tracks.ts";
 
 const LYON: [number, number][] = [[45.76, 4.83], [45.78, 4.86]];
 const LYON2: [number, number][] = [[45.75, 4.84], [45.77, 4.88]];

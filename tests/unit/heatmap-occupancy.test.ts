@@ -3,9 +3,10 @@ import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { TileRenderer } from "../../server/heatmaps/render.ts";
 import { openingZoom, tracksBounds } from "../../server/heatmaps/tiles.ts";
-import { TILE_SIZE, unitsPerPixel, worldX, worldY } from "../../server/heatmaps/mercator.ts";
+import { TILE_SIZE, unitsPerPixel } from "../../server/heatmaps/mercator.ts";
 import type { Tracks } from "../../server/heatmaps/tracks.ts";
 import type { PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
+import { tracksOf } from "./heatmap-tracks.ts";
 
 /**
  * The viewer asks only for tiles that may hold heat (server/web/heatmap-viewer/occupancy.js, run
@@ -18,24 +19,6 @@ function ruleOf(occupied: { z: number; tiles: number[] } | null): (c: Coords) =>
   const window: { heatmapMayHoldHeat?: (o: unknown) => (c: Coords) => boolean } = {};
   runInNewContext(script, { window });
   return window.heatmapMayHoldHeat!(occupied);
-}
-
-/** Tracks of activities, one track each, from [lat, lng] points. */
-function tracksOf(activities: [number, number][][]): Tracks {
-  const xs: number[] = [], ys: number[] = [], starts: number[] = [];
-  for (const points of activities) {
-    starts.push(xs.length);
-    for (const [lat, lng] of points) xs.push(worldX(lng)), ys.push(worldY(lat));
-  }
-  starts.push(xs.length);
-  return {
-    mapId: 1,
-    activityIds: activities.map((_, i) => i + 1),
-    trackActivity: Uint32Array.from(activities.map((_, i) => i)),
-    trackStart: Uint32Array.from(starts),
-    xs: Uint32Array.from(xs),
-    ys: Uint32Array.from(ys),
-  };
 }
 
 /** A wandering ride of `n` points around a start, ~8 m apart. */
