@@ -1,5 +1,6 @@
 import type { Queryable } from "../events/db/types.ts";
 import type { RecordedEvent } from "../events/types.ts";
+import type { BulkLoader } from "./bulk.ts";
 
 /**
  * A read model: its tables (unqualified names; the runner points search_path at the live schema or
@@ -24,6 +25,15 @@ export interface Projection {
    * other projections' events. tests/unit/replay-batch.test.ts checks the claim on the sources.
    */
   readonly isolated?: boolean;
+  /**
+   * Optional: the other projections (by name) whose tables its handlers read. A projection neither
+   * isolated nor declaring this is assumed to read every other one (a rebuild then loads none of
+   * them in bulk while it applies its events one by one). tests/unit/replay-batch.test.ts checks the
+   * list against the sources.
+   */
+  readonly reads?: readonly string[];
+  /** Optional: how a rebuild loads its tables from the whole log at once (projections/bulk.ts). */
+  readonly bulk?: BulkLoader;
   /**
    * `rebuilding` is true while the runner rebuilds the read models from the whole log: a projection
    * offering `finishRebuild` may then skip what it maintains incrementally (boards, counters) and

@@ -14,6 +14,7 @@ import {
 } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
 import { ActivityGroup, type ActivityRow } from "./batch.ts";
+import { activitiesBulk } from "./bulk.ts";
 
 type Recorded = EventData<typeof activityRecorded>;
 type Created = EventData<typeof activityCreated>;
@@ -178,6 +179,7 @@ export const activitiesProjection: Projection = {
     create index if not exists activity_photos_activity on activity_photos (activity_id, position);
   `,
   isolated: true,
+  bulk: activitiesBulk,
   handles: [
     activityRecorded.type,
     activityCreated.type,

@@ -6,6 +6,7 @@ import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/seg
 import type { Projection } from "../projection.ts";
 import { type Contribution, statsGroupOf } from "./groups.ts";
 import { foldRun } from "./batch.ts";
+import { athleteStatsBulk } from "./bulk.ts";
 import type { StoredEvent } from "../../events/index.ts";
 
 /** Best-effort PRs count as achievements of runs only (as the activity's own achievement_count). */
@@ -57,6 +58,7 @@ export const athleteStatsProjection: Projection = {
     );
   `,
   isolated: true,
+  bulk: athleteStatsBulk,
   handles: [
     activityRecorded.type,
     activityCreated.type,

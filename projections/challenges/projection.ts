@@ -8,6 +8,7 @@ import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/seg
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
 import { countRankKey, rankCountsSchema, rankKeySql } from "./rank-counts.ts";
+import { challengesBulk } from "./bulk.ts";
 
 type Created = EventData<typeof challengeCreated>;
 
@@ -256,6 +257,9 @@ export const challengesProjection: Projection = {
     create index if not exists challenge_efforts_athlete on challenge_efforts (athlete_id, segment_id);
     create index if not exists challenge_efforts_activity on challenge_efforts (activity_id);
   `,
+  // A segment challenge counts the efforts the segments projection has not shielded.
+  reads: ["segments"],
+  bulk: challengesBulk,
   handles: [
     challengeCreated.type,
     challengeJoined.type,

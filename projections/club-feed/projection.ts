@@ -4,6 +4,7 @@ import { activityCreated, activityRecorded } from "../../events/activity/events.
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
 import { applyActivityRuns } from "../runs.ts";
+import { clubFeedBulk } from "./bulk.ts";
 
 /**
  * The club activity feed's ordering table: each activity's owner, start and privacy, indexed by
@@ -25,6 +26,7 @@ export const clubFeedProjection: Projection = {
     create index if not exists club_feed_athlete on club_feed_activities (athlete_id, start_date desc);
   `,
   isolated: true,
+  bulk: clubFeedBulk,
   handles: [activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type],
   /** Runs of recorded/created activities in one upsert; the other events one by one. */
   async applyBatch(tx: Queryable, events: StoredEvent[]) {

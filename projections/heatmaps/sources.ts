@@ -4,6 +4,7 @@ import { activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
+import { heatmapSourcesBulk } from "./sources-bulk.ts";
 
 /** Epoch seconds of a local time written as UTC ("2024-05-01T07:30:00Z"); null when unreadable. */
 export function localEpochSeconds(text: string): number | null {
@@ -36,6 +37,7 @@ export const heatmapSourcesProjection: Projection = {
     );
   `,
   isolated: true,
+  bulk: heatmapSourcesBulk,
   handles: [
     activityRecorded.type,
     activityUpdated.type,

@@ -15,6 +15,7 @@ import type { Projection } from "../projection.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import { addToBoards, rebuildAllBoards, refreshBoards, updateBoardAthlete } from "./boards.ts";
 import { shieldChanges, shieldedBy, zonesAfter, zonesOf } from "./zones.ts";
+import { segmentsBulk } from "./bulk.ts";
 
 type Created = EventData<typeof segmentCreated>;
 type Matched = EventData<typeof segmentEffortsMatched>;
@@ -172,6 +173,9 @@ export const segmentsProjection: Projection = {
       achievement_count integer not null
     );
   `,
+  // The boards copy the athletes' sex, birthdate and weight; efforts are shielded by the privacy zones.
+  reads: ["athletes", "privacy_zones"],
+  bulk: segmentsBulk,
   handles: [
     segmentCreated.type,
     segmentProfileMeasured.type,

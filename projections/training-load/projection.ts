@@ -5,8 +5,9 @@ import { activityCreated, activityRecorded } from "../../events/activity/events.
 import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
-import { activityLoad } from "./model.ts";
+import { type AthleteSettings, type LoadInput, NO_SETTINGS, putLoads } from "./loads.ts";
 import { type ActivityStart, applyActivityRuns } from "../runs.ts";
+import { trainingLoadBulk } from "./bulk.ts";
 
 /**
  * Training load (docs/numbers.md, "Training load"; the fitness page and GET /v3/athletes/:id/fitness):
@@ -41,6 +42,7 @@ export const trainingLoadProjection: Projection = {
     create index if not exists training_load_activities_athlete on training_load_activities (athlete_id, day);
   `,
   isolated: true,
+  bulk: trainingLoadBulk,
   handles: [
     athleteRegistered.type,
     athleteProfileUpdated.type,
@@ -138,17 +140,6 @@ export const trainingLoadProjection: Projection = {
   },
 };
 
-interface LoadInput {
-  activityId: number;
-  athleteId: number;
-  startDate: string;
-  startDateLocal: string;
-  private: boolean;
-  movingTime: number;
-  normalizedPower: number | null;
-  averageHeartrate: number | null;
-}
-
 /** What an activity's load is computed from. A manual activity has neither power nor heart rate: load 0 (kept, so the day is known). */
 function loadInput(event: ActivityStart): LoadInput {
   const d = event.data;
@@ -174,38 +165,12 @@ function loadInput(event: ActivityStart): LoadInput {
 /** `put` of several activities (distinct ids, no athlete change among them): one read, one upsert. */
 async function putAll(tx: Queryable, inputs: LoadInput[]) {
   if (inputs.length === 0) return;
-  const athletes = await tx.query<
-    { athlete_id: number; ftp: number | null; birthdate: string | null; sex: string | null }
-  >(
+  const athletes = await tx.query<AthleteSettings & { athlete_id: number }>(
     "select athlete_id, ftp, birthdate, sex from training_load_athletes where athlete_id = any($1::bigint[])",
     [[...new Set(inputs.map((a) => a.athleteId))]],
   );
   const byId = new Map(athletes.map((a) => [Number(a.athlete_id), a]));
-  const rows = inputs.map((a) => {
-    const { load, method } = activityLoad(a, byId.get(a.athleteId) ?? { ftp: null, birthdate: null, sex: null });
-    return {
-      id: a.activityId,
-      athlete: a.athleteId,
-      day: a.startDateLocal.slice(0, 10),
-      start: a.startDate,
-      private: a.private,
-      moving: a.movingTime,
-      np: a.normalizedPower,
-      hr: a.averageHeartrate,
-      load,
-      method,
-    };
-  });
-  await tx.query(
-    `insert into training_load_activities (activity_id, athlete_id, day, start_date, private, moving_time, normalized_power,
-       average_heartrate, load, method)
-     select r.id, r.athlete, r.day, r.start, r.private, r.moving, r.np, r.hr, r.load, r.method
-       from jsonb_to_recordset($1::jsonb) as r(id bigint, athlete bigint, day text, start text, private boolean,
-            moving integer, np integer, hr double precision, load double precision, method text)
-     on conflict (activity_id) do update set moving_time = excluded.moving_time, normalized_power = excluded.normalized_power,
-       average_heartrate = excluded.average_heartrate, load = excluded.load, method = excluded.method`,
-    [JSON.stringify(rows)],
-  );
+  await putLoads(tx, inputs.map((a) => [a, byId.get(a.athleteId) ?? NO_SETTINGS]));
 }
 
 /** One activity's load row (`putAll` of one). */
