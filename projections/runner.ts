@@ -6,7 +6,8 @@ import {
   logSnapshot,
   typeVersionsUpTo,
 } from "../events/log-queries.ts";
-import type { EventStore } from "../events/store.ts";
+import type { EventStore, FusedInline, FusedPart } from "../events/store.ts";
+import type { CatalogueEvent } from "../events/index.ts";
 import type { RecordedEvent } from "../events/types.ts";
 import type { Projection } from "./projection.ts";
 import { bulkFingerprint, LogMisfit } from "./bulk.ts";
@@ -176,6 +177,38 @@ export class ProjectionRunner {
   readonly inline = (tx: Queryable, events: RecordedEvent[]): Promise<void> => {
     this.#countForAnalyze(events.length);
     return this.apply(tx, events);
+  };
+
+  /**
+   * The fused form of the inline handler (EventStore.onAppend): an append of one event whose every
+   * handler offers `fuse` becomes one statement with its read-model changes and the checkpoint.
+   */
+  readonly fused: FusedInline = (events, sql) => {
+    if (events.length !== 1) return undefined;
+    const event = events[0] as CatalogueEvent;
+    const handlers = [...this.#byType.get(event.type) ?? [], ...this.#isolatedByType.get(event.type) ?? []];
+    // Parts of one statement all see the rows as they were before it: one handler at most, or
+    // isolated ones (no handler reads another's tables).
+    if (handlers.length > 1 && handlers.some((p) => !p.isolated)) return undefined;
+    const parts: FusedPart[] = [];
+    const position = sql.position(0);
+    for (const projection of handlers) {
+      const fused = projection.fuse?.(event, { ...sql, position });
+      if (!fused) return undefined;
+      parts.push(...fused);
+    }
+    if (handlers.length) {
+      parts.push({
+        name: sql.cte("checkpoint"),
+        sql: `insert into projection_checkpoints (name, position)
+              select n, a.p from unnest(${sql.param(handlers.map((p) => p.name))}::text[]) as n,
+                     (select ${position} as p) a
+               where a.p is not null
+              on conflict (name) do update set position = greatest(projection_checkpoints.position, excluded.position)`,
+      });
+    }
+    this.#countForAnalyze(events.length);
+    return parts;
   };
 
   #sinceAnalyze = 0;
@@ -426,6 +459,7 @@ export class ProjectionRunner {
       await tx.exec(`drop schema if exists ${LIVE_SCHEMA} cascade`);
       await tx.exec(`alter schema ${LIVE_SCHEMA}_next rename to ${LIVE_SCHEMA}`);
     });
+    for (const projection of this.projections) projection.replaced?.();
     // Appends that landed during the rebuild (after its head) are applied now.
     await this.catchUp(report.position);
     return report;

@@ -17,7 +17,7 @@ import { moduleFiles, moduleSources, projectionFiles, tablesNamed } from "../hel
  * — then record the new hash here (or drop the loader: the projection then rebuilds event by event).
  */
 const WRITTEN_AGAINST: Record<string, string> = {
-  "activities": "090e96bfd88426be",
+  "activities": "47e652d1898e2e69",
   "follows": "266536d9e757cb16",
   "clubs": "65d15fee52a5544b",
   "club-feed": "31a10ab2c25b9094",
