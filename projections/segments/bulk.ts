@@ -29,7 +29,7 @@ const ELEVATION_DIFFERENCE = (altitudes: string) =>
         from (select ((${altitudes}->>-1)::float8 - (${altitudes}->>0)::float8) * 10 as v) x) end`;
 
 export const segmentsBulk: BulkLoader = {
-  writtenFor: "1ad18242533dd8b8",
+  writtenFor: "c88f8b609a77ce14",
   async load(tx: Queryable, log: BulkLog) {
     await tx.query(
       `with created as materialized (

@@ -16,6 +16,7 @@ import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zon
 import { addToBoards, rebuildAllBoards, refreshBoards, updateBoardAthlete } from "./boards.ts";
 import { shieldChanges, shieldedBy, zonesAfter, zonesOf } from "./zones.ts";
 import { segmentsBulk } from "./bulk.ts";
+import { rebuildTileTops, refreshTileTops, tileTopsSchema } from "./tiles.ts";
 
 type Created = EventData<typeof segmentCreated>;
 type Matched = EventData<typeof segmentEffortsMatched>;
@@ -48,6 +49,7 @@ export const segmentsProjection: Projection = {
     "segment_period_bests",
     "segment_board_counts",
     "segment_activity_facts",
+    "segment_tile_tops",
   ],
   schema: `
     create table if not exists segments (
@@ -172,6 +174,7 @@ export const segmentsProjection: Projection = {
       pr_count integer not null,
       achievement_count integer not null
     );
+    ${tileTopsSchema}
   `,
   // The boards copy the athletes' sex, birthdate and weight; efforts are shielded by the privacy zones.
   reads: ["athletes", "privacy_zones"],
@@ -199,13 +202,16 @@ export const segmentsProjection: Projection = {
          from segments t left join n on n.segment_id = t.id
         where s.id = t.id and s.star_count <> coalesce(n.n, 0)`,
     );
+    await rebuildTileTops(tx);
   },
   async apply(tx: Queryable, event: StoredEvent, rebuilding = false) {
     // While rebuilding, the efforts change as live but the boards and counters are left to finishRebuild.
     const boards = rebuilding ? SKIPPED_BOARDS : LIVE_BOARDS;
     switch (event.type) {
       case segmentCreated.type:
-        return created(tx, event.data, event.recordedAt);
+        await created(tx, event.data, event.recordedAt);
+        if (!rebuilding) await refreshTileTops(tx, [event.data.segmentId]);
+        return;
       case segmentProfileMeasured.type: {
         const d = event.data;
         await tx.query(
@@ -226,6 +232,8 @@ export const segmentsProjection: Projection = {
             event.recordedAt,
           ],
         );
+        // Its climb category may change: explore's lists by category.
+        if (!rebuilding) await refreshTileTops(tx, [d.segmentId]);
         return;
       }
       case segmentStarred.type: {
@@ -473,20 +481,6 @@ interface EffortChange {
   public?: boolean;
 }
 
-/**
- * Recomputes the bests of the given (segment, athlete) pairs (boards.ts), moving the segments'
- * effort_count by `effortDeltas` (one per change: public efforts added/removed) and athlete_count by
- * the entries the all-time board gained or lost.
- */
-async function refresh(tx: Queryable, changes: EffortChange[], effortDeltas: number[]) {
-  if (changes.length === 0) return;
-  const efforts = new Map<string, number>();
-  changes.forEach((c, k) =>
-    efforts.set(String(c.segment_id), (efforts.get(String(c.segment_id)) ?? 0) + effortDeltas[k])
-  );
-  await refreshBoards(tx, changes, efforts);
-}
-
 /** How a handler keeps the boards (segment_bests, period bests, counts) and the segments' counters. */
 interface Boards {
   /** `addedSql` adds or releases efforts (returning ADDED_COLUMNS); their bests may improve. */
@@ -497,8 +491,19 @@ interface Boards {
   updateAthlete(tx: Queryable, athleteId: number, changes: Parameters<typeof updateBoardAthlete>[2]): Promise<void>;
 }
 
-/** Live: each change moves the boards and counters incrementally. */
-const LIVE_BOARDS: Boards = { add: addToBoards, refresh, updateAthlete: updateBoardAthlete };
+/** Live: each change moves the boards and counters incrementally, and explore's tile lists with the counters. */
+const LIVE_BOARDS: Boards = {
+  add: async (tx, addedSql, params) => refreshTileTops(tx, await addToBoards(tx, addedSql, params)),
+  refresh: async (tx, changes, effortDeltas) => {
+    if (changes.length === 0) return;
+    const efforts = new Map<string, number>();
+    changes.forEach((c, k) =>
+      efforts.set(String(c.segment_id), (efforts.get(String(c.segment_id)) ?? 0) + effortDeltas[k])
+    );
+    await refreshTileTops(tx, await refreshBoards(tx, changes, efforts));
+  },
+  updateAthlete: updateBoardAthlete,
+};
 
 /**
  * Rebuilding: the efforts statement runs alone; the boards and counters are computed once from the

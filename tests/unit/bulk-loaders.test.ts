@@ -22,7 +22,7 @@ const WRITTEN_AGAINST: Record<string, string> = {
   "clubs": "65d15fee52a5544b",
   "club-feed": "31a10ab2c25b9094",
   "heatmap_sources": "c9ccfc615d947016",
-  "segments": "87bd1c7e3745e888",
+  "segments": "5c3f0c1021708be9",
   "challenges": "a9742cd689efd61f",
   "uploads": "a7c4b8edec584c96",
   "athlete-stats": "40de085226946c0b",
