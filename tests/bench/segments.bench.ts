@@ -7,6 +7,7 @@ import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/open-platform.ts";
 import { rebuildBoards } from "../../projections/segments/boards.ts";
 import { exploreSegments } from "../../projections/segments/queries.ts";
+import { rebuildTileTops } from "../../projections/segments/tiles.ts";
 import type { LatLng } from "../../server/segments/geometry.ts";
 import { leaderboard, type LeaderboardFilters } from "../../server/segments/leaderboard.ts";
 import {
@@ -128,7 +129,11 @@ export const segmentsSuite: BenchSuite = async (args) => {
         from generate_series(2, ${SEGMENTS + 1}) g;
     `);
     const built = performance.now();
-    await db.transaction((tx) => rebuildBoards(tx, [1]));
+    await db.transaction(async (tx) => {
+      await rebuildBoards(tx, [1]);
+      // explore's tile lists, as a rebuild computes them for segments written in bulk here
+      await rebuildTileTops(tx);
+    });
     await db.exec("analyze");
     console.error(`segments: leaderboard read model built in ${Math.round(performance.now() - built)} ms`);
     // --- leaderboard -----------------------------------------------------------------------------
