@@ -1,0 +1,136 @@
+import { activityRecorded } from "../../events/activity/events.ts";
+import { segmentEffortsMatched } from "../../events/segment/events.ts";
+import type { RecordedEvent } from "../../events/types.ts";
+import { effortBoardCounts, segmentMatchStats } from "../../projections/segments/queries.ts";
+import { prepareTimezones } from "../ingest/timezone.ts";
+import type { Platform } from "../platform.ts";
+import { effortIdFor } from "../segments/efforts.ts";
+import { segmentIndexFor } from "../segments/segment-index.ts";
+import { derivePool } from "./derive-pool.ts";
+
+/**
+ * What the first upload after a start would otherwise find cold, warmed before /ready says ready
+ * (server/start.ts): the in-memory segment index (every segment read once), a started derive
+ * worker holding every segment and run on a synthetic track (derive-pool.ts), and the database
+ * side of recording an activity — the inline projections' statements prepared, planned and run
+ * (PGlite's WebAssembly tiers up as it runs) on a synthetic recording and matching against real
+ * segments, in a transaction that is rolled back, so nothing of it remains.
+ */
+export async function warmUploads(platform: Platform): Promise<void> {
+  prepareTimezones();
+  const { source, entries } = await segmentIndexFor(platform.db);
+  await derivePool(platform.config.deriveWorkers).prestart({ source, entries });
+  await warmRecording(platform, entries.slice(0, 100).map((s) => s.id));
+}
+
+/** Thrown to roll the warm-up's transaction back. */
+class RollBack extends Error {}
+
+/** A recording and a matching of a synthetic activity, applied by the inline projections, then rolled back. */
+async function warmRecording(platform: Platform, segmentIds: number[]): Promise<void> {
+  // An id no activity gets (ids grow from 1; efforts' ids allow activities below 2^41).
+  const activityId = 2 ** 41 - 1;
+  const athleteId = 2 ** 41 - 1;
+  const at = new Date().toISOString();
+  const event = (position: number, type: string, data: Record<string, unknown>): RecordedEvent => ({
+    position,
+    streamId: `activity-${activityId}`,
+    streamVersion: position,
+    type,
+    schemaVersion: 1,
+    data,
+    metadata: {},
+    recordedAt: at,
+  });
+  const efforts = segmentIds.map((segmentId, n) => ({
+    effortId: effortIdFor(activityId, n),
+    segmentId,
+    name: "warm-up",
+    startIndex: 0,
+    endIndex: 1,
+    startDate: "2000-01-01T00:00:00Z",
+    startDateLocal: "2000-01-01T00:00:00Z",
+    elapsedTime: 600,
+    movingTime: 600,
+    distance: 1000,
+    averageHeartrate: null,
+    maxHeartrate: null,
+    averageWatts: null,
+    averageCadence: null,
+    komRank: null,
+    prRank: null,
+    achievements: [],
+    hidden: true,
+  }));
+  try {
+    await platform.db.transaction(async (tx) => {
+      await effortBoardCounts(
+        tx,
+        athleteId,
+        efforts.map((e) => ({ segmentId: e.segmentId, elapsedTime: 600, year: 2000 })),
+      );
+      await segmentMatchStats(tx, segmentIds, athleteId);
+      await platform.projections.apply(tx, [
+        event(1, activityRecorded.type, {
+          activityId,
+          athleteId,
+          uploadId: activityId,
+          externalId: null,
+          name: "warm-up",
+          type: "Ride",
+          sportType: "Ride",
+          description: null,
+          startDate: "2000-01-01T00:00:00Z",
+          startDateLocal: "2000-01-01T00:00:00Z",
+          timezone: "(GMT+00:00) UTC",
+          distance: 1000,
+          movingTime: 600,
+          elapsedTime: 600,
+          totalElevationGain: 0,
+          private: false,
+          trainer: false,
+          commute: false,
+          elevHigh: null,
+          elevLow: null,
+          startLatlng: null,
+          endLatlng: null,
+          averageSpeed: 1.6,
+          maxSpeed: 2,
+          averageCadence: null,
+          averageTemp: null,
+          averageWatts: null,
+          maxWatts: null,
+          weightedAverageWatts: null,
+          kilojoules: null,
+          deviceWatts: null,
+          hasHeartrate: false,
+          averageHeartrate: null,
+          maxHeartrate: null,
+          calories: null,
+          sufferScore: null,
+          deviceName: null,
+          workoutType: null,
+          polyline: null,
+          summaryPolyline: null,
+          streamsSha256: null,
+          laps: [],
+          splitsMetric: [],
+          splitsStandard: [],
+          bestEfforts: [],
+        }),
+        event(2, segmentEffortsMatched.type, {
+          activityId,
+          athleteId,
+          activityType: "Ride",
+          private: false,
+          efforts,
+          prCount: 0,
+          achievementCount: 0,
+        }),
+      ]);
+      throw new RollBack();
+    });
+  } catch (error) {
+    if (!(error instanceof RollBack)) throw error;
+  }
+}
