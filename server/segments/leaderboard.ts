@@ -1,4 +1,6 @@
 import { type BoardDb, type LeaderboardRequest, segmentBoard } from "../../projections/segments/leaderboard.ts";
+
+export { segmentBoard };
 import { exactInteger } from "../../shared/json.ts";
 
 export {
@@ -21,7 +23,11 @@ export {
  * rank starting at 0 (ties share it, the next is skipped).
  */
 export async function leaderboard(db: BoardDb, req: LeaderboardRequest) {
-  const { count, entries } = await segmentBoard(db, req);
+  return representBoard(await segmentBoard(db, req));
+}
+
+/** The board as the API writes it. */
+export function representBoard({ count, entries }: Awaited<ReturnType<typeof segmentBoard>>) {
   return {
     effort_count: count,
     entry_count: count,

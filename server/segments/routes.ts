@@ -7,7 +7,6 @@ import { type Viewer, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { loadRelease, releasedStreams, viewerAudience } from "../privacy/engine.ts";
 import { findActivity } from "../activities/read.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
-import { isClubMember } from "../../projections/clubs/queries.ts";
 import {
   exploreSegments,
   segmentGeometry,
@@ -23,13 +22,13 @@ import {
   type PrEffortRow,
   summarySegment,
 } from "./represent.ts";
-import { effortsWithSegments, findSegment, viewerPrs } from "./access.ts";
+import { effortsWithSegments, findSegment, segmentVisible, viewerPrs } from "./access.ts";
 import { loadStreams, shapeStreams, streamsResponse } from "../activities/streams.ts";
 import { listEfforts, sliceStreams, visibleEffort, zLocalDateTime } from "./effort-queries.ts";
 import { pointsFromActivity } from "./create.ts";
 import { createSegment, starSegment } from "./commands.ts";
 import { cumulativeDistances, type LatLng } from "./geometry.ts";
-import { AGE_GROUPS, DATE_RANGES, leaderboard, WEIGHT_CLASSES } from "./leaderboard.ts";
+import { AGE_GROUPS, DATE_RANGES, representBoard, segmentBoard, WEIGHT_CLASSES } from "./leaderboard.ts";
 import { zStreamSet } from "../activities/streams-schema.ts";
 import {
   zDetailedSegment,
@@ -311,19 +310,9 @@ export const segmentRoutes = [
       ...zPaging,
     }),
     async handler({ platform, auth, params, query }) {
-      await segmentOr404(platform.db, params.id, viewerOf(auth));
-      if (query.age_group || query.weight_class) {
-        const me = await findAthlete(platform.db, auth.athleteId);
-        if (!me?.premium) {
-          throw forbidden("Leaderboard", query.age_group ? "age_group" : "weight_class", "premium_required");
-        }
-      }
-      if (query.club_id !== undefined) {
-        if (!(await isClubMember(platform.db, query.club_id, auth.athleteId))) {
-          throw badRequest("Leaderboard", "club_id", "invalid");
-        }
-      }
-      return leaderboard(platform.db, {
+      // The board's one statement also reads what is decided here (the segment's privacy, the
+      // viewer's premium, club membership): nothing of the board is answered before these pass.
+      const board = await segmentBoard(platform.db, {
         segmentId: params.id,
         viewerId: auth.athleteId,
         filters: {
@@ -337,6 +326,13 @@ export const segmentRoutes = [
         ...paging(query, 10),
         contextEntries: query.context_entries ?? 2,
       });
+      const { segment, premium, member } = board.access;
+      if (!segment || !segmentVisible(segment, viewerOf(auth))) throw notFound("Segment");
+      if ((query.age_group || query.weight_class) && !premium) {
+        throw forbidden("Leaderboard", query.age_group ? "age_group" : "weight_class", "premium_required");
+      }
+      if (query.club_id !== undefined && !member) throw badRequest("Leaderboard", "club_id", "invalid");
+      return representBoard(board);
     },
   }),
   defineRoute({

@@ -64,7 +64,9 @@ const platform = await openPlatform(
 try {
   const { report, differences, tables } = await platform.projections.verify();
   console.log(
-    `verify: ${report.events} events in ${report.seconds.toFixed(1)} s, ${tables} tables compared, ${differences.length} differences`,
+    `verify: ${report.events} events in ${
+      report.seconds.toFixed(1)
+    } s, ${tables} tables compared, ${differences.length} differences`,
     JSON.stringify(differences).slice(0, 3000),
   );
   console.log(`  loaded in bulk: ${report.bulk.join(", ")}; event by event: ${JSON.stringify(report.eventByEvent)}`);
