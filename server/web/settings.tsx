@@ -61,6 +61,16 @@ function RegisterForm(props: { csrf: string; values: Record<string, string>; err
   );
 }
 
+/** The hosts a self-registered client's redirect URIs point at (what the athlete can recognise). */
+function redirectHosts(json: string | null): string {
+  try {
+    const uris = JSON.parse(json ?? "[]") as string[];
+    return [...new Set(uris.map((u) => new URL(u).host))].join(", ");
+  } catch {
+    return "";
+  }
+}
+
 function Hidden(props: { what: string }) {
   return <span class="muted">hidden — shown only once, when {props.what}</span>;
 }
@@ -221,6 +231,14 @@ async function authorizedAppsPage(c: Context, platform: Platform): Promise<Respo
                   <tr data-application={String(row.id)}>
                     <td>
                       <strong>{row.name}</strong>
+                      {row.registration === "dynamic"
+                        ? (
+                          <div class="hint" data-kind="assistant">
+                            AI assistant connected through /mcp (it registered itself; returns to{" "}
+                            {redirectHosts(row.redirect_uris)})
+                          </div>
+                        )
+                        : null}
                       {row.website ? <div class="hint">{row.website}</div> : null}
                       {row.authorized_at
                         ? <div class="hint">Authorized {new Date(row.authorized_at).toISOString().slice(0, 10)}</div>

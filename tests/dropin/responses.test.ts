@@ -504,6 +504,7 @@ async function code() {
     redirectUri: "http://localhost/cb",
     codeChallenge: null,
     prompted: true,
+    audience: "api",
   });
 }
 
