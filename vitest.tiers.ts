@@ -19,6 +19,7 @@ export const slowFiles = [
   "tests/unit/foreground.test.ts",
   "tests/unit/erasure-log.test.ts",
   // suites outside the slow folders that drive a browser
+  "tests/mcp/clients.test.ts",
   "tests/archive/web.test.ts",
   "tests/desktop/ui.test.ts",
   "tests/desktop/sign-in.test.ts",
