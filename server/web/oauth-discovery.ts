@@ -14,13 +14,14 @@ import { clientAddress } from "./throttle.ts";
  * What an MCP client reads and does before the athlete signs in (docs/mcp.md): the protected
  * resource metadata of /mcp (RFC 9728, at the path-suffixed and the root well-known address), the
  * authorization server metadata (RFC 8414), and dynamic client registration (RFC 7591,
- * POST /oauth/register: bounded body, rate-limited per client address and in all).
+ * POST /oauth/register: bounded body, rate-limited per client address — the peer's, forwarded-for
+ * headers are not read, so behind a proxy the limit is the proxy's — and from all addresses).
  */
 
-/** Registrations per client address: 10 per 15 minutes, 50 a day. */
-export const REGISTRATIONS_PER_ADDRESS = { short: 10, long: 50 } as const;
-/** Registrations from every address together: 200 per 15 minutes, 2,000 a day (bounds the log's growth). */
-export const REGISTRATIONS_IN_ALL = { short: 200, long: 2000 } as const;
+/** Registrations per client address (REGISTRATION_LIMIT_SHORT/LONG): 20 per 15 minutes, 100 a day by default. */
+export const REGISTRATIONS_PER_ADDRESS = { short: 20, long: 100 } as const;
+/** Registrations from every address together: ten times the per-address limits (bounds the log's growth). */
+export const ALL_ADDRESSES_FACTOR = 10;
 /** The largest registration request read (client metadata is a few hundred bytes). */
 export const MAX_REGISTRATION_BYTES = 16 * 1024;
 
@@ -46,8 +47,10 @@ export function oauthDiscovery(platform: Platform): Hono {
   const pages = new Hono();
   const limiter = (short: number, long: number): RequestLimiter =>
     platform.db.kind === "postgres" ? new SharedRateLimiter(platform.db, short, long) : new RateLimiter(short, long);
-  const perAddress = limiter(REGISTRATIONS_PER_ADDRESS.short, REGISTRATIONS_PER_ADDRESS.long);
-  const inAll = limiter(REGISTRATIONS_IN_ALL.short, REGISTRATIONS_IN_ALL.long);
+  const short = platform.config.registrationLimitShort ?? REGISTRATIONS_PER_ADDRESS.short;
+  const long = platform.config.registrationLimitLong ?? REGISTRATIONS_PER_ADDRESS.long;
+  const perAddress = limiter(short, long);
+  const inAll = limiter(short * ALL_ADDRESSES_FACTOR, long * ALL_ADDRESSES_FACTOR);
 
   const resource = (c: Context) => documentResponse(c, protectedResourceMetadata(platform.config.publicUrl));
   pages.get("/.well-known/oauth-protected-resource", resource);
