@@ -13,6 +13,7 @@ import { knownWebApplicationId } from "../sessions/web-application.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";
 import { redirectToSignIn as toSignIn } from "./redirect.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";
+import { assistantPage } from "./assistant.tsx";
 
 async function ownApplication(platform: Platform, athleteId: number): Promise<OwnApplication | undefined> {
   return await ownApplicationOf(platform.db, athleteId, await knownWebApplicationId(platform));
@@ -290,6 +291,7 @@ export function settingsPages(platform: Platform): Hono {
   pages.post("/api", (c) => registerApiApplication(c, platform));
   pages.post("/api/secret", (c) => newClientSecret(c, platform));
   pages.get("/apps", (c) => authorizedAppsPage(c, platform));
+  pages.get("/assistant", (c) => assistantPage(c, platform));
   pages.post("/apps/:id/revoke", (c) => revokeApp(c, platform));
   return pages;
 }

@@ -116,7 +116,6 @@ describe("dynamic client registration (RFC 7591)", () => {
       await fresh.close();
     }
   });
-
 });
 
 describe("authorization for MCP clients", () => {
@@ -235,6 +234,17 @@ describe("the MCP endpoint's edge", () => {
         headers: { authorization: `Bearer ${grant.accessToken}` },
       });
       expect(res.status).toBe(405);
+    }
+  });
+});
+
+describe("the Connect your AI assistant page", () => {
+  it("gives the address to paste, the steps per assistant and the scopes in words", async () => {
+    const page = await new WebClient(server.url).get("/settings/assistant");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`value="${server.url}/mcp"`);
+    for (const words of ["Claude", "ChatGPT", "mcp-remote", "activity:read_all", "activity:write", "Connected apps"]) {
+      expect(page.text).toContain(words);
     }
   });
 });
