@@ -227,3 +227,10 @@ describe("bad calls are JSON-RPC or tool errors, never a 5xx", () => {
     expect(big.status).toBe(413);
   });
 });
+
+describe("replay", () => {
+  it("rebuilds every read model identically after the MCP sign-ins and writes (cli verify)", async () => {
+    const { differences } = await server.platform.projections.verify();
+    expect(differences).toEqual([]);
+  });
+});
