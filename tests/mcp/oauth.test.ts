@@ -90,7 +90,7 @@ describe("dynamic client registration (RFC 7591)", () => {
     for (const [metadata, error] of cases) {
       const { status, body } = await registerClient(server.url, metadata);
       expect({ metadata, status, error: body.error }).toEqual({ metadata, status: 400, error });
-      expect(body.error_description.length).toBeGreaterThan(10);
+      expect(String(body.error_description).length).toBeGreaterThan(10);
     }
     const notJson = await fetch(`${server.url}/oauth/register`, {
       method: "POST",
