@@ -30,7 +30,7 @@ describe("MCP on two servers sharing PostgreSQL", () => {
     const grant = await mcpGrant(one.url, ann.email, "ann password");
     for (const server of [two, one, two]) {
       const client = await mcpClient(server.url, grant.accessToken);
-      const profile = await client.callTool({ name: "get_profile", arguments: {} }) as {
+      const profile = await client.callTool({ name: "get_profile", arguments: {} }) as unknown as {
         structuredContent: { athlete: { id: number } };
       };
       expect(profile.structuredContent.athlete.id).toBe(ann.id);
