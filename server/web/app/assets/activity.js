@@ -306,6 +306,8 @@ function drawCharts(s) {
       if (isStepSport(activity.type)) values = data.map((v) => (v === null ? null : v * 2));
       label = `Cadence (${cadenceUnit(activity.type)})`;
     }
+    // A heart rate of 0 is no reading (a strap's gap beyond the 30 s a reading is held): a gap in the line.
+    if (chart.key === "heartrate") values = data.map((v) => (v > 0 ? v : null));
     if (chart.key === "watts" && activity.device_watts === false) label = "Power (W, estimated)";
     const holder = h("figure", { class: "chart", "data-chart": chart.key }, h("h3", {}, label));
     box.append(holder);
