@@ -10,7 +10,14 @@ import type { ActivityType } from "../../shared/activity-types.ts";
 import { activityTypeOfSport, type SportType } from "../../shared/sport-types.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { activityDistance } from "./activity-distance.ts";
-import { altitudeFromTerrain, elevationFigures, filledAltitude, gradeStream, onWater } from "./altitude.ts";
+import {
+  altitudeFromTerrain,
+  elevationFigures,
+  elevationSourceOf,
+  filledAltitude,
+  gradeStream,
+  onWater,
+} from "./altitude.ts";
 import { bestEffortsOf } from "./best-efforts.ts";
 import { activityCalories, type DeriveAthlete, sufferScore } from "./estimates.ts";
 import { channel, holdReadings, interpolated, latlngStream, sensorStream, streamOf } from "./gaps.ts";
@@ -80,7 +87,8 @@ export function deriveActivity(
   options: { terrain?: Terrain | null } = {},
 ): Derived {
   // Non-barometric altitude from the terrain model when the operator supplies one (SRTM tiles).
-  if (options.terrain && !parsed.barometric) altitudeFromTerrain(parsed.samples, options.terrain);
+  const fromTerrain = !!options.terrain && !parsed.barometric && altitudeFromTerrain(parsed.samples, options.terrain);
+  const elevationSource = elevationSourceOf(parsed, fromTerrain);
   // The samples span the activity (timeline.ts), and carry what the streams show (gaps.ts).
   fillUnsampledLaps(parsed);
   const span = activitySpan(parsed);
@@ -177,6 +185,7 @@ export function deriveActivity(
     elevHigh: elevation.elevHigh === null ? null : round(elevation.elevHigh, 1),
     elevLow: elevation.elevLow === null ? null : round(elevation.elevLow, 1),
     barometric: parsed.barometric,
+    elevationSource,
     startLatlng: firstGps ? [round(firstGps[0], 6), round(firstGps[1], 6)] : null,
     endLatlng: lastGps ? [round(lastGps[0], 6), round(lastGps[1], 6)] : null,
     averageSpeed: round(averageSpeed, 3),

@@ -13,7 +13,8 @@ import { activityStreams, expectNear, field, readFit, readTcxLaps, uploadActivit
  * 2. one rule for a sensor's gaps, the same in the stream and in the average;
  * 3. a TCX lap's span without trackpoints counts by the same rule as a lap without any; a standing
  *    lap is not moving time;
- * 4. a pool swim's streams span the activity; a lap's maximum is never below its average.
+ * 4. a pool swim's streams span the activity; a lap's maximum is never below its average;
+ * 5. an activity whose altitude is the recording's GPS altitude says so.
  */
 let server: TestServer;
 let athlete: TestAthlete;
@@ -253,5 +254,30 @@ describe("item 4: pool swims' streams span the activity; a lap's maximum is neve
         expect(lap.max_speed, `${file} lap ${lap.lap_index}`).toBeGreaterThanOrEqual(lap.average_speed);
       }
     }
+  });
+});
+
+describe("item 5: an activity whose altitude is the recording's GPS altitude says so", () => {
+  it("a phone's walk (My Tracks, no terrain tiles here) is flagged; a barometric ride and a file without altitude are not", async () => {
+    const walk = await uploadActivity(server, athlete, bytes("gpx/mytracks-android-hike-karojba.gpx"), "walk.gpx", {
+      activity_type: "hike",
+    });
+    expect(walk.total_elevation_gain).toBeGreaterThan(0);
+    expect(walk.elevation_from_gps).toBe(true);
+    const ride = await uploadActivity(
+      server,
+      athlete,
+      bytes("fit/garmin-edge810-cycling-power-vector.fit"),
+      "edge810.fit",
+    );
+    expect(readFit(deviceFile("fit/garmin-edge810-cycling-power-vector.fit")).sessions[0].totalAscent).toBeGreaterThan(
+      0,
+    );
+    expect(ride.elevation_from_gps).toBe(false);
+    const swim = await uploadActivity(server, athlete, bytes("tcx/garmin-vivoactivehr-pool-swim.tcx"), "swim.tcx", {
+      activity_type: "swim",
+    });
+    expect(swim.elev_high).toBeNull();
+    expect(swim.elevation_from_gps).toBeNull();
   });
 });

@@ -110,6 +110,14 @@ function summary(a) {
       a.calories ? stat("Calories", `${Math.round(a.calories).toLocaleString("en")} kcal`) : null,
       a.gear ? stat("Gear", a.gear.name ?? a.gear.id) : null,
     ),
+    // The altitudes are the recording's GPS altitude (no barometer, no terrain tile): say so (docs/numbers.md).
+    a.elevation_from_gps && a.total_elevation_gain > 0
+      ? h(
+        "p",
+        { class: "muted", id: "elevation-note" },
+        "Elevation gain from GPS altitude: nothing in the file says it is a barometric altimeter's, and no terrain data covers the place, so the gain may read well above the real climb.",
+      )
+      : null,
   );
 }
 
