@@ -20,7 +20,7 @@ import {
 } from "./altitude.ts";
 import { bestEffortsOf } from "./best-efforts.ts";
 import { activityCalories, type DeriveAthlete, sufferScore } from "./estimates.ts";
-import { channel, holdReadings, interpolated, latlngStream, sensorStream, streamOf } from "./gaps.ts";
+import { holdReadings, latlngStream, sensorStream, streamOf } from "./gaps.ts";
 import { encodePolyline, simplify, type Track } from "./geo.ts";
 import { lapsOf } from "./laps.ts";
 import { activityMoving } from "./moving-time.ts";
@@ -94,7 +94,7 @@ export function deriveActivity(
   const span = activitySpan(parsed);
   const { startMs, times } = span;
   const samples = parsed.samples;
-  holdReadings(samples);
+  holdReadings(samples, times);
   const type = activityTypeOf(parsed, ctx);
   const mask = sportMask(parsed, type);
 
@@ -254,8 +254,9 @@ function activityStreams(
     const watts = sensorStream(samples, "watts");
     if (watts) streams.watts = watts;
   }
-  const tempStream = interpolated(channel(samples, (s) => s.temp), times);
-  if (tempStream) streams.temp = streamOf(tempStream, 1);
+  // Temperature is filled across gaps already (holdReadings).
+  const tempStream = sensorStream(samples, "temp", 1);
+  if (tempStream) streams.temp = tempStream;
   return streams;
 }
 

@@ -28,16 +28,22 @@ type HeldKey = "heartrate" | "cadence" | "watts";
  * sample's value by the interval it closes, and a held value's interval lies within the hold. Temperature
  * is filled linearly across gaps like the stream.
  */
-export function holdReadings(samples: Sample[]): void {
+export function holdReadings(samples: Sample[], times: ArrayLike<number>): void {
   holdChannel(samples, "heartrate", HOLD_HEARTRATE_S);
   holdChannel(samples, "cadence", HOLD_CADENCE_S);
   holdChannel(samples, "watts", HOLD_POWER_S);
-  const temp = interpolated(channel(samples, (s) => s.temp), samples.map((s) => s.time));
+  let gap = false;
+  for (let i = 0; i < samples.length && !gap; i++) gap = samples[i].temp === null;
+  if (!gap) return;
+  const temp = interpolated(channel(samples, (s) => s.temp), times);
   if (temp) { for (let i = 0; i < samples.length; i++) samples[i].temp = temp[i]; }
 }
 
 function holdChannel(samples: Sample[], key: HeldKey, holdSeconds: number): void {
   const hold = holdSeconds * 1000;
+  let gap = false;
+  for (let i = 0; i < samples.length && !gap; i++) gap = samples[i][key] === null;
+  if (!gap) return;
   let first = -1;
   let lastTime = 0;
   let lastValue: number | null = null;
@@ -101,13 +107,18 @@ export function interpolated(values: Float64Array | null, times: ArrayLike<numbe
 }
 
 /** A sensor's stream as served: its samples' values (filled by `holdReadings`), 0 where none; null without any reading. */
-export function sensorStream(samples: readonly Sample[], key: HeldKey, digits?: number): number[] | null {
-  if (!samples.some((s) => s[key] !== null)) return null;
-  const f = digits === undefined ? 0 : 10 ** digits;
-  return samples.map((s) => {
-    const v = s[key];
-    return v === null ? 0 : digits === undefined ? v : Math.round(v * f) / f;
-  });
+export function sensorStream(samples: readonly Sample[], key: HeldKey | "temp", digits?: number): number[] | null {
+  const n = samples.length;
+  let any = false;
+  for (let i = 0; i < n && !any; i++) any = samples[i][key] !== null;
+  if (!any) return null;
+  const f = digits === undefined ? 1 : 10 ** digits;
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const v = samples[i][key];
+    out[i] = v === null ? 0 : digits === undefined ? v : Math.round(v * f) / f;
+  }
+  return out;
 }
 
 /** A stream as served: plain numbers, rounded to `digits` decimals (none: as they are). */
