@@ -60,8 +60,9 @@ function streamMean(time: number[], values: number[], moving: boolean[]): number
 describe("item 1: the start is the timer's, not the first record's", () => {
   /**
    * The FR110 run of the issue (first record 3 s before the session's start and its timer start) is
-   * not under a licence the project can use; a real FR110 run (MIT) is, and gets that record here: a
-   * copy of its first record dated 3 s earlier, the file re-encoded with the Garmin FIT SDK.
+   * not under a licence the project can use; a real Garmin recording of the corpus (the Edge 810
+   * ride) gets that record here: a copy of its first record dated 3 s earlier, the file re-encoded
+   * with the Garmin FIT SDK.
    */
   function withEarlyRecord(data: Uint8Array, seconds: number): Uint8Array<ArrayBuffer> {
     const encoder = new Encoder();
@@ -77,8 +78,8 @@ describe("item 1: the start is the timer's, not the first record's", () => {
     return encoder.close() as Uint8Array<ArrayBuffer>;
   }
 
-  it("Forerunner 110 run with a record written 3 s before the timer started: start and elapsed are the session's", async () => {
-    const file = "fit/garmin-fr110-running-hr.fit";
+  it("Edge 810 ride with a record written 3 s before the timer started: start and elapsed are the session's", async () => {
+    const file = "fit/garmin-edge810-cycling-power-vector.fit";
     const edited = withEarlyRecord(bytes(file), 3);
     const mesgs = messagesOf(edited);
     const [session] = mesgs.filter(([n]) => n === 18).map(([, m]) => m);
@@ -87,7 +88,7 @@ describe("item 1: the start is the timer's, not the first record's", () => {
     // The file is what the issue says: its first record is 3 s before both the session's start and the timer's.
     expect(ms(session.startTime) - ms(records[0].timestamp)).toBe(3000);
     expect(ms(timerStart.timestamp) - ms(records[0].timestamp)).toBe(3000);
-    const activity = await uploadActivity(server, athlete, edited, "fr110-early-record.fit");
+    const activity = await uploadActivity(server, athlete, edited, "edge810-early-record.fit");
     expect(activity.start_date).toBe(new Date(ms(session.startTime)).toISOString().replace(".000Z", "Z"));
     expect(Math.abs(activity.elapsed_time - session.totalElapsedTime)).toBeLessThanOrEqual(1);
     expect(activity.moving_time).toBeLessThanOrEqual(activity.elapsed_time);
@@ -98,10 +99,10 @@ describe("item 1: the start is the timer's, not the first record's", () => {
   });
 
   it("the same run as recorded: the session's start and elapsed time", async () => {
-    const file = "fit/garmin-fr110-running-hr.fit";
+    const file = "fit/garmin-edge810-cycling-power-vector.fit";
     const [session] = readFit(deviceFile(file)).sessions;
     // Another athlete: the edited file above is the same run (a second upload of it would be a duplicate).
-    const activity = await uploadActivity(server, await server.athlete(), bytes(file), "fr110.fit");
+    const activity = await uploadActivity(server, await server.athlete(), bytes(file), "edge810.fit");
     expect(Date.parse(activity.start_date)).toBe(ms(session.startTime));
     expect(Math.abs(activity.elapsed_time - field(session, "totalElapsedTime"))).toBeLessThanOrEqual(1);
   });
