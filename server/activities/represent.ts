@@ -265,6 +265,10 @@ export function detailedActivityOf(
     photos: photosSummary(reads.publicUrl, reads.photos),
     device_name: f.deviceName,
     embed_token: embedToken(row),
+    // This server's addition (docs/numbers.md): the altitudes are the recording's GPS altitude.
+    elevation_from_gps: f.elevationSource === undefined || f.elevationSource === null
+      ? null
+      : f.elevationSource === "gps",
   };
   for (const extra of extras) Object.assign(detail, extra);
   return detail;

@@ -275,6 +275,9 @@ export const zDetailedActivity = model(
     }),
     device_name: nullableStr,
     embed_token: z.string(),
+    elevation_from_gps: z.boolean().nullable().describe(
+      "This server's addition: true when the altitude, total_elevation_gain, elev_high and elev_low come from the recording's own altitudes and nothing in the file marks them as a barometric altimeter's (a FIT session's total_ascent, a creator 'with barometer') and no terrain tile on this server covers the track: GPS altitude, which on a phone reads well above the real climb; false when they come from a barometric altimeter or from the terrain; null without altitudes, on manual activities, and on activities recorded before it was kept (`cli reprocess` sets it). See docs/numbers.md.",
+    ),
   }),
   "An activity with its laps, splits, efforts, gear and photos (resource_state 3).",
 );

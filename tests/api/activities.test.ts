@@ -100,6 +100,7 @@ const DETAIL_ONLY = [
   "best_efforts",
   "embed_token",
   "photos",
+  "elevation_from_gps",
 ];
 
 describe("POST /v3/activities", () => {
@@ -174,6 +175,7 @@ describe("POST /v3/activities", () => {
       photos: { primary: null, count: 0 },
       device_name: null,
       embed_token: b.embed_token,
+      elevation_from_gps: null,
       sport_type: "Ride",
       upload_id_str: null,
       hide_from_home: false,
