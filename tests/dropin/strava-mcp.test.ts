@@ -330,6 +330,10 @@ describe("the Strava MCP server, unchanged, against this server", () => {
     const html = await page.text();
     const host = new URL(s.server.url).host;
     expect(html).toContain('id="strava-tools"');
+    // Strava's tools are pointed at /api/v3 or the API host (Strava's dialect), /v3 being the spec's.
+    expect(html).toContain('id="dialects"');
+    expect(html).toContain("Point Strava's tools at <code>/api/v3</code> or the API host");
+    expect(html).toContain("tests/dropin/python/strava_here.py");
     expect(html).toContain(`client.protocol.server = "${host}"`);
     for (const tool of ["stravalib", "strava-offline", "Strava MCP server", "Home Assistant", "api-v3.strava.com"]) {
       expect(html).toContain(tool);
