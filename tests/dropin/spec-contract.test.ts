@@ -464,6 +464,13 @@ async function send(e: Endpoint, request: Request, prefix = ""): Promise<ApiResp
 }
 
 const driven = () => ROWS.filter((e) => e.path.startsWith("/v3/") || e.path.startsWith("{auth_url}/"));
+const rowOf = (heading: string, first: string) => {
+  const row = spec.sections.find((s) => s.heading === heading)!.tables[0].rows.find((r) => r.cells[0] === first);
+  if (!row) throw new Error(`the spec's ${heading} table has no row "${first}"`);
+  return row;
+};
+const conventions = (topic: string) => rowOf("Conventions that apply to every endpoint", topic);
+const limit = (name: string) => rowOf("Limits", name);
 
 describe("the spec's tables, read at test time", () => {
   it("the project's copy of the spec is the spec beside the project, word for word", () => {
@@ -515,7 +522,13 @@ describe("every /v3 row of the spec's Endpoints, on the server", () => {
       failures.push(...check[1](res, e).map((f) => `${key(e)}: ${f}`));
       const type = res.headers.get("content-type") ?? "";
       if (res.text && e.path.startsWith("/v3/") && type !== "application/json; charset=utf-8") {
-        failures.push(`${key(e)}: content type ${type}`);
+        failures.push(`${key(e)}: content type ${type} — ${conventions("Format").text}`);
+      }
+      // Limits: "Headers on every response" — two comma-separated integers each.
+      for (const header of ["X-RateLimit-Limit", "X-RateLimit-Usage"]) {
+        if (e.path.startsWith("/v3/") && !/^\d+,\d+$/.test(res.headers.get(header) ?? "")) {
+          failures.push(`${key(e)}: ${header} ${res.headers.get(header)} — ${limit("Headers on every response").text}`);
+        }
       }
     }
     expect(failures).toEqual([]);
@@ -684,6 +697,130 @@ describe("every parameter rule of the spec's Input cells, on /v3", () => {
       if (res.status !== 401 && res.status !== 403) {
         failures.push(`${key(e)} with a read token: HTTP ${res.status} — ${e.source}`);
       }
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+});
+
+describe("the spec's 'Who may do what' table, on /v3", () => {
+  /**
+   * Each row's restriction tried from the side it forbids (an answer of 2xx fails, naming the row),
+   * and, where the row grants something, from the side it allows. Keyed by the row's Operation cell:
+   * a row added to the table without a probe here fails the test.
+   */
+  it("refuses every operation to those its row excludes, and allows it to those it names", async () => {
+    const plain = await server.application({ internal: false, kudos: false, challenges: false });
+    const outsider = await server.token(bob.id, plain.client_id);
+    const refused = (res: ApiResponse) => res.status >= 400 && res.status < 500;
+    const comment = await server.api("POST", `/v3/activities/${ids.run}/comments`, {
+      token: bob.token,
+      form: { text: "Mine" },
+    });
+    expect(comment.status, comment.text).toBeLessThan(300);
+    const probes: Record<string, () => Promise<string[]>> = {
+      "Read an activity detail, its photos, kudos list": async () => {
+        const out: string[] = [];
+        for (
+          const path of [
+            `/v3/activities/${ids.run}`,
+            `/v3/activities/${ids.run}/photos`,
+            `/v3/activities/${ids.run}/kudos`,
+          ]
+        ) {
+          const other = await server.api("GET", path, { token: bob.token, query: { photo_sources: true } });
+          if (!refused(other)) out.push(`another athlete: GET ${path} answered ${other.status}`);
+          const own = await server.api("GET", path, { token: ann.token, query: { photo_sources: true } });
+          if (own.status !== 200) out.push(`the owner: GET ${path} answered ${own.status}`);
+        }
+        return out;
+      },
+      "Activity zones": async () => {
+        const other = await server.api("GET", `/v3/activities/${ids.ride}/zones`, { token: bob.token });
+        const notPremium = await server.api("GET", `/v3/activities/${ids.bobRide}/zones`, { token: bob.token });
+        const premiumOwner = await server.api("GET", `/v3/activities/${ids.ride}/zones`, { token: ann.token });
+        return [
+          ...(refused(other) ? [] : [`another athlete: ${other.status}`]),
+          ...(refused(notPremium) ? [] : [`an owner who is not premium: ${notPremium.status}`]),
+          ...(premiumOwner.status === 200 ? [] : [`the premium owner: ${premiumOwner.status}`]),
+        ];
+      },
+      "Leaderboard age_group and weight_class filters": async () => {
+        const out: string[] = [];
+        for (const query of [{ age_group: "25_34" }, { weight_class: "65_74" }]) {
+          const res = await server.api("GET", `/v3/segments/${ids.segment}/leaderboard`, { token: bob.token, query });
+          if (!refused(res)) out.push(`${Object.keys(query)[0]} for an athlete who is not premium: ${res.status}`);
+        }
+        return out;
+      },
+      "Club member approve/decline, promote/demote admins": async () => {
+        const out: string[] = [];
+        for (const method of ["PUT", "DELETE"]) {
+          const res = await server.api(method, `/v3/clubs/${ids.club}/admins/${cy.id}`, { token: bob.token });
+          if (!refused(res)) out.push(`${method} admins by a member who is no admin: ${res.status}`);
+        }
+        const pending = await server.athlete({ applicationId: app.client_id });
+        await server.api("POST", `/v3/clubs/${ids.privateClub}/join`, { token: pending.token });
+        const approve = await server.api("PUT", `/v3/clubs/${ids.privateClub}/members/${pending.id}`, {
+          token: bob.token,
+        });
+        if (!refused(approve)) out.push(`approval by someone who is no admin: ${approve.status}`);
+        return out;
+      },
+      "Club activities": async () => {
+        const res = await server.api("GET", `/v3/clubs/${ids.club}/activities`, { token: lister.token });
+        return refused(res) ? [] : [`a non-member: ${res.status}`];
+      },
+      "Create or delete comments": async () => {
+        const external = await server.api("POST", `/v3/activities/${ids.run}/comments`, {
+          token: outsider,
+          form: { text: "Hi" },
+        });
+        const stranger = await server.api("DELETE", `/v3/activities/${ids.run}/comments/${comment.body.id}`, {
+          token: cy.token,
+        });
+        const author = await server.api("DELETE", `/v3/activities/${ids.run}/comments/${comment.body.id}`, {
+          token: bob.token,
+        });
+        return [
+          ...(refused(external) ? [] : [`an application that is not internal creates one: ${external.status}`]),
+          ...(refused(stranger) ? [] : [`neither owner nor author deletes one: ${stranger.status}`]),
+          ...(author.status < 300 ? [] : [`the author deletes theirs: ${author.status}`]),
+        ];
+      },
+      "Kudos": async () => {
+        const own = await server.api("POST", `/v3/activities/${ids.ride}/kudos`, { token: ann.token });
+        const twice = await server.api("POST", `/v3/activities/${ids.run}/kudos`, { token: bob.token });
+        const disabled = await server.api("POST", `/v3/activities/${ids.ride}/kudos`, { token: outsider });
+        return [
+          ...(refused(own) ? [] : [`on one's own activity: ${own.status}`]),
+          ...(refused(twice) ? [] : [`twice: ${twice.status}`]),
+          ...(refused(disabled) ? [] : [`by an application without kudos: ${disabled.status}`]),
+        ];
+      },
+      "Challenges": async () => {
+        const res = await server.api("GET", `/v3/challenges/${ids.challenge}`, { token: outsider });
+        return refused(res) ? [] : [`an application without challenges: ${res.status}`];
+      },
+      "Segments and leaderboards": async () => {
+        const segment = await server.api("GET", `/v3/segments/${ids.segment}`, { token: outsider });
+        const board = await server.api("GET", `/v3/segments/${ids.segment}/leaderboard`, { token: outsider });
+        return segment.status === 200 && board.status === 200
+          ? []
+          : [`any application: ${segment.status}, ${board.status}`];
+      },
+    };
+    const table = spec.sections.find((s) => s.heading === "Authentication")!.tables.find((t) =>
+      t.header[0] === "Operation"
+    )!;
+    expect(table.rows.length).toBeGreaterThanOrEqual(9);
+    const failures: string[] = [];
+    for (const row of table.rows) {
+      const probe = probes[row.cells[0]];
+      if (!probe) {
+        failures.push(`no probe for spec line ${row.line}: ${row.text}`);
+        continue;
+      }
+      failures.push(...(await probe()).map((f) => `${f} — spec line ${row.line}: ${row.text}`));
     }
     expect(failures).toEqual([]);
   }, 120_000);
