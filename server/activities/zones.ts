@@ -6,6 +6,7 @@ import {
   maxHeartrate,
   POWER_ZONE_FRACTIONS,
 } from "../athletes/zones.ts";
+import type { Dialect } from "../http/dialect.ts";
 
 /**
  * Activity zones (spec, Activity zones): time in each heartrate and power bucket, computed from
@@ -36,6 +37,7 @@ export function activityZones(
   streams: ActivityStreams | null,
   athlete: { birthdate: string | null; ftp: number | null },
   activity: { startDate: string; deviceWatts: boolean | null },
+  dialect: Dialect,
 ) {
   const zones: Record<string, unknown>[] = [];
   if (!streams) return zones;
@@ -65,8 +67,9 @@ export function activityZones(
       type: "power",
       resource_state: 3,
       sensor_based: activity.deviceWatts ?? true,
-      // Bounds from the athlete's FTP (or the fixed buckets), never zones the athlete set by hand.
-      custom_zones: false,
+      // Strava's ActivityZone carries custom_zones on power zones too (bounds from the athlete's FTP or
+      // the fixed buckets, never set by hand); the spec has it on heart-rate zones only.
+      ...(dialect === "strava" ? { custom_zones: false } : {}),
     });
   }
   return zones;

@@ -96,6 +96,9 @@ export async function callRoute(
     c: ctx.c,
     platform: ctx.platform,
     auth: ctx.auth,
+    // Tools answer in the spec's representations (/v3); the mount's rule refusing combined paging
+    // parameters is /v3's edge and not a tool's: a tool may page a date window.
+    dialect: "spec",
     params,
     query,
     body,

@@ -338,7 +338,7 @@ async function othersActivity(
   row: Awaited<ReturnType<typeof visibleActivity>>,
   auth: Parameters<typeof visibleActivity>[2],
 ) {
-  const context = activityContext(platform, auth);
+  const context = activityContext(platform, auth, "spec");
   const [summary] = await summaryActivities([row], context);
   const segmentEfforts = await activityEffortsSeenBy(platform.db, row.id, context.viewer);
   const owner = await findAthlete(platform.db, row.athlete_id);
