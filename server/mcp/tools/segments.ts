@@ -142,7 +142,7 @@ export const getSegmentLeaderboard = defineTool({
     page: zPage,
     limit: zLimit(50, 10),
   },
-  output: { effort_count: z.number(), entry_count: z.number(), entries: z.array(zEntry) },
+  output: { entry_count: z.number().describe("Athletes on the board with this filter."), entries: z.array(zEntry) },
   write: false,
   idempotent: true,
   async run(ctx, args) {
@@ -167,8 +167,8 @@ export const getSegmentLeaderboard = defineTool({
       activity_id: Number(e.activity_id),
     }));
     return {
-      structured: { effort_count: Number(r.effort_count), entry_count: Number(r.entry_count), entries },
-      text: `${r.entry_count} athletes, ${r.effort_count} efforts.\n${
+      structured: { entry_count: Number(r.entry_count), entries },
+      text: `${r.entry_count} athletes.\n${
         entries.map((e) => `${e.rank}. ${e.athlete_name} ${e.time} (${e.date_local})`).join("\n")
       }`,
     };
