@@ -24,6 +24,7 @@ import { gearCreateRoutes } from "./gear/create-routes.ts";
 import { athletePictureRoutes } from "./avatars/routes.ts";
 import { activityExportRoutes } from "./activities/export-routes.ts";
 import { discoverRoutes } from "./discover/routes.ts";
+import { activityEditRoutes } from "./crop/routes.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
@@ -40,6 +41,7 @@ export const allRoutes: AnyRoute[] = [
   ...activityPhotoRoutes,
   ...activityDataRoutes,
   ...activityExportRoutes,
+  ...activityEditRoutes,
   ...gearRoutes,
   ...clubRoutes,
   ...challengeRoutes,
