@@ -12,6 +12,7 @@ import { gearRoutes } from "./gear/routes.ts";
 import { clubRoutes } from "./clubs/routes.ts";
 import { challengeRoutes } from "./challenges/routes.ts";
 import { segmentRoutes } from "./segments/routes.ts";
+import { segmentCompareRoutes } from "./segments/compare-routes.ts";
 import { uploadRoutes } from "./uploads/routes.ts";
 import { heatmapRoutes } from "./heatmaps/routes.ts";
 import { privacyZoneRoutes } from "./privacy-zones/routes.ts";
@@ -33,6 +34,7 @@ export const allRoutes: AnyRoute[] = [
   ...athleteFeedRoutes, // before activityRoutes: /v3/activities/following is not /v3/activities/:id
   ...discoverRoutes, // before /v3/clubs/:id, /v3/athletes/:id, /v3/challenges/:id
   ...segmentRoutes,
+  ...segmentCompareRoutes,
   ...athleteRoutes,
   ...athleteStatsRoutes,
   ...athleteZonesRoutes,
