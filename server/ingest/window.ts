@@ -9,7 +9,7 @@ import { type DeviceLap, type DeviceSession, IngestError, type ParsedFile, type 
  * the whole lap's); the file's totals (FIT session distance, ascent, calories) no longer apply. A
  * cut FIT timer's time is the window less the device's pauses in it. A side within a second of the
  * recording's own start or end is not cut (windows are to the second), so the whole window gives
- * the file back unchanged.
+ * the file back unchanged. A cut side is where the activity starts or ends, even between two records.
  */
 export interface Window {
   start: number;
@@ -64,8 +64,10 @@ export function windowRecording(parsed: ParsedFile, window: Window): ParsedFile 
       lengths: parsed.lengths.filter((l) => l.startTime >= start && l.startTime + l.elapsedTime * 1000 <= end),
     }),
     deviceTotals: { ascent: null, calories: null, distance: null },
-    ...(parsed.timerStart == null ? {} : { timerStart: cutStart ? start : parsed.timerStart }),
-    ...(parsed.timerEnd == null ? {} : { timerEnd: cutEnd ? end : parsed.timerEnd }),
+    // The activity runs from the window's start to its end, wherever the first and last record fall
+    // (any format: the span takes the timer's start and end where they are wider than the records).
+    ...(cutStart ? { timerStart: start } : parsed.timerStart == null ? {} : { timerStart: parsed.timerStart }),
+    ...(cutEnd ? { timerEnd: end } : parsed.timerEnd == null ? {} : { timerEnd: parsed.timerEnd }),
     // The timer's own time over the window: the window less the device's pauses inside it.
     ...(parsed.timerTime == null ? {} : { timerTime: (end - start - pausedMs) / 1000 }),
     ...(parsed.devicePaused === undefined ? {} : { devicePaused: parsed.devicePaused && pauses.length > 0 }),
