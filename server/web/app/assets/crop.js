@@ -110,17 +110,23 @@ function cropForm(a, streams, status) {
   const summary = h("p", { class: "muted", id: "crop-summary", "aria-live": "polite" });
   const update = () => {
     const s = start.seconds(), e = end.seconds();
+    button.disabled = true;
     if (!(s >= 0 && e <= elapsed && e > s)) {
       summary.textContent = "The end must come after the start, both within " + clock(elapsed) + ".";
       return;
     }
+    if (s === 0 && e === elapsed) {
+      summary.textContent = "Move the start or the end to crop the activity.";
+      return;
+    }
+    button.disabled = false;
     const ds = distanceAt(streams, s), de = distanceAt(streams, e);
     summary.textContent = `Keeps ${duration(e - s)} of ${duration(elapsed)}` +
       (ds !== null && de !== null ? `, ${km(de - ds)} of ${km(a.distance)}` : "") + ".";
   };
+  const button = h("button", { type: "submit", id: "crop-submit" }, "Crop");
   const start = timeField("crop-start", "Start", 0, elapsed, update);
   const end = timeField("crop-end", "End", elapsed, elapsed, update);
-  const button = h("button", { type: "submit", id: "crop-submit" }, "Crop");
   const form = h(
     "form",
     { id: "crop-form", class: "crop-form", "aria-labelledby": "crop-title" },
@@ -151,7 +157,8 @@ function splitForm(a, streams, status) {
   const summary = h("p", { class: "muted", id: "split-summary", "aria-live": "polite" });
   const update = () => {
     const t = at.seconds();
-    if (!(t > 0 && t < elapsed)) {
+    button.disabled = !(t > 0 && t < elapsed);
+    if (button.disabled) {
       summary.textContent = "The split must fall inside the activity (after 0:00:00, before " + clock(elapsed) + ").";
       return;
     }
@@ -160,8 +167,8 @@ function splitForm(a, streams, status) {
       duration(elapsed - t)
     }${d === null ? "" : `, ${km(a.distance - d)}`} (a new activity).`;
   };
-  const at = timeField("split-at", "Split at", Math.round(elapsed / 2), elapsed, update);
   const button = h("button", { type: "submit", id: "split-submit" }, "Split");
+  const at = timeField("split-at", "Split at", Math.round(elapsed / 2), elapsed, update);
   const form = h(
     "form",
     { id: "split-form", class: "crop-form", "aria-labelledby": "split-title" },

@@ -55,13 +55,16 @@ function average(values) {
   return known.length ? known.reduce((a, b) => a + b, 0) / known.length : null;
 }
 
+/** "Your effort" within a sentence; another athlete's name stays as it is. */
+const lower = (name) => name.replace(/^Your /, "your ");
+
 function drawResult(box, result, names) {
   const [a, b] = result.efforts;
   const gap = result.final_gap;
   const who = names[1];
   const words = gap === 0
-    ? `${who} finished level with ${names[0].toLowerCase()}.`
-    : `${who} finished ${duration(Math.abs(gap))} ${gap > 0 ? "behind" : "ahead of"} ${names[0].toLowerCase()}.`;
+    ? `${who} finished level with ${lower(names[0])}.`
+    : `${who} finished ${duration(Math.abs(gap))} ${gap > 0 ? "behind" : "ahead of"} ${lower(names[0])}.`;
   const x = result.distance.map((d) => d / distanceUnit.meters);
   const charts = h("div", { class: "compare-charts", id: "compare-charts" });
   const row = (e, name, k) =>
@@ -110,7 +113,7 @@ function drawResult(box, result, names) {
     ),
     charts,
   );
-  chart(charts, "gap", `Gap (s): ${names[1].toLowerCase()} minus ${names[0].toLowerCase()}; above 0, behind`, x, [
+  chart(charts, "gap", `Time gap along the segment (s): above 0, ${lower(names[1])} is behind`, x, [
     { label: "Gap (s)", color: "#57606a", values: result.gap },
   ], (v) => gapText(v));
   const channel = (key, label, map, format) => {
@@ -180,13 +183,10 @@ export function compareCard(segmentId, mine) {
     h("div", {}, h("label", { for: "compare-other" }, "Compare with"), otherSelect),
     button,
   );
+  /** The chosen effort of yours is "Your effort"; another of yours says its time; another athlete's, whose. */
   const nameOf = (effortId) => {
     const own = mine.find((e) => String(e.id) === effortId);
-    if (own) {
-      return own === mine.find((e) => String(e.id) === mineSelect.value)
-        ? "Your effort"
-        : `Your effort of ${day(own.start_date_local)}`;
-    }
+    if (own) return effortId === mineSelect.value ? "Your effort" : `Your other effort (${duration(own.elapsed_time)})`;
     return `${others.get(effortId) ?? "The other athlete"}'s effort`;
   };
   const compare = async () => {
