@@ -17,11 +17,12 @@ const EDGE500 = deviceFile("fit/garmin-edge500-cycling-hr-cad-pauses.fit");
 const FR410 = deviceFile("tcx/garmin-fr410-running-hr.tcx");
 
 // deno-lint-ignore no-explicit-any -- the SDK's messages are read field by field
-let fit: Record<string, any[]>;
+type Messages = Record<string, any[]>;
+let fit: Messages;
 let parsed: ParsedFile;
 beforeAll(async () => {
   const bytes = new Uint8Array(readFileSync(EDGE500));
-  fit = new Decoder(Stream.fromByteArray(bytes)).read().messages;
+  fit = new Decoder(Stream.fromByteArray(bytes)).read().messages as unknown as Messages;
   parsed = await parseDeviceFile(bytes, "fit");
 });
 
