@@ -6,6 +6,8 @@ import { type DropinServer, startDropinServer } from "../dropin/deno-server.ts";
 import { runCli } from "../helpers/deno.ts";
 import { deviceFile } from "../helpers/fixtures.ts";
 import { greatCircle, readGpxPoints } from "../numbers/device-totals.ts";
+import { decodeTile, tileOf } from "./heatmaps-fixtures.ts";
+import { activityTypeId } from "../../shared/activity-types.ts";
 
 /**
  * Issue #47 item 5 over HTTP, on the server as `npm start` runs it: crop and split derive an
@@ -131,6 +133,27 @@ async function segmentFrom(activityId: number, name: string, time: number[], fro
 const effortsOn = (activity: any, segmentId: number) =>
   (activity.segment_efforts as any[]).filter((e) => e.segment.id === segmentId);
 
+/** A heatmap of Ada's rides built now: how many pixels its z14 tile draws around a point. */
+async function heatAt(points: [number, number][]): Promise<number[]> {
+  const created = await call("POST", "/v3/athlete/heatmaps", {
+    form: { activity_type_ids: String(activityTypeId("Ride")) },
+  });
+  expect(created.status, created.text).toBe(201);
+  let map: any;
+  for (let i = 0; i < 1200 && map?.status !== "done"; i++) {
+    if (i) await new Promise((r) => setTimeout(r, 100));
+    map = (await call("GET", `/v3/athletes/${ada.id}/heatmaps/${created.body.id}/progress`)).body;
+  }
+  expect(map.status).toBe("done");
+  const path = new URL(map.tile_path).pathname;
+  return await Promise.all(points.map(async (point) => {
+    const t = tileOf(point, 14);
+    const tile = await fetch(`${dropin.server.url}${path}/14/${t.x}/${t.y}.png`);
+    expect(tile.status).toBe(200);
+    return decodeTile(new Uint8Array(await tile.arrayBuffer())).drawnNear(t.px, t.py, 6);
+  }));
+}
+
 describe("crop: a ride's forgotten start and end", () => {
   let id: number;
   let before: Awaited<ReturnType<typeof snapshot>>;
@@ -190,6 +213,25 @@ describe("crop: a ride's forgotten start and end", () => {
     });
     expect(whole_laps).toBeGreaterThan(0);
   }, 300_000);
+
+  it("heat follows: a heatmap built after the crop draws the part kept, not the part cropped away", async () => {
+    // A point of the ride's first minutes no later record comes near (the FIT SDK's positions), and one kept.
+    const { messages } = new Decoder(Stream.fromByteArray(new Uint8Array(readFileSync(EDGE500)))).read();
+    const deg = (v: number) => v * 180 / 2 ** 31;
+    const fixes = (messages.recordMesgs as any[]).filter((r) => r.positionLat !== undefined).map((r) => ({
+      t: (r.timestamp as Date).getTime(),
+      p: [deg(r.positionLat), deg(r.positionLong)] as [number, number],
+    }));
+    const t0 = Date.parse(before.activity.start_date);
+    const kept = fixes.filter((f) => f.t >= t0 + 900_000 && f.t <= t0 + 9_000_000);
+    const gone = fixes.find((f) =>
+      f.t < t0 + 900_000 && f.t > t0 + 120_000 && kept.every((k) => greatCircle(f.p, k.p) > 300)
+    );
+    expect(gone, "a point only the cropped start passes").toBeDefined();
+    const [away, here] = await heatAt([gone!.p, kept[Math.floor(kept.length / 2)].p]);
+    expect(away).toBe(0);
+    expect(here).toBeGreaterThan(0);
+  }, 180_000);
 
   it("segment efforts, boards and totals follow; the edit is listed and reprocessing keeps the window", async () => {
     const a = (await call("GET", `/v3/activities/${id}`, { query: { include_all_efforts: "true" } })).body;
