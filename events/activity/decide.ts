@@ -121,13 +121,14 @@ export type ActivityCommand =
     facts: WindowFacts;
     efforts: EventData<typeof segmentEffortsRematched> | null;
   }
-  /** The part after a split becomes an activity of its own (once: nothing when it exists), with the original's gear. */
+  /** The part after a split becomes an activity of its own (once: nothing when it exists), with the original's gear and muting. */
   | {
     type: "recordSplit";
     activity: EventData<typeof activityRecorded>;
     fromActivityId: number;
     window: RecordingWindow;
     gearId: string | null;
+    hideFromHome?: boolean;
   };
 
 /** Every type of an activity's stream (checked against `ActivityEvent` both ways). */
@@ -425,6 +426,10 @@ function recordSplit(
     activityRecorded.create(command.activity),
     activitySplitFrom.create({ activityId, athleteId, fromActivityId: command.fromActivityId, window: command.window }),
   ];
-  if (command.gearId !== null) events.push(activityUpdated.create({ activityId, athleteId, gearId: command.gearId }));
+  const chosen = {
+    ...(command.gearId === null ? {} : { gearId: command.gearId }),
+    ...(command.hideFromHome ? { hideFromHome: true } : {}),
+  };
+  if (Object.keys(chosen).length) events.push(activityUpdated.create({ activityId, athleteId, ...chosen }));
   return events;
 }

@@ -82,7 +82,7 @@ export async function crop(
  * Splits the owner's activity at `time` seconds from its start: it keeps the part before, and the
  * part after becomes a new activity through the recording path (ActivityRecorded, then the
  * processors: segment efforts ranked as at upload), with the original's name, sport, privacy,
- * flags and gear. Returns the new activity's id.
+ * flags, gear and muting. Returns the new activity's id.
  */
 export async function split(
   platform: Platform,
@@ -132,7 +132,13 @@ export async function split(
   };
   await recordSplitPart(
     platform,
-    { activity, fromActivityId: activityId, window: rest, gearId: row.gear_id },
+    {
+      activity,
+      fromActivityId: activityId,
+      window: rest,
+      gearId: row.gear_id,
+      hideFromHome: (row.facts as { hideFromHome?: boolean }).hideFromHome === true,
+    },
     actor,
     `split-${partId}:recorded`,
   );

@@ -210,6 +210,11 @@ describe("activity decider: crop and split (#47 item 5)", () => {
       activityUpdated.create({ activityId: 8, athleteId: 1, gearId: "b12" }),
     ]);
     given(activityDecider, []).when({ ...command, gearId: null }).thenTypes(["ActivityRecorded", "ActivitySplitFrom"]);
+    given(activityDecider, []).when({ ...command, gearId: null, hideFromHome: true }).then([
+      activityRecorded.create(part),
+      activitySplitFrom.create({ activityId: 8, athleteId: 1, fromActivityId: 7, window: w("10:30:00", "11:00:00") }),
+      activityUpdated.create({ activityId: 8, athleteId: 1, hideFromHome: true }),
+    ]);
     given(activityDecider, [activityRecorded.create(part)]).when(command).then([]);
   });
 });
