@@ -1,10 +1,11 @@
-import { type DeviceLap, type DeviceSession, IngestError, type ParsedFile, type Pause } from "./types.ts";
+import { type DeviceLap, type DeviceSession, IngestError, type ParsedFile, type Pause, type Sample } from "./types.ts";
 
 /**
  * A window of a recording (crop and split, issue #47): the parsed file as if the device had recorded
  * only from `start` to `end` (ms since the epoch, both kept), so the activity is derived over the
  * window by the same rules as a whole file (derive.ts). Records, pauses, laps, sessions and pool
- * lengths are kept where they fall inside; a lap or session the window cuts keeps its span inside
+ * lengths are kept where they fall inside; a cut edge that falls between two records of one track
+ * segment gets a record interpolated there; a lap or session the window cuts keeps its span inside
  * and loses the device's own totals for it (distance, timer time, calories, heart rate: they were
  * the whole lap's); the file's totals (FIT session distance, ascent, calories) no longer apply. A
  * cut FIT timer's time is the window less the device's pauses in it. A side within a second of the
@@ -46,8 +47,18 @@ export function windowRecording(parsed: ParsedFile, window: Window): ParsedFile 
   if (first === -1 || last - first < 1) {
     throw new IngestError("The kept window holds fewer than two of the recording's records.");
   }
-  const samples = parsed.samples.slice(first, last + 1).map((s) => ({ ...s }));
-  const segmentStarts = parsed.segmentStarts?.map((i) => i - first).filter((i) => i > 0 && i < samples.length);
+  const all = parsed.samples;
+  const samples = all.slice(first, last + 1).map((s) => ({ ...s }));
+  // A cut edge between two records of one track segment gets a record of its own, interpolated: the
+  // way from the last record before it to the first after is then shared at the edge (a split's two
+  // parts add up to the whole), not lost with the sparser recordings (a pool length, a phone's 5 s).
+  const gapAt = new Set(parsed.segmentStarts ?? []);
+  const before = cutStart && all[first].time > start && first > 0 && !gapAt.has(first);
+  const after = cutEnd && all[last].time < end && last + 1 < all.length && !gapAt.has(last + 1);
+  if (before) samples.unshift(between(all[first - 1], all[first], start));
+  if (after) samples.push(between(all[last], all[last + 1], end));
+  const shift = before ? 1 : 0;
+  const segmentStarts = parsed.segmentStarts?.map((i) => i - first + shift).filter((i) => i > 0 && i < samples.length);
   const pauses: Pause[] = parsed.pauses
     .filter((p) => p.end > start && p.start < end)
     .map((p) => ({ start: Math.max(p.start, start), end: Math.min(p.end, end) }));
@@ -56,7 +67,7 @@ export function windowRecording(parsed: ParsedFile, window: Window): ParsedFile 
   return {
     ...parsed,
     samples,
-    laps: windowLaps(parsed, start, end),
+    laps: windowLaps(parsed, start, end, samples),
     pauses,
     ...(segmentStarts === undefined ? {} : { segmentStarts }),
     ...(parsed.sessions === undefined ? {} : { sessions: windowSessions(parsed.sessions, start, end) }),
@@ -76,6 +87,19 @@ export function windowRecording(parsed: ParsedFile, window: Window): ParsedFile 
   };
 }
 
+const NUMBERS = ["lat", "lng", "altitude", "heartrate", "cadence", "watts", "temp", "distance", "speed"] as const;
+
+/** A record at `time` between two others: each value linear between theirs (null where either has none). */
+function between(a: Sample, b: Sample, time: number): Sample {
+  const f = (time - a.time) / (b.time - a.time);
+  const out: Sample = { ...a, time };
+  for (const key of NUMBERS) {
+    const x = a[key], y = b[key];
+    out[key] = x === null || y === null ? null : x + f * (y - x);
+  }
+  return out;
+}
+
 /** Where a device lap ends: its own end, else start + elapsed, else the next lap's start (the recording's end for the last). */
 function lapEnd(laps: readonly DeviceLap[], k: number, recordingEnd: number): number {
   const lap = laps[k];
@@ -86,7 +110,7 @@ function lapEnd(laps: readonly DeviceLap[], k: number, recordingEnd: number): nu
 }
 
 /** The laps inside the window: whole ones as they are, cut ones with their span inside and no device totals. */
-function windowLaps(parsed: ParsedFile, start: number, end: number): DeviceLap[] {
+function windowLaps(parsed: ParsedFile, start: number, end: number, kept: readonly Sample[]): DeviceLap[] {
   const laps = parsed.laps;
   const recordingEnd = recordingSpan(parsed).end;
   const out: DeviceLap[] = [];
@@ -111,8 +135,8 @@ function windowLaps(parsed: ParsedFile, start: number, end: number): DeviceLap[]
     };
     if (lap.endTime !== undefined) cut.endTime = b;
     if (lap.points !== undefined) {
-      // TCX: the lap's own trackpoints inside the window.
-      const own = parsed.samples.filter((s) =>
+      // TCX: the lap's own trackpoints inside the window (an edge's interpolated record among them).
+      const own = kept.filter((s) =>
         s.time >= Math.max(from, start) && s.time <= Math.min(lap.lastPointTime ?? to, end)
       );
       cut.points = own.length;

@@ -33,9 +33,9 @@ describe("a window of a recording", () => {
     const kept = windowRecording(parsed, { start, end });
 
     const times = [...new Set(fit.recordMesgs.map((r) => (r.timestamp as Date).getTime()))];
-    expect(kept.samples.length).toBe(times.filter((t) => t >= start && t <= end).length);
-    expect(kept.samples[0].time).toBeGreaterThanOrEqual(start);
-    expect(kept.samples[kept.samples.length - 1].time).toBeLessThanOrEqual(end);
+    expect(kept.samples.length).toBe(keptCount(times, start, end));
+    expect(kept.samples[0].time).toBe(start);
+    expect(kept.samples[kept.samples.length - 1].time).toBe(end);
     // The timer starts and stops with the window; the file's totals no longer apply.
     expect([kept.timerStart, kept.timerEnd]).toEqual([start, end]);
     expect(kept.deviceTotals).toEqual({ ascent: null, calories: null, distance: null });
@@ -90,7 +90,15 @@ describe("a window of a recording", () => {
     const own = recordingSpan(parsed);
     const start = own.start + 300_000, end = own.end - 300_000;
     const kept = windowRecording(parsed, { start, end });
-    expect(kept.samples.length).toBe(new Set(points.filter((t) => t >= start && t <= end)).size);
+    expect(kept.samples.length).toBe(keptCount([...new Set(points)], start, end));
+    // The edges' records are interpolated between the trackpoints either side: distance too.
+    const first = kept.samples[0];
+    expect(first.time).toBe(start);
+    const [a, b] = [parsed.samples.findLast((x) => x.time < start)!, parsed.samples.find((x) => x.time > start)!];
+    expect(first.distance).toBeCloseTo(
+      a.distance! + (b.distance! - a.distance!) * (start - a.time) / (b.time - a.time),
+      6,
+    );
     const laps = readTcxLaps(text);
     const lapEnds = laps.map((_l, k) => (k + 1 < laps.length ? laps[k + 1].startTime : own.end));
     expect(kept.laps.length).toBe(laps.filter((l, k) => lapEnds[k] > start && l.startTime < end).length);
@@ -101,3 +109,13 @@ describe("a window of a recording", () => {
     expect(kept.laps[0].distance).toBeNull(); // the first lap is cut
   });
 });
+
+/**
+ * How many records a window keeps: the file's records inside it, and one more at each edge that
+ * falls between two records (interpolated there).
+ */
+function keptCount(times: number[], start: number, end: number): number {
+  const inside = times.filter((t) => t >= start && t <= end).length;
+  const edge = (t: number) => !times.includes(t) && times.some((x) => x < t) && times.some((x) => x > t) ? 1 : 0;
+  return inside + edge(start) + edge(end);
+}
