@@ -89,13 +89,17 @@ export function windowRecording(parsed: ParsedFile, window: Window): ParsedFile 
 
 const NUMBERS = ["lat", "lng", "altitude", "heartrate", "cadence", "watts", "temp", "distance", "speed"] as const;
 
+/** Channels devices record in whole units (bpm, rpm, W): an interpolated value is rounded as theirs are. */
+const WHOLE = new Set<string>(["heartrate", "cadence", "watts"]);
+
 /** A record at `time` between two others: each value linear between theirs (null where either has none). */
 function between(a: Sample, b: Sample, time: number): Sample {
   const f = (time - a.time) / (b.time - a.time);
   const out: Sample = { ...a, time };
   for (const key of NUMBERS) {
     const x = a[key], y = b[key];
-    out[key] = x === null || y === null ? null : x + f * (y - x);
+    const v = x === null || y === null ? null : x + f * (y - x);
+    out[key] = v !== null && WHOLE.has(key) ? Math.round(v) : v;
   }
   return out;
 }

@@ -99,6 +99,11 @@ describe("a window of a recording", () => {
       a.distance! + (b.distance! - a.distance!) * (start - a.time) / (b.time - a.time),
       6,
     );
+    // Heart rate in whole beats, as the device records it (an activity's maximum is an integer).
+    expect(first.heartrate).toBe(
+      Math.round(a.heartrate! + (b.heartrate! - a.heartrate!) * (start - a.time) / (b.time - a.time)),
+    );
+    expect(kept.samples.every((x) => x.heartrate === null || Number.isInteger(x.heartrate))).toBe(true);
     const laps = readTcxLaps(text);
     const lapEnds = laps.map((_l, k) => (k + 1 < laps.length ? laps[k + 1].startTime : own.end));
     expect(kept.laps.length).toBe(laps.filter((l, k) => lapEnds[k] > start && l.startTime < end).length);
