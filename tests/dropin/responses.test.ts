@@ -219,7 +219,39 @@ function fixtures(): Record<string, Fixture> {
     if (kind === "admins" && !pending) return { club: club.body.id, athlete: joiner.id };
     return { club: club.body.id, athlete: joiner.id };
   };
+  // Crop and split (server/crop): one run of Ann's, uploaded once, cropped, split and undone.
+  let croppable: Promise<number> | undefined;
+  const ownRun = () => (croppable ??= upload(server.api, token, "tcx/garmin-fr410-running-hr.tcx"));
   return {
+    "GET /v3/activities/{id}/edits": {
+      request: async () => ({ path: `/v3/activities/${await ownRun()}/edits`, token }),
+    },
+    "POST /v3/activities/{id}/crop": {
+      request: async () => ({
+        path: `/v3/activities/${await ownRun()}/crop`,
+        token,
+        json: { start_time: 30, end_time: 1500 },
+      }),
+    },
+    "POST /v3/activities/{id}/split": {
+      request: async () => ({ path: `/v3/activities/${await ownRun()}/split`, token, json: { time: 300 } }),
+    },
+    "DELETE /v3/activities/{id}/edits/{edit}": {
+      request: () =>
+        fresh(async () => {
+          const id = await ownRun();
+          await server.api("POST", `/v3/activities/${id}/crop`, { token, json: { start_time: 10, end_time: 200 } });
+          const edits = await server.api("GET", `/v3/activities/${id}/edits`, { token });
+          return `/v3/activities/${id}/edits/${edits.body.edits.at(-1).edit}`;
+        }),
+    },
+    "GET /v3/segments/{id}/compare": {
+      request: async () => {
+        const efforts = await server.api("GET", `/v3/segments/${ids.segment}/all_efforts`, { token });
+        const ids2 = (efforts.body as { id: bigint | number }[]).slice(0, 2).map((e) => String(e.id)).join(",");
+        return { path: `/v3/segments/${ids.segment}/compare`, token, query: { effort_ids: ids2 } };
+      },
+    },
     "POST /v3/routes": at("/v3/routes", {
       json: { name: "Drawn loop", latlng: [[52.09, 5.12], [52.1, 5.13], [52.11, 5.12]], type: 2 },
     }),

@@ -344,6 +344,8 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
     "records a new segment's source activity (its streams' blob name); the points cut are the engine's answer (segments/create.ts pointsFromActivity)",
   "server/uploads/job.ts": "stores the upload's streams as the activity's own data",
   "server/analysts/reprocess.ts": "re-derives the activity's own facts (operator tool)",
+  "server/crop/rederive.ts":
+    "re-derives the owner's activity's own facts and efforts from its original file over the kept window (crop and split); they reach others through the activity's own read paths",
   "server/activities/streams.ts": "loads and shapes streams; the only route answering them applies the engine first",
   "server/segments/matching.ts":
     "matches an activity against segments; efforts carry no positions and follow the activity's privacy",
