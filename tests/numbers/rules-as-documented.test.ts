@@ -265,9 +265,10 @@ describe("item 5: an activity whose altitude is the recording's GPS altitude say
     });
     expect(walk.total_elevation_gain).toBeGreaterThan(0);
     expect(walk.elevation_from_gps).toBe(true);
+    // Another athlete: item 1 uploads this ride (with a record written in) for the first.
     const ride = await uploadActivity(
       server,
-      athlete,
+      await server.athlete(),
       bytes("fit/garmin-edge810-cycling-power-vector.fit"),
       "edge810.fit",
     );
