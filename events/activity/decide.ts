@@ -6,6 +6,7 @@ import { segmentEffortsRematched } from "../segment/events.ts";
 import { activityReprocessed } from "./reprocessed.ts";
 import { activityCreated, type ActivityEvent, activityRecorded } from "./events.ts";
 import { activityTypeOfSport, resolveSport, type SportType } from "../../shared/sport-types.ts";
+import { resolveVisibility, type Visibility } from "../../shared/visibility.ts";
 import {
   activityDeleted,
   activityUpdated,
@@ -27,9 +28,14 @@ export interface ActivityState {
   comments: Map<number, number>;
   /** Its sport type (type and sport_type are kept consistent on update). */
   sportType?: SportType;
+  /** Who may see it. */
+  visibility?: Visibility;
 }
 
-type UpdateFields = Omit<Extract<ActivityCommand, { type: "update" }>, "type" | "athleteId" | "activityId">;
+type UpdateFields = Omit<
+  Extract<ActivityCommand, { type: "update" }>,
+  "type" | "athleteId" | "activityId" | "private" | "defaultVisibility"
+>;
 
 export type ActivityCommand =
   | {
@@ -39,7 +45,12 @@ export type ActivityCommand =
     name?: string;
     activityType?: import("../../shared/activity-types.ts").ActivityType;
     sportType?: SportType;
+    /** Strava's visibility; with `private` beside it, the two must agree. */
+    visibility?: Visibility;
+    /** The spec's flag: true = only_me; false = not only_me (shared/visibility.ts resolveVisibility). */
     private?: boolean;
+    /** The athlete's default visibility (what `private: false` turns an only_me activity into). */
+    defaultVisibility?: Visibility;
     hideFromHome?: boolean;
     commute?: boolean;
     trainer?: boolean;
@@ -129,6 +140,7 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
           athleteId: event.data.athleteId,
           uploadId: event.data.uploadId ?? null,
           sportType: (event.data.sportType ?? event.data.type) as SportType,
+          visibility: event.data.visibility,
         };
       case activityCreated.type:
         return {
@@ -137,10 +149,12 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
           athleteId: event.data.athleteId,
           uploadId: null,
           sportType: (event.data.sportType ?? event.data.type) as SportType,
+          visibility: event.data.visibility,
         };
       case activityUpdated.type: {
         const sport = event.data.sportType ?? event.data.type;
-        return sport ? { ...state, sportType: sport as SportType } : state;
+        const next = sport ? { ...state, sportType: sport as SportType } : state;
+        return event.data.visibility ? { ...next, visibility: event.data.visibility } : next;
       }
       case activityDeleted.type:
         return { ...state, deleted: true };
@@ -204,7 +218,31 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
     switch (command.type) {
       case "update": {
         if (!owner) notFound();
-        const { type: _t, activityType, sportType: askedSport, activityId, athleteId, ...rest } = command;
+        const {
+          type: _t,
+          activityType,
+          sportType: askedSport,
+          activityId,
+          athleteId,
+          visibility: askedVisibility,
+          private: askedPrivate,
+          defaultVisibility,
+          ...rest
+        } = command;
+        let visibility: Visibility | undefined;
+        if (askedVisibility !== undefined || askedPrivate !== undefined) {
+          const current = state.visibility ?? "everyone";
+          const resolved = resolveVisibility(
+            { visibility: askedVisibility, private: askedPrivate },
+            current,
+            defaultVisibility ?? "everyone",
+          );
+          if (resolved === "conflict") {
+            throw new DomainError("invalid", "Activity", "private", "invalid", "private does not match visibility");
+          }
+          // Unchanged: not recorded (an edit form sends every field).
+          if (resolved !== current) visibility = resolved;
+        }
         // sport_type wins and gives type; a type alone keeps a sport type of that type (MountainBikeRide
         // stays when type Ride is sent again), else becomes its own sport type.
         const sport = resolveSport(activityType, askedSport);
@@ -215,6 +253,7 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
           activityTypeOfSport(state.sportType) === sport.type;
         const fields: UpdateFields & { type?: typeof activityType } = {
           ...rest,
+          visibility,
           ...(sport ? { type: sport.type, sportType: keep ? state.sportType : sport.sportType } : {}),
         };
         const data = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));

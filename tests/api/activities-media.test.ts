@@ -480,7 +480,7 @@ describe("streams", () => {
     expect((await server.api("GET", `/v3/activities/${manual.body.id}/streams`, { token: owner.token })).body).toEqual(
       [],
     );
-    const priv = await recordActivity(server, owner.id, { private: true });
+    const priv = await recordActivity(server, owner.id, { visibility: "only_me" });
     expect((await server.api("GET", `/v3/activities/${priv.activityId}/streams`, { token: other.token })).status).toBe(
       404,
     );
@@ -629,7 +629,7 @@ describe("processing", () => {
       activityType: null,
       name: null,
       description: null,
-      private: false,
+      visibility: "everyone",
       trainer: false,
       commute: false,
     })], {});

@@ -50,7 +50,7 @@ export function leaderboardSuite(
       activityId,
       athleteId,
       activityType: "Run",
-      private: isPrivate,
+      visibility: isPrivate ? "only_me" : "everyone",
       prCount: 0,
       achievementCount: 0,
       efforts: [{
@@ -267,13 +267,13 @@ export function leaderboardSuite(
       // Efforts here are recorded straight as events (no activity row), so privacy and deletion are too.
       const hide = efforts.find((e) => e.athleteId === c.id && !e.private)!;
       await server.platform.store.append(activityStream(hide.activityId), "any", [
-        activityUpdated.create({ activityId: hide.activityId, athleteId: c.id, private: true }),
+        activityUpdated.create({ activityId: hide.activityId, athleteId: c.id, visibility: "only_me" }),
       ]);
       hide.private = true;
       const shown = efforts.find((e) => e.private && e !== hide);
       if (shown) {
         await server.platform.store.append(activityStream(shown.activityId), "any", [
-          activityUpdated.create({ activityId: shown.activityId, athleteId: shown.athleteId, private: false }),
+          activityUpdated.create({ activityId: shown.activityId, athleteId: shown.athleteId, visibility: "everyone" }),
         ]);
         shown.private = false;
       }

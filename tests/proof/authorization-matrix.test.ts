@@ -94,7 +94,7 @@ beforeAll(async () => {
     activityId: effortActivity,
     athleteId: owner.id,
     activityType: "Run",
-    private: false,
+    visibility: "everyone",
     prCount: 0,
     achievementCount: 0,
     efforts: [{
