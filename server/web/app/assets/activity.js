@@ -1,6 +1,7 @@
 // One activity: map, charts with a cursor linked to the map, stats, splits, laps, efforts, social, edit.
 import {
   api,
+  audienceText,
   config,
   dateText,
   distanceText,
@@ -22,6 +23,7 @@ import {
   showFailure,
   speedText,
   speedUnit,
+  visibilityField,
   YARD,
 } from "./app.js";
 import { baseMap } from "./map.js";
@@ -52,7 +54,11 @@ function header(a) {
           ? [h("a", { href: `/athletes/${config.ownerId}`, id: "owner" }, config.ownerName), " · "]
           : null,
         `${readableName(a.sport_type ?? a.type)} · ${dateText(a.start_date_local ?? a.start_date)}${
-          a.private ? " · Only you can see it" : ""
+          audienceText(a) === "Only you"
+            ? " · Only you can see it"
+            : audienceText(a) === "Followers"
+            ? (mine ? " · Your followers can see it" : " · Followers only")
+            : ""
         }`,
       ),
       a.description ? h("p", { id: "description" }, a.description) : null,
@@ -63,7 +69,7 @@ function header(a) {
   );
 }
 
-/** Makes a route of one's own activity (private when the activity is) and opens it. */
+/** Makes a route of one's own activity (private unless everyone may see the activity) and opens it. */
 function makeRouteButton(a) {
   if (!a.map?.summary_polyline && !a.map?.polyline) return null;
   const button = h("button", { type: "button", id: "make-route", class: "secondary" }, "Make a route");
@@ -72,7 +78,7 @@ function makeRouteButton(a) {
     try {
       const made = await api("/routes", {
         method: "POST",
-        body: { activity_id: a.id, name: a.name || "Route", private: !!a.private },
+        body: { activity_id: a.id, name: a.name || "Route", private: (a.visibility ?? "everyone") !== "everyone" },
       });
       location.assign(`/routes/${made.id}`);
     } catch (error) {
@@ -522,12 +528,7 @@ async function editForm(a) {
       "Description",
       h("textarea", { id: "edit-description", maxlength: 10000 }, a.description ?? ""),
     ),
-    h(
-      "label",
-      { class: "check" },
-      h("input", { type: "checkbox", id: "edit-private", checked: a.private }),
-      "Only me (private)",
-    ),
+    visibilityField("edit-visibility", a.visibility ?? (a.private ? "only_me" : "everyone")),
     h(
       "div",
       { class: "actions" },
@@ -546,7 +547,7 @@ async function editForm(a) {
           name: form.querySelector("#edit-name").value,
           type: form.querySelector("#edit-type").value,
           description: form.querySelector("#edit-description").value,
-          private: form.querySelector("#edit-private").checked,
+          visibility: form.querySelector("#edit-visibility").value,
           gear_id: form.querySelector("#edit-gear").value,
         },
       });
