@@ -2,7 +2,7 @@ import { activityStream } from "../../events/activity/events.ts";
 import { type ActivityCommand, activityDecider } from "../../events/activity/decide.ts";
 import { DomainError, handleCommand } from "../../events/decider.ts";
 import type { NewEvent } from "../../events/catalogue.ts";
-import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import { findGear } from "../../projections/gear/queries.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import { resolveSport, type SportType } from "../../shared/sport-types.ts";
 import { type Actor, appendOptions } from "../actor.ts";

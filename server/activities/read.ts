@@ -1,5 +1,5 @@
 import { kudoedByAthlete, photosOf } from "../../projections/activities/queries.ts";
-import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import { findGear } from "../../projections/gear/queries.ts";
 import { fullPolyline } from "../blobs.ts";
 import {
   followedOwners,

@@ -25,7 +25,7 @@ import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { findActivity, processingUploadOf } from "../activities/read.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
-import { gearOfAthlete } from "../../projections/queries/gear-with-distance.ts";
+import { gearOfAthlete } from "../../projections/gear/queries.ts";
 import { processUpload, uploadJob } from "../uploads/job.ts";
 import { findUpload } from "../uploads/status.ts";
 import { submitUpload } from "../uploads/submit.ts";

@@ -331,6 +331,7 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/challenges/search": at("/v3/challenges/search"),
     "GET /v3/activities/{id}/zones": at(`/v3/activities/${ids.ride}/zones`),
     "GET /v3/gear/{id}": at(`/v3/gear/${ids.gear}`),
+    "PUT /v3/gear/{id}": at(`/v3/gear/${ids.gear}`, { form: { reminder_distance: 500000, nickname: "Schema bike" } }),
     "POST /v3/clubs": at("/v3/clubs", { form: { name: "Another club", sport_type: "running" } }),
     "GET /v3/clubs/{id}": at(`/v3/clubs/${ids.club}`),
     "GET /v3/athlete/clubs": at("/v3/athlete/clubs"),

@@ -162,6 +162,20 @@ const setup = () => [
     verified: false,
     url: "one",
   }),
+  // The bike edits name (athlete 1's): its kept distance moves as activities name it, change and go.
+  recorded("GearAdded", {
+    gearId: "b1",
+    athleteId: 1,
+    kind: "bike",
+    name: "Bike",
+    nickname: null,
+    brandName: null,
+    modelName: null,
+    description: null,
+    frameType: null,
+    weight: null,
+    primary: true,
+  }),
 ];
 
 async function dump(db: Db, schema: string): Promise<Record<string, unknown[]>> {

@@ -7,6 +7,7 @@ import {
   distanceText,
   distanceUnit,
   duration,
+  gearBadges,
   h,
   imperial,
   isPaceSport,
@@ -114,7 +115,14 @@ function summary(a) {
         : null,
       a.average_cadence ? stat("Avg cadence", cadenceText(a.average_cadence, a.type)) : null,
       a.calories ? stat("Calories", `${Math.round(a.calories).toLocaleString("en")} kcal`) : null,
-      a.gear ? stat("Gear", a.gear.name ?? a.gear.id) : null,
+      a.gear
+        ? stat("Gear", [
+          a.athlete?.id === config.athlete.id
+            ? h("a", { href: `/gear/${a.gear.id}`, id: "activity-gear" }, a.gear.name ?? a.gear.id)
+            : h("span", { id: "activity-gear" }, a.gear.name ?? a.gear.id),
+          ...gearBadges(a.gear),
+        ])
+        : null,
     ),
   );
 }
@@ -473,7 +481,8 @@ function socialFailure(error) {
 
 async function editForm(a) {
   const me = await api("/athlete");
-  const gear = [...(me.bikes ?? []), ...(me.shoes ?? [])];
+  // Retired gear leaves the picker (the activity's own stays, marked).
+  const gear = [...(me.bikes ?? []), ...(me.shoes ?? [])].filter((g) => !g.retired || g.id === a.gear_id);
   const field = (id, label, input) => h("div", {}, h("label", { for: id }, label), input);
   const types = [
     "Ride",
@@ -519,7 +528,13 @@ async function editForm(a) {
           "select",
           { id: "edit-gear" },
           h("option", { value: "none" }, "No gear"),
-          gear.map((g) => h("option", { value: g.id, selected: g.id === a.gear_id }, g.name ?? g.id)),
+          gear.map((g) =>
+            h(
+              "option",
+              { value: g.id, selected: g.id === a.gear_id },
+              `${g.name ?? g.id}${g.retired ? " (retired)" : ""}`,
+            )
+          ),
         ),
       ),
     ),

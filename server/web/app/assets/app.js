@@ -201,6 +201,21 @@ export function readableName(name) {
 
 export const kudosText = (n) => `${n ?? 0} ${n === 1 ? "kudo" : "kudos"}`;
 
+/** A whole distance in the athlete's unit ("700 km"): gear totals and reminders. */
+export const wholeDistance = (m) =>
+  `${Math.round((m ?? 0) / distanceUnit.meters).toLocaleString("en")} ${distanceUnit.name}`;
+
+/** The gear's "Replace at …" reminder (once its distance reached it) and "Retired", as badges beside its name. */
+export function gearBadges(g) {
+  return [
+    g?.retired ? h("span", { class: "badge retired" }, "Retired") : null,
+    // A retired piece is replaced already: no reminder.
+    g?.reminder_reached && g.reminder_distance && !g.retired
+      ? h("span", { class: "badge replace" }, `Replace at ${wholeDistance(g.reminder_distance)}`)
+      : null,
+  ].filter(Boolean);
+}
+
 /** Strava's visibility values in words (the API's `visibility`). */
 export const VISIBILITY_WORDS = { everyone: "Everyone", followers_only: "Followers", only_me: "Only me" };
 

@@ -1,5 +1,5 @@
 // Settings: profile and defaults (PUT /v3/athlete), privacy zones on a map, gear, links to apps and import.
-import { api, avatarSrc, config, distanceUnit, h, ready, showFailure, visibilityField } from "./app.js";
+import { api, avatarSrc, config, gearBadges, h, ready, showFailure, visibilityField, wholeDistance } from "./app.js";
 import { baseMap } from "./map.js";
 
 const root = document.getElementById("settings");
@@ -325,9 +325,10 @@ function gear(me) {
             h(
               "li",
               {},
-              `${k}: ${g.name ?? g.id}${g.primary ? " (default)" : ""} · ${
-                ((g.distance ?? 0) / distanceUnit.meters).toFixed(0)
-              } ${distanceUnit.name}`,
+              `${k}: `,
+              h("a", { href: `/gear/${g.id}` }, g.name ?? g.id),
+              `${g.primary ? " (default)" : ""} · ${wholeDistance(g.distance)}`,
+              ...gearBadges(g),
             )
           ),
         )
