@@ -24,6 +24,7 @@ import { gearCreateRoutes } from "./gear/create-routes.ts";
 import { athletePictureRoutes } from "./avatars/routes.ts";
 import { activityExportRoutes } from "./activities/export-routes.ts";
 import { discoverRoutes } from "./discover/routes.ts";
+import { goalRoutes } from "./goals/routes.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
@@ -51,6 +52,7 @@ export const allRoutes: AnyRoute[] = [
   ...athleteRouteEndpoints,
   ...gearCreateRoutes,
   ...athletePictureRoutes,
+  ...goalRoutes,
 ];
 
 /** Endpoints served outside the route table but documented in the OpenAPI document beside it. */

@@ -263,3 +263,12 @@ export async function uploadedActivityIds(db: Queryable): Promise<number[]> {
   const rows = await db.query<{ id: number }>("select id from activities where upload_id is not null order by id");
   return rows.map((r) => Number(r.id));
 }
+
+/** The time zone (Strava-style text, "(GMT+01:00) Europe/Paris") of the athlete's latest activity, or null. */
+export async function latestActivityTimezone(db: Queryable, athleteId: number): Promise<string | null> {
+  const [row] = await db.query<{ timezone: string }>(
+    "select timezone from activities where athlete_id = $1 order by start_epoch desc, id desc limit 1",
+    [athleteId],
+  );
+  return row?.timezone ?? null;
+}

@@ -407,6 +407,20 @@ function fixtures(): Record<string, Fixture> {
           return `/v3/athletes/${ann.id}/heatmaps/${map.body.id}`;
         }),
     },
+    "GET /v3/athlete/goals": at("/v3/athlete/goals"),
+    "POST /v3/athlete/goals": at("/v3/athlete/goals", {
+      form: { type: "Ride", period: "month", dimension: "distance", goal: 500000 },
+    }),
+    "DELETE /v3/athlete/goals/{id}": {
+      request: () =>
+        fresh(async () => {
+          const goal = await server.api("POST", "/v3/athlete/goals", {
+            token,
+            form: { type: "Swim", period: "year", dimension: "time", goal: 360000 },
+          });
+          return `/v3/athlete/goals/${goal.body.id}`;
+        }),
+    },
     "GET /v3/athlete/privacy_zones": at("/v3/athlete/privacy_zones"),
     "POST /v3/athlete/privacy_zones": at("/v3/athlete/privacy_zones", {
       form: { lat: -33.86, lng: 151.2, radius: 500 },

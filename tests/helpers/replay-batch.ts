@@ -176,6 +176,8 @@ const setup = () => [
     weight: null,
     primary: true,
   }),
+  // A goal of athlete 1's runs: the goals projection's totals move as activities are created, edited and deleted.
+  recorded("GoalSet", { goalId: 1, athleteId: 1, type: "Run", period: "week", dimension: "distance", goal: 20000 }),
 ];
 
 async function dump(db: Db, schema: string): Promise<Record<string, unknown[]>> {

@@ -64,6 +64,8 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "activity-tools.css": { file: own("activity-tools.css"), type: CSS },
   "lists.js": { file: own("lists.js"), type: JS },
   "gear.js": { file: own("gear.js"), type: JS },
+  "goals.js": { file: own("goals.js"), type: JS },
+  "goals-view.js": { file: own("goals-view.js"), type: JS },
   "leaflet.js": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.js"), type: JS },
   "leaflet.css": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.css"), type: CSS },
   "uplot.js": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.iife.min.js"), type: JS },
@@ -130,6 +132,7 @@ const FEED = `<div class="columns feed-columns">
   </section>
   <aside aria-labelledby="totals-title">
     <section class="card" id="gear-reminders" aria-labelledby="gear-reminders-title" hidden></section>
+    <section class="card" id="feed-goals" aria-labelledby="goals-title"><h2 id="goals-title">Goals</h2><p class="muted">Loading…</p></section>
     <section class="card" id="totals"><h2 id="totals-title">Totals</h2><p class="muted">Loading…</p></section>
     <section class="card" id="my-clubs" aria-labelledby="clubs-title"><h2 id="clubs-title">Your clubs</h2><p class="muted">Loading…</p></section>
     <section class="card"><h2>Add an activity</h2><p><a href="/upload">Upload files</a> from your device, or let the
@@ -386,6 +389,15 @@ async function activityPage(c: Context, platform: Platform): Promise<Response> {
   });
 }
 
+/** GET /goals: the athlete's goals (set, follow, remove). */
+function goalsPage(c: Context, platform: Platform): Promise<Response> {
+  return signedInPage(c, platform, () => ({
+    title: "Goals",
+    script: "goals.js",
+    body: `<div id="goals"><h1>Goals</h1><p class="muted" role="status">Loading…</p></div>`,
+  }));
+}
+
 /** GET /gear/:id: one of the athlete's bikes or shoes (another's, or unknown: the not-found page). */
 async function gearPage(c: Context, platform: Platform): Promise<Response> {
   const w = await web(c, platform);
@@ -421,5 +433,6 @@ export function appPages(platform: Platform): Hono {
   pages.get("/heatmaps", (c) => heatmapsPage(c, platform));
   pages.get("/activities/:id", (c) => activityPage(c, platform));
   pages.get("/gear/:id", (c) => gearPage(c, platform));
+  pages.get("/goals", (c) => goalsPage(c, platform));
   return pages;
 }

@@ -13,6 +13,7 @@ import {
   showFailure,
   wholeDistance,
 } from "./app.js";
+import { goalsCard } from "./goals-view.js";
 
 const PER_PAGE = config.perPage ?? 20;
 
@@ -145,6 +146,18 @@ async function gearReminders() {
   ready("gearReminders");
 }
 
+/** The athlete's goals and their progress. */
+async function goals() {
+  const box = document.getElementById("feed-goals");
+  try {
+    await goalsCard(box, api);
+  } catch (error) {
+    showFailure(box, error);
+  }
+  ready("goals");
+}
+
 totals();
 clubs();
 gearReminders();
+goals();
