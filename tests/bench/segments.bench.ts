@@ -9,6 +9,7 @@ import { rebuildBoards } from "../../projections/segments/boards.ts";
 import { exploreSegments } from "../../projections/segments/queries.ts";
 import type { LatLng } from "../../server/segments/geometry.ts";
 import { leaderboard, type LeaderboardFilters } from "../../server/segments/leaderboard.ts";
+import { visibleActivities } from "../../server/privacy/engine.ts";
 import {
   type MatchableSegment,
   matchAll,
@@ -186,6 +187,8 @@ export const segmentsSuite: BenchSuite = async (args) => {
           leaderboard(db, {
             segmentId: 1,
             viewerId: viewer,
+            // As the route: the followers-only bests this viewer may see (the probe, here finding none).
+            followersOnly: (alias, first) => visibleActivities({ athleteId: viewer, viewPrivate: true }, alias, first),
             filters: { ...f },
             page: 1,
             perPage: 10,
