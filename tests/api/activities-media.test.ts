@@ -587,6 +587,8 @@ describe("gear", () => {
       retired: false,
       distance: 0,
       converted_distance: 0,
+      reminder_distance: null,
+      reminder_reached: false,
       brand_name: "Colnago",
       model_name: "C64",
       description: null,
@@ -606,6 +608,8 @@ describe("gear", () => {
       retired: false,
       distance: 0,
       converted_distance: 0,
+      reminder_distance: null,
+      reminder_reached: false,
     }]);
     expect(athlete.body.shoes.map((s: { id: string }) => s.id)).toEqual([shoe]);
     expect((await server.api("GET", "/v3/gear/b999999", { token: owner.token })).status).toBe(404);
