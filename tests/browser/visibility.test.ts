@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { type DenoServer, startDenoServer } from "../helpers/deno.ts";
+import { deviceFile } from "../helpers/fixtures.ts";
 import {
   appState,
   launchChromium,
@@ -109,4 +110,22 @@ describe("who can see an activity", () => {
     await screenshots(page, "visibility-settings");
     expect(ada.errors).toEqual([]);
   }, 180_000);
+
+  it("is chosen on the upload page for the files added next", async () => {
+    const page = ada.page;
+    await page.goto(`${server.url}/upload`);
+    const select = page.getByLabel("Who can see this");
+    // Her default (followers, set above) is where it starts.
+    expect(await select.inputValue()).toBe("followers_only");
+    await select.selectOption({ label: "Only me" });
+    await page.setInputFiles("#files", deviceFile("gpx/strava-export-cycling-power-hr-cad-atemp.gpx"));
+    const link = page.locator("#uploads li[data-state=done] a");
+    await link.waitFor({ timeout: 120_000 });
+    const id = Number((await link.getAttribute("href"))!.split("/").pop());
+    const made = await pageApi<{ visibility: string; private: boolean }>(page, `/activities/${id}`);
+    expect(made).toMatchObject({ visibility: "only_me", private: true });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await screenshots(page, "visibility-upload");
+    expect(ada.errors).toEqual([]);
+  }, 240_000);
 });

@@ -230,7 +230,13 @@ const UPLOAD = `<h1>Upload activities</h1>
 
 /** GET /upload. */
 function uploadPage(c: Context, platform: Platform): Promise<Response> {
-  return signedInPage(c, platform, () => ({ title: "Upload", current: "upload", script: "upload.js", body: UPLOAD }));
+  return signedInPage(c, platform, async (athleteId) => ({
+    title: "Upload",
+    current: "upload",
+    script: "upload.js",
+    data: { defaultVisibility: (await athleteDefaults(platform.db, athleteId)).visibility },
+    body: UPLOAD,
+  }));
 }
 
 /** GET /segments: the segment explorer. */
