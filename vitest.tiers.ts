@@ -19,7 +19,11 @@ export const slowFiles = [
   "tests/unit/read-model-upgrade.test.ts",
   "tests/unit/foreground.test.ts",
   "tests/unit/erasure-log.test.ts",
+  // the real Python Strava tools (a virtual environment built once, then a Python process per call)
+  "tests/dropin/stravalib-real.shared.test.ts",
+  "tests/dropin/strava-offline-real.shared.test.ts",
   // suites outside the slow folders that drive a browser
+  "tests/mcp/clients.test.ts",
   "tests/archive/web.test.ts",
   "tests/desktop/ui.test.ts",
   "tests/desktop/sign-in.test.ts",

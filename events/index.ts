@@ -17,6 +17,7 @@ import * as athlete from "./athlete/events.ts";
 import * as application from "./application/events.ts";
 import * as activity from "./activity/events.ts";
 import * as activityReprocessed from "./activity/reprocessed.ts";
+import * as activityCropped from "./activity/cropped.ts";
 import * as activityChanges from "./activity/changes.ts";
 import * as gear from "./gear/events.ts";
 import * as oauth from "./oauth/events.ts";
@@ -30,6 +31,7 @@ import * as pushSubscription from "./push-subscription/events.ts";
 import * as route from "./route/events.ts";
 import * as archiveImport from "./archive-import/events.ts";
 import * as athletePicture from "./athlete-picture/events.ts";
+import * as goal from "./goal/events.ts";
 
 const families = {
   platform,
@@ -37,6 +39,7 @@ const families = {
   application,
   activity,
   activityReprocessed,
+  activityCropped,
   activityChanges,
   gear,
   oauth,
@@ -50,6 +53,7 @@ const families = {
   route,
   archiveImport,
   athletePicture,
+  goal,
 };
 
 /** Any event of the catalogue, discriminated by `type`. */

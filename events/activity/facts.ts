@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { SPORT_TYPES } from "../../shared/sport-types.ts";
+import { VISIBILITIES } from "../../shared/visibility.ts";
 
 /**
  * The facts of an activity derived from its device file (the data of ActivityRecorded and of its
@@ -83,6 +84,13 @@ export const activityFacts = z.object({
   elevLow: z.number().nullable(),
   /** Whether the altitudes come from a barometric altimeter (absent on activities recorded before it was kept). */
   barometric: z.boolean().optional(),
+  /**
+   * Where the altitudes (and so elevation gain, high and low) come from: a barometric altimeter (as
+   * the file says: a FIT session's total_ascent, a creator "with barometer"), the operator's terrain
+   * tiles, or else the recording's GPS altitude (no tile covering the track); null without altitudes.
+   * Absent on activities recorded before it was kept (`cli reprocess` derives it).
+   */
+  elevationSource: z.enum(["barometric", "terrain", "gps"]).nullable().optional(),
   startLatlng: latlng.nullable(),
   endLatlng: latlng.nullable(),
   averageSpeed: z.number(),
@@ -99,7 +107,8 @@ export const activityFacts = z.object({
   maxHeartrate: z.number().int().nullable(),
   calories: z.number().nullable(),
   sufferScore: z.number().int().nullable(),
-  private: z.boolean(),
+  /** Who may see it (ActivityRecorded v2; v1 recorded `private`: true = only_me, false = everyone). */
+  visibility: z.enum(VISIBILITIES),
   trainer: z.boolean(),
   commute: z.boolean(),
   deviceName: z.string().nullable(),

@@ -1,5 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { LoadMethod } from "./model.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 
 /** The training-load read model's reads (GET /v3/athletes/:id/fitness). */
 
@@ -11,16 +12,16 @@ export async function trainingLoadFtp(db: Queryable, athleteId: number): Promise
   return row?.ftp ?? null;
 }
 
-/** Each activity's load, oldest day first; private ones only when `withPrivate`. */
+/** Each activity's load, oldest day first, of the activities of these visibilities (those the caller may see). */
 export async function activityLoads(
   db: Queryable,
   athleteId: number,
-  withPrivate: boolean,
+  visibilities: readonly Visibility[],
 ): Promise<{ activityId: number; day: string; load: number; method: LoadMethod }[]> {
   const rows = await db.query<{ activity_id: number; day: string; load: number; method: LoadMethod }>(
     `select activity_id, day, load, method from training_load_activities
-      where athlete_id = $1 and ($2 or not private) order by day, activity_id`,
-    [athleteId, withPrivate],
+      where athlete_id = $1 and visibility = any($2::text[]) order by day, activity_id`,
+    [athleteId, visibilities],
   );
   return rows.map((r) => ({ activityId: Number(r.activity_id), day: r.day, load: Number(r.load), method: r.method }));
 }

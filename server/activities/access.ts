@@ -1,5 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { Auth } from "../http/auth.ts";
+import type { Dialect } from "../http/dialect.ts";
 import { forbidden, notFound } from "../http/errors.ts";
 import { canSeeActivity, viewerOf } from "../privacy/engine.ts";
 import type { ActivityContext } from "./extensions.ts";
@@ -8,10 +9,13 @@ import { activityOwnership } from "../../projections/activities/queries.ts";
 import { activityAccessChangedSince, activityAccessGeneration } from "../../projections/activities/access-changes.ts";
 import type { Platform } from "../platform.ts";
 
-/** An activity the caller may see, or the documented 404 (unknown, deleted, or another's private one). */
+/**
+ * An activity the caller may see, or the documented 404 (unknown, deleted, another's only_me one,
+ * or another's followers-only one when the caller does not follow them).
+ */
 export async function visibleActivity(db: Queryable, id: number, auth: Auth | null): Promise<ActivityRow> {
   const row = await findActivity(db, id);
-  if (!row || !canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
+  if (!row || !(await canSeeActivity(db, row, viewerOf(auth)))) throw notFound("Activity");
   return row;
 }
 
@@ -22,7 +26,7 @@ export async function visibleActivity(db: Queryable, id: number, auth: Auth | nu
  */
 export async function requireVisibleActivity(db: Queryable, id: number, auth: Auth | null): Promise<void> {
   const row = await ownershipOf(db, id);
-  if (!row || !canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
+  if (!row || !(await canSeeActivity(db, row, viewerOf(auth)))) throw notFound("Activity");
 }
 
 type Ownership = Awaited<ReturnType<typeof activityOwnership>>;
@@ -62,11 +66,18 @@ export async function ownedActivity(db: Queryable, id: number, auth: Auth): Prom
   return row;
 }
 
-export function activityContext(platform: Platform, auth: Auth | null, includeAllEfforts = false): ActivityContext {
+/** What an activity is represented with for this caller, in the dialect the request came in (HandlerInput.dialect). */
+export function activityContext(
+  platform: Platform,
+  auth: Auth | null,
+  dialect: Dialect,
+  includeAllEfforts = false,
+): ActivityContext {
   return {
     db: platform.db,
     viewer: viewerOf(auth),
     publicUrl: platform.config.publicUrl,
+    dialect,
     includeAllEfforts,
     extensions: platform.activityExtensions,
   };

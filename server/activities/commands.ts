@@ -2,11 +2,12 @@ import { activityStream } from "../../events/activity/events.ts";
 import { type ActivityCommand, activityDecider } from "../../events/activity/decide.ts";
 import { DomainError, handleCommand } from "../../events/decider.ts";
 import type { NewEvent } from "../../events/catalogue.ts";
-import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import { findGear } from "../../projections/gear/queries.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import { resolveSport, type SportType } from "../../shared/sport-types.ts";
 import { type Actor, appendOptions } from "../actor.ts";
-import { athleteDefaults } from "../athletes/commands.ts";
+import { athleteDefaults, newActivityVisibility } from "../athletes/commands.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import type { LocalStart } from "./input.ts";
@@ -43,7 +44,9 @@ export interface ManualActivity {
   elapsedTime: number;
   distance?: number;
   description?: string | null;
-  /** Default: the athlete's default privacy for new activities. */
+  /** Strava's visibility; default: the athlete's default for new activities. */
+  visibility?: Visibility;
+  /** The spec's flag (true = only_me, false = not only me); must agree with visibility when both are given. */
   private?: boolean;
   trainer?: boolean;
   commute?: boolean;
@@ -51,7 +54,7 @@ export interface ManualActivity {
 
 /**
  * Creates a manual activity: the type from sport_type and/or type (one required, both must agree),
- * privacy from the athlete's defaults unless given. Returns the new activity's id.
+ * visibility from the athlete's default unless given. Returns the new activity's id.
  */
 export async function createManualActivity(platform: Platform, input: ManualActivity, actor: Actor): Promise<number> {
   const sport = resolveSport(input.type, input.sportType);
@@ -69,7 +72,7 @@ export async function createManualActivity(platform: Platform, input: ManualActi
     elapsedTime: input.elapsedTime,
     distance: input.distance ?? 0,
     description: input.description ?? null,
-    private: input.private ?? (await athleteDefaults(platform.db, input.athleteId)).private,
+    visibility: await newActivityVisibility(platform.db, input.athleteId, input),
     trainer: input.trainer ?? false,
     commute: input.commute ?? false,
   }, actor);
@@ -94,6 +97,9 @@ export interface ActivityChanges {
   name?: string;
   type?: ActivityType;
   sportType?: SportType;
+  /** Strava's visibility (everyone, followers_only, only_me). */
+  visibility?: Visibility;
+  /** The spec's flag: true = only_me; false = not only me (shared/visibility.ts resolveVisibility). */
   private?: boolean;
   hideFromHome?: boolean;
   commute?: boolean;
@@ -126,6 +132,10 @@ export async function updateActivity(
   idempotencyKey?: string,
 ): Promise<void> {
   const gearId = await gearOf(platform, athleteId, changes.gearId);
+  // What `private: false` turns an only_me activity into: the athlete's default (when not only_me).
+  const defaultVisibility = changes.private === false && changes.visibility === undefined
+    ? (await athleteDefaults(platform.db, athleteId)).visibility
+    : undefined;
   await decide(
     platform,
     activityId,
@@ -136,7 +146,9 @@ export async function updateActivity(
       name: changes.name,
       activityType: changes.type,
       sportType: changes.sportType,
+      visibility: changes.visibility,
       private: changes.private,
+      defaultVisibility,
       hideFromHome: changes.hideFromHome,
       commute: changes.commute,
       trainer: changes.trainer,
@@ -229,4 +241,38 @@ export async function reprocess(
     { type: "reprocess", activityId, facts: derived.facts, efforts: derived.efforts },
     actor,
   );
+}
+
+/**
+ * Crop or split (server/crop/): the facts and efforts derived over the kept window, recorded for the
+ * owner (the decider: an uploaded activity, a window inside the one it stands for now).
+ */
+export async function cropActivity(
+  platform: Platform,
+  activityId: number,
+  crop: Omit<Command<"crop">, "type" | "activityId">,
+  actor: Actor,
+): Promise<void> {
+  await decide(platform, activityId, { type: "crop", activityId, ...crop }, actor);
+}
+
+/** Undoes the latest crop or split: the facts and efforts the activity had before it. */
+export async function undoCrop(
+  platform: Platform,
+  activityId: number,
+  undo: Omit<Command<"undoCrop">, "type" | "activityId">,
+  actor: Actor,
+): Promise<void> {
+  await decide(platform, activityId, { type: "undoCrop", activityId, ...undo }, actor);
+}
+
+/** Records the part after a split as an activity of its own (once per idempotency key). Returns the events appended now. */
+export async function recordSplitPart(
+  platform: Platform,
+  part: Omit<Command<"recordSplit">, "type">,
+  actor: Actor,
+  idempotencyKey: string,
+): Promise<NewEvent[]> {
+  return (await decide(platform, part.activity.activityId, { type: "recordSplit", ...part }, actor, idempotencyKey))
+    .events;
 }

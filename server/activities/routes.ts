@@ -10,6 +10,7 @@ import { paging, zBool, zEpoch, zFloat, zInt, zNumId, zPaging } from "../http/in
 import { defineRoute } from "../http/route.ts";
 import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { processingActivity } from "./represent.ts";
+import { VISIBILITIES } from "../../shared/visibility.ts";
 import { detailedActivity, findActivity, processingUploadOf, summaryActivities } from "./read.ts";
 import { athleteActivitiesPage } from "../../projections/activities/queries.ts";
 import { zActivity, zDetailedActivity, zSummaryActivityList } from "./schema.ts";
@@ -25,6 +26,7 @@ const createBody = z.object({
   elapsed_time: zInt.pipe(z.number().int().min(0).max(365 * 86400)),
   description: zDescription.optional(),
   distance: zFloat.pipe(z.number().min(0).max(1e8)).optional(),
+  visibility: z.enum(VISIBILITIES).optional(),
   private: flag.optional(),
   trainer: flag.optional(),
   commute: flag.optional(),
@@ -34,6 +36,7 @@ const updateBody = z.object({
   name: zName.optional(),
   type: zActivityType.optional(),
   sport_type: zSportType.optional(),
+  visibility: z.enum(VISIBILITIES).optional(),
   private: flag.optional(),
   hide_from_home: flag.optional(),
   commute: flag.optional(),
@@ -55,14 +58,14 @@ export const activityRoutes = [
     response: zDetailedActivity,
     summary: "Create a manual activity.",
     description:
-      `Form fields: name (≤ 255), sport_type (Strava's SportType list) and/or type (case-insensitive; one of them required, both must agree; sport_type gives type), start_date_local (ISO 8601; an offset gives start_date and timezone, otherwise local = UTC), elapsed_time (seconds ≥ 0), description (≤ ${MAX_DESCRIPTION}), distance (m), private, trainer, commute (1/0). 201 with the detailed activity.`,
+      `Form fields: name (≤ 255), sport_type (Strava's SportType list) and/or type (case-insensitive; one of them required, both must agree; sport_type gives type), start_date_local (ISO 8601; an offset gives start_date and timezone, otherwise local = UTC), elapsed_time (seconds ≥ 0), description (≤ ${MAX_DESCRIPTION}), distance (m), visibility (everyone, followers_only, only_me; default: the athlete's default_visibility), private (1: only_me; 0: not only me — the athlete's default unless that is only_me, then everyone; must agree with visibility), trainer, commute (1/0). 201 with the detailed activity.`,
     tag: "Activities",
     auth: "token",
     permission: "write",
     resource: "Activity",
     body: createBody,
     status: 201,
-    async handler({ platform, auth, body, requestId }) {
+    async handler({ platform, auth, body, dialect, requestId }) {
       const activityId = await createManualActivity(platform, {
         athleteId: auth.athleteId,
         name: body.name,
@@ -72,13 +75,14 @@ export const activityRoutes = [
         elapsedTime: body.elapsed_time,
         distance: body.distance,
         description: body.description,
+        visibility: body.visibility,
         private: body.private,
         trainer: body.trainer,
         commute: body.commute,
       }, requestActor(auth, requestId));
       const row = await findActivity(platform.db, activityId);
       if (!row) throw notFound("Activity");
-      return await detailedActivity(row, activityContext(platform, auth));
+      return await detailedActivity(row, activityContext(platform, auth, dialect));
     },
   }),
   defineRoute({
@@ -91,7 +95,7 @@ export const activityRoutes = [
     resource: "Activity",
     params: idParams,
     query: z.object({ include_all_efforts: zBool.optional() }),
-    async handler({ platform, auth, params, query }) {
+    async handler({ platform, auth, params, query, dialect }) {
       const includeAll = query.include_all_efforts ?? false;
       const found = await findActivityDetail(
         platform.db,
@@ -106,9 +110,9 @@ export const activityRoutes = [
         throw notFound("Activity");
       }
       const { row, preload } = found;
-      if (!canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
+      if (!(await canSeeActivity(platform.db, row, viewerOf(auth)))) throw notFound("Activity");
       if (row.athlete_id !== auth.athleteId) throw forbidden("Activity", "athlete", "forbidden");
-      return await detailedActivity(row, { ...activityContext(platform, auth, includeAll), preload });
+      return await detailedActivity(row, { ...activityContext(platform, auth, dialect, includeAll), preload });
     },
   }),
   defineRoute({
@@ -116,20 +120,22 @@ export const activityRoutes = [
     path: "/v3/activities/:id",
     response: zDetailedActivity,
     summary:
-      "Update an activity (name, sport_type, type, private, commute, trainer, gear_id — 'none' clears it — description).",
-    description: "Fields left out stay as they are.",
+      "Update an activity (name, sport_type, type, visibility, private, commute, trainer, gear_id — 'none' clears it — description).",
+    description:
+      "Fields left out stay as they are. visibility: everyone, followers_only or only_me. private: 1 is only_me; 0 is 'not only me' — a followers_only activity stays so, an only_me one becomes the athlete's default_visibility (everyone when that is only_me). Both given must agree (400 {Activity, private, invalid}).",
     tag: "Activities",
     auth: "token",
     permission: "write",
     resource: "Activity",
     params: idParams,
     body: updateBody,
-    async handler({ platform, auth, params, body, requestId }) {
+    async handler({ platform, auth, params, body, dialect, requestId }) {
       await ownedActivity(platform.db, params.id, auth);
       await updateActivity(platform, params.id, auth.athleteId, {
         name: body.name,
         type: body.type,
         sportType: body.sport_type,
+        visibility: body.visibility,
         private: body.private,
         hideFromHome: body.hide_from_home,
         commute: body.commute,
@@ -139,7 +145,7 @@ export const activityRoutes = [
       }, requestActor(auth, requestId));
       const row = await findActivity(platform.db, params.id);
       if (!row) throw notFound("Activity");
-      return await detailedActivity(row, activityContext(platform, auth));
+      return await detailedActivity(row, activityContext(platform, auth, dialect));
     },
   }),
   defineRoute({
@@ -164,12 +170,13 @@ export const activityRoutes = [
     response: zSummaryActivityList,
     summary: "The authenticated athlete's activities (summary), newest first; oldest first with after.",
     description:
-      "before/after are epoch seconds on start_date (either, both, or neither); page/per_page then page within that window, as the real service combines them. Newest first; oldest first when after is given.",
+      "before/after are epoch seconds on start_date; before, after and page cannot be combined (400 naming each one given). Newest first; oldest first when after is given. On /api/v3 (Strava's dialect) they combine as Strava's clients send them: the date window first, then page/per_page within it (docs/app-developers.md, 'Two dialects').",
     tag: "Activities",
     auth: "token",
     resource: "Activity",
     query: listQuery,
-    async handler({ platform, auth, query }) {
+    exclusive: ["before", "after", "page"],
+    async handler({ platform, auth, query, dialect }) {
       const { perPage, offset } = paging(query);
       const viewer = viewerOf(auth);
       const rows = await athleteActivitiesPage(
@@ -183,7 +190,7 @@ export const activityRoutes = [
           offset,
         },
       );
-      return await summaryActivities(rows, activityContext(platform, auth));
+      return await summaryActivities(rows, activityContext(platform, auth, dialect));
     },
   }),
 ];

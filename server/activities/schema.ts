@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { VISIBILITIES } from "../../shared/visibility.ts";
 import {
   dateTime,
   int,
@@ -39,8 +40,10 @@ const summaryShape = {
   utc_offset: int,
   start_latitude: nullableNum,
   start_longitude: nullableNum,
-  visibility: z.enum(["everyone", "followers_only", "only_me"]),
-  device_name: nullableStr,
+  visibility: z.enum(VISIBILITIES).meta({
+    description:
+      "Who may see the activity: everyone, followers_only (the owner's followers) or only_me (private is true exactly then).",
+  }),
   start_latlng: zNullableLatLng,
   end_latlng: zNullableLatLng,
   location_city: nullableStr,
@@ -101,7 +104,6 @@ const example = {
   start_latitude: 37.83,
   start_longitude: -122.26,
   visibility: "everyone",
-  device_name: "Garmin Edge 530",
   start_latlng: [37.83, -122.26],
   end_latlng: [37.83, -122.26],
   location_city: null,
@@ -147,7 +149,7 @@ const example = {
 export const zSummaryActivity = model(
   "SummaryActivity",
   z.object(summaryShape),
-  "An activity in a list (resource_state 2): points inside the owner's privacy zones are cut for everyone but the owner.",
+  "An activity in a list (resource_state 2): points inside the owner's privacy zones are cut for everyone but the owner. None of the attributes the spec's summary omits (calories, description, gear, segment_efforts, splits, laps, best_efforts, device_name, embed_token, photos); on /api/v3 (Strava's dialect) it also carries device_name, as Strava's answers do (docs/app-developers.md, 'Two dialects').",
   example,
 );
 
@@ -275,6 +277,9 @@ export const zDetailedActivity = model(
     }),
     device_name: nullableStr,
     embed_token: z.string(),
+    elevation_from_gps: z.boolean().nullable().describe(
+      "This server's addition: true when the altitude, total_elevation_gain, elev_high and elev_low come from the recording's own altitudes and nothing in the file marks them as a barometric altimeter's (a FIT session's total_ascent, a creator 'with barometer') and no terrain tile on this server covers the track: GPS altitude, which on a phone reads well above the real climb; false when they come from a barometric altimeter or from the terrain; null without altitudes, on manual activities, and on activities recorded before it was kept (`cli reprocess` sets it). See docs/numbers.md.",
+    ),
   }),
   "An activity with its laps, splits, efforts, gear and photos (resource_state 3).",
 );
@@ -357,29 +362,32 @@ export const zEmpty = model("Empty", z.object({}), "An empty object.", {});
 export const zClubActivity = model(
   "ClubActivity",
   z.object({
-    resource_state: int,
-    athlete: z.object({ resource_state: int, firstname: z.string(), lastname: z.string() }),
-    name: summaryShape.name,
-    distance: summaryShape.distance,
-    moving_time: summaryShape.moving_time,
-    elapsed_time: summaryShape.elapsed_time,
-    total_elevation_gain: summaryShape.total_elevation_gain,
-    type: summaryShape.type,
-    sport_type: summaryShape.sport_type,
-    workout_type: summaryShape.workout_type,
+    ...summaryShape,
+    athlete: zSummaryAthlete,
+    guid: z.string(),
   }),
-  "An activity in a club feed, as Strava's ClubActivity: name, distances and times, types, and the athlete as first name and last initial (no id, dates, places or map).",
+  "An activity in a club's list, as the spec has it: the summary activity, its athlete a summary athlete (with friend/follower), and a guid. On /api/v3 (Strava's dialect) the items are Strava's reduced ClubActivity instead: name, distance, moving_time, elapsed_time, total_elevation_gain, type, sport_type, workout_type and the athlete as first name and last initial (docs/app-developers.md, 'Two dialects').",
   {
-    resource_state: 2,
-    athlete: { resource_state: 2, firstname: "Ann", lastname: "T." },
-    name: "Happy Friday",
-    distance: 28099,
-    moving_time: 4207,
-    elapsed_time: 4410,
-    total_elevation_gain: 516,
-    type: "Ride",
-    sport_type: "MountainBikeRide",
-    workout_type: null,
+    ...example,
+    athlete: {
+      id: 134815,
+      resource_state: 2,
+      firstname: "Ann",
+      lastname: "Tester",
+      profile_medium: "https://fitness.example.org/avatars/athletes/134815/medium.png",
+      profile: "https://fitness.example.org/avatars/athletes/134815/large.png",
+      city: "Utrecht",
+      state: "",
+      country: "Netherlands",
+      sex: "F",
+      premium: false,
+      summit: false,
+      created_at: "2017-11-14T02:30:05Z",
+      updated_at: "2018-02-06T19:32:20Z",
+      friend: null,
+      follower: null,
+    },
+    guid: "activity-154504250376",
   },
 );
 

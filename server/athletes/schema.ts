@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { VISIBILITIES } from "../../shared/visibility.ts";
 import { dateTime, int, model, nullableInt, nullableNum, nullableStr, num } from "../http/schema.ts";
 import { zSummaryGear } from "../gear/schema.ts";
 import { zSummaryClub } from "../clubs/schema.ts";
@@ -14,9 +15,9 @@ const summaryAthleteShape = {
   lastname: z.string(),
   profile_medium: z.string().meta({ format: "uri" }),
   profile: z.string().meta({ format: "uri" }),
-  city: nullableStr,
-  state: nullableStr,
-  country: nullableStr,
+  city: z.string(),
+  state: z.string(),
+  country: z.string(),
   sex: z.enum(["M", "F"]).nullable(),
   premium: z.boolean(),
   summit: z.boolean(),
@@ -34,7 +35,7 @@ const athleteExample = {
   profile_medium: "https://fitness.example.com/avatars/athletes/134815/medium.png",
   profile: "https://fitness.example.com/avatars/athletes/134815/large.png",
   city: "Utrecht",
-  state: null,
+  state: "",
   country: "Netherlands",
   sex: "F",
   premium: false,
@@ -56,8 +57,8 @@ export const zDetailedAthlete = model(
   "DetailedAthlete",
   z.object({
     ...summaryAthleteShape,
-    username: nullableStr,
-    bio: nullableStr,
+    username: z.string(),
+    bio: z.string(),
     summit: z.boolean(),
     badge_type_id: int,
     follower_count: int,
@@ -71,13 +72,17 @@ export const zDetailedAthlete = model(
     clubs: z.array(zSummaryClub),
     bikes: z.array(zSummaryGear),
     shoes: z.array(zSummaryGear),
+    default_visibility: z.enum(VISIBILITIES).meta({
+      description:
+        "Extension: who may see the athlete's new activities that do not say (everyone, followers_only, only_me); PUT /v3/athlete sets it.",
+    }),
   }),
   "The authenticated athlete (resource_state 3): private attributes only reach the athlete's own token.",
   {
     ...athleteExample,
     resource_state: 3,
-    username: null,
-    bio: null,
+    username: "",
+    bio: "",
     summit: false,
     badge_type_id: 0,
     follower_count: 3,
@@ -91,6 +96,7 @@ export const zDetailedAthlete = model(
     clubs: [],
     bikes: [],
     shoes: [],
+    default_visibility: "everyone",
   },
 );
 

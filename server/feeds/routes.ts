@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { findAthlete, findAthletes } from "../../projections/athletes/queries.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 import { athleteStats } from "../../projections/athlete-stats/queries.ts";
 import { relationships } from "../../projections/follows/projection.ts";
 import {
@@ -13,13 +13,14 @@ import { requestActor } from "../actor.ts";
 import { followAthlete, unfollowAthlete } from "../athletes/commands.ts";
 import { activityStatsBody } from "../athletes/stats-routes.ts";
 import type { Auth } from "../http/auth.ts";
+import type { Dialect } from "../http/dialect.ts";
 import { notFound } from "../http/errors.ts";
 import { paging, zEpoch, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { zActivityStats } from "../athletes/schema.ts";
 import { zAthleteProfile, zFeedActivities, zSummaryAthlete } from "./schema.ts";
 import type { Platform } from "../platform.ts";
-import { viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { loadVisibilitiesSeen, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { athleteFor } from "../athletes/represent.ts";
 import { feedActivities } from "../clubs/feed-activities.ts";
 
@@ -34,27 +35,12 @@ const idParams = z.object({ id: zNumId });
 const todayUtc = () => new Date().toISOString().slice(0, 10);
 
 /** Listed activities as summaries, each with its athlete as a summary athlete (with friend/follower). */
-async function shown(platform: Platform, auth: Auth, listed: ListedActivity[]) {
+async function shown(platform: Platform, auth: Auth, listed: ListedActivity[], dialect: Dialect) {
   const summaries = await feedActivities(listed.map((l) => l.id), {
-    ...activityContext(platform, auth),
+    ...activityContext(platform, auth, dialect),
     viewer: { athleteId: auth.athleteId, viewPrivate: auth.permissions.has("view_private") },
-  });
-  const owners = [...new Set(listed.map((l) => l.athleteId))];
-  const [athletes, rel] = await Promise.all([
-    findAthletes(platform.db, owners),
-    relationships(platform.db, auth.athleteId, owners),
-  ]);
-  const ownerOf = new Map(listed.map((l) => [l.id, l.athleteId]));
-  return summaries.map(({ guid, ...summary }) => {
-    const ownerId = ownerOf.get(Number(guid.slice("activity-".length)))!;
-    const owner = athletes.get(ownerId);
-    return {
-      ...summary,
-      athlete: owner
-        ? athleteFor(owner, auth, { form: "summary", relationship: rel.get(ownerId) })
-        : { id: ownerId, resource_state: 1 },
-    };
-  });
+  }, "summary");
+  return summaries.map(({ guid: _guid, ...summary }) => summary);
 }
 
 async function existingAthlete(platform: Platform, id: number) {
@@ -84,13 +70,13 @@ export const athleteFeedRoutes = [
     summary:
       "Extension: the following feed — the authenticated athlete's activities and those of the athletes they follow, newest first (summary activities with a summary athlete).",
     description:
-      "As Strava's retired `GET /v3/activities/following`. `before` (epoch seconds) and page/per_page page through it. Private activities of others never appear; another athlete's activity hidden from home feeds neither; privacy zones are cropped for the viewer.",
+      "As Strava's retired `GET /v3/activities/following`. `before` (epoch seconds) and page/per_page page through it. Others' only_me activities never appear (their followers_only ones do: the caller follows them); another athlete's activity hidden from home feeds neither; privacy zones are cropped for the viewer.",
     tag: "Activities",
     auth: "token",
     resource: "Activity",
     query: z.object({ before: zEpoch.optional(), ...zPaging }),
     response: zFeedActivities,
-    async handler({ platform, auth, query }) {
+    async handler({ platform, auth, query, dialect }) {
       const { perPage, offset } = paging(query);
       const viewer = viewerOf(auth);
       const listed = await followingFeedIds(
@@ -103,7 +89,7 @@ export const athleteFeedRoutes = [
           before: query.before,
         },
       );
-      return await shown(platform, auth, listed);
+      return await shown(platform, auth, listed, dialect);
     },
   }),
   defineRoute({
@@ -112,14 +98,14 @@ export const athleteFeedRoutes = [
     summary:
       "Extension: an athlete's activities that the authenticated athlete may see, newest first (summary activities).",
     description:
-      "Another athlete's private activities never appear; privacy zones are cropped for the viewer. 404 for an unknown athlete.",
+      "Another athlete's only_me activities never appear, their followers_only ones only to their followers; privacy zones are cropped for the viewer. 404 for an unknown athlete.",
     tag: "Activities",
     auth: "token",
     resource: "Activity",
     params: idParams,
     query: z.object({ ...zPaging }),
     response: zFeedActivities,
-    async handler({ platform, auth, params, query }) {
+    async handler({ platform, auth, params, query, dialect }) {
       await existingAthlete(platform, params.id);
       const { perPage, offset } = paging(query);
       const viewer = viewerOf(auth);
@@ -132,22 +118,23 @@ export const athleteFeedRoutes = [
           offset,
         },
       );
-      return await shown(platform, auth, listed);
+      return await shown(platform, auth, listed, dialect);
     },
   }),
   defineRoute({
     method: "GET",
     path: "/v3/athletes/:id/totals",
     summary:
-      "Extension: any athlete's activity stats (Strava's ActivityStats) as everyone may see them — totals of activities that are not private. `GET /v3/athletes/:id/stats` stays the athlete's own (403 for others, as Strava's).",
+      "Extension: any athlete's activity stats (Strava's ActivityStats) as the caller may see them — totals of the activities the caller may see (everyone's; followers-only ones too for the athlete's followers and the athlete; only_me ones for the athlete's own token with view_private). `GET /v3/athletes/:id/stats` stays the athlete's own (403 for others, as Strava's).",
     tag: "Athlete",
     auth: "token",
     resource: "Athlete",
     params: idParams,
     response: zActivityStats,
-    async handler({ platform, params }) {
+    async handler({ platform, auth, params }) {
       await existingAthlete(platform, params.id);
-      return activityStatsBody(await athleteStats(platform.db, params.id, todayUtc()));
+      const seen = await loadVisibilitiesSeen(platform.db, viewerOf(auth), params.id);
+      return activityStatsBody(await athleteStats(platform.db, params.id, todayUtc(), seen));
     },
   }),
   defineRoute({

@@ -1,16 +1,22 @@
 import { z } from "zod";
-import { model, nullableNum, nullableStr, num } from "../http/schema.ts";
+import { model, nullableNum, num } from "../http/schema.ts";
 
 /** Gear (Strava's SummaryGear / DetailedGear). */
 const summaryShape = {
   id: z.string(),
   primary: z.boolean(),
   name: z.string(),
-  nickname: nullableStr,
+  nickname: z.string(),
   resource_state: z.number().int(),
   retired: z.boolean(),
   distance: num,
   converted_distance: num,
+  reminder_distance: nullableNum.meta({
+    description: "Extension: replace the gear at this distance (metres); null without a reminder.",
+  }),
+  reminder_reached: z.boolean().meta({
+    description: "Extension: whether the gear's distance has reached its reminder distance.",
+  }),
 };
 
 export const zSummaryGear = model(
@@ -26,6 +32,8 @@ export const zSummaryGear = model(
     retired: false,
     distance: 1234567,
     converted_distance: 1234.6,
+    reminder_distance: null,
+    reminder_reached: false,
   },
 );
 
@@ -33,9 +41,9 @@ export const zDetailedGear = model(
   "DetailedGear",
   z.object({
     ...summaryShape,
-    brand_name: nullableStr,
-    model_name: nullableStr,
-    description: nullableStr,
+    brand_name: z.string(),
+    model_name: z.string(),
+    description: z.string(),
     frame_type: z.number().int().nullable().optional(),
     weight: nullableNum.optional(),
   }),
@@ -49,9 +57,11 @@ export const zDetailedGear = model(
     retired: false,
     distance: 1234567,
     converted_distance: 1234.6,
+    reminder_distance: 1500000,
+    reminder_reached: false,
     brand_name: "Koga",
     model_name: "Kimera",
-    description: null,
+    description: "",
     frame_type: 3,
     weight: 8.2,
   },

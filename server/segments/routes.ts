@@ -3,7 +3,7 @@ import { requestActor } from "../actor.ts";
 import { badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zId, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { type Viewer, viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { type Viewer, viewerOf, visibleActivities, visibleOwnedObjects } from "../privacy/engine.ts";
 import { loadRelease, releasedStreams, viewerAudience } from "../privacy/engine.ts";
 import { findActivity } from "../activities/read.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
@@ -146,7 +146,7 @@ export const segmentRoutes = [
       const viewer = viewerOf(auth)!;
       const rows = await starredSegments(platform.db, {
         athleteId: auth.athleteId,
-        visible: (alias, first) => visibleActivities(viewer, alias, first),
+        visible: (alias, first) => visibleOwnedObjects(viewer, alias, first),
         offset,
         limit: perPage,
       });
@@ -170,7 +170,7 @@ export const segmentRoutes = [
       const viewer = viewerOf(auth)!;
       const rows = await starredSegments(platform.db, {
         athleteId: params.id,
-        visible: (alias, first) => visibleActivities(viewer, alias, first),
+        visible: (alias, first) => visibleOwnedObjects(viewer, alias, first),
         offset,
         limit: perPage,
       });
@@ -294,7 +294,7 @@ export const segmentRoutes = [
     path: "/v3/segments/:id/leaderboard",
     response: zSegmentLeaderboard,
     summary:
-      "The segment's leaderboard: one entry per athlete (their best), filtered; the requester's entry with context.",
+      "The segment's leaderboard: one entry per athlete (their best), filtered; the requester's entry with context. Efforts count when the requester may see them: everyone's, and followers-only ones of the requester and of the athletes they follow.",
     tag: "Segments",
     auth: "token",
     resource: "Leaderboard",
@@ -309,12 +309,15 @@ export const segmentRoutes = [
       context_entries: zInt.pipe(z.number().int().min(0).max(15)).optional(),
       ...zPaging,
     }),
-    async handler({ platform, auth, params, query }) {
+    async handler({ platform, auth, params, query, dialect }) {
       // The board's one statement also reads what is decided here (the segment's privacy, the
       // viewer's premium, club membership): nothing of the board is answered before these pass.
+      const viewer = viewerOf(auth);
       const board = await segmentBoard(platform.db, {
         segmentId: params.id,
         viewerId: auth.athleteId,
+        // The followers-only efforts this viewer may see (their own, and those of athletes they follow).
+        followersOnly: (alias, first) => visibleActivities(viewer, alias, first),
         filters: {
           gender: query.gender,
           ageGroup: query.age_group,
@@ -327,12 +330,12 @@ export const segmentRoutes = [
         contextEntries: query.context_entries ?? 2,
       });
       const { segment, premium, member } = board.access;
-      if (!segment || !segmentVisible(segment, viewerOf(auth))) throw notFound("Segment");
+      if (!segment || !segmentVisible(segment, viewer)) throw notFound("Segment");
       if ((query.age_group || query.weight_class) && !premium) {
         throw forbidden("Leaderboard", query.age_group ? "age_group" : "weight_class", "premium_required");
       }
       if (query.club_id !== undefined && !member) throw badRequest("Leaderboard", "club_id", "invalid");
-      return representBoard(board);
+      return representBoard(board, dialect);
     },
   }),
   defineRoute({

@@ -6,7 +6,7 @@ import { defineRoute } from "../http/route.ts";
 import { model } from "../http/schema.ts";
 import { BEST_EFFORTS } from "../ingest/derive.ts";
 import type { Platform } from "../platform.ts";
-import { viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { viewerOf, visibilitiesSeen, visibleActivities } from "../privacy/engine.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { ATL_DAYS, CTL_DAYS, fitnessSeries, RESTING_HEARTRATE } from "../../projections/training-load/model.ts";
@@ -220,9 +220,9 @@ export const athleteFitnessRoutes = [
     async handler({ platform, auth, params, query }) {
       if (!(await findAthlete(platform.db, params.id))) throw notFound("Athlete");
       if (params.id !== auth.athleteId) throw forbidden("Athlete", "id", "not own");
-      const viewPrivate = auth.permissions.has("view_private");
       const ftp = await trainingLoadFtp(platform.db, params.id);
-      const rows = await activityLoads(platform.db, params.id, viewPrivate);
+      // The athlete's own: every activity the token may see (only_me with view_private).
+      const rows = await activityLoads(platform.db, params.id, visibilitiesSeen(viewerOf(auth), params.id, false));
       const daily = new Map<string, number>();
       for (const r of rows) daily.set(r.day, (daily.get(r.day) ?? 0) + r.load);
       const today = todayUtc();

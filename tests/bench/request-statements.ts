@@ -99,7 +99,7 @@ try {
       elapsedTime: 3600,
       distance: 20_000,
       description: null,
-      private: false,
+      visibility: "everyone",
       trainer: false,
       commute: false,
     }, systemActor("bench"));

@@ -94,7 +94,7 @@ beforeAll(async () => {
     activityId: effortActivity,
     athleteId: owner.id,
     activityType: "Run",
-    private: false,
+    visibility: "everyone",
     prCount: 0,
     achievementCount: 0,
     efforts: [{
@@ -211,6 +211,9 @@ interface Fixture {
 }
 
 const fixed = (path: string, extra: CallOptions = {}) => () => Promise.resolve({ path, ...extra });
+/** Sports for goals the matrix sets (one goal per sport, period and dimension). */
+const GOAL_TYPES = ["Ride", "Run", "Swim", "Walk", "Hike", "Rowing", "Yoga", "Workout", "Canoeing", "Kayaking"];
+let goalsMade = 0;
 const writeToken = () => tokens.write!;
 
 async function freshActivity() {
@@ -267,6 +270,13 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/segment_efforts/:id/streams": {
       request: fixed(`/v3/segment_efforts/${c.effortId}/streams`, { query: { keys: "time" } }),
     },
+    // Two efforts compared: both the owner's (a matched effort without a recording: 400 "no streams"); neither
+    // another athlete's (403).
+    "GET /v3/segments/:id/compare": {
+      request: fixed(`/v3/segments/${c.segmentId}/compare`, { query: { effort_ids: `${c.effortId},${c.effortId}` } }),
+      owner: 400,
+      otherAthlete: 403,
+    },
     "GET /v3/segment_efforts": { request: fixed("/v3/segment_efforts", { query: { segment_id: c.segmentId } }) },
     "GET /v3/athlete": { request: fixed("/v3/athlete") },
     "PUT /v3/athlete": { request: fixed("/v3/athlete", { form: { weight: 71 } }) }, // the caller's own profile
@@ -288,6 +298,25 @@ function fixtures(): Record<string, Fixture> {
       otherAthlete: 403,
     },
     "GET /v3/athlete/activities": { request: fixed("/v3/athlete/activities") },
+    // Crop, split and undo: the owner's activity only. The matrix's activity is recorded without an uploaded
+    // file, so a crop or split has nothing to recompute from (400) and there is no edit to undo (404).
+    "GET /v3/activities/:id/edits": { request: fixed(`/v3/activities/${c.ownerActivity}/edits`), otherAthlete: 403 },
+    "POST /v3/activities/:id/crop": {
+      request: fixed(`/v3/activities/${c.ownerActivity}/crop`, { form: { start_time: 10, end_time: 20 } }),
+      owner: 400,
+      otherAthlete: 403,
+    },
+    "POST /v3/activities/:id/split": {
+      request: fixed(`/v3/activities/${c.ownerActivity}/split`, { form: { time: 10 } }),
+      owner: 400,
+      otherAthlete: 403,
+    },
+    "DELETE /v3/activities/:id/edits/:edit": {
+      request: fixed(`/v3/activities/${c.ownerActivity}/edits/1`),
+      owner: 404,
+      otherAthlete: 403,
+    },
+
     "GET /v3/activities/:id/comments": { request: fixed(`/v3/activities/${c.ownerActivity}/comments`) },
     "POST /v3/activities/:id/comments": {
       request: fixed(`/v3/activities/${c.ownerActivity}/comments`, { form: { text: "Nice" } }),
@@ -340,6 +369,34 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/activities/:id/laps": { request: fixed(`/v3/activities/${c.ownerActivity}/laps`) },
     "GET /v3/activities/:id/zones": { request: fixed(`/v3/activities/${c.ownerActivity}/zones`), otherAthlete: 403 }, // the owner is premium
     "GET /v3/gear/:id": { request: fixed(`/v3/gear/${c.gearId}`) },
+    "PUT /v3/gear/:id": {
+      request: fixed(`/v3/gear/${c.gearId}`, { form: { reminder_distance: 700000 } }),
+      otherAthlete: 404,
+    },
+    "GET /v3/athlete/goals": { request: fixed("/v3/athlete/goals") }, // the caller's own
+    "POST /v3/athlete/goals": {
+      // Each call a goal of its own kind (a second of one kind is a 409), the caller's own.
+      request: () =>
+        Promise.resolve({
+          path: "/v3/athlete/goals",
+          form: { type: GOAL_TYPES[goalsMade++ % GOAL_TYPES.length], period: "year", dimension: "time", goal: 3600 },
+        }),
+    },
+    "DELETE /v3/athlete/goals/:id": {
+      request: async () => {
+        const goal = await server.api("POST", "/v3/athlete/goals", {
+          token: writeToken(),
+          form: {
+            type: GOAL_TYPES[goalsMade++ % GOAL_TYPES.length],
+            period: "month",
+            dimension: "distance",
+            goal: 1000,
+          },
+        });
+        return { path: `/v3/athlete/goals/${goal.body.id}` };
+      },
+      otherAthlete: 404,
+    },
     "POST /v3/clubs": { request: fixed("/v3/clubs", { form: { name: "Another club", sport_type: "running" } }) },
     "GET /v3/clubs/:id": { request: fixed(`/v3/clubs/${c.clubId}`) },
     "GET /v3/athlete/clubs": { request: fixed("/v3/athlete/clubs") },

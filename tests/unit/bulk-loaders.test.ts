@@ -17,16 +17,9 @@ import { moduleFiles, moduleSources, projectionFiles, tablesNamed } from "../hel
  * — then record the new hash here (or drop the loader: the projection then rebuilds event by event).
  */
 const WRITTEN_AGAINST: Record<string, string> = {
-  "activities": "47e652d1898e2e69",
   "follows": "266536d9e757cb16",
   "clubs": "65d15fee52a5544b",
-  "club-feed": "31a10ab2c25b9094",
-  "heatmap_sources": "c9ccfc615d947016",
-  "segments": "5c3f0c1021708be9",
-  "challenges": "a9742cd689efd61f",
   "uploads": "a7c4b8edec584c96",
-  "athlete-stats": "40de085226946c0b",
-  "training-load": "f98c107062ed084e",
 };
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

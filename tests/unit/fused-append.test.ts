@@ -47,7 +47,7 @@ describe("an append fused with its inline projections", () => {
         elapsedTime: 3600,
         distance: 20_000,
         description: null,
-        private: false,
+        visibility: "everyone",
         trainer: false,
         commute: false,
       }, systemActor("test"));
