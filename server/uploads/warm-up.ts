@@ -32,13 +32,18 @@ async function warmRecording(platform: Platform, segmentIds: number[]): Promise<
   const activityId = 2 ** 41 - 1;
   const athleteId = 2 ** 41 - 1;
   const at = new Date().toISOString();
-  const event = (position: number, type: string, data: Record<string, unknown>): RecordedEvent => ({
+  // At the event's current version, checked by its schema (what a real upload appends).
+  const event = (
+    position: number,
+    definition: { type: string; version: number; schema: { parse(data: unknown): unknown } },
+    data: Record<string, unknown>,
+  ): RecordedEvent => ({
     position,
     streamId: `activity-${activityId}`,
     streamVersion: position,
-    type,
-    schemaVersion: 1,
-    data,
+    type: definition.type,
+    schemaVersion: definition.version,
+    data: definition.schema.parse(data) as Record<string, unknown>,
     metadata: {},
     recordedAt: at,
   });
@@ -71,7 +76,7 @@ async function warmRecording(platform: Platform, segmentIds: number[]): Promise<
       );
       await segmentMatchStats(tx, segmentIds, athleteId);
       await platform.projections.apply(tx, [
-        event(1, activityRecorded.type, {
+        event(1, activityRecorded, {
           activityId,
           athleteId,
           uploadId: activityId,
@@ -87,7 +92,7 @@ async function warmRecording(platform: Platform, segmentIds: number[]): Promise<
           movingTime: 600,
           elapsedTime: 600,
           totalElevationGain: 0,
-          private: false,
+          visibility: "everyone",
           trainer: false,
           commute: false,
           elevHigh: null,
@@ -118,11 +123,11 @@ async function warmRecording(platform: Platform, segmentIds: number[]): Promise<
           splitsStandard: [],
           bestEfforts: [],
         }),
-        event(2, segmentEffortsMatched.type, {
+        event(2, segmentEffortsMatched, {
           activityId,
           athleteId,
           activityType: "Ride",
-          private: false,
+          visibility: "everyone",
           efforts,
           prCount: 0,
           achievementCount: 0,

@@ -549,7 +549,11 @@ export function buildLog(ops: Op[]): Written[] {
   return log;
 }
 
-/** Writes a log into the (empty) events table, one version per event of each stream. */
+/**
+ * Writes a log into the (empty) events table, one version per event of each stream. The log is
+ * written in the events' first shapes; each is stored upcast to its current version, as the
+ * deciders append it now (a loader is only used when its events are at the current version).
+ */
 export async function writeLog(db: Db, log: Written[]): Promise<void> {
   const versions = new Map<string, number>();
   let at = Date.UTC(2025, 0, 1) * 1000;
@@ -563,13 +567,14 @@ export async function writeLog(db: Db, log: Written[]): Promise<void> {
       stream: e.stream,
       version,
       type: e.type,
-      data: e.data,
+      schemaVersion: catalogue.definition(e.type)?.version ?? 1,
+      data: catalogue.upcast(e.type, 1, e.data),
       at: `${new Date(ms).toISOString().slice(0, 23)}${micros}Z`,
     };
   });
   await db.query(
     `insert into public.events (stream_id, stream_version, type, schema_version, data, metadata, recorded_at)
-     select t.e->>'stream', (t.e->>'version')::int, t.e->>'type', 1, t.e->'data', '{}'::jsonb, (t.e->>'at')::timestamptz
+     select t.e->>'stream', (t.e->>'version')::int, t.e->>'type', (t.e->>'schemaVersion')::int, t.e->'data', '{}'::jsonb, (t.e->>'at')::timestamptz
        from jsonb_array_elements($1::jsonb) with ordinality as t(e, ord)
       order by t.ord`,
     [JSON.stringify(rows)],
