@@ -29,7 +29,7 @@ import { DEVICES } from "../helpers/fixtures.ts";
  * The log is generated once into a cache directory keyed by VERSION and the event target (a
  * PGlite data directory, copied for each run so a run never changes the cache).
  */
-export const API_LOG_VERSION = "api-log-v1";
+export const API_LOG_VERSION = "api-log-v2";
 
 /** Fixture files with GPS tracks (uploads that give streams, polylines and segment efforts). */
 const UPLOAD_FILES = [

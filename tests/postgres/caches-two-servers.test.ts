@@ -69,7 +69,7 @@ describe("token and visibility caches, two servers on PostgreSQL", () => {
       const [a, b] = servers.map((s) => api(s.url));
       // The bound is 1 s; 5 s is generous for a loaded machine; a cache kept until this process sees a change never gets there.
       const limit = 5_000;
-    expect(Math.max(TOKEN_CACHE_MS, ACCESS_CACHE_MS)).toBeLessThanOrEqual(1_000);
+      expect(Math.max(TOKEN_CACHE_MS, ACCESS_CACHE_MS)).toBeLessThanOrEqual(1_000);
 
       // --- a revoked token ---------------------------------------------------------------------------
       for (let i = 0; i < 3; i++) expect((await a("GET", "/v3/athlete", { token: revoked.token })).status).toBe(200);
