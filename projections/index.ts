@@ -19,6 +19,8 @@ import { routesProjection } from "./routes/projection.ts";
 import { archiveImportsProjection } from "./archive-imports/projection.ts";
 import { athletePicturesProjection } from "./athlete-pictures/projection.ts";
 import { trainingLoadProjection } from "./training-load/projection.ts";
+import { trainingVolumeProjection } from "./training-volume/projection.ts";
+import { recordsProjection } from "./records/projection.ts";
 
 /** Every read model of the platform. Add one line per projection. */
 export const allProjections: Projection[] = [
@@ -43,4 +45,6 @@ export const allProjections: Projection[] = [
   archiveImportsProjection,
   athletePicturesProjection,
   trainingLoadProjection,
+  trainingVolumeProjection,
+  recordsProjection,
 ];

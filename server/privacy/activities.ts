@@ -1,4 +1,5 @@
 import type { Auth } from "../http/auth.ts";
+import { VISIBILITY_CLASSES, type VisibilityClass } from "../../shared/visibility.ts";
 
 /**
  * Who may see which activity — the one place that says it. Every list or aggregate over activities
@@ -41,6 +42,16 @@ export function canSeeActivity(
 ): boolean {
   if (!activity.private) return true;
   return !!viewer && viewer.viewPrivate && Number(activity.athlete_id) === viewer.athleteId;
+}
+
+/**
+ * The visibility classes of one athlete's activities a viewer may see (same rule as
+ * visibleActivities): every class for the owner with view_private, else what everyone may see.
+ * Aggregates kept per class (totals, calendars, records) add up exactly these.
+ */
+export function visibilityClassesOf(viewer: Viewer | null, ownerId: number): VisibilityClass[] {
+  if (viewer && viewer.viewPrivate && viewer.athleteId === ownerId) return [...VISIBILITY_CLASSES];
+  return ["everyone"];
 }
 
 /** Exact start/end locations and full streams only for the owner with view_private. */

@@ -1,12 +1,14 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
+import type { VisibilityClass } from "../../shared/visibility.ts";
 import {
   canSeeActivity,
   roundLatlng,
   seesPrivateData,
   type Viewer,
   viewerOf,
+  visibilityClassesOf,
   visibleActivities,
 } from "./activities.ts";
 import { cropPolyline, insideZones, locationOutsideZones, type ZoneSet, zoneSetOf, zonesOfOwners } from "./maps.ts";
@@ -27,6 +29,19 @@ import { cropPolyline, insideZones, locationOutsideZones, type ZoneSet, zoneSetO
  */
 export { canSeeActivity, type Viewer, viewerOf, visibleActivities };
 export type { ZoneSet };
+
+/**
+ * Which visibility classes of an athlete's activities (shared/visibility.ts) reach a viewer: what
+ * read models kept per class (totals, calendars, records) add up for that viewer. Asynchronous: a
+ * class may depend on the viewer's relation to the athlete (followers).
+ */
+export function visibilityClassesFor(
+  _db: Queryable,
+  viewer: Viewer | null,
+  ownerId: number,
+): Promise<VisibilityClass[]> {
+  return Promise.resolve(visibilityClassesOf(viewer, ownerId));
+}
 
 /** Where data derived from an activity goes. */
 export type Audience =
