@@ -2,6 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
 import { activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
+import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
 
@@ -13,7 +14,9 @@ export function localEpochSeconds(text: string): number | null {
 
 /**
  * What heatmap builds need, kept apart from the activities read model: each activity's owner, type,
- * privacy, local start/end (epoch seconds) and streams blob; and per athlete a privacy epoch (the
+ * privacy, local start/end (epoch seconds), streams blob and the log position of the last event that
+ * changed what a map would draw of it (its recording, a re-derivation of its streams, a change of
+ * type or privacy: `changed_position`, which built maps follow); and per athlete a privacy epoch (the
  * position of the last event that changed what may be shown), which keys the tile caches.
  */
 export const heatmapSourcesProjection: Projection = {
@@ -27,9 +30,11 @@ export const heatmapSourcesProjection: Projection = {
       private boolean not null,
       start_local bigint,
       end_local bigint,
-      streams_sha256 text
+      streams_sha256 text,
+      changed_position bigint not null default 0
     );
     create index if not exists heatmap_activities_athlete on heatmap_activities (athlete_id, type);
+    create index if not exists heatmap_activities_changed on heatmap_activities (athlete_id, changed_position);
     create table if not exists heatmap_privacy_epochs (
       athlete_id bigint primary key,
       position bigint not null
@@ -40,6 +45,7 @@ export const heatmapSourcesProjection: Projection = {
     activityRecorded.type,
     activityUpdated.type,
     activityDeleted.type,
+    activityReprocessed.type,
     privacyZoneCreated.type,
     privacyZoneDeleted.type,
   ],
@@ -48,11 +54,12 @@ export const heatmapSourcesProjection: Projection = {
       const d = event.data;
       const start = localEpochSeconds(d.startDateLocal);
       await tx.query(
-        `insert into heatmap_activities (activity_id, athlete_id, type, private, start_local, end_local, streams_sha256)
-         values ($1, $2, $3, $4, $5, $6, $7)
+        `insert into heatmap_activities (activity_id, athlete_id, type, private, start_local, end_local, streams_sha256,
+           changed_position)
+         values ($1, $2, $3, $4, $5, $6, $7, $8)
          on conflict (activity_id) do update set athlete_id = excluded.athlete_id, type = excluded.type,
            private = excluded.private, start_local = excluded.start_local, end_local = excluded.end_local,
-           streams_sha256 = excluded.streams_sha256`,
+           streams_sha256 = excluded.streams_sha256, changed_position = excluded.changed_position`,
         [
           d.activityId,
           d.athleteId,
@@ -61,19 +68,34 @@ export const heatmapSourcesProjection: Projection = {
           start,
           start === null ? null : start + d.elapsedTime,
           d.streamsSha256,
+          event.position,
         ],
+      );
+      return;
+    }
+    if (event.type === activityReprocessed.type) {
+      // Re-derived streams: maps drawing the activity gather it again.
+      const d = event.data;
+      await tx.query(
+        `update heatmap_activities set streams_sha256 = $2, changed_position = $3
+          where activity_id = $1 and streams_sha256 is distinct from $2`,
+        [d.activityId, d.facts.streamsSha256, event.position],
       );
       return;
     }
     if (event.type === activityUpdated.type) {
       const d = event.data;
       if (d.type !== undefined) {
-        await tx.query("update heatmap_activities set type = $2 where activity_id = $1", [d.activityId, d.type]);
+        await tx.query(
+          "update heatmap_activities set type = $2, changed_position = $3 where activity_id = $1 and type <> $2",
+          [d.activityId, d.type, event.position],
+        );
       }
       if (d.private === undefined) return;
       const changed = await tx.query(
-        "update heatmap_activities set private = $2 where activity_id = $1 and private <> $2 returning athlete_id",
-        [d.activityId, d.private],
+        `update heatmap_activities set private = $2, changed_position = $3 where activity_id = $1 and private <> $2
+         returning athlete_id`,
+        [d.activityId, d.private, event.position],
       );
       if (changed.length > 0) await bumpPrivacyEpoch(tx, d.athleteId, event.position);
       return;

@@ -101,17 +101,18 @@ export function addActivityTrack(
 }
 
 /**
- * Reads the streams of the given activities (those still public) and builds the tracks blob.
- * A referenced streams blob that cannot be read fails the build with an English message.
+ * Reads the streams of the given activities (those still public) and builds the tracks blob, after
+ * what `builder` already holds (an update's kept tracks). A referenced streams blob that cannot be
+ * read fails the build with an English message.
  */
 export async function gatherTracks(
   db: Queryable,
   mapId: number,
   activityIds: readonly number[],
   zones: readonly PrivacyZoneCircle[],
+  builder = new TracksBuilder(),
 ): Promise<{ bytes: Uint8Array; activitiesCount: number; pointsCount: number }> {
   const rows = await visibleHeatmapStreams(db, visibleActivities(null, "h"), activityIds);
-  const builder = new TracksBuilder();
   const BATCH = 32;
   for (let i = 0; i < rows.length; i += BATCH) {
     const batch = rows.slice(i, i + BATCH).filter((r) => r.streams_sha256);

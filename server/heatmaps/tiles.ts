@@ -139,8 +139,9 @@ export interface RenderedTile {
 
 /**
  * Renders and caches tiles: decoded tracks per map (a few maps), rendered PNGs per tile (LRU by
- * count). Cache keys carry the athlete's privacy epoch, so a new privacy zone, an activity made
- * private or deleted, changes every tile at once; a deleted map is refused before the cache is read.
+ * count). Cache keys carry the map's tracks (an update) and the athlete's privacy epoch, so a new
+ * privacy zone, an activity made private or deleted, changes every tile at once; a deleted map is
+ * refused before the cache is read.
  */
 export class TileService {
   readonly #maps = new Map<number, Loaded>();
@@ -150,7 +151,8 @@ export class TileService {
   constructor(readonly options: { maxMaps?: number; maxTiles?: number } = {}) {}
 
   async tile(db: Queryable, source: TileSource, z: number, x: number, y: number): Promise<RenderedTile> {
-    const key = `${source.mapId}/${source.privacyEpoch}/${z}/${x}/${y}`;
+    // The tracks' hash too: an update of the map (new tracks) changes every tile, on every server.
+    const key = `${source.mapId}/${source.tracksSha256}/${source.privacyEpoch}/${z}/${x}/${y}`;
     const hit = this.#tiles.get(key);
     if (hit) {
       this.#tiles.delete(key);
@@ -159,7 +161,7 @@ export class TileService {
     }
     const loaded = await this.#load(db, source);
     const png = loaded.renderer.png(z, x, y, loaded.privacy);
-    const etag = `"${createHash("sha256").update(`${source.tracksSha256}/${key}`).digest("hex").slice(0, 32)}"`;
+    const etag = `"${createHash("sha256").update(key).digest("hex").slice(0, 32)}"`;
     const tile = { png, etag };
     this.#tiles.set(key, tile);
     const maxTiles = this.options.maxTiles ?? 4096;
