@@ -73,6 +73,7 @@ export const heatmapsProjection: Projection = {
       updated_at timestamptz not null,
       covered_position bigint not null default 0
     );
+    alter table heatmaps add column if not exists covered_position bigint not null default 0;
     create table if not exists heatmap_map_activities (
       map_id bigint not null,
       activity_id bigint not null,

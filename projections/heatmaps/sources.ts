@@ -34,6 +34,7 @@ export const heatmapSourcesProjection: Projection = {
       changed_position bigint not null default 0
     );
     create index if not exists heatmap_activities_athlete on heatmap_activities (athlete_id, type);
+    alter table heatmap_activities add column if not exists changed_position bigint not null default 0;
     create index if not exists heatmap_activities_changed on heatmap_activities (athlete_id, changed_position);
     create table if not exists heatmap_privacy_epochs (
       athlete_id bigint primary key,
