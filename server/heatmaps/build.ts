@@ -80,7 +80,7 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
           const selected = findEvent(history, heatmapActivitiesSelected.type)!.data;
           const zones = await publicZonesOf(platform.db, state.athleteId);
           const gathered = await gatherTracks(platform.db, mapId, selected.activityIds, zones);
-          const tracksSha256 = await putBlob(platform.db, gathered.bytes);
+          const tracksSha256 = await putBlob(platform.db, gathered.bytes, { file: true });
           rememberGathered(tracksSha256, gathered.bytes);
           try {
             await recordHeatmapTracks(platform, ids, {
@@ -100,6 +100,7 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
           const bytes = takeGathered(gathered.tracksSha256) ?? await getBlob(platform.db, gathered.tracksSha256);
           if (!bytes) throw new HeatmapBuildError("The gathered routes of this heatmap could not be read.");
           const stats = heatmapStats(decodeTracks(bytes));
+          await warmViewer(platform, ids, gathered.tracksSha256);
           await recordHeatmapBuilt(platform, ids, stats);
           break;
         }
@@ -166,9 +167,10 @@ export async function updateHeatmap(platform: Platform, mapId: number): Promise<
     builder.addTracks(decodeTracks(bytes), (id) => !again.has(id) && !gone.has(id));
     const zones = await publicZonesOf(platform.db, map.athlete_id);
     const gathered = await gatherTracks(platform.db, mapId, added, zones, builder);
-    tracksSha256 = await putBlob(platform.db, gathered.bytes);
+    tracksSha256 = await putBlob(platform.db, gathered.bytes, { file: true });
     counts = { activitiesCount: gathered.activitiesCount, pointsCount: gathered.pointsCount };
     stats = heatmapStats(decodeTracks(gathered.bytes));
+    await warmViewer(platform, ids, tracksSha256);
   }
   await recordHeatmapUpdate(platform, ids, {
     tracksSha256,
@@ -178,14 +180,21 @@ export async function updateHeatmap(platform: Platform, mapId: number): Promise<
     ...stats,
     coveredPosition,
   });
-  if (tracksSha256 !== map.tracks_sha256) {
-    await deleteTracksBlob(platform, map.tracks_sha256);
-    const tiles = tileServiceOf(platform);
-    tiles.forget(mapId);
-    // The viewer's next visit finds the map decoded and its opening view computed.
-    const source = await findTileSource(platform.db, map.athlete_id, mapId);
-    if (source) await tiles.bounds(platform.db, source).catch(() => {});
-  }
+  if (tracksSha256 !== map.tracks_sha256) await deleteTracksBlob(platform, map.tracks_sha256);
+}
+
+/**
+ * Loads a map's new tracks into this server's tile service and computes the viewer's opening view
+ * before the map is said to be done (or updated), so the viewer's next visit finds them: reading and
+ * decoding a history's tracks takes about a second. Best effort: a failure is the viewer's to meet.
+ */
+async function warmViewer(
+  platform: Platform,
+  ids: { mapId: number; athleteId: number },
+  tracksSha256: string,
+): Promise<void> {
+  const source = await findTileSource(platform.db, ids.athleteId, ids.mapId).catch(() => null);
+  if (source) await tileServiceOf(platform).bounds(platform.db, { ...source, tracksSha256 }).catch(() => {});
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import { visibleHeatmapStreams } from "../../projections/heatmaps/queries.ts";
 import { insidePrivacyZone, privacyZoneBounds, type PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
-import { blobRowBytes, blobRowLatlngTexts, blobRowTexts, deleteBlobRow, fileBlobTexts } from "../blobs.ts";
+import { blobRowBytes, blobRowLatlngTexts, blobRowTexts, deleteBlobs, fileBlobTexts } from "../blobs.ts";
 import type { Platform } from "../platform.ts";
 import { visibleActivities } from "../privacy/engine.ts";
 import { worldX, worldY } from "./mercator.ts";
@@ -209,7 +209,7 @@ export function parseLatlngArray(text: string): ([number, number] | null)[] | nu
   }
 }
 
-/** Removes a map's tracks blob (unique to its map: the blob embeds the map id). */
+/** Removes a map's tracks blob, its row and its file (unique to its map: the blob embeds the map id). */
 export async function deleteTracksBlob(platform: Platform, sha256: string): Promise<void> {
-  await deleteBlobRow(platform.db, sha256);
+  await deleteBlobs(platform.db, [sha256]);
 }
