@@ -18,6 +18,8 @@ export const slowFiles = [
   "tests/unit/read-model-upgrade.test.ts",
   "tests/unit/foreground.test.ts",
   "tests/unit/erasure-log.test.ts",
+  // a generated history of 420 activities imported from a Strava export (issue 43)
+  "tests/api/athlete-years.test.ts",
   // suites outside the slow folders that drive a browser
   "tests/archive/web.test.ts",
   "tests/desktop/ui.test.ts",
