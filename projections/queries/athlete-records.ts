@@ -72,3 +72,47 @@ export async function recordBests(
     },
   }));
 }
+
+/**
+ * The athlete's rides recorded with power before power curves were derived with the activities'
+ * facts (the records read model's `legacy_streams`), in the given classes, sports and year (null:
+ * all time): their streams blob and what a record shows of the activity. Empty once `cli reprocess`
+ * has derived their curves.
+ */
+export async function legacyPowerRides(
+  db: Queryable,
+  athleteId: number,
+  classes: readonly string[],
+  year: number | null,
+  sports: readonly string[],
+): Promise<{ streams_sha256: string; visibility: string; start_epoch: number; activity: RecordBest["activity"] }[]> {
+  const rows = await db.query<{
+    streams_sha256: string;
+    visibility: string;
+    start_epoch: number | string;
+    id: number | string;
+    name: string;
+    type: string;
+    start_date: string;
+    start_date_local: string;
+  }>(
+    `select r.legacy_streams as streams_sha256, r.visibility, r.start_epoch, a.id, a.name, a.type, a.start_date,
+            a.start_date_local
+       from record_activities r join activities a on a.id = r.activity_id
+      where r.athlete_id = $1 and r.legacy_streams is not null and r.visibility = any($2::text[])
+        and r.sport = any($3::text[]) and ($4::int is null or r.year = $4)`,
+    [athleteId, classes, sports, year],
+  );
+  return rows.map((r) => ({
+    streams_sha256: r.streams_sha256,
+    visibility: r.visibility,
+    start_epoch: Number(r.start_epoch),
+    activity: {
+      id: Number(r.id),
+      name: r.name,
+      type: r.type,
+      start_date: r.start_date,
+      start_date_local: r.start_date_local,
+    },
+  }));
+}

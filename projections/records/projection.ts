@@ -22,7 +22,18 @@ import type { Projection } from "../projection.ts";
  */
 
 type Recorded = EventData<typeof activityRecorded>;
-type Facts = Pick<Recorded, "bestEfforts" | "powerCurve">;
+type Facts = Pick<Recorded, "bestEfforts" | "powerCurve" | "averageWatts" | "streamsSha256">;
+
+/**
+ * The streams of an activity recorded with power before power curves were derived with its facts
+ * (`powerCurve` absent): the records endpoint reads its curve from them until `cli reprocess`
+ * derives it. Null otherwise.
+ */
+function legacyStreams(facts: Facts): string | null {
+  return facts.powerCurve === undefined && facts.averageWatts !== null && facts.streamsSha256
+    ? facts.streamsSha256
+    : null;
+}
 
 /** What of an activity the candidates are grouped by (a row of record_activities). */
 interface ActivityKey {
@@ -32,6 +43,7 @@ interface ActivityKey {
   year: number;
   sport: string;
   start_epoch: number;
+  legacy_streams?: string | null;
 }
 
 interface Candidate {
@@ -84,13 +96,13 @@ const CANDIDATE_RECORD = `r(activity_id bigint, athlete_id bigint, visibility te
 async function insertActivities(tx: Queryable, rows: { key: ActivityKey; facts: Facts }[]): Promise<void> {
   if (rows.length === 0) return;
   const inserted = await tx.query<{ activity_id: string | number }>(
-    `insert into record_activities (activity_id, athlete_id, visibility, year, sport, start_epoch)
-     select activity_id, athlete_id, visibility, year, sport, start_epoch
+    `insert into record_activities (activity_id, athlete_id, visibility, year, sport, start_epoch, legacy_streams)
+     select activity_id, athlete_id, visibility, year, sport, start_epoch, legacy_streams
        from jsonb_to_recordset($1::jsonb) as r(activity_id bigint, athlete_id bigint, visibility text, year integer,
-         sport text, start_epoch bigint)
+         sport text, start_epoch bigint, legacy_streams text)
      on conflict (activity_id) do nothing
      returning activity_id`,
-    [JSON.stringify(rows.map((r) => r.key))],
+    [JSON.stringify(rows.map((r) => ({ ...r.key, legacy_streams: legacyStreams(r.facts) })))],
   );
   const fresh = new Set(inserted.map((r) => Number(r.activity_id)));
   // A run may hold the same id twice (a second recording of it adds nothing): only the first counts.
@@ -102,6 +114,12 @@ async function insertActivities(tx: Queryable, rows: { key: ActivityKey; facts: 
     return true;
   }).flatMap((r) => candidatesOf(r.facts).map((c) => ({ ...r.key, ...c })));
   await insertCandidates(tx, candidates);
+}
+
+/** The grouping columns of an activity's key (its candidates carry them). */
+function keyOnly(k: ActivityKey): ActivityKey {
+  const { legacy_streams: _, ...key } = k;
+  return key;
 }
 
 async function insertCandidates(tx: Queryable, rows: (ActivityKey & Candidate)[]): Promise<void> {
@@ -191,8 +209,11 @@ export const recordsProjection: Projection = {
       visibility text not null,
       year integer not null,
       sport text not null,
-      start_epoch bigint not null
+      start_epoch bigint not null,
+      legacy_streams text
     );
+    create index if not exists record_activities_legacy on record_activities (athlete_id)
+      where legacy_streams is not null;
     create table if not exists record_candidates (
       activity_id bigint not null,
       athlete_id bigint not null,
@@ -281,6 +302,10 @@ export const recordsProjection: Projection = {
             "select activity_id, athlete_id, visibility, year, sport, start_epoch from record_activities where activity_id = $1",
             [activityId],
           );
+          await tx.query("update record_activities set legacy_streams = $2 where activity_id = $1", [
+            activityId,
+            legacyStreams(facts),
+          ]);
           await tx.query("delete from record_candidates where activity_id = $1", [activityId]);
           if (key) {
             await insertCandidates(tx, candidatesOf(facts).map((c) => ({ ...key, ...c })));

@@ -8,7 +8,9 @@ import { POWER_DURATIONS } from "../ingest/power-curve.ts";
 import type { Platform } from "../platform.ts";
 import { type Viewer, viewerOf, visibilityClassesFor } from "../privacy/engine.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
-import { type RecordBest, recordBests } from "../../projections/queries/athlete-records.ts";
+import { legacyPowerRides, type RecordBest, recordBests } from "../../projections/queries/athlete-records.ts";
+import { loadStreams } from "../activities/streams.ts";
+import { powerCurve } from "../ingest/power-curve.ts";
 import { MAX_YEAR, MIN_YEAR } from "../../shared/date-range.ts";
 
 /**
@@ -91,6 +93,28 @@ export async function athleteRecords(
 ) {
   const classes = await visibilityClassesFor(platform.db, viewer, athleteId);
   const rows = await recordBests(platform.db, athleteId, classes, year, { effort: EFFORT_SPORTS, power: RIDE_TYPES });
+  // Rides recorded before power curves were derived with the facts: their curves from their power
+  // streams, until `cli reprocess` derives them (then this list is empty).
+  for (const ride of await legacyPowerRides(platform.db, athleteId, classes, year, RIDE_TYPES)) {
+    const streams = await loadStreams(platform.db, ride.streams_sha256);
+    if (!streams?.watts) continue;
+    powerCurve(streams).forEach((watts, i) => {
+      if (watts === null || watts <= 0) return;
+      rows.push({
+        kind: "power",
+        key: String(POWER_DURATIONS[i]),
+        sport: ride.activity.type,
+        visibility: ride.visibility,
+        score: watts,
+        value: watts,
+        moving_time: null,
+        distance: null,
+        effort_start: null,
+        start_epoch: ride.start_epoch,
+        activity: ride.activity,
+      });
+    });
+  }
   const best = new Map<string, RecordBest>();
   for (const r of rows) {
     const k = `${r.kind}|${r.key}`;
@@ -134,7 +158,7 @@ export const athleteRecordRoutes = [
     summary:
       "Extension: an athlete's personal records — best efforts of runs (400 m … marathon) and the power curve of rides (5 s … 1 h) — each with its activity and date, of all time or of one year.",
     description:
-      "Over the activities the caller may see: another athlete's private activities never count, the owner's own count with view_private. Best efforts: the fastest elapsed time of each distance among the runs' best efforts. Power curve: the highest mean power over 5, 15, 30 s, 1, 2, 5, 10, 20, 30 and 60 min of elapsed time of any ride with power (a sample holds up to 5 s; longer gaps count 0 W), derived once per ride when it is recorded (rides recorded before this was kept count after `cli reprocess`); a duration longer than every ride is absent. On a tie the earlier activity holds the record. `year` (local start year) answers the records set that year. The start date of a power record is its activity's. 404 for an unknown athlete.",
+      "Over the activities the caller may see: another athlete's private activities never count, the owner's own count with view_private. Best efforts: the fastest elapsed time of each distance among the runs' best efforts. Power curve: the highest mean power over 5, 15, 30 s, 1, 2, 5, 10, 20, 30 and 60 min of elapsed time of any ride with power (a sample holds up to 5 s; longer gaps count 0 W), derived once per ride when it is recorded (a ride recorded before this was kept is read from its power stream until `cli reprocess` derives it); a duration longer than every ride is absent. On a tie the earlier activity holds the record. `year` (local start year) answers the records set that year. The start date of a power record is its activity's. 404 for an unknown athlete.",
     tag: "Athlete",
     auth: "token",
     resource: "Athlete",

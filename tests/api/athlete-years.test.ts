@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importArchive } from "../../server/archive/import.ts";
 import { writeZip } from "../archive/archives.ts";
-import { type GeneratedActivity, generateYears } from "../helpers/athlete-years.ts";
+import { bestPower, bestTime, type GeneratedActivity, generateYears } from "../helpers/athlete-years.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
 
 /**
@@ -54,40 +54,6 @@ async function allPages(token: string, athleteId: number, query: string, perPage
     before = page.older;
   }
   throw new Error("never ended");
-}
-
-/** The highest mean power over `seconds` of a ride's samples, each held until the next (at most 5 s). */
-function bestPower(a: GeneratedActivity, seconds: number): number | null {
-  const { t, w } = a.samples!;
-  const perSecond: number[] = [];
-  for (let i = 0; i + 1 < t.length; i++) {
-    for (let s = t[i]; s < t[i + 1]; s++) perSecond.push(s - t[i] < 5 ? w![i] : 0);
-  }
-  if (perSecond.length < seconds) return null;
-  let sum = 0;
-  for (let s = 0; s < seconds; s++) sum += perSecond[s];
-  let best = sum;
-  for (let s = seconds; s < perSecond.length; s++) {
-    sum += perSecond[s] - perSecond[s - seconds];
-    if (sum > best) best = sum;
-  }
-  return Math.round(best / seconds);
-}
-
-/** A run's fastest time over a distance: the shortest span of samples covering it (linear between samples). */
-function bestTime(a: GeneratedActivity, metres: number): number | null {
-  const { t, d } = a.samples!;
-  if (d[d.length - 1] < metres) return null;
-  let best = Infinity;
-  let j = 0;
-  for (let i = 0; i < d.length; i++) {
-    while (j < d.length && d[j] - d[i] < metres) j++;
-    if (j === d.length) break;
-    // The time at which the distance reaches d[i] + metres, between samples j-1 and j.
-    const f = (d[i] + metres - d[j - 1]) / (d[j] - d[j - 1]);
-    best = Math.min(best, t[j - 1] + f * (t[j] - t[j - 1]) - t[i]);
-  }
-  return best;
 }
 
 /** The best of a candidate list by value (a record's holder) and the runner-up's value. */
