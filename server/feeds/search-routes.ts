@@ -6,7 +6,7 @@ import {
   filtered,
   type Keyset,
   searchActivities,
-} from "../../projections/queries/activity-search.ts";
+} from "../../projections/activity-list/queries.ts";
 import { activityCount } from "../../projections/training-volume/queries.ts";
 import { badRequest, notFound } from "../http/errors.ts";
 import { zBool, zInt, zNumId } from "../http/input.ts";

@@ -1,12 +1,13 @@
 import type { Queryable } from "../../events/db/types.ts";
-import type { ListedActivity, VisiblePredicate } from "./athlete-feeds.ts";
+import type { ListedActivity, VisiblePredicate } from "../queries/athlete-feeds.ts";
 
 /**
  * An athlete's activities searched and paged on the server (GET /v3/athletes/:id/activities/search,
- * server/feeds/search-routes.ts): filters on the activities read model, newest first, paged by a
- * keyset — the (start, id) of the last row shown — so a page is the next rows of the
- * (athlete_id, start_epoch) index whatever its depth, and an activity added meanwhile moves no other
- * from its page. Who may see which activity is the caller's predicate (the privacy engine's).
+ * server/feeds/search-routes.ts): filters on the activity-list read model (projection.ts), newest
+ * first, paged by a keyset — the (start, id) of the last row shown — so a page is the next rows of
+ * the (athlete_id, start_epoch, activity_id) index whatever its depth, and an activity added
+ * meanwhile moves no other from its page. Who may see which activity is the caller's predicate (the
+ * privacy engine's, over the alias `a`: the rows carry athlete_id and private).
  */
 
 export interface ActivityFilters {
@@ -28,12 +29,7 @@ export interface Keyset {
   id: number;
 }
 
-/** Local days lie within 14 hours of the UTC day (UTC−12 … UTC+14): the start_epoch range to scan. */
-const ZONE_MARGIN_S = 14 * 3600;
-const dayEpoch = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
-const nextDay = (day: string) => new Date((dayEpoch(day) + 86_400) * 1000).toISOString().slice(0, 10);
-
-/** The filters as SQL over `activities a` from parameter $first on (the athlete is $1). */
+/** The filters as SQL over `activity_list a` from parameter $first on (the athlete is $1). */
 function where(filters: ActivityFilters, first: number): { sql: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
@@ -41,16 +37,10 @@ function where(filters: ActivityFilters, first: number): { sql: string; params: 
     params.push(value);
     parts.push(sql(`$${first + params.length - 1}`));
   };
-  if (filters.q) add((p) => `position(lower(${p}) in lower(a.name)) > 0`, filters.q);
-  if (filters.sport) add((p) => `(a.type = ${p} or a.facts->>'sportType' = ${p})`, filters.sport);
-  if (filters.from) {
-    add((p) => `a.start_epoch >= ${p}`, dayEpoch(filters.from) - ZONE_MARGIN_S);
-    add((p) => `a.start_date_local >= ${p}`, filters.from);
-  }
-  if (filters.to) {
-    add((p) => `a.start_epoch < ${p}`, dayEpoch(filters.to) + 86_400 + ZONE_MARGIN_S);
-    add((p) => `a.start_date_local < ${p}`, nextDay(filters.to));
-  }
+  if (filters.q) add((p) => `position(${p} in a.name_lower) > 0`, filters.q.toLowerCase());
+  if (filters.sport) add((p) => `(a.type = ${p} or a.sport_type = ${p})`, filters.sport);
+  if (filters.from) add((p) => `a.local_day >= ${p}`, filters.from);
+  if (filters.to) add((p) => `a.local_day <= ${p}`, filters.to);
   if (filters.gearId) add((p) => `a.gear_id = ${p}`, filters.gearId);
   if (filters.commute !== undefined) add((p) => `a.commute = ${p}`, filters.commute);
   if (filters.trainer !== undefined) add((p) => `a.trainer = ${p}`, filters.trainer);
@@ -80,13 +70,16 @@ export async function searchActivities(
   const n = base.length;
   const conditions = `a.athlete_id = $1 and ${v.sql} and ${f.sql}`;
   type Row = { id: number | string; athlete_id: number | string; start_epoch: number | string };
+  // The keyset is (start_epoch, activity_id): the list's index.
   const ascending = page.after !== undefined && page.before === undefined;
   const from = ascending ? page.after : page.before;
   const rows = await db.query<Row>(
-    `select a.id, a.athlete_id, a.start_epoch from activities a
+    `select a.activity_id as id, a.athlete_id, a.start_epoch from activity_list a
       where ${conditions}
-        ${from ? `and (a.start_epoch, a.id) ${ascending ? ">" : "<"} ($${n + 2}::bigint, $${n + 3}::bigint)` : ""}
-      order by a.start_epoch ${ascending ? "asc" : "desc"}, a.id ${ascending ? "asc" : "desc"}
+        ${
+      from ? `and (a.start_epoch, a.activity_id) ${ascending ? ">" : "<"} ($${n + 2}::bigint, $${n + 3}::bigint)` : ""
+    }
+      order by a.start_epoch ${ascending ? "asc" : "desc"}, a.activity_id ${ascending ? "asc" : "desc"}
       limit $${n + 1}`,
     [...base, page.limit + 1, ...(from ? [from.start, from.id] : [])],
   );
@@ -104,8 +97,8 @@ export async function searchActivities(
   // The newest page (no keyset) has nothing newer.
   if (probe && from) {
     const [row] = await db.query<{ found: boolean }>(
-      `select exists (select 1 from activities a where ${conditions}
-          and (a.start_epoch, a.id) ${ascending ? "<" : ">"} ($${n + 1}::bigint, $${n + 2}::bigint)) as found`,
+      `select exists (select 1 from activity_list a where ${conditions}
+          and (a.start_epoch, a.activity_id) ${ascending ? "<" : ">"} ($${n + 1}::bigint, $${n + 2}::bigint)) as found`,
       [...base, probe.start, probe.id],
     );
     beyond = row?.found === true;
@@ -117,7 +110,7 @@ export async function searchActivities(
   };
 }
 
-/** How many of the athlete's activities match (the filters narrow the index range of one athlete). */
+/** How many of the athlete's activities match (a scan of the athlete's narrow rows, or of an index range). */
 export async function countActivities(
   db: Queryable,
   athleteId: number,
@@ -127,7 +120,7 @@ export async function countActivities(
   const v = visible("a", 2);
   const f = where(filters, 2 + v.params.length);
   const [row] = await db.query<{ n: number | string }>(
-    `select count(*) as n from activities a where a.athlete_id = $1 and ${v.sql} and ${f.sql}`,
+    `select count(*) as n from activity_list a where a.athlete_id = $1 and ${v.sql} and ${f.sql}`,
     [athleteId, ...v.params, ...f.params],
   );
   return Number(row?.n ?? 0);
