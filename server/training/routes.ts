@@ -4,8 +4,13 @@ import { zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { model } from "../http/schema.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
-import { ATL_DAYS, CTL_DAYS, fitnessSeries, RESTING_HEARTRATE } from "../../projections/training-load/model.ts";
-import { activityLoads, trainingLoadFtp } from "../../projections/training-load/queries.ts";
+import { ATL_DAYS, CTL_DAYS, fitnessSeriesFrom, RESTING_HEARTRATE } from "../../projections/training-load/model.ts";
+import {
+  activityLoadsBetween,
+  fitnessWindow,
+  lastLoadDay,
+  trainingLoadFtp,
+} from "../../projections/training-load/queries.ts";
 
 export const zAthleteFitness = model(
   "AthleteFitness",
@@ -42,7 +47,7 @@ export const athleteFitnessRoutes = [
     summary:
       "Extension: the authenticated athlete's fitness (CTL), fatigue (ATL) and form (TSB) by day, from the training load of each activity.",
     description:
-      "The athlete's own only (403 for another athlete): the training-load read model (projections/training-load) holds each activity's load — power TSS = t·NP·IF/(FTP·3600)·100 with the FTP set when it was recorded, else Banister's heart-rate TRIMP, else 0 — and the series is folded from the first activity's day through today: CTL += (load − CTL)/42, ATL += (load − ATL)/7, TSB = CTL − ATL. days (1–3650, default 365) is how many of the latest days are answered. Private activities count only with view_private. Formulas and sources: docs/numbers.md.",
+      "The athlete's own only (403 for another athlete): the training-load read model (projections/training-load) holds each activity's load — power TSS = t·NP·IF/(FTP·3600)·100 with the FTP set when it was recorded, else Banister's heart-rate TRIMP, else 0 — and the series is folded from the first activity's day through today: CTL += (load − CTL)/42, ATL += (load − ATL)/7, TSB = CTL − ATL (the read model keeps the state after each day with activities, so an answer reads only its window). days (1–3650, default 365) is how many of the latest days are answered. Private activities count only with view_private. Formulas and sources: docs/numbers.md.",
     tag: "Athlete",
     auth: "token",
     resource: "Athlete",
@@ -53,22 +58,29 @@ export const athleteFitnessRoutes = [
       if (!(await findAthlete(platform.db, params.id))) throw notFound("Athlete");
       if (params.id !== auth.athleteId) throw forbidden("Athlete", "id", "not own");
       const viewPrivate = auth.permissions.has("view_private");
-      const ftp = await trainingLoadFtp(platform.db, params.id);
-      const rows = await activityLoads(platform.db, params.id, viewPrivate);
-      const daily = new Map<string, number>();
-      for (const r of rows) daily.set(r.day, (daily.get(r.day) ?? 0) + r.load);
-      const today = todayUtc();
-      const last = [...daily.keys()].sort().at(-1);
-      const series = fitnessSeries(daily, last && last > today ? last : today);
       const keep = query.days ?? 365;
-      const from = series.length > keep ? series[series.length - keep].date : "";
+      const [ftp, last] = await Promise.all([
+        trainingLoadFtp(platform.db, params.id),
+        lastLoadDay(platform.db, params.id, viewPrivate),
+      ]);
+      const today = todayUtc();
+      const through = last && last > today ? last : today;
+      const windowFrom = new Date(Date.parse(`${through}T00:00:00Z`) - (keep - 1) * 86_400_000).toISOString()
+        .slice(0, 10);
+      // The window alone: the state before it from the read model's days, then its own days.
+      const window = last ? await fitnessWindow(platform.db, params.id, viewPrivate, windowFrom, through) : null;
+      const series = window
+        ? fitnessSeriesFrom(window.before, new Map(window.days.map((d) => [d.day, d.load])), windowFrom, through)
+        : [];
+      const from = series[0]?.date ?? through;
+      const rows = series.length ? await activityLoadsBetween(platform.db, params.id, viewPrivate, from, through) : [];
       return {
         ftp,
         resting_heartrate: RESTING_HEARTRATE,
         ctl_days: CTL_DAYS,
         atl_days: ATL_DAYS,
-        days: series.slice(-keep),
-        activities: rows.filter((r) => r.day >= from).map((r) => ({
+        days: series,
+        activities: rows.map((r) => ({
           activity_id: r.activityId,
           date: r.day,
           load: r.load,

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importArchive } from "../../server/archive/import.ts";
+import { fitnessSeries } from "../../projections/training-load/model.ts";
 import { writeZip } from "../archive/archives.ts";
 import { bestPower, bestTime, type GeneratedActivity, generateYears } from "../helpers/athlete-years.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "../helpers/server.ts";
@@ -307,6 +308,32 @@ describe("searched lists (GET /v3/athletes/:id/activities/search)", () => {
     for (const query of ["before=abc", "before=1.2&after=1.3", "from=2024-13-01", "per_page=201", "commute=maybe"]) {
       const res = await server.api("GET", `/v3/athletes/${ada.id}/activities/search?${query}`, { token: ada.token });
       expect(res.status, query).toBe(400);
+    }
+  });
+});
+
+describe("fitness (GET /v3/athletes/:id/fitness) reads its window only", () => {
+  it("a window of 30, 365 or 800 days equals the same days of the whole history folded from its first day", async () => {
+    type Fitness = {
+      days: { date: string; load: number; ctl: number; atl: number; tsb: number }[];
+      activities: { activity_id: number; date: string; load: number }[];
+    };
+    for (const token of [ada.token, adaPublic.token]) {
+      const all = await get<Fitness>(token, `/v3/athletes/${ada.id}/fitness?days=3650`);
+      expect(all.activities.length).toBe(token === ada.token ? acts.length : publicActs().length);
+      const daily = new Map<string, number>();
+      for (const a of all.activities) daily.set(a.date, (daily.get(a.date) ?? 0) + a.load);
+      const through = all.days[all.days.length - 1].date;
+      // As JSON carries it (−0 is written 0).
+      const whole: Fitness["days"] = JSON.parse(JSON.stringify(fitnessSeries(daily, through)));
+      expect(all.days).toEqual(whole);
+      for (const days of [30, 365, 800]) {
+        const window = await get<Fitness>(token, `/v3/athletes/${ada.id}/fitness?days=${days}`);
+        expect(window.days, `${days} days`).toEqual(whole.slice(-days));
+        expect(window.activities, `${days} days`).toEqual(
+          all.activities.filter((a) => a.date >= whole.slice(-days)[0].date),
+        );
+      }
     }
   });
 });
