@@ -184,9 +184,10 @@ export async function updateHeatmap(platform: Platform, mapId: number): Promise<
 }
 
 /**
- * Loads a map's new tracks into this server's tile service and computes the viewer's opening view
- * before the map is said to be done (or updated), so the viewer's next visit finds them: reading and
- * decoding a history's tracks takes about a second. Best effort: a failure is the viewer's to meet.
+ * Loads a map's new tracks into this server's tile service, computes the viewer's opening view and
+ * draws its tiles before the map is said to be done (or updated), so the viewer's next visit finds
+ * them: reading and decoding a history's tracks takes about a second, drawing the first tiles some
+ * hundreds of ms more. Best effort: a failure is the viewer's to meet.
  */
 async function warmViewer(
   platform: Platform,
@@ -194,7 +195,7 @@ async function warmViewer(
   tracksSha256: string,
 ): Promise<void> {
   const source = await findTileSource(platform.db, ids.athleteId, ids.mapId).catch(() => null);
-  if (source) await tileServiceOf(platform).bounds(platform.db, { ...source, tracksSha256 }).catch(() => {});
+  if (source) await tileServiceOf(platform).prerender(platform.db, { ...source, tracksSha256 }).catch(() => 0);
 }
 
 /**

@@ -188,6 +188,28 @@ export class TileService {
     return loaded.bounds;
   }
 
+  /**
+   * Renders the tiles of the viewer's opening views into the cache: the tiles that may hold heat at
+   * the desktop's opening zoom and their parents one and two zooms out (a phone opens a zoom or two
+   * further out), at most `limit` of them — so a first visit finds its tiles drawn.
+   */
+  async prerender(db: Queryable, source: TileSource, limit = 96): Promise<number> {
+    const bounds = await this.bounds(db, source);
+    if (!bounds?.occupied) return 0;
+    const { z, tiles } = bounds.occupied;
+    const wanted = new Set<string>();
+    for (const key of tiles) {
+      const x = Math.floor(key / 2 ** z), y = key % 2 ** z;
+      for (let up = 0; up <= 2 && z - up >= 0; up++) wanted.add(`${z - up}/${x >> up}/${y >> up}`);
+    }
+    if (wanted.size > limit) return 0;
+    for (const tile of wanted) {
+      const [tz, tx, ty] = tile.split("/").map(Number);
+      await this.tile(db, source, tz, tx, ty);
+    }
+    return wanted.size;
+  }
+
   /** Forgets a map (deleted): its decoded tracks and rendered tiles. */
   forget(mapId: number): void {
     this.#maps.delete(mapId);
