@@ -43,7 +43,6 @@ interface ActivityKey {
   year: number;
   sport: string;
   start_epoch: number;
-  legacy_streams?: string | null;
 }
 
 interface Candidate {
@@ -114,12 +113,6 @@ async function insertActivities(tx: Queryable, rows: { key: ActivityKey; facts: 
     return true;
   }).flatMap((r) => candidatesOf(r.facts).map((c) => ({ ...r.key, ...c })));
   await insertCandidates(tx, candidates);
-}
-
-/** The grouping columns of an activity's key (its candidates carry them). */
-function keyOnly(k: ActivityKey): ActivityKey {
-  const { legacy_streams: _, ...key } = k;
-  return key;
 }
 
 async function insertCandidates(tx: Queryable, rows: (ActivityKey & Candidate)[]): Promise<void> {
