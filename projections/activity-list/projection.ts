@@ -2,6 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
+import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import type { Projection } from "../projection.ts";
 
 /**
@@ -79,7 +80,13 @@ export const activityListProjection: Projection = {
     create index if not exists activity_list_day on activity_list (athlete_id, local_day);
   `,
   isolated: true,
-  handles: [activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type],
+  handles: [
+    activityRecorded.type,
+    activityCreated.type,
+    activityUpdated.type,
+    activityDeleted.type,
+    ...REDERIVATION_TYPES,
+  ],
   async applyBatch(tx: Queryable, events: StoredEvent[]) {
     // Runs of creations in one statement each; an edit or a deletion in its place.
     let run: Row[] = [];
@@ -103,6 +110,17 @@ export const activityListProjection: Projection = {
     }
     if (event.type === activityDeleted.type) {
       await tx.query("delete from activity_list where activity_id = $1", [event.data.activityId]);
+      return;
+    }
+    const derived = rederivationOf(event);
+    if (derived) {
+      // A re-derivation that moves the start (a kept window of the recording) moves the activity in the list.
+      if (derived.start === null) return;
+      await tx.query("update activity_list set start_epoch = $2, local_day = $3 where activity_id = $1", [
+        derived.activityId,
+        Math.floor(Date.parse(derived.start.startDate) / 1000),
+        derived.start.startDateLocal.slice(0, 10),
+      ]);
       return;
     }
     if (event.type !== activityUpdated.type) return;

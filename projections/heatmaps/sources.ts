@@ -2,7 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
 import { activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
-import { activityReprocessed } from "../../events/activity/reprocessed.ts";
+import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
 
@@ -46,7 +46,7 @@ export const heatmapSourcesProjection: Projection = {
     activityRecorded.type,
     activityUpdated.type,
     activityDeleted.type,
-    activityReprocessed.type,
+    ...REDERIVATION_TYPES,
     privacyZoneCreated.type,
     privacyZoneDeleted.type,
   ],
@@ -74,13 +74,20 @@ export const heatmapSourcesProjection: Projection = {
       );
       return;
     }
-    if (event.type === activityReprocessed.type) {
-      // Re-derived streams: maps drawing the activity gather it again.
-      const d = event.data;
+    const derived = rederivationOf(event);
+    if (derived) {
+      // Re-derived streams (and, with a moved start, another span): maps drawing the activity gather it again.
+      const { activityId, facts, start } = derived;
+      const startLocal = start === null ? null : localEpochSeconds(start.startDateLocal);
       await tx.query(
-        `update heatmap_activities set streams_sha256 = $2, changed_position = $3
-          where activity_id = $1 and streams_sha256 is distinct from $2`,
-        [d.activityId, d.facts.streamsSha256, event.position],
+        `update heatmap_activities h
+            set streams_sha256 = $2, changed_position = $3, start_local = n.s, end_local = n.s + $6::bigint
+           from (select activity_id, case when $4 then $5::bigint else start_local end as s
+                   from heatmap_activities where activity_id = $1) n
+          where h.activity_id = n.activity_id
+            and (h.streams_sha256 is distinct from $2 or h.start_local is distinct from n.s
+              or h.end_local is distinct from n.s + $6::bigint)`,
+        [activityId, facts.streamsSha256, event.position, start !== null, startLocal, facts.elapsedTime],
       );
       return;
     }

@@ -1,7 +1,7 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
 import { activityRecorded } from "../../events/activity/events.ts";
-import { activityReprocessed } from "../../events/activity/reprocessed.ts";
+import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import { visibilityClassOf } from "../../shared/visibility.ts";
@@ -245,7 +245,7 @@ export const recordsProjection: Projection = {
     );
   `,
   isolated: true,
-  handles: [activityRecorded.type, activityUpdated.type, activityDeleted.type, activityReprocessed.type],
+  handles: [activityRecorded.type, activityUpdated.type, activityDeleted.type, ...REDERIVATION_TYPES],
   async applyBatch(tx: Queryable, events: StoredEvent[], rebuilding?: boolean) {
     if (!rebuilding) {
       for (const event of events) await this.apply(tx, event, false);
@@ -287,24 +287,6 @@ export const recordsProjection: Projection = {
           await tx.query(`update record_candidates set ${set} where activity_id = $1`, params);
         });
       }
-      case activityReprocessed.type: {
-        // Any re-derivation of the facts replaces the activity's candidates.
-        const { activityId, facts } = event.data;
-        return change(tx, activityId, rebuilding, async () => {
-          const [key] = await tx.query<ActivityKey>(
-            "select activity_id, athlete_id, visibility, year, sport, start_epoch from record_activities where activity_id = $1",
-            [activityId],
-          );
-          await tx.query("update record_activities set legacy_streams = $2 where activity_id = $1", [
-            activityId,
-            legacyStreams(facts),
-          ]);
-          await tx.query("delete from record_candidates where activity_id = $1", [activityId]);
-          if (key) {
-            await insertCandidates(tx, candidatesOf(facts).map((c) => ({ ...key, ...c })));
-          }
-        });
-      }
       case activityDeleted.type: {
         const { activityId } = event.data;
         return change(tx, activityId, rebuilding, async () => {
@@ -313,6 +295,21 @@ export const recordsProjection: Projection = {
         });
       }
     }
+    const derived = rederivationOf(event);
+    if (!derived) return;
+    // Any re-derivation of the facts replaces the activity's candidates (and moves its year and start with its start).
+    const { activityId, facts, start } = derived;
+    return change(tx, activityId, rebuilding, async () => {
+      const moved = start === null ? [null, null] : [Number(start.startDateLocal.slice(0, 4)), epoch(start.startDate)];
+      const [key] = await tx.query<ActivityKey>(
+        `update record_activities set legacy_streams = $2, year = coalesce($3, year), start_epoch = coalesce($4, start_epoch)
+          where activity_id = $1
+          returning activity_id, athlete_id, visibility, year, sport, start_epoch`,
+        [activityId, legacyStreams(facts), ...moved],
+      );
+      await tx.query("delete from record_candidates where activity_id = $1", [activityId]);
+      if (key) await insertCandidates(tx, candidatesOf(facts).map((c) => ({ ...key, ...c })));
+    });
   },
   async finishRebuild(tx: Queryable) {
     await tx.exec(`

@@ -2,7 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
 import { athleteErased, athleteProfileUpdated, athleteRegistered } from "../../events/athlete/events.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
-import { activityReprocessed } from "../../events/activity/reprocessed.ts";
+import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
 import { activityLoad } from "./model.ts";
@@ -50,8 +50,8 @@ export const trainingLoadProjection: Projection = {
     activityRecorded.type,
     activityCreated.type,
     activityUpdated.type,
-    activityReprocessed.type,
     activityDeleted.type,
+    ...REDERIVATION_TYPES,
   ],
   /**
    * Runs of recorded/created activities: their athletes read once, their rows in one upsert. Live,
@@ -157,31 +157,38 @@ async function applyOne(tx: Queryable, event: StoredEvent) {
       ]);
       return;
     }
-    case activityReprocessed.type: {
-      const { activityId, facts } = event.data;
-      const [row] = await tx.query<{ athlete_id: number; start_date: string; day: string; private: boolean }>(
-        "select athlete_id, start_date, day, private from training_load_activities where activity_id = $1",
-        [activityId],
-      );
-      if (!row) return;
-      await put(tx, {
-        activityId,
-        athleteId: Number(row.athlete_id),
-        startDate: row.start_date,
-        startDateLocal: row.day,
-        private: row.private,
-        movingTime: facts.movingTime,
-        normalizedPower: facts.weightedAverageWatts,
-        averageHeartrate: facts.averageHeartrate,
-      });
-      return;
-    }
     case activityDeleted.type: {
       const { activityId } = event.data;
       await tx.query("delete from training_load_activities where activity_id = $1", [activityId]);
       return;
     }
   }
+  const derived = rederivationOf(event);
+  if (!derived) return;
+  // The load follows the re-derived figures (and the day the start moves to).
+  const { activityId, facts, start } = derived;
+  const [row] = await tx.query<{ athlete_id: number; start_date: string; day: string; private: boolean }>(
+    "select athlete_id, start_date, day, private from training_load_activities where activity_id = $1",
+    [activityId],
+  );
+  if (!row) return;
+  if (start) {
+    await tx.query("update training_load_activities set start_date = $2, day = $3 where activity_id = $1", [
+      activityId,
+      start.startDate,
+      start.startDateLocal.slice(0, 10),
+    ]);
+  }
+  await put(tx, {
+    activityId,
+    athleteId: Number(row.athlete_id),
+    startDate: start?.startDate ?? row.start_date,
+    startDateLocal: start?.startDateLocal ?? row.day,
+    private: row.private,
+    movingTime: facts.movingTime,
+    normalizedPower: facts.weightedAverageWatts,
+    averageHeartrate: facts.averageHeartrate,
+  });
 }
 
 interface LoadInput {

@@ -1,7 +1,7 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
-import { activityReprocessed } from "../../events/activity/reprocessed.ts";
+import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { visibilityClassOf } from "../../shared/visibility.ts";
 import type { Projection } from "../projection.ts";
@@ -71,13 +71,14 @@ function contributionOf(event: StoredEvent): Contribution | null {
 }
 
 /** An edit of a contribution as one SQL update (null: the event changes nothing here). */
-function editOf(event: StoredEvent): { sql: string; params: unknown[] } | null {
+function editOf(event: StoredEvent): { activityId: number; sql: string; params: unknown[] } | null {
   switch (event.type) {
     case activityUpdated.type: {
       const d = event.data;
       const sport = d.sportType ?? d.type;
       if (sport === undefined && d.private === undefined) return null;
       return {
+        activityId: d.activityId,
         sql: `update volume_activities set sport = coalesce($2, sport), visibility = coalesce($3, visibility)
                where activity_id = $1`,
         params: [
@@ -87,19 +88,31 @@ function editOf(event: StoredEvent): { sql: string; params: unknown[] } | null {
         ],
       };
     }
-    case activityReprocessed.type: {
-      // Any re-derivation of an activity's facts from its recording moves its figures the same way.
-      const { activityId, facts } = event.data;
-      return {
-        sql: `update volume_activities set distance = $2, moving_time = $3, elapsed_time = $4, elevation_gain = $5
-               where activity_id = $1`,
-        params: [activityId, facts.distance, facts.movingTime, facts.elapsedTime, facts.totalElevationGain],
-      };
-    }
     case activityDeleted.type:
-      return { sql: "delete from volume_activities where activity_id = $1", params: [event.data.activityId] };
+      return {
+        activityId: event.data.activityId,
+        sql: "delete from volume_activities where activity_id = $1",
+        params: [event.data.activityId],
+      };
   }
-  return null;
+  const derived = rederivationOf(event);
+  if (!derived) return null;
+  // Any re-derivation of an activity's facts from its recording moves its figures the same way (and its day with its start).
+  const { activityId, facts, start } = derived;
+  return {
+    activityId,
+    sql: `update volume_activities set distance = $2, moving_time = $3, elapsed_time = $4, elevation_gain = $5,
+            day = coalesce($6, day)
+           where activity_id = $1`,
+    params: [
+      activityId,
+      facts.distance,
+      facts.movingTime,
+      facts.elapsedTime,
+      facts.totalElevationGain,
+      start === null ? null : dayOf(start.startDateLocal),
+    ],
+  };
 }
 
 export const trainingVolumeProjection: Projection = {
@@ -148,7 +161,7 @@ export const trainingVolumeProjection: Projection = {
     activityCreated.type,
     activityUpdated.type,
     activityDeleted.type,
-    activityReprocessed.type,
+    ...REDERIVATION_TYPES,
   ],
   async applyBatch(tx: Queryable, events: StoredEvent[], rebuilding?: boolean) {
     if (!rebuilding) {
@@ -179,8 +192,8 @@ export const trainingVolumeProjection: Projection = {
       return;
     }
     const edit = editOf(event);
-    if (!edit || !("activityId" in event.data)) return;
-    const activityId = event.data.activityId;
+    if (!edit) return;
+    const activityId = edit.activityId;
     if (rebuilding) {
       await tx.query(edit.sql, edit.params);
       return;

@@ -8,16 +8,25 @@ import type { RecordedEvent } from "../../events/types.ts";
 import { recordsProjection } from "../../projections/records/projection.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { trainingVolumeProjection } from "../../projections/training-volume/projection.ts";
+import { activityListProjection } from "../../projections/activity-list/projection.ts";
+import { trainingLoadProjection } from "../../projections/training-load/projection.ts";
+import { heatmapSourcesProjection } from "../../projections/heatmaps/sources.ts";
 
 /**
- * The records and training-volume read models kept live (each event applied as it is appended:
+ * The records, training-volume, searched-list, training-load and heatmap-source read models kept live (each event applied as it is appended:
  * bests recomputed for the groups an event touches, sums moved in and out) equal what a rebuild
  * makes of the same log (contributions and candidates only, then `finishRebuild`'s set-based sums
  * and picks), for random logs of recordings (best efforts and power curves, ties included),
  * manual activities, edits of type and privacy, re-derivations and deletions, cut into random
  * transactions as a replay's batches cut them.
  */
-const projections = [recordsProjection, trainingVolumeProjection];
+const projections = [
+  recordsProjection,
+  trainingVolumeProjection,
+  activityListProjection,
+  trainingLoadProjection,
+  heatmapSourcesProjection,
+];
 let db: Db;
 let position = 0;
 
@@ -213,7 +222,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-describe("records and training volume: live equals rebuild", () => {
+describe("records, training volume, the searched list, training load and heatmap sources: live equals rebuild", () => {
   it("a fixed log reaching every rule", async () => {
     const log = [
       { k: "record", a: 1, who: 1, v: 1, day: 10 },
