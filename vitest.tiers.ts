@@ -15,12 +15,15 @@ export const slowFiles = [
   "tests/unit/effort-board-counts.test.ts",
   "tests/unit/derive-pool.test.ts",
   "tests/unit/replay-batch.test.ts",
+  "tests/unit/records-volume-replay.test.ts",
   "tests/unit/read-model-upgrade.test.ts",
   "tests/unit/foreground.test.ts",
   "tests/unit/erasure-log.test.ts",
   // the real Python Strava tools (a virtual environment built once, then a Python process per call)
   "tests/dropin/stravalib-real.shared.test.ts",
   "tests/dropin/strava-offline-real.shared.test.ts",
+  // a generated history of 420 activities imported from a Strava export (issue 43)
+  "tests/api/athlete-years.test.ts",
   // suites outside the slow folders that drive a browser
   "tests/mcp/clients.test.ts",
   "tests/archive/web.test.ts",

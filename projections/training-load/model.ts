@@ -83,3 +83,33 @@ export function fitnessSeries(dailyLoads: Map<string, number>, through: string):
   }
   return out;
 }
+
+/**
+ * fitnessSeries from a known state on: `start` is the state after a day (null: begin at the first
+ * day of `dailyLoads` from 0, as fitnessSeries does), the loads are those of the days after it, and
+ * the days from `from` through `through` are answered. The same additions, day after day, as
+ * fitnessSeries: the values equal its own for those days.
+ */
+export function fitnessSeriesFrom(
+  start: { day: string; ctl: number; atl: number } | null,
+  dailyLoads: Map<string, number>,
+  from: string,
+  through: string,
+): FitnessDay[] {
+  const days = [...dailyLoads.keys()].sort();
+  if (!start && !days.length) return [];
+  let ctl = start?.ctl ?? 0, atl = start?.atl ?? 0;
+  const out: FitnessDay[] = [];
+  const end = Date.parse(`${through}T00:00:00Z`);
+  const first = start ? Date.parse(`${start.day}T00:00:00Z`) + 86_400_000 : Date.parse(`${days[0]}T00:00:00Z`);
+  for (let ms = first; ms <= end; ms += 86_400_000) {
+    const date = new Date(ms).toISOString().slice(0, 10);
+    const load = dailyLoads.get(date) ?? 0;
+    ctl += (load - ctl) / CTL_DAYS;
+    atl += (load - atl) / ATL_DAYS;
+    if (date >= from) {
+      out.push({ date, load: round1(load), ctl: round1(ctl), atl: round1(atl), tsb: round1(ctl - atl) });
+    }
+  }
+  return out;
+}

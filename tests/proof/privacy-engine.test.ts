@@ -364,7 +364,7 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
     "pure geometry over a route's own points (what reaches others is chosen in read.ts and create.ts, through the engine)",
   "server/athlete-routes/schema.ts": "the response schema of a route's streams (names the latlng key; holds no data)",
   "projections/queries/athlete-records.ts":
-    "the records' query: which activities count is the engine's predicate (visibleActivities), passed in by server/training/routes.ts, which reads only their power streams (no positions)",
+    "the records' queries: which activities count is the caller's list of visibility classes (the engine's visibilityClassesFor, in server/training/records.ts); the rides recorded before power curves were kept are named by their streams blob, of which that file reads only the watts (no positions)",
   "projections/heatmaps/queries.ts":
     "the heatmaps read models' queries: which activities and streams may be drawn is the engine's predicate, passed in by server/heatmaps (build.ts, gather.ts, tiles.ts)",
   "server/uploads/streams-transfer.ts":
