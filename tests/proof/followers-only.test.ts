@@ -16,7 +16,8 @@ import { type Api, api, uploadUntilReady } from "../helpers/http.ts";
 import { eventually, Receiver } from "../webhooks/receiver.ts";
 
 /**
- * Followers-only visibility (issue #47 item 1), walked over HTTP on the server as `npm start` runs it.
+ * Followers-only visibility (issue #47 item 1), walked over HTTP on the server as `npm start` runs it,
+ * in both dialects (/v3 and /api/v3).
  * Olive records a ride and a run for her followers only, a ride for herself only and a ride for
  * everyone; Finn follows her, Sam does not. Every GET route of the route table (each id filled with
  * every activity, effort and upload of the fixture), the writes that name an activity (kudos,
@@ -289,7 +290,9 @@ describe("followers-only activities over every read path", () => {
     const routes = allRoutes.filter((r) => r.method === "GET" && r.path.startsWith("/v3/"));
     for (const viewer of VIEWERS) {
       for (const route of routes) {
-        for (const path of pathsFor(route.path)) {
+        // Each route in both dialects: the spec's on /v3, Strava's on /api/v3 (the same handlers,
+        // other representations).
+        for (const path of pathsFor(route.path).flatMap((p) => [p, `/api${p}`])) {
           const res = await call("GET", path, { token: tokenOf(viewer), query: QUERIES[route.path] });
           probes++;
           expect(res.status, `${viewer} GET ${path}: ${res.text}`).toBeLessThan(500);
@@ -479,7 +482,7 @@ describe("followers-only activities over every read path", () => {
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/read-model tables rebuilt from \d+ events are equal to the live ones/);
     console.log(
-      `followers-only: ${leaks.length} leaks of ${probes} probes (${VIEWERS.length} viewers over every GET route and 4 writes; ` +
+      `followers-only: ${leaks.length} leaks of ${probes} probes (${VIEWERS.length} viewers over every GET route on /v3 and /api/v3 and 4 writes; ` +
         `${[...found.keys()].filter((k) => k.startsWith("finn|")).length} of Olive's activities found by her follower)`,
     );
   }, 300_000);
