@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { encode as encodePng } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApplication, issueToken } from "../../server/applications/commands.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
@@ -62,6 +63,8 @@ interface Marked {
   id: number;
   uploadId: number;
   effortIds: string[];
+  /** Other strings only answers about it carry (its photos' ids). */
+  marks: string[];
   seenBy: Set<Viewer>;
 }
 
@@ -188,6 +191,7 @@ beforeAll(async () => {
       id,
       uploadId: detail.upload_id,
       effortIds: (detail.segment_efforts ?? []).map((e: { id: number | string }) => String(e.id)),
+      marks: [],
       seenBy: new Set(seenBy),
     };
   };
@@ -202,6 +206,15 @@ beforeAll(async () => {
   ids.samRide = await uploadUntilReady(call, tokens.sam, deviceFile(ONLY_ME_FILE), { name: "Sam's ride" });
   expect(acts.followers.effortIds.length, "the followers-only ride rides the segment").toBeGreaterThan(0);
   expect(acts.onlyMe.effortIds.length, "the only-me ride rides the segment").toBeGreaterThan(0);
+
+  // A photo on the followers-only ride: its caption names the ride, its id marks it.
+  const form = new FormData();
+  const png = encodePng({ width: 64, height: 48, data: new Uint8Array(64 * 48 * 3).fill(120), channels: 3 });
+  form.set("file", new Blob([new Uint8Array(png) as Uint8Array<ArrayBuffer>], { type: "image/png" }), "view.png");
+  form.set("caption", `${acts.followers.name} view`);
+  const photo = await call("POST", `/v3/activities/${acts.followers.id}/photos`, { token: olive, multipart: form });
+  expect(photo.status, photo.text).toBe(201);
+  acts.followers.marks.push(photo.body.unique_id);
 
   await ok("POST", `/v3/activities/${acts.followers.id}/kudos`, tokens.finn);
   await ok("POST", `/v3/activities/${acts.followers.id}/comments`, tokens.finn, { text: "Lovely loop" });
@@ -255,6 +268,7 @@ function traces(activity: Marked, text: string, body: unknown): string[] {
   const found: string[] = [];
   if (text.includes(activity.name)) found.push("its name");
   for (const e of activity.effortIds) if (text.includes(e)) found.push(`effort ${e}`);
+  for (const m of activity.marks) if (text.includes(m)) found.push(`mark ${m}`);
   const walk = (value: unknown) => {
     if (Array.isArray(value)) value.forEach(walk);
     else if (value && typeof value === "object") {
