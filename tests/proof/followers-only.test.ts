@@ -489,6 +489,28 @@ describe("followers-only activities over every read path", () => {
     expect(await finnSees()).toBe("all");
   }, 120_000);
 
+  it("compares an effort with a followers-only one only while its athlete is followed", async () => {
+    // The walk reads /v3/segments/:id/compare without effort_ids (a 400): here with two efforts.
+    const sams = await ok("GET", `/v3/activities/${ids.samRide}`, tokens.sam);
+    const mine = String(sams.segment_efforts.find((e: { segment: { id: number } }) => e.segment.id === ids.segment).id);
+    const compare = async (other: string) => {
+      const res = await call("GET", `/v3/segments/${ids.segment}/compare`, {
+        token: tokens.sam,
+        query: { effort_ids: `${mine},${other}` },
+      });
+      probes++;
+      if (res.text.includes(acts.followers.name)) leaks.push(`sam compare ${other}: its name`);
+      return res.status;
+    };
+    const followers = acts.followers.effortIds[0], onlyMe = acts.onlyMe.effortIds[0];
+    expect([await compare(followers), await compare(onlyMe)]).toEqual([404, 404]);
+    await ok("PUT", `/v3/athletes/${people.olive}/follow`, tokens.sam);
+    expect([await compare(followers), await compare(onlyMe)]).toEqual([200, 404]);
+    await ok("DELETE", `/v3/athletes/${people.olive}/follow`, tokens.sam);
+    expect([await compare(followers), await compare(onlyMe)]).toEqual([404, 404]);
+    expect(leaks).toEqual([]);
+  }, 60_000);
+
   it("replays to the same read models (cli verify)", async () => {
     const dataDir = server.dataDir;
     await server.stop();
