@@ -489,6 +489,28 @@ describe("followers-only activities over every read path", () => {
     expect(await finnSees()).toBe("all");
   }, 120_000);
 
+  it("filters a segment's board by club and by following with the same rule", async () => {
+    // The walk reads the board unfiltered; the club and following filters rank from other queries.
+    const board = async (viewer: Viewer, query: Record<string, string | number>) => {
+      const res = await call("GET", `/v3/segments/${ids.segment}/leaderboard`, { token: tokenOf(viewer), query });
+      probes++;
+      expect(res.status, res.text).toBe(200);
+      return (res.body.entries as { activity_id: number }[]).map((e) => e.activity_id);
+    };
+    const club = { club_id: ids.club }, following = { following: "true" };
+    const f = acts.followers.id, hidden = acts.onlyMe.id;
+    // Sam, a member who does not follow Olive: her followers-only effort is on neither board.
+    expect(await board("sam", club)).toEqual([ids.samRide]);
+    expect(await board("sam", following)).toEqual([ids.samRide]); // the board of those he follows holds him too
+    // Finn, a member who follows her: on both; her only-me effort on neither.
+    for (const q of [club, following]) {
+      const seen = await board("finn", q);
+      expect(seen, JSON.stringify(q)).toContain(f);
+      expect(seen, JSON.stringify(q)).not.toContain(hidden);
+    }
+    expect(await board("finn's app (read)", club)).toContain(f);
+  }, 60_000);
+
   it("compares an effort with a followers-only one only while its athlete is followed", async () => {
     // The walk reads /v3/segments/:id/compare without effort_ids (a 400): here with two efforts.
     const sams = await ok("GET", `/v3/activities/${ids.samRide}`, tokens.sam);
