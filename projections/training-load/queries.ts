@@ -11,16 +11,51 @@ export async function trainingLoadFtp(db: Queryable, athleteId: number): Promise
   return row?.ftp ?? null;
 }
 
-/** Each activity's load, oldest day first; private ones only when `withPrivate`. */
+/**
+ * The load of each day through `through` (YYYY-MM-DD) on which the athlete has activities, oldest
+ * first; private ones only when `withPrivate`. Days after `through` are never read.
+ */
+export async function dailyLoadsThrough(
+  db: Queryable,
+  athleteId: number,
+  withPrivate: boolean,
+  through: string,
+): Promise<[string, number][]> {
+  const rows = await db.query<{ day: string; load: number }>(
+    `select day, sum(load)::float8 as load from training_load_activities
+      where athlete_id = $1 and ($2 or not private) and day <= $3 group by day order by day`,
+    [athleteId, withPrivate, through],
+  );
+  return rows.map((r) => [r.day, Number(r.load)]);
+}
+
+/** The athlete's latest activity day no later than `atMost` (YYYY-MM-DD), or null. */
+export async function latestLoadDay(
+  db: Queryable,
+  athleteId: number,
+  withPrivate: boolean,
+  atMost: string,
+): Promise<string | null> {
+  const [row] = await db.query<{ day: string | null }>(
+    `select max(day) as day from training_load_activities
+      where athlete_id = $1 and ($2 or not private) and day <= $3`,
+    [athleteId, withPrivate, atMost],
+  );
+  return row?.day ?? null;
+}
+
+/** Each activity's load on the days `from`…`through` (YYYY-MM-DD), oldest day first; private ones only when `withPrivate`. */
 export async function activityLoads(
   db: Queryable,
   athleteId: number,
   withPrivate: boolean,
+  from: string,
+  through: string,
 ): Promise<{ activityId: number; day: string; load: number; method: LoadMethod }[]> {
   const rows = await db.query<{ activity_id: number; day: string; load: number; method: LoadMethod }>(
     `select activity_id, day, load, method from training_load_activities
-      where athlete_id = $1 and ($2 or not private) order by day, activity_id`,
-    [athleteId, withPrivate],
+      where athlete_id = $1 and ($2 or not private) and day >= $3 and day <= $4 order by day, activity_id`,
+    [athleteId, withPrivate, from, through],
   );
   return rows.map((r) => ({ activityId: Number(r.activity_id), day: r.day, load: Number(r.load), method: r.method }));
 }

@@ -5,12 +5,19 @@ import { zInt, zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { model } from "../http/schema.ts";
 import { BEST_EFFORTS } from "../ingest/derive.ts";
+import { MAX_SPAN_MS } from "../ingest/span.ts";
 import type { Platform } from "../platform.ts";
 import { viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
-import { ATL_DAYS, CTL_DAYS, fitnessSeries, RESTING_HEARTRATE } from "../../projections/training-load/model.ts";
-import { activityLoads, trainingLoadFtp } from "../../projections/training-load/queries.ts";
+import { ATL_DAYS, CTL_DAYS, fitnessWindow, RESTING_HEARTRATE } from "../../projections/training-load/model.ts";
+import {
+  activityLoads,
+  dailyLoadsThrough,
+  latestLoadDay,
+  trainingLoadFtp,
+} from "../../projections/training-load/queries.ts";
+import { addDays, dayOf, dayWindow } from "../../shared/date-range.ts";
 import { type RecordSource, recordSources } from "../../projections/queries/athlete-records.ts";
 
 /**
@@ -23,6 +30,8 @@ import { type RecordSource, recordSources } from "../../projections/queries/athl
 
 /** Power-curve durations in seconds. */
 export const POWER_DURATIONS = [5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600] as const;
+/** The longest span a recording may have (server/ingest/span.ts): 31 days. */
+const MAX_RECORDING_SECONDS = MAX_SPAN_MS / 1000;
 /** A gap between samples longer than this counts as 0 W (as the streams' own long gaps). */
 const MAX_HOLD_SECONDS = 5;
 
@@ -37,7 +46,9 @@ export function powerCurve(
 ): (number | null)[] {
   const { time, watts } = streams;
   if (!watts || time.length < 2) return durations.map(() => null);
-  const t0 = time[0], span = Math.floor(time[time.length - 1] - t0);
+  // At most a recording's longest span (server/ingest/span.ts, 31 days): the per-second arrays
+  // below are bounded by that, never by a time stream's own values.
+  const t0 = time[0], span = Math.min(MAX_RECORDING_SECONDS, Math.floor(time[time.length - 1] - t0));
   if (!(span > 0)) return durations.map(() => null);
   const perSecond = new Float64Array(span);
   for (let i = 0; i + 1 < time.length; i++) {
@@ -201,8 +212,6 @@ export const zAthleteFitness = model(
   },
 );
 
-const todayUtc = () => new Date().toISOString().slice(0, 10);
-
 export const athleteFitnessRoutes = [
   defineRoute({
     method: "GET",
@@ -210,7 +219,7 @@ export const athleteFitnessRoutes = [
     summary:
       "Extension: the authenticated athlete's fitness (CTL), fatigue (ATL) and form (TSB) by day, from the training load of each activity.",
     description:
-      "The athlete's own only (403 for another athlete): the training-load read model (projections/training-load) holds each activity's load — power TSS = t·NP·IF/(FTP·3600)·100 with the FTP set when it was recorded, else Banister's heart-rate TRIMP, else 0 — and the series is folded from the first activity's day through today: CTL += (load − CTL)/42, ATL += (load − ATL)/7, TSB = CTL − ATL. days (1–3650, default 365) is how many of the latest days are answered. Private activities count only with view_private. Formulas and sources: docs/numbers.md.",
+      "The athlete's own only (403 for another athlete): the training-load read model (projections/training-load) holds each activity's load — power TSS = t·NP·IF/(FTP·3600)·100 with the FTP set when it was recorded, else Banister's heart-rate TRIMP, else 0 — and the series is folded from the first activity's day: CTL += (load − CTL)/42, ATL += (load − ATL)/7, TSB = CTL − ATL. days (1–3650, default 365) is the window answered: the days ending today (or tomorrow, when an activity is dated tomorrow: ahead of UTC), never later — activities dated after it are left out, and the days before the first activity too. Private activities count only with view_private. Formulas and sources: docs/numbers.md.",
     tag: "Athlete",
     auth: "token",
     resource: "Athlete",
@@ -222,21 +231,24 @@ export const athleteFitnessRoutes = [
       if (params.id !== auth.athleteId) throw forbidden("Athlete", "id", "not own");
       const viewPrivate = auth.permissions.has("view_private");
       const ftp = await trainingLoadFtp(platform.db, params.id);
-      const rows = await activityLoads(platform.db, params.id, viewPrivate);
-      const daily = new Map<string, number>();
-      for (const r of rows) daily.set(r.day, (daily.get(r.day) ?? 0) + r.load);
-      const today = todayUtc();
-      const last = [...daily.keys()].sort().at(-1);
-      const series = fitnessSeries(daily, last && last > today ? last : today);
-      const keep = query.days ?? 365;
-      const from = series.length > keep ? series[series.length - keep].date : "";
+      // The window is the request's (days, capped; ending today, or tomorrow when an activity is
+      // dated tomorrow, ahead of UTC): never the span of the data (docs/proof.md, "Reads over a
+      // date range").
+      const today = dayOf(Date.now());
+      const latest = await latestLoadDay(platform.db, params.id, viewPrivate, addDays(today, 1));
+      const window = dayWindow(query.days ?? 365, latest && latest > today ? latest : today);
+      const loads = await dailyLoadsThrough(platform.db, params.id, viewPrivate, window.through);
+      const days = fitnessWindow(loads, window.from, window.through);
+      const rows = days.length
+        ? await activityLoads(platform.db, params.id, viewPrivate, days[0].date, window.through)
+        : [];
       return {
         ftp,
         resting_heartrate: RESTING_HEARTRATE,
         ctl_days: CTL_DAYS,
         atl_days: ATL_DAYS,
-        days: series.slice(-keep),
-        activities: rows.filter((r) => r.day >= from).map((r) => ({
+        days,
+        activities: rows.map((r) => ({
           activity_id: r.activityId,
           date: r.day,
           load: r.load,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { activityLoad, fitnessSeries, maxHeartrateOn } from "../../projections/training-load/model.ts";
+import { activityLoad, fitnessSeries, fitnessWindow, maxHeartrateOn } from "../../projections/training-load/model.ts";
+import { activityStartProblem, dayWindow, MAX_WINDOW_DAYS } from "../../shared/date-range.ts";
 import { powerCurve } from "../../server/training/routes.ts";
 
 /** The training-load formulas (docs/numbers.md, "Training load") and the power curve, by hand. */
@@ -50,6 +51,65 @@ describe("training load", () => {
     expect(last.atl).toBeCloseTo(atl, 1);
     expect(last.tsb).toBeCloseTo(ctl - atl, 1);
     expect(series[0]).toEqual({ date: "2024-01-01", load: 100, ctl: 2.4, atl: 14.3, tsb: -11.9 });
+  });
+});
+
+describe("fitness over a window (GET /v3/athletes/:id/fitness, issue #41 item 1)", () => {
+  /** The model by its definition: every day from the first load, one step a day. */
+  function byHand(loads: Map<string, number>, through: string) {
+    const out: { date: string; ctl: number; atl: number }[] = [];
+    let ctl = 0, atl = 0;
+    const first = [...loads.keys()].sort()[0];
+    for (let ms = Date.parse(`${first}T00:00:00Z`); ms <= Date.parse(`${through}T00:00:00Z`); ms += 86_400_000) {
+      const date = new Date(ms).toISOString().slice(0, 10);
+      ctl += ((loads.get(date) ?? 0) - ctl) / 42;
+      atl += ((loads.get(date) ?? 0) - atl) / 7;
+      out.push({ date, ctl: Math.round(ctl * 10) / 10, atl: Math.round(atl * 10) / 10 });
+    }
+    return out;
+  }
+
+  it("answers the window's days as the day-by-day fold from the first load does, loads before it folded in", () => {
+    // Three years of loads every third day, with a long gap.
+    const loads = new Map<string, number>();
+    for (let d = 0; d < 1100; d += 3) {
+      if (d > 400 && d < 700) continue;
+      loads.set(new Date(Date.UTC(2021, 0, 1) + d * 86_400_000).toISOString().slice(0, 10), 40 + (d % 70));
+    }
+    const through = "2024-01-10";
+    const expected = byHand(loads, through).slice(-90);
+    const window = dayWindow(90, through);
+    const got = fitnessWindow([...loads].sort(), window.from, window.through);
+    expect(got.map((d) => ({ date: d.date, ctl: d.ctl, atl: d.atl }))).toEqual(expected);
+  });
+
+  it("walks the window, not the data: a load dated 9999 or 0001 costs one step and changes nothing after it", () => {
+    const loads: [string, number][] = [["0001-01-01", 50], ["2024-01-01", 100], ["2024-01-03", 50], [
+      "9999-01-01",
+      500,
+    ]];
+    const window = dayWindow(30, "2024-01-20");
+    const got = fitnessWindow(loads, window.from, window.through);
+    expect(got.at(-1)!.date).toBe("2024-01-20");
+    expect(got.length).toBe(30);
+    // The 0001 load has decayed to nothing over two thousand years; the days match the fold from 2024-01-01.
+    const near = byHand(new Map([["2024-01-01", 100], ["2024-01-03", 50]]), "2024-01-20");
+    const inWindow = got.map((d) => ({ date: d.date, ctl: d.ctl, atl: d.atl }));
+    expect(inWindow.filter((d) => d.date >= "2024-01-01")).toEqual(near);
+    expect(inWindow.filter((d) => d.date < "2024-01-01").every((d) => d.ctl === 0 && d.atl === 0)).toBe(true);
+    expect(dayWindow(10 ** 9, "2024-01-20").days).toBe(MAX_WINDOW_DAYS);
+  });
+});
+
+describe("the one rule for activity dates (shared/date-range.ts)", () => {
+  const now = Date.parse("2026-11-28T12:00:00Z");
+  it("takes a start from the GPS epoch to a day after the server's clock", () => {
+    expect(activityStartProblem("1980-01-06T00:00:00Z", now)).toBeNull();
+    expect(activityStartProblem("2026-11-29T11:59:59Z", now)).toBeNull();
+    expect(activityStartProblem("1980-01-05T23:59:59Z", now)).toMatch(/before 1980-01-06/);
+    expect(activityStartProblem("2026-11-29T12:00:01Z", now)).toMatch(/in the future/);
+    expect(activityStartProblem("9999-01-01T08:00:00Z", now)).toMatch(/in the future/);
+    expect(activityStartProblem("not a date", now)).toMatch(/not a date/);
   });
 });
 
