@@ -65,6 +65,11 @@ async function embeddedCopyOf(platform: Platform): Promise<Uint8Array> {
   }
 }
 
+/** The warning a restore of a backup without events carries (in --json too). */
+function emptyWarning(position: number): { warning?: string } {
+  return position === 0 ? { warning: "the backup holds no events (an empty platform)" } : {};
+}
+
 /** Unpacks a backup file into an empty directory (dropping the copied admin handle). */
 async function unpack(file: string, dataDir: string): Promise<void> {
   try {
@@ -97,7 +102,8 @@ const restore: CliCommand = {
     await unpack(file, config.dataDir);
     const platform = await openPlatform(config);
     try {
-      return { ok: true, data_dir: config.dataDir, event_log_position: await lastPosition(platform.db) };
+      const position = await lastPosition(platform.db);
+      return { ok: true, data_dir: config.dataDir, event_log_position: position, ...emptyWarning(position) };
     } finally {
       await platform.close();
     }
@@ -111,10 +117,14 @@ const restore: CliCommand = {
       blob_bytes?: number;
       seconds?: number;
     };
+    // A backup of a platform without events is most likely one of the wrong directory (issue #41).
+    const empty = x.event_log_position === 0
+      ? "\nwarning: the backup holds no events (an empty platform): was it taken of the right DATA_DIR or database?"
+      : "";
     if (x.database) {
-      return `restored into ${x.database}: the event log ends at position ${x.event_log_position}, ${x.blobs} blobs (${x.blob_bytes} bytes), read models replayed, in ${x.seconds} s\ncheck it with: DATABASE_URL=… npm run cli -- verify`;
+      return `restored into ${x.database}: the event log ends at position ${x.event_log_position}, ${x.blobs} blobs (${x.blob_bytes} bytes), read models replayed, in ${x.seconds} s${empty}\ncheck it with: DATABASE_URL=… npm run cli -- verify`;
     }
-    return `restored into ${x.data_dir}: the event log ends at position ${x.event_log_position}\ncheck it with: npm run cli -- verify`;
+    return `restored into ${x.data_dir}: the event log ends at position ${x.event_log_position}${empty}\ncheck it with: npm run cli -- verify`;
   },
 };
 
@@ -136,6 +146,7 @@ async function restoreIntoPostgres(file: string, config: ReturnType<typeof confi
           ok: true,
           database: new URL(config.databaseUrl!).pathname.slice(1) || "postgres",
           event_log_position: report.lastPosition,
+          ...emptyWarning(report.lastPosition),
           events: report.events,
           blobs: report.blobs,
           blob_bytes: report.blobBytes,
