@@ -4,6 +4,7 @@ import { blobTempDir } from "./blobs.ts";
 import { spooledBodies } from "./http/body.ts";
 import { isArchiveUpload } from "./archive/receive.ts";
 import { ConcurrencyError, UniqueViolationError } from "../events/types.ts";
+import { isDatabaseUnavailable } from "../events/db/types.ts";
 import { DomainError } from "../events/decider.ts";
 import { apiConventions, faultResponse, jsonResponse } from "./http/conventions.ts";
 import { ApiError } from "./http/errors.ts";
@@ -49,6 +50,15 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof UniqueViolationError) {
     return new ApiError(409, "Conflict", [{ resource: "Resource", field: error.constraint, code: "already exists" }]);
   }
+  if (isDatabaseUnavailable(error)) {
+    // The database is away (PostgreSQL stopped or restarting): not this request's fault, and
+    // another server or a retry may do (docs/fitness-lb.conf: proxy_next_upstream … http_503).
+    return new ApiError(503, "Service Unavailable", [{
+      resource: "Database",
+      field: "connection",
+      code: "unavailable",
+    }]);
+  }
   const status = (error as { status?: number } | null)?.status;
   if (status === 413) {
     return new ApiError(413, "Payload Too Large", [{ resource: "Request", field: "body", code: "too large" }]);
@@ -91,7 +101,9 @@ export function createApp(
 
   app.onError((error, c) => {
     const api = toApiError(error);
-    if (api.status >= 500) {
+    // (503: the request log's line says it; the database's absence is no bug to trace.)
+    if (api.status === 503) c.header("Retry-After", "5");
+    else if (api.status >= 500) {
       console.error(
         `[${c.get("requestId" as never)}] ${c.req.method} ${c.req.path}: ${(error as Error)?.stack ?? error}`,
       );

@@ -40,3 +40,30 @@ export function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : undefined;
 }
+
+/** Socket errors of a connection to a database that went away (or is not there yet). */
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/**
+ * Whether an error means the database cannot be reached now rather than that a statement failed:
+ * a refused or broken connection, PostgreSQL shutting down or starting (SQLSTATE 57P01–57P03), a
+ * connection exception (class 08), or the driver giving up on a dead connection. Requests answer
+ * these with 503 (the load balancer tries another server; the client retries), and jobs do not
+ * count them as a failed attempt.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") {
+      if (CONNECTION_CODES.has(code) || /^57P0[123]$/.test(code) || code.startsWith("08")) return true;
+    }
+    const message = (e as { message?: unknown }).message;
+    if (
+      typeof message === "string" &&
+      /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed and is not queryable|Connection ended unexpectedly/
+        .test(message)
+    ) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -148,7 +148,6 @@ async function eraseNow(platform: Platform, athleteId: number): Promise<Erasure>
 export function erasureJob(platform: Platform): JobKind {
   return {
     kind: "athlete-erasure",
-    leaseSeconds: 900,
     async pending(db, limit) {
       return (await pendingErasures(db, limit)).map(String);
     },

@@ -127,7 +127,6 @@ function takeGathered(sha256: string): Uint8Array | undefined {
 export function heatmapBuildJob(platform: Platform): JobKind {
   return {
     kind: HEATMAP_JOB,
-    leaseSeconds: 300,
     async pending(db, limit) {
       return (await pendingHeatmaps(db, limit)).map(String);
     },

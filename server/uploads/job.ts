@@ -41,7 +41,6 @@ export const UPLOAD_JOB = "upload";
 export function uploadJob(platform: Platform): JobKind {
   return {
     kind: UPLOAD_JOB,
-    leaseSeconds: 300,
     async pending(db: Db, limit: number) {
       const rows = await uploadsInStatus(db, UPLOAD_STATUS.processing, limit);
       // While idle, keep the in-memory segment index current (new segments are read incrementally),
