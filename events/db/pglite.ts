@@ -150,18 +150,23 @@ export async function openPglite(
   // shared_buffers lives in PGlite's WebAssembly memory, which never shrinks: a process that writes
   // a lot (an archive import) touches all of it. A smaller cache bounds that memory.
   const buffers = options.sharedBuffers ? ["-c", `shared_buffers=${options.sharedBuffers}`] : [];
+  // WAL segments a checkpoint no longer needs are deleted, never recycled under a new name with
+  // their old bytes inside: an erasure's scrub (events/erasure.ts) leaves no old row in any file.
+  const walParams = dataDir ? ["-c", "wal_recycle=off"] : [];
   const pg = fs
     ? new PGlite({
       dataDir,
       fs,
       parsers,
       serializers,
-      startParams: [...durableStartParams(PGlite.defaultStartParams), ...buffers],
+      startParams: [...durableStartParams(PGlite.defaultStartParams), ...buffers, ...walParams],
     })
     : new PGlite(dataDir, {
       parsers,
       serializers,
-      ...(buffers.length ? { startParams: [...PGlite.defaultStartParams, ...buffers] } : {}),
+      ...(buffers.length || walParams.length
+        ? { startParams: [...PGlite.defaultStartParams, ...buffers, ...walParams] }
+        : {}),
     });
   await pg.waitReady;
   // Its initial files are created 0666: nobody but us may read the log or the token hashes.

@@ -1,7 +1,7 @@
 import { athleteStream } from "../../events/athlete/events.ts";
 import { athleteDecider } from "../../events/athlete/decide.ts";
 import { DomainError, forgetFoldedStates, handleCommand } from "../../events/decider.ts";
-import { eraseAthleteFromLog } from "../../events/erasure.ts";
+import { eraseAthleteFromLog, scrubDeletedRows } from "../../events/erasure.ts";
 import { erasureCompleted, passwordHashOf, pendingErasures } from "../../projections/athletes/queries.ts";
 import { tokenReadModelChanged } from "../../projections/applications/token-changes.ts";
 import { authorizedApplications } from "../../projections/queries/authorized-applications.ts";
@@ -136,6 +136,21 @@ async function eraseNow(platform: Platform, athleteId: number): Promise<Erasure>
     await platform.projections.replay();
     tokenReadModelChanged();
     await forgetAthleteInOutbox(platform.db, athleteId);
+  }
+  // The bytes too: no old version of the deleted rows stays in the database's files or its WAL
+  // (issue #41 item 3). Before AthleteErasureCompleted: a crash in between repeats it at the next start.
+  const scrubbed = await scrubDeletedRows(platform.db, { blobs: total.blobs > 0 });
+  if (!platform.config.quiet) {
+    console.log(
+      `erasure of athlete ${athleteId}: ${scrubbed.tables} tables rewritten, WAL checkpointed in ${scrubbed.seconds} s`,
+    );
+  }
+  if (scrubbed.refused.length) {
+    console.error(
+      `erasure of athlete ${athleteId}: the database refused ${scrubbed.refused.length} statement(s) of the scrub: ${
+        scrubbed.refused.join("; ")
+      } (docs/accounts.md, "Erasure on disk")`,
+    );
   }
   await handleCommand(platform.store, athleteStream(athleteId), athleteDecider, {
     type: "completeErasure",
