@@ -23,10 +23,11 @@ export interface Db extends Queryable {
   readonly blobDir?: string;
   close(): Promise<void>;
   /**
-   * Embedded databases only: a gzipped tar of the whole data directory, taken while no transaction
-   * is open (so it holds exactly the committed state at one moment) and no statement runs.
+   * Embedded databases on disk only: runs `fn` with the data directory after a checkpoint, while no
+   * transaction is open and no statement runs (every caller waits meanwhile), so the directory's
+   * files are exactly the committed state of one moment (a backup copies them then).
    */
-  dumpDataDir?(): Promise<Uint8Array>;
+  whileQuiescent?<T>(fn: (dataDir: string) => Promise<T>): Promise<T>;
 }
 
 /** int8 values: a number when exact, else a bigint (64-bit ids stay exact). */

@@ -1,15 +1,12 @@
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadPgliteDataDir } from "../../events/db/pglite.ts";
 import { lastPosition } from "../../events/log-queries.ts";
-import { ADMIN_FILE } from "../data-dir.ts";
 import { configFromEnv } from "../config.ts";
 import { type Platform } from "../platform.ts";
 import { openPlatform } from "../open-platform.ts";
 import { copyPlatform, CopyTargetError } from "./store-copy.ts";
-import { writeDurably } from "./durable-file.ts";
+import { type BackupWritten, unpackBackup, writeBackupOf, writeBackupOfClosed } from "./backup-file.ts";
 import { type CliCommand, CliUsageError, requireString } from "../cli/command.ts";
 
 const backup: CliCommand = {
@@ -28,14 +25,16 @@ const backup: CliCommand = {
     const out = requireString(o, "out");
     if (existsSync(out)) throw new CliUsageError(`${out} already exists: choose a new file name`);
     const started = performance.now();
-    const bytes = platform.db.dumpDataDir ? await platform.db.dumpDataDir() : await embeddedCopyOf(platform);
-    writeDurably(out, bytes);
+    const written = platform.db.whileQuiescent
+      ? await writeBackupOf(platform.db.whileQuiescent, out)
+      : await embeddedCopyOf(platform, out);
     return {
       ok: true,
       out,
-      bytes: bytes.byteLength,
-      sha256: createHash("sha256").update(bytes).digest("hex"),
+      bytes: written.bytes,
+      sha256: written.sha256,
       seconds: Math.round(performance.now() - started) / 1000,
+      paused_ms: written.pauseMs,
     };
   },
   format: (r) => {
@@ -46,9 +45,9 @@ const backup: CliCommand = {
 
 /**
  * PostgreSQL → a backup file: the platform is copied (one snapshot) into an embedded store in a
- * temporary directory, whose data directory is then packed like an embedded backup.
+ * temporary directory, which is then closed and packed like an embedded backup.
  */
-async function embeddedCopyOf(platform: Platform): Promise<Uint8Array> {
+async function embeddedCopyOf(platform: Platform, out: string): Promise<BackupWritten> {
   const dir = mkdtempSync(join(tmpdir(), "fitness-backup-"));
   try {
     const copy = await openPlatform(
@@ -56,10 +55,10 @@ async function embeddedCopyOf(platform: Platform): Promise<Uint8Array> {
     );
     try {
       await copyPlatform(platform, copy);
-      return await copy.db.dumpDataDir!();
     } finally {
       await copy.close();
     }
+    return await writeBackupOfClosed(dir, out);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -73,13 +72,10 @@ function emptyWarning(position: number): { warning?: string } {
 /** Unpacks a backup file into an empty directory (dropping the copied admin handle). */
 async function unpack(file: string, dataDir: string): Promise<void> {
   try {
-    await loadPgliteDataDir(dataDir, new Uint8Array(readFileSync(file)));
+    await unpackBackup(file, dataDir);
   } catch (error) {
-    rmSync(dataDir, { recursive: true, force: true });
-    throw new Error(`${file} is not a backup this server can restore (${(error as Error).message})`);
+    throw new CliUsageError(`${file} is not a backup this server can restore (${(error as Error).message})`);
   }
-  // The copied handle names the server the backup was taken from: never talk to it from here.
-  rmSync(join(dataDir, ADMIN_FILE), { force: true });
 }
 
 const restore: CliCommand = {
