@@ -218,7 +218,9 @@ export async function bringBlobs(
         rmSync(temp, { force: true });
         throw changed(sha);
       }
-      await putBlobFromFile(tx, temp, sha, size);
+      // The transaction does not carry the blob directory: named, so the file is moved into place
+      // (without it, each blob was read whole and stored as a row at ~6 MB/s).
+      await putBlobFromFile(tx, temp, sha, size, fileDir);
     } else {
       const content = new Uint8Array(readFileSync(path));
       // Checked above; checked again as read (the directory may change meanwhile).

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildBigStore } from "../helpers/big-store.ts";
 import { type MeasuredRun, runCliMeasured } from "../helpers/cli-measured.ts";
@@ -23,6 +23,13 @@ function bytesUnder(dir: string): number {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .reduce((sum, e) => sum + statSync(join(e.parentPath, e.name)).size, 0);
+}
+
+/** Blob files of an embedded store (its large blobs: originals, streams), not counting temporary ones. */
+function blobFiles(dataDir: string): number {
+  const root = join(dataDir, "blobs");
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && !relative(root, e.parentPath).startsWith("tmp")).length;
 }
 
 const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
@@ -66,6 +73,8 @@ describe("backups, restores, exports and imports in bounded memory", () => {
       runs.import.push(importRun);
       const verifyImported = await runCliMeasured(["verify"], { DATA_DIR: imported });
       expect(verifyImported.code, verifyImported.stdout + verifyImported.stderr).toBe(0);
+      // The large blobs arrive as files, as they were in the source (not rows read whole into the database).
+      expect(blobFiles(imported)).toBe(blobFiles(source));
       for (const dir of [source, imported, `${exported}.blobs`]) rmSync(dir, { recursive: true, force: true });
     }
     const growth = sizes[1] - sizes[0];
