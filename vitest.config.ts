@@ -2,9 +2,10 @@ import { existsSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { tierGlobs } from "./vitest.tiers.ts";
 
-// Suites named *.shared.test.ts read the copyleft device files of the corpus beside the project
-// (../shared/fixtures/devices), which are never copied into it: they run where that folder exists
-// (every development machine and CI); a clone elsewhere runs everything else.
+// Suites named *.shared.test.ts read what lies beside the project in ../shared and is never copied
+// into it — the copyleft device files of the corpus (../shared/fixtures/devices), the Python Strava
+// tools' sources (../shared/ecosystem/python) —: they run where that folder exists (every development
+// machine and CI); a clone elsewhere runs everything else.
 const sharedDevices = existsSync(new URL("../shared/fixtures/devices", import.meta.url));
 if (!sharedDevices) console.warn("../shared/fixtures/devices not found: the *.shared.test.ts suites are not run");
 

@@ -17,6 +17,7 @@ import * as athlete from "./athlete/events.ts";
 import * as application from "./application/events.ts";
 import * as activity from "./activity/events.ts";
 import * as activityReprocessed from "./activity/reprocessed.ts";
+import * as activityCropped from "./activity/cropped.ts";
 import * as activityChanges from "./activity/changes.ts";
 import * as gear from "./gear/events.ts";
 import * as oauth from "./oauth/events.ts";
@@ -37,6 +38,7 @@ const families = {
   application,
   activity,
   activityReprocessed,
+  activityCropped,
   activityChanges,
   gear,
   oauth,

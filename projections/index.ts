@@ -19,6 +19,7 @@ import { routesProjection } from "./routes/projection.ts";
 import { archiveImportsProjection } from "./archive-imports/projection.ts";
 import { athletePicturesProjection } from "./athlete-pictures/projection.ts";
 import { trainingLoadProjection } from "./training-load/projection.ts";
+import { activityEditsProjection } from "./activity-edits/projection.ts";
 
 /** Every read model of the platform. Add one line per projection. */
 export const allProjections: Projection[] = [
@@ -43,4 +44,5 @@ export const allProjections: Projection[] = [
   archiveImportsProjection,
   athletePicturesProjection,
   trainingLoadProjection,
+  activityEditsProjection,
 ];

@@ -22,6 +22,9 @@ export interface Config {
   /** Per-athlete limits of this server's own applications (the web pages); default the application limits above. */
   athleteRateLimitShort?: number;
   athleteRateLimitLong?: number;
+  /** Dynamic client registrations (POST /oauth/register) per client address: per 15 minutes and per day. */
+  registrationLimitShort?: number;
+  registrationLimitLong?: number;
   /** Largest request body accepted (413 above). */
   maxBodyBytes: number;
   /** Largest upload file after decompression. */
@@ -107,6 +110,17 @@ export const SETTINGS: readonly Setting[] = [
     name: "ATHLETE_RATE_LIMIT_LONG",
     default: "$RATE_LIMIT_LONG",
     description: "requests per athlete per day (UTC) through this server's own applications",
+  },
+  {
+    name: "REGISTRATION_LIMIT_SHORT",
+    default: "20",
+    description:
+      "OAuth client registrations (POST /oauth/register, AI assistants connecting) per client address per 15 minutes; ten times as many from all addresses",
+  },
+  {
+    name: "REGISTRATION_LIMIT_LONG",
+    default: "100",
+    description: "OAuth client registrations per client address per day (UTC); ten times as many from all addresses",
   },
   { name: "MAX_BODY_BYTES", default: "67108864", description: "largest request body (413 above)" },
   { name: "MAX_UPLOAD_BYTES", default: "67108864", description: "largest upload file after decompression" },
@@ -264,6 +278,8 @@ export function configFromEnv(overrides: Partial<Config> = {}): Config {
     athleteRateLimitLong: env("ATHLETE_RATE_LIMIT_LONG") === undefined
       ? undefined
       : intEnv("ATHLETE_RATE_LIMIT_LONG", 0),
+    registrationLimitShort: intEnv("REGISTRATION_LIMIT_SHORT", 20),
+    registrationLimitLong: intEnv("REGISTRATION_LIMIT_LONG", 100),
     maxBodyBytes: intEnv("MAX_BODY_BYTES", 64 * 1024 * 1024),
     maxUploadBytes: intEnv("MAX_UPLOAD_BYTES", 64 * 1024 * 1024),
     maxImportBytes: intEnv("MAX_IMPORT_BYTES", 32 * 1024 ** 3),

@@ -12,6 +12,7 @@ import { gearRoutes } from "./gear/routes.ts";
 import { clubRoutes } from "./clubs/routes.ts";
 import { challengeRoutes } from "./challenges/routes.ts";
 import { segmentRoutes } from "./segments/routes.ts";
+import { segmentCompareRoutes } from "./segments/compare-routes.ts";
 import { uploadRoutes } from "./uploads/routes.ts";
 import { heatmapRoutes } from "./heatmaps/routes.ts";
 import { privacyZoneRoutes } from "./privacy-zones/routes.ts";
@@ -24,6 +25,7 @@ import { gearCreateRoutes } from "./gear/create-routes.ts";
 import { athletePictureRoutes } from "./avatars/routes.ts";
 import { activityExportRoutes } from "./activities/export-routes.ts";
 import { discoverRoutes } from "./discover/routes.ts";
+import { activityEditRoutes } from "./crop/routes.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
@@ -32,6 +34,7 @@ export const allRoutes: AnyRoute[] = [
   ...athleteFeedRoutes, // before activityRoutes: /v3/activities/following is not /v3/activities/:id
   ...discoverRoutes, // before /v3/clubs/:id, /v3/athletes/:id, /v3/challenges/:id
   ...segmentRoutes,
+  ...segmentCompareRoutes,
   ...athleteRoutes,
   ...athleteStatsRoutes,
   ...athleteZonesRoutes,
@@ -40,6 +43,7 @@ export const allRoutes: AnyRoute[] = [
   ...activityPhotoRoutes,
   ...activityDataRoutes,
   ...activityExportRoutes,
+  ...activityEditRoutes,
   ...gearRoutes,
   ...clubRoutes,
   ...challengeRoutes,

@@ -4,6 +4,13 @@ import { catalogued, isOneOf } from "../index.ts";
 import type { NewEvent } from "../catalogue.ts";
 import { segmentEffortsRematched } from "../segment/events.ts";
 import { activityReprocessed } from "./reprocessed.ts";
+import {
+  activityCropped,
+  activityCropUndone,
+  activitySplitFrom,
+  type RecordingWindow,
+  type WindowFacts,
+} from "./cropped.ts";
 import { activityCreated, type ActivityEvent, activityRecorded } from "./events.ts";
 import { activityTypeOfSport, resolveSport, type SportType } from "../../shared/sport-types.ts";
 import {
@@ -27,6 +34,22 @@ export interface ActivityState {
   comments: Map<number, number>;
   /** Its sport type (type and sport_type are kept consistent on update). */
   sportType?: SportType;
+  /** An uploaded activity's recording as first derived: its start and end (ms since the epoch). */
+  recording?: { start: number; end: number };
+  /** The window of the original file it stands for now (a crop, a split, a split-off part); absent: the whole file. */
+  window?: RecordingWindow | null;
+  /** The crops and splits in effect, oldest first, each with the window it replaced (undone newest first). */
+  edits?: readonly CropEdit[];
+  /** The highest edit number recorded (undone ones included): the next crop or split is one more. */
+  lastEdit?: number;
+}
+
+/** A crop or split in effect. */
+export interface CropEdit {
+  edit: number;
+  splitInto: number | null;
+  /** The window before it (null: the whole recording). */
+  before: RecordingWindow | null;
 }
 
 type UpdateFields = Omit<Extract<ActivityCommand, { type: "update" }>, "type" | "athleteId" | "activityId">;
@@ -75,7 +98,38 @@ export type ActivityCommand =
     efforts: EventData<typeof segmentEffortsRematched> | null;
   }
   /** A segment was cut from this activity: its efforts, with those over the new segment added. */
-  | { type: "matchSegment"; activityId: number; efforts: EventData<typeof segmentEffortsRematched> };
+  | { type: "matchSegment"; activityId: number; efforts: EventData<typeof segmentEffortsRematched> }
+  /**
+   * The owner crops the activity to `window` (or splits it there: the rest becomes `splitInto`):
+   * the facts and efforts derived from the original file over the window (efforts null: unchanged).
+   */
+  | {
+    type: "crop";
+    activityId: number;
+    athleteId: number;
+    window: RecordingWindow;
+    splitInto: number | null;
+    facts: WindowFacts;
+    efforts: EventData<typeof segmentEffortsRematched> | null;
+  }
+  /** The owner undoes crop or split `edit` (the latest): the facts and efforts it had before (efforts null: unchanged). */
+  | {
+    type: "undoCrop";
+    activityId: number;
+    athleteId: number;
+    edit: number;
+    facts: WindowFacts;
+    efforts: EventData<typeof segmentEffortsRematched> | null;
+  }
+  /** The part after a split becomes an activity of its own (once: nothing when it exists), with the original's gear and muting. */
+  | {
+    type: "recordSplit";
+    activity: EventData<typeof activityRecorded>;
+    fromActivityId: number;
+    window: RecordingWindow;
+    gearId: string | null;
+    hideFromHome?: boolean;
+  };
 
 /** Every type of an activity's stream (checked against `ActivityEvent` both ways). */
 const ACTIVITY_EVENT_TYPES = Object.keys(
@@ -90,6 +144,9 @@ const ACTIVITY_EVENT_TYPES = Object.keys(
     PhotoAdded: true,
     PhotoLinked: true,
     ActivityReprocessed: true,
+    ActivityCropped: true,
+    ActivityCropUndone: true,
+    ActivitySplitFrom: true,
     SegmentEffortsMatched: true,
     SegmentEffortsRematched: true,
   } satisfies Record<ActivityEvent["type"], true>,
@@ -122,14 +179,33 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
   }),
   evolve(state, event: ActivityEvent) {
     switch (event.type) {
-      case activityRecorded.type:
+      case activityRecorded.type: {
+        const start = Date.parse(event.data.startDate);
         return {
           ...state,
           exists: true,
           athleteId: event.data.athleteId,
           uploadId: event.data.uploadId ?? null,
           sportType: (event.data.sportType ?? event.data.type) as SportType,
+          recording: { start, end: start + event.data.elapsedTime * 1000 },
         };
+      }
+      case activityCropped.type: {
+        const d = event.data;
+        const edit: CropEdit = { edit: d.edit, splitInto: d.splitInto, before: state.window ?? null };
+        return {
+          ...state,
+          window: d.window,
+          edits: [...(state.edits ?? []), edit],
+          lastEdit: Math.max(state.lastEdit ?? 0, d.edit),
+        };
+      }
+      case activityCropUndone.type: {
+        const d = event.data;
+        return { ...state, window: d.window, edits: (state.edits ?? []).filter((e) => e.edit !== d.edit) };
+      }
+      case activitySplitFrom.type:
+        return { ...state, window: event.data.window };
       case activityCreated.type:
         return {
           ...state,
@@ -199,6 +275,9 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
       if (!state.exists || state.deleted) notFound();
       return [segmentEffortsRematched.create(command.efforts)];
     }
+    if (command.type === "recordSplit") return recordSplit(command, state);
+    if (command.type === "crop") return crop(command, state);
+    if (command.type === "undoCrop") return undoCrop(command, state);
     if (!state.exists || state.deleted) notFound();
     const owner = state.athleteId === command.athleteId;
     switch (command.type) {
@@ -275,3 +354,82 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
     }
   },
 };
+
+/** Within a second: windows are to the second, the recording's own start and end to the millisecond. */
+const SLACK_MS = 1000;
+
+/** The window the activity stands for now, in ms since the epoch. */
+function currentWindow(state: ActivityState): { start: number; end: number } | null {
+  if (state.window) return { start: Date.parse(state.window.start), end: Date.parse(state.window.end) };
+  return state.recording ?? null;
+}
+
+/** Crop and split: the owner's uploaded activity, to a window strictly inside the one it stands for now. */
+function crop(command: Extract<ActivityCommand, { type: "crop" }>, state: ActivityState): ActivityEvent[] {
+  if (!state.exists || state.deleted || state.athleteId !== command.athleteId) notFound();
+  if (state.uploadId === null) {
+    throw new DomainError("invalid", "Activity", "id", "not uploaded", "only an uploaded activity is cropped or split");
+  }
+  const now = currentWindow(state);
+  const start = Date.parse(command.window.start), end = Date.parse(command.window.end);
+  if (!now || !(start < end) || start < now.start - SLACK_MS || end > now.end + SLACK_MS) {
+    throw new DomainError("invalid", "Activity", "window", "outside the recording", "the window must lie inside it");
+  }
+  if (start - now.start < SLACK_MS && now.end - end < SLACK_MS) {
+    throw new DomainError("invalid", "Activity", "window", "keeps everything", "the window keeps the whole activity");
+  }
+  const events: ActivityEvent[] = [
+    activityCropped.create({
+      activityId: command.activityId,
+      athleteId: state.athleteId,
+      edit: (state.lastEdit ?? 0) + 1,
+      window: command.window,
+      splitInto: command.splitInto,
+      facts: command.facts,
+    }),
+  ];
+  if (command.efforts) events.push(segmentEffortsRematched.create(command.efforts));
+  return events;
+}
+
+/** Undo: only the latest crop or split in effect, by the owner. */
+function undoCrop(command: Extract<ActivityCommand, { type: "undoCrop" }>, state: ActivityState): ActivityEvent[] {
+  if (!state.exists || state.deleted || state.athleteId !== command.athleteId) notFound();
+  const edits = state.edits ?? [];
+  const edit = edits.find((e) => e.edit === command.edit);
+  if (!edit) throw new DomainError("not_found", "Edit", "edit", "invalid", "no such crop or split in effect");
+  if (edits[edits.length - 1] !== edit) {
+    throw new DomainError("conflict", "Edit", "edit", "not the latest", "undo the later crop or split first");
+  }
+  const events: ActivityEvent[] = [
+    activityCropUndone.create({
+      activityId: command.activityId,
+      athleteId: state.athleteId,
+      edit: edit.edit,
+      window: edit.before,
+      splitInto: edit.splitInto,
+      facts: command.facts,
+    }),
+  ];
+  if (command.efforts) events.push(segmentEffortsRematched.create(command.efforts));
+  return events;
+}
+
+/** The part after a split, recorded once. */
+function recordSplit(
+  command: Extract<ActivityCommand, { type: "recordSplit" }>,
+  state: ActivityState,
+): ActivityEvent[] {
+  if (state.exists) return [];
+  const { activityId, athleteId } = command.activity;
+  const events: ActivityEvent[] = [
+    activityRecorded.create(command.activity),
+    activitySplitFrom.create({ activityId, athleteId, fromActivityId: command.fromActivityId, window: command.window }),
+  ];
+  const chosen = {
+    ...(command.gearId === null ? {} : { gearId: command.gearId }),
+    ...(command.hideFromHome ? { hideFromHome: true } : {}),
+  };
+  if (Object.keys(chosen).length) events.push(activityUpdated.create({ activityId, athleteId, ...chosen }));
+  return events;
+}

@@ -12,6 +12,7 @@ import type {
   photoLinked,
 } from "./changes.ts";
 import type { activityReprocessed } from "./reprocessed.ts";
+import type { activityCropped, activityCropUndone, activitySplitFrom } from "./cropped.ts";
 
 /**
  * The seam between uploads (which derive facts from device files) and activities (which serve
@@ -65,6 +66,9 @@ export type ActivityEvent = EventOf<
   | typeof photoAdded
   | typeof photoLinked
   | typeof activityReprocessed
+  | typeof activityCropped
+  | typeof activityCropUndone
+  | typeof activitySplitFrom
   | typeof segmentEffortsMatched
   | typeof segmentEffortsRematched
 >;

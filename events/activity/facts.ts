@@ -83,6 +83,13 @@ export const activityFacts = z.object({
   elevLow: z.number().nullable(),
   /** Whether the altitudes come from a barometric altimeter (absent on activities recorded before it was kept). */
   barometric: z.boolean().optional(),
+  /**
+   * Where the altitudes (and so elevation gain, high and low) come from: a barometric altimeter (as
+   * the file says: a FIT session's total_ascent, a creator "with barometer"), the operator's terrain
+   * tiles, or else the recording's GPS altitude (no tile covering the track); null without altitudes.
+   * Absent on activities recorded before it was kept (`cli reprocess` derives it).
+   */
+  elevationSource: z.enum(["barometric", "terrain", "gps"]).nullable().optional(),
   startLatlng: latlng.nullable(),
   endLatlng: latlng.nullable(),
   averageSpeed: z.number(),

@@ -5,6 +5,7 @@ import {
   type ApplicationEvent,
   applicationRegistered,
   applicationSecretRegenerated,
+  oauthClientRegistered,
 } from "./events.ts";
 
 /** One API application (stream application-<id>). */
@@ -18,7 +19,9 @@ export type ApplicationCommand =
     application: EventData<typeof applicationRegistered>;
     publicToken: EventData<typeof accessTokenIssued>;
   }
-  | { type: "regenerateSecret"; applicationId: number; clientSecretHash: string };
+  | { type: "regenerateSecret"; applicationId: number; clientSecretHash: string }
+  /** Dynamic client registration (RFC 7591): the caller checked the metadata (server/oauth/registration.ts). */
+  | { type: "registerClient"; client: EventData<typeof oauthClientRegistered> };
 
 /** A callback domain: a host name (or localhost), optionally with a port. */
 export const CALLBACK_DOMAIN = /^(localhost|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:\d+)?$/i;
@@ -37,8 +40,19 @@ export function checkApplication(input: { name: string; callbackDomain: string }
  */
 export const applicationDecider: Decider<ApplicationState, ApplicationCommand, ApplicationEvent> = {
   initialState: () => ({ exists: false }),
-  evolve: (state, event: ApplicationEvent) => event.type === applicationRegistered.type ? { exists: true } : state,
+  evolve: (state, event: ApplicationEvent) =>
+    event.type === applicationRegistered.type || event.type === oauthClientRegistered.type ? { exists: true } : state,
   decide(command, state) {
+    if (command.type === "registerClient") {
+      if (state.exists) throw new DomainError("conflict", "Application", "client_id", "already exists");
+      if (command.client.redirectUris.length === 0) {
+        throw new DomainError("invalid", "Application", "redirect_uris", "missing");
+      }
+      if ((command.client.tokenEndpointAuthMethod === "none") !== (command.client.clientSecretHash === null)) {
+        throw new DomainError("invalid", "Application", "token_endpoint_auth_method", "invalid");
+      }
+      return [oauthClientRegistered.create(command.client)];
+    }
     if (command.type === "register") {
       checkApplication(command.application);
       if (state.exists) throw new DomainError("conflict", "Application", "client_id", "already exists");

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineEvent, type EventOf } from "../catalogue.ts";
+import { apiAudience, tokenAudience } from "./audience.ts";
 
 export const applicationRegistered = defineEvent({
   type: "ApplicationRegistered",
@@ -29,8 +30,10 @@ export const applicationSecretRegenerated = defineEvent({
 
 export const accessTokenIssued = defineEvent({
   type: "AccessTokenIssued",
+  version: 2,
+  upcasters: { 1: apiAudience },
   description:
-    "An access token was issued to an athlete for an application (hash only). kind 'public' is the application's own public token.",
+    "An access token was issued to an athlete for an application (hash only). kind 'public' is the application's own public token. audience: the API ('api') or the MCP endpoint ('mcp'), never both (v2; v1 tokens are the API's).",
   schema: z.object({
     tokenHash: z.string(),
     athleteId: z.number().int().positive(),
@@ -41,6 +44,7 @@ export const accessTokenIssued = defineEvent({
     expiresAt: z.string().nullable(),
     /** The authorization grant (OAuth code or refresh) the token came from, if any. */
     grantId: z.string().nullable(),
+    audience: tokenAudience,
   }),
 });
 
@@ -65,6 +69,28 @@ export const accessTokenRevoked = defineEvent({
   }),
 });
 
+/**
+ * A client registered itself (RFC 7591 dynamic client registration, POST /oauth/register): an
+ * application with no owner, its exact redirect URIs (https, or http on a loopback address whose
+ * port may differ at authorization, RFC 8252), tokens for the MCP endpoint only, PKCE S256 always.
+ */
+export const oauthClientRegistered = defineEvent({
+  type: "OAuthClientRegistered",
+  description:
+    "A client registered itself through dynamic client registration (RFC 7591): no owner, its redirect URIs, public ('none') or with a client secret (hash only); it may obtain MCP tokens only, with PKCE.",
+  schema: z.object({
+    applicationId: z.number().int().positive(),
+    name: z.string(),
+    clientUri: z.string().nullable(),
+    redirectUris: z.array(z.string()).min(1),
+    tokenEndpointAuthMethod: z.enum(["none", "client_secret_post", "client_secret_basic"]),
+    /** sha-256 of the client secret, or null for a public client. */
+    clientSecretHash: z.string().nullable(),
+    softwareId: z.string().nullable(),
+    softwareVersion: z.string().nullable(),
+  }),
+});
+
 export const applicationStream = (applicationId: number) => `application-${applicationId}`;
 
 /** The events of an application's stream (`applicationStream`, `applicationDecider`). */
@@ -72,6 +98,7 @@ export type ApplicationEvent = EventOf<
   | typeof applicationRegistered
   | typeof applicationSecretRegenerated
   | typeof accessTokenIssued
+  | typeof oauthClientRegistered
 >;
 
 export const authorizationStream = (athleteId: number, applicationId: number) =>

@@ -1,6 +1,7 @@
 import type { EventData } from "../catalogue.ts";
 import { type Decider, DomainError } from "../decider.ts";
 import { accessTokenIssued, accessTokenRevoked, accessTokensRevoked } from "../application/events.ts";
+import type { TokenAudience } from "../application/audience.ts";
 import { openAccessToken, PKCE_VALUE, pkceChallenge, sameSecret, sealAccessToken } from "./crypto.ts";
 import {
   authorizationCodeRedeemed,
@@ -17,6 +18,7 @@ export const REUSE_THRESHOLD_SECONDS = 60 * 60;
 
 interface Code {
   grantId: string;
+  audience: TokenAudience;
   permissions: Permission[];
   redirectUri: string;
   codeChallenge: string | null;
@@ -42,6 +44,8 @@ interface RefreshToken {
  */
 export interface OAuthPairState {
   codes: ReadonlyMap<string, Code>;
+  /** Each grant's audience (grant id → the resource its tokens are for). */
+  grantAudience: ReadonlyMap<string, TokenAudience>;
   refreshTokens: ReadonlyMap<string, RefreshToken>;
   grantAccess: ReadonlyMap<string, string>;
 }
@@ -74,6 +78,8 @@ export type OAuthCommand =
     refreshTokenHash: string;
     /** The new access token sealed with the new refresh token. */
     sealedAccessToken: string;
+    /** The token request's `resource` (RFC 8707), as an audience; undefined when not sent. */
+    audience?: TokenAudience;
   }
   /** grant_type=refresh_token: the refresh token rotates; the access token is reused with over an hour left. */
   | {
@@ -91,6 +97,8 @@ export type OAuthCommand =
     next: { refreshToken: string; refreshTokenHash: string };
     /** 12 random bytes for sealing. */
     iv: Uint8Array;
+    /** The token request's `resource` (RFC 8707), as an audience; undefined when not sent. */
+    audience?: TokenAudience;
   }
   /** Deauthorize, or Revoke on My apps: every token of the pair stops working. */
   | { type: "revoke"; athleteId: number; applicationId: number; reason: string }
@@ -112,7 +120,12 @@ function without<V>(map: ReadonlyMap<string, V>, drop: (key: string, value: V) =
  * a pair ends all its tokens and codes.
  */
 export const oauthDecider: Decider<OAuthPairState, OAuthCommand, OAuthEvent> = {
-  initialState: () => ({ codes: new Map(), refreshTokens: new Map(), grantAccess: new Map() }),
+  initialState: () => ({
+    codes: new Map(),
+    grantAudience: new Map(),
+    refreshTokens: new Map(),
+    grantAccess: new Map(),
+  }),
   evolve(state, event: OAuthEvent) {
     switch (event.type) {
       case authorizationGranted.type: {
@@ -120,6 +133,7 @@ export const oauthDecider: Decider<OAuthPairState, OAuthCommand, OAuthEvent> = {
         const codes = new Map(state.codes);
         codes.set(d.codeHash, {
           grantId: d.grantId,
+          audience: d.audience,
           permissions: d.permissions,
           redirectUri: d.redirectUri,
           codeChallenge: d.codeChallenge,
@@ -128,7 +142,8 @@ export const oauthDecider: Decider<OAuthPairState, OAuthCommand, OAuthEvent> = {
           replayed: false,
           revoked: false,
         });
-        return { ...state, codes };
+        const grantAudience = new Map(state.grantAudience).set(d.grantId, d.audience);
+        return { ...state, codes, grantAudience };
       }
       case authorizationCodeRedeemed.type:
       case authorizationCodeReplayed.type: {
@@ -141,6 +156,7 @@ export const oauthDecider: Decider<OAuthPairState, OAuthCommand, OAuthEvent> = {
         const grantId = event.data.grantId;
         return {
           codes,
+          grantAudience: state.grantAudience,
           refreshTokens: without(state.refreshTokens, (_, t) => t.grantId === grantId),
           grantAccess: without(state.grantAccess, (_, g) => g === grantId),
         };
@@ -168,7 +184,7 @@ export const oauthDecider: Decider<OAuthPairState, OAuthCommand, OAuthEvent> = {
       }
       case accessTokensRevoked.type: {
         const codes = new Map([...state.codes].map(([k, c]) => [k, { ...c, revoked: true }]));
-        return { codes, refreshTokens: new Map(), grantAccess: new Map() };
+        return { codes, grantAudience: state.grantAudience, refreshTokens: new Map(), grantAccess: new Map() };
       }
       default:
         return state;
@@ -177,6 +193,10 @@ export const oauthDecider: Decider<OAuthPairState, OAuthCommand, OAuthEvent> = {
   decide(command, state) {
     switch (command.type) {
       case "grant":
+        // Tokens for the MCP endpoint are issued only through code + PKCE S256 (MCP authorization).
+        if (command.grant.audience === "mcp" && !command.grant.codeChallenge) {
+          throw invalid("Authorize", "code_challenge", "missing");
+        }
         return [authorizationGranted.create(command.grant)];
       case "issueToken":
         if (command.token.kind !== "access") throw invalid("AccessToken", "kind");
@@ -216,6 +236,10 @@ function exchange(command: Extract<OAuthCommand, { type: "exchange" }>, state: O
     return [authorizationCodeReplayed.create({ grantId: code.grantId, codeHash, athleteId, applicationId })];
   }
   if (Date.parse(code.expiresAt) <= Date.parse(command.now)) throw invalid("AuthorizationCode", "code");
+  // RFC 8707: a token request naming another resource than the grant's gets nothing.
+  if (command.audience !== undefined && command.audience !== code.audience) {
+    throw invalid("AuthorizationCode", "resource");
+  }
   if (command.redirectUri !== undefined && command.redirectUri !== code.redirectUri) {
     throw invalid("AuthorizationCode", "redirect_uri");
   }
@@ -241,6 +265,7 @@ function exchange(command: Extract<OAuthCommand, { type: "exchange" }>, state: O
       kind: "access",
       expiresAt: command.access.expiresAt,
       grantId: code.grantId,
+      audience: code.audience,
     }),
     refreshTokenIssued.create({
       grantId: code.grantId,
@@ -262,6 +287,8 @@ function refresh(command: Extract<OAuthCommand, { type: "refresh" }>, state: OAu
   const token = state.refreshTokens.get(command.refreshTokenHash);
   if (!token) throw invalid("RefreshToken", "refresh_token");
   if (!command.secretChecked && !token.publicClient) throw invalid("Application", "client_secret", "missing");
+  const audience = state.grantAudience.get(token.grantId) ?? "api";
+  if (command.audience !== undefined && command.audience !== audience) throw invalid("RefreshToken", "resource");
   const nowSeconds = Math.floor(Date.parse(command.now) / 1000);
   const currentExpires = Math.floor(Date.parse(token.accessExpiresAt) / 1000);
   const reused = currentExpires - nowSeconds > REUSE_THRESHOLD_SECONDS && state.grantAccess.has(token.accessTokenHash)
@@ -281,6 +308,7 @@ function refresh(command: Extract<OAuthCommand, { type: "refresh" }>, state: OAu
       kind: "access",
       expiresAt: command.fresh.expiresAt,
       grantId: token.grantId,
+      audience,
     }));
   }
   events.push(refreshTokenIssued.create({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { accessTokenIssued, accessTokenRevoked, accessTokensRevoked } from "../application/events.ts";
+import { apiAudience, tokenAudience } from "../application/audience.ts";
 import { defineEvent, type EventOf } from "../catalogue.ts";
 
 /**
@@ -13,8 +14,10 @@ const permissions = z.array(z.enum(["read", "write", "view_private"]));
 
 export const authorizationGranted = defineEvent({
   type: "AuthorizationGranted",
+  version: 2,
+  upcasters: { 1: apiAudience },
   description:
-    "The athlete approved an application (consent page, or approval_prompt=auto when already authorized); an authorization code was issued (hash only).",
+    "The athlete approved an application (consent page, or approval_prompt=auto when already authorized); an authorization code was issued (hash only). audience (v2): the resource its tokens are for, the API or the MCP endpoint (RFC 8707; v1 grants are the API's).",
   schema: z.object({
     grantId: z.string(),
     athleteId: z.number().int().positive(),
@@ -30,6 +33,8 @@ export const authorizationGranted = defineEvent({
     codeExpiresAt: z.string(),
     /** false when approval_prompt=auto skipped the consent page. */
     prompted: z.boolean(),
+    /** The resource the grant's tokens are for (RFC 8707 `resource`): the API or the MCP endpoint. */
+    audience: tokenAudience,
   }),
 });
 

@@ -3,6 +3,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent, StoredEventOfType } from "../../events/index.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityReprocessed } from "../../events/activity/reprocessed.ts";
+import { activityCropped, activityCropUndone } from "../../events/activity/cropped.ts";
 import {
   activityDeleted,
   activityUpdated,
@@ -185,6 +186,8 @@ export const activitiesProjection: Projection = {
     activityDeleted.type,
     kudosGiven.type,
     activityReprocessed.type,
+    activityCropped.type,
+    activityCropUndone.type,
     commentAdded.type,
     commentDeleted.type,
     photoAdded.type,
@@ -254,6 +257,33 @@ export const activitiesProjection: Projection = {
                   facts = facts || $6::jsonb
             where id = $1`,
           [activityId, distance, movingTime, elapsedTime, totalElevationGain, JSON.stringify(rest)],
+        );
+        return;
+      }
+      case activityCropped.type:
+      case activityCropUndone.type: {
+        // A crop, a split or its undoing: the measured facts over the window, the start with them.
+        const { activityId, facts } = event.data;
+        const { distance, movingTime, elapsedTime, totalElevationGain, startDate, startDateLocal, timezone, ...rest } =
+          facts;
+        if (rest.polylineSha256 === undefined) rest.polylineSha256 = null;
+        await tx.query(
+          `update activities set start_date = $2, start_epoch = $3, start_date_local = $4, timezone = $5,
+                  distance = $6, moving_time = $7, elapsed_time = $8, total_elevation_gain = $9,
+                  facts = facts || $10::jsonb
+            where id = $1`,
+          [
+            activityId,
+            startDate,
+            epoch(startDate),
+            startDateLocal,
+            timezone,
+            distance,
+            movingTime,
+            elapsedTime,
+            totalElevationGain,
+            JSON.stringify(rest),
+          ],
         );
         return;
       }

@@ -6,19 +6,25 @@ import {
   accessTokensRevoked,
   applicationRegistered,
   applicationSecretRegenerated,
+  oauthClientRegistered,
 } from "../../events/application/events.ts";
 import { authorizationCodeReplayed } from "../../events/oauth/events.ts";
 import type { Projection } from "../projection.ts";
 import { tokenReadModelChanged } from "./token-changes.ts";
 
-/** Applications and the access tokens issued for them (hashes only). */
+/**
+ * Applications and the access tokens issued for them (hashes only). An application is registered
+ * by an athlete ('manual': a callback domain, an owner) or registered itself ('dynamic', RFC 7591:
+ * no owner, exact redirect URIs in `redirect_uris` as a JSON array, `client_secret_hash` '' for a
+ * public client). A token's `audience` is the API or the MCP endpoint.
+ */
 export const applicationsProjection: Projection = {
   name: "applications",
   tables: ["applications", "access_tokens"],
   schema: `
     create table if not exists applications (
       id bigint primary key,
-      owner_id bigint not null,
+      owner_id bigint,
       name text not null,
       website text,
       description text,
@@ -27,6 +33,9 @@ export const applicationsProjection: Projection = {
       internal boolean not null,
       kudos_enabled boolean not null,
       challenges_enabled boolean not null,
+      registration text not null default 'manual',
+      redirect_uris text,
+      token_auth_method text,
       created_at timestamptz not null,
       updated_at timestamptz not null
     );
@@ -38,6 +47,7 @@ export const applicationsProjection: Projection = {
       kind text not null,
       expires_at timestamptz,
       grant_id text,
+      audience text not null,
       revoked boolean not null default false,
       created_at timestamptz not null
     );
@@ -47,6 +57,7 @@ export const applicationsProjection: Projection = {
   handles: [
     applicationRegistered.type,
     applicationSecretRegenerated.type,
+    oauthClientRegistered.type,
     accessTokenIssued.type,
     accessTokensRevoked.type,
     accessTokenRevoked.type,
@@ -77,6 +88,25 @@ export const applicationsProjection: Projection = {
         );
         return;
       }
+      case oauthClientRegistered.type: {
+        const d = event.data;
+        await tx.query(
+          `insert into applications (id, owner_id, name, website, description, callback_domain,
+             client_secret_hash, internal, kudos_enabled, challenges_enabled, registration, redirect_uris,
+             token_auth_method, created_at, updated_at)
+           values ($1, null, $2, $3, null, '', $4, false, true, false, 'dynamic', $5, $6, $7, $7)`,
+          [
+            d.applicationId,
+            d.name,
+            d.clientUri,
+            d.clientSecretHash ?? "",
+            JSON.stringify(d.redirectUris),
+            d.tokenEndpointAuthMethod,
+            event.recordedAt,
+          ],
+        );
+        return;
+      }
       case applicationSecretRegenerated.type: {
         const d = event.data;
         await tx.query(
@@ -89,8 +119,8 @@ export const applicationsProjection: Projection = {
         const d = event.data;
         await tx.query(
           `insert into access_tokens (token_hash, athlete_id, application_id, scopes, kind,
-             expires_at, grant_id, created_at)
-           values ($1,$2,$3,$4,$5,$6,$7,$8)`,
+             expires_at, grant_id, audience, created_at)
+           values ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
           [
             d.tokenHash,
             d.athleteId,
@@ -99,6 +129,7 @@ export const applicationsProjection: Projection = {
             d.kind,
             d.expiresAt,
             d.grantId,
+            d.audience,
             event.recordedAt,
           ],
         );

@@ -22,11 +22,12 @@ export async function accessTokenByHash(db: Queryable, tokenHash: string) {
     scopes: string;
     expires_at: string | null;
     revoked: boolean;
+    audience: "api" | "mcp";
     internal: boolean;
     kudos_enabled: boolean;
     challenges_enabled: boolean;
   }>(
-    `select t.athlete_id, t.application_id, t.scopes, t.expires_at, t.revoked,
+    `select t.athlete_id, t.application_id, t.scopes, t.expires_at, t.revoked, t.audience,
             a.internal, a.kudos_enabled, a.challenges_enabled
        from access_tokens t join applications a on a.id = t.application_id
       where t.token_hash = $1`,
@@ -65,21 +66,38 @@ export async function ownApplication(
 
 export interface ApplicationRow {
   id: number;
-  owner_id: number;
+  /** null for a client that registered itself. */
+  owner_id: number | null;
   name: string;
   website: string | null;
   description: string | null;
   callback_domain: string;
+  /** '' for a public client that registered itself (no secret). */
   client_secret_hash: string;
+  /** 'manual' (an athlete's API application) or 'dynamic' (RFC 7591 registration). */
+  registration: "manual" | "dynamic";
+  /** A dynamic client's exact redirect URIs; [] for a manual application (its callback domain rules). */
+  redirect_uris: string[];
+  token_auth_method: string | null;
+  created_at: string;
 }
 
 /** An application by id (what the consent page and the token endpoint need), or undefined. */
 export async function findApplication(db: Queryable, id: number): Promise<ApplicationRow | undefined> {
-  const [row] = await db.query<ApplicationRow>(
-    "select id, owner_id, name, website, description, callback_domain, client_secret_hash from applications where id = $1",
+  const [row] = await db.query<Omit<ApplicationRow, "redirect_uris"> & { redirect_uris: string | null }>(
+    `select id, owner_id, name, website, description, callback_domain, client_secret_hash, registration,
+            redirect_uris, token_auth_method, created_at
+       from applications where id = $1`,
     [id],
   );
-  return row ? { ...row, id: Number(row.id), owner_id: Number(row.owner_id) } : undefined;
+  return row
+    ? {
+      ...row,
+      id: Number(row.id),
+      owner_id: row.owner_id === null ? null : Number(row.owner_id),
+      redirect_uris: row.redirect_uris ? JSON.parse(row.redirect_uris) as string[] : [],
+    }
+    : undefined;
 }
 
 /** An access token's pair, kind, revocation and expiry (by its hash), or undefined. */

@@ -40,13 +40,18 @@ const dayOf = (startDateLocal: string) => startDateLocal.slice(0, 10);
 export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<void> {
   const ids = new Set<number>();
   const athletes = new Set<number>();
-  // The days a run can touch: its creations' and those of the rows it reads (an edit keeps the day).
+  // The days a run can touch: its creations', its crops' and those of the rows it reads (an edit keeps the day).
   const dates = new Set<string>();
   for (const e of events) {
     if ("activityId" in e.data && typeof e.data.activityId === "number") ids.add(e.data.activityId);
     if (isOneOf(e, ["ActivityRecorded", "ActivityCreated"])) {
       athletes.add(e.data.athleteId);
       dates.add(dayOf(e.data.startDateLocal));
+    }
+    // A crop or its undoing moves the start: its new day too.
+    if (isOneOf(e, ["ActivityCropped", "ActivityCropUndone"])) {
+      athletes.add(e.data.athleteId);
+      dates.add(dayOf(e.data.facts.startDateLocal));
     }
   }
   const rows = new Map<number, Row | null>();
@@ -188,6 +193,20 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
         const { activityId, facts } = event.data;
         change(activityId, (r) => ({
           ...r,
+          distance: facts.distance,
+          moving_time: facts.movingTime,
+          elapsed_time: facts.elapsedTime,
+          elevation_gain: facts.totalElevationGain,
+          best_effort_achievements: facts.bestEfforts.filter((e) => e.prRank !== null).length,
+        }));
+        break;
+      }
+      case "ActivityCropped":
+      case "ActivityCropUndone": {
+        const { activityId, facts } = event.data;
+        change(activityId, (r) => ({
+          ...r,
+          day: dayOf(facts.startDateLocal),
           distance: facts.distance,
           moving_time: facts.movingTime,
           elapsed_time: facts.elapsedTime,

@@ -1,6 +1,7 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityReprocessed } from "../../events/activity/reprocessed.ts";
+import { activityCropped, activityCropUndone } from "../../events/activity/cropped.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
@@ -63,6 +64,8 @@ export const athleteStatsProjection: Projection = {
     activityUpdated.type,
     activityDeleted.type,
     activityReprocessed.type,
+    activityCropped.type,
+    activityCropUndone.type,
     segmentEffortsMatched.type,
     segmentEffortsRematched.type,
   ],
@@ -136,6 +139,24 @@ export const athleteStatsProjection: Projection = {
                   best_effort_achievements = $6 where activity_id = $1`,
           params: [
             activityId,
+            facts.distance,
+            facts.movingTime,
+            facts.elapsedTime,
+            facts.totalElevationGain,
+            bestEffortAchievements(facts.bestEfforts),
+          ],
+        });
+      }
+      case activityCropped.type:
+      case activityCropUndone.type: {
+        // A crop, a split or its undoing: the figures over the window, and its day (the start moves).
+        const { activityId, facts } = event.data;
+        return change(tx, activityId, {
+          sql: `update athlete_stats_activities set day = $2, distance = $3, moving_time = $4, elapsed_time = $5,
+                  elevation_gain = $6, best_effort_achievements = $7 where activity_id = $1`,
+          params: [
+            activityId,
+            dayOf(facts.startDateLocal),
             facts.distance,
             facts.movingTime,
             facts.elapsedTime,

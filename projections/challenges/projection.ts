@@ -5,6 +5,7 @@ import { activityCreated, activityRecorded } from "../../events/activity/events.
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { challengeCreated, challengeJoined, challengeLeft } from "../../events/challenge/events.ts";
 import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
+import { activityCropped, activityCropUndone } from "../../events/activity/cropped.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
 import { countRankKey, rankCountsSchema, rankKeySql } from "./rank-counts.ts";
@@ -264,6 +265,8 @@ export const challengesProjection: Projection = {
     activityCreated.type,
     activityUpdated.type,
     activityDeleted.type,
+    activityCropped.type,
+    activityCropUndone.type,
     segmentEffortsMatched.type,
     segmentEffortsRematched.type,
     privacyZoneCreated.type,
@@ -383,6 +386,25 @@ export const challengesProjection: Projection = {
           await tx.query("update challenge_efforts set private = $2 where activity_id = $1", [d.activityId, d.private]);
         }
         await progress(d.athleteId);
+        return;
+      }
+      case activityCropped.type:
+      case activityCropUndone.type: {
+        // A crop, a split or its undoing: the figures over the window, and its (local) start.
+        const { activityId, athleteId, facts } = event.data;
+        await tx.query(
+          `update challenge_activities set start_date_local = $2, distance = $3, elevation_gain = $4, moving_time = $5,
+                  elapsed_time = $6 where activity_id = $1`,
+          [
+            activityId,
+            facts.startDateLocal,
+            facts.distance,
+            facts.totalElevationGain,
+            facts.movingTime,
+            facts.elapsedTime,
+          ],
+        );
+        await progress(athleteId);
         return;
       }
       case activityDeleted.type: {

@@ -2,6 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
+import { activityCropped, activityCropUndone } from "../../events/activity/cropped.ts";
 import type { Projection } from "../projection.ts";
 import { applyActivityRuns } from "../runs.ts";
 
@@ -25,7 +26,14 @@ export const clubFeedProjection: Projection = {
     create index if not exists club_feed_athlete on club_feed_activities (athlete_id, start_date desc);
   `,
   isolated: true,
-  handles: [activityRecorded.type, activityCreated.type, activityUpdated.type, activityDeleted.type],
+  handles: [
+    activityRecorded.type,
+    activityCreated.type,
+    activityUpdated.type,
+    activityDeleted.type,
+    activityCropped.type,
+    activityCropUndone.type,
+  ],
   /** Runs of recorded/created activities in one upsert; the other events one by one. */
   async applyBatch(tx: Queryable, events: StoredEvent[]) {
     await applyActivityRuns(
@@ -63,6 +71,15 @@ export const clubFeedProjection: Projection = {
           d.private,
         ]);
       }
+      return;
+    }
+    if (event.type === activityCropped.type || event.type === activityCropUndone.type) {
+      // A crop moves the start.
+      const d = event.data;
+      await tx.query("update club_feed_activities set start_date = $2 where activity_id = $1", [
+        d.activityId,
+        d.facts.startDate,
+      ]);
       return;
     }
     if (event.type !== activityRecorded.type && event.type !== activityCreated.type) return;

@@ -2,6 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
 import { activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
+import { activityCropped, activityCropUndone } from "../../events/activity/cropped.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
 
@@ -40,6 +41,8 @@ export const heatmapSourcesProjection: Projection = {
     activityRecorded.type,
     activityUpdated.type,
     activityDeleted.type,
+    activityCropped.type,
+    activityCropUndone.type,
     privacyZoneCreated.type,
     privacyZoneDeleted.type,
   ],
@@ -74,6 +77,18 @@ export const heatmapSourcesProjection: Projection = {
       const changed = await tx.query(
         "update heatmap_activities set private = $2 where activity_id = $1 and private <> $2 returning athlete_id",
         [d.activityId, d.private],
+      );
+      if (changed.length > 0) await bumpPrivacyEpoch(tx, d.athleteId, event.position);
+      return;
+    }
+    if (event.type === activityCropped.type || event.type === activityCropUndone.type) {
+      // A crop, a split or its undoing: another track (its streams) and span; the tiles drawn from it change.
+      const d = event.data;
+      const start = localEpochSeconds(d.facts.startDateLocal);
+      const changed = await tx.query(
+        `update heatmap_activities set start_local = $2, end_local = $3, streams_sha256 = $4 where activity_id = $1
+         returning athlete_id`,
+        [d.activityId, start, start === null ? null : start + d.facts.elapsedTime, d.facts.streamsSha256],
       );
       if (changed.length > 0) await bumpPrivacyEpoch(tx, d.athleteId, event.position);
       return;

@@ -48,6 +48,7 @@ export const oauthProjection: Projection = {
       scope text not null,
       redirect_uri text not null,
       code_challenge text,
+      audience text not null,
       expires_at timestamptz not null,
       redeemed boolean not null default false,
       replayed boolean not null default false,
@@ -90,8 +91,8 @@ export const oauthProjection: Projection = {
         const d = event.data;
         await tx.query(
           `insert into oauth_codes (code_hash, grant_id, athlete_id, application_id, permissions, scope,
-             redirect_uri, code_challenge, expires_at, created_at)
-           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
+             redirect_uri, code_challenge, audience, expires_at, created_at)
+           values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
           [
             d.codeHash,
             d.grantId,
@@ -101,6 +102,7 @@ export const oauthProjection: Projection = {
             d.scope,
             d.redirectUri,
             d.codeChallenge,
+            d.audience,
             d.codeExpiresAt,
             event.recordedAt,
           ],

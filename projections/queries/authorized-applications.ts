@@ -9,6 +9,10 @@ export interface AuthorizedApplication {
   permissions: string;
   scope: string;
   authorized_at: string | null;
+  /** 'dynamic' for a client that registered itself (an AI assistant through /mcp), else 'manual'. */
+  registration: "manual" | "dynamic";
+  /** A dynamic client's redirect URIs (JSON array), null for a manual application. */
+  redirect_uris: string | null;
 }
 
 /**
@@ -21,7 +25,7 @@ export async function authorizedApplications(
   webApplicationId: number | undefined,
 ): Promise<AuthorizedApplication[]> {
   const rows = await db.query<AuthorizedApplication>(
-    `select a.id, a.name, a.website, o.permissions, o.scope, o.authorized_at
+    `select a.id, a.name, a.website, o.permissions, o.scope, o.authorized_at, a.registration, a.redirect_uris
        from oauth_authorizations o join applications a on a.id = o.application_id
       where o.athlete_id = $1 and o.authorized
         and ($2::bigint is null or a.id <> $2::bigint)

@@ -3,6 +3,7 @@ import type { StoredEvent } from "../../events/index.ts";
 import { athleteErased, athleteProfileUpdated, athleteRegistered } from "../../events/athlete/events.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityReprocessed } from "../../events/activity/reprocessed.ts";
+import { activityCropped, activityCropUndone } from "../../events/activity/cropped.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
 import { activityLoad } from "./model.ts";
@@ -11,7 +12,7 @@ import { type ActivityStart, applyActivityRuns } from "../runs.ts";
 /**
  * Training load (docs/numbers.md, "Training load"; the fitness page and GET /v3/athletes/:id/fitness):
  * each activity's load — power TSS with the athlete's FTP as it stood when the activity was recorded
- * (or reprocessed), else heart-rate TRIMP, else 0 — with what it was computed from, and the athlete
+ * (or reprocessed, cropped, split), else heart-rate TRIMP, else 0 — with what it was computed from, and the athlete
  * settings the model needs (FTP, birthdate, sex), kept from the athlete's own events. Fitness,
  * fatigue and form are folded from these rows when asked (model.ts), so the tables stay a plain
  * function of the log.
@@ -49,6 +50,8 @@ export const trainingLoadProjection: Projection = {
     activityCreated.type,
     activityUpdated.type,
     activityReprocessed.type,
+    activityCropped.type,
+    activityCropUndone.type,
     activityDeleted.type,
   ],
   /** Runs of recorded/created activities: their athletes read once, their rows in one upsert. */
@@ -122,6 +125,27 @@ export const trainingLoadProjection: Projection = {
           athleteId: Number(row.athlete_id),
           startDate: row.start_date,
           startDateLocal: row.day,
+          private: row.private,
+          movingTime: facts.movingTime,
+          normalizedPower: facts.weightedAverageWatts,
+          averageHeartrate: facts.averageHeartrate,
+        });
+        return;
+      }
+      case activityCropped.type:
+      case activityCropUndone.type: {
+        // A crop, a split or its undoing: the figures over the window, and its start.
+        const { activityId, facts } = event.data;
+        const [row] = await tx.query<{ athlete_id: number; private: boolean }>(
+          "select athlete_id, private from training_load_activities where activity_id = $1",
+          [activityId],
+        );
+        if (!row) return;
+        await put(tx, {
+          activityId,
+          athleteId: Number(row.athlete_id),
+          startDate: facts.startDate,
+          startDateLocal: facts.startDateLocal,
           private: row.private,
           movingTime: facts.movingTime,
           normalizedPower: facts.weightedAverageWatts,

@@ -1,5 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { Auth } from "../http/auth.ts";
+import type { Dialect } from "../http/dialect.ts";
 import { forbidden, notFound } from "../http/errors.ts";
 import { canSeeActivity, viewerOf } from "../privacy/engine.ts";
 import type { ActivityContext } from "./extensions.ts";
@@ -30,11 +31,18 @@ export async function ownedActivity(db: Queryable, id: number, auth: Auth): Prom
   return row;
 }
 
-export function activityContext(platform: Platform, auth: Auth | null, includeAllEfforts = false): ActivityContext {
+/** What an activity is represented with for this caller, in the dialect the request came in (HandlerInput.dialect). */
+export function activityContext(
+  platform: Platform,
+  auth: Auth | null,
+  dialect: Dialect,
+  includeAllEfforts = false,
+): ActivityContext {
   return {
     db: platform.db,
     viewer: viewerOf(auth),
     publicUrl: platform.config.publicUrl,
+    dialect,
     includeAllEfforts,
     extensions: platform.activityExtensions,
   };

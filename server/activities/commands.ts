@@ -235,3 +235,37 @@ export async function reprocess(
     actor,
   );
 }
+
+/**
+ * Crop or split (server/crop/): the facts and efforts derived over the kept window, recorded for the
+ * owner (the decider: an uploaded activity, a window inside the one it stands for now).
+ */
+export async function cropActivity(
+  platform: Platform,
+  activityId: number,
+  crop: Omit<Command<"crop">, "type" | "activityId">,
+  actor: Actor,
+): Promise<void> {
+  await decide(platform, activityId, { type: "crop", activityId, ...crop }, actor);
+}
+
+/** Undoes the latest crop or split: the facts and efforts the activity had before it. */
+export async function undoCrop(
+  platform: Platform,
+  activityId: number,
+  undo: Omit<Command<"undoCrop">, "type" | "activityId">,
+  actor: Actor,
+): Promise<void> {
+  await decide(platform, activityId, { type: "undoCrop", activityId, ...undo }, actor);
+}
+
+/** Records the part after a split as an activity of its own (once per idempotency key). Returns the events appended now. */
+export async function recordSplitPart(
+  platform: Platform,
+  part: Omit<Command<"recordSplit">, "type">,
+  actor: Actor,
+  idempotencyKey: string,
+): Promise<NewEvent[]> {
+  return (await decide(platform, part.activity.activityId, { type: "recordSplit", ...part }, actor, idempotencyKey))
+    .events;
+}

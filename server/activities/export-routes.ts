@@ -78,7 +78,8 @@ function activityGpx(
     const time = typeof streams?.time?.[i] === "number" ? `<time>${iso(streams.time[i])}</time>` : "";
     const hr = streams?.heartrate?.[i], cad = streams?.cadence?.[i], watts = streams?.watts?.[i];
     const tpx = [
-      typeof hr === "number" ? `<gpxtpx:hr>${Math.round(hr)}</gpxtpx:hr>` : "",
+      // A heart rate of 0 is no reading (docs/numbers.md, Streams).
+      typeof hr === "number" && hr > 0 ? `<gpxtpx:hr>${Math.round(hr)}</gpxtpx:hr>` : "",
       typeof cad === "number" ? `<gpxtpx:cad>${Math.round(cad)}</gpxtpx:cad>` : "",
     ].join("");
     const power = typeof watts === "number" ? `<power>${Math.round(watts)}</power>` : "";

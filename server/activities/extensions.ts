@@ -2,6 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { ActivityRow } from "../../projections/activities/queries.ts";
 import type { ActivityDetailPart } from "../../projections/queries/activity-detail.ts";
 import type { Viewer, ZoneSet } from "../privacy/engine.ts";
+import type { Dialect } from "../http/dialect.ts";
 import type { GearRow } from "../gear/represent.ts";
 import type { PhotoRow } from "../../projections/activities/queries.ts";
 
@@ -10,6 +11,8 @@ export interface ActivityContext {
   db: Queryable;
   viewer: Viewer | null;
   publicUrl: string;
+  /** The contract the answer keeps to (server/http/dialect.ts): the spec's summary on /v3, Strava's on /api/v3. */
+  dialect: Dialect;
   /** GET /v3/activities/:id?include_all_efforts=true */
   includeAllEfforts: boolean;
   /** What other families add to activities: the platform's list (server/wiring.ts). */

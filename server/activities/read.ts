@@ -48,7 +48,8 @@ async function summariesWithZones(rows: readonly ActivityRow[], context: Activit
   ]);
   const summaries = rows.map((row) => {
     const release = releaseFor(row, context.viewer, zones.get(row.athlete_id));
-    return summaryActivity(row, release, kudoed.has(row.id), extras.map((extra) => extra.get(row.id) ?? {}));
+    const own = extras.map((extra) => extra.get(row.id) ?? {});
+    return summaryActivity(row, release, kudoed.has(row.id), own, context.dialect);
   });
   return { summaries, zones };
 }
@@ -69,7 +70,7 @@ export async function detailedActivity(row: ActivityRow, context: ActivityContex
     for (const extension of context.extensions) {
       if (extension.summary) extras.push((await extension.summary([row], context)).get(row.id) ?? {});
     }
-    summary = summaryActivity(row, release, pre.hasKudoed, extras);
+    summary = summaryActivity(row, release, pre.hasKudoed, extras, context.dialect);
   } else {
     const loaded = await summariesWithZones([row], context);
     summary = loaded.summaries[0];
@@ -82,5 +83,6 @@ export async function detailedActivity(row: ActivityRow, context: ActivityContex
   for (const extension of context.extensions) {
     if (extension.detail) extras.push(await extension.detail(row, context));
   }
-  return detailedActivityOf(row, summary, release, { gear, photos, polyline, publicUrl: context.publicUrl }, extras);
+  const reads = { gear, photos, polyline, publicUrl: context.publicUrl };
+  return detailedActivityOf(row, summary, release, reads, extras, context.dialect);
 }

@@ -8,6 +8,7 @@ import { type GearRow, summaryGear } from "../gear/represent.ts";
 import { photosSummary } from "./photos-summary.ts";
 import type { PhotoRow } from "../../projections/activities/queries.ts";
 import type { zDetailedActivity, zSummaryActivity } from "./schema.ts";
+import type { Dialect } from "../http/dialect.ts";
 
 /**
  * Activities as the API shows them, built from rows and what was read with them (pure: the reads
@@ -22,8 +23,55 @@ export type { ActivityRow };
  * holds them (text the decider checked when it was recorded).
  */
 type AsStored<T> = Omit<T, "type" | "sport_type"> & { type: string; sport_type: string };
-export type SummaryActivity = AsStored<z.input<typeof zSummaryActivity>>;
+/** The spec's summary (zSummaryActivity); Strava's dialect adds device_name, which its summaries carry. */
+export type SummaryActivity = AsStored<z.input<typeof zSummaryActivity>> & { device_name?: string | null };
 export type DetailedActivity = AsStored<z.input<typeof zDetailedActivity>>;
+
+/**
+ * What the spec's summary representation omits of the detailed one (spec, Activity: "same as
+ * detailed except these attributes are omitted"). Strava's summaries carry device_name; on /v3 none
+ * of these appear in a summary (tests/dropin/spec-contract.test.ts reads the list from the spec).
+ */
+export const SPEC_SUMMARY_OMITS = [
+  "calories",
+  "description",
+  "gear",
+  "segment_efforts",
+  "splits_metric",
+  "splits_standard",
+  "laps",
+  "best_efforts",
+  "device_name",
+  "embed_token",
+  "photos",
+] as const;
+
+/**
+ * The string fields of the spec's Activity table (and the map's polylines): on /v3 a string is
+ * never null ("string", not "string or null"), "" where there is none — an activity without a
+ * description, gear, device or GPS track. Strava's dialect answers null there, as Strava does.
+ */
+const SPEC_STRINGS = [
+  "external_id",
+  "name",
+  "description",
+  "type",
+  "timezone",
+  "location_city",
+  "location_state",
+  "location_country",
+  "device_name",
+  "embed_token",
+  "gear_id",
+] as const;
+
+function specStrings<T extends { map: { polyline?: string | null; summary_polyline: string | null } }>(activity: T): T {
+  const fields = activity as Record<string, unknown>;
+  for (const key of SPEC_STRINGS) if (fields[key] === null) fields[key] = "";
+  if (activity.map.summary_polyline === null) activity.map.summary_polyline = "";
+  if (activity.map.polyline === null) activity.map.polyline = "";
+  return activity;
+}
 
 export function metaActivity(id: number) {
   return { id, resource_state: 1 };
@@ -75,7 +123,6 @@ function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean): S
     start_latitude: latlng(f.startLatlng)?.[0] ?? null,
     start_longitude: latlng(f.startLatlng)?.[1] ?? null,
     visibility: row.private ? "only_me" : "everyone",
-    device_name: f.deviceName ?? null,
     location_city: null,
     location_state: null,
     location_country: null,
@@ -117,16 +164,23 @@ function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean): S
  * A summary activity (resource_state 2): detail-only attributes absent. For everyone but the owner
  * with view_private, points inside the owner's privacy zones are cut from the polyline and a
  * start/end location inside a zone is null (`release`, from the privacy engine). `extras`: the
- * fields each activity extension adds, merged in order.
+ * fields each activity extension adds, merged in order. In Strava's dialect the summary also
+ * carries device_name, as Strava's list answers do; on /v3 nothing the spec's summary omits.
  */
 export function summaryActivity(
   row: ActivityRow,
   release: Release,
   hasKudoed: boolean,
   extras: readonly Record<string, unknown>[],
+  dialect: Dialect,
 ): SummaryActivity {
-  const summary = baseActivity(row, release, hasKudoed);
+  const summary: SummaryActivity = baseActivity(row, release, hasKudoed);
+  if (dialect === "strava") summary.device_name = row.facts.deviceName ?? null;
   for (const extra of extras) Object.assign(summary, extra);
+  if (dialect === "spec") {
+    for (const omitted of SPEC_SUMMARY_OMITS) delete (summary as Record<string, unknown>)[omitted];
+    specStrings(summary);
+  }
   return summary;
 }
 
@@ -243,6 +297,7 @@ export function detailedActivityOf(
   release: Release,
   reads: ActivityDetailReads,
   extras: readonly Record<string, unknown>[],
+  dialect: Dialect,
 ): DetailedActivity {
   const f = row.facts;
   const detail: DetailedActivity = {
@@ -265,7 +320,11 @@ export function detailedActivityOf(
     photos: photosSummary(reads.publicUrl, reads.photos),
     device_name: f.deviceName,
     embed_token: embedToken(row),
+    // This server's addition (docs/numbers.md): the altitudes are the recording's GPS altitude.
+    elevation_from_gps: f.elevationSource === undefined || f.elevationSource === null
+      ? null
+      : f.elevationSource === "gps",
   };
   for (const extra of extras) Object.assign(detail, extra);
-  return detail;
+  return dialect === "spec" ? specStrings(detail) : detail;
 }

@@ -67,7 +67,7 @@ export const activityRoutes = [
     resource: "Activity",
     body: createBody,
     status: 201,
-    async handler({ platform, auth, body, requestId }) {
+    async handler({ platform, auth, body, dialect, requestId }) {
       const activityId = await createManualActivity(platform, {
         athleteId: auth.athleteId,
         name: body.name,
@@ -83,7 +83,7 @@ export const activityRoutes = [
       }, requestActor(auth, requestId));
       const row = await findActivity(platform.db, activityId);
       if (!row) throw notFound("Activity");
-      return await detailedActivity(row, activityContext(platform, auth));
+      return await detailedActivity(row, activityContext(platform, auth, dialect));
     },
   }),
   defineRoute({
@@ -96,7 +96,7 @@ export const activityRoutes = [
     resource: "Activity",
     params: idParams,
     query: z.object({ include_all_efforts: zBool.optional() }),
-    async handler({ platform, auth, params, query }) {
+    async handler({ platform, auth, params, query, dialect }) {
       const includeAll = query.include_all_efforts ?? false;
       const found = await findActivityDetail(
         platform.db,
@@ -113,7 +113,7 @@ export const activityRoutes = [
       const { row, preload } = found;
       if (!canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
       if (row.athlete_id !== auth.athleteId) throw forbidden("Activity", "athlete", "forbidden");
-      return await detailedActivity(row, { ...activityContext(platform, auth, includeAll), preload });
+      return await detailedActivity(row, { ...activityContext(platform, auth, dialect, includeAll), preload });
     },
   }),
   defineRoute({
@@ -130,7 +130,7 @@ export const activityRoutes = [
     resource: "Activity",
     params: idParams,
     body: updateBody,
-    async handler({ platform, auth, params, body, requestId }) {
+    async handler({ platform, auth, params, body, dialect, requestId }) {
       await ownedActivity(platform.db, params.id, auth);
       await updateActivity(platform, params.id, auth.athleteId, {
         name: body.name,
@@ -145,7 +145,7 @@ export const activityRoutes = [
       }, requestActor(auth, requestId));
       const row = await findActivity(platform.db, params.id);
       if (!row) throw notFound("Activity");
-      return await detailedActivity(row, activityContext(platform, auth));
+      return await detailedActivity(row, activityContext(platform, auth, dialect));
     },
   }),
   defineRoute({
@@ -170,12 +170,13 @@ export const activityRoutes = [
     response: zSummaryActivityList,
     summary: "The authenticated athlete's activities (summary), newest first; oldest first with after.",
     description:
-      "before/after are epoch seconds on start_date (either, both, or neither); page/per_page then page within that window, as the real service combines them. Newest first; oldest first when after is given.",
+      "before/after are epoch seconds on start_date; before, after and page cannot be combined (400 naming each one given). Newest first; oldest first when after is given. On /api/v3 (Strava's dialect) they combine as Strava's clients send them: the date window first, then page/per_page within it (docs/app-developers.md, 'Two dialects').",
     tag: "Activities",
     auth: "token",
     resource: "Activity",
     query: listQuery,
-    async handler({ platform, auth, query }) {
+    exclusive: ["before", "after", "page"],
+    async handler({ platform, auth, query, dialect }) {
       const { perPage, offset } = paging(query);
       const viewer = viewerOf(auth);
       const rows = await athleteActivitiesPage(
@@ -189,7 +190,7 @@ export const activityRoutes = [
           offset,
         },
       );
-      return await summaryActivities(rows, activityContext(platform, auth));
+      return await summaryActivities(rows, activityContext(platform, auth, dialect));
     },
   }),
 ];

@@ -84,7 +84,7 @@ export const activityDataRoutes = [
     auth: "token",
     resource: "Activity",
     params: z.object({ id: zNumId }),
-    async handler({ platform, auth, params }) {
+    async handler({ platform, auth, params, dialect }) {
       const row = await ownedActivity(platform.db, params.id, auth);
       const athlete = await findAthlete(platform.db, auth.athleteId);
       if (!athlete) throw notFound("Athlete");
@@ -94,7 +94,7 @@ export const activityDataRoutes = [
       return activityZones(data, { birthdate: athlete.birthdate, ftp: athlete.ftp }, {
         startDate: row.start_date,
         deviceWatts: row.facts.deviceWatts,
-      });
+      }, dialect);
     },
   }),
 ];

@@ -18,6 +18,13 @@ import { effortIdFor, matchActivity } from "../segments/efforts.ts";
 import { deriveContextOf, deriveFile } from "../uploads/derive-upload.ts";
 import { keepPolyline } from "../uploads/polyline-blob.ts";
 import { receivedUpload } from "../../events/upload/received.ts";
+import {
+  activityCropped,
+  activityCropUndone,
+  activitySplitFrom,
+  type RecordingWindow,
+} from "../../events/activity/cropped.ts";
+import { windowMs } from "../crop/history.ts";
 
 type Facts = z.infer<typeof reprocessedFacts>;
 type Recorded = EventData<typeof activityRecorded>;
@@ -74,7 +81,7 @@ function canonical(value: unknown): string {
   return toJson(sort(value));
 }
 
-function pick(source: Facts | Recorded): Facts {
+function pick(source: Facts | Recorded | EventData<typeof activityCropped>["facts"]): Facts {
   return Object.fromEntries(FACT_KEYS.map((k) => [k, source[k]])) as Facts;
 }
 
@@ -85,12 +92,19 @@ async function currentState(platform: Platform, activityId: number) {
   if (!recorded) return undefined;
   let facts = pick(recorded);
   let efforts: Matched | null = null;
+  // A crop or split keeps a window of the file: it is derived again over that window only.
+  let window: RecordingWindow | null = null;
   for (const stored of events) {
     const e = catalogued(stored);
     if (e.type === activityReprocessed.type) facts = e.data.facts;
+    if (e.type === activityCropped.type || e.type === activityCropUndone.type) {
+      facts = pick(e.data.facts);
+      window = e.data.window;
+    }
+    if (e.type === activitySplitFrom.type) window = e.data.window;
     if (e.type === segmentEffortsMatched.type || e.type === segmentEffortsRematched.type) efforts = e.data;
   }
-  return { recorded, facts, efforts };
+  return { recorded, facts, efforts, window };
 }
 
 /**
@@ -157,6 +171,10 @@ export async function reprocessActivity(platform: Platform, activityId: number):
     received,
     await deriveContextOf(platform.db, received),
     platform.config.maxUploadBytes,
+    undefined,
+    undefined,
+    undefined,
+    windowMs(current.window),
   );
   const streamsSha256 = await putBlob(platform.db, new TextEncoder().encode(JSON.stringify(derived.streams)));
   const ranks = new Map(current.facts.bestEfforts.map((b) => [b.name, b.prRank]));

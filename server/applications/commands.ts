@@ -9,6 +9,7 @@ import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { hashSecret, randomSecret } from "../security.ts";
+import type { ClientMetadata } from "../oauth/registration.ts";
 
 export interface NewApplication {
   name: string;
@@ -68,6 +69,7 @@ export async function createApplication(
       kind: "public",
       expiresAt: null,
       grantId: null,
+      audience: "api",
     },
   }, appendOptions(actor));
   return { client_id: applicationId, client_secret: clientSecret, access_token: publicToken };
@@ -113,7 +115,44 @@ export async function issueToken(
       kind: "access",
       expiresAt: input.expiresAt ?? null,
       grantId: input.grantId ?? null,
+      audience: "api",
     },
   }, appendOptions(actor));
   return token;
+}
+
+export interface RegisteredClient {
+  client_id: number;
+  /** Only for a client that asked to authenticate with a secret; shown once. */
+  client_secret?: string;
+}
+
+/**
+ * Registers a client that asked for itself (RFC 7591, POST /oauth/register; the metadata already
+ * checked by server/oauth/registration.ts): an application with no owner, its redirect URIs, and
+ * a client secret only when it asked to authenticate with one (only its hash is kept).
+ */
+export async function registerClient(
+  platform: Platform,
+  metadata: ClientMetadata,
+  actor: Actor = systemActor("oauth-registration"),
+): Promise<RegisteredClient> {
+  const applicationId = await nextId(platform.db, "application");
+  const clientSecret = metadata.tokenEndpointAuthMethod === "none" ? undefined : randomSecret();
+  await handleCommand(platform.store, applicationStream(applicationId), applicationDecider, {
+    type: "registerClient",
+    client: {
+      applicationId,
+      name: metadata.name,
+      clientUri: metadata.clientUri,
+      redirectUris: metadata.redirectUris,
+      tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
+      clientSecretHash: clientSecret === undefined ? null : hashSecret(clientSecret),
+      softwareId: metadata.softwareId,
+      softwareVersion: metadata.softwareVersion,
+    },
+  }, appendOptions(actor));
+  return clientSecret === undefined
+    ? { client_id: applicationId }
+    : { client_id: applicationId, client_secret: clientSecret };
 }

@@ -12,7 +12,9 @@ type RouteJson = Omit<z.input<typeof zRoute>, "athlete"> & { athlete: Record<str
 /**
  * Routes as Strava's API model shapes them (Route): the owner as a summary athlete, the map of what
  * the viewer may see, type 1 ride / 2 run, sub_type 1 road … 5 mixed, timestamp (epoch seconds of
- * creation), estimated_moving_time in seconds. Segments and waypoints are not kept: always [].
+ * creation), estimated_moving_time in seconds. Segments, waypoints and directions (Strava's
+ * turn-by-turn RouteDirection list) are not kept: always [], an honest empty list. Strings are never
+ * null (Strava's model types them string): a route without points has "" polylines.
  * `owners`: the routes' owners by id (read.ts ownersOf); an owner not found is answered as a meta athlete.
  */
 export function routesJson(
@@ -26,7 +28,7 @@ export function routesJson(
       athlete: owner
         ? athleteFor(owner, { athleteId: viewer?.athleteId ?? 0 }, { form: "summary" })
         : metaAthlete(row.athlete_id),
-      description: row.description,
+      description: row.description ?? "",
       distance: row.distance,
       elevation_gain: row.elevation_gain,
       id: row.id,
@@ -35,8 +37,8 @@ export function routesJson(
       resource_state: 3,
       map: {
         id: `r${row.id}`,
-        polyline: points.length ? encodePolyline(points) : null,
-        summary_polyline: points.length ? summaryPolyline(points) : null,
+        polyline: points.length ? encodePolyline(points) : "",
+        summary_polyline: points.length ? summaryPolyline(points) : "",
         resource_state: 3,
       },
       name: row.name,
@@ -50,6 +52,7 @@ export function routesJson(
       estimated_moving_time: row.estimated_moving_time,
       segments: [],
       waypoints: [],
+      directions: [],
     };
   });
 }

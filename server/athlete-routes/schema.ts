@@ -22,8 +22,8 @@ export const zRoute = model(
     resource_state: z.number().int(),
     map: z.object({
       id: z.string(),
-      polyline: z.string().nullable(),
-      summary_polyline: z.string().nullable(),
+      polyline: z.string(),
+      summary_polyline: z.string(),
       resource_state: z.number().int(),
     }),
     name: z.string(),
@@ -37,6 +37,9 @@ export const zRoute = model(
     estimated_moving_time: z.number().int(),
     segments: z.array(z.object({ id: z.number().int() }).passthrough()),
     waypoints: z.array(z.object({ latlng: z.tuple([z.number(), z.number()]) }).passthrough()),
+    directions: z.array(z.object({ distance: z.number(), action: z.number().int(), name: z.string() })).describe(
+      "Strava's Route model lists turn-by-turn directions (RouteDirection: distance, action, name); this server computes none, so the list is empty.",
+    ),
   }),
   "Strava's Route: a planned course, cut from an activity or drawn (extension: POST /v3/routes).",
   {
@@ -64,6 +67,7 @@ export const zRoute = model(
     estimated_moving_time: 8305,
     segments: [],
     waypoints: [],
+    directions: [],
   },
 );
 

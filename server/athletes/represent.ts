@@ -95,9 +95,10 @@ function summaryOf(row: AthleteRow, relationship: Relationship = { friend: null,
     lastname: row.lastname,
     profile_medium: athleteAvatarUrl(Number(row.id), "medium"),
     profile: athleteAvatarUrl(Number(row.id), "large"),
-    city: row.city,
-    state: row.state,
-    country: row.country,
+    // Strings, never null (spec and Strava's model): "" where the athlete gave none.
+    city: row.city ?? "",
+    state: row.state ?? "",
+    country: row.country ?? "",
     sex: row.sex,
     premium: row.premium,
     // Strava's SummaryAthlete: summit replaces the deprecated premium (the same subscription flag).
@@ -113,8 +114,8 @@ function detailOf(row: AthleteRow, extras: DetailExtras) {
   const { followerCount, friendCount, clubs, bikes, shoes, ...more } = extras;
   return {
     ...summaryOf(row),
-    username: null,
-    bio: null,
+    username: "",
+    bio: "",
     summit: row.premium,
     badge_type_id: row.premium ? 1 : 0,
     resource_state: 3,

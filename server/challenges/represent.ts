@@ -15,7 +15,8 @@ export function summaryChallenge(row: ChallengeRow): z.input<typeof zSummaryChal
     start_date: row.start_date,
     end_date: row.end_date,
     segment_id: row.segment_id === null ? null : Number(row.segment_id),
-    activity_type: row.activity_type,
+    // A string, never null (the spec's Challenge table): "" for a challenge of every sport.
+    activity_type: row.activity_type ?? "",
     dimension: row.dimension,
     goal: Number(row.goal),
     goal_hidden: false,

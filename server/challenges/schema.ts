@@ -12,7 +12,7 @@ const summaryShape = {
   start_date: date,
   end_date: date,
   segment_id: nullableInt,
-  activity_type: nullableStr,
+  activity_type: z.string().describe('The sport that counts; "" for every sport.'),
   dimension: z.string(),
   goal: num,
   goal_hidden: z.boolean(),

@@ -19,18 +19,20 @@ export function summaryClub(row: ClubRow): z.input<typeof zSummaryClub> {
     name: row.name,
     profile_medium: clubAvatarUrl(Number(row.id), "medium"),
     profile: clubAvatarUrl(Number(row.id), "large"),
-    cover_photo: null,
-    cover_photo_small: null,
+    // Strava's model types these as strings (URLs; its clients parse them as URLs): the club's cover band.
+    cover_photo: clubAvatarUrl(Number(row.id), "cover"),
+    cover_photo_small: clubAvatarUrl(Number(row.id), "cover_small"),
     ...clubSportFields(row.sport_type),
     sport_type: clubSportType(row.sport_type),
-    city: row.city,
-    state: row.state,
-    country: row.country,
+    // Strings, never null (spec and Strava's model): "" where the club names none.
+    city: row.city ?? "",
+    state: row.state ?? "",
+    country: row.country ?? "",
     private: row.private,
     member_count: Number(row.member_count),
     featured: false,
     verified: row.verified,
-    url: row.url,
+    url: row.url ?? "",
   };
 }
 
@@ -43,7 +45,7 @@ export function detailedClub(
   return {
     ...summaryClub(row),
     resource_state: 3,
-    description: row.description,
+    description: row.description ?? "",
     club_type: row.club_type,
     owner_id: Number(row.owner_id),
     following_count: followingCount,

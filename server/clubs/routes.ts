@@ -16,7 +16,8 @@ import { requestActor } from "../actor.ts";
 import { CLUB_DESCRIPTION_MAX, CLUB_NAME_MAX, CLUB_PLACE_MAX } from "../../events/club/decide.ts";
 import { CLUB_SPORT_TYPES, CLUB_TYPES } from "../../events/club/events.ts";
 import type { Auth } from "../http/auth.ts";
-import { badRequest, notFound } from "../http/errors.ts";
+import type { Dialect } from "../http/dialect.ts";
+import { notFound } from "../http/errors.ts";
 import { paging, zBool, zEpoch, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import type { Platform } from "../platform.ts";
@@ -129,6 +130,7 @@ async function clubFeed(
   clubId: number,
   auth: Auth,
   query: { before?: number; page?: number; per_page?: number },
+  dialect: Dialect,
 ) {
   const { perPage, offset } = paging(query);
   const ids = await clubFeedActivityIds(platform.db, {
@@ -139,7 +141,7 @@ async function clubFeed(
     offset,
     before: query.before === undefined ? undefined : new Date(query.before * 1000).toISOString(),
   });
-  const context = activityContext(platform, auth);
+  const context = activityContext(platform, auth, dialect);
   return clubActivities(ids, { ...context, viewer: viewerOf(auth)! });
 }
 
@@ -262,16 +264,15 @@ export const clubRoutes = [
     path: "/v3/clubs/:id/activities",
     response: zClubActivityList,
     summary: "Recent activities of the club's members (members only; the latest 200 are reachable).",
-    description: "`before` (epoch seconds) and `page` cannot be combined. Private activities are not listed.",
+    description:
+      "Summary activities with `guid`, each athlete a summary athlete. `before` (epoch seconds) and `page` cannot be combined (400 naming both). Private activities are not listed. On /api/v3 (Strava's dialect) the items are Strava's ClubActivity (name, distances, times, types; the athlete as first name and last initial) and `before` combines with `page` (docs/app-developers.md, 'Two dialects').",
     tag: "Clubs",
     auth: "token",
     resource: "Club",
     params: clubParams,
     query: z.object({ ...zPaging, before: zEpoch.optional() }),
-    async handler({ platform, auth, params, query }) {
-      if (query.before !== undefined && query.page !== undefined) {
-        throw badRequest("Club", "before", "cannot be combined with page");
-      }
+    exclusive: ["before", "page"],
+    async handler({ platform, auth, params, query, dialect }) {
       await requireClub(platform.db, params.id);
       const viewer = await membershipOf(platform.db, params.id, auth.athleteId);
       if (viewer.membership !== "member") {
@@ -283,7 +284,7 @@ export const clubRoutes = [
           "only club members see club activities",
         );
       }
-      return clubFeed(platform, params.id, auth, query);
+      return clubFeed(platform, params.id, auth, query, dialect);
     },
   }),
   defineRoute({

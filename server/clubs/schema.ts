@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { int, model, nullableStr, zActivityTypeEnum } from "../http/schema.ts";
+import { int, model, zActivityTypeEnum } from "../http/schema.ts";
 
 /** Clubs (Strava's SummaryClub / DetailedClub, the club feed's ClubActivity). */
 const summaryShape = {
@@ -8,15 +8,15 @@ const summaryShape = {
   name: z.string(),
   profile_medium: z.string().meta({ format: "uri" }),
   profile: z.string().meta({ format: "uri" }),
-  cover_photo: nullableStr,
-  cover_photo_small: nullableStr,
+  cover_photo: z.string().meta({ format: "uri" }),
+  cover_photo_small: z.string().meta({ format: "uri" }),
   activity_types: z.array(zActivityTypeEnum),
   activity_types_icon: z.string(),
   localized_sport_type: z.string(),
   sport_type: z.enum(["cycling", "running", "triathlon", "other"]),
-  city: nullableStr,
-  state: nullableStr,
-  country: nullableStr,
+  city: z.string(),
+  state: z.string(),
+  country: z.string(),
   private: z.boolean(),
   member_count: int,
   featured: z.boolean(),
@@ -30,14 +30,14 @@ const example = {
   name: "Dom Riders",
   profile_medium: "https://fitness.example/avatars/clubs/231407/medium.png",
   profile: "https://fitness.example/avatars/clubs/231407/large.png",
-  cover_photo: null,
-  cover_photo_small: null,
+  cover_photo: "https://fitness.example/avatars/clubs/231407/cover.png",
+  cover_photo_small: "https://fitness.example/avatars/clubs/231407/cover_small.png",
   activity_types: ["Ride", "VirtualRide"],
   activity_types_icon: "sports_bike_normal",
   localized_sport_type: "Cycling",
   sport_type: "cycling",
   city: "Utrecht",
-  state: null,
+  state: "",
   country: "Netherlands",
   private: false,
   member_count: 12,
@@ -64,7 +64,7 @@ export const zDetailedClub = model(
   "DetailedClub",
   z.object({
     ...summaryShape,
-    description: nullableStr,
+    description: z.string(),
     club_type: z.string(),
     owner_id: int,
     following_count: int,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { findAthlete, findAthletes } from "../../projections/athletes/queries.ts";
+import { findAthlete } from "../../projections/athletes/queries.ts";
 import { athleteStats } from "../../projections/athlete-stats/queries.ts";
 import { relationships } from "../../projections/follows/projection.ts";
 import {
@@ -13,6 +13,7 @@ import { requestActor } from "../actor.ts";
 import { followAthlete, unfollowAthlete } from "../athletes/commands.ts";
 import { activityStatsBody } from "../athletes/stats-routes.ts";
 import type { Auth } from "../http/auth.ts";
+import type { Dialect } from "../http/dialect.ts";
 import { notFound } from "../http/errors.ts";
 import { paging, zEpoch, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
@@ -34,27 +35,12 @@ const idParams = z.object({ id: zNumId });
 const todayUtc = () => new Date().toISOString().slice(0, 10);
 
 /** Listed activities as summaries, each with its athlete as a summary athlete (with friend/follower). */
-async function shown(platform: Platform, auth: Auth, listed: ListedActivity[]) {
+async function shown(platform: Platform, auth: Auth, listed: ListedActivity[], dialect: Dialect) {
   const summaries = await feedActivities(listed.map((l) => l.id), {
-    ...activityContext(platform, auth),
+    ...activityContext(platform, auth, dialect),
     viewer: { athleteId: auth.athleteId, viewPrivate: auth.permissions.has("view_private") },
-  });
-  const owners = [...new Set(listed.map((l) => l.athleteId))];
-  const [athletes, rel] = await Promise.all([
-    findAthletes(platform.db, owners),
-    relationships(platform.db, auth.athleteId, owners),
-  ]);
-  const ownerOf = new Map(listed.map((l) => [l.id, l.athleteId]));
-  return summaries.map(({ guid, ...summary }) => {
-    const ownerId = ownerOf.get(Number(guid.slice("activity-".length)))!;
-    const owner = athletes.get(ownerId);
-    return {
-      ...summary,
-      athlete: owner
-        ? athleteFor(owner, auth, { form: "summary", relationship: rel.get(ownerId) })
-        : { id: ownerId, resource_state: 1 },
-    };
-  });
+  }, "summary");
+  return summaries.map(({ guid: _guid, ...summary }) => summary);
 }
 
 async function existingAthlete(platform: Platform, id: number) {
@@ -90,7 +76,7 @@ export const athleteFeedRoutes = [
     resource: "Activity",
     query: z.object({ before: zEpoch.optional(), ...zPaging }),
     response: zFeedActivities,
-    async handler({ platform, auth, query }) {
+    async handler({ platform, auth, query, dialect }) {
       const { perPage, offset } = paging(query);
       const viewer = viewerOf(auth);
       const listed = await followingFeedIds(
@@ -103,7 +89,7 @@ export const athleteFeedRoutes = [
           before: query.before,
         },
       );
-      return await shown(platform, auth, listed);
+      return await shown(platform, auth, listed, dialect);
     },
   }),
   defineRoute({
@@ -119,7 +105,7 @@ export const athleteFeedRoutes = [
     params: idParams,
     query: z.object({ ...zPaging }),
     response: zFeedActivities,
-    async handler({ platform, auth, params, query }) {
+    async handler({ platform, auth, params, query, dialect }) {
       await existingAthlete(platform, params.id);
       const { perPage, offset } = paging(query);
       const viewer = viewerOf(auth);
@@ -132,7 +118,7 @@ export const athleteFeedRoutes = [
           offset,
         },
       );
-      return await shown(platform, auth, listed);
+      return await shown(platform, auth, listed, dialect);
     },
   }),
   defineRoute({

@@ -11,7 +11,7 @@ export function summaryGear(row: GearRow): z.input<typeof zSummaryGear> {
     id: row.id,
     primary: row.is_primary,
     name: row.name,
-    nickname: row.nickname,
+    nickname: row.nickname ?? "",
     resource_state: 2,
     retired: row.retired,
     distance,
@@ -24,9 +24,10 @@ export function detailedGear(row: GearRow): z.input<typeof zDetailedGear> {
   const base = {
     ...summaryGear(row),
     resource_state: 3,
-    brand_name: row.brand_name,
-    model_name: row.model_name,
-    description: row.description,
+    // Strings, never null (Strava's model types them string): "" where the athlete gave none.
+    brand_name: row.brand_name ?? "",
+    model_name: row.model_name ?? "",
+    description: row.description ?? "",
   };
   return row.kind === "bike"
     ? { ...base, frame_type: row.frame_type, weight: row.weight === null ? null : Number(row.weight) }

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { model, nullableNum, nullableStr, num } from "../http/schema.ts";
+import { model, nullableNum, num } from "../http/schema.ts";
 
 /** Gear (Strava's SummaryGear / DetailedGear). */
 const summaryShape = {
   id: z.string(),
   primary: z.boolean(),
   name: z.string(),
-  nickname: nullableStr,
+  nickname: z.string(),
   resource_state: z.number().int(),
   retired: z.boolean(),
   distance: num,
@@ -33,9 +33,9 @@ export const zDetailedGear = model(
   "DetailedGear",
   z.object({
     ...summaryShape,
-    brand_name: nullableStr,
-    model_name: nullableStr,
-    description: nullableStr,
+    brand_name: z.string(),
+    model_name: z.string(),
+    description: z.string(),
     frame_type: z.number().int().nullable().optional(),
     weight: nullableNum.optional(),
   }),
@@ -51,7 +51,7 @@ export const zDetailedGear = model(
     converted_distance: 1234.6,
     brand_name: "Koga",
     model_name: "Kimera",
-    description: null,
+    description: "",
     frame_type: 3,
     weight: 8.2,
   },

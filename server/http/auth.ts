@@ -2,6 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import { accessTokenByHash } from "../../projections/applications/queries.ts";
 import { tokenReadModelChanges } from "../../projections/applications/token-changes.ts";
 import { hashSecret } from "../security.ts";
+import type { TokenAudience } from "../../events/application/audience.ts";
 
 /** Permissions a token can carry. The legacy scope names are the spec's; newer names map onto them. */
 export type Permission = "read" | "write" | "view_private";
@@ -46,12 +47,14 @@ export interface Auth {
   applicationId: number;
   permissions: ReadonlySet<Permission>;
   tokenHash: string;
+  /** The resource the token was issued for (RFC 8707): the API or the MCP endpoint. */
+  audience: TokenAudience;
   application: { internal: boolean; kudosEnabled: boolean; challengesEnabled: boolean };
 }
 
 export type TokenLookup =
   | { ok: true; auth: Auth }
-  | { ok: false; reason: "unknown" | "revoked" | "expired" };
+  | { ok: false; reason: "unknown" | "revoked" | "expired" | "audience" };
 
 /**
  * Valid tokens are remembered per database for at most TOKEN_CACHE_MS, keyed by token hash. Any
@@ -86,8 +89,22 @@ function forgetOnChange(): number {
   return generation;
 }
 
-/** Resolves an access token through the access_tokens read model (cached briefly, see above). */
-export async function lookupToken(db: Queryable, token: string, now = new Date()): Promise<TokenLookup> {
+/**
+ * Resolves an access token through the access_tokens read model (cached briefly, see above). A
+ * token issued for another resource than `audience` (an MCP token at the API, an API token at
+ * /mcp) is refused: reason "audience".
+ */
+export async function lookupToken(
+  db: Queryable,
+  token: string,
+  now = new Date(),
+  audience: TokenAudience = "api",
+): Promise<TokenLookup> {
+  const found = await lookupAnyToken(db, token, now);
+  return found.ok && found.auth.audience !== audience ? { ok: false, reason: "audience" } : found;
+}
+
+async function lookupAnyToken(db: Queryable, token: string, now: Date): Promise<TokenLookup> {
   const tokenHash = hashSecret(token);
   forgetOnChange();
   const hit = tokenCaches.get(db)?.get(tokenHash);
@@ -125,6 +142,7 @@ async function lookupTokenRow(
       applicationId: Number(row.application_id),
       permissions: new Set(row.scopes.split(",").filter(Boolean) as Permission[]),
       tokenHash,
+      audience: row.audience,
       application: {
         internal: row.internal,
         kudosEnabled: row.kudos_enabled,

@@ -2,14 +2,10 @@ import type { Context, Hono } from "hono";
 import type { Platform } from "../platform.ts";
 import { readParams } from "./body.ts";
 import { jsonResponse, tokenLookupOf } from "./conventions.ts";
+import { type Dialect, dialectPaths } from "./dialect.ts";
 import { ApiError, authorizationError } from "./errors.ts";
 import { parseWith } from "./input.ts";
 import { type AnyRoute, routePermission } from "./route.ts";
-
-/** The Hono paths a route answers on: /v3 routes also under /api/v3 (the real service's layout). */
-export function routePaths(route: AnyRoute): string[] {
-  return route.path.startsWith("/v3/") ? [route.path, `/api${route.path}`] : [route.path];
-}
 
 /** Resolves the caller of a token route, or throws the documented 401. */
 function authenticate(c: Context, route: AnyRoute) {
@@ -27,13 +23,34 @@ function authenticate(c: Context, route: AnyRoute) {
   return lookup.auth;
 }
 
-/** Mounts declared routes: authentication, scope, validation, then the handler's JSON. */
+/**
+ * The spec's "cannot be combined" (a route's `exclusive` parameters): on /v3, two or more of them in
+ * one request are a 400 naming each one given. Strava's dialect combines them (the route's handler
+ * applies the date window first, then the page within it).
+ */
+function refuseCombined(route: AnyRoute, query: Record<string, unknown>, dialect: Dialect): void {
+  if (dialect !== "spec" || !route.exclusive) return;
+  const given = route.exclusive.filter((name) => query[name] !== undefined);
+  if (given.length > 1) {
+    throw new ApiError(
+      400,
+      "Bad Request",
+      given.map((field) => ({ resource: route.resource, field, code: "cannot be combined" })),
+    );
+  }
+}
+
+/**
+ * Mounts declared routes: authentication, scope, validation, then the handler's JSON. A /v3 route
+ * answers on /v3 in the spec's dialect and on /api/v3 in Strava's (server/http/dialect.ts).
+ */
 export function mountRoutes(app: Hono, platform: Platform, routes: AnyRoute[]): void {
   for (const route of routes) {
-    const handler = async (c: Context) => {
+    const handlerIn = (dialect: Dialect) => async (c: Context) => {
       const auth = authenticate(c, route);
       const params = route.params ? parseWith(route.params, c.req.param(), route.resource) : {};
       const query = route.query ? parseWith(route.query, c.req.query(), route.resource) : {};
+      refuseCombined(route, query as Record<string, unknown>, dialect);
       // Body fields may also come in the query string (the body wins): server/http/body.ts.
       const body = route.body ? parseWith(route.body, await readParams(c), route.resource) : {};
       const result = await route.handler({
@@ -43,12 +60,13 @@ export function mountRoutes(app: Hono, platform: Platform, routes: AnyRoute[]): 
         params,
         query,
         body,
+        dialect,
         requestId: c.get("requestId" as never) as string,
       });
       if (result instanceof Response) return result;
       return jsonResponse(c, result ?? {}, route.status ?? 200);
     };
-    for (const path of routePaths(route)) app.on(route.method, path, handler);
+    for (const { path, dialect } of dialectPaths(route.path)) app.on(route.method, path, handlerIn(dialect));
   }
 }
 

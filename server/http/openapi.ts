@@ -111,9 +111,14 @@ export function openApiDocument(
       title: "Fitness platform API v3",
       version: "3",
       description:
-        "Strava-style v3 API of a self-hosted, event-sourced fitness platform. Every /v3 path also answers under /api/v3; " +
-        "the /oauth endpoints also under /v3/oauth and /api/v3/oauth. Write operations read their fields from the body " +
-        "or the query string (the body wins). " +
+        "Strava-style v3 API of a self-hosted, event-sourced fitness platform. This document describes /v3, which " +
+        "answers exactly as the API contract writes it. Every /v3 path also answers under /api/v3 (and, with " +
+        "PUBLIC_API_URL, on the API host without a prefix) in Strava's dialect, for Strava's own clients: there a summary " +
+        "activity also carries device_name, before/after/page combine, a club's activities are Strava's ClubActivity and a " +
+        "string without a value is null — every difference and its reason is listed in docs/app-developers.md, " +
+        "'Two dialects', and on [Connect your app](/docs/connect#dialects). " +
+        "The /oauth endpoints also answer under /v3/oauth and /api/v3/oauth. Write operations read their fields from the " +
+        "body or the query string (the body wins). " +
         "New here? [Connect your app](/docs/connect): register, authorize, exchange the code, refresh, call.",
     },
     servers: [{ url: serverUrl }],

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import type { Platform } from "../platform.ts";
 import type { Auth, Permission } from "./auth.ts";
+import type { Dialect } from "./dialect.ts";
 
 /**
  * How a route authenticates:
@@ -18,12 +19,14 @@ export interface HandlerInput<P, Q, B, A extends RouteAuth> {
   params: P;
   query: Q;
   body: B;
+  /** The contract this request is answered by: the spec's on /v3, Strava's on /api/v3 and the API host. */
+  dialect: Dialect;
   requestId: string;
 }
 
 export interface RouteSpec<P, Q, B, A extends RouteAuth> {
   method: "GET" | "POST" | "PUT" | "DELETE";
-  /** Hono path under the host root, e.g. "/v3/activities/:id". /v3 routes also answer under /api/v3. */
+  /** Hono path under the host root, e.g. "/v3/activities/:id". /v3 routes also answer under /api/v3 (Strava's dialect). */
   path: string;
   summary: string;
   /** OpenAPI tag: the spec's resource family. */
@@ -36,6 +39,11 @@ export interface RouteSpec<P, Q, B, A extends RouteAuth> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
+  /**
+   * Query parameters the spec says cannot be combined ("before, after and page cannot be combined"):
+   * on /v3 two or more of them are a 400 naming each; Strava's dialect combines them (the mount).
+   */
+  exclusive?: readonly string[];
   /** Status of a successful answer (default 200). */
   status?: number;
   /** Extra OpenAPI notes. */

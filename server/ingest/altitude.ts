@@ -30,9 +30,9 @@ export interface ElevationFigures {
 /**
  * Replaces recorded altitudes with the terrain model's at each position when the model covers at
  * least half the positioned records (records without a position, or outside the tiles, lose their
- * altitude and are filled across like any gap). Otherwise the recorded altitude stays.
+ * altitude and are filled across like any gap): true. Otherwise the recorded altitude stays: false.
  */
-export function altitudeFromTerrain(samples: Sample[], terrain: Terrain): void {
+export function altitudeFromTerrain(samples: Sample[], terrain: Terrain): boolean {
   let positioned = 0;
   const values = new Array<number | null>(samples.length).fill(null);
   let covered = 0;
@@ -43,8 +43,18 @@ export function altitudeFromTerrain(samples: Sample[], terrain: Terrain): void {
     values[i] = terrain.elevation(s.lat, s.lng);
     if (values[i] !== null) covered++;
   }
-  if (positioned === 0 || covered * 2 < positioned) return;
+  if (positioned === 0 || covered * 2 < positioned) return false;
   for (let i = 0; i < samples.length; i++) samples[i].altitude = values[i];
+  return true;
+}
+
+/** Where the altitudes come from (activityFacts.elevationSource); null without any. */
+export function elevationSourceOf(
+  parsed: ParsedFile,
+  fromTerrain: boolean,
+): "barometric" | "terrain" | "gps" | null {
+  if (!parsed.samples.some((s) => s.altitude !== null)) return null;
+  return parsed.barometric ? "barometric" : fromTerrain ? "terrain" : "gps";
 }
 
 /** Elevation gain (none on water; a barometric device's own ascent; else from the altitudes), highest and lowest altitude. */

@@ -10,19 +10,17 @@ import type { ActivityType } from "../../shared/activity-types.ts";
 import { activityTypeOfSport, type SportType } from "../../shared/sport-types.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { activityDistance } from "./activity-distance.ts";
-import { altitudeFromTerrain, elevationFigures, filledAltitude, gradeStream, onWater } from "./altitude.ts";
+import {
+  altitudeFromTerrain,
+  elevationFigures,
+  elevationSourceOf,
+  filledAltitude,
+  gradeStream,
+  onWater,
+} from "./altitude.ts";
 import { bestEffortsOf } from "./best-efforts.ts";
 import { activityCalories, type DeriveAthlete, sufferScore } from "./estimates.ts";
-import {
-  channel,
-  held,
-  HOLD_CADENCE_S,
-  HOLD_HEARTRATE_S,
-  HOLD_POWER_S,
-  interpolated,
-  latlngStream,
-  streamOf,
-} from "./gaps.ts";
+import { holdReadings, latlngStream, sensorStream, streamOf } from "./gaps.ts";
 import { encodePolyline, simplify, type Track } from "./geo.ts";
 import { lapsOf } from "./laps.ts";
 import { activityMoving } from "./moving-time.ts";
@@ -30,11 +28,12 @@ import { sportMask } from "./multisport.ts";
 import { defaultName, fileName } from "./names.ts";
 import { isRide, powerFigures } from "./power.ts";
 import { iso, round } from "./rounding.ts";
-import { cadence, heartrate, sensorFigures } from "./sensors.ts";
-import { activitySpan, closeTrailingLaps } from "./span.ts";
+import { sensorFigures } from "./sensors.ts";
+import { activitySpan } from "./span.ts";
 import { averageSpeedOf, maxSpeedOf, velocityStream } from "./speed.ts";
 import { runCourse, splitsOf } from "./splits.ts";
 import type { Terrain } from "./terrain.ts";
+import { fillUnsampledLaps } from "./timeline.ts";
 import { timezoneOf } from "./timezone.ts";
 import type { ParsedFile, Sample } from "./types.ts";
 
@@ -88,14 +87,17 @@ export function deriveActivity(
   options: { terrain?: Terrain | null } = {},
 ): Derived {
   // Non-barometric altitude from the terrain model when the operator supplies one (SRTM tiles).
-  if (options.terrain && !parsed.barometric) altitudeFromTerrain(parsed.samples, options.terrain);
-  closeTrailingLaps(parsed);
+  const fromTerrain = !!options.terrain && !parsed.barometric && altitudeFromTerrain(parsed.samples, options.terrain);
+  const elevationSource = elevationSourceOf(parsed, fromTerrain);
+  // The samples span the activity (timeline.ts), and carry what the streams show (gaps.ts).
+  fillUnsampledLaps(parsed);
+  const span = activitySpan(parsed);
+  const { startMs, times } = span;
   const samples = parsed.samples;
+  holdReadings(samples, times);
   const type = activityTypeOf(parsed, ctx);
   const mask = sportMask(parsed, type);
 
-  const span = activitySpan(parsed);
-  const { startMs, times } = span;
   const distance = activityDistance(parsed, type, span);
   const { cum } = distance;
   const movement = activityMoving(parsed, type, span, distance);
@@ -147,6 +149,7 @@ export function deriveActivity(
     onWater: onWater(type),
     recordedHrMax: sensors.recordedHrMax,
     lapWatts: power.deviceWattsPresent && isRide(type),
+    pool: distance.pool,
   });
   // Splits and best efforts (runs): from the distance stream of the run's own samples.
   const course = runCourse({ type, samples, span, cum, measured: distance.measured, movSecs, movingTime, mask });
@@ -182,6 +185,7 @@ export function deriveActivity(
     elevHigh: elevation.elevHigh === null ? null : round(elevation.elevHigh, 1),
     elevLow: elevation.elevLow === null ? null : round(elevation.elevLow, 1),
     barometric: parsed.barometric,
+    elevationSource,
     startLatlng: firstGps ? [round(firstGps[0], 6), round(firstGps[1], 6)] : null,
     endLatlng: lastGps ? [round(lastGps[0], 6), round(lastGps[1], 6)] : null,
     averageSpeed: round(averageSpeed, 3),
@@ -242,16 +246,17 @@ function activityStreams(
     streams.altitude = streamOf(altitudeFilled, 1);
     streams.grade_smooth = grade;
   }
-  const hrStream = held(channel(samples, heartrate), times, HOLD_HEARTRATE_S, "interpolate");
-  if (hrStream) streams.heartrate = streamOf(hrStream, 0);
-  const cadenceStream = held(channel(samples, cadence), times, HOLD_CADENCE_S, 0);
-  if (cadenceStream) streams.cadence = streamOf(cadenceStream);
+  const hrStream = sensorStream(samples, "heartrate", 0);
+  if (hrStream) streams.heartrate = hrStream;
+  const cadenceStream = sensorStream(samples, "cadence");
+  if (cadenceStream) streams.cadence = cadenceStream;
   if (deviceWattsPresent) {
-    const watts = held(channel(samples, (s) => s.watts), times, HOLD_POWER_S, 0);
-    if (watts) streams.watts = streamOf(watts);
+    const watts = sensorStream(samples, "watts");
+    if (watts) streams.watts = watts;
   }
-  const tempStream = interpolated(channel(samples, (s) => s.temp), times);
-  if (tempStream) streams.temp = streamOf(tempStream, 1);
+  // Temperature is filled across gaps already (holdReadings).
+  const tempStream = sensorStream(samples, "temp", 1);
+  if (tempStream) streams.temp = tempStream;
   return streams;
 }
 

@@ -107,6 +107,15 @@ function accumulateMeasured(
   for (let i = from + 1; i <= to; i++) {
     const s = samples[i];
     let step = 0;
+    if (s.gapDistance !== undefined) {
+      // A stretch the device wrote no trackpoints for: the distance its lap gives it, not a straight
+      // line from the last position.
+      cum[i] = cum[i - 1] + Math.max(0, s.gapDistance);
+      const positioned = s.lat !== null && s.lng !== null;
+      lastLat = positioned ? s.lat : null;
+      lastLng = positioned ? s.lng : null;
+      continue;
+    }
     if (s.lat !== null && s.lng !== null) {
       if (lastLat !== null && lastLng !== null) step = haversine(lastLat, lastLng, s.lat, s.lng);
       lastLat = s.lat;

@@ -259,17 +259,30 @@ export async function parseFit(bytes: Uint8Array): Promise<ParsedFile> {
     : 0;
   const heartrateFromHrMessages = !recordsCarryHeartrate && filledHeartrate > 0;
 
-  // When the timer started and stopped: the sessions' own times (and the first timer start, the first
-  // length), whatever the first and last records say. A time far from the records is not believed.
+  // When the timer started and stopped: the sessions' own times (and the first lap's start, the first
+  // timer start, the first length), whatever the first and last records say. A time far from the
+  // records is not believed.
   const firstRecord = samples.length ? samples[0].time : null;
   const lastRecord = samples.length ? samples[samples.length - 1].time : null;
   const near = (t: number | null) =>
     t !== null && firstRecord !== null && lastRecord !== null &&
     t >= firstRecord - MAX_TIMER_LEAD_MS && t <= lastRecord + MAX_TIMER_LEAD_MS;
-  const startCandidates = [sessions[0]?.startTime ?? null, firstTimerStart, lengths[0]?.startTime ?? null].filter(
-    near,
-  ) as number[];
-  const timerStart = startCandidates.length ? minOf(startCandidates) : null;
+  const startCandidates = [
+    sessions[0]?.startTime ?? null,
+    laps[0]?.startTime ?? null,
+    firstTimerStart,
+    lengths[0]?.startTime ?? null,
+  ].filter(near) as number[];
+  let timerStart = startCandidates.length ? minOf(startCandidates) : null;
+  // Records written before the timer started are not part of the activity (a Forerunner 110 writes one
+  // 3 s early): they are left out when they are a few (at most 1 % of the records). More than that,
+  // and the file's start times are not believed: the first record starts the activity.
+  if (timerStart !== null) {
+    let early = 0;
+    while (early < samples.length && samples[early].time < timerStart) early++;
+    if (early > 0 && early < samples.length && early <= Math.max(1, samples.length * 0.01)) samples.splice(0, early);
+    else if (early > 0) timerStart = null;
+  }
   const endCandidates = sessions.filter((s) => s.elapsedTime !== null).map((s) => s.endTime).filter(near);
   const timerEnd = endCandidates.length ? maxOf(endCandidates) : null;
   const hrValues = (key: string) =>

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { lapFacts } from "../../events/activity/events.ts";
+import type { PoolSwim } from "./activity-distance.ts";
 import { maxOf, timeWeightedMean } from "./averages.ts";
 import { elevationGain } from "./elevation.ts";
 import { sessionSportAt } from "./multisport.ts";
@@ -24,6 +25,8 @@ export interface LapsInput {
   recordedHrMax: number | null;
   /** Lap power: a ride's power meter only. */
   lapWatts: boolean;
+  /** A pool swim: a lap's maximum is its fastest active length. */
+  pool: PoolSwim | null;
 }
 
 /** Where a device lap ended by its own account: its end time (FIT timestamp), else start + elapsed; null when neither. */
@@ -72,9 +75,23 @@ export function lapsOf(input: LapsInput): LapFacts[] {
     const closing = Math.min(n - 1, next < n ? next : b);
     const elapsed = Math.round(lap.elapsedTime ?? (times[closing] - times[a]) / 1000);
     const distance = round(lap.distance ?? (cum[closing] - cum[a]), 2);
-    const lapMoving = Math.min(Math.round(movSecs[closing] - movSecs[a]), elapsed);
+    let movingSeconds = movSecs[closing] - movSecs[a];
     let lapMaxSpeed = 0;
-    for (let i = a; i <= b; i++) if (velocity[i] > lapMaxSpeed) lapMaxSpeed = velocity[i];
+    if (input.pool) {
+      // A pool swim's lap, as the activity: it moves in its active lengths, its maximum is the
+      // fastest of them (pool length over its time).
+      const from = lap.startTime;
+      const to = ownEnd(lap) ?? (k + 1 < deviceLaps.length ? deviceLaps[k + 1].startTime : Infinity);
+      let swum = 0;
+      for (const l of input.pool.active) {
+        if (l.startTime < from || l.startTime >= to) continue;
+        const secs = l.elapsedTime > 0 ? l.elapsedTime : l.timerTime ?? 0;
+        swum += l.timerTime ?? l.elapsedTime;
+        if (secs > 0) lapMaxSpeed = Math.max(lapMaxSpeed, input.pool.poolLength / secs);
+      }
+      movingSeconds = swum;
+    } else for (let i = a; i <= b; i++) if (velocity[i] > lapMaxSpeed) lapMaxSpeed = velocity[i];
+    const lapMoving = Math.min(Math.round(movingSeconds), elapsed);
     const cad = timeWeightedMean(samples, cadence, moving, { from: a, to: closing, skipZero: true });
     const lapWatts = input.lapWatts
       ? timeWeightedMean(samples, (s) => s.watts ?? 0, moving, { from: a, to: closing })
@@ -86,6 +103,13 @@ export function lapsOf(input: LapsInput): LapFacts[] {
       ? null
       : round(lap.averageHeartrate, 1);
     const leg = sessionSportAt(parsed, lap.startTime);
+    const averageSpeed = input.pool
+      ? (movingSeconds > 0 ? distance / movingSeconds : 0)
+      : lapMoving > 0
+      ? distance / lapMoving
+      : elapsed > 0
+      ? distance / elapsed
+      : 0;
     return {
       lapIndex: k + 1,
       name: `Lap ${k + 1}`,
@@ -101,8 +125,9 @@ export function lapsOf(input: LapsInput): LapFacts[] {
       totalElevationGain: onWater
         ? 0
         : round(elevationGain(samples, { from: a, to: b + 1, segmentStarts, barometric: parsed.barometric, cum }), 1),
-      averageSpeed: round(lapMoving > 0 ? distance / lapMoving : elapsed > 0 ? distance / elapsed : 0, 3),
-      maxSpeed: round(lapMaxSpeed, 2),
+      averageSpeed: round(averageSpeed, 3),
+      // Never below the average: somewhere in the lap the athlete went at least that fast.
+      maxSpeed: Math.max(round(lapMaxSpeed, 2), round(averageSpeed, 3)),
       averageCadence: cad === null ? null : round(cad, 1),
       averageWatts: lapWatts === null ? null : round(lapWatts, 1),
       averageHeartrate: lapHrAverage,

@@ -17,7 +17,8 @@ export interface ActivityMoving {
 /**
  * Moving. A run the athlete paused on the device: the device's timer decides (Strava honours the
  * pause button; its speed threshold applies only to runs never paused). A pool swim moves in its
- * active lengths; laps without records add their timer time.
+ * active lengths; FIT laps without records add their timer time (a TCX lap's time without trackpoints
+ * has samples at its ends by now, timeline.ts, and is judged like any other stretch).
  */
 export function activityMoving(
   parsed: ParsedFile,

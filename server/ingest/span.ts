@@ -1,4 +1,5 @@
-import { type DeviceLap, emptySample, IngestError, type ParsedFile, type Sample } from "./types.ts";
+import { coverSpan } from "./timeline.ts";
+import { type DeviceLap, IngestError, type ParsedFile, type Sample } from "./types.ts";
 
 /**
  * Distance (m) a TCX device may already read at its first trackpoint (GPS settling, the metres
@@ -25,36 +26,7 @@ export interface ActivitySpan {
   time: number[];
 }
 
-/**
- * TCX laps written without trackpoints after the last trackpoint (the device kept its totals only):
- * a sample at each one's end carries its distance on from the device's last reading, so the streams,
- * the splits and the laps reach the activity's end. Only where the last trackpoint has a device
- * distance to carry on from.
- */
-export function closeTrailingLaps(parsed: ParsedFile): void {
-  const samples = parsed.samples;
-  if (parsed.format !== "tcx" || samples.length === 0) return;
-  let last = samples[samples.length - 1];
-  let reading: number | null = null;
-  for (let i = samples.length - 1; i >= 0 && reading === null; i--) reading = samples[i].distance;
-  if (reading === null) return;
-  for (const lap of parsed.laps) {
-    if (lap.points !== 0 || lap.elapsedTime === null || !(lap.elapsedTime > 0) || lap.startTime < last.time) continue;
-    const end = lap.startTime + lap.elapsedTime * 1000;
-    if (end <= last.time) continue;
-    reading += Math.max(0, lap.distance ?? 0);
-    const closing = emptySample(end);
-    closing.distance = reading;
-    // The lap runs from the sample before it (its own start has no sample) to this one.
-    lap.points = 1;
-    lap.firstPointTime = last.time;
-    lap.lastPointTime = end;
-    samples.push(closing);
-    last = closing;
-  }
-}
-
-/** Laps the device wrote without any record inside them (a TCX Lap without Trackpoints). */
+/** Laps the device wrote without any record inside them (FIT; a TCX Lap without Trackpoints has samples by now). */
 function lapsWithoutSamples(laps: readonly DeviceLap[], samples: readonly Sample[]): DeviceLap[] {
   const out: DeviceLap[] = [];
   let j = 0;
@@ -72,16 +44,18 @@ function lapsWithoutSamples(laps: readonly DeviceLap[], samples: readonly Sample
   return out;
 }
 
-/** The activity's span and sample times; refuses a span no recording has (IngestError). */
+/**
+ * The activity's span and sample times; refuses a span no recording has (IngestError). The samples
+ * get one at the start and the end when no record is there (timeline.ts), so the streams span it.
+ */
 export function activitySpan(parsed: ParsedFile): ActivitySpan {
-  const samples = parsed.samples;
-  const n = samples.length;
-  // Laps written without records still count (TCX: TotalTimeSeconds and DistanceMeters).
+  let samples = parsed.samples;
+  // Laps written without records still count (FIT; a TCX lap's unsampled stretches have samples by now).
   const unrecorded = lapsWithoutSamples(parsed.laps, samples);
   // The activity runs from the moment the timer started to the moment it stopped (FIT sessions),
   // even where the first record came later; laps written without records widen it too.
   let startMs = Math.min(samples[0].time, parsed.timerStart ?? Infinity);
-  let endMs = Math.max(samples[n - 1].time, parsed.timerEnd ?? -Infinity);
+  let endMs = Math.max(samples[samples.length - 1].time, parsed.timerEnd ?? -Infinity);
   for (const lap of unrecorded) {
     startMs = Math.min(startMs, lap.startTime);
     endMs = Math.max(endMs, lap.startTime + (lap.elapsedTime ?? 0) * 1000);
@@ -98,14 +72,18 @@ export function activitySpan(parsed: ParsedFile): ActivitySpan {
   // Laps before the first record are already in the device's distance at that record (as far as
   // they go): the stream starts there. Distance the device counted before its first record without
   // such a lap (a Fitbit export that starts mid-ride) has no time in the activity and is left out.
-  const firstDeviceDistance = parsed.format === "fit" ? 0 : samples[0].distance ?? 0;
-  const before = unrecorded.filter((l) => l.startTime < samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
-  const after = unrecorded.filter((l) => l.startTime >= samples[0].time).reduce((a, l) => a + (l.distance ?? 0), 0);
+  const first = samples[0];
+  const firstDeviceDistance = parsed.format === "fit" ? 0 : first.distance ?? 0;
+  const before = unrecorded.filter((l) => l.startTime < first.time).reduce((a, l) => a + (l.distance ?? 0), 0);
+  const after = unrecorded.filter((l) => l.startTime >= first.time).reduce((a, l) => a + (l.distance ?? 0), 0);
   const startAt = firstDeviceDistance <= before + LEADING_DISTANCE_M
     ? firstDeviceDistance
     : Math.min(firstDeviceDistance, before);
   const unrecordedDistance = Math.max(0, before - startAt) + after;
   const unrecordedSeconds = unrecorded.reduce((a, l) => a + (l.timerTime ?? l.elapsedTime ?? 0), 0);
+  coverSpan(parsed, startMs, endMs);
+  samples = parsed.samples;
+  const n = samples.length;
 
   const times = new Float64Array(n);
   const time: number[] = [];

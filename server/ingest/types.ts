@@ -17,6 +17,11 @@ export interface Sample {
   distance: number | null;
   /** m/s as the device recorded it (may be absent). */
   speed: number | null;
+  /**
+   * TCX: metres covered since the previous sample by the account of the lap this sample closes a
+   * stretch of, where the device wrote no trackpoints (timeline.ts); positions do not measure it.
+   */
+  gapDistance?: number;
 }
 
 /** A lap as the device wrote it. */
@@ -114,10 +119,11 @@ export interface ParsedFile {
   /** Totals the device computed itself (FIT session), used where the rules say so. */
   deviceTotals: { ascent: number | null; calories: number | null; distance: number | null };
   /**
-   * FIT: when the device's timer started (the first session's start_time, the first timer-start
-   * event or the first length, whichever is earliest) and when the last session ended (start_time +
-   * total_elapsed_time); absent for TCX/GPX. The activity runs from the one to the other even when
-   * the first record comes later (a pool swim records nothing until the first length ends).
+   * FIT: when the device's timer started (the first session's start_time, the first lap's, the first
+   * timer-start event or the first length, whichever is earliest) and when the last session ended
+   * (start_time + total_elapsed_time); absent for TCX/GPX. The activity runs from the one to the other
+   * even when the first record comes later (a pool swim records nothing until the first length ends);
+   * records before the start are left out (fit.ts).
    */
   timerStart?: number | null;
   timerEnd?: number | null;

@@ -18,6 +18,8 @@ import {
   refreshTokenPair,
 } from "../../projections/oauth/queries.ts";
 import type { Permission } from "../http/auth.ts";
+import type { TokenAudience } from "../../events/application/audience.ts";
+import { audienceOf } from "./resource.ts";
 import type { Platform } from "../platform.ts";
 import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import { hashSecret, randomSecret, secretMatches } from "../security.ts";
@@ -101,6 +103,8 @@ export interface GrantInput {
   redirectUri: string;
   codeChallenge: string | null;
   prompted: boolean;
+  /** The resource the tokens will be for (the API, or the MCP endpoint). */
+  audience: TokenAudience;
 }
 
 /** Records the athlete's consent and issues a code (returned once; only its hash is kept). */
@@ -119,6 +123,7 @@ export async function grantAuthorization(platform: Platform, input: GrantInput, 
       codeChallenge: input.codeChallenge,
       codeExpiresAt: new Date(now.getTime() + CODE_SECONDS * 1000).toISOString(),
       prompted: input.prompted,
+      audience: input.audience,
     },
   }, oauthActor(input.athleteId, input.applicationId));
   return code;
@@ -129,6 +134,15 @@ export async function grantAuthorization(platform: Platform, input: GrantInput, 
 export interface ClientCredentials {
   clientId?: string;
   clientSecret?: string;
+  /** The token request's `resource` (RFC 8707), when sent. */
+  resource?: string;
+}
+
+/** The audience a token request's `resource` names (undefined: not sent); another address is refused. */
+function requestedAudience(platform: Platform, resource: string | undefined): TokenAudience | undefined {
+  const audience = audienceOf(resource, platform.config.publicUrl);
+  if (audience === "invalid") throw invalid("Token", "resource", "invalid_target");
+  return audience;
 }
 
 /** Resolves the client; the secret is checked when given (its absence is judged by the grant). */
@@ -189,6 +203,7 @@ export async function exchangeCode(
   now = new Date(),
 ): Promise<TokenResponse & { athleteId: number }> {
   const { app, secretChecked } = await authenticateClient(platform, input);
+  const audience = requestedAudience(platform, input.resource);
   if (!input.code) throw invalid("AuthorizationCode", "code", "missing");
   const codeHash = hashSecret(input.code);
   const pair = await codePair(platform.db, codeHash);
@@ -207,6 +222,7 @@ export async function exchangeCode(
     access: { tokenHash: hashSecret(access.accessToken), expiresAt: access.expiresIso },
     refreshTokenHash: hashSecret(refreshToken),
     sealedAccessToken: sealAccessToken(access.accessToken, refreshToken),
+    audience,
   }, oauthActor(pair.athleteId, app.id));
   // A code presented again revoked its grant's tokens (the decided event); the request is refused.
   if (!events.some((e) => e.type === refreshTokenIssued.type)) throw invalid("AuthorizationCode", "code");
@@ -224,6 +240,7 @@ export async function refreshAccess(
   now = new Date(),
 ): Promise<TokenResponse> {
   const { app, secretChecked } = await authenticateClient(platform, input);
+  const audience = requestedAudience(platform, input.resource);
   if (!input.refreshToken) throw invalid("RefreshToken", "refresh_token", "missing");
   const refreshTokenHash = hashSecret(input.refreshToken);
   const pair = await refreshTokenPair(platform.db, refreshTokenHash);
@@ -241,6 +258,7 @@ export async function refreshAccess(
     fresh: { accessToken: fresh.accessToken, tokenHash: hashSecret(fresh.accessToken), expiresAt: fresh.expiresIso },
     next: { refreshToken: next, refreshTokenHash: hashSecret(next) },
     iv: randomBytes(12),
+    audience,
   }, oauthActor(pair.athleteId, app.id));
   return tokenResponse(events, next, now);
 }

@@ -1,5 +1,6 @@
 import { type BoardDb, type LeaderboardRequest, segmentBoard } from "../../projections/segments/leaderboard.ts";
 import { exactInteger } from "../../shared/json.ts";
+import type { Dialect } from "../http/dialect.ts";
 
 export {
   AGE_GROUPS,
@@ -18,12 +19,13 @@ export {
 /**
  * The segment leaderboard (GET /v3/segments/:id/leaderboard): entry_count, the requested page, and
  * the viewer's entry with context_entries rows either side (no repeats). rank is the competition
- * rank starting at 0 (ties share it, the next is skipped).
+ * rank starting at 0 (ties share it, the next is skipped). The deprecated effort_count (the spec:
+ * "entry_count replaces it") only in Strava's dialect, for its older clients.
  */
-export async function leaderboard(db: BoardDb, req: LeaderboardRequest) {
+export async function leaderboard(db: BoardDb, req: LeaderboardRequest, dialect: Dialect) {
   const { count, entries } = await segmentBoard(db, req);
   return {
-    effort_count: count,
+    ...(dialect === "strava" ? { effort_count: count } : {}),
     entry_count: count,
     kom_type: "kom",
     entries: entries.map((e) => ({

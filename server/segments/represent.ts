@@ -24,9 +24,10 @@ export function summarySegment(row: SegmentRow, starred: boolean): z.input<typeo
     start_latlng: [row.start_lat, row.start_lng],
     end_latlng: [row.end_lat, row.end_lng],
     climb_category: row.climb_category,
-    city: row.city,
-    state: row.state,
-    country: row.country,
+    // Strings, never null (spec and Strava's model): "" where no place is known.
+    city: row.city ?? "",
+    state: row.state ?? "",
+    country: row.country ?? "",
     private: row.private,
     hazardous: row.hazardous,
     starred,

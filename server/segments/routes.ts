@@ -310,7 +310,7 @@ export const segmentRoutes = [
       context_entries: zInt.pipe(z.number().int().min(0).max(15)).optional(),
       ...zPaging,
     }),
-    async handler({ platform, auth, params, query }) {
+    async handler({ platform, auth, params, query, dialect }) {
       await segmentOr404(platform.db, params.id, viewerOf(auth));
       if (query.age_group || query.weight_class) {
         const me = await findAthlete(platform.db, auth.athleteId);
@@ -336,7 +336,7 @@ export const segmentRoutes = [
         },
         ...paging(query, 10),
         contextEntries: query.context_entries ?? 2,
-      });
+      }, dialect);
     },
   }),
   defineRoute({

@@ -17,9 +17,9 @@ const summaryShape = {
   start_latlng: zLatLng,
   end_latlng: zLatLng,
   climb_category: int.min(0).max(5),
-  city: nullableStr,
-  state: nullableStr,
-  country: nullableStr,
+  city: z.string(),
+  state: z.string(),
+  country: z.string(),
   private: z.boolean(),
   hazardous: z.boolean(),
   starred: z.boolean(),
@@ -206,7 +206,6 @@ export const zSegmentEffort = model(
 export const zSegmentLeaderboard = model(
   "SegmentLeaderboard",
   z.object({
-    effort_count: int,
     entry_count: int,
     kom_type: z.string(),
     entries: z.array(z.object({
@@ -222,7 +221,7 @@ export const zSegmentLeaderboard = model(
       rank: int,
     })),
   }),
-  "A segment leaderboard page with the viewer's context entries.",
+  "A segment leaderboard page with the viewer's context entries. On /api/v3 (Strava's dialect) also the deprecated effort_count (= entry_count).",
 );
 
 export const zSummarySegmentList = z.array(zSummarySegment);

@@ -29,12 +29,17 @@ export interface TrackMatch {
   endLatlng?: [number, number];
 }
 
-export function meanOver(values: (number | null)[] | undefined, from: number, to: number): number | null {
+export function meanOver(
+  values: (number | null)[] | undefined,
+  from: number,
+  to: number,
+  noReading?: number,
+): number | null {
   if (!values) return null;
   let sum = 0, n = 0;
   for (let k = from; k <= to; k++) {
     const v = values[k];
-    if (typeof v === "number") {
+    if (typeof v === "number" && v !== noReading) {
       sum += v;
       n++;
     }
@@ -72,7 +77,8 @@ export function trackMatches(index: SegmentIndex, activityType: string, streams:
     startIndex: m.startIndex,
     endIndex: m.endIndex,
     times: effortTimes(streams, m.startIndex, m.endIndex),
-    averageHeartrate: meanOver(streams.heartrate, m.startIndex, m.endIndex),
+    // A heart rate of 0 is no reading (docs/numbers.md, Streams).
+    averageHeartrate: meanOver(streams.heartrate, m.startIndex, m.endIndex, 0),
     maxHeartrate: maxOver(streams.heartrate, m.startIndex, m.endIndex),
     averageWatts: meanOver(streams.watts, m.startIndex, m.endIndex),
     averageCadence: meanOver(streams.cadence, m.startIndex, m.endIndex),

@@ -3,6 +3,7 @@ import { sha256Hex } from "../blobs.ts";
 import { inflate, parseDeviceFile } from "../ingest/decode.ts";
 import { deriveActivity, type DeriveContext, type Derived } from "../ingest/derive.ts";
 import { terrainFrom } from "../ingest/terrain.ts";
+import { type Window, windowRecording } from "../ingest/window.ts";
 import process from "node:process";
 import type { DataType } from "../ingest/decode.ts";
 import type { TrackMatch } from "../segments/track-matches.ts";
@@ -27,18 +28,21 @@ export interface DecodedUpload {
 
 /**
  * Inflates, parses and derives one uploaded file: pure CPU work, run in a derive worker (or in
- * place when workers are off). Throws an IngestError/TooLargeError for a file that can't become an activity.
+ * place when workers are off). Throws an IngestError/TooLargeError for a file that can't become an
+ * activity. With a window (crop and split), the activity is derived over that part of the recording only.
  */
 export async function decodeAndDerive(
   original: Uint8Array | string,
   dataType: DataType,
   context: DeriveContext,
   maxUploadBytes: number,
+  window?: Window,
 ): Promise<DecodedUpload> {
   // A path: the original kept as a file blob, read here (in the worker) rather than on the event loop.
   const t0 = performance.now();
   const bytes = typeof original === "string" ? new Uint8Array(readFileSync(original)) : original;
-  const parsed = await parseDeviceFile(inflate(bytes, dataType, maxUploadBytes), dataType);
+  const whole = await parseDeviceFile(inflate(bytes, dataType, maxUploadBytes), dataType);
+  const parsed = window ? windowRecording(whole, window) : whole;
   const t1 = performance.now();
   // Non-barometric altitude from the operator's terrain tiles, when configured (docs/numbers.md).
   const derived = deriveActivity(parsed, context, { terrain: terrainFrom(process.env.ELEVATION_TILES_DIR) });

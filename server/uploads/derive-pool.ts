@@ -32,6 +32,8 @@ export interface DeriveRequest {
    * synced and moved into place there by the worker, and only its size comes back (streamsFile).
    */
   streamsBlobDir?: string;
+  /** Derive over this part of the recording only (crop and split: ms since the epoch); absent, the whole file. */
+  window?: { start: number; end: number };
   /** Not a file: take in `segments` and warm the code up (see DerivePool.prestart); answered with name "warm". */
   warm?: true;
 }
@@ -130,7 +132,13 @@ export class DerivePool {
 
   derive(request: DeriveTask): Promise<DecodedUpload> {
     if (this.size <= 0) {
-      return decodeAndDerive(request.original, request.dataType, request.context, request.maxUploadBytes);
+      return decodeAndDerive(
+        request.original,
+        request.dataType,
+        request.context,
+        request.maxUploadBytes,
+        request.window,
+      );
     }
     return new Promise((resolve, reject) => {
       this.#queue.push({ request, resolve, reject });

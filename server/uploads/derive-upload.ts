@@ -47,6 +47,8 @@ export function deriveFile(
   segments?: SegmentSource,
   /** Where file blobs live: a large streams document is stored there by the worker (see derive-pool.ts). */
   streamsBlobDir?: string,
+  /** Only this part of the recording (crop and split; ms since the epoch). */
+  window?: { start: number; end: number },
 ): Promise<DecodedUpload> {
   return derivePool(workers).derive({
     original,
@@ -55,5 +57,6 @@ export function deriveFile(
     maxUploadBytes,
     segments,
     streamsBlobDir,
+    ...(window ? { window } : {}),
   });
 }

@@ -94,7 +94,13 @@ async function handle(request: DeriveRequest, port: Port) {
     const t0 = performance.now();
     const index = request.segments ? replicas.apply(request.segments.source, request.segments.added) : null;
     const t1 = performance.now();
-    const result = await decodeAndDerive(request.original, request.dataType, request.context, request.maxUploadBytes);
+    const result = await decodeAndDerive(
+      request.original,
+      request.dataType,
+      request.context,
+      request.maxUploadBytes,
+      request.window,
+    );
     // Segment matching runs here too, where the streams are: the event loop only ranks the efforts.
     const t2 = performance.now();
     const matches = index ? trackMatches(index, result.derived.facts.type, result.derived.streams) : undefined;

@@ -13,6 +13,9 @@ import { csrfRefused, formOf, web } from "./context.tsx";
 import { redirectToClient, redirectToSignIn as toSignIn } from "./redirect.ts";
 import { Csrf } from "./layout.tsx";
 import { oauthPaths } from "./oauth-endpoints.ts";
+import { audienceOf } from "../oauth/resource.ts";
+import { redirectMatches } from "../oauth/registration.ts";
+import type { TokenAudience } from "../../events/application/audience.ts";
 
 /** A refused authorization request: shown as a page (never a redirect). */
 class AuthorizeRefusal {
@@ -28,9 +31,25 @@ export interface AuthorizeRequest {
   scopeNames: string[];
   state: string | undefined;
   codeChallenge: string | null;
+  /** What the tokens will be for (RFC 8707 `resource`): the API, or the MCP endpoint. */
+  audience: TokenAudience;
+  /** The `resource` parameter as sent (carried through the consent form), if any. */
+  resource: string | undefined;
 }
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The scope names of a request. An application registered by an athlete must name only known
+ * scopes; a client that registered itself (an MCP client) may send others too — OpenID's
+ * "openid email profile", "offline_access" — which are left out (RFC 6749 §3.3: the server may
+ * grant less than asked).
+ */
+function scopeNamesOf(scope: string | undefined, lenient: boolean): { names: string[]; known: boolean } {
+  const all = [...new Set((scope ?? "").split(/[,\s]+/).filter(Boolean))];
+  const names = lenient ? all.filter((name) => SCOPE_PERMISSIONS[name]) : all;
+  return { names, known: names.every((name) => SCOPE_PERMISSIONS[name]) };
+}
 
 /** Checks the parameters of /oauth/authorize in the order a client would fix them. */
 async function checkRequest(platform: Platform, p: Record<string, string | undefined>): Promise<AuthorizeRequest> {
@@ -38,19 +57,22 @@ async function checkRequest(platform: Platform, p: Record<string, string | undef
   if (!/^\d{1,15}$/.test(p.client_id)) throw new AuthorizeRefusal("Application", "client_id", "invalid");
   const app = await findApplication(platform, Number(p.client_id));
   if (!app) throw new AuthorizeRefusal("Application", "client_id", "invalid");
+  const dynamic = app.registration === "dynamic";
   if (!p.redirect_uri) throw new AuthorizeRefusal("Application", "redirect_uri", "missing");
-  if (!redirectAllowed(p.redirect_uri, app.callback_domain)) {
-    throw new AuthorizeRefusal("Application", "redirect_uri", "invalid");
-  }
+  const redirectOk = dynamic
+    ? redirectMatches(app.redirect_uris, p.redirect_uri)
+    : redirectAllowed(p.redirect_uri, app.callback_domain);
+  if (!redirectOk) throw new AuthorizeRefusal("Application", "redirect_uri", "invalid");
   if (!p.response_type) throw new AuthorizeRefusal("Authorize", "response_type", "missing");
   if (p.response_type !== "code") throw new AuthorizeRefusal("Authorize", "response_type", "invalid");
   const approvalPrompt = p.approval_prompt || "auto";
   if (approvalPrompt !== "auto" && approvalPrompt !== "force") {
     throw new AuthorizeRefusal("Authorize", "approval_prompt", "invalid");
   }
-  const permissions = parseScope(p.scope);
-  if (!permissions || (p.scope ?? "").length > 500) throw new AuthorizeRefusal("Authorize", "scope", "invalid");
-  const names = [...new Set((p.scope ?? "").split(/[,\s]+/).filter(Boolean))];
+  if ((p.scope ?? "").length > 500) throw new AuthorizeRefusal("Authorize", "scope", "invalid");
+  const { names, known } = scopeNamesOf(p.scope, dynamic);
+  const permissions = known ? parseScope(names.join(",")) : undefined;
+  if (!permissions) throw new AuthorizeRefusal("Authorize", "scope", "invalid");
   if ((p.state ?? "").length > 2000) throw new AuthorizeRefusal("Authorize", "state", "invalid");
   let codeChallenge: string | null = null;
   if (p.code_challenge !== undefined || p.code_challenge_method !== undefined) {
@@ -59,6 +81,14 @@ async function checkRequest(platform: Platform, p: Record<string, string | undef
     if (!S256_CHALLENGE.test(p.code_challenge)) throw new AuthorizeRefusal("Authorize", "code_challenge", "invalid");
     codeChallenge = p.code_challenge;
   }
+  // RFC 8707: the resource the tokens are for. A client that registered itself gets MCP tokens only.
+  const named = audienceOf(p.resource, platform.config.publicUrl);
+  if (named === "invalid" || (dynamic && named === "api")) {
+    throw new AuthorizeRefusal("Authorize", "resource", "invalid");
+  }
+  const audience = named ?? (dynamic ? "mcp" : "api");
+  // MCP tokens only through code + PKCE S256 (MCP authorization; OAuth 2.1).
+  if (audience === "mcp" && !codeChallenge) throw new AuthorizeRefusal("Authorize", "code_challenge", "missing");
   return {
     app,
     redirectUri: p.redirect_uri,
@@ -67,6 +97,8 @@ async function checkRequest(platform: Platform, p: Record<string, string | undef
     scopeNames: names.length ? names : ["read"],
     state: p.state,
     codeChallenge,
+    audience,
+    resource: p.resource || undefined,
   };
 }
 
@@ -85,15 +117,45 @@ const SCOPE_TEXT: Record<string, string> = {
   "profile:write": "Change your profile (weight, FTP) and star segments",
 };
 
+/** What an AI assistant connected through /mcp may do with each scope (its tools, docs/mcp.md). */
+const MCP_SCOPE_TEXT: Record<string, string> = {
+  public: "Read your profile and totals, your public activities, segments, clubs and routes",
+  read: "Read your profile and totals, your public activities, segments, clubs and routes",
+  "activity:read": "Read your profile and totals, your public activities, segments, clubs and routes",
+  read_all: "Also read your private activities and their data inside your privacy zones",
+  "profile:read_all": "Also read your private activities and their data inside your privacy zones",
+  "activity:read_all": "Also read your private activities and their data inside your privacy zones",
+  view_private: "Also read your private activities and their data inside your privacy zones",
+  write: "Rename, describe and change the sport of your activities, add manual activities, give kudos and comment",
+  "activity:write":
+    "Rename, describe and change the sport of your activities, add manual activities, give kudos and comment",
+  "profile:write":
+    "Rename, describe and change the sport of your activities, add manual activities, give kudos and comment",
+};
+
+/** The scope in words: for an AI assistant (the MCP endpoint), what its tools may do; for an app, the API's words. */
+const scopeText = (r: AuthorizeRequest, name: string) =>
+  (r.audience === "mcp" ? MCP_SCOPE_TEXT[name] : SCOPE_TEXT[name]) ?? name;
+
 function ConsentForm(props: { csrf: string; request: AuthorizeRequest; athleteName: string }) {
   const r = props.request;
+  const dynamic = r.app.registration === "dynamic";
   return (
     <div class="card">
-      <h1>Authorize {r.app.name}</h1>
+      <h1>{r.audience === "mcp" ? `Connect ${r.app.name} to your training log` : `Authorize ${r.app.name}`}</h1>
       <p>
         <strong>{r.app.name}</strong> {r.app.website ? <span class="muted">({r.app.website})</span> : null}{" "}
-        asks to connect to your account, <strong>{props.athleteName}</strong>.
+        asks to connect to your account, <strong>{props.athleteName}</strong>
+        {r.audience === "mcp" ? ", as an AI assistant (MCP) reading your log through this server's /mcp address" : ""}.
       </p>
+      {dynamic
+        ? (
+          <p class="hint" id="unverified">
+            This client registered itself: its name is what it says it is, not checked by anyone. Continue only if you
+            just asked your assistant to connect.
+          </p>
+        )
+        : null}
       {r.app.description ? <p class="muted">{r.app.description}</p> : null}
       <form method="post" action="/oauth/authorize">
         <Csrf token={props.csrf} />
@@ -105,20 +167,21 @@ function ConsentForm(props: { csrf: string; request: AuthorizeRequest; athleteNa
         {r.state !== undefined ? <input type="hidden" name="state" value={r.state} /> : null}
         {r.codeChallenge ? <input type="hidden" name="code_challenge" value={r.codeChallenge} /> : null}
         {r.codeChallenge ? <input type="hidden" name="code_challenge_method" value="S256" /> : null}
+        {r.resource ? <input type="hidden" name="resource" value={r.resource} /> : null}
         <h2>It will be able to</h2>
         <ul class="scopes">
           {r.scopeNames.map((name) =>
             BASIC(name)
               ? (
                 <li>
-                  <input type="checkbox" checked disabled /> {SCOPE_TEXT[name] ?? name}{" "}
+                  <input type="checkbox" checked disabled /> {scopeText(r, name)}{" "}
                   <span class="muted">({name}, required)</span>
                 </li>
               )
               : (
                 <li>
                   <label style="display:inline;font-weight:normal">
-                    <input type="checkbox" name={`grant.${name}`} value="1" checked /> {SCOPE_TEXT[name] ?? name}{" "}
+                    <input type="checkbox" name={`grant.${name}`} value="1" checked /> {scopeText(r, name)}{" "}
                     <span class="muted">({name})</span>
                   </label>
                 </li>
@@ -168,7 +231,8 @@ async function consentPage(c: Context, platform: Platform): Promise<Response> {
   }
   const w = await web(c, platform);
   if (!w.athlete) return toSignIn(c);
-  if (request.approvalPrompt === "auto") {
+  // An AI assistant (MCP tokens) is always asked for: its name is its own say-so.
+  if (request.approvalPrompt === "auto" && request.audience === "api") {
     const pair = await findAuthorization(platform, w.athlete.id, request.app.id);
     const held = new Set((pair?.permissions ?? "").split(","));
     if (pair?.authorized && pair.consented && request.permissions.every((p) => held.has(p))) {
@@ -180,6 +244,7 @@ async function consentPage(c: Context, platform: Platform): Promise<Response> {
         redirectUri: request.redirectUri,
         codeChallenge: request.codeChallenge,
         prompted: false,
+        audience: request.audience,
       });
       return redirectToClient(c, request.redirectUri, {
         state: request.state ?? "",
@@ -222,6 +287,7 @@ async function decide(c: Context, platform: Platform): Promise<Response> {
     redirectUri: request.redirectUri,
     codeChallenge: request.codeChallenge,
     prompted: true,
+    audience: request.audience,
   });
   return redirectToClient(c, request.redirectUri, { state: request.state ?? "", code, scope });
 }

@@ -145,7 +145,7 @@ function referencePage(routes: AnyRoute[], publicUrl: string): string {
 ${operationList(doc)}</main>
 <div id="swagger-ui" hidden></div>
 <noscript><div class="guide fallback"><h1>API v3 reference</h1><p>Machine-readable: <a href="/v3/openapi.json">/v3/openapi.json</a>.
-Every /v3 path also answers under /api/v3. Errors: <code>{"message", "errors":[{"resource","field","code"}]}</code>.
+Every /v3 path (the spec's contract) also answers under /api/v3 in Strava's dialect (<a href="/docs/connect#dialects">the differences</a>). Errors: <code>{"message", "errors":[{"resource","field","code"}]}</code>.
 New here? <a href="/docs/connect">Connect your app</a>.</p>
 ${routeTable(routes)}</div></noscript></div>`,
     ["docs.js"],
@@ -167,10 +167,17 @@ function connectPage(publicUrl: string, publicApiUrl?: string): string {
     `<main class="guide">
 <h1>Connect your app</h1>
 <p>This server speaks Strava's v3 API and its OAuth 2.0 flow, so an app written for Strava works here once it
-points at <code>${escapeHtml(base)}</code> (API base <code>${escapeHtml(base)}/api/v3</code>, or <code>${
-      escapeHtml(base)
-    }/v3</code>).
+points at <code>${escapeHtml(base)}</code>: API base <code>${escapeHtml(base)}/api/v3</code>${
+      apiBase ? ` (or the API host <code>${escapeHtml(apiBase)}</code>, without <code>/api/v3</code>)` : ""
+    }, where the API answers as Strava does.
 Five steps: register, authorize, exchange the code, refresh, call. The <a href="/docs">API reference</a> lists every operation.</p>
+<p id="dialects">The same API answers under <code>/v3</code> too, exactly as this project's API contract writes it — for apps written
+to the contract rather than to Strava. The two differ in a few places, each listed with its reason in
+<em>docs/app-developers.md, "Two dialects"</em>: a summary activity carries <code>device_name</code> only under <code>/api/v3</code>;
+<code>before</code>, <code>after</code> and <code>page</code> combine under <code>/api/v3</code> (strava-offline and stravalib send them together)
+and are a 400 under <code>/v3</code>; a club's activities are Strava's <code>ClubActivity</code> under <code>/api/v3</code> and summary
+activities under <code>/v3</code>; a string without a value is <code>null</code> under <code>/api/v3</code> and <code>""</code> under <code>/v3</code>.
+<strong>Point Strava's tools at <code>/api/v3</code>${apiBase ? " or the API host" : ""}.</strong></p>
 
 <h2 id="register">1. Register your application</h2>
 <ol class="steps">
@@ -223,17 +230,26 @@ client = Client(access_token=ACCESS_TOKEN, refresh_token=REFRESH_TOKEN, token_ex
 client.protocol.server = "${escapeHtml(host)}"   # https://${escapeHtml(host)}/api/v3/… and /oauth/…</code></pre>
 stravalib always speaks HTTPS: this server must be behind TLS. In a tool that creates its own <code>Client</code>, set it where the client is made (one line).</td></tr>
 <tr><td>strava-offline</td><td>Its addresses are written into its code (<code>https://www.strava.com/api/v3/…</code>, <code>/oauth/token</code>): use the proxy recipe below, and
-<code>REQUESTS_CA_BUNDLE="$(mkcert -CAROOT)/rootCA.pem"</code> so Python trusts the local certificate.</td></tr>
-<tr><td>Strava MCP server (AI assistants; r-huijts/strava-mcp)</td><td>Its base URL is fixed in its code (<code>https://www.strava.com/api/v3</code>, token refresh at <code>/oauth/token</code>): use the proxy recipe below
-with <code>NODE_EXTRA_CA_CERTS="$(mkcert -CAROOT)/rootCA.pem"</code> in the MCP server's environment, or change that one line in its
-<code>stravaClient</code> to <code>${escapeHtml(base)}/api/v3</code> (and the refresh address to <code>${
+<code>REQUESTS_CA_BUNDLE="$(mkcert -CAROOT)/rootCA.pem"</code> so Python trusts the local certificate. Without a proxy: start it through a
+few lines of Python that give every <code>requests</code> session a transport adapter for <code>https://www.strava.com/</code> sending the
+same request to <code>${
       escapeHtml(base)
-    }/oauth/token</code>). All 18 of its tools are answered here,
-<code>list-athlete-routes</code> (<code>GET /athlete/routes</code>) included.</td></tr>
+    }</code> (this project's tests run it so: <code>tests/dropin/python/strava_here.py</code>;
+<code>python strava_here.py -m strava_offline sqlite</code>).</td></tr>
+<tr><td>Strava MCP server (AI assistants; r-huijts/strava-mcp)</td><td>Its base URL is fixed in its code (<code>https://www.strava.com/api/v3</code>, token refresh at <code>/oauth/token</code>): use the proxy recipe below
+with <code>NODE_EXTRA_CA_CERTS="$(mkcert -CAROOT)/rootCA.pem"</code> in the MCP server's environment — or, without touching
+<code>/etc/hosts</code>, any HTTPS proxy that answers <code>www.strava.com</code> with that certificate, named in <code>HTTPS_PROXY</code> (its
+Node follows it) — or change that one line in its <code>stravaClient</code> to <code>${
+      escapeHtml(base)
+    }/api/v3</code> (and the refresh
+address to <code>${
+      escapeHtml(base)
+    }/oauth/token</code>). Every one of its tools that calls the API (21 of the 24 of version 1.2.1)
+is answered here, <code>list-athlete-routes</code> (<code>GET /athlete/routes</code>) included.</td></tr>
 <tr><td>Home Assistant's Strava integration, other tools with a fixed address</td><td>The proxy recipe below on the machine that runs them (Python: <code>REQUESTS_CA_BUNDLE</code>; Node: <code>NODE_EXTRA_CA_CERTS</code>; others: add the mkcert root to the system store, <code>mkcert -install</code>).</td></tr>
 <tr><td>A tool moved to <code>https://api-v3.strava.com</code> (no <code>/v3</code> in its paths)</td><td>Point it at this server's API host${
       apiBase ? ` <code>${escapeHtml(apiBase)}</code>` : " (the operator sets <code>PUBLIC_API_URL</code>)"
-    }: the same paths answer there (<code>/athlete</code> is <code>/v3/athlete</code>).</td></tr>
+    }: the same paths answer there, in Strava's dialect (<code>/athlete</code> is <code>/api/v3/athlete</code>).</td></tr>
 <tr><td>Your own script</td><td>Replace <code>https://www.strava.com/api/v3</code> with <code>${
       escapeHtml(base)
     }/api/v3</code> and <code>https://www.strava.com/oauth/</code> with <code>${
@@ -254,14 +270,16 @@ www.strava.com {
 }
 api-v3.strava.com {
   tls www.strava.com+1.pem www.strava.com+1-key.pem
-${apiBase ? "" : "  rewrite * /v3{uri}\n"}  reverse_proxy ${escapeHtml(apiBase || base)} {
+${apiBase ? "" : "  rewrite * /api/v3{uri}\n"}  reverse_proxy ${escapeHtml(apiBase || base)} {
     header_up Host {upstream_hostport}
   }
 }</code></pre>
-<p>Undo it by removing the <code>/etc/hosts</code> line. What was tried how: the requests of stravalib, strava-offline and the MCP server's
-18 tools (paths, query strings, bodies, the token as header or <code>access_token</code> parameter) are replayed against the server in its
-tests, and their answers checked against Strava's published model; the API host is tested with a <code>Host</code> header as a proxy sends it.
-The Python tools themselves and Caddy/mkcert could not be run where these pages were written.</p>
+<p>Undo it by removing the <code>/etc/hosts</code> line. What was tried how: the server's tests run the tools themselves, unchanged —
+stravalib 2.5.0 (uploads, lists, athlete, clubs, segments, OAuth exchange and refresh, deauthorization) and strava-offline 1.1.1
+(full and incremental sync into its database) through the <code>requests</code> adapter above, and the Strava MCP server (every API
+tool, and a token refresh) through an HTTPS proxy with a certificate from a local authority its Node is told to trust — against
+<code>/api/v3</code>; the API host is tested with a <code>Host</code> header as a proxy sends it. Caddy and mkcert themselves were not run
+where these pages were written.</p>
 
 <h2 id="generated">A typed client from the document</h2>
 <p>The document at <a href="/v3/openapi.json">/v3/openapi.json</a> has a response schema for every operation, so standard

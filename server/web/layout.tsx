@@ -54,6 +54,7 @@ td button{white-space:nowrap;overflow-wrap:normal}
   table.stacked td{border:0;padding:.25rem 0}
 }
 .muted{color:#57606a}
+pre{overflow-x:auto;background:#f6f8fa;border:1px solid #dde1e6;border-radius:6px;padding:.6rem .8rem;font-size:.85rem}
 `;
 
 export interface PageProps {

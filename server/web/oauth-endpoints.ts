@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
 import { toJson } from "../../shared/json.ts";
-import { badRequest } from "../http/errors.ts";
+import { ApiError, badRequest } from "../http/errors.ts";
+import { toApiError } from "../http/fault.ts";
 import { deauthorizeToken, exchangeCode, refreshAccess } from "../oauth/commands.ts";
 import { readParams } from "../http/body.ts";
 import { JSON_TYPE } from "../http/conventions.ts";
@@ -58,11 +59,52 @@ function noStoreJson(c: Context, value: unknown): Response {
   return c.body(toJson(value), 200, { "content-type": JSON_TYPE, "cache-control": "no-store", pragma: "no-cache" });
 }
 
+/**
+ * The OAuth 2.0 error code (RFC 6749 §5.2, RFC 8707 §2) of a refused token request, added to the
+ * API's error body so OAuth clients (the MCP SDK's) read `error` and `error_description`.
+ */
+function oauthErrorOf(error: ApiError): { error: string; error_description: string } {
+  const [first] = error.errors;
+  const described = first ? `${first.resource} ${first.field}: ${first.code}` : error.message;
+  const code = !first
+    ? "invalid_request"
+    : first.field === "resource"
+    ? "invalid_target"
+    : first.field === "grant_type"
+    ? "unsupported_grant_type"
+    : first.resource === "Application"
+    ? "invalid_client"
+    : first.resource === "AuthorizationCode" || first.resource === "RefreshToken"
+    ? "invalid_grant"
+    : "invalid_request";
+  return { error: code, error_description: described };
+}
+
+/** POST /oauth/token, its refusals in both vocabularies (the API's triples, OAuth's error code). */
+async function tokenOrError(c: Context, platform: Platform): Promise<Response> {
+  try {
+    return await token(c, platform);
+  } catch (error) {
+    const api = toApiError(error);
+    if (api.status >= 500) throw error;
+    const body = { message: api.message, errors: api.errors, ...oauthErrorOf(api) };
+    return c.body(toJson(body), api.status as 400, {
+      "content-type": JSON_TYPE,
+      "cache-control": "no-store",
+      pragma: "no-cache",
+    });
+  }
+}
+
 /** POST /oauth/token: grant_type authorization_code (the default) or refresh_token. */
 async function token(c: Context, platform: Platform): Promise<Response> {
   const p = await paramsOf(c);
   const basic = basicCredentials(c);
-  const credentials = { clientId: p.client_id ?? basic.clientId, clientSecret: p.client_secret ?? basic.clientSecret };
+  const credentials = {
+    clientId: p.client_id ?? basic.clientId,
+    clientSecret: p.client_secret ?? basic.clientSecret,
+    resource: p.resource,
+  };
   const grantType = p.grant_type ?? "authorization_code";
   if (grantType === "authorization_code") {
     const { athleteId, ...tokens } = await exchangeCode(platform, {
@@ -96,7 +138,7 @@ async function deauthorize(c: Context, platform: Platform): Promise<Response> {
 /** The OAuth token and deauthorize endpoints, mounted at `/` (at the host root and under every API prefix). */
 export function oauthEndpoints(platform: Platform): Hono {
   const endpoints = new Hono();
-  for (const path of OAUTH_TOKEN_PATHS) endpoints.post(path, (c) => token(c, platform));
+  for (const path of OAUTH_TOKEN_PATHS) endpoints.post(path, (c) => tokenOrError(c, platform));
   for (const path of OAUTH_DEAUTHORIZE_PATHS) endpoints.post(path, (c) => deauthorize(c, platform));
   return endpoints;
 }

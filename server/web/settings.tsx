@@ -13,6 +13,7 @@ import { knownWebApplicationId } from "../sessions/web-application.ts";
 import { csrfRefused, formOf, web } from "./context.tsx";
 import { redirectToSignIn as toSignIn } from "./redirect.ts";
 import { Csrf, ErrorBox } from "./layout.tsx";
+import { assistantPage } from "./assistant.tsx";
 
 async function ownApplication(platform: Platform, athleteId: number): Promise<OwnApplication | undefined> {
   return await ownApplicationOf(platform.db, athleteId, await knownWebApplicationId(platform));
@@ -59,6 +60,16 @@ function RegisterForm(props: { csrf: string; values: Record<string, string>; err
       </form>
     </div>
   );
+}
+
+/** The hosts a self-registered client's redirect URIs point at (what the athlete can recognise). */
+function redirectHosts(json: string | null): string {
+  try {
+    const uris = JSON.parse(json ?? "[]") as string[];
+    return [...new Set(uris.map((u) => new URL(u).host))].join(", ");
+  } catch {
+    return "";
+  }
 }
 
 function Hidden(props: { what: string }) {
@@ -221,6 +232,14 @@ async function authorizedAppsPage(c: Context, platform: Platform): Promise<Respo
                   <tr data-application={String(row.id)}>
                     <td>
                       <strong>{row.name}</strong>
+                      {row.registration === "dynamic"
+                        ? (
+                          <div class="hint" data-kind="assistant">
+                            AI assistant connected through /mcp (it registered itself; returns to{" "}
+                            {redirectHosts(row.redirect_uris)})
+                          </div>
+                        )
+                        : null}
                       {row.website ? <div class="hint">{row.website}</div> : null}
                       {row.authorized_at
                         ? <div class="hint">Authorized {new Date(row.authorized_at).toISOString().slice(0, 10)}</div>
@@ -272,6 +291,7 @@ export function settingsPages(platform: Platform): Hono {
   pages.post("/api", (c) => registerApiApplication(c, platform));
   pages.post("/api/secret", (c) => newClientSecret(c, platform));
   pages.get("/apps", (c) => authorizedAppsPage(c, platform));
+  pages.get("/assistant", (c) => assistantPage(c, platform));
   pages.post("/apps/:id/revoke", (c) => revokeApp(c, platform));
   return pages;
 }

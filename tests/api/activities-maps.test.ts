@@ -61,9 +61,23 @@ function expectCropped(encoded: string, recorded: string) {
 }
 
 describe("privacy zones on activity maps", () => {
-  it("club feed: Strava's ClubActivity carries no point at all (no map, no start or end), for members and the owner", async () => {
+  it("club feed on /v3: the spec's summaries through the privacy engine — another member gets the zones cut and the points rounded, the owner with view_private their own as recorded", async () => {
+    const feed = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: member.token });
+    expect(feed.status).toBe(200);
+    const item = feed.body.find((a: { id: number }) => a.id === run.activityId);
+    expectCropped(item.map.summary_polyline, summary);
+    expect(item.map).not.toHaveProperty("polyline");
+    expect(item.start_latlng).toBeNull();
+    expect(item.end_latlng).toEqual([51.51, -0.13]);
+    const own = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: owner.token });
+    const mine = own.body.find((a: { id: number }) => a.id === run.activityId);
+    expect(mine.map.summary_polyline).toBe(summary);
+    expect(mine.start_latlng).toEqual(run.startLatlng);
+  });
+
+  it("club feed on /api/v3: Strava's ClubActivity carries no point at all (no map, no start or end), for members and the owner", async () => {
     for (const token of [member.token, owner.token]) {
-      const feed = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token });
+      const feed = await server.api("GET", `/api/v3/clubs/${clubId}/activities`, { token });
       expect(feed.status).toBe(200);
       expect(feed.body.length).toBeGreaterThanOrEqual(2);
       for (const item of feed.body) {

@@ -85,7 +85,6 @@ function expectSummaryShape(body: Record<string, unknown>) {
     "start_latitude",
     "start_longitude",
     "visibility",
-    "device_name",
   ];
   expect(Object.keys(body).sort()).toEqual(keys.sort());
 }
@@ -100,6 +99,7 @@ const DETAIL_ONLY = [
   "best_efforts",
   "embed_token",
   "photos",
+  "elevation_from_gps",
 ];
 
 describe("POST /v3/activities", () => {
@@ -111,7 +111,7 @@ describe("POST /v3/activities", () => {
     expect(b).toEqual({
       id: b.id,
       resource_state: 3,
-      external_id: null,
+      external_id: "",
       upload_id: null,
       athlete: { id: owner.id, resource_state: 1 },
       name: "Evening ride",
@@ -130,9 +130,9 @@ describe("POST /v3/activities", () => {
       visibility: "everyone",
       start_latlng: null,
       end_latlng: null,
-      location_city: null,
-      location_state: null,
-      location_country: null,
+      location_city: "",
+      location_state: "",
+      location_country: "",
       achievement_count: 0,
       pr_count: 0,
       kudos_count: 0,
@@ -140,13 +140,13 @@ describe("POST /v3/activities", () => {
       athlete_count: 1,
       photo_count: 0,
       total_photo_count: 0,
-      map: { id: `a${b.id}`, polyline: null, summary_polyline: null, resource_state: 3 },
+      map: { id: `a${b.id}`, polyline: "", summary_polyline: "", resource_state: 3 },
       trainer: false,
       commute: false,
       manual: true,
       private: false,
       flagged: false,
-      gear_id: null,
+      gear_id: "",
       average_speed: 30000 / 3600,
       max_speed: 0,
       average_cadence: null,
@@ -172,13 +172,23 @@ describe("POST /v3/activities", () => {
       best_efforts: [],
       gear: null,
       photos: { primary: null, count: 0 },
-      device_name: null,
+      device_name: "",
       embed_token: b.embed_token,
+      elevation_from_gps: null,
       sport_type: "Ride",
       upload_id_str: null,
       hide_from_home: false,
     });
     expect(b.embed_token).toMatch(/^[0-9a-f]{40}$/);
+    // Strava's dialect: null where there is no value, as Strava's answers have it.
+    const strava = await server.api("GET", `/api/v3/activities/${b.id}`, { token: owner.token });
+    expect(strava.body).toMatchObject({
+      external_id: null,
+      gear_id: null,
+      device_name: null,
+      location_city: null,
+      map: { polyline: null, summary_polyline: null },
+    });
   });
 
   it("takes private, trainer and commute flags and a local time without offset as UTC", async () => {
@@ -478,7 +488,7 @@ describe("PUT /v3/activities/:id", () => {
       id: bike,
       primary: true,
       name: "Steel",
-      nickname: null,
+      nickname: "",
       resource_state: 2,
       retired: false,
       distance: 30000,
@@ -488,8 +498,11 @@ describe("PUT /v3/activities/:id", () => {
       token: owner.token,
       form: { gear_id: "none" },
     });
-    expect(cleared.body.gear_id).toBeNull();
+    // A string without a value on /v3 (the spec types gear_id string), null in Strava's dialect.
+    expect(cleared.body.gear_id).toBe("");
     expect(cleared.body.gear).toBeNull();
+    const strava = await server.api("GET", `/api/v3/activities/${created.body.id}`, { token: owner.token });
+    expect(strava.body.gear_id).toBeNull();
   });
 
   it("refuses gear of another athlete or unknown gear: 400", async () => {
@@ -566,9 +579,12 @@ describe("GET /v3/athlete/activities", () => {
     expect(first).toMatchObject({
       resource_state: 2,
       name: "A2",
-      map: { id: `a${ids[2]}`, summary_polyline: null, resource_state: 2 },
+      map: { id: `a${ids[2]}`, summary_polyline: "", resource_state: 2 },
     });
     expect(first.map).not.toHaveProperty("polyline");
+    // Strava's dialect: the same summary with device_name, and null where there is no value, as Strava answers.
+    const strava = await server.api("GET", "/api/v3/athlete/activities", { token: lister.token });
+    expect(strava.body[1]).toMatchObject({ name: "A2", device_name: null, map: { summary_polyline: null } });
   });
 
   it("leaves private activities out without view_private", async () => {
@@ -603,9 +619,20 @@ describe("GET /v3/athlete/activities", () => {
     expect(p3.body).toEqual([]);
   });
 
-  it("combines before, after and page: the time window first, then the page within it", async () => {
-    const list = async (query: Record<string, number>) => {
+  it("refuses before, after and page combined on /v3 (the spec), naming each one given", async () => {
+    for (const query of [{ before: 1, after: 0 }, { before: 1, page: 1 }, { after: 1, page: 2 }]) {
       const res = await server.api("GET", "/v3/athlete/activities", { token: lister.token, query });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        message: "Bad Request",
+        errors: Object.keys(query).map((field) => ({ resource: "Activity", field, code: "cannot be combined" })),
+      });
+    }
+  });
+
+  it("combines before, after and page on /api/v3 (Strava's dialect): the time window first, then the page within it", async () => {
+    const list = async (query: Record<string, number>) => {
+      const res = await server.api("GET", "/api/v3/athlete/activities", { token: lister.token, query });
       expect(res.status).toBe(200);
       return res.body.map((a: { id: number }) => a.id);
     };

@@ -435,8 +435,18 @@ describe("GET /v3/clubs/:id/activities", () => {
     const first = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token: member.token });
     expect(first.status).toBe(200);
     expect(first.body).toHaveLength(30);
-    // Strava's ClubActivity: no id, dates, places or map
-    expect(first.body[0]).toEqual({
+    // The spec's: summary activities with a guid, the athlete a summary athlete.
+    expect(first.body[0]).toMatchObject({
+      id: ids[204],
+      resource_state: 2,
+      name: "Ride 204",
+      guid: `activity-${ids[204]}`,
+      athlete: { id: member.id, resource_state: 2, firstname: "Member", lastname: "Test" },
+    });
+    // Strava's dialect: its ClubActivity, no id, dates, places or map.
+    const strava = await server.api("GET", `/api/v3/clubs/${clubId}/activities`, { token: member.token });
+    expect(strava.body).toHaveLength(30);
+    expect(strava.body[0]).toEqual({
       resource_state: 2,
       athlete: { resource_state: 2, firstname: "Member", lastname: "T." },
       name: "Ride 204",
@@ -473,7 +483,16 @@ describe("GET /v3/clubs/:id/activities", () => {
       query: { before: 1, page: 1 },
     });
     expect(both.status).toBe(400);
-    expect(both.body.errors[0]).toMatchObject({ resource: "Club", field: "before" });
+    expect(both.body.errors).toEqual([
+      { resource: "Club", field: "before", code: "cannot be combined" },
+      { resource: "Club", field: "page", code: "cannot be combined" },
+    ]);
+    // Strava's dialect combines them: the window first, then the page inside it.
+    const combined = await server.api("GET", `/api/v3/clubs/${clubId}/activities`, {
+      token: member.token,
+      query: { before: Math.floor(Date.parse(iso(10)) / 1000), page: 2, per_page: 2 },
+    });
+    expect(combined.body.map((a: { name: string }) => a.name)).toEqual(["Ride 7", "Ride 6"]);
 
     // privacy changes, renames and deletions reach the feed
     expect(
@@ -501,7 +520,7 @@ describe("GET /v3/clubs/:id/activities", () => {
   }, 120_000);
 
   it(
-    "answers Strava's ClubActivity: the summary's name, distance, times and types, the athlete by first name and initial, nothing else",
+    "answers the spec's summary activities (with guid and the summary athlete) on /v3 and Strava's ClubActivity on /api/v3: the summary's name, distance, times and types, the athlete by first name and initial, nothing else",
     async () => {
       const owner = await server.athlete({ firstname: "Shape" });
       const rider = await server.athlete({ firstname: "Rider" });
@@ -525,7 +544,21 @@ describe("GET /v3/clubs/:id/activities", () => {
         "workout_type",
       ];
       for (const token of [rider.token, owner.token]) {
-        const feed = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token, query: { per_page: 200 } });
+        const spec = await server.api("GET", `/v3/clubs/${clubId}/activities`, { token, query: { per_page: 200 } });
+        for (const id of [recorded, manual]) {
+          const { athlete: _, ...summary } = own.body.find((a: { id: number }) => a.id === id);
+          const { athlete, guid, ...item } = spec.body.find((a: { id: number }) => a.id === id);
+          expect(guid).toBe(`activity-${id}`);
+          expect(athlete).toMatchObject({ id: rider.id, resource_state: 2, firstname: "Rider" });
+          // The same summary as the athlete's own list, but read as the public may see it: places rounded
+          // to 2 decimals (the spec's location privacy), the polyline the engine releases to everyone.
+          const PLACES = ["start_latlng", "end_latlng", "start_latitude", "start_longitude", "map"];
+          expect(Object.keys(item).sort()).toEqual(Object.keys(summary).sort());
+          for (const key of Object.keys(summary).filter((k) => !PLACES.includes(k))) {
+            expect([key, item[key]]).toEqual([key, summary[key]]);
+          }
+        }
+        const feed = await server.api("GET", `/api/v3/clubs/${clubId}/activities`, { token, query: { per_page: 200 } });
         expect(feed.status).toBe(200);
         expect(feed.body).toHaveLength(2);
         for (const id of [recorded, manual]) {

@@ -177,8 +177,9 @@ export const segmentsSuite: BenchSuite = async (args) => {
       let viewer = 1;
       if (!f.following && f.clubId === undefined) {
         const outsider = { segmentId: 1, viewerId: 0, filters: { ...f }, perPage: 1, contextEntries: 0 };
-        const { entry_count } = await leaderboard(db, { ...outsider, page: 1 });
-        viewer = (await leaderboard(db, { ...outsider, page: Math.ceil(entry_count / 2) })).entries[0].athlete_id;
+        const { entry_count } = await leaderboard(db, { ...outsider, page: 1 }, "spec");
+        viewer = (await leaderboard(db, { ...outsider, page: Math.ceil(entry_count / 2) }, "spec")).entries[0]
+          .athlete_id;
       }
       // leaderboard() is what GET /v3/segments/:id/leaderboard calls after its access checks.
       const ours = await time(
@@ -190,7 +191,7 @@ export const segmentsSuite: BenchSuite = async (args) => {
             page: 1,
             perPage: 10,
             contextEntries: 2,
-          }),
+          }, "spec"),
         200,
         50,
       );

@@ -16,4 +16,5 @@ export const suites: Record<string, () => Promise<BenchSuite>> = {
   replay: async () => (await import("./replay.bench.ts")).replayBench,
   scale: async () => (await import("./scale.bench.ts")).scaleBench,
   backup: async () => (await import("./backup.bench.ts")).backupBench,
+  crop: async () => (await import("./crop.bench.ts")).cropBench,
 };

@@ -201,7 +201,7 @@ describe("OAuth in a browser", () => {
     expect(page.url()).toContain("/callback?");
     await page.reload();
     expect(await resultText(page)).toBe(
-      '400 {"message":"Bad Request","errors":[{"resource":"AuthorizationCode","field":"code","code":"invalid"}]}',
+      '400 {"message":"Bad Request","errors":[{"resource":"AuthorizationCode","field":"code","code":"invalid"}],"error":"invalid_grant","error_description":"AuthorizationCode code: invalid"}',
     );
     await shot(page, "08-third-party-used-code");
     await page.goto(`${thirdParty.url}/me`);

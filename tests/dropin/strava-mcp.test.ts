@@ -1,24 +1,91 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import process from "node:process";
+import jpegJs from "jpeg-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, configFromEnv } from "../../server/config.ts";
 import { api } from "../helpers/http.ts";
+import { WebClient } from "../oauth/web-client.ts";
 import { type DropinServer, startDropinServer, upload } from "./deno-server.ts";
-import { generalPath, missingKeys, STRAVA_RULES, violations } from "./strava-model.ts";
+import { type McpClient, type McpTool, startMcpServer } from "./mcp-stdio.ts";
+import { startStravaProxy, type StravaProxy } from "./strava-proxy.ts";
 
 /**
- * The Strava MCP server AI assistants use (github.com/r-huijts/strava-mcp, src/stravaClient.ts and
- * src/tools/*.ts, the version with 18 tools that issue 31 counts), issue 31: its 18 tools' requests over HTTP against the Deno server, each answer
- * checked the way the tool parses it (its zod schemas: the fields it requires and their types,
- * written out here from reading them), plus Strava's model (enums, dates). The tool's client has
- * baseURL https://www.strava.com/api/v3 and paths with or without a leading slash (axios joins
- * them); here the base is this server's /api/v3, and once more the API host without /v3
- * (PUBLIC_API_URL), as a tool moved to https://api-v3.strava.com would call it.
+ * The Strava MCP server AI assistants use (github.com/r-huijts/strava-mcp, npm
+ * @r-huijts/strava-mcp-server 1.2.1, a devDependency), issue #42: the real thing, unchanged, run as an
+ * assistant's host runs it — a child process spoken to in MCP over stdio — with its token in
+ * STRAVA_ACCESS_TOKEN. Its base URL is written into its code (https://www.strava.com/api/v3, token
+ * refresh at https://www.strava.com/oauth/token), so it reaches this server the way a user would
+ * point it without changing it: HTTPS_PROXY names a proxy that answers www.strava.com with a
+ * certificate from a local authority the tool's Node is told to trust (NODE_EXTRA_CA_CERTS) and
+ * sends each request here (tests/dropin/strava-proxy.ts). Every tool that calls Strava's API is
+ * called; each parses our answers with its own response schemas (zod, in its stravaClient), and a
+ * parse failure is its isError answer. The issue-31 count was 18 tools; 1.2.1 registers 24, 21 of
+ * which call the API (the others: connect-strava and disconnect-strava open a browser sign-in,
+ * get-server-version touches no API).
  */
+const MCP_SERVER = resolve(import.meta.dirname!, "../../node_modules/@r-huijts/strava-mcp-server/dist/server.js");
+const EXPECTED_TOOLS = 24;
 let s: DropinServer;
+let proxy: StravaProxy;
+let mcp: McpClient;
 /** The API host: this server reached as 127.0.0.1 (PUBLIC_API_URL's host), unprefixed paths. */
 let apiHost = "";
+const home = mkdtempSync(join(tmpdir(), "strava-mcp-home-"));
+const exports = join(home, "routes");
 const ids = { ride: 0, segment: 0, effort: "", club: 0, route: 0 };
+
+/** The tool's process environment: its token and client credentials, the proxy, a home of its own. */
+function toolEnv(token: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    STRAVA_ACCESS_TOKEN: token,
+    STRAVA_CLIENT_ID: String(s.application.clientId),
+    STRAVA_CLIENT_SECRET: s.application.clientSecret,
+    ROUTE_EXPORT_PATH: exports,
+    HTTPS_PROXY: proxy.url,
+    NODE_EXTRA_CA_CERTS: proxy.caFile,
+    ...extra,
+  };
+}
+
+/**
+ * Ann's tokens as the tool's connect flow leaves them: she signs in and approves the application on
+ * the consent page, and the code is exchanged at /oauth/token for an access and a refresh token.
+ */
+async function authorizeAnn(): Promise<{ access_token: string; refresh_token: string }> {
+  const web = new WebClient(s.server.url);
+  await web.signIn("ann@example.com", "password123");
+  const redirect = await web.authorize({
+    client_id: String(s.application.clientId),
+    redirect_uri: "http://localhost/cb",
+    response_type: "code",
+    scope: "read,activity:read_all,profile:read_all,activity:write",
+  });
+  const tokens = await s.call("POST", "/oauth/token", {
+    form: {
+      client_id: s.application.clientId,
+      client_secret: s.application.clientSecret,
+      code: redirect.searchParams.get("code")!,
+      grant_type: "authorization_code",
+    },
+  });
+  expect(tokens.status, tokens.text).toBe(200);
+  return tokens.body;
+}
+
+/** A real JPEG (jpeg-js), 64×48. */
+function photoForm() {
+  const [width, height] = [64, 48];
+  const data = new Uint8Array(width * height * 4).map((_, i) => (i % 4 === 3 ? 255 : (i * 7) % 256));
+  const form = new FormData();
+  form.set("file", new Blob([new Uint8Array(jpegJs.encode({ data, width, height }, 85).data)]), "top.jpg");
+  form.set("caption", "At the top");
+  return form;
+}
 
 beforeAll(async () => {
   s = await startDropinServer(["Ann", "Bob"], { env: { PUBLIC_API_URL: "http://127.0.0.1" } });
@@ -49,489 +116,213 @@ beforeAll(async () => {
     form: { name: "MCP Club", sport_type: "cycling", city: "Utrecht", state: "Utrecht", country: "Netherlands" },
   });
   ids.club = club.body.id;
+  // A club with no place given: its city, state and country are strings all the same (Strava's model).
+  await s.call("POST", "/v3/clubs", { token: ann, form: { name: "Nowhere Club", sport_type: "running" } });
   await s.call("POST", `/v3/clubs/${ids.club}/join`, { token: s.people.Bob.token });
   const route = await s.call("POST", "/v3/routes", { token: ann, json: { activity_id: ids.ride, name: "MCP route" } });
   expect(route.status, route.text).toBe(201);
   ids.route = route.body.id;
-  // Starred before the tools run (list-starred-segments comes before star-segment).
   await s.call("PUT", `/v3/segments/${ids.segment}/starred`, { token: ann, form: { starred: true } });
+  const photo = await s.call("POST", `/v3/activities/${ids.ride}/photos`, { token: ann, multipart: photoForm() });
+  expect(photo.status, photo.text).toBe(201);
+  proxy = await startStravaProxy(s.server.url);
+  const tokens = await authorizeAnn();
+  mcp = await startMcpServer(
+    process.execPath,
+    [MCP_SERVER],
+    toolEnv(tokens.access_token, { STRAVA_REFRESH_TOKEN: tokens.refresh_token }),
+  );
 }, 600_000);
-afterAll(() => s?.close());
+afterAll(async () => {
+  await mcp?.close();
+  await proxy?.close();
+  await s?.close();
+  rmSync(home, { recursive: true, force: true });
+});
 
-/** The types the tool's zod schemas ask for ("?" = optional, "|null" = nullable). */
-type Kind = "int" | "number" | "string" | "url" | "datetime" | "bool" | "array" | "object";
-type Shape = Record<string, string>;
-
-function kindOk(v: unknown, kind: Kind): boolean {
-  switch (kind) {
-    case "int":
-      return Number.isInteger(v);
-    case "number":
-      return typeof v === "number" && Number.isFinite(v);
-    case "string":
-      return typeof v === "string";
-    case "url":
-      return typeof v === "string" && URL.canParse(v) && /^https?:$/.test(new URL(v).protocol);
-    // zod's datetime(): ISO 8601 with Z (no offset unless asked).
-    case "datetime":
-      return typeof v === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(v);
-    case "bool":
-      return typeof v === "boolean";
-    case "array":
-      return Array.isArray(v);
-    case "object":
-      return v !== null && typeof v === "object" && !Array.isArray(v);
+/** The answer's text, or the failure with what the tool wrote to stderr. */
+function textOf(name: string, result: { content: { type: string; text?: string }[]; isError?: boolean }): string {
+  const text = result.content.map((c) => c.text ?? "").join("\n");
+  if (result.isError || /^\s*❌/.test(text)) {
+    throw new Error(`${name} failed: ${text.slice(0, 600)}\n${mcp.stderr().slice(-1500)}`);
   }
+  return text;
 }
 
-/** Where an answer fails the tool's parse: "field: expected url, got \"avatar/…\"". */
-function parseErrors(value: unknown, shape: Shape, at = ""): string[] {
-  if (value === null || typeof value !== "object") return [`${at || "answer"}: not an object`];
-  return Object.entries(shape).flatMap(([field, spec]) => {
-    const optional = spec.includes("?");
-    const nullable = spec.includes("|null");
-    const kind = spec.replace("?", "").replace("|null", "") as Kind;
-    const v = (value as Record<string, unknown>)[field];
-    const path = [at, field].filter(Boolean).join(".");
-    if (v === undefined) return optional ? [] : [`${path}: missing`];
-    if (v === null) return nullable ? [] : [`${path}: null`];
-    return kindOk(v, kind) ? [] : [`${path}: expected ${kind}, got ${JSON.stringify(v).slice(0, 60)}`];
-  });
-}
-
-const ACTIVITY: Shape = { id: "int?", name: "string", distance: "number", start_date: "datetime" };
-const ATHLETE: Shape = {
-  id: "int",
-  resource_state: "int",
-  username: "string|null",
-  firstname: "string",
-  lastname: "string",
-  city: "string|null",
-  state: "string|null",
-  country: "string|null",
-  sex: "string|null",
-  premium: "bool",
-  summit: "bool",
-  created_at: "datetime",
-  updated_at: "datetime",
-  profile_medium: "url",
-  profile: "url",
-  weight: "number|null",
-};
-const TOTAL: Shape = {
-  count: "int",
-  distance: "number",
-  moving_time: "int",
-  elapsed_time: "int",
-  elevation_gain: "number",
-  achievement_count: "int?|null",
-};
-const STATS: Shape = Object.fromEntries(
-  ["recent", "ytd", "all"].flatMap((p) => ["ride", "run", "swim"].map((k) => [`${p}_${k}_totals`, "object"])),
-);
-const CLUB: Shape = {
-  id: "int",
-  resource_state: "int",
-  name: "string",
-  profile_medium: "url",
-  cover_photo: "url|null",
-  cover_photo_small: "url|null",
-  sport_type: "string",
-  activity_types: "array",
-  city: "string",
-  state: "string",
-  country: "string",
-  private: "bool",
-  member_count: "int",
-  featured: "bool",
-  verified: "bool",
-  url: "string|null",
-};
-const SEGMENT: Shape = {
-  id: "int",
-  name: "string",
-  activity_type: "string",
-  distance: "number",
-  average_grade: "number",
-  maximum_grade: "number",
-  elevation_high: "number?|null",
-  elevation_low: "number?|null",
-  start_latlng: "array?|null",
-  end_latlng: "array?|null",
-  climb_category: "int?|null",
-  private: "bool?",
-  starred: "bool?",
-};
-const DETAILED_SEGMENT: Shape = {
-  ...SEGMENT,
-  created_at: "datetime",
-  updated_at: "datetime",
-  total_elevation_gain: "number?|null",
-  map: "object|null",
-  effort_count: "int",
-  athlete_count: "int",
-  hazardous: "bool",
-  star_count: "int",
-};
-const DETAILED_ACTIVITY: Shape = {
-  id: "int",
-  resource_state: "int",
-  athlete: "object",
-  name: "string",
-  elapsed_time: "int",
-  type: "string",
-  sport_type: "string",
-  start_date: "datetime",
-  start_date_local: "datetime",
-  timezone: "string",
-  start_latlng: "array|null",
-  end_latlng: "array|null",
-  kudos_count: "int",
-  comment_count: "int",
-  photo_count: "int",
-  map: "object|null",
-  trainer: "bool",
-  commute: "bool",
-  manual: "bool",
-  private: "bool",
-  flagged: "bool",
-  gear_id: "string|null",
-  has_heartrate: "bool",
-  description: "string|null",
-  device_name: "string|null",
-};
-const EFFORT: Shape = {
-  id: "int",
-  activity: "object",
-  athlete: "object",
-  segment: "object",
-  name: "string",
-  elapsed_time: "int",
-  moving_time: "int",
-  start_date: "datetime",
-  start_date_local: "datetime",
-  distance: "number",
-  kom_rank: "int?|null",
-  pr_rank: "int?|null",
-};
-const ROUTE: Shape = {
-  athlete: "object",
-  description: "string|null",
-  distance: "number",
-  elevation_gain: "number|null",
-  id: "int",
-  id_str: "string",
-  map: "object|null",
-  name: "string",
-  private: "bool",
-  resource_state: "int",
-  starred: "bool",
-  sub_type: "int",
-  type: "int",
-  created_at: "datetime",
-  updated_at: "datetime",
-};
-const LAP: Shape = {
-  id: "int",
-  resource_state: "int",
-  name: "string",
-  activity: "object",
-  athlete: "object",
-  elapsed_time: "int",
-  moving_time: "int",
-  start_date: "datetime",
-  start_date_local: "datetime",
-  distance: "number",
-  lap_index: "int",
-};
-const EXPLORER_SEGMENT: Shape = {
-  id: "int",
-  name: "string",
-  climb_category: "int",
-  climb_category_desc: "string",
-  avg_grade: "number",
-  start_latlng: "array",
-  end_latlng: "array",
-  elev_difference: "number",
-  distance: "number",
-  points: "string",
-};
-
-interface Tool {
-  /** The tool's name in the MCP server. */
-  name: string;
-  method: "GET" | "PUT";
-  /** The path as the tool writes it (relative to its base URL). */
-  path: () => string;
-  query?: Record<string, string | number>;
-  json?: unknown;
-  /** The tool's parse of the answer; the Strava model the answer is (for enums, dates, declared keys). */
-  check: (body: unknown) => string[];
-  model?: string;
-  text?: boolean;
-}
-
-const each = (shape: Shape) => (body: unknown) =>
-  Array.isArray(body)
-    ? (body.length ? body.flatMap((item, i) => parseErrors(item, shape, String(i))) : ["an empty list proves nothing"])
-    : ["not an array"];
-const one = (shape: Shape) => (body: unknown) => parseErrors(body, shape);
-
-const TOOLS: Tool[] = [
-  {
-    name: "get-recent-activities",
-    method: "GET",
-    path: () => "athlete/activities",
-    query: { per_page: 30 },
-    check: each(ACTIVITY),
-    model: "SummaryActivity",
-  },
-  { name: "get-athlete-profile", method: "GET", path: () => "athlete", check: one(ATHLETE), model: "DetailedAthlete" },
-  {
-    name: "get-athlete-stats",
-    method: "GET",
-    path: () => `athletes/${s.people.Ann.id}/stats`,
-    model: "ActivityStats",
-    check: (
-      body,
-    ) => [
-      ...parseErrors(body, STATS),
-      ...Object.keys(STATS).flatMap((k) => parseErrors((body as Record<string, unknown>)[k], TOTAL, k)),
-    ],
-  },
-  {
-    name: "get-activity-details",
-    method: "GET",
-    path: () => `activities/${ids.ride}`,
-    check: one(DETAILED_ACTIVITY),
-    model: "DetailedActivity",
-  },
-  { name: "list-athlete-clubs", method: "GET", path: () => "athlete/clubs", check: each(CLUB), model: "SummaryClub" },
-  {
-    name: "list-starred-segments",
-    method: "GET",
-    path: () => "segments/starred",
-    check: each(SEGMENT),
-    model: "SummarySegment",
-  },
-  {
-    name: "get-segment",
-    method: "GET",
-    path: () => `segments/${ids.segment}`,
-    check: one(DETAILED_SEGMENT),
-    model: "DetailedSegment",
-  },
-  {
-    name: "explore-segments",
-    method: "GET",
-    path: () => "segments/explore",
-    query: { bounds: "-90,-180,90,180", activity_type: "riding" },
-    model: "ExplorerResponse",
-    check: (body) => {
-      const list = (body as { segments?: unknown }).segments;
-      if (!Array.isArray(list) || list.length === 0) return ["segments: none"];
-      return list.flatMap((seg, i) => parseErrors(seg, EXPLORER_SEGMENT, `segments.${i}`));
-    },
-  },
-  {
-    name: "star-segment",
-    method: "PUT",
-    path: () => `segments/${ids.segment}/starred`,
-    json: { starred: true },
-    check: one(DETAILED_SEGMENT),
-    model: "DetailedSegment",
-  },
-  {
-    name: "get-segment-effort",
-    method: "GET",
-    path: () => `segment_efforts/${ids.effort}`,
-    check: one(EFFORT),
-    model: "DetailedSegmentEffort",
-  },
-  {
-    name: "list-segment-efforts",
-    method: "GET",
-    path: () => "segment_efforts",
-    model: "DetailedSegmentEffort",
-    query: {
-      segment_id: 0,
-      start_date_local: "2000-01-01T00:00:00Z",
-      end_date_local: "2099-12-31T23:59:59Z",
-      per_page: 30,
-    },
-    check: each(EFFORT),
-  },
-  {
-    name: "list-athlete-routes",
-    method: "GET",
-    path: () => "athlete/routes",
-    query: { page: 1, per_page: 30 },
-    check: each(ROUTE),
-    model: "Route",
-  },
-  { name: "get-route", method: "GET", path: () => `routes/${ids.route}`, check: one(ROUTE), model: "Route" },
-  {
-    name: "export-route-gpx",
-    method: "GET",
-    path: () => `routes/${ids.route}/export_gpx`,
-    text: true,
-    check: (t) => (String(t).includes("<gpx") ? [] : ["not GPX"]),
-  },
-  {
-    name: "export-route-tcx",
-    method: "GET",
-    path: () => `routes/${ids.route}/export_tcx`,
-    text: true,
-    check: (t) => (String(t).includes("<TrainingCenterDatabase") ? [] : ["not TCX"]),
-  },
-  {
-    name: "get-activity-laps",
-    method: "GET",
-    path: () => `/activities/${ids.ride}/laps`,
-    check: each(LAP),
-    model: "Lap",
-  },
-  {
-    name: "get-athlete-zones",
-    method: "GET",
-    path: () => "/athlete/zones",
-    model: "Zones",
-    check: (body) => {
-      const hr = (body as { heart_rate?: { custom_zones?: unknown; zones?: unknown } }).heart_rate;
-      return hr && typeof hr.custom_zones === "boolean" && Array.isArray(hr.zones)
-        ? []
-        : ["heart_rate: custom_zones and zones expected"];
-    },
-  },
-  {
-    name: "get-activity-streams",
-    method: "GET",
-    path: () => `/activities/${ids.ride}/streams/time,distance,heartrate,cadence,watts`,
-    query: { series_type: "distance" },
-    check: (body) => {
-      if (!Array.isArray(body)) return ["not an array of streams"];
-      const types = body.map((b: { type: string }) => b.type);
-      const wrong = body.filter((b: { data?: unknown; original_size?: unknown }) =>
-        !Array.isArray(b.data) || !Number.isInteger(b.original_size)
-      );
-      return ["time", "distance", "heartrate", "cadence", "watts"].every((t) => types.includes(t)) && wrong.length === 0
-        ? []
-        : [`streams ${types}`];
-    },
-  },
+/** Every tool that calls Strava's API, with arguments, and a word of the answer that shows our data reached it. */
+const CALLS: [string, () => Record<string, unknown>, RegExp][] = [
+  ["get-athlete-profile", () => ({}), /Ann Tester/],
+  ["get-athlete-stats", () => ({ athleteId: s.people.Ann.id }), /Ride/i],
+  ["get-activity-details", () => ({ activityId: ids.ride }), /km|Distance/i],
+  ["get-recent-activities", () => ({ perPage: 30 }), /MCP|Ride|km/i],
+  ["get-all-activities", () => ({ startDate: "2000-01-01", endDate: "2100-01-01" }), /activit/i],
+  ["list-athlete-clubs", () => ({}), /MCP Club[\s\S]*Location: Utrecht, Utrecht, Netherlands/],
+  ["list-starred-segments", () => ({}), /MCP climb/],
+  ["get-segment", () => ({ segmentId: ids.segment }), /MCP climb/],
+  ["explore-segments", () => ({ bounds: "-90,-180,90,180", activityType: "riding" }), /MCP climb/],
+  ["star-segment", () => ({ segmentId: ids.segment, starred: true }), /MCP climb|starred/i],
+  ["get-segment-effort", () => ({ effortId: Number(ids.effort) }), /MCP climb/],
+  [
+    "list-segment-efforts",
+    () => ({ segmentId: ids.segment, startDateLocal: "2000-01-01T00:00:00Z", endDateLocal: "2099-12-31T23:59:59Z" }),
+    /MCP climb|effort/i,
+  ],
+  ["list-athlete-routes", () => ({}), /MCP route/],
+  ["get-route", () => ({ routeId: String(ids.route) }), /MCP route/],
+  ["export-route-gpx", () => ({ routeId: String(ids.route) }), /exported successfully/],
+  ["export-route-tcx", () => ({ routeId: String(ids.route) }), /exported successfully/],
+  [
+    "get-activity-streams",
+    () => ({ id: ids.ride, types: ["time", "distance", "heartrate", "cadence", "watts"] }),
+    /heartrate|watts/i,
+  ],
+  ["get-activity-laps", () => ({ id: ids.ride }), /Lap/i],
+  ["get-athlete-zones", () => ({}), /Heart Rate|zone/i],
+  ["get-activity-photos", () => ({ id: ids.ride }), /photo/i],
+  ["check-strava-connection", () => ({}), /Connected to Strava as Ann Tester/],
 ];
+const WITHOUT_API = ["connect-strava", "disconnect-strava", "get-server-version"];
 
-/** axios: baseURL and a path with or without its leading slash make one URL. */
-const join = (base: string, path: string) => `${base.replace(/\/$/, "")}/${path.replace(/^\//, "")}`;
-
-async function run(tool: Tool, base: string) {
-  const query = tool.name === "list-segment-efforts" ? { ...tool.query, segment_id: ids.segment } : tool.query;
-  const url = new URL(join(base, tool.path()));
-  for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, String(v));
-  const res = await fetch(url, {
-    method: tool.method,
-    headers: {
-      authorization: `Bearer ${s.people.Ann.token}`,
-      ...(tool.json ? { "content-type": "application/json" } : {}),
-    },
-    body: tool.json ? JSON.stringify(tool.json) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, text, body: tool.text ? text : JSON.parse(text) };
-}
-
-describe("the Strava MCP server's tools against this server", () => {
-  it("has 18 tools, each a request this server answers as the tool parses it, inside Strava's model", async () => {
-    expect(TOOLS.length).toBe(18);
+describe("the Strava MCP server, unchanged, against this server", () => {
+  it("lists its tools; every one that calls Strava's API answers, our answers parsed by its own schemas", async () => {
+    const tools: McpTool[] = await mcp.tools();
+    expect(tools).toHaveLength(EXPECTED_TOOLS);
+    expect(tools.map((t) => t.name).sort()).toEqual([...CALLS.map(([n]) => n), ...WITHOUT_API].sort());
     const failures: string[] = [];
-    const missing = new Set<string>();
-    for (const tool of TOOLS) {
-      const res = await run(tool, `${s.server.url}/api/v3`);
-      if (res.status !== 200) {
-        failures.push(`${tool.name}: HTTP ${res.status} ${res.text.slice(0, 120)}`);
-        continue;
-      }
-      failures.push(...tool.check(res.body).map((f) => `${tool.name}: ${f}`));
-      if (tool.model) {
-        for (const item of Array.isArray(res.body) ? res.body : [res.body]) {
-          failures.push(...violations(item, STRAVA_RULES[tool.model]).map((f) => `${tool.name}: ${f}`));
-        }
-        for (const path of missingKeys(res.body, tool.model)) missing.add(`${tool.name}: ${generalPath(path)}`);
+    for (const [name, args, shows] of CALLS) {
+      try {
+        const text = textOf(name, await mcp.call(name, args()));
+        if (!shows.test(text)) failures.push(`${name}: ${text.slice(0, 300)}`);
+      } catch (error) {
+        failures.push((error as Error).message);
       }
     }
     expect(failures).toEqual([]);
+    // Its requests went where Strava's clients call: /api/v3, Strava's dialect.
+    expect(proxy.requests.length).toBeGreaterThanOrEqual(CALLS.length);
+    expect(
+      proxy.requests.every((r) => /^(GET|PUT) https:\/\/www\.strava\.com\/api\/v3\//.test(r)),
+      proxy.requests.join("\n"),
+    )
+      .toBe(true);
+    // The exports are the route's GPX and TCX files, written where it was told.
+    expect(readFileSync(join(exports, `route-${ids.route}.gpx`), "utf8")).toContain("<gpx");
+    expect(readFileSync(join(exports, `route-${ids.route}.tcx`), "utf8")).toContain("<TrainingCenterDatabase");
     console.log(
-      `Strava MCP: ${TOOLS.length} tools answered and parsed; Strava-model paths absent in them: ${
-        missing.size ? [...missing].join(", ") : "none"
-      }`,
+      `Strava MCP server 1.2.1: ${CALLS.length} API tools answered through ${proxy.requests.length} requests`,
     );
   }, 300_000);
 
-  it("answers the club's pictures at the absolute URLs list-athlete-clubs requires", async () => {
+  it("refreshes an expired access token at /oauth/token with its client credentials, and retries", async () => {
+    // Ann connected it once; its access token is no longer good (expired, or revoked), its refresh token is.
+    const tokens = await authorizeAnn();
+    const stale = await startMcpServer(
+      process.execPath,
+      [MCP_SERVER],
+      toolEnv("not-a-token-any-more", { STRAVA_REFRESH_TOKEN: tokens.refresh_token }),
+    );
+    const before = proxy.requests.length;
+    try {
+      const text = textOf("get-athlete-profile", await stale.call("get-athlete-profile", {}));
+      expect(text).toMatch(/Ann Tester/);
+    } finally {
+      await stale.close();
+    }
+    expect(proxy.requests.slice(before)).toEqual([
+      "GET https://www.strava.com/api/v3/athlete",
+      "POST https://www.strava.com/oauth/token",
+      "GET https://www.strava.com/api/v3/athlete",
+    ]);
+  }, 120_000);
+
+  it("answers the club's pictures and covers at the absolute URLs list-athlete-clubs requires", async () => {
     const clubs = (await s.call("GET", "/api/v3/athlete/clubs", { token: s.people.Ann.token })).body;
     const club = clubs.find((c: { id: number }) => c.id === ids.club);
-    for (const key of ["profile", "profile_medium"]) {
+    const sizes: Record<string, [number, number]> = {
+      profile: [124, 124],
+      profile_medium: [62, 62],
+      cover_photo: [1185, 580],
+      cover_photo_small: [360, 176],
+    };
+    for (const [key, [width, height]] of Object.entries(sizes)) {
       const picture = await fetch(club[key]);
       expect(picture.status, `${key} ${club[key]}`).toBe(200);
       expect(picture.headers.get("content-type")).toBe("image/png");
       const bytes = new Uint8Array(await picture.arrayBuffer());
       expect([...bytes.slice(1, 4)].map((b) => String.fromCharCode(b)).join("")).toBe("PNG");
+      // The IHDR chunk's width and height (big-endian, bytes 16–23).
+      const view = new DataView(bytes.buffer, bytes.byteOffset);
+      expect([view.getUint32(16), view.getUint32(20)], key).toEqual([width, height]);
     }
     expect((await fetch(club.profile.replace(`/${ids.club}/`, "/999999999/"))).status).toBe(404);
   });
 
-  it("serves the same tools on the API host without /v3 (PUBLIC_API_URL), and leaves other hosts alone", async () => {
-    const failures: string[] = [];
-    for (const tool of TOOLS) {
-      const res = await run(tool, apiHost);
-      if (res.status !== 200) failures.push(`${tool.name}: HTTP ${res.status} ${res.text.slice(0, 120)}`);
-      else failures.push(...tool.check(res.body).map((f) => `${tool.name}: ${f}`));
-    }
-    expect(failures).toEqual([]);
-    // The same path on the main host is not the API (a page or a 404), so the mapping is by host only.
-    const main = await fetch(`${s.server.url}/athlete`, {
-      headers: { authorization: `Bearer ${s.people.Ann.token}`, accept: "application/json" },
-    });
-    expect(main.status).toBe(404);
-    // Prefixed paths and OAuth still answer on the API host; an unknown path is the API's JSON 404.
-    expect((await api(apiHost)("GET", "/v3/athlete", { token: s.people.Ann.token })).body.id).toBe(s.people.Ann.id);
-    expect((await api(apiHost)("GET", "/api/v3/athlete", { token: s.people.Ann.token })).body.id).toBe(s.people.Ann.id);
-    // Files the API links to stay where they are (an avatar mapped to /v3/avatars/… would be a 404).
-    const avatar = await fetch(`${apiHost}/avatars/athletes/${s.people.Ann.id}/medium.png`);
-    expect(avatar.status).toBe(200);
-    expect(avatar.headers.get("content-type")).toBe("image/png");
-    const token = await api(apiHost)("POST", "/oauth/token", {
-      form: {
-        client_id: s.application.clientId,
-        client_secret: "wrong",
-        grant_type: "refresh_token",
-        refresh_token: "x",
-      },
-    });
-    expect(token.status).toBe(400);
-    expect(token.body.message).toEqual(expect.any(String));
-    const unknown = await api(apiHost)("GET", "/no_such_thing", { token: s.people.Ann.token });
-    expect(unknown.status).toBe(404);
-    expect(unknown.body.message).toBe("Record Not Found");
-    // A Host header naming the API host on the main address is mapped too (a reverse proxy passing Host).
-    const viaHost = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const port = new URL(s.server.url).port;
-      const req = httpRequest({
-        host: "localhost",
-        port,
-        path: "/athlete",
-        headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${s.people.Ann.token}` },
-      }, (res) => {
-        let body = "";
-        res.on("data", (c) => (body += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+  it(
+    "answers the tool's own requests the same on the API host without /v3 (PUBLIC_API_URL), and leaves other hosts alone",
+    async () => {
+      // Each GET the MCP server made (www.strava.com/api/v3/…), again on the API host's unprefixed path.
+      const gets = [...new Set(proxy.requests.filter((r) => r.startsWith("GET https://www.strava.com/api/v3/")))];
+      expect(gets.length).toBeGreaterThanOrEqual(15);
+      const failures: string[] = [];
+      for (const line of gets) {
+        const path = line.slice("GET https://www.strava.com/api/v3".length);
+        const headers = { authorization: `Bearer ${s.people.Ann.token}` };
+        const [onHost, onApi] = await Promise.all([
+          fetch(`${apiHost}${path}`, { headers }),
+          fetch(`${s.server.url}/api/v3${path}`, { headers }),
+        ]);
+        const [a, b] = [await onHost.text(), await onApi.text()];
+        if (onHost.status !== 200 || a !== b) failures.push(`${path}: HTTP ${onHost.status} ${a.slice(0, 120)}`);
+      }
+      expect(failures).toEqual([]);
+      // The same path on the main host is not the API (a page or a 404), so the mapping is by host only.
+      const main = await fetch(`${s.server.url}/athlete`, {
+        headers: { authorization: `Bearer ${s.people.Ann.token}`, accept: "application/json" },
       });
-      req.on("error", reject);
-      req.end();
-    });
-    expect(viaHost.status).toBe(200);
-    expect(JSON.parse(viaHost.body).id).toBe(s.people.Ann.id);
-  }, 300_000);
+      expect(main.status).toBe(404);
+      // Prefixed paths and OAuth still answer on the API host; an unknown path is the API's JSON 404.
+      expect((await api(apiHost)("GET", "/v3/athlete", { token: s.people.Ann.token })).body.id).toBe(s.people.Ann.id);
+      expect((await api(apiHost)("GET", "/api/v3/athlete", { token: s.people.Ann.token })).body.id).toBe(
+        s.people.Ann.id,
+      );
+      // Files the API links to stay where they are (an avatar mapped to /v3/avatars/… would be a 404).
+      const avatar = await fetch(`${apiHost}/avatars/athletes/${s.people.Ann.id}/medium.png`);
+      expect(avatar.status).toBe(200);
+      expect(avatar.headers.get("content-type")).toBe("image/png");
+      const token = await api(apiHost)("POST", "/oauth/token", {
+        form: {
+          client_id: s.application.clientId,
+          client_secret: "wrong",
+          grant_type: "refresh_token",
+          refresh_token: "x",
+        },
+      });
+      expect(token.status).toBe(400);
+      expect(token.body.message).toEqual(expect.any(String));
+      const unknown = await api(apiHost)("GET", "/no_such_thing", { token: s.people.Ann.token });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.message).toBe("Record Not Found");
+      // A Host header naming the API host on the main address is mapped too (a reverse proxy passing Host).
+      const viaHost = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const port = new URL(s.server.url).port;
+        const req = httpRequest({
+          host: "localhost",
+          port,
+          path: "/athlete",
+          headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${s.people.Ann.token}` },
+        }, (res) => {
+          let body = "";
+          res.on("data", (c) => (body += c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+      expect(viaHost.status).toBe(200);
+      expect(JSON.parse(viaHost.body).id).toBe(s.people.Ann.id);
+    },
+    300_000,
+  );
 
   it("documents, on /docs/connect, how to point each tool here, with this server's host and API host", async () => {
     const page = await fetch(`${s.server.url}/docs/connect`);
@@ -539,6 +330,10 @@ describe("the Strava MCP server's tools against this server", () => {
     const html = await page.text();
     const host = new URL(s.server.url).host;
     expect(html).toContain('id="strava-tools"');
+    // Strava's tools are pointed at /api/v3 or the API host (Strava's dialect), /v3 being the spec's.
+    expect(html).toContain('id="dialects"');
+    expect(html).toContain("Point Strava's tools at <code>/api/v3</code> or the API host");
+    expect(html).toContain("tests/dropin/python/strava_here.py");
     expect(html).toContain(`client.protocol.server = "${host}"`);
     for (const tool of ["stravalib", "strava-offline", "Strava MCP server", "Home Assistant", "api-v3.strava.com"]) {
       expect(html).toContain(tool);

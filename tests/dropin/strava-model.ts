@@ -513,6 +513,8 @@ export const STRAVA_MODEL: Record<string, Declared> = {
       "type",
       "updated_at",
       "waypoints",
+      // The Route model's list of RouteDirection (distance, action, name), in Strava's published model.
+      "directions",
     ],
     nested: { athlete: "SummaryAthlete", map: "PolylineMap", segments: "SummarySegment" },
   },
@@ -631,3 +633,180 @@ export const STRAVA_RULES: Record<string, Rules> = {
     ].map((k) => [k, { object: StreamRules }]),
   ),
 };
+
+/**
+ * The types Strava's published model gives the fields of clubs, athletes, segments, routes and gear
+ * (the swagger definitions, as stravalib 2.5.0's generated strava_model.py holds them; username, bio,
+ * nickname and profile as Strava's answers carry them beside the model; directions from the Route
+ * model's RouteDirection list), for the question of issue #42 item 4: where may an answer hold null?
+ * The model marks no property nullable. A string, boolean or array has a documented empty value ("",
+ * false, []), so null there is outside the model; an enum (sex, membership) has no empty member and a
+ * number or an object no empty value, so null is their absence (ftp unset, no PR on a segment) — as
+ * Strava's own reference examples answer `"ftp": null`, `"friend": null`.
+ */
+type Kind = "string" | "enum" | "number" | "boolean" | "array" | "object" | "date-time";
+
+const ATHLETE_KINDS: Record<string, Kind> = {
+  id: "number",
+  resource_state: "number",
+  firstname: "string",
+  lastname: "string",
+  profile_medium: "string",
+  profile: "string",
+  city: "string",
+  state: "string",
+  country: "string",
+  sex: "enum",
+  premium: "boolean",
+  summit: "boolean",
+  created_at: "date-time",
+  updated_at: "date-time",
+  friend: "enum",
+  follower: "enum",
+};
+const CLUB_KINDS: Record<string, Kind> = {
+  id: "number",
+  resource_state: "number",
+  name: "string",
+  profile_medium: "string",
+  profile: "string",
+  cover_photo: "string",
+  cover_photo_small: "string",
+  sport_type: "enum",
+  activity_types: "array",
+  city: "string",
+  state: "string",
+  country: "string",
+  private: "boolean",
+  member_count: "number",
+  featured: "boolean",
+  verified: "boolean",
+  url: "string",
+  membership: "enum",
+  admin: "boolean",
+  owner: "boolean",
+};
+const SEGMENT_KINDS: Record<string, Kind> = {
+  id: "number",
+  name: "string",
+  activity_type: "enum",
+  distance: "number",
+  average_grade: "number",
+  maximum_grade: "number",
+  elevation_high: "number",
+  elevation_low: "number",
+  start_latlng: "array",
+  end_latlng: "array",
+  climb_category: "number",
+  city: "string",
+  state: "string",
+  country: "string",
+  private: "boolean",
+  athlete_pr_effort: "object",
+  athlete_segment_stats: "object",
+};
+const GEAR_KINDS: Record<string, Kind> = {
+  id: "string",
+  resource_state: "number",
+  primary: "boolean",
+  name: "string",
+  nickname: "string",
+  distance: "number",
+};
+const POLYLINE_MAP_KINDS: Record<string, Kind> = { id: "string", polyline: "string", summary_polyline: "string" };
+
+export const STRAVA_KINDS: Record<string, { kinds: Record<string, Kind>; nested?: Record<string, string> }> = {
+  SummaryAthlete: { kinds: ATHLETE_KINDS },
+  DetailedAthlete: {
+    kinds: {
+      ...ATHLETE_KINDS,
+      username: "string",
+      bio: "string",
+      follower_count: "number",
+      friend_count: "number",
+      ftp: "number",
+      weight: "number",
+      measurement_preference: "enum",
+      clubs: "array",
+      bikes: "array",
+      shoes: "array",
+    },
+    nested: { clubs: "SummaryClub", bikes: "SummaryGear", shoes: "SummaryGear" },
+  },
+  ClubAthlete: {
+    kinds: { ...ATHLETE_KINDS, member: "string", membership: "enum", admin: "boolean", owner: "boolean" },
+  },
+  SummaryClub: { kinds: CLUB_KINDS },
+  DetailedClub: { kinds: { ...CLUB_KINDS, description: "string", club_type: "enum", following_count: "number" } },
+  SummarySegment: { kinds: SEGMENT_KINDS },
+  DetailedSegment: {
+    kinds: {
+      ...SEGMENT_KINDS,
+      hazardous: "boolean",
+      starred: "boolean",
+      created_at: "date-time",
+      updated_at: "date-time",
+      total_elevation_gain: "number",
+      map: "object",
+      effort_count: "number",
+      athlete_count: "number",
+      star_count: "number",
+    },
+    nested: { map: "PolylineMap" },
+  },
+  PolylineMap: { kinds: POLYLINE_MAP_KINDS },
+  Route: {
+    kinds: {
+      athlete: "object",
+      description: "string",
+      distance: "number",
+      elevation_gain: "number",
+      id: "number",
+      id_str: "string",
+      map: "object",
+      name: "string",
+      private: "boolean",
+      starred: "boolean",
+      timestamp: "number",
+      type: "number",
+      sub_type: "number",
+      created_at: "date-time",
+      updated_at: "date-time",
+      estimated_moving_time: "number",
+      segments: "array",
+      waypoints: "array",
+      directions: "array",
+    },
+    nested: { athlete: "SummaryAthlete", map: "PolylineMap", segments: "SummarySegment" },
+  },
+  SummaryGear: { kinds: GEAR_KINDS },
+  DetailedGear: {
+    kinds: { ...GEAR_KINDS, brand_name: "string", model_name: "string", description: "string", frame_type: "number" },
+  },
+};
+
+/**
+ * Where an answer holds null outside Strava's model (see STRAVA_KINDS): "city (SummaryClub: string)".
+ * Only the models of clubs, athletes, segments, routes and gear are known here; others answer [].
+ */
+export function nullsOutsideModel(value: unknown, model: string, path = ""): string[] {
+  const declared = STRAVA_KINDS[model];
+  if (!declared) return [];
+  if (Array.isArray(value)) {
+    return value.flatMap((item, i) => nullsOutsideModel(item, model, `${path}${path ? "." : ""}${i}`));
+  }
+  if (value === null || typeof value !== "object") return [];
+  const record = value as Record<string, unknown>;
+  const at = (k: string) => [path, k].filter(Boolean).join(".");
+  const own = Object.entries(declared.kinds)
+    .filter(([k, kind]) => record[k] === null && (kind === "string" || kind === "boolean" || kind === "array"))
+    .map(([k, kind]) =>
+      `${at(k)} is null (${model}: ${kind}, whose empty value is ${
+        kind === "string" ? '""' : kind === "array" ? "[]" : "false"
+      })`
+    );
+  const deeper = Object.entries(declared.nested ?? {}).flatMap(([k, sub]) =>
+    record[k] === undefined || record[k] === null ? [] : nullsOutsideModel(record[k], sub, at(k))
+  );
+  return [...own, ...deeper];
+}

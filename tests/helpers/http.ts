@@ -17,6 +17,8 @@ export interface CallOptions {
   /** Sent as multipart/form-data. */
   multipart?: FormData;
   headers?: Record<string, string>;
+  /** "manual": a redirect is answered as it is (status and Location), not followed. */
+  redirect?: RequestRedirect;
 }
 
 export type Api = (method: string, path: string, options?: CallOptions) => Promise<ApiResponse>;
@@ -39,7 +41,7 @@ export function api(baseUrl: string): Api {
     } else if (options.multipart) {
       body = options.multipart;
     }
-    const res = await fetch(url, { method, headers, body });
+    const res = await fetch(url, { method, headers, body, redirect: options.redirect });
     const text = await res.text();
     let parsed: unknown = undefined;
     if (text && (res.headers.get("content-type") ?? "").includes("json")) {

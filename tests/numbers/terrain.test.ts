@@ -76,6 +76,8 @@ describe("cause 9: elevation from the terrain model", () => {
     expectNear(activity.total_elevation_gain, expected, 0.1);
     expectNear(activity.elev_high, Math.max(...profile), 0.001, 1);
     expectNear(activity.elev_low, Math.min(...profile), 0.001, 1);
+    // The terrain's, not the phone's GPS altitude: no note that the gain is from GPS (issue #46 item 5).
+    expect(activity.elevation_from_gps).toBe(false);
   });
 
   it("a barometric recording keeps its own altitude and its device's ascent", async () => {
@@ -83,5 +85,6 @@ describe("cause 9: elevation from the terrain model", () => {
     const bytes = new Uint8Array(readFileSync(deviceFile("fit/garmin-edge1000-cycling-short-3formats.fit")));
     const activity = await uploadActivity(server, athlete, bytes, "leiden-baro.fit");
     expect(activity.elev_high).toBeLessThan(100);
+    expect(activity.elevation_from_gps).toBe(false);
   });
 });

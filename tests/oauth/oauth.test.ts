@@ -160,6 +160,8 @@ describe("the authorization code flow", () => {
     expect(again.body).toEqual({
       message: "Bad Request",
       errors: [{ resource: "AuthorizationCode", field: "code", code: "invalid" }],
+      error: "invalid_grant",
+      error_description: "AuthorizationCode code: invalid",
     });
     const me = await server.api("GET", "/v3/athlete", { token: first.body.access_token });
     expect(me.status).toBe(401);
@@ -171,25 +173,47 @@ describe("the authorization code flow", () => {
   it("bad input at /oauth/token gives the documented 400 bodies", async () => {
     const c = await code();
     const base = { client_id: String(app.client_id), client_secret: app.client_secret, code: c };
-    const cases: [Record<string, string>, [string, string, string]][] = [
-      [{ ...base, client_id: "424242" }, ["Application", "client_id", "invalid"]],
-      [{ ...base, client_id: "abc" }, ["Application", "client_id", "invalid"]],
-      [{ client_secret: app.client_secret, code: c }, ["Application", "client_id", "missing"]],
-      [{ ...base, client_secret: "wrong" }, ["Application", "client_secret", "invalid"]],
-      [{ client_id: String(app.client_id), code: c }, ["Application", "client_secret", "missing"]],
-      [{ ...base, code: "" }, ["AuthorizationCode", "code", "missing"]],
-      [{ ...base, code: "not-a-code" }, ["AuthorizationCode", "code", "invalid"]],
-      [{ ...base, redirect_uri: "http://127.0.0.1:9/other" }, ["AuthorizationCode", "redirect_uri", "invalid"]],
-      [{ ...base, grant_type: "password" }, ["Request", "grant_type", "invalid"]],
-      [{ ...base, grant_type: "refresh_token", refresh_token: "nope" }, ["RefreshToken", "refresh_token", "invalid"]],
-      [{ ...base, grant_type: "refresh_token" }, ["RefreshToken", "refresh_token", "missing"]],
+    // The API's triple, and RFC 6749's error code beside it (what OAuth clients such as the MCP SDK read).
+    const cases: [Record<string, string>, [string, string, string, string]][] = [
+      [{ ...base, client_id: "424242" }, ["Application", "client_id", "invalid", "invalid_client"]],
+      [{ ...base, client_id: "abc" }, ["Application", "client_id", "invalid", "invalid_client"]],
+      [{ client_secret: app.client_secret, code: c }, ["Application", "client_id", "missing", "invalid_client"]],
+      [{ ...base, client_secret: "wrong" }, ["Application", "client_secret", "invalid", "invalid_client"]],
+      [{ client_id: String(app.client_id), code: c }, ["Application", "client_secret", "missing", "invalid_client"]],
+      [{ ...base, code: "" }, ["AuthorizationCode", "code", "missing", "invalid_grant"]],
+      [{ ...base, code: "not-a-code" }, ["AuthorizationCode", "code", "invalid", "invalid_grant"]],
+      [{ ...base, redirect_uri: "http://127.0.0.1:9/other" }, [
+        "AuthorizationCode",
+        "redirect_uri",
+        "invalid",
+        "invalid_grant",
+      ]],
+      [{ ...base, grant_type: "password" }, ["Request", "grant_type", "invalid", "unsupported_grant_type"]],
+      [{ ...base, grant_type: "refresh_token", refresh_token: "nope" }, [
+        "RefreshToken",
+        "refresh_token",
+        "invalid",
+        "invalid_grant",
+      ]],
+      [{ ...base, grant_type: "refresh_token" }, ["RefreshToken", "refresh_token", "missing", "invalid_grant"]],
+      [{ ...base, resource: "https://elsewhere.example/mcp" }, [
+        "Token",
+        "resource",
+        "invalid_target",
+        "invalid_target",
+      ]],
     ];
-    for (const [form, [resource, field, codeName]] of cases) {
+    for (const [form, [resource, field, codeName, error]] of cases) {
       const res = await exchange(form);
       expect({ form, status: res.status, body: res.body }).toEqual({
         form,
         status: 400,
-        body: { message: "Bad Request", errors: [{ resource, field, code: codeName }] },
+        body: {
+          message: "Bad Request",
+          errors: [{ resource, field, code: codeName }],
+          error,
+          error_description: `${resource} ${field}: ${codeName}`,
+        },
       });
     }
     // None of the refusals used the code up.

@@ -225,9 +225,10 @@ describe("an athlete seen by anyone else carries the spec's summary fields only"
         }
       }
     };
+    // Both dialects: the spec's on /v3, Strava's on /api/v3 (whose club feed shows athletes its own way).
     for (const { kind, athlete, token } of viewers) {
       for (const route of routes) {
-        for (const path of pathsFor(route.path)!) {
+        for (const path of pathsFor(route.path)!.flatMap((p) => [p, `/api${p}`])) {
           const res = await call("GET", path, { token });
           expect(res.status, `${kind} GET ${path}: ${res.text}`).toBeLessThan(500);
           scan(kind, athlete, `GET ${path}`, res.text, res.body);
@@ -246,9 +247,14 @@ describe("an athlete seen by anyone else carries the spec's summary fields only"
     expect(self.body.weight).toBe(people.ann.weight);
     expect(othersSeen, "athlete objects of others were scanned").toBeGreaterThan(100);
     expect(ownSeen).toBeGreaterThan(0);
-    // The club feed shows the athlete as the real service does: first name and last initial.
+    // The club feed: on /v3 the athlete is the spec's summary athlete (as in the member list), on
+    // /api/v3 the real service's first name and last initial.
     const feed = await call("GET", `/v3/clubs/${ids.club}/activities`, { token: people.meg.token });
-    expect(feed.body.find((a: { name: string }) => a.name === "Ann's run").athlete).toEqual({
+    const summary = feed.body.find((a: { name: string }) => a.name === "Ann's run").athlete;
+    expect(Object.keys(summary).every((k) => SUMMARY_FIELDS.has(k))).toBe(true);
+    expect(summary).toMatchObject({ id: people.ann.id, firstname: "Ann", lastname: "Bell" });
+    const strava = await call("GET", `/api/v3/clubs/${ids.club}/activities`, { token: people.meg.token });
+    expect(strava.body.find((a: { name: string }) => a.name === "Ann's run").athlete).toEqual({
       resource_state: 2,
       firstname: "Ann",
       lastname: "B.",

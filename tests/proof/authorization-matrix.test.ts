@@ -267,6 +267,13 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/segment_efforts/:id/streams": {
       request: fixed(`/v3/segment_efforts/${c.effortId}/streams`, { query: { keys: "time" } }),
     },
+    // Two efforts compared: both the owner's (a matched effort without a recording: 400 "no streams"); neither
+    // another athlete's (403).
+    "GET /v3/segments/:id/compare": {
+      request: fixed(`/v3/segments/${c.segmentId}/compare`, { query: { effort_ids: `${c.effortId},${c.effortId}` } }),
+      owner: 400,
+      otherAthlete: 403,
+    },
     "GET /v3/segment_efforts": { request: fixed("/v3/segment_efforts", { query: { segment_id: c.segmentId } }) },
     "GET /v3/athlete": { request: fixed("/v3/athlete") },
     "PUT /v3/athlete": { request: fixed("/v3/athlete", { form: { weight: 71 } }) }, // the caller's own profile
@@ -288,6 +295,25 @@ function fixtures(): Record<string, Fixture> {
       otherAthlete: 403,
     },
     "GET /v3/athlete/activities": { request: fixed("/v3/athlete/activities") },
+    // Crop, split and undo: the owner's activity only. The matrix's activity is recorded without an uploaded
+    // file, so a crop or split has nothing to recompute from (400) and there is no edit to undo (404).
+    "GET /v3/activities/:id/edits": { request: fixed(`/v3/activities/${c.ownerActivity}/edits`), otherAthlete: 403 },
+    "POST /v3/activities/:id/crop": {
+      request: fixed(`/v3/activities/${c.ownerActivity}/crop`, { form: { start_time: 10, end_time: 20 } }),
+      owner: 400,
+      otherAthlete: 403,
+    },
+    "POST /v3/activities/:id/split": {
+      request: fixed(`/v3/activities/${c.ownerActivity}/split`, { form: { time: 10 } }),
+      owner: 400,
+      otherAthlete: 403,
+    },
+    "DELETE /v3/activities/:id/edits/:edit": {
+      request: fixed(`/v3/activities/${c.ownerActivity}/edits/1`),
+      owner: 404,
+      otherAthlete: 403,
+    },
+
     "GET /v3/activities/:id/comments": { request: fixed(`/v3/activities/${c.ownerActivity}/comments`) },
     "POST /v3/activities/:id/comments": {
       request: fixed(`/v3/activities/${c.ownerActivity}/comments`, { form: { text: "Nice" } }),

@@ -409,6 +409,8 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
     "records a new segment's source activity (its streams' blob name); the points cut are the engine's answer (segments/create.ts pointsFromActivity)",
   "server/uploads/job.ts": "stores the upload's streams as the activity's own data",
   "server/analysts/reprocess.ts": "re-derives the activity's own facts (operator tool)",
+  "server/crop/rederive.ts":
+    "re-derives the owner's activity's own facts and efforts from its original file over the kept window (crop and split); they reach others through the activity's own read paths",
   "server/activities/streams.ts": "loads and shapes streams; the only route answering them applies the engine first",
   "server/segments/matching.ts":
     "matches an activity against segments; efforts carry no positions and follow the activity's privacy",
@@ -438,6 +440,10 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
     "zod schemas of the segment answers for the OpenAPI document (map.summary_polyline is a member's name); reads no data",
   "projections/queries/recorded-tracks.ts":
     "the operator's `elevation fetch` (server/elevation/cli.ts): which one-degree terrain tiles the recordings pass through; only tile names reach the operator, no point leaves the server",
+  "server/mcp/tools/activities.ts":
+    "an MCP tool's answer is the API route's answer (server/mcp/call-route.ts runs the route of the table: GET /v3/activities/:id/streams applies the engine first); it only samples and renames what the route returned",
+  "server/mcp/tools/segments.ts":
+    "an MCP tool's answer is the API route's answer (server/mcp/call-route.ts: the segment routes' own reads); start_latlng/end_latlng are the segment's, copied from that answer",
   "server/segments/represent.ts":
     "a segment's own line (map.polyline and summary_polyline), cut from an activity through the engine when the segment was made (server/segments/create.ts: pointsFromActivity)",
 };

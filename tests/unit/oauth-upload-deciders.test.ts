@@ -32,6 +32,7 @@ const grant = {
   codeChallenge: null,
   codeExpiresAt: "2026-01-01T12:10:00.000Z",
   prompted: true,
+  audience: "api" as const,
 };
 const granted = authorizationGranted.create(grant);
 const exchange = (over: Partial<Extract<OAuthCommand, { type: "exchange" }>> = {}): OAuthCommand => ({
@@ -67,6 +68,7 @@ describe("OAuth grant decider: authorize, exchange", () => {
         kind: "access",
         expiresAt: "2026-01-01T18:00:00.000Z",
         grantId: "g-1",
+        audience: "api",
       }),
       refreshTokenIssued.create({
         grantId: "g-1",
@@ -146,6 +148,7 @@ const issuedFirst: NewEvent[] = [
     kind: "access",
     expiresAt: "2026-01-01T18:00:00.000Z",
     grantId: "g-1",
+    audience: "api",
   }),
   refreshTokenIssued.create({
     grantId: "g-1",
@@ -217,6 +220,7 @@ describe("OAuth grant decider: refresh, revoke, other tokens", () => {
       kind: "access" as const,
       expiresAt: null,
       grantId: null,
+      audience: "api" as const,
     };
     given(oauthDecider, []).when({ type: "issueToken", token }).then([accessTokenIssued.create(token)]);
     given(oauthDecider, []).when({ type: "issueToken", token: { ...token, kind: "public" } }).thenError(

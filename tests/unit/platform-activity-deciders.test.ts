@@ -76,6 +76,7 @@ describe("application decider", () => {
     kind: "public" as const,
     expiresAt: null,
     grantId: null,
+    audience: "api" as const,
   };
   it("registers once with its public token; needs a name and a callback domain; regenerates a secret only once registered", () => {
     given(applicationDecider, []).when({ type: "register", application, publicToken })

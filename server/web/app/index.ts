@@ -61,6 +61,10 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "training-common.js": { file: own("training-common.js"), type: JS },
   "activity-tools.js": { file: own("activity-tools.js"), type: JS },
   "activity-tools.css": { file: own("activity-tools.css"), type: CSS },
+  "crop.js": { file: own("crop.js"), type: JS },
+  "crop.css": { file: own("crop.css"), type: CSS },
+  "segment-compare.js": { file: own("segment-compare.js"), type: JS },
+  "compare.css": { file: own("compare.css"), type: CSS },
   "lists.js": { file: own("lists.js"), type: JS },
   "leaflet.js": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.js"), type: JS },
   "leaflet.css": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.css"), type: CSS },
@@ -283,6 +287,7 @@ const API_PAGES: [path: string, page: ApiPage][] = [
     script: "segment.js",
     key: "segmentId",
     map: true,
+    styles: ["compare.css"],
     data: () => ({ ageGroups: AGE_GROUPS, weightClassesKg: WEIGHT_CLASSES_KG }),
   }],
   ["/clubs/:id", { title: "Club", script: "club.js", key: "clubId" }],
@@ -338,7 +343,7 @@ async function othersActivity(
   row: Awaited<ReturnType<typeof visibleActivity>>,
   auth: Parameters<typeof visibleActivity>[2],
 ) {
-  const context = activityContext(platform, auth);
+  const context = activityContext(platform, auth, "spec");
   const [summary] = await summaryActivities([row], context);
   const segmentEfforts = await activityEffortsSeenBy(platform.db, row.id, context.viewer);
   const owner = await findAthlete(platform.db, row.athlete_id);
@@ -374,8 +379,8 @@ async function activityPage(c: Context, platform: Platform): Promise<Response> {
     title: "Activity",
     ...signedIn(w, t),
     script: "activity.js",
-    moreScripts: ["zones.js", "activity-tools.js"],
-    styles: ["leaflet.css", "uplot.css", "training.css", "activity-tools.css"],
+    moreScripts: ["zones.js", "activity-tools.js", "crop.js"],
+    styles: ["leaflet.css", "uplot.css", "training.css", "activity-tools.css", "crop.css"],
     libs: ["leaflet.js", "uplot.js"],
     data: { activityId: Number(idText), ...others },
     body:

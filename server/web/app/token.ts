@@ -111,6 +111,7 @@ async function mint(platform: Platform, athleteId: number, tokenHash: string, ex
     kind: "access",
     expiresAt: new Date(expiresAt).toISOString(),
     grantId: null,
+    audience: "api",
   }, webActor(athleteId, applicationId));
 }
 

@@ -110,6 +110,14 @@ function summary(a) {
       a.calories ? stat("Calories", `${Math.round(a.calories).toLocaleString("en")} kcal`) : null,
       a.gear ? stat("Gear", a.gear.name ?? a.gear.id) : null,
     ),
+    // The altitudes are the recording's GPS altitude (no barometer, no terrain tile): say so (docs/numbers.md).
+    a.elevation_from_gps && a.total_elevation_gain > 0
+      ? h(
+        "p",
+        { class: "muted", id: "elevation-note" },
+        "Elevation gain from GPS altitude: nothing in the file says it is a barometric altimeter's, and no terrain data covers the place, so the gain may read well above the real climb.",
+      )
+      : null,
   );
 }
 
@@ -306,6 +314,8 @@ function drawCharts(s) {
       if (isStepSport(activity.type)) values = data.map((v) => (v === null ? null : v * 2));
       label = `Cadence (${cadenceUnit(activity.type)})`;
     }
+    // A heart rate of 0 is no reading (a strap's gap beyond the 30 s a reading is held): a gap in the line.
+    if (chart.key === "heartrate") values = data.map((v) => (v > 0 ? v : null));
     if (chart.key === "watts" && activity.device_watts === false) label = "Power (W, estimated)";
     const holder = h("figure", { class: "chart", "data-chart": chart.key }, h("h3", {}, label));
     box.append(holder);

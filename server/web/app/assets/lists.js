@@ -7,16 +7,25 @@ const field = (label, input) => h("div", {}, h("label", { for: input.id }, label
 
 // ------------------------------------------------------------------ my activities
 
-/** All the athlete's activities in the date range (pages of 200, at most 2000), newest first. */
+/**
+ * All the athlete's activities in the date range (pages of 200, at most 2000), newest first. The
+ * /v3 list takes before, after and page one at a time (the spec): pages walk back with `before` set
+ * just past the oldest start seen (ids already listed are skipped), until one starts before `after`.
+ */
 async function myActivities(after, before) {
   const out = [];
-  for (let page = 1; page <= 10; page++) {
-    const q = new URLSearchParams({ per_page: "200", page: String(page) });
-    if (after) q.set("after", String(after));
-    if (before) q.set("before", String(before));
+  const seen = new Set();
+  let cursor = before || 0;
+  for (let round = 0; round < 10; round++) {
+    const q = new URLSearchParams({ per_page: "200" });
+    if (cursor) q.set("before", String(cursor));
     const rows = await api(`/athlete/activities?${q}`);
-    out.push(...rows);
-    if (rows.length < 200) break;
+    const fresh = rows.filter((a) => !seen.has(a.id));
+    for (const a of fresh) seen.add(a.id);
+    out.push(...fresh.filter((a) => !after || Date.parse(a.start_date) / 1000 > after));
+    const oldest = rows.length ? Math.floor(Date.parse(rows[rows.length - 1].start_date) / 1000) : 0;
+    if (rows.length < 200 || fresh.length === 0 || (after && oldest <= after)) break;
+    cursor = oldest + 1;
   }
   return out.sort((a, b) => (b.start_date ?? "").localeCompare(a.start_date ?? ""));
 }

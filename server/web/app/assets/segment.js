@@ -2,9 +2,12 @@
 import { api, config, dateText, decodePolyline, duration, h, km, meters, ready, showFailure } from "./app.js";
 import { elevationProfile } from "./elevation.js";
 import { baseMap } from "./map.js";
+import { compareCard } from "./segment-compare.js";
 
 const id = config.segmentId;
 const root = document.getElementById("segment");
+/** The Compare card (segment-compare.js), once drawn. */
+let compare = null;
 
 function filtersForm(onChange, clubs) {
   const select = (name, label, options) =>
@@ -79,7 +82,11 @@ async function board(form) {
           h(
             "table",
             {},
-            h("thead", {}, h("tr", {}, ["Rank", "Athlete", "Date", "Time"].map((c) => h("th", { scope: "col" }, c)))),
+            h(
+              "thead",
+              {},
+              h("tr", {}, ["Rank", "Athlete", "Date", "Time", ""].map((c) => h("th", { scope: "col" }, c))),
+            ),
             h(
               "tbody",
               {},
@@ -99,6 +106,18 @@ async function board(form) {
                     ),
                   ),
                   h("td", {}, duration(e.elapsed_time)),
+                  h(
+                    "td",
+                    {},
+                    e.athlete_id !== config.athlete.id && compare?.mine
+                      ? h("button", {
+                        type: "button",
+                        class: "secondary small",
+                        "aria-label": `Compare with ${e.athlete_name}'s effort`,
+                        onclick: () => compare.compareWith(e.effort_id, e.athlete_name),
+                      }, "Compare")
+                      : "",
+                  ),
                 )
               ),
             ),
@@ -106,6 +125,7 @@ async function board(form) {
         )
         : h("p", {}, "No efforts match these filters yet."),
     );
+    compare?.setBoard(b.entries);
   } catch (error) {
     showFailure(box, error);
   } finally {
@@ -229,6 +249,8 @@ async function main() {
       ),
     ),
   );
+  compare = { ...compareCard(id, efforts), mine: efforts.length > 0 };
+  root.append(compare.section);
   const latlng = s.latlng ?? (seg.map?.polyline ? decodePolyline(seg.map.polyline) : []);
   if (latlng.length) {
     const map = baseMap(document.getElementById("map"));

@@ -383,6 +383,12 @@ async function main() {
             h(
               "li",
               {},
+              h("a", { href: "/settings/assistant" }, "Connect your AI assistant"),
+              " — let Claude, ChatGPT or another assistant read your log.",
+            ),
+            h(
+              "li",
+              {},
               h("a", { href: "/settings/api" }, "My API application"),
               " — register your own client of the API.",
             ),
