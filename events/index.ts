@@ -31,6 +31,7 @@ import * as pushSubscription from "./push-subscription/events.ts";
 import * as route from "./route/events.ts";
 import * as archiveImport from "./archive-import/events.ts";
 import * as athletePicture from "./athlete-picture/events.ts";
+import * as goal from "./goal/events.ts";
 
 const families = {
   platform,
@@ -52,6 +53,7 @@ const families = {
   route,
   archiveImport,
   athletePicture,
+  goal,
 };
 
 /** Any event of the catalogue, discriminated by `type`. */

@@ -20,6 +20,7 @@ import { archiveImportsProjection } from "./archive-imports/projection.ts";
 import { athletePicturesProjection } from "./athlete-pictures/projection.ts";
 import { trainingLoadProjection } from "./training-load/projection.ts";
 import { activityEditsProjection } from "./activity-edits/projection.ts";
+import { goalsProjection } from "./goals/projection.ts";
 
 /** Every read model of the platform. Add one line per projection. */
 export const allProjections: Projection[] = [
@@ -45,4 +46,5 @@ export const allProjections: Projection[] = [
   athletePicturesProjection,
   trainingLoadProjection,
   activityEditsProjection,
+  goalsProjection,
 ];

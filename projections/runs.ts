@@ -62,7 +62,7 @@ export function applyActivityRuns(
     (e) =>
       isActivityStart(e)
         ? String(e.data.activityId)
-        : e.type === activityUpdated.type && e.data.private === undefined
+        : e.type === activityUpdated.type && e.data.visibility === undefined
         ? false
         : null,
     (run) => flushRun(run.filter(isActivityStart)),

@@ -18,6 +18,7 @@ export const ID_KINDS = [
   "privacy_zone",
   "job",
   "route",
+  "goal",
 ] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 
@@ -39,6 +40,7 @@ create sequence if not exists public.ids_push_subscription;
 create sequence if not exists public.ids_privacy_zone;
 create sequence if not exists public.ids_job;
 create sequence if not exists public.ids_route;
+create sequence if not exists public.ids_goal;
 `;
 
 /** Next id of a kind. Ids are recorded in events, so a replay never draws them again. */

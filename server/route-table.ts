@@ -26,6 +26,7 @@ import { athletePictureRoutes } from "./avatars/routes.ts";
 import { activityExportRoutes } from "./activities/export-routes.ts";
 import { discoverRoutes } from "./discover/routes.ts";
 import { activityEditRoutes } from "./crop/routes.ts";
+import { goalRoutes } from "./goals/routes.ts";
 
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
@@ -55,6 +56,7 @@ export const allRoutes: AnyRoute[] = [
   ...athleteRouteEndpoints,
   ...gearCreateRoutes,
   ...athletePictureRoutes,
+  ...goalRoutes,
 ];
 
 /** Endpoints served outside the route table but documented in the OpenAPI document beside it. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { SPORT_TYPES } from "../../shared/sport-types.ts";
 import { defineEvent } from "../catalogue.ts";
+import { VISIBILITIES, visibilityOfPrivate } from "../../shared/visibility.ts";
 
 /**
  * What happens to an activity after it exists (stream `activity-<id>`, beside ActivityRecorded /
@@ -10,8 +11,13 @@ import { defineEvent } from "../catalogue.ts";
 
 export const activityUpdated = defineEvent({
   type: "ActivityUpdated",
+  version: 2,
+  upcasters: {
+    1: ({ private: isPrivate, ...rest }) =>
+      isPrivate === undefined ? rest : { ...rest, visibility: visibilityOfPrivate(isPrivate === true) },
+  },
   description:
-    "The owner edited an activity (PUT /v3/activities/:id); only the fields present changed. gearId null clears the gear.",
+    "The owner edited an activity (PUT /v3/activities/:id); only the fields present changed. gearId null clears the gear. v2: `visibility` (everyone, followers_only, only_me) instead of v1's `private`.",
   schema: z.object({
     activityId: z.number().int().positive(),
     athleteId: z.number().int().positive(),
@@ -19,7 +25,7 @@ export const activityUpdated = defineEvent({
     type: z.enum(ACTIVITY_TYPES).optional(),
     /** Given whenever type is (and alone when only the sport type changed within its type). */
     sportType: z.enum(SPORT_TYPES).optional(),
-    private: z.boolean().optional(),
+    visibility: z.enum(VISIBILITIES).optional(),
     /** Muted: kept out of others' feeds (Strava's hide_from_home). */
     hideFromHome: z.boolean().optional(),
     commute: z.boolean().optional(),

@@ -13,6 +13,7 @@ import {
 } from "./cropped.ts";
 import { activityCreated, type ActivityEvent, activityRecorded } from "./events.ts";
 import { activityTypeOfSport, resolveSport, type SportType } from "../../shared/sport-types.ts";
+import { resolveVisibility, type Visibility } from "../../shared/visibility.ts";
 import {
   activityDeleted,
   activityUpdated,
@@ -34,6 +35,8 @@ export interface ActivityState {
   comments: Map<number, number>;
   /** Its sport type (type and sport_type are kept consistent on update). */
   sportType?: SportType;
+  /** Who may see it. */
+  visibility?: Visibility;
   /** An uploaded activity's recording as first derived: its start and end (ms since the epoch). */
   recording?: { start: number; end: number };
   /** The window of the original file it stands for now (a crop, a split, a split-off part); absent: the whole file. */
@@ -52,7 +55,10 @@ export interface CropEdit {
   before: RecordingWindow | null;
 }
 
-type UpdateFields = Omit<Extract<ActivityCommand, { type: "update" }>, "type" | "athleteId" | "activityId">;
+type UpdateFields = Omit<
+  Extract<ActivityCommand, { type: "update" }>,
+  "type" | "athleteId" | "activityId" | "private" | "defaultVisibility"
+>;
 
 export type ActivityCommand =
   | {
@@ -62,7 +68,12 @@ export type ActivityCommand =
     name?: string;
     activityType?: import("../../shared/activity-types.ts").ActivityType;
     sportType?: SportType;
+    /** Strava's visibility; with `private` beside it, the two must agree. */
+    visibility?: Visibility;
+    /** The spec's flag: true = only_me; false = not only_me (shared/visibility.ts resolveVisibility). */
     private?: boolean;
+    /** The athlete's default visibility (what `private: false` turns an only_me activity into). */
+    defaultVisibility?: Visibility;
     hideFromHome?: boolean;
     commute?: boolean;
     trainer?: boolean;
@@ -187,6 +198,7 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
           athleteId: event.data.athleteId,
           uploadId: event.data.uploadId ?? null,
           sportType: (event.data.sportType ?? event.data.type) as SportType,
+          visibility: event.data.visibility,
           recording: { start, end: start + event.data.elapsedTime * 1000 },
         };
       }
@@ -213,10 +225,12 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
           athleteId: event.data.athleteId,
           uploadId: null,
           sportType: (event.data.sportType ?? event.data.type) as SportType,
+          visibility: event.data.visibility,
         };
       case activityUpdated.type: {
         const sport = event.data.sportType ?? event.data.type;
-        return sport ? { ...state, sportType: sport as SportType } : state;
+        const next = sport ? { ...state, sportType: sport as SportType } : state;
+        return event.data.visibility ? { ...next, visibility: event.data.visibility } : next;
       }
       case activityDeleted.type:
         return { ...state, deleted: true };
@@ -283,7 +297,31 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
     switch (command.type) {
       case "update": {
         if (!owner) notFound();
-        const { type: _t, activityType, sportType: askedSport, activityId, athleteId, ...rest } = command;
+        const {
+          type: _t,
+          activityType,
+          sportType: askedSport,
+          activityId,
+          athleteId,
+          visibility: askedVisibility,
+          private: askedPrivate,
+          defaultVisibility,
+          ...rest
+        } = command;
+        let visibility: Visibility | undefined;
+        if (askedVisibility !== undefined || askedPrivate !== undefined) {
+          const current = state.visibility ?? "everyone";
+          const resolved = resolveVisibility(
+            { visibility: askedVisibility, private: askedPrivate },
+            current,
+            defaultVisibility ?? "everyone",
+          );
+          if (resolved === "conflict") {
+            throw new DomainError("invalid", "Activity", "private", "invalid", "private does not match visibility");
+          }
+          // Unchanged: not recorded (an edit form sends every field).
+          if (resolved !== current) visibility = resolved;
+        }
         // sport_type wins and gives type; a type alone keeps a sport type of that type (MountainBikeRide
         // stays when type Ride is sent again), else becomes its own sport type.
         const sport = resolveSport(activityType, askedSport);
@@ -294,6 +332,7 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
           activityTypeOfSport(state.sportType) === sport.type;
         const fields: UpdateFields & { type?: typeof activityType } = {
           ...rest,
+          visibility,
           ...(sport ? { type: sport.type, sportType: keep ? state.sportType : sport.sportType } : {}),
         };
         const data = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));

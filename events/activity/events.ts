@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { activityFacts, activityType, sportType } from "./facts.ts";
-import { defineEvent, type EventOf } from "../catalogue.ts";
+import { defineEvent, type EventOf, type Upcaster } from "../catalogue.ts";
+import { VISIBILITIES, visibilityOfPrivate } from "../../shared/visibility.ts";
 import type { segmentEffortsMatched, segmentEffortsRematched } from "../segment/events.ts";
 import type {
   activityDeleted,
@@ -21,16 +22,29 @@ import type { activityCropped, activityCropUndone, activitySplitFrom } from "./c
 
 export { activityFacts, bestEffortFacts, lapFacts, splitFacts } from "./facts.ts";
 
+/**
+ * v1 → v2 of the events that carried the spec's `private` flag: `visibility` takes its place
+ * (true = only_me, false = everyone), so followers-only can be recorded (issue #47).
+ */
+export const privateToVisibility: Upcaster = ({ private: isPrivate, ...rest }) =>
+  isPrivate === undefined ? rest : { ...rest, visibility: visibilityOfPrivate(isPrivate === true) };
+
 export const activityRecorded = defineEvent({
   type: "ActivityRecorded",
-  description: "An upload was processed into an activity; every derived fact is recorded here.",
+  version: 2,
+  upcasters: { 1: privateToVisibility },
+  description:
+    "An upload was processed into an activity; every derived fact is recorded here. v2: `visibility` (everyone, followers_only, only_me) instead of v1's `private`.",
   schema: z.object({ activityId: z.number().int().positive(), athleteId: z.number().int().positive() })
     .extend(activityFacts.shape),
 });
 
 export const activityCreated = defineEvent({
   type: "ActivityCreated",
-  description: "An athlete created a manual activity (POST /v3/activities).",
+  version: 2,
+  upcasters: { 1: privateToVisibility },
+  description:
+    "An athlete created a manual activity (POST /v3/activities). v2: `visibility` instead of v1's `private`.",
   schema: z.object({
     activityId: z.number().int().positive(),
     athleteId: z.number().int().positive(),
@@ -43,7 +57,7 @@ export const activityCreated = defineEvent({
     elapsedTime: z.number().int(),
     distance: z.number(),
     description: z.string().nullable(),
-    private: z.boolean(),
+    visibility: z.enum(VISIBILITIES),
     trainer: z.boolean(),
     commute: z.boolean(),
   }),

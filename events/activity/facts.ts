@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { SPORT_TYPES } from "../../shared/sport-types.ts";
+import { VISIBILITIES } from "../../shared/visibility.ts";
 
 /**
  * The facts of an activity derived from its device file (the data of ActivityRecorded and of its
@@ -106,7 +107,8 @@ export const activityFacts = z.object({
   maxHeartrate: z.number().int().nullable(),
   calories: z.number().nullable(),
   sufferScore: z.number().int().nullable(),
-  private: z.boolean(),
+  /** Who may see it (ActivityRecorded v2; v1 recorded `private`: true = only_me, false = everyone). */
+  visibility: z.enum(VISIBILITIES),
   trainer: z.boolean(),
   commute: z.boolean(),
   deviceName: z.string().nullable(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { defineEvent, type EventOf } from "../catalogue.ts";
+import { VISIBILITIES, visibilityOfPrivate } from "../../shared/visibility.ts";
 
 export const athleteRegistered = defineEvent({
   type: "AthleteRegistered",
@@ -24,7 +25,15 @@ export const athleteRegistered = defineEvent({
 
 export const athleteProfileUpdated = defineEvent({
   type: "AthleteProfileUpdated",
-  description: "Profile fields of an athlete changed (only the fields present changed).",
+  version: 2,
+  upcasters: {
+    1: ({ defaultPrivate, ...rest }) =>
+      defaultPrivate === undefined
+        ? rest
+        : { ...rest, defaultVisibility: visibilityOfPrivate(defaultPrivate === true) },
+  },
+  description:
+    "Profile fields of an athlete changed (only the fields present changed). v2: `defaultVisibility` instead of v1's `defaultPrivate`.",
   schema: z.object({
     athleteId: z.number().int().positive(),
     firstname: z.string().optional(),
@@ -39,8 +48,8 @@ export const athleteProfileUpdated = defineEvent({
     ftp: z.number().int().nullable().optional(),
     /** Type given to uploads whose file names no sport and that ask for none. */
     defaultActivityType: z.enum(ACTIVITY_TYPES).optional(),
-    /** Whether new activities are private unless the request says otherwise. */
-    defaultPrivate: z.boolean().optional(),
+    /** Who may see new activities unless the request says otherwise (everyone, followers_only, only_me). */
+    defaultVisibility: z.enum(VISIBILITIES).optional(),
     /** Units the athlete reads distances in (the API's measurement_preference): metres/km or feet/miles. */
     measurementPreference: z.enum(["feet", "meters"]).optional(),
   }),

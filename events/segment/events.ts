@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defineEvent, type EventOf } from "../catalogue.ts";
+import { defineEvent, type EventOf, type Upcaster } from "../catalogue.ts";
+import { VISIBILITIES, visibilityOfPrivate } from "../../shared/visibility.ts";
 
 /**
  * Segments: created by operators (CLI) or athletes (from their own activity); starred by athletes;
@@ -114,15 +115,24 @@ export const matchedEffort = z.object({
   endLatlng: z.tuple([z.number(), z.number()]).optional(),
 });
 
+/** v1 → v2 of the efforts events: the activity's `visibility` instead of its `private` flag. */
+const effortsPrivateToVisibility: Upcaster = ({ private: isPrivate, ...rest }) => ({
+  ...rest,
+  visibility: visibilityOfPrivate(isPrivate === true),
+});
+
 export const segmentEffortsMatched = defineEvent({
   type: "SegmentEffortsMatched",
+  version: 2,
+  upcasters: { 1: effortsPrivateToVisibility },
   description:
-    "Upload processing matched the activity's track against the segments; ranks and achievements are those at upload time.",
+    "Upload processing matched the activity's track against the segments; ranks and achievements are those at upload time. v2: the activity's `visibility` instead of v1's `private`.",
   schema: z.object({
     activityId: z.number().int().positive(),
     athleteId: z.number().int().positive(),
     activityType: z.string(),
-    private: z.boolean(),
+    /** The activity's visibility when matched (its efforts follow later changes). */
+    visibility: z.enum(VISIBILITIES),
     efforts: z.array(matchedEffort),
     prCount: z.number().int().min(0),
     achievementCount: z.number().int().min(0),
@@ -131,8 +141,10 @@ export const segmentEffortsMatched = defineEvent({
 
 export const segmentEffortsRematched = defineEvent({
   type: "SegmentEffortsRematched",
+  version: 2,
+  upcasters: { 1: effortsPrivateToVisibility },
   description:
-    "cli reprocess matched the activity's track again with the current algorithm, or a segment was cut from the activity and matched against it at creation; its efforts replace the earlier ones. On reprocess, efforts on segments matched before keep their ids, ranks and achievements from upload time and newly found efforts carry none; at a segment's creation the earlier efforts are kept unchanged and the new segment's efforts are added, ranked against its boards.",
+    "cli reprocess matched the activity's track again with the current algorithm, or a segment was cut from the activity and matched against it at creation; its efforts replace the earlier ones. On reprocess, efforts on segments matched before keep their ids, ranks and achievements from upload time and newly found efforts carry none; at a segment's creation the earlier efforts are kept unchanged and the new segment's efforts are added, ranked against its boards. v2: the activity's `visibility` instead of v1's `private`.",
   schema: segmentEffortsMatched.schema,
 });
 

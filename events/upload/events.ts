@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { SPORT_TYPES } from "../../shared/sport-types.ts";
 import { defineEvent, type EventOf } from "../catalogue.ts";
+import { VISIBILITIES, visibilityOfPrivate } from "../../shared/visibility.ts";
 
 /**
  * Uploads are a durable job whose steps are events on stream `upload-<id>`:
@@ -11,7 +12,12 @@ import { defineEvent, type EventOf } from "../catalogue.ts";
 
 export const uploadReceived = defineEvent({
   type: "UploadReceived",
-  description: "A device file was accepted for processing; its bytes are a blob, the activity id is reserved.",
+  version: 2,
+  upcasters: {
+    1: ({ private: isPrivate, ...rest }) => ({ ...rest, visibility: visibilityOfPrivate(isPrivate === true) }),
+  },
+  description:
+    "A device file was accepted for processing; its bytes are a blob, the activity id is reserved. v2: `visibility` of the activity to be (everyone, followers_only, only_me) instead of v1's `private`.",
   schema: z.object({
     uploadId: z.number().int().positive(),
     athleteId: z.number().int().positive(),
@@ -34,7 +40,7 @@ export const uploadReceived = defineEvent({
     activityTypeWins: z.boolean().optional(),
     name: z.string().nullable(),
     description: z.string().nullable(),
-    private: z.boolean(),
+    visibility: z.enum(VISIBILITIES),
     trainer: z.boolean(),
     commute: z.boolean(),
   }),

@@ -1,5 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent, StoredEventOfType } from "../../events/index.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 
 /** A row of the activities table as the two creation events insert it. */
 export interface ActivityRow {
@@ -18,7 +19,7 @@ export interface ActivityRow {
   moving_time: number;
   elapsed_time: number;
   total_elevation_gain: number;
-  private: boolean;
+  visibility: Visibility;
   commute: boolean;
   trainer: boolean;
   manual: boolean;
@@ -39,7 +40,7 @@ export const GROUPED = new Set([
 const UPDATE_COLUMNS: Record<string, string> = {
   name: "name",
   type: "type",
-  private: "private",
+  visibility: "visibility",
   commute: "commute",
   trainer: "trainer",
   gearId: "gear_id",
@@ -158,11 +159,11 @@ export class ActivityGroup {
       await tx.query(
         `insert into activities (id, athlete_id, upload_id, external_id, name, type, description,
             start_date, start_epoch, start_date_local, timezone, distance, moving_time, elapsed_time,
-            total_elevation_gain, private, commute, trainer, manual, facts, recorded_position)
+            total_elevation_gain, visibility, commute, trainer, manual, facts, recorded_position)
          select r.* from jsonb_to_recordset($1::jsonb) as r(id bigint, athlete_id bigint, upload_id bigint,
             external_id text, name text, type text, description text, start_date text, start_epoch bigint,
             start_date_local text, timezone text, distance double precision, moving_time integer,
-            elapsed_time integer, total_elevation_gain double precision, private boolean, commute boolean,
+            elapsed_time integer, total_elevation_gain double precision, visibility text, commute boolean,
             trainer boolean, manual boolean, facts jsonb, recorded_position bigint)
          on conflict (id) do nothing`,
         [JSON.stringify([...this.#inserted.values()])],
@@ -196,7 +197,7 @@ export class ActivityGroup {
         `update activities a set
            name = case when u.s ? 'name' then u.s->>'name' else a.name end,
            type = case when u.s ? 'type' then u.s->>'type' else a.type end,
-           private = case when u.s ? 'private' then (u.s->>'private')::boolean else a.private end,
+           visibility = case when u.s ? 'visibility' then u.s->>'visibility' else a.visibility end,
            commute = case when u.s ? 'commute' then (u.s->>'commute')::boolean else a.commute end,
            trainer = case when u.s ? 'trainer' then (u.s->>'trainer')::boolean else a.trainer end,
            gear_id = case when u.s ? 'gear_id' then u.s->>'gear_id' else a.gear_id end,

@@ -39,7 +39,7 @@ export type ActivityFacts = Omit<
   | "movingTime"
   | "elapsedTime"
   | "totalElevationGain"
-  | "private"
+  | "visibility"
   | "trainer"
   | "commute"
 >;
@@ -60,7 +60,7 @@ function recordedFacts(d: Recorded): ActivityFacts {
     movingTime: _l,
     elapsedTime: _m,
     totalElevationGain: _n,
-    private: _o,
+    visibility: _o,
     trainer: _p,
     commute: _q,
     ...facts
@@ -104,7 +104,7 @@ function manualFacts(d: Created): ActivityFacts {
 const UPDATE_COLUMNS: Record<string, string> = {
   name: "name",
   type: "type",
-  private: "private",
+  visibility: "visibility",
   commute: "commute",
   trainer: "trainer",
   gearId: "gear_id",
@@ -140,7 +140,7 @@ export const activitiesProjection: Projection = {
       moving_time integer not null,
       elapsed_time integer not null,
       total_elevation_gain double precision not null,
-      private boolean not null,
+      visibility text not null,
       commute boolean not null,
       trainer boolean not null,
       manual boolean not null,
@@ -215,7 +215,7 @@ export const activitiesProjection: Projection = {
   async apply(tx: Queryable, event: StoredEvent) {
     const insert = `insert into activities (id, athlete_id, upload_id, external_id, name, type, description,
         start_date, start_epoch, start_date_local, timezone, distance, moving_time, elapsed_time,
-        total_elevation_gain, private, commute, trainer, manual, facts, recorded_position)
+        total_elevation_gain, visibility, commute, trainer, manual, facts, recorded_position)
       values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)
       on conflict (id) do nothing`;
     switch (event.type) {
@@ -238,7 +238,7 @@ export const activitiesProjection: Projection = {
           r.moving_time,
           r.elapsed_time,
           r.total_elevation_gain,
-          r.private,
+          r.visibility,
           r.commute,
           r.trainer,
           r.manual,
@@ -400,7 +400,7 @@ export function activityRow(
       moving_time: d.movingTime,
       elapsed_time: d.elapsedTime,
       total_elevation_gain: d.totalElevationGain,
-      private: d.private,
+      visibility: d.visibility,
       commute: d.commute,
       trainer: d.trainer,
       manual: false,
@@ -425,7 +425,7 @@ export function activityRow(
     moving_time: d.elapsedTime,
     elapsed_time: d.elapsedTime,
     total_elevation_gain: 0,
-    private: d.private,
+    visibility: d.visibility,
     commute: d.commute,
     trainer: d.trainer,
     manual: true,

@@ -1,5 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { ActivityFacts } from "./projection.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 
 /**
  * The queries of the activities read model (projection.ts: activities, activity_kudos,
@@ -23,7 +24,7 @@ export interface ActivityRow {
   moving_time: number;
   elapsed_time: number;
   total_elevation_gain: number;
-  private: boolean;
+  visibility: Visibility;
   commute: boolean;
   trainer: boolean;
   manual: boolean;
@@ -39,7 +40,7 @@ export interface ActivityRow {
 /** The columns of an ActivityRow (alias `a`; the owner's premium flag from athletes `ath`); append `where …`. */
 export const ACTIVITY_SELECT = `select a.id, a.athlete_id, a.upload_id, a.external_id, a.name, a.type, a.description,
     a.start_date, a.start_date_local, a.timezone, a.distance, a.moving_time, a.elapsed_time,
-    a.total_elevation_gain, a.private, a.commute, a.trainer, a.manual, a.gear_id, a.kudos_count,
+    a.total_elevation_gain, a.visibility, a.commute, a.trainer, a.manual, a.gear_id, a.kudos_count,
     a.comment_count, a.photo_count, a.total_photo_count, a.facts, coalesce(ath.premium, false) as owner_premium
   from activities a left join athletes ath on ath.id = a.athlete_id`;
 
@@ -60,16 +61,16 @@ export async function findActivity(db: Queryable, id: number): Promise<ActivityR
   return row ? normalizeActivityRow(row) : undefined;
 }
 
-/** Who owns an activity and whether it is private: what deciding who may see it needs (no facts read). */
+/** Who owns an activity and who may see it: what deciding who may see it needs (no facts read). */
 export async function activityOwnership(
   db: Queryable,
   id: number,
-): Promise<{ athlete_id: number; private: boolean } | undefined> {
-  const [row] = await db.query<{ athlete_id: number | string; private: boolean }>(
-    "select athlete_id, private from activities where id = $1",
+): Promise<{ athlete_id: number; visibility: Visibility } | undefined> {
+  const [row] = await db.query<{ athlete_id: number | string; visibility: Visibility }>(
+    "select athlete_id, visibility from activities where id = $1",
     [id],
   );
-  return row ? { athlete_id: Number(row.athlete_id), private: row.private } : undefined;
+  return row ? { athlete_id: Number(row.athlete_id), visibility: row.visibility } : undefined;
 }
 
 /** Activities by id (any order; deleted ones absent), normalised. */
@@ -245,13 +246,13 @@ export async function fasterBestEfforts(
   return new Map(rows.map((r) => [r.name, Number(r.better)]));
 }
 
-/** The editable type and privacy of an activity as it stands (undefined once deleted). */
+/** The editable type and visibility of an activity as it stands (undefined once deleted). */
 export async function activityTypeAndPrivacy(
   db: Queryable,
   activityId: number,
-): Promise<{ type: string; private: boolean } | undefined> {
-  const [row] = await db.query<{ type: string; private: boolean }>(
-    "select type, private from activities where id = $1",
+): Promise<{ type: string; visibility: Visibility } | undefined> {
+  const [row] = await db.query<{ type: string; visibility: Visibility }>(
+    "select type, visibility from activities where id = $1",
     [activityId],
   );
   return row;
@@ -261,4 +262,13 @@ export async function activityTypeAndPrivacy(
 export async function uploadedActivityIds(db: Queryable): Promise<number[]> {
   const rows = await db.query<{ id: number }>("select id from activities where upload_id is not null order by id");
   return rows.map((r) => Number(r.id));
+}
+
+/** The time zone (Strava-style text, "(GMT+01:00) Europe/Paris") of the athlete's latest activity, or null. */
+export async function latestActivityTimezone(db: Queryable, athleteId: number): Promise<string | null> {
+  const [row] = await db.query<{ timezone: string }>(
+    "select timezone from activities where athlete_id = $1 order by start_epoch desc, id desc limit 1",
+    [athleteId],
+  );
+  return row?.timezone ?? null;
 }

@@ -14,6 +14,7 @@ interface Day {
   athlete_id: number;
   grp: string;
   day: string;
+  visibility: string;
   count: number;
   distance: number;
   moving_time: number;
@@ -23,11 +24,12 @@ interface Day {
 }
 
 const ROW_COLUMNS =
-  "activity_id, athlete_id, sport, grp, day, private, distance, moving_time, elapsed_time, elevation_gain, " +
+  "activity_id, athlete_id, sport, grp, day, visibility, distance, moving_time, elapsed_time, elevation_gain, " +
   "segment_achievements, best_effort_achievements, achievement_count";
 const DAY_COLUMNS =
-  "athlete_id, grp, day, count, distance, moving_time, elapsed_time, elevation_gain, achievement_count";
-const dayKey = (athleteId: number, grp: string, day: string) => `${athleteId}|${grp}|${day}`;
+  "athlete_id, grp, day, visibility, count, distance, moving_time, elapsed_time, elevation_gain, achievement_count";
+const dayKey = (athleteId: number, grp: string, day: string, visibility: string) =>
+  `${athleteId}|${grp}|${day}|${visibility}`;
 const dayOf = (startDateLocal: string) => startDateLocal.slice(0, 10);
 
 /**
@@ -79,14 +81,14 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
       moving_time: Number(r.moving_time),
       elapsed_time: Number(r.elapsed_time),
     };
-    days.set(dayKey(day.athlete_id, day.grp, day.day), day);
+    days.set(dayKey(day.athlete_id, day.grp, day.day, day.visibility), day);
   }
   const touchedRows = new Set<number>();
   const touchedDays = new Set<string>();
 
   const move = (c: Row, sign: 1 | -1) => {
-    if (c.private || c.grp === null) return;
-    const key = dayKey(c.athlete_id, c.grp, c.day);
+    if (c.grp === null) return;
+    const key = dayKey(c.athlete_id, c.grp, c.day, c.visibility);
     touchedDays.add(key);
     const t = days.get(key);
     if (t) {
@@ -101,6 +103,7 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
         athlete_id: c.athlete_id,
         grp: c.grp,
         day: c.day,
+        visibility: c.visibility,
         count: sign,
         distance: sign * c.distance,
         moving_time: sign * c.moving_time,
@@ -146,7 +149,7 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
           sport,
           grp: statsGroupOf(sport),
           day: dayOf(d.startDateLocal),
-          private: d.private,
+          visibility: d.visibility,
           distance: d.distance,
           moving_time: d.movingTime,
           elapsed_time: d.elapsedTime,
@@ -166,7 +169,7 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
           sport,
           grp: statsGroupOf(sport),
           day: dayOf(d.startDateLocal),
-          private: d.private,
+          visibility: d.visibility,
           distance: d.distance,
           moving_time: d.elapsedTime,
           elapsed_time: d.elapsedTime,
@@ -180,12 +183,12 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
       case "ActivityUpdated": {
         const d = event.data;
         const sport = d.sportType ?? d.type;
-        if (sport === undefined && d.private === undefined) break;
+        if (sport === undefined && d.visibility === undefined) break;
         change(d.activityId, (r) => ({
           ...r,
           sport: sport ?? r.sport,
           grp: sport === undefined ? r.grp : statsGroupOf(sport),
-          private: d.private ?? r.private,
+          visibility: d.visibility ?? r.visibility,
         }));
         break;
       }
@@ -234,7 +237,7 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
     await tx.query(
       `insert into athlete_stats_activities (${ROW_COLUMNS})
        select ${ROW_COLUMNS} from jsonb_to_recordset($1::jsonb) as r(activity_id bigint, athlete_id bigint, sport text,
-         grp text, day text, private boolean, distance double precision, moving_time integer, elapsed_time integer,
+         grp text, day text, visibility text, distance double precision, moving_time integer, elapsed_time integer,
          elevation_gain double precision, segment_achievements integer, best_effort_achievements integer,
          achievement_count integer)
        on conflict (activity_id) do update set ${
@@ -247,19 +250,26 @@ export async function foldRun(tx: Queryable, events: StoredEvent[]): Promise<voi
   const goneDays = [...touchedDays].filter((k) => !days.get(k)).map((k) => k.split("|"));
   if (goneDays.length) {
     await tx.query(
-      `delete from athlete_stats_days t using unnest($1::bigint[], $2::text[], $3::text[]) as g(a, grp, day)
-        where t.athlete_id = g.a and t.grp = g.grp and t.day = g.day`,
-      [goneDays.map((g) => Number(g[0])), goneDays.map((g) => g[1]), goneDays.map((g) => g[2])],
+      `delete from athlete_stats_days t
+        using unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) as g(a, grp, day, visibility)
+        where t.athlete_id = g.a and t.grp = g.grp and t.day = g.day and t.visibility = g.visibility`,
+      [
+        goneDays.map((g) => Number(g[0])),
+        goneDays.map((g) => g[1]),
+        goneDays.map((g) => g[2]),
+        goneDays.map((g) => g[3]),
+      ],
     );
   }
   if (keptDays.length) {
     await tx.query(
       `insert into athlete_stats_days (${DAY_COLUMNS})
-       select ${DAY_COLUMNS} from jsonb_to_recordset($1::jsonb) as r(athlete_id bigint, grp text, day text, count integer,
+       select ${DAY_COLUMNS} from jsonb_to_recordset($1::jsonb) as r(athlete_id bigint, grp text, day text,
+         visibility text, count integer,
          distance double precision, moving_time bigint, elapsed_time bigint, elevation_gain double precision,
          achievement_count integer)
-       on conflict (athlete_id, grp, day) do update set ${
-        DAY_COLUMNS.split(", ").slice(3).map((c) => `${c} = excluded.${c}`).join(", ")
+       on conflict (athlete_id, grp, day, visibility) do update set ${
+        DAY_COLUMNS.split(", ").slice(4).map((c) => `${c} = excluded.${c}`).join(", ")
       }`,
       [JSON.stringify(keptDays)],
     );

@@ -27,7 +27,8 @@ export interface Contribution {
   athlete_id: number;
   grp: string | null;
   day: string;
-  private: boolean;
+  /** Who may see the activity: its totals are kept per visibility (readers sum those they may see). */
+  visibility: string;
   distance: number;
   moving_time: number;
   elapsed_time: number;

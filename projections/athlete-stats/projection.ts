@@ -17,9 +17,10 @@ function bestEffortAchievements(efforts: { prRank: number | null }[]): number {
 const dayOf = (startDateLocal: string) => startDateLocal.slice(0, 10);
 
 /**
- * Athlete stats (GET /v3/athletes/:id/stats): per athlete, sport group (ride / run / swim) and local
- * start day, the count, distance, moving and elapsed time, elevation gain and achievements of the
- * Everyone-visible activities; per activity its contribution (for edits, deletions and the biggest
+ * Athlete stats (GET /v3/athletes/:id/stats and /totals): per athlete, sport group (ride / run /
+ * swim), local start day and visibility, the count, distance, moving and elapsed time, elevation
+ * gain and achievements of the activities (a reader sums the visibilities its viewer may see: the
+ * privacy engine's `visibilitiesSeen`); per activity its contribution (for edits, deletions and the biggest
  * ride and climb). Totals are moved incrementally: an event takes an activity's old contribution
  * out of its day and puts the new one in. "Recent" and "year to date" are ranges of days read by
  * queries.ts with today's date, so the handlers never read the clock.
@@ -34,7 +35,7 @@ export const athleteStatsProjection: Projection = {
       sport text not null,
       grp text,
       day text not null,
-      private boolean not null,
+      visibility text not null,
       distance double precision not null,
       moving_time integer not null,
       elapsed_time integer not null,
@@ -48,13 +49,14 @@ export const athleteStatsProjection: Projection = {
       athlete_id bigint not null,
       grp text not null,
       day text not null,
+      visibility text not null,
       count integer not null,
       distance double precision not null,
       moving_time bigint not null,
       elapsed_time bigint not null,
       elevation_gain double precision not null,
       achievement_count integer not null,
-      primary key (athlete_id, grp, day)
+      primary key (athlete_id, grp, day, visibility)
     );
   `,
   isolated: true,
@@ -80,7 +82,7 @@ export const athleteStatsProjection: Projection = {
         const d = event.data;
         const sport = d.sportType ?? d.type;
         await tx.query(
-          `insert into athlete_stats_activities (activity_id, athlete_id, sport, grp, day, private, distance, moving_time,
+          `insert into athlete_stats_activities (activity_id, athlete_id, sport, grp, day, visibility, distance, moving_time,
              elapsed_time, elevation_gain, best_effort_achievements)
            values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) on conflict (activity_id) do nothing`,
           [
@@ -89,7 +91,7 @@ export const athleteStatsProjection: Projection = {
             sport,
             statsGroupOf(sport),
             dayOf(d.startDateLocal),
-            d.private,
+            d.visibility,
             d.distance,
             d.movingTime,
             d.elapsedTime,
@@ -103,7 +105,7 @@ export const athleteStatsProjection: Projection = {
         const d = event.data;
         const sport = d.sportType ?? d.type;
         await tx.query(
-          `insert into athlete_stats_activities (activity_id, athlete_id, sport, grp, day, private, distance, moving_time,
+          `insert into athlete_stats_activities (activity_id, athlete_id, sport, grp, day, visibility, distance, moving_time,
              elapsed_time, elevation_gain)
            values ($1,$2,$3,$4,$5,$6,$7,$8,$9,0) on conflict (activity_id) do nothing`,
           [
@@ -112,7 +114,7 @@ export const athleteStatsProjection: Projection = {
             sport,
             statsGroupOf(sport),
             dayOf(d.startDateLocal),
-            d.private,
+            d.visibility,
             d.distance,
             d.elapsedTime,
             d.elapsedTime,
@@ -123,12 +125,12 @@ export const athleteStatsProjection: Projection = {
       case activityUpdated.type: {
         const d = event.data;
         const sport = d.sportType ?? d.type;
-        if (sport === undefined && d.private === undefined) return;
+        if (sport === undefined && d.visibility === undefined) return;
         return change(tx, d.activityId, {
           sql:
             `update athlete_stats_activities set sport = coalesce($2, sport), grp = case when $2::text is null then grp else $3 end,
-                  private = coalesce($4, private) where activity_id = $1`,
-          params: [d.activityId, sport ?? null, sport === undefined ? null : statsGroupOf(sport), d.private ?? null],
+                  visibility = coalesce($4, visibility) where activity_id = $1`,
+          params: [d.activityId, sport ?? null, sport === undefined ? null : statsGroupOf(sport), d.visibility ?? null],
         });
       }
       case activityReprocessed.type: {
@@ -207,19 +209,20 @@ async function change(tx: Queryable, activityId: number, edit: { sql: string; pa
 
 function contributionOf(tx: Queryable, activityId: number) {
   return tx.query<Contribution>(
-    `select activity_id, athlete_id, grp, day, private, distance, moving_time, elapsed_time, elevation_gain, achievement_count
+    `select activity_id, athlete_id, grp, day, visibility, distance, moving_time, elapsed_time, elevation_gain, achievement_count
        from athlete_stats_activities where activity_id = $1`,
     [activityId],
   );
 }
 
-/** Adds (+1) or removes (-1) a contribution from its day; only Everyone-visible activities of a group count. */
+/** Adds (+1) or removes (-1) a contribution from its day and visibility; only activities of a group count. */
 async function move(tx: Queryable, c: Contribution, sign: 1 | -1) {
-  if (c.private || c.grp === null) return;
+  if (c.grp === null) return;
   await tx.query(
-    `insert into athlete_stats_days as t (athlete_id, grp, day, count, distance, moving_time, elapsed_time, elevation_gain, achievement_count)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-     on conflict (athlete_id, grp, day) do update set
+    `insert into athlete_stats_days as t (athlete_id, grp, day, visibility, count, distance, moving_time, elapsed_time,
+       elevation_gain, achievement_count)
+     values ($1, $2, $3, $10, $4, $5, $6, $7, $8, $9)
+     on conflict (athlete_id, grp, day, visibility) do update set
        count = t.count + excluded.count, distance = t.distance + excluded.distance,
        moving_time = t.moving_time + excluded.moving_time, elapsed_time = t.elapsed_time + excluded.elapsed_time,
        elevation_gain = t.elevation_gain + excluded.elevation_gain,
@@ -234,13 +237,13 @@ async function move(tx: Queryable, c: Contribution, sign: 1 | -1) {
       sign * c.elapsed_time,
       sign * c.elevation_gain,
       sign * c.achievement_count,
+      c.visibility,
     ],
   );
   if (sign < 0) {
-    await tx.query("delete from athlete_stats_days where athlete_id = $1 and grp = $2 and day = $3 and count <= 0", [
-      c.athlete_id,
-      c.grp,
-      c.day,
-    ]);
+    await tx.query(
+      "delete from athlete_stats_days where athlete_id = $1 and grp = $2 and day = $3 and visibility = $4 and count <= 0",
+      [c.athlete_id, c.grp, c.day, c.visibility],
+    );
   }
 }

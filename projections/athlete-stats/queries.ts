@@ -1,5 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { StatsGroup } from "./groups.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 
 /** One of Strava's ActivityTotal objects. */
 export interface ActivityTotal {
@@ -27,10 +28,16 @@ export function recentFrom(today: string): string {
 
 /**
  * An athlete's totals from the day buckets: recent (the 4 weeks ending `today`), year to date
- * (`today`'s year) and all time, by group; and the biggest ride and climb of their
- * Everyone-visible rides. `today` is YYYY-MM-DD, compared with the activities' local start days.
+ * (`today`'s year) and all time, by group; and the biggest ride and climb of their rides — all of
+ * activities of the given visibilities (those the reader's viewer may see: the privacy engine's
+ * `visibilitiesSeen`). `today` is YYYY-MM-DD, compared with the activities' local start days.
  */
-export async function athleteStats(db: Queryable, athleteId: number, today: string): Promise<AthleteStatsRead> {
+export async function athleteStats(
+  db: Queryable,
+  athleteId: number,
+  today: string,
+  visibilities: readonly Visibility[],
+): Promise<AthleteStatsRead> {
   const rows = await db.query<{
     period: "recent" | "ytd" | "all";
     grp: StatsGroup;
@@ -48,14 +55,14 @@ export async function athleteStats(db: Queryable, athleteId: number, today: stri
        from athlete_stats_days d
        join (values ('recent', $2::text, $3::text), ('ytd', $4::text, $3::text), ('all', '', '9999')) as p(period, first, last)
          on d.day >= p.first and d.day <= p.last
-      where d.athlete_id = $1
+      where d.athlete_id = $1 and d.visibility = any($5::text[])
       group by p.period, d.grp`,
-    [athleteId, recentFrom(today), today, `${today.slice(0, 4)}-01-01`],
+    [athleteId, recentFrom(today), today, `${today.slice(0, 4)}-01-01`, visibilities],
   );
   const [biggest] = await db.query<{ distance: number | null; climb: number | null }>(
     `select max(distance)::float8 as distance, max(elevation_gain)::float8 as climb
-       from athlete_stats_activities where athlete_id = $1 and grp = 'ride' and not private`,
-    [athleteId],
+       from athlete_stats_activities where athlete_id = $1 and grp = 'ride' and visibility = any($2::text[])`,
+    [athleteId, visibilities],
   );
   const empty = (): ActivityTotal => ({ count: 0, distance: 0, moving_time: 0, elapsed_time: 0, elevation_gain: 0 });
   const totals = {} as AthleteStatsRead["totals"];

@@ -25,7 +25,7 @@ const COLUMNS: Record<string, string> = {
   weight: "weight",
   ftp: "ftp",
   defaultActivityType: "default_activity_type",
-  defaultPrivate: "default_private",
+  defaultVisibility: "default_visibility",
   measurementPreference: "measurement_preference",
 };
 
@@ -49,7 +49,7 @@ export const athletesProjection: Projection = {
       weight double precision,
       ftp integer,
       default_activity_type text not null default 'Ride',
-      default_private boolean not null default false,
+      default_visibility text not null default 'everyone',
       created_at timestamptz not null,
       updated_at timestamptz not null
     );

@@ -1,4 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 
 /** The queries of the athletes read model (projection.ts): the only SQL naming its table. */
 
@@ -17,12 +18,14 @@ export interface AthleteRow {
   ftp: number | null;
   /** "meters" or "feet" (the API's measurement_preference). */
   measurement_preference: string;
+  /** Who may see the athlete's new activities unless they say otherwise. */
+  default_visibility: Visibility;
   created_at: string;
   updated_at: string;
 }
 
 const ATHLETE_COLUMNS =
-  "id, firstname, lastname, email, sex, premium, city, state, country, birthdate, weight, ftp, measurement_preference, created_at, updated_at";
+  "id, firstname, lastname, email, sex, premium, city, state, country, birthdate, weight, ftp, measurement_preference, default_visibility, created_at, updated_at";
 
 /** The athletes table's columns for a row alias (for queries that join athletes to something else). */
 export function athleteColumns(alias: string): string {
@@ -94,8 +97,8 @@ export async function erasureCompleted(db: Queryable, athleteId: number): Promis
 
 /** The athlete's defaults for new activities, as stored (null when there is no such athlete). */
 export async function activityDefaults(db: Queryable, athleteId: number) {
-  const [row] = await db.query<{ default_activity_type: string; default_private: boolean }>(
-    "select default_activity_type, default_private from athletes where id = $1",
+  const [row] = await db.query<{ default_activity_type: string; default_visibility: Visibility }>(
+    "select default_activity_type, default_visibility from athletes where id = $1",
     [athleteId],
   );
   return row;

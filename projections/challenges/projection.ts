@@ -9,6 +9,7 @@ import { activityCropped, activityCropUndone } from "../../events/activity/cropp
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
 import { countRankKey, rankCountsSchema, rankKeySql } from "./rank-counts.ts";
+import { everyoneSeesSql } from "../../shared/visibility.ts";
 
 type Created = EventData<typeof challengeCreated>;
 
@@ -38,8 +39,9 @@ export function goalValue(dimension: string, goal: number): number {
 
 /**
  * Recomputes one participant's progress from the activities and efforts in the challenge's window
- * (local start dates, inclusive; the challenge's activity type when it has one; private activities
- * and their efforts never count), and moves the challenge's counters by the difference.
+ * (local start dates, inclusive; the challenge's activity type when it has one; a challenge's board
+ * is read by everyone, so only activities and efforts everyone may see count: never only_me nor
+ * followers-only ones), and moves the challenge's counters by the difference.
  */
 async function recompute(tx: Queryable, challengeId: number, athleteId: number): Promise<void> {
   const [rule] = await tx.query<ChallengeRule>(
@@ -61,11 +63,15 @@ async function recompute(tx: Queryable, challengeId: number, athleteId: number):
     const [r] = await tx.query<{ n: number; best: number | null; activity_id: number | null }>(
       `select count(*)::int as n, min(e.elapsed_time) as best,
               (select e2.activity_id from challenge_efforts e2
-                where e2.athlete_id = $1 and e2.segment_id = $2 and not e2.private and substr(e2.start_date_local, 1, 10) between $3 and $4
+                where e2.athlete_id = $1 and e2.segment_id = $2 and ${
+        everyoneSeesSql("e2")
+      } and substr(e2.start_date_local, 1, 10) between $3 and $4
                   and not exists (select 1 from segment_efforts se where se.id = e2.effort_id::bigint and se.shielded)
                 order by e2.elapsed_time, e2.effort_id limit 1) as activity_id
          from challenge_efforts e
-        where e.athlete_id = $1 and e.segment_id = $2 and not e.private and substr(e.start_date_local, 1, 10) between $3 and $4
+        where e.athlete_id = $1 and e.segment_id = $2 and ${
+        everyoneSeesSql("e")
+      } and substr(e.start_date_local, 1, 10) between $3 and $4
           and not exists (select 1 from segment_efforts se where se.id = e.effort_id::bigint and se.shielded)`,
       [athleteId, rule.segment_id, rule.start_date, rule.end_date],
     );
@@ -80,7 +86,7 @@ async function recompute(tx: Queryable, challengeId: number, athleteId: number):
     };
   } else {
     const value = VALUE[rule.dimension];
-    const where = `a.athlete_id = $1 and not a.private and substr(a.start_date_local, 1, 10) between $2 and $3
+    const where = `a.athlete_id = $1 and ${everyoneSeesSql("a")} and substr(a.start_date_local, 1, 10) between $2 and $3
       and ($4::text is null or a.type = $4)`;
     const params = [athleteId, rule.start_date, rule.end_date, rule.activity_type];
     const goal = goalValue(rule.dimension, Number(rule.goal));
@@ -242,7 +248,7 @@ export const challengesProjection: Projection = {
       elevation_gain double precision not null,
       moving_time integer not null,
       elapsed_time integer not null,
-      private boolean not null
+      visibility text not null
     );
     create index if not exists challenge_activities_athlete on challenge_activities (athlete_id, start_date_local);
     create table if not exists challenge_efforts (
@@ -252,7 +258,7 @@ export const challengesProjection: Projection = {
       segment_id bigint not null,
       start_date_local text not null,
       elapsed_time integer not null,
-      private boolean not null
+      visibility text not null
     );
     create index if not exists challenge_efforts_athlete on challenge_efforts (athlete_id, segment_id);
     create index if not exists challenge_efforts_activity on challenge_efforts (activity_id);
@@ -359,7 +365,7 @@ export const challengesProjection: Projection = {
         const d = event.data;
         await tx.query(
           `insert into challenge_activities (activity_id, athlete_id, type, start_date_local, distance, elevation_gain,
-             moving_time, elapsed_time, private) values ($1,$2,$3,$4,$5,$6,$7,$8,$9) on conflict do nothing`,
+             moving_time, elapsed_time, visibility) values ($1,$2,$3,$4,$5,$6,$7,$8,$9) on conflict do nothing`,
           [
             d.activityId,
             d.athleteId,
@@ -369,7 +375,7 @@ export const challengesProjection: Projection = {
             ("totalElevationGain" in d ? d.totalElevationGain : 0) ?? 0,
             ("movingTime" in d ? d.movingTime : undefined) ?? d.elapsedTime,
             d.elapsedTime,
-            d.private,
+            d.visibility,
           ],
         );
         await progress(d.athleteId);
@@ -377,13 +383,16 @@ export const challengesProjection: Projection = {
       }
       case activityUpdated.type: {
         const d = event.data;
-        if (d.type === undefined && d.private === undefined) return;
+        if (d.type === undefined && d.visibility === undefined) return;
         await tx.query(
-          "update challenge_activities set type = coalesce($2, type), private = coalesce($3, private) where activity_id = $1",
-          [d.activityId, d.type ?? null, d.private ?? null],
+          "update challenge_activities set type = coalesce($2, type), visibility = coalesce($3, visibility) where activity_id = $1",
+          [d.activityId, d.type ?? null, d.visibility ?? null],
         );
-        if (d.private !== undefined) {
-          await tx.query("update challenge_efforts set private = $2 where activity_id = $1", [d.activityId, d.private]);
+        if (d.visibility !== undefined) {
+          await tx.query("update challenge_efforts set visibility = $2 where activity_id = $1", [
+            d.activityId,
+            d.visibility,
+          ]);
         }
         await progress(d.athleteId);
         return;
@@ -427,11 +436,11 @@ export const challengesProjection: Projection = {
         if (event.type === segmentEffortsRematched.type) {
           await tx.query("delete from challenge_efforts where activity_id = $1", [d.activityId]);
         }
-        // One statement for all efforts; the activity's privacy as this projection knows it now.
+        // One statement for all efforts; the activity's visibility as this projection knows it now.
         await tx.query(
-          `insert into challenge_efforts (effort_id, activity_id, athlete_id, segment_id, start_date_local, elapsed_time, private)
+          `insert into challenge_efforts (effort_id, activity_id, athlete_id, segment_id, start_date_local, elapsed_time, visibility)
            select r.effort_id, $2, $3, r.segment_id, r.start_date_local, r.elapsed_time,
-                  coalesce((select private from challenge_activities where activity_id = $2), $4)
+                  coalesce((select visibility from challenge_activities where activity_id = $2), $4)
              from jsonb_to_recordset($1::jsonb) as r(effort_id text, segment_id bigint, start_date_local text, elapsed_time integer)
            on conflict do nothing`,
           [
@@ -445,7 +454,7 @@ export const challengesProjection: Projection = {
             ),
             d.activityId,
             d.athleteId,
-            d.private,
+            d.visibility,
           ],
         );
         if (d.efforts.length || event.type === segmentEffortsRematched.type) await progress(d.athleteId);

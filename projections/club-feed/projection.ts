@@ -7,9 +7,10 @@ import type { Projection } from "../projection.ts";
 import { applyActivityRuns } from "../runs.ts";
 
 /**
- * The club activity feed's ordering table: each activity's owner, start and privacy, indexed by
- * start (public activities only), so "the latest public activities of a club's members" walks one
- * index and stops after the 200-activity window. The bodies come from the activities read model.
+ * The club activity feed's ordering table: each activity's owner, start and visibility, indexed by
+ * start (all but only_me ones), so "the latest activities of a club's members a viewer may see"
+ * walks one index and stops after the 200-activity window. The bodies come from the activities
+ * read model.
  */
 export const clubFeedProjection: Projection = {
   name: "club-feed",
@@ -19,10 +20,10 @@ export const clubFeedProjection: Projection = {
       activity_id bigint primary key,
       athlete_id bigint not null,
       start_date timestamptz not null,
-      private boolean not null
+      visibility text not null
     );
-    create index if not exists club_feed_public_recent on club_feed_activities (start_date desc, activity_id desc)
-      include (athlete_id) where not private;
+    create index if not exists club_feed_shared_recent on club_feed_activities (start_date desc, activity_id desc)
+      include (athlete_id, visibility) where visibility <> 'only_me';
     create index if not exists club_feed_athlete on club_feed_activities (athlete_id, start_date desc);
   `,
   isolated: true,
@@ -43,14 +44,14 @@ export const clubFeedProjection: Projection = {
           id: d.activityId,
           athlete: d.athleteId,
           start: d.startDate,
-          private: d.private,
+          visibility: d.visibility,
         }));
         await tx.query(
-          `insert into club_feed_activities (activity_id, athlete_id, start_date, private)
-           select r.id, r.athlete, r.start, r.private
-             from jsonb_to_recordset($1::jsonb) as r(id bigint, athlete bigint, start timestamptz, private boolean)
+          `insert into club_feed_activities (activity_id, athlete_id, start_date, visibility)
+           select r.id, r.athlete, r.start, r.visibility
+             from jsonb_to_recordset($1::jsonb) as r(id bigint, athlete bigint, start timestamptz, visibility text)
            on conflict (activity_id) do update set athlete_id = excluded.athlete_id, start_date = excluded.start_date,
-             private = excluded.private`,
+             visibility = excluded.visibility`,
           [JSON.stringify(rows)],
         );
       },
@@ -65,10 +66,10 @@ export const clubFeedProjection: Projection = {
     }
     if (event.type === activityUpdated.type) {
       const d = event.data;
-      if (d.private !== undefined) {
-        await tx.query("update club_feed_activities set private = $2 where activity_id = $1", [
+      if (d.visibility !== undefined) {
+        await tx.query("update club_feed_activities set visibility = $2 where activity_id = $1", [
           d.activityId,
-          d.private,
+          d.visibility,
         ]);
       }
       return;
@@ -85,10 +86,10 @@ export const clubFeedProjection: Projection = {
     if (event.type !== activityRecorded.type && event.type !== activityCreated.type) return;
     const d = event.data;
     await tx.query(
-      `insert into club_feed_activities (activity_id, athlete_id, start_date, private) values ($1, $2, $3, $4)
+      `insert into club_feed_activities (activity_id, athlete_id, start_date, visibility) values ($1, $2, $3, $4)
        on conflict (activity_id) do update set athlete_id = excluded.athlete_id, start_date = excluded.start_date,
-         private = excluded.private`,
-      [d.activityId, d.athleteId, d.startDate, d.private],
+         visibility = excluded.visibility`,
+      [d.activityId, d.athleteId, d.startDate, d.visibility],
     );
   },
 };

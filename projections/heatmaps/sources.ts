@@ -14,7 +14,7 @@ export function localEpochSeconds(text: string): number | null {
 
 /**
  * What heatmap builds need, kept apart from the activities read model: each activity's owner, type,
- * privacy, local start/end (epoch seconds) and streams blob; and per athlete a privacy epoch (the
+ * visibility, local start/end (epoch seconds) and streams blob; and per athlete a privacy epoch (the
  * position of the last event that changed what may be shown), which keys the tile caches.
  */
 export const heatmapSourcesProjection: Projection = {
@@ -25,7 +25,7 @@ export const heatmapSourcesProjection: Projection = {
       activity_id bigint primary key,
       athlete_id bigint not null,
       type text not null,
-      private boolean not null,
+      visibility text not null,
       start_local bigint,
       end_local bigint,
       streams_sha256 text
@@ -51,16 +51,16 @@ export const heatmapSourcesProjection: Projection = {
       const d = event.data;
       const start = localEpochSeconds(d.startDateLocal);
       await tx.query(
-        `insert into heatmap_activities (activity_id, athlete_id, type, private, start_local, end_local, streams_sha256)
+        `insert into heatmap_activities (activity_id, athlete_id, type, visibility, start_local, end_local, streams_sha256)
          values ($1, $2, $3, $4, $5, $6, $7)
          on conflict (activity_id) do update set athlete_id = excluded.athlete_id, type = excluded.type,
-           private = excluded.private, start_local = excluded.start_local, end_local = excluded.end_local,
+           visibility = excluded.visibility, start_local = excluded.start_local, end_local = excluded.end_local,
            streams_sha256 = excluded.streams_sha256`,
         [
           d.activityId,
           d.athleteId,
           d.type,
-          d.private,
+          d.visibility,
           start,
           start === null ? null : start + d.elapsedTime,
           d.streamsSha256,
@@ -73,10 +73,10 @@ export const heatmapSourcesProjection: Projection = {
       if (d.type !== undefined) {
         await tx.query("update heatmap_activities set type = $2 where activity_id = $1", [d.activityId, d.type]);
       }
-      if (d.private === undefined) return;
+      if (d.visibility === undefined) return;
       const changed = await tx.query(
-        "update heatmap_activities set private = $2 where activity_id = $1 and private <> $2 returning athlete_id",
-        [d.activityId, d.private],
+        "update heatmap_activities set visibility = $2 where activity_id = $1 and visibility <> $2 returning athlete_id",
+        [d.activityId, d.visibility],
       );
       if (changed.length > 0) await bumpPrivacyEpoch(tx, d.athleteId, event.position);
       return;

@@ -1,10 +1,10 @@
 import type { Queryable } from "../../events/db/types.ts";
-import type { GearRow } from "./gear-with-distance.ts";
+import type { GearRow } from "../gear/queries.ts";
 import { ACTIVITY_SELECT, type ActivityRow, normalizeActivityRow, type PhotoRow } from "../activities/queries.ts";
 
 /**
  * GET /v3/activities/:id in one SQL statement (activities ⋈ athletes, activity_kudos,
- * privacy_zones, gear with its distance, activity_photos, and each detail part given — such as the
+ * privacy_zones, gear with its kept distance, activity_photos, and each detail part given — such as the
  * segment efforts): the activity row with everything its detail needs. PGlite is one connection,
  * so each statement saved is parse/plan/round-trip time saved for every request in the queue.
  */
@@ -32,7 +32,7 @@ function detailSql(parts: readonly ActivityDetailPart[]): string {
     (select json_build_object('id', g.id, 'athlete_id', g.athlete_id, 'kind', g.kind, 'name', g.name,
          'nickname', g.nickname, 'brand_name', g.brand_name, 'model_name', g.model_name, 'description', g.description,
          'frame_type', g.frame_type, 'weight', g.weight, 'is_primary', g.is_primary, 'retired', g.retired,
-         'distance', coalesce((select sum(ga.distance) from activities ga where ga.gear_id = g.id and ga.athlete_id = g.athlete_id), 0))
+         'reminder_distance', g.reminder_distance, 'distance', g.distance)
        from gear g where g.id = a.gear_id) as detail_gear,
     (select json_agg(json_build_object('source', p.source, 'position', p.position, 'data', p.data) order by p.position)
        from activity_photos p where p.activity_id = a.id) as detail_photos${extra}

@@ -1,7 +1,10 @@
 import type { Queryable } from "../../events/db/types.ts";
+import { everyoneSeesSql } from "../../shared/visibility.ts";
 
 /**
- * The leaderboard's read model beyond `segment_bests` (each athlete's all-time best public effort):
+ * The leaderboard's read model beyond `segment_bests` (each athlete's all-time best public effort —
+ * "public": an effort everyone may see, of an activity whose visibility is `everyone`, not shielded
+ * by the athlete's privacy zones; followers-only efforts are kept apart, follower-boards.ts):
  *
  * - `segment_period_bests`: each athlete's best public effort per calendar period of
  *   start_date_local — `y2026`, `m2026-11`, `w2026-11-16` (the Monday), `d2026-11-22` — so a
@@ -111,7 +114,7 @@ function insertBestsSql(where: string): string {
      select distinct on (e.segment_id, e.athlete_id) e.segment_id, e.athlete_id, e.id, e.activity_id, e.elapsed_time,
             e.moving_time, e.start_date, e.start_date_local, a.sex, a.birthdate, a.weight
        from segment_efforts e left join athletes a on a.id = e.athlete_id
-      where ${where} and not e.private and not e.shielded
+      where ${where} and ${everyoneSeesSql("e")} and not e.shielded
       order by e.segment_id, e.athlete_id, e.elapsed_time, e.start_date, e.id`;
 }
 
@@ -122,7 +125,7 @@ function insertPeriodBestsSql(where: string): string {
             e.elapsed_time, e.moving_time, e.start_date, e.start_date_local, a.sex, a.birthdate, a.weight
        from segment_efforts e left join athletes a on a.id = e.athlete_id
       cross join lateral ${PERIODS_SQL("e.start_date_local")} p(period)
-      where ${where} and not e.private and not e.shielded
+      where ${where} and ${everyoneSeesSql("e")} and not e.shielded
       order by e.segment_id, e.athlete_id, p.period, e.elapsed_time, e.start_date, e.id`;
 }
 
@@ -155,7 +158,7 @@ export async function rebuildBoards(tx: Queryable, segmentIds: (number | string)
  * Every segment's boards and its effort_count / athlete_count, from the efforts as they stand:
  * what the incremental handlers reach event by event (a rebuild's end; `cli verify` and
  * tests/unit/replay-batch.test.ts compare the two). effort_count is the number of public
- * (neither private nor shielded) efforts, athlete_count the all-time board's entries.
+ * (seen by everyone, not shielded) efforts, athlete_count the all-time board's entries.
  */
 export async function rebuildAllBoards(tx: Queryable): Promise<void> {
   const rows = await tx.query<{ ids: string[] }>(
@@ -164,7 +167,8 @@ export async function rebuildAllBoards(tx: Queryable): Promise<void> {
   const ids = rows[0]?.ids ?? [];
   if (ids.length) await rebuildBoards(tx, ids);
   await tx.query(
-    `with e as (select segment_id, count(*)::int as n from segment_efforts where not private and not shielded group by 1),
+    `with e as (select segment_id, count(*)::int as n from segment_efforts e
+                where ${everyoneSeesSql("e")} and not e.shielded group by 1),
           b as (select segment_id, count(*)::int as n from segment_bests group by 1)
      update segments s set effort_count = coalesce(e.n, 0), athlete_count = coalesce(b.n, 0)
        from segments t left join e on e.segment_id = t.id left join b on b.segment_id = t.id
@@ -174,7 +178,7 @@ export async function rebuildAllBoards(tx: Queryable): Promise<void> {
 
 /**
  * Recomputes the all-time and per-period bests of the given (segment, athlete) pairs from their
- * public efforts (for efforts removed or made private), writes only the rows that changed, keeps
+ * public efforts (for efforts removed or hidden from everyone), writes only the rows that changed, keeps
  * the board counts in step (a changed or removed best −1, a changed or new one +1), and moves the
  * segments' effort_count by `effortDeltas` (segment id → public efforts added/removed) and
  * athlete_count by the all-time entries gained or lost. One statement, plus one deleting count
@@ -213,7 +217,7 @@ export async function refreshBoards(
        select e.segment_id, e.athlete_id, e.id as effort_id, e.activity_id, e.elapsed_time, e.moving_time, e.start_date,
               e.start_date_local, a.sex, a.birthdate, a.weight
          from segment_efforts e left join athletes a on a.id = e.athlete_id
-        where ${inPairs("e")} and not e.private and not e.shielded),
+        where ${inPairs("e")} and ${everyoneSeesSql("e")} and not e.shielded),
      fresh as (
        (select distinct on (c.segment_id, c.athlete_id) 'all'::text as period, c.* from src c
          order by c.segment_id, c.athlete_id, c.elapsed_time, c.start_date, c.effort_id)
@@ -280,8 +284,8 @@ export async function refreshBoards(
  * so the new best of a (segment, athlete, period) is the better of the stored one and this
  * change's best, never a rescan of the athlete's history. `addedSql` is a statement (an
  * `insert … returning` or a `select`) yielding the added efforts' columns id, segment_id,
- * athlete_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, private;
- * only the public ones enter the boards. One statement writes the efforts (when `addedSql`
+ * athlete_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, unlisted
+ * (not seen by everyone, or shielded); only the others enter the boards. One statement writes the efforts (when `addedSql`
  * inserts them), the bests that improved, the board counts (old best −1, new best +1) and the
  * segments' effort_count / athlete_count; a second one, only when some slot
  * dropped to 0, deletes those slots. Same rows as `refreshBoards` over the touched pairs.
@@ -301,7 +305,7 @@ export async function addToBoards(tx: Queryable, addedSql: string, params: unkno
        select x.segment_id, x.athlete_id, x.id as effort_id, x.activity_id, x.elapsed_time, x.moving_time, x.start_date,
               x.start_date_local, a.sex, a.birthdate, a.weight
          from added x left join athletes a on a.id = x.athlete_id
-        where not x.private),
+        where not x.unlisted),
      -- Each period (year, month, week, day) is a set of local days, so its best is the best of the
      -- days' bests: periods are derived from one row per (segment, athlete, day), not per effort
      -- (a ride passing a segment ten times gives one row there, not ten times four).
@@ -350,7 +354,7 @@ export async function addToBoards(tx: Queryable, addedSql: string, params: unkno
      seg as (
        update segments s set effort_count = s.effort_count + d.efforts, athlete_count = s.athlete_count + d.athletes
          from (select segment_id, sum(e)::int as efforts, sum(a)::int as athletes
-                 from (select segment_id, 1 as e, 0 as a from added where not private
+                 from (select segment_id, 1 as e, 0 as a from added where not unlisted
                        union all
                        select segment_id, 0, 1 from win where period = 'all' and not replaced) z
                 group by segment_id) d

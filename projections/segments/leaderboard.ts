@@ -30,9 +30,17 @@ export interface LeaderboardFilters {
   dateRange?: (typeof DATE_RANGES)[number];
 }
 
+/** The privacy engine's predicate over a row alias (athlete_id, visibility), parameters from firstParam. */
+export type VisiblePredicate = (alias: string, firstParam: number) => { sql: string; params: unknown[] };
+
 export interface LeaderboardRequest {
   segmentId: number;
   viewerId: number;
+  /**
+   * Which followers-only bests (segment_follower_bests, follower-boards.ts) this viewer may see:
+   * the privacy engine's predicate. Absent: the board everyone sees.
+   */
+  followersOnly?: VisiblePredicate;
   filters: LeaderboardFilters;
   page: number;
   perPage: number;
@@ -128,6 +136,8 @@ class Board {
   readonly partials: string[] = [];
   /** The segment id's placeholder. */
   readonly seg: string;
+  /** The period of `segment_follower_bests` rows ('all' or the date range's key). */
+  readonly period: string;
   /** The placeholder of `boards`, once used. */
   private boardsParam?: string;
 
@@ -135,7 +145,7 @@ class Board {
     const today = req.today ?? new Date();
     const f = req.filters;
     const seg = this.seg = sql.p(req.segmentId);
-    const period = f.dateRange ? periodKey(f.dateRange, today) : "all";
+    const period = this.period = f.dateRange ? periodKey(f.dateRange, today) : "all";
     if (f.dateRange) {
       this.table = "segment_period_bests";
       this.source = `b.segment_id = ${seg} and b.period = ${sql.p(period)}`;
@@ -275,7 +285,8 @@ export async function segmentBoard(
   db: BoardDb,
   req: LeaderboardRequest,
 ): Promise<{ count: number; entries: Ranked[] }> {
-  const run = (q: Queryable) => boardQuery(q, req);
+  const swapped = req.followersOnly ? await followersOnlyAthletes(db, req, req.followersOnly) : [];
+  const run = (q: Queryable) => boardQuery(q, req, swapped);
   const result = db.transaction
     ? await db.transaction(async (tx) => {
       await tx.exec(PLANNING);
@@ -295,7 +306,30 @@ interface BoardResult {
   page_first: number;
 }
 
-async function boardQuery(db: Queryable, req: LeaderboardRequest): Promise<{ count: number; entries: Ranked[] }> {
+/**
+ * The athletes whose followers-only bests on this board the viewer may see (usually none: one
+ * probe of segment_follower_bests' primary key for the segment and period).
+ */
+async function followersOnlyAthletes(
+  db: Queryable,
+  req: LeaderboardRequest,
+  visible: VisiblePredicate,
+): Promise<string[]> {
+  const period = req.filters.dateRange ? periodKey(req.filters.dateRange, req.today ?? new Date()) : "all";
+  const v = visible("b", 3);
+  const rows = await db.query<{ athlete_id: string }>(
+    `select b.athlete_id::text as athlete_id from segment_follower_bests b
+      where b.segment_id = $1 and b.period = $2 and ${v.sql}`,
+    [req.segmentId, period, ...v.params],
+  );
+  return rows.map((r) => r.athlete_id);
+}
+
+async function boardQuery(
+  db: Queryable,
+  req: LeaderboardRequest,
+  swapped: string[],
+): Promise<{ count: number; entries: Ranked[] }> {
   const sql = new Sql();
   const board = new Board(sql, req);
   const f = req.filters;
@@ -304,6 +338,19 @@ async function boardQuery(db: Queryable, req: LeaderboardRequest): Promise<{ cou
   const k = req.contextEntries;
   const me = sql.p(req.viewerId);
   const ctes: string[] = [];
+  // The board everyone sees, with the swapped athletes' followers-only bests in place of their rows:
+  // `u` those bests (under the board's filters), `o` the rows they replace (counted off the slots).
+  let rows = board.from;
+  if (swapped.length) {
+    const ids = sql.p(swapped);
+    const filters = board.filters.length ? ` and ${board.filters.join(" and ")}` : "";
+    ctes.push(`u as (select ${BEST_COLUMNS} from segment_follower_bests b
+                      where b.segment_id = ${board.seg} and b.period = ${sql.p(board.period)}${filters}
+                        and b.athlete_id = any(${ids}::bigint[]))`);
+    ctes.push(`o as (select b.elapsed_time ${board.from} and b.athlete_id = any(${ids}::bigint[]))`);
+    rows = `from (select ${BEST_COLUMNS} ${board.from} and not (b.athlete_id = any(${ids}::bigint[]))
+                  union all select * from u) b where true`;
+  }
   let from: string;
   if (small) {
     const lists: string[] = [];
@@ -315,13 +362,11 @@ async function boardQuery(db: Queryable, req: LeaderboardRequest): Promise<{ cou
     }
     // The listed athletes' bests, by the primary key (segment_id, athlete_id).
     ctes.push(
-      `m as (select ${BEST_COLUMNS} ${board.from} ${
-        lists.map((l) => `and b.athlete_id = any(array(${l}))`).join(" ")
-      })`,
+      `m as (select ${BEST_COLUMNS} ${rows} ${lists.map((l) => `and b.athlete_id = any(array(${l}))`).join(" ")})`,
     );
     from = "from m b where true";
   } else {
-    from = board.from;
+    from = rows;
   }
   const key = "(select m.elapsed_time, m.start_date, m.effort_id from me m)";
   ctes.push(`me as (select b.elapsed_time, b.start_date, b.effort_id ${from} and b.athlete_id = ${me})`);
@@ -351,10 +396,17 @@ async function boardQuery(db: Queryable, req: LeaderboardRequest): Promise<{ cou
                             (count(*) filter (where b.elapsed_time < x.page_t))::int as page_first
                        from (${direct}) b, t x)`);
   }
+  // Swapped rows: those of `u` faster than t in, those of `o` out (the slots and `d` count the board everyone sees).
+  const swap = (t: string | null) =>
+    t === null
+      ? "((select count(*) from u) - (select count(*) from o))"
+      : `((select count(*) from u where u.elapsed_time < ${t}) - (select count(*) from o where o.elapsed_time < ${t}))`;
   const count = (t: string | null, column: string) => {
-    const parts = [small ? "0" : board.slots(t), ...direct ? [`(select ${column} from d)`] : []].filter((part) =>
-      part !== "0"
-    );
+    const parts = [
+      small ? "0" : board.slots(t),
+      ...direct ? [`(select ${column} from d)`] : [],
+      ...swapped.length && !small ? [swap(t)] : [],
+    ].filter((part) => part !== "0");
     return `(${parts.length ? parts.join(" + ") : "0"})::int as ${column}`;
   };
   // The viewer's ties ahead: few rows, on the board's index (elapsed_time, start_date, effort_id).

@@ -12,9 +12,16 @@ import {
   segmentUnstarred,
 } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
+import { everyoneSeesSql } from "../../shared/visibility.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import { addToBoards, rebuildAllBoards, refreshBoards, updateBoardAthlete } from "./boards.ts";
 import { shieldChanges, shieldedBy, zonesAfter, zonesOf } from "./zones.ts";
+import {
+  followerBestsSchema,
+  rebuildFollowerBests,
+  refreshFollowerBests,
+  updateFollowerAthlete,
+} from "./follower-boards.ts";
 
 type Created = EventData<typeof segmentCreated>;
 type Matched = EventData<typeof segmentEffortsMatched>;
@@ -26,13 +33,16 @@ type Matched = EventData<typeof segmentEffortsMatched>;
  *   created without altitudes takes its elevation facts from SegmentProfileMeasured;
  *   `elevation_source` says where they came from ('barometric' / 'gps'; null: its own altitudes or none);
  *   `elevation_difference` (explore's elev_difference) is the profile's last altitude minus its first.
- * - `segment_efforts`: every matched effort; `private` follows the activity's privacy, `shielded`
+ * - `segment_efforts`: every matched effort; `visibility` follows the activity's, `shielded`
  *   says its start or end lies in the athlete's privacy zones (zones.ts; follows zone changes).
- *   Deleting an activity removes its efforts; a private or shielded effort stays out of boards and counts.
+ *   Deleting an activity removes its efforts; an effort not seen by everyone (followers-only,
+ *   only-me) or shielded stays out of the public boards and counts.
  * - `segment_bests`: one row per (segment, athlete): their best public effort (elapsed time, then
  *   earlier start, then lower id), with the athlete's sex / birthdate / weight copied for filters.
  * - `segment_period_bests` / `segment_board_counts`: the leaderboard's per-period bests and ranked
  *   counts (see boards.ts).
+ * - `segment_follower_bests`: bests among followers-only efforts that beat the public ones
+ *   (follower-boards.ts), swapped in for the viewers who may see them.
  * - `segment_activity_facts`: pr_count and achievement_count of each activity (frozen at upload).
  *
  * effort_count and athlete_count are kept incrementally (never recounted over a segment's efforts).
@@ -47,6 +57,7 @@ export const segmentsProjection: Projection = {
     "segment_period_bests",
     "segment_board_counts",
     "segment_activity_facts",
+    "segment_follower_bests",
   ],
   schema: `
     create table if not exists segments (
@@ -111,7 +122,7 @@ export const segmentsProjection: Projection = {
       pr_rank integer,
       achievements jsonb not null,
       hidden boolean not null,
-      private boolean not null,
+      visibility text not null,
       start_lat double precision,
       start_lng double precision,
       end_lat double precision,
@@ -171,6 +182,7 @@ export const segmentsProjection: Projection = {
       pr_count integer not null,
       achievement_count integer not null
     );
+    ${followerBestsSchema}
   `,
   handles: [
     segmentCreated.type,
@@ -188,6 +200,7 @@ export const segmentsProjection: Projection = {
   /** The boards and the segments' effort_count / athlete_count / star_count, set-based, once per rebuild. */
   async finishRebuild(tx: Queryable) {
     await rebuildAllBoards(tx);
+    await rebuildFollowerBests(tx);
     // star_count, which stars and unstars leave alone while rebuilding: the segment's stars.
     await tx.query(
       `with n as (select segment_id, count(*)::int as n from segment_stars group by 1)
@@ -247,52 +260,67 @@ export const segmentsProjection: Projection = {
         }
         return;
       }
-      case segmentEffortsMatched.type:
-        return matched(tx, event.data, boards);
+      case segmentEffortsMatched.type: {
+        const d = event.data;
+        await matched(tx, d, boards);
+        // Followers-only efforts may make rows; public ones may beat existing rows.
+        return boards.followers(tx, d.athleteId, segmentsOf(d), d.visibility === "followers_only");
+      }
       case segmentEffortsRematched.type: {
         // The activity's efforts are replaced: out of the boards first, then in again.
         const d = event.data;
         const gone = await tx.query<EffortChange>(
-          "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id, not (private or shielded) as public",
+          `delete from segment_efforts where activity_id = $1
+           returning segment_id, athlete_id, (${PUBLIC_EFFORT}) as public`,
           [d.activityId],
         );
         await boards.refresh(tx, gone, gone.map((g) => (g.public ? -1 : 0)));
-        return matched(tx, d, boards);
+        await matched(tx, d, boards);
+        return boards.followers(tx, d.athleteId, [...gone.map((g) => g.segment_id), ...segmentsOf(d)], true);
       }
       case activityDeleted.type: {
         const d = event.data;
         const gone = await tx.query<EffortChange>(
-          "delete from segment_efforts where activity_id = $1 returning segment_id, athlete_id, not (private or shielded) as public",
+          `delete from segment_efforts where activity_id = $1
+           returning segment_id, athlete_id, (${PUBLIC_EFFORT}) as public`,
           [d.activityId],
         );
         await tx.query("delete from segment_activity_facts where activity_id = $1", [d.activityId]);
         await boards.refresh(tx, gone, gone.map((g) => (g.public ? -1 : 0)));
-        return;
+        return boards.followers(tx, d.athleteId, gone.map((g) => g.segment_id), true);
       }
       case activityUpdated.type: {
         const d = event.data;
-        if (d.private === undefined) return;
-        if (!d.private) {
-          // Made public: its efforts join the boards (bests can only improve).
-          await boards.add(
-            tx,
-            `update segment_efforts set private = false where activity_id = $1 and private returning ${ADDED_COLUMNS}`,
-            [d.activityId],
-          );
-          return;
-        }
-        const changed = await tx.query<EffortChange>(
-          `update segment_efforts set private = true where activity_id = $1 and not private
-           returning segment_id, athlete_id, not shielded as public`,
+        if (d.visibility === undefined) return;
+        const segments = await tx.query<{ segment_id: string }>(
+          "select distinct segment_id::text as segment_id from segment_efforts where activity_id = $1",
           [d.activityId],
         );
-        await boards.refresh(tx, changed, changed.map((c) => (c.public ? -1 : 0)));
-        return;
+        if (segments.length === 0) return;
+        if (d.visibility === "everyone") {
+          // Seen by everyone now: its efforts join the boards (bests can only improve).
+          await boards.add(
+            tx,
+            `update segment_efforts set visibility = 'everyone' where activity_id = $1 and visibility <> 'everyone'
+             returning ${ADDED_COLUMNS}`,
+            [d.activityId],
+          );
+        } else {
+          // No longer (or still not) seen by everyone: the efforts that were public leave the boards.
+          const changed = await tx.query<EffortChange>(
+            `with old as (select id, visibility from segment_efforts where activity_id = $1 and visibility <> $2)
+             update segment_efforts e set visibility = $2 from old where e.id = old.id
+             returning e.segment_id, e.athlete_id, (old.visibility = 'everyone' and not e.shielded) as public`,
+            [d.activityId, d.visibility],
+          );
+          await boards.refresh(tx, changed, changed.map((c) => (c.public ? -1 : 0)));
+        }
+        return boards.followers(tx, d.athleteId, segments.map((r) => r.segment_id), true);
       }
       case athleteProfileUpdated.type: {
         const d = event.data;
         await boards.updateAthlete(tx, d.athleteId, d);
-        return;
+        return boards.followersOfAthlete(tx, d.athleteId, d);
       }
       case privacyZoneCreated.type: {
         const d = event.data;
@@ -365,7 +393,8 @@ async function zonesChanged(
   const { shield, release } = await shieldChanges(tx, athleteId, zones);
   if (shield.length) {
     const changed = await tx.query<EffortChange>(
-      "update segment_efforts set shielded = true where id = any($1::bigint[]) returning segment_id, athlete_id, not private as public",
+      `update segment_efforts e set shielded = true where id = any($1::bigint[])
+       returning segment_id, athlete_id, ${everyoneSeesSql("e")} as public`,
       [shield],
     );
     await boards.refresh(tx, changed, changed.map((c) => (c.public ? -1 : 0)));
@@ -376,6 +405,13 @@ async function zonesChanged(
       `update segment_efforts set shielded = false where id = any($1::bigint[]) returning ${ADDED_COLUMNS}`,
       [release],
     );
+  }
+  if (shield.length || release.length) {
+    const segments = await tx.query<{ segment_id: string }>(
+      "select distinct segment_id::text as segment_id from segment_efforts where id = any($1::bigint[])",
+      [[...shield, ...release]],
+    );
+    await boards.followers(tx, athleteId, segments.map((r) => r.segment_id), true);
   }
 }
 
@@ -440,7 +476,7 @@ async function matched(tx: Queryable, d: Matched, boards: Boards) {
     tx,
     `insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index,
        start_date, start_date_local, elapsed_time, moving_time, distance, average_heartrate, max_heartrate,
-       average_watts, average_cadence, kom_rank, pr_rank, achievements, hidden, private,
+       average_watts, average_cadence, kom_rank, pr_rank, achievements, hidden, visibility,
        start_lat, start_lng, end_lat, end_lng, shielded)
      select r.id, r.segment_id, $2, $3, r.ord, r.name, r.start_index, r.end_index, r.start_date, r.start_date_local,
             r.elapsed_time, r.moving_time, r.distance, r.average_heartrate, r.max_heartrate, r.average_watts,
@@ -455,13 +491,21 @@ async function matched(tx: Queryable, d: Matched, boards: Boards) {
             shielded boolean)
      on conflict (id) do nothing
      returning ${ADDED_COLUMNS}`,
-    [JSON.stringify(rows), d.activityId, d.athleteId, d.private],
+    [JSON.stringify(rows), d.activityId, d.athleteId, d.visibility],
   );
 }
 
-/** The columns `addToBoards` reads from the added efforts (a shielded effort counts as private there). */
+/** The segments an efforts event names. */
+function segmentsOf(d: Matched): number[] {
+  return d.efforts.map((e) => e.segmentId);
+}
+
+/** An effort everyone may see (SQL over segment_efforts columns): what the public boards and counts hold. */
+const PUBLIC_EFFORT = "visibility = 'everyone' and not shielded";
+
+/** The columns `addToBoards` reads from the added efforts (`unlisted`: not seen by everyone, or shielded). */
 const ADDED_COLUMNS =
-  "id, segment_id, athlete_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, (private or shielded) as private";
+  `id, segment_id, athlete_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, not (${PUBLIC_EFFORT}) as unlisted`;
 
 interface EffortChange {
   segment_id: number;
@@ -491,10 +535,24 @@ interface Boards {
   refresh(tx: Queryable, changes: EffortChange[], effortDeltas: number[]): Promise<void>;
   /** An athlete's sex / birthdate / weight changed. */
   updateAthlete(tx: Queryable, athleteId: number, changes: Parameters<typeof updateBoardAthlete>[2]): Promise<void>;
+  /** One athlete's efforts on these segments changed: their followers-only rows (follower-boards.ts). */
+  followers(tx: Queryable, athleteId: number, segmentIds: (number | string)[], always: boolean): Promise<void>;
+  /** An athlete's sex / birthdate / weight changed: their followers-only rows. */
+  followersOfAthlete(
+    tx: Queryable,
+    athleteId: number,
+    changes: Parameters<typeof updateFollowerAthlete>[2],
+  ): Promise<void>;
 }
 
 /** Live: each change moves the boards and counters incrementally. */
-const LIVE_BOARDS: Boards = { add: addToBoards, refresh, updateAthlete: updateBoardAthlete };
+const LIVE_BOARDS: Boards = {
+  add: addToBoards,
+  refresh,
+  updateAthlete: updateBoardAthlete,
+  followers: refreshFollowerBests,
+  followersOfAthlete: updateFollowerAthlete,
+};
 
 /**
  * Rebuilding: the efforts statement runs alone; the boards and counters are computed once from the
@@ -504,4 +562,6 @@ const SKIPPED_BOARDS: Boards = {
   add: async (tx, addedSql, params) => void await tx.query(addedSql, params),
   refresh: () => Promise.resolve(),
   updateAthlete: () => Promise.resolve(),
+  followers: () => Promise.resolve(),
+  followersOfAthlete: () => Promise.resolve(),
 };

@@ -1,3 +1,4 @@
+import type { Visibility } from "../../shared/visibility.ts";
 import type { Queryable } from "../../events/db/types.ts";
 
 /**
@@ -67,7 +68,8 @@ export interface EffortRow {
   pr_rank: number | null;
   achievements: { type_id: number; type: string; rank: number }[];
   hidden: boolean;
-  private: boolean;
+  /** Its activity's visibility. */
+  visibility: Visibility;
   /** Whether the effort holds the segment's overall record now (isKomSql). */
   is_kom: boolean;
 }
@@ -87,7 +89,7 @@ export function isKomSql(e: string): string {
 export const EFFORT_COLUMNS =
   `e.id, e.segment_id, e.activity_id, e.athlete_id, e.name, e.start_index, e.end_index, e.start_date,
   e.start_date_local, e.elapsed_time, e.moving_time, e.distance, e.average_heartrate, e.max_heartrate, e.average_watts,
-  e.average_cadence, e.kom_rank, e.pr_rank, e.achievements, e.hidden, e.private, ${isKomSql("e")} as is_kom`;
+  e.average_cadence, e.kom_rank, e.pr_rank, e.achievements, e.hidden, e.visibility, ${isKomSql("e")} as is_kom`;
 
 // --- segments ---------------------------------------------------------------------------------
 
@@ -331,7 +333,7 @@ export const ACTIVITY_SEGMENTS_PART_SQL = `select json_build_object(
           'start_date_local', e.start_date_local, 'elapsed_time', e.elapsed_time, 'moving_time', e.moving_time,
           'distance', e.distance, 'average_heartrate', e.average_heartrate, 'max_heartrate', e.max_heartrate,
           'average_watts', e.average_watts, 'average_cadence', e.average_cadence, 'kom_rank', e.kom_rank,
-          'pr_rank', e.pr_rank, 'achievements', e.achievements, 'hidden', e.hidden, 'private', e.private,
+          'pr_rank', e.pr_rank, 'achievements', e.achievements, 'hidden', e.hidden, 'visibility', e.visibility,
           'is_kom', ${isKomSql("e")},
           'segment', (select json_build_object('id', s.id, 'name', s.name, 'activity_type', s.activity_type,
               'distance', s.distance, 'average_grade', s.average_grade, 'maximum_grade', s.maximum_grade,

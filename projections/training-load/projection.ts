@@ -8,6 +8,7 @@ import { activityDeleted, activityUpdated } from "../../events/activity/changes.
 import type { Projection } from "../projection.ts";
 import { activityLoad } from "./model.ts";
 import { type ActivityStart, applyActivityRuns } from "../runs.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 
 /**
  * Training load (docs/numbers.md, "Training load"; the fitness page and GET /v3/athletes/:id/fitness):
@@ -32,7 +33,7 @@ export const trainingLoadProjection: Projection = {
       athlete_id bigint not null,
       day text not null,
       start_date text not null,
-      private boolean not null,
+      visibility text not null,
       moving_time integer not null,
       normalized_power integer,
       average_heartrate double precision,
@@ -106,17 +107,17 @@ export const trainingLoadProjection: Projection = {
         return;
       case activityUpdated.type: {
         const d = event.data;
-        if (d.private === undefined) return;
-        await tx.query("update training_load_activities set private = $2 where activity_id = $1", [
+        if (d.visibility === undefined) return;
+        await tx.query("update training_load_activities set visibility = $2 where activity_id = $1", [
           d.activityId,
-          d.private,
+          d.visibility,
         ]);
         return;
       }
       case activityReprocessed.type: {
         const { activityId, facts } = event.data;
-        const [row] = await tx.query<{ athlete_id: number; start_date: string; day: string; private: boolean }>(
-          "select athlete_id, start_date, day, private from training_load_activities where activity_id = $1",
+        const [row] = await tx.query<{ athlete_id: number; start_date: string; day: string; visibility: Visibility }>(
+          "select athlete_id, start_date, day, visibility from training_load_activities where activity_id = $1",
           [activityId],
         );
         if (!row) return;
@@ -125,7 +126,7 @@ export const trainingLoadProjection: Projection = {
           athleteId: Number(row.athlete_id),
           startDate: row.start_date,
           startDateLocal: row.day,
-          private: row.private,
+          visibility: row.visibility,
           movingTime: facts.movingTime,
           normalizedPower: facts.weightedAverageWatts,
           averageHeartrate: facts.averageHeartrate,
@@ -136,8 +137,8 @@ export const trainingLoadProjection: Projection = {
       case activityCropUndone.type: {
         // A crop, a split or its undoing: the figures over the window, and its start.
         const { activityId, facts } = event.data;
-        const [row] = await tx.query<{ athlete_id: number; private: boolean }>(
-          "select athlete_id, private from training_load_activities where activity_id = $1",
+        const [row] = await tx.query<{ athlete_id: number; visibility: Visibility }>(
+          "select athlete_id, visibility from training_load_activities where activity_id = $1",
           [activityId],
         );
         if (!row) return;
@@ -146,7 +147,7 @@ export const trainingLoadProjection: Projection = {
           athleteId: Number(row.athlete_id),
           startDate: facts.startDate,
           startDateLocal: facts.startDateLocal,
-          private: row.private,
+          visibility: row.visibility,
           movingTime: facts.movingTime,
           normalizedPower: facts.weightedAverageWatts,
           averageHeartrate: facts.averageHeartrate,
@@ -167,7 +168,7 @@ interface LoadInput {
   athleteId: number;
   startDate: string;
   startDateLocal: string;
-  private: boolean;
+  visibility: Visibility;
   movingTime: number;
   normalizedPower: number | null;
   averageHeartrate: number | null;
@@ -181,7 +182,7 @@ function loadInput(event: ActivityStart): LoadInput {
     athleteId: d.athleteId,
     startDate: d.startDate,
     startDateLocal: d.startDateLocal,
-    private: d.private,
+    visibility: d.visibility,
   };
   if (event.type === activityCreated.type) {
     return { ...base, movingTime: event.data.elapsedTime, normalizedPower: null, averageHeartrate: null };
@@ -212,7 +213,7 @@ async function putAll(tx: Queryable, inputs: LoadInput[]) {
       athlete: a.athleteId,
       day: a.startDateLocal.slice(0, 10),
       start: a.startDate,
-      private: a.private,
+      visibility: a.visibility,
       moving: a.movingTime,
       np: a.normalizedPower,
       hr: a.averageHeartrate,
@@ -221,10 +222,10 @@ async function putAll(tx: Queryable, inputs: LoadInput[]) {
     };
   });
   await tx.query(
-    `insert into training_load_activities (activity_id, athlete_id, day, start_date, private, moving_time, normalized_power,
+    `insert into training_load_activities (activity_id, athlete_id, day, start_date, visibility, moving_time, normalized_power,
        average_heartrate, load, method)
-     select r.id, r.athlete, r.day, r.start, r.private, r.moving, r.np, r.hr, r.load, r.method
-       from jsonb_to_recordset($1::jsonb) as r(id bigint, athlete bigint, day text, start text, private boolean,
+     select r.id, r.athlete, r.day, r.start, r.visibility, r.moving, r.np, r.hr, r.load, r.method
+       from jsonb_to_recordset($1::jsonb) as r(id bigint, athlete bigint, day text, start text, visibility text,
             moving integer, np integer, hr double precision, load double precision, method text)
      on conflict (activity_id) do update set moving_time = excluded.moving_time, normalized_power = excluded.normalized_power,
        average_heartrate = excluded.average_heartrate, load = excluded.load, method = excluded.method`,

@@ -8,10 +8,13 @@ import { type ActivityRow, findActivity } from "./read.ts";
 import { activityOwnership } from "../../projections/activities/queries.ts";
 import type { Platform } from "../platform.ts";
 
-/** An activity the caller may see, or the documented 404 (unknown, deleted, or another's private one). */
+/**
+ * An activity the caller may see, or the documented 404 (unknown, deleted, another's only_me one,
+ * or another's followers-only one when the caller does not follow them).
+ */
 export async function visibleActivity(db: Queryable, id: number, auth: Auth | null): Promise<ActivityRow> {
   const row = await findActivity(db, id);
-  if (!row || !canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
+  if (!row || !(await canSeeActivity(db, row, viewerOf(auth)))) throw notFound("Activity");
   return row;
 }
 
@@ -21,7 +24,7 @@ export async function visibleActivity(db: Queryable, id: number, auth: Auth | nu
  */
 export async function requireVisibleActivity(db: Queryable, id: number, auth: Auth | null): Promise<void> {
   const row = await activityOwnership(db, id);
-  if (!row || !canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
+  if (!row || !(await canSeeActivity(db, row, viewerOf(auth)))) throw notFound("Activity");
 }
 
 /** An activity the caller owns (and may see): 404 when not visible, 403 when visible but another's. */

@@ -2,12 +2,13 @@ import { activityStream } from "../../events/activity/events.ts";
 import { type ActivityCommand, activityDecider } from "../../events/activity/decide.ts";
 import { DomainError, handleCommand } from "../../events/decider.ts";
 import type { NewEvent } from "../../events/catalogue.ts";
-import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import { findGear } from "../../projections/gear/queries.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import { activityStartProblem } from "../../shared/date-range.ts";
 import { resolveSport, type SportType } from "../../shared/sport-types.ts";
 import { type Actor, appendOptions } from "../actor.ts";
-import { athleteDefaults } from "../athletes/commands.ts";
+import { athleteDefaults, newActivityVisibility } from "../athletes/commands.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import type { LocalStart } from "./input.ts";
@@ -44,7 +45,9 @@ export interface ManualActivity {
   elapsedTime: number;
   distance?: number;
   description?: string | null;
-  /** Default: the athlete's default privacy for new activities. */
+  /** Strava's visibility; default: the athlete's default for new activities. */
+  visibility?: Visibility;
+  /** The spec's flag (true = only_me, false = not only me); must agree with visibility when both are given. */
   private?: boolean;
   trainer?: boolean;
   commute?: boolean;
@@ -52,7 +55,7 @@ export interface ManualActivity {
 
 /**
  * Creates a manual activity: the type from sport_type and/or type (one required, both must agree),
- * privacy from the athlete's defaults unless given. Returns the new activity's id.
+ * visibility from the athlete's default unless given. Returns the new activity's id.
  */
 export async function createManualActivity(platform: Platform, input: ManualActivity, actor: Actor): Promise<number> {
   const sport = resolveSport(input.type, input.sportType);
@@ -70,7 +73,7 @@ export async function createManualActivity(platform: Platform, input: ManualActi
     elapsedTime: input.elapsedTime,
     distance: input.distance ?? 0,
     description: input.description ?? null,
-    private: input.private ?? (await athleteDefaults(platform.db, input.athleteId)).private,
+    visibility: await newActivityVisibility(platform.db, input.athleteId, input),
     trainer: input.trainer ?? false,
     commute: input.commute ?? false,
   }, actor);
@@ -99,6 +102,9 @@ export interface ActivityChanges {
   name?: string;
   type?: ActivityType;
   sportType?: SportType;
+  /** Strava's visibility (everyone, followers_only, only_me). */
+  visibility?: Visibility;
+  /** The spec's flag: true = only_me; false = not only me (shared/visibility.ts resolveVisibility). */
   private?: boolean;
   hideFromHome?: boolean;
   commute?: boolean;
@@ -131,6 +137,10 @@ export async function updateActivity(
   idempotencyKey?: string,
 ): Promise<void> {
   const gearId = await gearOf(platform, athleteId, changes.gearId);
+  // What `private: false` turns an only_me activity into: the athlete's default (when not only_me).
+  const defaultVisibility = changes.private === false && changes.visibility === undefined
+    ? (await athleteDefaults(platform.db, athleteId)).visibility
+    : undefined;
   await decide(
     platform,
     activityId,
@@ -141,7 +151,9 @@ export async function updateActivity(
       name: changes.name,
       activityType: changes.type,
       sportType: changes.sportType,
+      visibility: changes.visibility,
       private: changes.private,
+      defaultVisibility,
       hideFromHome: changes.hideFromHome,
       commute: changes.commute,
       trainer: changes.trainer,

@@ -1,7 +1,8 @@
 import { kudoedByAthlete, photosOf } from "../../projections/activities/queries.ts";
-import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import { findGear } from "../../projections/gear/queries.ts";
 import { fullPolyline } from "../blobs.ts";
 import {
+  followedOwners,
   type Release,
   releaseOf,
   type Viewer,
@@ -30,9 +31,14 @@ async function zonesFor(rows: readonly ActivityRow[], context: ActivityContext):
   return await zonesOfOwnersFor(context.db, rows.filter(hasPlace), viewerAudience(context.viewer));
 }
 
-/** What of the row this viewer may see (privacy engine). */
-function releaseFor(row: ActivityRow, viewer: Viewer | null, zones: ZoneSet | undefined): Release {
-  return releaseOf(row, viewerAudience(viewer), zones);
+/** What of the row this viewer may see (privacy engine), the owners the viewer follows being known. */
+function releaseFor(
+  row: ActivityRow,
+  viewer: Viewer | null,
+  zones: ZoneSet | undefined,
+  followed: ReadonlySet<number>,
+): Release {
+  return releaseOf(row, viewerAudience(viewer), zones, followed.has(row.athlete_id));
 }
 
 function kudoedBy(context: ActivityContext, ids: readonly number[]): Promise<Set<number>> {
@@ -41,17 +47,18 @@ function kudoedBy(context: ActivityContext, ids: readonly number[]): Promise<Set
 
 async function summariesWithZones(rows: readonly ActivityRow[], context: ActivityContext) {
   const contributors = context.extensions.flatMap((e) => (e.summary ? [e.summary] : []));
-  const [kudoed, zones, extras] = await Promise.all([
+  const [kudoed, zones, followed, extras] = await Promise.all([
     kudoedBy(context, rows.map((r) => r.id)),
     zonesFor(rows, context),
+    followedOwners(context.db, rows, context.viewer),
     Promise.all(contributors.map((c) => c(rows, context))),
   ]);
   const summaries = rows.map((row) => {
-    const release = releaseFor(row, context.viewer, zones.get(row.athlete_id));
+    const release = releaseFor(row, context.viewer, zones.get(row.athlete_id), followed);
     const own = extras.map((extra) => extra.get(row.id) ?? {});
     return summaryActivity(row, release, kudoed.has(row.id), own, context.dialect);
   });
-  return { summaries, zones };
+  return { summaries, zones, followed };
 }
 
 /** Summary activities (resource_state 2) for a page of rows, as this context's viewer may see them. */
@@ -65,7 +72,8 @@ export async function detailedActivity(row: ActivityRow, context: ActivityContex
   let summary: SummaryActivity;
   let release: Release;
   if (pre) {
-    release = releaseFor(row, context.viewer, hasPlace(row) ? pre.zones : undefined);
+    const followed = await followedOwners(context.db, [row], context.viewer);
+    release = releaseFor(row, context.viewer, hasPlace(row) ? pre.zones : undefined, followed);
     const extras: Record<string, unknown>[] = [];
     for (const extension of context.extensions) {
       if (extension.summary) extras.push((await extension.summary([row], context)).get(row.id) ?? {});
@@ -74,7 +82,7 @@ export async function detailedActivity(row: ActivityRow, context: ActivityContex
   } else {
     const loaded = await summariesWithZones([row], context);
     summary = loaded.summaries[0];
-    release = releaseFor(row, context.viewer, loaded.zones.get(row.athlete_id));
+    release = releaseFor(row, context.viewer, loaded.zones.get(row.athlete_id), loaded.followed);
   }
   const gear = pre ? pre.gear : row.gear_id ? await findGear(context.db, row.gear_id) : undefined;
   const photos = pre ? pre.photos : await photosOf(context.db, row.id);

@@ -4,6 +4,7 @@ import type { ActivityRow } from "../../projections/activities/queries.ts";
 import type { ActivityFacts } from "../../projections/activities/projection.ts";
 import { type Release, releasedLocation, releasedPolyline } from "../privacy/engine.ts";
 import { metaAthlete } from "../athletes/represent.ts";
+import { isPrivateVisibility } from "../../shared/visibility.ts";
 import { type GearRow, summaryGear } from "../gear/represent.ts";
 import { photosSummary } from "./photos-summary.ts";
 import type { PhotoRow } from "../../projections/activities/queries.ts";
@@ -122,7 +123,7 @@ function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean): S
     utc_offset: Math.round((Date.parse(row.start_date_local) - Date.parse(row.start_date)) / 1000),
     start_latitude: latlng(f.startLatlng)?.[0] ?? null,
     start_longitude: latlng(f.startLatlng)?.[1] ?? null,
-    visibility: row.private ? "only_me" : "everyone",
+    visibility: row.visibility,
     location_city: null,
     location_state: null,
     location_country: null,
@@ -137,7 +138,7 @@ function baseActivity(row: ActivityRow, release: Release, hasKudoed: boolean): S
     trainer: row.trainer,
     commute: row.commute,
     manual: row.manual,
-    private: row.private,
+    private: isPrivateVisibility(row.visibility),
     hide_from_home: (f as { hideFromHome?: boolean }).hideFromHome ?? false,
     flagged: false,
     gear_id: row.gear_id,

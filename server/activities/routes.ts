@@ -10,6 +10,7 @@ import { paging, zBool, zEpoch, zFloat, zInt, zNumId, zPaging } from "../http/in
 import { defineRoute } from "../http/route.ts";
 import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { processingActivity } from "./represent.ts";
+import { VISIBILITIES } from "../../shared/visibility.ts";
 import { detailedActivity, findActivity, processingUploadOf, summaryActivities } from "./read.ts";
 import { athleteActivitiesPage } from "../../projections/activities/queries.ts";
 import { zActivity, zDetailedActivity, zSummaryActivityList } from "./schema.ts";
@@ -25,6 +26,7 @@ const createBody = z.object({
   elapsed_time: zInt.pipe(z.number().int().min(0).max(365 * 86400)),
   description: zDescription.optional(),
   distance: zFloat.pipe(z.number().min(0).max(1e8)).optional(),
+  visibility: z.enum(VISIBILITIES).optional(),
   private: flag.optional(),
   trainer: flag.optional(),
   commute: flag.optional(),
@@ -34,6 +36,7 @@ const updateBody = z.object({
   name: zName.optional(),
   type: zActivityType.optional(),
   sport_type: zSportType.optional(),
+  visibility: z.enum(VISIBILITIES).optional(),
   private: flag.optional(),
   hide_from_home: flag.optional(),
   commute: flag.optional(),
@@ -60,7 +63,7 @@ export const activityRoutes = [
     response: zDetailedActivity,
     summary: "Create a manual activity.",
     description:
-      `Form fields: name (≤ 255), sport_type (Strava's SportType list) and/or type (case-insensitive; one of them required, both must agree; sport_type gives type), start_date_local (ISO 8601; an offset gives start_date and timezone, otherwise local = UTC), elapsed_time (seconds ≥ 0), description (≤ ${MAX_DESCRIPTION}), distance (m), private, trainer, commute (1/0). 201 with the detailed activity.`,
+      `Form fields: name (≤ 255), sport_type (Strava's SportType list) and/or type (case-insensitive; one of them required, both must agree; sport_type gives type), start_date_local (ISO 8601; an offset gives start_date and timezone, otherwise local = UTC), elapsed_time (seconds ≥ 0), description (≤ ${MAX_DESCRIPTION}), distance (m), visibility (everyone, followers_only, only_me; default: the athlete's default_visibility), private (1: only_me; 0: not only me — the athlete's default unless that is only_me, then everyone; must agree with visibility), trainer, commute (1/0). 201 with the detailed activity.`,
     tag: "Activities",
     auth: "token",
     permission: "write",
@@ -77,6 +80,7 @@ export const activityRoutes = [
         elapsedTime: body.elapsed_time,
         distance: body.distance,
         description: body.description,
+        visibility: body.visibility,
         private: body.private,
         trainer: body.trainer,
         commute: body.commute,
@@ -111,7 +115,7 @@ export const activityRoutes = [
         throw notFound("Activity");
       }
       const { row, preload } = found;
-      if (!canSeeActivity(row, viewerOf(auth))) throw notFound("Activity");
+      if (!(await canSeeActivity(platform.db, row, viewerOf(auth)))) throw notFound("Activity");
       if (row.athlete_id !== auth.athleteId) throw forbidden("Activity", "athlete", "forbidden");
       return await detailedActivity(row, { ...activityContext(platform, auth, dialect, includeAll), preload });
     },
@@ -121,9 +125,9 @@ export const activityRoutes = [
     path: "/v3/activities/:id",
     response: zDetailedActivity,
     summary:
-      "Update an activity (name, sport_type, type, private, commute, trainer, gear_id — 'none' clears it — description).",
+      "Update an activity (name, sport_type, type, visibility, private, commute, trainer, gear_id — 'none' clears it — description).",
     description:
-      "Fields left out stay as they are. The start is not editable: start_date / start_date_local are ignored when they hold a date an activity may have (1980-01-06, the first GPS date, to a day after the server's clock) and refused (400 naming the field) otherwise.",
+      "Fields left out stay as they are. visibility: everyone, followers_only or only_me. private: 1 is only_me; 0 is 'not only me' — a followers_only activity stays so, an only_me one becomes the athlete's default_visibility (everyone when that is only_me). Both given must agree (400 {Activity, private, invalid}). The start is not editable: start_date / start_date_local are ignored when they hold a date an activity may have (1980-01-06, the first GPS date, to a day after the server's clock) and refused (400 naming the field) otherwise.",
     tag: "Activities",
     auth: "token",
     permission: "write",
@@ -136,6 +140,7 @@ export const activityRoutes = [
         name: body.name,
         type: body.type,
         sportType: body.sport_type,
+        visibility: body.visibility,
         private: body.private,
         hideFromHome: body.hide_from_home,
         commute: body.commute,

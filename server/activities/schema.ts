@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { VISIBILITIES } from "../../shared/visibility.ts";
 import {
   dateTime,
   int,
@@ -39,7 +40,10 @@ const summaryShape = {
   utc_offset: int,
   start_latitude: nullableNum,
   start_longitude: nullableNum,
-  visibility: z.enum(["everyone", "followers_only", "only_me"]),
+  visibility: z.enum(VISIBILITIES).meta({
+    description:
+      "Who may see the activity: everyone, followers_only (the owner's followers) or only_me (private is true exactly then).",
+  }),
   start_latlng: zNullableLatLng,
   end_latlng: zNullableLatLng,
   location_city: nullableStr,

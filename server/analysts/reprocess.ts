@@ -188,7 +188,7 @@ export async function reprocessActivity(platform: Platform, activityId: number):
     canonical(fresh[k] ?? null) !== canonical(current.facts[k] ?? null)
   );
 
-  const activity = { ...recorded, ...fresh, type: now.type as Recorded["type"], private: now.private };
+  const activity = { ...recorded, ...fresh, type: now.type as Recorded["type"], visibility: now.visibility };
   const matched = await matchActivity(platform.db, activity, derived.streams as ActivityStreams);
   const efforts = segmentEffortsRematched.schema.parse(keepUploadTimeAwards(matched, current.efforts, activityId));
   const effortsChanged = canonical(efforts.efforts) !== canonical(current.efforts?.efforts ?? []);

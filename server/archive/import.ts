@@ -6,6 +6,7 @@
  * archive entry), so a second run adds nothing and a run killed half-way, started again, finishes
  * the rest. One bad file is reported and never stops the batch.
  */
+import { resolveVisibility, type Visibility } from "../../shared/visibility.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +26,7 @@ import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { findActivity, processingUploadOf } from "../activities/read.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
-import { gearOfAthlete } from "../../projections/queries/gear-with-distance.ts";
+import { gearOfAthlete } from "../../projections/gear/queries.ts";
 import { processUpload, uploadJob } from "../uploads/job.ts";
 import { findUpload } from "../uploads/status.ts";
 import { submitUpload } from "../uploads/submit.ts";
@@ -321,7 +322,7 @@ async function importEntry(importing: Importing, archive: ZipArchive, item: Arch
 
 /** A recording goes through the upload pipeline like POST /v3/uploads, and is waited for. */
 async function importRecording(importing: Importing, archive: ZipArchive, item: ArchiveActivity): Promise<Outcome> {
-  const { platform, athleteId, defaults } = importing;
+  const { platform, athleteId } = importing;
   const file = item.file!;
   if (!item.dataType) return { kind: "failed", error: "not a FIT, TCX or GPX recording" };
   if (!archive.entries.has(file)) return { kind: "failed", error: "named in activities.csv but not in the archive" };
@@ -342,7 +343,7 @@ async function importRecording(importing: Importing, archive: ZipArchive, item: 
       activityTypeWins: item.type !== null,
       name: item.name?.slice(0, MAX_NAME) ?? null,
       description: item.description?.slice(0, MAX_DESCRIPTION) ?? null,
-      private: item.private ?? defaults.private,
+      private: item.private ?? undefined,
       trainer: false,
       commute: item.commute,
       externalId: file.slice(-255),
@@ -411,7 +412,7 @@ async function importManual(importing: Importing, item: ArchiveActivity): Promis
       elapsedTime: Math.max(0, Math.round(item.elapsedTime ?? 0)),
       distance: Math.max(0, item.distance ?? 0),
       description: item.description?.slice(0, MAX_DESCRIPTION) ?? null,
-      private: item.private ?? defaults.private,
+      visibility: resolveVisibility({ private: item.private ?? undefined }, null, defaults.visibility) as Visibility,
       trainer: false,
       commute: item.commute,
     },

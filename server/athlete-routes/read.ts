@@ -3,6 +3,7 @@ import { type AthleteRow, findAthletes } from "../../projections/athletes/querie
 import { findRoute, type RouteRow, routesOfAthlete } from "../../projections/routes/queries.ts";
 import { notFound } from "../http/errors.ts";
 import {
+  ownedObject,
   type Release,
   releasedPositions,
   releaseOf,
@@ -47,7 +48,8 @@ export async function visibleRoute(db: Queryable, id: number, viewer: Viewer | n
   const row = await findRoute(db, id);
   if (!row) throw notFound("Route");
   const audience = viewerAudience(viewer);
-  const release = releaseOf(row, audience, (await zonesOfOwnersFor(db, [row], audience)).get(row.athlete_id));
+  const owned = ownedObject(row);
+  const release = releaseOf(owned, audience, (await zonesOfOwnersFor(db, [owned], audience)).get(row.athlete_id));
   if (!release.visible) throw notFound("Route");
   return seen(row, release);
 }
@@ -59,11 +61,11 @@ export async function visibleRoutesOf(
   viewer: Viewer | null,
   page: { limit: number; offset: number },
 ): Promise<SeenRoute[]> {
-  const withPrivate = seesEverything({ athlete_id: athleteId, private: true }, viewerAudience(viewer));
+  const withPrivate = seesEverything(ownedObject({ athlete_id: athleteId, private: true }), viewerAudience(viewer));
   const rows = await routesOfAthlete(db, athleteId, { withPrivate, ...page });
   const audience = viewerAudience(viewer);
-  const zones = await zonesOfOwnersFor(db, rows, audience);
-  return rows.map((row) => ({ row, release: releaseOf(row, audience, zones.get(row.athlete_id)) }))
+  const zones = await zonesOfOwnersFor(db, rows.map(ownedObject), audience);
+  return rows.map((row) => ({ row, release: releaseOf(ownedObject(row), audience, zones.get(row.athlete_id)) }))
     .filter((r) => r.release.visible)
     .map((r) => seen(r.row, r.release));
 }

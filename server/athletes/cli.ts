@@ -1,4 +1,5 @@
 import { activityTypeOf } from "../../shared/activity-types.ts";
+import { VISIBILITIES, type Visibility, visibilityOfPrivate } from "../../shared/visibility.ts";
 import { systemActor } from "../actor.ts";
 import { createAthlete, followAthlete, unfollowAthlete, updateAthlete } from "./commands.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
@@ -84,7 +85,11 @@ export const athleteCommands: CliCommand[] = [
       weight: { type: "string", description: "weight in kg" },
       ftp: { type: "string", description: "functional threshold power in watts" },
       "default-activity-type": { type: "string", description: "type of uploads that name none (e.g. Run)" },
-      "default-private": { type: "string", description: "true: new activities are private unless asked otherwise" },
+      "default-visibility": {
+        type: "string",
+        description: "who may see new activities that do not say: everyone, followers_only or only_me",
+      },
+      "default-private": { type: "string", description: "true: only_me, false: everyone (older spelling)" },
     },
     async run(platform, o) {
       const bool = (name: string) => {
@@ -113,12 +118,21 @@ export const athleteCommands: CliCommand[] = [
         weight: optionalNumber(o, "weight"),
         ftp: ftp === undefined ? undefined : Math.round(ftp),
         defaultActivityType,
-        defaultPrivate: bool("default-private"),
+        defaultVisibility: optionalString(o, "default-visibility") === undefined
+          ? (bool("default-private") === undefined ? undefined : visibilityOfPrivate(bool("default-private")!))
+          : visibilityOption(optionalString(o, "default-visibility")!),
       }, systemActor("cli", athleteId));
       return { id: athleteId, changed };
     },
   },
 ];
+
+function visibilityOption(value: string): Visibility {
+  if (!(VISIBILITIES as readonly string[]).includes(value)) {
+    throw new CliUsageError(`--default-visibility must be one of ${VISIBILITIES.join(", ")}`);
+  }
+  return value as Visibility;
+}
 
 export const followCommands: CliCommand[] = [
   { name: "follow", summary: "Make an athlete follow another.", options, run: (p, o) => follow(followAthlete, p, o) },

@@ -1,4 +1,5 @@
 import { athleteDecider, checkRegistration } from "../../events/athlete/decide.ts";
+import { resolveVisibility, type Visibility } from "../../shared/visibility.ts";
 import { DomainError, handleCommand } from "../../events/decider.ts";
 import { athleteStream, followStream } from "../../events/athlete/events.ts";
 import { followDecider } from "../../events/follow/decide.ts";
@@ -101,7 +102,7 @@ export interface AthleteChanges {
   weight?: number | null;
   ftp?: number | null;
   defaultActivityType?: ActivityType;
-  defaultPrivate?: boolean;
+  defaultVisibility?: Visibility;
   measurementPreference?: "feet" | "meters";
 }
 
@@ -150,14 +151,31 @@ async function follows(
   return events.length > 0;
 }
 
-/** The athlete's defaults for new activities (type of uploads that name none; privacy). */
+/** The athlete's defaults for new activities (type of uploads that name none; who may see them). */
 export async function athleteDefaults(
   db: Queryable,
   athleteId: number,
-): Promise<{ activityType: ActivityType; private: boolean }> {
+): Promise<{ activityType: ActivityType; visibility: Visibility }> {
   const row = await activityDefaults(db, athleteId);
   return {
     activityType: activityTypeOf(row?.default_activity_type ?? "Ride") ?? "Ride",
-    private: row?.default_private ?? false,
+    visibility: row?.default_visibility ?? "everyone",
   };
+}
+
+/**
+ * The visibility of a new activity from what its request asks (`visibility`, `private`; see
+ * shared/visibility.ts resolveVisibility) and the athlete's default; a `private` that contradicts
+ * `visibility` is a 400 {Activity, private, invalid}.
+ */
+export async function newActivityVisibility(
+  db: Queryable,
+  athleteId: number,
+  asked: { visibility?: Visibility; private?: boolean },
+): Promise<Visibility> {
+  const resolved = resolveVisibility(asked, null, (await athleteDefaults(db, athleteId)).visibility);
+  if (resolved === "conflict") {
+    throw new DomainError("invalid", "Activity", "private", "invalid", "private does not match visibility");
+  }
+  return resolved;
 }

@@ -85,6 +85,7 @@ export const PRIVATE_ATHLETE_FIELDS = [
   "athlete_type",
   "bio",
   "username",
+  "default_visibility",
 ] as const;
 
 function summaryOf(row: AthleteRow, relationship: Relationship = { friend: null, follower: null }) {
@@ -130,6 +131,7 @@ function detailOf(row: AthleteRow, extras: DetailExtras) {
     clubs: clubs ?? [],
     bikes: bikes ?? [],
     shoes: shoes ?? [],
+    default_visibility: row.default_visibility ?? "everyone",
     ...more,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { notFound } from "../http/errors.ts";
+import { badRequest, notFound } from "../http/errors.ts";
+import { VISIBILITIES, type Visibility, visibilityOfPrivate } from "../../shared/visibility.ts";
 import { type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 import { updateAthlete } from "./commands.ts";
 import { requestActor } from "../actor.ts";
@@ -20,10 +21,22 @@ const updateBody = z.object({
     if (!type) ctx.addIssue({ code: "custom", message: "unknown activity type" });
     return type;
   }),
+  /** Who may see new activities unless they say otherwise (an extension, Strava's visibility values). */
+  default_visibility: z.enum(VISIBILITIES).optional(),
+  /** The older extension: true = only_me, false = everyone (must agree with default_visibility when both are sent). */
   default_private: zBool.optional(),
   /** The units the athlete reads (Strava's DetailedAthlete field, writable here): "meters" or "feet". */
   measurement_preference: z.enum(["feet", "meters"]).optional(),
 });
+
+/** default_visibility, or the older default_private (true = only_me, false = everyone); both must agree. */
+function defaultVisibilityOf(body: { default_visibility?: Visibility; default_private?: boolean }) {
+  const { default_visibility: visibility, default_private: isPrivate } = body;
+  if (visibility !== undefined && isPrivate !== undefined && isPrivate !== (visibility === "only_me")) {
+    throw badRequest("Athlete", "default_private", "invalid");
+  }
+  return visibility ?? (isPrivate === undefined ? undefined : visibilityOfPrivate(isPrivate));
+}
 
 export const athleteRoutes = [
   defineRoute({
@@ -45,7 +58,7 @@ export const athleteRoutes = [
     path: "/v3/athlete",
     response: zDetailedAthlete,
     summary:
-      "Update the authenticated athlete: weight (kg), ftp (W), measurement_preference (meters or feet), and the extensions default_activity_type and default_private.",
+      "Update the authenticated athlete: weight (kg), ftp (W), measurement_preference (meters or feet), and the extensions default_activity_type and default_visibility (everyone, followers_only, only_me: who may see new activities that do not say; default_private true/false is only_me/everyone).",
     tag: "Athlete",
     auth: "token",
     permission: "write",
@@ -57,7 +70,7 @@ export const athleteRoutes = [
         weight: body.weight,
         ftp: body.ftp,
         defaultActivityType: body.default_activity_type,
-        defaultPrivate: body.default_private,
+        defaultVisibility: defaultVisibilityOf(body),
         measurementPreference: body.measurement_preference,
       }, { ...requestActor(auth, requestId), source: "api" });
       const row = await findAthlete(platform.db, auth.athleteId);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { VISIBILITIES } from "../../shared/visibility.ts";
 import { dateTime, int, model, nullableInt, nullableNum, nullableStr, num } from "../http/schema.ts";
 import { zSummaryGear } from "../gear/schema.ts";
 import { zSummaryClub } from "../clubs/schema.ts";
@@ -71,6 +72,10 @@ export const zDetailedAthlete = model(
     clubs: z.array(zSummaryClub),
     bikes: z.array(zSummaryGear),
     shoes: z.array(zSummaryGear),
+    default_visibility: z.enum(VISIBILITIES).meta({
+      description:
+        "Extension: who may see the athlete's new activities that do not say (everyone, followers_only, only_me); PUT /v3/athlete sets it.",
+    }),
   }),
   "The authenticated athlete (resource_state 3): private attributes only reach the athlete's own token.",
   {
@@ -91,6 +96,7 @@ export const zDetailedAthlete = model(
     clubs: [],
     bikes: [],
     shoes: [],
+    default_visibility: "everyone",
   },
 );
 

@@ -4,6 +4,7 @@ import { forbidden } from "../http/errors.ts";
 import { zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
 import { zActivityStats } from "./schema.ts";
+import { visibilitiesSeen } from "../privacy/engine.ts";
 
 /** The athlete's UTC date today (YYYY-MM-DD); the stats' recent and year-to-date windows end on it. */
 const todayUtc = () => new Date().toISOString().slice(0, 10);
@@ -13,7 +14,7 @@ export const athleteStatsRoutes = [
     method: "GET",
     path: "/v3/athletes/:id/stats",
     summary:
-      "The activity stats of the authenticated athlete (Strava's ActivityStats): recent (4 weeks), year-to-date and all-time ride, run and swim totals of Everyone-visible activities, biggest ride distance and climb.",
+      "The activity stats of the authenticated athlete (Strava's ActivityStats): recent (4 weeks), year-to-date and all-time ride, run and swim totals of the activities their followers may see (visibility everyone or followers_only; never only_me), biggest ride distance and climb.",
     description: "Only the token's own athlete: any other id answers 403.",
     tag: "Athlete",
     auth: "token",
@@ -22,7 +23,9 @@ export const athleteStatsRoutes = [
     response: zActivityStats,
     async handler({ platform, auth, params }) {
       if (params.id !== auth.athleteId) throw forbidden("Athlete", "id", "forbidden");
-      const s = await athleteStats(platform.db, auth.athleteId, todayUtc());
+      // What the athlete's followers see of them: every activity but the only_me ones.
+      const shared = visibilitiesSeen({ athleteId: auth.athleteId, viewPrivate: false }, auth.athleteId, false);
+      const s = await athleteStats(platform.db, auth.athleteId, todayUtc(), shared);
       return activityStatsBody(s);
     },
   }),

@@ -121,9 +121,10 @@ function memberMove(
 }
 
 /**
- * The club feed: the window (latest CLUB_FEED_WINDOW public activities of current members — a feed
- * is read by every member, so the privacy engine's public audience: no private activity —, walking
- * the feed table's start index), then `before`/page inside it; bodies from the activities read model.
+ * The club feed: the window (latest CLUB_FEED_WINDOW activities of current members that the caller
+ * may see — the privacy engine's rule: a followers-only one for the owner's followers, never an
+ * only_me one —, walking the feed table's start index), then `before`/page inside it; bodies from the
+ * activities read model.
  */
 async function clubFeed(
   platform: Platform,
@@ -136,7 +137,7 @@ async function clubFeed(
   const ids = await clubFeedActivityIds(platform.db, {
     clubId,
     window: CLUB_FEED_WINDOW,
-    visible: visibleActivities(null, "f"),
+    visible: (alias, first) => visibleActivities(viewerOf(auth), alias, first),
     limit: perPage,
     offset,
     before: query.before === undefined ? undefined : new Date(query.before * 1000).toISOString(),

@@ -125,7 +125,7 @@ export async function split(
     description: row.description,
     externalId: null,
     uploadId: source.standing.recorded.uploadId,
-    private: row.private,
+    visibility: row.visibility,
     trainer: row.trainer,
     commute: row.commute,
     workoutType: row.facts.workoutType ?? null,
@@ -201,7 +201,7 @@ export async function undo(
   }
   // The efforts as they were, with the activity's sport and privacy as they are now.
   const restored = before.efforts
-    ? segmentEffortsRematched.schema.parse({ ...before.efforts, private: row.private, activityType: row.type })
+    ? segmentEffortsRematched.schema.parse({ ...before.efforts, visibility: row.visibility, activityType: row.type })
     : null;
   const efforts = sameEfforts(restored, now.efforts) ? null : restored ??
     segmentEffortsRematched.schema.parse({ ...now.efforts!, efforts: [], prCount: 0, achievementCount: 0 });

@@ -126,7 +126,7 @@ export async function windowEfforts(
     ...facts,
     activityId: source.activityId,
     type: row.type as typeof standing.recorded.type,
-    private: row.private,
+    visibility: row.visibility,
   };
   const fresh = await matchActivity(platform.db, activity, streams);
   const before = standing.efforts?.efforts ?? [];

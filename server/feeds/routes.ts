@@ -20,7 +20,7 @@ import { defineRoute } from "../http/route.ts";
 import { zActivityStats } from "../athletes/schema.ts";
 import { zAthleteProfile, zFeedActivities, zSummaryAthlete } from "./schema.ts";
 import type { Platform } from "../platform.ts";
-import { viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { loadVisibilitiesSeen, viewerOf, visibleActivities } from "../privacy/engine.ts";
 import { athleteFor } from "../athletes/represent.ts";
 import { feedActivities } from "../clubs/feed-activities.ts";
 
@@ -70,7 +70,7 @@ export const athleteFeedRoutes = [
     summary:
       "Extension: the following feed — the authenticated athlete's activities and those of the athletes they follow, newest first (summary activities with a summary athlete).",
     description:
-      "As Strava's retired `GET /v3/activities/following`. `before` (epoch seconds) and page/per_page page through it. Private activities of others never appear; another athlete's activity hidden from home feeds neither; privacy zones are cropped for the viewer.",
+      "As Strava's retired `GET /v3/activities/following`. `before` (epoch seconds) and page/per_page page through it. Others' only_me activities never appear (their followers_only ones do: the caller follows them); another athlete's activity hidden from home feeds neither; privacy zones are cropped for the viewer.",
     tag: "Activities",
     auth: "token",
     resource: "Activity",
@@ -98,7 +98,7 @@ export const athleteFeedRoutes = [
     summary:
       "Extension: an athlete's activities that the authenticated athlete may see, newest first (summary activities).",
     description:
-      "Another athlete's private activities never appear; privacy zones are cropped for the viewer. 404 for an unknown athlete.",
+      "Another athlete's only_me activities never appear, their followers_only ones only to their followers; privacy zones are cropped for the viewer. 404 for an unknown athlete.",
     tag: "Activities",
     auth: "token",
     resource: "Activity",
@@ -125,15 +125,16 @@ export const athleteFeedRoutes = [
     method: "GET",
     path: "/v3/athletes/:id/totals",
     summary:
-      "Extension: any athlete's activity stats (Strava's ActivityStats) as everyone may see them — totals of activities that are not private. `GET /v3/athletes/:id/stats` stays the athlete's own (403 for others, as Strava's).",
+      "Extension: any athlete's activity stats (Strava's ActivityStats) as the caller may see them — totals of the activities the caller may see (everyone's; followers-only ones too for the athlete's followers and the athlete; only_me ones for the athlete's own token with view_private). `GET /v3/athletes/:id/stats` stays the athlete's own (403 for others, as Strava's).",
     tag: "Athlete",
     auth: "token",
     resource: "Athlete",
     params: idParams,
     response: zActivityStats,
-    async handler({ platform, params }) {
+    async handler({ platform, auth, params }) {
       await existingAthlete(platform, params.id);
-      return activityStatsBody(await athleteStats(platform.db, params.id, todayUtc()));
+      const seen = await loadVisibilitiesSeen(platform.db, viewerOf(auth), params.id);
+      return activityStatsBody(await athleteStats(platform.db, params.id, todayUtc(), seen));
     },
   }),
   defineRoute({

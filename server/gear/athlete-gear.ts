@@ -1,5 +1,5 @@
 import type { Queryable } from "../../events/db/types.ts";
-import { gearOfAthlete } from "../../projections/queries/gear-with-distance.ts";
+import { gearOfAthlete } from "../../projections/gear/queries.ts";
 import { summaryGear } from "./represent.ts";
 
 /** The detailed athlete's bikes and shoes. */

@@ -1,4 +1,5 @@
-import { addGear } from "./commands.ts";
+import { addGear, updateGear } from "./commands.ts";
+import { systemActor } from "../actor.ts";
 import {
   type CliCommand,
   CliUsageError,
@@ -40,6 +41,29 @@ export const gearCommands: CliCommand[] = [
         primary: o.primary === true,
       });
       return { id };
+    },
+  },
+  {
+    name: "gear update",
+    summary: "Retire a bike or shoes (or put it back in use), or set the distance to replace it at.",
+    options: {
+      athlete: { type: "string", description: "athlete id (the gear's owner)", required: true },
+      gear: { type: "string", description: "gear id (b… or g…)", required: true },
+      retired: { type: "string", description: "true or false" },
+      "reminder-distance": { type: "string", description: "replace at this distance in metres (0: no reminder)" },
+    },
+    async run(platform, o) {
+      const retired = optionalString(o, "retired");
+      if (retired !== undefined && retired !== "true" && retired !== "false") {
+        throw new CliUsageError("--retired must be true or false");
+      }
+      const athleteId = requireInt(o, "athlete");
+      const gearId = requireString(o, "gear");
+      await updateGear(platform, athleteId, gearId, {
+        retired: retired === undefined ? undefined : retired === "true",
+        reminderDistance: optionalNumber(o, "reminder-distance"),
+      }, systemActor("cli", athleteId));
+      return { id: gearId };
     },
   },
 ];

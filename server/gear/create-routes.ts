@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { findGear } from "../../projections/queries/gear-with-distance.ts";
+import { findGear } from "../../projections/gear/queries.ts";
 import { addGear } from "./commands.ts";
 import { requestActor } from "../actor.ts";
 import { notFound } from "../http/errors.ts";

@@ -1,12 +1,17 @@
 import type { z } from "zod";
-import type { GearRow } from "../../projections/queries/gear-with-distance.ts";
+import type { GearRow } from "../../projections/gear/queries.ts";
 import type { zDetailedGear, zSummaryGear } from "./schema.ts";
 
 export type { GearRow };
 
-/** The spec's gear summary (id, primary, name, distance, resource_state 2) plus the real service's extras. */
+/**
+ * The spec's gear summary (id, primary, name, distance, resource_state 2), the real service's
+ * extras, and the reminder (extensions): `reminder_distance` (metres, null: none) and
+ * `reminder_reached` (the distance has reached it: time to replace).
+ */
 export function summaryGear(row: GearRow): z.input<typeof zSummaryGear> {
   const distance = Number(row.distance);
+  const reminder = row.reminder_distance === null ? null : Number(row.reminder_distance);
   return {
     id: row.id,
     primary: row.is_primary,
@@ -16,6 +21,8 @@ export function summaryGear(row: GearRow): z.input<typeof zSummaryGear> {
     retired: row.retired,
     distance,
     converted_distance: Math.round(distance / 100) / 10,
+    reminder_distance: reminder,
+    reminder_reached: reminder !== null && distance >= reminder,
   };
 }
 

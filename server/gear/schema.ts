@@ -11,6 +11,12 @@ const summaryShape = {
   retired: z.boolean(),
   distance: num,
   converted_distance: num,
+  reminder_distance: nullableNum.meta({
+    description: "Extension: replace the gear at this distance (metres); null without a reminder.",
+  }),
+  reminder_reached: z.boolean().meta({
+    description: "Extension: whether the gear's distance has reached its reminder distance.",
+  }),
 };
 
 export const zSummaryGear = model(
@@ -26,6 +32,8 @@ export const zSummaryGear = model(
     retired: false,
     distance: 1234567,
     converted_distance: 1234.6,
+    reminder_distance: null,
+    reminder_reached: false,
   },
 );
 
@@ -49,6 +57,8 @@ export const zDetailedGear = model(
     retired: false,
     distance: 1234567,
     converted_distance: 1234.6,
+    reminder_distance: 1500000,
+    reminder_reached: false,
     brand_name: "Koga",
     model_name: "Kimera",
     description: "",

@@ -5,6 +5,7 @@
  * facts ActivityRecorded holds and the streams.
  */
 import type { z } from "zod";
+import type { Visibility } from "../../shared/visibility.ts";
 import type { activityFacts } from "../../events/activity/events.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
 import { activityTypeOfSport, type SportType } from "../../shared/sport-types.ts";
@@ -56,7 +57,8 @@ export interface DeriveContext {
   defaultType: ActivityType;
   name: string | null;
   description: string | null;
-  private: boolean;
+  /** Who may see the activity (chosen at upload). */
+  visibility: Visibility;
   /** 1 forces trainer; files without coordinates are trainer anyway. */
   trainer: boolean;
   commute: boolean;
@@ -202,7 +204,7 @@ export function deriveActivity(
     maxHeartrate: sensors.maxHeartrate,
     calories,
     sufferScore: sufferScore(samples, times, moving, ctx.athlete, sensors.hasHeartrate, startMs),
-    private: ctx.private,
+    visibility: ctx.visibility,
     trainer: ctx.trainer || !hasGps || parsed.indoor,
     commute: ctx.commute,
     deviceName: parsed.deviceName,

@@ -1,12 +1,19 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
+import { visibilityOfPrivate } from "../../shared/visibility.ts";
 import {
+  type ActivityOwnership,
   canSeeActivity,
+  followedOwners,
+  loadVisibilitiesSeen,
+  mayView,
+  relationOf,
   roundLatlng,
   seesPrivateData,
   type Viewer,
   viewerOf,
+  visibilitiesSeen,
   visibleActivities,
 } from "./activities.ts";
 import { cropPolyline, insideZones, locationOutsideZones, type ZoneSet, zoneSetOf, zonesOfOwners } from "./maps.ts";
@@ -19,13 +26,26 @@ import { cropPolyline, insideZones, locationOutsideZones, type ZoneSet, zoneSetO
  * tests/proof/privacy-engine.test.ts fails when a file reads activity points without it.
  *
  * The rule, for an activity and an audience:
+ * - Who sees it at all follows its visibility (activities.ts, shared/visibility.ts `SEEN_BY`):
+ *   `everyone` — anyone; `followers_only` — the owner's tokens and the athletes who follow the
+ *   owner today; `only_me` — the owner's token with view_private. Objects others read (a heatmap,
+ *   challenge progress, a segment's counts) are the audience `PUBLIC`: what everyone sees.
  * - The owner's token with view_private sees everything as recorded (`exact`).
- * - Anyone else — other athletes, the owner's token without view_private, and every object others
- *   can read (a public segment, a heatmap, a club feed, challenge progress) — sees nothing of a
- *   private activity (`visible` false), and of a public one no point inside the owner's privacy
- *   zones (`zones`) and start/end locations rounded to 2 decimal places.
+ * - Anyone else who may see it sees no point inside the owner's privacy zones (`zones`) and
+ *   start/end locations rounded to 2 decimal places.
  */
-export { canSeeActivity, type Viewer, viewerOf, visibleActivities };
+export {
+  type ActivityOwnership,
+  canSeeActivity,
+  followedOwners,
+  loadVisibilitiesSeen,
+  mayView,
+  relationOf,
+  type Viewer,
+  viewerOf,
+  visibilitiesSeen,
+  visibleActivities,
+};
 export type { ZoneSet };
 
 /** Where data derived from an activity goes. */
@@ -34,12 +54,6 @@ export type Audience =
   | { kind: "viewer"; viewer: Viewer | null }
   /** An object that others read: a segment, a heatmap, a club feed item, a challenge's progress. */
   | { kind: "public" };
-
-/** The owner of an activity and whether it is private: all the engine needs of it. */
-export interface ActivityOwnership {
-  athlete_id: number | string;
-  private: boolean;
-}
 
 /** What of one activity may reach one audience. */
 export interface Release {
@@ -65,11 +79,17 @@ export function seesEverything(activity: ActivityOwnership, audience: Audience):
 
 /**
  * The release of one activity for an audience, given the owner's zones (loaded by the caller for a
- * whole page with `zonesOfOwnersFor`, or by `loadRelease`).
+ * whole page with `zonesOfOwnersFor`, or by `loadRelease`) and whether the viewer follows the owner
+ * (`followedOwners` for a page; false: the viewer is taken for a stranger).
  */
-export function releaseOf(activity: ActivityOwnership, audience: Audience, ownerZones: ZoneSet | undefined): Release {
+export function releaseOf(
+  activity: ActivityOwnership,
+  audience: Audience,
+  ownerZones: ZoneSet | undefined,
+  follows = false,
+): Release {
   if (seesEverything(activity, audience)) return { visible: true, exact: true, zones: undefined };
-  const visible = audience.kind === "public" ? !activity.private : canSeeActivity(activity, audience.viewer);
+  const visible = mayView(activity, audience.kind === "public" ? null : audience.viewer, follows);
   return { visible, exact: false, zones: ownerZones && ownerZones.zones.length > 0 ? ownerZones : undefined };
 }
 
@@ -83,10 +103,14 @@ export async function zonesOfOwnersFor(
   return owners.length === 0 ? new Map() : await zonesOfOwners(db, owners);
 }
 
-/** The release of one activity for an audience, reading the owner's zones when they apply. */
+/** The release of one activity for an audience, reading the owner's zones and the follow when they apply. */
 export async function loadRelease(db: Queryable, activity: ActivityOwnership, audience: Audience): Promise<Release> {
-  const zones = await zonesOfOwnersFor(db, [activity], audience);
-  return releaseOf(activity, audience, zones.get(Number(activity.athlete_id)));
+  const [zones, followed] = await Promise.all([
+    zonesOfOwnersFor(db, [activity], audience),
+    audience.kind === "viewer" ? followedOwners(db, [activity], audience.viewer) : Promise.resolve(new Set<number>()),
+  ]);
+  const owner = Number(activity.athlete_id);
+  return releaseOf(activity, audience, zones.get(owner), followed.has(owner));
 }
 
 /** One athlete's zones as they apply to everything others see (heatmaps draw nothing inside them). */
@@ -155,7 +179,7 @@ export function publicStretch(
 
 /**
  * Segment efforts others may see, as an SQL predicate over a segment_efforts alias (columns
- * athlete_id, private, shielded) with parameters from $firstParam: the activity's visibility, and
+ * athlete_id, visibility, shielded) with parameters from $firstParam: the activity's visibility, and
  * no effort that starts or ends inside the owner's privacy zones (`shielded`, kept by the segments
  * projection from the zones) unless the viewer sees the activity exactly (the owner with view_private).
  */
@@ -168,20 +192,47 @@ export function effortsOthersSee(
   if (!viewer || !viewer.viewPrivate) {
     return { sql: `(${visible.sql} and not ${alias}.shielded)`, params: visible.params };
   }
-  // visibleActivities with view_private takes the viewer's id as its one parameter: reuse it.
+  // visibleActivities takes the viewer's id as its one parameter: reuse it.
   return {
-    sql: `(${visible.sql} and (not ${alias}.shielded or ${alias}.athlete_id = $${firstParam}))`,
+    sql: `(${visible.sql} and (not ${alias}.shielded or ${alias}.athlete_id = $${firstParam}::bigint))`,
     params: visible.params,
   };
 }
 
 /** Whether a viewer may see one segment effort (same rule as effortsOthersSee). */
-export function canSeeEffort(
-  effort: { athlete_id: number | string; private: boolean; shielded?: boolean },
+export async function canSeeEffort(
+  db: Queryable,
+  effort: ActivityOwnership & { shielded?: boolean },
   viewer: Viewer | null,
-): boolean {
-  return canSeeActivity(effort, viewer) && (!effort.shielded || seesPrivateData(effort, viewer));
+): Promise<boolean> {
+  return (!effort.shielded || seesPrivateData(effort, viewer)) && await canSeeActivity(db, effort, viewer);
 }
 
 /** The zone set of circles (for callers that hold zones already, e.g. a preloaded detail). */
 export { zoneSetOf };
+
+/**
+ * Objects with a private flag of their own (segments, routes): a private one is only_me, a public
+ * one everyone's — the rule of activities with those visibilities.
+ */
+export function ownedObject(row: { athlete_id: number | string | null; private: boolean }): ActivityOwnership {
+  return { athlete_id: row.athlete_id ?? 0, visibility: visibilityOfPrivate(row.private) };
+}
+
+/** Whether a viewer may see a segment or route (its own private flag, `ownedObject`). */
+export function canSeeOwnedObject(
+  row: { athlete_id: number | string | null; private: boolean },
+  viewer: Viewer | null,
+): boolean {
+  return mayView(ownedObject(row), viewer, false);
+}
+
+/** SQL predicate over rows with athlete_id and a private flag (segments): the rule of `canSeeOwnedObject`. */
+export function visibleOwnedObjects(
+  viewer: Viewer | null,
+  alias = "s",
+  firstParam = 1,
+): { sql: string; params: unknown[] } {
+  if (!viewer || !viewer.viewPrivate) return { sql: `(not ${alias}.private)`, params: [] };
+  return { sql: `(not ${alias}.private or ${alias}.athlete_id = $${firstParam}::bigint)`, params: [viewer.athleteId] };
+}

@@ -32,7 +32,7 @@ export async function seedActivities(platform: Platform, demo: Demo): Promise<vo
     elapsedTime: 5400,
     distance: 42000,
     description: "Sunny, light wind.",
-    private: false,
+    visibility: "everyone",
     trainer: false,
     commute: false,
   }, seed);
@@ -49,7 +49,7 @@ export async function seedActivities(platform: Platform, demo: Demo): Promise<vo
     elapsedTime: 1800,
     distance: 5200,
     description: null,
-    private: false,
+    visibility: "everyone",
     trainer: false,
     commute: false,
   }, seed);

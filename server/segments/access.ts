@@ -9,7 +9,7 @@ import {
   segmentsByIds,
   starredBy,
 } from "../../projections/segments/queries.ts";
-import { canSeeActivity, effortsOthersSee, type Viewer } from "../privacy/engine.ts";
+import { canSeeOwnedObject, effortsOthersSee, type Viewer } from "../privacy/engine.ts";
 import { athleteSegmentStats, prEffort, summaryEffort, summarySegment } from "./represent.ts";
 
 /**
@@ -23,13 +23,14 @@ export async function findSegment(db: Queryable, id: number, viewer: Viewer | nu
 }
 
 function segmentVisible(row: SegmentRow, viewer: Viewer | null): boolean {
-  return canSeeActivity({ athlete_id: row.athlete_id ?? 0, private: row.private }, viewer);
+  return canSeeOwnedObject(row, viewer);
 }
 
 /**
  * An activity's important segment efforts as another athlete sees them on its web page (GET
  * /v3/activities/:id answers the owner only, as Strava's; Strava's activity page lists a followed
- * athlete's efforts): the privacy engine's effort rule (effortsOthersSee: nothing of a private
+ * athlete's efforts): the privacy engine's effort rule (effortsOthersSee: nothing of an activity the
+ * viewer may not see (only_me, or followers-only of someone the viewer does not follow)
  * activity, no effort starting or ending inside the owner's privacy zones) and only efforts on
  * segments the viewer may see (findSegment: no one else's private segment), each with its segment
  * summary as in the owner's detail.

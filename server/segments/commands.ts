@@ -38,7 +38,7 @@ export async function createSegment(
       await matchSourceActivity(platform, { id: segmentId, activityType: s.activityType, points: s.points }, {
         id: activity.id,
         type: activity.type,
-        private: activity.private,
+        visibility: activity.visibility,
         streamsSha256: activity.facts.streamsSha256 ?? null,
       });
     }

@@ -78,7 +78,7 @@ export async function visibleEffort(
   if (!effort) throw notFound("SegmentEffort");
   const activity = await findActivity(db, Number(effort.activity_id));
   const viewer = viewerOf(auth);
-  if (!canSeeEffort(effort, viewer) || (activity && !canSeeActivity(activity, viewer))) {
+  if (!(await canSeeEffort(db, effort, viewer)) || (activity && !(await canSeeActivity(db, activity, viewer)))) {
     throw notFound("SegmentEffort");
   }
   if (!(await findSegment(db, Number(effort.segment_id), viewer))) throw notFound("SegmentEffort");

@@ -1,4 +1,5 @@
 import type { NewEvent } from "../../events/catalogue.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { type matchedEffort, segmentEffortsMatched } from "../../events/segment/events.ts";
 import { effortBoardCounts, segmentMatchStats } from "../../projections/segments/queries.ts";
@@ -78,7 +79,7 @@ interface EffortToRank {
   athleteId: number;
   elapsedTime: number;
   startDateLocal: string;
-  private: boolean;
+  visibility: Visibility;
 }
 
 interface BoardCounts {
@@ -116,7 +117,8 @@ function rankEffort(
   const prRank = prPlace <= 3 ? prPlace : null;
   let komRank: number | null = null;
   let yearRank: number | null = null;
-  if (!e.private) {
+  // Overall and yearly places are public: only an effort everyone may see earns one.
+  if (e.visibility === "everyone") {
     const place = competitionRank(counts.overall);
     komRank = place <= 10 ? place : null;
     const yearPlace = competitionRank(counts.yearly);
@@ -165,7 +167,7 @@ export async function matchActivity(
         athleteId: activity.athleteId,
         elapsedTime: times.elapsedTime,
         startDateLocal: addSeconds(activity.startDateLocal, times.startOffset),
-        private: activity.private,
+        visibility: activity.visibility,
       };
       return { m, times, toRank };
     });
@@ -212,7 +214,7 @@ export async function matchActivity(
     activityId: activity.activityId,
     athleteId: activity.athleteId,
     activityType: activity.type,
-    private: activity.private,
+    visibility: activity.visibility,
     efforts,
     prCount: efforts.filter((e) => e.prRank === 1).length,
     achievementCount: efforts.reduce((n, e) => n + e.achievements.length, 0),

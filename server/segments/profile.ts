@@ -75,14 +75,14 @@ export function measurement(
  * The activity processor that measures segments created without altitudes (issue #22): for each
  * segment this activity's efforts ride whose elevation is still unknown (or only measured from GPS
  * altitudes, when this activity's altitudes are barometric), the first effort's altitude profile
- * is recorded as SegmentProfileMeasured on the segment's stream. Only public activities with an
+ * is recorded as SegmentProfileMeasured on the segment's stream. Only activities everyone may see with an
  * altitude stream are measured from. The decider (events/segment/profile.ts) keeps it to one
  * measurement per source, so a retried upload records nothing twice. Its events go to segment
  * streams, so it returns none for the activity's stream.
  */
 export async function segmentProfileProcessor(recorded: RecordedActivity) {
   const { platform, activity, streams } = recorded;
-  if (activity.private || !streams) return [];
+  if (activity.visibility !== "everyone" || !streams) return [];
   const types = [segmentEffortsMatched.type, segmentEffortsRematched.type] as const;
   // The efforts the processor before this one just appended; after a restart, the stream's (a read
   // of the whole stream includes the ride's large ActivityRecorded: tens of ms on the event loop).
@@ -99,7 +99,11 @@ export async function segmentProfileProcessor(recorded: RecordedActivity) {
   const latlng = streams.latlng;
   // A measurement copies the effort's stretch into a public segment: the privacy engine's rule for
   // copying a stretch (public activity, no point inside the owner's zones) applies.
-  const release = await loadRelease(platform.db, { athlete_id: activity.athleteId, private: activity.private }, PUBLIC);
+  const release = await loadRelease(
+    platform.db,
+    { athlete_id: activity.athleteId, visibility: activity.visibility },
+    PUBLIC,
+  );
   const measurements: Measurement[] = [];
   for (const segment of wanted) {
     const segmentId = Number(segment.id);

@@ -3,7 +3,7 @@ import { requestActor } from "../actor.ts";
 import { badRequest, forbidden, notFound } from "../http/errors.ts";
 import { paging, zBool, zId, zInt, zNumId, zPaging } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { type Viewer, viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { type Viewer, viewerOf, visibleActivities, visibleOwnedObjects } from "../privacy/engine.ts";
 import { loadRelease, releasedStreams, viewerAudience } from "../privacy/engine.ts";
 import { findActivity } from "../activities/read.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
@@ -147,7 +147,7 @@ export const segmentRoutes = [
       const viewer = viewerOf(auth)!;
       const rows = await starredSegments(platform.db, {
         athleteId: auth.athleteId,
-        visible: (alias, first) => visibleActivities(viewer, alias, first),
+        visible: (alias, first) => visibleOwnedObjects(viewer, alias, first),
         offset,
         limit: perPage,
       });
@@ -171,7 +171,7 @@ export const segmentRoutes = [
       const viewer = viewerOf(auth)!;
       const rows = await starredSegments(platform.db, {
         athleteId: params.id,
-        visible: (alias, first) => visibleActivities(viewer, alias, first),
+        visible: (alias, first) => visibleOwnedObjects(viewer, alias, first),
         offset,
         limit: perPage,
       });
@@ -295,7 +295,7 @@ export const segmentRoutes = [
     path: "/v3/segments/:id/leaderboard",
     response: zSegmentLeaderboard,
     summary:
-      "The segment's leaderboard: one entry per athlete (their best), filtered; the requester's entry with context.",
+      "The segment's leaderboard: one entry per athlete (their best), filtered; the requester's entry with context. Efforts count when the requester may see them: everyone's, and followers-only ones of the requester and of the athletes they follow.",
     tag: "Segments",
     auth: "token",
     resource: "Leaderboard",
@@ -323,9 +323,12 @@ export const segmentRoutes = [
           throw badRequest("Leaderboard", "club_id", "invalid");
         }
       }
+      const viewer = viewerOf(auth);
       return leaderboard(platform.db, {
         segmentId: params.id,
         viewerId: auth.athleteId,
+        // The followers-only efforts this viewer may see (their own, and those of athletes they follow).
+        followersOnly: (alias, first) => visibleActivities(viewer, alias, first),
         filters: {
           gender: query.gender,
           ageGroup: query.age_group,

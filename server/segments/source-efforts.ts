@@ -1,4 +1,5 @@
 import type { EventData } from "../../events/catalogue.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 import { activityRecorded, activityStream } from "../../events/activity/events.ts";
 import { findEvent } from "../../events/index.ts";
 import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
@@ -32,7 +33,7 @@ export interface SourceEfforts {
 export async function sourceActivityEfforts(
   platform: Platform,
   segment: { id: number; activityType: string; points: LatLng[] },
-  activity: { id: number; type: string; private: boolean; streamsSha256: string | null },
+  activity: { id: number; type: string; visibility: Visibility; streamsSha256: string | null },
 ): Promise<SourceEfforts | null> {
   const events = await platform.store.readStream(activityStream(activity.id));
   const recorded = findEvent(events, activityRecorded.type)?.data;
@@ -45,7 +46,7 @@ export async function sourceActivityEfforts(
   index.add([{ id: segment.id, activityType: segment.activityType, points: segment.points }]);
   const found = trackMatches(index, activity.type, streams);
   if (found.length === 0) return null;
-  const current = { ...recorded, type: activity.type as typeof recorded.type, private: activity.private };
+  const current = { ...recorded, type: activity.type as typeof recorded.type, visibility: activity.visibility };
   const fresh = await matchActivity(platform.db, current, streams, new Date(), found);
   if (fresh.efforts.length === 0) return null;
   const kept = before?.efforts ?? [];
@@ -71,7 +72,7 @@ export async function sourceActivityEfforts(
     activityId: activity.id,
     athleteId: recorded.athleteId,
     activityType: activity.type,
-    private: activity.private,
+    visibility: activity.visibility,
     efforts,
     prCount: efforts.filter((e) => e.prRank === 1).length,
     achievementCount: efforts.reduce((n, e) => n + e.achievements.length, 0),

@@ -7,7 +7,7 @@ import { model } from "../http/schema.ts";
 import { BEST_EFFORTS } from "../ingest/derive.ts";
 import { MAX_SPAN_MS } from "../ingest/span.ts";
 import type { Platform } from "../platform.ts";
-import { viewerOf, visibleActivities } from "../privacy/engine.ts";
+import { viewerOf, visibilitiesSeen, visibleActivities } from "../privacy/engine.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { ATL_DAYS, CTL_DAYS, fitnessWindow, RESTING_HEARTRATE } from "../../projections/training-load/model.ts";
@@ -229,19 +229,18 @@ export const athleteFitnessRoutes = [
     async handler({ platform, auth, params, query }) {
       if (!(await findAthlete(platform.db, params.id))) throw notFound("Athlete");
       if (params.id !== auth.athleteId) throw forbidden("Athlete", "id", "not own");
-      const viewPrivate = auth.permissions.has("view_private");
       const ftp = await trainingLoadFtp(platform.db, params.id);
+      // The athlete's own: every activity the token may see (only_me with view_private).
+      const seen = visibilitiesSeen(viewerOf(auth), params.id, false);
       // The window is the request's (days, capped; ending today, or tomorrow when an activity is
       // dated tomorrow, ahead of UTC): never the span of the data (docs/proof.md, "Reads over a
       // date range").
       const today = dayOf(Date.now());
-      const latest = await latestLoadDay(platform.db, params.id, viewPrivate, addDays(today, 1));
+      const latest = await latestLoadDay(platform.db, params.id, seen, addDays(today, 1));
       const window = dayWindow(query.days ?? 365, latest && latest > today ? latest : today);
-      const loads = await dailyLoadsThrough(platform.db, params.id, viewPrivate, window.through);
+      const loads = await dailyLoadsThrough(platform.db, params.id, seen, window.through);
       const days = fitnessWindow(loads, window.from, window.through);
-      const rows = days.length
-        ? await activityLoads(platform.db, params.id, viewPrivate, days[0].date, window.through)
-        : [];
+      const rows = days.length ? await activityLoads(platform.db, params.id, seen, days[0].date, window.through) : [];
       return {
         ftp,
         resting_heartrate: RESTING_HEARTRATE,

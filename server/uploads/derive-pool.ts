@@ -105,7 +105,7 @@ const WARM_CONTEXT: DeriveContext = {
   defaultType: "Ride",
   name: null,
   description: null,
-  private: true,
+  visibility: "only_me",
   trainer: false,
   commute: false,
   athlete: { premium: false, weight: null, birthdate: null },

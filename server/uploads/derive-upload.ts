@@ -21,7 +21,7 @@ export async function deriveContextOf(db: Queryable, received: Received): Promis
     defaultType: activityTypeOf(athlete?.default_activity_type ?? "Ride") ?? "Ride",
     name: received.name,
     description: received.description,
-    private: received.private,
+    visibility: received.visibility,
     trainer: received.trainer,
     commute: received.commute,
     athlete: {

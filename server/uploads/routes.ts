@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { VISIBILITIES } from "../../shared/visibility.ts";
 import { type ActivityType, activityTypeOf, UPLOAD_ACTIVITY_TYPES } from "../../shared/activity-types.ts";
 import { requestActor } from "../actor.ts";
 import { notFound } from "../http/errors.ts";
@@ -37,6 +38,7 @@ const uploadBody = z.object({
   ),
   name: z.string().max(255).optional(),
   description: z.string().max(10000).optional(),
+  visibility: z.enum(VISIBILITIES).optional(),
   private: zBool.optional(),
   trainer: zBool.optional(),
   commute: zBool.optional(),
@@ -50,7 +52,9 @@ export const uploadRoutes = [
     response: zUpload,
     summary: "Upload a FIT, TCX or GPX file (multipart); processing is asynchronous.",
     description: "201 with an upload status ('Your activity is still being processed.'); 400 with an upload status " +
-      "for malformed data or a duplicate found at submission; 413 for files over MAX_UPLOAD_BYTES (after decompression).",
+      "for malformed data or a duplicate found at submission; 413 for files over MAX_UPLOAD_BYTES (after decompression). " +
+      "visibility (everyone, followers_only, only_me; default: the athlete's default_visibility) says who may see the " +
+      "activity; private 1 is only_me, 0 'not only me' (the default unless that is only_me, then everyone); both must agree.",
     tag: "Uploads",
     auth: "token",
     permission: "write",
@@ -73,6 +77,7 @@ export const uploadRoutes = [
         sportType: body.sport_type ?? null,
         name: body.name?.trim() || null,
         description: body.description ?? null,
+        visibility: body.visibility,
         private: body.private,
         trainer: body.trainer ?? false,
         commute: body.commute ?? false,

@@ -1,8 +1,9 @@
 import type { ActivityType } from "../../shared/activity-types.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 import type { SportType } from "../../shared/sport-types.ts";
 import { UPLOAD_STATUS, type UploadStatusBody } from "../../shared/upload-status.ts";
 import type { Actor } from "../actor.ts";
-import { athleteDefaults } from "../athletes/commands.ts";
+import { newActivityVisibility } from "../athletes/commands.ts";
 import { putBlob, putBlobFromFile } from "../blobs.ts";
 import { ApiError } from "../http/errors.ts";
 import { nextId } from "../ids.ts";
@@ -29,7 +30,9 @@ export interface UploadSubmission {
   activityTypeWins?: boolean;
   name: string | null;
   description: string | null;
-  /** Default: the athlete's default privacy for new activities. */
+  /** Strava's visibility; default: the athlete's default for new activities. */
+  visibility?: Visibility;
+  /** The spec's flag (true = only_me, false = not only me); must agree with visibility when both are given. */
   private?: boolean;
   trainer: boolean;
   commute: boolean;
@@ -54,6 +57,8 @@ export async function submitUpload(
   const size = input.spooled?.size ?? input.bytes?.byteLength ?? 0;
   if (size > limit) throw tooLarge(limit);
   if (!input.spooled && !input.bytes) throw new Error("an upload needs bytes or a spooled file");
+  // Decided before anything is stored: a contradiction is a 400 with nothing written.
+  const visibility = await newActivityVisibility(platform.db, input.athleteId, input);
   const externalId = input.externalId ?? input.fileName;
   let inspected: Inspected;
   try {
@@ -110,7 +115,7 @@ export async function submitUpload(
     ...(input.activityTypeWins && input.activityType ? { activityTypeWins: true } : {}),
     name: input.name,
     description: input.description,
-    private: input.private ?? (await athleteDefaults(platform.db, input.athleteId)).private,
+    visibility,
     trainer: input.trainer,
     commute: input.commute,
   }, actor);

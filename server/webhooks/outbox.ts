@@ -1,4 +1,5 @@
 import { catalogued, type StoredEvent } from "../../events/index.ts";
+import { isPrivateVisibility, type Visibility } from "../../shared/visibility.ts";
 import { jsonArrays, tableExists } from "../../events/db/row-copy.ts";
 import type { Db, Queryable } from "../../events/db/types.ts";
 import { firstPositionAfterCursor, lastPosition, transactionIdAtOrBefore } from "../../events/log-queries.ts";
@@ -58,6 +59,8 @@ create table if not exists public.webhook_activities (
   type text not null,
   private boolean not null
 );
+-- Added with followers-only visibility: null on rows written before (their private flag says).
+alter table public.webhook_activities add column if not exists visibility text;
 create table if not exists public.webhook_deliveries (
   id bigserial primary key,
   subscription_id bigint not null,
@@ -169,11 +172,13 @@ async function enqueue(
 }
 
 async function activityOf(tx: Queryable, activityId: number): Promise<(ActivityView & { athleteId: number }) | null> {
-  const [row] = await tx.query<{ athlete_id: number; name: string; type: string; private: boolean }>(
-    "select athlete_id, name, type, private from public.webhook_activities where activity_id = $1",
+  const [row] = await tx.query<{ athlete_id: number; name: string; type: string; visibility: Visibility }>(
+    `select athlete_id, name, type,
+            coalesce(visibility, case when private then 'only_me' else 'everyone' end) as visibility
+       from public.webhook_activities where activity_id = $1`,
     [activityId],
   );
-  return row ? { athleteId: Number(row.athlete_id), name: row.name, type: row.type, private: row.private } : null;
+  return row ? { athleteId: Number(row.athlete_id), name: row.name, type: row.type, visibility: row.visibility } : null;
 }
 
 /** Tells every subscribed, authorized application what it sees of an activity's change. */
@@ -265,10 +270,11 @@ async function applyEvent(tx: Queryable, event: StoredEvent): Promise<void> {
     case activityCreated.type: {
       const d = event.data;
       if (await activityOf(tx, d.activityId)) return;
-      const after = { name: d.name, type: d.type, private: d.private };
+      const after = { name: d.name, type: d.type, visibility: d.visibility };
       await tx.query(
-        `insert into public.webhook_activities (activity_id, athlete_id, name, type, private) values ($1, $2, $3, $4, $5)`,
-        [d.activityId, d.athleteId, after.name, after.type, after.private],
+        `insert into public.webhook_activities (activity_id, athlete_id, name, type, private, visibility)
+         values ($1, $2, $3, $4, $5, $6)`,
+        [d.activityId, d.athleteId, after.name, after.type, isPrivateVisibility(after.visibility), after.visibility],
       );
       await announce(tx, event, d.activityId, d.athleteId, null, after);
       return;
@@ -277,10 +283,14 @@ async function applyEvent(tx: Queryable, event: StoredEvent): Promise<void> {
       const d = event.data;
       const before = await activityOf(tx, d.activityId);
       if (!before) return;
-      const after = { name: d.name ?? before.name, type: d.type ?? before.type, private: d.private ?? before.private };
+      const after = {
+        name: d.name ?? before.name,
+        type: d.type ?? before.type,
+        visibility: d.visibility ?? before.visibility,
+      };
       await tx.query(
-        "update public.webhook_activities set name = $2, type = $3, private = $4 where activity_id = $1",
-        [d.activityId, after.name, after.type, after.private],
+        "update public.webhook_activities set name = $2, type = $3, private = $4, visibility = $5 where activity_id = $1",
+        [d.activityId, after.name, after.type, isPrivateVisibility(after.visibility), after.visibility],
       );
       await announce(tx, event, d.activityId, before.athleteId, before, after);
       return;

@@ -2,7 +2,8 @@
  * What a subscriber receives, and which change of an activity it sees. Pure functions: the
  * follower (outbox.ts) calls them with the activity as it was before and after an event.
  */
-import { canSeeActivity } from "../privacy/engine.ts";
+import { mayView } from "../privacy/engine.ts";
+import { isPrivateVisibility, type Visibility } from "../../shared/visibility.ts";
 
 export type AspectType = "create" | "update" | "delete";
 
@@ -39,14 +40,16 @@ export function eventTime(recordedAt: string): number {
 export interface ActivityView {
   name: string;
   type: string;
-  private: boolean;
+  visibility: Visibility;
 }
 
 /**
  * What an application sees of a change (null = nothing): before null = the activity appeared,
- * after null = it was deleted. Without view_private a private activity does not exist for the
- * application: turning private is a delete, turning public again a create, and `private` is
- * never among its updates.
+ * after null = it was deleted. Subscribers act for the owner only (applications the owner
+ * authorized): without view_private an only_me activity does not exist for the application —
+ * turning only_me is a delete, turning followers-only or everyone again a create, and `private` is
+ * never among its updates; a followers-only activity is the owner's to see with any scope. No
+ * application authorized by another athlete (a follower or not) hears of the activity at all.
  */
 export function activityAspect(
   before: ActivityView | null,
@@ -57,7 +60,7 @@ export function activityAspect(
   // the owner's token with or without view_private.
   const owner = { athleteId: 0, viewPrivate };
   const visible = (v: ActivityView | null) =>
-    v !== null && canSeeActivity({ athlete_id: 0, private: v.private }, owner);
+    v !== null && mayView({ athlete_id: 0, visibility: v.visibility }, owner, false);
   const was = visible(before);
   const is = visible(after);
   if (!was && !is) return null;
@@ -66,7 +69,9 @@ export function activityAspect(
   const updates: Record<string, string> = {};
   if (before!.name !== after!.name) updates.title = after!.name;
   if (before!.type !== after!.type) updates.type = after!.type;
-  if (viewPrivate && before!.private !== after!.private) updates.private = String(after!.private);
+  // Strava's update keys: `private` is "true" (only you) or "false" (followers or everyone).
+  const wasPrivate = isPrivateVisibility(before!.visibility), isPrivate = isPrivateVisibility(after!.visibility);
+  if (viewPrivate && wasPrivate !== isPrivate) updates.private = String(isPrivate);
   return Object.keys(updates).length ? { aspect: "update", updates } : null;
 }
 

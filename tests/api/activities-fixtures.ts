@@ -85,7 +85,7 @@ export async function recordActivity(
     maxHeartrate: 160,
     calories: 150,
     sufferScore: 12,
-    private: false,
+    visibility: "everyone",
     trainer: false,
     commute: false,
     deviceName: "Garmin Forerunner 945",

@@ -480,7 +480,7 @@ describe("streams", () => {
     expect((await server.api("GET", `/v3/activities/${manual.body.id}/streams`, { token: owner.token })).body).toEqual(
       [],
     );
-    const priv = await recordActivity(server, owner.id, { private: true });
+    const priv = await recordActivity(server, owner.id, { visibility: "only_me" });
     expect((await server.api("GET", `/v3/activities/${priv.activityId}/streams`, { token: other.token })).status).toBe(
       404,
     );
@@ -587,6 +587,8 @@ describe("gear", () => {
       retired: false,
       distance: 0,
       converted_distance: 0,
+      reminder_distance: null,
+      reminder_reached: false,
       brand_name: "Colnago",
       model_name: "C64",
       description: "",
@@ -606,6 +608,8 @@ describe("gear", () => {
       retired: false,
       distance: 0,
       converted_distance: 0,
+      reminder_distance: null,
+      reminder_reached: false,
     }]);
     expect(athlete.body.shoes.map((s: { id: string }) => s.id)).toEqual([shoe]);
     expect((await server.api("GET", "/v3/gear/b999999", { token: owner.token })).status).toBe(404);
@@ -629,7 +633,7 @@ describe("processing", () => {
       activityType: null,
       name: null,
       description: null,
-      private: false,
+      visibility: "everyone",
       trainer: false,
       commute: false,
     })], {});

@@ -493,6 +493,8 @@ describe("PUT /v3/activities/:id", () => {
       retired: false,
       distance: 30000,
       converted_distance: 30,
+      reminder_distance: null,
+      reminder_reached: false,
     });
     const cleared = await server.api("PUT", `/v3/activities/${created.body.id}`, {
       token: owner.token,

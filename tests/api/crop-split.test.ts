@@ -306,7 +306,7 @@ describe("split: a coffee stop recorded as one run", () => {
     expect(gear.status, gear.text).toBe(201);
     expect(
       (await call("PUT", `/v3/activities/${id}`, {
-        json: { gear_id: gear.body.id, name: "Long run", hide_from_home: true },
+        json: { gear_id: gear.body.id, name: "Long run", hide_from_home: true, visibility: "followers_only" },
       }))
         .status,
     )
@@ -332,8 +332,16 @@ describe("split: a coffee stop recorded as one run", () => {
     expect(first.max_heartrate).toBe(a.maxHr);
     expect(second.max_heartrate).toBe(b.maxHr);
     // The new activity keeps what the athlete chose.
-    expect([second.name, second.sport_type, second.private, second.gear_id, second.hide_from_home, second.upload_id])
-      .toEqual(["Long run", whole.sport_type, whole.private, gear.body.id, true, whole.upload_id]);
+    expect([
+      second.name,
+      second.sport_type,
+      second.private,
+      second.visibility,
+      second.gear_id,
+      second.hide_from_home,
+      second.upload_id,
+    ])
+      .toEqual(["Long run", whole.sport_type, false, "followers_only", gear.body.id, true, whole.upload_id]);
     // Splits and best efforts of each part, from its own distance: no part beats the whole's best.
     for (const p of [first, second]) {
       expect(p.splits_metric.length).toBe(Math.ceil(p.distance / 1000 - 1e-9));

@@ -115,7 +115,7 @@ export async function recordActivity(server: { platform: Platform }, spec: Activ
     maxHeartrate: null,
     calories: null,
     sufferScore: null,
-    private: spec.private ?? false,
+    visibility: spec.private ? "only_me" : "everyone",
     trainer: false,
     commute: false,
     deviceName: null,

@@ -216,12 +216,12 @@ describe("privacy zones on tiles", () => {
     await server.api("DELETE", `/v3/athlete/privacy_zones/${zone.body.id}`, { token: a.token });
 
     await server.platform.store.append(activityStream(ids.ride2023), "any", [
-      activityUpdated.create({ activityId: ids.ride2023, athleteId: a.id, private: true }),
+      activityUpdated.create({ activityId: ids.ride2023, athleteId: a.id, visibility: "only_me" }),
     ]);
     expect(await drawnAt(map.tile_path, offset(RIDE_2023, 500, 0))).toBe(0);
     expect(await drawnAt(map.tile_path, offset(RIDE_2024, 600, 0))).toBeGreaterThan(20);
     await server.platform.store.append(activityStream(ids.ride2023), "any", [
-      activityUpdated.create({ activityId: ids.ride2023, athleteId: a.id, private: false }),
+      activityUpdated.create({ activityId: ids.ride2023, athleteId: a.id, visibility: "everyone" }),
     ]);
     expect(await drawnAt(map.tile_path, offset(RIDE_2023, 500, 0))).toBeGreaterThan(20);
   });

@@ -29,7 +29,7 @@ async function effort(
     activityId,
     athleteId,
     activityType: "Run",
-    private: options.private ?? false,
+    visibility: options.private ? "only_me" : "everyone",
     prCount: 0,
     achievementCount: 0,
     efforts: [{
@@ -468,7 +468,7 @@ describe("GET /v3/segments/:id/leaderboard", () => {
       activityId: ride.activityId,
       athleteId: a.id,
       activityType: "Run",
-      private: false,
+      visibility: "everyone",
       prCount: 1,
       achievementCount: 1,
       efforts: [{

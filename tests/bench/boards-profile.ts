@@ -109,7 +109,7 @@ for (let ride = 0; ride < RIDES; ride++) {
         activityId,
         athleteId: athlete,
         activityType: "Ride",
-        private: false,
+        visibility: "everyone",
         efforts,
         prCount: 0,
         achievementCount: 0,
@@ -190,7 +190,7 @@ async function countedPerEffort(
             (select count(*)::int from segment_bests b
               where b.segment_id = x.seg and b.athlete_id <> $4 and b.elapsed_time < x.t) as overall,
             (select count(distinct e.athlete_id)::int from segment_efforts e
-              where e.segment_id = x.seg and e.athlete_id <> $4 and not e.private and not e.shielded and e.elapsed_time < x.t
+              where e.segment_id = x.seg and e.athlete_id <> $4 and e.visibility = 'everyone' and not e.shielded and e.elapsed_time < x.t
                 and extract(year from e.start_date_local) = x.y) as yearly
        from unnest($1::bigint[], $2::int[], $3::int[]) with ordinality as x(seg, t, y, i) order by x.i`,
     [

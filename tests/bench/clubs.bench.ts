@@ -111,17 +111,17 @@ export const clubsBench: BenchSuite = async () => {
         select ${clubId}, ${base} + g, 'member', false, false, now() from generate_series(1, ${MEMBERS - 1}) g;
       update clubs set member_count = ${MEMBERS} where id = ${clubId};
       insert into activities (id, athlete_id, name, type, start_date, start_epoch, start_date_local, timezone, distance,
-          moving_time, elapsed_time, total_elevation_gain, private, commute, trainer, manual, facts, recorded_position)
+          moving_time, elapsed_time, total_elevation_gain, visibility, commute, trainer, manual, facts, recorded_position)
         select g, ${base} + 1 + (g % ${MEMBERS * 2}), 'Ride ' || g, 'Ride',
                to_char((timestamptz '2024-01-01' + g * interval '7 minutes') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                extract(epoch from timestamptz '2024-01-01' + g * interval '7 minutes')::bigint,
                to_char((timestamptz '2024-01-01' + g * interval '7 minutes') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-               '(GMT+00:00) UTC', 20000, 3600, 3700, 100, g % 10 = 0, false, false, false, $facts$${
+               '(GMT+00:00) UTC', 20000, 3600, 3700, 100, case when g % 10 = 0 then 'only_me' else 'everyone' end, false, false, false, $facts$${
       JSON.stringify(FACTS)
     }$facts$::jsonb, g
           from generate_series(1, ${ACTIVITIES}) g;
-      insert into club_feed_activities (activity_id, athlete_id, start_date, private)
-        select id, athlete_id, start_date::timestamptz, private from activities;
+      insert into club_feed_activities (activity_id, athlete_id, start_date, visibility)
+        select id, athlete_id, start_date::timestamptz, visibility from activities;
       insert into challenges (id, name, type, dimension, goal, start_date, end_date, description, mobile_description,
           additional_info, rules, prizes, teaser, url, logo_url, color, social_hashtag, created_at)
         values (${challengeId}, 'Bench', 'CumulativeChallenge', 'distance', 100000, '2024-01-01', '2024-12-31', '', '', '',
@@ -154,7 +154,7 @@ export const clubsBench: BenchSuite = async () => {
         `select x.*, a.firstname, a.lastname from activities x
          join club_members m on m.athlete_id = x.athlete_id and m.club_id = $1 and m.membership = 'member'
          join athletes a on a.id = x.athlete_id
-        where not x.private order by x.start_epoch desc limit 30`,
+        where x.visibility = 'everyone' order by x.start_epoch desc limit 30`,
         [clubId],
       )
     );

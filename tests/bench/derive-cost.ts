@@ -31,7 +31,7 @@ const CONTEXT: DeriveContext = {
   defaultType: "Ride",
   name: null,
   description: null,
-  private: false,
+  visibility: "everyone",
   trainer: false,
   commute: false,
   athlete: { premium: true, weight: 72, birthdate: "1985-06-01", sex: null },

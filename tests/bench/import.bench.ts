@@ -187,7 +187,7 @@ export const importBench: BenchSuite = async (args) => {
             activityType: "Ride",
             name: `Ride ${i}`,
             description: null,
-            private: false,
+            visibility: "everyone",
             trainer: false,
             commute: false,
             externalId: null,

@@ -208,7 +208,7 @@ export const loadBench: BenchSuite = async (args) => {
         elapsedTime: 1800,
         distance: 5000,
         description: null,
-        private: false,
+        visibility: "everyone",
         trainer: false,
         commute: false,
       })], { metadata: { athleteId } });
@@ -235,7 +235,7 @@ export const loadBench: BenchSuite = async (args) => {
         activityType: null,
         name: null,
         description: null,
-        private: false,
+        visibility: "everyone",
         trainer: false,
         commute: false,
         externalId: null,

@@ -76,11 +76,11 @@ function blocksSql(from: number, to: number, now: number): string {
              case when g % 2 = 0 then 'F' else 'M' end, true, (1950 + g % 55)::text || '-06-01', 45 + (g % 60), now(), now()
         from generate_series(${from * A + 1}, ${to * A}) g;
     insert into activities (id, athlete_id, name, type, start_date, start_epoch, start_date_local, timezone, distance,
-        moving_time, elapsed_time, total_elevation_gain, private, commute, trainer, manual, facts, recorded_position)
+        moving_time, elapsed_time, total_elevation_gain, visibility, commute, trainer, manual, facts, recorded_position)
       select ${ACT0} + g + 1, ${ATH0} + b * ${A} + (l % ${A}) + 1, 'Ride ' || g,
              case when (l / ${A}) % 3 = 2 then 'Run' else 'Ride' end,
              ${isoOf("t")}, t, ${isoOf("t")}, '(GMT+00:00) UTC', 20000 + l % 5000, 3600, 3700, 100 + l % 300,
-             (l / ${A}) % 10 = 3, false, false, false, $facts$${facts}$facts$::jsonb, ${ACT0} + g + 1
+             case when (l / ${A}) % 10 = 3 then 'only_me' else 'everyone' end, false, false, false, $facts$${facts}$facts$::jsonb, ${ACT0} + g + 1
         from generate_series(${from * N}, ${to * N - 1}) g,
              lateral (select g / ${N} as b, g % ${N} as l) x,
              lateral (select ${now} - l * ${Math.floor(400 * DAY / N)} - b * 17 as t) y;
@@ -102,16 +102,16 @@ function blocksSql(from: number, to: number, now: number): string {
              lateral (select 40 + ((g * 7919) % 100003) / 100003.0 * 10 as lat,
                              -5 + ((g * 15485863) % 99991) / 99991.0 * 10 as lng) p;
     insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index, start_date,
-        start_date_local, elapsed_time, moving_time, distance, achievements, hidden, private)
+        start_date_local, elapsed_time, moving_time, distance, achievements, hidden, visibility)
       select ${EFFORT0} + g, case when e % 2 = 0 then ${POPULAR} else ${SEG0} + b * ${S} + (e / 2) % ${S} + 1 end,
              ${ACT0} + b * ${N} + j + 1, ${ATH0} + b * ${A} + j + 1, e % 2, 'S', 0, 10,
              now() - (((e + b * 97) % 400) || ' days')::interval,
              (now() - (((e + b * 97) % 400) || ' days')::interval)::timestamp,
-             300 + ((g * 7919) % 900), 300 + ((g * 7919) % 900), 1000, '[]'::jsonb, false, false
+             300 + ((g * 7919) % 900), 300 + ((g * 7919) % 900), 1000, '[]'::jsonb, false, 'everyone'
         from generate_series(${from * E}::bigint, ${to * E - 1}::bigint) g,
              lateral (select g / ${E} as b, g % ${E} as e) x, lateral (select (e / 2) % ${A} as j) y;
-    insert into club_feed_activities (activity_id, athlete_id, start_date, private)
-      select id, athlete_id, start_date::timestamptz, private from activities
+    insert into club_feed_activities (activity_id, athlete_id, start_date, visibility)
+      select id, athlete_id, start_date::timestamptz, visibility from activities
        where id > ${ACT0 + from * N} and id <= ${ACT0 + to * N};
     ${statsSql(`activity_id > ${ACT0 + from * N} and activity_id <= ${ACT0 + to * N}`)}
   `;
@@ -120,17 +120,17 @@ function blocksSql(from: number, to: number, now: number): string {
 /** The athlete-stats read model of the activities whose stats rows match `where` (new athletes only). */
 function statsSql(where: string): string {
   return `
-    insert into athlete_stats_activities (activity_id, athlete_id, sport, grp, day, private, distance, moving_time,
+    insert into athlete_stats_activities (activity_id, athlete_id, sport, grp, day, visibility, distance, moving_time,
         elapsed_time, elevation_gain)
       select id, athlete_id, type, case type when 'Ride' then 'ride' when 'Run' then 'run' end, left(start_date_local, 10),
-             private, distance, moving_time, elapsed_time, total_elevation_gain from activities a
+             visibility, distance, moving_time, elapsed_time, total_elevation_gain from activities a
        where ${where.replaceAll("activity_id", "a.id")};
-    insert into athlete_stats_days (athlete_id, grp, day, count, distance, moving_time, elapsed_time, elevation_gain,
-        achievement_count)
-      select athlete_id, grp, day, count(*), sum(distance), sum(moving_time), sum(elapsed_time), sum(elevation_gain),
-             sum(achievement_count)
-        from athlete_stats_activities where ${where} and not private and grp is not null
-       group by athlete_id, grp, day;
+    insert into athlete_stats_days (athlete_id, grp, day, visibility, count, distance, moving_time, elapsed_time,
+        elevation_gain, achievement_count)
+      select athlete_id, grp, day, visibility, count(*), sum(distance), sum(moving_time), sum(elapsed_time),
+             sum(elevation_gain), sum(achievement_count)
+        from athlete_stats_activities where ${where} and grp is not null
+       group by athlete_id, grp, day, visibility;
   `;
 }
 
@@ -139,12 +139,12 @@ function viewerSql(me: number, now: number): string {
   const facts = JSON.stringify(FACTS);
   return `
     insert into activities (id, athlete_id, name, type, start_date, start_epoch, start_date_local, timezone, distance,
-        moving_time, elapsed_time, total_elevation_gain, private, commute, trainer, manual, facts, recorded_position)
+        moving_time, elapsed_time, total_elevation_gain, visibility, commute, trainer, manual, facts, recorded_position)
       select ${ME_ACT0} + k, ${me}, 'My ride ' || k, 'Ride', ${isoOf("t")}, t, ${isoOf("t")}, '(GMT+00:00) UTC',
-             30000, 3600, 3700, 200, false, false, false, false, $facts$${facts}$facts$::jsonb, ${ME_ACT0} + k
+             30000, 3600, 3700, 200, 'everyone', false, false, false, $facts$${facts}$facts$::jsonb, ${ME_ACT0} + k
         from generate_series(1, 10) k, lateral (select ${now} - k * ${40 * DAY} + 600 as t) y;
-    insert into club_feed_activities (activity_id, athlete_id, start_date, private)
-      select id, athlete_id, start_date::timestamptz, private from activities where athlete_id = ${me};
+    insert into club_feed_activities (activity_id, athlete_id, start_date, visibility)
+      select id, athlete_id, start_date::timestamptz, visibility from activities where athlete_id = ${me};
     ${statsSql(`activity_id > ${ME_ACT0} and activity_id <= ${ME_ACT0 + 10}`)}
     insert into follows (follower_id, followee_id, created_at)
       select ${me}, ${ATH0} + j, now() from generate_series(1, 20) j;
@@ -159,9 +159,9 @@ function viewerSql(me: number, now: number): string {
       values (${POPULAR}, 'Popular', 'Ride', '[[45,0],[45.009,0]]'::jsonb, 1000, 3, 5, 30, 1, 45, 0, 45.009, 0, 'abc',
               false, false, now(), now());
     insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index, start_date,
-        start_date_local, elapsed_time, moving_time, distance, achievements, hidden, private)
+        start_date_local, elapsed_time, moving_time, distance, achievements, hidden, visibility)
       select ${EFFORT0 - 10} + k, ${POPULAR}, ${ME_ACT0} + k, ${me}, 0, 'S', 0, 10, now() - (k || ' days')::interval,
-             (now() - (k || ' days')::interval)::timestamp, 700 + k, 700 + k, 1000, '[]'::jsonb, false, false
+             (now() - (k || ' days')::interval)::timestamp, 700 + k, 700 + k, 1000, '[]'::jsonb, false, 'everyone'
         from generate_series(1, 3) k;
   `;
 }

@@ -9,6 +9,7 @@ import { rebuildBoards } from "../../projections/segments/boards.ts";
 import { exploreSegments } from "../../projections/segments/queries.ts";
 import type { LatLng } from "../../server/segments/geometry.ts";
 import { leaderboard, type LeaderboardFilters } from "../../server/segments/leaderboard.ts";
+import { visibleActivities } from "../../server/privacy/engine.ts";
 import {
   type MatchableSegment,
   matchAll,
@@ -109,11 +110,11 @@ export const segmentsSuite: BenchSuite = async (args) => {
              (1950 + g % 55)::text || '-06-01', 45 + (g % 60), now(), now()
         from generate_series(1, ${ATHLETES}) g;
       insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index, start_date,
-             start_date_local, elapsed_time, moving_time, distance, achievements, hidden, private)
+             start_date_local, elapsed_time, moving_time, distance, achievements, hidden, visibility)
       select 9007199254740992 + g, 1, g, 1 + (g % ${ATHLETES}), 0, 'S', 0, 10,
              now() - (((g + (g / ${ATHLETES}) * 97) % 400) || ' days')::interval,
              (now() - (((g + (g / ${ATHLETES}) * 97) % 400) || ' days')::interval)::timestamp,
-             300 + ((g * 7919) % 900), 300 + ((g * 7919) % 900), 1000, '[]'::jsonb, false, false
+             300 + ((g * 7919) % 900), 300 + ((g * 7919) % 900), 1000, '[]'::jsonb, false, 'everyone'
         from generate_series(1, ${EFFORTS}) g;
       insert into follows (follower_id, followee_id, created_at) select 1, g * 97, now() from generate_series(1, 200) g;
       insert into club_members (club_id, athlete_id, membership, admin, owner, since)
@@ -145,7 +146,7 @@ export const segmentsSuite: BenchSuite = async (args) => {
       select * from (
         select athlete_id, elapsed_time, rank() over (order by elapsed_time) - 1 as rank from (
           select distinct on (athlete_id) athlete_id, elapsed_time, start_date, id from segment_efforts
-           where segment_id = 1 and not private order by athlete_id, elapsed_time, start_date, id) b) r
+           where segment_id = 1 and visibility = 'everyone' order by athlete_id, elapsed_time, start_date, id) b) r
        order by rank limit 10`;
     const baseline = await time(() => db.query(baselineSql), 20);
     figures.push({
@@ -187,6 +188,8 @@ export const segmentsSuite: BenchSuite = async (args) => {
           leaderboard(db, {
             segmentId: 1,
             viewerId: viewer,
+            // As the route: the followers-only bests this viewer may see (the probe, here finding none).
+            followersOnly: (alias, first) => visibleActivities({ athleteId: viewer, viewPrivate: true }, alias, first),
             filters: { ...f },
             page: 1,
             perPage: 10,

@@ -67,12 +67,12 @@ describe("pages at phone width", () => {
     await page.goto(`${server.url}/settings`);
     await page.waitForSelector("#profile-form");
     expect(await page.inputValue("#weight")).toBe(""); // no weight: not "0"
-    await page.check("#default-private");
+    await page.selectOption("#default-visibility", "only_me");
     await page.click("#profile-form button[type=submit]");
     await expect.poll(() => page.textContent("#profile-status"), { timeout: 20_000 }).toBe("Saved.");
     await page.reload();
     await page.waitForSelector("#profile-form");
-    expect(await page.isChecked("#default-private")).toBe(true);
+    expect(await page.inputValue("#default-visibility")).toBe("only_me");
     expect(await page.inputValue("#weight")).toBe("");
     // A weight, then saved again.
     await page.fill("#weight", "61.5");

@@ -388,7 +388,7 @@ describe("the web app", () => {
     await page.waitForSelector("#edit-form");
     await page.fill("#edit-name", "Hill repeats");
     await page.fill("#edit-description", "Five times up the hill.");
-    await page.check("#edit-private");
+    await page.selectOption("#edit-visibility", "only_me");
     await page.click("#edit-form button[type=submit]");
     await expect.poll(() => page.textContent("#edit-status"), { timeout: 20_000 }).toBe("Saved.");
     expect(await page.textContent("#title")).toBe("Hill repeats");
@@ -540,7 +540,7 @@ describe("the web app", () => {
     await page.goto(`${server.url}/settings`);
     await page.waitForFunction(() => (window as unknown as { appState?: { settings?: boolean } }).appState?.settings);
     expect(await page.getAttribute("header nav a[aria-current=page]", "href")).toBe("/settings");
-    await page.check("#default-private");
+    await page.selectOption("#default-visibility", "only_me");
     await page.click("#profile-form button[type=submit]");
     await expect.poll(() => page.textContent("#profile-status"), { timeout: 20_000 }).toBe("Saved.");
     // A click on the map fills the zone's centre.
@@ -558,7 +558,7 @@ describe("the web app", () => {
     expect(await page.textContent("#zones")).toContain("-33.8688, 151.2093 · 400 m");
     await page.reload();
     await page.waitForFunction(() => (window as unknown as { appState?: { settings?: boolean } }).appState?.settings);
-    expect(await page.isChecked("#default-private")).toBe(true);
+    expect(await page.inputValue("#default-visibility")).toBe("only_me");
     expect(await page.getAttribute("a[href='/settings/import']", "href")).toBe("/settings/import");
     // A profile picture: its centre square becomes the 124 px avatar others see.
     const picture = join(server.dataDir, "me.png");

@@ -363,6 +363,7 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/challenges/search": at("/v3/challenges/search"),
     "GET /v3/activities/{id}/zones": at(`/v3/activities/${ids.ride}/zones`),
     "GET /v3/gear/{id}": at(`/v3/gear/${ids.gear}`),
+    "PUT /v3/gear/{id}": at(`/v3/gear/${ids.gear}`, { form: { reminder_distance: 500000, nickname: "Schema bike" } }),
     "POST /v3/clubs": at("/v3/clubs", { form: { name: "Another club", sport_type: "running" } }),
     "GET /v3/clubs/{id}": at(`/v3/clubs/${ids.club}`),
     "GET /v3/athlete/clubs": at("/v3/athlete/clubs"),
@@ -436,6 +437,20 @@ function fixtures(): Record<string, Fixture> {
         fresh(async () => {
           const map = await server.api("POST", "/v3/athlete/heatmaps", { token, form: { activity_type_ids: "2" } });
           return `/v3/athletes/${ann.id}/heatmaps/${map.body.id}`;
+        }),
+    },
+    "GET /v3/athlete/goals": at("/v3/athlete/goals"),
+    "POST /v3/athlete/goals": at("/v3/athlete/goals", {
+      form: { type: "Ride", period: "month", dimension: "distance", goal: 500000 },
+    }),
+    "DELETE /v3/athlete/goals/{id}": {
+      request: () =>
+        fresh(async () => {
+          const goal = await server.api("POST", "/v3/athlete/goals", {
+            token,
+            form: { type: "Swim", period: "year", dimension: "time", goal: 360000 },
+          });
+          return `/v3/athlete/goals/${goal.body.id}`;
         }),
     },
     "GET /v3/athlete/privacy_zones": at("/v3/athlete/privacy_zones"),

@@ -7,6 +7,8 @@ import { allProjections } from "../../projections/index.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { segmentsProjection } from "../../projections/segments/projection.ts";
 import { effortBoardCounts } from "../../projections/segments/queries.ts";
+import { rebuildFollowerBests } from "../../projections/segments/follower-boards.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 import { rebuildBoards } from "../../projections/segments/boards.ts";
 
 /**
@@ -22,7 +24,7 @@ import { rebuildBoards } from "../../projections/segments/boards.ts";
 interface Ride {
   athlete: number;
   year: number;
-  private: boolean;
+  visibility: Visibility;
   efforts: { segment: number; t: number }[];
 }
 
@@ -46,7 +48,7 @@ function matched(activityId: number, ride: Ride): StoredEvent {
     activityId,
     athleteId: ride.athlete,
     activityType: "Ride",
-    private: ride.private,
+    visibility: ride.visibility,
     prCount: 0,
     achievementCount: 0,
     efforts: ride.efforts.map((e, n) => ({
@@ -84,9 +86,9 @@ async function countedPerEffort(
     `select (select count(*)::int from segment_efforts e
               where e.segment_id = x.seg and e.athlete_id = $4 and e.elapsed_time < x.t) as own,
             (select count(distinct e.athlete_id)::int from segment_efforts e
-              where e.segment_id = x.seg and e.athlete_id <> $4 and not e.private and not e.shielded and e.elapsed_time < x.t) as overall,
+              where e.segment_id = x.seg and e.athlete_id <> $4 and e.visibility = 'everyone' and not e.shielded and e.elapsed_time < x.t) as overall,
             (select count(distinct e.athlete_id)::int from segment_efforts e
-              where e.segment_id = x.seg and e.athlete_id <> $4 and not e.private and not e.shielded and e.elapsed_time < x.t
+              where e.segment_id = x.seg and e.athlete_id <> $4 and e.visibility = 'everyone' and not e.shielded and e.elapsed_time < x.t
                 and extract(year from e.start_date_local) = x.y) as yearly
        from unnest($1::bigint[], $2::int[], $3::int[]) with ordinality as x(seg, t, y, i) order by x.i`,
     [efforts.map((e) => e.segmentId), efforts.map((e) => e.elapsedTime), efforts.map((e) => e.year), athleteId],
@@ -94,9 +96,9 @@ async function countedPerEffort(
   return rows.map((r) => ({ own: Number(r.own), overall: Number(r.overall), yearly: Number(r.yearly) }));
 }
 
-/** The bests, period bests and board counts equal those rebuilt from the efforts from scratch. */
+/** The bests, period bests, board counts and followers-only bests equal those rebuilt from the efforts from scratch. */
 async function expectBoardsAsRebuilt(tx: Queryable) {
-  const tables = ["segment_bests", "segment_period_bests", "segment_board_counts"];
+  const tables = ["segment_bests", "segment_period_bests", "segment_board_counts", "segment_follower_bests"];
   const dump = async () => {
     const out: Record<string, unknown[]> = {};
     for (const t of tables) out[t] = await tx.query(`select row_to_json(x)::text as r from ${t} x order by 1`);
@@ -104,13 +106,14 @@ async function expectBoardsAsRebuilt(tx: Queryable) {
   };
   const incremental = await dump();
   await rebuildBoards(tx, [1, 2, 3]);
+  await rebuildFollowerBests(tx);
   expect(incremental).toEqual(await dump());
 }
 
 const ride: fc.Arbitrary<Ride> = fc.record({
   athlete: fc.integer({ min: 1, max: 4 }),
   year: fc.constantFrom(2023, 2024),
-  private: fc.boolean(),
+  visibility: fc.constantFrom<Visibility>("everyone", "everyone", "followers_only", "only_me"),
   // Few segments and times: ties and several passes of one segment in one ride.
   efforts: fc.array(
     fc.record({
@@ -127,7 +130,9 @@ export async function checkEffortBoardCounts(db: Db, numRuns: number) {
   await fc.assert(
     fc.asyncProperty(
       fc.array(ride, { minLength: 0, maxLength: 12 }),
-      fc.array(fc.oneof(fc.constant("private" as const), fc.constant("delete" as const)), { maxLength: 3 }),
+      fc.array(fc.constantFrom<Visibility | "delete">("only_me", "followers_only", "everyone", "delete"), {
+        maxLength: 3,
+      }),
       ride,
       async (rides, changes, next) => {
         const runner = new ProjectionRunner(db, await EventStore.open(db, catalogue), allProjections);
@@ -140,16 +145,16 @@ export async function checkEffortBoardCounts(db: Db, numRuns: number) {
              select i, 'A', 'B', 'a' || i, 'h', case when i % 2 = 0 then 'F' end, 70, now(), now() from generate_series(1, 4) i`,
           );
           for (const [k, r] of rides.entries()) await segmentsProjection.apply(tx, matched(k + 1, r));
-          // Some activities made private or deleted afterwards: their efforts leave the boards.
+          // Some activities change visibility or are deleted afterwards: their efforts leave or join the boards.
           for (const [k, change] of changes.entries()) {
             const activityId = 1 + ((k * 5) % Math.max(1, rides.length));
             if (activityId > rides.length) continue;
             const athleteId = rides[activityId - 1].athlete;
             await segmentsProjection.apply(
               tx,
-              change === "private"
-                ? event("ActivityUpdated", { activityId, athleteId, private: true })
-                : event("ActivityDeleted", { activityId, athleteId, uploadId: null }),
+              change === "delete"
+                ? event("ActivityDeleted", { activityId, athleteId, uploadId: null })
+                : event("ActivityUpdated", { activityId, athleteId, visibility: change }),
             );
           }
           await expectBoardsAsRebuilt(tx);

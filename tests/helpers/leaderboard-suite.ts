@@ -8,13 +8,15 @@ import { segmentCommands } from "../../server/segments/cli.ts";
 import { nextId } from "../../server/ids.ts";
 import { effortIdFor } from "../../server/segments/efforts.ts";
 import { birthdateBounds, weightBounds } from "../../server/segments/leaderboard.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 import type { Config } from "../../server/config.ts";
 import { startTestServer, type TestAthlete, type TestServer } from "./server.ts";
 
 /**
  * The leaderboard's maintained read model (bests, per-period bests, ranked counts) against a
  * brute-force board computed here from the efforts recorded: every filter, pages, context rows,
- * ties, private efforts, profile changes, deletions — then replay equals live (cli verify). It
+ * ties, only-me and followers-only efforts (the latter seen by the athlete and those who follow them),
+ * profile changes, visibility changes, follows, deletions — then replay equals live (cli verify). It
  * runs on the store its caller gives (PGlite in tests/api, PostgreSQL in tests/postgres).
  */
 export function leaderboardSuite(
@@ -32,7 +34,7 @@ export function leaderboardSuite(
     effortId: bigint;
     elapsed: number;
     date: string;
-    private: boolean;
+    visibility: Visibility;
   }
   const efforts: Effort[] = [];
 
@@ -43,14 +45,14 @@ export function leaderboardSuite(
   const daysAgo = (n: number) =>
     new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - n, 7, 30)).toISOString();
 
-  async function record(athleteId: number, elapsed: number, date: string, isPrivate: boolean) {
+  async function record(athleteId: number, elapsed: number, date: string, visibility: Visibility) {
     const activityId = await nextId(server.platform.db, "activity");
     const effortId = effortIdFor(activityId, 0);
     await server.platform.store.append(activityStream(activityId), "any", [segmentEffortsMatched.create({
       activityId,
       athleteId,
       activityType: "Run",
-      private: isPrivate,
+      visibility,
       prCount: 0,
       achievementCount: 0,
       efforts: [{
@@ -74,7 +76,7 @@ export function leaderboardSuite(
         hidden: true,
       }],
     })]);
-    efforts.push({ athleteId, activityId, effortId: BigInt(effortId), elapsed, date, private: isPrivate });
+    efforts.push({ athleteId, activityId, effortId: BigInt(effortId), elapsed, date, visibility });
   }
 
   type Query = Record<string, string | number | boolean>;
@@ -91,8 +93,13 @@ export function leaderboardSuite(
     };
     const from = query.date_range ? starts[query.date_range as string].toISOString() : null;
     const best = new Map<number, Effort>();
+    // What the viewer may see: everyone's efforts, and followers-only ones of their own and of those they follow.
+    const sees = (e: Effort) =>
+      e.visibility === "everyone" ||
+      (e.visibility === "followers_only" &&
+        (e.athleteId === viewer.id || (follows.get(viewer.id)?.has(e.athleteId) ?? false)));
     for (const e of efforts) {
-      if (e.private || (from && e.date < from)) continue;
+      if (!sees(e) || (from && e.date < from)) continue;
       const b = best.get(e.athleteId);
       if (
         !b || e.elapsed < b.elapsed ||
@@ -144,6 +151,14 @@ export function leaderboardSuite(
 
   const follows = new Map<number, Set<number>>();
   const members = new Set<number>();
+  const viewer0 = () => athletes[0];
+  const follow = async (who: TestAthlete, target: TestAthlete) => {
+    await followCommands[0].run(server.platform, { athlete: String(who.id), target: String(target.id) }, {
+      progress() {},
+      interactive: false,
+    });
+    follows.set(who.id, (follows.get(who.id) ?? new Set()).add(target.id));
+  };
 
   beforeAll(async () => {
     server = await startTestServer(await config());
@@ -165,23 +180,20 @@ export function leaderboardSuite(
     for (const a of athletes) {
       const n = 1 + Math.floor(random() * 4);
       for (let i = 0; i < n; i++) {
-        // Few distinct times (ties), dates from today back over ~2 years, some private.
+        // Few distinct times (ties), dates from today back over ~2 years, some only-me, some followers-only.
+        const r = random();
         await record(
           a.id,
           200 + Math.floor(random() * 12) * 5,
           daysAgo(pick([0, 0, 1, 3, 9, 20, 40, 200, 500])),
-          random() < 0.15,
+          r < 0.15 ? "only_me" : r < 0.35 ? "followers_only" : "everyone",
         );
       }
     }
     const viewer = athletes[0];
-    for (const target of athletes.slice(1, 12).filter((_, i) => i % 2 === 0)) {
-      await followCommands[0].run(server.platform, { athlete: String(viewer.id), target: String(target.id) }, {
-        progress() {},
-        interactive: false,
-      });
-      follows.set(viewer.id, (follows.get(viewer.id) ?? new Set()).add(target.id));
-    }
+    for (const target of athletes.slice(1, 12).filter((_, i) => i % 2 === 0)) await follow(viewer, target);
+    // A member of the club below who follows a few athletes, members and not.
+    for (const target of [athletes[21], athletes[24], athletes[5]]) await follow(athletes[25], target);
     const created = await server.api("POST", "/v3/clubs", { token: viewer.token, form: { name: "Rank club" } });
     club = created.body.id;
     members.add(viewer.id);
@@ -265,20 +277,38 @@ export function leaderboardSuite(
       ]);
       b.birthdate = "1988-03-03";
       // Efforts here are recorded straight as events (no activity row), so privacy and deletion are too.
-      const hide = efforts.find((e) => e.athleteId === c.id && !e.private)!;
-      await server.platform.store.append(activityStream(hide.activityId), "any", [
-        activityUpdated.create({ activityId: hide.activityId, athleteId: c.id, private: true }),
-      ]);
-      hide.private = true;
-      const shown = efforts.find((e) => e.private && e !== hide);
-      if (shown) {
-        await server.platform.store.append(activityStream(shown.activityId), "any", [
-          activityUpdated.create({ activityId: shown.activityId, athleteId: shown.athleteId, private: false }),
+      const change = async (e: Effort, visibility: Visibility) => {
+        await server.platform.store.append(activityStream(e.activityId), "any", [
+          activityUpdated.create({ activityId: e.activityId, athleteId: e.athleteId, visibility }),
         ]);
-        shown.private = false;
-      }
-      await record(d.id, 150, daysAgo(0), false);
-      await record(c.id, 150, daysAgo(2), false);
+        e.visibility = visibility;
+      };
+      const hide = efforts.find((e) => e.athleteId === c.id && e.visibility === "everyone")!;
+      await change(hide, "only_me");
+      const shown = efforts.find((e) => e.visibility === "only_me" && e !== hide);
+      if (shown) await change(shown, "everyone");
+      // Public to followers-only and back, only-me to followers-only, followers-only to only-me.
+      const toFollowers = efforts.find((e) => e.athleteId === athletes[2].id && e.visibility === "everyone");
+      if (toFollowers) await change(toFollowers, "followers_only");
+      const back = efforts.find((e) => e.visibility === "followers_only" && e.athleteId === athletes[6].id);
+      if (back) await change(back, "everyone");
+      const opened = efforts.find((e) => e.visibility === "only_me" && e.athleteId !== c.id);
+      if (opened) await change(opened, "followers_only");
+      const closed = efforts.find((e) => e.visibility === "followers_only" && e.athleteId === athletes[4].id);
+      if (closed) await change(closed, "only_me");
+      await record(d.id, 150, daysAgo(0), "everyone");
+      await record(c.id, 150, daysAgo(2), "everyone");
+      // A followed athlete's fastest effort is followers-only; a stranger's too.
+      await record(athletes[10].id, 140, daysAgo(1), "followers_only");
+      await record(athletes[13].id, 141, daysAgo(1), "followers_only");
+      await record(athletes[7].id, 142, daysAgo(0), "followers_only");
+      // Following now shows the followed athlete's followers-only efforts; unfollowing hides them.
+      await follow(athletes[7], athletes[13]);
+      await followCommands[1].run(server.platform, { athlete: String(viewer0().id), target: String(athletes[3].id) }, {
+        progress() {},
+        interactive: false,
+      });
+      follows.get(viewer0().id)?.delete(athletes[3].id);
       const gone = efforts.find((e) => e.athleteId === athletes[30].id)!;
       await server.platform.store.append(activityStream(gone.activityId), "any", [
         activityDeleted.create({ activityId: gone.activityId, athleteId: athletes[30].id, uploadId: null }),
@@ -286,7 +316,7 @@ export function leaderboardSuite(
       efforts.splice(efforts.indexOf(gone), 1);
       await compareAll("after changes");
       const seg = await server.api("GET", `/v3/segments/${segment}`, { token: d.token });
-      const publicEfforts = efforts.filter((e) => !e.private);
+      const publicEfforts = efforts.filter((e) => e.visibility === "everyone");
       expect(seg.body.effort_count).toBe(publicEfforts.length);
       expect(seg.body.athlete_count).toBe(new Set(publicEfforts.map((e) => e.athleteId)).size);
     }, 120_000);

@@ -41,7 +41,7 @@ const created = (activityId: number, athleteId: number, n: number) =>
     elapsedTime: 1800 + n,
     distance: 5000.1 + n * 0.37,
     description: n % 3 ? null : "d",
-    private: n % 5 === 0,
+    visibility: n % 5 === 0 ? "only_me" : n % 7 === 0 ? "followers_only" : "everyone",
     trainer: false,
     commute: n % 4 === 0,
   });
@@ -112,7 +112,13 @@ function toEvent(op: Op, n: number): RecordedEvent {
       // Different subsets of fields, so merged edits must keep each field's last value.
       const data: Record<string, unknown> = { activityId: op.a, athleteId: 1 };
       if (op.v & 1) data.name = `Edited ${n}`;
-      if (op.v & 2) Object.assign(data, { type: "Ride", sportType: "GravelRide", private: n % 2 === 0 });
+      if (op.v & 2) {
+        Object.assign(data, {
+          type: "Ride",
+          sportType: "GravelRide",
+          visibility: n % 2 === 0 ? "only_me" : n % 3 ? "followers_only" : "everyone",
+        });
+      }
       if (op.v & 4) {
         Object.assign(data, {
           description: n % 3 ? null : `desc ${n}`,
@@ -133,7 +139,7 @@ function toEvent(op: Op, n: number): RecordedEvent {
         activityId: op.a,
         athleteId: 1,
         activityType: "Run",
-        private: false,
+        visibility: "everyone",
         efforts: [],
         prCount: op.n,
         achievementCount: op.n,
@@ -156,6 +162,22 @@ const setup = () => [
     verified: false,
     url: "one",
   }),
+  // The bike edits name (athlete 1's): its kept distance moves as activities name it, change and go.
+  recorded("GearAdded", {
+    gearId: "b1",
+    athleteId: 1,
+    kind: "bike",
+    name: "Bike",
+    nickname: null,
+    brandName: null,
+    modelName: null,
+    description: null,
+    frameType: null,
+    weight: null,
+    primary: true,
+  }),
+  // A goal of athlete 1's runs: the goals projection's totals move as activities are created, edited and deleted.
+  recorded("GoalSet", { goalId: 1, athleteId: 1, type: "Run", period: "week", dimension: "distance", goal: 20000 }),
 ];
 
 async function dump(db: Db, schema: string): Promise<Record<string, unknown[]>> {

@@ -21,7 +21,7 @@ const ctx: DeriveContext = {
   defaultType: "Ride",
   name: null,
   description: null,
-  private: false,
+  visibility: "everyone",
   trainer: false,
   commute: false,
   athlete: { premium: true, weight: 70, birthdate: "1985-06-01", sex: null },

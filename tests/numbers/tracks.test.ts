@@ -18,7 +18,7 @@ const ctx: DeriveContext = {
   defaultType: "Ride",
   name: null,
   description: null,
-  private: false,
+  visibility: "everyone",
   trainer: false,
   commute: false,
   athlete: { premium: false, weight: 70, birthdate: null, sex: null },

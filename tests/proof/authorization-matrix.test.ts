@@ -94,7 +94,7 @@ beforeAll(async () => {
     activityId: effortActivity,
     athleteId: owner.id,
     activityType: "Run",
-    private: false,
+    visibility: "everyone",
     prCount: 0,
     achievementCount: 0,
     efforts: [{
@@ -211,6 +211,9 @@ interface Fixture {
 }
 
 const fixed = (path: string, extra: CallOptions = {}) => () => Promise.resolve({ path, ...extra });
+/** Sports for goals the matrix sets (one goal per sport, period and dimension). */
+const GOAL_TYPES = ["Ride", "Run", "Swim", "Walk", "Hike", "Rowing", "Yoga", "Workout", "Canoeing", "Kayaking"];
+let goalsMade = 0;
 const writeToken = () => tokens.write!;
 
 async function freshActivity() {
@@ -366,6 +369,34 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/activities/:id/laps": { request: fixed(`/v3/activities/${c.ownerActivity}/laps`) },
     "GET /v3/activities/:id/zones": { request: fixed(`/v3/activities/${c.ownerActivity}/zones`), otherAthlete: 403 }, // the owner is premium
     "GET /v3/gear/:id": { request: fixed(`/v3/gear/${c.gearId}`) },
+    "PUT /v3/gear/:id": {
+      request: fixed(`/v3/gear/${c.gearId}`, { form: { reminder_distance: 700000 } }),
+      otherAthlete: 404,
+    },
+    "GET /v3/athlete/goals": { request: fixed("/v3/athlete/goals") }, // the caller's own
+    "POST /v3/athlete/goals": {
+      // Each call a goal of its own kind (a second of one kind is a 409), the caller's own.
+      request: () =>
+        Promise.resolve({
+          path: "/v3/athlete/goals",
+          form: { type: GOAL_TYPES[goalsMade++ % GOAL_TYPES.length], period: "year", dimension: "time", goal: 3600 },
+        }),
+    },
+    "DELETE /v3/athlete/goals/:id": {
+      request: async () => {
+        const goal = await server.api("POST", "/v3/athlete/goals", {
+          token: writeToken(),
+          form: {
+            type: GOAL_TYPES[goalsMade++ % GOAL_TYPES.length],
+            period: "month",
+            dimension: "distance",
+            goal: 1000,
+          },
+        });
+        return { path: `/v3/athlete/goals/${goal.body.id}` };
+      },
+      otherAthlete: 404,
+    },
     "POST /v3/clubs": { request: fixed("/v3/clubs", { form: { name: "Another club", sport_type: "running" } }) },
     "GET /v3/clubs/:id": { request: fixed(`/v3/clubs/${c.clubId}`) },
     "GET /v3/athlete/clubs": { request: fixed("/v3/athlete/clubs") },

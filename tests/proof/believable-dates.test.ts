@@ -119,7 +119,7 @@ describe("believable dates (Deno server, PGlite on disk)", () => {
         elapsedTime: 3600,
         distance: 10000,
         description: null,
-        private: false,
+        visibility: "everyone",
         trainer: false,
         commute: false,
       },

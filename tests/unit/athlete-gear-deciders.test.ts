@@ -9,7 +9,7 @@ import {
   athleteRegistered,
 } from "../../events/athlete/events.ts";
 import { gearDecider } from "../../events/gear/decide.ts";
-import { gearAdded } from "../../events/gear/events.ts";
+import { gearAdded, gearUpdated } from "../../events/gear/events.ts";
 import { given } from "../helpers/decider.ts";
 
 const athlete = {
@@ -164,5 +164,34 @@ describe("gear decider", () => {
       "conflict",
       "already exists",
     );
+  });
+
+  it("updates the athlete's own gear: retiring takes primary away, retired gear is never primary, reminders in range", () => {
+    const ids = { gearId: "b12", athleteId: 7 };
+    const update = (changes: Record<string, unknown>) => ({ type: "update" as const, changes: { ...ids, ...changes } });
+    const added = [gearAdded.create(bike)];
+    given(gearDecider, added).when(update({ reminderDistance: 700_000 })).then([
+      gearUpdated.create({ ...ids, reminderDistance: 700_000 }),
+    ]);
+    given(gearDecider, added).when(update({ reminderDistance: null })).then([
+      gearUpdated.create({ ...ids, reminderDistance: null }),
+    ]);
+    given(gearDecider, added).when(update({ retired: true })).then([
+      gearUpdated.create({ ...ids, retired: true, primary: false }),
+    ]);
+    const retired = [...added, gearUpdated.create({ ...ids, retired: true, primary: false })];
+    // Retiring again changes nothing; putting back in use does; retired gear may not become primary.
+    given(gearDecider, retired).when(update({ retired: true })).then([]);
+    given(gearDecider, retired).when(update({ retired: false })).then([gearUpdated.create({ ...ids, retired: false })]);
+    given(gearDecider, retired).when(update({ primary: true })).thenError("invalid", "retired");
+    given(gearDecider, added).when(update({ retired: true, primary: true })).thenError("invalid", "retired");
+    given(gearDecider, retired).when(update({ retired: false, primary: true })).then([
+      gearUpdated.create({ ...ids, retired: false, primary: true }),
+    ]);
+    given(gearDecider, added).when(update({ reminderDistance: 0 })).thenError("invalid", "invalid");
+    given(gearDecider, added).when(update({ reminderDistance: 100_000_001 })).thenError("invalid", "invalid");
+    given(gearDecider, added).when(update({ name: "" })).thenError("invalid", "missing");
+    given(gearDecider, added).when(update({ gearId: "g99" })).thenError("not_found", "invalid");
+    given(gearDecider, added).when(update({})).then([]);
   });
 });

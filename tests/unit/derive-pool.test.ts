@@ -20,7 +20,7 @@ const context = {
   defaultType: "Ride" as const,
   name: null,
   description: null,
-  private: false,
+  visibility: "everyone" as const,
   trainer: false,
   commute: false,
   athlete: { premium: false, weight: null, birthdate: null },

@@ -244,7 +244,7 @@ const received = {
   activityType: null,
   name: null,
   description: null,
-  private: false,
+  visibility: "everyone" as const,
   trainer: false,
   commute: false,
 };
@@ -307,7 +307,7 @@ const matched: EventData<typeof segmentEffortsMatched> = {
   activityId: 5,
   athleteId: 1,
   activityType: "Ride",
-  private: false,
+  visibility: "everyone" as const,
   efforts: [],
   prCount: 0,
   achievementCount: 0,
@@ -363,7 +363,7 @@ describe("activity decider: the upload job's recording and processors, reprocess
       elapsedTime: 1800,
       distance: 5200,
       description: null,
-      private: false,
+      visibility: "everyone" as const,
       trainer: false,
       commute: false,
     };

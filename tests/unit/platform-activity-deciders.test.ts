@@ -23,7 +23,7 @@ const manual = {
   elapsedTime: 1800,
   distance: 5200,
   description: null,
-  private: false,
+  visibility: "everyone" as const,
   trainer: false,
   commute: false,
 };

@@ -58,8 +58,9 @@ describe("push subscription decider", () => {
 });
 
 describe("what an application sees of an activity change", () => {
-  const open = { name: "Ride", type: "Ride", private: false };
-  const closed = { ...open, private: true };
+  const open = { name: "Ride", type: "Ride", visibility: "everyone" as const };
+  const closed = { ...open, visibility: "only_me" as const };
+  const followers = { ...open, visibility: "followers_only" as const };
   it("with view_private: creates, deletes and every title/type/privacy change", () => {
     expect(activityAspect(null, closed, true)).toEqual({ aspect: "create", updates: {} });
     expect(activityAspect(open, { ...closed, name: "X" }, true)).toEqual({
@@ -79,6 +80,14 @@ describe("what an application sees of an activity change", () => {
       updates: { type: "Run" },
     });
     expect(activityAspect(closed, null, false)).toBeNull();
+  });
+  it("followers-only is the owner's to see with any scope; only the only-me move is a private update", () => {
+    expect(activityAspect(null, followers, false)).toEqual({ aspect: "create", updates: {} });
+    expect(activityAspect(open, followers, false)).toBeNull();
+    expect(activityAspect(open, followers, true)).toBeNull();
+    expect(activityAspect(followers, closed, false)).toEqual({ aspect: "delete", updates: {} });
+    expect(activityAspect(followers, closed, true)).toEqual({ aspect: "update", updates: { private: "true" } });
+    expect(activityAspect(closed, followers, true)).toEqual({ aspect: "update", updates: { private: "false" } });
   });
 });
 

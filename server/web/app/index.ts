@@ -6,6 +6,7 @@ import { type Context, Hono } from "hono";
 import { activityContext, visibleActivity } from "../../activities/access.ts";
 import { summaryActivities } from "../../activities/read.ts";
 import { findAthlete } from "../../../projections/athletes/queries.ts";
+import { findGear } from "../../../projections/gear/queries.ts";
 import { photosOf } from "../../../projections/activities/queries.ts";
 import { photoRepresentation } from "../../photos/represent.ts";
 import { athleteDefaults } from "../../athletes/commands.ts";
@@ -66,6 +67,9 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "segment-compare.js": { file: own("segment-compare.js"), type: JS },
   "compare.css": { file: own("compare.css"), type: CSS },
   "lists.js": { file: own("lists.js"), type: JS },
+  "gear.js": { file: own("gear.js"), type: JS },
+  "goals.js": { file: own("goals.js"), type: JS },
+  "goals-view.js": { file: own("goals-view.js"), type: JS },
   "leaflet.js": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.js"), type: JS },
   "leaflet.css": { file: () => join(packageDir("leaflet/dist/leaflet.js"), "leaflet.css"), type: CSS },
   "uplot.js": { file: () => join(packageDir("uplot/dist/uPlot.iife.min.js"), "uPlot.iife.min.js"), type: JS },
@@ -131,6 +135,8 @@ const FEED = `<div class="columns feed-columns">
     <p><button id="feed-more" class="secondary" type="button" hidden>Load more</button></p>
   </section>
   <aside aria-labelledby="totals-title">
+    <section class="card" id="gear-reminders" aria-labelledby="gear-reminders-title" hidden></section>
+    <section class="card" id="feed-goals" aria-labelledby="goals-title"><h2 id="goals-title">Goals</h2><p class="muted">Loading…</p></section>
     <section class="card" id="totals"><h2 id="totals-title">Totals</h2><p class="muted">Loading…</p></section>
     <section class="card" id="my-clubs" aria-labelledby="clubs-title"><h2 id="clubs-title">Your clubs</h2><p class="muted">Loading…</p></section>
     <section class="card"><h2>Add an activity</h2><p><a href="/upload">Upload files</a> from your device, or let the
@@ -228,7 +234,13 @@ const UPLOAD = `<h1>Upload activities</h1>
 
 /** GET /upload. */
 function uploadPage(c: Context, platform: Platform): Promise<Response> {
-  return signedInPage(c, platform, () => ({ title: "Upload", current: "upload", script: "upload.js", body: UPLOAD }));
+  return signedInPage(c, platform, async (athleteId) => ({
+    title: "Upload",
+    current: "upload",
+    script: "upload.js",
+    data: { defaultVisibility: (await athleteDefaults(platform.db, athleteId)).visibility },
+    body: UPLOAD,
+  }));
 }
 
 /** GET /segments: the segment explorer. */
@@ -388,6 +400,35 @@ async function activityPage(c: Context, platform: Platform): Promise<Response> {
   });
 }
 
+/** GET /goals: the athlete's goals (set, follow, remove). */
+function goalsPage(c: Context, platform: Platform): Promise<Response> {
+  return signedInPage(c, platform, () => ({
+    title: "Goals",
+    script: "goals.js",
+    body: `<div id="goals"><h1>Goals</h1><p class="muted" role="status">Loading…</p></div>`,
+  }));
+}
+
+/** GET /gear/:id: one of the athlete's bikes or shoes (another's, or unknown: the not-found page). */
+async function gearPage(c: Context, platform: Platform): Promise<Response> {
+  const w = await web(c, platform);
+  if (!w.athlete) return redirectToSignIn(c);
+  const id = c.req.param("id") ?? "";
+  if (!/^[bg]\d{1,18}$/.test(id)) return notFoundPage(c, platform, w);
+  const gear = await findGear(platform.db, id);
+  if (!gear || Number(gear.athlete_id) !== w.athlete.id) return notFoundPage(c, platform, w);
+  const t = await sessionToken(c, platform, w.athlete.id);
+  if (!t) return redirectToSignIn(c);
+  return shell(c, {
+    title: "Gear",
+    ...signedIn(w, t),
+    current: "settings",
+    script: "gear.js",
+    data: { gearId: id },
+    body: `<div id="gear-page"><h1>Gear</h1><p class="muted" role="status">Loading…</p></div>`,
+  });
+}
+
 /** The web app (mounted at `/`): `/`, the athlete's pages, `/activities/:id`, `/upload`, the token endpoint and the assets. */
 export function appPages(platform: Platform): Hono {
   const pages = new Hono();
@@ -402,5 +443,7 @@ export function appPages(platform: Platform): Hono {
   pages.get("/settings", (c) => settingsPage(c, platform));
   pages.get("/heatmaps", (c) => heatmapsPage(c, platform));
   pages.get("/activities/:id", (c) => activityPage(c, platform));
+  pages.get("/gear/:id", (c) => gearPage(c, platform));
+  pages.get("/goals", (c) => goalsPage(c, platform));
   return pages;
 }

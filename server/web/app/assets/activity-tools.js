@@ -196,11 +196,13 @@ async function segmentForm(a) {
     value: kmValue((2 * total) / 3),
     required: true,
   });
+  // A segment others may see is never cut from an activity that not everyone may see (the API's 400).
+  const notPublic = (a.visibility ?? (a.private ? "only_me" : "everyone")) !== "everyone";
   const privateBox = h("input", {
     type: "checkbox",
     id: "segment-private",
-    checked: !!a.private,
-    disabled: !!a.private,
+    checked: notPublic,
+    disabled: notPublic,
   });
   const status = h("p", { class: "muted", role: "status", id: "segment-status" });
   const button = h("button", { type: "submit", id: "segment-create" }, "Create segment");
@@ -223,7 +225,7 @@ async function segmentForm(a) {
     from,
     h("label", { for: "segment-to" }, `To (${distanceUnit.name})`),
     to,
-    h("label", { class: "check" }, privateBox, a.private ? "Private (the activity is private)" : "Private"),
+    h("label", { class: "check" }, privateBox, notPublic ? "Private (not everyone may see the activity)" : "Private"),
     button,
     status,
   );

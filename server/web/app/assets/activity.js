@@ -1,11 +1,13 @@
 // One activity: map, charts with a cursor linked to the map, stats, splits, laps, efforts, social, edit.
 import {
   api,
+  audienceText,
   config,
   dateText,
   distanceText,
   distanceUnit,
   duration,
+  gearBadges,
   h,
   imperial,
   isPaceSport,
@@ -22,6 +24,7 @@ import {
   showFailure,
   speedText,
   speedUnit,
+  visibilityField,
   YARD,
 } from "./app.js";
 import { baseMap } from "./map.js";
@@ -52,7 +55,11 @@ function header(a) {
           ? [h("a", { href: `/athletes/${config.ownerId}`, id: "owner" }, config.ownerName), " · "]
           : null,
         `${readableName(a.sport_type ?? a.type)} · ${dateText(a.start_date_local ?? a.start_date)}${
-          a.private ? " · Only you can see it" : ""
+          audienceText(a) === "Only you"
+            ? " · Only you can see it"
+            : audienceText(a) === "Followers"
+            ? (mine ? " · Your followers can see it" : " · Followers only")
+            : ""
         }`,
       ),
       a.description ? h("p", { id: "description" }, a.description) : null,
@@ -63,7 +70,7 @@ function header(a) {
   );
 }
 
-/** Makes a route of one's own activity (private when the activity is) and opens it. */
+/** Makes a route of one's own activity (private unless everyone may see the activity) and opens it. */
 function makeRouteButton(a) {
   if (!a.map?.summary_polyline && !a.map?.polyline) return null;
   const button = h("button", { type: "button", id: "make-route", class: "secondary" }, "Make a route");
@@ -72,7 +79,7 @@ function makeRouteButton(a) {
     try {
       const made = await api("/routes", {
         method: "POST",
-        body: { activity_id: a.id, name: a.name || "Route", private: !!a.private },
+        body: { activity_id: a.id, name: a.name || "Route", private: (a.visibility ?? "everyone") !== "everyone" },
       });
       location.assign(`/routes/${made.id}`);
     } catch (error) {
@@ -108,7 +115,14 @@ function summary(a) {
         : null,
       a.average_cadence ? stat("Avg cadence", cadenceText(a.average_cadence, a.type)) : null,
       a.calories ? stat("Calories", `${Math.round(a.calories).toLocaleString("en")} kcal`) : null,
-      a.gear ? stat("Gear", a.gear.name ?? a.gear.id) : null,
+      a.gear
+        ? stat("Gear", [
+          a.athlete?.id === config.athlete.id
+            ? h("a", { href: `/gear/${a.gear.id}`, id: "activity-gear" }, a.gear.name ?? a.gear.id)
+            : h("span", { id: "activity-gear" }, a.gear.name ?? a.gear.id),
+          ...gearBadges(a.gear),
+        ])
+        : null,
     ),
     // The altitudes are the recording's GPS altitude (no barometer, no terrain tile): say so (docs/numbers.md).
     a.elevation_from_gps && a.total_elevation_gain > 0
@@ -477,7 +491,8 @@ function socialFailure(error) {
 
 async function editForm(a) {
   const me = await api("/athlete");
-  const gear = [...(me.bikes ?? []), ...(me.shoes ?? [])];
+  // Retired gear leaves the picker (the activity's own stays, marked).
+  const gear = [...(me.bikes ?? []), ...(me.shoes ?? [])].filter((g) => !g.retired || g.id === a.gear_id);
   const field = (id, label, input) => h("div", {}, h("label", { for: id }, label), input);
   const types = [
     "Ride",
@@ -523,7 +538,13 @@ async function editForm(a) {
           "select",
           { id: "edit-gear" },
           h("option", { value: "none" }, "No gear"),
-          gear.map((g) => h("option", { value: g.id, selected: g.id === a.gear_id }, g.name ?? g.id)),
+          gear.map((g) =>
+            h(
+              "option",
+              { value: g.id, selected: g.id === a.gear_id },
+              `${g.name ?? g.id}${g.retired ? " (retired)" : ""}`,
+            )
+          ),
         ),
       ),
     ),
@@ -532,12 +553,7 @@ async function editForm(a) {
       "Description",
       h("textarea", { id: "edit-description", maxlength: 10000 }, a.description ?? ""),
     ),
-    h(
-      "label",
-      { class: "check" },
-      h("input", { type: "checkbox", id: "edit-private", checked: a.private }),
-      "Only me (private)",
-    ),
+    visibilityField("edit-visibility", a.visibility ?? (a.private ? "only_me" : "everyone")),
     h(
       "div",
       { class: "actions" },
@@ -556,7 +572,7 @@ async function editForm(a) {
           name: form.querySelector("#edit-name").value,
           type: form.querySelector("#edit-type").value,
           description: form.querySelector("#edit-description").value,
-          private: form.querySelector("#edit-private").checked,
+          visibility: form.querySelector("#edit-visibility").value,
           gear_id: form.querySelector("#edit-gear").value,
         },
       });

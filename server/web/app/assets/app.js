@@ -201,6 +201,45 @@ export function readableName(name) {
 
 export const kudosText = (n) => `${n ?? 0} ${n === 1 ? "kudo" : "kudos"}`;
 
+/** A whole distance in the athlete's unit ("700 km"): gear totals and reminders. */
+export const wholeDistance = (m) =>
+  `${Math.round((m ?? 0) / distanceUnit.meters).toLocaleString("en")} ${distanceUnit.name}`;
+
+/** The gear's "Replace at …" reminder (once its distance reached it) and "Retired", as badges beside its name. */
+export function gearBadges(g) {
+  return [
+    g?.retired ? h("span", { class: "badge retired" }, "Retired") : null,
+    // A retired piece is replaced already: no reminder.
+    g?.reminder_reached && g.reminder_distance && !g.retired
+      ? h("span", { class: "badge replace" }, `Replace at ${wholeDistance(g.reminder_distance)}`)
+      : null,
+  ].filter(Boolean);
+}
+
+/** Strava's visibility values in words (the API's `visibility`). */
+export const VISIBILITY_WORDS = { everyone: "Everyone", followers_only: "Followers", only_me: "Only me" };
+
+/** Who sees an activity, for its meta line: nothing for everyone. */
+export function audienceText(a) {
+  const visibility = a.visibility ?? (a.private ? "only_me" : "everyone");
+  return visibility === "only_me" ? "Only you" : visibility === "followers_only" ? "Followers" : "";
+}
+
+/** The "Who can see this" control: a labelled select of Everyone / Followers / Only me. */
+export function visibilityField(id, value, hint) {
+  return h(
+    "div",
+    { class: "visibility-field" },
+    h("label", { for: id }, "Who can see this"),
+    h(
+      "select",
+      { id, ...(hint ? { "aria-describedby": `${id}-hint` } : {}) },
+      Object.entries(VISIBILITY_WORDS).map(([v, words]) => h("option", { value: v, selected: v === value }, words)),
+    ),
+    hint ? h("p", { class: "muted small", id: `${id}-hint` }, hint) : null,
+  );
+}
+
 export function dateText(iso) {
   const d = new Date(iso);
   return d.toLocaleString("en-GB", {
@@ -334,7 +373,11 @@ export function activityEntry(a, { showAthlete = true } = {}) {
       "div",
       {},
       who,
-      h("p", { class: "meta" }, `${readableName(a.sport_type ?? a.type)} · ${when}${a.private ? " · Only you" : ""}`),
+      h(
+        "p",
+        { class: "meta" },
+        `${readableName(a.sport_type ?? a.type)} · ${when}${audienceText(a) ? ` · ${audienceText(a)}` : ""}`,
+      ),
       h("h2", {}, h("a", { href: `/activities/${a.id}` }, a.name || "Untitled activity")),
       h(
         "dl",

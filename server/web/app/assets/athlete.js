@@ -13,6 +13,7 @@ import {
   ready,
   showFailure,
 } from "./app.js";
+import { goalsCard } from "./goals-view.js";
 
 const id = config.athleteId;
 const self = id === config.athlete?.id;
@@ -164,12 +165,20 @@ async function main() {
           { class: "card", "aria-labelledby": "profile-totals-title" },
           h("h2", { id: "profile-totals-title" }, "Totals"),
           totalsTable(stats),
-          self ? null : h("p", { class: "muted small" }, "Counting the activities everyone may see."),
+          self ? null : h("p", { class: "muted small" }, "Counting the activities you may see."),
         ),
+        // Goals are the athlete's own: on their own profile only.
+        self ? h("section", { class: "card", id: "profile-goals", "aria-labelledby": "goals-title" }) : null,
       ),
     ),
   );
   head(profile);
+  if (self) {
+    goalsCard(document.getElementById("profile-goals"), api).then(
+      () => ready("goals"),
+      (error) => showFailure(document.getElementById("profile-goals"), error),
+    );
+  }
   infiniteList({
     list: document.getElementById("athlete-activities"),
     status: document.getElementById("athlete-status"),

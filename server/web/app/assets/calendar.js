@@ -1,6 +1,6 @@
 // Training calendar: a month of activities by day (weeks from Monday), each week's totals by sport,
 // the month's totals by sport and a chart of the last 12 weeks' volume (moving time by sport).
-// Another athlete's calendar holds only what the API lets the viewer see (never their private ones).
+// Another athlete's calendar holds only what the API lets the viewer see (never their only-me ones; followers-only ones for their followers).
 import { distanceText, duration, h, km, meters, ready, showFailure, svg } from "./app.js";
 import { activitiesSince, chartWidth, GROUPS, localDay, pageHead, self, sportGroup } from "./training-common.js";
 

@@ -1,5 +1,19 @@
 // The feed: one's own and followed athletes' activities newest first, infinite scroll over API pages, and totals.
-import { activityEntry, api, config, duration, h, infiniteList, km, meters, ready, showFailure } from "./app.js";
+import {
+  activityEntry,
+  api,
+  config,
+  duration,
+  gearBadges,
+  h,
+  infiniteList,
+  km,
+  meters,
+  ready,
+  showFailure,
+  wholeDistance,
+} from "./app.js";
+import { goalsCard } from "./goals-view.js";
 
 const PER_PAGE = config.perPage ?? 20;
 
@@ -100,5 +114,50 @@ async function clubs() {
   }
 }
 
+/** The athlete's gear in use whose reminder distance is reached: "Replace at …" beside each name. */
+async function gearReminders() {
+  const box = document.getElementById("gear-reminders");
+  try {
+    const me = await api("/athlete");
+    const due = [...(me.bikes ?? []), ...(me.shoes ?? [])].filter((g) => g.reminder_reached && !g.retired);
+    if (due.length) {
+      box.replaceChildren(
+        h("h2", { id: "gear-reminders-title" }, "Gear to replace"),
+        h(
+          "ul",
+          { id: "gear-due" },
+          due.map((g) =>
+            h(
+              "li",
+              {},
+              h("a", { href: `/gear/${g.id}` }, g.name ?? g.id),
+              ...gearBadges(g),
+              h("span", { class: "muted" }, ` ${wholeDistance(g.distance)} so far`),
+            )
+          ),
+        ),
+      );
+      box.hidden = false;
+    }
+  } catch (error) {
+    box.hidden = false;
+    showFailure(box, error);
+  }
+  ready("gearReminders");
+}
+
+/** The athlete's goals and their progress. */
+async function goals() {
+  const box = document.getElementById("feed-goals");
+  try {
+    await goalsCard(box, api);
+  } catch (error) {
+    showFailure(box, error);
+  }
+  ready("goals");
+}
+
 totals();
 clubs();
+gearReminders();
+goals();

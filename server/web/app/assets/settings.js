@@ -1,5 +1,5 @@
 // Settings: profile and defaults (PUT /v3/athlete), privacy zones on a map, gear, links to apps and import.
-import { api, avatarSrc, config, distanceUnit, h, ready, showFailure } from "./app.js";
+import { api, avatarSrc, config, gearBadges, h, ready, showFailure, visibilityField, wholeDistance } from "./app.js";
 import { baseMap } from "./map.js";
 
 const root = document.getElementById("settings");
@@ -69,15 +69,10 @@ function profile(me) {
         ),
       ),
     ),
-    h(
-      "label",
-      { class: "check" },
-      h("input", {
-        type: "checkbox",
-        id: "default-private",
-        checked: !!(me.default_private ?? config.defaults?.private),
-      }),
-      "New uploads are private (only me)",
+    visibilityField(
+      "default-visibility",
+      me.default_visibility ?? config.defaults?.visibility ?? "everyone",
+      "New activities you upload or create, unless you choose otherwise.",
     ),
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Save"), status),
   );
@@ -85,7 +80,7 @@ function profile(me) {
     e.preventDefault();
     const body = {
       default_activity_type: form.querySelector("#default-type").value,
-      default_private: form.querySelector("#default-private").checked,
+      default_visibility: form.querySelector("#default-visibility").value,
       measurement_preference: form.querySelector("#units").value,
     };
     const w = form.querySelector("#weight").value;
@@ -330,9 +325,10 @@ function gear(me) {
             h(
               "li",
               {},
-              `${k}: ${g.name ?? g.id}${g.primary ? " (default)" : ""} · ${
-                ((g.distance ?? 0) / distanceUnit.meters).toFixed(0)
-              } ${distanceUnit.name}`,
+              `${k}: `,
+              h("a", { href: `/gear/${g.id}` }, g.name ?? g.id),
+              `${g.primary ? " (default)" : ""} · ${wholeDistance(g.distance)}`,
+              ...gearBadges(g),
             )
           ),
         )

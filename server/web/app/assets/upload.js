@@ -1,11 +1,21 @@
 // Upload several files: each gets a row with its progress, then its status (polling the upload).
-import { api, currentToken, h, ready } from "./app.js";
+import { api, config, currentToken, h, ready, visibilityField } from "./app.js";
 
 const drop = document.getElementById("drop");
 const input = document.getElementById("files");
 const list = document.getElementById("uploads");
 const TYPES = /\.(fit|tcx|gpx)(\.gz)?$/i;
 let active = 0;
+
+// Who can see the files' activities: the athlete's default unless changed here (the upload's `visibility`).
+drop.before(
+  visibilityField(
+    "upload-visibility",
+    config.defaultVisibility ?? "everyone",
+    "For the activities of the files you add next; your default is in the settings.",
+  ),
+);
+const visibility = document.getElementById("upload-visibility");
 
 /** The API's error in plain words (its text may hold a link to the activity it duplicates). */
 function plain(error) {
@@ -40,6 +50,7 @@ function upload(file) {
     const form = new FormData();
     form.append("file", file);
     form.append("data_type", dataType);
+    form.append("visibility", visibility.value);
     const xhr = new XMLHttpRequest();
     xhr.open("POST", "/v3/uploads");
     xhr.setRequestHeader("authorization", `Bearer ${token}`);
