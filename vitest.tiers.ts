@@ -19,6 +19,8 @@ export const slowFiles = [
   "tests/unit/read-model-upgrade.test.ts",
   "tests/unit/foreground.test.ts",
   "tests/unit/erasure-log.test.ts",
+  // opens PGlite twice to read a backup of an earlier version (26 s on the shared machine, 28 Nov 2026)
+  "tests/unit/tar.test.ts",
   // the real Python Strava tools (a virtual environment built once, then a Python process per call)
   "tests/dropin/stravalib-real.shared.test.ts",
   "tests/dropin/strava-offline-real.shared.test.ts",

@@ -45,6 +45,14 @@ function fold(
   let at = start ? dayMs(start.day) + DAY_MS : dayMs(days[0]);
   for (const day of days) {
     const ms = dayMs(day);
+    // A gap of years (a date far from the rest) decays in one step: the fold's cost follows the
+    // activities' days, never the span between them.
+    const gap = Math.floor((ms - at) / DAY_MS);
+    if (gap > 366) {
+      ctl *= Math.pow(1 - 1 / CTL_DAYS, gap);
+      atl *= Math.pow(1 - 1 / ATL_DAYS, gap);
+      at += gap * DAY_MS;
+    }
     for (; at < ms; at += DAY_MS) {
       ctl += (0 - ctl) / CTL_DAYS;
       atl += (0 - atl) / ATL_DAYS;

@@ -221,7 +221,6 @@ function takeGathered(sha256: string): Uint8Array | undefined {
 export function heatmapBuildJob(platform: Platform): JobKind {
   return {
     kind: HEATMAP_JOB,
-    leaseSeconds: 300,
     async pending(db, limit) {
       // Builds first, then built maps whose athlete's activities changed since their last update.
       const building = await pendingHeatmaps(db, limit);

@@ -64,7 +64,10 @@ export const athleteFitnessRoutes = [
         lastLoadDay(platform.db, params.id, viewPrivate),
       ]);
       const today = todayUtc();
-      const through = last && last > today ? last : today;
+      // Bounded by the request, never by the data: at most a day past today (shared/date-range.ts
+      // refuses later starts; one stored before that rule sits outside every window).
+      const tomorrow = new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+      const through = last && last > today && last <= tomorrow ? last : today;
       const windowFrom = new Date(Date.parse(`${through}T00:00:00Z`) - (keep - 1) * 86_400_000).toISOString()
         .slice(0, 10);
       // The window alone: the state before it from the read model's days, then its own days.
