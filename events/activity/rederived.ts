@@ -16,6 +16,7 @@ export const REDERIVATION_TYPES = [activityReprocessed.type, activityCropped.typ
 /** What a re-derivation says of its activity: its new measured facts, and its new start if it moved. */
 export interface Rederivation {
   activityId: number;
+  athleteId: number;
   facts: z.infer<typeof reprocessedFacts>;
   /** The new start (UTC and local, ISO 8601), or null: the start did not move. */
   start: { startDate: string; startDateLocal: string } | null;
@@ -25,11 +26,21 @@ export interface Rederivation {
 export function rederivationOf(event: StoredEvent): Rederivation | null {
   switch (event.type) {
     case activityReprocessed.type:
-      return { activityId: event.data.activityId, facts: event.data.facts, start: null };
+      return {
+        activityId: event.data.activityId,
+        athleteId: event.data.athleteId,
+        facts: event.data.facts,
+        start: null,
+      };
     case activityCropped.type:
     case activityCropUndone.type: {
-      const { activityId, facts } = event.data;
-      return { activityId, facts, start: { startDate: facts.startDate, startDateLocal: facts.startDateLocal } };
+      const { activityId, athleteId, facts } = event.data;
+      return {
+        activityId,
+        athleteId,
+        facts,
+        start: { startDate: facts.startDate, startDateLocal: facts.startDateLocal },
+      };
     }
   }
   return null;
