@@ -228,6 +228,9 @@ export function generateYears(options: YearsOptions): GeneratedYears {
     else if (r < 0.91) kind = "hike", name = "Hike in the Alps";
     else kind = "strength", name = "Strength session";
     if (name === "Commute") localHour = 7.75;
+    // A day's second activity starts hours away from its first: two recordings overlapping in time
+    // would be one activity recorded twice (the importer counts the second as a duplicate).
+    if (i > 0 && slots[i - 1] === day) localHour += localHour < 12 ? 6 : -9;
     const localMs = day + localHour * 3600_000 + Math.floor(random() * 1800) * 1000;
     const indoor = kind === "virtual" || kind === "strength";
     const startMs = indoor ? localMs : parisToUtc(localMs);
