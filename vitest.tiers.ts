@@ -16,12 +16,17 @@ export const slowFiles = [
   "tests/unit/derive-pool.test.ts",
   "tests/unit/replay-batch.test.ts",
   "tests/unit/bulk-replay.test.ts",
+  "tests/unit/records-volume-replay.test.ts",
   "tests/unit/read-model-upgrade.test.ts",
   "tests/unit/foreground.test.ts",
   "tests/unit/erasure-log.test.ts",
+  // opens PGlite twice to read a backup of an earlier version (26 s on the shared machine, 28 Nov 2026)
+  "tests/unit/tar.test.ts",
   // the real Python Strava tools (a virtual environment built once, then a Python process per call)
   "tests/dropin/stravalib-real.shared.test.ts",
   "tests/dropin/strava-offline-real.shared.test.ts",
+  // a generated history of 420 activities imported from a Strava export (issue 43)
+  "tests/api/athlete-years.test.ts",
   // suites outside the slow folders that drive a browser
   "tests/mcp/clients.test.ts",
   "tests/archive/web.test.ts",

@@ -94,3 +94,62 @@ export async function erasablePositions(tx: Queryable, id: string): Promise<numb
   );
   return rows.map((r) => Number(r.global_position));
 }
+
+/** What scrubbing the database files after an erasure did (docs/accounts.md, "Erasure on disk"). */
+export interface Scrubbed {
+  /** Tables rewritten (VACUUM FULL). */
+  tables: number;
+  /** Statements the database refused (e.g. CHECKPOINT for a PostgreSQL user without pg_checkpoint), with why. */
+  refused: string[];
+  seconds: number;
+}
+
+/**
+ * Leaves no old version of a deleted row in the database's files. A DELETE only marks rows dead:
+ * their bytes stay in the table's pages (PGlite never vacuums; a plain VACUUM frees the space
+ * without clearing it), in the write-ahead log, and in the planner's samples (pg_statistic). So,
+ * after an erasure's rewrite of the log and rebuild of the read models:
+ * - every table is rewritten (VACUUM FULL: a new file with the live rows only; the old file is
+ *   emptied at commit) — the blob store only when `blobs` (it is the large one on PostgreSQL);
+ * - the statistics are sampled again from the live rows, and pg_statistic is rewritten too;
+ * - the WAL moves to a new segment and a checkpoint lets every older one go: deleted when the
+ *   database does not recycle them (PGlite here starts with wal_recycle=off; on PostgreSQL that is
+ *   the operator's setting, docs/operators.md).
+ * Each statement the database refuses (a PostgreSQL user that does not own a table, or may not
+ * checkpoint) is reported, not fatal: the erasure as users see it is complete either way.
+ */
+export async function scrubDeletedRows(db: Db, options: { blobs: boolean }): Promise<Scrubbed> {
+  const started = performance.now();
+  const refused: string[] = [];
+  const run = async (sql: string) => {
+    try {
+      await db.exec(sql);
+      return true;
+    } catch (error) {
+      refused.push(`${sql}: ${(error as Error).message}`);
+      return false;
+    }
+  };
+  const tables = await db.query<{ schema: string; name: string }>(
+    `select schemaname as schema, tablename as name from pg_catalog.pg_tables
+      where schemaname not in ('pg_catalog', 'information_schema') order by 1, 2`,
+  );
+  let rewritten = 0;
+  for (const t of tables) {
+    if (!options.blobs && t.schema === "public" && t.name === "blobs") continue;
+    if (await run(`vacuum full ${quoteIdent(t.schema)}.${quoteIdent(t.name)}`)) rewritten++;
+  }
+  await run("analyze");
+  await run("vacuum full pg_catalog.pg_statistic");
+  try {
+    await db.query("select pg_switch_wal()");
+  } catch (error) {
+    refused.push(`select pg_switch_wal(): ${(error as Error).message}`);
+  }
+  await run("checkpoint");
+  return { tables: rewritten, refused, seconds: Math.round(performance.now() - started) / 1000 };
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

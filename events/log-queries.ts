@@ -27,6 +27,12 @@ export async function logHoldsEvents(q: Queryable): Promise<boolean> {
   return any;
 }
 
+/** Does this database hold the platform's event log at all (its table; an empty log counts)? */
+export async function logTableExists(q: Queryable): Promise<boolean> {
+  const [{ found }] = await q.query<{ found: boolean }>("select to_regclass('public.events') is not null as found");
+  return found;
+}
+
 /** Does the log hold anything, or the blob store (a copy's target must be empty)? */
 export async function holdsEventsOrBlobs(q: Queryable): Promise<boolean> {
   const [{ found }] = await q.query<{ found: boolean }>(

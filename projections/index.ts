@@ -21,6 +21,9 @@ import { athletePicturesProjection } from "./athlete-pictures/projection.ts";
 import { trainingLoadProjection } from "./training-load/projection.ts";
 import { activityEditsProjection } from "./activity-edits/projection.ts";
 import { goalsProjection } from "./goals/projection.ts";
+import { trainingVolumeProjection } from "./training-volume/projection.ts";
+import { recordsProjection } from "./records/projection.ts";
+import { activityListProjection } from "./activity-list/projection.ts";
 
 /** Every read model of the platform. Add one line per projection. */
 export const allProjections: Projection[] = [
@@ -47,4 +50,7 @@ export const allProjections: Projection[] = [
   trainingLoadProjection,
   activityEditsProjection,
   goalsProjection,
+  trainingVolumeProjection,
+  recordsProjection,
+  activityListProjection,
 ];

@@ -59,7 +59,9 @@ export function createApp(
 
   app.onError((error, c) => {
     const api = toApiError(error);
-    if (api.status >= 500) {
+    // (503: the request log's line says it; the database's absence is no bug to trace.)
+    if (api.status === 503) c.header("Retry-After", "5");
+    else if (api.status >= 500) {
       console.error(
         `[${c.get("requestId" as never)}] ${c.req.method} ${c.req.path}: ${(error as Error)?.stack ?? error}`,
       );

@@ -117,10 +117,15 @@ export async function putSettledBlob(db: Queryable, sha256: string, size: number
 /**
  * Stores a file already written (and synced) at `temp` whose bytes hash to `sha256`, moving it
  * rather than reading it when blobs may be files; otherwise its bytes go into the database and
- * `temp` is removed.
+ * `temp` is removed. `dir`: the blob directory, for a `db` that does not carry it (a transaction).
  */
-export async function putBlobFromFile(db: Queryable, temp: string, sha256: string, size: number): Promise<string> {
-  const dir = blobDirOf(db);
+export async function putBlobFromFile(
+  db: Queryable,
+  temp: string,
+  sha256: string,
+  size: number,
+  dir = blobDirOf(db),
+): Promise<string> {
   if (dir && size >= FILE_THRESHOLD) {
     await settleFile(dir, sha256, temp);
     await insertBlobRow(db, sha256, new Uint8Array(0), size);

@@ -20,7 +20,10 @@ import { pushSubscriptionRoutes } from "./webhooks/routes.ts";
 import { importRoutes } from "./archive/routes.ts";
 import { athleteRouteEndpoints } from "./athlete-routes/routes.ts";
 import { athleteFeedRoutes } from "./feeds/routes.ts";
-import { athleteFitnessRoutes, athleteRecordRoutes } from "./training/routes.ts";
+import { activitySearchRoutes } from "./feeds/search-routes.ts";
+import { athleteFitnessRoutes } from "./training/routes.ts";
+import { athleteRecordRoutes } from "./training/records.ts";
+import { athleteVolumeRoutes } from "./training/volume.ts";
 import { gearCreateRoutes } from "./gear/create-routes.ts";
 import { athletePictureRoutes } from "./avatars/routes.ts";
 import { activityExportRoutes } from "./activities/export-routes.ts";
@@ -31,7 +34,9 @@ import { goalRoutes } from "./goals/routes.ts";
 /** Every declared route of the platform (the route table). Add one spread per resource family. */
 export const allRoutes: AnyRoute[] = [
   ...athleteRecordRoutes,
+  ...athleteVolumeRoutes,
   ...athleteFitnessRoutes,
+  ...activitySearchRoutes,
   ...athleteFeedRoutes, // before activityRoutes: /v3/activities/following is not /v3/activities/:id
   ...discoverRoutes, // before /v3/clubs/:id, /v3/athletes/:id, /v3/challenges/:id
   ...segmentRoutes,

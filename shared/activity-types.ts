@@ -40,6 +40,14 @@ export function activityTypeOf(name: string): ActivityType | undefined {
   return byLower.get(name.trim().toLowerCase());
 }
 
+/** An activity type in words, as the pages write it: "VirtualRide" → "Virtual ride", "EBikeRide" → "E-bike ride". */
+export function activityTypeWords(name: string): string {
+  const words = name.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g);
+  if (!words) return name;
+  const text = words.map((w, i) => (i && w.length > 1 && w !== w.toUpperCase() ? w.toLowerCase() : w)).join(" ");
+  return text.replace(/^E (?=[a-z])/, "E-");
+}
+
 /** 1-based number of an activity type (heatmap activity_type_ids). */
 export function activityTypeId(type: ActivityType): number {
   return ACTIVITY_TYPES.indexOf(type) + 1;

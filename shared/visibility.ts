@@ -68,3 +68,19 @@ export function resolveVisibility(
   }
   return current ?? athleteDefault;
 }
+
+/**
+ * Read models that aggregate activities (totals, calendars, records: projections/training-volume,
+ * projections/records) keep one aggregate per visibility, so a reader adds up the classes its
+ * viewer may see — the privacy engine says which (`visibilityClassesFor` in
+ * server/privacy/engine.ts) — instead of the read model baking in one audience.
+ */
+export const VISIBILITY_CLASSES = VISIBILITIES;
+export type VisibilityClass = Visibility;
+
+/** The class of an activity from what its events say: its `visibility`, else (older facts) its `private`. */
+export function visibilityClassOf(facts: { private?: boolean; visibility?: string | null }): VisibilityClass {
+  const v = facts.visibility;
+  if (v === "everyone" || v === "followers_only" || v === "only_me") return v;
+  return visibilityOfPrivate(facts.private === true);
+}

@@ -65,6 +65,9 @@ export const bestEffortFacts = z.object({
   maxHeartrate: z.number().nullable().optional(),
 });
 
+/** One point of an activity's power curve: the highest mean power (W) over `duration` seconds. */
+export const powerCurvePoint = z.object({ duration: z.number().int().positive(), watts: z.number().int() });
+
 /** Everything derived from a device file, once, at upload time. */
 export const activityFacts = z.object({
   type: activityType,
@@ -131,4 +134,10 @@ export const activityFacts = z.object({
   splitsMetric: z.array(splitFacts),
   splitsStandard: z.array(splitFacts),
   bestEfforts: z.array(bestEffortFacts),
+  /**
+   * The highest mean power over 5 s … 1 h (server/ingest/power-curve.ts), null without a power
+   * stream; absent on activities recorded before it was kept (the records read model then counts
+   * none of their power until `cli reprocess` derives it).
+   */
+  powerCurve: z.array(powerCurvePoint).nullable().optional(),
 });

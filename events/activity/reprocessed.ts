@@ -39,6 +39,7 @@ export const reprocessedFacts = activityFacts.pick({
   splitsMetric: true,
   splitsStandard: true,
   bestEfforts: true,
+  powerCurve: true,
 });
 
 export const activityReprocessed = defineEvent({

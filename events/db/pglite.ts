@@ -150,18 +150,23 @@ export async function openPglite(
   // shared_buffers lives in PGlite's WebAssembly memory, which never shrinks: a process that writes
   // a lot (an archive import) touches all of it. A smaller cache bounds that memory.
   const buffers = options.sharedBuffers ? ["-c", `shared_buffers=${options.sharedBuffers}`] : [];
+  // WAL segments a checkpoint no longer needs are deleted, never recycled under a new name with
+  // their old bytes inside: an erasure's scrub (events/erasure.ts) leaves no old row in any file.
+  const walParams = dataDir ? ["-c", "wal_recycle=off"] : [];
   const pg = fs
     ? new PGlite({
       dataDir,
       fs,
       parsers,
       serializers,
-      startParams: [...durableStartParams(PGlite.defaultStartParams), ...buffers],
+      startParams: [...durableStartParams(PGlite.defaultStartParams), ...buffers, ...walParams],
     })
     : new PGlite(dataDir, {
       parsers,
       serializers,
-      ...(buffers.length ? { startParams: [...PGlite.defaultStartParams, ...buffers] } : {}),
+      ...(buffers.length || walParams.length
+        ? { startParams: [...PGlite.defaultStartParams, ...buffers, ...walParams] }
+        : {}),
     });
   await pg.waitReady;
   // Its initial files are created 0666: nobody but us may read the log or the token hashes.
@@ -198,22 +203,15 @@ export async function openPglite(
     walSyncs: wal?.stats,
     blobDir: dataDir ? join(dataDir, "blobs") : undefined,
     close: () => pg.close(),
-    async dumpDataDir() {
-      // A checkpoint first (little WAL to replay on restore), then the files are read holding
-      // PGlite's transaction lock, which every statement and transaction takes: the copy is taken
-      // between transactions, so it holds exactly the committed state of one moment.
-      await pg.exec("checkpoint");
-      const internal = pg as unknown as { _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T> };
-      const tarball = await internal._runExclusiveTransaction(() => pg.dumpDataDir("gzip"));
-      return new Uint8Array(await tarball.arrayBuffer());
-    },
+    whileQuiescent: dataDir
+      ? async <T>(fn: (dir: string) => Promise<T>): Promise<T> => {
+        // A checkpoint first (little WAL to replay on restore), then fn runs holding PGlite's
+        // transaction lock, which every statement and transaction takes: the files are those of
+        // the committed state of one moment.
+        await durably(() => pg.exec("checkpoint"));
+        const internal = pg as unknown as { _runExclusiveTransaction<R>(fn: () => Promise<R>): Promise<R> };
+        return await internal._runExclusiveTransaction(() => fn(dataDir));
+      }
+      : undefined,
   };
-}
-
-/** Unpacks a dumpDataDir tarball into dataDir (which must be empty) and checks it opens. */
-export async function loadPgliteDataDir(dataDir: string, tarball: Uint8Array): Promise<void> {
-  const pg = new PGlite(dataDir, { loadDataDir: new Blob([tarball as BlobPart]) });
-  await pg.waitReady;
-  await pg.query("select 1");
-  await pg.close();
 }

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { parseJsonExact } from "../../shared/json.ts";
-import { type Db, parseInt8, type Queryable, type Row } from "./types.ts";
+import { type Db, isDatabaseUnavailable, parseInt8, type Queryable, type Row } from "./types.ts";
 
 const INT8 = 20;
 const TIMESTAMPTZ = 1184;
@@ -41,9 +41,18 @@ export async function openPostgres(
     connectionString: url,
     max: options.max ?? 10,
     options: options.searchPath ? `-c search_path=${options.searchPath.replace(/\s+/g, "")}` : undefined,
+    // A database that does not answer: the request fails (503) after 5 s instead of waiting for ever.
+    connectionTimeoutMillis: 5000,
+    // Dead peers (a database host gone without closing the socket) are found by TCP keepalives.
+    keepAlive: true,
   });
-  // An idle client error must never crash the process (e.g. the server restarting).
+  // No socket to the database may take the process down when the database goes away (issue #41:
+  // "Uncaught Error: read ECONNRESET"). An idle client's error reaches the pool's listener…
   pool.on("error", () => {});
+  // …and every client, whatever its state (idle, checked out, being removed after an error),
+  // keeps a listener for its whole life: a socket error that arrives while no one listens would be
+  // thrown. Queries running on the client still fail with the error.
+  pool.on("connect", (client) => client.on("error", () => {}));
   await pool.query("select 1");
   const base = wrap(pool);
   return {
@@ -52,6 +61,12 @@ export async function openPostgres(
     exec: base.exec,
     async transaction(fn, options) {
       const client = await pool.connect();
+      // The connection may break while the transaction is between statements (the database
+      // stopped): the error is remembered, the next statement fails with it, and the client is
+      // destroyed on release instead of going back to the pool.
+      let broken: Error | undefined;
+      const onError = (error: Error) => (broken = error);
+      client.on("error", onError);
       try {
         await client.query("begin");
         // The commit returns before its WAL is flushed; the next synchronous commit flushes it.
@@ -60,10 +75,12 @@ export async function openPostgres(
         await client.query("commit");
         return result;
       } catch (error) {
-        await client.query("rollback").catch(() => {});
+        if (isDatabaseUnavailable(error)) broken ??= error as Error;
+        if (!broken) await client.query("rollback").catch(() => {});
         throw error;
       } finally {
-        client.release();
+        client.off("error", onError);
+        client.release(broken);
       }
     },
     close: () => pool.end(),

@@ -23,10 +23,11 @@ export interface Db extends Queryable {
   readonly blobDir?: string;
   close(): Promise<void>;
   /**
-   * Embedded databases only: a gzipped tar of the whole data directory, taken while no transaction
-   * is open (so it holds exactly the committed state at one moment) and no statement runs.
+   * Embedded databases on disk only: runs `fn` with the data directory after a checkpoint, while no
+   * transaction is open and no statement runs (every caller waits meanwhile), so the directory's
+   * files are exactly the committed state of one moment (a backup copies them then).
    */
-  dumpDataDir?(): Promise<Uint8Array>;
+  whileQuiescent?<T>(fn: (dataDir: string) => Promise<T>): Promise<T>;
 }
 
 /** int8 values: a number when exact, else a bigint (64-bit ids stay exact). */
@@ -39,4 +40,31 @@ export function parseInt8(text: string): number | bigint {
 export function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : undefined;
+}
+
+/** Socket errors of a connection to a database that went away (or is not there yet). */
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/**
+ * Whether an error means the database cannot be reached now rather than that a statement failed:
+ * a refused or broken connection, PostgreSQL shutting down or starting (SQLSTATE 57P01–57P03), a
+ * connection exception (class 08), or the driver giving up on a dead connection. Requests answer
+ * these with 503 (the load balancer tries another server; the client retries), and jobs do not
+ * count them as a failed attempt.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") {
+      if (CONNECTION_CODES.has(code) || /^57P0[123]$/.test(code) || code.startsWith("08")) return true;
+    }
+    const message = (e as { message?: unknown }).message;
+    if (
+      typeof message === "string" &&
+      /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed and is not queryable|Connection ended unexpectedly/
+        .test(message)
+    ) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }

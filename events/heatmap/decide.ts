@@ -9,6 +9,7 @@ import {
   heatmapRequested,
   type HeatmapStatus,
   heatmapTracksGathered,
+  heatmapTracksUpdated,
   STATUS_AFTER,
 } from "./events.ts";
 import type { EventData } from "../catalogue.ts";
@@ -28,6 +29,7 @@ export type HeatmapCommand =
   | ({ type: "select" } & EventData<typeof heatmapActivitiesSelected>)
   | ({ type: "gathered" } & EventData<typeof heatmapTracksGathered>)
   | ({ type: "built" } & EventData<typeof heatmapBuilt>)
+  | ({ type: "update" } & EventData<typeof heatmapTracksUpdated>)
   | ({ type: "fail" } & EventData<typeof heatmapFailed>)
   | ({ type: "delete" } & Ids);
 
@@ -37,11 +39,12 @@ const STEP_FROM: Record<string, HeatmapStatus> = {
   select: "building",
   gathered: "gathering",
   built: "generating",
+  update: "done",
 };
 
 const conflict = () => new DomainError("conflict", "Heatmap", "status", "invalid");
 
-/** A heatmap: requested once, built in order, failed or deleted (only by its athlete). */
+/** A heatmap: requested once, built in order, then kept up to date (updates), failed or deleted (only by its athlete). */
 export const heatmapDecider: Decider<HeatmapState, HeatmapCommand, HeatmapEvent> = {
   initialState: () => ({ exists: false, deleted: false, athleteId: 0, status: null }),
   evolve(state, event: HeatmapEvent) {
@@ -90,6 +93,10 @@ export const heatmapDecider: Decider<HeatmapState, HeatmapCommand, HeatmapEvent>
       case "built": {
         const { type: _, ...data } = command;
         return [heatmapBuilt.create(data)];
+      }
+      case "update": {
+        const { type: _, ...data } = command;
+        return [heatmapTracksUpdated.create(data)];
       }
     }
     throw conflict();

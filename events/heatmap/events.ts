@@ -56,6 +56,27 @@ export const heatmapBuilt = defineEvent({
   }),
 });
 
+export const heatmapTracksUpdated = defineEvent({
+  type: "HeatmapTracksUpdated",
+  description:
+    "A built heatmap followed its athlete's activities: the tracks of public activities matching it that were recorded (or re-derived, or made public, or given its type) since its last update were gathered and added, those no longer public or deleted were left out, into a new tracks blob (status stays done).",
+  schema: z.object({
+    ...ids,
+    tracksSha256: z.string(),
+    /** Activities whose tracks were gathered (new to the map, or changed since). */
+    addedActivityIds: z.array(z.number().int().positive()),
+    /** Activities left out (deleted, made private, no longer of the map's types). */
+    removedActivityIds: z.array(z.number().int().positive()),
+    activitiesCount: z.number().int().nonnegative(),
+    pointsCount: z.number().int().nonnegative(),
+    tilesCount: z.number().int().nonnegative(),
+    centerLatlng: z.tuple([z.number(), z.number()]).nullable(),
+    centerZoom: z.number().int().min(0).max(18).nullable(),
+    /** The athlete's activity changes (log positions) this update took into account, up to this one. */
+    coveredPosition: z.number().int().nonnegative(),
+  }),
+});
+
 export const heatmapFailed = defineEvent({
   type: "HeatmapFailed",
   description: "The build failed (status error) with an English explanation.",
@@ -77,6 +98,7 @@ export type HeatmapEvent = EventOf<
   | typeof heatmapActivitiesSelected
   | typeof heatmapTracksGathered
   | typeof heatmapBuilt
+  | typeof heatmapTracksUpdated
   | typeof heatmapFailed
   | typeof heatmapDeleted
 >;
@@ -91,5 +113,6 @@ export const STATUS_AFTER: Record<string, HeatmapStatus> = {
   [heatmapActivitiesSelected.type]: "gathering",
   [heatmapTracksGathered.type]: "generating",
   [heatmapBuilt.type]: "done",
+  [heatmapTracksUpdated.type]: "done",
   [heatmapFailed.type]: "error",
 };

@@ -1,7 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
-import { activityReprocessed } from "../../events/activity/reprocessed.ts";
-import { activityCropped, activityCropUndone } from "../../events/activity/cropped.ts";
+import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
@@ -67,9 +66,7 @@ export const athleteStatsProjection: Projection = {
     activityCreated.type,
     activityUpdated.type,
     activityDeleted.type,
-    activityReprocessed.type,
-    activityCropped.type,
-    activityCropUndone.type,
+    ...REDERIVATION_TYPES,
     segmentEffortsMatched.type,
     segmentEffortsRematched.type,
   ],
@@ -135,40 +132,6 @@ export const athleteStatsProjection: Projection = {
           params: [d.activityId, sport ?? null, sport === undefined ? null : statsGroupOf(sport), d.visibility ?? null],
         });
       }
-      case activityReprocessed.type: {
-        const { activityId, facts } = event.data;
-        return change(tx, activityId, {
-          sql:
-            `update athlete_stats_activities set distance = $2, moving_time = $3, elapsed_time = $4, elevation_gain = $5,
-                  best_effort_achievements = $6 where activity_id = $1`,
-          params: [
-            activityId,
-            facts.distance,
-            facts.movingTime,
-            facts.elapsedTime,
-            facts.totalElevationGain,
-            bestEffortAchievements(facts.bestEfforts),
-          ],
-        });
-      }
-      case activityCropped.type:
-      case activityCropUndone.type: {
-        // A crop, a split or its undoing: the figures over the window, and its day (the start moves).
-        const { activityId, facts } = event.data;
-        return change(tx, activityId, {
-          sql: `update athlete_stats_activities set day = $2, distance = $3, moving_time = $4, elapsed_time = $5,
-                  elevation_gain = $6, best_effort_achievements = $7 where activity_id = $1`,
-          params: [
-            activityId,
-            dayOf(facts.startDateLocal),
-            facts.distance,
-            facts.movingTime,
-            facts.elapsedTime,
-            facts.totalElevationGain,
-            bestEffortAchievements(facts.bestEfforts),
-          ],
-        });
-      }
       case segmentEffortsMatched.type:
       case segmentEffortsRematched.type: {
         // As the activity's own achievement_count: the latest matching's count.
@@ -183,6 +146,25 @@ export const athleteStatsProjection: Projection = {
         return change(tx, activityId, {
           sql: "delete from athlete_stats_activities where activity_id = $1",
           params: [activityId],
+        });
+      }
+      default: {
+        // Re-derived figures (reprocess, crop, split, undo), and the day when the start moved.
+        const derived = rederivationOf(event);
+        if (!derived) return;
+        const { activityId, facts, start } = derived;
+        return change(tx, activityId, {
+          sql: `update athlete_stats_activities set day = coalesce($2, day), distance = $3, moving_time = $4,
+                  elapsed_time = $5, elevation_gain = $6, best_effort_achievements = $7 where activity_id = $1`,
+          params: [
+            activityId,
+            start ? dayOf(start.startDateLocal) : null,
+            facts.distance,
+            facts.movingTime,
+            facts.elapsedTime,
+            facts.totalElevationGain,
+            bestEffortAchievements(facts.bestEfforts),
+          ],
         });
       }
     }

@@ -3,7 +3,7 @@ import type { StoredEvent } from "../../events/index.ts";
 import { gearAdded, gearUpdated } from "../../events/gear/events.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
-import { activityReprocessed } from "../../events/activity/reprocessed.ts";
+import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import type { Projection } from "../projection.ts";
 import { type ActivityStart, applyInRuns } from "../runs.ts";
 
@@ -63,7 +63,7 @@ export const gearProjection: Projection = {
     activityRecorded.type,
     activityCreated.type,
     activityUpdated.type,
-    activityReprocessed.type,
+    ...REDERIVATION_TYPES,
     activityDeleted.type,
   ],
   /** Runs of recordings and creations (no gear yet) in one insert; edits without gear passed over; the rest alone. */
@@ -146,8 +146,20 @@ export const gearProjection: Projection = {
         await tx.query("update gear_activities set gear_id = $2 where activity_id = $1", [d.activityId, d.gearId]);
         return;
       }
-      case activityReprocessed.type: {
-        const { activityId, athleteId, facts } = event.data;
+      case activityDeleted.type: {
+        const d = event.data;
+        const [row] = await tx.query<{ gear_id: string | null; distance: number }>(
+          "delete from gear_activities where activity_id = $1 returning gear_id, distance",
+          [d.activityId],
+        );
+        if (row) await moveDistance(tx, row.gear_id, d.athleteId, -row.distance);
+        return;
+      }
+      default: {
+        // Re-derived figures (reprocess, crop, split, undo): the gear's distance follows.
+        const derived = rederivationOf(event);
+        if (!derived) return;
+        const { activityId, athleteId, facts } = derived;
         const [row] = await tx.query<{ gear_id: string | null; distance: number }>(
           "select gear_id, distance from gear_activities where activity_id = $1",
           [activityId],
@@ -156,15 +168,6 @@ export const gearProjection: Projection = {
         await moveDistance(tx, row.gear_id, athleteId, -row.distance);
         await moveDistance(tx, row.gear_id, athleteId, facts.distance);
         await tx.query("update gear_activities set distance = $2 where activity_id = $1", [activityId, facts.distance]);
-        return;
-      }
-      case activityDeleted.type: {
-        const d = event.data;
-        const [row] = await tx.query<{ gear_id: string | null; distance: number }>(
-          "delete from gear_activities where activity_id = $1 returning gear_id, distance",
-          [d.activityId],
-        );
-        if (row) await moveDistance(tx, row.gear_id, d.athleteId, -row.distance);
         return;
       }
     }

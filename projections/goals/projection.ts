@@ -3,7 +3,7 @@ import type { StoredEvent } from "../../events/index.ts";
 import { goalDeleted, goalSet } from "../../events/goal/events.ts";
 import { activityCreated, activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
-import { activityReprocessed } from "../../events/activity/reprocessed.ts";
+import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import type { Projection } from "../projection.ts";
 import { type ActivityStart, applyInRuns } from "../runs.ts";
 
@@ -64,7 +64,7 @@ export const goalsProjection: Projection = {
     activityRecorded.type,
     activityCreated.type,
     activityUpdated.type,
-    activityReprocessed.type,
+    ...REDERIVATION_TYPES,
     activityDeleted.type,
   ],
   /** Runs of recordings and creations in a few statements; edits that change no contribution passed over. */
@@ -110,18 +110,28 @@ export const goalsProjection: Projection = {
           params: [d.activityId, d.type ?? null, d.visibility ?? null],
         });
       }
-      case activityReprocessed.type: {
-        const { activityId, facts } = event.data;
-        return change(tx, activityId, {
-          sql: "update goal_activities set distance = $2, moving_time = $3, elevation_gain = $4 where activity_id = $1",
-          params: [activityId, facts.distance, facts.movingTime, facts.totalElevationGain],
-        });
-      }
       case activityDeleted.type:
         return change(tx, event.data.activityId, {
           sql: "delete from goal_activities where activity_id = $1",
           params: [event.data.activityId],
         });
+      default: {
+        // Re-derived figures (reprocess, crop, split, undo), and the day when the start moved.
+        const derived = rederivationOf(event);
+        if (!derived) return;
+        const { activityId, facts, start } = derived;
+        return change(tx, activityId, {
+          sql: `update goal_activities set day = coalesce($5, day), distance = $2, moving_time = $3, elevation_gain = $4
+                 where activity_id = $1`,
+          params: [
+            activityId,
+            facts.distance,
+            facts.movingTime,
+            facts.totalElevationGain,
+            start ? start.startDateLocal.slice(0, 10) : null,
+          ],
+        });
+      }
     }
   },
 };

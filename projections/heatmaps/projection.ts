@@ -8,6 +8,7 @@ import {
   heatmapFailed,
   heatmapRequested,
   heatmapTracksGathered,
+  heatmapTracksUpdated,
 } from "../../events/heatmap/events.ts";
 import type { Projection } from "../projection.ts";
 
@@ -31,20 +32,26 @@ export function heatmapStatusMessage(status: string, detail: { activities?: numb
   }
 }
 
-/** Heatmaps by id with their build status and, once built, their statistics. */
+/**
+ * Heatmaps by id with their build status and, once built, their statistics; the activities each
+ * map was made of (selected at its build, added and removed by its updates) and the log position of
+ * the athlete's activity changes its selection or last update took into account, so the build job
+ * finds the maps to update (projections/heatmaps/queries.ts: staleHeatmaps).
+ */
 const HANDLES = [
   heatmapRequested.type,
   heatmapBuildStarted.type,
   heatmapActivitiesSelected.type,
   heatmapTracksGathered.type,
   heatmapBuilt.type,
+  heatmapTracksUpdated.type,
   heatmapFailed.type,
   heatmapDeleted.type,
 ];
 
 export const heatmapsProjection: Projection = {
   name: "heatmaps",
-  tables: ["heatmaps"],
+  tables: ["heatmaps", "heatmap_map_activities"],
   schema: `
     create table if not exists heatmaps (
       id bigint primary key,
@@ -63,7 +70,14 @@ export const heatmapsProjection: Projection = {
       center_lng double precision,
       center_zoom integer,
       created_at timestamptz not null,
-      updated_at timestamptz not null
+      updated_at timestamptz not null,
+      covered_position bigint not null default 0
+    );
+    alter table heatmaps add column if not exists covered_position bigint not null default 0;
+    create table if not exists heatmap_map_activities (
+      map_id bigint not null,
+      activity_id bigint not null,
+      primary key (map_id, activity_id)
     );
     create index if not exists heatmaps_athlete on heatmaps (athlete_id, created_at);
     create index if not exists heatmaps_pending on heatmaps (status) where status not in ('done', 'error');
@@ -99,10 +113,44 @@ export const heatmapsProjection: Projection = {
         return;
       case heatmapActivitiesSelected.type: {
         const n = event.data.activityIds.length;
-        await set("status = 'gathering', status_message = $3, selected_count = $4", [
+        // The selection read the athlete's activities as of this event: later changes are the updates'.
+        await set("status = 'gathering', status_message = $3, selected_count = $4, covered_position = $5", [
           heatmapStatusMessage("gathering", { activities: n }),
           n,
+          event.position,
         ]);
+        await tx.query(
+          `insert into heatmap_map_activities (map_id, activity_id)
+           select $1, unnest($2::bigint[]) on conflict do nothing`,
+          [d.mapId, event.data.activityIds],
+        );
+        return;
+      }
+      case heatmapTracksUpdated.type: {
+        const u = event.data;
+        await set(
+          `tracks_sha256 = $3, activities_count = $4, points_count = $5, tiles_count = $6, center_lat = $7,
+           center_lng = $8, center_zoom = $9, covered_position = $10`,
+          [
+            u.tracksSha256,
+            u.activitiesCount,
+            u.pointsCount,
+            u.tilesCount,
+            u.centerLatlng?.[0] ?? null,
+            u.centerLatlng?.[1] ?? null,
+            u.centerZoom,
+            u.coveredPosition,
+          ],
+        );
+        await tx.query(
+          "delete from heatmap_map_activities where map_id = $1 and activity_id = any($2::bigint[])",
+          [u.mapId, u.removedActivityIds],
+        );
+        await tx.query(
+          `insert into heatmap_map_activities (map_id, activity_id)
+           select $1, unnest($2::bigint[]) on conflict do nothing`,
+          [u.mapId, u.addedActivityIds],
+        );
         return;
       }
       case heatmapTracksGathered.type:
@@ -135,6 +183,7 @@ export const heatmapsProjection: Projection = {
         return;
       case heatmapDeleted.type:
         await tx.query("delete from heatmaps where id = $1", [d.mapId]);
+        await tx.query("delete from heatmap_map_activities where map_id = $1", [d.mapId]);
         return;
     }
   },

@@ -53,6 +53,20 @@ export async function findHeatmap(db: Queryable, athleteId: number, mapId: numbe
   return row ? normalize(row) : undefined;
 }
 
+/** A map by id with what an update needs besides: its points and the position its last update covered. */
+export async function findHeatmapById(
+  db: Queryable,
+  mapId: number,
+): Promise<(HeatmapRow & { points_count: number; covered_position: number }) | undefined> {
+  const [row] = await db.query<HeatmapRow & { points_count: number | string; covered_position: number | string }>(
+    `select ${COLUMNS}, points_count, covered_position from heatmaps where id = $1`,
+    [mapId],
+  );
+  return row
+    ? { ...normalize(row), points_count: Number(row.points_count), covered_position: Number(row.covered_position) }
+    : undefined;
+}
+
 export async function heatmapsOf(db: Queryable, athleteId: number): Promise<HeatmapRow[]> {
   const rows = await db.query<HeatmapRow>(
     `select ${COLUMNS} from heatmaps where athlete_id = $1 order by created_at desc, id desc`,
@@ -121,6 +135,75 @@ export async function visibleHeatmapActivities(
   const rows = await db.query<{ activity_id: number }>(
     `select h.activity_id from heatmap_activities h where h.activity_id = any($1::bigint[]) and ${visible.sql}`,
     [activityIds],
+  );
+  return rows.map((r) => Number(r.activity_id));
+}
+
+/**
+ * Built maps whose athlete has, since the map's last update, changed an activity the map would draw
+ * (public, with positions, of its types and window) or holds, or deleted one or changed a privacy
+ * zone (the athlete's privacy epoch): the build job updates them. Each map is an indexed probe of
+ * the athlete's changes after its position (`heatmap_activities_changed`). `types` is the activity
+ * types in the numbering of `activity_type_ids` (1-based).
+ */
+export async function staleHeatmaps(
+  db: Queryable,
+  visible: PublicPredicate,
+  types: readonly string[],
+  limit: number,
+): Promise<number[]> {
+  const rows = await db.query<{ id: number | string }>(
+    `select m.id from heatmaps m left join heatmap_privacy_epochs e on e.athlete_id = m.athlete_id
+      where m.status = 'done' and (coalesce(e.position, 0) > m.covered_position or exists (
+        select 1 from heatmap_activities h
+         where h.athlete_id = m.athlete_id and h.changed_position > m.covered_position
+           and (exists (select 1 from heatmap_map_activities ma where ma.map_id = m.id and ma.activity_id = h.activity_id)
+             or (${visible.sql} and h.streams_sha256 is not null
+               and h.type = any(select ($1::text[])[i] from unnest(m.activity_type_ids) as i)
+               and (m.start_date_local is null or h.start_local >= m.start_date_local)
+               and (m.end_date_local is null or h.end_local <= m.end_date_local)))))
+      order by m.updated_at, m.id limit $2`,
+    [types, limit],
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+/** The activities a map was made of (its selection, then its updates). */
+export async function heatmapMapActivities(db: Queryable, mapId: number): Promise<number[]> {
+  const rows = await db.query<{ activity_id: number | string }>(
+    "select activity_id from heatmap_map_activities where map_id = $1 order by activity_id",
+    [mapId],
+  );
+  return rows.map((r) => Number(r.activity_id));
+}
+
+/**
+ * The position of the athlete's latest change a map follows: an activity's (heatmap_activities) or
+ * a deletion's or a zone's (the privacy epoch); 0 without any.
+ */
+export async function heatmapSourcesPosition(db: Queryable, athleteId: number): Promise<number> {
+  const [row] = await db.query<{ p: number | string | null }>(
+    `select greatest((select max(changed_position) from heatmap_activities where athlete_id = $1),
+                     (select position from heatmap_privacy_epochs where athlete_id = $1)) as p`,
+    [athleteId],
+  );
+  return Number(row?.p ?? 0);
+}
+
+/** Of the athlete's activities matching a map, those changed after a log position (ids). */
+export async function heatmapActivitiesChangedAfter(
+  db: Queryable,
+  visible: PublicPredicate,
+  request: { athleteId: number; types: string[]; startDateLocal: number | null; endDateLocal: number | null },
+  after: number,
+): Promise<number[]> {
+  const rows = await db.query<{ activity_id: number }>(
+    `select h.activity_id from heatmap_activities h
+      where h.athlete_id = $1 and h.changed_position > $5 and ${visible.sql} and type = any($2::text[])
+        and streams_sha256 is not null
+        and ($3::bigint is null or start_local >= $3) and ($4::bigint is null or end_local <= $4)
+      order by activity_id`,
+    [request.athleteId, request.types, request.startDateLocal, request.endDateLocal, after],
   );
   return rows.map((r) => Number(r.activity_id));
 }

@@ -2,7 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
 import { activityRecorded } from "../../events/activity/events.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
-import { activityCropped, activityCropUndone } from "../../events/activity/cropped.ts";
+import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
 
@@ -14,7 +14,9 @@ export function localEpochSeconds(text: string): number | null {
 
 /**
  * What heatmap builds need, kept apart from the activities read model: each activity's owner, type,
- * visibility, local start/end (epoch seconds) and streams blob; and per athlete a privacy epoch (the
+ * privacy, local start/end (epoch seconds), streams blob and the log position of the last event that
+ * changed what a map would draw of it (its recording, a re-derivation of its streams, a change of
+ * type or privacy: `changed_position`, which built maps follow); and per athlete a privacy epoch (the
  * position of the last event that changed what may be shown), which keys the tile caches.
  */
 export const heatmapSourcesProjection: Projection = {
@@ -28,9 +30,12 @@ export const heatmapSourcesProjection: Projection = {
       visibility text not null,
       start_local bigint,
       end_local bigint,
-      streams_sha256 text
+      streams_sha256 text,
+      changed_position bigint not null default 0
     );
     create index if not exists heatmap_activities_athlete on heatmap_activities (athlete_id, type);
+    alter table heatmap_activities add column if not exists changed_position bigint not null default 0;
+    create index if not exists heatmap_activities_changed on heatmap_activities (athlete_id, changed_position);
     create table if not exists heatmap_privacy_epochs (
       athlete_id bigint primary key,
       position bigint not null
@@ -43,8 +48,7 @@ export const heatmapSourcesProjection: Projection = {
     activityRecorded.type,
     activityUpdated.type,
     activityDeleted.type,
-    activityCropped.type,
-    activityCropUndone.type,
+    ...REDERIVATION_TYPES,
     privacyZoneCreated.type,
     privacyZoneDeleted.type,
   ],
@@ -53,11 +57,12 @@ export const heatmapSourcesProjection: Projection = {
       const d = event.data;
       const start = localEpochSeconds(d.startDateLocal);
       await tx.query(
-        `insert into heatmap_activities (activity_id, athlete_id, type, visibility, start_local, end_local, streams_sha256)
-         values ($1, $2, $3, $4, $5, $6, $7)
+        `insert into heatmap_activities (activity_id, athlete_id, type, visibility, start_local, end_local, streams_sha256,
+           changed_position)
+         values ($1, $2, $3, $4, $5, $6, $7, $8)
          on conflict (activity_id) do update set athlete_id = excluded.athlete_id, type = excluded.type,
            visibility = excluded.visibility, start_local = excluded.start_local, end_local = excluded.end_local,
-           streams_sha256 = excluded.streams_sha256`,
+           streams_sha256 = excluded.streams_sha256, changed_position = excluded.changed_position`,
         [
           d.activityId,
           d.athleteId,
@@ -66,31 +71,41 @@ export const heatmapSourcesProjection: Projection = {
           start,
           start === null ? null : start + d.elapsedTime,
           d.streamsSha256,
+          event.position,
         ],
+      );
+      return;
+    }
+    const derived = rederivationOf(event);
+    if (derived) {
+      // Re-derived streams (and, with a moved start, another span): maps drawing the activity gather it again.
+      const { activityId, facts, start } = derived;
+      const startLocal = start === null ? null : localEpochSeconds(start.startDateLocal);
+      await tx.query(
+        `update heatmap_activities h
+            set streams_sha256 = $2, changed_position = $3, start_local = n.s, end_local = n.s + $6::bigint
+           from (select activity_id, case when $4 then $5::bigint else start_local end as s
+                   from heatmap_activities where activity_id = $1) n
+          where h.activity_id = n.activity_id
+            and (h.streams_sha256 is distinct from $2 or h.start_local is distinct from n.s
+              or h.end_local is distinct from n.s + $6::bigint)`,
+        [activityId, facts.streamsSha256, event.position, start !== null, startLocal, facts.elapsedTime],
       );
       return;
     }
     if (event.type === activityUpdated.type) {
       const d = event.data;
       if (d.type !== undefined) {
-        await tx.query("update heatmap_activities set type = $2 where activity_id = $1", [d.activityId, d.type]);
+        await tx.query(
+          "update heatmap_activities set type = $2, changed_position = $3 where activity_id = $1 and type <> $2",
+          [d.activityId, d.type, event.position],
+        );
       }
       if (d.visibility === undefined) return;
       const changed = await tx.query(
-        "update heatmap_activities set visibility = $2 where activity_id = $1 and visibility <> $2 returning athlete_id",
-        [d.activityId, d.visibility],
-      );
-      if (changed.length > 0) await bumpPrivacyEpoch(tx, d.athleteId, event.position);
-      return;
-    }
-    if (event.type === activityCropped.type || event.type === activityCropUndone.type) {
-      // A crop, a split or its undoing: another track (its streams) and span; the tiles drawn from it change.
-      const d = event.data;
-      const start = localEpochSeconds(d.facts.startDateLocal);
-      const changed = await tx.query(
-        `update heatmap_activities set start_local = $2, end_local = $3, streams_sha256 = $4 where activity_id = $1
+        `update heatmap_activities set visibility = $2, changed_position = $3 where activity_id = $1 and visibility <> $2
          returning athlete_id`,
-        [d.activityId, start, start === null ? null : start + d.facts.elapsedTime, d.facts.streamsSha256],
+        [d.activityId, d.visibility, event.position],
       );
       if (changed.length > 0) await bumpPrivacyEpoch(tx, d.athleteId, event.position);
       return;

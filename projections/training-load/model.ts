@@ -66,20 +66,88 @@ export interface FitnessDay {
 /**
  * CTL, ATL and TSB for every day from the first load's day through `through` (YYYY-MM-DD): each
  * day CTL += (load − CTL) / 42 and ATL += (load − ATL) / 7 (exponentially weighted averages
- * starting at 0), TSB = CTL − ATL. Days without activities have load 0.
+ * starting at 0), TSB = CTL − ATL. Days without activities have load 0. Walks every day from the
+ * first load: for a bounded window, fitnessWindow.
  */
 export function fitnessSeries(dailyLoads: Map<string, number>, through: string): FitnessDay[] {
   const days = [...dailyLoads.keys()].sort();
   if (!days.length) return [];
-  const out: FitnessDay[] = [];
-  let ctl = 0, atl = 0;
+  return fitnessWindow(days.map((d) => [d, dailyLoads.get(d)!]), days[0], through);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The same model's days `from`…`through` (YYYY-MM-DD, inclusive) only: the loads before `from`
+ * (`loads`: [day, load] oldest first; days after `through` are left out) are folded one load day at
+ * a time, a stretch of g days without load decaying CTL and ATL by (1 − 1/42)^g and (1 − 1/7)^g at
+ * once. The work is one step per load day plus one per day of the window, whatever the dates in
+ * the data (GET /v3/athletes/:id/fitness asks for a window of at most 3,660 days). The window starts
+ * no earlier than the first load's day.
+ */
+export function fitnessWindow(loads: [string, number][], from: string, through: string): FitnessDay[] {
+  if (!loads.length || loads[0][0] > through) return [];
+  const start = Math.max(Date.parse(`${from}T00:00:00Z`), Date.parse(`${loads[0][0]}T00:00:00Z`));
   const end = Date.parse(`${through}T00:00:00Z`);
-  for (let ms = Date.parse(`${days[0]}T00:00:00Z`); ms <= end; ms += 86_400_000) {
+  let ctl = 0, atl = 0;
+  // The state at the end of `day` (ms); the day after the last one folded.
+  let next = Date.parse(`${loads[0][0]}T00:00:00Z`);
+  let i = 0;
+  const decay = (days: number) => {
+    if (days <= 0) return;
+    ctl *= (1 - 1 / CTL_DAYS) ** days;
+    atl *= (1 - 1 / ATL_DAYS) ** days;
+  };
+  while (i < loads.length) {
+    const day = loads[i][0];
+    const ms = Date.parse(`${day}T00:00:00Z`);
+    if (!(ms < start)) break;
+    let load = 0;
+    while (i < loads.length && loads[i][0] === day) load += loads[i++][1];
+    decay((ms - next) / DAY_MS);
+    ctl += (load - ctl) / CTL_DAYS;
+    atl += (load - atl) / ATL_DAYS;
+    next = ms + DAY_MS;
+  }
+  decay((start - next) / DAY_MS);
+  const out: FitnessDay[] = [];
+  for (let ms = start; ms <= end; ms += DAY_MS) {
+    const date = new Date(ms).toISOString().slice(0, 10);
+    let load = 0;
+    while (i < loads.length && loads[i][0] === date) load += loads[i++][1];
+    ctl += (load - ctl) / CTL_DAYS;
+    atl += (load - atl) / ATL_DAYS;
+    out.push({ date, load: round1(load), ctl: round1(ctl), atl: round1(atl), tsb: round1(ctl - atl) });
+  }
+  return out;
+}
+
+/**
+ * fitnessSeries from a known state on: `start` is the state after a day (null: begin at the first
+ * day of `dailyLoads` from 0, as fitnessSeries does), the loads are those of the days after it, and
+ * the days from `from` through `through` are answered. The same additions, day after day, as
+ * fitnessSeries: the values equal its own for those days.
+ */
+export function fitnessSeriesFrom(
+  start: { day: string; ctl: number; atl: number } | null,
+  dailyLoads: Map<string, number>,
+  from: string,
+  through: string,
+): FitnessDay[] {
+  const days = [...dailyLoads.keys()].sort();
+  if (!start && !days.length) return [];
+  let ctl = start?.ctl ?? 0, atl = start?.atl ?? 0;
+  const out: FitnessDay[] = [];
+  const end = Date.parse(`${through}T00:00:00Z`);
+  const first = start ? Date.parse(`${start.day}T00:00:00Z`) + 86_400_000 : Date.parse(`${days[0]}T00:00:00Z`);
+  for (let ms = first; ms <= end; ms += 86_400_000) {
     const date = new Date(ms).toISOString().slice(0, 10);
     const load = dailyLoads.get(date) ?? 0;
     ctl += (load - ctl) / CTL_DAYS;
     atl += (load - atl) / ATL_DAYS;
-    out.push({ date, load: round1(load), ctl: round1(ctl), atl: round1(atl), tsb: round1(ctl - atl) });
+    if (date >= from) {
+      out.push({ date, load: round1(load), ctl: round1(ctl), atl: round1(atl), tsb: round1(ctl - atl) });
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@ import { DomainError, handleCommand } from "../../events/decider.ts";
 import type { NewEvent } from "../../events/catalogue.ts";
 import { findGear } from "../../projections/gear/queries.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
+import { activityStartProblem } from "../../shared/date-range.ts";
 import { resolveSport, type SportType } from "../../shared/sport-types.ts";
 import { type Actor, appendOptions } from "../actor.ts";
 import { athleteDefaults, newActivityVisibility } from "../athletes/commands.ts";
@@ -89,6 +90,10 @@ export async function createActivity(
   actor: Actor,
   idempotencyKey?: string,
 ) {
+  // The one rule for activity dates (shared/date-range.ts); callers refuse earlier with their own words.
+  if (activityStartProblem(activity.startDate)) {
+    throw new DomainError("invalid", "Activity", "start_date_local", "invalid");
+  }
   return (await decide(platform, activity.activityId, { type: "create", activity }, actor, idempotencyKey)).result;
 }
 

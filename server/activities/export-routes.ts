@@ -3,17 +3,17 @@ import { receivedUpload } from "../../events/upload/received.ts";
 import { ownedActivity, visibleActivity } from "./access.ts";
 import { loadStreams } from "./streams.ts";
 import { getBlob } from "../blobs.ts";
-import { notFound } from "../http/errors.ts";
+import { forbidden, notFound } from "../http/errors.ts";
 import { zNumId } from "../http/input.ts";
 import { defineRoute } from "../http/route.ts";
-import { loadRelease, releasedStreams, viewerAudience, viewerOf } from "../privacy/engine.ts";
+import { loadRelease, releasedStreams, seesEverything, viewerAudience, viewerOf } from "../privacy/engine.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 
 /**
  * Downloads of an activity, through the same privacy engine as its reads: GPX for whoever may see
  * the activity (the streams GET /v3/activities/:id/streams would give them: points inside the owner's
- * privacy zones removed unless the owner reads with view_private); the original device file for its
- * owner only.
+ * privacy zones removed unless the owner reads with view_private); the original device file only
+ * where the athlete sees everything (the owner with view_private).
  */
 /**
  * An activity as a GPX 1.1 file: one track of the streams a viewer may read (the privacy engine's
@@ -134,16 +134,20 @@ export const activityExportRoutes = [
     method: "GET",
     path: "/v3/activities/:id/export_original",
     summary:
-      "The device file an activity was uploaded from, as uploaded (owner only; application/octet-stream, named .fit, .tcx or .gpx, maybe .gz).",
+      "The device file an activity was uploaded from, as uploaded (the owner with view_private only; application/octet-stream, named .fit, .tcx or .gpx, maybe .gz).",
     description:
-      "The owner only (403 for another athlete who may see the activity, 404 when not visible). 404 for a manual activity or when the original is no longer stored.",
+      "The athlete's own raw data, every point inside their privacy zones included: only where the athlete sees everything — the owner's token with view_private (the web app's session has it). 401 for a token without view_private (`{AccessToken, view_private_permission, missing}`), 403 for another athlete who may see the activity, 404 when not visible. 404 for a manual activity or when the original is no longer stored.",
     tag: "Activities",
     auth: "token",
+    // The file holds every recorded point, privacy zones or not (docs/privacy.md, "The original file").
+    permission: "view_private",
     resource: "Activity",
     params: idParams,
     response: zOriginal,
     async handler({ platform, auth, params }) {
       const row = await ownedActivity(platform.db, params.id, auth);
+      // The privacy engine's rule for everything of an activity (the owner with view_private).
+      if (!seesEverything(row, viewerAudience(viewerOf(auth)))) throw forbidden("Activity", "athlete", "forbidden");
       if (row.upload_id === null) throw notFound("Activity");
       const received = await receivedUpload(platform.store, row.upload_id);
       if (!received) throw notFound("Activity");

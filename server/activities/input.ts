@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { yearInRange } from "../../shared/date-range.ts";
+import { activityStartProblem } from "../../shared/date-range.ts";
 import { ACTIVITY_TYPES, type ActivityType, activityTypeOf } from "../../shared/activity-types.ts";
 
 /** Documented maximum lengths (the spec leaves them open). */
@@ -32,10 +32,10 @@ export interface LocalStart {
 }
 
 /**
- * start_date_local of a manual activity. With an offset (…+02:00) the offset gives start_date and
- * the timezone; without one (or with Z) the local time is taken as UTC.
+ * An ISO 8601 local date-time (a four-digit year), with its offset when given. Whether an activity
+ * may start then is the rule of shared/date-range.ts (zStartDateLocal).
  */
-export const zStartDateLocal = z.string().transform((value, ctx): LocalStart => {
+const zLocalDateTime = z.string().transform((value, ctx): LocalStart => {
   const m = ISO.exec(value.trim());
   const fail = () => {
     ctx.addIssue({ code: "custom", message: "an ISO 8601 date-time" });
@@ -43,7 +43,6 @@ export const zStartDateLocal = z.string().transform((value, ctx): LocalStart => 
   };
   if (!m) return fail();
   const [, y, mo, d, h, mi, s = "00", zone] = m;
-  if (!yearInRange(+y)) return fail();
   const localMs = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s);
   const check = new Date(localMs);
   if (
@@ -65,4 +64,28 @@ export const zStartDateLocal = z.string().transform((value, ctx): LocalStart => 
     startDateLocal: iso(localMs),
     timezone: offsetMin === 0 ? "(GMT+00:00) UTC" : `(GMT${sign}${hh}:${mm}) UTC${sign}${hh}:${mm}`,
   };
+});
+
+/**
+ * start_date_local of a manual activity. With an offset (…+02:00) the offset gives start_date and
+ * the timezone; without one (or with Z) the local time is taken as UTC.
+ */
+export function parseStartDateLocal(value: string): LocalStart | null {
+  const parsed = zLocalDateTime.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+/**
+ * start_date_local of a manual activity, parsed (see parseStartDateLocal) and believable: its
+ * start_date within the platform's one rule for activity dates (shared/date-range.ts), else the
+ * field is refused (400 naming it).
+ */
+export const zStartDateLocal = z.string().transform((value, ctx): LocalStart => {
+  const start = parseStartDateLocal(value);
+  const problem = start ? activityStartProblem(start.startDate) : "an ISO 8601 date-time";
+  if (!start || problem) {
+    ctx.addIssue({ code: "custom", message: problem ?? "an ISO 8601 date-time" });
+    return z.NEVER;
+  }
+  return start;
 });

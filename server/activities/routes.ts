@@ -43,6 +43,11 @@ const updateBody = z.object({
   trainer: flag.optional(),
   gear_id: z.string().trim().min(1).max(64).optional(),
   description: zDescription.optional(),
+  // The start is not editable (Strava's UpdatableActivity has none; a client sending a whole
+  // activity back keeps it); a date no activity has is refused all the same, as everywhere
+  // (shared/date-range.ts): an edit never carries one.
+  start_date_local: zStartDateLocal.optional(),
+  start_date: zStartDateLocal.optional(),
 });
 
 const listQuery = z.object({
@@ -122,7 +127,7 @@ export const activityRoutes = [
     summary:
       "Update an activity (name, sport_type, type, visibility, private, commute, trainer, gear_id — 'none' clears it — description).",
     description:
-      "Fields left out stay as they are. visibility: everyone, followers_only or only_me. private: 1 is only_me; 0 is 'not only me' — a followers_only activity stays so, an only_me one becomes the athlete's default_visibility (everyone when that is only_me). Both given must agree (400 {Activity, private, invalid}).",
+      "Fields left out stay as they are. visibility: everyone, followers_only or only_me. private: 1 is only_me; 0 is 'not only me' — a followers_only activity stays so, an only_me one becomes the athlete's default_visibility (everyone when that is only_me). Both given must agree (400 {Activity, private, invalid}). The start is not editable: start_date / start_date_local are ignored when they hold a date an activity may have (1980-01-06, the first GPS date, to a day after the server's clock) and refused (400 naming the field) otherwise.",
     tag: "Activities",
     auth: "token",
     permission: "write",

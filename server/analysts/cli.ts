@@ -279,6 +279,8 @@ const importCommand: CliCommand = {
   summary:
     "Import an export (ndjson, or CSV with the export's columns) and the blobs in FILE.blobs/ into an EMPTY store, then replay the read models.",
   positional: { name: "file", description: "the export file (.ndjson, or .csv)", path: true },
+  // It fills a new, empty store.
+  createsStore: true,
   options: {
     file: { type: "string", description: "the export file (same as the positional argument)", path: true },
     format: { type: "string", description: "csv or ndjson (default: from the file name; ndjson unless .csv)" },

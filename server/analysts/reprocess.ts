@@ -67,6 +67,7 @@ const FACT_KEYS: (keyof Facts)[] = [
   "splitsMetric",
   "splitsStandard",
   "bestEfforts",
+  "powerCurve",
 ];
 
 /** JSON with object keys sorted (jsonb keeps keys in an order of its own). */

@@ -19,7 +19,8 @@ import { createActivity, updateActivity } from "../activities/commands.ts";
 import { athleteDefaults } from "../athletes/commands.ts";
 import { addNativePhoto } from "../photos/commands.ts";
 import { MAX_PHOTO_BYTES } from "../images/kinds.ts";
-import { MAX_DESCRIPTION, MAX_NAME, zStartDateLocal } from "../activities/input.ts";
+import { MAX_DESCRIPTION, MAX_NAME, parseStartDateLocal } from "../activities/input.ts";
+import { activityStartProblem } from "../../shared/date-range.ts";
 import { ApiError } from "../http/errors.ts";
 import { nextId } from "../ids.ts";
 import type { Platform } from "../platform.ts";
@@ -390,8 +391,11 @@ async function uploadOutcome(platform: Platform, uploadId: number): Promise<Outc
 async function importManual(importing: Importing, item: ArchiveActivity): Promise<Outcome> {
   const { platform, athleteId, defaults } = importing;
   if (!item.startDate) return { kind: "failed", error: "a manual entry without an Activity Date" };
-  const start = zStartDateLocal.safeParse(item.startDate);
-  if (!start.success) return { kind: "failed", error: `unreadable Activity Date ${item.startDate}` };
+  const start = parseStartDateLocal(item.startDate);
+  if (!start) return { kind: "failed", error: `unreadable Activity Date ${item.startDate}` };
+  // The one rule for activity dates (shared/date-range.ts), as for POST /v3/activities.
+  const problem = activityStartProblem(start.startDate);
+  if (problem) return { kind: "failed", error: `Activity Date ${problem}` };
   const type = item.type ?? defaults.activityType;
   const activityId = await nextId(platform.db, "activity");
   // The key makes a second import a no-op that answers the stream of the activity the first import created.
@@ -402,9 +406,9 @@ async function importManual(importing: Importing, item: ArchiveActivity): Promis
       athleteId,
       name: (item.name ?? type).slice(0, MAX_NAME),
       type,
-      startDate: start.data.startDate,
-      startDateLocal: start.data.startDateLocal,
-      timezone: start.data.timezone,
+      startDate: start.startDate,
+      startDateLocal: start.startDateLocal,
+      timezone: start.timezone,
       elapsedTime: Math.max(0, Math.round(item.elapsedTime ?? 0)),
       distance: Math.max(0, item.distance ?? 0),
       description: item.description?.slice(0, MAX_DESCRIPTION) ?? null,

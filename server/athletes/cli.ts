@@ -36,6 +36,8 @@ export const athleteCommands: CliCommand[] = [
   {
     name: "athlete create",
     summary: "Create an athlete.",
+    // The first athlete of a new platform may be created before the server ever ran.
+    createsStore: true,
     options: {
       firstname: { type: "string", description: "first name", required: true },
       lastname: { type: "string", description: "last name", required: true },

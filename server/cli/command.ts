@@ -46,11 +46,20 @@ export interface CliCommand {
    * otherwise): a long command that writes a lot (import-archive) keeps its memory bounded.
    */
   smallDatabaseCache?: boolean;
+  /**
+   * May run on a missing or empty data directory (or a PostgreSQL database without the platform's
+   * tables), creating the store: the commands that start a platform (`athlete create`, `import`).
+   * Every other command refuses such a store (exit 2, one line naming it) instead of creating one.
+   */
+  createsStore?: boolean;
   /** Human-readable form of the result (default: key: value lines). */
   format?(result: unknown): string;
 }
 
 export class CliUsageError extends Error {}
+
+/** The store a command would read is not there (a missing or empty DATA_DIR, a database without the platform): exit 2, one line. */
+export class NoStoreError extends Error {}
 
 export function requireString(options: Record<string, unknown>, name: string): string {
   const value = options[name];

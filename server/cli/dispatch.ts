@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { DomainError } from "../../events/decider.ts";
 import { toJson } from "../../shared/json.ts";
 import type { Platform } from "../platform.ts";
-import { type CliCommand, type CliIo, CliUsageError } from "./command.ts";
+import { type CliCommand, type CliIo, CliUsageError, NoStoreError } from "./command.ts";
 import { allCommands } from "../cli-commands.ts";
 
 export interface CliOutcome {
@@ -143,6 +143,7 @@ export async function dispatch(
     const text = values.json ? toJson(result) : (command.format ?? defaultFormat)(result);
     return { exitCode: failed ? 1 : 0, stdout: text, stderr: "" };
   } catch (error) {
+    if (error instanceof NoStoreError) return { exitCode: 2, stdout: "", stderr: error.message };
     if (error instanceof CliUsageError) {
       return { exitCode: 2, stdout: "", stderr: `${error.message}\n\n${usage(command)}` };
     }

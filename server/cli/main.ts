@@ -6,6 +6,7 @@ import { prepareDataDir, usePrivateUmask } from "../data-dir.ts";
 import { type Platform } from "../platform.ts";
 import { openPlatform } from "../open-platform.ts";
 import { dispatch, findCommand, withAbsolutePaths } from "./dispatch.ts";
+import { requireStore } from "./store.ts";
 
 usePrivateUmask();
 const argv = process.argv.slice(2);
@@ -41,6 +42,8 @@ async function main(): Promise<number> {
     const outcome = await dispatch(
       argv,
       async (fn) => {
+        // A command that reads a store never creates one where there is none (a mistyped DATA_DIR).
+        if (!command?.createsStore) await requireStore(config);
         if (!config.databaseUrl) prepareDataDir(config.dataDir);
         platform = await openPlatform(config);
         return fn(platform);

@@ -35,7 +35,7 @@ const idParams = z.object({ id: zNumId });
 const todayUtc = () => new Date().toISOString().slice(0, 10);
 
 /** Listed activities as summaries, each with its athlete as a summary athlete (with friend/follower). */
-async function shown(platform: Platform, auth: Auth, listed: ListedActivity[], dialect: Dialect) {
+export async function shown(platform: Platform, auth: Auth, listed: ListedActivity[], dialect: Dialect) {
   const summaries = await feedActivities(listed.map((l) => l.id), {
     ...activityContext(platform, auth, dialect),
     viewer: { athleteId: auth.athleteId, viewPrivate: auth.permissions.has("view_private") },

@@ -1,7 +1,12 @@
 import { DomainError, handleCommand } from "../../events/decider.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import { type HeatmapCommand, heatmapDecider } from "../../events/heatmap/decide.ts";
-import { type heatmapBuilt, type heatmapRequested, heatmapStream } from "../../events/heatmap/events.ts";
+import {
+  type heatmapBuilt,
+  type heatmapRequested,
+  heatmapStream,
+  type heatmapTracksUpdated,
+} from "../../events/heatmap/events.ts";
 import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import type { Platform } from "../platform.ts";
 import { deleteTracksBlob } from "./gather.ts";
@@ -57,8 +62,10 @@ export async function deleteHeatmap(
  */
 function buildStep(platform: Platform, command: Exclude<HeatmapCommand, { type: "request" | "delete" }>) {
   const stream = heatmapStream(command.mapId);
+  // An update is keyed by the changes it took into account (a map is updated many times).
+  const step = command.type === "update" ? `update:${command.coveredPosition}` : command.type;
   return handleCommand(platform.store, stream, heatmapDecider, command, {
-    idempotencyKey: `${stream}:${command.type}`,
+    idempotencyKey: `${stream}:${step}`,
     ...appendOptions(systemActor(`job:${HEATMAP_JOB}`, command.athleteId)),
   });
 }
@@ -89,6 +96,15 @@ export async function recordHeatmapBuilt(
   stats: Omit<EventData<typeof heatmapBuilt>, keyof Ids>,
 ): Promise<void> {
   await buildStep(platform, { type: "built", ...ids, ...stats });
+}
+
+/** done → done: the map follows the athlete's activities (tracks added and removed, a new blob). */
+export async function recordHeatmapUpdate(
+  platform: Platform,
+  ids: Ids,
+  update: Omit<EventData<typeof heatmapTracksUpdated>, keyof Ids>,
+): Promise<void> {
+  await buildStep(platform, { type: "update", ...ids, ...update });
 }
 
 /** Any step → error, with the English message the athlete sees. */

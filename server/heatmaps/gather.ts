@@ -2,7 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import { visibleHeatmapStreams } from "../../projections/heatmaps/queries.ts";
 import { insidePrivacyZone, privacyZoneBounds, type PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
-import { blobRowBytes, blobRowLatlngTexts, blobRowTexts, deleteBlobRow, fileBlobTexts } from "../blobs.ts";
+import { blobRowBytes, blobRowLatlngTexts, blobRowTexts, deleteBlobs, fileBlobTexts } from "../blobs.ts";
 import type { Platform } from "../platform.ts";
 import { visibleActivities } from "../privacy/engine.ts";
 import { worldX, worldY } from "./mercator.ts";
@@ -101,17 +101,18 @@ export function addActivityTrack(
 }
 
 /**
- * Reads the streams of the given activities (those still public) and builds the tracks blob.
- * A referenced streams blob that cannot be read fails the build with an English message.
+ * Reads the streams of the given activities (those still public) and builds the tracks blob, after
+ * what `builder` already holds (an update's kept tracks). A referenced streams blob that cannot be
+ * read fails the build with an English message.
  */
 export async function gatherTracks(
   db: Queryable,
   mapId: number,
   activityIds: readonly number[],
   zones: readonly PrivacyZoneCircle[],
+  builder = new TracksBuilder(),
 ): Promise<{ bytes: Uint8Array; activitiesCount: number; pointsCount: number }> {
   const rows = await visibleHeatmapStreams(db, visibleActivities(null, "h"), activityIds);
-  const builder = new TracksBuilder();
   const BATCH = 32;
   for (let i = 0; i < rows.length; i += BATCH) {
     const batch = rows.slice(i, i + BATCH).filter((r) => r.streams_sha256);
@@ -208,7 +209,7 @@ export function parseLatlngArray(text: string): ([number, number] | null)[] | nu
   }
 }
 
-/** Removes a map's tracks blob (unique to its map: the blob embeds the map id). */
+/** Removes a map's tracks blob, its row and its file (unique to its map: the blob embeds the map id). */
 export async function deleteTracksBlob(platform: Platform, sha256: string): Promise<void> {
-  await deleteBlobRow(platform.db, sha256);
+  await deleteBlobs(platform.db, [sha256]);
 }

@@ -139,8 +139,9 @@ export interface RenderedTile {
 
 /**
  * Renders and caches tiles: decoded tracks per map (a few maps), rendered PNGs per tile (LRU by
- * count). Cache keys carry the athlete's privacy epoch, so a new privacy zone, an activity made
- * private or deleted, changes every tile at once; a deleted map is refused before the cache is read.
+ * count). Cache keys carry the map's tracks (an update) and the athlete's privacy epoch, so a new
+ * privacy zone, an activity made private or deleted, changes every tile at once; a deleted map is
+ * refused before the cache is read.
  */
 export class TileService {
   readonly #maps = new Map<number, Loaded>();
@@ -150,7 +151,8 @@ export class TileService {
   constructor(readonly options: { maxMaps?: number; maxTiles?: number } = {}) {}
 
   async tile(db: Queryable, source: TileSource, z: number, x: number, y: number): Promise<RenderedTile> {
-    const key = `${source.mapId}/${source.privacyEpoch}/${z}/${x}/${y}`;
+    // The tracks' hash too: an update of the map (new tracks) changes every tile, on every server.
+    const key = `${source.mapId}/${source.tracksSha256}/${source.privacyEpoch}/${z}/${x}/${y}`;
     const hit = this.#tiles.get(key);
     if (hit) {
       this.#tiles.delete(key);
@@ -159,7 +161,7 @@ export class TileService {
     }
     const loaded = await this.#load(db, source);
     const png = loaded.renderer.png(z, x, y, loaded.privacy);
-    const etag = `"${createHash("sha256").update(`${source.tracksSha256}/${key}`).digest("hex").slice(0, 32)}"`;
+    const etag = `"${createHash("sha256").update(key).digest("hex").slice(0, 32)}"`;
     const tile = { png, etag };
     this.#tiles.set(key, tile);
     const maxTiles = this.options.maxTiles ?? 4096;
@@ -184,6 +186,28 @@ export class TileService {
       }
     }
     return loaded.bounds;
+  }
+
+  /**
+   * Renders the tiles of the viewer's opening views into the cache: the tiles that may hold heat at
+   * the desktop's opening zoom and their parents one and two zooms out (a phone opens a zoom or two
+   * further out), at most `limit` of them — so a first visit finds its tiles drawn.
+   */
+  async prerender(db: Queryable, source: TileSource, limit = 96): Promise<number> {
+    const bounds = await this.bounds(db, source);
+    if (!bounds?.occupied) return 0;
+    const { z, tiles } = bounds.occupied;
+    const wanted = new Set<string>();
+    for (const key of tiles) {
+      const x = Math.floor(key / 2 ** z), y = key % 2 ** z;
+      for (let up = 0; up <= 2 && z - up >= 0; up++) wanted.add(`${z - up}/${x >> up}/${y >> up}`);
+    }
+    if (wanted.size > limit) return 0;
+    for (const tile of wanted) {
+      const [tz, tx, ty] = tile.split("/").map(Number);
+      await this.tile(db, source, tz, tx, ty);
+    }
+    return wanted.size;
   }
 
   /** Forgets a map (deleted): its decoded tracks and rendered tiles. */

@@ -104,6 +104,27 @@ export class TracksBuilder {
     return this.#points;
   }
 
+  /**
+   * Copies the tracks of another map's activities that `keep` accepts, activity by activity in
+   * their order (a map's update keeps what it had: nothing is gathered again from the streams).
+   */
+  addTracks(tracks: Tracks, keep: (activityId: number) => boolean): void {
+    const { activityIds, trackActivity, trackStart, xs, ys } = tracks;
+    let current = -1;
+    for (let t = 0; t + 1 < trackStart.length; t++) {
+      const activity = trackActivity[t];
+      if (!keep(activityIds[activity])) continue;
+      if (activity !== current) {
+        if (current >= 0) this.finishActivity();
+        this.beginActivity(activityIds[activity]);
+        current = activity;
+      }
+      this.endTrack();
+      for (let i = trackStart[t]; i < trackStart[t + 1]; i++) this.point(xs[i], ys[i]);
+    }
+    if (current >= 0) this.finishActivity();
+  }
+
   encode(mapId: number): Uint8Array {
     this.endTrack();
     const trackCount = this.#tracks.length / 2;

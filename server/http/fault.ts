@@ -1,5 +1,6 @@
 import { ConcurrencyError, UniqueViolationError } from "../../events/types.ts";
 import { DomainError } from "../../events/decider.ts";
+import { isDatabaseUnavailable } from "../../events/db/types.ts";
 import { ApiError } from "./errors.ts";
 
 const DOMAIN_STATUS: Record<DomainError["kind"], [number, string]> = {
@@ -26,6 +27,15 @@ export function toApiError(error: unknown): ApiError {
   }
   if (error instanceof UniqueViolationError) {
     return new ApiError(409, "Conflict", [{ resource: "Resource", field: error.constraint, code: "already exists" }]);
+  }
+  if (isDatabaseUnavailable(error)) {
+    // The database is away (PostgreSQL stopped or restarting): not this request's fault, and
+    // another server or a retry may do (docs/fitness-lb.conf: proxy_next_upstream … http_503).
+    return new ApiError(503, "Service Unavailable", [{
+      resource: "Database",
+      field: "connection",
+      code: "unavailable",
+    }]);
   }
   const status = (error as { status?: number } | null)?.status;
   if (status === 413) {

@@ -28,6 +28,7 @@ import { activityMoving } from "./moving-time.ts";
 import { sportMask } from "./multisport.ts";
 import { defaultName, fileName } from "./names.ts";
 import { isRide, powerFigures } from "./power.ts";
+import { powerCurveFacts } from "./power-curve.ts";
 import { iso, round } from "./rounding.ts";
 import { sensorFigures } from "./sensors.ts";
 import { activitySpan } from "./span.ts";
@@ -216,6 +217,7 @@ export function deriveActivity(
     splitsMetric: splitsOf(course, 1000, samples, moving, altitudeFilled),
     splitsStandard: splitsOf(course, 1609.344, samples, moving, altitudeFilled),
     bestEfforts: bestEffortsOf(course, samples, moving, power.deviceWattsPresent),
+    powerCurve: powerCurveFacts(streams),
   };
   return { facts, streams };
 }

@@ -7,7 +7,7 @@ import { type DeviceLap, IngestError, type ParsedFile, type Sample } from "./typ
  */
 const LEADING_DISTANCE_M = 50;
 /** The longest span a recording may have: 31 days (multi-day ultras and bikepacking trips fit). */
-const MAX_SPAN_MS = 31 * 86_400_000;
+export const MAX_SPAN_MS = 31 * 86_400_000;
 
 /** When an activity runs, and what its device laps without records add to it. */
 export interface ActivitySpan {

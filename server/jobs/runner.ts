@@ -1,4 +1,4 @@
-import type { Db } from "../../events/db/types.ts";
+import { type Db, isDatabaseUnavailable } from "../../events/db/types.ts";
 import { randomSecret } from "../security.ts";
 
 /**
@@ -10,7 +10,11 @@ export interface JobKind {
   kind: string;
   pending(db: Db, limit: number): Promise<string[]>;
   run(id: string): Promise<void>;
-  /** Seconds a claim lasts before another worker may take the job over (default 120). */
+  /**
+   * Seconds a claim lasts unless renewed (default 30). While the job runs, this server renews it
+   * every third of that (a heartbeat), so a long run keeps it and a crashed server's jobs are taken
+   * over by another within this long.
+   */
   leaseSeconds?: number;
   /** Failed runs before `giveUp` (default 5). */
   maxAttempts?: number;
@@ -28,6 +32,9 @@ create table if not exists public.job_leases (
   primary key (kind, id)
 );`;
 
+/** How long a claim lasts unless its server renews it (docs/operators.md, "Jobs and leases"). */
+export const DEFAULT_LEASE_SECONDS = 30;
+
 /** Polls every registered kind for pending work; claims with a lease so several servers share. */
 export class JobRunner {
   readonly #kinds = new Map<string, JobKind>();
@@ -39,6 +46,8 @@ export class JobRunner {
   /** A kick arrived since the last pass began: the next pass starts without waiting. */
   #kicked = false;
   #loop: Promise<void> | undefined;
+  /** The heartbeat that renews the leases of the jobs running here. */
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
   /** When this server first saw each pending job ("kind:id"), for the queue age metric. */
   readonly #firstSeen = new Map<string, number>();
 
@@ -54,7 +63,15 @@ export class JobRunner {
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
-    this.#loop = this.#run();
+    // Embedded PGlite: this process is the only one on the data, so claims left by a process that
+    // died (its leases still on disk) are nobody's: its jobs resume at once, not when those expire
+    // (their attempts count on; retry back-offs, owned by nobody, stay).
+    const cleared = this.db.kind === "pglite"
+      ? this.db.query("update public.job_leases set expires_at = now() where owner <> ''").catch(() => {})
+      : Promise.resolve();
+    this.#loop = cleared.then(() => this.#run());
+    const shortest = Math.min(DEFAULT_LEASE_SECONDS, ...[...this.#kinds.values()].map(leaseOf));
+    this.#heartbeat = setInterval(() => void this.#renew(), (shortest * 1000) / 3);
   }
 
   /** Whether the runner is polling for work (started and not stopped). */
@@ -72,6 +89,7 @@ export class JobRunner {
     this.kick();
     await this.#loop;
     while (this.#running.size > 0) await new Promise((r) => setTimeout(r, 20));
+    clearInterval(this.#heartbeat);
     await this.db.query("delete from public.job_leases where owner = $1", [this.#owner]).catch(() => {});
   }
 
@@ -102,6 +120,29 @@ export class JobRunner {
     this.#wake?.();
   }
 
+  /**
+   * Renews the leases of the jobs running here (the heartbeat): each kind's running ids in one
+   * statement. A failure (the database away) is retried at the next beat; the lease lasts three.
+   */
+  async #renew(): Promise<void> {
+    const byKind = new Map<string, string[]>();
+    for (const key of this.#running) {
+      const at = key.indexOf(":");
+      const list = byKind.get(key.slice(0, at)) ?? [];
+      list.push(key.slice(at + 1));
+      byKind.set(key.slice(0, at), list);
+    }
+    for (const [name, ids] of byKind) {
+      const kind = this.#kinds.get(name);
+      if (!kind) continue;
+      await this.db.query(
+        `update public.job_leases set expires_at = now() + make_interval(secs => $4)
+          where kind = $1 and id = any($2::text[]) and owner = $3`,
+        [name, ids, this.#owner, leaseOf(kind)],
+      ).catch(() => {});
+    }
+  }
+
   async #claim(kind: JobKind, id: string): Promise<boolean> {
     const rows = await this.db.query(
       `insert into public.job_leases (kind, id, owner, expires_at, attempts)
@@ -111,7 +152,7 @@ export class JobRunner {
              attempts = public.job_leases.attempts + 1
          where public.job_leases.expires_at < now() or public.job_leases.owner = excluded.owner
        returning id`,
-      [kind.kind, id, this.#owner, kind.leaseSeconds ?? 120],
+      [kind.kind, id, this.#owner, leaseOf(kind)],
     );
     return rows.length > 0;
   }
@@ -130,6 +171,12 @@ export class JobRunner {
    */
   async #failed(kind: JobKind, id: string, error: unknown): Promise<void> {
     const message = (error as Error)?.message ?? String(error);
+    if (isDatabaseUnavailable(error)) {
+      // Not the job's failure: the database went away. Its lease (this server's) stays; the job is
+      // claimed again here or elsewhere once the database is back, and no attempt is used up.
+      console.error(`jobs: ${kind.kind}:${id} stopped: the database is unavailable (${message})`);
+      return;
+    }
     console.error(`jobs: ${kind.kind}:${id} failed: ${message}`);
     try {
       const [lease] = await this.db.query<{ attempts: number }>(
@@ -197,4 +244,8 @@ export class JobRunner {
       this.#wake = undefined;
     }
   }
+}
+
+function leaseOf(kind: JobKind): number {
+  return kind.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
 }

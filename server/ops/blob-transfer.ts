@@ -1,8 +1,31 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { join } from "node:path";
 import type { Queryable } from "../../events/db/types.ts";
-import { FILE_THRESHOLD, getBlob, insertBlobRow, storedBlobs, writeFileBlob } from "../blobs.ts";
+import {
+  blobFile,
+  FILE_THRESHOLD,
+  getBlob,
+  insertBlobRow,
+  putBlobFromFile,
+  storedBlobs,
+  tempPath,
+  writeFileBlob,
+} from "../blobs.ts";
 import type { BlobProblem, NamedBlobs } from "./blob-check.ts";
 import { syncFolder, writeSynced } from "./durable-file.ts";
 
@@ -43,6 +66,35 @@ function problem(named: NamedBlobs, sha256: string, kind: BlobProblem["problem"]
 
 const sha256Of = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
+/** The sha-256 of a file, read as a stream (a blob file can be tens of MB; memory stays a buffer). */
+export async function hashFile(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Uint8Array);
+  return hash.digest("hex");
+}
+
+/** Copies a file to `target` through a stream, synced; the copy's sha-256. */
+async function copyHashed(source: string, target: string): Promise<string> {
+  const hash = createHash("sha256");
+  await pipeline(
+    createReadStream(source, { highWaterMark: 1024 * 1024 }),
+    new Transform({
+      transform(chunk: Uint8Array, _encoding, done) {
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    }),
+    createWriteStream(target, { mode: 0o600 }),
+  );
+  const fd = openSync(target, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest("hex");
+}
+
 /**
  * Writes every named blob from the store `db` into `dir` (created when absent; a file already
  * there with the right bytes is kept). Refuses, naming them, when the store lacks some: an export
@@ -58,7 +110,20 @@ export async function writeBlobsTo(
   let bytes = 0;
   for (const sha of [...named.keys()].sort()) {
     const path = join(dir, sha);
-    if (existsSync(path) && sha256Of(readFileSync(path)) === sha) {
+    if (existsSync(path) && await hashFile(path) === sha) {
+      bytes += statSync(path).size;
+      continue;
+    }
+    // A blob kept as a file (the embedded store's large ones) is copied as a stream, never read whole.
+    const file = await blobFile(db, sha);
+    if (file) {
+      const partial = `${path}.partial`;
+      if (await copyHashed(file, partial) !== sha) {
+        rmSync(partial, { force: true });
+        missing.push(problem(named, sha, "corrupt", "its stored bytes do not match its sha-256"));
+        continue;
+      }
+      renameSync(partial, path);
       bytes += statSync(path).size;
       continue;
     }
@@ -126,7 +191,7 @@ export async function bringBlobs(
       problems.push(problem(named, sha, "missing", existsSync(dir) ? `not in ${dir}` : `no ${dir} beside ${source}`));
       continue;
     }
-    if (sha256Of(readFileSync(path)) !== sha) {
+    if (await hashFile(path) !== sha) {
       problems.push(problem(named, sha, "corrupt", `${path} does not hash to its name`));
     }
   }
@@ -137,17 +202,32 @@ export async function bringBlobs(
     );
   }
   let bytes = 0;
+  const changed = (sha: string) =>
+    new MissingBlobsError(
+      [problem(named, sha, "corrupt", "changed while importing")],
+      `${source}: nothing was imported:`,
+    );
   for (const sha of wanted) {
-    const content = new Uint8Array(readFileSync(join(dir, sha)));
-    // Checked above; checked again as read (the directory may change meanwhile).
-    if (sha256Of(content) !== sha) {
-      throw new MissingBlobsError(
-        [problem(named, sha, "corrupt", "changed while importing")],
-        `${source}: nothing was imported:`,
-      );
+    const path = join(dir, sha);
+    const size = statSync(path).size;
+    if (fileDir !== undefined && size >= FILE_THRESHOLD) {
+      // A large blob becomes a file of the embedded store: copied as a stream into its blob
+      // directory, checked again as copied (the directory may change meanwhile), then moved into place.
+      const temp = await tempPath(fileDir);
+      if (await copyHashed(path, temp) !== sha) {
+        rmSync(temp, { force: true });
+        throw changed(sha);
+      }
+      // The transaction does not carry the blob directory: named, so the file is moved into place
+      // (without it, each blob was read whole and stored as a row at ~6 MB/s).
+      await putBlobFromFile(tx, temp, sha, size, fileDir);
+    } else {
+      const content = new Uint8Array(readFileSync(path));
+      // Checked above; checked again as read (the directory may change meanwhile).
+      if (sha256Of(content) !== sha) throw changed(sha);
+      await storeBlob(tx, fileDir, sha, content);
     }
-    await storeBlob(tx, fileDir, sha, content);
-    bytes += content.byteLength;
+    bytes += size;
   }
   return { blobs: wanted.length, bytes };
 }

@@ -1,15 +1,12 @@
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadPgliteDataDir } from "../../events/db/pglite.ts";
 import { lastPosition } from "../../events/log-queries.ts";
-import { ADMIN_FILE } from "../data-dir.ts";
 import { configFromEnv } from "../config.ts";
 import { type Platform } from "../platform.ts";
 import { openPlatform } from "../open-platform.ts";
 import { copyPlatform, CopyTargetError } from "./store-copy.ts";
-import { writeDurably } from "./durable-file.ts";
+import { type BackupWritten, unpackBackup, writeBackupOf, writeBackupOfClosed } from "./backup-file.ts";
 import { type CliCommand, CliUsageError, requireString } from "../cli/command.ts";
 
 const backup: CliCommand = {
@@ -28,14 +25,16 @@ const backup: CliCommand = {
     const out = requireString(o, "out");
     if (existsSync(out)) throw new CliUsageError(`${out} already exists: choose a new file name`);
     const started = performance.now();
-    const bytes = platform.db.dumpDataDir ? await platform.db.dumpDataDir() : await embeddedCopyOf(platform);
-    writeDurably(out, bytes);
+    const written = platform.db.whileQuiescent
+      ? await writeBackupOf(platform.db.whileQuiescent, out)
+      : await embeddedCopyOf(platform, out);
     return {
       ok: true,
       out,
-      bytes: bytes.byteLength,
-      sha256: createHash("sha256").update(bytes).digest("hex"),
+      bytes: written.bytes,
+      sha256: written.sha256,
       seconds: Math.round(performance.now() - started) / 1000,
+      paused_ms: written.pauseMs,
     };
   },
   format: (r) => {
@@ -46,9 +45,9 @@ const backup: CliCommand = {
 
 /**
  * PostgreSQL → a backup file: the platform is copied (one snapshot) into an embedded store in a
- * temporary directory, whose data directory is then packed like an embedded backup.
+ * temporary directory, which is then closed and packed like an embedded backup.
  */
-async function embeddedCopyOf(platform: Platform): Promise<Uint8Array> {
+async function embeddedCopyOf(platform: Platform, out: string): Promise<BackupWritten> {
   const dir = mkdtempSync(join(tmpdir(), "fitness-backup-"));
   try {
     const copy = await openPlatform(
@@ -56,25 +55,27 @@ async function embeddedCopyOf(platform: Platform): Promise<Uint8Array> {
     );
     try {
       await copyPlatform(platform, copy);
-      return await copy.db.dumpDataDir!();
     } finally {
       await copy.close();
     }
+    return await writeBackupOfClosed(dir, out);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** The warning a restore of a backup without events carries (in --json too). */
+function emptyWarning(position: number): { warning?: string } {
+  return position === 0 ? { warning: "the backup holds no events (an empty platform)" } : {};
+}
+
 /** Unpacks a backup file into an empty directory (dropping the copied admin handle). */
 async function unpack(file: string, dataDir: string): Promise<void> {
   try {
-    await loadPgliteDataDir(dataDir, new Uint8Array(readFileSync(file)));
+    await unpackBackup(file, dataDir);
   } catch (error) {
-    rmSync(dataDir, { recursive: true, force: true });
-    throw new Error(`${file} is not a backup this server can restore (${(error as Error).message})`);
+    throw new CliUsageError(`${file} is not a backup this server can restore (${(error as Error).message})`);
   }
-  // The copied handle names the server the backup was taken from: never talk to it from here.
-  rmSync(join(dataDir, ADMIN_FILE), { force: true });
 }
 
 const restore: CliCommand = {
@@ -97,7 +98,8 @@ const restore: CliCommand = {
     await unpack(file, config.dataDir);
     const platform = await openPlatform(config);
     try {
-      return { ok: true, data_dir: config.dataDir, event_log_position: await lastPosition(platform.db) };
+      const position = await lastPosition(platform.db);
+      return { ok: true, data_dir: config.dataDir, event_log_position: position, ...emptyWarning(position) };
     } finally {
       await platform.close();
     }
@@ -111,10 +113,14 @@ const restore: CliCommand = {
       blob_bytes?: number;
       seconds?: number;
     };
+    // A backup of a platform without events is most likely one of the wrong directory (issue #41).
+    const empty = x.event_log_position === 0
+      ? "\nwarning: the backup holds no events (an empty platform): was it taken of the right DATA_DIR or database?"
+      : "";
     if (x.database) {
-      return `restored into ${x.database}: the event log ends at position ${x.event_log_position}, ${x.blobs} blobs (${x.blob_bytes} bytes), read models replayed, in ${x.seconds} s\ncheck it with: DATABASE_URL=… npm run cli -- verify`;
+      return `restored into ${x.database}: the event log ends at position ${x.event_log_position}, ${x.blobs} blobs (${x.blob_bytes} bytes), read models replayed, in ${x.seconds} s${empty}\ncheck it with: DATABASE_URL=… npm run cli -- verify`;
     }
-    return `restored into ${x.data_dir}: the event log ends at position ${x.event_log_position}\ncheck it with: npm run cli -- verify`;
+    return `restored into ${x.data_dir}: the event log ends at position ${x.event_log_position}${empty}\ncheck it with: npm run cli -- verify`;
   },
 };
 
@@ -136,6 +142,7 @@ async function restoreIntoPostgres(file: string, config: ReturnType<typeof confi
           ok: true,
           database: new URL(config.databaseUrl!).pathname.slice(1) || "postgres",
           event_log_position: report.lastPosition,
+          ...emptyWarning(report.lastPosition),
           events: report.events,
           blobs: report.blobs,
           blob_bytes: report.blobBytes,

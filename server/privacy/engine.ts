@@ -2,6 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { PrivacyZoneCircle } from "../../shared/privacy-zones.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { visibilityOfPrivate } from "../../shared/visibility.ts";
+import type { VisibilityClass } from "../../shared/visibility.ts";
 import {
   type ActivityOwnership,
   canSeeActivity,
@@ -47,6 +48,19 @@ export {
   visibleActivities,
 };
 export type { ZoneSet };
+
+/**
+ * Which visibility classes of an athlete's activities (shared/visibility.ts) reach a viewer: what
+ * read models kept per class (totals, calendars, records) add up for that viewer. Asynchronous: a
+ * class may depend on the viewer's relation to the athlete (followers).
+ */
+export function visibilityClassesFor(
+  db: Queryable,
+  viewer: Viewer | null,
+  ownerId: number,
+): Promise<VisibilityClass[]> {
+  return loadVisibilitiesSeen(db, viewer, ownerId);
+}
 
 /** Where data derived from an activity goes. */
 export type Audience =

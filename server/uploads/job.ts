@@ -7,6 +7,7 @@ import type { RecordedEvent } from "../../events/types.ts";
 import type { Db } from "../../events/db/types.ts";
 import type { ActivityStreams } from "../../shared/streams.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
+import { activityStartProblem } from "../../shared/date-range.ts";
 import { activityProcessors } from "../activity-processors.ts";
 import { type Actor, systemActor } from "../actor.ts";
 import { processActivity, recordActivity } from "../activities/commands.ts";
@@ -40,7 +41,6 @@ export const UPLOAD_JOB = "upload";
 export function uploadJob(platform: Platform): JobKind {
   return {
     kind: UPLOAD_JOB,
-    leaseSeconds: 300,
     async pending(db: Db, limit: number) {
       const rows = await uploadsInStatus(db, UPLOAD_STATUS.processing, limit);
       // While idle, keep the in-memory segment index current (new segments are read incrementally),
@@ -114,6 +114,11 @@ async function derive(platform: Platform, received: Received): Promise<({ ok: tr
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, error: `${received.fileName}: ${message}`, duplicateOf: null };
+  }
+  // The one rule for activity dates (shared/date-range.ts): a file starting in 9999 or 1970 is no activity.
+  const problem = activityStartProblem(decoded.derived.facts.startDate);
+  if (problem) {
+    return { ok: false, error: `${received.fileName}: the file's start time ${problem}.`, duplicateOf: null };
   }
   return { ok: true, ...decoded };
 }

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { type Context, Hono } from "hono";
-import { activityTypeById } from "../../shared/activity-types.ts";
+import { activityTypeById, activityTypeWords } from "../../shared/activity-types.ts";
 import { faultResponse } from "../http/conventions.ts";
 import { pagePolicy } from "../http/security-headers.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
@@ -106,7 +106,10 @@ html,body{margin:0;height:100%;background:#0b0e14;color:#d8dee9;font:14px/1.4 sy
 }
 
 function describe(row: HeatmapRow): string {
-  const types = row.activity_type_ids.map((id) => activityTypeById(id) ?? String(id)).join(", ");
+  const types = row.activity_type_ids.map((id) => {
+    const type = activityTypeById(id);
+    return type ? activityTypeWords(type) : String(id);
+  }).join(", ");
   const day = (s: number) => isoOfEpoch(s)?.slice(0, 10) ?? "?";
   const window = row.start_date_local !== null || row.end_date_local !== null
     ? `${row.start_date_local !== null ? day(row.start_date_local) : "…"} – ${

@@ -19,9 +19,10 @@ main:focus{outline:none}
 @media (max-width:760px){
   header .who{display:none}
   header .bar{gap:.5rem 1rem}
-  header .bar>nav{order:2;flex-basis:100%;overflow-x:auto;padding-bottom:.3rem}
+  header .bar>nav{order:2;flex-basis:calc(100% + 2rem);overflow-x:auto;margin:0 -1rem;padding:0 1rem .3rem;background:linear-gradient(to right,#b83a07 55%,rgba(184,58,7,0)) left/3rem 100% no-repeat local,linear-gradient(to left,#b83a07 55%,rgba(184,58,7,0)) right/3rem 100% no-repeat local,linear-gradient(to right,rgba(0,0,0,.55),rgba(0,0,0,0)) left/1.75rem 100% no-repeat scroll,linear-gradient(to left,rgba(0,0,0,.55),rgba(0,0,0,0)) right/1.75rem 100% no-repeat scroll,#b83a07}
   header nav ul{flex-wrap:nowrap}
   header nav li{white-space:nowrap}
+  header .bar>nav li:last-child{padding-right:1rem}
 }
 main{max-width:760px;margin:1.5rem auto;padding:0 1rem}
 .card{background:#fff;border:1px solid #dde1e6;border-radius:8px;padding:1.25rem 1.5rem;margin-bottom:1.25rem}

@@ -31,7 +31,6 @@ export function addressPolicy(platform: Platform): AddressPolicy {
 export function webhookDeliveryJob(platform: Platform): JobKind {
   return {
     kind: "webhook-delivery",
-    leaseSeconds: 300,
     async pending(db, limit) {
       await ensureOutbox(db);
       const ids: string[] = [];

@@ -342,6 +342,22 @@ describe("split: a coffee stop recorded as one run", () => {
       second.upload_id,
     ])
       .toEqual(["Long run", whole.sport_type, false, "followers_only", gear.body.id, true, whole.upload_id]);
+    // The new part is followers-only in every read model, not just in its representation: Ben, who
+    // does not follow Ada, finds neither part; following her, both; unfollowing, neither again.
+    const benSees = async () => {
+      const list = await dropin.call("GET", `/v3/athletes/${ada.id}/activities`, { token: ben.token });
+      const listed = (list.body as { id: number }[]).map((a) => a.id).filter((x) => x === id || x === second.id);
+      const streams = await dropin.call("GET", `/v3/activities/${second.id}/streams`, { token: ben.token });
+      const laps = await dropin.call("GET", `/v3/activities/${second.id}/laps`, { token: ben.token });
+      return [listed.sort(), streams.status, laps.status];
+    };
+    expect(await benSees()).toEqual([[], 404, 404]);
+    expect((await dropin.call("PUT", `/v3/athletes/${ada.id}/follow`, { token: ben.token })).status).toBeLessThan(300);
+    expect(await benSees()).toEqual([[id, second.id].sort(), 200, 200]);
+    expect((await dropin.call("DELETE", `/v3/athletes/${ada.id}/follow`, { token: ben.token })).status).toBeLessThan(
+      300,
+    );
+    expect(await benSees()).toEqual([[], 404, 404]);
     // Splits and best efforts of each part, from its own distance: no part beats the whole's best.
     for (const p of [first, second]) {
       expect(p.splits_metric.length).toBe(Math.ceil(p.distance / 1000 - 1e-9));

@@ -15,5 +15,7 @@ export const suites: Record<string, () => Promise<BenchSuite>> = {
   import: async () => (await import("./import.bench.ts")).importBench,
   replay: async () => (await import("./replay.bench.ts")).replayBench,
   scale: async () => (await import("./scale.bench.ts")).scaleBench,
+  backup: async () => (await import("./backup.bench.ts")).backupBench,
   crop: async () => (await import("./crop.bench.ts")).cropBench,
+  years: async () => (await import("./years.bench.ts")).yearsBench,
 };

@@ -52,7 +52,7 @@ describe("gear care in the web app", () => {
       "/athlete/activities",
     );
     const ride = activities.find((a) => a.gear_id === bike.id)!;
-    const other = activities.find((a) => a.gear_id === null)!;
+    const other = activities.find((a) => !a.gear_id)!;
 
     await page.goto(`${server.url}/settings`);
     await page.waitForFunction(() => (window as unknown as { appState?: { settings?: boolean } }).appState?.settings);
@@ -66,7 +66,9 @@ describe("gear care in the web app", () => {
 
     await page.getByLabel("Replace at (km)").fill("40");
     await page.click("#reminder-form button[type=submit]");
-    await expect.poll(() => page.textContent("#gear-status"), { timeout: 20_000 }).toBe("Reminder saved.");
+    await expect.poll(() => page.textContent("#reminder-status"), { timeout: 20_000 }).toBe("Reminder saved.");
+    // Said beside its own button, not in the Retire card.
+    expect(await page.textContent("#gear-status")).toBe("");
     expect(await page.textContent("#gear-name .badge.replace")).toBe("Replace at 40 km");
     const saved = await pageApi<Gear & { reminder_distance: number }>(page, `/gear/${bike.id}`);
     expect([saved.reminder_distance, saved.reminder_reached]).toEqual([40_000, true]);

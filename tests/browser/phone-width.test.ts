@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { decode } from "fast-png";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -19,7 +20,9 @@ import { deviceFile } from "../helpers/fixtures.ts";
  *   minimum of 1 refused, so nothing could be saved);
  * - /settings/apps does not overflow a 390 px wide screen;
  * - the segment leaderboard's time column is visible at 390 px (not scrolled off);
- * - the feed starts at the top of a phone's screen (it was ~700 px down).
+ * - the feed starts at the top of a phone's screen (it was ~700 px down);
+ * - issue 43: the one-row navigation shows where more entries wait (it scrolled sideways, 825 px,
+ *   with no sign that it did): a dark edge on that side, none once that end is reached.
  */
 const EDGE500 = deviceFile("fit/garmin-edge500-cycling-hr-cad-pauses.fit");
 
@@ -27,6 +30,27 @@ let server: DenoServer;
 let browser: Browser;
 let callback: Server;
 let callbackUrl = "";
+
+/**
+ * How dark the navigation's left and right edges are (0 white … 255 black): the mean over the bottom
+ * 3 px of its 6 outermost columns each side, below the links' text, in a screenshot of the nav.
+ */
+async function navEdges(page: Page): Promise<{ left: number; right: number }> {
+  const png = decode(await page.locator("header nav").screenshot());
+  const channels = png.channels;
+  const darkness = (x0: number, x1: number) => {
+    let sum = 0, n = 0;
+    for (let y = png.height - 3; y < png.height; y++) {
+      for (let x = x0; x < x1; x++) {
+        const i = (y * png.width + x) * channels;
+        sum += 255 - (0.299 * png.data[i] + 0.587 * png.data[i + 1] + 0.114 * png.data[i + 2]);
+        n++;
+      }
+    }
+    return sum / n;
+  };
+  return { left: darkness(0, 6), right: darkness(png.width - 6, png.width) };
+}
 
 /** Wider than the viewport: the page scrolls sideways. */
 const overflow = (page: Page) =>
@@ -97,6 +121,23 @@ describe("pages at phone width", () => {
     const nav = (await page.locator("header nav").boundingBox())!;
     expect(nav.height).toBeLessThan(60); // one row of links, not three
     expect(await overflow(page)).toBeLessThanOrEqual(0);
+    // The row says it scrolls: a dark edge where more entries wait, on the app's pages and the
+    // server-rendered ones alike (the header's own colour is the baseline).
+    for (const path of ["/", "/settings/apps"]) {
+      await page.goto(`${server.url}${path}`);
+      const scroller = page.locator("header nav");
+      expect(await scroller.evaluate((n) => n.scrollWidth - n.clientWidth), path).toBeGreaterThan(100);
+      const start = await navEdges(page);
+      expect(start.right - start.left, `${path}: the right edge at the start`).toBeGreaterThan(40);
+      await scroller.evaluate((n) => n.scrollLeft = 150);
+      const middle = await navEdges(page);
+      expect(Math.min(middle.left, middle.right) - start.left, `${path}: both edges midway`).toBeGreaterThan(40);
+      await scroller.evaluate((n) => n.scrollLeft = n.scrollWidth);
+      const end = await navEdges(page);
+      expect(end.left - end.right, `${path}: the left edge at the end`).toBeGreaterThan(40);
+      expect(Math.abs(end.right - start.left), `${path}: no right edge at the end`).toBeLessThan(5);
+      expect((await scroller.boundingBox())!.x, path).toBe(0); // edge to edge
+    }
     expect(errors).toEqual([]);
   }, 60_000);
 

@@ -236,14 +236,14 @@ describe("training calendar (item 12)", () => {
 });
 
 describe("the profile links to the training pages", () => {
-  it("one's own: calendar, records, fitness; another athlete's: calendar and records", async () => {
+  it("one's own: calendar, year, records, fitness; another athlete's: calendar, year and records", async () => {
     await open(ada.page, `/athletes/${adaId}`, "profile");
     expect(await ada.page.$$eval(".training-links a", (a) => a.map((l) => l.getAttribute("href")))).toEqual(
-      ["calendar", "records", "fitness"].map((p) => `/athletes/${adaId}/${p}`),
+      ["calendar", "year", "records", "fitness"].map((p) => `/athletes/${adaId}/${p}`),
     );
     await open(eddy.page, `/athletes/${adaId}`, "profile");
     expect(await eddy.page.$$eval(".training-links a", (a) => a.map((l) => l.getAttribute("href")))).toEqual(
-      ["calendar", "records"].map((p) => `/athletes/${adaId}/${p}`),
+      ["calendar", "year", "records"].map((p) => `/athletes/${adaId}/${p}`),
     );
     await eddy.page.click(`.training-links a[href="/athletes/${adaId}/records"]`);
     await eddy.page.waitForFunction(() =>

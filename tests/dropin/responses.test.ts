@@ -277,6 +277,12 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/athletes/{id}/totals": at(`/v3/athletes/${ann.id}/totals`),
     "GET /v3/athletes/{id}/records": at(`/v3/athletes/${ann.id}/records`),
     "GET /v3/athletes/{id}/fitness": at(`/v3/athletes/${ann.id}/fitness`),
+    "GET /v3/athletes/{id}/volume": at(`/v3/athletes/${ann.id}/volume`, {
+      query: { period: "year", from: "1900-01-01", to: "2200-12-31" },
+    }),
+    "GET /v3/athletes/{id}/activities/search": at(`/v3/athletes/${ann.id}/activities/search`, {
+      query: { per_page: 1 },
+    }),
     "GET /v3/athletes/{id}/profile": at(`/v3/athletes/${bob.id}/profile`),
     "PUT /v3/athletes/{id}/follow": at(`/v3/athletes/${bob.id}/follow`),
     "DELETE /v3/athletes/{id}/follow": at(`/v3/athletes/${bob.id}/follow`),

@@ -3,6 +3,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_TOOLS } from "../../server/mcp/tools/index.ts";
+import { readFileSync } from "node:fs";
+import { deviceFile } from "../helpers/fixtures.ts";
+import { uploadUntilReady } from "../helpers/http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { mcpClient, mcpGrant, rawMcp } from "./helpers.ts";
 import { buildWorld, metres, type World } from "./world.ts";
@@ -178,6 +181,79 @@ describe("privacy: another athlete's private data never appears", () => {
     expect(peek.content[0].text).toMatch(/not found|refused/i);
     const bobSees = await server.api("GET", `/v3/activities/${world.bobPrivate}`, { token: world.bob.token });
     expect(bobSees.body.description).toBe(`${world.secret} description`);
+  });
+});
+
+describe("followers-only: another athlete's activity reaches the assistant only while its athlete is followed", () => {
+  it("through every read tool, and at once after a follow and an unfollow", async () => {
+    // Cleo, in Ann's club, rides the segment for her followers only; Ann does not follow her.
+    const cleo = await server.athlete({ password: "cleo password" });
+    expect((await server.api("POST", `/v3/clubs/${world.club}/join`, { token: cleo.token })).status).toBeLessThan(300);
+    const marker = `FOLLOWERSONLY${Date.now()}`;
+    const relative = "gpx/garmin-connect-edge1000-cycling-short-3formats.gpx";
+    const ride = await uploadUntilReady(
+      server.api,
+      cleo.token,
+      { bytes: new Uint8Array(readFileSync(deviceFile(relative))), name: "cleo.gpx", dataType: "gpx" },
+      { name: `${marker} ride`, description: `${marker} description`, visibility: "followers_only" },
+      () => server.platform.jobs.kick(),
+    );
+    const own = await server.api("GET", `/v3/activities/${ride}`, { token: cleo.token });
+    expect([own.body.visibility, own.body.segment_efforts.length > 0]).toEqual(["followers_only", true]);
+    const seg = await api(`/v3/segments/${world.segment}`);
+    const [lat, lng] = seg.start_latlng;
+    /** Everything Ann's assistant can read that could carry Cleo's ride, as one text. */
+    const everything = async () => {
+      const outputs: string[] = [];
+      const reads: [string, Record<string, unknown>][] = [
+        ["get_activity", { id: ride }],
+        ["get_activity_streams", { id: ride, types: ["latlng", "heartrate", "altitude"], points: 200 }],
+        ["get_records", { athlete_id: cleo.id }],
+        ["get_segment_leaderboard", { id: world.segment, limit: 50 }],
+        ["get_segment", { id: world.segment }],
+        ["explore_segments", { south: lat - 0.05, west: lng - 0.05, north: lat + 0.05, east: lng + 0.05 }],
+        ["get_club_activities", { id: world.club, limit: 100 }],
+        ["list_activities", { limit: 50 }],
+        ["list_my_segment_efforts", { segment_id: world.segment }],
+      ];
+      for (const [name, args] of reads) outputs.push(JSON.stringify(await call(client, name, args)));
+      return outputs.join("\n");
+    };
+    const seen = async () => {
+      const text = await everything();
+      const board = await call(client, "get_segment_leaderboard", { id: world.segment, limit: 50 });
+      const streams = await call(client, "get_activity_streams", { id: ride, types: ["latlng"], points: 50 });
+      // The detailed activity is its owner's alone (the spec: 403 to another who may see it, 404 to
+      // one who may not), so the follow shows in which refusal get_activity gives.
+      const one = await call(client, "get_activity", { id: ride });
+      expect(one.isError).toBe(true);
+      return {
+        name: text.includes(marker),
+        board: board.structuredContent.entries.some((e: any) => e.activity_id === ride),
+        streams: !streams.isError,
+        activity: /^Refused/.test(one.content[0].text) ? "visible, not owned" : one.content[0].text.slice(0, 9),
+      };
+    };
+    const none = { name: false, board: false, streams: false, activity: "Not found" };
+    const all = { name: true, board: true, streams: true, activity: "visible, not owned" };
+    expect(await seen()).toEqual(none);
+    for (
+      const [name, args] of [
+        ["give_kudos", { activity_id: ride }],
+        ["add_comment", { activity_id: ride, text: "peek" }],
+      ] as const
+    ) {
+      const r = await call(client, name, args);
+      expect(r.isError, name).toBe(true);
+      expect(JSON.stringify(r)).not.toContain(marker);
+    }
+    expect((await server.api("PUT", `/v3/athletes/${cleo.id}/follow`, { token: world.ann.token })).status).toBeLessThan(
+      300,
+    );
+    expect(await seen()).toEqual(all);
+    expect((await server.api("DELETE", `/v3/athletes/${cleo.id}/follow`, { token: world.ann.token })).status)
+      .toBeLessThan(300);
+    expect(await seen()).toEqual(none);
   });
 });
 

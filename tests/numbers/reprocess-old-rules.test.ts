@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
-import { activityRecorded, activityStream } from "../../events/activity/events.ts";
+import { activityRecorded, activityStream, privateToVisibility } from "../../events/activity/events.ts";
 import { activityReprocessed } from "../../events/activity/reprocessed.ts";
 import { uploadReceived, uploadStream, uploadSucceeded } from "../../events/upload/events.ts";
 import { activityProcessors } from "../../server/activity-processors.ts";
@@ -93,7 +93,14 @@ async function recordUnderOldRules(): Promise<{ token: string; activityId: numbe
       contentSha256: string;
     };
     const streamsSha256 = await putBlob(platform.db, new TextEncoder().encode(JSON.stringify(OLD.streams)));
-    const activity = activityRecorded.schema.parse({ ...OLD.facts, uploadId, activityId, athleteId, streamsSha256 });
+    // The fixture's facts were recorded as ActivityRecorded v1 (`private`): upcast as the store reads them.
+    const activity = activityRecorded.schema.parse({
+      ...privateToVisibility(OLD.facts),
+      uploadId,
+      activityId,
+      athleteId,
+      streamsSha256,
+    });
     const metadata = { athleteId, source: "job:upload" };
     await platform.store.append(activityStream(activityId), 0, [activityRecorded.create(activity)], { metadata });
     for (const processor of activityProcessors) {

@@ -147,6 +147,59 @@ describe("cli backup / cli restore", () => {
     300_000,
   );
 
+  it(
+    "refuses a missing or empty data directory (exit 2, one line naming it) without creating a store; restore warns on a backup without events",
+    async () => {
+      // Issue #41 item 6: `DATA_DIR=./no-such-dir cli backup` created an empty store and "backed it up".
+      const work = mkdtempSync(join(tmpdir(), "fitness-no-store-"));
+      const missing = join(work, "no-such-dir");
+      const empty = join(work, "empty");
+      mkdirSync(empty);
+      const commands = [
+        ["backup", "--out", join(work, "x.tar.gz")],
+        ["export", "--format", "ndjson", "--out", join(work, "x.ndjson")],
+        ["verify"],
+        ["replay"],
+        ["reprocess", "--all"],
+        ["webhooks", "status"],
+        ["route", "list", "--athlete", "1"],
+      ];
+      const answers: string[] = [];
+      for (const dir of [missing, empty]) {
+        for (const args of commands) {
+          const run = await runCli(args, { DATA_DIR: dir });
+          const lines = run.stderr.trim().split("\n");
+          answers.push(`${args[0]} ${dir === missing ? "missing" : "empty"}: ${run.code}`);
+          expect(run.code, `${args.join(" ")} in ${dir}: ${run.stdout} ${run.stderr}`).toBe(2);
+          expect(lines, run.stderr).toHaveLength(1);
+          expect(lines[0]).toContain(`DATA_DIR ${dir}`);
+          expect(lines[0]).toMatch(dir === missing ? /does not exist/ : /holds no platform/);
+        }
+      }
+      // Nothing was created: no directory, no database files, no backup, no export.
+      expect(existsSync(missing)).toBe(false);
+      expect(readdirSync(empty)).toEqual([]);
+      expect(readdirSync(work).sort()).toEqual(["empty"]);
+
+      // A platform without events (a server started with SEED_DEMO=0): its backup restores, with a warning.
+      const bare = await startDenoServer({ env: { SEED_DEMO: "0" } });
+      servers.push(bare);
+      const file = join(work, "bare.tar.gz");
+      const backup = await runCli(["backup", "--out", file], { DATA_DIR: bare.dataDir });
+      expect(backup.code, backup.stderr).toBe(0);
+      const restored = await runCli(["restore", file], { DATA_DIR: join(work, "restored") });
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(restored.stdout).toMatch(/event log ends at position 0\nwarning: the backup holds no events/);
+      const json = await runCli(["restore", file, "--json"], { DATA_DIR: join(work, "restored-json") });
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        event_log_position: 0,
+        warning: expect.stringContaining("no events"),
+      });
+      console.log(`no store: ${answers.length} commands refused (exit 2, one line): ${answers.join(", ")}`);
+    },
+    300_000,
+  );
+
   it("makes file paths absolute in the CLI's directory before a command runs inside the server", () => {
     expect(withAbsolutePaths(["backup", "--out", "b.tar.gz"], "/home/me")).toEqual([
       "backup",

@@ -1,9 +1,10 @@
 // deno-lint-ignore-file no-explicit-any -- the API's JSON answers are read field by field
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { openDb } from "../../events/db/open.ts";
 import { athleteDecider } from "../../events/athlete/decide.ts";
@@ -363,6 +364,10 @@ describe("the athlete's own account (Deno server)", () => {
       }));
       expect(before.events).toBeGreaterThan(0);
       expect(before.blobs).toContain(xOriginal);
+      // Bytes on disk: the name and e-mail are in the data directory's files (the control of the search after).
+      const needles = [secret, secret.toLowerCase()];
+      const onDiskBefore = filesHolding(dataDir, needles);
+      expect(onDiskBefore.length).toBeGreaterThan(0);
       const xFilesBefore = listFiles(join(dataDir, "blobs")).filter((f) => before.blobs.some((sha) => f.endsWith(sha)));
       expect(xFilesBefore.some((f) => f.endsWith(xOriginal))).toBe(true);
       server = await startDenoServer({ dataDir, env: { SEED_DEMO: "0" } });
@@ -390,8 +395,20 @@ describe("the athlete's own account (Deno server)", () => {
       expect((await api(yToken, "GET", `/v3/activities/${yActivity}`)).status).toBe(200);
 
       // Then from the outside: replay and verify with the CLI, search every table and the log.
+      const erasureLog = server.output();
       await server.stop();
       const env = { DATA_DIR: dataDir, QUIET: "1" };
+      // Issue #41 item 3: no old version of a deleted row in any file — table files, the WAL, the
+      // planner's samples, blob files — and none in a backup taken now (a byte search, as any tool
+      // reading the disk does).
+      const onDiskAfter = filesHolding(dataDir, needles).map((f) => relative(dataDir, f));
+      expect(onDiskAfter).toEqual([]);
+      const backupFile = join(mkdtempSync(join(tmpdir(), "fitness-erased-backup-")), "after.tar.gz");
+      const backedUp = await runCli(["backup", "--out", backupFile], env);
+      expect(backedUp.code, backedUp.stderr).toBe(0);
+      const backupBytes = gunzipSync(readFileSync(backupFile));
+      expect(needles.filter((n) => backupBytes.includes(Buffer.from(n)))).toEqual([]);
+      rmSync(backupFile, { force: true });
       const replay = await runCli(["replay"], env);
       expect(replay.code, replay.stdout + replay.stderr).toBe(0);
       const verify = await runCli(["verify"], env);
@@ -463,7 +480,10 @@ describe("the athlete's own account (Deno server)", () => {
           } API views show nothing of them (hits ${apiHits.length}), and after cli replay (exit ${replay.code}) + verify (exit ${verify.code}): ` +
           `${searched.tables} tables searched (rm read models and public, events included) for name and e-mail — hits ${searched.hits.length}; ` +
           `events naming the athlete: ${searched.namedEvents} (AthleteErased, AthleteErasureCompleted: id and counts only); exported log lines with the name/e-mail: ${exportHits}; ` +
-          `their blobs left: ${searched.blobRows} rows, ${blobFiles.length} files (of ${before.blobs.length} rows, ${xFilesBefore.length} files before); API views after the replay: hits ${afterReplayHits.length}`,
+          `their blobs left: ${searched.blobRows} rows, ${blobFiles.length} files (of ${before.blobs.length} rows, ${xFilesBefore.length} files before); API views after the replay: hits ${afterReplayHits.length}; ` +
+          `bytes on disk: ${onDiskBefore.length} files of the data directory held the name or e-mail before, ${onDiskAfter.length} after, and a backup taken after: 0 (${
+            /erasure of athlete \d+: [^\n]*/.exec(erasureLog)?.[0]
+          })`,
       );
     },
     600_000,
@@ -560,6 +580,15 @@ async function xBlobs(
     [String(xId)],
   );
   return { blobs: rows.filter((r) => !r.shared).map((r) => r.sha256), shared: rows.filter((r) => r.shared).length };
+}
+
+/** Files under `dir` whose bytes hold any of `needles` (UTF-8). */
+function filesHolding(dir: string, needles: string[]): string[] {
+  const wanted = needles.map((n) => Buffer.from(n));
+  return listFiles(dir).filter((file) => {
+    const bytes = readFileSync(file);
+    return wanted.some((n) => bytes.includes(n));
+  });
 }
 
 function listFiles(dir: string): string[] {

@@ -542,6 +542,13 @@ function fixtures(): Record<string, Fixture> {
     "GET /v3/activities/following": { request: fixed("/v3/activities/following") },
     "GET /v3/athletes/:id/activities": { request: fixed(`/v3/athletes/${owner.id}/activities`) },
     "GET /v3/athletes/:id/totals": { request: fixed(`/v3/athletes/${owner.id}/totals`) }, // anyone's public totals
+    // Anyone's volume and searched list, over what the caller may see.
+    "GET /v3/athletes/:id/volume": {
+      request: fixed(`/v3/athletes/${owner.id}/volume`, {
+        query: { period: "month", from: "2024-01-01", to: "2024-12-31" },
+      }),
+    },
+    "GET /v3/athletes/:id/activities/search": { request: fixed(`/v3/athletes/${owner.id}/activities/search`) },
     "GET /v3/athletes/:id/records": { request: fixed(`/v3/athletes/${owner.id}/records`) }, // anyone's records over what the caller may see
     "GET /v3/athletes/:id/fitness": { request: fixed(`/v3/athletes/${owner.id}/fitness`), otherAthlete: 403 }, // own athlete only
     "GET /v3/athletes/:id/profile": { request: fixed(`/v3/athletes/${owner.id}/profile`) },

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { encode as encodePng } from "fast-png";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApplication, issueToken } from "../../server/applications/commands.ts";
 import { createAthlete } from "../../server/athletes/commands.ts";
@@ -16,7 +17,8 @@ import { type Api, api, uploadUntilReady } from "../helpers/http.ts";
 import { eventually, Receiver } from "../webhooks/receiver.ts";
 
 /**
- * Followers-only visibility (issue #47 item 1), walked over HTTP on the server as `npm start` runs it.
+ * Followers-only visibility (issue #47 item 1), walked over HTTP on the server as `npm start` runs it,
+ * in both dialects (/v3 and /api/v3).
  * Olive records a ride and a run for her followers only, a ride for herself only and a ride for
  * everyone; Finn follows her, Sam does not. Every GET route of the route table (each id filled with
  * every activity, effort and upload of the fixture), the writes that name an activity (kudos,
@@ -61,6 +63,8 @@ interface Marked {
   id: number;
   uploadId: number;
   effortIds: string[];
+  /** Other strings only answers about it carry (its photos' ids). */
+  marks: string[];
   seenBy: Set<Viewer>;
 }
 
@@ -187,6 +191,7 @@ beforeAll(async () => {
       id,
       uploadId: detail.upload_id,
       effortIds: (detail.segment_efforts ?? []).map((e: { id: number | string }) => String(e.id)),
+      marks: [],
       seenBy: new Set(seenBy),
     };
   };
@@ -201,6 +206,15 @@ beforeAll(async () => {
   ids.samRide = await uploadUntilReady(call, tokens.sam, deviceFile(ONLY_ME_FILE), { name: "Sam's ride" });
   expect(acts.followers.effortIds.length, "the followers-only ride rides the segment").toBeGreaterThan(0);
   expect(acts.onlyMe.effortIds.length, "the only-me ride rides the segment").toBeGreaterThan(0);
+
+  // A photo on the followers-only ride: its caption names the ride, its id marks it.
+  const form = new FormData();
+  const png = encodePng({ width: 64, height: 48, data: new Uint8Array(64 * 48 * 3).fill(120), channels: 3 });
+  form.set("file", new Blob([new Uint8Array(png) as Uint8Array<ArrayBuffer>], { type: "image/png" }), "view.png");
+  form.set("caption", `${acts.followers.name} view`);
+  const photo = await call("POST", `/v3/activities/${acts.followers.id}/photos`, { token: olive, multipart: form });
+  expect(photo.status, photo.text).toBe(201);
+  acts.followers.marks.push(photo.body.unique_id);
 
   await ok("POST", `/v3/activities/${acts.followers.id}/kudos`, tokens.finn);
   await ok("POST", `/v3/activities/${acts.followers.id}/comments`, tokens.finn, { text: "Lovely loop" });
@@ -254,6 +268,7 @@ function traces(activity: Marked, text: string, body: unknown): string[] {
   const found: string[] = [];
   if (text.includes(activity.name)) found.push("its name");
   for (const e of activity.effortIds) if (text.includes(e)) found.push(`effort ${e}`);
+  for (const m of activity.marks) if (text.includes(m)) found.push(`mark ${m}`);
   const walk = (value: unknown) => {
     if (Array.isArray(value)) value.forEach(walk);
     else if (value && typeof value === "object") {
@@ -289,7 +304,9 @@ describe("followers-only activities over every read path", () => {
     const routes = allRoutes.filter((r) => r.method === "GET" && r.path.startsWith("/v3/"));
     for (const viewer of VIEWERS) {
       for (const route of routes) {
-        for (const path of pathsFor(route.path)) {
+        // Each route in both dialects: the spec's on /v3, Strava's on /api/v3 (the same handlers,
+        // other representations).
+        for (const path of pathsFor(route.path).flatMap((p) => [p, `/api${p}`])) {
           const res = await call("GET", path, { token: tokenOf(viewer), query: QUERIES[route.path] });
           probes++;
           expect(res.status, `${viewer} GET ${path}: ${res.text}`).toBeLessThan(500);
@@ -472,6 +489,50 @@ describe("followers-only activities over every read path", () => {
     expect(await finnSees()).toBe("all");
   }, 120_000);
 
+  it("filters a segment's board by club and by following with the same rule", async () => {
+    // The walk reads the board unfiltered; the club and following filters rank from other queries.
+    const board = async (viewer: Viewer, query: Record<string, string | number>) => {
+      const res = await call("GET", `/v3/segments/${ids.segment}/leaderboard`, { token: tokenOf(viewer), query });
+      probes++;
+      expect(res.status, res.text).toBe(200);
+      return (res.body.entries as { activity_id: number }[]).map((e) => e.activity_id);
+    };
+    const club = { club_id: ids.club }, following = { following: "true" };
+    const f = acts.followers.id, hidden = acts.onlyMe.id;
+    // Sam, a member who does not follow Olive: her followers-only effort is on neither board.
+    expect(await board("sam", club)).toEqual([ids.samRide]);
+    expect(await board("sam", following)).toEqual([ids.samRide]); // the board of those he follows holds him too
+    // Finn, a member who follows her: on both; her only-me effort on neither.
+    for (const q of [club, following]) {
+      const seen = await board("finn", q);
+      expect(seen, JSON.stringify(q)).toContain(f);
+      expect(seen, JSON.stringify(q)).not.toContain(hidden);
+    }
+    expect(await board("finn's app (read)", club)).toContain(f);
+  }, 60_000);
+
+  it("compares an effort with a followers-only one only while its athlete is followed", async () => {
+    // The walk reads /v3/segments/:id/compare without effort_ids (a 400): here with two efforts.
+    const sams = await ok("GET", `/v3/activities/${ids.samRide}`, tokens.sam);
+    const mine = String(sams.segment_efforts.find((e: { segment: { id: number } }) => e.segment.id === ids.segment).id);
+    const compare = async (other: string) => {
+      const res = await call("GET", `/v3/segments/${ids.segment}/compare`, {
+        token: tokens.sam,
+        query: { effort_ids: `${mine},${other}` },
+      });
+      probes++;
+      if (res.text.includes(acts.followers.name)) leaks.push(`sam compare ${other}: its name`);
+      return res.status;
+    };
+    const followers = acts.followers.effortIds[0], onlyMe = acts.onlyMe.effortIds[0];
+    expect([await compare(followers), await compare(onlyMe)]).toEqual([404, 404]);
+    await ok("PUT", `/v3/athletes/${people.olive}/follow`, tokens.sam);
+    expect([await compare(followers), await compare(onlyMe)]).toEqual([200, 404]);
+    await ok("DELETE", `/v3/athletes/${people.olive}/follow`, tokens.sam);
+    expect([await compare(followers), await compare(onlyMe)]).toEqual([404, 404]);
+    expect(leaks).toEqual([]);
+  }, 60_000);
+
   it("replays to the same read models (cli verify)", async () => {
     const dataDir = server.dataDir;
     await server.stop();
@@ -479,7 +540,7 @@ describe("followers-only activities over every read path", () => {
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/read-model tables rebuilt from \d+ events are equal to the live ones/);
     console.log(
-      `followers-only: ${leaks.length} leaks of ${probes} probes (${VIEWERS.length} viewers over every GET route and 4 writes; ` +
+      `followers-only: ${leaks.length} leaks of ${probes} probes (${VIEWERS.length} viewers over every GET route on /v3 and /api/v3 and 4 writes; ` +
         `${[...found.keys()].filter((k) => k.startsWith("finn|")).length} of Olive's activities found by her follower)`,
     );
   }, 300_000);

@@ -132,7 +132,8 @@ describe("pagination extremes on every paginated route", () => {
         { page: String(MAX_PAGE) },
         { per_page: "1" },
       ];
-      for (const extreme of cases) {
+      // A keyset-paged route (the activity search) takes per_page and cursors, no page.
+      for (const extreme of cases.filter((c) => !("page" in c) || route.names.includes("page"))) {
         const res = await s.call("GET", route.path, {
           token: s.people.Ann.token,
           query: { ...route.query, ...extreme },

@@ -10,6 +10,8 @@ import { openPlatform } from "../../server/open-platform.ts";
 import { type DenoServer, ROOT, startDenoServer } from "../helpers/deno.ts";
 import { DEVICES } from "../helpers/fixtures.ts";
 import { type Api, api, uploadUntilReady } from "../helpers/http.ts";
+import { WebClient } from "../oauth/web-client.ts";
+import { signInWith } from "./web-attacks.ts";
 
 /**
  * Privacy is one engine (issue #15, item 1), attacked over HTTP on the server as `npm start` runs it.
@@ -26,7 +28,7 @@ const ZONE_RADIUS = 250;
 
 let server: DenoServer;
 let call: Api;
-const tokens = { ownerFull: "", ownerWrite: "", rival: "" };
+const tokens = { ownerFull: "", ownerWrite: "", ownerRead: "", rival: "" };
 let ownerId = 0;
 let publicRide = 0;
 let privateRide = 0;
@@ -83,6 +85,11 @@ beforeAll(async () => {
     athleteId: ownerId,
     applicationId: app.client_id,
     permissions: ["read", "write"],
+  });
+  tokens.ownerRead = await issueToken(setup, {
+    athleteId: ownerId,
+    applicationId: app.client_id,
+    permissions: ["read"],
   });
   tokens.rival = await issueToken(setup, {
     athleteId: rivalId,
@@ -266,6 +273,64 @@ function positions(value: unknown, key = "", out: [number, number][] = []): [num
 }
 
 describe("every copy path, read by others", () => {
+  it("gives the original file only where the athlete sees everything: the owner with view_private, or the web app's session", async () => {
+    // Issue #41 item 2: the owner's read-only token got the file as uploaded, home and all.
+    const file = readFileSync(join(DEVICES, PUBLIC_FILE));
+    const filePoints = [...file.toString("utf8").matchAll(/<trkpt lat="([-\d.]+)" lon="([-\d.]+)"/g)]
+      .map((m) => [Number(m[1]), Number(m[2])] as [number, number]);
+    expect(filePoints.filter(inZone).length, "the file itself passes through the zone").toBeGreaterThan(2);
+    const original = (token: string, id = publicRide) =>
+      fetch(new URL(`/v3/activities/${id}/export_original`, server.url), {
+        headers: { authorization: `Bearer ${token}` },
+      }).then(async (res) => ({ status: res.status, bytes: Buffer.from(await res.arrayBuffer()) }));
+    const refused: Record<string, number> = {};
+    for (
+      const [who, token, id] of [
+        ["owner, read only", tokens.ownerRead, publicRide],
+        ["owner, read and write", tokens.ownerWrite, publicRide],
+        ["another athlete with view_private (public ride)", tokens.rival, publicRide],
+        ["another athlete with view_private (private ride)", tokens.rival, privateRide],
+      ] as const
+    ) {
+      const res = await original(token, id);
+      refused[who] = res.status;
+      expect(res.bytes.includes(Buffer.from("<trkpt")), who).toBe(false);
+    }
+    expect(refused).toEqual({
+      "owner, read only": 401,
+      "owner, read and write": 401,
+      "another athlete with view_private (public ride)": 403,
+      "another athlete with view_private (private ride)": 404,
+    });
+    // The same token's GPX export leaves the zone out (the positive control of the engine's rule).
+    const gpx = await call("GET", `/v3/activities/${publicRide}/export_gpx`, { token: tokens.ownerRead });
+    expect(gpx.status).toBe(200);
+    const gpxPoints = [...gpx.text.matchAll(/<trkpt lat="([-\d.]+)" lon="([-\d.]+)"/g)]
+      .map((m) => [Number(m[1]), Number(m[2])] as [number, number]);
+    expect(gpxPoints.length).toBeGreaterThan(100);
+    expect(gpxPoints.filter(inZone)).toEqual([]);
+    // The owner with view_private, and the web app's session (its page token), get the bytes as uploaded.
+    const own = await original(tokens.ownerFull);
+    expect(own.status).toBe(200);
+    expect(own.bytes.equals(file)).toBe(true);
+    const web = new WebClient(server.url);
+    expect((await signInWith(web, "zoe@example.com", "password123")).status).toBe(303);
+    const pageToken = /<meta name="api-token" content="([0-9a-f]+)">/.exec((await web.get("/")).text)?.[1];
+    expect(pageToken).toBeTruthy();
+    const session = await original(pageToken!);
+    expect(session.status).toBe(200);
+    expect(session.bytes.equals(file)).toBe(true);
+    console.log(
+      `export_original: read-only ${refused["owner, read only"]}, read+write ${
+        refused["owner, read and write"]
+      }, another athlete ${refused["another athlete with view_private (public ride)"]}/${
+        refused["another athlete with view_private (private ride)"]
+      }; owner with view_private and the web session: 200, the file as uploaded (${
+        filePoints.filter(inZone).length
+      } points in the zone); the read-only token's GPX: ${gpxPoints.length} points, 0 in the zone`,
+    );
+  });
+
   it("lets no private activity and no point inside the privacy zone out", async () => {
     expect(segmentsMade).toHaveLength(2);
     const [cleanSegment, privateSegment] = segmentsMade;
@@ -364,7 +429,7 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
     "pure geometry over a route's own points (what reaches others is chosen in read.ts and create.ts, through the engine)",
   "server/athlete-routes/schema.ts": "the response schema of a route's streams (names the latlng key; holds no data)",
   "projections/queries/athlete-records.ts":
-    "the records' query: which activities count is the engine's predicate (visibleActivities), passed in by server/training/routes.ts, which reads only their power streams (no positions)",
+    "the records' queries: which activities count is the caller's list of visibility classes (the engine's visibilityClassesFor, in server/training/records.ts); the rides recorded before power curves were kept are named by their streams blob, of which that file reads only the watts (no positions)",
   "projections/heatmaps/queries.ts":
     "the heatmaps read models' queries: which activities and streams may be drawn is the engine's predicate, passed in by server/heatmaps (build.ts, gather.ts, tiles.ts)",
   "server/uploads/streams-transfer.ts":

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { activityLoad, fitnessSeries, maxHeartrateOn } from "../../projections/training-load/model.ts";
-import { powerCurve } from "../../server/training/routes.ts";
+import { powerCurve } from "../../server/ingest/power-curve.ts";
 
 /** The training-load formulas (docs/numbers.md, "Training load") and the power curve, by hand. */
 describe("training load", () => {

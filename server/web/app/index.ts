@@ -56,6 +56,7 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   "segments.js": { file: own("segments.js"), type: JS },
   "zones.js": { file: own("zones.js"), type: JS },
   "calendar.js": { file: own("calendar.js"), type: JS },
+  "year.js": { file: own("year.js"), type: JS },
   "records.js": { file: own("records.js"), type: JS },
   "fitness.js": { file: own("fitness.js"), type: JS },
   "training.css": { file: own("training.css"), type: CSS },
@@ -306,8 +307,8 @@ const API_PAGES: [path: string, page: ApiPage][] = [
   ["/routes/:id", { title: "Route", script: "route.js", key: "routeId", map: true }],
   ["/challenges/:id", { title: "Challenge", script: "challenge.js", key: "challengeId" }],
   ["/athletes/:id", { title: "Athlete", script: "athlete.js", key: "athleteId", athlete: "profile" }],
-  // The athlete's training pages (docs/web-app.md): calendar, personal records, fitness and freshness.
-  ...([["calendar", "Training calendar"], ["records", "Personal records"], [
+  // The athlete's training pages (docs/web-app.md): calendar, year, personal records, fitness and freshness.
+  ...([["calendar", "Training calendar"], ["year", "Year"], ["records", "Personal records"], [
     "fitness",
     "Fitness and freshness",
   ]] as const)

@@ -5,7 +5,6 @@ import {
   avatarSrc,
   config,
   distanceText,
-  duration,
   fullName,
   h,
   infiniteList,
@@ -14,6 +13,7 @@ import {
   showFailure,
 } from "./app.js";
 import { goalsCard } from "./goals-view.js";
+import { GROUPS, hours, sportGroup } from "./training-common.js";
 
 const id = config.athleteId;
 const self = id === config.athlete?.id;
@@ -89,6 +89,8 @@ function head(profile) {
         { class: "training-links" },
         h("a", { href: `/athletes/${id}/calendar` }, "Training calendar"),
         " · ",
+        h("a", { href: `/athletes/${id}/year` }, "Year"),
+        " · ",
         h("a", { href: `/athletes/${id}/records` }, "Personal records"),
         self ? [" · ", h("a", { href: `/athletes/${id}/fitness` }, "Fitness and freshness")] : null,
       ),
@@ -97,51 +99,93 @@ function head(profile) {
   ready("profile", (window.appState?.profile ?? 0) + 1);
 }
 
-/** Totals by period (last 4 weeks, this year, all time), one row per sport that has any. */
-function totalsTable(stats) {
-  const groups = [["Rides", "ride"], ["Runs", "run"], ["Swims", "swim"]];
-  const periods = [["Last 4 weeks", "recent"], [String(new Date().getUTCFullYear()), "ytd"], ["All time", "all"]];
-  if (!groups.some(([, g]) => stats[`all_${g}_totals`].count > 0)) {
-    return h(
+/** A local calendar day as YYYY-MM-DD. */
+const dayText = (d) =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+
+/** Totals by sport group of volume buckets: {group: {count, distance, time}}. */
+function byGroup(buckets) {
+  const t = {};
+  for (const b of buckets) {
+    const g = sportGroup(b.sport_type);
+    t[g] ??= { count: 0, distance: 0, time: 0 };
+    t[g].count += b.count;
+    t[g].distance += b.distance;
+    t[g].time += b.moving_time;
+  }
+  return t;
+}
+
+/**
+ * Totals by period (last 4 weeks, this year, all time), one row per sport group that has any,
+ * from the training-volume read model (GET /v3/athletes/:id/volume): the activities the viewer may
+ * see — one's own private ones included on one's own profile, and labelled so.
+ */
+async function totalsSection() {
+  const today = new Date();
+  const first = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 27);
+  const year = today.getFullYear();
+  const [recent, years] = await Promise.all([
+    api(`/athletes/${id}/volume?period=day&from=${dayText(first)}&to=${dayText(today)}`),
+    api(`/athletes/${id}/volume?period=year&from=1900-01-01&to=2200-12-31`),
+  ]);
+  const periods = [
+    ["Last 4 weeks", byGroup(recent.buckets)],
+    [String(year), byGroup(years.buckets.filter((b) => b.start.startsWith(`${year}-`)))],
+    ["All time", byGroup(years.buckets)],
+  ];
+  const groups = GROUPS.filter(([g]) => periods[2][1][g]);
+  const table = groups.length
+    ? h(
+      "table",
+      { id: "profile-totals", class: "totals" },
+      h("thead", {}, h("tr", {}, h("td", {}), ["Acts", "Distance", "Time"].map((c) => h("th", { scope: "col" }, c)))),
+      periods.map(([label, t]) => {
+        const rows = groups.filter(([g]) => t[g]);
+        return h(
+          "tbody",
+          {},
+          h("tr", { class: "period" }, h("th", { scope: "rowgroup", colspan: 4 }, label)),
+          rows.length
+            ? rows.map(([g, name]) =>
+              h(
+                "tr",
+                { dataset: { sport: g } },
+                h("th", { scope: "row" }, name),
+                h("td", {}, String(t[g].count)),
+                h(
+                  "td",
+                  {},
+                  !t[g].distance ? "—" : g === "swim" ? distanceText(t[g].distance, "Swim") : km(t[g].distance),
+                ),
+                h("td", {}, hours(t[g].time)),
+              )
+            )
+            : h("tr", {}, h("td", { colspan: 4, class: "muted" }, "None")),
+        );
+      }),
+    )
+    : h(
       "p",
       { class: "muted", id: "profile-totals" },
-      self ? "No totals yet." : "No activities that everyone may see yet.",
+      self ? "No totals yet." : "No activities you may see yet.",
     );
-  }
-  return h(
-    "table",
-    { id: "profile-totals", class: "totals" },
-    h("thead", {}, h("tr", {}, h("td", {}), ["Acts", "Distance", "Time"].map((c) => h("th", { scope: "col" }, c)))),
-    periods.map(([label, p]) => {
-      const rows = groups.filter(([, g]) => stats[`${p}_${g}_totals`].count > 0);
-      return h(
-        "tbody",
-        {},
-        h("tr", { class: "period" }, h("th", { scope: "rowgroup", colspan: 4 }, label)),
-        rows.length
-          ? rows.map(([name, g]) => {
-            const t = stats[`${p}_${g}_totals`];
-            return h(
-              "tr",
-              {},
-              h("th", { scope: "row" }, name),
-              h("td", {}, String(t.count)),
-              h("td", {}, g === "swim" ? distanceText(t.distance, "Swim") : km(t.distance)),
-              h("td", {}, duration(t.moving_time)),
-            );
-          })
-          : h("tr", {}, h("td", { colspan: 4, class: "muted" }, "None")),
-      );
-    }),
-  );
+  return [
+    table,
+    h(
+      "p",
+      { class: "muted small", id: "profile-totals-note" },
+      years.includes_private
+        ? "Your private activities included: only you see these totals."
+        : self
+        ? "Counting the activities everyone may see."
+        : "Counting the activities you may see.",
+    ),
+  ];
 }
 
 async function main() {
-  const [answer, stats] = await Promise.all([
-    api(`/athletes/${id}/profile`),
-    // Own stats from Strava's endpoint; another athlete's from the totals extension (their Everyone activities).
-    api(self ? `/athletes/${id}/stats` : `/athletes/${id}/totals`),
-  ]);
+  const [answer, totals] = await Promise.all([api(`/athletes/${id}/profile`), totalsSection()]);
   const profile = profileOf(answer);
   document.title = `${fullName(profile)} · Fitness Platform`;
   root.replaceChildren(
@@ -164,8 +208,7 @@ async function main() {
           "section",
           { class: "card", "aria-labelledby": "profile-totals-title" },
           h("h2", { id: "profile-totals-title" }, "Totals"),
-          totalsTable(stats),
-          self ? null : h("p", { class: "muted small" }, "Counting the activities you may see."),
+          totals,
         ),
         // Goals are the athlete's own: on their own profile only.
         self ? h("section", { class: "card", id: "profile-goals", "aria-labelledby": "goals-title" }) : null,

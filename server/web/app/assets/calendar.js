@@ -1,8 +1,19 @@
 // Training calendar: a month of activities by day (weeks from Monday), each week's totals by sport,
 // the month's totals by sport and a chart of the last 12 weeks' volume (moving time by sport).
 // Another athlete's calendar holds only what the API lets the viewer see (never their only-me ones; followers-only ones for their followers).
-import { distanceText, duration, h, km, meters, ready, showFailure, svg } from "./app.js";
-import { activitiesSince, chartWidth, GROUPS, localDay, pageHead, self, sportGroup } from "./training-common.js";
+import { api, distanceText, duration, h, km, meters, ready, showFailure, svg } from "./app.js";
+import {
+  athleteId,
+  chartWidth,
+  groupLabel,
+  GROUPS,
+  hours,
+  localDay,
+  pageHead,
+  self,
+  shortened,
+  sportGroup,
+} from "./training-common.js";
 
 const root = document.getElementById("calendar");
 const WEEKS_IN_CHART = 12;
@@ -27,24 +38,24 @@ const monthParam = (y, m) => {
   return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, "0")}`;
 };
 
-/** Totals by sport group of some activities: {group: {count, distance, time, elevation}}. */
-function totals(list) {
+/** Totals by sport group of volume buckets (GET …/volume): {group: {count, distance, time, elevation}}. */
+function totals(buckets) {
   const t = {};
-  for (const a of list) {
-    const g = sportGroup(a.sport_type ?? a.type);
+  for (const b of buckets) {
+    const g = sportGroup(b.sport_type);
     t[g] ??= { count: 0, distance: 0, time: 0, elevation: 0 };
-    t[g].count++;
-    t[g].distance += a.distance ?? 0;
-    t[g].time += a.moving_time ?? 0;
-    t[g].elevation += a.total_elevation_gain ?? 0;
+    t[g].count += b.count;
+    t[g].distance += b.distance;
+    t[g].time += b.moving_time;
+    t[g].elevation += b.total_elevation_gain;
   }
   return t;
 }
 
 const groupDistance = (g, m) => (g === "swim" ? distanceText(m, "Swim") : km(m));
 
-function weekCell(list) {
-  const t = totals(list);
+function weekCell(buckets) {
+  const t = totals(buckets);
   const rows = GROUPS.filter(([g]) => t[g]);
   if (!rows.length) return h("td", { class: "week muted" }, "—");
   return h(
@@ -58,8 +69,8 @@ function weekCell(list) {
           "li",
           { dataset: { sport: g } },
           h("span", { class: `sport-dot sport-${g}`, "aria-hidden": "true" }),
-          h("span", { class: "week-distance" }, groupDistance(g, t[g].distance)),
-          " ",
+          // A week of workouts without a distance (strength, yoga) shows its time only, never "0.00 km".
+          t[g].distance ? [h("span", { class: "week-distance" }, groupDistance(g, t[g].distance)), " "] : null,
           h("span", { class: "week-time" }, duration(t[g].time)),
         )
       ),
@@ -67,7 +78,7 @@ function weekCell(list) {
   );
 }
 
-function calendarTable(y, m, byDay) {
+function calendarTable(y, m, byDay, dayBuckets) {
   const first = Date.UTC(y, m, 1), last = Date.UTC(y, m + 1, 0);
   const rows = [];
   for (let week = monday(first); week <= last; week += 7 * DAY) {
@@ -76,7 +87,7 @@ function calendarTable(y, m, byDay) {
     for (let d = 0; d < 7; d++) {
       const ms = week + d * DAY, key = iso(ms);
       const list = byDay.get(key) ?? [];
-      inWeek.push(...list);
+      inWeek.push(...(dayBuckets.get(key) ?? []));
       const other = new Date(ms).getUTCMonth() !== new Date(first).getUTCMonth();
       days.push(
         h(
@@ -130,8 +141,8 @@ function calendarTable(y, m, byDay) {
   );
 }
 
-function monthTotals(list, y, m) {
-  const t = totals(list);
+function monthTotals(buckets, y, m) {
+  const t = totals(buckets);
   const rows = GROUPS.filter(([g]) => t[g]);
   return h(
     "section",
@@ -151,10 +162,10 @@ function monthTotals(list, y, m) {
               "tr",
               {},
               h("th", { scope: "col" }, "Sport"),
-              h("th", { scope: "col", class: "num" }, "Activities"),
-              h("th", { scope: "col", class: "num" }, "Distance"),
-              h("th", { scope: "col", class: "num" }, "Moving time"),
-              h("th", { scope: "col", class: "num" }, "Elevation"),
+              h("th", { scope: "col", class: "num" }, shortened("Activities", "Acts")),
+              h("th", { scope: "col", class: "num" }, shortened("Distance", "Dist")),
+              h("th", { scope: "col", class: "num" }, shortened("Moving time", "Time")),
+              h("th", { scope: "col", class: "num" }, shortened("Elevation", "Elev")),
             ),
           ),
           h(
@@ -164,11 +175,16 @@ function monthTotals(list, y, m) {
               h(
                 "tr",
                 { dataset: { sport: g } },
-                h("th", { scope: "row" }, h("span", { class: `sport-dot sport-${g}`, "aria-hidden": "true" }), label),
+                h(
+                  "th",
+                  { scope: "row" },
+                  h("span", { class: `sport-dot sport-${g}`, "aria-hidden": "true" }),
+                  groupLabel(g, label),
+                ),
                 h("td", { class: "num" }, String(t[g].count)),
-                h("td", { class: "num" }, groupDistance(g, t[g].distance)),
-                h("td", { class: "num" }, duration(t[g].time)),
-                h("td", { class: "num" }, meters(t[g].elevation)),
+                h("td", { class: "num" }, t[g].distance ? groupDistance(g, t[g].distance) : "—"),
+                h("td", { class: "num" }, hours(t[g].time)),
+                h("td", { class: "num" }, t[g].elevation ? meters(t[g].elevation) : "—"),
               )
             ),
           ),
@@ -185,13 +201,13 @@ function monthTotals(list, y, m) {
 /** Stacked bars: moving hours per week by sport, the 12 weeks up to the month's last. */
 function volumeChart(weeks, byWeek) {
   const W = Math.min(600, chartWidth(root) / (innerWidth > 760 ? 2 : 1)), H = 200, left = 40, bottom = 28, top = 10;
-  const hours = weeks.map((w) => GROUPS.map(([g]) => ((byWeek.get(w)?.[g]?.time ?? 0) / 3600)));
-  const max = Math.max(1, ...hours.map((hs) => hs.reduce((s, v) => s + v, 0)));
+  const perWeek = weeks.map((w) => GROUPS.map(([g]) => ((byWeek.get(w)?.[g]?.time ?? 0) / 3600)));
+  const max = Math.max(1, ...perWeek.map((hs) => hs.reduce((s, v) => s + v, 0)));
   const step = Math.max(1, Math.ceil(max / 4));
   const scaleMax = step * Math.ceil(max / step);
   const y = (v) => H - bottom - ((H - bottom - top) * v) / scaleMax;
   const slot = (W - left) / weeks.length;
-  const total = hours.map((hs) => hs.reduce((s, v) => s + v, 0));
+  const total = perWeek.map((hs) => hs.reduce((s, v) => s + v, 0));
   const label = `Weekly moving time, ${weeks.length} weeks from ${weeks[0]}: ` +
     weeks.map((w, i) => `${w} ${total[i].toFixed(1)} h`).join(", ");
   const chart = svg("svg", {
@@ -210,7 +226,7 @@ function volumeChart(weeks, byWeek) {
   weeks.forEach((w, i) => {
     let base = 0;
     GROUPS.forEach(([g], k) => {
-      const v = hours[i][k];
+      const v = perWeek[i][k];
       if (!v) return;
       chart.append(
         svg("rect", {
@@ -245,27 +261,55 @@ function volumeChart(weeks, byWeek) {
   );
 }
 
+/**
+ * The activities of the days shown (the grid's weeks), newest first: the search endpoint over that
+ * window of local days, page after page (a window of weeks, so a handful of pages at most).
+ */
+async function activitiesOfDays(from, to) {
+  const all = [];
+  let before = null;
+  for (let page = 0; page < 50; page++) {
+    const q = new URLSearchParams({ from, to, per_page: "200" });
+    if (before) q.set("before", before);
+    const answer = await api(`/athletes/${athleteId}/activities/search?${q}`);
+    all.push(...answer.activities);
+    if (!answer.older) break;
+    before = answer.older;
+  }
+  return all;
+}
+
 async function main() {
   const [y, m] = shownMonth();
   const first = Date.UTC(y, m, 1), last = Date.UTC(y, m + 1, 0);
   const lastWeek = monday(last);
   const weeks = Array.from({ length: WEEKS_IN_CHART }, (_, i) => iso(lastWeek - (WEEKS_IN_CHART - 1 - i) * 7 * DAY));
+  const gridFrom = iso(monday(first)), gridTo = iso(lastWeek + 6 * DAY);
   const from = iso(Math.min(monday(first), dayMs(weeks[0])));
-  const [head, list] = await Promise.all([pageHead("calendar", "Training calendar"), activitiesSince(from)]);
-  const byDay = new Map(), byWeekList = new Map();
+  // The month's grid and the chart's 12 weeks: one indexed read of day totals and the grid's activities,
+  // however far the month lies from today.
+  const [head, volume, list] = await Promise.all([
+    pageHead("calendar", "Training calendar"),
+    api(`/athletes/${athleteId}/volume?period=day&from=${from}&to=${gridTo}`),
+    activitiesOfDays(gridFrom, gridTo),
+  ]);
+  const byDay = new Map();
   for (const a of [...list].reverse()) {
     const day = localDay(a);
     if (!byDay.has(day)) byDay.set(day, []);
     byDay.get(day).push(a);
-    const w = iso(monday(dayMs(day)));
-    if (!byWeekList.has(w)) byWeekList.set(w, []);
-    byWeekList.get(w).push(a);
   }
-  const byWeek = new Map([...byWeekList].map(([w, l]) => [w, totals(l)]));
-  const inMonth = list.filter((a) => {
-    const d = localDay(a);
-    return d >= iso(first) && d <= iso(last);
-  });
+  const dayBuckets = new Map();
+  const byWeekBuckets = new Map();
+  for (const b of volume.buckets) {
+    if (!dayBuckets.has(b.start)) dayBuckets.set(b.start, []);
+    dayBuckets.get(b.start).push(b);
+    const w = iso(monday(dayMs(b.start)));
+    if (!byWeekBuckets.has(w)) byWeekBuckets.set(w, []);
+    byWeekBuckets.get(w).push(b);
+  }
+  const byWeek = new Map([...byWeekBuckets].map(([w, l]) => [w, totals(l)]));
+  const inMonth = volume.buckets.filter((b) => b.start >= iso(first) && b.start <= iso(last));
   root.replaceChildren(...[
     ...head,
     h(
@@ -279,11 +323,13 @@ async function main() {
       h("h2", { id: "month-title" }, monthName(y, m)),
       h("a", { class: "button secondary", href: `?month=${monthParam(y, m + 1)}`, id: "next-month" }, "Next month →"),
     ),
-    h("section", { class: "card", "aria-labelledby": "month-title" }, calendarTable(y, m, byDay)),
+    h("section", { class: "card", "aria-labelledby": "month-title" }, calendarTable(y, m, byDay, dayBuckets)),
     h("div", { class: "grid2" }, monthTotals(inMonth, y, m), volumeChart(weeks, byWeek)),
-    self ? null : h("p", { class: "muted small" }, "Only the activities you may see are counted."),
+    self
+      ? volume.includes_private ? h("p", { class: "muted small" }, "Your private activities included.") : null
+      : h("p", { class: "muted small" }, "Only the activities you may see are counted."),
   ].filter(Boolean)); // replaceChildren writes null as the text "null"
-  ready("calendar", inMonth.length);
+  ready("calendar", inMonth.reduce((n, b) => n + b.count, 0));
 }
 
 main().catch((error) => {

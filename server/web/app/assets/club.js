@@ -1,5 +1,5 @@
 // A club: details, members, recent activities, join / leave.
-import { api, config, duration, h, km, membershipButton, ready, showFailure } from "./app.js";
+import { api, config, duration, h, km, membershipButton, readableName, ready, showFailure } from "./app.js";
 
 const id = config.clubId;
 const root = document.getElementById("club");
@@ -101,7 +101,12 @@ async function render() {
                 h(
                   "p",
                   { class: "muted", style: "margin:0" },
-                  `${a.type ?? a.sport_type ?? ""} · ${km(a.distance ?? 0)} · ${duration(a.moving_time)}`,
+                  [
+                    readableName(a.sport_type ?? a.type ?? ""),
+                    a.distance ? km(a.distance) : null,
+                    duration(a.moving_time),
+                  ]
+                    .filter(Boolean).join(" · "),
                 ),
               )
             ),

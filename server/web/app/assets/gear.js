@@ -10,16 +10,19 @@ function stat(label, value, attrs = {}) {
 }
 
 function draw(g) {
+  // Each card says what its own button did, beside the button.
+  const reminderStatus = h("span", { id: "reminder-status", role: "status" });
   const status = h("span", { id: "gear-status", role: "status" });
-  const save = async (body, done) => {
+  const save = async (body, done, statusId) => {
     try {
       draw(await api(`/gear/${id}`, { method: "PUT", body }));
-      const now = document.getElementById("gear-status");
+      const now = document.getElementById(statusId);
       now.className = "ok";
       now.textContent = done;
     } catch (error) {
-      status.className = "error";
-      status.textContent = error.message;
+      const failed = statusId === "reminder-status" ? reminderStatus : status;
+      failed.className = "error";
+      failed.textContent = error.message;
     }
   };
   const reminder = h("input", {
@@ -42,7 +45,7 @@ function draw(g) {
       { class: "muted small", id: "reminder-hint" },
       "A reminder shows beside its name — here, on your activities and on your feed — once it has gone that far. Leave empty for none.",
     ),
-    h("div", { class: "actions" }, h("button", { type: "submit" }, "Save reminder")),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, "Save reminder"), reminderStatus),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -50,6 +53,7 @@ function draw(g) {
     save(
       { reminder_distance: value === "" ? 0 : Math.round(Number(value) * distanceUnit.meters) },
       value === "" ? "Reminder removed." : "Reminder saved.",
+      "reminder-status",
     );
   });
   const retire = h(
@@ -57,7 +61,10 @@ function draw(g) {
     { type: "button", id: "retire", class: g.retired ? "secondary" : "danger" },
     g.retired ? "Put back in use" : "Retire",
   );
-  retire.addEventListener("click", () => save({ retired: !g.retired }, g.retired ? "Back in use." : "Retired."));
+  retire.addEventListener(
+    "click",
+    () => save({ retired: !g.retired }, g.retired ? "Back in use." : "Retired.", "gear-status"),
+  );
   const left = g.reminder_distance && !g.reminder_reached ? g.reminder_distance - g.distance : null;
   document.title = `${g.name} · Fitness Platform`;
   root.replaceChildren(

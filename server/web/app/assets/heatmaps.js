@@ -1,10 +1,10 @@
 // Heatmaps: the athlete's list, a form to create one (types, date range), build progress, viewer links.
-import { api, config, dateText, h, ready, showFailure } from "./app.js";
+import { api, config, dateText, h, readableName, ready, showFailure } from "./app.js";
 
 const root = document.getElementById("heatmaps");
 const TYPES = config.activityTypes; // [id, name] in the API's numbering
 const COMMON = ["Ride", "Run", "Walk", "Hike", "Swim", "VirtualRide", "EBikeRide", "NordicSki", "AlpineSki", "Rowing"];
-const typeName = (id) => TYPES.find(([i]) => i === id)?.[1] ?? String(id);
+const typeName = (id) => readableName(TYPES.find(([i]) => i === id)?.[1] ?? String(id));
 const polling = new Map();
 
 function row(m) {
@@ -75,7 +75,7 @@ function form() {
               "label",
               { class: "check" },
               h("input", { type: "checkbox", name: "type", value: String(id), checked: name === "Ride" }),
-              name,
+              readableName(name),
             )
             : null;
         }),

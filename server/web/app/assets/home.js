@@ -30,29 +30,35 @@ infiniteList({
   readyKey: "feedPages",
 });
 
-/** Week (Monday on) and year totals from the API's activity list (after=start of year, oldest first). */
+/** A local calendar day as YYYY-MM-DD. */
+const dayText = (d) =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+
+/** Sums of a volume answer's buckets: activities, distance, moving time, elevation. */
+function sum(buckets) {
+  const s = { n: 0, d: 0, t: 0, e: 0 };
+  for (const b of buckets) s.n += b.count, s.d += b.distance, s.t += b.moving_time, s.e += b.total_elevation_gain;
+  return s;
+}
+
+/**
+ * This week's (Monday on) and this year's totals, from the training-volume read model
+ * (GET /v3/athletes/:id/volume): two small reads whatever the history's size. One's own private
+ * activities count (the page's token has view_private), and the box says so.
+ */
 async function totals() {
   const box = document.getElementById("totals");
+  const me = config.athlete.id;
   const now = new Date();
-  const yearStart = Date.UTC(now.getUTCFullYear(), 0, 1) / 1000;
-  const day = (now.getUTCDay() + 6) % 7;
-  const weekStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - day) / 1000;
-  const sums = { week: { n: 0, d: 0, t: 0, e: 0 }, year: { n: 0, d: 0, t: 0, e: 0 } };
-  let after = yearStart;
+  const monday = new Date(now.getFullYear(), now.getMonth(), now.getDate() - ((now.getDay() + 6) % 7));
+  const sunday = new Date(monday.getFullYear(), monday.getMonth(), monday.getDate() + 6);
+  const year = now.getFullYear();
+  let week, ytd;
   try {
-    for (let i = 0; i < 25; i++) {
-      const rows = await api(`/athlete/activities?after=${after}&per_page=200`);
-      for (const a of rows) {
-        const start = Date.parse(a.start_date) / 1000;
-        for (const [key, from] of [["week", weekStart], ["year", yearStart]]) {
-          if (start < from) continue;
-          const s = sums[key];
-          s.n++, s.d += a.distance ?? 0, s.t += a.moving_time ?? 0, s.e += a.total_elevation_gain ?? 0;
-        }
-        after = Math.max(after, Math.floor(start));
-      }
-      if (rows.length < 200) break;
-    }
+    [week, ytd] = await Promise.all([
+      api(`/athletes/${me}/volume?period=week&from=${dayText(monday)}&to=${dayText(sunday)}`),
+      api(`/athletes/${me}/volume?period=year&from=${year}-01-01&to=${year}-12-31`),
+    ]);
   } catch (error) {
     showFailure(box, error);
     return;
@@ -68,25 +74,29 @@ async function totals() {
       h("td", {}, meters(s.e)),
     );
   box.replaceChildren(
-    h("h2", { id: "totals-title" }, "Totals"),
-    h(
-      "table",
-      { class: "totals" },
+    ...[
+      h("h2", { id: "totals-title" }, "Totals"),
       h(
-        "thead",
-        {},
+        "table",
+        { class: "totals" },
         h(
-          "tr",
+          "thead",
           {},
-          h("td", {}),
-          h("th", { scope: "col" }, "Acts"),
-          h("th", { scope: "col" }, "Dist"),
-          h("th", { scope: "col" }, "Time"),
-          h("th", { scope: "col" }, "Elev"),
+          h(
+            "tr",
+            {},
+            h("td", {}),
+            h("th", { scope: "col" }, "Acts"),
+            h("th", { scope: "col" }, "Dist"),
+            h("th", { scope: "col" }, "Time"),
+            h("th", { scope: "col" }, "Elev"),
+          ),
         ),
+        h("tbody", {}, row("This week", sum(week.buckets)), row(String(year), sum(ytd.buckets))),
       ),
-      h("tbody", {}, row("This week", sums.week), row(String(now.getUTCFullYear()), sums.year)),
-    ),
+      ytd.includes_private ? h("p", { class: "muted small" }, "Your private activities included.") : null,
+      h("p", { class: "small" }, h("a", { href: `/athletes/${me}/year` }, "Your year by week and month")),
+    ].filter(Boolean),
   );
   ready("totals");
 }

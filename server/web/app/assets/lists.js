@@ -7,31 +7,31 @@ const field = (label, input) => h("div", {}, h("label", { for: input.id }, label
 
 // ------------------------------------------------------------------ my activities
 
-/**
- * All the athlete's activities in the date range (pages of 200, at most 2000), newest first. The
- * /v3 list takes before, after and page one at a time (the spec): pages walk back with `before` set
- * just past the oldest start seen (ids already listed are skipped), until one starts before `after`.
- */
-async function myActivities(after, before) {
-  const out = [];
-  const seen = new Set();
-  let cursor = before || 0;
-  for (let round = 0; round < 10; round++) {
-    const q = new URLSearchParams({ per_page: "200" });
-    if (cursor) q.set("before", String(cursor));
-    const rows = await api(`/athlete/activities?${q}`);
-    const fresh = rows.filter((a) => !seen.has(a.id));
-    for (const a of fresh) seen.add(a.id);
-    out.push(...fresh.filter((a) => !after || Date.parse(a.start_date) / 1000 > after));
-    const oldest = rows.length ? Math.floor(Date.parse(rows[rows.length - 1].start_date) / 1000) : 0;
-    if (rows.length < 200 || fresh.length === 0 || (after && oldest <= after)) break;
-    cursor = oldest + 1;
-  }
-  return out.sort((a, b) => (b.start_date ?? "").localeCompare(a.start_date ?? ""));
-}
+/** Activities per page: the page holds one page at a time, however long the history. */
+const PER_PAGE = 30;
+/** The filters kept in the address, by the API's parameter each maps to. */
+const FILTERS = [
+  ["q", "q"],
+  ["sport", "sport_type"],
+  ["from", "from"],
+  ["to", "to"],
+  ["gear", "gear_id"],
+  ["commute", "commute"],
+  ["trainer", "trainer"],
+];
+
+const choice = (id, name, label, value) =>
+  h(
+    "select",
+    { id, name },
+    h("option", { value: "" }, label),
+    h("option", { value: "true", selected: value === "true" }, "Yes"),
+    h("option", { value: "false", selected: value === "false" }, "No"),
+  );
 
 async function activities() {
   const params = new URLSearchParams(location.search);
+  const me = config.athlete.id;
   const name = h("input", {
     type: "search",
     id: "filter-name",
@@ -47,6 +47,9 @@ async function activities() {
   );
   const from = h("input", { type: "date", id: "filter-from", name: "from", value: params.get("from") ?? "" });
   const to = h("input", { type: "date", id: "filter-to", name: "to", value: params.get("to") ?? "" });
+  const gear = h("select", { id: "filter-gear", name: "gear" }, h("option", { value: "" }, "Any gear"));
+  const commute = choice("filter-commute", "commute", "Commute or not", params.get("commute"));
+  const trainer = choice("filter-trainer", "trainer", "Indoor or not", params.get("trainer"));
   const form = h(
     "form",
     { class: "filters card", id: "activity-filters", role: "search" },
@@ -54,48 +57,75 @@ async function activities() {
     field("Sport", sport),
     field("From", from),
     field("To", to),
+    field("Gear", gear),
+    field("Commute", commute),
+    field("Indoor", trainer),
     h("div", {}, h("button", { type: "submit" }, "Search")),
   );
   const status = h("p", { class: "muted", role: "status", id: "activities-status" }, "Loading…");
   const list = h("ol", { class: "feed-list", id: "activity-list" });
-  root.replaceChildren(h("h1", {}, "Your activities"), form, status, list);
-  let all = null, range = "";
-  const draw = async () => {
-    const after = from.value ? Date.parse(`${from.value}T00:00:00Z`) / 1000 - 14 * 3600 : 0;
-    const before = to.value ? Date.parse(`${to.value}T23:59:59Z`) / 1000 + 14 * 3600 : 0;
-    if (all === null || range !== `${after}-${before}`) {
-      status.textContent = "Loading…";
-      all = await myActivities(after, before);
-      range = `${after}-${before}`;
+  const newer = h("button", { type: "button", class: "secondary", id: "newer-page", hidden: true }, "← Newer");
+  const older = h("button", { type: "button", class: "secondary", id: "older-page", hidden: true }, "Older →");
+  const pager = h("nav", { class: "pager", "aria-label": "Pages of activities" }, newer, older);
+  root.replaceChildren(h("h1", {}, "Your activities"), form, status, list, pager);
+  // The gear to filter by (the athlete's bikes and shoes), without holding up the list.
+  api("/athlete").then((athlete) => {
+    const want = new URLSearchParams(location.search).get("gear");
+    for (const g of [...(athlete.bikes ?? []), ...(athlete.shoes ?? [])]) {
+      gear.append(h("option", { value: g.id, selected: want === g.id }, g.name));
     }
-    const words = name.value.trim().toLowerCase();
-    // Local dates are the athlete's own day: compared on start_date_local.
-    const shown = all.filter((a) =>
-      (!words || (a.name ?? "").toLowerCase().includes(words)) &&
-      (!sport.value || a.type === sport.value || a.sport_type === sport.value) &&
-      (!from.value || (a.start_date_local ?? "").slice(0, 10) >= from.value) &&
-      (!to.value || (a.start_date_local ?? "").slice(0, 10) <= to.value)
-    );
-    list.replaceChildren(...shown.map((a) => activityEntry(a, { showAthlete: false })));
-    status.textContent = shown.length
-      ? `${shown.length} ${shown.length === 1 ? "activity" : "activities"}${
-        shown.length < all.length ? ` of ${all.length}` : ""
-      }`
-      : all.length
-      ? "No activity matches."
-      : "No activities yet: upload one.";
-    ready("lists", (window.appState?.lists ?? 0) + 1);
+  }).catch(() => {});
+
+  /** The address's filters and page as the API's query. */
+  const query = () => {
+    const here = new URLSearchParams(location.search);
+    const q = new URLSearchParams({ per_page: String(PER_PAGE) });
+    for (const [key, apiKey] of FILTERS) if (here.get(key)) q.set(apiKey, here.get(key));
+    for (const key of ["before", "after"]) if (here.get(key)) q.set(key, here.get(key));
+    return q;
   };
+  const go = (changes, push) => {
+    const q = new URLSearchParams(location.search);
+    for (const [key, value] of Object.entries(changes)) value ? q.set(key, value) : q.delete(key);
+    history[push ? "pushState" : "replaceState"](null, "", `${location.pathname}${q.size ? `?${q}` : ""}`);
+    return draw();
+  };
+  const number = (n) => n.toLocaleString("en");
+  let drawing = 0;
+  async function draw() {
+    const mine = ++drawing;
+    status.textContent = "Loading…";
+    const page = await api(`/athletes/${me}/activities/search?${query()}`);
+    if (mine !== drawing) return; // a later search took over
+    list.replaceChildren(...page.activities.map((a) => activityEntry(a, { showAthlete: false })));
+    const word = (n) => (n === 1 ? "activity" : "activities");
+    status.textContent = page.count === 0
+      ? page.total ? "No activity matches." : "No activities yet: upload one."
+      : page.count < page.total
+      ? `${number(page.count)} of ${number(page.total)} ${word(page.total)} match`
+      : `${number(page.total)} ${word(page.total)}`;
+    newer.hidden = !page.newer;
+    older.hidden = !page.older;
+    newer.onclick = () => go({ after: page.newer, before: null }, true).then(() => list.scrollIntoView?.());
+    older.onclick = () => go({ before: page.older, after: null }, true).then(() => list.scrollIntoView?.());
+    ready("lists", (window.appState?.lists ?? 0) + 1);
+  }
+  const failed = (error) => status.replaceChildren(h("span", { class: "error", role: "alert" }, error.message));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const q = new URLSearchParams();
-    if (name.value.trim()) q.set("q", name.value.trim());
-    if (sport.value) q.set("sport", sport.value);
-    if (from.value) q.set("from", from.value);
-    if (to.value) q.set("to", to.value);
-    history.replaceState(null, "", `${location.pathname}${q.size ? `?${q}` : ""}`);
-    draw().catch((error) => status.replaceChildren(h("span", { class: "error", role: "alert" }, error.message)));
+    const values = {
+      q: name.value.trim(),
+      sport: sport.value,
+      from: from.value,
+      to: to.value,
+      gear: gear.value,
+      commute: commute.value,
+      trainer: trainer.value,
+    };
+    // A new search starts at the newest match.
+    go({ ...values, before: null, after: null }, false).catch(failed);
   });
+  addEventListener("popstate", () => draw().catch(failed));
   await draw();
 }
 

@@ -135,13 +135,38 @@ function powerSection(points) {
   ];
 }
 
+/** The year asked (?year=YYYY), else null: all time. */
+function shownYear() {
+  const text = new URLSearchParams(location.search).get("year") ?? "";
+  return /^\d{4}$/.test(text) ? Number(text) : null;
+}
+
+/** All time or one year: the years the athlete has activities in (the training-volume read model). */
+function yearPicker(year, years) {
+  const known = [...new Set([year, ...years.buckets.map((b) => Number(b.start.slice(0, 4)))])].filter(Boolean)
+    .sort((a, b) => b - a);
+  const select = h(
+    "select",
+    { id: "records-year", name: "year" },
+    h("option", { value: "" }, "All time"),
+    known.map((y) => h("option", { value: String(y), selected: y === year }, String(y))),
+  );
+  select.addEventListener("change", () => {
+    location.assign(select.value ? `${location.pathname}?year=${select.value}` : location.pathname);
+  });
+  return h("p", { class: "year-controls" }, h("label", { for: "records-year" }, "Records of"), select);
+}
+
 async function main() {
-  const [head, records] = await Promise.all([
+  const year = shownYear();
+  const [head, records, years] = await Promise.all([
     pageHead("records", "Personal records"),
-    api(`/athletes/${athleteId}/records`),
+    api(`/athletes/${athleteId}/records${year ? `?year=${year}` : ""}`),
+    api(`/athletes/${athleteId}/volume?period=year&from=1900-01-01&to=2200-12-31`),
   ]);
   root.replaceChildren(...[
     ...head,
+    yearPicker(year, years),
     h(
       "section",
       { class: "card", "aria-labelledby": "runs-title" },
@@ -159,7 +184,9 @@ async function main() {
         "The highest mean power over each duration of any ride with a power meter or a trainer.",
       ),
     ),
-    self ? null : h("p", { class: "muted small" }, "Only the activities you may see are counted."),
+    self
+      ? years.includes_private ? h("p", { class: "muted small" }, "Your private activities included.") : null
+      : h("p", { class: "muted small" }, "Only the activities you may see are counted."),
   ].filter(Boolean));
   ready("records", records.best_efforts.length + records.power_curve.length);
 }

@@ -1,5 +1,16 @@
 // Settings: profile and defaults (PUT /v3/athlete), privacy zones on a map, gear, links to apps and import.
-import { api, avatarSrc, config, gearBadges, h, ready, showFailure, visibilityField, wholeDistance } from "./app.js";
+import {
+  api,
+  avatarSrc,
+  config,
+  gearBadges,
+  h,
+  readableName,
+  ready,
+  showFailure,
+  visibilityField,
+  wholeDistance,
+} from "./app.js";
 import { baseMap } from "./map.js";
 
 const root = document.getElementById("settings");
@@ -45,7 +56,7 @@ function profile(me) {
             h("option", {
               value: t,
               selected: t === (me.default_activity_type ?? config.defaults?.activityType ?? "Ride"),
-            }, t)
+            }, readableName(t))
           ),
         ),
       ),

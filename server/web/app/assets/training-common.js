@@ -1,4 +1,4 @@
-// What the training pages share (calendar, records, fitness): the athlete's name and the sub-navigation.
+// What the training pages share (calendar, year, records, fitness): the athlete's name and the sub-navigation.
 import { api, config, fullName, h } from "./app.js";
 
 export const athleteId = config.athleteId;
@@ -7,6 +7,7 @@ export const self = athleteId === config.athlete?.id;
 const PAGES = [
   ["profile", "", "Profile"],
   ["calendar", "/calendar", "Calendar"],
+  ["year", "/year", "Year"],
   ["records", "/records", "Records"],
   ["fitness", "/fitness", "Fitness"],
 ];
@@ -50,17 +51,24 @@ export function sportGroup(type) {
 
 export const GROUPS = [["ride", "Rides"], ["run", "Runs, walks, hikes"], ["swim", "Swims"], ["other", "Other"]];
 
-/** Every activity of the athlete (the viewer may see) that started on or after `from` (YYYY-MM-DD, local), newest first. */
-export async function activitiesSince(from) {
-  const all = [];
-  for (let page = 1; page < 1000; page++) {
-    const rows = await api(`/athletes/${athleteId}/activities?page=${page}&per_page=200`);
-    all.push(...rows);
-    const last = rows.at(-1);
-    if (rows.length < 200 || (last && localDay(last) < from)) break;
-  }
-  return all.filter((a) => localDay(a) >= from);
+/**
+ * A label with a shorter form for phones ("Moving time" / "Time"): both are in the page, the short
+ * one shown on narrow screens (training.css), the long one read by screen readers.
+ */
+export function shortened(long, short) {
+  if (!short || short === long) return long;
+  return [h("span", { class: "long" }, long), h("span", { class: "short", "aria-hidden": "true" }, short)];
 }
+
+/** A total of moving time, short: "137h 07m", "45m". */
+export function hours(seconds) {
+  const m = Math.round((seconds ?? 0) / 60);
+  return m >= 60 ? `${Math.floor(m / 60).toLocaleString("en")}h ${String(m % 60).padStart(2, "0")}m` : `${m}m`;
+}
+
+const SHORT_GROUPS = { run: "Runs" };
+/** A sport group's label, shortened on phones. */
+export const groupLabel = (g, name) => shortened(name, SHORT_GROUPS[g]);
 
 /** The activity's local start day, YYYY-MM-DD. */
 export const localDay = (a) => String(a.start_date_local ?? a.start_date ?? "").slice(0, 10);
