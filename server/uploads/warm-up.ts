@@ -1,5 +1,6 @@
 import { activityRecorded } from "../../events/activity/events.ts";
 import { segmentEffortsMatched } from "../../events/segment/events.ts";
+import type { Queryable } from "../../events/db/types.ts";
 import type { RecordedEvent } from "../../events/types.ts";
 import { effortBoardCounts, segmentMatchStats } from "../../projections/segments/queries.ts";
 import { prepareTimezones } from "../ingest/timezone.ts";
@@ -23,6 +24,20 @@ export async function warmUploads(platform: Platform): Promise<void> {
   await warmRecording(platform, entries.slice(0, 100).map((s) => s.id));
 }
 
+/**
+ * The transaction with the event loop let go before each statement. Embedded PGlite runs a
+ * statement on this thread and resolves it as a microtask, so a transaction's statements would all
+ * run in one turn of the loop (≈ 100–200 ms for the warm-up's, cold): requests arriving meanwhile
+ * (/health, a first upload) wait for its end. Each statement in its own turn, they wait at most one.
+ */
+function turnByStatement(tx: Queryable): Queryable {
+  const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+  return {
+    query: async (sql, params) => (await turn(), await tx.query(sql, params)),
+    exec: async (sql) => (await turn(), await tx.exec(sql)),
+  };
+}
+
 /** Thrown to roll the warm-up's transaction back. */
 class RollBack extends Error {}
 
@@ -32,6 +47,9 @@ async function warmRecording(platform: Platform, segmentIds: number[]): Promise<
   const activityId = 2 ** 41 - 1;
   const athleteId = 2 ** 41 - 1;
   const at = new Date().toISOString();
+  // Dated an hour ago: an activity of years back would have the daily read models (training load)
+  // fill every day since, one long statement holding the event loop while the server answers.
+  const startDate = new Date(Date.now() - 3_600_000).toISOString().slice(0, 19) + "Z";
   // At the event's current version, checked by its schema (what a real upload appends).
   const event = (
     position: number,
@@ -53,8 +71,8 @@ async function warmRecording(platform: Platform, segmentIds: number[]): Promise<
     name: "warm-up",
     startIndex: 0,
     endIndex: 1,
-    startDate: "2000-01-01T00:00:00Z",
-    startDateLocal: "2000-01-01T00:00:00Z",
+    startDate,
+    startDateLocal: startDate,
     elapsedTime: 600,
     movingTime: 600,
     distance: 1000,
@@ -68,11 +86,12 @@ async function warmRecording(platform: Platform, segmentIds: number[]): Promise<
     hidden: true,
   }));
   try {
-    await platform.db.transaction(async (tx) => {
+    await platform.db.transaction(async (held) => {
+      const tx = turnByStatement(held);
       await effortBoardCounts(
         tx,
         athleteId,
-        efforts.map((e) => ({ segmentId: e.segmentId, elapsedTime: 600, year: 2000 })),
+        efforts.map((e) => ({ segmentId: e.segmentId, elapsedTime: 600, year: Number(startDate.slice(0, 4)) })),
       );
       await segmentMatchStats(tx, segmentIds, athleteId);
       await platform.projections.apply(tx, [
@@ -85,8 +104,8 @@ async function warmRecording(platform: Platform, segmentIds: number[]): Promise<
           type: "Ride",
           sportType: "Ride",
           description: null,
-          startDate: "2000-01-01T00:00:00Z",
-          startDateLocal: "2000-01-01T00:00:00Z",
+          startDate,
+          startDateLocal: startDate,
           timezone: "(GMT+00:00) UTC",
           distance: 1000,
           movingTime: 600,

@@ -81,7 +81,20 @@ function recordedFacts(id: number, athlete: number, upload: number, n: number): 
     laps: [{ lapIndex: 1, distance: 10_000.3, elapsedTime: 1900 + n }],
     splitsMetric: [],
     splitsStandard: [],
-    bestEfforts: run ? [{ name: "1k", prRank: n % 2 ? 1 : null }, { name: "5k", prRank: null }, { name: "10k" }] : [],
+    bestEfforts: run
+      ? [["1k", 1000, 1, n % 2 ? 1 : null], ["5k", 5000, 5, null], ["10k", 10_000, 10, null]].map(
+        ([name, distance, km, prRank]) => ({
+          name,
+          distance,
+          elapsedTime: Number(km) * (240 + (n % 37)),
+          movingTime: Number(km) * (238 + (n % 37)),
+          startIndex: 0,
+          endIndex: Number(km) * 100,
+          startDate: iso(n),
+          prRank,
+        }),
+      )
+      : [],
     barometric: true,
   };
 }
