@@ -15,6 +15,7 @@ export const slowFiles = [
   "tests/unit/effort-board-counts.test.ts",
   "tests/unit/derive-pool.test.ts",
   "tests/unit/replay-batch.test.ts",
+  "tests/unit/bulk-replay.test.ts",
   "tests/unit/records-volume-replay.test.ts",
   "tests/unit/read-model-upgrade.test.ts",
   "tests/unit/foreground.test.ts",

@@ -145,11 +145,12 @@ export async function eventsBetween(q: Queryable, after: number, upTo: number): 
 }
 
 /**
- * Fresh planner statistics for the columns a paged read of the log plans on (PGlite never analyzes
- * by itself); sampling the event data (jsonb) took seconds, so only these.
+ * Fresh planner statistics for the columns a paged read of the log and a rebuild's bulk loaders
+ * plan on (PGlite never analyzes by itself): without the type's, every type looked rare and the
+ * loaders' joins ran as nested loops. Sampling the event data (jsonb) took seconds, so only these.
  */
 export async function analyzeLogOrder(q: Queryable): Promise<void> {
-  await q.exec("analyze public.events (global_position, transaction_id)");
+  await q.exec("analyze public.events (global_position, transaction_id, type)");
 }
 
 /** What an export reads: every filter optional, bounds inclusive. */
@@ -280,4 +281,38 @@ export async function copyIdempotencyRecords(source: Queryable, tx: Queryable): 
     );
   }
   return rows.length;
+}
+
+/**
+ * Where a rebuild stands: the last position visible now, and the snapshot's xmax (every transaction
+ * that could still add an event at or below that position has an id below it).
+ */
+export async function logSnapshot(q: Queryable): Promise<{ head: number; xmax: string }> {
+  const [row] = await q.query<{ head: number; xmax: string }>(
+    `select coalesce(max(global_position), 0) as head, pg_snapshot_xmax(pg_current_snapshot())::text as xmax
+       from public.events`,
+  );
+  return { head: Number(row.head), xmax: row.xmax };
+}
+
+/** Whether every transaction older than `xmax` has ended (so no event below a snapshot's head can still appear). */
+export async function logSettledBefore(q: Queryable, xmax: string): Promise<boolean> {
+  const [row] = await q.query<{ settled: boolean }>(
+    "select pg_snapshot_xmin(pg_current_snapshot()) >= $1::text::xid8 as settled",
+    [xmax],
+  );
+  return row.settled;
+}
+
+/** The log's event types and schema versions up to a position, with their counts. */
+export async function typeVersionsUpTo(
+  q: Queryable,
+  position: number,
+): Promise<{ type: string; version: number; n: number }[]> {
+  const rows = await q.query<{ type: string; version: number; n: number }>(
+    `select type, schema_version as version, count(*)::int as n from public.events
+      where global_position <= $1 group by type, schema_version`,
+    [position],
+  );
+  return rows.map((r) => ({ type: r.type, version: Number(r.version), n: Number(r.n) }));
 }

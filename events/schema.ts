@@ -19,6 +19,15 @@ create index if not exists events_transaction_order on events (transaction_id, g
 create index if not exists events_type on events (type, global_position);
 create index if not exists events_recorded_at on events (recorded_at);
 
+-- What a read model's bulk loader reads while rebuilding (projections/bulk.ts): the log's events with
+-- their recorded time as the projections' handlers see it (the adapters keep milliseconds: \`at\`, and
+-- \`at_text\` as JavaScript's toISOString writes it). Read only; the log's tables stay named in events/.
+create or replace view replay_log as
+  select global_position as position, stream_id, type, schema_version as version, data,
+         date_trunc('milliseconds', recorded_at) as at,
+         to_char(date_trunc('milliseconds', recorded_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at_text
+    from events;
+
 create table if not exists event_idempotency (
   key text primary key,
   stream_id text not null,

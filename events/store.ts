@@ -14,6 +14,29 @@ import {
 /** Runs inside the append's transaction with the events just written (inline projections). */
 export type InlineHandler = (tx: Queryable, events: RecordedEvent[]) => Promise<void>;
 
+/**
+ * What the inline projections do for an append, as statements to run in the append's own
+ * statement (data-modifying CTEs, all seeing the rows as they were before it), or undefined when
+ * some handler has no such form. `position(i)` is SQL for event i's position (from the insert's
+ * RETURNING; null when the version check refused the append, so every part must then change
+ * nothing), `param` adds a parameter, `cte` names a part (so later parts can read its RETURNING).
+ */
+export type FusedInline = (
+  events: readonly { type: string; data: unknown }[],
+  sql: FusedSql,
+) => FusedPart[] | undefined;
+
+export interface FusedSql {
+  position(i: number): string;
+  param(value: unknown): string;
+  cte(label: string): string;
+}
+
+export interface FusedPart {
+  name: string;
+  sql: string;
+}
+
 /** Where a catch-up reader stands: the last (transaction id, position) it has seen. */
 export interface CatchUpCursor {
   transactionId: string;
@@ -102,6 +125,7 @@ const WRITTEN_STREAMS = 20_000;
 
 export class EventStore {
   #inline: InlineHandler | undefined;
+  #fused: FusedInline | undefined;
   #ambient: () => EventMetadata | undefined = () => undefined;
   readonly #toRecorded = (row: EventRow) => toRecorded(this.catalogue, row);
 
@@ -136,9 +160,14 @@ export class EventStore {
     return new EventStore(db, catalogue);
   }
 
-  /** Sets the handler that runs in every append's transaction. */
-  onAppend(handler: InlineHandler): void {
+  /**
+   * Sets the handler that runs in every append's transaction; with `fused`, an append (without an
+   * idempotency key) whose handlers all have a fused form is one statement: the version check, the
+   * insert and the read models' changes together, in one round trip and one transaction.
+   */
+  onAppend(handler: InlineHandler, fused?: FusedInline): void {
     this.#inline = handler;
+    this.#fused = fused;
   }
 
   /**
@@ -177,15 +206,20 @@ export class EventStore {
     const metadataJson = toJson(metadata);
     const key = options.idempotencyKey;
     try {
-      const appended = await this.db.transaction(async (tx) => {
-        if (key) {
-          const prior = await this.#priorResult(tx, key);
-          if (prior) return prior;
-        }
-        // The version check and the insert are one statement: no row is written on a mismatch.
-        // Only positions, versions and times come back: the events are the ones just sent.
-        const rows = await tx.query<{ global_position: number; stream_version: number; recorded_at: string }>(
-          `with current_version as (
+      const fused = key
+        ? undefined
+        : this.#fusedStatement(streamId, expectedVersion, payload, payloadJson, metadataJson);
+      const appended = fused
+        ? await this.#appendFused(streamId, expectedVersion, fused, payloadJson, metadataJson)
+        : await this.db.transaction(async (tx) => {
+          if (key) {
+            const prior = await this.#priorResult(tx, key);
+            if (prior) return prior;
+          }
+          // The version check and the insert are one statement: no row is written on a mismatch.
+          // Only positions, versions and times come back: the events are the ones just sent.
+          const rows = await tx.query<{ global_position: number; stream_version: number; recorded_at: string }>(
+            `with current_version as (
              select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1
            )
            insert into events (stream_id, stream_version, type, schema_version, data, metadata)
@@ -194,34 +228,34 @@ export class EventStore {
             where $4::int is null or c.version = $4::int
             order by t.ord
            returning global_position, stream_version, recorded_at`,
-          [streamId, payloadJson, metadataJson, expectedVersion === "any" ? null : expectedVersion],
-        );
-        if (rows.length === 0) {
-          const [{ version }] = await tx.query<{ version: number }>(
-            "select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1",
-            [streamId],
+            [streamId, payloadJson, metadataJson, expectedVersion === "any" ? null : expectedVersion],
           );
-          throw new ConcurrencyError(streamId, expectedVersion, version);
-        }
-        const recorded = sentEvents(this.catalogue, streamId, rows, payloadJson, metadataJson);
-        const result: AppendResult = {
-          streamId,
-          nextExpectedVersion: recorded[recorded.length - 1].streamVersion,
-          firstPosition: recorded[0].position,
-          lastPosition: recorded[recorded.length - 1].position,
-          duplicate: false,
-          events: recorded,
-        };
-        if (key) {
-          await tx.query(
-            `insert into event_idempotency (key, stream_id, first_position, last_position, next_version)
+          if (rows.length === 0) {
+            const [{ version }] = await tx.query<{ version: number }>(
+              "select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1",
+              [streamId],
+            );
+            throw new ConcurrencyError(streamId, expectedVersion, version);
+          }
+          const recorded = sentEvents(this.catalogue, streamId, rows, payloadJson, metadataJson);
+          const result: AppendResult = {
+            streamId,
+            nextExpectedVersion: recorded[recorded.length - 1].streamVersion,
+            firstPosition: recorded[0].position,
+            lastPosition: recorded[recorded.length - 1].position,
+            duplicate: false,
+            events: recorded,
+          };
+          if (key) {
+            await tx.query(
+              `insert into event_idempotency (key, stream_id, first_position, last_position, next_version)
              values ($1, $2, $3, $4, $5)`,
-            [key, streamId, result.firstPosition, result.lastPosition, result.nextExpectedVersion],
-          );
-        }
-        if (this.#inline) await this.#inline(tx, recorded);
-        return result;
-      });
+              [key, streamId, result.firstPosition, result.lastPosition, result.nextExpectedVersion],
+            );
+          }
+          if (this.#inline) await this.#inline(tx, recorded);
+          return result;
+        });
       if (!appended.duplicate) this.#wrote(streamId, appended.nextExpectedVersion);
       return appended;
     } catch (error) {
@@ -308,6 +342,74 @@ export class EventStore {
       if (constraint === "events_stream_version") throw new ConcurrencyError(streams.join(","), "any", -1);
       throw new UniqueViolationError(constraint);
     }
+  }
+
+  /** The append and its inline projections as one statement, when every handler has a fused form. */
+  #fusedStatement(
+    streamId: string,
+    expectedVersion: ExpectedVersion,
+    payload: { type: string; v: number; data: unknown }[],
+    payloadJson: string,
+    metadataJson: string,
+  ): { sql: string; params: unknown[] } | undefined {
+    if (!this.#fused) return undefined;
+    const params: unknown[] = [streamId, payloadJson, metadataJson, expectedVersion === "any" ? null : expectedVersion];
+    let ctes = 0;
+    const parts = this.#fused(payload, {
+      position: (i) => `(select position from appended where ord = ${Number(i) + 1})`,
+      param: (value) => {
+        params.push(value);
+        return `$${params.length}`;
+      },
+      cte: (label) => `inline_${ctes++}_${label.replace(/[^a-z_]/g, "")}`,
+    });
+    if (!parts) return undefined;
+    return {
+      sql: `with current_version as (
+         select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1
+       ),
+       appended as (
+         insert into events (stream_id, stream_version, type, schema_version, data, metadata)
+         select $1, c.version + t.ord::int, t.e->>'type', (t.e->>'v')::int, t.e->'data', $3::jsonb
+           from current_version c, jsonb_array_elements($2::jsonb) with ordinality as t(e, ord)
+          where $4::int is null or c.version = $4::int
+          order by t.ord
+         returning global_position as position, stream_version, recorded_at,
+                   stream_version - (select version from current_version) as ord
+       )${parts.map((part) => `,\n       ${part.name} as (${part.sql})`).join("")}
+       select position as global_position, stream_version, recorded_at from appended`,
+      params,
+    };
+  }
+
+  /** Runs a fused append (one statement: its own transaction, durable when it returns). */
+  async #appendFused(
+    streamId: string,
+    expectedVersion: ExpectedVersion,
+    fused: { sql: string; params: unknown[] },
+    payloadJson: string,
+    metadataJson: string,
+  ): Promise<AppendResult> {
+    const rows = await this.db.query<{ global_position: number; stream_version: number; recorded_at: string }>(
+      fused.sql,
+      fused.params,
+    );
+    if (rows.length === 0) {
+      const [{ version }] = await this.db.query<{ version: number }>(
+        "select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1",
+        [streamId],
+      );
+      throw new ConcurrencyError(streamId, expectedVersion, version);
+    }
+    const recorded = sentEvents(this.catalogue, streamId, rows, payloadJson, metadataJson);
+    return {
+      streamId,
+      nextExpectedVersion: recorded[recorded.length - 1].streamVersion,
+      firstPosition: recorded[0].position,
+      lastPosition: recorded[recorded.length - 1].position,
+      duplicate: false,
+      events: recorded,
+    };
   }
 
   async #priorResult(q: Queryable, key: string): Promise<AppendResult | undefined> {

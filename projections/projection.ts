@@ -1,5 +1,8 @@
 import type { Queryable } from "../events/db/types.ts";
+import type { FusedPart, FusedSql } from "../events/store.ts";
+import type { CatalogueEvent } from "../events/index.ts";
 import type { RecordedEvent } from "../events/types.ts";
+import type { BulkLoader } from "./bulk.ts";
 
 /**
  * A read model: its tables (unqualified names; the runner points search_path at the live schema or
@@ -24,6 +27,31 @@ export interface Projection {
    * other projections' events. tests/unit/replay-batch.test.ts checks the claim on the sources.
    */
   readonly isolated?: boolean;
+  /**
+   * Optional: the other projections (by name) whose tables its handlers read. A projection neither
+   * isolated nor declaring this is assumed to read every other one (a rebuild then loads none of
+   * them in bulk while it applies its events one by one). tests/unit/replay-batch.test.ts checks the
+   * list against the sources.
+   */
+  readonly reads?: readonly string[];
+  /**
+   * Optional: what `apply` does for one appended event, as statements that run inside the append's
+   * own statement (events/store.ts, FusedInline: one round trip for the append, the read model and
+   * the checkpoint), or undefined when this event has no such form. `position` is SQL for the
+   * event's position (null when the append was refused: the parts must then change nothing). It must
+   * change exactly what `apply` changes (tests/unit/fused-append.test.ts).
+   */
+  fuse?(
+    event: CatalogueEvent,
+    sql: Omit<FusedSql, "position"> & { position: string },
+  ): FusedPart[] | undefined;
+  /**
+   * Optional: told that its live tables were just replaced by a rebuild (cli replay, a new version's
+   * first start): what a process keeps about them (server caches) is stale.
+   */
+  replaced?(): void;
+  /** Optional: how a rebuild loads its tables from the whole log at once (projections/bulk.ts). */
+  readonly bulk?: BulkLoader;
   /**
    * `rebuilding` is true while the runner rebuilds the read models from the whole log: a projection
    * offering `finishRebuild` may then skip what it maintains incrementally (boards, counters) and

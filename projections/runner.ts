@@ -1,8 +1,16 @@
 import type { Db, Queryable } from "../events/db/types.ts";
-import { analyzeLogOrder, countEventsUpTo, eventsBetween } from "../events/log-queries.ts";
-import type { EventStore } from "../events/store.ts";
+import {
+  analyzeLogOrder,
+  eventsBetween,
+  logSettledBefore,
+  logSnapshot,
+  typeVersionsUpTo,
+} from "../events/log-queries.ts";
+import type { EventStore, FusedInline, FusedPart } from "../events/store.ts";
+import type { CatalogueEvent } from "../events/index.ts";
 import type { RecordedEvent } from "../events/types.ts";
 import type { Projection } from "./projection.ts";
+import { bulkFingerprint, LogMisfit } from "./bulk.ts";
 
 /** Live events between two ANALYZE runs on PGlite. */
 export const ANALYZE_EVERY = 5000;
@@ -11,6 +19,14 @@ export const ANALYZE_EVERY = 5000;
 const BATCH_MS = 150;
 /** How long a rebuild waits for events hidden behind another transaction before it gives up. */
 const HORIZON_WAIT_MS = 60_000;
+
+/**
+ * The planner settings of a bulk loader's transaction. Its statements join whole event types; the
+ * planner cannot estimate what they decode from the event data (a `distinct on` over decoded ids
+ * was estimated at one row) and picked nested loops that rescanned the log per row (minutes on a
+ * 10,000-event log): hash and merge joins only. No JIT: a rebuild's statements each run once.
+ */
+const BULK_SETTINGS = "set local enable_nestloop = off; set local jit = off";
 
 /** The schema holding the live read models; connections use search_path = rm, public. */
 export const LIVE_SCHEMA = "rm";
@@ -32,6 +48,10 @@ export interface RebuildReport {
   seconds: number;
   eventsPerSecond: number;
   position: number;
+  /** The projections loaded in bulk (projections/bulk.ts); the others applied the events one by one. */
+  bulk: string[];
+  /** Why a projection with a bulk loader was rebuilt event by event, by name. */
+  eventByEvent: Record<string, string>;
 }
 
 export interface TableDifference {
@@ -41,6 +61,12 @@ export interface TableDifference {
   onlyRebuilt: string[];
   liveCount: number;
   rebuiltCount: number;
+}
+
+/** Whether `reader`'s handlers read `read`'s tables (undeclared and not isolated: assumed to read all). */
+function readsFrom(reader: Projection, read: Projection): boolean {
+  if (reader.isolated) return false;
+  return reader.reads === undefined || reader.reads.includes(read.name);
 }
 
 function ident(name: string): string {
@@ -53,7 +79,16 @@ export class ProjectionRunner {
   readonly #byType = new Map<string, Projection[]>();
   readonly #isolatedByType = new Map<string, Projection[]>();
 
-  constructor(readonly db: Db, readonly store: EventStore, readonly projections: Projection[]) {
+  /** Whether rebuilds use the projections' bulk loaders (false: every event applied, for comparisons). */
+  readonly useBulk: boolean;
+
+  constructor(
+    readonly db: Db,
+    readonly store: EventStore,
+    readonly projections: Projection[],
+    options: { bulk?: boolean } = {},
+  ) {
+    this.useBulk = options.bulk ?? true;
     for (const projection of projections) {
       const byType = projection.isolated ? this.#isolatedByType : this.#byType;
       for (const type of projection.handles) {
@@ -144,6 +179,38 @@ export class ProjectionRunner {
     return this.apply(tx, events);
   };
 
+  /**
+   * The fused form of the inline handler (EventStore.onAppend): an append of one event whose every
+   * handler offers `fuse` becomes one statement with its read-model changes and the checkpoint.
+   */
+  readonly fused: FusedInline = (events, sql) => {
+    if (events.length !== 1) return undefined;
+    const event = events[0] as CatalogueEvent;
+    const handlers = [...this.#byType.get(event.type) ?? [], ...this.#isolatedByType.get(event.type) ?? []];
+    // Parts of one statement all see the rows as they were before it: one handler at most, or
+    // isolated ones (no handler reads another's tables).
+    if (handlers.length > 1 && handlers.some((p) => !p.isolated)) return undefined;
+    const parts: FusedPart[] = [];
+    const position = sql.position(0);
+    for (const projection of handlers) {
+      const fused = projection.fuse?.(event, { ...sql, position });
+      if (!fused) return undefined;
+      parts.push(...fused);
+    }
+    if (handlers.length) {
+      parts.push({
+        name: sql.cte("checkpoint"),
+        sql: `insert into projection_checkpoints (name, position)
+              select n, a.p from unnest(${sql.param(handlers.map((p) => p.name))}::text[]) as n,
+                     (select ${position} as p) a
+               where a.p is not null
+              on conflict (name) do update set position = greatest(projection_checkpoints.position, excluded.position)`,
+      });
+    }
+    this.#countForAnalyze(events.length);
+    return parts;
+  };
+
   #sinceAnalyze = 0;
   #analyzing = false;
 
@@ -173,7 +240,9 @@ export class ProjectionRunner {
 
   /**
    * Rebuilds every read model into `schema` (dropped first) from the log, up to `until` (a
-   * position) when given, into `target` (another database) when given.
+   * position) when given, into `target` (another database) when given. Projections with a usable
+   * bulk loader are filled from the whole log at once (projections/bulk.ts); the others apply the
+   * events of the types they handle, read in batches, one transaction per batch.
    */
   async rebuild(
     schema: string,
@@ -184,64 +253,79 @@ export class ProjectionRunner {
       onProgress?: (progress: RebuildProgress) => void;
     } = {},
   ): Promise<RebuildReport> {
-    const target = options.target ?? this.db;
     const started = performance.now();
+    // A bulk loader that finds the log breaking what it relies on (or fails) is left out, and the
+    // rebuild starts again without it: those projections then apply the events one by one.
+    const refused: Record<string, string> = {};
+    for (;;) {
+      const report = await this.#rebuildOnce(schema, options, refused, started);
+      if (report) return report;
+    }
+  }
+
+  async #rebuildOnce(
+    schema: string,
+    options: { until?: number; target?: Db; batch?: number; onProgress?: (progress: RebuildProgress) => void },
+    refused: Record<string, string>,
+    started: number,
+  ): Promise<RebuildReport | undefined> {
+    const target = options.target ?? this.db;
     await target.exec(`drop schema if exists ${ident(schema)} cascade`);
     await this.migrate(schema, target);
     // Fresh statistics first: PGlite never analyzes by itself, and without them the planner sorts the
     // whole rest of the log for every page (a replay then grows with the square of the log).
     // Only the columns the paged read plans on: sampling the event data (jsonb) took seconds.
     await analyzeLogOrder(this.db);
-    const head = options.until ?? await this.store.headPosition();
-    const total = await countEventsUpTo(this.db, head);
-    let position = 0;
-    let applied = 0;
+    const snapshot = await logSnapshot(this.db);
+    const head = options.until ?? snapshot.head;
+    // Events at or below the head may still be committing on another connection (PostgreSQL): wait
+    // until every transaction that was running at the snapshot has ended, so both the bulk loaders'
+    // statements and the filtered reads below see all of them.
+    await this.#settle(snapshot.xmax);
+    const versions = await typeVersionsUpTo(this.db, head);
+    const total = versions.reduce((sum, v) => sum + v.n, 0);
+    const plan = await this.#plan(target, head, versions, refused);
     const touched = new Set<string>();
-    options.onProgress?.({ applied, total, position });
-    // Batches of up to `batch` events, shrunk while one takes longer than BATCH_MS (uploads with
-    // efforts, big deletes) and grown back when quick, so progress is reported several times a
-    // second; between transactions the event loop runs (timers: a CLI's progress redraw).
-    const most = options.batch ?? 2000;
-    let batch = Math.min(most, 200);
-    let waitingSince: number | undefined;
-    for (;;) {
-      const started = performance.now();
-      const events = await this.store.readAll(position, { limit: batch, until: head });
-      if (events.length === 0) {
-        if (!(await this.#hiddenBefore(position, head))) break;
-        // Committed events up to the head exist but sit above the oldest transaction still running
-        // (another server's append on PostgreSQL): wait for it rather than stop short of the head.
-        waitingSince ??= performance.now();
-        if (performance.now() - waitingSince > HORIZON_WAIT_MS) {
-          throw new Error(
-            `rebuild: events up to position ${head} stayed hidden behind a running transaction for ${
-              HORIZON_WAIT_MS / 1000
-            } s`,
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        continue;
+    const inLog = new Set(versions.map((v) => v.type));
+    let applied = 0;
+    options.onProgress?.({ applied, total, position: 0 });
+    // Event by event (in batches) for the projections without a usable bulk loader.
+    const byEvent = this.projections.filter((p) => !plan.bulk.includes(p));
+    const types = [...new Set(byEvent.flatMap((p) => p.handles))].filter((t) => inLog.has(t));
+    if (types.length) {
+      const runner = byEvent.length === this.projections.length
+        ? this
+        : new ProjectionRunner(this.db, this.store, byEvent, { bulk: false });
+      const all = types.length === inLog.size;
+      await runner.#applyLog(target, schema, head, all ? undefined : types, touched, options.batch, (n, position) => {
+        applied += n;
+        options.onProgress?.({ applied: Math.min(applied, total), total, position });
+      });
+    }
+    // Then the bulk loaders, each in its transaction, in the projections' order.
+    for (const projection of plan.bulk) {
+      try {
+        await target.transaction(async (tx) => {
+          await tx.exec(`set local search_path to ${ident(schema)}, public`);
+          await tx.exec(BULK_SETTINGS);
+          await projection.bulk!.load(tx, { until: head });
+        }, { deferSync: true });
+      } catch (error) {
+        refused[projection.name] = error instanceof LogMisfit
+          ? error.message
+          : `its bulk load failed (${error instanceof Error ? error.message : String(error)})`;
+        return undefined;
       }
-      waitingSince = undefined;
-      // A rebuild's batches need not reach the disk one by one: a crash leaves a scratch schema
-      // the next rebuild drops, and the swap (or the final checkpoint) is durable and syncs them.
-      await target.transaction(async (tx) => {
-        await tx.exec(`set local search_path to ${ident(schema)}, public`);
-        await this.apply(tx, events, touched);
-      }, { deferSync: true });
-      position = events[events.length - 1].position;
-      applied += events.length;
-      options.onProgress?.({ applied, total, position });
-      const took = performance.now() - started;
-      if (took > BATCH_MS && batch > 50) batch = Math.max(50, Math.floor(batch / 2));
-      else if (took < BATCH_MS / 3 && batch < most) batch = Math.min(most, batch * 2);
+      if (projection.handles.some((t) => inLog.has(t))) touched.add(projection.name);
       await new Promise((resolve) => setTimeout(resolve, 0));
     }
+    applied = total;
+    options.onProgress?.({ applied, total, position: head });
     // What the handlers skipped while rebuilding (boards, counters) is computed once, set-based.
     await target.transaction(async (tx) => {
       await tx.exec(`set local search_path to ${ident(schema)}, public`);
       for (const projection of this.projections) await projection.finishRebuild?.(tx);
-      if (touched.size > 0) await this.#checkpoint(tx, touched, position);
+      if (touched.size > 0) await this.#checkpoint(tx, touched, head);
     });
     // Fresh statistics for the rebuilt tables (PGlite never gathers them by itself).
     if (target.kind === "pglite") {
@@ -249,7 +333,123 @@ export class ProjectionRunner {
       await target.exec(`analyze ${tables.join(", ")}`);
     }
     const seconds = (performance.now() - started) / 1000;
-    return { events: applied, seconds, eventsPerSecond: applied / Math.max(seconds, 1e-9), position };
+    return {
+      events: total,
+      seconds,
+      eventsPerSecond: total / Math.max(seconds, 1e-9),
+      position: head,
+      bulk: plan.bulk.map((p) => p.name),
+      eventByEvent: plan.reasons,
+    };
+  }
+
+  /** Waits (at most HORIZON_WAIT_MS) until every transaction older than `xmax` has ended. */
+  async #settle(xmax: string): Promise<void> {
+    const since = performance.now();
+    while (!(await logSettledBefore(this.db, xmax))) {
+      if (performance.now() - since > HORIZON_WAIT_MS) {
+        throw new Error(
+          `rebuild: a transaction running when it started stayed open for ${HORIZON_WAIT_MS / 1000} s`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /**
+   * Which projections load in bulk: those with a loader still written for their tables and event
+   * types, whose events are all at the current version, whose log fits the loader, read by no
+   * projection that applies the events one by one, and only when rebuilding from this database.
+   */
+  async #plan(
+    target: Db,
+    head: number,
+    versions: { type: string; version: number; n: number }[],
+    refused: Record<string, string>,
+  ): Promise<{ bulk: Projection[]; reasons: Record<string, string> }> {
+    const reasons: Record<string, string> = { ...refused };
+    const candidates = new Set<Projection>();
+    for (const projection of this.projections) {
+      const loader = projection.bulk;
+      if (!loader) continue;
+      if (refused[projection.name]) continue;
+      if (!this.useBulk) reasons[projection.name] = "bulk loading turned off";
+      else if (target !== this.db) reasons[projection.name] = "rebuilding into another database";
+      else if (loader.writtenFor !== bulkFingerprint(projection)) {
+        reasons[projection.name] = "its tables or event types changed since its bulk loader was written";
+      } else {
+        const old = versions.find((v) =>
+          projection.handles.includes(v.type) && v.version !== this.store.catalogue.definition(v.type)?.version
+        );
+        if (old) reasons[projection.name] = `${old.type} events of version ${old.version} (upcast in JavaScript)`;
+        else candidates.add(projection);
+      }
+    }
+    for (const projection of [...candidates]) {
+      const fits = !projection.bulk!.fits || await this.db.transaction(async (tx) => {
+        await tx.exec(`set local search_path to public`);
+        await tx.exec(BULK_SETTINGS);
+        return await projection.bulk!.fits!(tx, { until: head });
+      });
+      if (!fits) {
+        candidates.delete(projection);
+        reasons[projection.name] = "the log breaks an invariant its bulk loader relies on";
+      }
+    }
+    // A projection applying events one by one must see the tables it reads as they stand at each event.
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const reader of this.projections) {
+        if (candidates.has(reader)) continue;
+        for (const read of [...candidates]) {
+          if (read === reader || !readsFrom(reader, read)) continue;
+          candidates.delete(read);
+          reasons[read.name] = `${reader.name} reads its tables event by event`;
+          changed = true;
+        }
+      }
+    }
+    return { bulk: this.projections.filter((p) => candidates.has(p)), reasons };
+  }
+
+  /** Applies the events of `types` (every type when undefined) up to `head`, in adaptive batches. */
+  async #applyLog(
+    target: Db,
+    schema: string,
+    head: number,
+    types: string[] | undefined,
+    touched: Set<string>,
+    most = 2000,
+    progress: (events: number, position: number) => void,
+  ): Promise<void> {
+    let position = 0;
+    // Batches of up to `most` events, shrunk while one takes longer than BATCH_MS (uploads with
+    // efforts, big deletes) and grown back when quick, so progress is reported several times a
+    // second; between transactions the event loop runs (timers: a CLI's progress redraw).
+    let batch = Math.min(most, 200);
+    for (;;) {
+      const started = performance.now();
+      const events = await this.store.readAll(position, { limit: batch, until: head, types });
+      if (events.length === 0) {
+        // Settled before: nothing at or below the head can still appear (checked, not assumed).
+        if (types === undefined && await this.#hiddenBefore(position, head)) {
+          throw new Error(`rebuild: events after position ${position} up to ${head} are not readable`);
+        }
+        return;
+      }
+      // A rebuild's batches need not reach the disk one by one: a crash leaves a scratch schema
+      // the next rebuild drops, and the swap (or the final checkpoint) is durable and syncs them.
+      await target.transaction(async (tx) => {
+        await tx.exec(`set local search_path to ${ident(schema)}, public`);
+        await this.apply(tx, events, touched);
+      }, { deferSync: true });
+      position = events[events.length - 1].position;
+      progress(events.length, position);
+      const took = performance.now() - started;
+      if (took > BATCH_MS && batch > 50) batch = Math.max(50, Math.floor(batch / 2));
+      else if (took < BATCH_MS / 3 && batch < most) batch = Math.min(most, batch * 2);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
   }
 
   /** Rebuilds the live read models: into a fresh schema, then swapped in at once. */
@@ -259,6 +459,7 @@ export class ProjectionRunner {
       await tx.exec(`drop schema if exists ${LIVE_SCHEMA} cascade`);
       await tx.exec(`alter schema ${LIVE_SCHEMA}_next rename to ${LIVE_SCHEMA}`);
     });
+    for (const projection of this.projections) projection.replaced?.();
     // Appends that landed during the rebuild (after its head) are applied now.
     await this.catchUp(report.position);
     return report;
@@ -284,15 +485,8 @@ export class ProjectionRunner {
     return this.#catchUpFrom(position);
   }
 
-  /** Rebuilds into a scratch schema and compares it with the live read models, table by table. */
-  async verify(options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{
-    report: RebuildReport;
-    differences: TableDifference[];
-    tables: number;
-  }> {
-    const scratch = `${LIVE_SCHEMA}_verify`;
-    const head = await this.store.headPosition();
-    const report = await this.rebuild(scratch, { until: head, onProgress: options.onProgress });
+  /** Compares every read model's tables in two schemas of this database, row by row. */
+  async compare(a: string, b: string): Promise<{ differences: TableDifference[]; tables: number }> {
     const differences: TableDifference[] = [];
     let tables = 0;
     for (const projection of this.projections) {
@@ -301,14 +495,14 @@ export class ProjectionRunner {
         const columns = await this.db.query<{ column_name: string }>(
           `select column_name from information_schema.columns
             where table_schema = $1 and table_name = $2 order by ordinal_position`,
-          [scratch, table],
+          [b, table],
         );
         const list = columns.map((c) => `"${c.column_name}"`).join(", ");
-        const live = `select ${list} from ${LIVE_SCHEMA}.${ident(table)}`;
-        const rebuilt = `select ${list} from ${scratch}.${ident(table)}`;
-        const diff = async (a: string, b: string) =>
+        const live = `select ${list} from ${ident(a)}.${ident(table)}`;
+        const rebuilt = `select ${list} from ${ident(b)}.${ident(table)}`;
+        const diff = async (x: string, y: string) =>
           (await this.db.query<{ row: string }>(
-            `select row_to_json(d)::text as row from (${a} except all ${b}) d limit 20`,
+            `select row_to_json(d)::text as row from (${x} except all ${y}) d limit 20`,
           )).map((r) => r.row);
         const count = async (q: string) =>
           (await this.db.query<{ n: number }>(`select count(*)::int as n from (${q}) q`))[0].n;
@@ -326,6 +520,19 @@ export class ProjectionRunner {
         }
       }
     }
+    return { differences, tables };
+  }
+
+  /** Rebuilds into a scratch schema and compares it with the live read models, table by table. */
+  async verify(options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<{
+    report: RebuildReport;
+    differences: TableDifference[];
+    tables: number;
+  }> {
+    const scratch = `${LIVE_SCHEMA}_verify`;
+    const head = await this.store.headPosition();
+    const report = await this.rebuild(scratch, { until: head, onProgress: options.onProgress });
+    const { differences, tables } = await this.compare(LIVE_SCHEMA, scratch);
     await this.db.exec(`drop schema if exists ${scratch} cascade`);
     return { report, differences, tables };
   }

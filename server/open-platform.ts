@@ -74,7 +74,7 @@ export async function openPlatform(config: Config): Promise<Platform> {
       }
       await projections.replay();
     }
-    store.onAppend(projections.inline);
+    store.onAppend(projections.inline, projections.fused);
     store.ambientMetadata(requestMetadata);
     const jobs = new JobRunner(db);
     return {

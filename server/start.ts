@@ -11,6 +11,7 @@ import { openPlatform } from "./open-platform.ts";
 import { demoBanner, seedDemo } from "./seed/index.ts";
 import { listen } from "./serve.ts";
 import { withApiHost } from "./http/api-host.ts";
+import { warmUploads } from "./uploads/warm-up.ts";
 
 export interface RunningServer {
   platform: Platform;
@@ -38,7 +39,19 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const url = `http://localhost:${api.port}`;
     if (config.port === 0) platform.config.publicUrl = url;
     const admin = await startAdmin(platform, api.port);
-    if (config.runJobs) platform.jobs.start();
+    if (config.runJobs) {
+      platform.jobs.start();
+      // The first upload finds the segment index, a derive worker and the recording's statements
+      // warm: /ready answers 503 ("warm": "warming") until then.
+      lifecycle.warm = "warming";
+      warmUploads(platform).then(
+        () => (lifecycle.warm = "ok"),
+        (error) => {
+          lifecycle.warm = "ok (warm-up failed: the first upload warms up)";
+          if (!lifecycle.draining) console.error(`warm-up: ${error instanceof Error ? error.message : String(error)}`);
+        },
+      );
+    }
     const stopWatching = config.loopStallMs
       ? watchLoopStalls(config.loopStallMs, (stall) => console.error(stallLine(config.logFormat ?? "text", stall)))
       : () => {};

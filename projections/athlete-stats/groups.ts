@@ -4,7 +4,7 @@
  */
 export type StatsGroup = "ride" | "run" | "swim";
 
-const GROUPS: Record<string, StatsGroup> = {
+export const GROUPS: Readonly<Record<string, StatsGroup>> = {
   Ride: "ride",
   VirtualRide: "ride",
   MountainBikeRide: "ride",

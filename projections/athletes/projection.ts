@@ -62,6 +62,7 @@ export const athletesProjection: Projection = {
       completed boolean not null
     );
   `,
+  reads: [],
   handles: [
     athleteRegistered.type,
     athleteProfileUpdated.type,

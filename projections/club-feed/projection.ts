@@ -27,6 +27,8 @@ export const clubFeedProjection: Projection = {
     create index if not exists club_feed_athlete on club_feed_activities (athlete_id, start_date desc);
   `,
   isolated: true,
+  // Its bulk loader (./bulk.ts) is unplugged: written for the log before followers-only visibility and crops
+  // (issues 47a, 47b); until checked again against these handlers, a rebuild applies its events one by one.
   handles: [
     activityRecorded.type,
     activityCreated.type,

@@ -14,6 +14,7 @@ import {
   clubMembershipRequested,
 } from "../../events/club/events.ts";
 import type { Projection } from "../projection.ts";
+import { clubsBulk } from "./bulk.ts";
 
 type Created = EventData<typeof clubCreated>;
 type Ids = { clubId: number; athleteId: number };
@@ -67,6 +68,7 @@ export const clubsProjection: Projection = {
     );
   `,
   isolated: true,
+  bulk: clubsBulk,
   handles: [
     clubCreated.type,
     clubMemberInvited.type,

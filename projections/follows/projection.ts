@@ -2,6 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import { isOneOf, type StoredEvent } from "../../events/index.ts";
 import { athleteFollowed, athleteUnfollowed } from "../../events/athlete/events.ts";
 import type { Projection } from "../projection.ts";
+import { followsBulk } from "./bulk.ts";
 
 /** Who follows whom (friend = the viewer follows them; follower = they follow the viewer). */
 const HANDLES = [athleteFollowed.type, athleteUnfollowed.type];
@@ -20,6 +21,7 @@ export const followsProjection: Projection = {
   `,
   isolated: true,
   handles: HANDLES,
+  bulk: followsBulk,
   async apply(tx: Queryable, event: StoredEvent) {
     if (!isOneOf(event, HANDLES)) return;
     const d = event.data;

@@ -42,6 +42,8 @@ export const heatmapSourcesProjection: Projection = {
     );
   `,
   isolated: true,
+  // Its bulk loader (./sources-bulk.ts) is unplugged: written for the log before followers-only visibility and crops
+  // (issues 47a, 47b); until checked again against these handlers, a rebuild applies its events one by one.
   handles: [
     activityRecorded.type,
     activityUpdated.type,

@@ -22,6 +22,7 @@ export const privacyZonesProjection: Projection = {
     );
     create index if not exists privacy_zones_athlete on privacy_zones (athlete_id);
   `,
+  reads: [],
   handles: [privacyZoneCreated.type, privacyZoneDeleted.type],
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === privacyZoneCreated.type) {

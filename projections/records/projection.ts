@@ -60,6 +60,8 @@ const epoch = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 function candidatesOf(facts: Facts): Candidate[] {
   const out: Candidate[] = [];
   for (const e of facts.bestEfforts ?? []) {
+    // An effort without a time (a log's odd fact) ranks nothing.
+    if (!Number.isFinite(e.elapsedTime)) continue;
     out.push({
       kind: "effort",
       key: e.name,
@@ -71,7 +73,7 @@ function candidatesOf(facts: Facts): Candidate[] {
     });
   }
   for (const p of facts.powerCurve ?? []) {
-    if (p.watts <= 0) continue;
+    if (!Number.isFinite(p.watts) || p.watts <= 0) continue;
     out.push({
       kind: "power",
       key: String(p.duration),

@@ -188,8 +188,8 @@ export async function refreshBoards(
   tx: Queryable,
   pairs: { segment_id: number | string; athlete_id: number | string }[],
   effortDeltas: Map<string, number>,
-): Promise<void> {
-  if (pairs.length === 0) return;
+): Promise<string[]> {
+  if (pairs.length === 0) return [];
   const seen = new Set<string>();
   const segs: string[] = [], aths: string[] = [];
   for (const p of pairs) {
@@ -212,7 +212,7 @@ export async function refreshBoards(
     `${a}.segment_id = ${b}.segment_id and ${a}.athlete_id = ${b}.athlete_id and ${a}.period = ${b}.period`;
   const sets = BEST_COLUMNS.split(", ").filter((c) => c !== "segment_id" && c !== "athlete_id")
     .map((c) => `${c} = excluded.${c}`).join(", ");
-  const [result] = await tx.query<{ zero: string[] }>(
+  const [result] = await tx.query<{ zero: string[]; changed: string[] }>(
     `with src as (
        select e.segment_id, e.athlete_id, e.id as effort_id, e.activity_id, e.elapsed_time, e.moving_time, e.start_date,
               e.start_date_local, a.sex, a.birthdate, a.weight
@@ -270,13 +270,15 @@ export async function refreshBoards(
                        union all select segment_id, 0, -1 from stored where period = 'all') z
                 group by segment_id) d
         where s.id = d.segment_id and (d.efforts <> 0 or d.athletes <> 0)
-       returning 1)
-     select coalesce((select array_agg(distinct segment_id::text) from counted where n = 0), '{}') as zero`,
+       returning s.id)
+     select coalesce((select array_agg(distinct segment_id::text) from counted where n = 0), '{}') as zero,
+            coalesce((select array_agg(id::text) from seg), '{}') as changed`,
     [segs, aths, deltaIds, deltaIds.map((id) => effortDeltas.get(id) ?? 0)],
   );
   if (result && result.zero.length) {
     await tx.query("delete from segment_board_counts where n = 0 and segment_id = any($1::bigint[])", [result.zero]);
   }
+  return result?.changed ?? [];
 }
 
 /**
@@ -290,7 +292,7 @@ export async function refreshBoards(
  * segments' effort_count / athlete_count; a second one, only when some slot
  * dropped to 0, deletes those slots. Same rows as `refreshBoards` over the touched pairs.
  */
-export async function addToBoards(tx: Queryable, addedSql: string, params: unknown[]): Promise<void> {
+export async function addToBoards(tx: Queryable, addedSql: string, params: unknown[]): Promise<string[]> {
   const sets = BEST_COLUMNS.split(", ").filter((c) => c !== "segment_id" && c !== "athlete_id")
     .map((c) => `${c} = excluded.${c}`).join(", ");
   const better =
@@ -299,7 +301,7 @@ export async function addToBoards(tx: Queryable, addedSql: string, params: unkno
     "f.period, f.segment_id, f.athlete_id, f.effort_id, f.activity_id, f.elapsed_time, f.moving_time, f.start_date, " +
     "f.start_date_local, f.sex, f.birthdate, f.weight, o.effort_id is not null as replaced, o.elapsed_time as old_t, " +
     "o.sex as old_x, o.birthdate as old_b, o.weight as old_w";
-  const [result] = await tx.query<{ zero: string[] }>(
+  const [result] = await tx.query<{ zero: string[]; changed: string[] }>(
     `with added as (${addedSql}),
      cand as (
        select x.segment_id, x.athlete_id, x.id as effort_id, x.activity_id, x.elapsed_time, x.moving_time, x.start_date,
@@ -359,13 +361,15 @@ export async function addToBoards(tx: Queryable, addedSql: string, params: unkno
                        select segment_id, 0, 1 from win where period = 'all' and not replaced) z
                 group by segment_id) d
         where s.id = d.segment_id and (d.efforts <> 0 or d.athletes <> 0)
-       returning 1)
-     select coalesce((select array_agg(distinct segment_id::text) from counted where n = 0), '{}') as zero`,
+       returning s.id)
+     select coalesce((select array_agg(distinct segment_id::text) from counted where n = 0), '{}') as zero,
+            coalesce((select array_agg(id::text) from seg), '{}') as changed`,
     params,
   );
   if (result && result.zero.length) {
     await tx.query("delete from segment_board_counts where n = 0 and segment_id = any($1::bigint[])", [result.zero]);
   }
+  return result?.changed ?? [];
 }
 
 /** An athlete's sex / birthdate / weight changed: their board rows (and counts) follow. */

@@ -48,6 +48,17 @@ export interface LeaderboardRequest {
   today?: Date;
 }
 
+/**
+ * What GET /v3/segments/:id/leaderboard decides before answering, read by the board's own
+ * statement (no round trip of its own): the segment's owner and privacy (null: no such segment),
+ * whether the viewer is premium, and a member of the club a club board names.
+ */
+export interface BoardAccess {
+  segment: { athlete_id: number | null; private: boolean } | null;
+  premium: boolean;
+  member: boolean | null;
+}
+
 const isoDate = (d: Date) => d.toISOString().slice(0, 10);
 
 function yearsBefore(today: Date, years: number): string {
@@ -284,7 +295,7 @@ export type BoardDb = Queryable & { transaction?<T>(fn: (tx: Queryable) => Promi
 export async function segmentBoard(
   db: BoardDb,
   req: LeaderboardRequest,
-): Promise<{ count: number; entries: Ranked[] }> {
+): Promise<{ count: number; entries: Ranked[]; access: BoardAccess }> {
   const swapped = req.followersOnly ? await followersOnlyAthletes(db, req, req.followersOnly) : [];
   const run = (q: Queryable) => boardQuery(q, req, swapped);
   const result = db.transaction
@@ -299,6 +310,8 @@ export async function segmentBoard(
 interface BoardResult {
   /** [part, athlete_id, effort_id, activity_id, elapsed_time, moving_time, start_date, start_date_local, firstname, lastname, sex] rows. */
   rows: string;
+  /** BoardAccess as JSON text. */
+  access: string;
   total: number;
   mine: number;
   ties: number;
@@ -325,11 +338,83 @@ async function followersOnlyAthletes(
   return rows.map((r) => r.athlete_id);
 }
 
+/** The BoardAccess of a request as a JSON text column (`access`), read in the board's statement. */
+function accessSql(sql: Sql, req: LeaderboardRequest, me: string): string {
+  const f = req.filters;
+  return `json_build_object(
+              'segment', (select json_build_object('athlete_id', s.athlete_id, 'private', s.private) from segments s
+                           where s.id = ${sql.p(req.segmentId)}),
+              'premium', coalesce((select a.premium from athletes a where a.id = ${me}), false),
+              'member', ${
+    f.clubId === undefined ? "null" : `exists (select 1 from club_members c where c.club_id = ${sql.p(f.clubId)}
+                                             and c.athlete_id = ${me} and c.membership = 'member')`
+  })::text as access`;
+}
+
+/** The rows of a board's JSON text: [part, athlete, effort, activity, elapsed, moving, start, start local, names…]. */
+type JsonRow = [
+  number,
+  string,
+  string,
+  string,
+  number,
+  number,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+];
+
+function boardRows(text: string) {
+  return (JSON.parse(text) as JsonRow[]).map((
+    [
+      part,
+      athlete,
+      effort,
+      activity,
+      elapsed_time,
+      moving_time,
+      start_date,
+      start_date_local,
+      firstname,
+      lastname,
+      athlete_sex,
+    ],
+  ) => ({
+    part,
+    athlete_id: Number(athlete),
+    effort_id: parseInt8(effort),
+    activity_id: Number(activity),
+    elapsed_time,
+    moving_time,
+    start_date,
+    start_date_local,
+    firstname,
+    lastname,
+    athlete_sex,
+  }));
+}
+
+const utc = (column: string) => `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The JSON array of a row r (with its names a) as `boardRows` reads it, `first` being its first field. */
+const jsonRow = (first: string) =>
+  `json_build_array(${first}, r.athlete_id::text, r.effort_id::text, r.activity_id::text,
+                    r.elapsed_time, r.moving_time, ${utc("r.start_date at time zone 'UTC'")}, ${
+    utc("r.start_date_local")
+  },
+                    a.firstname, a.lastname, a.sex)`;
+
+/** The names of a row r: one lookup by primary key per row shown (`limit 1` keeps it a per-row lookup). */
+const NAMES =
+  "left join lateral (select a.firstname, a.lastname, a.sex from athletes a where a.id = r.athlete_id limit 1) a on true";
+
 async function boardQuery(
   db: Queryable,
   req: LeaderboardRequest,
   swapped: string[],
-): Promise<{ count: number; entries: Ranked[] }> {
+): Promise<{ count: number; entries: Ranked[]; access: BoardAccess }> {
   const sql = new Sql();
   const board = new Board(sql, req);
   const f = req.filters;
@@ -414,62 +499,19 @@ async function boardQuery(
                          (select count(*) ${from} and b.elapsed_time = ${time("mine_t")}
                              and (b.start_date, b.effort_id) < (${time("mine_s")}, ${time("mine_id")}))::int as ties,
                          ${count(time("context_t"), "context_first")}, ${count(time("page_t"), "page_first")}`;
-  // The rows come back as one JSON text (one field to decode instead of ~17 per row); the names are
-  // one lookup by primary key per row shown (`limit 1` keeps it a per-row lookup).
-  const utc = (column: string) => `to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  // The rows come back as one JSON text (one field to decode instead of ~17 per row).
   const [n] = await sql.query<BoardResult>(
     db,
     `with ${ctes.join(",\n")},
      r as (select 0 as part, * from page union all select 1, * from before union all select 2, * from after)
      select n.*,
-            (select coalesce(json_agg(json_build_array(r.part, r.athlete_id::text, r.effort_id::text, r.activity_id::text,
-                      r.elapsed_time, r.moving_time, ${utc("r.start_date at time zone 'UTC'")}, ${
-      utc("r.start_date_local")
-    },
-                      a.firstname, a.lastname, a.sex) order by r.part, r.elapsed_time, r.start_date, r.effort_id), '[]')::text
-               from r left join lateral (select a.firstname, a.lastname, a.sex from athletes a where a.id = r.athlete_id limit 1) a on true) as rows
+            (select coalesce(json_agg(${jsonRow("r.part")} order by r.part, r.elapsed_time, r.start_date, r.effort_id),
+                              '[]')::text
+               from r ${NAMES}) as rows,
+            ${accessSql(sql, req, me)}
        from (${counts}) n`,
   );
-  const listed = (JSON.parse(n.rows) as [
-    number,
-    string,
-    string,
-    string,
-    number,
-    number,
-    string,
-    string,
-    string | null,
-    string | null,
-    string | null,
-  ][])
-    .map((
-      [
-        part,
-        athlete,
-        effort,
-        activity,
-        elapsed_time,
-        moving_time,
-        start_date,
-        start_date_local,
-        firstname,
-        lastname,
-        athlete_sex,
-      ],
-    ) => ({
-      part,
-      athlete_id: Number(athlete),
-      effort_id: parseInt8(effort),
-      activity_id: Number(activity),
-      elapsed_time,
-      moving_time,
-      start_date,
-      start_date_local,
-      firstname,
-      lastname,
-      athlete_sex,
-    }));
+  const listed = boardRows(n.rows);
   const page = listed.filter((r) => r.part === 0);
   const before = listed.filter((r) => r.part === 1);
   const after = listed.filter((r) => r.part === 2);
@@ -483,5 +525,9 @@ async function boardQuery(
       entries.set(row.position, row);
     }
   }
-  return { count: n.total, entries: [...entries.values()].sort((a, b) => a.position - b.position) };
+  return {
+    count: n.total,
+    entries: [...entries.values()].sort((a, b) => a.position - b.position),
+    access: JSON.parse(n.access) as BoardAccess,
+  };
 }

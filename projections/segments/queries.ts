@@ -1,5 +1,6 @@
 import type { Visibility } from "../../shared/visibility.ts";
 import type { Queryable } from "../../events/db/types.ts";
+import { exploreTopIds } from "./tiles.ts";
 
 /**
  * The queries of the segments read model (projection.ts: segments, segment_stars, segment_efforts,
@@ -115,15 +116,32 @@ export async function segmentGeometry(
   return row;
 }
 
-/** Up to 10 public segments of a sport starting inside a box and of a climb category range, most attempted first. */
-export function exploreSegments(
+/**
+ * Up to 10 public segments of a sport starting inside a box and of a climb category range, most
+ * attempted first: picked from the tiles' lists (tiles.ts), then read.
+ */
+export async function exploreSegments(
   db: Queryable,
   q: { bounds: [number, number, number, number]; activityType: "Ride" | "Run"; minCat: number; maxCat: number },
 ): Promise<(SegmentRow & { elev_difference: number })[]> {
+  const ids = await exploreTopIds(db, q);
+  if (ids.length === 0) return [];
+  const rows = await db.query<SegmentRow & { elev_difference: number }>(
+    `select ${SEGMENT_COLUMNS}, s.elevation_difference as elev_difference from segments s where s.id = any($1::bigint[])`,
+    [ids],
+  );
+  const byId = new Map(rows.map((r) => [Number(r.id), r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** The same answer read from every segment of the box (what the lists must agree with). */
+export function exploreSegmentsByScan(
+  db: Queryable,
+  q: { bounds: [number, number, number, number]; activityType: "Ride" | "Run"; minCat: number; maxCat: number },
+): Promise<{ id: number }[]> {
   const [south, west, north, east] = q.bounds;
   return db.query(
-    `select ${SEGMENT_COLUMNS}, s.elevation_difference as elev_difference
-       from segments s
+    `select s.id from segments s
       where s.activity_type = $1 and s.start_lat between $2 and $4 and s.start_lng between $3 and $5
         and s.climb_category between $6 and $7 and not s.private
       order by s.athlete_count desc, s.effort_count desc, s.id

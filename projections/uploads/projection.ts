@@ -4,6 +4,7 @@ import { activityDeleted } from "../../events/activity/changes.ts";
 import { uploadFailed, uploadReceived, uploadSucceeded } from "../../events/upload/events.ts";
 import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import type { Projection } from "../projection.ts";
+import { uploadsBulk } from "./bulk.ts";
 
 /**
  * Uploads and their status, stored as the spec's status string (UPLOAD_STATUS). The seam for the
@@ -42,6 +43,7 @@ export const uploadsProjection: Projection = {
     create index if not exists upload_fingerprints_athlete on upload_fingerprints (athlete_id, start_date);
   `,
   isolated: true,
+  bulk: uploadsBulk,
   handles: [uploadReceived.type, uploadSucceeded.type, uploadFailed.type, activityDeleted.type],
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type === uploadReceived.type) {

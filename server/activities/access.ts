@@ -6,6 +6,7 @@ import { canSeeActivity, viewerOf } from "../privacy/engine.ts";
 import type { ActivityContext } from "./extensions.ts";
 import { type ActivityRow, findActivity } from "./read.ts";
 import { activityOwnership } from "../../projections/activities/queries.ts";
+import { activityAccessChangedSince, activityAccessGeneration } from "../../projections/activities/access-changes.ts";
 import type { Platform } from "../platform.ts";
 
 /**
@@ -19,12 +20,43 @@ export async function visibleActivity(db: Queryable, id: number, auth: Auth | nu
 }
 
 /**
- * That the caller may see an activity (the documented 404 otherwise), reading only its owner and
- * privacy: for writes about an activity (kudos, comments) that do not show it.
+ * That the caller may see an activity (the documented 404 otherwise), from its owner and visibility
+ * only (decided by the privacy engine): for writes about an activity (kudos, comments) that do not
+ * show it. What it reads is kept in memory (below).
  */
 export async function requireVisibleActivity(db: Queryable, id: number, auth: Auth | null): Promise<void> {
-  const row = await activityOwnership(db, id);
+  const row = await ownershipOf(db, id);
   if (!row || !(await canSeeActivity(db, row, viewerOf(auth)))) throw notFound("Activity");
+}
+
+type Ownership = Awaited<ReturnType<typeof activityOwnership>>;
+
+/**
+ * Activities' owner and visibility as read from the activities read model, per database. An entry
+ * is forgotten as soon as this process applies an event that may change them (a creation, an edit,
+ * a deletion, a rebuild: projections/activities/access-changes.ts), and a read that raced such a
+ * change is not kept. One process owns an embedded database, so there an entry stands until then;
+ * on PostgreSQL other servers' changes are not applied here, so an entry also expires after
+ * ACCESS_CACHE_MS: a privacy change made through another server takes effect here within that
+ * bound (docs/operators.md).
+ */
+export const ACCESS_CACHE_MS = 1000;
+const ACCESS_CACHE_MAX = 100_000;
+const ownerships = new WeakMap<Queryable, Map<number, { row: Ownership; generation: number; until: number }>>();
+
+async function ownershipOf(db: Queryable, id: number): Promise<Ownership> {
+  let cache = ownerships.get(db);
+  if (!cache) ownerships.set(db, cache = new Map());
+  const hit = cache.get(id);
+  if (hit && hit.until > Date.now() && !activityAccessChangedSince(id, hit.generation)) return hit.row;
+  const generation = activityAccessGeneration();
+  const row = await activityOwnership(db, id);
+  if (!activityAccessChangedSince(id, generation)) {
+    if (cache.size >= ACCESS_CACHE_MAX) cache.delete(cache.keys().next().value!);
+    const embedded = (db as { kind?: string }).kind === "pglite";
+    cache.set(id, { row, generation, until: embedded ? Infinity : Date.now() + ACCESS_CACHE_MS });
+  }
+  return row;
 }
 
 /** An activity the caller owns (and may see): 404 when not visible, 403 when visible but another's. */

@@ -57,13 +57,16 @@ export type TokenLookup =
   | { ok: false; reason: "unknown" | "revoked" | "expired" | "audience" };
 
 /**
- * Valid tokens are remembered per database for at most TOKEN_CACHE_MS, keyed by token hash. Any
- * change to the tokens/applications read models applied in this process (revocation, replayed
- * code, application registered or secret changed) forgets them all at once and stops caching for
- * TOKEN_CACHE_MS (so a lookup racing the revoking transaction cannot re-cache the old state). A
- * revoked token therefore gets 401 at once on the server that revoked it, and within
- * TOKEN_CACHE_MS on other servers sharing one PostgreSQL. Unknown, revoked and expired answers
- * are never cached; expiry is checked on every hit.
+ * Valid tokens are remembered per database, keyed by token hash. Any change to the
+ * tokens/applications read models applied in this process (revocation, replayed code, application
+ * registered or secret changed) forgets them all at once, and a lookup that raced it is not kept. On
+ * PostgreSQL the change may come from another server, which this process does not apply: there an
+ * entry lasts at most TOKEN_CACHE_MS, and after a change here nothing is cached for TOKEN_CACHE_MS
+ * (a lookup on another connection may still read the state before the revoking commit). A revoked
+ * token therefore gets 401 at once on the server that revoked it, and within TOKEN_CACHE_MS on
+ * other servers sharing one PostgreSQL. An embedded database belongs to one process, which applies
+ * every change and runs one transaction at a time: there an entry stands until a change. Unknown,
+ * revoked and expired answers are never cached; expiry is checked on every hit.
  */
 export const TOKEN_CACHE_MS = 1000;
 const TOKEN_CACHE_MAX = 10_000;
@@ -114,11 +117,16 @@ async function lookupAnyToken(db: Queryable, token: string, now: Date): Promise<
   const generation = tokenGeneration;
   const result = await lookupTokenRow(db, tokenHash, now);
   const clock = Date.now();
-  if (result.ok && forgetOnChange() === generation && clock >= noCachingUntil) {
+  const embedded = (db as { kind?: string }).kind === "pglite";
+  if (result.ok && forgetOnChange() === generation && (embedded || clock >= noCachingUntil)) {
     let cache = tokenCaches.get(db);
     if (!cache) tokenCaches.set(db, cache = new Map());
     if (cache.size >= TOKEN_CACHE_MAX) cache.clear();
-    cache.set(tokenHash, { auth: result.auth, expiresAt: result.expiresAt, until: clock + TOKEN_CACHE_MS });
+    cache.set(tokenHash, {
+      auth: result.auth,
+      expiresAt: result.expiresAt,
+      until: embedded ? Infinity : clock + TOKEN_CACHE_MS,
+    });
   }
   return result.ok ? { ok: true, auth: result.auth } : result;
 }

@@ -8,6 +8,8 @@ export interface Lifecycle {
   draining: boolean;
   /** Requests being handled now (the shutdown waits for them). */
   inFlight: number;
+  /** What warming up at start (server/uploads/warm-up.ts) reports: "ok" once done (absent: nothing to warm). */
+  warm?: string;
 }
 
 /** Resolves when no request is in flight, or after timeoutMs (then returns false). */
@@ -39,7 +41,8 @@ async function check(fn: () => Promise<string>): Promise<string> {
 /**
  * GET /health: the process answers (liveness; no database access).
  * GET /ready: it can serve traffic (readiness): the database answers, its schema is this version's
- * (migrations done), background jobs run (or are switched off with RUN_JOBS=0), not shutting down.
+ * (migrations done), background jobs run (or are switched off with RUN_JOBS=0), what an upload needs
+ * is warm (the segment index, a derive worker, the recording's statements), not shutting down.
  * 200 when every check is "ok", else 503 naming the failing checks.
  */
 export function mountHealth(app: Hono, platform: Platform, lifecycle: Lifecycle): void {
@@ -54,7 +57,8 @@ export function mountHealth(app: Hono, platform: Platform, lifecycle: Lifecycle)
       : await check(async () => (await readModelsCurrent(platform.db)) ? "ok" : "pending");
     const jobs = !platform.config.runJobs ? "ok (disabled by RUN_JOBS=0)" : platform.jobs.running ? "ok" : "stopped";
     const server = lifecycle.draining ? "shutting down" : "ok";
-    const checks = { database, migrations, jobs, server };
+    const warm = lifecycle.warm ?? "ok";
+    const checks = { database, migrations, jobs, server, warm };
     const ready = Object.values(checks).every((v) => v.startsWith("ok"));
     return jsonResponse(c, { status: ready ? "ready" : "not ready", checks }, ready ? 200 : 503);
   });

@@ -22,7 +22,11 @@ export async function findSegment(db: Queryable, id: number, viewer: Viewer | nu
   return row;
 }
 
-function segmentVisible(row: SegmentRow, viewer: Viewer | null): boolean {
+/** Whether a viewer may see a segment: its creator's private segment is theirs alone (the privacy engine's rule). */
+export function segmentVisible(
+  row: { athlete_id: number | string | null; private: boolean },
+  viewer: Viewer | null,
+): boolean {
   return canSeeOwnedObject(row, viewer);
 }
 

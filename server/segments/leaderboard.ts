@@ -1,4 +1,6 @@
 import { type BoardDb, type LeaderboardRequest, segmentBoard } from "../../projections/segments/leaderboard.ts";
+
+export { segmentBoard };
 import { exactInteger } from "../../shared/json.ts";
 import type { Dialect } from "../http/dialect.ts";
 
@@ -23,7 +25,11 @@ export {
  * "entry_count replaces it") only in Strava's dialect, for its older clients.
  */
 export async function leaderboard(db: BoardDb, req: LeaderboardRequest, dialect: Dialect) {
-  const { count, entries } = await segmentBoard(db, req);
+  return representBoard(await segmentBoard(db, req), dialect);
+}
+
+/** The board as the API writes it, in the request's dialect. */
+export function representBoard({ count, entries }: Awaited<ReturnType<typeof segmentBoard>>, dialect: Dialect) {
   return {
     ...(dialect === "strava" ? { effort_count: count } : {}),
     entry_count: count,

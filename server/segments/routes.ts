@@ -7,7 +7,6 @@ import { type Viewer, viewerOf, visibleActivities, visibleOwnedObjects } from ".
 import { loadRelease, releasedStreams, viewerAudience } from "../privacy/engine.ts";
 import { findActivity } from "../activities/read.ts";
 import { findAthlete } from "../../projections/athletes/queries.ts";
-import { isClubMember } from "../../projections/clubs/queries.ts";
 import {
   exploreSegments,
   segmentGeometry,
@@ -23,13 +22,13 @@ import {
   type PrEffortRow,
   summarySegment,
 } from "./represent.ts";
-import { effortsWithSegments, findSegment, viewerPrs } from "./access.ts";
+import { effortsWithSegments, findSegment, segmentVisible, viewerPrs } from "./access.ts";
 import { loadStreams, shapeStreams, streamsResponse } from "../activities/streams.ts";
 import { listEfforts, sliceStreams, visibleEffort, zLocalDateTime } from "./effort-queries.ts";
 import { pointsFromActivity } from "./create.ts";
 import { createSegment, starSegment } from "./commands.ts";
 import { cumulativeDistances, type LatLng } from "./geometry.ts";
-import { AGE_GROUPS, DATE_RANGES, leaderboard, WEIGHT_CLASSES } from "./leaderboard.ts";
+import { AGE_GROUPS, DATE_RANGES, representBoard, segmentBoard, WEIGHT_CLASSES } from "./leaderboard.ts";
 import { zStreamSet } from "../activities/streams-schema.ts";
 import {
   zDetailedSegment,
@@ -311,20 +310,10 @@ export const segmentRoutes = [
       ...zPaging,
     }),
     async handler({ platform, auth, params, query, dialect }) {
-      await segmentOr404(platform.db, params.id, viewerOf(auth));
-      if (query.age_group || query.weight_class) {
-        const me = await findAthlete(platform.db, auth.athleteId);
-        if (!me?.premium) {
-          throw forbidden("Leaderboard", query.age_group ? "age_group" : "weight_class", "premium_required");
-        }
-      }
-      if (query.club_id !== undefined) {
-        if (!(await isClubMember(platform.db, query.club_id, auth.athleteId))) {
-          throw badRequest("Leaderboard", "club_id", "invalid");
-        }
-      }
+      // The board's one statement also reads what is decided here (the segment's privacy, the
+      // viewer's premium, club membership): nothing of the board is answered before these pass.
       const viewer = viewerOf(auth);
-      return leaderboard(platform.db, {
+      const board = await segmentBoard(platform.db, {
         segmentId: params.id,
         viewerId: auth.athleteId,
         // The followers-only efforts this viewer may see (their own, and those of athletes they follow).
@@ -339,7 +328,14 @@ export const segmentRoutes = [
         },
         ...paging(query, 10),
         contextEntries: query.context_entries ?? 2,
-      }, dialect);
+      });
+      const { segment, premium, member } = board.access;
+      if (!segment || !segmentVisible(segment, viewer)) throw notFound("Segment");
+      if ((query.age_group || query.weight_class) && !premium) {
+        throw forbidden("Leaderboard", query.age_group ? "age_group" : "weight_class", "premium_required");
+      }
+      if (query.club_id !== undefined && !member) throw badRequest("Leaderboard", "club_id", "invalid");
+      return representBoard(board, dialect);
     },
   }),
   defineRoute({

@@ -152,18 +152,20 @@ export class DerivePool {
    * that has every segment. Later calls send an idle worker the segments it lacks. Does nothing
    * while files wait or when workers are off.
    */
-  prestart(segments?: SegmentSource): void {
-    if (this.size <= 0 || this.#queue.length > 0) return;
+  prestart(segments?: SegmentSource): Promise<void> {
+    if (this.size <= 0 || this.#queue.length > 0) return Promise.resolve();
     if (this.#slots.size > 0) {
       // Started already: an idle worker that lacks segments created since is sent them now, not
       // with the next upload (10,000 segments took 0.2–0.6 s of that upload).
-      if (!segments) return;
+      if (!segments) return Promise.resolve();
       const behind = [...this.#slots].some((s) =>
         !s.busy && (s.sent.get(segments.source) ?? 0) < segments.entries.length
       );
-      if (!behind) return;
+      if (!behind) return Promise.resolve();
     }
-    const ignore = () => {};
+    // Resolved once the worker is warm (a failed warm-up is the next upload's to report).
+    let done = () => {};
+    const warm = new Promise<void>((resolve) => (done = resolve));
     this.#queue.push({
       request: {
         original: new Uint8Array(0),
@@ -173,10 +175,11 @@ export class DerivePool {
         segments,
         warm: true,
       },
-      resolve: ignore,
-      reject: ignore,
+      resolve: () => done(),
+      reject: () => done(),
     });
     this.#dispatch();
+    return warm;
   }
 
   /** Stops every worker; queued and running files fail. */

@@ -165,6 +165,25 @@ describe("kudos", () => {
     expect((await server.api("POST", `/v3/activities/${privateId}/kudos`, { token: fan.token })).status).toBe(404);
   });
 
+  it("a privacy change or a deletion takes effect at once for kudos (who may see is kept in memory)", async () => {
+    const form = { name: "Soon private", type: "Ride", start_date_local: "2024-05-02T10:00:00Z", elapsed_time: 600 };
+    const id = (await server.api("POST", "/v3/activities", { token: owner.token, form })).body.id;
+    const second = await server.athlete({ firstname: "Second" });
+    const third = await server.athlete({ firstname: "Third" });
+    // Seen (and remembered) as public by a first kudos…
+    expect((await server.api("POST", `/v3/activities/${id}/kudos`, { token: fan.token })).status).toBe(201);
+    // …made private: the next athlete's kudos is refused at once, as for any private activity.
+    const edit = await server.api("PUT", `/v3/activities/${id}`, { token: owner.token, json: { private: true } });
+    expect(edit.status).toBe(200);
+    expect((await server.api("POST", `/v3/activities/${id}/kudos`, { token: second.token })).status).toBe(404);
+    // Public again: accepted at once.
+    await server.api("PUT", `/v3/activities/${id}`, { token: owner.token, json: { private: false } });
+    expect((await server.api("POST", `/v3/activities/${id}/kudos`, { token: second.token })).status).toBe(201);
+    // Deleted: 404 at once.
+    expect((await server.api("DELETE", `/v3/activities/${id}`, { token: owner.token })).status).toBe(204);
+    expect((await server.api("POST", `/v3/activities/${id}/kudos`, { token: third.token })).status).toBe(404);
+  });
+
   it("shows the kudos list to the owner only (403 for others)", async () => {
     const res = await server.api("GET", `/v3/activities/${activityId}/kudos`, { token: fan.token });
     expect(res.status).toBe(403);

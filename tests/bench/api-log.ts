@@ -29,7 +29,7 @@ import { DEVICES } from "../helpers/fixtures.ts";
  * The log is generated once into a cache directory keyed by VERSION and the event target (a
  * PGlite data directory, copied for each run so a run never changes the cache).
  */
-export const API_LOG_VERSION = "api-log-v1";
+export const API_LOG_VERSION = "api-log-v2";
 
 /** Fixture files with GPS tracks (uploads that give streams, polylines and segment efforts). */
 const UPLOAD_FILES = [
@@ -72,10 +72,10 @@ interface Driver {
   ): Promise<{ status: number; json: any }>;
 }
 
-async function openDriver(dataDir: string): Promise<Driver> {
+async function openDriver(dataDir: string, databaseUrl?: string): Promise<Driver> {
   const platform = await openPlatform(configFromEnv({
     dataDir,
-    databaseUrl: undefined,
+    databaseUrl,
     quiet: true,
     runJobs: true,
     seedDemo: false,
@@ -138,9 +138,17 @@ async function uploadAll(d: Driver, tokens: string[], log: (s: string) => void):
   return activities;
 }
 
-/** Builds the log into `dataDir` (fresh) until it holds at least `target` events. */
-export async function buildApiLog(dataDir: string, target: number, log: (s: string) => void): Promise<void> {
-  const d = await openDriver(dataDir);
+/**
+ * Builds the log into `dataDir` (fresh), or into the PostgreSQL database at `databaseUrl`, until it
+ * holds at least `target` events.
+ */
+export async function buildApiLog(
+  dataDir: string,
+  target: number,
+  log: (s: string) => void,
+  databaseUrl?: string,
+): Promise<void> {
+  const d = await openDriver(dataDir, databaseUrl);
   const { platform } = d;
   try {
     const random = prng(18);

@@ -216,6 +216,8 @@ export const clubsBench: BenchSuite = async () => {
         suite: "clubs",
         name: "challenge detail: raw SQL read of the challenge and its counters row",
         ours: detailRow,
+        baseline: detailSql,
+        baselineName: "raw SQL: counters summed over the participants",
         unit: "ms",
         higherIsBetter: false,
       },

@@ -569,6 +569,9 @@ export const loadBench: BenchSuite = async (args) => {
         suite: "load",
         name: "5xx answers during the runs",
         ours: fiveHundreds,
+        baseline: [bareRun, bareKudosRun].flatMap((r) => Object.entries(r.statuses))
+          .filter(([code]) => code.startsWith("5")).reduce((n, [, c]) => n + c, 0),
+        baselineName: "the bare servers' 5xx answers",
         unit: "responses",
         higherIsBetter: false,
         target: "0",

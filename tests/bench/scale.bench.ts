@@ -6,6 +6,7 @@ import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { startServer } from "../../server/start.ts";
 import { rebuildAllBoards } from "../../projections/segments/boards.ts";
+import { rebuildTileTops } from "../../projections/segments/tiles.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { type BenchFigure, type BenchSuite, percentiles } from "./harness.ts";
 import { FACTS } from "./clubs.bench.ts";
@@ -30,7 +31,7 @@ import { FACTS } from "./clubs.bench.ts";
  * athlete_stats_activities / athlete_stats_days (as the athlete-stats projection keeps them),
  * follows, clubs / club_members, segments, segment_efforts, and the boards (segment_bests,
  * period bests, board counts, effort_count / athlete_count) by the projection's own set-based
- * `rebuildAllBoards`; then `analyze`.
+ * `rebuildAllBoards` and explore's tile lists (`rebuildTileTops`); then `analyze`.
  *
  * Each read: 50 warm-up and 200 measured sequential requests; p50 and p99 at each size. Every
  * read is checked to answer its status with non-empty content at both sizes (the suite throws
@@ -303,7 +304,10 @@ export const scaleBench: BenchSuite = async (args) => {
       const t = performance.now();
       if (before) await db.exec(before);
       await db.exec(sql);
-      await db.transaction((tx) => rebuildAllBoards(tx));
+      await db.transaction(async (tx) => {
+        await rebuildAllBoards(tx);
+        await rebuildTileTops(tx);
+      });
       await db.exec("analyze");
       console.error(`scale: ${label} data built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     };

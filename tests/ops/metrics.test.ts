@@ -37,11 +37,23 @@ describe("GET /health and GET /ready", () => {
     const health = await server.api("GET", "/health");
     expect(health.status).toBe(200);
     expect(health.body).toEqual({ status: "ok" });
-    const ready = await server.api("GET", "/ready");
+    // Until what an upload needs is warm (server/uploads/warm-up.ts), /ready says so and nothing else.
+    let ready = await server.api("GET", "/ready");
+    for (let i = 0; i < 600 && ready.status !== 200; i++) {
+      expect(ready.body.checks).toEqual({
+        database: "ok",
+        migrations: "ok",
+        jobs: "ok",
+        server: "ok",
+        warm: "warming",
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      ready = await server.api("GET", "/ready");
+    }
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({
       status: "ready",
-      checks: { database: "ok", migrations: "ok", jobs: "ok", server: "ok" },
+      checks: { database: "ok", migrations: "ok", jobs: "ok", server: "ok", warm: "ok" },
     });
     const noJobs = await idle.api("GET", "/ready");
     expect(noJobs.status).toBe(200);

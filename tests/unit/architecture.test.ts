@@ -398,6 +398,8 @@ const CACHES: Record<string, string> = {
   "server/ingest/terrain.ts: byDir": "elevation tiles opened once per directory",
   "server/archive/runs.ts: live": "progress of the imports this process runs, for the page that watches them",
   "server/security.ts: waiting": "password hashes queued behind the few that may run at once in this process",
+  "projections/activities/access-changes.ts: lastChange":
+    "the activities whose owner or visibility this process changed last, so the server's access cache forgets them",
 };
 
 /** `import "./x.ts"` for its side effects: registration must be explicit. */

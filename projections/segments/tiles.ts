@@ -1,0 +1,258 @@
+import type { Queryable } from "../../events/db/types.ts";
+
+/**
+ * The most attempted public segments of each map tile, kept as the segments' counts change, so
+ * that explore (the 10 most attempted segments starting in a view) reads a few short lists instead
+ * of every segment in the view (its cost follows the answer, not the density of segments).
+ *
+ * `segment_tile_tops` holds, per zoom level (tiles of 2^-level degrees, by start point), tile and
+ * activity type, the up to TOP best public segments by explore's order — athlete_count desc,
+ * effort_count desc, id — with their counts, climb category and start. Exactly those: a list
+ * changes when one of its tile's segments is created, changes counts or climb category (see
+ * `refreshTileTops`), and a rebuild computes every list at its end (`rebuildTileTops`).
+ */
+export const TILE_LEVELS = [0, 2, 4, 6] as const;
+/** How many segments each tile keeps (explore answers 10). */
+export const TOP = 10;
+
+export const tileTopsSchema = `
+  create table if not exists segment_tile_tops (
+    level smallint not null,
+    tile bigint not null,
+    activity_type text not null,
+    segment_id bigint not null,
+    athlete_count integer not null,
+    effort_count integer not null,
+    climb_category integer not null,
+    start_lat double precision not null,
+    start_lng double precision not null,
+    primary key (level, tile, activity_type, segment_id)
+  );
+  create index if not exists segment_tile_tops_segment on segment_tile_tops (segment_id);`;
+
+/** A tile's number at a level (rows of 2^-level degrees from the south pole, columns from 180° W). */
+export function tileOf(level: number, lat: number, lng: number): number {
+  const n = 2 ** level;
+  return Math.floor((lat + 90) * n) * 360 * n + Math.floor((lng + 180) * n);
+}
+
+/** The same in SQL. */
+const TILE_SQL = (level: string, lat: string, lng: string) =>
+  `(floor((${lat} + 90) * 2 ^ ${level})::bigint * 360 * (2 ^ ${level})::bigint + floor((${lng} + 180) * 2 ^ ${level})::bigint)`;
+
+/** A tile's bounds [south, west, north, east]. */
+export function tileBounds(level: number, tile: number): [number, number, number, number] {
+  const n = 2 ** level;
+  const columns = 360 * n;
+  const row = Math.floor(tile / columns), column = tile - row * columns;
+  return [row / n - 90, column / n - 180, (row + 1) / n - 90, (column + 1) / n - 180];
+}
+
+const LEVELS_SQL = `(values ${TILE_LEVELS.map((l) => `(${l})`).join(", ")}) as l(level)`;
+
+/** Every list from the segments as they stand (a rebuild's end). */
+export async function rebuildTileTops(tx: Queryable): Promise<void> {
+  await tx.query("delete from segment_tile_tops");
+  await tx.query(
+    `insert into segment_tile_tops (level, tile, activity_type, segment_id, athlete_count, effort_count, climb_category,
+       start_lat, start_lng)
+     select level, tile, activity_type, id, athlete_count, effort_count, climb_category, start_lat, start_lng
+       from (select l.level, ${TILE_SQL("l.level", "s.start_lat", "s.start_lng")} as tile, s.*,
+                    row_number() over (partition by l.level, ${TILE_SQL("l.level", "s.start_lat", "s.start_lng")},
+                                       s.activity_type
+                                       order by s.athlete_count desc, s.effort_count desc, s.id) as place
+               from segments s cross join ${LEVELS_SQL} where not s.private) ranked
+      where place <= ${TOP}`,
+  );
+}
+
+/**
+ * Brings the lists of these segments' tiles up to date after they were created or changed counts or
+ * climb category. A list none of whose members got worse is the best TOP of its members and the
+ * changed segments (every other segment of the tile ranks below its last member, and is unchanged);
+ * one whose member got worse (counts down, now private) is recomputed from its tile's segments.
+ */
+export async function refreshTileTops(tx: Queryable, segmentIds: readonly (number | string)[]): Promise<void> {
+  if (segmentIds.length === 0) return;
+  const ids = [...new Set(segmentIds.map(String))];
+  await tx.query(
+    `with changed as (
+       select s.id, s.activity_type, s.athlete_count, s.effort_count, s.climb_category, s.start_lat, s.start_lng, s.private
+         from segments s where s.id = any($1::bigint[])),
+     -- The lists these segments belong to now, and those that listed them before.
+     lists as (
+       select l.level, ${TILE_SQL("l.level", "c.start_lat", "c.start_lng")} as tile, c.activity_type
+         from changed c cross join ${LEVELS_SQL} where not c.private
+       union
+       select t.level, t.tile, t.activity_type from segment_tile_tops t where t.segment_id = any($1::bigint[])),
+     worse as (
+       select distinct t.level, t.tile, t.activity_type
+         from segment_tile_tops t join changed c on c.id = t.segment_id
+        where c.private or (c.athlete_count, c.effort_count) < (t.athlete_count, t.effort_count)),
+     candidates as (
+       -- Lists kept: their members (the changed ones as they are now) and the changed segments of the tile.
+       select k.level, k.tile, k.activity_type, c.id, c.athlete_count, c.effort_count, c.climb_category, c.start_lat,
+              c.start_lng
+         from lists k join changed c on not c.private and c.activity_type = k.activity_type
+          and ${TILE_SQL("k.level", "c.start_lat", "c.start_lng")} = k.tile
+        where (k.level, k.tile, k.activity_type) not in (select * from worse)
+       union
+       select t.level, t.tile, t.activity_type, t.segment_id, t.athlete_count, t.effort_count, t.climb_category,
+              t.start_lat, t.start_lng
+         from segment_tile_tops t join lists k using (level, tile, activity_type)
+        where t.segment_id <> all($1::bigint[]) and (k.level, k.tile, k.activity_type) not in (select * from worse)
+       union
+       -- Lists recomputed: the tile's best public segments (through the explore index, by the tile's bounds).
+       select w.level, w.tile, w.activity_type, s.id, s.athlete_count, s.effort_count, s.climb_category, s.start_lat,
+              s.start_lng
+         from worse w
+         cross join lateral (
+           select s.* from segments s
+            where s.activity_type = w.activity_type and not s.private
+              -- The tile's band of latitudes (widened a hair: the tile number decides) for the index.
+              and s.start_lat >= floor(w.tile / (360 * (2 ^ w.level)::bigint)) / 2 ^ w.level - 90 - 1e-9
+              and s.start_lat <= (floor(w.tile / (360 * (2 ^ w.level)::bigint)) + 1) / 2 ^ w.level - 90 + 1e-9
+              and ${TILE_SQL("w.level", "s.start_lat", "s.start_lng")} = w.tile
+            order by s.athlete_count desc, s.effort_count desc, s.id limit ${TOP}) s),
+     ranked as (
+       select *, row_number() over (partition by level, tile, activity_type
+                                    order by athlete_count desc, effort_count desc, id) as place
+         from candidates),
+     kept as (select level, tile, activity_type, id from ranked where place <= ${TOP}),
+     -- Each row changed once in the statement: dropped when it left its list, upserted when in it.
+     dropped as (
+       delete from segment_tile_tops t using lists k
+        where t.level = k.level and t.tile = k.tile and t.activity_type = k.activity_type
+          and (t.level, t.tile, t.activity_type, t.segment_id) not in (select * from kept)
+       returning 1)
+     insert into segment_tile_tops (level, tile, activity_type, segment_id, athlete_count, effort_count, climb_category,
+       start_lat, start_lng)
+     select level, tile, activity_type, id, athlete_count, effort_count, climb_category, start_lat, start_lng
+       from ranked where place <= ${TOP}
+     on conflict (level, tile, activity_type, segment_id) do update set athlete_count = excluded.athlete_count,
+       effort_count = excluded.effort_count, climb_category = excluded.climb_category`,
+    [ids],
+  );
+}
+
+interface Candidate {
+  id: number;
+  athlete_count: number;
+  effort_count: number;
+}
+
+/** Explore's order: more athletes, then more efforts, then the lower id. */
+function better(a: Candidate, b: Candidate): boolean {
+  if (a.athlete_count !== b.athlete_count) return a.athlete_count > b.athlete_count;
+  if (a.effort_count !== b.effort_count) return a.effort_count > b.effort_count;
+  return a.id < b.id;
+}
+
+/**
+ * The ids of up to 10 public segments of a sport starting inside a box, in a climb category range,
+ * most attempted first (explore's order): the same answer as filtering every segment of the box,
+ * from the tiles' lists. From a level where the box spans at most a few tiles: a tile inside the box
+ * gives its list; a tile across the box's edge gives its listed segments that are inside, and when
+ * its full list also holds segments outside the box or the category range, the tile's other
+ * segments (all ranked below its last listed one) may still count — unless that last one already
+ * ranks below the 10th best found — so its quarter-tiles of the next level are read the same way,
+ * and at the last level its segments inside the box are read directly.
+ */
+export async function exploreTopIds(
+  db: Queryable,
+  q: { bounds: [number, number, number, number]; activityType: string; minCat: number; maxCat: number },
+): Promise<number[]> {
+  const [south, west, north, east] = q.bounds;
+  const inside = (c: { start_lat: number; start_lng: number }) =>
+    c.start_lat >= south && c.start_lat <= north && c.start_lng >= west && c.start_lng <= east;
+  const inRange = (c: { climb_category: number }) => c.climb_category >= q.minCat && c.climb_category <= q.maxCat;
+  const span = Math.max(north - south, east - west);
+  let index = TILE_LEVELS.length - 1;
+  while (index > 0 && span * 2 ** TILE_LEVELS[index] > 4) index--;
+  let level: number = TILE_LEVELS[index];
+  let tiles = tilesOver(level, q.bounds);
+  const found = new Map<number, Candidate>();
+  const tenth = () => {
+    if (found.size < 10) return undefined;
+    return [...found.values()].sort((a, b) => (better(a, b) ? -1 : 1))[9];
+  };
+  for (;;) {
+    const rows = await db.query<
+      Candidate & { tile: string; climb_category: number; start_lat: number; start_lng: number }
+    >(
+      `select tile::text as tile, segment_id as id, athlete_count, effort_count, climb_category, start_lat, start_lng
+         from segment_tile_tops where level = $1 and tile = any($2::bigint[]) and activity_type = $3`,
+      [level, tiles, q.activityType],
+    );
+    const byTile = new Map<string, typeof rows>();
+    for (const r of rows) {
+      const row = { ...r, id: Number(r.id), start_lat: Number(r.start_lat), start_lng: Number(r.start_lng) };
+      if (inside(row) && inRange(row)) found.set(row.id, row);
+      byTile.set(r.tile, [...(byTile.get(r.tile) ?? []), row]);
+    }
+    // Tiles whose unlisted segments may still count.
+    const limit = tenth();
+    const open = tiles.filter((tile) => {
+      const list = byTile.get(String(tile)) ?? [];
+      if (list.length < TOP || list.every((c) => inside(c) && inRange(c))) return false;
+      const last = list.reduce((worst, c) => (better(worst, c) ? c : worst));
+      return !limit || better(last, limit);
+    });
+    if (open.length === 0) break;
+    if (index === TILE_LEVELS.length - 1) {
+      // The last level: the open tiles' segments inside the box, read directly (few: small tiles).
+      for (const tile of open) {
+        const [s, w, n, e] = tileBounds(level, tile);
+        const direct = await db.query<Candidate>(
+          `select id, athlete_count, effort_count from segments
+            where activity_type = $1 and start_lat between $2 and $4 and start_lng between $3 and $5
+              and start_lat between $6 and $8 and start_lng between $7 and $9
+              and ${TILE_SQL("$12::int", "start_lat", "start_lng")} = $13
+              and climb_category between $10 and $11 and not private
+            order by athlete_count desc, effort_count desc, id limit 10`,
+          [
+            q.activityType,
+            south,
+            west,
+            north,
+            east,
+            s - 1e-9,
+            w - 1e-9,
+            n + 1e-9,
+            e + 1e-9,
+            q.minCat,
+            q.maxCat,
+            level,
+            tile,
+          ],
+        );
+        for (const c of direct) found.set(Number(c.id), { ...c, id: Number(c.id) });
+      }
+      break;
+    }
+    index++;
+    const next = TILE_LEVELS[index];
+    tiles = open.flatMap((tile) => tilesOver(next, clip(tileBounds(level, tile), q.bounds)));
+    level = next;
+  }
+  return [...found.values()].sort((a, b) => (better(a, b) ? -1 : 1)).slice(0, 10).map((c) => c.id);
+}
+
+/** The tiles of a level a box touches. */
+function tilesOver(level: number, [south, west, north, east]: [number, number, number, number]): number[] {
+  const n = 2 ** level;
+  const out: number[] = [];
+  const rows = [Math.floor((south + 90) * n), Math.floor((Math.min(north, 90 - 1e-9) + 90) * n)];
+  const columns = [Math.floor((west + 180) * n), Math.floor((Math.min(east, 180 - 1e-9) + 180) * n)];
+  for (let row = rows[0]; row <= rows[1]; row++) {
+    for (let column = columns[0]; column <= columns[1]; column++) out.push(row * 360 * n + column);
+  }
+  return out;
+}
+
+function clip(
+  a: [number, number, number, number],
+  b: [number, number, number, number],
+): [number, number, number, number] {
+  return [Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2]), Math.min(a[3], b[3])];
+}
