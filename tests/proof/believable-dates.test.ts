@@ -26,8 +26,8 @@ import { api } from "../helpers/http.ts";
  * - the server's event loop never runs 100 ms without turning (LOG_LOOP_STALLS_MS=100: the server
  *   splits each stall into its main thread running and waiting for a core of this shared machine;
  *   none may have run 100 ms), and GET /health, polled every 20 ms from the first request to the
- *   last, answers within a second each time (the slowest is printed: within 100 ms when the machine
- *   is not shared).
+ *   last, answers within a second each time and within 100 ms at least 95 % of the time (the slowest
+ *   is printed: within 100 ms when the machine is not shared).
  */
 
 const GPX = readFileSync(deviceFile("gpx/strava-export-running-hr.gpx"), "utf8");
@@ -262,6 +262,10 @@ describe("believable dates (Deno server, PGlite on disk)", () => {
         } ms, ${first.over100 + second.over100} over 100 ms; loop turns of 100 ms or more run by the server: 0`,
     );
     expect(busyTurns(server.output())).toEqual([]);
-    expect(second.max, `GET /health took up to ${Math.round(second.max)} ms`).toBeLessThan(1000);
+    // Every answer within a second, and at least 95 % of them within 100 ms: the rest is this shared
+    // machine's scheduling (the server ran no turn of 100 ms, asserted above), not a wait on our code.
+    const polls = first.count + second.count, over = first.over100 + second.over100;
+    expect(Math.max(first.max, second.max), `GET /health took up to ${Math.round(second.max)} ms`).toBeLessThan(1000);
+    expect(over, `${over} of ${polls} GET /health over 100 ms`).toBeLessThanOrEqual(Math.floor(polls * 0.05));
   }, 300_000);
 });
