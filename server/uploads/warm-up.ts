@@ -1,6 +1,6 @@
 import { activityRecorded } from "../../events/activity/events.ts";
 import { segmentEffortsMatched } from "../../events/segment/events.ts";
-import type { Queryable } from "../../events/db/types.ts";
+import { turnByStatement } from "../../events/db/turns.ts";
 import type { RecordedEvent } from "../../events/types.ts";
 import { effortBoardCounts, segmentMatchStats } from "../../projections/segments/queries.ts";
 import { prepareTimezones } from "../ingest/timezone.ts";
@@ -22,20 +22,6 @@ export async function warmUploads(platform: Platform): Promise<void> {
   const { source, entries } = await segmentIndexFor(platform.db);
   await derivePool(platform.config.deriveWorkers).prestart({ source, entries });
   await warmRecording(platform, entries.slice(0, 100).map((s) => s.id));
-}
-
-/**
- * The transaction with the event loop let go before each statement. Embedded PGlite runs a
- * statement on this thread and resolves it as a microtask, so a transaction's statements would all
- * run in one turn of the loop (≈ 100–200 ms for the warm-up's, cold): requests arriving meanwhile
- * (/health, a first upload) wait for its end. Each statement in its own turn, they wait at most one.
- */
-function turnByStatement(tx: Queryable): Queryable {
-  const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
-  return {
-    query: async (sql, params) => (await turn(), await tx.query(sql, params)),
-    exec: async (sql) => (await turn(), await tx.exec(sql)),
-  };
 }
 
 /** Thrown to roll the warm-up's transaction back. */
