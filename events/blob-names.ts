@@ -16,6 +16,14 @@ export const BLOB_FIELDS = ["originalSha256", "streamsSha256", "polylineSha256",
 /** Fields spelled like a hash that are not blobs. */
 export const NOT_BLOB_FIELDS = ["contentSha256"] as const;
 
+/**
+ * Fields (at the top of data) listing blobs that the event releases: blobs an earlier event named
+ * that no read needs any more — a heatmap's superseded tracks (HeatmapTracksUpdated v2) and a
+ * deleted map's (HeatmapDeleted v2). The store drops them; the log needs a blob only while some
+ * event names it after its last release (`BlobLedger`).
+ */
+export const RELEASED_BLOB_FIELDS = ["releasedTracksSha256s"] as const;
+
 /** Event types whose named fields (at the top of data) are blobs, beyond BLOB_FIELDS. */
 export const BLOB_FIELDS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
   AthletePictureChanged: ["large", "medium"],
@@ -46,4 +54,36 @@ export function blobsNamedBy(type: string, data: unknown): string[] {
     }
   }
   return [...found];
+}
+
+/** The sha-256 of every blob the event releases (RELEASED_BLOB_FIELDS). */
+export function blobsReleasedBy(data: unknown): string[] {
+  if (!data || typeof data !== "object") return [];
+  const found: string[] = [];
+  for (const field of RELEASED_BLOB_FIELDS) {
+    const list = (data as Record<string, unknown>)[field];
+    if (!Array.isArray(list)) continue;
+    for (const sha of list) if (typeof sha === "string" && SHA256.test(sha)) found.push(sha);
+  }
+  return found;
+}
+
+/**
+ * The blobs a log needs, fed its events in log order: each blob an event names, less those a
+ * later event released (a blob named again after its release is needed again). `T` is what the
+ * caller keeps per blob (e.g. the events naming it).
+ */
+export class BlobLedger<T> {
+  readonly needed = new Map<string, T>();
+  constructor(private readonly start: () => T) {}
+
+  /** Takes one event in; answers the entries of the blobs it names (to note the event in). */
+  add(type: string, data: unknown): T[] {
+    for (const sha of blobsReleasedBy(data)) this.needed.delete(sha);
+    return blobsNamedBy(type, data).map((sha) => {
+      let entry = this.needed.get(sha);
+      if (entry === undefined) this.needed.set(sha, entry = this.start());
+      return entry;
+    });
+  }
 }

@@ -19,6 +19,8 @@ export interface HeatmapState {
   deleted: boolean;
   athleteId: number;
   status: HeatmapStatus | null;
+  /** The map's tracks blobs that no event released yet (normally one: its latest). */
+  tracks: string[];
 }
 
 type Ids = { mapId: number; athleteId: number };
@@ -29,7 +31,7 @@ export type HeatmapCommand =
   | ({ type: "select" } & EventData<typeof heatmapActivitiesSelected>)
   | ({ type: "gathered" } & EventData<typeof heatmapTracksGathered>)
   | ({ type: "built" } & EventData<typeof heatmapBuilt>)
-  | ({ type: "update" } & EventData<typeof heatmapTracksUpdated>)
+  | ({ type: "update" } & Omit<EventData<typeof heatmapTracksUpdated>, "releasedTracksSha256s">)
   | ({ type: "fail" } & EventData<typeof heatmapFailed>)
   | ({ type: "delete" } & Ids);
 
@@ -42,16 +44,32 @@ const STEP_FROM: Record<string, HeatmapStatus> = {
   update: "done",
 };
 
+/** `list` less the blobs in `gone`. */
+const without = (list: string[], gone: string[]) => list.filter((sha) => !gone.includes(sha));
+
 const conflict = () => new DomainError("conflict", "Heatmap", "status", "invalid");
 
 /** A heatmap: requested once, built in order, then kept up to date (updates), failed or deleted (only by its athlete). */
 export const heatmapDecider: Decider<HeatmapState, HeatmapCommand, HeatmapEvent> = {
-  initialState: () => ({ exists: false, deleted: false, athleteId: 0, status: null }),
+  initialState: () => ({ exists: false, deleted: false, athleteId: 0, status: null, tracks: [] }),
   evolve(state, event: HeatmapEvent) {
     if (event.type === heatmapRequested.type) {
       return { ...state, exists: true, athleteId: event.data.athleteId, status: "queued" };
     }
-    if (event.type === heatmapDeleted.type) return { ...state, deleted: true };
+    if (event.type === heatmapDeleted.type) {
+      return { ...state, deleted: true, tracks: without(state.tracks, event.data.releasedTracksSha256s) };
+    }
+    if (event.type === heatmapTracksGathered.type) {
+      return {
+        ...state,
+        status: "generating",
+        tracks: [...without(state.tracks, [event.data.tracksSha256]), event.data.tracksSha256],
+      };
+    }
+    if (event.type === heatmapTracksUpdated.type) {
+      const kept = without(state.tracks, [...event.data.releasedTracksSha256s, event.data.tracksSha256]);
+      return { ...state, status: "done", tracks: [...kept, event.data.tracksSha256] };
+    }
     const status = STATUS_AFTER[event.type];
     return status ? { ...state, status } : state;
   },
@@ -69,7 +87,11 @@ export const heatmapDecider: Decider<HeatmapState, HeatmapCommand, HeatmapEvent>
       if (state.athleteId !== command.athleteId) {
         throw new DomainError("forbidden", "Heatmap", "athlete_id", "forbidden");
       }
-      return [heatmapDeleted.create({ mapId: command.mapId, athleteId: state.athleteId })];
+      return [heatmapDeleted.create({
+        mapId: command.mapId,
+        athleteId: state.athleteId,
+        releasedTracksSha256s: state.tracks,
+      })];
     }
     if (command.type === "fail") {
       if (state.status === "done" || state.status === "error") throw conflict();
@@ -96,7 +118,9 @@ export const heatmapDecider: Decider<HeatmapState, HeatmapCommand, HeatmapEvent>
       }
       case "update": {
         const { type: _, ...data } = command;
-        return [heatmapTracksUpdated.create(data)];
+        // Every earlier tracks blob is superseded by this one (the map reads only its latest).
+        const releasedTracksSha256s = state.tracks.filter((sha) => sha !== data.tracksSha256);
+        return [heatmapTracksUpdated.create({ ...data, releasedTracksSha256s })];
       }
     }
     throw conflict();

@@ -56,10 +56,22 @@ export const heatmapBuilt = defineEvent({
   }),
 });
 
+/**
+ * Tracks blobs of the map that an event releases: no later read needs them (the tiles, the next
+ * update and a replay read only the map's latest blob; the read model keeps only its name), so the
+ * store drops them and `cli verify`, export and import no longer ask for them
+ * (events/blob-names.ts). A blob released by one map is named by no other (it holds the map's id).
+ */
+const released = z.array(z.string()).describe(
+  "Earlier tracks blobs of this map no read needs any more (the store drops them).",
+);
+
 export const heatmapTracksUpdated = defineEvent({
   type: "HeatmapTracksUpdated",
+  version: 2,
+  upcasters: { 1: (data) => ({ ...data, releasedTracksSha256s: [] }) },
   description:
-    "A built heatmap followed its athlete's activities: the tracks of public activities matching it that were recorded (or re-derived, or made public, or given its type) since its last update were gathered and added, those no longer public or deleted were left out, into a new tracks blob (status stays done).",
+    "A built heatmap followed its athlete's activities: the tracks of public activities matching it that were recorded (or re-derived, or made public, or given its type) since its last update were gathered and added, those no longer public or deleted were left out, into a new tracks blob (status stays done). v2: `releasedTracksSha256s`, the map's earlier tracks blobs it supersedes, dropped from the store (v1 events released none).",
   schema: z.object({
     ...ids,
     tracksSha256: z.string(),
@@ -74,6 +86,8 @@ export const heatmapTracksUpdated = defineEvent({
     centerZoom: z.number().int().min(0).max(18).nullable(),
     /** The athlete's activity changes (log positions) this update took into account, up to this one. */
     coveredPosition: z.number().int().nonnegative(),
+    /** The map's earlier tracks blobs this one supersedes (every one not released yet but this one). */
+    releasedTracksSha256s: released,
   }),
 });
 
@@ -85,8 +99,11 @@ export const heatmapFailed = defineEvent({
 
 export const heatmapDeleted = defineEvent({
   type: "HeatmapDeleted",
-  description: "The athlete deleted the heatmap; its tiles are gone.",
-  schema: z.object(ids),
+  version: 2,
+  upcasters: { 1: (data) => ({ ...data, releasedTracksSha256s: [] }) },
+  description:
+    "The athlete deleted the heatmap; its tiles are gone. v2: `releasedTracksSha256s`, its tracks blobs, dropped from the store (v1 events named none, though the blob was dropped too).",
+  schema: z.object({ ...ids, releasedTracksSha256s: released }),
 });
 
 export const heatmapStream = (mapId: number) => `heatmap-${mapId}`;

@@ -7,9 +7,15 @@ import { timeTravel, TimeTravelTargetError } from "./time-travel.ts";
 import { reprocessActivity, type ReprocessOutcome, uploadedActivityIds } from "./reprocess.ts";
 import { type CliCommand, type CliIo, CliUsageError, optionalString } from "../cli/command.ts";
 import { progressBar } from "../cli/progress.ts";
-import { type BlobProblem, blobProblemLines, checkBlobs, type NamedBlobs } from "../ops/blob-check.ts";
+import {
+  type BlobProblem,
+  blobProblemLines,
+  checkBlobs,
+  type NamedBlobs,
+  namedBlobsLedger,
+  noteNaming,
+} from "../ops/blob-check.ts";
 import { blobDirBeside, MissingBlobsError, writeBlobsTo } from "../ops/blob-transfer.ts";
-import { blobsNamedBy } from "../../events/blob-names.ts";
 
 /** Errors of analysts' commands whose message is the whole story (exit 1, store unchanged). */
 function clear(error: unknown): never {
@@ -206,18 +212,17 @@ const exportCommand: CliCommand = {
         writeSync(fd!, chunk);
       };
       // The blobs the exported events name (streams, originals, photos, pictures, heatmap tracks).
-      const named: NamedBlobs = new Map();
+      // Less those a later exported event released (a heatmap's superseded tracks: not in the store).
+      const ledger = namedBlobsLedger();
+      const named: NamedBlobs = ledger.needed;
       const collect = (rows: { position: number; type: string; stream_id: string; data: string }[]) => {
         for (const row of rows) {
           if (!/[0-9a-f]{64}/.test(row.data)) continue;
-          for (const sha of blobsNamedBy(row.type, JSON.parse(row.data))) {
-            let entry = named.get(sha);
-            if (!entry) named.set(sha, entry = { count: 0, events: [] });
-            entry.count++;
-            if (entry.events.length < 5) {
-              entry.events.push({ position: row.position, type: row.type, stream_id: row.stream_id });
-            }
-          }
+          noteNaming(
+            ledger,
+            { position: row.position, type: row.type, stream_id: row.stream_id },
+            JSON.parse(row.data),
+          );
         }
       };
       const { events, lastPosition } = await exportEvents(platform.store, options, write, (n) => progress(n), collect);

@@ -8,9 +8,8 @@ import { parseJsonExact, toJson } from "../../shared/json.ts";
 import { advanceId, ID_KINDS, type IdKind } from "../ids.ts";
 import type { Platform } from "../platform.ts";
 import { EXPORT_COLUMNS } from "./export.ts";
-import { blobsNamedBy } from "../../events/blob-names.ts";
 import { blobDirOf } from "../blobs.ts";
-import type { NamedBlobs } from "../ops/blob-check.ts";
+import { type NamedBlobs, namedBlobsLedger, noteNaming } from "../ops/blob-check.ts";
 import { blobDirBeside, bringBlobs } from "../ops/blob-transfer.ts";
 
 /** The import file is malformed: nothing was written. */
@@ -180,7 +179,9 @@ export async function importEvents(
     let lastPosition = 0;
     let count = 0;
     let batch: ImportedEvent[] = [];
-    const named: NamedBlobs = new Map();
+    // The blobs the file's events need: named, less those a later event released (events/blob-names.ts).
+    const ledger = namedBlobsLedger();
+    const named: NamedBlobs = ledger.needed;
     const flush = async () => {
       if (batch.length === 0) return;
       await insertBatch(tx, batch);
@@ -215,14 +216,7 @@ export async function importEvents(
           maxIds.set(kind, Math.max(maxIds.get(kind) ?? 0, value));
         }
       }
-      for (const sha of blobsNamedBy(event.type, event.data)) {
-        let entry = named.get(sha);
-        if (!entry) named.set(sha, entry = { count: 0, events: [] });
-        entry.count++;
-        if (entry.events.length < 5) {
-          entry.events.push({ position: event.position, type: event.type, stream_id: event.stream_id });
-        }
-      }
+      noteNaming(ledger, { position: event.position, type: event.type, stream_id: event.stream_id }, event.data);
       batch.push(event);
       if (batch.length >= batchSize) await flush();
     }

@@ -123,8 +123,9 @@ export async function buildHeatmap(platform: Platform, mapId: number): Promise<v
  * re-derived, made public, given its type) are gathered, those it holds but would no longer draw
  * (deleted, made private, of another type now) are left out, and its other tracks are copied from
  * its tracks blob into the new one. Until then the tiles already hide what is no longer public
- * (privacyFilter); the update removes it from the new blob too. The old blob stays (its event names
- * it: the log's blobs are part of the data), and this server's tile cache is warmed with the new one. Idempotent: an update is
+ * (privacyFilter); the update removes it from the new blob too. Its event releases the map's earlier
+ * blob, which leaves the store (only the latest is ever read: tiles, the next update, a replay reads
+ * names only), and this server's tile cache is warmed with the new one. Idempotent: an update is
  * keyed by the log position of the changes it took into account.
  */
 export async function updateHeatmap(platform: Platform, mapId: number): Promise<void> {
@@ -180,8 +181,8 @@ export async function updateHeatmap(platform: Platform, mapId: number): Promise<
     ...stats,
     coveredPosition,
   });
-  // The earlier tracks blob stays: an event names it, and blobs named by events are part of the data
-  // (cli verify, export and backup carry them).
+  // The earlier tracks blob is released by the update's event and removed (recordHeatmapUpdate): the
+  // store keeps one tracks blob per map however often it is updated.
 }
 
 /**

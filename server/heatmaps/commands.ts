@@ -3,9 +3,11 @@ import type { EventData } from "../../events/catalogue.ts";
 import { type HeatmapCommand, heatmapDecider } from "../../events/heatmap/decide.ts";
 import {
   type heatmapBuilt,
+  heatmapDeleted,
+  type HeatmapEvent,
   type heatmapRequested,
   heatmapStream,
-  type heatmapTracksUpdated,
+  heatmapTracksUpdated,
 } from "../../events/heatmap/events.ts";
 import { type Actor, appendOptions, systemActor } from "../actor.ts";
 import type { Platform } from "../platform.ts";
@@ -40,20 +42,35 @@ export async function requestHeatmap(platform: Platform, request: Request, actor
   }
 }
 
-/** Deletes one's heatmap: its page and tiles are gone (the tile cache forgets it, its tracks blob is removed). */
+/**
+ * Deletes one's heatmap: its page and tiles are gone (the tile cache forgets it, and its tracks
+ * blobs, which HeatmapDeleted releases, are removed).
+ */
 export async function deleteHeatmap(
   platform: Platform,
   map: { id: number; tracks_sha256: string | null },
   athleteId: number,
   actor: Actor,
 ): Promise<void> {
-  await handleCommand(platform.store, heatmapStream(map.id), heatmapDecider, {
+  const { events } = await handleCommand(platform.store, heatmapStream(map.id), heatmapDecider, {
     type: "delete",
     mapId: map.id,
     athleteId,
   }, appendOptions(actor));
   tileServiceOf(platform).forget(map.id);
-  if (map.tracks_sha256) await deleteTracksBlob(platform, map.tracks_sha256);
+  await dropReleasedTracks(platform, events);
+}
+
+/**
+ * Removes the tracks blobs the appended heatmap events release (events/blob-names.ts: no read
+ * needs them, and cli verify, export and import no longer ask for them). A blob holds its map's
+ * id, so no other map names it; a crash before this leaves one unneeded blob behind, nothing worse.
+ */
+export async function dropReleasedTracks(platform: Platform, events: readonly HeatmapEvent[]): Promise<void> {
+  for (const event of events) {
+    if (event.type !== heatmapTracksUpdated.type && event.type !== heatmapDeleted.type) continue;
+    for (const sha of event.data.releasedTracksSha256s) await deleteTracksBlob(platform, sha);
+  }
 }
 
 /**
@@ -102,9 +119,11 @@ export async function recordHeatmapBuilt(
 export async function recordHeatmapUpdate(
   platform: Platform,
   ids: Ids,
-  update: Omit<EventData<typeof heatmapTracksUpdated>, keyof Ids>,
+  update: Omit<EventData<typeof heatmapTracksUpdated>, keyof Ids | "releasedTracksSha256s">,
 ): Promise<void> {
-  await buildStep(platform, { type: "update", ...ids, ...update });
+  const { events, result } = await buildStep(platform, { type: "update", ...ids, ...update });
+  // The earlier tracks blobs this update supersedes (its event says which) leave the store.
+  if (result && !result.duplicate) await dropReleasedTracks(platform, events);
 }
 
 /** Any step → error, with the English message the athlete sees. */

@@ -224,7 +224,16 @@ export class TileService {
     const promise = (async () => {
       let renderer = current?.sha256 === source.tracksSha256 ? current.renderer : undefined;
       if (!renderer) {
-        const bytes = source.tracksSha256 ? await getBlob(db, source.tracksSha256) : undefined;
+        let bytes = source.tracksSha256 ? await getBlob(db, source.tracksSha256) : undefined;
+        if (!bytes) {
+          // An update superseded the blob since the source was read, and released it (the store
+          // dropped it): the map's current blob is the one to draw.
+          const now = await findTileSource(db, source.athleteId, source.mapId).catch(() => null);
+          if (now?.tracksSha256 && now.tracksSha256 !== source.tracksSha256) {
+            source = now;
+            bytes = await getBlob(db, now.tracksSha256);
+          }
+        }
         if (!bytes) throw new Error(`tracks of heatmap ${source.mapId} are missing`);
         renderer = new TileRenderer(decodeTracks(bytes));
       }

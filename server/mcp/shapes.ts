@@ -71,7 +71,3 @@ export function activityLine(a: ActivitySummary): string {
   ];
   return parts.filter(Boolean).join(" · ");
 }
-
-/** Epoch seconds of the start of a local date (UTC midnight: the API's before/after are on start_date). */
-export const epochOf = (date: string, endOfDay = false): number =>
-  Math.floor(Date.parse(`${date}T00:00:00Z`) / 1000) + (endOfDay ? 86400 : 0);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { blobsNamedBy } from "../../events/blob-names.ts";
+import { BlobLedger } from "../../events/blob-names.ts";
 import type { Queryable } from "../../events/db/types.ts";
 import { eventsNamingHashes } from "../../events/log-queries.ts";
 import { blobDigests, blobDirOf, blobFile } from "../blobs.ts";
@@ -12,36 +12,49 @@ export interface NamingEvent {
   stream_id: string;
 }
 
-/** Every blob the log names: sha256 → how many events name it and the first few of them. */
+/**
+ * Every blob the log needs: sha256 → how many events name it and the first few of them. A blob an
+ * event released after its last naming (a heatmap's superseded tracks) is not needed.
+ */
 export type NamedBlobs = Map<string, { count: number; events: NamingEvent[] }>;
 
 /** Events listed per blob in a report (the count says how many there are in all). */
 const EVENTS_SHOWN = 5;
 
 /**
- * Reads the log page by page and collects the blobs its events name (events/blob-names.ts).
+ * Reads the log page by page and collects the blobs its events name and did not release since
+ * (events/blob-names.ts).
  * Only events whose data holds something spelled like a sha-256 are read into memory.
  */
 export async function blobsNamedByLog(db: Queryable, pageSize = 1000): Promise<NamedBlobs> {
-  const named: NamedBlobs = new Map();
+  const ledger = namedBlobsLedger();
   let after = 0;
   for (;;) {
     const rows = await eventsNamingHashes(db, after, pageSize);
     for (const row of rows) {
-      const position = Number(row.global_position);
-      for (const sha of blobsNamedBy(row.type, row.data)) {
-        let entry = named.get(sha);
-        if (!entry) named.set(sha, entry = { count: 0, events: [] });
-        entry.count++;
-        if (entry.events.length < EVENTS_SHOWN) {
-          entry.events.push({ position, type: row.type, stream_id: row.stream_id });
-        }
-      }
+      noteNaming(ledger, { position: Number(row.global_position), type: row.type, stream_id: row.stream_id }, row.data);
     }
     if (rows.length < pageSize) break;
     after = Number(rows[rows.length - 1].global_position);
   }
-  return named;
+  return ledger.needed;
+}
+
+/** A ledger of the blobs a log needs (events/blob-names.ts), each with the events naming it. */
+export function namedBlobsLedger(): BlobLedger<{ count: number; events: NamingEvent[] }> {
+  return new BlobLedger(() => ({ count: 0, events: [] }));
+}
+
+/** Feeds one event (in log order) to a ledger of namedBlobsLedger, noting it on the blobs it names. */
+export function noteNaming(
+  ledger: BlobLedger<{ count: number; events: NamingEvent[] }>,
+  event: NamingEvent,
+  data: unknown,
+): void {
+  for (const entry of ledger.add(event.type, data)) {
+    entry.count++;
+    if (entry.events.length < EVENTS_SHOWN) entry.events.push(event);
+  }
 }
 
 export interface BlobProblem {

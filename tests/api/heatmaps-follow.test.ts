@@ -119,8 +119,15 @@ describe("a built heatmap follows its athlete's activities", () => {
     expect(after.ids).toEqual([ids.a, ids.b, ids.c].sort((x, y) => x - y));
     expect(after.count).toBe(3);
     expect(after.sha).not.toBe(before.sha);
-    // The earlier blob stays: HeatmapTracksGathered names it (blobs named by events are part of the data).
-    expect(await getBlob(server.platform.db, before.sha)).toBeDefined();
+    // The earlier blob is released by the update (no read needs it) and leaves the store
+    // (tests/api/heatmaps-blobs.test.ts: after 30 updates one is left).
+    expect(update.releasedTracksSha256s).toEqual([before.sha]);
+    // (the job deletes it just after appending the event this test saw)
+    const deadline = Date.now() + 10_000;
+    while (await getBlob(server.platform.db, before.sha) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await getBlob(server.platform.db, before.sha)).toBeUndefined();
     expect(await drawnAt(C)).toBeGreaterThan(0);
     expect(await drawnAt(A)).toBeGreaterThan(0);
     expect(await drawnAt(D)).toBe(0);

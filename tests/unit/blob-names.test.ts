@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { BLOB_FIELDS, BLOB_FIELDS_BY_TYPE, blobsNamedBy, NOT_BLOB_FIELDS } from "../../events/blob-names.ts";
+import {
+  BLOB_FIELDS,
+  BLOB_FIELDS_BY_TYPE,
+  BlobLedger,
+  blobsNamedBy,
+  NOT_BLOB_FIELDS,
+  RELEASED_BLOB_FIELDS,
+} from "../../events/blob-names.ts";
 import { catalogue } from "../../events/index.ts";
 
 /** Every key of an event's schema, with its path, walking objects, arrays, tuples, optional and nullable. */
@@ -26,7 +33,7 @@ function keysOf(schema: unknown, path = ""): string[] {
 
 describe("blobs named by events (events/blob-names.ts)", () => {
   it("knows every catalogue field spelled like a sha-256: a blob, or not one", () => {
-    const known = new Set<string>([...BLOB_FIELDS, ...NOT_BLOB_FIELDS]);
+    const known = new Set<string>([...BLOB_FIELDS, ...NOT_BLOB_FIELDS, ...RELEASED_BLOB_FIELDS]);
     const unknown: string[] = [];
     const seen = new Set<string>();
     for (const definition of catalogue.definitions) {
@@ -59,5 +66,22 @@ describe("blobs named by events (events/blob-names.ts)", () => {
     expect(blobsNamedBy("RefreshTokenIssued", { refreshTokenHash: a, accessTokenHash: b })).toEqual([]);
     expect(blobsNamedBy("SomethingElse", { large: a })).toEqual([]);
     expect(blobsNamedBy("ActivityRecorded", { streamsSha256: "not-a-hash" })).toEqual([]);
+  });
+
+  it("a blob released after its last naming is no longer needed; named again, it is", () => {
+    const a = "a".repeat(64), b = "b".repeat(64), c = "c".repeat(64);
+    const ledger = new BlobLedger(() => ({ n: 0 }));
+    const feed = (type: string, data: unknown) => ledger.add(type, data).forEach((e) => e.n++);
+    feed("HeatmapTracksGathered", { tracksSha256: a });
+    feed("HeatmapTracksUpdated", { tracksSha256: b, releasedTracksSha256s: [a] });
+    expect([...ledger.needed.keys()]).toEqual([b]);
+    // The same bytes again (an activity hidden, then shown): named again after its release.
+    feed("HeatmapTracksUpdated", { tracksSha256: a, releasedTracksSha256s: [b] });
+    expect([...ledger.needed.keys()]).toEqual([a]);
+    feed("HeatmapTracksUpdated", { tracksSha256: c, releasedTracksSha256s: ["not-a-hash", a] });
+    feed("HeatmapDeleted", { releasedTracksSha256s: [c] });
+    expect([...ledger.needed.keys()]).toEqual([]);
+    feed("UploadReceived", { originalSha256: a });
+    expect(ledger.needed.get(a)).toEqual({ n: 1 });
   });
 });

@@ -34,19 +34,43 @@ const update = {
   coveredPosition: 120,
 };
 
+const a = "a".repeat(64), b = "b".repeat(64), c = "c".repeat(64);
+
 describe("heatmap decider: a built map follows its athlete's activities", () => {
-  it("updates a built map, which stays done (and may be updated again)", () => {
-    given(heatmapDecider, built).when({ type: "update", ...update }).then([heatmapTracksUpdated.create(update)]);
-    const after = [...built, heatmapTracksUpdated.create(update)];
-    expect(fold(heatmapDecider, after).status).toBe("done");
-    given(heatmapDecider, after).when({ type: "update", ...update, coveredPosition: 130 }).thenTypes([
-      "HeatmapTracksUpdated",
+  it("updates a built map, which stays done (and may be updated again), releasing the tracks it supersedes", () => {
+    const first = heatmapTracksUpdated.create({ ...update, releasedTracksSha256s: [a] });
+    given(heatmapDecider, built).when({ type: "update", ...update }).then([first]);
+    const after = [...built, first];
+    expect(fold(heatmapDecider, after)).toMatchObject({ status: "done", tracks: [b] });
+    // The same tracks again (nothing changed): nothing to release.
+    given(heatmapDecider, after).when({ type: "update", ...update, coveredPosition: 130 }).then([
+      heatmapTracksUpdated.create({ ...update, coveredPosition: 130, releasedTracksSha256s: [] }),
+    ]);
+    given(heatmapDecider, after).when({ type: "update", ...update, tracksSha256: c, coveredPosition: 130 }).then([
+      heatmapTracksUpdated.create({ ...update, tracksSha256: c, coveredPosition: 130, releasedTracksSha256s: [b] }),
+    ]);
+  });
+
+  it("v1 updates released nothing: the first v2 update releases every earlier blob; a deletion the last", () => {
+    const v1 = (sha: string) => {
+      const data = heatmapTracksUpdated.upcasters[1]({ ...update, tracksSha256: sha });
+      return { type: heatmapTracksUpdated.type, data } as ReturnType<typeof heatmapTracksUpdated.create>;
+    };
+    const old = [...built, v1(b), v1(c)];
+    expect(fold(heatmapDecider, old).tracks).toEqual([a, b, c]);
+    const d = "d".repeat(64);
+    const next = heatmapTracksUpdated.create({ ...update, tracksSha256: d, releasedTracksSha256s: [a, b, c] });
+    given(heatmapDecider, old).when({ type: "update", ...update, tracksSha256: d }).then([next]);
+    given(heatmapDecider, [...old, next]).when({ type: "delete", ...ids }).then([
+      heatmapDeleted.create({ ...ids, releasedTracksSha256s: [d] }),
     ]);
   });
 
   it("refuses to update a map still being built, or deleted", () => {
     given(heatmapDecider, built.slice(0, 4)).when({ type: "update", ...update }).thenError("conflict", "invalid");
-    given(heatmapDecider, [...built, heatmapDeleted.create(ids)]).when({ type: "update", ...update })
-      .thenError("not_found", "invalid");
+    given(heatmapDecider, [...built, heatmapDeleted.create({ ...ids, releasedTracksSha256s: [a] })]).when({
+      type: "update",
+      ...update,
+    }).thenError("not_found", "invalid");
   });
 });

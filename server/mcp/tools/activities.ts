@@ -1,75 +1,102 @@
 import { z } from "zod";
 import { callRoute, refusalText } from "../call-route.ts";
 import { clock, exactId, num, round, str } from "../format.ts";
-import { activityLine, activitySummary, epochOf, zActivitySummary, zDate, zId, zLimit, zPage } from "../shapes.ts";
+import { activityLine, activitySummary, zActivitySummary, zDate, zId, zLimit, zPage } from "../shapes.ts";
 import { defineTool, type Tool } from "../tool.ts";
 
 type Json = Record<string, unknown>;
 
-/** The most activities one search reads through (4 pages of the API's largest page). */
-export const SEARCH_SCAN = 800;
-const SCAN_PAGE = 200;
+/** The route's largest page: how far `page` (older clients' paging) walks per call. */
+const WALK_PAGE = 200;
+
+/** The search route's cursor (server/feeds/search-routes.ts): the (start, id) of a page's last row. */
+const zCursor = z.string().regex(/^-?\d{1,12}\.\d{1,16}$/, "a next_cursor of a previous answer");
 
 export const listActivities = defineTool({
   name: "list_activities",
   title: "List or search activities",
   description:
-    "The signed-in athlete's activities (GET /v3/athlete/activities), newest first — oldest first when `after` is given, as the API: id, name, sport, local start time with its time zone, distance (m), moving time (s), elevation gain (m), averages. Filter by dates (after/before, YYYY-MM-DD, inclusive), sport_type (e.g. Run, Ride, Swim, TrailRun) and words in the name. Without sport/name filters `page` pages the list `limit` at a time. With them each page reads up to 800 activities of the date window and answers the matches (at most `limit`); has_more says whether the next page reads further.",
+    "An athlete's activities (the signed-in athlete's unless athlete_id names another), searched on the server over the whole history (GET /v3/athletes/{id}/activities/search), newest first: id, name, sport, local start time with its time zone, distance (m), moving time (s), elevation gain (m), averages. Filters: after/before (local start days, YYYY-MM-DD, inclusive: a year is after YYYY-01-01, before YYYY-12-31), sport_type (e.g. Run, Ride, Swim, TrailRun), name_contains (a part of the name, any case), gear_id, commute, trainer (indoor). `count` is the exact number of matches, `total` all the athlete's activities this connection may see. Page with `cursor`: pass the answer's `next_cursor` (null on the last page) with the same filters until every match is read.",
   input: {
-    after: zDate.optional().describe("Only activities starting on or after this day (YYYY-MM-DD, UTC)."),
-    before: zDate.optional().describe("Only activities starting on or before this day (YYYY-MM-DD, UTC)."),
-    sport_type: z.string().max(40).optional().describe("Strava sport type, e.g. Run, Ride, Swim, Walk, TrailRun."),
-    name_contains: z.string().max(100).optional().describe("Words the name must contain (case-insensitive)."),
-    page: zPage,
-    limit: zLimit(50, 20),
+    athlete_id: zId.optional().describe("Another athlete's id; the signed-in athlete when left out."),
+    after: zDate.optional().describe("Only activities starting on or after this local day (YYYY-MM-DD)."),
+    before: zDate.optional().describe("Only activities starting on or before this local day (YYYY-MM-DD)."),
+    sport_type: z.string().max(40).optional().describe(
+      "Strava sport type or type, e.g. Run, Ride, Swim, Walk, TrailRun.",
+    ),
+    name_contains: z.string().max(100).optional().describe("A part of the name (case-insensitive)."),
+    gear_id: z.string().max(40).optional().describe("Only activities with this gear."),
+    commute: z.boolean().optional().describe("Only commutes (true) or only other activities (false)."),
+    trainer: z.boolean().optional().describe("Only indoor/trainer activities (true) or only outdoor ones (false)."),
+    cursor: zCursor.optional().describe(
+      "The next_cursor of the previous answer: the next (older) page of the same search.",
+    ),
+    page: zPage.describe("Page number (1 for the first) for clients without cursors; with a cursor it is ignored."),
+    limit: zLimit(100, 20),
   },
   output: {
     activities: z.array(zActivitySummary),
-    page: z.number().int(),
-    has_more: z.boolean().describe("Whether the next page may hold more."),
-    scanned: z.number().int().describe("How many activities were read to answer."),
+    count: z.number().int().describe("How many activities match the filters in all (exact)."),
+    total: z.number().int().describe("How many of the athlete's activities this connection may see in all."),
+    next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null when this is the last."),
+    page: z.number().int().describe("The page argument, as given."),
+    has_more: z.boolean().describe("Whether older matches follow this page."),
   },
   write: false,
   idempotent: true,
   async run(ctx, args) {
-    const window = {
-      after: args.after ? epochOf(args.after) - 1 : undefined,
-      before: args.before ? epochOf(args.before, true) : undefined,
+    const id = args.athlete_id ?? ctx.auth.athleteId;
+    const filters = {
+      q: args.name_contains,
+      sport_type: args.sport_type,
+      from: args.after,
+      to: args.before,
+      gear_id: args.gear_id,
+      commute: args.commute,
+      trainer: args.trainer,
     };
-    if (!args.sport_type && !args.name_contains) {
-      const rows = await callRoute(ctx, "GET", "/v3/athlete/activities", {
-        query: { ...window, page: args.page, per_page: args.limit },
-      }) as Json[];
-      const activities = rows.map(activitySummary);
-      return {
-        structured: { activities, page: args.page, has_more: rows.length === args.limit, scanned: rows.length },
-        text: activities.length ? activities.map(activityLine).join("\n") : "No activities on this page.",
-      };
-    }
-    const sport = args.sport_type?.toLowerCase();
-    const words = (args.name_contains ?? "").toLowerCase().split(/\s+/).filter(Boolean);
-    const matches: ReturnType<typeof activitySummary>[] = [];
-    const perCall = SEARCH_SCAN / SCAN_PAGE;
-    let scanned = 0, full = true;
-    for (let i = 0; i < perCall && full && matches.length < args.limit; i++) {
-      const rows = await callRoute(ctx, "GET", "/v3/athlete/activities", {
-        query: { ...window, per_page: SCAN_PAGE, page: (args.page - 1) * perCall + i + 1 },
-      }) as Json[];
-      full = rows.length === SCAN_PAGE;
-      for (const row of rows) {
-        scanned++;
-        const a = activitySummary(row);
-        const okSport = !sport || a.sport_type?.toLowerCase() === sport || String(row.type).toLowerCase() === sport;
-        if (okSport && words.every((w) => a.name.toLowerCase().includes(w)) && matches.length < args.limit) {
-          matches.push(a);
-        }
+    type Search = { count: number; total: number; activities: Json[]; older: string | null };
+    const search = (query: Record<string, unknown>) =>
+      callRoute(ctx, "GET", "/v3/athletes/:id/activities/search", {
+        params: { id },
+        query: { ...filters, ...query },
+      }) as Promise<
+        Search
+      >;
+    let before = args.cursor;
+    const page = args.page;
+    // Older clients page by number: walk the keyset to the page's first row, a route's page at a time.
+    let skip = args.cursor ? 0 : (args.page - 1) * args.limit;
+    while (skip > 0) {
+      const step = Math.min(WALK_PAGE, skip);
+      const walked = await search({ per_page: step, before });
+      skip -= step;
+      before = walked.older ?? undefined;
+      if (!before) {
+        const empty = { count: walked.count, total: walked.total, next_cursor: null, page, has_more: false };
+        return {
+          structured: { activities: [], ...empty },
+          text: `No activities on page ${page}: ${walked.count} match(es) in all.`,
+        };
       }
     }
+    const answer = await search({ per_page: args.limit, before });
+    const activities = answer.activities.map(activitySummary);
+    const next = answer.older;
+    const structured = {
+      activities,
+      count: answer.count,
+      total: answer.total,
+      next_cursor: next,
+      page,
+      has_more: next !== null,
+    };
+    const head = `${answer.count} of ${answer.total} activities match; ${activities.length} here${
+      next ? `, more with cursor "${next}"` : ", the last of them"
+    }.`;
     return {
-      structured: { activities: matches, page: args.page, has_more: full, scanned },
-      text: `${matches.length} match(es) among ${scanned} activities read${
-        full ? `; more remain (page ${args.page + 1})` : ""
-      }.\n${matches.map(activityLine).join("\n")}`,
+      structured,
+      text: activities.length ? `${head}\n${activities.map(activityLine).join("\n")}` : head,
     };
   },
 });
