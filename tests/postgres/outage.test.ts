@@ -242,6 +242,9 @@ describe("PostgreSQL going away under load (2 API servers, 2 job servers, Deno)"
       expect(club.status, club.text).toBe(201);
       clubId = club.body.id;
 
+      // As a load balancer would: traffic once every server says ready (a server warms its first
+      // upload before /ready says so: server/uploads/warm-up.ts).
+      await until("every server ready", allReady, 120_000);
       const stop = { now: false };
       const load = [...athletes.map((_, i) => writer(i, stop)), uploader(stop), readiness(stop)];
       const outages: { from: number; to: number; readyAfterMs: number }[] = [];

@@ -444,6 +444,8 @@ const POINT_READERS_WITHOUT_ENGINE: Record<string, string> = {
     "an MCP tool's answer is the API route's answer (server/mcp/call-route.ts runs the route of the table: GET /v3/activities/:id/streams applies the engine first); it only samples and renames what the route returned",
   "server/mcp/tools/segments.ts":
     "an MCP tool's answer is the API route's answer (server/mcp/call-route.ts: the segment routes' own reads); start_latlng/end_latlng are the segment's, copied from that answer",
+  "server/uploads/warm-up.ts":
+    "warms the first upload's path with a synthetic recording whose points are all null, rolled back: reads no activity",
   "server/segments/represent.ts":
     "a segment's own line (map.polyline and summary_polyline), cut from an activity through the engine when the segment was made (server/segments/create.ts: pointsFromActivity)",
 };
