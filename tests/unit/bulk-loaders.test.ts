@@ -17,6 +17,7 @@ import { moduleFiles, moduleSources, projectionFiles, tablesNamed } from "../hel
  * — then record the new hash here (or drop the loader: the projection then rebuilds event by event).
  */
 const WRITTEN_AGAINST: Record<string, string> = {
+  "activities": "6c2e6647998de34c",
   "follows": "266536d9e757cb16",
   "clubs": "65d15fee52a5544b",
   "uploads": "a7c4b8edec584c96",
