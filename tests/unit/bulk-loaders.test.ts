@@ -19,6 +19,8 @@ import { moduleFiles, moduleSources, projectionFiles, tablesNamed } from "../hel
 const WRITTEN_AGAINST: Record<string, string> = {
   "activities": "6c2e6647998de34c",
   "follows": "266536d9e757cb16",
+  "segments": "d5fc5692901575bd",
+  "challenges": "c804b4bef20ccefe",
   "clubs": "65d15fee52a5544b",
   "uploads": "a7c4b8edec584c96",
 };
