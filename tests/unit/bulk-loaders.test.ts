@@ -18,6 +18,7 @@ import { moduleFiles, moduleSources, projectionFiles, tablesNamed } from "../hel
  */
 const WRITTEN_AGAINST: Record<string, string> = {
   "activities": "6c2e6647998de34c",
+  "athlete-stats": "16b77d1b34bd6acc",
   "follows": "266536d9e757cb16",
   "segments": "d5fc5692901575bd",
   "challenges": "c804b4bef20ccefe",
