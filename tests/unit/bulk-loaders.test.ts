@@ -21,6 +21,7 @@ const WRITTEN_AGAINST: Record<string, string> = {
   "athlete-stats": "16b77d1b34bd6acc",
   "follows": "266536d9e757cb16",
   "segments": "d5fc5692901575bd",
+  "training-load": "bad4895005f3cc02",
   "challenges": "c804b4bef20ccefe",
   "clubs": "65d15fee52a5544b",
   "uploads": "a7c4b8edec584c96",
