@@ -23,6 +23,7 @@ const WRITTEN_AGAINST: Record<string, string> = {
   "segments": "d5fc5692901575bd",
   "training-load": "bad4895005f3cc02",
   "challenges": "c804b4bef20ccefe",
+  "club-feed": "9f7cdf001f004d42",
   "clubs": "65d15fee52a5544b",
   "uploads": "a7c4b8edec584c96",
 };
