@@ -213,6 +213,9 @@ interface Activity {
     window: { start: string; end: string };
   }[];
   lastEdit: number;
+  /** Its streams blob and elapsed time as they stand (a re-derivation may keep them). */
+  streams?: string | null;
+  elapsed?: number;
 }
 
 /** A log from a list of operations: mostly what the deciders append, with a rare oddity (odd === 0). */
@@ -324,6 +327,14 @@ export function buildLog(ops: Op[]): Written[] {
   let nextActivity = 100, nextUpload = 1, nextComment = 1, nextEffort = 1, nextZone = 1, nextPhoto = 1;
   const zones: { id: number; athlete: number }[] = [];
   const pick = <T>(list: T[], n: number): T | undefined => list.length ? list[n % list.length] : undefined;
+  /** A re-derivation's facts, with the activity's streams (`streams` 0) and elapsed time (`end` 0) kept. */
+  const keeping = (activity: Activity, facts: Record<string, unknown>, streams: number, end: number) => {
+    if (streams === 0 && activity.streams !== undefined) facts.streamsSha256 = activity.streams;
+    if (end === 0 && activity.elapsed !== undefined) facts.elapsedTime = activity.elapsed;
+    activity.streams = facts.streamsSha256 as string | null;
+    activity.elapsed = facts.elapsedTime as number;
+    return facts;
+  };
   /** New efforts of an activity (a rematching after a crop, a split's part matched). */
   const rematch = (activity: Activity, count: number, n: number, type = "SegmentEffortsRematched") => {
     put(
@@ -377,8 +388,11 @@ export function buildLog(ops: Op[]): Written[] {
           });
           break;
         }
-        put(`activity-${id}`, "ActivityRecorded", recordedFacts(id, athlete, upload, n), gap, 2);
+        const recording = recordedFacts(id, athlete, upload, n);
+        put(`activity-${id}`, "ActivityRecorded", recording, gap, 2);
         created.push({
+          streams: recording.streamsSha256 as string | null,
+          elapsed: recording.elapsedTime as number,
           id,
           athlete,
           recorded: true,
@@ -484,7 +498,10 @@ export function buildLog(ops: Op[]): Written[] {
         const data: Record<string, unknown> = { activityId: activity.id, athleteId: activity.athlete };
         if (b & 1) data.name = `Edited ${n}`;
         if (b & 2) Object.assign(data, { type: "Run", sportType: "Run" });
-        if (b & 4) data.visibility = activity.visibility = VISIBILITY_VALUES[(b >> 3) % 3];
+        // Now and then the visibility it already has (an edit that changes nothing of it).
+        if (b & 4) {
+          data.visibility = activity.visibility = a % 7 ? VISIBILITY_VALUES[(b >> 3) % 3] : activity.visibility;
+        }
         if (b & 16) Object.assign(data, { commute: true, trainer: (b & 32) === 0 });
         if (b & 64) Object.assign(data, { gearId: b & 128 ? null : "b1", description: b & 256 ? null : `d${n}` });
         if (b & 512) data.hideFromHome = (b & 8) === 0;
@@ -507,7 +524,8 @@ export function buildLog(ops: Op[]): Written[] {
         put(`activity-${activity.id}`, "ActivityReprocessed", {
           activityId: activity.id,
           athleteId: activity.athlete,
-          facts: rederivedFacts(activity.id, activity.athlete, n + 3, b % 2 === 1),
+          // Now and then the same streams (a cli reprocess that changed no stream), or the same end too.
+          facts: keeping(activity, rederivedFacts(activity.id, activity.athlete, n + 3, b % 2 === 1), a % 4, a % 8),
         });
         return;
       }
@@ -688,7 +706,7 @@ export function buildLog(ops: Op[]): Written[] {
           edit,
           window: kept,
           splitInto,
-          facts: windowFacts(target.id, target.athlete, n + 5, b % 2 === 1),
+          facts: keeping(target, windowFacts(target.id, target.athlete, n + 5, b % 2 === 1), a % 4, 1),
         }, gap);
         target.edits.push({ edit, splitInto, before: target.edits.at(-1)?.window ?? null, window: kept });
         if (b % 3) rematch(target, b % 3, n);
@@ -715,6 +733,8 @@ export function buildLog(ops: Op[]): Written[] {
           );
         }
         const piece: Activity = {
+          streams: part.streamsSha256 as string | null,
+          elapsed: part.elapsedTime as number,
           id: splitInto,
           athlete: target.athlete,
           recorded: true,
@@ -749,7 +769,12 @@ export function buildLog(ops: Op[]): Written[] {
           edit: last.edit,
           window: last.before,
           splitInto: last.splitInto,
-          facts: windowFacts(target.id, target.athlete, n + 7 * target.edits.length, b % 2 === 1),
+          facts: keeping(
+            target,
+            windowFacts(target.id, target.athlete, n + 7 * target.edits.length, b % 2 === 1),
+            1,
+            1,
+          ),
         }, gap);
         if (b % 2) rematch(target, b % 4, n);
         return;
@@ -832,6 +857,8 @@ export async function checkBulkReplay(db: Db, numRuns: number): Promise<void> {
     b: (n * 53 + (n >> 5)) % 1000,
     odd: n === 455 ? 10 : 1,
   }));
+  // Last, edits that restate an activity's visibility: they change nothing of what may be shown.
+  fixed.push(...Array.from({ length: 12 }, (_, j) => ({ k: 7, a: 7 * (j + 1), b: 4 + 1024 * j, odd: 1 })));
   await writeLog(db, buildLog(fixed));
   const report = await bothWays(db);
   expect(report.bulk.sort()).toEqual([...BULK_PROJECTIONS].sort());
