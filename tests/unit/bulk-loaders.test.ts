@@ -20,6 +20,7 @@ const WRITTEN_AGAINST: Record<string, string> = {
   "activities": "6c2e6647998de34c",
   "athlete-stats": "16b77d1b34bd6acc",
   "follows": "266536d9e757cb16",
+  "heatmap_sources": "f04996c2308e9c5f",
   "segments": "d5fc5692901575bd",
   "training-load": "bad4895005f3cc02",
   "challenges": "c804b4bef20ccefe",
