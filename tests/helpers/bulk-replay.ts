@@ -496,7 +496,7 @@ export function buildLog(ops: Op[]): Written[] {
       case 8: {
         if (!activity) return;
         const data: Record<string, unknown> = { activityId: activity.id, athleteId: activity.athlete };
-        if (b & 1) data.name = `Edited ${n}`;
+        if (b & 1) data.name = a % 3 ? `Edited ${n}` : `Édité à İstanbul ${n}`;
         if (b & 2) Object.assign(data, { type: "Run", sportType: "Run" });
         // Now and then the visibility it already has (an edit that changes nothing of it).
         if (b & 4) {
