@@ -123,6 +123,17 @@ function recordedFacts(id: number, athlete: number, upload: number, n: number): 
       )
       : [],
     barometric: true,
+    // A power curve now and then (a repeated duration and a point of no power among its points), null, or none.
+    ...(n % 4 === 1
+      ? {
+        powerCurve: [{ duration: 5, watts: 400 + (n % 50) }, { duration: 60, watts: 300 + (n % 7) }, {
+          duration: 5,
+          watts: 999,
+        }, { duration: 3600, watts: 0 }],
+      }
+      : n % 4 === 2
+      ? { powerCurve: null }
+      : {}),
   };
 }
 

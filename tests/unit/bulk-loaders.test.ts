@@ -22,6 +22,7 @@ const WRITTEN_AGAINST: Record<string, string> = {
   "athlete-stats": "16b77d1b34bd6acc",
   "follows": "266536d9e757cb16",
   "heatmap_sources": "f04996c2308e9c5f",
+  "records": "0025a9ac3600c4a8",
   "segments": "d5fc5692901575bd",
   "training-load": "bad4895005f3cc02",
   "training-volume": "e5a9ea0a7ad6e81a",
