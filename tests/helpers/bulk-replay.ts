@@ -722,7 +722,10 @@ export function buildLog(ops: Op[]): Written[] {
         target.edits.push({ edit, splitInto, before: target.edits.at(-1)?.window ?? null, window: kept });
         if (b % 3) rematch(target, b % 3, n);
         if (splitInto === null) return;
-        const part = { ...recordedFacts(splitInto, target.athlete, 0, n + 1), externalId: null };
+        const part: Record<string, unknown> = {
+          ...recordedFacts(splitInto, target.athlete, 0, n + 1),
+          externalId: null,
+        };
         put(`activity-${splitInto}`, "ActivityRecorded", { ...part, visibility: target.visibility }, gap, 2);
         put(`activity-${splitInto}`, "ActivitySplitFrom", {
           activityId: splitInto,
