@@ -30,7 +30,7 @@ interface Written {
 
 const ATHLETES = [1, 2, 3, 4];
 /** The kinds of operation buildLog knows (`Op.k`). */
-const OPS = 28;
+const OPS = 29;
 const SEGMENTS = [
   { id: 1, start: [45.76, 4.84], end: [45.77, 4.85], altitudes: [170.2, 181.45, 176.35] },
   { id: 2, start: [45.78, 4.86], end: [45.79, 4.87], altitudes: null },
@@ -337,6 +337,8 @@ export function buildLog(ops: Op[]): Written[] {
   const comments: { id: number; activity: number }[] = [];
   let nextActivity = 100, nextUpload = 1, nextComment = 1, nextEffort = 1, nextZone = 1, nextPhoto = 1;
   const zones: { id: number; athlete: number }[] = [];
+  const goals: { id: number; athlete: number }[] = [];
+  let nextGoal = 1;
   const pick = <T>(list: T[], n: number): T | undefined => list.length ? list[n % list.length] : undefined;
   /** A re-derivation's facts, with the activity's streams (`streams` 0) and elapsed time (`end` 0) kept. */
   const keeping = (activity: Activity, facts: Record<string, unknown>, streams: number, end: number) => {
@@ -759,6 +761,26 @@ export function buildLog(ops: Op[]): Written[] {
         };
         created.push(piece);
         if (a % 4) rematch(piece, 1 + (a % 3), n, "SegmentEffortsMatched");
+        return;
+      }
+      case 28: {
+        // An athlete's goals: set, and now and then one of them deleted.
+        const goal = pick(goals.filter((g) => g.athlete === athlete), b);
+        if (goal && b % 3 === 0) {
+          goals.splice(goals.indexOf(goal), 1);
+          put(`goals-${athlete}`, "GoalDeleted", { goalId: goal.id, athleteId: athlete });
+        } else {
+          const id = nextGoal++;
+          goals.push({ id, athlete });
+          put(`goals-${athlete}`, "GoalSet", {
+            goalId: id,
+            athleteId: athlete,
+            type: b % 2 ? "Run" : "Ride",
+            period: (["week", "month", "year"] as const)[a % 3],
+            dimension: (["distance", "time", "elevation"] as const)[b % 3],
+            goal: 1000 + a * 10.5,
+          });
+        }
         return;
       }
       case 27: {
