@@ -10,8 +10,10 @@ import { type BulkLoader, type BulkLog, LogMisfit, none } from "../bulk.ts";
  *   the row and changes nothing);
  * - each edited column holds the value of the last edit after the creation that names it, else the
  *   creation's; the facts take, key by key, the last value an edit (sportType, hideFromHome) or a
- *   reprocessing (its measured facts) gave after the creation; the measured columns come from the
- *   last reprocessing;
+ *   re-derivation (its measured facts; a crop's polylineSha256 null when absent, a reprocessing's
+ *   when it gives a polyline without one) gave after the creation; the measured columns come from
+ *   the last re-derivation (a reprocessing, a crop or its undoing), the start (date, local date,
+ *   time zone) from the last crop or undoing, else the creation's;
  * - kudos: the first of each athlete after the last deletion; comments and photos: those added after
  *   the last deletion and not deleted since; the counters are what the last recount after the
  *   creation counted — every row, when such an event exists, else 0 (a kudos or comment before the
@@ -40,13 +42,13 @@ const COLUMN_KEYS = [
   "movingTime",
   "elapsedTime",
   "totalElevationGain",
-  "private",
+  "visibility",
   "trainer",
   "commute",
 ];
 
 /** The keys of ActivityUpdated that set a column when its data names them (as apply's UPDATE_COLUMNS). */
-const EDITED = { name: 1, type: 1, private: 1, commute: 1, trainer: 1, gearId: 1, description: 1 } as const;
+const EDITED = { name: 1, type: 1, visibility: 1, commute: 1, trainer: 1, gearId: 1, description: 1 } as const;
 
 /** Each activity's last deletion (a CTE; $1 = until). */
 const DELETED = `
@@ -54,7 +56,10 @@ const DELETED = `
     select (data->>'activityId')::bigint as id, max(position) as at
       from public.replay_log where type = 'ActivityDeleted' and position <= $1 group by 1)`;
 
-/** The activities' creations after their last deletion, their edits and reprocessings (CTEs; $1 = until). */
+/**
+ * The activities' creations after their last deletion, their edits and re-derivations (reprocessings,
+ * crops and their undoing: events/activity/rederived.ts) after the creation (CTEs; $1 = until).
+ */
 const TIMELINE = `${DELETED},
   created as (
     select distinct on (c."activityId") c.*
@@ -63,7 +68,7 @@ const TIMELINE = `${DELETED},
              cross join lateral jsonb_to_record(e.data) as f("activityId" bigint, "athleteId" bigint, "uploadId" bigint,
                   "externalId" text, name text, type text, description text, "startDate" text, "startDateLocal" text,
                   timezone text, distance float8, "movingTime" int, "elapsedTime" int, "totalElevationGain" float8,
-                  private boolean, commute boolean, trainer boolean, "sportType" text)
+                  visibility text, commute boolean, trainer boolean, "sportType" text)
              where e.type in ('ActivityRecorded', 'ActivityCreated') and e.position <= $1) c
       left join deleted d on d.id = c."activityId"
      where c.position > coalesce(d.at, 0)
@@ -73,10 +78,11 @@ const TIMELINE = `${DELETED},
       from (select (data->>'activityId')::bigint as id, position, data
               from public.replay_log where type = 'ActivityUpdated' and position <= $1) u
       join created c on c."activityId" = u.id and u.position > c.position),
-  reprocessings as (
-    select r.id, r.position, r.facts
-      from (select (data->>'activityId')::bigint as id, position, data->'facts' as facts
-              from public.replay_log where type = 'ActivityReprocessed' and position <= $1) r
+  rederivations as (
+    select r.id, r.position, r.type, r.facts
+      from (select (data->>'activityId')::bigint as id, position, type, data->'facts' as facts
+              from public.replay_log
+             where type in ('ActivityReprocessed', 'ActivityCropped', 'ActivityCropUndone') and position <= $1) r
       join created c on c."activityId" = r.id and r.position > c.position)`;
 
 /** SQL: the column an edit names (the last edit's value, in the object \`edited.set\`), else the creation's. */
@@ -86,7 +92,7 @@ const edit = (key: keyof typeof EDITED, creation: string, type: "text" | "boolea
   } else ${creation} end`;
 
 export const activitiesBulk: BulkLoader = {
-  writtenFor: "d8c9e178736b45fd",
+  writtenFor: "7d3f8e897f8ceafb",
   async fits(tx: Queryable, log: BulkLog) {
     const [row] = await tx.query<{ fits: boolean }>(
       `select ${
@@ -116,16 +122,22 @@ export const activitiesBulk: BulkLoader = {
           order by e.id, k.key, e.position desc),
        edited as (select id, jsonb_object_agg(key, value) as set from edit_values group by id),
        measured as (
-         select distinct on (id) id, facts from reprocessings order by id, position desc),
+         select distinct on (id) id, facts from rederivations order by id, position desc),
+       moved as (
+         select distinct on (id) id, facts->>'startDate' as "startDate", facts->>'startDateLocal' as "startDateLocal",
+                facts->>'timezone' as timezone
+           from rederivations where type <> 'ActivityReprocessed' order by id, position desc),
        fact_changes as (
          select distinct on (id, key) id, key, value
            from (select e.id, k.key, e.data->k.key as value, e.position
                    from edits e cross join (values ('sportType'), ('hideFromHome')) as k(key) where e.data ? k.key
                  union all
                  select r.id, f.key, f.value, r.position
-                   from reprocessings r,
-                        jsonb_each(r.facts - array['distance', 'movingTime', 'elapsedTime', 'totalElevationGain']
-                          || case when r.facts ? 'polyline' and not r.facts ? 'polylineSha256'
+                   from rederivations r,
+                        jsonb_each(r.facts - array['distance', 'movingTime', 'elapsedTime', 'totalElevationGain',
+                                                   'startDate', 'startDateLocal', 'timezone']
+                          || case when not r.facts ? 'polylineSha256'
+                                   and (r.type <> 'ActivityReprocessed' or r.facts ? 'polyline')
                                   then '{"polylineSha256": null}'::jsonb else '{}'::jsonb end) as f) x
           order by id, key, position desc),
        fact_sets as (select id, jsonb_object_agg(key, value) as changes from fact_changes group by id),
@@ -147,24 +159,26 @@ export const activitiesBulk: BulkLoader = {
                 end as facts
            from created c)
        insert into activities (id, athlete_id, upload_id, external_id, name, type, description, start_date, start_epoch,
-         start_date_local, timezone, distance, moving_time, elapsed_time, total_elevation_gain, private, commute, trainer,
+         start_date_local, timezone, distance, moving_time, elapsed_time, total_elevation_gain, visibility, commute, trainer,
          manual, gear_id, facts, recorded_position)
        select r."activityId", r."athleteId", case when r.recorded then r."uploadId" end,
               case when r.recorded then r."externalId" end,
               ${edit("name", "r.name")}, ${edit("type", "r.type")}, ${edit("description", "r.description")},
-              r."startDate",
-              case when r."startDate" ~ '${UTC_ISO}' then floor(extract(epoch from r."startDate"::timestamptz))::bigint else 0 end,
-              r."startDateLocal", r.timezone,
+              coalesce(v."startDate", r."startDate"),
+              case when coalesce(v."startDate", r."startDate") ~ '${UTC_ISO}'
+                   then floor(extract(epoch from coalesce(v."startDate", r."startDate")::timestamptz))::bigint else 0 end,
+              coalesce(v."startDateLocal", r."startDateLocal"), coalesce(v.timezone, r.timezone),
               coalesce((m.facts->>'distance')::float8, r.distance),
               coalesce((m.facts->>'movingTime')::int, case when r.recorded then r."movingTime" else r."elapsedTime" end),
               coalesce((m.facts->>'elapsedTime')::int, r."elapsedTime"),
               coalesce((m.facts->>'totalElevationGain')::float8, case when r.recorded then r."totalElevationGain" else 0 end),
-              ${edit("private", "r.private", "boolean")}, ${edit("commute", "r.commute", "boolean")},
+              ${edit("visibility", "r.visibility")}, ${edit("commute", "r.commute", "boolean")},
               ${edit("trainer", "r.trainer", "boolean")}, not r.recorded, ${edit("gearId", "null")},
               r.facts || coalesce(f.changes, '{}'::jsonb), r.position
          from rows r
          left join edited u on u.id = r."activityId"
          left join measured m on m.id = r."activityId"
+         left join moved v on v.id = r."activityId"
          left join fact_sets f on f.id = r."activityId"`,
       [log.until],
     );

@@ -16,6 +16,7 @@ import {
 import type { Projection } from "../projection.ts";
 import { ActivityGroup, type ActivityRow } from "./batch.ts";
 import { activityAccessChanged, allActivityAccessChanged } from "./access-changes.ts";
+import { activitiesBulk } from "./bulk.ts";
 
 /** Events that leave an activity's owner and visibility as they are (the rest may change them). */
 const KEEPS_ACCESS: ReadonlySet<string> = new Set([
@@ -189,8 +190,7 @@ export const activitiesProjection: Projection = {
     create index if not exists activity_photos_activity on activity_photos (activity_id, position);
   `,
   isolated: true,
-  // Its bulk loader (./bulk.ts) is unplugged: written for the log before followers-only visibility and crops
-  // (issues 47a, 47b); until checked again against these handlers, a rebuild applies its events one by one.
+  bulk: activitiesBulk,
   handles: [
     activityRecorded.type,
     activityCreated.type,

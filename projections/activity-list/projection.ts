@@ -4,6 +4,7 @@ import { activityCreated, activityRecorded } from "../../events/activity/events.
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import type { Projection } from "../projection.ts";
+import { activityListBulk } from "./bulk.ts";
 
 /**
  * The athletes' activity lists as the server searches and pages them (GET
@@ -80,6 +81,7 @@ export const activityListProjection: Projection = {
     create index if not exists activity_list_day on activity_list (athlete_id, local_day);
   `,
   isolated: true,
+  bulk: activityListBulk,
   handles: [
     activityRecorded.type,
     activityCreated.type,

@@ -4,6 +4,7 @@ import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederi
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
+import { athleteStatsBulk } from "./bulk.ts";
 import { type Contribution, statsGroupOf } from "./groups.ts";
 import { foldRun } from "./batch.ts";
 import type { StoredEvent } from "../../events/index.ts";
@@ -59,8 +60,7 @@ export const athleteStatsProjection: Projection = {
     );
   `,
   isolated: true,
-  // Its bulk loader (./bulk.ts) is unplugged: written for the log before followers-only visibility and crops
-  // (issues 47a, 47b); until checked again against these handlers, a rebuild applies its events one by one.
+  bulk: athleteStatsBulk,
   handles: [
     activityRecorded.type,
     activityCreated.type,

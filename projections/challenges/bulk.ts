@@ -10,9 +10,10 @@ import { type BulkLoader, type BulkLog, LogMisfit, none, ONE_CREATION_PER_STREAM
  *
  * - A participant is a pair whose last event is a join, since the first join after its last leave.
  * - An activity's facts are its creation (its only one) unless deleted since, with the last type and
- *   privacy its edits gave.
+ *   visibility its edits gave, and the start (local) and figures of its last crop or undoing
+ *   (ActivityCropped, ActivityCropUndone) when it has one (a reprocessing changes none of them).
  * - An activity's efforts are those of its last re-match after its last deletion and of the matchings
- *   after both, the first of each id; private as the activity is at the end of the log when it still
+ *   after both, the first of each id; its visibility the activity's at the end of the log when it still
  *   exists, else as the last edit after the matching said, else as the matching said.
  *
  * `fits`: each activity is created once (one creation per stream, each on its activity's stream,
@@ -20,7 +21,7 @@ import { type BulkLoader, type BulkLog, LogMisfit, none, ONE_CREATION_PER_STREAM
  * before its joins and leaves (as the deciders keep them).
  */
 export const challengesBulk: BulkLoader = {
-  writtenFor: "279305347c1adfb7",
+  writtenFor: "09d4d6311fa110d8",
   async fits(tx: Queryable, log: BulkLog) {
     const [row] = await tx.query<{ fits: boolean }>(
       `with challenges as (
@@ -69,15 +70,15 @@ export const challengesBulk: BulkLoader = {
          select (data->>'activityId')::bigint as id, max(position) as position
            from public.replay_log where type = 'ActivityDeleted' and position <= $1 group by 1),
        privacy as (
-         select (data->>'activityId')::bigint as id, position, (data->>'private')::boolean as private
+         select (data->>'activityId')::bigint as id, position, data->>'visibility' as visibility
            from public.replay_log
-          where type = 'ActivityUpdated' and position <= $1 and data->>'private' is not null),
+          where type = 'ActivityUpdated' and position <= $1 and data->>'visibility' is not null),
        creations as materialized (
          select e.position, e.stream_id, f.*
            from public.replay_log e
           cross join lateral jsonb_to_record(e.data) as f("activityId" bigint, "athleteId" bigint, type text,
                 "startDateLocal" text, distance float8, "totalElevationGain" float8, "movingTime" int,
-                "elapsedTime" int, private boolean)
+                "elapsedTime" int, visibility text)
           where e.type in ('ActivityRecorded', 'ActivityCreated') and e.position <= $1),
        created as (
          select c.* from creations c left join deleted d on d.id = c."activityId"
@@ -85,20 +86,32 @@ export const challengesBulk: BulkLoader = {
        edits as (
          select c."activityId" as id,
                 (array_agg(u.data->>'type' order by u.position desc) filter (where u.data->>'type' is not null))[1] as type,
-                (array_agg((u.data->>'private')::boolean order by u.position desc)
-                   filter (where u.data->>'private' is not null))[1] as private
+                (array_agg(u.data->>'visibility' order by u.position desc)
+                   filter (where u.data->>'visibility' is not null))[1] as visibility
            from created c
            join public.replay_log u on u.type = 'ActivityUpdated' and u.position <= $1 and u.position > c.position
             and (u.data->>'activityId')::bigint = c."activityId"
           group by c."activityId"),
+       windows as (
+         select distinct on (c."activityId") c."activityId" as id, w.data->'facts' as facts
+           from created c
+           join public.replay_log w on w.type in ('ActivityCropped', 'ActivityCropUndone') and w.position <= $1
+            and w.position > c.position and (w.data->>'activityId')::bigint = c."activityId"
+          order by c."activityId", w.position desc),
        facts as (
          insert into challenge_activities (activity_id, athlete_id, type, start_date_local, distance, elevation_gain,
-           moving_time, elapsed_time, private)
-         select c."activityId", c."athleteId", coalesce(e.type, c.type), c."startDateLocal", c.distance,
-                coalesce(c."totalElevationGain", 0), coalesce(c."movingTime", c."elapsedTime"), c."elapsedTime",
-                coalesce(e.private, c.private)
-           from created c left join edits e on e.id = c."activityId"
-         returning activity_id, private),
+           moving_time, elapsed_time, visibility)
+         select c."activityId", c."athleteId", coalesce(e.type, c.type),
+                case when w.id is null then c."startDateLocal" else w.facts->>'startDateLocal' end,
+                case when w.id is null then c.distance else (w.facts->>'distance')::float8 end,
+                case when w.id is null then coalesce(c."totalElevationGain", 0)
+                     else (w.facts->>'totalElevationGain')::float8 end,
+                case when w.id is null then coalesce(c."movingTime", c."elapsedTime")
+                     else (w.facts->>'movingTime')::int end,
+                case when w.id is null then c."elapsedTime" else (w.facts->>'elapsedTime')::int end,
+                coalesce(e.visibility, c.visibility)
+           from created c left join edits e on e.id = c."activityId" left join windows w on w.id = c."activityId"
+         returning activity_id, visibility),
        matches as (
          select m.* from (
            select (data->>'activityId')::bigint as id, position, data,
@@ -109,15 +122,15 @@ export const challengesBulk: BulkLoader = {
            left join deleted d on d.id = m.id
           where m.position > coalesce(d.position, 0) and m.position >= coalesce(m.rematched, 0)),
        later as (
-         select distinct on (m.id, m.position) m.id, m.position, p.private
+         select distinct on (m.id, m.position) m.id, m.position, p.visibility
            from matches m join privacy p on p.id = m.id and p.position > m.position
           order by m.id, m.position, p.position desc),
        efforts as (
          insert into challenge_efforts (effort_id, activity_id, athlete_id, segment_id, start_date_local, elapsed_time,
-           private)
+           visibility)
          select distinct on (e->>'effortId') e->>'effortId', m.id, (m.data->>'athleteId')::bigint,
                 (e->>'segmentId')::bigint, e->>'startDateLocal', (e->>'elapsedTime')::int,
-                coalesce(a.private, l.private, (m.data->>'private')::boolean)
+                coalesce(a.visibility, l.visibility, m.data->>'visibility')
            from matches m
            cross join jsonb_array_elements(m.data->'efforts') with ordinality as t(e, o)
            left join facts a on a.activity_id = m.id

@@ -8,6 +8,7 @@ import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/seg
 import { activityCropped, activityCropUndone } from "../../events/activity/cropped.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
+import { challengesBulk } from "./bulk.ts";
 import { countRankKey, rankCountsSchema, rankKeySql } from "./rank-counts.ts";
 import { everyoneSeesSql } from "../../shared/visibility.ts";
 
@@ -267,8 +268,7 @@ export const challengesProjection: Projection = {
   `,
   // A segment challenge counts the efforts the segments projection has not shielded.
   reads: ["segments"],
-  // Its bulk loader (./bulk.ts) is unplugged: written for the log before followers-only visibility and crops
-  // (issues 47a, 47b); until checked again against these handlers, a rebuild applies its events one by one.
+  bulk: challengesBulk,
   handles: [
     challengeCreated.type,
     challengeJoined.type,

@@ -4,6 +4,7 @@ import { activityCreated, activityRecorded } from "../../events/activity/events.
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { activityCropped, activityCropUndone } from "../../events/activity/cropped.ts";
 import type { Projection } from "../projection.ts";
+import { clubFeedBulk } from "./bulk.ts";
 import { applyActivityRuns } from "../runs.ts";
 
 /**
@@ -27,8 +28,7 @@ export const clubFeedProjection: Projection = {
     create index if not exists club_feed_athlete on club_feed_activities (athlete_id, start_date desc);
   `,
   isolated: true,
-  // Its bulk loader (./bulk.ts) is unplugged: written for the log before followers-only visibility and crops
-  // (issues 47a, 47b); until checked again against these handlers, a rebuild applies its events one by one.
+  bulk: clubFeedBulk,
   handles: [
     activityRecorded.type,
     activityCreated.type,

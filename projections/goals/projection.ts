@@ -5,6 +5,7 @@ import { activityCreated, activityRecorded } from "../../events/activity/events.
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import type { Projection } from "../projection.ts";
+import { goalsBulk } from "./bulk.ts";
 import { type ActivityStart, applyInRuns } from "../runs.ts";
 
 /**
@@ -58,6 +59,7 @@ export const goalsProjection: Projection = {
     );
   `,
   isolated: true,
+  bulk: goalsBulk,
   handles: [
     goalSet.type,
     goalDeleted.type,

@@ -5,6 +5,7 @@ import { activityDeleted, activityUpdated } from "../../events/activity/changes.
 import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import type { Projection } from "../projection.ts";
+import { heatmapSourcesBulk } from "./sources-bulk.ts";
 
 /** Epoch seconds of a local time written as UTC ("2024-05-01T07:30:00Z"); null when unreadable. */
 export function localEpochSeconds(text: string): number | null {
@@ -42,8 +43,7 @@ export const heatmapSourcesProjection: Projection = {
     );
   `,
   isolated: true,
-  // Its bulk loader (./sources-bulk.ts) is unplugged: written for the log before followers-only visibility and crops
-  // (issues 47a, 47b); until checked again against these handlers, a rebuild applies its events one by one.
+  bulk: heatmapSourcesBulk,
   handles: [
     activityRecorded.type,
     activityUpdated.type,

@@ -6,6 +6,7 @@ import { activityDeleted, activityUpdated } from "../../events/activity/changes.
 import type { EventData } from "../../events/catalogue.ts";
 import { visibilityClassOf } from "../../shared/visibility.ts";
 import type { Projection } from "../projection.ts";
+import { recordsBulk } from "./bulk.ts";
 
 /**
  * Personal records (GET /v3/athletes/:id/records): the candidates each recorded activity brings —
@@ -247,6 +248,7 @@ export const recordsProjection: Projection = {
     );
   `,
   isolated: true,
+  bulk: recordsBulk,
   handles: [activityRecorded.type, activityUpdated.type, activityDeleted.type, ...REDERIVATION_TYPES],
   async applyBatch(tx: Queryable, events: StoredEvent[], rebuilding?: boolean) {
     if (!rebuilding) {

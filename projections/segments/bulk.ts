@@ -11,7 +11,8 @@ import { shieldedBy } from "./zones.ts";
  * - A star is a pair whose last event is a star, since the first star after its last unstar.
  * - An activity's efforts are those of its last re-match after its last deletion and of the matchings
  *   after both (a re-match replaces the efforts; a deletion removes them), the first of each effort id;
- *   each effort is private as its event said, or as the last edit of the activity's privacy after it.
+ *   each effort's visibility is its event's, or the last edit of the activity's visibility after it
+ *   (crops, splits and their undoing reach the efforts as re-matches and matchings).
  *   Its ends are the event's recorded positions, else the segment's (created before the match).
  * - Shielded: every zone change recomputes all of the athlete's efforts against the zones it leaves,
  *   and a match shields against the zones standing, so each effort ends shielded exactly when its
@@ -29,7 +30,7 @@ const ELEVATION_DIFFERENCE = (altitudes: string) =>
         from (select ((${altitudes}->>-1)::float8 - (${altitudes}->>0)::float8) * 10 as v) x) end`;
 
 export const segmentsBulk: BulkLoader = {
-  writtenFor: "c88f8b609a77ce14",
+  writtenFor: "b6bce45041160b0d",
   async load(tx: Queryable, log: BulkLog) {
     await tx.query(
       `with created as materialized (
@@ -102,14 +103,14 @@ export const segmentsBulk: BulkLoader = {
            from matches where stays order by id, position desc
          returning 1),
        expanded as materialized (
-         select m.id, m.position, m.stays, (m.data->>'athleteId')::bigint as athlete, (m.data->>'private')::boolean as private,
+         select m.id, m.position, m.stays, (m.data->>'athleteId')::bigint as athlete, m.data->>'visibility' as visibility,
                 t.o, t.e, (t.e->>'effortId')::bigint as effort
            from matches m cross join jsonb_array_elements(m.data->'efforts') with ordinality as t(e, o)),
        privacy as (
-         select distinct on (m.id, m.position) m.id, m.position, u.private
+         select distinct on (m.id, m.position) m.id, m.position, u.visibility
            from (select distinct id, position from expanded where stays) m
-           join (select (data->>'activityId')::bigint as id, position, (data->>'private')::boolean as private
-                   from public.replay_log where type = 'ActivityUpdated' and position <= $1 and data ? 'private') u
+           join (select (data->>'activityId')::bigint as id, position, data->>'visibility' as visibility
+                   from public.replay_log where type = 'ActivityUpdated' and position <= $1 and data ? 'visibility') u
              on u.id = m.id and u.position > m.position
           order by m.id, m.position, u.position desc),
        starts as (
@@ -120,7 +121,7 @@ export const segmentsBulk: BulkLoader = {
        efforts as (
          insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index,
            start_date, start_date_local, elapsed_time, moving_time, distance, average_heartrate, max_heartrate,
-           average_watts, average_cadence, kom_rank, pr_rank, achievements, hidden, private,
+           average_watts, average_cadence, kom_rank, pr_rank, achievements, hidden, visibility,
            start_lat, start_lng, end_lat, end_lng)
          select distinct on (x.effort)
                 x.effort, (e->>'segmentId')::bigint, x.id, x.athlete, (x.o - 1)::int,
@@ -132,7 +133,7 @@ export const segmentsBulk: BulkLoader = {
                 (select coalesce(jsonb_agg(jsonb_build_object('type_id', a->'typeId', 'type', a->'type', 'rank', a->'rank')
                                            order by n), '[]'::jsonb)
                    from jsonb_array_elements(e->'achievements') with ordinality as y(a, n)),
-                (e->>'hidden')::boolean, coalesce(p.private, x.private),
+                (e->>'hidden')::boolean, coalesce(p.visibility, x.visibility),
                 coalesce((e->'startLatlng'->>0)::float8, (s.first->>0)::float8),
                 coalesce((e->'startLatlng'->>1)::float8, (s.first->>1)::float8),
                 coalesce((e->'endLatlng'->>0)::float8, (s.last->>0)::float8),

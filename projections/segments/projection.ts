@@ -12,6 +12,7 @@ import {
   segmentUnstarred,
 } from "../../events/segment/events.ts";
 import type { Projection } from "../projection.ts";
+import { segmentsBulk } from "./bulk.ts";
 import { everyoneSeesSql } from "../../shared/visibility.ts";
 import { privacyZoneCreated, privacyZoneDeleted } from "../../events/privacy-zone/events.ts";
 import { addToBoards, rebuildAllBoards, refreshBoards, updateBoardAthlete } from "./boards.ts";
@@ -189,8 +190,7 @@ export const segmentsProjection: Projection = {
   `,
   // The boards copy the athletes' sex, birthdate and weight; efforts are shielded by the privacy zones.
   reads: ["athletes", "privacy_zones"],
-  // Its bulk loader (./bulk.ts) is unplugged: written for the log before followers-only visibility and crops
-  // (issues 47a, 47b); until checked again against these handlers, a rebuild applies its events one by one.
+  bulk: segmentsBulk,
   handles: [
     segmentCreated.type,
     segmentProfileMeasured.type,

@@ -1,13 +1,22 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { type BulkLoader, type BulkLog, LogMisfit, ONE_CREATION_PER_STREAM } from "../bulk.ts";
 import { type AthleteSettings, NO_SETTINGS, putLoads } from "./loads.ts";
+import type { Visibility } from "../../shared/visibility.ts";
+import { REDERIVATION_TYPES } from "../../events/activity/rederived.ts";
+import { WINDOW_FACT_TYPES } from "../../events/activity/cropped.ts";
+
+/** The re-derivations (events/activity/rederived.ts), and those of them that move the start (SQL lists). */
+const REDERIVED = REDERIVATION_TYPES.map((t) => `'${t}'`).join(", ");
+const WINDOWED = WINDOW_FACT_TYPES.map((t) => `'${t}'`).join(", ");
 
 /**
  * Training load from the whole log (projections/bulk.ts). An activity's load is computed by the
  * model (model.ts, in JavaScript: its exp and rounding are the live path's) with the athlete's
- * settings as they stood when it was recorded, or at its last reprocessing; so the statements
- * read, in log order, the athletes' setting changes and each surviving activity's last computation
- * (its creation or last reprocessing, with the privacy of its last edit), the settings are folded
+ * settings as they stood when it was recorded, or at its last re-derivation (a reprocessing, a crop or
+ * its undoing: events/activity/rederived.ts); so the statements read, in log order, the athletes'
+ * setting changes and each surviving activity's last computation (its creation or last
+ * re-derivation, with the visibility of its last edit, and the start of its last crop or undoing,
+ * which also gives its day), the settings are folded
  * forward between them, and the rows are written a page at a time. An activity survives unless
  * deleted, or its athlete erased, after its creation. `fits`: each activity is created once (one
  * creation per stream, each on its activity's stream, checked as the creations are decoded).
@@ -28,7 +37,7 @@ interface LoadPoint {
   athlete: number;
   start: string;
   local: string;
-  private: boolean;
+  visibility: Visibility;
   moving: number;
   np: number | null;
   hr: number | null;
@@ -39,7 +48,7 @@ interface LoadPoint {
 }
 
 export const trainingLoadBulk: BulkLoader = {
-  writtenFor: "56f2da4b2ae5e810",
+  writtenFor: "3ef47fbc358dc102",
   async fits(tx: Queryable, log: BulkLog) {
     const [row] = await tx.query<{ fits: boolean }>(`select ${ONE_CREATION_PER_STREAM} as fits`, [log.until]);
     return row.fits;
@@ -93,11 +102,11 @@ export const trainingLoadBulk: BulkLoader = {
       const points = await tx.query<LoadPoint>(
         `with created as materialized (
            select f."activityId" as id, f."athleteId" as athlete, e.position, e.type, e.stream_id, f."startDate",
-                  f."startDateLocal", f.private, f."movingTime", f."elapsedTime", f."weightedAverageWatts",
+                  f."startDateLocal", f.visibility, f."movingTime", f."elapsedTime", f."weightedAverageWatts",
                   f."averageHeartrate"
              from public.replay_log e
             cross join lateral jsonb_to_record(e.data) as f("activityId" bigint, "athleteId" bigint, "startDate" text,
-                  "startDateLocal" text, private boolean, "movingTime" int, "elapsedTime" int,
+                  "startDateLocal" text, visibility text, "movingTime" int, "elapsedTime" int,
                   "weightedAverageWatts" jsonb, "averageHeartrate" jsonb)
             where e.type in ('ActivityRecorded', 'ActivityCreated') and e.position <= $1 and e.position > $2
             order by e.position limit ${PAGE}),
@@ -111,16 +120,22 @@ export const trainingLoadBulk: BulkLoader = {
                                  and (e.data->>'athleteId')::bigint = c.athlete)),
          reprocessed as (
            select distinct on (s.id) s.id, r.position, r.data->'facts' as facts
-             from surviving s join public.replay_log r on r.type = 'ActivityReprocessed' and r.position <= $1
+             from surviving s join public.replay_log r on r.type in (${REDERIVED}) and r.position <= $1
+              and r.position > s.position and (r.data->>'activityId')::bigint = s.id
+            order by s.id, r.position desc),
+         moved as (
+           select distinct on (s.id) s.id, r.data->'facts'->>'startDate' as start,
+                  r.data->'facts'->>'startDateLocal' as local
+             from surviving s join public.replay_log r on r.type in (${WINDOWED}) and r.position <= $1
               and r.position > s.position and (r.data->>'activityId')::bigint = s.id
             order by s.id, r.position desc),
          privacy as (
-           select distinct on (s.id) s.id, (u.data->>'private')::boolean as private
+           select distinct on (s.id) s.id, u.data->>'visibility' as visibility
              from surviving s join public.replay_log u on u.type = 'ActivityUpdated' and u.position <= $1
-              and u.position > s.position and u.data ? 'private' and (u.data->>'activityId')::bigint = s.id
+              and u.position > s.position and u.data ? 'visibility' and (u.data->>'activityId')::bigint = s.id
             order by s.id, u.position desc)
-         select coalesce(r.position, s.position) as position, s.id, s.athlete, s."startDate" as start,
-                s."startDateLocal" as local, coalesce(p.private, s.private) as private,
+         select coalesce(r.position, s.position) as position, s.id, s.athlete, coalesce(m.start, s."startDate") as start,
+                coalesce(m.local, s."startDateLocal") as local, coalesce(p.visibility, s.visibility) as visibility,
                 case when r.id is not null then (r.facts->>'movingTime')::int
                      when s.type = 'ActivityRecorded' then s."movingTime"
                      else s."elapsedTime" end as moving,
@@ -130,7 +145,8 @@ export const trainingLoadBulk: BulkLoader = {
                      when s.type = 'ActivityRecorded' then s."averageHeartrate" end as hr,
                 (select max(position) from created) as last,
                 (select count(*)::int from created where stream_id <> 'activity-' || id) as off_stream
-           from surviving s left join reprocessed r on r.id = s.id left join privacy p on p.id = s.id`,
+           from surviving s left join reprocessed r on r.id = s.id left join privacy p on p.id = s.id
+           left join moved m on m.id = s.id`,
         [log.until, after],
       );
       if (points.length === 0) break;
@@ -146,7 +162,7 @@ export const trainingLoadBulk: BulkLoader = {
             athleteId,
             startDate: p.start,
             startDateLocal: p.local,
-            private: p.private,
+            visibility: p.visibility,
             movingTime: p.moving,
             normalizedPower: p.np ?? null,
             averageHeartrate: p.hr ?? null,

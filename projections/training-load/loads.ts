@@ -1,5 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { activityLoad } from "./model.ts";
+import type { Visibility } from "../../shared/visibility.ts";
 
 /** What an activity's load is computed from. */
 export interface LoadInput {
@@ -7,7 +8,7 @@ export interface LoadInput {
   athleteId: number;
   startDate: string;
   startDateLocal: string;
-  private: boolean;
+  visibility: Visibility;
   movingTime: number;
   normalizedPower: number | null;
   averageHeartrate: number | null;
@@ -31,7 +32,7 @@ export async function putLoads(tx: Queryable, inputs: [LoadInput, AthleteSetting
       athlete: a.athleteId,
       day: a.startDateLocal.slice(0, 10),
       start: a.startDate,
-      private: a.private,
+      visibility: a.visibility,
       moving: a.movingTime,
       np: a.normalizedPower,
       hr: a.averageHeartrate,
@@ -40,10 +41,10 @@ export async function putLoads(tx: Queryable, inputs: [LoadInput, AthleteSetting
     };
   });
   await tx.query(
-    `insert into training_load_activities (activity_id, athlete_id, day, start_date, private, moving_time, normalized_power,
-       average_heartrate, load, method)
-     select r.id, r.athlete, r.day, r.start, r.private, r.moving, r.np, r.hr, r.load, r.method
-       from jsonb_to_recordset($1::jsonb) as r(id bigint, athlete bigint, day text, start text, private boolean,
+    `insert into training_load_activities (activity_id, athlete_id, day, start_date, visibility, moving_time,
+       normalized_power, average_heartrate, load, method)
+     select r.id, r.athlete, r.day, r.start, r.visibility, r.moving, r.np, r.hr, r.load, r.method
+       from jsonb_to_recordset($1::jsonb) as r(id bigint, athlete bigint, day text, start text, visibility text,
             moving integer, np integer, hr double precision, load double precision, method text)
      on conflict (activity_id) do update set moving_time = excluded.moving_time, normalized_power = excluded.normalized_power,
        average_heartrate = excluded.average_heartrate, load = excluded.load, method = excluded.method`,

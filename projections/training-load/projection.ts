@@ -5,6 +5,7 @@ import { activityCreated, activityRecorded } from "../../events/activity/events.
 import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
+import { trainingLoadBulk } from "./bulk.ts";
 import { activityLoad } from "./model.ts";
 import { type ActivityStart, applyActivityRuns } from "../runs.ts";
 import { DAYS_SCHEMA, foldAllDays, refoldDays } from "./days.ts";
@@ -44,6 +45,7 @@ export const trainingLoadProjection: Projection = {
     ${DAYS_SCHEMA}
   `,
   isolated: true,
+  bulk: trainingLoadBulk,
   handles: [
     athleteRegistered.type,
     athleteProfileUpdated.type,

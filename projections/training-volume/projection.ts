@@ -5,6 +5,7 @@ import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederi
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import { visibilityClassOf } from "../../shared/visibility.ts";
 import type { Projection } from "../projection.ts";
+import { trainingVolumeBulk } from "./bulk.ts";
 
 /**
  * Training volume (docs/web-app.md, "Volume and totals"): what each activity adds to its athlete's
@@ -156,6 +157,7 @@ export const trainingVolumeProjection: Projection = {
     );
   `,
   isolated: true,
+  bulk: trainingVolumeBulk,
   handles: [
     activityRecorded.type,
     activityCreated.type,

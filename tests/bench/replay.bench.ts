@@ -47,6 +47,8 @@ export const replayBench: BenchSuite = async (args) => {
           Math.round(report.eventsPerSecond)
         } events/s, process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s)`,
       );
+      log(`loaded in bulk: ${report.bulk.join(", ") || "none"}`);
+      for (const [name, why] of Object.entries(report.eventByEvent)) log(`event by event: ${name} (${why})`);
       const read2Cpu0 = process.cpuUsage();
       const read2 = await rawRead(platform.db);
       const read2Cpu = process.cpuUsage(read2Cpu0);

@@ -17,7 +17,18 @@ import { moduleFiles, moduleSources, projectionFiles, tablesNamed } from "../hel
  * — then record the new hash here (or drop the loader: the projection then rebuilds event by event).
  */
 const WRITTEN_AGAINST: Record<string, string> = {
+  "activities": "6c2e6647998de34c",
+  "activity-list": "de0e3d6089181685",
+  "athlete-stats": "16b77d1b34bd6acc",
   "follows": "266536d9e757cb16",
+  "goals": "09c0eaa77e23e876",
+  "heatmap_sources": "f04996c2308e9c5f",
+  "records": "0025a9ac3600c4a8",
+  "segments": "d5fc5692901575bd",
+  "training-load": "bad4895005f3cc02",
+  "training-volume": "e5a9ea0a7ad6e81a",
+  "challenges": "c804b4bef20ccefe",
+  "club-feed": "9f7cdf001f004d42",
   "clubs": "65d15fee52a5544b",
   "uploads": "a7c4b8edec584c96",
 };

@@ -1,0 +1,111 @@
+import type { Queryable } from "../../events/db/types.ts";
+import { type BulkLoader, type BulkLog, none } from "../bulk.ts";
+import { REDERIVATION_TYPES } from "../../events/activity/rederived.ts";
+import { WINDOW_FACT_TYPES } from "../../events/activity/cropped.ts";
+
+/** The re-derivations (events/activity/rederived.ts), and those of them that move the start (SQL lists). */
+const REDERIVED = REDERIVATION_TYPES.map((t) => `'${t}'`).join(", ");
+const WINDOWED = WINDOW_FACT_TYPES.map((t) => `'${t}'`).join(", ");
+
+/**
+ * Goals, the activities' contributions and the period totals from the whole log (projections/bulk.ts).
+ *
+ * - A goal is its GoalSet unless a GoalDeleted of it followed (`fits`: each goal is set once, and
+ *   deleted only by its athlete, as the goal decider keeps it).
+ * - An activity's contribution is its first creation after its last deletion (a later one changes
+ *   nothing), with the type and visibility of the last edits naming them, the figures of its last
+ *   re-derivation (a reprocessing, a crop or its undoing) and the day of its last crop or undoing.
+ * - The totals: live adds and takes back contributions in numeric (exact: a taken-back contribution
+ *   leaves no residue, a row whose count falls to 0 holds zeros and goes), so each period's row is
+ *   the sum of the contributions standing at the end, cast as apply casts them (float8 → numeric).
+ */
+export const goalsBulk: BulkLoader = {
+  writtenFor: "f404dcc867f2bb9e",
+  async fits(tx: Queryable, log: BulkLog) {
+    const [row] = await tx.query<{ fits: boolean }>(
+      `select ${
+        none(`select 1 from public.replay_log where type = 'GoalSet' and position <= $1
+                group by data->>'goalId' having count(*) > 1`)
+      } and ${
+        none(`select 1 from public.replay_log d
+                join public.replay_log s on s.type = 'GoalSet' and s.position <= $1 and s.data->>'goalId' = d.data->>'goalId'
+               where d.type = 'GoalDeleted' and d.position <= $1 and s.data->>'athleteId' <> d.data->>'athleteId'`)
+      } as fits`,
+      [log.until],
+    );
+    return row.fits;
+  },
+  async load(tx: Queryable, log: BulkLog) {
+    await tx.query(
+      `insert into goals (id, athlete_id, type, period, dimension, goal, created_at)
+       select (s.data->>'goalId')::bigint, (s.data->>'athleteId')::bigint, s.data->>'type', s.data->>'period',
+              s.data->>'dimension', (s.data->>'goal')::float8, s.at
+         from public.replay_log s
+        where s.type = 'GoalSet' and s.position <= $1
+          and not exists (select 1 from public.replay_log d
+                           where d.type = 'GoalDeleted' and d.position <= $1 and d.position > s.position
+                             and d.data->>'goalId' = s.data->>'goalId')`,
+      [log.until],
+    );
+    await tx.query(
+      `with deleted as (
+         select (data->>'activityId')::bigint as id, max(position) as at
+           from public.replay_log where type = 'ActivityDeleted' and position <= $1 group by 1),
+       created as (
+         select distinct on (c."activityId") c.*
+           from (select e.position, e.type as event, f.*
+                   from public.replay_log e
+                  cross join lateral jsonb_to_record(e.data) as f("activityId" bigint, "athleteId" bigint, type text,
+                        "startDateLocal" text, visibility text, distance float8, "movingTime" int, "elapsedTime" int,
+                        "totalElevationGain" float8)
+                  where e.type in ('ActivityRecorded', 'ActivityCreated') and e.position <= $1) c
+           left join deleted d on d.id = c."activityId"
+          where c.position > coalesce(d.at, 0)
+          order by c."activityId", c.position),
+       edits as (
+         select u.id, u.position, u.data
+           from (select (data->>'activityId')::bigint as id, position, data
+                   from public.replay_log where type = 'ActivityUpdated' and position <= $1) u
+           join created c on c."activityId" = u.id and u.position > c.position),
+       types as (
+         select distinct on (id) id, data->>'type' as type from edits where data ? 'type' order by id, position desc),
+       visibilities as (
+         select distinct on (id) id, data->>'visibility' as visibility
+           from edits where data ? 'visibility' order by id, position desc),
+       rederived as (
+         select distinct on (r.id) r.id, r.facts
+           from (select (data->>'activityId')::bigint as id, position, data->'facts' as facts
+                   from public.replay_log where type in (${REDERIVED}) and position <= $1) r
+           join created c on c."activityId" = r.id and r.position > c.position
+          order by r.id, r.position desc),
+       moved as (
+         select distinct on (w.id) w.id, w.facts->>'startDateLocal' as local
+           from (select (data->>'activityId')::bigint as id, position, data->'facts' as facts
+                   from public.replay_log where type in (${WINDOWED}) and position <= $1) w
+           join created c on c."activityId" = w.id and w.position > c.position
+          order by w.id, w.position desc)
+       insert into goal_activities (activity_id, athlete_id, type, day, visibility, distance, moving_time, elevation_gain)
+       select c."activityId", c."athleteId", coalesce(t.type, c.type), substr(coalesce(m.local, c."startDateLocal"), 1, 10),
+              coalesce(v.visibility, c.visibility),
+              case when r.id is null then c.distance else (r.facts->>'distance')::float8 end,
+              case when r.id is not null then (r.facts->>'movingTime')::int
+                   when c.event = 'ActivityRecorded' then c."movingTime" else c."elapsedTime" end,
+              case when r.id is not null then (r.facts->>'totalElevationGain')::float8
+                   when c.event = 'ActivityRecorded' then c."totalElevationGain" else 0 end
+         from created c left join types t on t.id = c."activityId" left join visibilities v on v.id = c."activityId"
+         left join rederived r on r.id = c."activityId" left join moved m on m.id = c."activityId"`,
+      [log.until],
+    );
+    // periodKeys in SQL: the week from its Monday, the month, the year of the local day.
+    await tx.query(
+      `insert into goal_totals (athlete_id, type, period, visibility, count, distance, moving_time, elevation_gain)
+       select a.athlete_id, a.type, p.period, a.visibility, count(*)::int, sum(a.distance::float8::numeric),
+              sum(a.moving_time)::bigint, sum(a.elevation_gain::float8::numeric)
+         from goal_activities a
+        cross join lateral (values
+          ('w' || to_char(a.day::date - (extract(isodow from a.day::date)::int - 1), 'YYYY-MM-DD')),
+          ('m' || substr(a.day, 1, 7)), ('y' || substr(a.day, 1, 4))) as p(period)
+        group by a.athlete_id, a.type, p.period, a.visibility`,
+    );
+  },
+};
