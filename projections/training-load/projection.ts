@@ -6,7 +6,7 @@ import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederi
 import { activityDeleted, activityUpdated } from "../../events/activity/changes.ts";
 import type { Projection } from "../projection.ts";
 import { trainingLoadBulk } from "./bulk.ts";
-import { activityLoad } from "./model.ts";
+import { type LoadInput, NO_SETTINGS, putLoads } from "./loads.ts";
 import { type ActivityStart, applyActivityRuns } from "../runs.ts";
 import { DAYS_SCHEMA, foldAllDays, refoldDays } from "./days.ts";
 import type { Visibility } from "../../shared/visibility.ts";
@@ -194,17 +194,6 @@ async function applyOne(tx: Queryable, event: StoredEvent) {
   });
 }
 
-interface LoadInput {
-  activityId: number;
-  athleteId: number;
-  startDate: string;
-  startDateLocal: string;
-  visibility: Visibility;
-  movingTime: number;
-  normalizedPower: number | null;
-  averageHeartrate: number | null;
-}
-
 /** What an activity's load is computed from. A manual activity has neither power nor heart rate: load 0 (kept, so the day is known). */
 function loadInput(event: ActivityStart): LoadInput {
   const d = event.data;
@@ -237,31 +226,7 @@ async function putAll(tx: Queryable, inputs: LoadInput[]) {
     [[...new Set(inputs.map((a) => a.athleteId))]],
   );
   const byId = new Map(athletes.map((a) => [Number(a.athlete_id), a]));
-  const rows = inputs.map((a) => {
-    const { load, method } = activityLoad(a, byId.get(a.athleteId) ?? { ftp: null, birthdate: null, sex: null });
-    return {
-      id: a.activityId,
-      athlete: a.athleteId,
-      day: a.startDateLocal.slice(0, 10),
-      start: a.startDate,
-      visibility: a.visibility,
-      moving: a.movingTime,
-      np: a.normalizedPower,
-      hr: a.averageHeartrate,
-      load,
-      method,
-    };
-  });
-  await tx.query(
-    `insert into training_load_activities (activity_id, athlete_id, day, start_date, visibility, moving_time, normalized_power,
-       average_heartrate, load, method)
-     select r.id, r.athlete, r.day, r.start, r.visibility, r.moving, r.np, r.hr, r.load, r.method
-       from jsonb_to_recordset($1::jsonb) as r(id bigint, athlete bigint, day text, start text, visibility text,
-            moving integer, np integer, hr double precision, load double precision, method text)
-     on conflict (activity_id) do update set moving_time = excluded.moving_time, normalized_power = excluded.normalized_power,
-       average_heartrate = excluded.average_heartrate, load = excluded.load, method = excluded.method`,
-    [JSON.stringify(rows)],
-  );
+  await putLoads(tx, inputs.map((a) => [a, byId.get(a.athleteId) ?? NO_SETTINGS]));
 }
 
 /** One activity's load row (`putAll` of one). */
