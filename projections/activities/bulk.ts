@@ -1,5 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { type BulkLoader, type BulkLog, LogMisfit, none } from "../bulk.ts";
+import { created, DELETED, EDITS, REDERIVATIONS, UTC_ISO } from "../activity-timeline.ts";
 
 /**
  * The activities read model from the whole log (projections/bulk.ts), one statement per table.
@@ -22,9 +23,6 @@ import { type BulkLoader, type BulkLog, LogMisfit, none } from "../bulk.ts";
  * `fits` checks what the deciders keep and the statements rely on: a comment or photo is added once,
  * a comment is deleted under the activity it was added to.
  */
-
-/** A UTC ISO 8601 time, which PostgreSQL and JavaScript's Date.parse read alike. */
-export const UTC_ISO = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$";
 
 /** The keys of ActivityRecorded kept as columns (the facts are the rest). */
 const COLUMN_KEYS = [
@@ -50,40 +48,18 @@ const COLUMN_KEYS = [
 /** The keys of ActivityUpdated that set a column when its data names them (as apply's UPDATE_COLUMNS). */
 const EDITED = { name: 1, type: 1, visibility: 1, commute: 1, trainer: 1, gearId: 1, description: 1 } as const;
 
-/** Each activity's last deletion (a CTE; $1 = until). */
-const DELETED = `
-  deleted as (
-    select (data->>'activityId')::bigint as id, max(position) as at
-      from public.replay_log where type = 'ActivityDeleted' and position <= $1 group by 1)`;
-
 /**
  * The activities' creations after their last deletion, their edits and re-derivations (reprocessings,
  * crops and their undoing: events/activity/rederived.ts) after the creation (CTEs; $1 = until).
  */
-const TIMELINE = `${DELETED},
-  created as (
-    select distinct on (c."activityId") c.*
-      from (select e.position, e.type as event, e.data, f.*
-              from public.replay_log e
-             cross join lateral jsonb_to_record(e.data) as f("activityId" bigint, "athleteId" bigint, "uploadId" bigint,
-                  "externalId" text, name text, type text, description text, "startDate" text, "startDateLocal" text,
-                  timezone text, distance float8, "movingTime" int, "elapsedTime" int, "totalElevationGain" float8,
-                  visibility text, commute boolean, trainer boolean, "sportType" text)
-             where e.type in ('ActivityRecorded', 'ActivityCreated') and e.position <= $1) c
-      left join deleted d on d.id = c."activityId"
-     where c.position > coalesce(d.at, 0)
-     order by c."activityId", c.position),
-  edits as (
-    select u.id, u.position, u.data
-      from (select (data->>'activityId')::bigint as id, position, data
-              from public.replay_log where type = 'ActivityUpdated' and position <= $1) u
-      join created c on c."activityId" = u.id and u.position > c.position),
-  rederivations as (
-    select r.id, r.position, r.type, r.facts
-      from (select (data->>'activityId')::bigint as id, position, type, data->'facts' as facts
-              from public.replay_log
-             where type in ('ActivityReprocessed', 'ActivityCropped', 'ActivityCropUndone') and position <= $1) r
-      join created c on c."activityId" = r.id and r.position > c.position)`;
+const TIMELINE = `${DELETED},${
+  created(
+    `"activityId" bigint, "athleteId" bigint, "uploadId" bigint, "externalId" text, name text, type text,
+     description text, "startDate" text, "startDateLocal" text, timezone text, distance float8, "movingTime" int,
+     "elapsedTime" int, "totalElevationGain" float8, visibility text, commute boolean, trainer boolean, "sportType" text`,
+    { select: "e.data," },
+  )
+},${EDITS},${REDERIVATIONS}`;
 
 /** SQL: the column an edit names (the last edit's value, in the object \`edited.set\`), else the creation's. */
 const edit = (key: keyof typeof EDITED, creation: string, type: "text" | "boolean" = "text") =>

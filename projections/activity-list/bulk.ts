@@ -1,6 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { type BulkLoader, type BulkLog, LogMisfit } from "../bulk.ts";
-import { WINDOW_FACT_TYPES } from "../../events/activity/cropped.ts";
+import { created, DELETED, EDITS, LAST_SPORT, moved, UTC_ISO } from "../activity-timeline.ts";
 
 /**
  * The activity list from the whole log (projections/bulk.ts), in one statement. Per activity, what
@@ -13,9 +13,7 @@ import { WINDOW_FACT_TYPES } from "../../events/activity/cropped.ts";
  * Date.parse reads it), any other by Date.parse afterwards; a name of ASCII letters is lower-cased
  * in SQL (as toLowerCase), any other by toLowerCase afterwards. An unreadable start is a LogMisfit.
  */
-const UTC_ISO = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$";
 const ASCII = "^[\\x01-\\x7f]*$";
-const WINDOWED = WINDOW_FACT_TYPES.map((t) => `'${t}'`).join(", ");
 
 /** The ActivityUpdated keys that set a column (the sport type apart). */
 const EDITED = ["name", "type", "gearId", "commute", "trainer", "visibility"] as const;
@@ -24,40 +22,19 @@ export const activityListBulk: BulkLoader = {
   writtenFor: "a916ac466581d3ab",
   async load(tx: Queryable, log: BulkLog) {
     const odd = await tx.query<{ id: string; start: string; name: string }>(
-      `with deleted as (
-         select (data->>'activityId')::bigint as id, max(position) as at
-           from public.replay_log where type = 'ActivityDeleted' and position <= $1 group by 1),
-       created as (
-         select distinct on (c."activityId") c.*
-           from (select e.position, f.*
-                   from public.replay_log e
-                  cross join lateral jsonb_to_record(e.data) as f("activityId" bigint, "athleteId" bigint, name text,
-                        type text, "sportType" text, "startDate" text, "startDateLocal" text, commute boolean,
-                        trainer boolean, visibility text)
-                  where e.type in ('ActivityRecorded', 'ActivityCreated') and e.position <= $1) c
-           left join deleted d on d.id = c."activityId"
-          where c.position > coalesce(d.at, 0)
-          order by c."activityId", c.position),
-       edits as (
-         select u.id, u.position, u.data
-           from (select (data->>'activityId')::bigint as id, position, data
-                   from public.replay_log where type = 'ActivityUpdated' and position <= $1) u
-           join created c on c."activityId" = u.id and u.position > c.position),
+      `with ${DELETED},${
+        created(
+          `"activityId" bigint, "athleteId" bigint, name text, type text, "sportType" text, "startDate" text,
+           "startDateLocal" text, commute boolean, trainer boolean, visibility text`,
+        )
+      },${EDITS},
        edit_values as (
          select distinct on (e.id, k.key) e.id, k.key, e.data->k.key as value
            from edits e cross join (values ${EDITED.map((k) => `('${k}')`).join(", ")}) as k(key)
           where e.data ? k.key
           order by e.id, k.key, e.position desc),
        edited as (select id, jsonb_object_agg(key, value) as set from edit_values group by id),
-       sports as (
-         select distinct on (id) id, coalesce(data->>'sportType', data->>'type') as sport
-           from edits where data ? 'sportType' or data ? 'type' order by id, position desc),
-       moved as (
-         select distinct on (w.id) w.id, w.facts->>'startDate' as "startDate", w.facts->>'startDateLocal' as "startDateLocal"
-           from (select (data->>'activityId')::bigint as id, position, data->'facts' as facts
-                   from public.replay_log where type in (${WINDOWED}) and position <= $1) w
-           join created c on c."activityId" = w.id and w.position > c.position
-          order by w.id, w.position desc),
+${LAST_SPORT},${moved(`w.facts->>'startDate' as "startDate", w.facts->>'startDateLocal' as "startDateLocal"`)},
        rows as materialized (
          select c."activityId" as id, c."athleteId" as athlete, coalesce(m."startDate", c."startDate") as start,
                 substr(coalesce(m."startDateLocal", c."startDateLocal"), 1, 10) as day,

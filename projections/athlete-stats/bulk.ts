@@ -1,8 +1,7 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { type BulkLoader, type BulkLog, LogMisfit, ONE_CREATION_PER_STREAM } from "../bulk.ts";
 import { GROUPS } from "./groups.ts";
-import { REDERIVATION_TYPES } from "../../events/activity/rederived.ts";
-import { WINDOW_FACT_TYPES } from "../../events/activity/cropped.ts";
+import { REDERIVED_TYPES as REDERIVED, WINDOWED_TYPES as WINDOWED } from "../activity-timeline.ts";
 
 /**
  * Athlete stats from the whole log (projections/bulk.ts), in two statements.
@@ -25,10 +24,6 @@ const GROUP_SQL = (sport: string) =>
 const BEST_EFFORT_ACHIEVEMENTS = (efforts: string) =>
   `(select count(*)::int from jsonb_array_elements(${efforts}) as b
      where (b->'prRank') is distinct from 'null'::jsonb)`;
-
-/** The re-derivations (events/activity/rederived.ts), and those of them that move the start (SQL lists). */
-const REDERIVED = REDERIVATION_TYPES.map((t) => `'${t}'`).join(", ");
-const WINDOWED = WINDOW_FACT_TYPES.map((t) => `'${t}'`).join(", ");
 
 /** Every change to each activity's row after its creation, up to its first deletion, with each field carried forward. */
 const STATES = `

@@ -1,11 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { type BulkLoader, type BulkLog, none } from "../bulk.ts";
-import { REDERIVATION_TYPES } from "../../events/activity/rederived.ts";
-import { WINDOW_FACT_TYPES } from "../../events/activity/cropped.ts";
-
-/** The re-derivations (events/activity/rederived.ts), and those of them that move the start (SQL lists). */
-const REDERIVED = REDERIVATION_TYPES.map((t) => `'${t}'`).join(", ");
-const WINDOWED = WINDOW_FACT_TYPES.map((t) => `'${t}'`).join(", ");
+import { created, DELETED, EDITS, LAST_VISIBILITY, lastEdit, moved, REDERIVED } from "../activity-timeline.ts";
 
 /**
  * Goals, the activities' contributions and the period totals from the whole log (projections/bulk.ts).
@@ -48,42 +43,14 @@ export const goalsBulk: BulkLoader = {
       [log.until],
     );
     await tx.query(
-      `with deleted as (
-         select (data->>'activityId')::bigint as id, max(position) as at
-           from public.replay_log where type = 'ActivityDeleted' and position <= $1 group by 1),
-       created as (
-         select distinct on (c."activityId") c.*
-           from (select e.position, e.type as event, f.*
-                   from public.replay_log e
-                  cross join lateral jsonb_to_record(e.data) as f("activityId" bigint, "athleteId" bigint, type text,
-                        "startDateLocal" text, visibility text, distance float8, "movingTime" int, "elapsedTime" int,
-                        "totalElevationGain" float8)
-                  where e.type in ('ActivityRecorded', 'ActivityCreated') and e.position <= $1) c
-           left join deleted d on d.id = c."activityId"
-          where c.position > coalesce(d.at, 0)
-          order by c."activityId", c.position),
-       edits as (
-         select u.id, u.position, u.data
-           from (select (data->>'activityId')::bigint as id, position, data
-                   from public.replay_log where type = 'ActivityUpdated' and position <= $1) u
-           join created c on c."activityId" = u.id and u.position > c.position),
-       types as (
-         select distinct on (id) id, data->>'type' as type from edits where data ? 'type' order by id, position desc),
-       visibilities as (
-         select distinct on (id) id, data->>'visibility' as visibility
-           from edits where data ? 'visibility' order by id, position desc),
-       rederived as (
-         select distinct on (r.id) r.id, r.facts
-           from (select (data->>'activityId')::bigint as id, position, data->'facts' as facts
-                   from public.replay_log where type in (${REDERIVED}) and position <= $1) r
-           join created c on c."activityId" = r.id and r.position > c.position
-          order by r.id, r.position desc),
-       moved as (
-         select distinct on (w.id) w.id, w.facts->>'startDateLocal' as local
-           from (select (data->>'activityId')::bigint as id, position, data->'facts' as facts
-                   from public.replay_log where type in (${WINDOWED}) and position <= $1) w
-           join created c on c."activityId" = w.id and w.position > c.position
-          order by w.id, w.position desc)
+      `with ${DELETED},${
+        created(
+          `"activityId" bigint, "athleteId" bigint, type text, "startDateLocal" text, visibility text, distance float8,
+           "movingTime" int, "elapsedTime" int, "totalElevationGain" float8`,
+        )
+      },${EDITS},${lastEdit("types", "data->>'type' as type", "data ? 'type'")},${LAST_VISIBILITY},${REDERIVED},${
+        moved("w.facts->>'startDateLocal' as local")
+      }
        insert into goal_activities (activity_id, athlete_id, type, day, visibility, distance, moving_time, elevation_gain)
        select c."activityId", c."athleteId", coalesce(t.type, c.type), substr(coalesce(m.local, c."startDateLocal"), 1, 10),
               coalesce(v.visibility, c.visibility),

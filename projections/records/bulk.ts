@@ -1,12 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import { type BulkLoader, type BulkLog, LogMisfit } from "../bulk.ts";
-import { REDERIVATION_TYPES } from "../../events/activity/rederived.ts";
-import { WINDOW_FACT_TYPES } from "../../events/activity/cropped.ts";
-
-/** The re-derivations (events/activity/rederived.ts), and those of them that move the start (SQL lists). */
-const REDERIVED = REDERIVATION_TYPES.map((t) => `'${t}'`).join(", ");
-const WINDOWED = WINDOW_FACT_TYPES.map((t) => `'${t}'`).join(", ");
-const UTC_ISO = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$";
+import { created, DELETED, EDITS, LAST_VISIBILITY, lastEdit, moved, REDERIVED, UTC_ISO } from "../activity-timeline.ts";
 
 /** SQL: `legacyStreams` of facts (jsonb): the streams of a recording with power but no power curve. */
 const LEGACY_STREAMS = (f: string) =>
@@ -28,52 +22,28 @@ export const recordsBulk: BulkLoader = {
   writtenFor: "c30b630ab45be72d",
   async load(tx: Queryable, log: BulkLog) {
     const [misfit] = await tx.query<{ odd: number }>(
-      `with deleted as (
-         select (data->>'activityId')::bigint as id, max(position) as at
-           from public.replay_log where type = 'ActivityDeleted' and position <= $1 group by 1),
-       created as materialized (
-         select distinct on (c.id) c.*
-           from (select e.position, (e.data->>'activityId')::bigint as id, (e.data->>'athleteId')::bigint as athlete,
-                        e.data->>'type' as type, e.data->>'visibility' as visibility,
-                        (e.data->>'private')::boolean as private, e.data->>'startDate' as start,
-                        e.data->>'startDateLocal' as local,
-                        e.data - array['laps', 'splitsMetric', 'splitsStandard', 'polyline'] as facts
-                   from public.replay_log e
-                  where e.type = 'ActivityRecorded' and e.position <= $1) c
-           left join deleted d on d.id = c.id
-          where c.position > coalesce(d.at, 0)
-          order by c.id, c.position),
-       edits as (
-         select u.id, u.position, u.data
-           from (select (data->>'activityId')::bigint as id, position, data
-                   from public.replay_log where type = 'ActivityUpdated' and position <= $1) u
-           join created c on c.id = u.id and u.position > c.position),
-       sports as (
-         select distinct on (id) id, data->>'type' as sport from edits where data ? 'type' order by id, position desc),
-       visibilities as (
-         select distinct on (id) id, data->>'visibility' as visibility
-           from edits where data ? 'visibility' order by id, position desc),
-       rederived as (
-         select distinct on (r.id) r.id, r.facts
-           from (select (data->>'activityId')::bigint as id, position, data->'facts' as facts
-                   from public.replay_log where type in (${REDERIVED}) and position <= $1) r
-           join created c on c.id = r.id and r.position > c.position
-          order by r.id, r.position desc),
-       moved as (
-         select distinct on (w.id) w.id, w.facts->>'startDate' as start, w.facts->>'startDateLocal' as local
-           from (select (data->>'activityId')::bigint as id, position, data->'facts' as facts
-                   from public.replay_log where type in (${WINDOWED}) and position <= $1) w
-           join created c on c.id = w.id and w.position > c.position
-          order by w.id, w.position desc),
+      `with ${DELETED},${
+        created(
+          `"activityId" bigint, "athleteId" bigint, type text, visibility text, private boolean, "startDate" text,
+           "startDateLocal" text`,
+          {
+            select: "e.data - array['laps', 'splitsMetric', 'splitsStandard', 'polyline'] as facts,",
+            recordedOnly: true,
+            materialized: true,
+          },
+        )
+      },${EDITS},${lastEdit("sports", "data->>'type' as sport", "data ? 'type'")},${LAST_VISIBILITY},${REDERIVED},${
+        moved("w.facts->>'startDate' as start, w.facts->>'startDateLocal' as local")
+      },
        keys as materialized (
-         select c.id, c.athlete,
+         select c."activityId" as id, c."athleteId" as athlete,
                 coalesce(v.visibility,
                          case when c.visibility in ('everyone', 'followers_only', 'only_me') then c.visibility
                               when c.private then 'only_me' else 'everyone' end) as visibility,
-                substr(coalesce(m.local, c.local), 1, 4)::int as year, coalesce(s.sport, c.type) as sport,
-                coalesce(m.start, c.start) as start, coalesce(r.facts, c.facts) as facts
-           from created c left join sports s on s.id = c.id left join visibilities v on v.id = c.id
-           left join rederived r on r.id = c.id left join moved m on m.id = c.id),
+                substr(coalesce(m.local, c."startDateLocal"), 1, 4)::int as year, coalesce(s.sport, c.type) as sport,
+                coalesce(m.start, c."startDate") as start, coalesce(r.facts, c.facts) as facts
+           from created c left join sports s on s.id = c."activityId" left join visibilities v on v.id = c."activityId"
+           left join rederived r on r.id = c."activityId" left join moved m on m.id = c."activityId"),
        activities as (
          insert into record_activities (activity_id, athlete_id, visibility, year, sport, start_epoch, legacy_streams)
          select id, athlete, visibility, year, sport,

@@ -2,12 +2,7 @@ import type { Queryable } from "../../events/db/types.ts";
 import { type BulkLoader, type BulkLog, LogMisfit, ONE_CREATION_PER_STREAM } from "../bulk.ts";
 import { type AthleteSettings, NO_SETTINGS, putLoads } from "./loads.ts";
 import type { Visibility } from "../../shared/visibility.ts";
-import { REDERIVATION_TYPES } from "../../events/activity/rederived.ts";
-import { WINDOW_FACT_TYPES } from "../../events/activity/cropped.ts";
-
-/** The re-derivations (events/activity/rederived.ts), and those of them that move the start (SQL lists). */
-const REDERIVED = REDERIVATION_TYPES.map((t) => `'${t}'`).join(", ");
-const WINDOWED = WINDOW_FACT_TYPES.map((t) => `'${t}'`).join(", ");
+import { REDERIVED_TYPES as REDERIVED, WINDOWED_TYPES as WINDOWED } from "../activity-timeline.ts";
 
 /**
  * Training load from the whole log (projections/bulk.ts). An activity's load is computed by the
