@@ -6,6 +6,7 @@ import { activityDeleted, activityUpdated } from "../../events/activity/changes.
 import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import type { Projection } from "../projection.ts";
 import { type ActivityStart, applyInRuns } from "../runs.ts";
+import { gearBulk } from "./bulk.ts";
 
 /** GearUpdated's fields and their columns. */
 const UPDATE_COLUMNS: Record<string, string> = {
@@ -57,6 +58,7 @@ export const gearProjection: Projection = {
     create index if not exists gear_activities_gear on gear_activities (gear_id) where gear_id is not null;
   `,
   isolated: true,
+  bulk: gearBulk,
   handles: [
     gearAdded.type,
     gearUpdated.type,

@@ -11,10 +11,12 @@ import { ProjectionRunner, type RebuildReport } from "../../projections/runner.t
  * rebuild applying each event does. Logs are written straight into the events table (the shapes
  * the deciders append, valid at their current versions — every visibility at creation and changed by
  * edits, reprocessings, crops, splits (the part recorded, split from, edited, matched) and their
- * undoing (the part deleted), deletions after all of these — with the invariants the deciders keep,
- * and, now and then, what they never append:
+ * undoing (the part deleted), deletions after all of these, gear added and changed (primary,
+ * retired) with edits naming the athlete's own, another's or one not added yet — with the
+ * invariants the deciders keep, and, now and then, what they never append:
  * kudos on an activity never created, a comment deleted under another activity, an activity created
- * twice, an effort id matched on two activities, a join of a club before its creation), then
+ * twice, an effort id matched on two activities, a join of a club before its creation, a gear added
+ * twice, a change of another athlete's gear), then
  * rebuilt both ways into two schemas of one database and compared table by table.
  */
 
@@ -30,7 +32,7 @@ interface Written {
 
 const ATHLETES = [1, 2, 3, 4];
 /** The kinds of operation buildLog knows (`Op.k`). */
-const OPS = 29;
+const OPS = 30;
 const SEGMENTS = [
   { id: 1, start: [45.76, 4.84], end: [45.77, 4.85], altitudes: [170.2, 181.45, 176.35] },
   { id: 2, start: [45.78, 4.86], end: [45.79, 4.87], altitudes: null },
@@ -339,6 +341,11 @@ export function buildLog(ops: Op[]): Written[] {
   const zones: { id: number; athlete: number }[] = [];
   const goals: { id: number; athlete: number }[] = [];
   let nextGoal = 1;
+  const gear: { id: string; athlete: number; kind: "bike" | "shoe"; retired: boolean }[] = [];
+  let nextGear = 1;
+  /** A gear an edit names: the athlete's own, b1 (another's, or not added yet), the next to be added. */
+  const gearFor = (athlete: number, n: number) =>
+    n % 4 === 0 ? "b1" : n % 4 === 1 ? `b${nextGear}` : pick(gear.filter((g) => g.athlete === athlete), n)?.id ?? "b1";
   const pick = <T>(list: T[], n: number): T | undefined => list.length ? list[n % list.length] : undefined;
   /** A re-derivation's facts, with the activity's streams (`streams` 0) and elapsed time (`end` 0) kept. */
   const keeping = (activity: Activity, facts: Record<string, unknown>, streams: number, end: number) => {
@@ -516,7 +523,12 @@ export function buildLog(ops: Op[]): Written[] {
           data.visibility = activity.visibility = a % 7 ? VISIBILITY_VALUES[(b >> 3) % 3] : activity.visibility;
         }
         if (b & 16) Object.assign(data, { commute: true, trainer: (b & 32) === 0 });
-        if (b & 64) Object.assign(data, { gearId: b & 128 ? null : "b1", description: b & 256 ? null : `d${n}` });
+        if (b & 64) {
+          Object.assign(data, {
+            gearId: b & 128 ? null : gearFor(activity.athlete, a),
+            description: b & 256 ? null : `d${n}`,
+          });
+        }
         if (b & 512) data.hideFromHome = (b & 8) === 0;
         if (a % 5 === 0) data.sportType = "MountainBikeRide";
         put(`activity-${activity.id}`, "ActivityUpdated", data, gap, 2);
@@ -742,7 +754,7 @@ export function buildLog(ops: Op[]): Written[] {
             {
               activityId: splitInto,
               athleteId: target.athlete,
-              ...(a % 3 === 1 ? { gearId: "b1" } : { hideFromHome: true }),
+              ...(a % 3 === 1 ? { gearId: gearFor(target.athlete, b) } : { hideFromHome: true }),
             },
             1_000_000,
             2,
@@ -781,6 +793,48 @@ export function buildLog(ops: Op[]): Written[] {
             goal: 1000 + a * 10.5,
           });
         }
+        return;
+      }
+      case 29: {
+        // An athlete's gear: added (now and then primary), or one of theirs changed (primary, retired…).
+        const own = gear.filter((g) => g.athlete === athlete);
+        const piece = pick(own, b);
+        if (!piece || b % 3 === 0) {
+          const kind = (b >> 1) % 2 ? "shoe" : "bike";
+          const again = odd === 0 ? pick(gear, a) : undefined;
+          const id = again?.id ?? `${kind === "bike" ? "b" : "g"}${nextGear++}`;
+          if (!again) gear.push({ id, athlete, kind, retired: false });
+          put(`gear-${athlete}`, "GearAdded", {
+            gearId: id,
+            athleteId: athlete,
+            kind,
+            name: `Gear ${id}`,
+            nickname: a % 3 ? null : `nick ${n}`,
+            brandName: a % 2 ? "Brand" : null,
+            modelName: a % 5 ? null : "Model",
+            description: null,
+            frameType: kind === "bike" && a % 2 ? 1 + (a % 4) : null,
+            weight: kind === "bike" && a % 3 ? 8.25 + (a % 7) : null,
+            primary: b % 2 === 0,
+          }, gap);
+          return;
+        }
+        // Now and then (odd) a change of another athlete's gear (the decider refuses it).
+        const by = odd === 0 ? ATHLETES[(ATHLETES.indexOf(athlete) + 1) % ATHLETES.length] : athlete;
+        const data: Record<string, unknown> = { gearId: piece.id, athleteId: by };
+        if (a & 1) data.name = `Renamed ${n}`;
+        if (a & 2) data.nickname = a & 4 ? null : `n${n}`;
+        if (a & 8) Object.assign(data, { brandName: `B${n}`, modelName: a & 16 ? null : `M${n}` });
+        if (a & 32) data.description = a & 64 ? null : `about ${n}`;
+        if (a & 128) data.reminderDistance = a & 256 ? null : 1000 * (1 + (a % 50)) + 0.5;
+        if (b & 4) {
+          // Retiring takes primary away (as the decider records it); retired gear is never made primary.
+          piece.retired = !piece.retired;
+          data.retired = piece.retired;
+          if (piece.retired) data.primary = false;
+        } else if (!piece.retired && b & 8) data.primary = (b & 16) === 0;
+        if (Object.keys(data).length === 2) data.name = `Renamed ${n}`;
+        put(`gear-${by}`, "GearUpdated", data, gap);
         return;
       }
       case 27: {
@@ -895,6 +949,17 @@ export async function checkBulkReplay(db: Db, numRuns: number): Promise<void> {
   }));
   // Last, edits that restate an activity's visibility: they change nothing of what may be shown.
   fixed.push(...Array.from({ length: 12 }, (_, j) => ({ k: 7, a: 7 * (j + 1), b: 4 + 1024 * j, odd: 1 })));
+  // Then gear: added, made primary and retired, named by edits (the athlete's own, another's, one
+  // not added yet), its activities reprocessed, cropped and deleted: a gear's distance and primary
+  // flag follow every move in order.
+  fixed.push(
+    ...Array.from({ length: 120 }, (_, j) => ({
+      k: [7, 29, 10, 29, 8, 29, 24, 9][j % 8],
+      a: (j * 131) % 1000,
+      b: (j * 277 + 64) % 1000,
+      odd: 1,
+    })),
+  );
   await writeLog(db, buildLog(fixed));
   const report = await bothWays(db);
   expect(report.bulk.sort()).toEqual([...BULK_PROJECTIONS].sort());

@@ -21,6 +21,7 @@ const WRITTEN_AGAINST: Record<string, string> = {
   "activity-list": "de0e3d6089181685",
   "athlete-stats": "16b77d1b34bd6acc",
   "follows": "266536d9e757cb16",
+  "gear": "2e0df7288c0e273c",
   "goals": "09c0eaa77e23e876",
   "heatmap_sources": "f04996c2308e9c5f",
   "records": "0025a9ac3600c4a8",
