@@ -96,19 +96,37 @@ export async function refoldDays(tx: Queryable, athleteId: number, from: string)
   }
 }
 
-/** A rebuild's end: every athlete's days folded once from the rebuilt rows. */
+/** Rows a rebuild writes per statement (every athlete's days, both scopes, in few statements). */
+const FOLDED_PAGE = 20_000;
+
+/** A rebuild's end: every athlete's days folded once from the rebuilt rows, written a page at a time. */
 export async function foldAllDays(tx: Queryable): Promise<void> {
   const loads = await tx.query<Load>(
     "select athlete_id, day, load, visibility = 'only_me' as private from training_load_activities order by athlete_id, day, activity_id",
   );
+  let page: { a: number; s: string; day: string; load: number; ctl: number; atl: number }[] = [];
+  const flush = async () => {
+    if (page.length === 0) return;
+    await tx.query(
+      `insert into training_load_days (athlete_id, scope, day, load, ctl, atl)
+       select r.a, r.s, r.day, r.load, r.ctl, r.atl
+         from jsonb_to_recordset($1::jsonb)
+              as r(a bigint, s text, day text, load double precision, ctl double precision, atl double precision)`,
+      [JSON.stringify(page)],
+    );
+    page = [];
+  };
   let from = 0;
   while (from < loads.length) {
     let to = from;
     while (to < loads.length && String(loads[to].athlete_id) === String(loads[from].athlete_id)) to++;
     const athleteLoads = loads.slice(from, to);
-    const athleteId = Number(loads[from].athlete_id);
-    await write(tx, athleteId, "all", fold(athleteLoads, null));
-    await write(tx, athleteId, "public", fold(athleteLoads.filter((l) => !l.private), null));
+    const a = Number(loads[from].athlete_id);
+    for (const [s, list] of [["all", athleteLoads], ["public", athleteLoads.filter((l) => !l.private)]] as const) {
+      for (const row of fold(list, null)) page.push({ a, s, ...row });
+    }
+    if (page.length >= FOLDED_PAGE) await flush();
     from = to;
   }
+  await flush();
 }

@@ -145,6 +145,22 @@ const transaction = db.transaction.bind(db);
         add(`  sql: ${key.slice(0, 74)}`, performance.now() - t, 1, cpuMs() - c);
       }
     }) as typeof tx.query;
+    // DDL and settings too (creating the schema, the swap), keyed by their first words.
+    timed.exec = (async (sql: string) => {
+      const t = performance.now();
+      const c = cpuMs();
+      try {
+        return await tx.exec(sql);
+      } finally {
+        const key = /^\s*(create|drop|alter)/i.test(sql) ? sql.replace(/\s+/g, " ").trim().slice(0, 30) : "set …";
+        add(
+          `  tx exec: ${/create table/i.test(key) ? "create table … (a projection's schema)" : key}`,
+          performance.now() - t,
+          1,
+          cpuMs() - c,
+        );
+      }
+    }) as typeof tx.exec;
     const r = await fn(timed);
     inside = performance.now();
     return r;
@@ -162,7 +178,7 @@ console.log(
     Math.round(report.eventsPerSecond)
   } events/s; process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s; WAL syncs ${JSON.stringify(db.walSyncs)}`,
 );
-const rows = [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 45);
+const rows = [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, Number(process.env.ROWS ?? 45));
 for (const [key, s] of rows) {
   const per = key.startsWith("  ")
     ? `${(s.ms / s.calls).toFixed(3)} ms/statement`

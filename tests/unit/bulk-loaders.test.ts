@@ -26,7 +26,7 @@ const WRITTEN_AGAINST: Record<string, string> = {
   "heatmap_sources": "f04996c2308e9c5f",
   "records": "0025a9ac3600c4a8",
   "segments": "d5fc5692901575bd",
-  "training-load": "88836c6dced41504",
+  "training-load": "d51557f1ec63f6d8",
   "training-volume": "e5a9ea0a7ad6e81a",
   "challenges": "c804b4bef20ccefe",
   "club-feed": "9f7cdf001f004d42",
