@@ -385,16 +385,18 @@ export class ProjectionRunner {
         else candidates.add(projection);
       }
     }
-    for (const projection of [...candidates]) {
-      const fits = !projection.bulk!.fits || await this.db.transaction(async (tx) => {
-        await tx.exec(`set local search_path to public`);
-        await tx.exec(BULK_SETTINGS);
-        return await projection.bulk!.fits!(tx, { until: head });
-      });
-      if (!fits) {
-        candidates.delete(projection);
-        reasons[projection.name] = "the log breaks an invariant its bulk loader relies on";
-      }
+    // Every loader's checks in one read-only transaction.
+    const checked = [...candidates].filter((p) => p.bulk!.fits);
+    const misfits = checked.length === 0 ? [] : await this.db.transaction(async (tx) => {
+      await tx.exec(`set local search_path to public`);
+      await tx.exec(BULK_SETTINGS);
+      const out: Projection[] = [];
+      for (const projection of checked) if (!await projection.bulk!.fits!(tx, { until: head })) out.push(projection);
+      return out;
+    });
+    for (const projection of misfits) {
+      candidates.delete(projection);
+      reasons[projection.name] = "the log breaks an invariant its bulk loader relies on";
     }
     // A projection applying events one by one must see the tables it reads as they stand at each event.
     for (let changed = true; changed;) {
