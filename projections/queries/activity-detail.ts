@@ -98,17 +98,17 @@ export async function activityDetailRows(
     viewer?.viewPrivate ?? false,
   ]);
   if (!raw) return undefined;
-  const { detail_include_all: _all, detail_has_kudoed, detail_zones, detail_gear, detail_photos, ...rest } = raw;
+  const { detail_has_kudoed, detail_zones, detail_gear, detail_photos } = raw;
   const values: Record<string, unknown> = {};
   parts.forEach((p, i) => {
-    values[p.key] = (rest as Record<string, unknown>)[`part_${i}`];
-    delete (rest as Record<string, unknown>)[`part_${i}`];
+    values[p.key] = raw[`part_${i}`];
   });
   const photos = (detail_photos ?? []).map((p) =>
     ({ source: Number(p.source), position: Number(p.position), data: p.data }) as PhotoRow
   );
   return {
-    row: normalizeActivityRow(rest as ActivityRow),
+    // normalizeActivityRow takes the row's own columns (no copy of the detail's, no delete).
+    row: normalizeActivityRow(raw),
     hasKudoed: detail_has_kudoed === true,
     zones: detail_zones
       ? detail_zones.map((z) => ({ lat: Number(z.lat), lng: Number(z.lng), radius_m: Number(z.radius_m) }))

@@ -395,6 +395,8 @@ const CACHES: Record<string, string> = {
   "server/heatmaps/build.ts: justGathered":
     "hand-off of a build's gathered tracks between its steps in the same process",
   "server/ingest/timezone.ts: formats": "Intl formatters per time zone (construction is slow)",
+  "server/activities/represent.ts: embedTokens":
+    "embed tokens by what they are derived from (a pure function of it; a SHA-256 per read otherwise)",
   "server/ingest/terrain.ts: byDir": "elevation tiles opened once per directory",
   "server/archive/runs.ts: live": "progress of the imports this process runs, for the page that watches them",
   "server/security.ts: waiting": "password hashes queued behind the few that may run at once in this process",

@@ -19,6 +19,21 @@ describe("JSON with exact 64-bit integers", () => {
     });
   });
 
+  it("reads a long integer wherever it stands, each text alone (the pre-check skips none)", () => {
+    const cases: [string, unknown][] = [
+      ["12345678901234567890", 12345678901234567890n],
+      ["[12345678901234567890]", [12345678901234567890n]],
+      ['{"x":9007199254740993}', { x: 9007199254740993n }],
+      ['{"x": -9007199254740993}', { x: -9007199254740993n }],
+      ["[0.12345678901234567,98765432109876543210]", [0.12345678901234567, 98765432109876543210n]],
+      ['{"f":1.5,\n "n":\t12345678901234567890}', { f: 1.5, n: 12345678901234567890n }],
+    ];
+    for (const [text, value] of cases) expect(parseJsonExact(text)).toEqual(value);
+    // Long fractions and exponents only: the same as JSON.parse.
+    const floats = '{"speed":3.4567891234567891,"lat":[52.123456789012345,-4.1234567890123456],"e":1.25e-300}';
+    expect(parseJsonExact(floats)).toEqual(JSON.parse(floats));
+  });
+
   it("keeps safe integers as numbers", () => {
     expect(parseJsonExact("[9007199254740991, 1234567890123456]")).toEqual([9007199254740991, 1234567890123456]);
   });
