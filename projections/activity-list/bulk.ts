@@ -21,7 +21,7 @@ const WINDOWED = WINDOW_FACT_TYPES.map((t) => `'${t}'`).join(", ");
 const EDITED = ["name", "type", "gearId", "commute", "trainer", "visibility"] as const;
 
 export const activityListBulk: BulkLoader = {
-  writtenFor: "a916ac466581d3ab",
+  writtenFor: "3df2b56efef512c6",
   async load(tx: Queryable, log: BulkLog) {
     const odd = await tx.query<{ id: string; start: string; name: string }>(
       `with deleted as (
