@@ -5,7 +5,8 @@
  * with its statements recorded; each statement is then run again under EXPLAIN (ANALYZE, BUFFERS):
  * the rows its scans read (returned plus removed by a filter) and the buffers it touched, summed per
  * call. Structure-level evidence that does not move with the machine's load: a read whose rows grow
- * with the history (not with its answer) shows here at both sizes side by side.
+ * with the history (not with its answer) shows here at both sizes side by side. `--statements`
+ * lists each statement; `--time=N` then times each call N times in process, alternating the athletes.
  */
 import { join } from "node:path";
 import process from "node:process";
@@ -108,6 +109,7 @@ try {
   });
   const today = Date.now();
   const year = new Date(today).getUTCFullYear();
+  const timed: { token: string; calls: string[] }[] = [];
   for (const athlete of athletes) {
     const id = Number(athlete.id);
     const token = await issueToken(platform, {
@@ -152,6 +154,28 @@ try {
         }\n  → ${p.status}, ${p.bytes} bytes; ${p.statements} statements, ${p.rows} rows read, ${p.buffers} buffers`,
       );
       if (process.argv.includes("--statements")) console.log(p.lines.join("\n"));
+    }
+    timed.push({ token, calls });
+  }
+  // --time=N: each call's p50 of N, the athletes' requests alternating (a machine's load falls on both alike).
+  const runs = Number(process.argv.find((a) => a.startsWith("--time="))?.split("=")[1] ?? 0);
+  if (runs > 0 && timed.length === 2) {
+    console.log(`\n## p50 of ${runs} in-process requests, alternating: ${athletes[0].id} / ${athletes[1].id}`);
+    const once = async (token: string, path: string) => {
+      const t = performance.now();
+      await (await app.request(path, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer();
+      return performance.now() - t;
+    };
+    const p50 = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    for (let i = 0; i < timed[0].calls.length; i++) {
+      const a: number[] = [], b: number[] = [];
+      for (let r = 0; r < runs + 3; r++) {
+        const ta = await once(timed[0].token, timed[0].calls[i]);
+        const tb = await once(timed[1].token, timed[1].calls[i]);
+        if (r >= 3) a.push(ta), b.push(tb);
+      }
+      const label = timed[0].calls[i].replace(`/athletes/${athletes[0].id}/`, "/athletes/:id/");
+      console.log(`${label}: ${p50(a).toFixed(2)} / ${p50(b).toFixed(2)} ms (${(p50(a) / p50(b)).toFixed(2)}×)`);
     }
   }
 } finally {
