@@ -19,7 +19,7 @@ const ASCII = "^[\\x01-\\x7f]*$";
 const EDITED = ["name", "type", "gearId", "commute", "trainer", "visibility"] as const;
 
 export const activityListBulk: BulkLoader = {
-  writtenFor: "a916ac466581d3ab",
+  writtenFor: "3df2b56efef512c6",
   async load(tx: Queryable, log: BulkLog) {
     const odd = await tx.query<{ id: string; start: string; name: string }>(
       `with ${DELETED},${

@@ -5,13 +5,20 @@ import { activityDeleted, activityUpdated } from "../../events/activity/changes.
 import { REDERIVATION_TYPES, rederivationOf } from "../../events/activity/rederived.ts";
 import type { Projection } from "../projection.ts";
 import { activityListBulk } from "./bulk.ts";
+import { NAME_GRAMS_FUNCTION } from "./grams.ts";
 
 /**
  * The athletes' activity lists as the server searches and pages them (GET
  * /v3/athletes/:id/activities/search; queries.ts): one narrow row per activity — start, local start
  * day, name (lower case), type and sport type, gear, commute, trainer, privacy — indexed by athlete
- * and start (the keyset), by athlete and sport, and by athlete and local day. The activities read
- * model keeps everything else (its rows carry the facts: a search over them read kilobytes per row).
+ * and start (the keyset), by athlete and sport type, by athlete and type (a sport filter matches
+ * either: two index ranges), by athlete and local day, and by the name's trigrams: `name_grams`, a
+ * stored generated column (the name's three-character substrings, each prefixed by the athlete;
+ * grams.ts), in a GIN index without a pending list (fastupdate off: a search never scans unsorted
+ * entries) and without statistics (planning a search never reads thousands of common trigrams) — a
+ * name search reads the athlete's names that hold every trigram of the query, then checks the
+ * substring (exact), not every name of the athlete. The activities read model keeps everything else
+ * (its rows carry the facts: a search over them read kilobytes per row).
  */
 interface Row {
   activity_id: number;
@@ -79,6 +86,12 @@ export const activityListProjection: Projection = {
     create index if not exists activity_list_start on activity_list (athlete_id, start_epoch, activity_id);
     create index if not exists activity_list_sport on activity_list (athlete_id, sport_type, start_epoch);
     create index if not exists activity_list_day on activity_list (athlete_id, local_day);
+    create index if not exists activity_list_type on activity_list (athlete_id, type, start_epoch);
+    ${NAME_GRAMS_FUNCTION}
+    alter table activity_list add column if not exists name_grams text[]
+      generated always as (activity_list_grams(athlete_id, name_lower)) stored;
+    alter table activity_list alter column name_grams set statistics 0;
+    create index if not exists activity_list_grams on activity_list using gin (name_grams) with (fastupdate = off);
   `,
   isolated: true,
   bulk: activityListBulk,

@@ -1,5 +1,6 @@
 import type { Queryable } from "../../events/db/types.ts";
 import type { ListedActivity, VisiblePredicate } from "../queries/athlete-feeds.ts";
+import { nameGrams } from "./grams.ts";
 
 /**
  * An athlete's activities searched and paged on the server (GET /v3/athletes/:id/activities/search,
@@ -30,14 +31,21 @@ export interface Keyset {
 }
 
 /** The filters as SQL over `activity_list a` from parameter $first on (the athlete is $1). */
-function where(filters: ActivityFilters, first: number): { sql: string; params: unknown[] } {
+function where(athleteId: number, filters: ActivityFilters, first: number): { sql: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
   const add = (sql: (n: string) => string, value: unknown) => {
     params.push(value);
     parts.push(sql(`$${first + params.length - 1}`));
   };
-  if (filters.q) add((p) => `position(${p} in a.name_lower) > 0`, filters.q.toLowerCase());
+  if (filters.q) {
+    const q = filters.q.toLowerCase();
+    // Three characters or more: through the names' trigram index (projection.ts) — the athlete's names
+    // holding every trigram of the query — then the substring itself (exact). Shorter: the substring alone.
+    const grams = nameGrams(athleteId, q);
+    add((p) => `position(${p} in a.name_lower) > 0`, q);
+    if (grams.length) add((p) => `a.name_grams @> ${p}::text[]`, grams);
+  }
   if (filters.sport) add((p) => `(a.type = ${p} or a.sport_type = ${p})`, filters.sport);
   if (filters.from) add((p) => `a.local_day >= ${p}`, filters.from);
   if (filters.to) add((p) => `a.local_day <= ${p}`, filters.to);
@@ -65,7 +73,7 @@ export async function searchActivities(
   page: { limit: number; before?: Keyset; after?: Keyset },
 ): Promise<{ rows: (ListedActivity & Keyset)[]; older: boolean; newer: boolean }> {
   const v = visible("a", 2);
-  const f = where(filters, 2 + v.params.length);
+  const f = where(athleteId, filters, 2 + v.params.length);
   const base = [athleteId, ...v.params, ...f.params];
   const n = base.length;
   const conditions = `a.athlete_id = $1 and ${v.sql} and ${f.sql}`;
@@ -110,7 +118,10 @@ export async function searchActivities(
   };
 }
 
-/** How many of the athlete's activities match (a scan of the athlete's narrow rows, or of an index range). */
+/**
+ * How many of the athlete's activities match: a read of an index range (a name of three characters or
+ * more through its trigrams, a sport, local days), or of the athlete's narrow rows (other filters alone).
+ */
 export async function countActivities(
   db: Queryable,
   athleteId: number,
@@ -118,7 +129,7 @@ export async function countActivities(
   filters: ActivityFilters,
 ): Promise<number> {
   const v = visible("a", 2);
-  const f = where(filters, 2 + v.params.length);
+  const f = where(athleteId, filters, 2 + v.params.length);
   const [row] = await db.query<{ n: number | string }>(
     `select count(*) as n from activity_list a where a.athlete_id = $1 and ${v.sql} and ${f.sql}`,
     [athleteId, ...v.params, ...f.params],

@@ -18,7 +18,7 @@ import { moduleFiles, moduleSources, projectionFiles, tablesNamed } from "../hel
  */
 const WRITTEN_AGAINST: Record<string, string> = {
   "activities": "6c2e6647998de34c",
-  "activity-list": "de0e3d6089181685",
+  "activity-list": "735e9213c39a7f0b",
   "athlete-stats": "16b77d1b34bd6acc",
   "follows": "266536d9e757cb16",
   "gear": "2e0df7288c0e273c",
