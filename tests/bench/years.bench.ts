@@ -186,7 +186,12 @@ export const yearsBench: BenchSuite = async (args) => {
     for (const [label, count] of [[String(large), large], [String(small), small]] as const) {
       // The same density as 2,060 over five years, over at most 30 years: the recordings are FIT
       // files, whose clock starts at 1989-12-31 (a 10× run over 50 years lost the first 5,014).
-      const generated = generateYears({ activities: count, years: Math.min((5 * count) / 2060, 30), end: today, seed: 43 });
+      const generated = generateYears({
+        activities: count,
+        years: Math.min((5 * count) / 2060, 30),
+        end: today,
+        seed: 43,
+      });
       const zip = join(dir, `export-${count}.zip`);
       await writeZip(zip, generated.entries);
       const email = `ada${count}@years.example`;
