@@ -14,6 +14,7 @@ import { createApp } from "../../server/app.ts";
 import { createApplication, issueToken } from "../../server/applications/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openPlatform } from "../../server/open-platform.ts";
+import { type PlanNode, scannedRows } from "../helpers/plan-scans.ts";
 
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -37,30 +38,6 @@ db.query = ((sql: string, params?: unknown[]) => {
   return query(sql, params);
 }) as typeof db.query;
 
-interface PlanNode {
-  "Node Type": string;
-  "Actual Rows"?: number;
-  "Actual Loops"?: number;
-  "Rows Removed by Filter"?: number;
-  "Rows Removed by Index Recheck"?: number;
-  "Shared Hit Blocks"?: number;
-  "Shared Read Blocks"?: number;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  Plans?: PlanNode[];
-}
-
-/** Rows read by the plan's scans (returned plus filtered out) and the scans' names. */
-function scanned(node: PlanNode, into: { rows: number; scans: string[] }) {
-  if (/Scan/.test(node["Node Type"]) && node["Node Type"] !== "Bitmap Index Scan") {
-    const loops = node["Actual Loops"] ?? 1;
-    into.rows += ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0) +
-      (node["Rows Removed by Index Recheck"] ?? 0)) * loops;
-    into.scans.push(`${node["Node Type"]} ${node["Index Name"] ?? node["Relation Name"] ?? ""}`.trim());
-  }
-  for (const child of node.Plans ?? []) scanned(child, into);
-}
-
 async function profile(path: string, token: string) {
   const headers = { authorization: `Bearer ${token}` };
   await (await app.request(path, { headers })).arrayBuffer();
@@ -82,8 +59,7 @@ async function profile(path: string, token: string) {
       s.params,
     );
     const root = plan["QUERY PLAN"][0].Plan;
-    const found = { rows: 0, scans: [] as string[] };
-    scanned(root, found);
+    const found = scannedRows(root);
     const hit = (root["Shared Hit Blocks"] ?? 0) + (root["Shared Read Blocks"] ?? 0);
     rows += found.rows;
     buffers += hit;

@@ -5,6 +5,7 @@ import { nameGrams } from "../../projections/activity-list/grams.ts";
 import { activityListProjection } from "../../projections/activity-list/projection.ts";
 import { countActivities, type Keyset, searchActivities } from "../../projections/activity-list/queries.ts";
 import type { VisiblePredicate } from "../../projections/queries/athlete-feeds.ts";
+import { type PlanNode, scannedRows } from "./plan-scans.ts";
 
 /**
  * The suite of tests/unit/activity-name-search.test.ts (PGlite) and
@@ -199,7 +200,7 @@ export function nameSearchSuite(label: string, open: () => Db): void {
         `explain (analyze, format json) ${sql}`,
         params,
       );
-      const read = rowsRead(plan["QUERY PLAN"][0].Plan);
+      const read = scannedRows(plan["QUERY PLAN"][0].Plan).rows;
       expect(read).toBeLessThanOrEqual(holding);
       expect(holding).toBeLessThan(names.size / 10);
     });
@@ -211,23 +212,4 @@ export function nameSearchSuite(label: string, open: () => Db): void {
       }
     });
   });
-}
-
-interface PlanNode {
-  "Node Type": string;
-  "Actual Rows"?: number;
-  "Actual Loops"?: number;
-  "Rows Removed by Filter"?: number;
-  "Rows Removed by Index Recheck"?: number;
-  Plans?: PlanNode[];
-}
-
-/** The rows a plan's table scans read: returned, or removed by a filter or a recheck. */
-function rowsRead(node: PlanNode): number {
-  const own = /Scan/.test(node["Node Type"]) && node["Node Type"] !== "Bitmap Index Scan"
-    ? ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0) +
-      (node["Rows Removed by Index Recheck"] ?? 0)) *
-      (node["Actual Loops"] ?? 1)
-    : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
 }
