@@ -33,6 +33,19 @@ export async function readModelsCurrent(db: Db): Promise<boolean> {
   return row?.hash === readModelSchemaHash();
 }
 
+/**
+ * Records that the live read models are this version's, complete: after a rebuild of them. Until
+ * then the row says `pending:` and the hash, so a start after a rebuild that did not finish (the
+ * process killed halfway) rebuilds again instead of serving half-built read models.
+ */
+export async function markReadModelsCurrent(db: Db): Promise<void> {
+  await db.query(
+    `insert into public.read_model_schema (id, hash) values (1, $1)
+     on conflict (id) do update set hash = excluded.hash`,
+    [readModelSchemaHash()],
+  );
+}
+
 /** Opens the database, the event log and the read models (migrating them). */
 export async function openPlatform(config: Config): Promise<Platform> {
   if (catalogue.definitions.length === 0) throw new Error("the event catalogue is empty");
@@ -58,14 +71,27 @@ export async function openPlatform(config: Config): Promise<Platform> {
       await tx.exec(WEB_SESSION_SCHEMA);
       await tx.exec(READ_MODEL_SCHEMA);
       const [known] = await tx.query<{ hash: string }>("select hash from public.read_model_schema where id = 1");
-      const any = await logHoldsEvents(tx);
+      const pending = `pending:${schemaHash}`;
+      const replay = known ? known.hash !== schemaHash : await logHoldsEvents(tx);
+      // Another server on this PostgreSQL is rebuilding them for this version (or one died doing it:
+      // `cli replay` finishes the job): this one serves, and /ready says "pending" until it is done.
+      const othersRebuild = replay && known?.hash === pending && db.kind === "postgres";
+      // An earlier version's tables: `create table if not exists` would keep their old columns and
+      // the new indexes over them would fail. They are rebuilt from the log below in any case.
+      if (replay && !othersRebuild) await tx.exec(`drop schema if exists ${LIVE_SCHEMA} cascade`);
       await tx.query(
         `insert into public.read_model_schema (id, hash) values (1, $1)
          on conflict (id) do update set hash = excluded.hash`,
-        [schemaHash],
+        [replay ? pending : schemaHash],
       );
       await projections.migrateIn(tx);
-      return known ? known.hash !== schemaHash : any;
+      if (othersRebuild && !config.quiet) {
+        console.error(
+          "Another server is rebuilding the read models for this version (/ready says pending until it is done); " +
+            "if none is, a rebuild stopped halfway: run `npm run cli -- replay`.",
+        );
+      }
+      return replay && !othersRebuild;
     });
     if (needsReplay) {
       // This version's read models differ from those on disk: rebuild them from the log once.
@@ -73,6 +99,7 @@ export async function openPlatform(config: Config): Promise<Platform> {
         console.error("The read models changed since the last start: rebuilding them from the event log…");
       }
       await projections.replay();
+      await markReadModelsCurrent(db);
     }
     store.onAppend(projections.inline, projections.fused);
     store.ambientMetadata(requestMetadata);

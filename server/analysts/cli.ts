@@ -7,6 +7,7 @@ import { timeTravel, TimeTravelTargetError } from "./time-travel.ts";
 import { reprocessActivity, type ReprocessOutcome, uploadedActivityIds } from "./reprocess.ts";
 import { type CliCommand, type CliIo, CliUsageError, optionalString } from "../cli/command.ts";
 import { progressBar } from "../cli/progress.ts";
+import { markReadModelsCurrent } from "../open-platform.ts";
 import {
   type BlobProblem,
   blobProblemLines,
@@ -69,6 +70,7 @@ const replay: CliCommand = {
     if (into === undefined) {
       const bar = progressBar(io, "replay");
       const report = await platform.projections.replay({ onProgress: bar }).finally(bar.done);
+      await markReadModelsCurrent(platform.db);
       if (io.interactive) io.progress("\n");
       return {
         events: report.events,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAthlete } from "../../server/athletes/commands.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openPlatform } from "../../server/open-platform.ts";
+import { openPlatform, readModelsCurrent } from "../../server/open-platform.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fitness-upgrade-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,6 +23,8 @@ describe("read models of an older version on disk", () => {
     });
     // Simulate a database written by an earlier version: a read-model column it did not have yet.
     await platform.db.exec("alter table rm.athletes drop column city");
+    // A column that one of this version's indexes covers: `create … if not exists` alone fails on it.
+    await platform.db.exec("alter table rm.club_feed_activities drop column visibility");
     await platform.db.query("update public.read_model_schema set hash = 'an earlier version' where id = 1");
     await platform.close();
 
@@ -35,6 +37,23 @@ describe("read models of an older version on disk", () => {
     await platform.close();
     platform = await openPlatform(config());
     expect(await platform.db.query("select x from rm.marker")).toEqual([{ x: 1 }]);
+    expect(await readModelsCurrent(platform.db)).toBe(true);
+    await platform.close();
+  });
+
+  it("are rebuilt again at start when a rebuild stopped halfway", async () => {
+    let platform = await openPlatform(config());
+    const [{ hash }] = await platform.db.query<{ hash: string }>("select hash from public.read_model_schema");
+    // What a process killed during its rebuild leaves: the row says pending, the tables half-filled.
+    await platform.db.query("update public.read_model_schema set hash = $1", [`pending:${hash}`]);
+    await platform.db.exec("delete from rm.athletes");
+    expect(await readModelsCurrent(platform.db)).toBe(false);
+    await platform.close();
+
+    platform = await openPlatform(config());
+    expect(await platform.db.query("select count(*)::int as n from athletes")).toEqual([{ n: 1 }]);
+    expect(await readModelsCurrent(platform.db)).toBe(true);
+    expect((await platform.projections.verify()).differences).toEqual([]);
     await platform.close();
   });
 });
