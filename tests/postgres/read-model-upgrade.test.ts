@@ -23,7 +23,7 @@ const config = () =>
 
 describe("read models of an earlier version on PostgreSQL", () => {
   it("are rebuilt once when two servers of the new version start together", async () => {
-    let platform = await openPlatform(config());
+    const platform = await openPlatform(config());
     const id = await createAthlete(platform, {
       firstname: "Old",
       lastname: "Data",
