@@ -116,6 +116,11 @@ export class ProjectionRunner {
     }
   }
 
+  /** Drops the live read models inside the caller's transaction (an earlier version's, before a rebuild). */
+  async dropLiveIn(tx: Queryable): Promise<void> {
+    await tx.exec(`drop schema if exists ${LIVE_SCHEMA} cascade`);
+  }
+
   /**
    * Applies events to every projection that handles them, then moves their checkpoints; with
    * `touchedInto` (a rebuild), the names of the projections touched are added to it instead and the

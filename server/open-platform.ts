@@ -78,7 +78,7 @@ export async function openPlatform(config: Config): Promise<Platform> {
       const othersRebuild = replay && known?.hash === pending && db.kind === "postgres";
       // An earlier version's tables: `create table if not exists` would keep their old columns and
       // the new indexes over them would fail. They are rebuilt from the log below in any case.
-      if (replay && !othersRebuild) await tx.exec(`drop schema if exists ${LIVE_SCHEMA} cascade`);
+      if (replay && !othersRebuild) await projections.dropLiveIn(tx);
       await tx.query(
         `insert into public.read_model_schema (id, hash) values (1, $1)
          on conflict (id) do update set hash = excluded.hash`,
