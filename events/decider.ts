@@ -209,7 +209,8 @@ export function handleCommand<State, Command, Event extends CatalogueEvent>(
  * A command decided without reading its stream: the decider decides on the state it assumes
  * (`Decider.assume`) and the append carries the assumption's condition, with `condition` (the
  * caller's own, e.g. the privacy engine's "may this athlete see the activity"), in its one
- * statement. Returns undefined, having written nothing, when the decider assumes nothing for the
+ * statement; when this process holds the stream's current fold, on that state instead, the append
+ * checking the version and the caller's condition only. Returns undefined, having written nothing, when the decider assumes nothing for the
  * command, when a condition did not hold, or when another writer appended at the same version:
  * the caller then runs the command the ordinary way (its checks, `handleCommand`), which gives the
  * answer (a refusal, or the append on the state read). Queued with the stream's other commands.
@@ -224,17 +225,28 @@ export function handleAssumed<State, Command, Event extends CatalogueEvent>(
   const assumption = decider.assume?.(command);
   if (!assumption) return Promise.resolve(undefined);
   return oneAtATime(store, streamId, async () => {
-    const events = decider.decide(command, assumption.state);
-    if (events.length === 0) return undefined;
     const own = options.condition;
     const states = foldedStates(store, decider);
     const cached = states.get(streamId);
     const current = cached && store.knownVersion(streamId) === cached.version ? cached : undefined;
+    let events: Event[];
     try {
-      const result = await store.append(streamId, "any", events, {
-        ...options,
-        condition: (sql) => own ? `(${assumption.holds(sql)}) and (${own(sql)})` : assumption.holds(sql),
-      });
+      // With the stream's current fold the decider decides on the real state (then the append
+      // checks only the version and the caller's condition); else on the state it assumes.
+      events = decider.decide(command, current ? current.state as State : assumption.state);
+    } catch (error) {
+      // A refusal is answered the ordinary way, after the caller's own checks (a 404 before a 409).
+      if (error instanceof DomainError) return undefined;
+      throw error;
+    }
+    if (events.length === 0) return undefined;
+    try {
+      const result = current
+        ? await store.append(streamId, current.version, events, { ...options, ...(own ? { condition: own } : {}) })
+        : await store.append(streamId, "any", events, {
+          ...options,
+          condition: (sql) => own ? `(${assumption.holds(sql)}) and (${own(sql)})` : assumption.holds(sql),
+        });
       // A fold that was current stays so: the events appended right after it are folded in.
       if (current && result.events[0].streamVersion === current.version + 1) {
         const state = events.reduce((s, e) => decider.evolve(s, e), current.state as State);
