@@ -251,7 +251,7 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
     }
   },
   /**
-   * A kudos is decided without reading the stream (server/activities/commands.ts `giveKudos`): on an
+   * A kudos is decided without reading the stream (server/activities/commands.ts `giveKudosAtOnce`): on an
    * activity that exists, is not deleted, is another athlete's and has no kudos from the giver yet —
    * the condition checks exactly that on the stream's events in the append's own statement (else
    * the command is decided again on the stream as read, and refused as before).
