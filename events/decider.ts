@@ -1,7 +1,7 @@
 import type { NewEvent } from "./catalogue.ts";
 import type { CatalogueEvent } from "./index.ts";
-import type { AppendOptions, EventStore } from "./store.ts";
-import { type AppendResult, ConcurrencyError } from "./types.ts";
+import type { AppendOptions, ConditionSql, EventStore } from "./store.ts";
+import { type AppendResult, ConcurrencyError, ConditionNotMetError } from "./types.ts";
 
 /** Why a command was refused; the server maps the kind onto an HTTP status. */
 export type DomainErrorKind = "invalid" | "not_found" | "forbidden" | "conflict" | "unauthorized";
@@ -50,6 +50,18 @@ export interface Decider<State, Command, Event extends CatalogueEvent> {
   initialState(): State;
   evolve(state: State, event: Event): State;
   decide(command: Command, state: State): Event[];
+  /**
+   * For a command that can be decided without reading its stream first (`handleAssumed`): the
+   * state it is decided on, and the SQL condition over the stream's events (`sql.stream`) that is
+   * true exactly when the stream's real state gives the same decision. Undefined: not for this command.
+   */
+  assume?(command: Command): Assumption<State> | undefined;
+}
+
+/** An optimistic decision's state, and when the stream's events agree with it (see `Decider.assume`). */
+export interface Assumption<State> {
+  state: State;
+  holds(sql: ConditionSql): string;
 }
 
 /**
@@ -110,6 +122,12 @@ function foldedStates(store: EventStore, decider: object): Map<string, { version
 export function forgetFoldedStates(store: EventStore): void {
   folded.delete(store);
   store.forgetVersions();
+}
+
+/** Whether this process holds the stream's fold as of its last event (a command then reads nothing). */
+export function foldIsCurrent(store: EventStore, streamId: string, decider: object): boolean {
+  const cached = folded.get(store)?.get(decider)?.get(streamId);
+  return !!cached && store.knownVersion(streamId) === cached.version;
 }
 
 /** The stream's current state: the cached fold plus the events after it (or a full fold). */
@@ -183,6 +201,61 @@ export function handleCommand<State, Command, Event extends CatalogueEvent>(
         states.delete(streamId); // decided on a stale fold: the retry reads the stream
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(4, attempt)));
       }
+    }
+  });
+}
+
+/**
+ * A command decided without reading its stream: the decider decides on the state it assumes
+ * (`Decider.assume`) and the append carries the assumption's condition, with `condition` (the
+ * caller's own, e.g. the privacy engine's "may this athlete see the activity"), in its one
+ * statement; when this process holds the stream's current fold, on that state instead, the append
+ * checking the version and the caller's condition only. Returns undefined, having written nothing, when the decider assumes nothing for the
+ * command, when a condition did not hold, or when another writer appended at the same version:
+ * the caller then runs the command the ordinary way (its checks, `handleCommand`), which gives the
+ * answer (a refusal, or the append on the state read). Queued with the stream's other commands.
+ */
+export function handleAssumed<State, Command, Event extends CatalogueEvent>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<State, Command, Event>,
+  command: Command,
+  options: AppendOptions = {},
+): Promise<{ events: Event[]; result: AppendResult } | undefined> {
+  const assumption = decider.assume?.(command);
+  if (!assumption) return Promise.resolve(undefined);
+  return oneAtATime(store, streamId, async () => {
+    const own = options.condition;
+    const states = foldedStates(store, decider);
+    const cached = states.get(streamId);
+    const current = cached && store.knownVersion(streamId) === cached.version ? cached : undefined;
+    let events: Event[];
+    try {
+      // With the stream's current fold the decider decides on the real state (then the append
+      // checks only the version and the caller's condition); else on the state it assumes.
+      events = decider.decide(command, current ? current.state as State : assumption.state);
+    } catch (error) {
+      // A refusal is answered the ordinary way, after the caller's own checks (a 404 before a 409).
+      if (error instanceof DomainError) return undefined;
+      throw error;
+    }
+    if (events.length === 0) return undefined;
+    try {
+      const result = current
+        ? await store.append(streamId, current.version, events, { ...options, ...(own ? { condition: own } : {}) })
+        : await store.append(streamId, "any", events, {
+          ...options,
+          condition: (sql) => own ? `(${assumption.holds(sql)}) and (${own(sql)})` : assumption.holds(sql),
+        });
+      // A fold that was current stays so: the events appended right after it are folded in.
+      if (current && result.events[0].streamVersion === current.version + 1) {
+        const state = events.reduce((s, e) => decider.evolve(s, e), current.state as State);
+        remember(states, streamId, { version: result.nextExpectedVersion, state });
+      }
+      return { events, result };
+    } catch (error) {
+      if (error instanceof ConditionNotMetError || error instanceof ConcurrencyError) return undefined;
+      throw error;
     }
   });
 }

@@ -5,6 +5,7 @@ import { EVENT_STORE_SCHEMA } from "./schema.ts";
 import {
   type AppendResult,
   ConcurrencyError,
+  ConditionNotMetError,
   type EventMetadata,
   type ExpectedVersion,
   type RecordedEvent,
@@ -48,6 +49,19 @@ export const CATCH_UP_START: CatchUpCursor = { transactionId: "0", position: 0 }
 export interface AppendOptions {
   idempotencyKey?: string;
   metadata?: EventMetadata;
+  /**
+   * SQL that must be true for the append to happen, evaluated in the append's own statement (an
+   * optimistic decision's assumption, events/decider.ts `handleAssumed`): when false nothing is
+   * written and `append` throws ConditionNotMetError, without another statement.
+   */
+  condition?: (sql: ConditionSql) => string;
+}
+
+/** What a condition's SQL is written with: the stream's id and its own parameters. */
+export interface ConditionSql {
+  /** SQL for the stream's id (text). */
+  stream: string;
+  param(value: unknown): string;
 }
 
 interface EventRow {
@@ -113,6 +127,20 @@ function validated(catalogue: EventCatalogue, event: NewEvent): { type: string; 
   const parsed = definition.schema.safeParse(event.data);
   if (!parsed.success) throw new Error(`invalid ${event.type} event: ${parsed.error.message}`);
   return { type: event.type, v: definition.version, data: parsed.data };
+}
+
+/** An append's condition as `and (…)` after its version check, its parameters added to `params` (the stream is $1). */
+function conditionSql(condition: AppendOptions["condition"], params: unknown[]): string {
+  if (!condition) return "";
+  return ` and (${
+    condition({
+      stream: "$1::text",
+      param: (value) => {
+        params.push(value);
+        return `$${params.length}`;
+      },
+    })
+  })`;
 }
 
 /** How many streams' written versions a store keeps (least recently written dropped). */
@@ -208,9 +236,9 @@ export class EventStore {
     try {
       const fused = key
         ? undefined
-        : this.#fusedStatement(streamId, expectedVersion, payload, payloadJson, metadataJson);
+        : this.#fusedStatement(streamId, expectedVersion, payload, payloadJson, metadataJson, options.condition);
       const appended = fused
-        ? await this.#appendFused(streamId, expectedVersion, fused, payloadJson, metadataJson)
+        ? await this.#appendFused(streamId, expectedVersion, fused, payloadJson, metadataJson, !!options.condition)
         : await this.db.transaction(async (tx) => {
           if (key) {
             const prior = await this.#priorResult(tx, key);
@@ -218,6 +246,13 @@ export class EventStore {
           }
           // The version check and the insert are one statement: no row is written on a mismatch.
           // Only positions, versions and times come back: the events are the ones just sent.
+          const params: unknown[] = [
+            streamId,
+            payloadJson,
+            metadataJson,
+            expectedVersion === "any" ? null : expectedVersion,
+          ];
+          const condition = conditionSql(options.condition, params);
           const rows = await tx.query<{ global_position: number; stream_version: number; recorded_at: string }>(
             `with current_version as (
              select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1
@@ -225,12 +260,13 @@ export class EventStore {
            insert into events (stream_id, stream_version, type, schema_version, data, metadata)
            select $1, c.version + t.ord::int, t.e->>'type', (t.e->>'v')::int, t.e->'data', $3::jsonb
              from current_version c, jsonb_array_elements($2::jsonb) with ordinality as t(e, ord)
-            where $4::int is null or c.version = $4::int
+            where ($4::int is null or c.version = $4::int)${condition}
             order by t.ord
            returning global_position, stream_version, recorded_at`,
-            [streamId, payloadJson, metadataJson, expectedVersion === "any" ? null : expectedVersion],
+            params,
           );
           if (rows.length === 0) {
+            if (options.condition) throw new ConditionNotMetError(streamId);
             const [{ version }] = await tx.query<{ version: number }>(
               "select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1",
               [streamId],
@@ -351,9 +387,11 @@ export class EventStore {
     payload: { type: string; v: number; data: unknown }[],
     payloadJson: string,
     metadataJson: string,
+    condition: AppendOptions["condition"],
   ): { sql: string; params: unknown[] } | undefined {
     if (!this.#fused) return undefined;
     const params: unknown[] = [streamId, payloadJson, metadataJson, expectedVersion === "any" ? null : expectedVersion];
+    const holds = conditionSql(condition, params);
     let ctes = 0;
     const parts = this.#fused(payload, {
       position: (i) => `(select position from appended where ord = ${Number(i) + 1})`,
@@ -372,7 +410,7 @@ export class EventStore {
          insert into events (stream_id, stream_version, type, schema_version, data, metadata)
          select $1, c.version + t.ord::int, t.e->>'type', (t.e->>'v')::int, t.e->'data', $3::jsonb
            from current_version c, jsonb_array_elements($2::jsonb) with ordinality as t(e, ord)
-          where $4::int is null or c.version = $4::int
+          where ($4::int is null or c.version = $4::int)${holds}
           order by t.ord
          returning global_position as position, stream_version, recorded_at,
                    stream_version - (select version from current_version) as ord
@@ -389,12 +427,14 @@ export class EventStore {
     fused: { sql: string; params: unknown[] },
     payloadJson: string,
     metadataJson: string,
+    conditional: boolean,
   ): Promise<AppendResult> {
     const rows = await this.db.query<{ global_position: number; stream_version: number; recorded_at: string }>(
       fused.sql,
       fused.params,
     );
     if (rows.length === 0) {
+      if (conditional) throw new ConditionNotMetError(streamId);
       const [{ version }] = await this.db.query<{ version: number }>(
         "select coalesce(max(stream_version), 0)::int as version from events where stream_id = $1",
         [streamId],

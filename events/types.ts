@@ -53,3 +53,14 @@ export class UniqueViolationError extends Error {
     this.name = "UniqueViolationError";
   }
 }
+
+/**
+ * An append's condition (AppendOptions.condition: the state an optimistic decision assumed) did not
+ * hold: nothing was written; the caller decides again on the stream as read.
+ */
+export class ConditionNotMetError extends Error {
+  constructor(readonly streamId: string) {
+    super(`stream ${streamId}: the append's condition did not hold`);
+    this.name = "ConditionNotMetError";
+  }
+}

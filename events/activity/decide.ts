@@ -250,6 +250,28 @@ export const activityDecider: Decider<ActivityState, ActivityCommand, ActivityEv
         return state;
     }
   },
+  /**
+   * A kudos is decided without reading the stream (server/activities/commands.ts `giveKudosAtOnce`): on an
+   * activity that exists, is not deleted, is another athlete's and has no kudos from the giver yet —
+   * the condition checks exactly that on the stream's events in the append's own statement (else
+   * the command is decided again on the stream as read, and refused as before).
+   */
+  assume(command) {
+    if (command.type !== "kudos") return undefined;
+    return {
+      state: { ...activityDecider.initialState(), exists: true },
+      holds(sql) {
+        const giver = `${sql.param(command.athleteId)}::bigint`;
+        const type = (t: string) => `e.type = '${t}'`;
+        return `exists (select 1 from events e where e.stream_id = ${sql.stream}
+                   and (${type(activityCreated.type)} or ${type(activityRecorded.type)})
+                   and (e.data->>'athleteId')::bigint <> ${giver})
+            and not exists (select 1 from events e where e.stream_id = ${sql.stream}
+                   and (${type(activityDeleted.type)}
+                        or (${type(kudosGiven.type)} and (e.data->>'athleteId')::bigint = ${giver})))`;
+      },
+    };
+  },
   decide(command, state) {
     if (command.type === "create") {
       if (state.exists) throw new DomainError("conflict", "Activity", "id", "already exists");

@@ -96,6 +96,15 @@ export async function activityOwnership(
   return row ? { athlete_id: Number(row.athlete_id), visibility: row.visibility } : undefined;
 }
 
+/**
+ * SQL true when activity `id` (a placeholder) is in the read model (not deleted) and its row, as
+ * alias `a`, satisfies `predicate` (the privacy engine's, server/privacy): for an append that checks
+ * who may see the activity in its own statement (server/activities/access.ts).
+ */
+export function activityRowSql(id: string, predicate: string): string {
+  return `exists (select 1 from activities a where a.id = ${id}::bigint and ${predicate})`;
+}
+
 /** Activities by id (any order; deleted ones absent), normalised. */
 export async function activitiesByIds(db: Queryable, ids: readonly number[]): Promise<ActivityRow[]> {
   if (ids.length === 0) return [];

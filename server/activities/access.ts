@@ -2,10 +2,11 @@ import type { Queryable } from "../../events/db/types.ts";
 import type { Auth } from "../http/auth.ts";
 import type { Dialect } from "../http/dialect.ts";
 import { forbidden, notFound } from "../http/errors.ts";
-import { canSeeActivity, viewerOf } from "../privacy/engine.ts";
+import { canSeeActivity, viewerOf, visibleActivities } from "../privacy/engine.ts";
+import type { ConditionSql } from "../../events/store.ts";
 import type { ActivityContext } from "./extensions.ts";
 import { type ActivityRow, findActivity } from "./read.ts";
-import { activityOwnership } from "../../projections/activities/queries.ts";
+import { activityOwnership, activityRowSql } from "../../projections/activities/queries.ts";
 import { activityAccessChangedSince, activityAccessGeneration } from "../../projections/activities/access-changes.ts";
 import type { Platform } from "../platform.ts";
 
@@ -27,6 +28,31 @@ export async function visibleActivity(db: Queryable, id: number, auth: Auth | nu
 export async function requireVisibleActivity(db: Queryable, id: number, auth: Auth | null): Promise<void> {
   const row = await ownershipOf(db, id);
   if (!row || !(await canSeeActivity(db, row, viewerOf(auth)))) throw notFound("Activity");
+}
+
+/**
+ * `requireVisibleActivity` as SQL, for an append that checks it in its own statement (a kudos,
+ * server/activities/commands.ts `giveKudosAtOnce`): the privacy engine's predicate over the
+ * activity's row in the activities read model, read as the statement runs. `known`: the check
+ * would read nothing now (owner and visibility kept in memory and no follow to read).
+ */
+export function visibleActivityCondition(
+  db: Queryable,
+  id: number,
+  auth: Auth | null,
+): { known: boolean; condition: (sql: ConditionSql) => string } {
+  const viewer = viewerOf(auth);
+  const hit = ownerships.get(db)?.get(id);
+  const known = !!hit && hit.until > Date.now() && !activityAccessChangedSince(id, hit.generation) &&
+    (!hit.row || hit.row.visibility !== "followers_only" || hit.row.athlete_id === viewer?.athleteId);
+  return {
+    known,
+    condition(sql) {
+      const placeholders = visibleActivities(viewer, "a", 1).params.map((value) => sql.param(value));
+      const visible = visibleActivities(viewer, "a", placeholders.length ? Number(placeholders[0].slice(1)) : 1);
+      return activityRowSql(sql.param(id), visible.sql);
+    },
+  };
 }
 
 type Ownership = Awaited<ReturnType<typeof activityOwnership>>;

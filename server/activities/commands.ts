@@ -1,6 +1,7 @@
 import { activityStream } from "../../events/activity/events.ts";
 import { type ActivityCommand, activityDecider } from "../../events/activity/decide.ts";
-import { DomainError, handleCommand } from "../../events/decider.ts";
+import { DomainError, foldIsCurrent, handleAssumed, handleCommand } from "../../events/decider.ts";
+import type { ConditionSql } from "../../events/store.ts";
 import type { NewEvent } from "../../events/catalogue.ts";
 import { findGear } from "../../projections/gear/queries.ts";
 import type { ActivityType } from "../../shared/activity-types.ts";
@@ -183,6 +184,31 @@ export async function giveKudos(
   actor: Actor,
 ): Promise<void> {
   await decide(platform, activityId, { type: "kudos", activityId, athleteId }, actor);
+}
+
+/**
+ * A kudos in one statement when the ordinary way would read first (the activity's owner and
+ * visibility not in memory, or its stream's fold not current): the decider decides on what it
+ * assumes (events/activity/decide.ts `assume`) and the append checks that and `visible` (who may
+ * see the activity, server/activities/access.ts `visibleActivityCondition`) as it runs. False when
+ * nothing was written: then the caller checks and gives it the ordinary way (`giveKudos`), which
+ * answers every refusal (404, 403, 409) exactly as before.
+ */
+export async function giveKudosAtOnce(
+  platform: Platform,
+  activityId: number,
+  athleteId: number,
+  actor: Actor,
+  visible: { known: boolean; condition: (sql: ConditionSql) => string },
+): Promise<boolean> {
+  const stream = activityStream(activityId);
+  if (visible.known && foldIsCurrent(platform.store, stream, activityDecider)) return false;
+  const given = await handleAssumed(platform.store, stream, activityDecider, {
+    type: "kudos",
+    activityId,
+    athleteId,
+  }, { ...appendOptions(actor), condition: visible.condition });
+  return given !== undefined;
 }
 
 /** A comment by `athleteId`; returns the new comment's id. */

@@ -2,8 +2,8 @@ import { z } from "zod";
 import type { Queryable } from "../../events/db/types.ts";
 import { relationships } from "../../projections/follows/projection.ts";
 import { requestActor } from "../actor.ts";
-import { ownedActivity, requireVisibleActivity } from "./access.ts";
-import { addComment, deleteComment, giveKudos } from "./commands.ts";
+import { ownedActivity, requireVisibleActivity, visibleActivityCondition } from "./access.ts";
+import { addComment, deleteComment, giveKudos, giveKudosAtOnce } from "./commands.ts";
 import { MAX_COMMENT } from "./input.ts";
 import { forbidden, notFound } from "../http/errors.ts";
 import type { Auth } from "../http/auth.ts";
@@ -131,8 +131,12 @@ export const activitySocialRoutes = [
     status: 201,
     async handler({ platform, auth, params, requestId }) {
       if (!auth.application.kudosEnabled) throw forbidden("Application", "kudos", "not enabled");
+      const actor = requestActor(auth, requestId);
+      // One statement when it can be (a first kudos too); else, or refused, the ordinary way.
+      const visible = visibleActivityCondition(platform.db, params.id, auth);
+      if (await giveKudosAtOnce(platform, params.id, auth.athleteId, actor, visible)) return {};
       await requireVisibleActivity(platform.db, params.id, auth);
-      await giveKudos(platform, params.id, auth.athleteId, requestActor(auth, requestId));
+      await giveKudos(platform, params.id, auth.athleteId, actor);
       return {};
     },
   }),
