@@ -50,6 +50,11 @@ export const ACTIVITY_SELECT = `select a.id, a.athlete_id, a.upload_id, a.extern
  * spread copied whatever the row held, 16 µs a GET under load when the row had lost its shape).
  */
 export function normalizeActivityRow(raw: ActivityRow): ActivityRow {
+  return activityRowWithFacts(raw, typeof raw.facts === "string" ? JSON.parse(raw.facts) : raw.facts);
+}
+
+/** normalizeActivityRow with the row's facts given already parsed (the detail reads them as text). */
+export function activityRowWithFacts(raw: Omit<ActivityRow, "facts">, facts: ActivityFacts): ActivityRow {
   return {
     id: Number(raw.id),
     athlete_id: Number(raw.athlete_id),
@@ -74,7 +79,7 @@ export function normalizeActivityRow(raw: ActivityRow): ActivityRow {
     comment_count: raw.comment_count,
     photo_count: raw.photo_count,
     total_photo_count: raw.total_photo_count,
-    facts: typeof raw.facts === "string" ? JSON.parse(raw.facts) : raw.facts,
+    facts,
     owner_premium: raw.owner_premium,
   };
 }

@@ -62,4 +62,10 @@ export interface ActivityExtension {
   part?: ActivityDetailPart;
   detail?: ActivityDetailContributor;
   summary?: ActivitySummaryContributor;
+  /**
+   * True when its detail and summary for this context (with its preload) read nothing beyond the
+   * preload, so the detail is a function of the detail statement's row and may be kept for it
+   * (server/activities/detail-cache.ts). Absent: never kept.
+   */
+  preloadSuffices?: (context: ActivityContext) => boolean;
 }

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { requestActor } from "../actor.ts";
 import { activityContext, ownedActivity } from "./access.ts";
 import { createManualActivity, deleteActivity, updateActivity } from "./commands.ts";
-import { findActivityDetail } from "./detail.ts";
+import { detailJson, readActivityDetail } from "./detail.ts";
+import { jsonTextResponse } from "../http/conventions.ts";
 import { MAX_DESCRIPTION, zActivityType, zDescription, zName, zStartDateLocal } from "./input.ts";
 import { requireTypeOrSport, zSportType } from "./sport-input.ts";
 import { forbidden, notFound } from "../http/errors.ts";
@@ -100,24 +101,24 @@ export const activityRoutes = [
     resource: "Activity",
     params: idParams,
     query: z.object({ include_all_efforts: zBool.optional() }),
-    async handler({ platform, auth, params, query, dialect }) {
+    async handler({ c, platform, auth, params, query, dialect }) {
       const includeAll = query.include_all_efforts ?? false;
-      const found = await findActivityDetail(
-        platform.db,
-        params.id,
-        viewerOf(auth),
-        includeAll,
-        platform.activityExtensions,
-      );
-      if (!found) {
+      const viewer = viewerOf(auth);
+      const read = await readActivityDetail(platform.db, params.id, viewer, includeAll, platform.activityExtensions);
+      if (!read) {
         const processing = await processingUploadOf(platform.db, params.id);
         if (processing && processing.athleteId === auth.athleteId) return processingActivity(params.id);
         throw notFound("Activity");
       }
-      const { row, preload } = found;
-      if (!(await canSeeActivity(platform.db, row, viewerOf(auth)))) throw notFound("Activity");
-      if (row.athlete_id !== auth.athleteId) throw forbidden("Activity", "athlete", "forbidden");
-      return await detailedActivity(row, { ...activityContext(platform, auth, dialect, includeAll), preload });
+      if (!(await canSeeActivity(platform.db, { athlete_id: read.athleteId, visibility: read.visibility }, viewer))) {
+        throw notFound("Activity");
+      }
+      if (read.athleteId !== auth.athleteId) throw forbidden("Activity", "athlete", "forbidden");
+      // The JSON text, kept for an equal row (detail-cache.ts): the same answer as the representation's.
+      return jsonTextResponse(
+        c,
+        await detailJson(read, activityContext(platform, auth, dialect, includeAll), detailedActivity),
+      );
     },
   }),
   defineRoute({

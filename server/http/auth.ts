@@ -107,8 +107,28 @@ export async function lookupToken(
   return found.ok && found.auth.audience !== audience ? { ok: false, reason: "audience" } : found;
 }
 
+/**
+ * The hashes of the tokens seen last (a SHA-256 through node:crypto per request was 12–23 µs of a
+ * GET's ≈ 1 ms in process: docs/bench-profiles.md). Only a hash is kept per token, never what it
+ * grants: a revoked token is still looked up by its hash (the cache below) and refused.
+ */
+const TOKEN_HASHES_MAX = 10_000;
+/** Longer tokens (none this server issues: 40 hex digits) are hashed each time, never kept. */
+const TOKEN_HASHED_LENGTH = 128;
+let tokenHashes = new Map<string, string>();
+
+function tokenHashOf(token: string): string {
+  if (token.length > TOKEN_HASHED_LENGTH) return hashSecret(token);
+  let hash = tokenHashes.get(token);
+  if (hash === undefined) {
+    if (tokenHashes.size >= TOKEN_HASHES_MAX) tokenHashes = new Map();
+    tokenHashes.set(token, hash = hashSecret(token));
+  }
+  return hash;
+}
+
 async function lookupAnyToken(db: Queryable, token: string, now: Date): Promise<TokenLookup> {
-  const tokenHash = hashSecret(token);
+  const tokenHash = tokenHashOf(token);
   forgetOnChange();
   const hit = tokenCaches.get(db)?.get(tokenHash);
   if (hit && hit.until > Date.now() && (hit.expiresAt === null || hit.expiresAt > now.getTime())) {

@@ -11,7 +11,12 @@ export const JSON_TYPE = "application/json; charset=utf-8";
 /** A JSON response with exact 64-bit integers. */
 export function jsonResponse(c: Context, value: unknown, status = 200): Response {
   if (status === 204) return c.body(null, 204);
-  return c.body(toJson(value), status as 200, { "content-type": JSON_TYPE });
+  return jsonTextResponse(c, toJson(value), status);
+}
+
+/** A response of JSON text already serialised (by toJson), as jsonResponse answers it. */
+export function jsonTextResponse(c: Context, text: string, status = 200): Response {
+  return c.body(text, status as 200, { "content-type": JSON_TYPE });
 }
 
 export function faultResponse(c: Context, error: ApiError): Response {

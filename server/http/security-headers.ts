@@ -61,6 +61,9 @@ export function withSecurityHeaders(res: Response, policy?: PagePolicy): Respons
   }
 }
 
+/** The headers of a response without a page policy (most of them: every API answer), listed once. */
+const DEFAULT_HEADERS = Object.entries(securityHeadersFor(undefined));
+
 /**
  * The middleware: first in the app, so it sees every response the request ends with. It writes
  * on the response in place (assigning c.res would copy it: Hono's setter makes a new Response).
@@ -70,7 +73,8 @@ export function securityHeaders(): MiddlewareHandler {
     try {
       await next();
     } finally {
-      const headers = Object.entries(securityHeadersFor(c.get(POLICY_KEY as never) as PagePolicy | undefined));
+      const policy = c.get(POLICY_KEY as never) as PagePolicy | undefined;
+      const headers = policy === undefined ? DEFAULT_HEADERS : Object.entries(securityHeadersFor(policy));
       try {
         for (const [name, value] of headers) c.res.headers.set(name, value);
       } catch {

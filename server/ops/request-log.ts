@@ -1,7 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { LogFormat } from "../config.ts";
 import { RATE_LIMITED } from "../http/conventions.ts";
-import { randomSecret } from "../security.ts";
 import { runInRequest } from "./context.ts";
 import { batchedLines } from "./line-writer.ts";
 
@@ -9,6 +8,28 @@ import { batchedLines } from "./line-writer.ts";
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
+
+/** Random bytes for this many request ids are drawn at once. */
+const IDS_PER_DRAW = 256;
+const ID_BYTES = 12;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+let pool = new Uint8Array(0);
+let next = 0;
+
+/**
+ * A new request id: 12 random bytes as 24 hex digits, as `randomSecret(12)` makes them, drawn from
+ * the system's generator in batches (one randomBytes call and a Buffer per request were 19 µs of a
+ * GET's ≈ 1.1 ms in process: docs/bench-profiles.md).
+ */
+export function newRequestId(): string {
+  if (next + ID_BYTES > pool.length) {
+    pool = crypto.getRandomValues(new Uint8Array(IDS_PER_DRAW * ID_BYTES));
+    next = 0;
+  }
+  let id = "";
+  for (const end = next + ID_BYTES; next < end; next++) id += HEX[pool[next]];
+  return id;
+}
 
 /** One finished request, as the log line and the metrics see it. */
 export interface RequestRecord {
@@ -67,7 +88,7 @@ export function requestLog(
   const write = format === "off" ? undefined : batchedLines();
   return async (c, next) => {
     const incoming = c.req.header(REQUEST_ID_HEADER);
-    const requestId = incoming && CLIENT_ID.test(incoming) ? incoming : randomSecret(12);
+    const requestId = incoming && CLIENT_ID.test(incoming) ? incoming : newRequestId();
     c.set("requestId" as never, requestId as never);
     const started = performance.now();
     await runInRequest({ requestId, publicUrl: publicUrl?.() }, () => next());

@@ -1,4 +1,5 @@
 import type {
+  ActivityContext,
   ActivityDetailContributor,
   ActivityDetailPart,
   ActivityExtension,
@@ -96,9 +97,19 @@ const segmentsDetail: ActivityDetailContributor = async (row, context) => {
   };
 };
 
+/**
+ * Whether the summary and detail above read only the preload: with it, they read nothing else
+ * unless the activity has efforts and a viewer (whose PRs on those segments are a read of their own).
+ */
+const segmentsPreloadSuffices = (context: ActivityContext): boolean => {
+  const pre = preloaded(context);
+  return pre !== undefined && !(context.viewer && pre.efforts?.length);
+};
+
 /** The activity's segment parts (listed in server/wiring.ts). */
 export const segmentsActivityExtension: ActivityExtension = {
   part: segmentsPart,
   detail: segmentsDetail,
   summary: segmentsSummary,
+  preloadSuffices: segmentsPreloadSuffices,
 };

@@ -399,6 +399,8 @@ const CACHES: Record<string, string> = {
     "embed tokens by what they are derived from (a pure function of it; a SHA-256 per read otherwise)",
   "server/ingest/terrain.ts: byDir": "elevation tiles opened once per directory",
   "server/archive/runs.ts: live": "progress of the imports this process runs, for the page that watches them",
+  "server/http/auth.ts: tokenHashes":
+    "the SHA-256 of the bearer tokens seen last (a pure function of the token; a hash per request otherwise)",
   "server/security.ts: waiting": "password hashes queued behind the few that may run at once in this process",
   "projections/activities/access-changes.ts: lastChange":
     "the activities whose owner or visibility this process changed last, so the server's access cache forgets them",
