@@ -118,6 +118,7 @@ for (const method of ["query", "exec"] as const) {
 const transaction = db.transaction.bind(db);
 (db as { transaction: typeof transaction }).transaction = async (fn, options) => {
   let inside = 0;
+  let first = "";
   const t = performance.now();
   const c = cpuMs();
   // The caller's options pass through (a rebuild's batches defer their WAL sync).
@@ -147,6 +148,7 @@ const transaction = db.transaction.bind(db);
     }) as typeof tx.query;
     // DDL and settings too (creating the schema, the swap), keyed by their first words.
     timed.exec = (async (sql: string) => {
+      if (!first && !/^\s*set\b/i.test(sql)) first = sql.replace(/\s+/g, " ").trim().slice(0, 40);
       const t = performance.now();
       const c = cpuMs();
       try {
@@ -165,7 +167,13 @@ const transaction = db.transaction.bind(db);
     inside = performance.now();
     return r;
   }, options);
-  add("commit (+ WAL sync)", performance.now() - inside, 0);
+  // Keyed by the transaction's first statement other than a setting (commits differ: a deferred
+  // one does not wait for the WAL sync).
+  add(
+    `commit (+ WAL sync${options?.deferSync ? " deferred" : ""}) ${first}`.slice(0, 80),
+    performance.now() - inside,
+    0,
+  );
   add("transaction total", performance.now() - t, 0, cpuMs() - c);
   return result;
 };
