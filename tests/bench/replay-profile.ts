@@ -177,9 +177,16 @@ const transaction = db.transaction.bind(db);
   add("transaction total", performance.now() - t, 0, cpuMs() - c);
   return result;
 };
+const lsn = async () => (await db.query<{ lsn: string }>("select pg_current_wal_insert_lsn()::text as lsn"))[0].lsn;
+const lsn0 = await lsn();
 const cpu0 = process.cpuUsage();
 const report = await platform.projections.replay();
 const cpu = process.cpuUsage(cpu0);
+const [wal] = await db.query<{ mb: number }>("select (pg_wal_lsn_diff($1, $2) / 1048576)::float8 as mb", [
+  await lsn(),
+  lsn0,
+]);
+console.log(`WAL written by the replay: ${wal.mb.toFixed(1)} MB`);
 console.log(`bulk: ${report.bulk.join(", ")}; event by event: ${JSON.stringify(report.eventByEvent)}`);
 console.log(
   `replay: ${report.events} events in ${report.seconds.toFixed(2)} s = ${
