@@ -30,6 +30,8 @@ const BULK_SETTINGS = "set local enable_nestloop = off; set local jit = off";
 
 /** The schema holding the live read models; connections use search_path = rm, public. */
 export const LIVE_SCHEMA = "rm";
+/** The live schema's name between a replay's swap and the drop of its old tables. */
+const RETIRED_SCHEMA = `${LIVE_SCHEMA}_retired`;
 
 const CHECKPOINTS = `
 create table if not exists projection_checkpoints (
@@ -275,8 +277,13 @@ export class ProjectionRunner {
     started: number,
   ): Promise<RebuildReport | undefined> {
     const target = options.target ?? this.db;
-    await target.exec(`drop schema if exists ${ident(schema)} cascade`);
-    await this.migrate(schema, target);
+    // The scratch schema's statements need not reach the disk one by one (here and below): a crash
+    // leaves a scratch schema the next rebuild drops, and what follows a rebuild (the swap, the
+    // time-travel marker) is durable and syncs them all.
+    await target.transaction(async (tx) => {
+      await tx.exec(`drop schema if exists ${ident(schema)} cascade`);
+      await this.migrateIn(tx, schema);
+    }, { deferSync: true });
     // Fresh statistics first: PGlite never analyzes by itself, and without them the planner sorts the
     // whole rest of the log for every page (a replay then grows with the square of the log).
     // Only the columns the paged read plans on: sampling the event data (jsonb) took seconds.
@@ -327,16 +334,17 @@ export class ProjectionRunner {
     applied = total;
     options.onProgress?.({ applied, total, position: head });
     // What the handlers skipped while rebuilding (boards, counters) is computed once, set-based.
+    // Fresh statistics for the rebuilt tables too (PGlite never gathers them by itself), in the
+    // same transaction.
     await target.transaction(async (tx) => {
       await tx.exec(`set local search_path to ${ident(schema)}, public`);
       for (const projection of this.projections) await projection.finishRebuild?.(tx);
       if (touched.size > 0) await this.#checkpoint(tx, touched, head);
-    });
-    // Fresh statistics for the rebuilt tables (PGlite never gathers them by itself).
-    if (target.kind === "pglite") {
-      const tables = this.projections.flatMap((p) => p.tables).map((t) => `${ident(schema)}.${ident(t)}`);
-      await target.exec(`analyze ${tables.join(", ")}`);
-    }
+      if (target.kind === "pglite") {
+        const tables = this.projections.flatMap((p) => p.tables).map((t) => `${ident(schema)}.${ident(t)}`);
+        await tx.exec(`analyze ${tables.join(", ")}`);
+      }
+    }, { deferSync: true });
     const seconds = (performance.now() - started) / 1000;
     return {
       events: total,
@@ -461,14 +469,22 @@ export class ProjectionRunner {
 
   /** Rebuilds the live read models: into a fresh schema, then swapped in at once. */
   async replay(options: { onProgress?: (progress: RebuildProgress) => void } = {}): Promise<RebuildReport> {
+    // What an earlier replay stopped before dropping (a crash between its swap and its drop).
+    await this.db.exec(`drop schema if exists ${RETIRED_SCHEMA} cascade`);
     const report = await this.rebuild(`${LIVE_SCHEMA}_next`, options);
+    // The swap renames only (quick, durable: it syncs the rebuild's deferred WAL too). Dropping the
+    // old tables inside it held the swap for the drop's catalog work and, at its commit, for the
+    // unlink of every file of the old read models; they are dropped after, in a transaction of
+    // their own.
     await this.db.transaction(async (tx) => {
-      await tx.exec(`drop schema if exists ${LIVE_SCHEMA} cascade`);
+      await tx.exec(`create schema if not exists ${LIVE_SCHEMA}`);
+      await tx.exec(`alter schema ${LIVE_SCHEMA} rename to ${RETIRED_SCHEMA}`);
       await tx.exec(`alter schema ${LIVE_SCHEMA}_next rename to ${LIVE_SCHEMA}`);
     });
     for (const projection of this.projections) projection.replaced?.();
     // Appends that landed during the rebuild (after its head) are applied now.
     await this.catchUp(report.position);
+    await this.db.exec(`drop schema ${RETIRED_SCHEMA} cascade`);
     return report;
   }
 

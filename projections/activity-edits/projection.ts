@@ -27,6 +27,28 @@ export const activityEditsProjection: Projection = {
   `,
   isolated: true,
   handles: [activityCropped.type, activityCropUndone.type, activitySplitFrom.type, activityDeleted.type],
+  /**
+   * Consecutive deletions in one statement (they commute: each removes only its activity's rows);
+   * any other event applied alone, in order. A rebuild's batches are mostly deletions (711 of the
+   * 32,007-event API log's events here, one statement each before).
+   */
+  async applyBatch(tx: Queryable, events: StoredEvent[]) {
+    const deleted: number[] = [];
+    const flush = async () => {
+      if (deleted.length === 0) return;
+      await tx.query("delete from activity_edits where activity_id = any($1::bigint[])", [deleted]);
+      deleted.length = 0;
+    };
+    for (const event of events) {
+      if (event.type === activityDeleted.type) {
+        deleted.push(event.data.activityId);
+        continue;
+      }
+      await flush();
+      await activityEditsProjection.apply(tx, event);
+    }
+    await flush();
+  },
   async apply(tx: Queryable, event: StoredEvent) {
     switch (event.type) {
       case activityCropped.type: {

@@ -63,6 +63,41 @@ export const applicationsProjection: Projection = {
     accessTokenRevoked.type,
     authorizationCodeReplayed.type,
   ],
+  /** A run of consecutive AccessTokenIssued in one insert; any other event applied alone, in order. */
+  async applyBatch(tx: Queryable, events: StoredEvent[]) {
+    const run: Extract<StoredEvent, { type: "AccessTokenIssued" }>[] = [];
+    const flush = async () => {
+      if (run.length === 0) return;
+      const d = run.map((e) => e.data);
+      await tx.query(
+        `insert into access_tokens (token_hash, athlete_id, application_id, scopes, kind, expires_at, grant_id,
+           audience, created_at)
+         select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::timestamptz[],
+           $7::text[], $8::text[], $9::timestamptz[])`,
+        [
+          d.map((t) => t.tokenHash),
+          d.map((t) => t.athleteId),
+          d.map((t) => t.applicationId),
+          d.map((t) => t.scopes.join(",")),
+          d.map((t) => t.kind),
+          d.map((t) => t.expiresAt),
+          d.map((t) => t.grantId),
+          d.map((t) => t.audience),
+          run.map((e) => e.recordedAt),
+        ],
+      );
+      run.length = 0;
+    };
+    for (const event of events) {
+      if (event.type === accessTokenIssued.type) {
+        run.push(event);
+        continue;
+      }
+      await flush();
+      await applicationsProjection.apply(tx, event);
+    }
+    await flush();
+  },
   async apply(tx: Queryable, event: StoredEvent) {
     if (event.type !== accessTokenIssued.type) tokenReadModelChanged();
     switch (event.type) {

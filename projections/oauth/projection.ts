@@ -76,6 +76,27 @@ export const oauthProjection: Projection = {
   `,
   isolated: true,
   handles: HANDLES,
+  /**
+   * A run of consecutive AccessTokenIssued (a rebuild's usual batch: three statements each one by
+   * one) in two statements; any other event applied alone, in order.
+   */
+  async applyBatch(tx: Queryable, events: StoredEvent[]) {
+    const run: IssuedEvent[] = [];
+    const flush = async () => {
+      if (run.length) await tokensIssued(tx, run);
+      run.length = 0;
+    };
+    for (const event of events) {
+      if (event.type === accessTokenIssued.type) {
+        const d = event.data;
+        if (event.streamId === authorizationStream(d.athleteId, d.applicationId)) run.push(event);
+        continue;
+      }
+      await flush();
+      await oauthProjection.apply(tx, event);
+    }
+    await flush();
+  },
   async apply(tx: Queryable, event: StoredEvent) {
     if (!isOneOf(event, HANDLES)) return;
     const pair = event.data;
@@ -173,6 +194,70 @@ export const oauthProjection: Projection = {
     }
   },
 };
+
+type IssuedEvent = Extract<StoredEvent, { type: "AccessTokenIssued" }>;
+
+/**
+ * What applying each of these AccessTokenIssued events (all on their pair's stream, consecutive)
+ * leaves, per pair: the last stream version, and for access tokens the pair authorized with the
+ * union of every scope (sorted), its scope list deduplicated, authorized_at the first token's time
+ * when the pair was not authorized before.
+ */
+async function tokensIssued(tx: Queryable, events: IssuedEvent[]): Promise<void> {
+  const pairs = new Map<
+    string,
+    { athlete: number; application: number; version: number; scopes: string[]; at: string | null }
+  >();
+  for (const event of events) {
+    const d = event.data;
+    const key = `${d.athleteId}:${d.applicationId}`;
+    const pair = pairs.get(key) ??
+      { athlete: d.athleteId, application: d.applicationId, version: 0, scopes: [], at: null };
+    pair.version = event.streamVersion;
+    if (d.kind === "access") {
+      pair.scopes.push(...d.scopes);
+      pair.at ??= event.recordedAt;
+    }
+    pairs.set(key, pair);
+  }
+  const list = [...pairs.values()];
+  const athletes = list.map((p) => p.athlete);
+  const applications = list.map((p) => p.application);
+  const stored = new Map(
+    (await tx.query<{ key: string; permissions: string; scope: string }>(
+      `select athlete_id || ':' || application_id as key, permissions, scope from oauth_authorizations
+        where (athlete_id, application_id) in (select * from unnest($1::bigint[], $2::bigint[]))`,
+      [athletes, applications],
+    )).map((r) => [r.key, r]),
+  );
+  const permissions: string[] = [], scopes: string[] = [];
+  for (const p of list) {
+    const row = stored.get(`${p.athlete}:${p.application}`);
+    const had = (row?.permissions ?? "").split(",").filter(Boolean);
+    const scope = (row?.scope ?? "").split(",").filter(Boolean);
+    permissions.push(p.at === null ? row?.permissions ?? "" : [...new Set([...had, ...p.scopes])].sort().join(","));
+    scopes.push(p.at === null ? row?.scope ?? "" : [...new Set(scope)].join(","));
+  }
+  await tx.query(
+    `insert into oauth_authorizations (athlete_id, application_id, stream_version, authorized, permissions, scope,
+       authorized_at)
+     select * from unnest($1::bigint[], $2::bigint[], $3::int[], $4::boolean[], $5::text[], $6::text[], $7::timestamptz[])
+     on conflict (athlete_id, application_id) do update set stream_version = excluded.stream_version,
+       authorized = oauth_authorizations.authorized or excluded.authorized,
+       permissions = excluded.permissions, scope = excluded.scope,
+       authorized_at = case when oauth_authorizations.authorized or not excluded.authorized
+                            then oauth_authorizations.authorized_at else excluded.authorized_at end`,
+    [
+      athletes,
+      applications,
+      list.map((p) => p.version),
+      list.map((p) => p.at !== null),
+      permissions,
+      scopes,
+      list.map((p) => p.at),
+    ],
+  );
+}
 
 /** Marks the pair authorized and widens its permissions (union, sorted). */
 async function authorize(

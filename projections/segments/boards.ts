@@ -89,8 +89,11 @@ export const PERIODS_SQL = (column: string) =>
   ('w' || to_char(date_trunc('week', ${column}), 'YYYY-MM-DD')),
   ('d' || to_char(${column}, 'YYYY-MM-DD')))`;
 
-/** Upserts the count deltas of board rows read from `source` (columns s, p, t, x, b, w, d = ±1). */
-function countsSql(source: string): string {
+/**
+ * Upserts the count deltas of board rows read from `source` (columns s, p, t, x, b, w, d = ±1), at
+ * every granularity of `shifts`; `upsert` false: a plain insert (no row of those boards exists).
+ */
+function countsSql(source: string, shifts: readonly number[] = SHIFTS, upsert = true): string {
   return `insert into segment_board_counts (segment_id, board, shift, slot, n)
      select r.s, k.board, h.shift, r.t >> h.shift, sum(r.d)::int
        from ${source}
@@ -98,11 +101,14 @@ function countsSql(source: string): string {
               (r.p || '|' || ${weightCaseSql(WEIGHT_CLASSES_KG, "r.w")}),
               (r.p || '|' || ${weightCaseSql(WEIGHT_CLASSES_LB, "r.w")}),
               (r.p || '|by:' || substring(r.b from '^(\\d{4})-'))) k(board)
-      cross join (values ${SHIFTS.map((s) => `(${s})`).join(", ")}) h(shift)
+      cross join (values ${shifts.map((s) => `(${s})`).join(", ")}) h(shift)
       where k.board is not null and left(r.p, 1) in (${COUNTED_PERIODS.map((c) => `'${c}'`).join(", ")})
       group by 1, 2, 3, 4
-     having sum(r.d) <> 0
-     on conflict (segment_id, board, shift, slot) do update set n = segment_board_counts.n + excluded.n`;
+     having sum(r.d) <> 0${
+    upsert
+      ? "\n     on conflict (segment_id, board, shift, slot) do update set n = segment_board_counts.n + excluded.n"
+      : ""
+  }`;
 }
 
 const BEST_COLUMNS =
@@ -143,13 +149,26 @@ export async function rebuildBoards(tx: Queryable, segmentIds: (number | string)
   }
   await tx.query(insertBestsSql("e.segment_id = any($1::bigint[])"), ids);
   await tx.query(insertPeriodBestsSql("e.segment_id = any($1::bigint[])"), ids);
+  // The exact seconds' counts from the bests (their rows were just deleted: plain inserts), then
+  // the coarser slots summed from those (fewer rows than expanding every best at every shift again).
+  const [exact, ...coarser] = SHIFTS;
   await tx.query(
     countsSql(
       `(select segment_id, 'all', elapsed_time, sex, birthdate, weight, 1 from segment_bests where segment_id = any($1::bigint[])
                 union all
                 select segment_id, period, elapsed_time, sex, birthdate, weight, 1 from segment_period_bests
                  where segment_id = any($1::bigint[])) as r(s, p, t, x, b, w, d)`,
+      [exact],
+      false,
     ),
+    ids,
+  );
+  await tx.query(
+    `insert into segment_board_counts (segment_id, board, shift, slot, n)
+     select c.segment_id, c.board, h.shift, c.slot >> (h.shift - ${exact}), sum(c.n)::int
+       from segment_board_counts c cross join (values ${coarser.map((s) => `(${s})`).join(", ")}) h(shift)
+      where c.shift = ${exact} and c.segment_id = any($1::bigint[])
+      group by 1, 2, 3, 4`,
     ids,
   );
 }

@@ -118,6 +118,7 @@ for (const method of ["query", "exec"] as const) {
 const transaction = db.transaction.bind(db);
 (db as { transaction: typeof transaction }).transaction = async (fn, options) => {
   let inside = 0;
+  let first = "";
   const t = performance.now();
   const c = cpuMs();
   // The caller's options pass through (a rebuild's batches defer their WAL sync).
@@ -147,6 +148,7 @@ const transaction = db.transaction.bind(db);
     }) as typeof tx.query;
     // DDL and settings too (creating the schema, the swap), keyed by their first words.
     timed.exec = (async (sql: string) => {
+      if (!first && !/^\s*set\b/i.test(sql)) first = sql.replace(/\s+/g, " ").trim().slice(0, 40);
       const t = performance.now();
       const c = cpuMs();
       try {
@@ -165,13 +167,26 @@ const transaction = db.transaction.bind(db);
     inside = performance.now();
     return r;
   }, options);
-  add("commit (+ WAL sync)", performance.now() - inside, 0);
+  // Keyed by the transaction's first statement other than a setting (commits differ: a deferred
+  // one does not wait for the WAL sync).
+  add(
+    `commit (+ WAL sync${options?.deferSync ? " deferred" : ""}) ${first}`.slice(0, 80),
+    performance.now() - inside,
+    0,
+  );
   add("transaction total", performance.now() - t, 0, cpuMs() - c);
   return result;
 };
+const lsn = async () => (await db.query<{ lsn: string }>("select pg_current_wal_insert_lsn()::text as lsn"))[0].lsn;
+const lsn0 = await lsn();
 const cpu0 = process.cpuUsage();
 const report = await platform.projections.replay();
 const cpu = process.cpuUsage(cpu0);
+const [wal] = await db.query<{ mb: number }>("select (pg_wal_lsn_diff($1, $2) / 1048576)::float8 as mb", [
+  await lsn(),
+  lsn0,
+]);
+console.log(`WAL written by the replay: ${wal.mb.toFixed(1)} MB`);
 console.log(`bulk: ${report.bulk.join(", ")}; event by event: ${JSON.stringify(report.eventByEvent)}`);
 console.log(
   `replay: ${report.events} events in ${report.seconds.toFixed(2)} s = ${

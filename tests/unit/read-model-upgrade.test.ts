@@ -56,4 +56,21 @@ describe("read models of an older version on disk", () => {
     expect((await platform.projections.verify()).differences).toEqual([]);
     await platform.close();
   });
+
+  it("leave no old tables behind a replay, even after a crash between its swap and the old tables' drop", async () => {
+    const platform = await openPlatform(config());
+    const schemas = async () =>
+      (await platform.db.query<{ name: string }>(
+        "select nspname as name from pg_namespace where nspname like 'rm%' order by 1",
+      )).map((r) => r.name);
+    // What a replay killed after its swap leaves: the old read models renamed, not yet dropped.
+    await platform.db.exec("create schema rm_retired; create table rm_retired.athletes (id bigint)");
+    await platform.projections.replay();
+    expect(await schemas()).toEqual(["rm"]);
+    expect(await platform.db.query("select count(*)::int as n from athletes")).toEqual([{ n: 1 }]);
+    await platform.projections.replay();
+    expect(await schemas()).toEqual(["rm"]);
+    expect((await platform.projections.verify()).differences).toEqual([]);
+    await platform.close();
+  });
 });
