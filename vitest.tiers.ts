@@ -29,6 +29,8 @@ export const slowFiles = [
   "tests/api/athlete-years.test.ts",
   // 2,300 generated names searched on PGlite (issue 43; 14 s on the shared machine, 29 Nov 2026)
   "tests/unit/activity-name-search.test.ts",
+  // opens PGlite and creates 20 segments before its measurement (6 s on the shared machine, 29 Nov 2026)
+  "tests/unit/segment-profiles-batch.test.ts",
   // suites outside the slow folders that drive a browser
   "tests/mcp/clients.test.ts",
   "tests/archive/web.test.ts",

@@ -206,6 +206,44 @@ export function handleCommand<State, Command, Event extends CatalogueEvent>(
 }
 
 /**
+ * One command on each of several distinct streams (an upload measuring the 200 segments it rode):
+ * the streams read in one statement, each decided on its fold, and every decided event appended in
+ * one transaction (`EventStore.appendMany`, all or nothing) — one round trip and one commit where
+ * `handleCommand` per stream made a read, an append and a commit each. When another writer appended
+ * to one of them meanwhile, nothing is written and each command runs through `handleCommand`
+ * (which re-decides on fresh state). A refusal (DomainError) of any command is thrown, as from
+ * `Promise.all` over `handleCommand`.
+ */
+export async function handleCommands<State, Command, Event extends CatalogueEvent>(
+  store: EventStore,
+  decider: Decider<State, Command, Event>,
+  commands: readonly { streamId: string; command: Command }[],
+  options: Pick<AppendOptions, "metadata"> = {},
+): Promise<void> {
+  if (commands.length === 0) return;
+  const ids = commands.map((c) => c.streamId);
+  if (new Set(ids).size !== ids.length) throw new Error("handleCommands needs distinct streams");
+  const streams = await store.readStreams(ids);
+  const appends = [];
+  for (const { streamId, command } of commands) {
+    const read = streams.get(streamId)!;
+    const state = read.reduce((s, e) => decider.evolve(s, streamEvent<Event>(e)), decider.initialState());
+    const events = decider.decide(command, state);
+    if (events.length) {
+      appends.push({ streamId, expectedVersion: read.length ? read[read.length - 1].streamVersion : 0, events });
+    }
+  }
+  try {
+    await store.appendMany(appends, options);
+  } catch (error) {
+    if (!(error instanceof ConcurrencyError)) throw error;
+    await Promise.all(
+      commands.map(({ streamId, command }) => handleCommand(store, streamId, decider, command, options)),
+    );
+  }
+}
+
+/**
  * A command decided without reading its stream: the decider decides on the state it assumes
  * (`Decider.assume`) and the append carries the assumption's condition, with `condition` (the
  * caller's own, e.g. the privacy engine's "may this athlete see the activity"), in its one

@@ -489,6 +489,20 @@ export class EventStore {
     return rows.map(this.#toRecorded);
   }
 
+  /** Several whole streams in one read, each in version order (a batch of commands, `handleCommands`). */
+  async readStreams(streamIds: readonly string[]): Promise<Map<string, RecordedEvent[]>> {
+    const rows = await this.db.query<EventRow>(
+      `select ${COLUMNS} from events where stream_id = any($1::text[]) order by stream_id, stream_version`,
+      [streamIds],
+    );
+    const byStream = new Map<string, RecordedEvent[]>(streamIds.map((id) => [id, []]));
+    for (const row of rows) {
+      const event = this.#toRecorded(row);
+      byStream.get(event.streamId)!.push(event);
+    }
+    return byStream;
+  }
+
   /**
    * Events after a global position, in order, never skipping one whose transaction commits late:
    * only transactions older than every transaction still running are read (xid8 snapshot guard).

@@ -1,6 +1,6 @@
 import { activityDecider } from "../../events/activity/decide.ts";
 import { activityStream } from "../../events/activity/events.ts";
-import { handleCommand } from "../../events/decider.ts";
+import { handleCommand, handleCommands } from "../../events/decider.ts";
 import type { EventData } from "../../events/catalogue.ts";
 import { type CutFacts, segmentCreationDecider } from "../../events/segment/create.ts";
 import { starDecider } from "../../events/segment/decide.ts";
@@ -92,12 +92,14 @@ export async function measureSegmentProfiles(
   measurements: readonly EventData<typeof segmentProfileMeasured>[],
   actor: Actor,
 ): Promise<void> {
-  await Promise.all(
-    measurements.map((measurement) =>
-      handleCommand(platform.store, segmentStream(measurement.segmentId), profileDecider, {
-        type: "measure-profile",
-        measurement,
-      }, appendOptions(actor))
-    ),
+  // One read, one append and one commit for every segment the activity measures (was each its own).
+  await handleCommands(
+    platform.store,
+    profileDecider,
+    measurements.map((measurement) => ({
+      streamId: segmentStream(measurement.segmentId),
+      command: { type: "measure-profile" as const, measurement },
+    })),
+    appendOptions(actor),
   );
 }
