@@ -227,11 +227,13 @@ export const segmentsProjection: Projection = {
         return;
       case segmentProfileMeasured.type: {
         const d = event.data;
-        await tx.query(
-          `update segments set average_grade = $2, maximum_grade = $3, elevation_high = $4, elevation_low = $5,
+        const [row] = await tx.query<{ before: number; after: number }>(
+          `update segments s set average_grade = $2, maximum_grade = $3, elevation_high = $4, elevation_low = $5,
              total_elevation_gain = $6, climb_category = $7, elevation_source = $8, elevation_difference = $9,
              updated_at = $10
-           where id = $1`,
+             from (select id, climb_category from segments where id = $1 for update) old
+           where s.id = old.id
+           returning old.climb_category as before, s.climb_category as after`,
           [
             d.segmentId,
             d.averageGrade,
@@ -245,8 +247,9 @@ export const segmentsProjection: Projection = {
             event.recordedAt,
           ],
         );
-        // Its climb category may change: explore's lists by category.
-        if (!rebuilding) await refreshTileTops(tx, [d.segmentId]);
+        // Explore's lists keep the climb category (and nothing else a measurement changes): only a
+        // new category moves them (an upload over 200 new flat segments refreshed 200 lists for nothing).
+        if (!rebuilding && row && Number(row.before) !== Number(row.after)) await refreshTileTops(tx, [d.segmentId]);
         return;
       }
       case segmentStarred.type: {

@@ -38,7 +38,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const measurement = (segmentId: number, source: "gps" | "barometric") => ({
+const measurement = (segmentId: number, source: "gps" | "barometric", climbCategory = 0) => ({
   segmentId,
   activityId: 77,
   effortId: "9007199254741000",
@@ -49,7 +49,7 @@ const measurement = (segmentId: number, source: "gps" | "barometric") => ({
   elevationHigh: 100 + segmentId % 7,
   elevationLow: 100,
   totalElevationGain: segmentId % 7,
-  climbCategory: 0,
+  climbCategory,
 });
 
 /** The database calls made while `run` runs: statements outside a transaction, and transactions. */
@@ -82,11 +82,18 @@ describe("segments measured from one upload", () => {
     expect(rows.map((r) => [Number(r.id), Number(r.elevation_high)])).toEqual(ids.map((id) => [id, 100 + id % 7]));
     // A GPS measurement again records nothing; a barometric one replaces each, once.
     await measureSegmentProfiles(platform, ids.map((id) => measurement(id, "gps")), systemActor("test"));
-    await measureSegmentProfiles(platform, ids.map((id) => measurement(id, "barometric")), systemActor("test"));
+    await measureSegmentProfiles(platform, ids.map((id) => measurement(id, "barometric", id % 2)), systemActor("test"));
     for (const id of ids) {
       const events = await platform.store.readStream(`segment-${id}`);
       expect(events.map((e) => e.type)).toEqual(["SegmentCreated", "SegmentProfileMeasured", "SegmentProfileMeasured"]);
     }
+    // Explore's lists follow a measurement that changed the climb category (and only those refresh).
+    const listed = await platform.db.query<{ segment_id: string; climb_category: number }>(
+      "select distinct segment_id, climb_category from segment_tile_tops where segment_id = any($1::bigint[])",
+      [ids],
+    );
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.filter((r) => r.climb_category !== Number(r.segment_id) % 2)).toEqual([]);
     expect((await platform.projections.verify()).differences).toEqual([]);
   });
 });
