@@ -1,6 +1,8 @@
 import type { Context } from "hono";
+import { parseJsonExact } from "../../shared/json.ts";
 import type { Auth } from "../http/auth.ts";
 import { toApiError } from "../http/fault.ts";
+import { JSON_TYPE } from "../http/conventions.ts";
 import { parseWith } from "../http/input.ts";
 import { type AnyRoute, routePermission } from "../http/route.ts";
 import type { Platform } from "../platform.ts";
@@ -104,6 +106,10 @@ export async function callRoute(
     body,
     requestId: ctx.requestId,
   });
-  if (result instanceof Response) throw new Error(`${method} ${path} answers a file, not JSON: no tool may call it`);
+  if (result instanceof Response) {
+    // JSON a route serialised itself (GET /v3/activities/:id keeps its text: detail-cache.ts).
+    if (result.headers.get("content-type") === JSON_TYPE) return parseJsonExact(await result.text());
+    throw new Error(`${method} ${path} answers a file, not JSON: no tool may call it`);
+  }
   return result;
 }
