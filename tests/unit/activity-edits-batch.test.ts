@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appliedBothWays } from "../helpers/batch-equal.ts";
 import { openPglite } from "../../events/db/pglite.ts";
 import type { Db } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
@@ -46,21 +47,13 @@ describe("activity edits, applied in a batch", () => {
       cropped(1, 2),
       deleted(4),
     ];
-    const dump = async (schema: string) =>
-      await db.query(`select * from ${schema}.activity_edits order by activity_id, edit`);
-    for (const schema of ["one_by_one", "batched"]) {
-      await db.exec(`create schema ${schema}; set search_path to ${schema}; ${activityEditsProjection.schema}`);
-    }
-    await db.transaction(async (tx) => {
-      await tx.exec("set local search_path to one_by_one");
-      for (const e of log) await activityEditsProjection.apply(tx, e);
-    });
-    await db.transaction(async (tx) => {
-      await tx.exec("set local search_path to batched");
-      await activityEditsProjection.applyBatch!(tx, log);
-    });
-    const single = await dump("one_by_one");
+    const { single, batched } = await appliedBothWays(
+      db,
+      activityEditsProjection,
+      log,
+      "select * from activity_edits order by activity_id, edit",
+    );
     expect(single.map((r) => `${(r as { activity_id: number }).activity_id}`)).toEqual(["1", "3"]);
-    expect(await dump("batched")).toEqual(single);
+    expect(batched).toEqual(single);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appliedBothWays } from "../helpers/batch-equal.ts";
 import { openPglite } from "../../events/db/pglite.ts";
 import type { Db } from "../../events/db/types.ts";
 import type { StoredEvent } from "../../events/index.ts";
@@ -63,21 +64,14 @@ describe("access tokens, applied in a batch", () => {
       event("AccessTokenRevoked", { tokenHash: "t1" }),
       issued(4),
     ];
-    const dump = async (schema: string) => await db.query(`select * from ${schema}.access_tokens order by token_hash`);
-    for (const schema of ["one_by_one", "batched"]) {
-      await db.exec(`create schema ${schema}; set search_path to ${schema}; ${applicationsProjection.schema}`);
-    }
-    await db.transaction(async (tx) => {
-      await tx.exec("set local search_path to one_by_one");
-      for (const e of log) await applicationsProjection.apply(tx, e);
-    });
-    await db.transaction(async (tx) => {
-      await tx.exec("set local search_path to batched");
-      await applicationsProjection.applyBatch!(tx, log);
-    });
-    const single = await dump("one_by_one");
+    const { single, batched } = await appliedBothWays(
+      db,
+      applicationsProjection,
+      log,
+      "select * from access_tokens order by token_hash",
+    );
     expect(single.length).toBe(7);
     expect(single.filter((r) => (r as { revoked: boolean }).revoked).length).toBe(4);
-    expect(await dump("batched")).toEqual(single);
+    expect(batched).toEqual(single);
   });
 });

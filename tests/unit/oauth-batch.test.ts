@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appliedBothWays } from "../helpers/batch-equal.ts";
 import { openPglite } from "../../events/db/pglite.ts";
 import type { Db } from "../../events/db/types.ts";
 import { authorizationStream } from "../../events/application/events.ts";
@@ -70,24 +71,16 @@ describe("OAuth authorizations, applied in a batch", () => {
       issued(2, 1, ["read"]),
       issued(3, 2, ["read"], "public"),
     ];
-    const dump = async (schema: string) =>
-      await db.query(`select * from ${schema}.oauth_authorizations order by athlete_id, application_id`);
-    for (const schema of ["one_by_one", "batched"]) {
-      await db.exec(`create schema ${schema}; set search_path to ${schema}; ${oauthProjection.schema}`);
-    }
-    await db.transaction(async (tx) => {
-      await tx.exec("set local search_path to one_by_one");
-      for (const e of log) await oauthProjection.apply(tx, e);
-    });
-    await db.transaction(async (tx) => {
-      await tx.exec("set local search_path to batched");
-      await oauthProjection.applyBatch!(tx, log);
-    });
-    const single = await dump("one_by_one");
+    const { single, batched } = await appliedBothWays(
+      db,
+      oauthProjection,
+      log,
+      "select * from oauth_authorizations order by athlete_id, application_id",
+    );
     expect(single.length).toBe(3);
     expect(single[0]).toMatchObject({ authorized: true, permissions: "read" });
     // Widened across runs: the first run's scopes stay.
     expect(single[1]).toMatchObject({ authorized: true, permissions: "read,view_private,write", scope: "read" });
-    expect(await dump("batched")).toEqual(single);
+    expect(batched).toEqual(single);
   });
 });
