@@ -129,7 +129,15 @@ try {
     const f: Record<string, LeaderboardFilters> = { following: { following: true }, club_id: { clubId: 1 } };
     await explainBoard(db, explain, { segmentId: 1, viewerId: 1, filters: f[explain] ?? {} });
   }
+  // `--loop=N`: N requests of the first filter listed in process, nothing printed (to profile with
+  // `--v8-flags=--prof` and `node --prof-process`).
+  const loop = Number(process.argv.find((a) => a.startsWith("--loop="))?.split("=")[1] ?? 0);
+  if (loop) {
+    const path = `/v3/segments/1/leaderboard?per_page=10&context_entries=2&${filters[only?.[0] ?? "none"]}`;
+    for (let i = 0; i < loop; i++) await inProcess(path);
+  }
   for (const [name, q] of Object.entries(filters)) {
+    if (loop) break;
     if (only && !only.includes(name)) continue;
     const path = `/v3/segments/1/leaderboard?per_page=10&context_entries=2&${q}`;
     for (let i = 0; i < 30; i++) await get(server.url + path);
