@@ -15,7 +15,9 @@ import { createApplication, issueToken } from "../../server/applications/command
 import { startServer } from "../../server/start.ts";
 import { createApp } from "../../server/app.ts";
 import { rebuildBoards } from "../../projections/segments/boards.ts";
-import type { Queryable } from "../../events/db/types.ts";
+import type { Db, Queryable } from "../../events/db/types.ts";
+import { segmentBoard } from "../../projections/segments/leaderboard.ts";
+import { visibleActivities } from "../../server/privacy/engine.ts";
 import { percentiles } from "./harness.ts";
 import { explainBoard } from "./segments.bench.ts";
 import type { LeaderboardFilters } from "../../server/segments/leaderboard.ts";
@@ -136,8 +138,57 @@ try {
     const path = `/v3/segments/1/leaderboard?per_page=10&context_entries=2&${filters[only?.[0] ?? "none"]}`;
     for (let i = 0; i < loop; i++) await inProcess(path);
   }
+  // `--ab`: in process, in turn, the board as it runs now (one call) and as before round 9 (the
+  // followers-only probe as its own statement, then BEGIN, SET, the statement, COMMIT).
+  if (process.argv.includes("--ab")) {
+    const before: Db = Object.create(db);
+    before.queryWithSettings = undefined;
+    const asFilters: Record<string, LeaderboardFilters> = {
+      none: {},
+      gender: { gender: "F" },
+      age_group: { ageGroup: "35_44" },
+      weight_class: { weightClass: "75_84" },
+      following: { following: true },
+      club_id: { clubId: 1 },
+      date_range: { dateRange: "this_month" },
+    };
+    for (const [name, f] of Object.entries(asFilters)) {
+      if (only && !only.includes(name)) continue;
+      const req = {
+        segmentId: 1,
+        viewerId: 1,
+        followersOnly: (alias: string, first: number) =>
+          visibleActivities({ athleteId: 1, viewPrivate: true }, alias, first),
+        filters: f,
+        page: 1,
+        perPage: 10,
+        contextEntries: 2,
+      };
+      const now: number[] = [], then: number[] = [];
+      for (let i = 0; i < 30 + runs; i++) {
+        let t = performance.now();
+        await segmentBoard(db, req);
+        if (i >= 30) now.push(performance.now() - t);
+        t = performance.now();
+        const v = req.followersOnly("b", 3);
+        await db.query(
+          `select b.athlete_id::text as athlete_id from segment_follower_bests b
+            where b.segment_id = $1 and b.period = $2 and ${v.sql}`,
+          [1, f.dateRange ? "m" : "all", ...v.params],
+        );
+        await segmentBoard(before, { ...req, followersOnly: undefined });
+        if (i >= 30) then.push(performance.now() - t);
+      }
+      const p = (xs: number[]) => percentiles(xs).p50;
+      console.log(
+        `ab ${name}: one call ${p(now).toFixed(2)} ms, five calls ${p(then).toFixed(2)} ms (${
+          (p(now) / p(then)).toFixed(2)
+        }×)`,
+      );
+    }
+  }
   for (const [name, q] of Object.entries(filters)) {
-    if (loop) break;
+    if (loop || process.argv.includes("--ab")) break;
     if (only && !only.includes(name)) continue;
     const path = `/v3/segments/1/leaderboard?per_page=10&context_entries=2&${q}`;
     for (let i = 0; i < 30; i++) await get(server.url + path);
