@@ -80,14 +80,27 @@ class PreparedStatements {
   #count = 0;
   constructor(private readonly pg: PGlite) {}
 
-  /** Runs a statement; `inTransaction`: the caller holds PGlite's transaction lock. */
-  async query<T>(sql: string, params: unknown[], inTransaction: boolean): Promise<T[]> {
+  /**
+   * Runs a statement; `inTransaction`: the caller holds PGlite's transaction lock. `around`: simple
+   * queries sent with it in the same call, before (e.g. `begin; set local …`) and after (`commit`).
+   */
+  async query<T>(
+    sql: string,
+    params: unknown[],
+    inTransaction: boolean,
+    around?: { before: string; after: string },
+  ): Promise<T[]> {
     const pg = this.pg as unknown as PgliteInternals & PGlite;
-    const run = () => pg._runExclusiveQuery(() => this.#run<T>(sql, params, inTransaction));
+    const run = () => pg._runExclusiveQuery(() => this.#run<T>(sql, params, inTransaction, around));
     return inTransaction ? run() : pg._runExclusiveTransaction(run);
   }
 
-  async #run<T>(sql: string, params: unknown[], inTransaction: boolean): Promise<T[]> {
+  async #run<T>(
+    sql: string,
+    params: unknown[],
+    inTransaction: boolean,
+    around?: { before: string; after: string },
+  ): Promise<T[]> {
     const pg = this.pg as unknown as PgliteInternals & PGlite;
     const ser = protocol.serialize;
     let statement = this.#byText.get(sql);
@@ -121,10 +134,16 @@ class PreparedStatements {
     });
     let messages;
     try {
+      const run = [ser.bind({ statement: statement.name, values }), ser.execute({}), ser.sync()];
       messages = await pg.execProtocolStream(
-        concatBytes([ser.bind({ statement: statement.name, values }), ser.execute({}), ser.sync()]),
+        concatBytes(around ? [ser.query(around.before), ...run, ser.query(around.after)] : run),
         {},
       );
+      if (around) {
+        // The statement's messages: those between the `before` queries' ReadyForQuery and its own.
+        const ready = messages.flatMap((m, k) => (m as { name: string }).name === "readyForQuery" ? [k] : []);
+        messages = messages.slice(ready[0] + 1, ready[1]);
+      }
     } catch (error) {
       // "cached plan must not change result type" (a table changed under a `select *`): prepare anew.
       if ((error as { code?: string }).code === "0A000") this.#byText.delete(sql);
@@ -191,6 +210,11 @@ export async function openPglite(
     kind: "pglite",
     query: (sql, params) => durably(() => query(base, sql, params, false)),
     exec: (sql) => durably(() => base.exec(sql)),
+    queryWithSettings: <T>(settings: Record<string, string>, sql: string, params: unknown[]) => {
+      const set = Object.entries(settings).map(([name, value]) => `set local ${name} = ${value}`);
+      const around = { before: ["begin", ...set].join("; "), after: "commit" };
+      return durably(() => prepared.query<T>(sql, params, false, around));
+    },
     transaction: (fn, options) => {
       const run = () =>
         pg.transaction((tx) => {

@@ -17,6 +17,13 @@ export interface Db extends Queryable {
    * lose, such as a rebuild into a scratch schema that a later durable swap publishes.
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { deferSync?: boolean }): Promise<T>;
+  /**
+   * Embedded PGlite only: runs one parameterised statement in a transaction of its own after
+   * `set local` of each planner setting (name → value), in one call into the database (begin, the
+   * settings, the statement and commit sent together) — what `transaction` + `exec` + `query` do
+   * in four calls. The settings hold for that statement only.
+   */
+  queryWithSettings?<T = Row>(settings: Record<string, string>, sql: string, params: unknown[]): Promise<T[]>;
   /** Embedded PGlite on disk: WAL syncs run by the host and the calls that waited for them. */
   readonly walSyncs?: { syncs: number; waits: number };
   /** Embedded PGlite on disk: the directory where large blobs are kept as files (server/blobs.ts). */

@@ -1,4 +1,4 @@
-import { parseInt8, type Queryable } from "../../events/db/types.ts";
+import { type Db, parseInt8, type Queryable } from "../../events/db/types.ts";
 import {
   AGE_GROUPS,
   COUNTED_PERIODS,
@@ -116,7 +116,7 @@ class Sql {
     this.values.push(value);
     return `\u0001${this.values.length - 1}\u0001`;
   }
-  query<T>(db: Queryable, text: string): Promise<T[]> {
+  query<T>(run: (sql: string, params: unknown[]) => Promise<T[]>, text: string): Promise<T[]> {
     const params: unknown[] = [];
     const numbers = new Map<string, number>();
     // deno-lint-ignore no-control-regex -- U+0001 delimits the placeholders p() writes into the query text
@@ -127,7 +127,7 @@ class Sql {
       }
       return `$${numbers.get(k)}`;
     });
-    return db.query<T>(sql, params);
+    return run(sql, params);
   }
 }
 
@@ -273,10 +273,27 @@ function rankRun(rows: BoardRow[], position: number, firstRank: number): Ranked[
  * avoid — a follow or club list's top rows — still run). Those disabled sorts make the plan look
  * very costly, which would make PostgreSQL (not PGlite, which has none) JIT-compile it: ~1 s per call.
  */
-const PLANNING = "set local plan_cache_mode = force_generic_plan; set local enable_sort = off; set local jit = off";
+const PLANNING = { plan_cache_mode: "force_generic_plan", enable_sort: "off", jit: "off" };
 
-/** A database on which the leaderboard runs in its own transaction (for `PLANNING`), or one already in one. */
-export type BoardDb = Queryable & { transaction?<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> };
+/**
+ * A database on which the leaderboard runs in its own transaction (for `PLANNING`) — in one call
+ * when it offers `queryWithSettings` (embedded PGlite) —, or one already in a transaction.
+ */
+export type BoardDb = Queryable & Pick<Db, "queryWithSettings"> & {
+  transaction?<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+};
+
+/** Runs a board's statement planned as `PLANNING` says. */
+function runPlanned<T>(db: BoardDb, sql: string, params: unknown[]): Promise<T[]> {
+  if (db.queryWithSettings) return db.queryWithSettings<T>(PLANNING, sql, params);
+  const set = Object.entries(PLANNING).map(([name, value]) => `set local ${name} = ${value}`).join("; ");
+  return db.transaction
+    ? db.transaction(async (tx) => {
+      await tx.exec(set);
+      return tx.query<T>(sql, params);
+    })
+    : db.query<T>(sql, params);
+}
 
 /**
  * The segment leaderboard: the number of entries, and the requested page and the viewer's entry
@@ -291,20 +308,18 @@ export type BoardDb = Queryable & { transaction?<T>(fn: (tx: Queryable) => Promi
  * filters form one counted cohort, plus one pass over the rows counted directly (`Board.direct`).
  * following / club_id boards are at most the (small) follow or member list: that list drives
  * (each athlete's best by primary key) and is counted in one pass.
+ *
+ * The same statement also asks which followers-only bests of this board
+ * (segment_follower_bests) the viewer may see: usually none, and the board is answered in one
+ * round trip; when some are, the board is read again with those bests in place of the athletes'
+ * public rows.
  */
 export async function segmentBoard(
   db: BoardDb,
   req: LeaderboardRequest,
 ): Promise<{ count: number; entries: Ranked[]; access: BoardAccess }> {
-  const swapped = req.followersOnly ? await followersOnlyAthletes(db, req, req.followersOnly) : [];
-  const run = (q: Queryable) => boardQuery(q, req, swapped);
-  const result = db.transaction
-    ? await db.transaction(async (tx) => {
-      await tx.exec(PLANNING);
-      return run(tx);
-    })
-    : await run(db);
-  return result;
+  const first = await boardQuery(db, req, []);
+  return first.swapped.length ? await boardQuery(db, req, first.swapped) : first;
 }
 
 interface BoardResult {
@@ -312,6 +327,8 @@ interface BoardResult {
   rows: string;
   /** BoardAccess as JSON text. */
   access: string;
+  /** The followers-only bests' athletes the viewer may see, as a JSON array (absent once swapped). */
+  swapped?: string;
   total: number;
   mine: number;
   ties: number;
@@ -320,22 +337,16 @@ interface BoardResult {
 }
 
 /**
- * The athletes whose followers-only bests on this board the viewer may see (usually none: one
- * probe of segment_follower_bests' primary key for the segment and period).
+ * The athletes whose followers-only bests on this board the viewer may see, as a text column
+ * `swapped` (a JSON array of ids; usually empty: one probe of segment_follower_bests' primary key
+ * for the segment and period), read by the board's statement.
  */
-async function followersOnlyAthletes(
-  db: Queryable,
-  req: LeaderboardRequest,
-  visible: VisiblePredicate,
-): Promise<string[]> {
-  const period = req.filters.dateRange ? periodKey(req.filters.dateRange, req.today ?? new Date()) : "all";
-  const v = visible("b", 3);
-  const rows = await db.query<{ athlete_id: string }>(
-    `select b.athlete_id::text as athlete_id from segment_follower_bests b
-      where b.segment_id = $1 and b.period = $2 and ${v.sql}`,
-    [req.segmentId, period, ...v.params],
-  );
-  return rows.map((r) => r.athlete_id);
+function followersOnlySql(sql: Sql, board: Board, visible: VisiblePredicate): string {
+  // The predicate numbers its parameters from `first`: placed as markers of `sql` here.
+  const v = visible("b", 1);
+  const text = v.sql.replace(/\$(\d+)/g, (_, k: string) => sql.p(v.params[Number(k) - 1]));
+  return `(select coalesce(json_agg(b.athlete_id::text), '[]')::text from segment_follower_bests b
+            where b.segment_id = ${board.seg} and b.period = ${sql.p(board.period)} and ${text}) as swapped`;
 }
 
 /** The BoardAccess of a request as a JSON text column (`access`), read in the board's statement. */
@@ -411,10 +422,10 @@ const NAMES =
   "left join lateral (select a.firstname, a.lastname, a.sex from athletes a where a.id = r.athlete_id limit 1) a on true";
 
 async function boardQuery(
-  db: Queryable,
+  db: BoardDb,
   req: LeaderboardRequest,
   swapped: string[],
-): Promise<{ count: number; entries: Ranked[]; access: BoardAccess }> {
+): Promise<{ count: number; entries: Ranked[]; access: BoardAccess; swapped: string[] }> {
   const sql = new Sql();
   const board = new Board(sql, req);
   const f = req.filters;
@@ -501,14 +512,19 @@ async function boardQuery(
                          ${count(time("context_t"), "context_first")}, ${count(time("page_t"), "page_first")}`;
   // The rows come back as one JSON text (one field to decode instead of ~17 per row).
   const [n] = await sql.query<BoardResult>(
-    db,
+    (text, params) => runPlanned(db, text, params),
     `with ${ctes.join(",\n")},
      r as (select 0 as part, * from page union all select 1, * from before union all select 2, * from after)
      select n.*,
             (select coalesce(json_agg(${jsonRow("r.part")} order by r.part, r.elapsed_time, r.start_date, r.effort_id),
                               '[]')::text
                from r ${NAMES}) as rows,
-            ${accessSql(sql, req, me)}
+            ${accessSql(sql, req, me)}${
+      req.followersOnly && !swapped.length
+        ? `,
+            ${followersOnlySql(sql, board, req.followersOnly)}`
+        : ""
+    }
        from (${counts}) n`,
   );
   const listed = boardRows(n.rows);
@@ -529,5 +545,6 @@ async function boardQuery(
     count: n.total,
     entries: [...entries.values()].sort((a, b) => a.position - b.position),
     access: JSON.parse(n.access) as BoardAccess,
+    swapped: n.swapped ? JSON.parse(n.swapped) as string[] : [],
   };
 }

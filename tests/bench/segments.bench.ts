@@ -448,13 +448,18 @@ export const segmentsSuite: BenchSuite = async (args) => {
  * route runs it: in its transaction with its settings, as a prepared statement (generic plan),
  * after five warm runs.
  */
-async function explainBoard(
+export async function explainBoard(
   db: Db,
   name: string,
   req: { segmentId: number; viewerId: number; filters: LeaderboardFilters },
 ): Promise<void> {
   let seen: { sql: string; params: unknown[] } | undefined;
   const capture: Db = Object.create(db);
+  capture.queryWithSettings = db.queryWithSettings &&
+    (<T>(settings: Record<string, string>, sql: string, params: unknown[]) => {
+      seen = { sql, params };
+      return db.queryWithSettings!<T>(settings, sql, params);
+    });
   capture.transaction = ((fn: (tx: Queryable) => Promise<unknown>) =>
     db.transaction((tx) => {
       const w: Queryable = Object.create(tx);
