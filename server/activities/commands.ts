@@ -1,6 +1,7 @@
 import { activityStream } from "../../events/activity/events.ts";
 import { type ActivityCommand, activityDecider } from "../../events/activity/decide.ts";
-import { DomainError, foldIsCurrent, handleAssumed, handleCommand } from "../../events/decider.ts";
+import { type Decider, DomainError, foldIsCurrent, handleAssumed, handleCommand } from "../../events/decider.ts";
+import type { RecordedEvent } from "../../events/types.ts";
 import type { ConditionSql } from "../../events/store.ts";
 import type { NewEvent } from "../../events/catalogue.ts";
 import { findGear } from "../../projections/gear/queries.ts";
@@ -246,6 +247,51 @@ export async function recordActivity(
   idempotencyKey: string,
 ): Promise<NewEvent[]> {
   return (await decide(platform, activity.activityId, { type: "record", activity }, actor, idempotencyKey)).events;
+}
+
+/**
+ * The activity decider's "record" then "process" as one decision: the upload job records the
+ * activity together with what its first processor derived before the recording (the segment
+ * efforts), so both are one append — one transaction and one WAL sync, and never efforts without
+ * their recording nor a recording whose efforts a crash lost in between.
+ */
+const recordAndProcess: Decider<
+  Parameters<typeof activityDecider.evolve>[0],
+  { activity: Command<"record">["activity"]; events: readonly NewEvent[] },
+  Parameters<typeof activityDecider.evolve>[1]
+> = {
+  initialState: activityDecider.initialState,
+  evolve: activityDecider.evolve,
+  decide({ activity, events }, state) {
+    const recorded = activityDecider.decide({ type: "record", activity }, state);
+    if (recorded.length === 0 || events.length === 0) return recorded;
+    const after = recorded.reduce((s, e) => activityDecider.evolve(s, e), state);
+    return [
+      ...recorded,
+      ...activityDecider.decide({ type: "process", activityId: activity.activityId, events }, after),
+    ];
+  },
+};
+
+/**
+ * `recordActivity` with the events a processor derived before the recording, appended with it
+ * (none when the activity was recorded already). Returns the events recorded now, as stored.
+ */
+export async function recordProcessedActivity(
+  platform: Platform,
+  activity: Command<"record">["activity"],
+  events: readonly NewEvent[],
+  actor: Actor,
+  idempotencyKey: string,
+): Promise<RecordedEvent[]> {
+  const { result } = await handleCommand(
+    platform.store,
+    activityStream(activity.activityId),
+    recordAndProcess,
+    { activity, events },
+    { ...appendOptions(actor), idempotencyKey },
+  );
+  return result && !result.duplicate ? result.events : [];
 }
 
 /** The upload job appends what an activity processor derived at upload time (server/activity-processors.ts). */

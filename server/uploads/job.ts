@@ -10,7 +10,8 @@ import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 import { activityStartProblem } from "../../shared/date-range.ts";
 import { activityProcessors } from "../activity-processors.ts";
 import { type Actor, systemActor } from "../actor.ts";
-import { processActivity, recordActivity } from "../activities/commands.ts";
+import { processActivity, recordProcessedActivity } from "../activities/commands.ts";
+import { segmentEffortsMatched, segmentEffortsRematched } from "../../events/segment/events.ts";
 import { blobDirOf, blobFile, getBlob, putBlob, putSettledBlob } from "../blobs.ts";
 import { storableText } from "../ingest/decode.ts";
 import { deriveContextOf, deriveFile } from "./derive-upload.ts";
@@ -33,10 +34,14 @@ type Recorded = EventData<typeof activityRecorded>;
 
 export const UPLOAD_JOB = "upload";
 
+/** The processor whose events are appended with the recording (segment matching: activity-processors.ts). */
+const firstProcessor = activityProcessors[0];
+
 /**
  * The upload job. Its steps are events, each appended idempotently, so a restart at any point
- * resumes where it stopped: ActivityRecorded (stream activity-<id>), then each processor's events,
- * then UploadSucceeded; or UploadFailed when the file cannot become an activity.
+ * resumes where it stopped: ActivityRecorded (stream activity-<id>) with the first processor's
+ * events (segment efforts) in the same append, then each other processor's events, then
+ * UploadSucceeded; or UploadFailed when the file cannot become an activity.
  */
 export function uploadJob(platform: Platform): JobKind {
   return {
@@ -141,14 +146,25 @@ async function settle(platform: Platform, received: Received, decoded: Decoded):
     received.activityId,
     derived.facts.bestEfforts,
   );
-  // A large streams document was stored as a file blob by the worker: only its row is written here.
+  // Large streams and polyline documents were stored as file blobs by the worker: only their rows
+  // are written here, in one transaction whose WAL sync is left to the recording's append (the
+  // next durable write). The WAL is written in order, so the rows are on disk before the event
+  // naming them; a crash before that append loses both, and the upload is derived again.
+  const settledFiles = [
+    ...(streamsFile ? [{ sha256: knownSha256, size: streamsFile.size }] : []),
+    ...(polylineFile ? [{ sha256: polylineFile.sha256, size: polylineFile.size }] : []),
+  ];
+  if (settledFiles.length) {
+    await platform.db.transaction(async (tx) => {
+      for (const file of settledFiles) await putSettledBlob(tx, file.sha256, file.size);
+    }, { deferSync: true });
+  }
   const streamsSha256 = streamsFile
-    ? await putSettledBlob(platform.db, knownSha256, streamsFile.size)
+    ? knownSha256
     : await putBlob(platform.db, streamsJson, { file: true, sha256: knownSha256 });
   // A long track's full polyline is a blob too: the event and the row keep its hash.
-  // (The worker may have stored it already, as a file: then only its row is written here.)
   const polyline = polylineFile
-    ? { polyline: null, polylineSha256: await putSettledBlob(platform.db, polylineFile.sha256, polylineFile.size) }
+    ? { polyline: null, polylineSha256: polylineFile.sha256 }
     : await keepPolyline(platform.db, derived.facts.polyline);
   return {
     ok: true,
@@ -184,16 +200,21 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
 
   async function recordAndFinish(): Promise<void> {
     // Step 1: ActivityRecorded (skipped when a previous run got that far).
-    const existing = findEvent(
-      await platform.store.readStream(activityStream(received.activityId)),
-      activityRecorded.type,
-    );
+    const stream = await platform.store.readStream(activityStream(received.activityId));
+    const existing = findEvent(stream, activityRecorded.type);
+    // Segment matching ran already when its events are in the stream (appended with the recording).
+    const existingEfforts = Boolean(findEvent(stream, [segmentEffortsMatched.type, segmentEffortsRematched.type]));
     let activity: Recorded;
     let streams: ActivityStreams | null;
     let notes: string[] = [];
     let matches: TrackMatch[] | undefined;
+    // What this run appended to the activity's stream after ActivityRecorded (a later processor reads it).
+    const appended: RecordedEvent[] = [];
+    // The first processor's events went with the recording (this run's, another's, or a run before a restart).
+    let firstDone = false;
     if (existing) {
       activity = existing.data;
+      firstDone = existingEfforts;
       const blob = activity.streamsSha256 ? await getBlob(platform.db, activity.streamsSha256) : undefined;
       streams = blob ? JSON.parse(new TextDecoder().decode(blob)) as ActivityStreams : null;
       notes = (await reparseNotes(platform, received)) ?? [];
@@ -214,25 +235,31 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
         streams = result.streams;
         notes = result.notes;
         matches = result.matches;
-        const recorded = await recordActivity(platform, activity, actor, `upload-${uploadId}:recorded`);
+        // The first processor (segment matching) reads the activity's data and the boards, not its
+        // recording: its events are appended with ActivityRecorded, in the same transaction.
+        const early = await firstProcessor({ platform, activity, streams, matches });
+        clock.step("processor0");
+        const recorded = await recordProcessedActivity(platform, activity, early, actor, `upload-${uploadId}:recorded`);
         clock.step("recorded");
         if (recorded.length === 0) {
-          // Recorded meanwhile by another run: that recording stands.
-          const again = findEvent(
-            await platform.store.readStream(activityStream(received.activityId)),
-            activityRecorded.type,
-          );
+          // Recorded meanwhile by another run: that recording stands (its processors follow below).
+          const now = await platform.store.readStream(activityStream(received.activityId));
+          const again = findEvent(now, activityRecorded.type);
           if (!again) {
             throw new Error(`upload ${uploadId}: activity ${received.activityId} is neither new nor recorded`);
           }
           activity = again.data;
+          firstDone = Boolean(findEvent(now, [segmentEffortsMatched.type, segmentEffortsRematched.type]));
+        } else {
+          firstDone = true;
+          for (const event of recorded) if (event.type !== activityRecorded.type) appended.push(event);
         }
       }
     }
 
     // Step 2: every registered processor (segment matching, …), appended once each.
-    const appended: RecordedEvent[] = [];
     for (const [index, processor] of activityProcessors.entries()) {
+      if (index === 0 && firstDone) continue;
       const events = await processor({ platform, activity, streams, matches, appended });
       clock.step(`processor${index}`);
       if (events.length === 0) continue;

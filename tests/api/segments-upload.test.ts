@@ -6,6 +6,18 @@ import { createSegment } from "../../server/segments/commands.ts";
 import { systemActor } from "../../server/actor.ts";
 import { startTestServer, type TestAthlete, type TestServer, uploadUntilReady } from "../helpers/server.ts";
 import { DEVICES, slice, streamsOf } from "../segments/fixture-track.ts";
+import { activityRecorded, activityStream } from "../../events/activity/events.ts";
+import { findEvent } from "../../events/index.ts";
+import { segmentEffortsMatched } from "../../events/segment/events.ts";
+import { receivedUpload } from "../../events/upload/received.ts";
+import { recordProcessedActivity } from "../../server/activities/commands.ts";
+import { getBlob } from "../../server/blobs.ts";
+import { matchActivity } from "../../server/segments/efforts.ts";
+import { processUpload } from "../../server/uploads/job.ts";
+import { findUpload } from "../../server/uploads/status.ts";
+import { submitUpload } from "../../server/uploads/submit.ts";
+import type { ActivityStreams } from "../../shared/streams.ts";
+import { UPLOAD_STATUS } from "../../shared/upload-status.ts";
 
 /**
  * "Done when": real device files uploaded over segments laid on their routes produce the expected
@@ -142,4 +154,77 @@ describe("uploading a real FIT ride over segments laid on its route", () => {
     expect(res.body.segment_efforts).toEqual([]);
     expect(res.body.pr_count).toBeGreaterThanOrEqual(0);
   });
+});
+
+describe("an upload stopped after its recording (a crash before UploadSucceeded)", () => {
+  it("resumes to ready without matching again: the efforts were appended with the recording", async () => {
+    // A server that runs no jobs: the upload job is run by hand, as the runner would after a restart.
+    const quiet = await startTestServer({ runJobs: false });
+    try {
+      const { points, altitudes } = slice(rideStreams, 2000, 2600);
+      await createSegment(quiet.platform, {
+        name: "Early stretch",
+        activityType: "Ride",
+        points,
+        altitudes,
+        athleteId: null,
+        activityId: null,
+      }, systemActor("test"));
+      const file = "fit/garmin-edge500-cycling-hr-cad-pauses.fit";
+      const submit = async (athleteId: number) =>
+        (await submitUpload(quiet.platform, {
+          athleteId,
+          fileName: "ride.fit",
+          bytes: readFileSync(join(DEVICES, file)),
+          dataType: "fit",
+          activityType: null,
+          name: null,
+          description: null,
+          private: false,
+          trainer: false,
+          commute: false,
+          externalId: null,
+        }, systemActor("test", athleteId))).id;
+      // A first athlete's upload, processed whole: its recording and efforts are what the second one's
+      // interrupted run had appended (the same file, so the same derivation).
+      const first = await quiet.athlete({ firstname: "Fausto", lastname: "Coppi" });
+      const firstId = await submit(first.id);
+      await processUpload(quiet.platform, firstId);
+      const firstReceived = (await receivedUpload(quiet.platform.store, firstId))!;
+      const firstStream = await quiet.platform.store.readStream(activityStream(firstReceived.activityId));
+      const recorded = findEvent(firstStream, activityRecorded.type)!.data;
+
+      // The second athlete's upload stopped right after the recording's append (ActivityRecorded with
+      // its SegmentEffortsMatched, one transaction), before UploadSucceeded.
+      const second = await quiet.athlete({ firstname: "Gino", lastname: "Bartali" });
+      const secondId = await submit(second.id);
+      const received = (await receivedUpload(quiet.platform.store, secondId))!;
+      const activity = { ...recorded, activityId: received.activityId, athleteId: second.id, uploadId: secondId };
+      const streams = JSON.parse(
+        new TextDecoder().decode((await getBlob(quiet.platform.db, recorded.streamsSha256!))!),
+      ) as ActivityStreams;
+      const efforts = await matchActivity(quiet.platform.db, activity, streams);
+      expect(efforts.efforts.length).toBe(1);
+      const actor = systemActor("job:upload", second.id);
+      await recordProcessedActivity(
+        quiet.platform,
+        activity,
+        [segmentEffortsMatched.create(efforts)],
+        actor,
+        `upload-${secondId}:recorded`,
+      );
+
+      // The run after the restart finishes the upload and appends no second set of efforts.
+      await processUpload(quiet.platform, secondId);
+      expect((await findUpload(quiet.platform.db, secondId))!.status).toBe(UPLOAD_STATUS.ready);
+      const stream = await quiet.platform.store.readStream(activityStream(received.activityId));
+      expect(stream.map((e) => e.type)).toEqual([activityRecorded.type, segmentEffortsMatched.type]);
+      const listed = await quiet.api("GET", `/v3/activities/${received.activityId}?include_all_efforts=true`, {
+        token: second.token,
+      });
+      expect(listed.body.segment_efforts.length).toBe(1);
+    } finally {
+      await quiet.close();
+    }
+  }, 60_000);
 });
