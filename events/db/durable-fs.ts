@@ -48,6 +48,21 @@ export class DurableNodeFS extends NodeFS {
         if (stream.walPath) wal.written(stream.walPath);
         return n;
       };
+      // A WAL file deleted or renamed (a checkpoint removing old segments): its sync descriptor goes.
+      const nodeOps = nodefs.node_ops;
+      const unlink = nodeOps.unlink;
+      nodeOps.unlink = function (parent: Any, name: string) {
+        const path = `${nodefs.realPath(parent)}/${name}`;
+        if (WAL_DIR.test(path)) wal.forget(path);
+        return unlink.call(this, parent, name);
+      };
+      const rename = nodeOps.rename;
+      nodeOps.rename = function (node: Any, dir: Any, name: string) {
+        for (const path of [nodefs.realPath(node), `${nodefs.realPath(dir)}/${name}`]) {
+          if (WAL_DIR.test(path)) wal.forget(path);
+        }
+        return rename.call(this, node, dir, name);
+      };
       ops.fsync = (stream: Any) => {
         wal.flushNow();
         if (stream.nfd !== undefined) nodefs.tryFSOperation(() => fsyncSync(stream.nfd));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -213,6 +213,44 @@ describe("durability: no 2xx for a write before its WAL is synced to disk (Deno 
       expect(syncs).toBeGreaterThan(0);
       expect(syncs).toBeLessThan(count / 2);
       console.log(`durability: ${count} concurrent transactions → ${syncs} WAL syncs (one alone → 1)`);
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("WAL syncs keep their file open, and close it once PostgreSQL deletes the segment", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fitness-walfd-"));
+    const data = join(dir, "data");
+    /** This process's descriptors into the data directory's pg_wal: open ones and deleted ones. */
+    const walDescriptors = () => {
+      const targets = readdirSync("/proc/self/fd").map((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`);
+        } catch {
+          return "";
+        }
+      }).filter((target) => target.startsWith(join(data, "pg_wal") + "/"));
+      return { open: targets.length, deleted: targets.filter((t) => t.endsWith("(deleted)")).length };
+    };
+    const db = await openPglite(data);
+    try {
+      await db.exec("create table t (x int)");
+      const syncsBefore = db.walSyncs!.syncs;
+      for (let i = 0; i < 20; i++) await db.query("insert into t values ($1)", [i]);
+      expect(db.walSyncs!.syncs - syncsBefore).toBe(20);
+      // New segments, then checkpoints: PostgreSQL deletes the segments it no longer needs (no recycling).
+      for (let round = 0; round < 4; round++) {
+        await db.query("select pg_switch_wal()");
+        await db.query("insert into t values ($1)", [100 + round]);
+        await db.exec("checkpoint");
+      }
+      await db.query("insert into t values (1000)");
+      const after = walDescriptors();
+      expect(after.deleted).toBe(0);
+      expect(after.open).toBeLessThanOrEqual(4 + 2); // ours (at most 4) and PostgreSQL's current segment's
+      const [{ n }] = await db.query<{ n: number }>("select count(*)::int as n from t");
+      expect(n).toBe(25);
     } finally {
       await db.close();
       rmSync(dir, { recursive: true, force: true });
