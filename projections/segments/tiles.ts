@@ -7,7 +7,8 @@ import type { Queryable } from "../../events/db/types.ts";
  *
  * `segment_tile_tops` holds, per zoom level (tiles of 2^-level degrees, by start point), tile and
  * activity type, the up to TOP best public segments by explore's order — athlete_count desc,
- * effort_count desc, id — with their counts, climb category and start. Exactly those: a list
+ * effort_count desc, id — with their place in that order (1…TOP: the list's last is its highest
+ * place, and a list is full when it has place TOP), counts, climb category and start. Exactly those: a list
  * changes when one of its tile's segments is created, changes counts or climb category (see
  * `refreshTileTops`), and a rebuild computes every list at its end (`rebuildTileTops`).
  */
@@ -24,6 +25,7 @@ export const tileTopsSchema = `
     athlete_count integer not null,
     effort_count integer not null,
     climb_category integer not null,
+    place smallint not null,
     start_lat double precision not null,
     start_lng double precision not null,
     primary key (level, tile, activity_type, segment_id)
@@ -55,8 +57,8 @@ export async function rebuildTileTops(tx: Queryable): Promise<void> {
   await tx.query("delete from segment_tile_tops");
   await tx.query(
     `insert into segment_tile_tops (level, tile, activity_type, segment_id, athlete_count, effort_count, climb_category,
-       start_lat, start_lng)
-     select level, tile, activity_type, id, athlete_count, effort_count, climb_category, start_lat, start_lng
+       place, start_lat, start_lng)
+     select level, tile, activity_type, id, athlete_count, effort_count, climb_category, place, start_lat, start_lng
        from (select l.level, ${TILE_SQL("l.level", "s.start_lat", "s.start_lng")} as tile, s.*,
                     row_number() over (partition by l.level, ${TILE_SQL("l.level", "s.start_lat", "s.start_lng")},
                                        s.activity_type
@@ -126,11 +128,11 @@ export async function refreshTileTops(tx: Queryable, segmentIds: readonly (numbe
           and (t.level, t.tile, t.activity_type, t.segment_id) not in (select * from kept)
        returning 1)
      insert into segment_tile_tops (level, tile, activity_type, segment_id, athlete_count, effort_count, climb_category,
-       start_lat, start_lng)
-     select level, tile, activity_type, id, athlete_count, effort_count, climb_category, start_lat, start_lng
+       place, start_lat, start_lng)
+     select level, tile, activity_type, id, athlete_count, effort_count, climb_category, place, start_lat, start_lng
        from ranked where place <= ${TOP}
      on conflict (level, tile, activity_type, segment_id) do update set athlete_count = excluded.athlete_count,
-       effort_count = excluded.effort_count, climb_category = excluded.climb_category`,
+       effort_count = excluded.effort_count, climb_category = excluded.climb_category, place = excluded.place`,
     [ids],
   );
 }
@@ -149,6 +151,60 @@ function better(a: Candidate, b: Candidate): boolean {
 }
 
 /**
+ * A row of a level's statement: one of the 10 best listed in the box ("top"), or a tile to descend
+ * into ("open", with its list's last segment).
+ */
+interface LevelRow {
+  kind: "top" | "open";
+  id: string | null;
+  athlete_count: number | null;
+  effort_count: number | null;
+  tile: string | null;
+}
+
+/**
+ * One level's lists over the box, answered in the database (one statement, at most 10 + the open
+ * tiles' rows back, whatever the number of tiles or of segments in them): the 10 best listed
+ * segments inside the box and the category range, and the tiles to descend into — a full list
+ * holding a segment outside the box or the range, whose last one still beats the 10th best of
+ * this level (the caller checks that again against the 10th of every level read).
+ */
+const LEVEL_SQL = `
+  with list as (
+    select tile, segment_id, athlete_count, effort_count, place,
+           start_lat between $4 and $6 and start_lng between $5 and $7 and climb_category between $8 and $9 as hit
+      from segment_tile_tops where level = $1 and tile = any($2::bigint[]) and activity_type = $3),
+  top as (
+    select segment_id, athlete_count, effort_count from list where hit
+     order by athlete_count desc, effort_count desc, segment_id limit 10),
+  -- The last of each full list (its place TOP) whose list holds a segment outside the box or range.
+  last as (
+    select tile, segment_id, athlete_count, effort_count from list
+     where place = ${TOP} and tile in (select tile from list where not hit))
+  select 'top' as kind, segment_id::text as id, athlete_count, effort_count, null as tile from top
+  union all
+  select 'open', l.segment_id::text, l.athlete_count, l.effort_count, l.tile::text from last l
+   -- Its last beats the 10th found here (computed once), or fewer than 10 were found.
+   where coalesce((-l.athlete_count, -l.effort_count, l.segment_id) < (
+           select -athlete_count, -effort_count, segment_id from top
+            order by athlete_count desc, effort_count desc, segment_id offset 9 limit 1), true)`;
+
+/**
+ * The last level's open tiles: their segments inside the box and the category range, read directly
+ * from segments (small tiles), the 10 best of each, in one statement.
+ */
+const DIRECT_SQL = `
+  select s.id::text as id, s.athlete_count, s.effort_count
+    from unnest($1::bigint[], $2::float8[], $3::float8[], $4::float8[], $5::float8[]) as t(tile, s, w, n, e)
+    cross join lateral (
+      select id, athlete_count, effort_count from segments
+       where activity_type = $6 and start_lat between $7 and $9 and start_lng between $8 and $10
+         and start_lat between t.s and t.n and start_lng between t.w and t.e
+         and ${TILE_SQL("$13::int", "start_lat", "start_lng")} = t.tile
+         and climb_category between $11 and $12 and not private
+       order by athlete_count desc, effort_count desc, id limit 10) s`;
+
+/**
  * The ids of up to 10 public segments of a sport starting inside a box, in a climb category range,
  * most attempted first (explore's order): the same answer as filtering every segment of the box,
  * from the tiles' lists. From a level where the box spans at most a few tiles: a tile inside the box
@@ -156,78 +212,67 @@ function better(a: Candidate, b: Candidate): boolean {
  * its full list also holds segments outside the box or the category range, the tile's other
  * segments (all ranked below its last listed one) may still count — unless that last one already
  * ranks below the 10th best found — so its quarter-tiles of the next level are read the same way,
- * and at the last level its segments inside the box are read directly.
+ * and at the last level its segments inside the box are read directly. Each level is one statement
+ * that sends back only the 10 best it found and the tiles to descend into (LEVEL_SQL): what crosses
+ * from the database follows the answer, not the segments in view.
  */
 export async function exploreTopIds(
   db: Queryable,
   q: { bounds: [number, number, number, number]; activityType: string; minCat: number; maxCat: number },
 ): Promise<number[]> {
   const [south, west, north, east] = q.bounds;
-  const inside = (c: { start_lat: number; start_lng: number }) =>
-    c.start_lat >= south && c.start_lat <= north && c.start_lng >= west && c.start_lng <= east;
-  const inRange = (c: { climb_category: number }) => c.climb_category >= q.minCat && c.climb_category <= q.maxCat;
   const span = Math.max(north - south, east - west);
   let index = TILE_LEVELS.length - 1;
   while (index > 0 && span * 2 ** TILE_LEVELS[index] > 4) index--;
   let level: number = TILE_LEVELS[index];
   let tiles = tilesOver(level, q.bounds);
   const found = new Map<number, Candidate>();
-  const tenth = () => {
-    if (found.size < 10) return undefined;
-    return [...found.values()].sort((a, b) => (better(a, b) ? -1 : 1))[9];
+  const add = (r: { id: string | null; athlete_count: number | null; effort_count: number | null }) => {
+    const id = Number(r.id);
+    found.set(id, { id, athlete_count: Number(r.athlete_count), effort_count: Number(r.effort_count) });
   };
   for (;;) {
-    const rows = await db.query<
-      Candidate & { tile: string; climb_category: number; start_lat: number; start_lng: number }
-    >(
-      `select tile::text as tile, segment_id as id, athlete_count, effort_count, climb_category, start_lat, start_lng
-         from segment_tile_tops where level = $1 and tile = any($2::bigint[]) and activity_type = $3`,
-      [level, tiles, q.activityType],
-    );
-    const byTile = new Map<string, typeof rows>();
-    for (const r of rows) {
-      const row = { ...r, id: Number(r.id), start_lat: Number(r.start_lat), start_lng: Number(r.start_lng) };
-      if (inside(row) && inRange(row)) found.set(row.id, row);
-      byTile.set(r.tile, [...(byTile.get(r.tile) ?? []), row]);
-    }
-    // Tiles whose unlisted segments may still count.
-    const limit = tenth();
-    const open = tiles.filter((tile) => {
-      const list = byTile.get(String(tile)) ?? [];
-      if (list.length < TOP || list.every((c) => inside(c) && inRange(c))) return false;
-      const last = list.reduce((worst, c) => (better(worst, c) ? c : worst));
-      return !limit || better(last, limit);
+    const rows = await db.query<LevelRow>(LEVEL_SQL, [
+      level,
+      tiles,
+      q.activityType,
+      south,
+      west,
+      north,
+      east,
+      q.minCat,
+      q.maxCat,
+    ]);
+    for (const r of rows) if (r.kind === "top") add(r);
+    if (!rows.some((r) => r.kind === "open")) break;
+    // The statement kept the tiles whose last beats its own 10th; the 10th of every level read so far
+    // may rank higher: those whose unlisted segments rank below it are closed here.
+    const limit = found.size < 10 ? undefined : [...found.values()].sort((a, b) => (better(a, b) ? -1 : 1))[9];
+    const open = rows.flatMap((r) => {
+      if (r.kind !== "open") return [];
+      const last = { id: Number(r.id), athlete_count: Number(r.athlete_count), effort_count: Number(r.effort_count) };
+      return !limit || better(last, limit) ? [Number(r.tile)] : [];
     });
     if (open.length === 0) break;
     if (index === TILE_LEVELS.length - 1) {
       // The last level: the open tiles' segments inside the box, read directly (few: small tiles).
-      for (const tile of open) {
-        const [s, w, n, e] = tileBounds(level, tile);
-        const direct = await db.query<Candidate>(
-          `select id, athlete_count, effort_count from segments
-            where activity_type = $1 and start_lat between $2 and $4 and start_lng between $3 and $5
-              and start_lat between $6 and $8 and start_lng between $7 and $9
-              and ${TILE_SQL("$12::int", "start_lat", "start_lng")} = $13
-              and climb_category between $10 and $11 and not private
-            order by athlete_count desc, effort_count desc, id limit 10`,
-          [
-            q.activityType,
-            south,
-            west,
-            north,
-            east,
-            s - 1e-9,
-            w - 1e-9,
-            n + 1e-9,
-            e + 1e-9,
-            q.minCat,
-            q.maxCat,
-            level,
-            tile,
-          ],
-        );
-        for (const c of direct) found.set(Number(c.id), { ...c, id: Number(c.id) });
-      }
+      const bounds = open.map((tile) => tileBounds(level, tile));
+      const direct = await db.query<{ id: string; athlete_count: number; effort_count: number }>(DIRECT_SQL, [
+        open,
+        bounds.map((b) => b[0] - 1e-9),
+        bounds.map((b) => b[1] - 1e-9),
+        bounds.map((b) => b[2] + 1e-9),
+        bounds.map((b) => b[3] + 1e-9),
+        q.activityType,
+        south,
+        west,
+        north,
+        east,
+        q.minCat,
+        q.maxCat,
+        level,
+      ]);
+      for (const c of direct) add(c);
       break;
     }
     index++;

@@ -35,7 +35,8 @@ import { FACTS } from "./clubs.bench.ts";
  *
  * Each read: 50 warm-up and 200 measured sequential requests; p50 and p99 at each size. Every
  * read is checked to answer its status with non-empty content at both sizes (the suite throws
- * otherwise). `npm run bench -- scale [--explain]`: `--explain` also prints, at 1× and at 10×,
+ * otherwise). `npm run bench -- scale [--explain] [--scale-reads=explore,…]` (only the reads whose
+ * name holds one of the words): `--explain` also prints, at 1× and at 10×,
  * EXPLAIN ANALYZE of every statement each read runs through the server's database handle (the
  * leaderboard's own statement does not pass through it: only its segment lookup is shown).
  */
@@ -220,7 +221,7 @@ export const scaleBench: BenchSuite = async (args) => {
     const now = Math.floor(Date.now() / 1000) - 3600;
     const other = ATH0 + 2; // block 0's athlete 1, whom the viewer follows
     const otherActivity = ACT0 + 2; // their first activity (public)
-    const reads: Read[] = [
+    const allReads: Read[] = [
       {
         name: "GET /v3/activities/:id (own)",
         path: `/v3/activities/${ME_ACT0 + 1}`,
@@ -274,6 +275,9 @@ export const scaleBench: BenchSuite = async (args) => {
           nonEmpty("stats", ((b as { all_ride_totals?: { count?: number } }).all_ride_totals?.count ?? 0) > 0),
       },
     ];
+    // `--scale-reads=explore,feed`: only the reads whose name contains one of these words.
+    const only = args.find((a) => a.startsWith("--scale-reads="))?.slice("--scale-reads=".length).split(",");
+    const reads = only ? allReads.filter((r) => only.some((w) => r.name.includes(w))) : allReads;
     const get = async (read: Read, check = false) => {
       const res = await fetch(`${server.url}${read.path}`, { headers: { authorization: `Bearer ${token}` } });
       if (res.status !== read.status) throw new Error(`scale: ${read.path}: ${res.status} ${await res.text()}`);

@@ -28,7 +28,7 @@ describe("explore from the tiles' lists", () => {
   const expected = (q: Queryable) =>
     q.query<{ r: string }>(
       `select row_to_json(x)::text as r from (
-         select level, tile, activity_type, id, athlete_count, effort_count, climb_category
+         select level, tile, activity_type, id, athlete_count, effort_count, climb_category, place
            from (select l.level, t.tile, s.*, row_number() over (partition by l.level, t.tile, s.activity_type
                                                   order by s.athlete_count desc, s.effort_count desc, s.id) as place
                    from segments s cross join (values ${TILE_LEVELS.map((l) => `(${l})`).join(",")}) l(level)
@@ -39,7 +39,7 @@ describe("explore from the tiles' lists", () => {
   const kept = (q: Queryable) =>
     q.query<{ r: string }>(
       `select row_to_json(x)::text as r from (select level, tile, activity_type, segment_id as id, athlete_count,
-              effort_count, climb_category from segment_tile_tops order by 1, 2, 3, 4) x`,
+              effort_count, climb_category, place from segment_tile_tops order by 1, 2, 3, 4) x`,
     );
 
   const segment = fc.record({
@@ -125,4 +125,82 @@ describe("explore from the tiles' lists", () => {
       { numRuns: 25, endOnFailure: true },
     );
   }, 300_000);
+
+  it(
+    "answers as a scan of the box where the finest tiles' lists are full (the descent and the direct read)",
+    async () => {
+      // A few hundred segments within 0.03° (about 2 × 2 tiles of the finest level, 1/64°), one sport,
+      // counts tied often: boxes inside cut full lists at every level, so explore descends to the
+      // finest tiles and reads their segments inside the box directly.
+      const dense = fc.record({
+        lat: fc.double({ min: 45, max: 45.03, noNaN: true }),
+        lng: fc.double({ min: 0, max: 0.03, noNaN: true }),
+        cat: fc.integer({ min: 0, max: 5 }),
+        athletes: fc.integer({ min: 0, max: 3 }),
+        efforts: fc.integer({ min: 0, max: 3 }),
+      });
+      const inner = fc.record({
+        lat: fc.double({ min: 44.995, max: 45.03, noNaN: true }),
+        lng: fc.double({ min: -0.005, max: 0.03, noNaN: true }),
+        height: fc.double({ min: 0.0005, max: 0.03, noNaN: true }),
+        width: fc.double({ min: 0.0005, max: 0.03, noNaN: true }),
+        minCat: fc.integer({ min: 0, max: 5 }),
+        extra: fc.integer({ min: 0, max: 5 }),
+      });
+      let direct = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(dense, { minLength: 150, maxLength: 300, size: "max" }),
+          fc.array(inner, { minLength: 6, maxLength: 12 }),
+          async (segments, boxes) => {
+            await db.exec("delete from rm.segments; delete from rm.segment_tile_tops");
+            await db.transaction(async (tx) => {
+              await tx.exec("set local search_path to rm, public");
+              await tx.query(
+                `insert into segments (id, name, activity_type, points, distance, average_grade, maximum_grade,
+                 total_elevation_gain, climb_category, start_lat, start_lng, end_lat, end_lng, polyline, private,
+                 hazardous, created_at, updated_at, effort_count, athlete_count)
+               select g.i, 's', 'Ride', '[]', 1000, 1, 2, 10, g.cat, g.lat, g.lng, g.lat, g.lng, '', false, false, now(),
+                      now(), g.athletes + g.efforts, g.athletes
+                 from unnest($1::int[], $2::int[], $3::float8[], $4::float8[], $5::int[], $6::int[])
+                      as g(i, cat, lat, lng, athletes, efforts)`,
+                [
+                  segments.map((_, i) => i + 1),
+                  segments.map((s) => s.cat),
+                  segments.map((s) => s.lat),
+                  segments.map((s) => s.lng),
+                  segments.map((s) => s.athletes),
+                  segments.map((s) => s.efforts),
+                ],
+              );
+              await rebuildTileTops(tx);
+              expect(await kept(tx)).toEqual(await expected(tx));
+              const counting: Queryable = {
+                query: (sql, params) => {
+                  if (sql.includes("cross join lateral")) direct++;
+                  return tx.query(sql, params);
+                },
+                exec: (sql) => tx.exec(sql),
+              };
+              for (const b of boxes) {
+                const q = {
+                  bounds: [b.lat, b.lng, b.lat + b.height, b.lng + b.width] as [number, number, number, number],
+                  activityType: "Ride" as const,
+                  minCat: b.minCat,
+                  maxCat: Math.min(5, b.minCat + b.extra),
+                };
+                const tiles = (await exploreSegments(counting, q)).map((r) => Number(r.id));
+                const scan = (await exploreSegmentsByScan(tx, q)).map((r) => Number(r.id));
+                expect(tiles).toEqual(scan);
+              }
+            });
+          },
+        ),
+        { numRuns: 15, endOnFailure: true },
+      );
+      // The finest level's direct read ran (the case this test is for).
+      expect(direct).toBeGreaterThan(0);
+    },
+    300_000,
+  );
 });
