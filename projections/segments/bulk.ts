@@ -30,7 +30,7 @@ const ELEVATION_DIFFERENCE = (altitudes: string) =>
         from (select ((${altitudes}->>-1)::float8 - (${altitudes}->>0)::float8) * 10 as v) x) end`;
 
 export const segmentsBulk: BulkLoader = {
-  writtenFor: "b6bce45041160b0d",
+  writtenFor: "719695485f8eb7d4",
   async load(tx: Queryable, log: BulkLog) {
     await tx.query(
       `with created as materialized (
