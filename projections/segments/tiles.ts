@@ -73,6 +73,10 @@ export async function rebuildTileTops(tx: Queryable): Promise<void> {
  * climb category. A list none of whose members got worse is the best TOP of its members and the
  * changed segments (every other segment of the tile ranks below its last member, and is unchanged);
  * one whose member got worse (counts down, now private) is recomputed from its tile's segments.
+ * Only the lists that can change are read and written: a full list that does not hold a changed
+ * segment, and whose last (its place TOP) ranks above every changed segment of its tile, stays as it
+ * is — an upload's hundreds of matched segments mostly rank below the lists of the coarse tiles — and
+ * a row whose counts, category and place are unchanged is not rewritten.
  */
 export async function refreshTileTops(tx: Queryable, segmentIds: readonly (number | string)[]): Promise<void> {
   if (segmentIds.length === 0) return;
@@ -81,28 +85,51 @@ export async function refreshTileTops(tx: Queryable, segmentIds: readonly (numbe
     `with changed as (
        select s.id, s.activity_type, s.athlete_count, s.effort_count, s.climb_category, s.start_lat, s.start_lng, s.private
          from segments s where s.id = any($1::bigint[])),
-     -- The lists these segments belong to now, and those that listed them before.
+     -- Each changed public segment in its tile at each level (computed once: joined by equality below).
+     placed as (
+       select l.level, ${TILE_SQL("l.level", "c.start_lat", "c.start_lng")} as tile, c.*
+         from changed c cross join ${LEVELS_SQL} where not c.private),
+     -- A full list's last member as it is now (the members' current counts): a changed segment that is
+     -- not a member and ranks below it cannot enter a list whose members did not get worse.
+     lasts as (
+       select d.level, d.tile, d.activity_type, w.athlete_count, w.effort_count, w.id
+         from (select distinct level, tile, activity_type from placed) d
+         cross join lateral (
+           select s.athlete_count, s.effort_count, s.id, max(t.place) over () as size
+             from segment_tile_tops t join segments s on s.id = t.segment_id
+            where t.level = d.level and t.tile = d.tile and t.activity_type = d.activity_type
+            order by s.athlete_count, s.effort_count, s.id desc limit 1) w
+        where w.size = ${TOP}),
+     entering as (
+       select p.* from placed p left join lasts w using (level, tile, activity_type)
+        where w.id is null or (-p.athlete_count, -p.effort_count, p.id) <= (-w.athlete_count, -w.effort_count, w.id)),
+     -- The lists to bring up to date: those these segments may enter, and those that listed them.
      lists as (
-       select l.level, ${TILE_SQL("l.level", "c.start_lat", "c.start_lng")} as tile, c.activity_type
-         from changed c cross join ${LEVELS_SQL} where not c.private
+       select level, tile, activity_type from entering
        union
        select t.level, t.tile, t.activity_type from segment_tile_tops t where t.segment_id = any($1::bigint[])),
+     -- Their rows (by the key, list by list).
+     members as materialized (
+       select k.level, k.tile, k.activity_type, t.segment_id, t.athlete_count, t.effort_count, t.climb_category,
+              t.start_lat, t.start_lng
+         from lists k
+         cross join lateral (select * from segment_tile_tops t where t.level = k.level and t.tile = k.tile
+                               and t.activity_type = k.activity_type offset 0) t),
      worse as (
        select distinct t.level, t.tile, t.activity_type
-         from segment_tile_tops t join changed c on c.id = t.segment_id
+         from members t join changed c on c.id = t.segment_id
         where c.private or (c.athlete_count, c.effort_count) < (t.athlete_count, t.effort_count)),
+     kept_lists as (select * from lists except select * from worse),
      candidates as (
-       -- Lists kept: their members (the changed ones as they are now) and the changed segments of the tile.
-       select k.level, k.tile, k.activity_type, c.id, c.athlete_count, c.effort_count, c.climb_category, c.start_lat,
-              c.start_lng
-         from lists k join changed c on not c.private and c.activity_type = k.activity_type
-          and ${TILE_SQL("k.level", "c.start_lat", "c.start_lng")} = k.tile
-        where (k.level, k.tile, k.activity_type) not in (select * from worse)
+       -- Lists kept: their members (the changed ones as they are now) and the changed segments that may enter.
+       select e.level, e.tile, e.activity_type, e.id, e.athlete_count, e.effort_count, e.climb_category, e.start_lat,
+              e.start_lng
+         from entering e join kept_lists k using (level, tile, activity_type)
        union
        select t.level, t.tile, t.activity_type, t.segment_id, t.athlete_count, t.effort_count, t.climb_category,
               t.start_lat, t.start_lng
-         from segment_tile_tops t join lists k using (level, tile, activity_type)
-        where t.segment_id <> all($1::bigint[]) and (k.level, k.tile, k.activity_type) not in (select * from worse)
+         from members t join kept_lists k using (level, tile, activity_type)
+        where t.segment_id <> all($1::bigint[])
        union
        -- Lists recomputed: the tile's best public segments (through the explore index, by the tile's bounds).
        select w.level, w.tile, w.activity_type, s.id, s.athlete_count, s.effort_count, s.climb_category, s.start_lat,
@@ -123,16 +150,20 @@ export async function refreshTileTops(tx: Queryable, segmentIds: readonly (numbe
      kept as (select level, tile, activity_type, id from ranked where place <= ${TOP}),
      -- Each row changed once in the statement: dropped when it left its list, upserted when in it.
      dropped as (
-       delete from segment_tile_tops t using lists k
-        where t.level = k.level and t.tile = k.tile and t.activity_type = k.activity_type
-          and (t.level, t.tile, t.activity_type, t.segment_id) not in (select * from kept)
+       delete from segment_tile_tops t
+        using (select level, tile, activity_type, segment_id from members
+               except select level, tile, activity_type, id from kept) d
+        where t.level = d.level and t.tile = d.tile and t.activity_type = d.activity_type
+          and t.segment_id = d.segment_id
        returning 1)
-     insert into segment_tile_tops (level, tile, activity_type, segment_id, athlete_count, effort_count, climb_category,
-       place, start_lat, start_lng)
+     insert into segment_tile_tops as t (level, tile, activity_type, segment_id, athlete_count, effort_count,
+       climb_category, place, start_lat, start_lng)
      select level, tile, activity_type, id, athlete_count, effort_count, climb_category, place, start_lat, start_lng
        from ranked where place <= ${TOP}
      on conflict (level, tile, activity_type, segment_id) do update set athlete_count = excluded.athlete_count,
-       effort_count = excluded.effort_count, climb_category = excluded.climb_category, place = excluded.place`,
+       effort_count = excluded.effort_count, climb_category = excluded.climb_category, place = excluded.place
+       where (t.athlete_count, t.effort_count, t.climb_category, t.place)
+             is distinct from (excluded.athlete_count, excluded.effort_count, excluded.climb_category, excluded.place)`,
     [ids],
   );
 }
