@@ -1,19 +1,35 @@
+/** JSON.rawJSON (V8 11.4+: Deno, Node 21+): a bigint written as its digits by the replacer itself. */
+const rawJSON = (JSON as { rawJSON?: (text: string) => unknown }).rawJSON;
+
 /**
  * JSON with exact 64-bit integers: a bigint is written as bare digits (not a quoted string),
  * so ids beyond 2^53 (segment efforts) stay exact end to end.
  */
 export function toJson(value: unknown, indent?: number): string {
   // Most values hold no bigint: JSON.stringify alone (a replacer costs a call per value), which
-  // throws a TypeError at the first bigint it meets; then the marking pass below.
+  // throws a TypeError at the first bigint it meets — built without a stack trace (capturing one
+  // was 30 µs of a leaderboard's 1.2 ms: every board holds effort ids); then a pass that writes them.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     return JSON.stringify(value, undefined, indent);
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
+  } finally {
+    Error.stackTraceLimit = limit;
   }
-  return toJsonMarked(value, indent);
+  return rawJSON ? JSON.stringify(value, bigintRaw, indent) : toJsonMarked(value, indent);
 }
 
-function toJsonMarked(value: unknown, indent?: number): string {
+function bigintRaw(_key: string, v: unknown): unknown {
+  return typeof v === "bigint" ? rawJSON!(v.toString()) : v;
+}
+
+/**
+ * Without JSON.rawJSON (Node 20): each bigint replaced by a marker string, the markers then
+ * replaced by the digits (a leaderboard's 14 entries on Deno: 45 µs this way, 25 µs with rawJSON).
+ */
+export function toJsonMarked(value: unknown, indent?: number): string {
   const marks: string[] = [];
   // A per-call nonce, so no string a user wrote can pose as a marker.
   const nonce = Math.random().toString(36).slice(2, 10);

@@ -8,6 +8,7 @@
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import process from "node:process";
+import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFromEnv } from "../../server/config.ts";
@@ -16,6 +17,7 @@ import { startServer } from "../../server/start.ts";
 import { createApp } from "../../server/app.ts";
 import { rebuildBoards } from "../../projections/segments/boards.ts";
 import type { Db, Queryable } from "../../events/db/types.ts";
+import { type CpuProfile, saveProfile } from "./main-thread-profile.ts";
 import { segmentBoard } from "../../projections/segments/leaderboard.ts";
 import { visibleActivities } from "../../server/privacy/engine.ts";
 import { percentiles } from "./harness.ts";
@@ -136,7 +138,31 @@ try {
   const loop = Number(process.argv.find((a) => a.startsWith("--loop="))?.split("=")[1] ?? 0);
   if (loop) {
     const path = `/v3/segments/1/leaderboard?per_page=10&context_entries=2&${filters[only?.[0] ?? "none"]}`;
+    // `--profile=<file>`: the loop sampled by V8's profiler in this process (the app and PGlite run
+    // here); `deno run -A tests/bench/profile-owners.ts <file>` says whose time it is.
+    const profileTo = process.argv.find((a) => a.startsWith("--profile="))?.slice(10);
+    const session = profileTo ? new Session() : undefined;
+    const post = <T>(method: string, params: Record<string, unknown> = {}) =>
+      new Promise<T>((resolve, reject) =>
+        session!.post(
+          method,
+          params,
+          (error: Error | null, result: unknown) => error ? reject(error) : resolve(result as T),
+        )
+      );
+    if (session) {
+      for (let i = 0; i < 200; i++) await inProcess(path);
+      session.connect();
+      await post("Profiler.enable");
+      await post("Profiler.setSamplingInterval", { interval: 200 });
+      await post("Profiler.start");
+    }
     for (let i = 0; i < loop; i++) await inProcess(path);
+    if (session) {
+      const { profile } = await post<{ profile: CpuProfile }>("Profiler.stop");
+      session.disconnect();
+      saveProfile(profileTo!, profile);
+    }
   }
   // `--ab`: in process, in turn, the board as it runs now (one call) and as before round 9 (the
   // followers-only probe as its own statement, then BEGIN, SET, the statement, COMMIT).

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseJsonExact, toJson } from "../../shared/json.ts";
+import { execFileSync } from "node:child_process";
+import { parseJsonExact, toJson, toJsonMarked } from "../../shared/json.ts";
+import { DENO, ROOT } from "../helpers/deno.ts";
 
 describe("JSON with exact 64-bit integers", () => {
   it("writes bigints as bare digits and reads them back exactly", () => {
@@ -9,6 +11,22 @@ describe("JSON with exact 64-bit integers", () => {
       '{"id":9223372036854775807,"small":12,"list":[18014398509481985,-9007199254740993],"f":1.5e+300}',
     );
     expect(parseJsonExact(text)).toEqual(value);
+  });
+
+  it("writes the same text on Deno, where JSON.rawJSON writes the digits, as with the markers", () => {
+    const value = {
+      id: 9223372036854775807n,
+      n: [1, -9007199254740993n, { e: 18014398509481985n, s: "\u0000x" }],
+      f: 0.1,
+    };
+    const script = `import { toJson } from "${ROOT}/shared/json.ts";
+      const v = { id: 9223372036854775807n, n: [1, -9007199254740993n, { e: 18014398509481985n, s: "\\u0000x" }], f: 0.1 };
+      console.log(typeof JSON.rawJSON, toJson(v), toJson(v, 2).length);`;
+    const out = execFileSync(DENO, ["eval", script], { encoding: "utf8" }).trim();
+    expect(out).toBe(`function ${toJsonMarked(value)} ${toJsonMarked(value, 2).length}`);
+    expect(toJsonMarked(value)).toBe(
+      '{"id":9223372036854775807,"n":[1,-9007199254740993,{"e":18014398509481985,"s":"\\u0000x"}],"f":0.1}',
+    );
   });
 
   it("never touches digits inside strings", () => {
