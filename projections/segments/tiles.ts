@@ -174,6 +174,11 @@ interface Candidate {
   effort_count: number;
 }
 
+/** A candidate from a row of the database (ids and counts may come back as text). */
+function candidate(r: { id: unknown; athlete_count: unknown; effort_count: unknown }): Candidate {
+  return { id: Number(r.id), athlete_count: Number(r.athlete_count), effort_count: Number(r.effort_count) };
+}
+
 /** Explore's order: more athletes, then more efforts, then the lower id. */
 function better(a: Candidate, b: Candidate): boolean {
   if (a.athlete_count !== b.athlete_count) return a.athlete_count > b.athlete_count;
@@ -258,10 +263,7 @@ export async function exploreTopIds(
   let level: number = TILE_LEVELS[index];
   let tiles = tilesOver(level, q.bounds);
   const found = new Map<number, Candidate>();
-  const add = (r: { id: string | null; athlete_count: number | null; effort_count: number | null }) => {
-    const id = Number(r.id);
-    found.set(id, { id, athlete_count: Number(r.athlete_count), effort_count: Number(r.effort_count) });
-  };
+  const add = (r: Candidate) => found.set(r.id, r);
   for (;;) {
     const rows = await db.query<LevelRow>(LEVEL_SQL, [
       level,
@@ -274,15 +276,14 @@ export async function exploreTopIds(
       q.minCat,
       q.maxCat,
     ]);
-    for (const r of rows) if (r.kind === "top") add(r);
+    for (const r of rows) if (r.kind === "top") add(candidate(r));
     if (!rows.some((r) => r.kind === "open")) break;
     // The statement kept the tiles whose last beats its own 10th; the 10th of every level read so far
     // may rank higher: those whose unlisted segments rank below it are closed here.
     const limit = found.size < 10 ? undefined : [...found.values()].sort((a, b) => (better(a, b) ? -1 : 1))[9];
     const open = rows.flatMap((r) => {
       if (r.kind !== "open") return [];
-      const last = { id: Number(r.id), athlete_count: Number(r.athlete_count), effort_count: Number(r.effort_count) };
-      return !limit || better(last, limit) ? [Number(r.tile)] : [];
+      return !limit || better(candidate(r), limit) ? [Number(r.tile)] : [];
     });
     if (open.length === 0) break;
     if (index === TILE_LEVELS.length - 1) {
@@ -303,7 +304,7 @@ export async function exploreTopIds(
         q.maxCat,
         level,
       ]);
-      for (const c of direct) add(c);
+      for (const c of direct) add(candidate(c));
       break;
     }
     index++;

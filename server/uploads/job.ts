@@ -34,6 +34,11 @@ type Recorded = EventData<typeof activityRecorded>;
 
 export const UPLOAD_JOB = "upload";
 
+/** Segment matching ran already when its events are in the activity's stream (appended with the recording). */
+function matchedIn(stream: readonly RecordedEvent[]): boolean {
+  return Boolean(findEvent(stream, [segmentEffortsMatched.type, segmentEffortsRematched.type]));
+}
+
 /** The processor whose events are appended with the recording (segment matching: activity-processors.ts). */
 const firstProcessor = activityProcessors[0];
 
@@ -202,8 +207,6 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
     // Step 1: ActivityRecorded (skipped when a previous run got that far).
     const stream = await platform.store.readStream(activityStream(received.activityId));
     const existing = findEvent(stream, activityRecorded.type);
-    // Segment matching ran already when its events are in the stream (appended with the recording).
-    const existingEfforts = Boolean(findEvent(stream, [segmentEffortsMatched.type, segmentEffortsRematched.type]));
     let activity: Recorded;
     let streams: ActivityStreams | null;
     let notes: string[] = [];
@@ -214,7 +217,7 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
     let firstDone = false;
     if (existing) {
       activity = existing.data;
-      firstDone = existingEfforts;
+      firstDone = matchedIn(stream);
       const blob = activity.streamsSha256 ? await getBlob(platform.db, activity.streamsSha256) : undefined;
       streams = blob ? JSON.parse(new TextDecoder().decode(blob)) as ActivityStreams : null;
       notes = (await reparseNotes(platform, received)) ?? [];
@@ -249,7 +252,7 @@ export async function processUpload(platform: Platform, uploadId: number): Promi
             throw new Error(`upload ${uploadId}: activity ${received.activityId} is neither new nor recorded`);
           }
           activity = again.data;
-          firstDone = Boolean(findEvent(now, [segmentEffortsMatched.type, segmentEffortsRematched.type]));
+          firstDone = matchedIn(now);
         } else {
           firstDone = true;
           for (const event of recorded) if (event.type !== activityRecorded.type) appended.push(event);

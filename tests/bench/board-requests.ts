@@ -8,6 +8,7 @@
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import process from "node:process";
+import { writeBoardData } from "./board-data.ts";
 import { Session } from "node:inspector";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +27,6 @@ import type { LeaderboardFilters } from "../../server/segments/leaderboard.ts";
 
 const only = process.argv.find((a) => a.startsWith("--filters="))?.split("=")[1]?.split(",");
 const runs = Number(process.argv.find((a) => a.startsWith("--runs="))?.split("=")[1] ?? 200);
-const ATHLETES = 20_000, EFFORTS = 100_000;
 const dataDir = mkdtempSync(join(tmpdir(), "board-requests-"));
 const server = await startServer(
   configFromEnv({
@@ -71,23 +71,8 @@ db.transaction =
     timed("TRANSACTION (whole)", () => transaction((tx) => fn(wrap(tx)), options))) as typeof db.transaction;
 
 try {
+  await writeBoardData(db);
   await db.exec(`
-    insert into athletes (id, firstname, lastname, email, password_hash, sex, premium, birthdate, weight, created_at, updated_at)
-    select g, 'A' || g, 'B', 'a' || g || '@x', 'x', case when g % 2 = 0 then 'F' else 'M' end, true,
-           (1950 + g % 55)::text || '-06-01', 45 + (g % 60), now(), now()
-      from generate_series(1, ${ATHLETES}) g;
-    insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index, start_date,
-           start_date_local, elapsed_time, moving_time, distance, achievements, hidden, visibility)
-    select 9007199254740992 + g, 1, g, 1 + (g % ${ATHLETES}), 0, 'S', 0, 10,
-           now() - (((g + (g / ${ATHLETES}) * 97) % 400) || ' days')::interval,
-           (now() - (((g + (g / ${ATHLETES}) * 97) % 400) || ' days')::interval)::timestamp,
-           300 + ((g * 7919) % 900), 300 + ((g * 7919) % 900), 1000, '[]'::jsonb, false, 'everyone'
-      from generate_series(1, ${EFFORTS}) g;
-    insert into follows (follower_id, followee_id, created_at) select 1, g * 97, now() from generate_series(1, 200) g;
-    insert into club_members (club_id, athlete_id, membership, admin, owner, since)
-    select 1, g * 31, 'member', false, false, now() from generate_series(1, 600) g;
-    insert into club_members (club_id, athlete_id, membership, admin, owner, since) values (1, 1, 'member', true, true, now())
-      on conflict do nothing;
     insert into segments (id, name, activity_type, points, distance, average_grade, maximum_grade, total_elevation_gain,
            climb_category, start_lat, start_lng, end_lat, end_lng, polyline, private, hazardous, created_at, updated_at)
     values (1, 'Board', 'Ride', '[[40,-5],[40.01,-5]]'::jsonb, 1000, 3, 5, 30, 0, 40, -5, 40.01, -5, 'abc', false, false,

@@ -22,6 +22,7 @@ import {
   SegmentIndex,
 } from "../../server/segments/matching.ts";
 import { type BenchFigure, type BenchSuite, percentiles } from "./harness.ts";
+import { writeBoardData } from "./board-data.ts";
 
 /**
  * Segments: leaderboard p50/p99 on one segment with 100,000 efforts by 20,000 athletes (each filter)
@@ -34,8 +35,6 @@ import { type BenchFigure, type BenchSuite, percentiles } from "./harness.ts";
  * `npm run bench -- segments --leaderboard` runs only the leaderboard rows; `--explain` also prints
  * EXPLAIN ANALYZE of the board's statement for each filter, planned as the route plans it.
  */
-const ATHLETES = 20_000;
-const EFFORTS = 100_000;
 const SEGMENTS = 100_000;
 
 let seed = 42;
@@ -123,23 +122,8 @@ export const segmentsSuite: BenchSuite = async (args) => {
   try {
     const db = platform.db;
     // --- bulk data -------------------------------------------------------------------------------
+    await writeBoardData(db);
     await db.exec(`
-      insert into athletes (id, firstname, lastname, email, password_hash, sex, premium, birthdate, weight, created_at, updated_at)
-      select g, 'A' || g, 'B', 'a' || g || '@x', 'x', case when g % 2 = 0 then 'F' else 'M' end, true,
-             (1950 + g % 55)::text || '-06-01', 45 + (g % 60), now(), now()
-        from generate_series(1, ${ATHLETES}) g;
-      insert into segment_efforts (id, segment_id, activity_id, athlete_id, ord, name, start_index, end_index, start_date,
-             start_date_local, elapsed_time, moving_time, distance, achievements, hidden, visibility)
-      select 9007199254740992 + g, 1, g, 1 + (g % ${ATHLETES}), 0, 'S', 0, 10,
-             now() - (((g + (g / ${ATHLETES}) * 97) % 400) || ' days')::interval,
-             (now() - (((g + (g / ${ATHLETES}) * 97) % 400) || ' days')::interval)::timestamp,
-             300 + ((g * 7919) % 900), 300 + ((g * 7919) % 900), 1000, '[]'::jsonb, false, 'everyone'
-        from generate_series(1, ${EFFORTS}) g;
-      insert into follows (follower_id, followee_id, created_at) select 1, g * 97, now() from generate_series(1, 200) g;
-      insert into club_members (club_id, athlete_id, membership, admin, owner, since)
-      select 1, g * 31, 'member', false, false, now() from generate_series(1, 600) g;
-      insert into club_members (club_id, athlete_id, membership, admin, owner, since) values (1, 1, 'member', true, true, now())
-        on conflict do nothing;
       insert into segments (id, name, activity_type, points, distance, average_grade, maximum_grade, total_elevation_gain,
              climb_category, start_lat, start_lng, end_lat, end_lng, polyline, private, hazardous, effort_count, athlete_count,
              created_at, updated_at)
