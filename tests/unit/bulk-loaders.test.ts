@@ -25,7 +25,7 @@ const WRITTEN_AGAINST: Record<string, string> = {
   "goals": "09c0eaa77e23e876",
   "heatmap_sources": "f04996c2308e9c5f",
   "records": "0025a9ac3600c4a8",
-  "segments": "0802914572c55768",
+  "segments": "02db045d2f30b43c",
   "training-load": "d51557f1ec63f6d8",
   "training-volume": "e5a9ea0a7ad6e81a",
   "challenges": "c804b4bef20ccefe",
